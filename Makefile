@@ -1,0 +1,29 @@
+# Two entry points for a new user: `make run` and `make test`. Both create .venv on first use
+# and reuse it afterwards; the stamp files re-install only when pyproject.toml changes.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+SPEC   ?= examples/surface-mlp.yaml
+
+.PHONY: run test bench-accuracy clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $@ $(VENV)/.installed
+
+run: $(VENV)/.installed
+	$(BIN)/planner bench $(SPEC)
+
+test: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest -q
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,196 @@
+"""`planner ...`: the headless front end. Data on stdout, progress and diagnostics on stderr.
+
+Exit codes (every command): 0 success, 1 runtime failure, 2 bad input or usage. Errors print as
+`<title>: <message>` and `  to fix: <hint>` with no traceback. Heavy modules (torch, pandas, boto3,
+textual, rich) are imported inside the commands, never at module level, so `planner --help` is fast;
+tests/cli/test_imports.py guards that.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+from planner import __version__
+from planner.errors import ExitCode, PlannerError
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse exits 2 on usage errors already; keep its message short and point to --help."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(ExitCode.BAD_INPUT, f"{self.prog}: error: {message}\n  (see {self.prog} --help)\n")
+
+
+def _stdout():
+    from rich.console import Console
+
+    return Console(soft_wrap=False)
+
+
+def _stderr():
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def _print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    return value
+
+
+# ----------------------------------------------------------------------------- commands
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from planner.report import check_summary, check_table
+    from planner.service import PlannerService
+
+    service = PlannerService()
+    spec = service.load(args.spec)
+    fp = service.footprint(spec)
+    if args.json:
+        _print_json(check_summary(spec, fp))
+    else:
+        _stdout().print(check_table(spec, fp))
+        _stderr().print(f"[green]ok[/]: {args.spec} is a valid spec")
+    return ExitCode.OK
+
+
+class _BenchProgress:
+    """A rich status line on stderr: phase, elapsed seconds, current step time."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self.status = None
+
+    def __enter__(self) -> "_BenchProgress":
+        if self.enabled:
+            self.status = _stderr().status("starting the bench ...")
+            self.status.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.status is not None:
+            self.status.__exit__(*exc)
+
+    def __call__(self, label: str, event: dict[str, Any]) -> None:
+        if self.status is None:
+            return
+        from planner.report import seconds_text
+
+        kind = event.get("event")
+        if kind == "built":
+            text = "warming up"
+        elif kind == "warmup":
+            text = f"warming up: {seconds_text(event.get('step_seconds'))}/step"
+        elif kind == "measure":
+            text = (f"measuring: {event.get('steps', 0):,} steps, {seconds_text(event.get('step_seconds'))}/step "
+                    f"+-{event.get('rel_ci', 0):.1%}")
+        elif kind == "sweep":
+            text = "batch-size sweep"
+        else:
+            text = str(kind)
+        elapsed = event.get("seconds")
+        self.status.update(f"[{label}] {text}" + (f"  ({elapsed:.0f} s)" if elapsed else ""))
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from planner.report import bench_json, bench_table, sweep_table
+    from planner.service import BenchOptions, PlannerService
+
+    service = PlannerService()
+    spec = service.load(args.spec)
+    options = BenchOptions(device=args.device, seconds=args.seconds, sweep=args.sweep, threads=args.threads)
+    with _BenchProgress(enabled=sys.stderr.isatty()) as progress:
+        result = service.bench(spec, options, on_progress=progress)
+    data = bench_json(result)
+    if args.out:
+        Path(args.out).write_text(json.dumps(result.to_dict(), indent=2) + "\n")
+    if args.json:
+        _print_json(data)
+    else:
+        out = _stdout()
+        out.print(bench_table(result))
+        if result.sweep:
+            out.print(sweep_table(result))
+    err = _stderr()
+    for warning in result.warnings:
+        err.print(f"[yellow]warning[/]: {warning}", highlight=False)
+    return ExitCode.OK if result.status == "ok" else ExitCode.RUNTIME_FAILURE
+
+
+# ----------------------------------------------------------------------------- parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="planner",
+        description="Measure a training workload on CPUs and GPUs, predict the full run, and decide where to train it.",
+    )
+    parser.add_argument("--version", action="version", version=f"cloud-planner {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    p = sub.add_parser("check", help="validate a workload spec; print parameters, FLOPs and training memory")
+    p.add_argument("spec", help="workload spec (YAML or JSON)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(handler=cmd_check)
+
+    p = sub.add_parser("bench", help="measure the steady-state training step on this machine")
+    p.add_argument("spec", help="workload spec (YAML or JSON)")
+    p.add_argument("--device", choices=("cpu", "cuda", "auto"), default="auto",
+                   help="where to train (auto: CUDA when present, else CPU)")
+    p.add_argument("--seconds", type=_positive_float, default=10.0, help="time budget of the measurement (default 10)")
+    p.add_argument("--sweep", action="store_true", help="also measure throughput at 1/4x to 16x the batch size (advice)")
+    p.add_argument("--threads", type=_positive_int, help="torch CPU threads (default: torch's choice)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--out", metavar="FILE", help="also write the full result JSON to FILE")
+    p.set_defaults(handler=cmd_bench)
+
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Handler | None = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return ExitCode.BAD_INPUT
+    try:
+        return int(handler(args))
+    except PlannerError as exc:
+        sys.stderr.write(exc.render() + "\n")
+        return int(exc.exit_code)
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

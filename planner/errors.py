@@ -1,0 +1,69 @@
+"""Errors the planner reports to users, and the exit codes every command uses.
+
+    PlannerError                 message + hint ("To fix: ..."); exit 1
+    ├── InputError               the user's input is wrong; exit 2
+    │   ├── SpecError            a workload spec is invalid (one line per problem)
+    │   └── CatalogLookupError   unknown instance type or region ("did you mean ...")
+    └── RunError                 a measurement or a run failed at run time; exit 1
+
+Front ends print `error: <message>` and, when present, `  to fix: <hint>`; no traceback.
+"""
+
+from __future__ import annotations
+
+import difflib
+import enum
+from collections.abc import Iterable
+
+
+class ExitCode(enum.IntEnum):
+    OK = 0
+    RUNTIME_FAILURE = 1
+    BAD_INPUT = 2
+
+
+class PlannerError(Exception):
+    exit_code = ExitCode.RUNTIME_FAILURE
+    title = "error"
+
+    def __init__(self, message: str, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def render(self) -> str:
+        text = f"{self.title}: {self.message}"
+        if self.hint:
+            text += f"\n  to fix: {self.hint}"
+        return text
+
+
+class InputError(PlannerError):
+    exit_code = ExitCode.BAD_INPUT
+    title = "bad input"
+
+
+class SpecError(InputError):
+    title = "invalid spec"
+
+    def __init__(self, source: str, problems: list[str] | None = None, hint: str | None = None):
+        self.source = source
+        self.problems = problems = list(problems or [])
+        body = "\n".join(f"  {p}" for p in problems)
+        super().__init__(f"{source}\n{body}" if problems else source, hint)
+
+
+class CatalogLookupError(InputError):
+    title = "not in the price catalog"
+
+
+class RunError(PlannerError):
+    title = "run failed"
+
+
+def did_you_mean(word: str, choices: Iterable[str], n: int = 3) -> str:
+    """' (did you mean "x"?)' when a close match exists, else ''."""
+    close = difflib.get_close_matches(str(word), list(choices), n=n, cutoff=0.6)
+    if not close:
+        return ""
+    return " (did you mean " + " or ".join(f'"{c}"' for c in close) + "?)"

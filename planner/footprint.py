@@ -1,0 +1,216 @@
+"""Pure arithmetic on a workload spec: parameters, FLOPs, activations and training memory.
+
+Everything here is computed from the spec alone (no torch, no clock, no files), layer by layer,
+mirroring exactly the networks `runner/bench/workloads.py` builds — a test holds the two together
+(parameter counts equal torch's, FLOPs agree with torch's FLOP counter). `custom` models cannot be
+described without importing them; `runner.bench.introspect` measures those with torch.
+
+Conventions
+- FLOPs count a multiply-add as 2. Training FLOPs = 3 x forward (backward ~ 2 x forward: gradients
+  for inputs and for weights), the usual approximation.
+- Memory while training = weights + gradients + optimizer state (all fp32: autocast keeps fp32
+  master weights) + activations saved for backward (2 bytes per element under bf16/fp16 autocast,
+  4 under fp32) x batch + the dataset when it lives on the device (else one batch).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from planner.spec import CNNModel, MLPModel, RNNModel, TransformerModel, WorkloadSpec
+
+FP32 = 4
+ACT_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
+# Optimizer state per parameter, in fp32 copies: Adam/AdamW keep two moments; our SGD uses
+# momentum 0.9 (what people mean by SGD in practice), one buffer.
+OPTIMIZER_STATES = {"adam": 2, "adamw": 2, "sgd": 1}
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One operation of the forward pass, per sample."""
+
+    name: str
+    params: int
+    forward_flops: float  # per sample
+    activation_elems: float  # elements saved for backward, per sample
+    kernels: int = 1  # forward kernel launches (backward is counted as 2x in predict)
+
+
+@dataclass(frozen=True)
+class Footprint:
+    layers: tuple[Layer, ...]
+    params: int
+    train_flops_per_sample: float
+    weights_bytes: int
+    gradients_bytes: int
+    optimizer_bytes: int
+    activations_bytes: int
+    data_bytes: int
+    batch_size: int
+    precision: str
+
+    @property
+    def total_bytes(self) -> int:
+        return self.weights_bytes + self.gradients_bytes + self.optimizer_bytes + self.activations_bytes + self.data_bytes
+
+    @property
+    def forward_flops_per_sample(self) -> float:
+        return sum(layer.forward_flops for layer in self.layers)
+
+    def as_dict(self) -> dict[str, float | int | str]:
+        return {
+            "params": self.params,
+            "train_flops_per_sample": self.train_flops_per_sample,
+            "weights_bytes": self.weights_bytes,
+            "gradients_bytes": self.gradients_bytes,
+            "optimizer_bytes": self.optimizer_bytes,
+            "activations_bytes": self.activations_bytes,
+            "data_bytes": self.data_bytes,
+            "total_bytes": self.total_bytes,
+            "batch_size": self.batch_size,
+            "precision": self.precision,
+        }
+
+
+def _linear(name: str, n_in: int, n_out: int, tokens: int = 1) -> Layer:
+    return Layer(name, n_in * n_out + n_out, 2.0 * n_in * n_out * tokens, float(n_out * tokens))
+
+
+def _act(name: str, elems: float) -> Layer:
+    return Layer(name, 0, elems, elems)
+
+
+def _mlp(m: MLPModel) -> list[Layer]:
+    layers, width = [], m.input_size
+    for i, h in enumerate(m.hidden):
+        layers += [_linear(f"linear{i}", width, h), _act(f"{m.activation}{i}", h)]
+        width = h
+    layers.append(_linear("head", width, m.outputs))
+    return layers
+
+
+def _cnn(m: CNNModel) -> list[Layer]:
+    c, h, w = m.input_shape
+    layers = []
+    for i, ch in enumerate(m.channels):
+        out = ch * h * w
+        layers.append(Layer(f"conv{i}", c * ch * 9 + ch, 2.0 * c * 9 * out, float(out)))
+        layers.append(_act(f"{m.activation}{i}", out))
+        if h >= 2 and w >= 2:
+            h, w = h // 2, w // 2
+            layers.append(Layer(f"pool{i}", 0, float(out), float(ch * h * w)))
+        c = ch
+    layers.append(Layer("avgpool", 0, float(c * h * w), float(c)))
+    layers.append(_linear("head", c, m.outputs))
+    return layers
+
+
+def _rnn(m: RNNModel) -> list[Layer]:
+    gates = {"lstm": 4, "gru": 3, "rnn": 1}[m.cell]
+    layers, width = [], m.input_size
+    for i in range(m.num_layers):
+        params = gates * m.hidden_size * (width + m.hidden_size) + 2 * gates * m.hidden_size
+        flops = 2.0 * gates * m.hidden_size * (width + m.hidden_size) * m.seq_len
+        # gates and cell/hidden states are kept for every time step
+        acts = float((gates + 2) * m.hidden_size * m.seq_len)
+        layers.append(Layer(f"{m.cell}{i}", params, flops, acts, kernels=2 * m.seq_len))
+        width = m.hidden_size
+    layers.append(_linear("head", m.hidden_size, m.outputs))
+    return layers
+
+
+def _transformer(m: TransformerModel) -> list[Layer]:
+    d, s, v, ff = m.d_model, m.seq_len, m.vocab_size, m.ff
+    layers = [Layer("embedding", v * d + s * d, 0.0, float(s * d), kernels=3)]
+    for i in range(m.layers):
+        attention_flops = 2.0 * 2 * s * d * s  # QK^T and AV, per sequence (full matrix, masked)
+        layers += [
+            Layer(f"norm{i}a", 2 * d, 5.0 * s * d, float(s * d)),
+            _linear(f"qkv{i}", d, 3 * d, s),
+            Layer(f"attention{i}", 0, attention_flops, float(2 * m.heads * s * s + s * d), kernels=4),
+            _linear(f"out{i}", d, d, s),
+            Layer(f"norm{i}b", 2 * d, 5.0 * s * d, float(s * d)),
+            _linear(f"ff{i}a", d, ff, s),
+            _act(f"gelu{i}", float(s * ff)),
+            _linear(f"ff{i}b", ff, d, s),
+        ]
+    layers.append(Layer("norm_final", 2 * d, 5.0 * s * d, float(s * d)))
+    layers.append(_linear("head", d, v, s))
+    # softmax + cross-entropy keep a probability per vocabulary entry and position
+    layers.append(Layer("loss", 0, 3.0 * s * v, float(s * v)))
+    return layers
+
+
+def layers_of(spec: WorkloadSpec) -> list[Layer] | None:
+    """Per-layer breakdown, or None for `custom` (see runner.bench.introspect)."""
+    m = spec.model
+    if isinstance(m, MLPModel):
+        return _mlp(m)
+    if isinstance(m, CNNModel):
+        return _cnn(m)
+    if isinstance(m, RNNModel):
+        return _rnn(m)
+    if isinstance(m, TransformerModel):
+        return _transformer(m)
+    return None
+
+
+def sample_bytes(spec: WorkloadSpec) -> int:
+    """Bytes of one training sample (input + target) as the bench stores it."""
+    m = spec.model
+    if isinstance(m, TransformerModel):
+        return 2 * m.seq_len * 8  # int64 tokens and shifted targets
+    if isinstance(m, MLPModel):
+        inputs = m.input_size
+    elif isinstance(m, RNNModel):
+        inputs = m.seq_len * m.input_size
+    else:
+        inputs = math.prod(m.input_shape)
+    target = 8 if spec.task == "classification" else m.outputs * FP32
+    return inputs * FP32 + target
+
+
+def footprint(
+    spec: WorkloadSpec,
+    layers: list[Layer] | None = None,
+    batch_size: int | None = None,
+) -> Footprint:
+    """Training footprint at the spec's batch size (or `batch_size`). For `custom`, pass the
+    layers measured by introspection."""
+    layers = layers if layers is not None else layers_of(spec)
+    if layers is None:
+        raise ValueError("custom models need their measured layers (runner.bench.introspect)")
+    batch = batch_size or spec.batch_size
+    params = sum(layer.params for layer in layers)
+    fwd = sum(layer.forward_flops for layer in layers)
+    act_elems = sum(layer.activation_elems for layer in layers)
+    data_samples = max(spec.data.samples, batch) if spec.data.location == "device" else batch
+    return Footprint(
+        layers=tuple(layers),
+        params=params,
+        train_flops_per_sample=3.0 * fwd,
+        weights_bytes=params * FP32,
+        gradients_bytes=params * FP32,
+        optimizer_bytes=params * FP32 * OPTIMIZER_STATES[spec.train.optimizer],
+        activations_bytes=int(act_elems * batch * ACT_BYTES[spec.train.precision]),
+        data_bytes=data_samples * sample_bytes(spec),
+        batch_size=batch,
+        precision=spec.train.precision,
+    )
+
+
+def human_bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} TiB"
+
+
+def human_count(n: float) -> str:
+    for unit, scale in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(n) >= scale:
+            return f"{n / scale:.2f}{unit}"
+    return f"{n:.0f}"

@@ -1,0 +1,112 @@
+"""Render results for people (rich tables) and for programs (JSON). No logic lives here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planner.footprint import Footprint, human_bytes, human_count
+from planner.spec import WorkloadSpec
+
+
+def seconds_text(s: float | None) -> str:
+    """A duration people read at a glance: 812 us, 7.61 ms, 3.2 s, 4.5 min, 2.3 h, 1.5 d."""
+    if s is None:
+        return "-"
+    if s < 1e-3:
+        return f"{s * 1e6:.0f} us"
+    if s < 1:
+        return f"{s * 1e3:.2f} ms"
+    if s < 120:
+        return f"{s:.1f} s"
+    if s < 7200:
+        return f"{s / 60:.1f} min"
+    if s < 172800:
+        return f"{s / 3600:.1f} h"
+    return f"{s / 86400:.1f} d"
+
+
+def check_summary(spec: WorkloadSpec, fp: Footprint) -> dict[str, Any]:
+    return {
+        "workload": spec.name,
+        "kind": spec.model.kind,
+        "task": spec.task,
+        "samples": spec.data.samples,
+        "batch_size": spec.batch_size,
+        "steps_per_epoch": spec.steps_per_epoch,
+        "epochs": spec.train.epochs,
+        "total_steps": spec.total_steps,
+        "data_location": spec.data.location,
+        "flops_per_sample": fp.train_flops_per_sample,
+        "flops_per_step": fp.train_flops_per_sample * spec.batch_size,
+        "memory": fp.as_dict(),
+    }
+
+
+def check_table(spec: WorkloadSpec, fp: Footprint):
+    from rich.table import Table
+
+    t = Table(title=f"{spec.name}: {spec.model.kind}, {spec.task}", show_header=False, title_justify="left")
+    t.add_column(style="bold")
+    t.add_column()
+    t.add_row("parameters", f"{fp.params:,} ({human_count(fp.params)})")
+    t.add_row("FLOPs per sample", f"{human_count(fp.train_flops_per_sample)} (forward + backward)")
+    t.add_row("FLOPs per step", f"{human_count(fp.train_flops_per_sample * spec.batch_size)} at batch {spec.batch_size:,}")
+    t.add_row("steps", f"{spec.steps_per_epoch:,} per epoch x {spec.train.epochs:,} epochs = {spec.total_steps:,}")
+    t.add_row("training memory", f"{human_bytes(fp.total_bytes)} ({fp.precision}, batch {fp.batch_size:,})")
+    t.add_row("  weights", human_bytes(fp.weights_bytes))
+    t.add_row("  gradients", human_bytes(fp.gradients_bytes))
+    t.add_row(f"  optimizer ({spec.train.optimizer})", human_bytes(fp.optimizer_bytes))
+    t.add_row("  activations", human_bytes(fp.activations_bytes))
+    t.add_row(f"  data (on {spec.data.location})", human_bytes(fp.data_bytes))
+    return t
+
+
+BENCH_JSON_KEYS = (
+    "status", "message", "workload", "device", "device_name", "torch_version", "threads", "precision", "batch_size",
+    "steps_per_epoch", "steps_measured", "step_seconds", "step_seconds_ci_low", "step_seconds_ci_high",
+    "step_seconds_median", "step_seconds_p10", "step_seconds_p90", "coefficient_of_variation",
+    "samples_per_second", "peak_memory_bytes", "peak_memory_kind", "warmup_seconds", "warmup_steps",
+    "setup_seconds", "stopped_because", "warnings", "sweep",
+)
+
+
+def bench_json(result) -> dict[str, Any]:
+    data = result.to_dict()
+    return {k: data.get(k) for k in BENCH_JSON_KEYS}
+
+
+def bench_table(result):
+    from rich.table import Table
+
+    r = result
+    t = Table(title=f"{r.workload} on {r.device} ({r.device_name})", show_header=False, title_justify="left")
+    t.add_column(style="bold")
+    t.add_column()
+    if r.status != "ok":
+        t.add_row("result", f"[red]{r.status}[/]: {r.message}")
+        return t
+    half = (r.step_seconds_ci_high - r.step_seconds) / r.step_seconds if r.step_seconds else 0
+    t.add_row("step time (mean)", f"{seconds_text(r.step_seconds)} +-{half:.1%} (95% interval)")
+    t.add_row("median / p10 / p90", f"{seconds_text(r.step_seconds_median)} / {seconds_text(r.step_seconds_p10)} / {seconds_text(r.step_seconds_p90)}")
+    t.add_row("variation", f"{r.coefficient_of_variation:.1%} coefficient of variation")
+    t.add_row("throughput", f"{r.samples_per_second:,.0f} samples/s at batch {r.batch_size:,}")
+    t.add_row("steps measured", f"{r.steps_measured:,} ({r.stopped_because})")
+    t.add_row("warm-up", f"{seconds_text(r.warmup_seconds)} over {r.warmup_steps:,} steps; setup {seconds_text(r.setup_seconds)}")
+    kind = "CUDA max allocated" if r.peak_memory_kind == "cuda_max_allocated" else "peak RSS of the bench process"
+    t.add_row("peak memory", f"{human_bytes(r.peak_memory_bytes or 0)} ({kind})")
+    t.add_row("software", f"torch {r.torch_version}, {r.threads} threads, {r.precision}")
+    return t
+
+
+def sweep_table(result):
+    from rich.table import Table
+
+    t = Table(title="batch-size sweep (advice only: the spec's batch size is the basis of every estimate)", title_justify="left")
+    for col in ("batch", "x spec", "step time", "samples/s"):
+        t.add_column(col, justify="right")
+    for p in result.sweep:
+        if p["status"] == "ok":
+            t.add_row(f"{p['batch_size']:,}", f"{p['factor']:g}", seconds_text(p["step_seconds"]), f"{p['samples_per_second']:,.0f}")
+        else:
+            t.add_row(f"{p['batch_size']:,}", f"{p['factor']:g}", p["status"].replace("_", " "), p.get("message", "")[:40])
+    return t

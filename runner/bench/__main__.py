@@ -1,0 +1,42 @@
+"""`python -m runner.bench JOB.json RESULT.json`: run one job, write its result atomically.
+
+Progress goes to stdout as JSON lines ({"event": ...}) for the parent to show; the result file is
+always written, also when the workload fails (status "error", with the reason), so the caller
+never has to parse a traceback. Exit code 0 whenever a result was written.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        print("usage: python -m runner.bench JOB.json RESULT.json", file=sys.stderr)
+        return 2
+    job_path, result_path = argv
+    with open(job_path) as f:
+        job = json.load(f)
+
+    from runner.bench.result import BenchResult
+    from runner.bench.run import run_job
+
+    def progress(event: dict) -> None:
+        print(json.dumps(event), flush=True)
+
+    try:
+        result = run_job(job, progress)
+    except Exception as exc:  # noqa: BLE001 - report it as a result, keep the trace in the log
+        traceback.print_exc()
+        result = BenchResult(status="error", device=str(job.get("device", "cpu")),
+                             workload=job.get("spec", {}).get("name", ""),
+                             message=f"the bench failed: {type(exc).__name__}: {exc}")
+    result.write(result_path)
+    print(json.dumps({"event": "done", "status": result.status}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,159 @@
+"""Time training steps: warm up until steady, then measure until the mean is known to +-2%.
+
+SHIPPED TO THE INSTANCE: imports only torch and the standard library.
+
+The measuring loop (`measure`) sees the work only through `run_block(n) -> [seconds per step]`,
+so tests drive it with a fake clock. Real timers:
+- `CpuTimer`: `time.perf_counter` marks between consecutive steps (no gaps, no double counting).
+- `CudaTimer`: a CUDA event recorded after every step on the current stream, one synchronize at the
+  end of the block, then the event-to-event times. Timing asynchronous launches with a host clock
+  would measure how fast Python enqueues work, not how fast the GPU does it.
+
+Warm-up: the first steps are slow (allocator growth, lazy init, cuDNN/oneDNN autotuning, caches).
+Steps run in windows; warm-up ends when a window's median is no longer more than 5% below the
+previous window's (the step time has stopped falling). Requiring two windows to agree within 5%
+instead never ends on a shared VM, where medians wander +-15% with no trend.
+Its wall time is reported separately: it is a one-time cost the estimate adds.
+
+Stop rule: at least `min_steps` steps and `min_seconds` measured, then stop as soon as the 95%
+interval of the mean is within +-`target`, or when the budget is spent (reported, with a warning).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+from runner.bench.stats import StepStats, summarize
+
+STEADY_TOLERANCE = 0.05
+WARMUP_MAX_FRACTION = 0.4  # of the budget
+
+
+class StepTimer(Protocol):
+    def run_block(self, n: int) -> list[float]: ...
+
+
+class CpuTimer:
+    def __init__(self, step: Callable[[], object], clock: Callable[[], float] = time.perf_counter):
+        self.step, self.clock = step, clock
+
+    def run_block(self, n: int) -> list[float]:
+        times, last = [], self.clock()
+        for _ in range(n):
+            self.step()
+            now = self.clock()
+            times.append(now - last)
+            last = now
+        return times
+
+
+class CudaTimer:
+    def __init__(self, step: Callable[[], object], device: object):
+        import torch
+
+        self.torch, self.step, self.device = torch, step, device
+
+    def run_block(self, n: int) -> list[float]:
+        cuda = self.torch.cuda
+        events = [cuda.Event(enable_timing=True) for _ in range(n + 1)]
+        cuda.synchronize(self.device)
+        events[0].record()
+        for i in range(n):
+            self.step()
+            events[i + 1].record()
+        cuda.synchronize(self.device)  # the only place the host waits: after the whole block
+        return [events[i].elapsed_time(events[i + 1]) / 1000.0 for i in range(n)]
+
+
+@dataclass
+class Measurement:
+    stats: StepStats
+    times: list[float]
+    warmup_seconds: float
+    warmup_steps: int
+    steady: bool
+    stopped_because: str  # "converged" | "budget"
+    warnings: list[str] = field(default_factory=list)
+
+
+def _median(xs: list[float]) -> float:
+    s = sorted(xs)
+    mid = len(s) // 2
+    return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2
+
+
+def _block_size(step_seconds: float, target_seconds: float, lo: int, hi: int = 10_000) -> int:
+    if step_seconds <= 0:
+        return hi
+    return max(lo, min(hi, int(target_seconds / step_seconds)))
+
+
+def warm_up(timer: StepTimer, budget_seconds: float, progress: Callable[[dict], None] | None = None) -> tuple[list[float], bool]:
+    """Run windows of steps until the window median stops falling by more than 5%."""
+    limit = WARMUP_MAX_FRACTION * budget_seconds
+    times = timer.run_block(1)  # the first step alone: it carries lazy initialisation
+    if times[0] >= limit:
+        return times, False
+    previous: float | None = None
+    while True:
+        window = _block_size(times[-1], 0.04 * budget_seconds, lo=3, hi=2000)
+        block = timer.run_block(window)
+        times += block
+        current = _median(block)
+        if progress:
+            progress({"event": "warmup", "seconds": sum(times), "step_seconds": current})
+        if previous is not None and current >= (1 - STEADY_TOLERANCE) * previous:
+            return times, True
+        previous = current
+        if sum(times) >= limit:
+            return times, False
+
+
+def measure(
+    timer: StepTimer,
+    budget_seconds: float = 10.0,
+    target: float = 0.02,
+    min_steps: int = 20,
+    min_seconds: float | None = None,
+    progress: Callable[[dict], None] | None = None,
+) -> Measurement:
+    """Warm up, then time steps until the mean's 95% interval is within +-target or the budget ends."""
+    warm, steady = warm_up(timer, budget_seconds, progress)
+    warmup_seconds = sum(warm)
+    remaining = max(0.0, budget_seconds - warmup_seconds)
+    min_seconds = min(remaining, max(1.0, 0.2 * budget_seconds)) if min_seconds is None else min_seconds
+    # Budget-limited slow steps: take at least 2, so a mean and an interval exist.
+    times: list[float] = []
+    estimate = _median(warm[-3:])
+    stopped = "budget"
+    while True:
+        block = timer.run_block(_block_size(estimate, min(0.25, max(remaining / 20, 0.02)), lo=1))
+        times += block
+        estimate = _median(block)
+        spent = sum(times)
+        enough = len(times) >= min_steps and spent >= min_seconds
+        if len(times) >= 2:
+            stats = summarize(times)
+            if progress:
+                progress({"event": "measure", "seconds": warmup_seconds + spent, "steps": len(times),
+                          "step_seconds": stats.mean, "rel_ci": stats.rel_half_width})
+            if enough and stats.rel_half_width <= target:
+                stopped = "converged"
+                break
+        if spent >= remaining and len(times) >= 2:
+            break
+    stats = summarize(times)
+    warnings = list(stats.warnings)
+    if not steady:
+        warnings.insert(0, f"step time never settled during warm-up ({len(warm)} steps, {warmup_seconds:.1f} s); "
+                           "the first measured steps may still be slow")
+    if stopped == "budget" and stats.rel_half_width > target:
+        rel = stats.rel_half_width
+        warnings.append(f"the mean is known to +-{rel:.1%} (target +-{target:.0%}): the time budget ran out "
+                        f"after {len(times)} steps; give more --seconds for a tighter interval"
+                        if math.isfinite(rel) else "too few steps for an interval; give more --seconds")
+    return Measurement(stats=stats, times=times, warmup_seconds=warmup_seconds, warmup_steps=len(warm),
+                       steady=steady, stopped_because=stopped, warnings=warnings)

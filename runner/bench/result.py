@@ -1,0 +1,72 @@
+"""The bench's result: one flat JSON object, written by the bench and read by the planner.
+
+SHIPPED TO THE INSTANCE: standard library only. `status` is "ok", "does_not_fit" (out of memory
+is a result, not a crash), "invalid" (the job asks for something this machine or torch cannot do:
+a precision, a device, a custom model that fails to import) or "error" (the bench failed at run
+time); `message` says why.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+
+@dataclass
+class BenchResult:
+    status: str
+    device: str  # "cpu" | "cuda"
+    device_name: str = ""
+    message: str = ""
+    workload: str = ""
+    torch_version: str = ""
+    threads: int = 0
+    precision: str = "fp32"
+    batch_size: int = 0
+    steps_per_epoch: int = 0
+    steps_measured: int = 0
+    step_seconds: float | None = None  # the mean: it is what extrapolates
+    step_seconds_ci_low: float | None = None
+    step_seconds_ci_high: float | None = None
+    step_seconds_median: float | None = None
+    step_seconds_p10: float | None = None
+    step_seconds_p90: float | None = None
+    coefficient_of_variation: float | None = None
+    samples_per_second: float | None = None
+    peak_memory_bytes: int | None = None
+    peak_memory_kind: str = ""  # "cuda_max_allocated" | "process_peak_rss"
+    warmup_seconds: float | None = None
+    warmup_steps: int = 0
+    setup_seconds: float | None = None
+    stopped_because: str = ""
+    warnings: list[str] = field(default_factory=list)
+    sweep: list[dict[str, Any]] = field(default_factory=list)
+    hostname: str = ""
+    started_at: str = ""
+    wall_seconds: float | None = None
+    schema_version: int = SCHEMA_VERSION
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "BenchResult":
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    def write(self, path: str | Path) -> None:
+        tmp = Path(str(path) + ".tmp")
+        tmp.write_text(json.dumps(self.to_dict(), indent=2) + "\n")
+        tmp.replace(path)  # atomic: a reader never sees half a result
+
+    @classmethod
+    def read(cls, path: str | Path) -> "BenchResult":
+        return cls.from_dict(json.loads(Path(path).read_text()))

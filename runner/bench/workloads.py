@@ -1,0 +1,250 @@
+"""Build the workload a job describes: the network, synthetic data, and one training step.
+
+SHIPPED TO THE INSTANCE: imports only torch and the standard library. The job is the plain dict
+`planner.spec.WorkloadSpec.to_job()` makes (already validated). The networks mirror
+`planner/footprint.py` layer for layer; a test holds the two together.
+
+Data placement follows the spec:
+- `location: device`: the whole synthetic dataset is created on the device once; a step slices
+  its batch there (no copy), as a full-batch or tensor-on-GPU training loop does.
+- `location: host`: the dataset stays in host memory (pinned when the device is CUDA); every step
+  gathers a shuffled batch on the host and copies it to the device, as a DataLoader does.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import math
+import sys
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import torch
+from torch import nn
+
+DTYPES = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+class WorkloadError(Exception):
+    """The workload cannot be built (bad custom factory, unsupported precision on this device)."""
+
+
+def _activation(name: str) -> nn.Module:
+    return {"relu": nn.ReLU, "tanh": nn.Tanh, "gelu": nn.GELU}[name]()
+
+
+class RNNClassifier(nn.Module):
+    def __init__(self, m: dict[str, Any]):
+        super().__init__()
+        cls = {"lstm": nn.LSTM, "gru": nn.GRU, "rnn": nn.RNN}[m.get("cell", "lstm")]
+        self.rnn = cls(m["input_size"], m["hidden_size"], m.get("num_layers", 1), batch_first=True)
+        self.head = nn.Linear(m["hidden_size"], m["outputs"])
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out, _ = self.rnn(x)
+        return self.head(out[:, -1])
+
+
+class CausalTransformer(nn.Module):
+    def __init__(self, m: dict[str, Any]):
+        super().__init__()
+        d, s = m["d_model"], m["seq_len"]
+        self.tokens = nn.Embedding(m["vocab_size"], d)
+        self.positions = nn.Embedding(s, d)
+        block = nn.TransformerEncoderLayer(
+            d, m["heads"], m.get("ff_size") or 4 * d, dropout=0.0, activation="gelu",
+            batch_first=True, norm_first=True,
+        )
+        self.blocks = nn.TransformerEncoder(block, m["layers"], enable_nested_tensor=False)
+        self.norm = nn.LayerNorm(d)
+        self.head = nn.Linear(d, m["vocab_size"])
+        self.register_buffer("mask", nn.Transformer.generate_square_subsequent_mask(s), persistent=False)
+        self.register_buffer("pos", torch.arange(s), persistent=False)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        x = self.tokens(tokens) + self.positions(self.pos)
+        x = self.blocks(x, mask=self.mask, is_causal=True)
+        return self.head(self.norm(x))
+
+
+def _cnn(m: dict[str, Any]) -> nn.Module:
+    c, h, w = m["input_shape"]
+    layers: list[nn.Module] = []
+    for ch in m["channels"]:
+        layers += [nn.Conv2d(c, ch, 3, padding=1), _activation(m.get("activation", "relu"))]
+        if h >= 2 and w >= 2:
+            layers.append(nn.MaxPool2d(2))
+            h, w = h // 2, w // 2
+        c = ch
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(c, m["outputs"])]
+    return nn.Sequential(*layers)
+
+
+def _mlp(m: dict[str, Any]) -> nn.Module:
+    layers: list[nn.Module] = []
+    width = m["input_size"]
+    for h in m.get("hidden", []):
+        layers += [nn.Linear(width, h), _activation(m.get("activation", "relu"))]
+        width = h
+    layers.append(nn.Linear(width, m["outputs"]))
+    return nn.Sequential(*layers)
+
+
+def _custom(m: dict[str, Any]) -> nn.Module:
+    factory = m["factory"]
+    module_name, _, func_name = factory.partition(":")
+    if m.get("path"):
+        path = m["path"]
+        # `path` may name the model file itself or the folder that holds the module
+        folder = path if not path.endswith(".py") else path.rsplit("/", 1)[0] or "."
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
+        # Re-read the user's file: a long-lived process (the TUI, tests) may hold an older copy.
+        sys.modules.pop(module_name, None)
+        importlib.invalidate_caches()
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # the user's code: any failure is reported, never a traceback
+        raise WorkloadError(
+            f'model.factory: cannot import module "{module_name}" ({type(exc).__name__}: {exc}); '
+            f"set model.path to the folder that holds {module_name.replace('.', '/')}.py"
+        ) from None
+    func = getattr(module, func_name, None)
+    if not callable(func):
+        raise WorkloadError(f'model.factory: module "{module_name}" has no function "{func_name}"')
+    wanted = inspect.signature(func).parameters
+    kwargs = {k: v for k, v in (("input_shape", tuple(m["input_shape"])), ("outputs", m["outputs"])) if k in wanted}
+    try:
+        model = func(**kwargs)
+    except Exception as exc:
+        raise WorkloadError(f'model.factory: calling "{factory}" failed ({type(exc).__name__}: {exc})') from None
+    if not isinstance(model, nn.Module):
+        raise WorkloadError(f'model.factory: "{factory}" returned {type(model).__name__}, not a torch.nn.Module')
+    return model
+
+
+def build_model(model_spec: dict[str, Any]) -> nn.Module:
+    kind = model_spec["kind"]
+    builders: dict[str, Callable[[dict[str, Any]], nn.Module]] = {
+        "mlp": _mlp, "cnn": _cnn, "rnn": RNNClassifier, "transformer": CausalTransformer, "custom": _custom,
+    }
+    return builders[kind](model_spec)
+
+
+def input_shape(model_spec: dict[str, Any]) -> tuple[int, ...]:
+    kind = model_spec["kind"]
+    if kind == "mlp":
+        return (model_spec["input_size"],)
+    if kind == "rnn":
+        return (model_spec["seq_len"], model_spec["input_size"])
+    if kind == "transformer":
+        return (model_spec["seq_len"],)
+    return tuple(model_spec["input_shape"])
+
+
+def make_data(job: dict[str, Any], n: int, device: torch.device, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """Synthetic inputs and targets of the right shape and dtype, created on `device`."""
+    m, task = job["model"], job["data"]["task"]
+    shape = (n, *input_shape(m))
+    if m["kind"] == "transformer":
+        tokens = torch.randint(0, m["vocab_size"], (n, m["seq_len"] + 1), generator=generator)
+        return tokens[:, :-1].contiguous().to(device), tokens[:, 1:].contiguous().to(device)
+    x = torch.randn(shape, generator=generator)
+    if task == "classification":
+        y = torch.randint(0, m["outputs"], (n,), generator=generator)
+    else:
+        y = torch.randn((n, m["outputs"]), generator=generator)
+    return x.to(device), y.to(device)
+
+
+def make_optimizer(name: str, params: Any, lr: float) -> torch.optim.Optimizer:
+    if name == "sgd":
+        return torch.optim.SGD(params, lr=lr, momentum=0.9)
+    cls = {"adam": torch.optim.Adam, "adamw": torch.optim.AdamW}[name]
+    return cls(params, lr=lr)
+
+
+@dataclass
+class Workload:
+    """A ready-to-time training loop: call `step()` once per optimizer step."""
+
+    model: nn.Module
+    step: Callable[[], torch.Tensor]
+    batch_size: int
+    steps_per_epoch: int
+
+
+def build(job: dict[str, Any], device: torch.device, batch_size: int | None = None, seed: int = 0) -> Workload:
+    """Model, optimizer, data and the step closure for `job` on `device`."""
+    torch.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)
+    m, data, train = job["model"], job["data"], job["train"]
+    batch = int(batch_size or train["batch_size"])
+    samples = max(int(data["samples"]), batch)
+    task = data["task"]
+    precision = train.get("precision", "fp32")
+    on_device = data.get("location", "device") == "device"
+
+    model = build_model(m).to(device)
+    model.train()
+    optimizer = make_optimizer(train.get("optimizer", "adam"), model.parameters(), float(train.get("learning_rate", 1e-3)))
+    if on_device:
+        x_all, y_all = make_data(job, samples, device, gen)
+    else:
+        x_all, y_all = make_data(job, samples, torch.device("cpu"), gen)
+        if device.type == "cuda":
+            x_all, y_all = x_all.pin_memory(), y_all.pin_memory()
+    loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+    if task == "regression":
+        loss_fn = nn.functional.mse_loss
+    elif task == "language_model":
+        loss_fn = lambda out, y: nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]), y.reshape(-1))  # noqa: E731
+    else:
+        loss_fn = nn.functional.cross_entropy
+
+    amp_dtype = DTYPES[precision]
+    if amp_dtype is not None and device.type == "cpu" and not _cpu_autocast_ok(amp_dtype):
+        raise WorkloadError(f"train.precision: {precision} autocast is not supported on CPU by torch {torch.__version__}; use bf16 or fp32")
+    scaler = torch.amp.GradScaler(device.type) if precision == "fp16" and device.type == "cuda" else None
+    steps_per_epoch = math.ceil(samples / batch)
+    state = {"i": 0, "perm": None}
+
+    def next_batch() -> tuple[torch.Tensor, torch.Tensor]:
+        i = state["i"] % steps_per_epoch
+        state["i"] += 1
+        lo, hi = i * batch, min((i + 1) * batch, samples)
+        if on_device:
+            return x_all[lo:hi], y_all[lo:hi]
+        if i == 0 or state["perm"] is None:
+            state["perm"] = torch.randperm(samples, generator=gen)
+        idx = state["perm"][lo:hi]
+        xb, yb = x_all.index_select(0, idx), y_all.index_select(0, idx)
+        if device.type == "cuda":
+            xb, yb = xb.pin_memory(), yb.pin_memory()
+        return xb.to(device, non_blocking=True), yb.to(device, non_blocking=True)
+
+    def step() -> torch.Tensor:
+        xb, yb = next_batch()
+        optimizer.zero_grad(set_to_none=True)
+        with torch.autocast(device.type, dtype=amp_dtype, enabled=amp_dtype is not None):
+            loss = loss_fn(model(xb), yb)
+        if scaler is not None:
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+        else:
+            loss.backward()
+            optimizer.step()
+        return loss
+
+    return Workload(model=model, step=step, batch_size=batch, steps_per_epoch=steps_per_epoch)
+
+
+def _cpu_autocast_ok(dtype: torch.dtype) -> bool:
+    try:
+        with torch.autocast("cpu", dtype=dtype):
+            torch.ones(2, 2) @ torch.ones(2, 2)
+        return True
+    except Exception:
+        return False

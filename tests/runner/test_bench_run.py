@@ -1,0 +1,89 @@
+"""The bench as a process: results, out-of-memory as a result, failures as results (never a crash)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from planner.footprint import footprint
+from planner.spec import parse_spec
+from runner.bench.result import BenchResult
+from runner.bench.run import run_job
+from tests.conftest import ROOT, TINY_MLP
+
+# A user model that really runs out of memory: its forward asks the allocator for 1 TiB.
+GREEDY_MODEL = '''
+import torch
+from torch import nn
+
+class Greedy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(4, 2)
+
+    def forward(self, x):
+        waste = torch.empty(2**38, dtype=torch.float32)  # 1 TiB
+        return self.linear(x) + waste[:1]
+
+def build():
+    return Greedy()
+'''
+
+
+def job_for(spec_dict: dict, seconds: float = 0.5) -> dict:
+    spec = parse_spec(spec_dict)
+    return {"spec": spec.to_job(), "device": "cpu", "seconds": seconds, "memory_estimate_bytes": footprint(spec).total_bytes}
+
+
+def test_result_carries_the_measurement(tiny_mlp):
+    r = run_job(job_for(tiny_mlp))
+    assert r.status == "ok", r.message
+    assert r.device == "cpu" and r.device_name
+    assert r.steps_measured >= 2
+    assert r.step_seconds_ci_low <= r.step_seconds <= r.step_seconds_ci_high
+    assert r.step_seconds_p10 <= r.step_seconds_median <= r.step_seconds_p90
+    assert r.samples_per_second == r.batch_size / r.step_seconds
+    assert r.peak_memory_bytes > 0 and r.peak_memory_kind == "process_peak_rss"
+
+
+def test_too_large_for_memory_is_refused_before_allocating(tiny_mlp):
+    tiny_mlp["model"]["hidden"] = [200_000, 200_000]  # 40e9 params: ~640 GB with Adam
+    r = run_job(job_for(tiny_mlp))
+    assert r.status == "does_not_fit"
+    assert r.message.startswith("does not fit at batch 64")
+
+
+def test_out_of_memory_during_a_step_is_a_result(tmp_path, tiny_mlp):
+    (tmp_path / "greedy.py").write_text(GREEDY_MODEL)
+    spec = {**tiny_mlp, "model": {"kind": "custom", "factory": "greedy:build", "input_shape": [4], "outputs": 2,
+                                  "path": str(tmp_path)}}
+    job = {"spec": parse_spec(spec).to_job(), "device": "cpu", "seconds": 0.5}
+    r = run_job(job)
+    assert r.status == "does_not_fit"
+    assert "out of memory" in r.message and "batch 64" in r.message
+
+
+def test_sweep_measures_each_batch_size(tiny_mlp):
+    tiny_mlp["data"]["samples"] = 64
+    tiny_mlp["train"]["batch_size"] = 16
+    job = job_for(tiny_mlp, seconds=0.2)
+    job["sweep"] = True
+    r = run_job(job)
+    assert [p["batch_size"] for p in r.sweep] == [4, 8, 16, 32, 64, 128, 256]
+    assert all(p["status"] == "ok" and p["samples_per_second"] > 0 for p in r.sweep)
+
+
+def test_module_entry_point_writes_a_result_even_when_the_model_fails(tmp_path, tiny_mlp):
+    (tmp_path / "bad.py").write_text("def build():\n    raise RuntimeError('kaput')\n")
+    spec = {**tiny_mlp, "model": {"kind": "custom", "factory": "bad:build", "input_shape": [4], "outputs": 2,
+                                  "path": str(tmp_path)}}
+    job_path, result_path = tmp_path / "job.json", tmp_path / "result.json"
+    job_path.write_text(json.dumps({"spec": parse_spec(spec).to_job(), "device": "cpu", "seconds": 0.5}))
+    proc = subprocess.run([sys.executable, "-m", "runner.bench", str(job_path), str(result_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0
+    r = BenchResult.read(result_path)
+    assert r.status == "invalid" and "kaput" in r.message
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert events[-1] == {"event": "done", "status": "invalid"}

@@ -1,0 +1,108 @@
+"""The measuring loop on a fake clock: warm-up detection, the stop rule, and the statistics."""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+
+import pytest
+
+from runner.bench.harness import CpuTimer, measure
+from runner.bench.stats import percentile, summarize, t95
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def fake_timer(durations):
+    """A CpuTimer whose 'step' advances a fake clock by the next duration: the real timer code runs."""
+    clock = FakeClock()
+    it = iter(durations)
+
+    def step():
+        clock.now += next(it)
+
+    return CpuTimer(step, clock=clock)
+
+
+def warm_then_steady(warm_steps=50, first=0.02, steady=0.001, noise=0.0, seed=0):
+    rng = random.Random(seed)
+    i = 0
+    while True:
+        base = steady + (first - steady) * math.exp(-5 * i / warm_steps) if i < warm_steps else steady
+        yield base * (1 + rng.gauss(0, noise)) if noise else base
+        i += 1
+
+
+def test_warmup_is_reported_separately_and_excluded_from_the_mean():
+    m = measure(fake_timer(warm_then_steady(noise=0.01)), budget_seconds=5.0)
+    assert m.steady
+    assert m.warmup_steps >= 10
+    assert m.warmup_seconds > m.warmup_steps * 0.001  # it carried the slow steps
+    assert m.stats.mean == pytest.approx(0.001, rel=0.02)  # the slow start is not in the mean
+
+
+def test_stops_as_soon_as_the_mean_is_known_to_two_percent():
+    m = measure(fake_timer(warm_then_steady(noise=0.02)), budget_seconds=30.0)
+    assert m.stopped_because == "converged"
+    assert m.stats.rel_half_width <= 0.02
+    spent = m.warmup_seconds + sum(m.times)
+    assert spent < 10.0  # far inside the budget
+
+
+def test_noisy_steps_stop_on_the_budget_with_a_warning():
+    durations = (0.001 * (1 + 3 * random.Random(i).random() ** 8) for i in range(10**7))
+    m = measure(fake_timer(durations), budget_seconds=0.5, min_steps=20)
+    assert m.stopped_because == "budget"
+    assert any("the time budget ran out" in w for w in m.warnings)
+
+
+def test_drift_that_never_settles_is_flagged():
+    # a step time that keeps falling ~8% per warm-up window: warm-up never ends within its cap
+    def durations():
+        elapsed = 0.0
+        while True:
+            step = 0.01 * math.exp(-elapsed)
+            elapsed += step
+            yield step
+
+    m = measure(fake_timer(durations()), budget_seconds=2.0)
+    assert not m.steady
+    assert any("never settled" in w for w in m.warnings)
+
+
+def test_steps_longer_than_the_budget_still_give_two_measured_steps():
+    m = measure(fake_timer(iter([5.0] * 100)), budget_seconds=3.0)
+    assert len(m.times) >= 2 and m.stats.mean == pytest.approx(5.0)
+
+
+def test_summary_statistics():
+    values = [1.0, 2.0, 3.0, 4.0, 10.0]
+    s = summarize(values)
+    assert s.mean == 4.0 and s.median == 3.0
+    assert s.p10 == pytest.approx(1.4) and s.p90 == pytest.approx(7.6)
+    half = t95(4) * statistics.stdev(values) / math.sqrt(5)
+    assert (s.ci_low, s.ci_high) == pytest.approx((max(0.0, 4.0 - half), 4.0 + half))  # a time is never < 0
+    assert any("above the median" in w for w in s.warnings)
+    assert any("vary a lot" in w for w in s.warnings)
+
+
+def test_batch_means_interval_is_wider_for_correlated_steps():
+    # the same values, once shuffled (independent) and once sorted into a slow drift (correlated)
+    rng = random.Random(1)
+    values = [1.0 + 0.1 * rng.random() for _ in range(400)]
+    independent = summarize(values)
+    drifting = summarize(sorted(values))
+    assert drifting.mean == pytest.approx(independent.mean)
+    assert drifting.rel_half_width > 3 * independent.rel_half_width
+
+
+def test_percentile_matches_linear_interpolation():
+    assert percentile([0.0, 10.0], 0.25) == 2.5
+    assert math.isnan(percentile([], 0.5))

@@ -1,0 +1,191 @@
+"""Workload spec validation: good specs load; every bad one is a SpecError naming path, value and fix."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from planner.errors import ExitCode, SpecError
+from planner.spec import load_spec, parse_spec, parse_spec_text
+from tests.conftest import EXAMPLES, TINY_MLP
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.yaml")), ids=lambda p: p.name)
+def test_every_example_is_valid(path):
+    spec = load_spec(path)
+    assert spec.batch_size > 0 and spec.total_steps > 0
+
+
+def test_surface_mlp_is_the_practitioners_workload():
+    spec = load_spec(EXAMPLES / "surface-mlp.yaml")
+    assert (spec.model.input_size, spec.model.hidden, spec.model.outputs) == (2, [20, 5], 1)
+    assert spec.batch_size == spec.data.samples == 40000  # "full" resolves to the dataset
+    assert spec.steps_per_epoch == 1 and spec.train.epochs == 2000
+
+
+def problems(data) -> list[str]:
+    with pytest.raises(SpecError) as info:
+        parse_spec(data)
+    assert info.value.exit_code == ExitCode.BAD_INPUT
+    return info.value.problems
+
+
+def modified(**changes):
+    data = copy.deepcopy(TINY_MLP)
+    for dotted, value in changes.items():
+        node = data
+        *parents, last = dotted.split("__")
+        for p in parents:
+            node = node[p]
+        if value is KeyError:
+            del node[last]
+        else:
+            node[last] = value
+    return data
+
+
+def test_negative_width_names_index_and_value():
+    assert problems(modified(model__hidden=[8, -5])) == ["model.hidden[1]: must be > 0, got -5"]
+
+
+def test_typo_key_suggests_the_right_one():
+    data = modified(train__batchsize=32)
+    (line,) = problems(data)
+    assert line.startswith("train.batchsize: unknown key") and 'did you mean "batch_size"' in line
+
+
+def test_typo_in_model_key_uses_that_kinds_fields():
+    (line,) = problems(modified(model__hiden=[3]))
+    assert line.startswith("model.hiden: unknown key") and '"hidden"' in line
+
+
+def test_missing_required_field():
+    assert problems(modified(data__samples=KeyError)) == ["data.samples: required field is missing"]
+
+
+def test_unknown_kind_lists_kinds_and_suggests():
+    (line,) = problems(modified(model__kind="mpl"))
+    assert line.startswith("model.kind: must be one of mlp | cnn | rnn | transformer | custom")
+    assert 'did you mean "mlp"' in line
+
+
+def test_bad_literal_lists_allowed_values():
+    (line,) = problems(modified(train__optimizer="adamm"))
+    assert line == 'train.optimizer: must be one of sgd | adam | adamw, got "adamm" (did you mean "adam" or "adamw"?)'
+
+
+def test_batch_size_full_or_positive_integer():
+    (line,) = problems(modified(train__batch_size="half"))
+    assert line == 'train.batch_size: must be a positive integer or "full", got "half"'
+
+
+def test_batch_larger_than_dataset():
+    (line,) = problems(modified(train__batch_size=1000))
+    assert line.startswith("train.batch_size: larger than data.samples (256), got 1000")
+
+
+def test_classification_needs_two_classes():
+    assert problems(modified(data__task="classification")) == [
+        "model.outputs: classification needs at least 2 classes, got 1"
+    ]
+
+
+def test_transformer_d_model_divisible_by_heads():
+    data = {
+        "name": "t", "data": {"samples": 10, "task": "language_model"}, "train": {"batch_size": 2, "epochs": 1},
+        "model": {"kind": "transformer", "vocab_size": 50, "d_model": 30, "heads": 4, "layers": 1, "seq_len": 8},
+    }
+    assert problems(data) == ["model.d_model: must be divisible by model.heads (4), got 30"]
+
+
+def test_language_model_needs_a_transformer():
+    (line,) = problems(modified(data__task="language_model"))
+    assert line.startswith("data.task: language_model needs model.kind transformer")
+
+
+def test_several_problems_reported_together():
+    lines = problems(modified(model__input_size=0, train__epochs=-1))
+    assert "model.input_size: must be > 0, got 0" in lines and "train.epochs: must be > 0, got -1" in lines
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("", "the file is empty"),
+        ("   \n", "the file is empty"),
+        ("name: [unclosed", "not valid YAML (line 1"),
+        ("- just\n- a list\n", "a spec is a mapping"),
+        ("42", "a spec is a mapping"),
+    ],
+)
+def test_unreadable_text(text, expected):
+    with pytest.raises(SpecError) as info:
+        parse_spec_text(text, source="s.yaml")
+    assert expected in info.value.message
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(SpecError, match="no such file"):
+        load_spec(tmp_path / "nope.yaml")
+
+
+def test_json_spec(tmp_path):
+    import json
+
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(TINY_MLP))
+    assert load_spec(path).name == "tiny-mlp"
+    path.write_text("{broken")
+    with pytest.raises(SpecError, match="not valid JSON"):
+        load_spec(path)
+
+
+def test_custom_path_is_relative_to_the_spec_file():
+    spec = load_spec(EXAMPLES / "custom-policy.yaml")
+    assert spec.model.path == str((EXAMPLES / "custom").resolve())
+
+
+# ------------------------------------------------------------------- property-based: never a traceback
+
+_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**12, 10**12) | st.floats(allow_nan=True) | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=12,
+)
+_paths = st.sampled_from([
+    "name", "model", "model.kind", "model.hidden", "model.input_size", "model.outputs", "model.activation",
+    "data", "data.samples", "data.task", "data.location", "train", "train.batch_size", "train.epochs",
+    "train.optimizer", "train.learning_rate", "train.precision", "extra", "model.extra",
+])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(_paths, _values), min_size=1, max_size=4))
+def test_malformed_specs_raise_spec_error_only(edits):
+    data = copy.deepcopy(TINY_MLP)
+    for path, value in edits:
+        node, *rest = path.split(".")
+        if not rest:
+            data[node] = value
+        elif isinstance(data.get(node), dict):
+            data[node][rest[0]] = value
+    try:
+        spec = parse_spec(data)
+    except SpecError as exc:
+        assert exc.problems or exc.message
+        for line in exc.problems:
+            assert ": " in line  # every problem names where it is
+    else:
+        assert spec.batch_size <= spec.data.samples
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200))
+def test_arbitrary_text_never_crashes(text):
+    try:
+        parse_spec_text(text, source="random.yaml")
+    except SpecError:
+        pass
