@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -31,7 +32,8 @@ class _Parser(argparse.ArgumentParser):
 def _stdout():
     from rich.console import Console
 
-    return Console(soft_wrap=False)
+    # A pipe has no width; 120 columns beats truncated values in a log or a file.
+    return Console(soft_wrap=False, width=None if sys.stdout.isatty() else 120)
 
 
 def _stderr():
@@ -145,6 +147,25 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return ExitCode.OK if result.status == "ok" else ExitCode.RUNTIME_FAILURE
 
 
+def cmd_prices(args: argparse.Namespace) -> int:
+    from planner.report import prices_json, prices_table
+    from planner.service import PlannerService, PriceQuery
+
+    err = _stderr()
+    query = PriceQuery(region=args.region, gpu=True if args.gpu else False if args.cpu else None, arch=args.arch,
+                       min_gpu_memory_gib=args.min_gpu_memory, max_price=args.max_price, purchase=args.purchase,
+                       sort=args.sort)
+    catalog, rows = PlannerService().prices(query, refresh=args.refresh,
+                                            warn=lambda text: err.print(f"[yellow]warning[/]: {text}", highlight=False))
+    if args.json:
+        _print_json(prices_json(catalog, rows))
+    else:
+        _stdout().print(prices_table(catalog, rows, args.purchase))
+    if rows.empty:
+        err.print("no instance matches these filters", highlight=False)
+    return ExitCode.OK
+
+
 # ----------------------------------------------------------------------------- parser
 
 
@@ -172,6 +193,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="FILE", help="also write the full result JSON to FILE")
     p.set_defaults(handler=cmd_bench)
 
+    p = sub.add_parser("prices", help="list AWS instances with on-demand and spot prices (bundled or live)")
+    p.add_argument("--region", help="one region (default: all regions in the data)")
+    kind = p.add_mutually_exclusive_group()
+    kind.add_argument("--gpu", action="store_true", help="GPU instances only")
+    kind.add_argument("--cpu", action="store_true", help="CPU-only instances")
+    p.add_argument("--arch", help="x86_64 or arm64")
+    p.add_argument("--min-gpu-memory", type=_positive_float, metavar="GIB", help="at least this much GPU memory in total")
+    p.add_argument("--max-price", type=_positive_float, metavar="USD", help="at most this many dollars per hour")
+    p.add_argument("--purchase", choices=("on-demand", "spot"), default="on-demand", help="price that --max-price and --sort use")
+    p.add_argument("--sort", choices=("price", "gpu-memory"), default="price")
+    p.add_argument("--refresh", action="store_true", help="fetch live prices from AWS first (needs credentials)")
+    p.add_argument("--json", action="store_true", help='print {"source", "as_of", "instances": [...]}')
+    p.set_defaults(handler=cmd_prices)
+
     return parser
 
 
@@ -190,6 +225,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return 130
+    except Exception as exc:  # a bug: say so in one line; the traceback on request
+        if os.environ.get("PLANNER_DEBUG"):
+            raise
+        sys.stderr.write(f"internal error: {type(exc).__name__}: {exc}\n"
+                         "  this is a bug in cloud-planner; run again with PLANNER_DEBUG=1 for the traceback\n")
+        return int(ExitCode.RUNTIME_FAILURE)
 
 
 if __name__ == "__main__":

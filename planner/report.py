@@ -110,3 +110,63 @@ def sweep_table(result):
         else:
             t.add_row(f"{p['batch_size']:,}", f"{p['factor']:g}", p["status"].replace("_", " "), p.get("message", "")[:40])
     return t
+
+
+# ----------------------------------------------------------------------------- prices
+
+PRICE_JSON_COLUMNS = (
+    "instance_type", "region", "vcpus", "memory_gib", "arch", "gpu_name", "gpu_count", "gpu_memory_gib",
+    "ondemand_usd_per_hour", "spot_usd_per_hour_min", "spot_usd_per_hour_median", "zones", "source", "as_of",
+)
+
+
+def _clean(value: Any) -> Any:
+    """JSON-safe scalars: NaN/NA -> None, numpy numbers -> Python numbers."""
+    import math
+
+    if value is None:
+        return None
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def prices_json(catalog, rows) -> dict[str, Any]:
+    instances = [{col: _clean(row[col]) for col in PRICE_JSON_COLUMNS} for _, row in rows.iterrows()]
+    for inst in instances:
+        inst["gpu_name"] = inst["gpu_name"] or None
+    return {"source": catalog.source, "as_of": catalog.as_of, "note": catalog.note, "instances": instances}
+
+
+def _money(value: Any) -> str:
+    value = _clean(value)
+    return "-" if value is None else f"{value:,.4f}" if value < 1 else f"{value:,.2f}"
+
+
+def prices_table(catalog, rows, purchase: str = "on-demand"):
+    from rich import box
+    from rich.table import Table
+
+    one_region = rows["region"].nunique() == 1
+    title = f"AWS instances in {rows['region'].iloc[0]}" if one_region else "AWS instances"
+    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+              caption=f"Source: {catalog.source}, as of {catalog.as_of}; {catalog.note}.\n"
+                      "Prices in USD per hour; spot is the median over the region's zones ('-': not offered).",
+              caption_justify="left")
+    any_gpu = bool((rows["gpu_count"] > 0).any())
+    columns = [("instance", "left"), ("vCPUs", "right"), ("GiB", "right")]
+    columns += [("GPU", "left"), ("GPU GiB", "right")] if any_gpu else []
+    for name, justify in columns + [("on-demand", "right"), ("spot", "right")]:
+        t.add_column(name, justify=justify, no_wrap=True, style="bold" if name == purchase else None)
+    if not one_region:
+        t.add_column("region", no_wrap=True)
+    for _, r in rows.iterrows():
+        gpu = f"{int(r['gpu_count'])}x {r['gpu_name']}" if r["gpu_count"] else "-"
+        gpu_mem = f"{_clean(r['gpu_memory_gib']):.4g}" if r["gpu_count"] else "-"
+        cells = [r["instance_type"], f"{int(r['vcpus'])}", f"{_clean(r['memory_gib']):g}"]
+        cells += [gpu, gpu_mem] if any_gpu else []
+        cells += [_money(r["ondemand_usd_per_hour"]), _money(r["spot_usd_per_hour_median"])]
+        t.add_row(*cells, *([] if one_region else [r["region"]]))
+    return t

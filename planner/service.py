@@ -33,7 +33,52 @@ def torch_cuda_available() -> bool:
     return bool(torch.cuda.is_available())
 
 
+@dataclass(frozen=True)
+class PriceQuery:
+    region: str | None = None
+    gpu: bool | None = None  # True: GPU only, False: CPU only
+    arch: str | None = None
+    min_gpu_memory_gib: float | None = None
+    max_price: float | None = None
+    purchase: str = "on-demand"
+    sort: str = "price"
+
+
 class PlannerService:
+    def __init__(self, aws_session: Any = None):
+        self.aws_session = aws_session  # boto3.Session; None: standard configuration
+
+    # ------------------------------------------------------------------ prices
+
+    def catalog(self, refresh_regions: list[str] | None = None, warn: Callable[[str], None] | None = None):
+        """The price catalog; with `refresh_regions`, fetch live prices first and fall back to the
+        cache or the bundled snapshot (with a warning) when AWS cannot be asked."""
+        from pricing.catalog import load_catalog
+
+        if refresh_regions:
+            from pricing.aws import PriceRefreshError, refresh
+
+            try:
+                refresh(refresh_regions, session=self.aws_session)
+            except PriceRefreshError as exc:
+                if warn:
+                    warn(exc.render())
+        return load_catalog()
+
+    def prices(self, query: PriceQuery, refresh: bool = False, warn: Callable[[str], None] | None = None):
+        """(catalog, matching rows sorted) for `planner prices` and the TUI's target table."""
+        from pricing.catalog import check_region, filter_instances, regions, sort_instances
+
+        catalog = self.catalog(None, warn)
+        if query.region:
+            check_region(catalog.frame, query.region)  # before any network call
+        if refresh:
+            catalog = self.catalog([query.region] if query.region else regions(catalog.frame), warn)
+        rows = filter_instances(catalog.frame, region=query.region, gpu=query.gpu, arch=query.arch,
+                                min_gpu_memory_gib=query.min_gpu_memory_gib, max_price=query.max_price,
+                                purchase=query.purchase)
+        return catalog, sort_instances(rows, query.sort, query.purchase)
+
     def load(self, path: str | Path) -> WorkloadSpec:
         return load_spec(path)
 

@@ -1,0 +1,40 @@
+"""The billing model, in one place: what a given number of seconds on an option costs.
+
+- EC2 Linux instances, on-demand and spot: per-second billing with a 60-second minimum each time an
+  instance starts (AWS, "EC2 On-Demand Instance pricing": "Per-second billing ... minimum of 60
+  seconds"; spot instances are billed the same way at the spot price).
+- The root EBS volume (gp3) bills pro rata for as long as it exists, which for our instances is the
+  instance's life (delete-on-termination). gp3 storage: $0.08 per GB-month in us-east-1 (AWS, "Amazon
+  EBS pricing", 2025); a month is 730 hours in AWS's pro-rata arithmetic.
+- The `local` target costs 0 $/h unless the user gives `--local-price USD_PER_HOUR` (amortized
+  hardware, power); there is no minimum.
+"""
+
+from __future__ import annotations
+
+import math
+
+MINIMUM_BILLED_SECONDS = 60
+EBS_GP3_USD_PER_GB_MONTH = 0.08
+HOURS_PER_MONTH = 730
+DEFAULT_ROOT_VOLUME_GB = 100  # the AWS Deep Learning AMIs' default root volume
+
+
+def billed_seconds(seconds: float) -> int:
+    """Seconds AWS bills for an instance that ran `seconds`: whole seconds, at least 60."""
+    return max(MINIMUM_BILLED_SECONDS, math.ceil(max(0.0, seconds)))
+
+
+def root_volume_usd_per_hour(gb: float = DEFAULT_ROOT_VOLUME_GB, usd_per_gb_month: float = EBS_GP3_USD_PER_GB_MONTH) -> float:
+    return gb * usd_per_gb_month / HOURS_PER_MONTH
+
+
+def instance_cost(usd_per_hour: float, seconds: float, root_volume_gb: float = DEFAULT_ROOT_VOLUME_GB) -> float:
+    """Billed cost of one EC2 instance alive for `seconds` (instance + its root volume)."""
+    hourly = usd_per_hour + root_volume_usd_per_hour(root_volume_gb)
+    return hourly * billed_seconds(seconds) / 3600.0
+
+
+def local_cost(usd_per_hour: float, seconds: float) -> float:
+    """The local machine: the user's amortized price per hour (default 0), no minimum."""
+    return usd_per_hour * max(0.0, seconds) / 3600.0

@@ -1,0 +1,209 @@
+"""The price catalog: a fixed-schema DataFrame, where it came from, and query functions on it.
+
+Query functions take the frame first (as SkyPilot's catalog does), so tests feed a small fixture
+and the refresher's output is queried exactly like the bundled snapshot. Every row carries its
+`source` ("snapshot" or "aws-live") and `as_of`, so every price shown can say where it came from.
+
+Which data is used (`load_catalog`): live prices cached by `planner prices --refresh` when the cache
+is younger than `max_age_hours` (default 24, env PLANNER_PRICE_MAX_AGE_HOURS), else the bundled
+snapshot; `Catalog.note` says which and why.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from planner.errors import CatalogLookupError, InputError, did_you_mean
+
+COLUMNS = [
+    "instance_type", "region", "vcpus", "memory_gib", "arch", "gpu_name", "gpu_count", "gpu_memory_gib",
+    "ondemand_usd_per_hour", "spot_usd_per_hour_min", "spot_usd_per_hour_median", "zones", "source", "as_of",
+]
+SNAPSHOT_SOURCE = "AWS prices, snapshot of 2025 H2 (SkyPilot catalog)"
+SNAPSHOT_AS_OF = "2025 H2"
+LIVE_SOURCE = "AWS Price List API and spot price history (live refresh)"
+PURCHASE_OPTIONS = ("on-demand", "spot")
+DEFAULT_MAX_AGE_HOURS = 24.0
+
+
+@dataclass(frozen=True)
+class Catalog:
+    frame: pd.DataFrame
+    source: str
+    as_of: str
+    note: str
+
+
+def _typed(df: pd.DataFrame) -> pd.DataFrame:
+    df = df.copy()
+    for col in ("vcpus", "memory_gib", "gpu_count", "gpu_memory_gib", "ondemand_usd_per_hour",
+                "spot_usd_per_hour_min", "spot_usd_per_hour_median", "zones"):
+        df[col] = pd.to_numeric(df[col], errors="coerce")
+    df["gpu_count"] = df["gpu_count"].fillna(0).astype(int)
+    for col in ("gpu_name", "arch", "source", "as_of"):
+        df[col] = df[col].fillna("").astype(str)
+    return df[COLUMNS].reset_index(drop=True)
+
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+
+
+def load_snapshot() -> pd.DataFrame:
+    df = pd.read_csv(DATA_DIR / "aws_prices.csv", dtype={"gpu_name": str})
+    df["source"], df["as_of"] = "snapshot", SNAPSHOT_AS_OF
+    return _typed(df)
+
+
+def load_gpu_specs() -> pd.DataFrame:
+    return pd.read_csv(DATA_DIR / "gpu_specs.csv")
+
+
+def cache_dir() -> Path:
+    override = os.environ.get("PLANNER_CACHE_DIR")
+    if override:
+        return Path(override)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("cloud-planner"))
+
+
+def cache_paths(directory: Path | None = None) -> tuple[Path, Path]:
+    d = directory or cache_dir()
+    return d / "aws_prices.csv", d / "aws_prices.meta.json"
+
+
+def max_age_hours() -> float:
+    text = os.environ.get("PLANNER_PRICE_MAX_AGE_HOURS")
+    if not text:
+        return DEFAULT_MAX_AGE_HOURS
+    try:
+        return float(text)
+    except ValueError:
+        raise InputError(f"PLANNER_PRICE_MAX_AGE_HOURS: must be a number of hours, got {text!r}") from None
+
+
+def load_catalog(max_age: float | None = None, directory: Path | None = None, now: dt.datetime | None = None) -> Catalog:
+    """The live cache when fresh enough, else the bundled snapshot; `note` says which."""
+    max_age = max_age_hours() if max_age is None else max_age
+    snapshot = load_snapshot()
+    csv_path, meta_path = cache_paths(directory)
+    if not (csv_path.exists() and meta_path.exists()):
+        return Catalog(snapshot, SNAPSHOT_SOURCE, SNAPSHOT_AS_OF, "bundled snapshot (no live prices cached; `planner prices --refresh` fetches them)")
+    try:
+        meta = json.loads(meta_path.read_text())
+        fetched = dt.datetime.fromisoformat(meta["fetched_at"])
+        cached = _typed(pd.read_csv(csv_path, dtype={"gpu_name": str}))
+    except (ValueError, KeyError, OSError, pd.errors.ParserError) as exc:
+        return Catalog(snapshot, SNAPSHOT_SOURCE, SNAPSHOT_AS_OF, f"bundled snapshot (the price cache is unreadable: {exc})")
+    age_h = ((now or dt.datetime.now(dt.timezone.utc)) - fetched).total_seconds() / 3600
+    if age_h > max_age:
+        return Catalog(snapshot, SNAPSHOT_SOURCE, SNAPSHOT_AS_OF,
+                       f"bundled snapshot (cached live prices are {age_h:.0f} h old, older than {max_age:g} h; `planner prices --refresh` updates them)")
+    return Catalog(cached, LIVE_SOURCE, meta["fetched_at"], f"live prices fetched {age_h:.1f} h ago")
+
+
+def merge_live(snapshot: pd.DataFrame, live: pd.DataFrame) -> pd.DataFrame:
+    """Live rows replace the snapshot's rows for the same (instance type, region)."""
+    keys = set(zip(live["instance_type"], live["region"]))
+    kept = snapshot[[k not in keys for k in zip(snapshot["instance_type"], snapshot["region"])]]
+    return _typed(pd.concat([kept, live], ignore_index=True)).sort_values(["instance_type", "region"]).reset_index(drop=True)
+
+
+# ----------------------------------------------------------------------------- queries (frame first)
+
+
+def regions(df: pd.DataFrame) -> list[str]:
+    return sorted(df["region"].unique())
+
+
+def check_region(df: pd.DataFrame, region: str) -> str:
+    known = regions(df)
+    if region not in known:
+        raise CatalogLookupError(f"region {region!r} is not in the price data{did_you_mean(region, known)}",
+                                 hint=f"use one of: {', '.join(known)}")
+    return region
+
+
+def check_instance_type(df: pd.DataFrame, instance_type: str) -> str:
+    known = sorted(df["instance_type"].unique())
+    if instance_type not in known:
+        raise CatalogLookupError(f"instance type {instance_type!r} is not in the price data{did_you_mean(instance_type, known)}",
+                                 hint="`planner prices` lists the known instance types")
+    return instance_type
+
+
+def instance_row(df: pd.DataFrame, instance_type: str, region: str) -> pd.Series:
+    check_instance_type(df, instance_type)
+    check_region(df, region)
+    rows = df[(df["instance_type"] == instance_type) & (df["region"] == region)]
+    if rows.empty:
+        offered = sorted(df.loc[df["instance_type"] == instance_type, "region"])
+        raise CatalogLookupError(f"{instance_type} is not offered in {region}", hint=f"it is offered in: {', '.join(offered)}")
+    return rows.iloc[0]
+
+
+def instance_facts(df: pd.DataFrame, instance_type: str, region: str) -> dict:
+    row = instance_row(df, instance_type, region)
+    return {
+        "instance_type": instance_type, "region": region, "vcpus": int(row["vcpus"]), "memory_gib": float(row["memory_gib"]),
+        "arch": row["arch"], "gpu_name": row["gpu_name"] or None, "gpu_count": int(row["gpu_count"]),
+        "gpu_memory_gib": None if pd.isna(row["gpu_memory_gib"]) else float(row["gpu_memory_gib"]),
+    }
+
+
+def price_column(purchase: str) -> str:
+    if purchase not in PURCHASE_OPTIONS:
+        raise InputError(f"--purchase: must be one of {' | '.join(PURCHASE_OPTIONS)}, got {purchase!r}")
+    # Spot plans use the median over zones: the minimum is one lucky zone, rarely where capacity is.
+    return "ondemand_usd_per_hour" if purchase == "on-demand" else "spot_usd_per_hour_median"
+
+
+def hourly_price(df: pd.DataFrame, instance_type: str, region: str, purchase: str = "on-demand") -> float:
+    row = instance_row(df, instance_type, region)
+    value = row[price_column(purchase)]
+    if pd.isna(value):
+        raise CatalogLookupError(f"{instance_type} has no spot price in {region} (spot is not offered there)",
+                                 hint="use --purchase on-demand, or another region")
+    return float(value)
+
+
+def filter_instances(
+    df: pd.DataFrame,
+    region: str | None = None,
+    gpu: bool | None = None,
+    arch: str | None = None,
+    min_gpu_memory_gib: float | None = None,
+    max_price: float | None = None,
+    purchase: str = "on-demand",
+) -> pd.DataFrame:
+    """Rows matching every given filter; `gpu=True` GPU only, `gpu=False` CPU only."""
+    out = df
+    if region is not None:
+        check_region(df, region)
+        out = out[out["region"] == region]
+    if gpu is not None:
+        out = out[(out["gpu_count"] > 0) == gpu]
+    if arch is not None:
+        known = sorted(df["arch"].unique())
+        if arch not in known:
+            raise InputError(f"--arch: must be one of {' | '.join(known)}, got {arch!r}")
+        out = out[out["arch"] == arch]
+    if min_gpu_memory_gib is not None:
+        out = out[out["gpu_memory_gib"].fillna(0) * out["gpu_count"] >= min_gpu_memory_gib]
+    if max_price is not None:
+        out = out[out[price_column(purchase)] <= max_price]
+    return out
+
+
+def sort_instances(df: pd.DataFrame, by: str = "price", purchase: str = "on-demand") -> pd.DataFrame:
+    price = price_column(purchase)
+    if by == "gpu-memory":
+        total = df["gpu_memory_gib"].fillna(0) * df["gpu_count"]
+        return df.assign(_total=total).sort_values(["_total", price], ascending=[False, True]).drop(columns="_total")
+    return df.sort_values([price, "instance_type", "region"], na_position="last")
