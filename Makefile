@@ -20,10 +20,13 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	touch $@ $(VENV)/.installed
 
 run: $(VENV)/.installed
-	$(BIN)/planner bench $(SPEC)
+	$(BIN)/planner run $(SPEC) --targets local
 
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest -q
+
+bench-accuracy: $(VENV)/.installed
+	$(BIN)/python benchmarks/accuracy.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -166,6 +166,122 @@ def cmd_prices(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+def _duration(text: str) -> float:
+    from planner.units import parse_duration
+
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
+    return value
+
+
+def _objective(args: argparse.Namespace) -> str | None:
+    """--deadline alone means "cheapest within the deadline"."""
+    if getattr(args, "deadline", None) and args.objective in (None, "cheapest"):
+        return "deadline"
+    return args.objective
+
+
+def _print_plan(doc: dict[str, Any], as_json: bool) -> None:
+    from planner.report import plan_table, recommendation_text
+
+    if as_json:
+        _print_json(doc)
+        return
+    out = _stdout()
+    out.print(plan_table(doc))
+    out.print(recommendation_text(doc), highlight=False)
+    for warning in doc.get("warnings", []):
+        _stderr().print(f"[yellow]warning[/]: {warning}", highlight=False)
+    if doc.get("run_dir"):
+        _stderr().print(f"run journal: {doc['run_dir']}  (re-plan with `planner plan {doc['run_dir']}`)", highlight=False)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from planner.service import BenchOptions, PlannerService, PlanOptions, parse_targets, run_plan
+
+    service = PlannerService()
+    spec = service.load(args.spec)
+    targets = parse_targets(args.targets)
+    if args.objective == "deadline" and not args.deadline:
+        raise PlannerError("--objective deadline needs --deadline", hint="e.g. --deadline 4h") from None
+    options = PlanOptions(objective=_objective(args) or "cheapest", deadline_seconds=args.deadline,
+                          time_value_per_hour=args.time_value, local_price_per_hour=args.local_price)
+    err = _stderr()
+
+    def on_result(label: str, data: dict[str, Any]) -> None:
+        from planner.report import seconds_text
+
+        if data.get("status") == "ok":
+            err.print(f"[green]measured[/] {label}: {seconds_text(data['step_seconds'])}/step on {data.get('device_name', '')}", highlight=False)
+        else:
+            err.print(f"[red]{data.get('status')}[/] {label}: {data.get('message', '')}", highlight=False)
+
+    with _BenchProgress(enabled=sys.stderr.isatty()) as progress:
+        doc, _journal = run_plan(service, spec, Path(args.spec).read_text(), targets, options,
+                                 BenchOptions(seconds=args.seconds), Path(args.out) if args.out else None,
+                                 on_progress=progress, on_result=on_result)
+    _print_plan(doc, args.json)
+    return ExitCode.OK if doc["recommendation"]["target"] else ExitCode.RUNTIME_FAILURE
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from planner.service import replan
+
+    overrides = {"objective": _objective(args), "deadline_seconds": args.deadline, "time_value_per_hour": args.time_value,
+                 "local_price_per_hour": args.local_price, "region": args.region, "purchase": args.purchase}
+    doc, journal = replan(args.run_dir, overrides)
+    if doc["objective"] == "deadline" and not doc.get("deadline_seconds"):
+        raise PlannerError("--objective deadline needs --deadline", hint="e.g. --deadline 4h")
+    journal.write_plan(doc)
+    _print_plan(doc, args.json)
+    return ExitCode.OK if doc["recommendation"]["target"] else ExitCode.RUNTIME_FAILURE
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from planner.report import seconds_text
+    from planner.service import BenchOptions, PlannerService, validate
+
+    if args.target != "local":
+        raise PlannerError(f"--target: only local can be validated today, got {args.target!r}")  # argparse limits it
+    service = PlannerService()
+    spec = service.load(args.spec)
+    with _BenchProgress(enabled=sys.stderr.isatty()) as progress:
+        data = validate(service, spec, args.epochs, BenchOptions(device=args.device, seconds=args.seconds), progress)
+    if args.json:
+        _print_json(data)
+    else:
+        verdict = "inside" if data["inside_interval"] else "outside"
+        _stdout().print(
+            f"{data['workload']} on {data['device']} ({data['device_name']}), {data['epochs']:,} epochs = {data['steps']:,} steps\n"
+            f"  predicted {seconds_text(data['predicted_seconds'])} "
+            f"({seconds_text(data['predicted_seconds_low'])}-{seconds_text(data['predicted_seconds_high'])}) "
+            f"from a {data['bench_seconds']:g} s bench\n"
+            f"  actual    {seconds_text(data['actual_seconds'])}  -> error {data['error_percent']:+.1f}% ({verdict} the interval)",
+            highlight=False)
+    return ExitCode.OK
+
+
+def _plan_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:
+    p.add_argument("--objective", choices=("cheapest", "fastest", "deadline"), default="cheapest" if defaults else None,
+                   help="what to minimize (default cheapest; --deadline alone means cheapest within it)")
+    p.add_argument("--deadline", type=_duration, metavar="DURATION", help="finish within this time, e.g. 4h, 90m, 1h30m")
+    p.add_argument("--time-value", type=_non_negative_float, metavar="USD_PER_HOUR",
+                   help="what an hour of your waiting is worth; added to each option's cost")
+    p.add_argument("--local-price", type=_non_negative_float, metavar="USD_PER_HOUR", default=0.0 if defaults else None,
+                   help="hourly cost of this machine (amortized hardware, power); default 0")
+
+
 # ----------------------------------------------------------------------------- parser
 
 
@@ -206,6 +322,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--refresh", action="store_true", help="fetch live prices from AWS first (needs credentials)")
     p.add_argument("--json", action="store_true", help='print {"source", "as_of", "instances": [...]}')
     p.set_defaults(handler=cmd_prices)
+
+    p = sub.add_parser("run", help="measure targets, estimate the full training run, and recommend where to train")
+    p.add_argument("spec", help="workload spec (YAML or JSON)")
+    p.add_argument("--targets", default="local", help="comma-separated: local (this machine's CPU, and its GPU when present)")
+    _plan_arguments(p, defaults=True)
+    p.add_argument("--seconds", type=_positive_float, default=10.0, help="bench time budget per target (default 10)")
+    p.add_argument("--out", metavar="RUN_DIR", help="run journal directory (default planner-runs/<UTC time>-<name>/)")
+    p.add_argument("--json", action="store_true", help='print {"workload", "options", "recommendation", ...}')
+    p.set_defaults(handler=cmd_run)
+
+    p = sub.add_parser("plan", help="recompute a plan from a run directory without running anything")
+    p.add_argument("run_dir", help="a directory written by `planner run`")
+    _plan_arguments(p, defaults=False)
+    p.add_argument("--region", help="price AWS options in this region")
+    p.add_argument("--purchase", choices=("on-demand", "spot"), help="price AWS options on-demand or spot")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(handler=cmd_plan)
+
+    p = sub.add_parser("validate", help="really train for N epochs and compare with the prediction")
+    p.add_argument("spec", help="workload spec (YAML or JSON)")
+    p.add_argument("--target", choices=("local",), default="local")
+    p.add_argument("--device", choices=("cpu", "cuda", "auto"), default="auto")
+    p.add_argument("--epochs", type=_positive_int, help="epochs to train (default: the spec's)")
+    p.add_argument("--seconds", type=_positive_float, default=10.0, help="bench time budget for the prediction (default 10)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_validate)
 
     return parser
 

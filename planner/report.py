@@ -170,3 +170,49 @@ def prices_table(catalog, rows, purchase: str = "on-demand"):
         cells += [_money(r["ondemand_usd_per_hour"]), _money(r["spot_usd_per_hour_median"])]
         t.add_row(*cells, *([] if one_region else [r["region"]]))
     return t
+
+
+# ----------------------------------------------------------------------------- plans
+
+
+def _interval(o: dict[str, Any]) -> str:
+    if o.get("train_seconds") is None:
+        return "-"
+    return f"{seconds_text(o['train_seconds'])} ({seconds_text(o['train_seconds_low'])}-{seconds_text(o['train_seconds_high'])})"
+
+
+def plan_table(doc: dict[str, Any]):
+    from rich import box
+    from rich.table import Table
+
+    w = doc["workload"]
+    objective = doc["objective"] if doc["objective"] != "deadline" else f"cheapest within {seconds_text(doc['deadline_seconds'])}"
+    t = Table(title=f"{w['name']}: {w['total_steps']:,} steps ({w['epochs']:,} epochs x {w['steps_per_epoch']:,}), "
+                    f"batch {w['batch_size']:,}; objective: {objective}",
+              title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    for name in ("#", "target", "device", "source", "step", "training time (interval)", "$/h", "cost", "speedup", "break-even"):
+        t.add_column(name, no_wrap=True, justify="left" if name in ("target", "device", "source", "training time (interval)") else "right")
+    rec = doc["recommendation"]
+    for o in doc["options"]:
+        chosen = o["target"] == rec.get("target") and o["device"] == rec.get("device")
+        device = o["device"] + (f" {o['device_name']}" if o.get("device_name") and o["device"] == "cuda" else "")
+        if not o["fits"]:
+            cells = ["-", o["target"], device, o["source"], "-", f"[red]does not fit[/]: {o.get('note', '')[:40]}", "", "", "", ""]
+        elif o.get("train_seconds") is None:
+            cells = ["-", o["target"], device, o["source"], "-", f"[red]failed[/]: {o.get('note', '')[:40]}", "", "", "", ""]
+        else:
+            speed = f"{o['speedup']:.2f}x" if o.get("speedup") is not None else "-"
+            be = f"{o['break_even_speedup']:.2f}x" if o.get("break_even_speedup") not in (None, float("inf")) else ("inf" if o.get("break_even_speedup") else "-")
+            cost = o["cost_usd"]
+            cells = [str(o["rank"]), o["target"], device, o["source"], seconds_text(o["step_seconds"]), _interval(o),
+                     f"{o['price_per_hour']:.3f}", f"${cost:.4f}" if cost < 0.01 else f"${cost:,.2f}", speed, be]
+        t.add_row(*cells, style="bold green" if chosen else None)
+    return t
+
+
+def recommendation_text(doc: dict[str, Any]) -> str:
+    rec = doc["recommendation"]
+    head = {"clear": "Recommendation", "only_option": "Recommendation", "too_close": "Too close to call",
+            "deadline_missed": "Deadline cannot be met", "nothing_fits": "No option can run this workload"}[rec["verdict"]]
+    target = f": {rec['target']} ({rec['device']})" if rec.get("target") else ""
+    return f"[bold]{head}{target}.[/] {rec['reason']}."

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -119,12 +119,12 @@ class PlannerService:
                              hint="use --device cpu (or auto), or run on a machine with an NVIDIA GPU and a CUDA build of torch")
 
     def bench(self, spec: WorkloadSpec, options: BenchOptions, workdir: Path | None = None,
-              on_progress: ProgressFn | None = None, label: str = "local"):
+              on_progress: ProgressFn | None = None, label: str = "local", extra: dict[str, Any] | None = None):
         """Run the bench for `spec` on this machine in a subprocess; return its BenchResult."""
         from runner.local import LocalTarget
 
         self.check_device(options.device)
-        job = self.make_job(spec, options)
+        job = {**self.make_job(spec, options), **(extra or {})}
         with tempfile.TemporaryDirectory(prefix="planner-bench-") as tmp:
             target = LocalTarget(job, Path(workdir or tmp), label=label)
             target.start()
@@ -145,3 +145,152 @@ class PlannerService:
         if result.status == "error":
             raise RunError(f"the bench on {label} failed: {result.message}")
         return result
+
+
+# ============================================================================= planning
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    objective: str = "cheapest"
+    deadline_seconds: float | None = None
+    time_value_per_hour: float | None = None
+    local_price_per_hour: float = 0.0
+    region: str = "us-east-1"
+    purchase: str = "on-demand"
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def parse_targets(text: str) -> list[str]:
+    """`local`, later `aws:TYPE` and `auto`; every name checked before anything starts."""
+    targets = [t.strip() for t in text.split(",") if t.strip()]
+    if not targets:
+        raise InputError("--targets: give at least one target, e.g. --targets local")
+    for t in targets:
+        if t == "local":
+            continue
+        if t.startswith("aws:") or t == "auto":
+            raise InputError(f"--targets: {t!r} needs the remote runner, which is not built yet",
+                             hint="use --targets local; AWS targets arrive with the remote runner")
+        raise InputError(f"--targets: unknown target {t!r}", hint="use local")
+    return list(dict.fromkeys(targets))
+
+
+def option_from_result(label: str, result: dict[str, Any], spec: WorkloadSpec, options: PlanOptions):
+    """One plan option from one journaled bench result (pure)."""
+    from planner.decide import Option
+    from planner.estimate import StepMeasurement, estimate_training
+
+    target = result.get("target") or label.split("-")[0]
+    device = result.get("device", "cpu")
+    common = dict(target=target, device=device, source="measured", price_per_hour=options.local_price_per_hour,
+                  billing="local", device_name=result.get("device_name", ""))
+    if result.get("status") != "ok":
+        return Option(**common, fits=result.get("status") != "does_not_fit",
+                      note=(result.get("message") or result.get("status", "")).splitlines()[0])
+    m = StepMeasurement(result["step_seconds"], result["step_seconds_ci_low"], result["step_seconds_ci_high"],
+                        result.get("setup_seconds") or 0.0, result.get("warmup_seconds") or 0.0, result.get("warmup_steps") or 0)
+    est = estimate_training(m, spec.total_steps, cloud=False)
+    return Option(**common, step_seconds=m.step_seconds, train_seconds=est.seconds,
+                  train_seconds_low=est.low, train_seconds_high=est.high)
+
+
+def plan_from_results(spec: WorkloadSpec, results: dict[str, dict[str, Any]], options: PlanOptions):
+    from planner.decide import decide
+
+    opts = [option_from_result(label, r, spec, options) for label, r in sorted(results.items())]
+    return decide(opts, options.objective, options.deadline_seconds, options.time_value_per_hour)
+
+
+def workload_summary(spec: WorkloadSpec) -> dict[str, Any]:
+    return {"name": spec.name, "kind": spec.model.kind, "task": spec.task, "samples": spec.data.samples,
+            "batch_size": spec.batch_size, "epochs": spec.train.epochs, "steps_per_epoch": spec.steps_per_epoch,
+            "total_steps": spec.total_steps, "precision": spec.train.precision, "data_location": spec.data.location}
+
+
+def plan_document(spec: WorkloadSpec, plan, options: PlanOptions, run_dir: Path | None) -> dict[str, Any]:
+    doc = {"workload": workload_summary(spec), **plan.as_dict(), "plan_options": options.as_dict()}
+    if run_dir is not None:
+        doc["run_dir"] = str(run_dir)
+    return doc
+
+
+def _local_devices(service: "PlannerService") -> list[str]:
+    return ["cpu", "cuda"] if torch_cuda_available() else ["cpu"]
+
+
+def run_plan(service: "PlannerService", spec: WorkloadSpec, spec_text: str | None, targets: list[str],
+             options: PlanOptions, bench: BenchOptions, out: Path | None = None,
+             on_progress: ProgressFn | None = None, on_result: Callable[[str, Any], None] | None = None):
+    """Measure every target, journaling each result the moment it arrives; then plan.
+    Returns (plan document, journal)."""
+    from planner.journal import RunJournal
+
+    journal = RunJournal.create(spec.name, out)
+    journal.write_spec(spec, spec_text)
+    journal.write_run({"targets": targets, "plan_options": options.as_dict(), "bench": bench.__dict__})
+    results: dict[str, dict[str, Any]] = {}
+    for target in targets:
+        for device in _local_devices(service):
+            label = f"{target}-{device}"
+            try:
+                result = service.bench(spec, replace(bench, device=device), workdir=journal.path / "work", label=label)
+                data = result.to_dict()
+            except RunError as exc:  # a failed target is a result too; the others go on
+                data = {"status": "error", "device": device, "message": exc.message}
+            data["target"] = target
+            journal.write_result(label, data)
+            results[label] = data
+            if on_result:
+                on_result(label, data)
+    plan = plan_from_results(spec, results, options)
+    doc = plan_document(spec, plan, options, journal.path)
+    journal.write_plan(doc)
+    return doc, journal
+
+
+def replan(journal_path: str | Path, overrides: dict[str, Any]):
+    """Recompute the plan from a run directory; `overrides` replace the saved plan options."""
+    from planner.journal import RunJournal
+
+    journal = RunJournal.open(journal_path)
+    spec = journal.read_spec()
+    saved = journal.read_run().get("plan_options", {})
+    merged = {**saved, **{k: v for k, v in overrides.items() if v is not None}}
+    options = PlanOptions(**{k: v for k, v in merged.items() if k in PlanOptions.__dataclass_fields__})
+    results = journal.read_results()
+    if not results:
+        raise InputError(f"{journal_path}: the run has no results yet", hint="run `planner run` to measure targets")
+    plan = plan_from_results(spec, results, options)
+    doc = plan_document(spec, plan, options, journal.path)
+    return doc, journal
+
+
+def validate(service: PlannerService, spec: WorkloadSpec, epochs: int | None, bench: BenchOptions,
+             on_progress: ProgressFn | None = None) -> dict[str, Any]:
+    """Predict N epochs from a short bench, then really train N epochs in a fresh process and time
+    it (wall clock from process start, as the estimate models it)."""
+    from planner.estimate import StepMeasurement, estimate_training
+
+    epochs = epochs or spec.train.epochs
+    result = service.bench(spec, bench, on_progress=on_progress, label="bench")
+    if result.status != "ok":
+        raise RunError(f"the bench could not measure the workload: {result.message}")
+    m = StepMeasurement(result.step_seconds, result.step_seconds_ci_low, result.step_seconds_ci_high,
+                        result.setup_seconds or 0.0, result.warmup_seconds or 0.0, result.warmup_steps)
+    steps = spec.steps_per_epoch * epochs
+    est = estimate_training(m, steps)
+    start = time.perf_counter()
+    trained = service.bench(spec, replace(bench, device=result.device), on_progress=on_progress, label="train",
+                            extra={"mode": "train", "epochs": epochs})
+    actual = time.perf_counter() - start
+    return {
+        "workload": spec.name, "device": result.device, "device_name": result.device_name, "epochs": epochs,
+        "steps": steps, "bench_seconds": bench.seconds, "predicted_seconds": est.seconds,
+        "predicted_seconds_low": est.low, "predicted_seconds_high": est.high, "actual_seconds": actual,
+        "actual_step_seconds": trained.step_seconds, "predicted_step_seconds": result.step_seconds,
+        "error_percent": 100.0 * (est.seconds - actual) / actual,
+        "inside_interval": est.low <= actual <= est.high,
+    }

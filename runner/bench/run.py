@@ -105,6 +105,28 @@ def _sweep(job: dict[str, Any], device: torch.device, base_batch: int, seconds: 
     return points
 
 
+def train_job(job: dict[str, Any], result: BenchResult, device: torch.device,
+              progress: Callable[[dict], None] | None = None) -> BenchResult:
+    """`mode: train`: really train for `epochs` epochs (every step, no sampling), for `planner validate`."""
+    spec = job["spec"]
+    t0 = time.perf_counter()
+    workload = build(spec, device)
+    result.setup_seconds = time.perf_counter() - t0
+    steps = workload.steps_per_epoch * int(job["epochs"])
+    t1 = time.perf_counter()
+    for i in range(steps):
+        workload.step()
+        if progress and i % max(1, steps // 20) == 0:
+            progress({"event": "train", "steps": i, "of": steps, "seconds": time.perf_counter() - t1})
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    elapsed = time.perf_counter() - t1
+    result.status, result.steps_measured, result.steps_per_epoch = "ok", steps, workload.steps_per_epoch
+    result.step_seconds = elapsed / steps if steps else None
+    result.wall_seconds = elapsed
+    return result
+
+
 def run_job(job: dict[str, Any], progress: Callable[[dict], None] | None = None) -> BenchResult:
     started = time.perf_counter()
     spec = job["spec"]
@@ -133,6 +155,12 @@ def run_job(job: dict[str, Any], progress: Callable[[dict], None] | None = None)
 
     if device.type == "cuda":
         torch.cuda.reset_peak_memory_stats(device)
+    if job.get("mode") == "train":
+        try:
+            return train_job(job, result, device, progress)
+        except WorkloadError as exc:
+            result.status, result.message = "invalid", str(exc)
+            return result
     seconds = float(job.get("seconds", 10.0))
     workload = None
     try:

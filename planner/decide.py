@@ -1,0 +1,237 @@
+"""Pure: options with training-time intervals x prices -> ranked options and a recommendation.
+
+The rule the product exists for: **a GPU is recommended over the CPU only when its speedup clears
+its break-even speedup with the whole interval.** For a GPU option G and the reference CPU option C
+(the best CPU option under the objective):
+
+    speedup            = C.train_seconds / G.train_seconds        (interval: C.low/G.high .. C.high/G.low)
+    break_even_speedup = G $/h / C $/h                            (with --time-value v: (G + v) / (C + v))
+
+G beats C on cost when speedup > break-even. When the whole speedup interval is above break-even the
+GPU is recommended; when the interval straddles it the verdict is "too close to call" and the CPU is
+recommended: it is the lower hourly rate, so if the speedup turns out at the low end you lose least,
+and you need no GPU quota. The same holds for the `fastest` objective with time intervals: a GPU
+that is not faster with its whole interval is not worth its price. Options that do not fit in
+memory are shown and never recommended.
+
+Objectives: `cheapest` (billed cost, plus the value of waiting time with `time_value` $/h),
+`fastest` (training time), `deadline` (cheapest among options whose whole interval finishes within
+the deadline; if none can, the fastest, with a warning).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, replace
+
+from pricing.billing import instance_cost, local_cost
+
+OBJECTIVES = ("cheapest", "fastest", "deadline")
+
+
+@dataclass(frozen=True)
+class Option:
+    target: str  # "local", "aws:g5.xlarge"
+    device: str  # "cpu" | "cuda"
+    source: str  # "measured" | "predicted"
+    price_per_hour: float
+    billing: str = "local"  # "local" | "ec2"
+    device_name: str = ""
+    step_seconds: float | None = None
+    train_seconds: float | None = None
+    train_seconds_low: float | None = None
+    train_seconds_high: float | None = None
+    fits: bool = True
+    note: str = ""
+    instance_type: str | None = None
+    region: str | None = None
+    purchase: str | None = None
+
+
+@dataclass(frozen=True)
+class RankedOption(Option):
+    cost_usd: float | None = None
+    cost_usd_low: float | None = None
+    cost_usd_high: float | None = None
+    objective_value: float | None = None
+    speedup: float | None = None
+    speedup_low: float | None = None
+    speedup_high: float | None = None
+    break_even_speedup: float | None = None
+    rank: int | None = None
+
+    @property
+    def usable(self) -> bool:
+        return self.fits and self.train_seconds is not None
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    target: str | None
+    device: str | None
+    verdict: str  # clear | too_close | only_option | deadline_missed | nothing_fits
+    reason: str
+    speedup: float | None = None
+    speedup_low: float | None = None
+    speedup_high: float | None = None
+    break_even_speedup: float | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    objective: str
+    options: list[RankedOption]
+    recommendation: Recommendation
+    deadline_seconds: float | None = None
+    time_value_per_hour: float | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {
+            "objective": self.objective, "deadline_seconds": self.deadline_seconds,
+            "time_value_per_hour": self.time_value_per_hour,
+            "options": [asdict(o) for o in self.options],
+            "recommendation": asdict(self.recommendation), "warnings": list(self.warnings),
+        }
+
+
+def billed_cost(option: Option, seconds: float) -> float:
+    if option.billing == "ec2":
+        return instance_cost(option.price_per_hour, seconds)
+    return local_cost(option.price_per_hour, seconds)
+
+
+def _with_costs(o: Option, time_value: float) -> RankedOption:
+    r = RankedOption(**asdict(o))
+    if o.train_seconds is None:
+        return r
+    cost = billed_cost(o, o.train_seconds)
+    low, high = billed_cost(o, o.train_seconds_low), billed_cost(o, o.train_seconds_high)
+    wait = time_value / 3600.0
+    return replace(r, cost_usd=cost, cost_usd_low=low + wait * o.train_seconds_low,
+                   cost_usd_high=high + wait * o.train_seconds_high, objective_value=cost + wait * o.train_seconds)
+
+
+def _metric(o: RankedOption, objective: str) -> tuple[float, float, float]:
+    """(point, low, high) of what the objective minimizes."""
+    if objective == "fastest":
+        return o.train_seconds, o.train_seconds_low, o.train_seconds_high
+    return o.objective_value, o.cost_usd_low, o.cost_usd_high
+
+
+def _speedups(opts: list[RankedOption], ref: RankedOption | None, time_value: float) -> list[RankedOption]:
+    out = []
+    for o in opts:
+        if ref is not None and o.device == "cuda" and o.usable:
+            be = (o.price_per_hour + time_value) / (ref.price_per_hour + time_value) if ref.price_per_hour + time_value > 0 else math.inf
+            o = replace(o, speedup=ref.train_seconds / o.train_seconds,
+                        speedup_low=ref.train_seconds_low / o.train_seconds_high,
+                        speedup_high=ref.train_seconds_high / max(o.train_seconds_low, 1e-12),
+                        break_even_speedup=be)
+        out.append(o)
+    return out
+
+
+def _hours(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _money(usd: float) -> str:
+    return f"${usd:.4f}" if usd < 0.01 else f"${usd:.2f}"
+
+
+def decide(options: list[Option], objective: str = "cheapest", deadline_seconds: float | None = None,
+           time_value_per_hour: float | None = None) -> Plan:
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+    if objective == "deadline" and not deadline_seconds:
+        raise ValueError("the deadline objective needs deadline_seconds")
+    tv = time_value_per_hour or 0.0
+    ranked = [_with_costs(o, tv) for o in options]
+    usable = [o for o in ranked if o.usable]
+    warnings: list[str] = []
+
+    pool = usable
+    if objective == "deadline":
+        pool = [o for o in usable if o.train_seconds_high <= deadline_seconds]
+    order = sorted(usable, key=lambda o: (o not in pool, _metric(o, "fastest" if objective == "fastest" else "cheapest")[0], o.target))
+    cpu_pool = [o for o in pool if o.device == "cpu"]
+    ref = min(cpu_pool, key=lambda o: _metric(o, objective if objective != "deadline" else "cheapest")[0], default=None)
+    if ref is None:  # speedups are still worth showing against the best CPU overall
+        ref = min((o for o in usable if o.device == "cpu"), key=lambda o: _metric(o, "cheapest")[0], default=None)
+    order = _speedups(order, ref, tv)
+    ranks = {o.target + o.device: i + 1 for i, o in enumerate(order)}
+    final = [replace(o, rank=ranks.get(o.target + o.device)) for o in _speedups(ranked, ref, tv)]
+    final.sort(key=lambda o: (o.rank is None, o.rank or 0))
+    by_key = {o.target + o.device: o for o in final}
+
+    def plan(rec: Recommendation) -> Plan:
+        return Plan(objective, final, rec, deadline_seconds, time_value_per_hour, warnings)
+
+    if not usable:
+        return plan(Recommendation(None, None, "nothing_fits",
+                                   "no option can run this workload: none fits in memory or none was measured; "
+                                   "reduce train.batch_size or the model, or add targets with more memory"))
+    metric_name = "fastest" if objective == "fastest" else "cheapest"
+    if objective == "deadline" and not pool:
+        fastest = min(usable, key=lambda o: o.train_seconds)
+        warnings.append(f"no option finishes within the deadline ({_hours(deadline_seconds)}) with its whole interval")
+        return plan(Recommendation(fastest.target, fastest.device, "deadline_missed",
+                                   f"no option meets the {_hours(deadline_seconds)} deadline with confidence; the fastest is "
+                                   f"{fastest.target} ({fastest.device}) at {_hours(fastest.train_seconds)} "
+                                   f"({_hours(fastest.train_seconds_low)}-{_hours(fastest.train_seconds_high)})"))
+    best = by_key[order[0].target + order[0].device]
+    if len(pool) == 1:
+        return plan(Recommendation(best.target, best.device, "only_option",
+                                   f"{best.target} ({best.device}) is the only option that "
+                                   + ("meets the deadline" if objective == "deadline" else "was measured and fits")
+                                   + f": about {_hours(best.train_seconds)} for {_money(best.cost_usd)}",
+                                   best.speedup, best.speedup_low, best.speedup_high, best.break_even_speedup))
+
+    ref = by_key[ref.target + ref.device] if ref is not None else None
+    pool_keys = {o.target + o.device for o in pool}
+    if best.device == "cuda" and ref is not None and ref.target + ref.device in pool_keys:
+        point, low, high = _metric(best, metric_name)
+        _, ref_low, _ = _metric(ref, metric_name)
+        what = "cost" if metric_name == "cheapest" else "training time"
+        if high < ref_low:
+            reason = (f"{best.target} ({best.device_name or 'GPU'}) is {best.speedup:.1f}x faster than {ref.target} "
+                      f"({best.speedup_low:.1f}-{best.speedup_high:.1f}x) and its break-even speedup is "
+                      f"{best.break_even_speedup:.1f}x, so it is cheaper even at the pessimistic end: "
+                      f"about {_hours(best.train_seconds)} for {_money(best.cost_usd)} vs "
+                      f"{_hours(ref.train_seconds)} for {_money(ref.cost_usd)} on the CPU")
+            if metric_name == "fastest":
+                reason = (f"{best.target} is faster than the best CPU option {ref.target} with its whole interval "
+                          f"({best.speedup_low:.1f}-{best.speedup_high:.1f}x): about {_hours(best.train_seconds)} "
+                          f"for {_money(best.cost_usd)}")
+            return plan(Recommendation(best.target, best.device, "clear", reason,
+                                       best.speedup, best.speedup_low, best.speedup_high, best.break_even_speedup))
+        reason = (f"too close to call: {best.target} looks better on {what} by its estimate, but its speedup "
+                  f"({best.speedup_low:.1f}-{best.speedup_high:.1f}x) does not clear the break-even speedup "
+                  f"({best.break_even_speedup:.1f}x) with its whole interval. Recommending the CPU option {ref.target}: "
+                  f"the lower hourly rate loses least if the speedup lands at its low end "
+                  f"(about {_hours(ref.train_seconds)} for {_money(ref.cost_usd)})")
+        return plan(Recommendation(ref.target, ref.device, "too_close", reason,
+                                   best.speedup, best.speedup_low, best.speedup_high, best.break_even_speedup))
+
+    gpus = [o for o in final if o.device == "cuda" and o.usable and o.speedup is not None]
+    if best.device == "cuda":
+        why = ("; no CPU option finishes within the deadline with its whole interval" if objective == "deadline"
+               else "; no CPU option was measured to compare with")
+    elif gpus:
+        g = max(gpus, key=lambda o: o.speedup)
+        why = (f"; the fastest GPU option {g.target} is {g.speedup:.1f}x faster ({g.speedup_low:.1f}-{g.speedup_high:.1f}x) "
+               f"but would need {g.break_even_speedup:.1f}x to break even" if not math.isinf(g.break_even_speedup)
+               else f"; the GPU option {g.target} is {g.speedup:.1f}x faster, but the CPU costs nothing per hour")
+    else:
+        why = ""
+    lead = "cheapest" if metric_name == "cheapest" else "fastest"
+    if objective == "deadline":
+        lead = f"cheapest that finishes within {_hours(deadline_seconds)}"
+    reason = f"{best.target} ({best.device}) is the {lead} option: about {_hours(best.train_seconds)} " \
+             f"({_hours(best.train_seconds_low)}-{_hours(best.train_seconds_high)}) for {_money(best.cost_usd)}{why}"
+    return plan(Recommendation(best.target, best.device, "clear", reason))

@@ -1,0 +1,77 @@
+"""Pure: a bench result + the spec's step count -> full training time with a low/high interval.
+
+    train_seconds = one-time costs + total_steps x mean step seconds
+
+One-time costs: process start (interpreter + `import torch`), setup (model, optimizer, data on the
+device: measured by the bench), the warm-up's excess over steady-state steps (measured), and for a
+cloud target the instance's boot and setup (a documented constant until measured).
+
+Interval: the mean's 95% interval from the bench, widened by the run-to-run noise of a machine (two
+benches of the same workload in a row do not give the same mean: clock boost, neighbours on a
+shared host, memory placement). The two are independent, so their relative half-widths add in
+quadrature. RUN_TO_RUN_NOISE was measured on this project's 2-core CI VM (2026-11-21): 5 benches
+each of surface-mlp, small-cnn and custom-policy (`planner bench examples/NAME.yaml --seconds 10
+--json`, run in turn). The standard deviation of the 5 means was 15%, 7% and 8.5% of their average
+(largest single deviation 24%, 8%, 12%), larger than each run's own 95% interval (8-10%): on a
+shared VM the machine changes between runs more than within one. 0.15 covers about 1.5 standard
+deviations of the average workload; a quieter machine could use less.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+PROCESS_START_SECONDS = 2.0  # python + import torch, measured here at 1.5-2.0 s
+CLOUD_BOOT_SECONDS = 150.0  # EC2 launch -> user-data -> torch importable on a Deep Learning AMI; a constant until measured
+RUN_TO_RUN_NOISE = 0.15  # relative: see the module docstring
+
+
+@dataclass(frozen=True)
+class StepMeasurement:
+    """What the estimate needs from a bench result (plain numbers)."""
+
+    step_seconds: float
+    step_seconds_ci_low: float
+    step_seconds_ci_high: float
+    setup_seconds: float = 0.0
+    warmup_seconds: float = 0.0
+    warmup_steps: int = 0
+
+
+@dataclass(frozen=True)
+class TrainingEstimate:
+    seconds: float
+    low: float
+    high: float
+    one_time_seconds: float
+    steps: int
+    relative_half_width: float
+
+
+def one_time_seconds(m: StepMeasurement, cloud: bool = False) -> float:
+    warmup_excess = max(0.0, m.warmup_seconds - m.warmup_steps * m.step_seconds)
+    return PROCESS_START_SECONDS + m.setup_seconds + warmup_excess + (CLOUD_BOOT_SECONDS if cloud else 0.0)
+
+
+def relative_half_width(m: StepMeasurement, noise: float = RUN_TO_RUN_NOISE) -> float:
+    mean = m.step_seconds
+    ci = max(m.step_seconds_ci_high - mean, mean - m.step_seconds_ci_low, 0.0) / mean if mean > 0 else 0.0
+    return math.hypot(ci, noise)
+
+
+def estimate_training(m: StepMeasurement, total_steps: int, cloud: bool = False,
+                      noise: float = RUN_TO_RUN_NOISE) -> TrainingEstimate:
+    if m.step_seconds <= 0 or total_steps < 0:
+        raise ValueError("a step time must be positive and the step count non-negative")
+    fixed = one_time_seconds(m, cloud)
+    rel = relative_half_width(m, noise)
+    steps_time = total_steps * m.step_seconds
+    return TrainingEstimate(
+        seconds=fixed + steps_time,
+        low=fixed + steps_time * max(0.0, 1 - rel),
+        high=fixed + steps_time * (1 + rel),
+        one_time_seconds=fixed,
+        steps=total_steps,
+        relative_half_width=rel,
+    )

@@ -1,0 +1,108 @@
+"""`planner run` end to end on this machine, the journal, `planner plan` and `planner validate`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from planner.journal import RunJournal
+from tests.cli.helpers import planner
+
+SPEC = ("name: tiny-run\nmodel: {kind: mlp, input_size: 4, hidden: [16], outputs: 1}\n"
+        "data: {samples: 2048}\ntrain: {batch_size: 256, epochs: 50}\n")
+
+OPTION_KEYS = {"target", "device", "source", "step_seconds", "train_seconds", "train_seconds_low", "train_seconds_high",
+               "price_per_hour", "cost_usd", "fits"}
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    base = tmp_path_factory.mktemp("run")
+    spec = base / "tiny.yaml"
+    spec.write_text(SPEC)
+    out = base / "journal"
+    r = planner("run", spec, "--targets", "local", "--seconds", "1", "--json", "--out", out)
+    assert r.code == 0, r.err
+    return out, json.loads(r.out)
+
+
+def test_run_json_carries_the_documented_keys(run_dir):
+    _, doc = run_dir
+    assert {"workload", "options", "recommendation"} <= doc.keys()
+    assert doc["workload"]["total_steps"] == 8 * 50
+    for option in doc["options"]:
+        assert OPTION_KEYS <= option.keys()
+    cpu = next(o for o in doc["options"] if o["device"] == "cpu")
+    assert cpu["source"] == "measured" and cpu["fits"] is True
+    assert cpu["train_seconds_low"] < cpu["train_seconds"] < cpu["train_seconds_high"]
+    assert cpu["price_per_hour"] == 0.0 and cpu["cost_usd"] == 0.0
+    rec = doc["recommendation"]
+    assert rec["target"] == "local" and rec["reason"]
+
+
+def test_journal_holds_spec_results_and_plan(run_dir):
+    out, doc = run_dir
+    journal = RunJournal.open(out)
+    assert journal.read_spec().name == "tiny-run"
+    assert (out / "spec.yaml").read_text() == SPEC
+    results = journal.read_results()
+    assert "local-cpu" in results and results["local-cpu"]["status"] == "ok"
+    assert journal.read_plan() == json.loads(json.dumps(doc))
+
+
+def test_plan_reproduces_run_exactly_from_the_journal(run_dir):
+    out, doc = run_dir
+    r = planner("plan", out, "--json")
+    assert r.code == 0, r.err
+    again = json.loads(r.out)
+    assert again["options"] == doc["options"]
+    assert again["recommendation"] == doc["recommendation"]
+
+
+def test_plan_with_a_new_objective_and_local_price(run_dir):
+    out, doc = run_dir
+    r = planner("plan", out, "--objective", "fastest", "--local-price", "3.6", "--json")
+    again = json.loads(r.out)
+    assert again["objective"] == "fastest"
+    cpu = next(o for o in again["options"] if o["device"] == "cpu")
+    assert cpu["price_per_hour"] == 3.6
+    assert cpu["cost_usd"] == pytest.approx(3.6 * cpu["train_seconds"] / 3600)
+
+
+def test_plan_table_and_recommendation_for_people(run_dir):
+    out, _ = run_dir
+    r = planner("plan", out, "--deadline", "1h")
+    assert r.code == 0, r.err
+    assert "cheapest within" in r.out and "Recommendation" in r.out and "local" in r.out
+
+
+def test_plan_of_a_directory_that_is_not_a_run_exits_2(tmp_path):
+    r = planner("plan", tmp_path)
+    assert r.code == 2 and "not a run directory" in r.err
+
+
+def test_aws_targets_are_refused_before_anything_runs(tmp_path):
+    spec = tmp_path / "s.yaml"
+    spec.write_text(SPEC)
+    r = planner("run", spec, "--targets", "local,aws:g5.xlarge", "--out", tmp_path / "j")
+    assert r.code == 2 and "remote runner" in r.err
+    assert not (tmp_path / "j").exists()
+
+
+def test_bad_deadline_is_a_usage_error(tmp_path):
+    spec = tmp_path / "s.yaml"
+    spec.write_text(SPEC)
+    r = planner("run", spec, "--deadline", "soon")
+    assert r.code == 2 and "4h" in r.err
+
+
+def test_validate_compares_prediction_with_a_real_run(tmp_path):
+    spec = tmp_path / "s.yaml"
+    spec.write_text(SPEC)
+    r = planner("validate", spec, "--target", "local", "--epochs", "20", "--seconds", "1", "--json")
+    assert r.code == 0, r.err
+    data = json.loads(r.out)
+    assert data["steps"] == 8 * 20
+    assert data["actual_seconds"] > 0 and data["predicted_seconds"] > 0
+    assert data["error_percent"] == pytest.approx(100 * (data["predicted_seconds"] - data["actual_seconds"]) / data["actual_seconds"])

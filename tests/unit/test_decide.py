@@ -1,0 +1,171 @@
+"""The decision rule with plain numbers: break-even, intervals, objectives, memory exclusion."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from planner.decide import Option, billed_cost, decide
+from planner.estimate import PROCESS_START_SECONDS, StepMeasurement, estimate_training
+
+
+def cpu(seconds: float, price: float = 1.0, rel: float = 0.05, target: str = "aws:c7i.2xlarge") -> Option:
+    return Option(target=target, device="cpu", source="measured", price_per_hour=price, billing="ec2",
+                  step_seconds=seconds / 1000, train_seconds=seconds,
+                  train_seconds_low=seconds * (1 - rel), train_seconds_high=seconds * (1 + rel))
+
+
+def gpu(seconds: float, price: float = 3.0, rel: float = 0.05, target: str = "aws:g5.xlarge", fits: bool = True) -> Option:
+    return Option(target=target, device="cuda", source="measured", price_per_hour=price, billing="ec2",
+                  device_name="A10G", step_seconds=seconds / 1000, train_seconds=seconds,
+                  train_seconds_low=seconds * (1 - rel), train_seconds_high=seconds * (1 + rel), fits=fits)
+
+
+HOUR = 3600.0
+
+
+def test_gpu_recommended_when_speedup_clears_break_even_with_the_whole_interval():
+    # break-even 3x; speedup 5x (4.5-5.5x)
+    plan = decide([cpu(10 * HOUR), gpu(2 * HOUR)])
+    rec = plan.recommendation
+    assert (rec.target, rec.verdict) == ("aws:g5.xlarge", "clear")
+    assert rec.break_even_speedup == pytest.approx(3.0)
+    assert rec.speedup == pytest.approx(5.0)
+    assert rec.speedup_low == pytest.approx(9.5 / 2.1) and rec.speedup_high == pytest.approx(10.5 / 1.9)
+
+
+def test_gpu_slower_than_break_even_loses_to_the_cpu():
+    plan = decide([cpu(10 * HOUR), gpu(5 * HOUR)])  # 2x faster, 3x the price
+    assert plan.recommendation.target == "aws:c7i.2xlarge"
+    assert plan.recommendation.verdict == "clear"
+    assert "need 3.0x to break even" in plan.recommendation.reason
+
+
+def test_too_close_to_call_recommends_the_cpu_and_says_why():
+    # speedup 3.2x point estimate: cheaper by its point, but the interval (2.6-3.9x) straddles 3x
+    plan = decide([cpu(9.6 * HOUR, rel=0.1), gpu(3 * HOUR, rel=0.1)])
+    rec = plan.recommendation
+    assert rec.verdict == "too_close" and rec.target == "aws:c7i.2xlarge"
+    assert rec.speedup_low < rec.break_even_speedup < rec.speedup_high
+    assert rec.reason.startswith("too close to call")
+
+
+def test_break_even_speedup_is_the_price_ratio_on_every_gpu_option():
+    plan = decide([cpu(10 * HOUR, price=0.5), gpu(2 * HOUR, price=1.0), gpu(1 * HOUR, price=4.0, target="aws:g6e.xlarge")])
+    by_target = {o.target: o for o in plan.options}
+    assert by_target["aws:g5.xlarge"].break_even_speedup == pytest.approx(2.0)
+    assert by_target["aws:g6e.xlarge"].break_even_speedup == pytest.approx(8.0)
+    assert by_target["aws:c7i.2xlarge"].break_even_speedup is None
+
+
+def test_a_free_local_cpu_is_never_beaten_on_cost():
+    local = Option("local", "cpu", "measured", 0.0, "local", "", 0.01, 10 * HOUR, 9 * HOUR, 11 * HOUR)
+    plan = decide([local, gpu(HOUR / 10)])
+    assert plan.recommendation.target == "local"
+    gpu_row = next(o for o in plan.options if o.device == "cuda")
+    assert gpu_row.break_even_speedup == float("inf")
+
+
+def test_fastest_objective():
+    plan = decide([cpu(10 * HOUR), gpu(5 * HOUR)], objective="fastest")
+    assert plan.recommendation.target == "aws:g5.xlarge" and plan.recommendation.verdict == "clear"
+
+
+def test_fastest_but_not_faster_with_the_whole_interval_is_too_close():
+    plan = decide([cpu(10 * HOUR, rel=0.1), gpu(9.5 * HOUR, rel=0.1)], objective="fastest")
+    assert plan.recommendation.verdict == "too_close" and plan.recommendation.device == "cpu"
+
+
+def test_deadline_picks_the_cheapest_that_surely_finishes():
+    plan = decide([cpu(10 * HOUR), gpu(2 * HOUR)], objective="deadline", deadline_seconds=4 * HOUR, time_value_per_hour=None)
+    # the CPU is out (10 h > 4 h); the GPU finishes in 2 h
+    assert plan.recommendation.target == "aws:g5.xlarge"
+    assert "deadline" in plan.recommendation.reason or plan.recommendation.verdict == "only_option"
+
+
+def test_deadline_that_nothing_meets_recommends_the_fastest_with_a_warning():
+    plan = decide([cpu(10 * HOUR), gpu(5 * HOUR)], objective="deadline", deadline_seconds=HOUR)
+    assert plan.recommendation.verdict == "deadline_missed" and plan.recommendation.target == "aws:g5.xlarge"
+    assert plan.warnings
+
+
+def test_deadline_interval_must_fit_entirely():
+    # point estimate 3.9 h, but the high end 4.1 h misses a 4 h deadline
+    plan = decide([cpu(3.9 * HOUR, price=0.1, rel=0.05), gpu(1 * HOUR)], objective="deadline", deadline_seconds=4 * HOUR)
+    assert plan.recommendation.target == "aws:g5.xlarge"
+
+
+def test_time_value_moves_the_decision_towards_the_faster_option():
+    options = [cpu(10 * HOUR, price=1.0), gpu(5 * HOUR, price=3.0)]  # 2x faster, 3x the price
+    assert decide(options).recommendation.device == "cpu"
+    plan = decide(options, time_value_per_hour=50.0)
+    # effective break-even (3 + 50) / (1 + 50) ~ 1.04x; the speedup 1.8-2.2x clears it
+    assert plan.recommendation.device == "cuda" and plan.recommendation.verdict == "clear"
+    assert plan.recommendation.break_even_speedup == pytest.approx(53 / 51)
+
+
+def test_options_that_do_not_fit_are_never_recommended():
+    plan = decide([cpu(10 * HOUR), gpu(HOUR, fits=False)])
+    assert plan.recommendation.device == "cpu"
+    row = next(o for o in plan.options if o.device == "cuda")
+    assert not row.fits and row.rank is None
+
+
+def test_nothing_fits():
+    plan = decide([gpu(HOUR, fits=False)])
+    assert plan.recommendation.target is None and plan.recommendation.verdict == "nothing_fits"
+
+
+def test_billing_applies_the_minimum_and_the_volume():
+    o = cpu(30.0, price=3.6)
+    assert billed_cost(o, 30.0) == pytest.approx((3.6 + 100 * 0.08 / 730) * 60 / 3600)
+
+
+def test_estimate_adds_one_time_costs_and_widens_by_run_to_run_noise():
+    m = StepMeasurement(0.010, 0.0098, 0.0102, setup_seconds=1.0, warmup_seconds=0.5, warmup_steps=20)
+    est = estimate_training(m, 10_000, noise=0.05)
+    fixed = PROCESS_START_SECONDS + 1.0 + (0.5 - 20 * 0.010)
+    assert est.seconds == pytest.approx(fixed + 100.0)
+    rel = (0.02**2 + 0.05**2) ** 0.5
+    assert (est.low, est.high) == pytest.approx((fixed + 100 * (1 - rel), fixed + 100 * (1 + rel)))
+    assert estimate_training(m, 10_000, cloud=True).one_time_seconds > est.one_time_seconds
+
+
+# ------------------------------------------------------------------- property-based
+
+_seconds = st.floats(min_value=60, max_value=1e6)
+_price = st.floats(min_value=0.05, max_value=60)
+_rel = st.floats(min_value=0.0, max_value=0.5)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_seconds, _price, _rel, _seconds, _price, _rel, st.sampled_from(["cheapest", "fastest"]),
+       st.one_of(st.none(), st.floats(min_value=0, max_value=500)))
+def test_a_gpu_is_never_recommended_when_it_costs_more_under_the_objective(cs, cp, cr, gs, gp, gr, objective, tv):
+    c, g = cpu(cs, cp, cr), gpu(gs, gp, gr)
+    plan = decide([c, g], objective=objective, time_value_per_hour=tv)
+    rec = plan.recommendation
+    if rec.device == "cuda":
+        rows = {o.device: o for o in plan.options}
+        if objective == "cheapest":
+            # cheaper even at its pessimistic end than the CPU at its optimistic end
+            assert rows["cuda"].cost_usd_high < rows["cpu"].cost_usd_low
+            assert rows["cuda"].objective_value <= rows["cpu"].objective_value
+        else:
+            assert rows["cuda"].train_seconds_high < rows["cpu"].train_seconds_low
+
+
+@settings(max_examples=300, deadline=None)
+@given(_seconds, _price, _seconds, _price)
+def test_without_uncertainty_the_rule_is_speedup_versus_price_ratio(cs, cp, gs, gp):
+    plan = decide([cpu(cs, cp, rel=0.0), gpu(gs, gp, rel=0.0)])
+    speedup, break_even = cs / gs, gp / cp
+    c_cost, g_cost = billed_cost(cpu(cs, cp), cs), billed_cost(gpu(gs, gp), gs)
+    if g_cost < c_cost:
+        assert plan.recommendation.device == "cuda"
+    elif g_cost > c_cost:
+        assert plan.recommendation.device == "cpu"
+    if gs >= 60 and cs >= 60 and abs(speedup - break_even) / break_even > 0.05:
+        # away from the 60 s minimum and the (equal-per-second) volume, cost order is speedup vs price ratio
+        assert (plan.recommendation.device == "cuda") == (speedup > (gp + 100 * 0.08 / 730) / (cp + 100 * 0.08 / 730))
