@@ -207,32 +207,133 @@ def _print_plan(doc: dict[str, Any], as_json: bool) -> None:
         _stderr().print(f"run journal: {doc['run_dir']}  (re-plan with `planner plan {doc['run_dir']}`)", highlight=False)
 
 
+def _default_region() -> str:
+    return os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+
+
 def cmd_run(args: argparse.Namespace) -> int:
-    from planner.service import BenchOptions, PlannerService, PlanOptions, parse_targets, run_plan
+    from planner.report import seconds_text
+    from planner.service import AwsOptions, BenchOptions, PlannerService, PlanOptions, parse_targets, run_plan
 
     service = PlannerService()
     spec = service.load(args.spec)
     targets = parse_targets(args.targets)
     if args.objective == "deadline" and not args.deadline:
-        raise PlannerError("--objective deadline needs --deadline", hint="e.g. --deadline 4h") from None
+        raise PlannerError("--objective deadline needs --deadline", hint="e.g. --deadline 4h")
+    region = args.region or _default_region()
     options = PlanOptions(objective=_objective(args) or "cheapest", deadline_seconds=args.deadline,
-                          time_value_per_hour=args.time_value, local_price_per_hour=args.local_price)
+                          time_value_per_hour=args.time_value, local_price_per_hour=args.local_price,
+                          region=region, purchase=args.purchase)
+    aws = None
+    if any(t.startswith("aws:") for t in targets):
+        from runner.aws import AwsSettings
+
+        aws = AwsOptions(AwsSettings(region=region, purchase=args.purchase, ami=args.ami, ami_type=args.ami_type,
+                                     subnet=args.subnet, bucket=args.bucket, max_bench_minutes=args.max_bench_minutes),
+                         bench_budget=args.bench_budget, max_instances=args.max_instances, poll_seconds=args.poll_seconds)
     err = _stderr()
 
     def on_result(label: str, data: dict[str, Any]) -> None:
-        from planner.report import seconds_text
-
         if data.get("status") == "ok":
             err.print(f"[green]measured[/] {label}: {seconds_text(data['step_seconds'])}/step on {data.get('device_name', '')}", highlight=False)
         else:
             err.print(f"[red]{data.get('status')}[/] {label}: {data.get('message', '')}", highlight=False)
 
+    def on_state(label: str, state: str, elapsed: float, cost: float) -> None:
+        if label.startswith("aws-"):
+            err.print(f"[{elapsed:5.0f} s] {label}: {state}  (${cost:.4f} so far)", highlight=False)
+
     with _BenchProgress(enabled=sys.stderr.isatty()) as progress:
-        doc, _journal = run_plan(service, spec, Path(args.spec).read_text(), targets, options,
-                                 BenchOptions(seconds=args.seconds), Path(args.out) if args.out else None,
-                                 on_progress=progress, on_result=on_result)
+        doc, _journal, _session = run_plan(service, spec, Path(args.spec).read_text(), targets, options,
+                                           BenchOptions(seconds=args.seconds), Path(args.out) if args.out else None,
+                                           on_progress=progress, on_result=on_result, aws=aws, on_state=on_state)
     _print_plan(doc, args.json)
+    if "bench_cost_usd" in doc:
+        err.print(f"bench instances: about ${doc['bench_cost_usd']:.4f} billed (per-second, 60 s minimum each, root volume included)",
+                  highlight=False)
     return ExitCode.OK if doc["recommendation"]["target"] else ExitCode.RUNTIME_FAILURE
+
+
+def _ec2(region: str | None):
+    import boto3
+
+    from pricing.aws import client
+
+    return client(boto3.Session(), "ec2", region or _default_region())
+
+
+def _aws_failure(exc: Exception, doing: str) -> PlannerError:
+    from pricing.aws import _explain
+
+    return _explain(exc, doing)
+
+
+def cmd_reap(args: argparse.Namespace) -> int:
+    from runner.reaper import parse_time, reap
+
+    now = None
+    if args.at:
+        now = parse_time(args.at)
+        if now is None:
+            raise PlannerError(f"--at: must be a UTC time like 2026-11-21T18:00:00Z, got {args.at!r}")
+    try:
+        taken = reap(_ec2(args.region), now=now, run_id=args.run_id, dry_run=args.dry_run)
+    except PlannerError:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        raise _aws_failure(exc, "reaping instances") from None
+    verb = "would terminate" if args.dry_run else "terminated"
+    out = _stdout()
+    for i in taken:
+        tags = {t["Key"]: t["Value"] for t in i.get("Tags", [])}
+        out.print(f"{verb} {i['InstanceId']} {i['InstanceType']} run {tags.get('planner:run-id', '?')} "
+                  f"expired {tags.get('planner:expires-at', '?')}", highlight=False)
+    _stderr().print(f"{len(taken)} instance(s) {verb}", highlight=False)
+    return ExitCode.OK
+
+
+def cmd_ls(args: argparse.Namespace) -> int:
+    import datetime as dt
+
+    from pricing.billing import instance_cost
+    from pricing.catalog import hourly_price, load_catalog
+    from runner.reaper import is_expired, managed_instances
+
+    try:
+        instances = managed_instances(_ec2(args.region))
+    except Exception as exc:  # noqa: BLE001
+        raise _aws_failure(exc, "listing instances") from None
+    now = dt.datetime.now(dt.timezone.utc)
+    frame = load_catalog().frame if instances else None
+    rows = []
+    for i in instances:
+        tags = {t["Key"]: t["Value"] for t in i.get("Tags", [])}
+        age = (now - i["LaunchTime"]).total_seconds()
+        spot = i.get("InstanceLifecycle") == "spot"
+        try:
+            price = hourly_price(frame, i["InstanceType"], args.region or _default_region(), "spot" if spot else "on-demand")
+            cost = instance_cost(price, age)
+        except PlannerError:
+            cost = None
+        rows.append({"instance_id": i["InstanceId"], "instance_type": i["InstanceType"], "state": i["State"]["Name"],
+                     "run_id": tags.get("planner:run-id"), "age_seconds": age, "expires_at": tags.get("planner:expires-at"),
+                     "expired": is_expired(i, now), "cost_so_far_usd": cost})
+    if args.json:
+        _print_json({"instances": rows})
+        return ExitCode.OK
+    from rich.table import Table
+
+    from planner.report import seconds_text
+
+    t = Table(title="planner-managed instances", title_justify="left")
+    for col in ("instance", "type", "state", "run", "age", "expires at", "cost so far"):
+        t.add_column(col, no_wrap=True)
+    for r in rows:
+        t.add_row(r["instance_id"], r["instance_type"], r["state"], r["run_id"] or "-", seconds_text(r["age_seconds"]),
+                  (r["expires_at"] or "-") + (" [red](expired)[/]" if r["expired"] else ""),
+                  "-" if r["cost_so_far_usd"] is None else f"${r['cost_so_far_usd']:.4f}")
+    _stdout().print(t)
+    return ExitCode.OK
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
@@ -325,9 +426,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("run", help="measure targets, estimate the full training run, and recommend where to train")
     p.add_argument("spec", help="workload spec (YAML or JSON)")
-    p.add_argument("--targets", default="local", help="comma-separated: local (this machine's CPU, and its GPU when present)")
+    p.add_argument("--targets", default="local",
+                   help="comma-separated: local (this machine's CPU, and its GPU when present), aws:INSTANCE_TYPE")
     _plan_arguments(p, defaults=True)
     p.add_argument("--seconds", type=_positive_float, default=10.0, help="bench time budget per target (default 10)")
+    aws = p.add_argument_group("AWS targets")
+    aws.add_argument("--region", help="AWS region (default: AWS_REGION, else us-east-1)")
+    aws.add_argument("--purchase", choices=("on-demand", "spot"), default="on-demand")
+    aws.add_argument("--ami", help="AMI id (default: the PyTorch Deep Learning AMI from its public SSM parameter)")
+    aws.add_argument("--ami-type", default="oss-nvidia-driver-gpu-pytorch-2.9-ubuntu-24.04",
+                     help="DLAMI type in /aws/service/deeplearning/ami/ARCH/TYPE/latest/ami-id")
+    aws.add_argument("--subnet", help="subnet id (default: the default VPC)")
+    aws.add_argument("--bucket", help="results bucket (default: the infra stack's, else one the planner creates)")
+    aws.add_argument("--bench-budget", type=_positive_float, default=2.00, metavar="USD",
+                     help="refuse to launch when the worst-case bench cost exceeds this (default 2.00)")
+    aws.add_argument("--max-bench-minutes", type=_positive_float, default=20.0, metavar="N",
+                     help="dead-man deadline of each instance; the planner stops waiting then (default 20)")
+    aws.add_argument("--max-instances", type=_positive_int, default=8, metavar="N", help="at most N instances at once (default 8)")
+    aws.add_argument("--poll-seconds", type=_positive_float, default=5.0, help="how often to ask AWS for progress (default 5)")
     p.add_argument("--out", metavar="RUN_DIR", help="run journal directory (default planner-runs/<UTC time>-<name>/)")
     p.add_argument("--json", action="store_true", help='print {"workload", "options", "recommendation", ...}')
     p.set_defaults(handler=cmd_run)
@@ -339,6 +455,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--purchase", choices=("on-demand", "spot"), help="price AWS options on-demand or spot")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=cmd_plan)
+
+    p = sub.add_parser("reap", help="terminate planner-managed instances past planner:expires-at")
+    p.add_argument("--region", help="AWS region (default: AWS_REGION, else us-east-1)")
+    p.add_argument("--run-id", help="terminate every instance of this run (its run directory's name), expired or not")
+    p.add_argument("--dry-run", action="store_true", help="list what would be terminated")
+    p.add_argument("--at", metavar="UTC_TIME", help="judge expiry as of this time instead of now (preview)")
+    p.set_defaults(handler=cmd_reap)
+
+    p = sub.add_parser("ls", help="list planner-managed instances with age, expiry and cost so far")
+    p.add_argument("--region", help="AWS region (default: AWS_REGION, else us-east-1)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_ls)
 
     p = sub.add_parser("validate", help="really train for N epochs and compare with the prediction")
     p.add_argument("spec", help="workload spec (YAML or JSON)")

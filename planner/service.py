@@ -6,6 +6,8 @@ no presentation: callers pass an `on_progress` callback and render what comes ba
 
 from __future__ import annotations
 
+import datetime as dt
+import secrets
 import tempfile
 import time
 from dataclasses import dataclass, replace
@@ -164,43 +166,60 @@ class PlanOptions:
 
 
 def parse_targets(text: str) -> list[str]:
-    """`local`, later `aws:TYPE` and `auto`; every name checked before anything starts."""
+    """`local` and `aws:INSTANCE_TYPE`, checked before anything starts (`auto` arrives with predictions)."""
     targets = [t.strip() for t in text.split(",") if t.strip()]
     if not targets:
-        raise InputError("--targets: give at least one target, e.g. --targets local")
+        raise InputError("--targets: give at least one target, e.g. --targets local,aws:g5.xlarge")
     for t in targets:
-        if t == "local":
+        if t == "local" or (t.startswith("aws:") and len(t) > 4):
             continue
-        if t.startswith("aws:") or t == "auto":
-            raise InputError(f"--targets: {t!r} needs the remote runner, which is not built yet",
-                             hint="use --targets local; AWS targets arrive with the remote runner")
-        raise InputError(f"--targets: unknown target {t!r}", hint="use local")
+        if t == "auto":
+            raise InputError("--targets auto needs the prediction model, which is not built yet",
+                             hint="name the targets: local, aws:c7i.xlarge, aws:g5.xlarge, ...")
+        raise InputError(f"--targets: unknown target {t!r}", hint="use local or aws:INSTANCE_TYPE (see `planner prices`)")
     return list(dict.fromkeys(targets))
 
 
-def option_from_result(label: str, result: dict[str, Any], spec: WorkloadSpec, options: PlanOptions):
-    """One plan option from one journaled bench result (pure)."""
+def target_label(target: str, device: str | None = None) -> str:
+    """File-name-safe label: local-cpu, aws-g5.xlarge."""
+    return f"local-{device}" if target == "local" else target.replace(":", "-")
+
+
+def option_from_result(label: str, result: dict[str, Any], spec: WorkloadSpec, options: PlanOptions, catalog=None):
+    """One plan option from one journaled bench result; AWS options priced from `catalog` (a frame)
+    in the plan's region and purchase option (re-planning may change both)."""
     from planner.decide import Option
     from planner.estimate import StepMeasurement, estimate_training
 
     target = result.get("target") or label.split("-")[0]
     device = result.get("device", "cpu")
-    common = dict(target=target, device=device, source="measured", price_per_hour=options.local_price_per_hour,
-                  billing="local", device_name=result.get("device_name", ""))
+    cloud = target.startswith("aws:")
+    common: dict[str, Any] = dict(target=target, device=device, source="measured", price_per_hour=options.local_price_per_hour,
+                                  billing="local", device_name=result.get("device_name", ""))
+    if cloud:
+        from pricing.catalog import hourly_price
+
+        itype = target[4:]
+        common.update(price_per_hour=hourly_price(catalog, itype, options.region, options.purchase), billing="ec2",
+                      instance_type=itype, region=options.region, purchase=options.purchase)
     if result.get("status") != "ok":
         return Option(**common, fits=result.get("status") != "does_not_fit",
                       note=(result.get("message") or result.get("status", "")).splitlines()[0])
     m = StepMeasurement(result["step_seconds"], result["step_seconds_ci_low"], result["step_seconds_ci_high"],
                         result.get("setup_seconds") or 0.0, result.get("warmup_seconds") or 0.0, result.get("warmup_steps") or 0)
-    est = estimate_training(m, spec.total_steps, cloud=False)
+    est = estimate_training(m, spec.total_steps, cloud=cloud)
     return Option(**common, step_seconds=m.step_seconds, train_seconds=est.seconds,
                   train_seconds_low=est.low, train_seconds_high=est.high)
 
 
-def plan_from_results(spec: WorkloadSpec, results: dict[str, dict[str, Any]], options: PlanOptions):
+def plan_from_results(spec: WorkloadSpec, results: dict[str, dict[str, Any]], options: PlanOptions, catalog=None):
     from planner.decide import decide
 
-    opts = [option_from_result(label, r, spec, options) for label, r in sorted(results.items())]
+    if catalog is None and any(str(r.get("target", "")).startswith("aws:") for r in results.values()):
+        from pricing.catalog import load_catalog
+
+        catalog = load_catalog().frame
+    opts = [option_from_result(label, r, spec, options, catalog) for label, r in sorted(results.items())]
     return decide(opts, options.objective, options.deadline_seconds, options.time_value_per_hour)
 
 
@@ -221,34 +240,95 @@ def _local_devices(service: "PlannerService") -> list[str]:
     return ["cpu", "cuda"] if torch_cuda_available() else ["cpu"]
 
 
+@dataclass(frozen=True)
+class AwsOptions:
+    """What `planner run` needs for aws: targets (besides runner.aws.AwsSettings)."""
+
+    settings: Any  # runner.aws.AwsSettings
+    bench_budget: float = 2.00
+    max_instances: int = 8
+    poll_seconds: float = 5.0
+
+
+def preflight(aws_types: list[str], aws: AwsOptions, catalog) -> tuple[dict[str, float], dict[str, str], float]:
+    """Prices, architectures and the worst-case bench cost; refuse before launching anything."""
+    from pricing.billing import instance_cost
+    from pricing.catalog import hourly_price, instance_facts
+
+    s = aws.settings
+    if len(aws_types) > aws.max_instances:
+        raise InputError(f"--targets: {len(aws_types)} AWS instances, more than --max-instances {aws.max_instances}",
+                         hint="benchmark fewer instance types at once, or raise --max-instances")
+    prices = {t: hourly_price(catalog, t, s.region, s.purchase) for t in aws_types}
+    arches = {t: instance_facts(catalog, t, s.region)["arch"] for t in aws_types}
+    worst = sum(instance_cost(p, s.max_bench_minutes * 60 + 600, s.root_volume_gb) for p in prices.values())
+    if worst > aws.bench_budget:
+        detail = ", ".join(f"{t} ${p:.3f}/h" for t, p in prices.items())
+        raise InputError(f"refusing to launch: the worst-case bench cost is ${worst:.2f} ({detail}, each for up to "
+                         f"{s.max_bench_minutes:g} min + 10 min grace), over --bench-budget ${aws.bench_budget:.2f}",
+                         hint="raise --bench-budget, lower --max-bench-minutes, or benchmark fewer or cheaper instances")
+    return prices, arches, worst
+
+
 def run_plan(service: "PlannerService", spec: WorkloadSpec, spec_text: str | None, targets: list[str],
              options: PlanOptions, bench: BenchOptions, out: Path | None = None,
-             on_progress: ProgressFn | None = None, on_result: Callable[[str, Any], None] | None = None):
+             on_progress: ProgressFn | None = None, on_result: Callable[[str, Any], None] | None = None,
+             aws: AwsOptions | None = None, on_state: Callable[[str, str, float, float], None] | None = None):
     """Measure every target, journaling each result the moment it arrives; then plan.
-    Returns (plan document, journal)."""
+    Returns (plan document, journal, session). Every instance started is terminated before return,
+    also on Ctrl-C and SIGTERM (see runner.session)."""
     from planner.journal import RunJournal
+    from runner.local import LocalTarget
+    from runner.session import BenchSession
 
+    aws_types = [t[4:] for t in targets if t.startswith("aws:")]
+    catalog = None
+    if aws_types:
+        from runner.aws import AwsSettings
+
+        aws = aws or AwsOptions(AwsSettings(region=options.region, purchase=options.purchase))
+        catalog = service.catalog().frame
+        prices, arches, _worst = preflight(aws_types, aws, catalog)
     journal = RunJournal.create(spec.name, out)
     journal.write_spec(spec, spec_text)
-    journal.write_run({"targets": targets, "plan_options": options.as_dict(), "bench": bench.__dict__})
-    results: dict[str, dict[str, Any]] = {}
-    for target in targets:
+    # Unique per run whatever the directory is called: it names the run's S3 keys and instance tags.
+    run_id = f"{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
+    journal.write_run({"run_id": run_id, "targets": targets, "plan_options": options.as_dict(), "bench": bench.__dict__})
+    fp = service.footprint(spec)
+    meta: dict[str, dict[str, Any]] = {}
+    local_targets = []
+    if "local" in targets:
         for device in _local_devices(service):
-            label = f"{target}-{device}"
-            try:
-                result = service.bench(spec, replace(bench, device=device), workdir=journal.path / "work", label=label)
-                data = result.to_dict()
-            except RunError as exc:  # a failed target is a result too; the others go on
-                data = {"status": "error", "device": device, "message": exc.message}
-            data["target"] = target
-            journal.write_result(label, data)
-            results[label] = data
-            if on_result:
-                on_result(label, data)
-    plan = plan_from_results(spec, results, options)
+            label = target_label("local", device)
+            meta[label] = {"target": "local"}
+            local_targets.append(LocalTarget(service.make_job(spec, replace(bench, device=device), fp), journal.path / "work", label))
+    aws_run, aws_targets = None, []
+    if aws_types:
+        from runner.aws import AwsRun, AwsTarget
+
+        aws_run = AwsRun(aws.settings, run_id, session=service.aws_session)
+        for itype in aws_types:
+            label = target_label(f"aws:{itype}")
+            meta[label] = {"target": f"aws:{itype}", "instance_type": itype, "region": aws.settings.region,
+                           "purchase": aws.settings.purchase}
+            job = service.make_job(spec, replace(bench, device="auto"), fp)
+            aws_targets.append(AwsTarget(aws_run, itype, job, label, prices[itype], arches[itype]))
+
+    def record(label: str, result) -> None:
+        data = {**result.to_dict(), **meta.get(label, {})}
+        journal.write_result(label, data)  # on disk before anything else looks at it
+        if on_result:
+            on_result(label, data)
+
+    session = BenchSession(local_targets, aws_targets, aws_run, poll_seconds=aws.poll_seconds if aws else 5.0,
+                           on_state=on_state, on_result=record, on_progress=on_progress)
+    session.run()
+    plan = plan_from_results(spec, journal.read_results(), options, catalog)
     doc = plan_document(spec, plan, options, journal.path)
+    if aws_targets:
+        doc["bench_cost_usd"] = session.billed_usd()
     journal.write_plan(doc)
-    return doc, journal
+    return doc, journal, session
 
 
 def replan(journal_path: str | Path, overrides: dict[str, Any]):

@@ -38,10 +38,13 @@ class PriceRefreshError(PlannerError):
 
 
 def client(session: Any, service: str, region: str):
-    """One client factory with standard retries (throttling is retried before it is reported)."""
+    """One client factory with standard retries (throttling is retried before it is reported).
+    S3 signs with SigV4: presigned URLs then carry X-Amz-Expires and work in every region."""
     from botocore.config import Config
 
-    return session.client(service, region_name=region, config=Config(retries={"mode": "standard", "max_attempts": 5}))
+    extra = {"signature_version": "s3v4"} if service == "s3" else {}
+    return session.client(service, region_name=region,
+                          config=Config(retries={"mode": "standard", "max_attempts": 5}, **extra))
 
 
 def _explain(exc: Exception, doing: str) -> PriceRefreshError:

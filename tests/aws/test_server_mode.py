@@ -1,0 +1,178 @@
+"""End to end against moto's server mode: `planner run` in a subprocess launches instances, a test
+thread plays each instance by running its real user-data (real curl, real bench on CPU, a shutdown
+stub that terminates the instance through moto), and afterwards nothing is left running. Also: no
+one plays (collection time-out), a crashing bench, SIGINT / SIGTERM mid-run, and SIGKILL + reap."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from moto.server import ThreadedMotoServer
+
+from tests.aws.helpers import FAKE_ENV, Player, ec2, free_port, live_instances, x86_ami
+from tests.conftest import ROOT
+
+SPEC = ("name: e2e-mlp\nmodel: {kind: mlp, input_size: 4, hidden: [16], outputs: 1}\n"
+        "data: {samples: 1024}\ntrain: {batch_size: 128, epochs: 20}\n")
+
+
+@pytest.fixture(scope="module")
+def endpoint():
+    port = free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    yield f"http://127.0.0.1:{port}"
+    server.stop()
+
+
+@pytest.fixture
+def env(endpoint, tmp_path):
+    return {**os.environ, **FAKE_ENV, "AWS_ENDPOINT_URL": endpoint, "PLANNER_CACHE_DIR": str(tmp_path / "cache"),
+            "COLUMNS": "140", "PYTHONUNBUFFERED": "1"}
+
+
+def start_planner(env, tmp_path, targets: str, *extra: str) -> tuple[subprocess.Popen, Path]:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(SPEC)
+    out = tmp_path / "run"
+    ami = x86_ami(ec2(env["AWS_ENDPOINT_URL"]))
+    cmd = [sys.executable, "-m", "planner.cli", "run", str(spec), "--targets", targets, "--ami", ami, "--seconds", "1",
+           "--poll-seconds", "0.3", "--out", str(out), *extra]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return proc, out
+
+
+def run_id(out: Path, timeout: float = 60) -> str:
+    """The run's id, from its journal (written before anything is launched)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            return json.loads((out / "run.json").read_text())["run_id"]
+        except (OSError, ValueError, KeyError):
+            time.sleep(0.1)
+    raise AssertionError(f"{out}/run.json never appeared")
+
+
+def wait_for_instances(endpoint: str, out: Path, count: int, timeout: float = 60) -> list[dict]:
+    rid = run_id(out, timeout)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = [i for i in live_instances(ec2(endpoint), rid) if i["State"]["Name"] == "running"]
+        if len(found) >= count:
+            return found
+        time.sleep(0.2)
+    raise AssertionError(f"{count} instances of {rid} never ran")
+
+
+def test_planner_collects_results_from_played_instances_and_leaves_nothing_running(endpoint, env, tmp_path):
+    player = Player(endpoint, tmp_path / "instances")
+    player.start()
+    proc, out = start_planner(env, tmp_path, "local,aws:c7i.xlarge,aws:g4dn.xlarge", "--json", "--max-bench-minutes", "5")
+    stdout, stderr = proc.communicate(timeout=420)
+    player.stop.set()
+    assert proc.returncode == 0, stderr
+    doc = json.loads(stdout)
+    by_target = {o["target"]: o for o in doc["options"]}
+    assert set(by_target) == {"local", "aws:c7i.xlarge", "aws:g4dn.xlarge"}
+    for target in ("aws:c7i.xlarge", "aws:g4dn.xlarge"):
+        option = by_target[target]
+        assert option["source"] == "measured" and option["step_seconds"] > 0 and option["train_seconds"] > 0
+        assert option["price_per_hour"] > 0 and option["cost_usd"] > 0
+    assert doc["recommendation"]["target"]
+    assert doc["bench_cost_usd"] > 0
+    assert len(player.played) == 2
+    # every result was journaled
+    assert {p.stem for p in (out / "results").glob("*.json")} == {"local-cpu", "aws-c7i.xlarge", "aws-g4dn.xlarge"}
+    assert live_instances(ec2(endpoint), run_id(out)) == []
+    assert "aws-g4dn.xlarge: booting" in stderr or "aws-g4dn.xlarge: running" in stderr
+
+
+def test_without_anyone_playing_each_target_ends_with_no_result_and_nothing_running(endpoint, env, tmp_path):
+    proc, out = start_planner(env, tmp_path, "aws:c7i.xlarge,aws:g4dn.xlarge", "--max-bench-minutes", "0.1")
+    stdout, stderr = proc.communicate(timeout=120)
+    for label in ("aws-c7i.xlarge", "aws-g4dn.xlarge"):
+        assert f"no result from {label} within 0.1 minutes" in stderr
+    assert proc.returncode == 1  # nothing measured: no recommendation
+    assert live_instances(ec2(endpoint), run_id(out)) == []
+
+
+def test_a_crashing_bench_is_reported_with_its_log(endpoint, env, tmp_path):
+    crash = "#!/bin/bash\ncase \"$*\" in *'import torch'*) exit 0 ;; *zipfile*) exec " + sys.executable + " \"$@\" ;; esac\n" \
+            "echo 'Traceback (most recent call last):'; echo 'RuntimeError: CUDA error: an illegal memory access'; exit 1\n"
+    player = Player(endpoint, tmp_path / "instances", python_stub=crash)
+    player.start()
+    proc, out = start_planner(env, tmp_path, "aws:c7i.xlarge", "--max-bench-minutes", "3")
+    stdout, stderr = proc.communicate(timeout=180)
+    player.stop.set()
+    assert "ended without a result" in stderr and "RuntimeError: CUDA error: an illegal memory access" in stderr
+    assert live_instances(ec2(endpoint), run_id(out)) == []
+
+
+def test_spot_interruption_is_reported(endpoint, env, tmp_path):
+    player = Player(endpoint, tmp_path / "instances", terminate_instead=True)
+    player.start()
+    proc, out = start_planner(env, tmp_path, "aws:c7i.xlarge", "--purchase", "spot", "--max-bench-minutes", "3")
+    stdout, stderr = proc.communicate(timeout=180)
+    player.stop.set()
+    assert "terminated from outside" in stderr
+    assert live_instances(ec2(endpoint), run_id(out)) == []
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_signal_mid_run_terminates_every_instance(endpoint, env, tmp_path, sig):
+    proc, out = start_planner(env, tmp_path, "aws:c7i.xlarge,aws:g4dn.xlarge", "--max-bench-minutes", "5")
+    wait_for_instances(endpoint, out, 2)
+    proc.send_signal(sig)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode != 0
+    assert "Traceback" not in stderr
+    assert live_instances(ec2(endpoint), run_id(out)) == []
+
+
+def test_sigkill_leaves_expiry_tags_that_the_reaper_honours(endpoint, env, tmp_path):
+    proc, out = start_planner(env, tmp_path, "aws:c7i.xlarge", "--max-bench-minutes", "5")
+    (instance,) = wait_for_instances(endpoint, out, 1)
+    proc.kill()  # SIGKILL: no finally, no handler
+    proc.wait(30)
+    tags = {t["Key"]: t["Value"] for t in instance["Tags"]}
+    assert tags["planner:managed"] == "true" and tags["planner:expires-at"].endswith("Z")
+    assert len(live_instances(ec2(endpoint), run_id(out))) == 1  # still there: only the guards can help now
+
+    def reap(*args):
+        return subprocess.run([sys.executable, "-m", "planner.cli", "reap", *args], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=60)
+
+    r = reap()  # not expired yet: the reaper leaves it
+    assert r.returncode == 0 and len(live_instances(ec2(endpoint), run_id(out))) == 1
+    r = reap("--at", tags["planner:expires-at"], "--dry-run")
+    assert "would terminate " + instance["InstanceId"] in r.stdout
+    r = reap("--at", tags["planner:expires-at"])
+    assert "terminated " + instance["InstanceId"] in r.stdout
+    assert live_instances(ec2(endpoint), run_id(out)) == []
+
+
+def test_ls_lists_managed_instances(endpoint, env, tmp_path):
+    proc, out = start_planner(env, tmp_path, "aws:c7i.xlarge", "--max-bench-minutes", "5")
+    wait_for_instances(endpoint, out, 1)
+    r = subprocess.run([sys.executable, "-m", "planner.cli", "ls", "--json"], cwd=ROOT, env=env, capture_output=True,
+                       text=True, timeout=60)
+    proc.terminate()
+    proc.communicate(timeout=60)
+    rows = [row for row in json.loads(r.stdout)["instances"] if row["run_id"] == run_id(out)]
+    assert len(rows) == 1 and rows[0]["instance_type"] == "c7i.xlarge" and rows[0]["cost_so_far_usd"] > 0
+    assert live_instances(ec2(endpoint), run_id(out)) == []
+
+
+def test_budget_cap_launches_nothing(endpoint, env, tmp_path):
+    proc, out = start_planner(env, tmp_path, "aws:p4d.24xlarge", "--bench-budget", "1")
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and "refusing to launch" in stderr
+    assert not out.exists()
+    assert all("p4d" not in i["InstanceType"] for i in live_instances(ec2(endpoint)))
