@@ -292,6 +292,46 @@ def cmd_reap(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+def cmd_infra(args: argparse.Namespace) -> int:
+    from planner import infra
+
+    if args.action == "template":
+        sys.stdout.write(infra.render_template() + "\n")
+        return ExitCode.OK
+    if args.action == "policy":
+        _print_json(infra.user_policy())
+        return ExitCode.OK
+    import boto3
+
+    region = args.region or _default_region()
+    err = _stderr()
+    try:
+        session = boto3.Session()
+        if args.action == "deploy":
+            with err.status(f"deploying stack {args.stack_name} in {region} ..."):
+                found = infra.deploy(session, region, args.stack_name, args.vpc, args.schedule)
+        elif args.action == "delete":
+            with err.status(f"deleting stack {args.stack_name} in {region} ..."):
+                deleted = infra.delete(session, region, args.stack_name)
+            err.print(f"stack {args.stack_name} {'deleted' if deleted else 'does not exist'} in {region}; "
+                      "the results bucket is kept (delete it yourself when it is no longer needed)", highlight=False)
+            return ExitCode.OK
+        else:
+            found = infra.stack(session, region, args.stack_name)
+    except PlannerError:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        raise _aws_failure(exc, f"infra {args.action}") from None
+    if found is None:
+        err.print(f"stack {args.stack_name} is not deployed in {region}; `planner infra deploy` creates it", highlight=False)
+        return ExitCode.RUNTIME_FAILURE if args.action == "status" else ExitCode.OK
+    out = _stdout()
+    out.print(f"stack {found['StackName']}: {found['StackStatus']}", highlight=False)
+    for key, value in infra.outputs(found).items():
+        out.print(f"  {key}: {value}", highlight=False)
+    return ExitCode.OK
+
+
 def cmd_ls(args: argparse.Namespace) -> int:
     import datetime as dt
 
@@ -462,6 +502,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true", help="list what would be terminated")
     p.add_argument("--at", metavar="UTC_TIME", help="judge expiry as of this time instead of now (preview)")
     p.set_defaults(handler=cmd_reap)
+
+    p = sub.add_parser("infra", help="the account stack: bucket, no-ingress security group, scheduled reaper, user policy")
+    p.add_argument("action", choices=("deploy", "status", "delete", "template", "policy"),
+                   help="deploy/status/delete the stack; print the rendered template or the user policy")
+    p.add_argument("--region", help="AWS region (default: AWS_REGION, else us-east-1)")
+    p.add_argument("--stack-name", default="cloud-planner")
+    p.add_argument("--vpc", help="VPC for the security group (default: the default VPC)")
+    p.add_argument("--schedule", help='reaper schedule, e.g. "rate(10 minutes)" (the default)')
+    p.set_defaults(handler=cmd_infra)
 
     p = sub.add_parser("ls", help="list planner-managed instances with age, expiry and cost so far")
     p.add_argument("--region", help="AWS region (default: AWS_REGION, else us-east-1)")

@@ -148,8 +148,11 @@ class AwsRun:
 
         from pricing.aws import client
 
+        import os
+
         try:
-            stacks = client(self.session, "cloudformation", self.settings.region).describe_stacks(StackName=STACK_NAME)["Stacks"]
+            name = os.environ.get("PLANNER_STACK_NAME", STACK_NAME)
+            stacks = client(self.session, "cloudformation", self.settings.region).describe_stacks(StackName=name)["Stacks"]
         except ClientError:
             return {}  # no stack deployed: the planner makes what it needs
         return {o["OutputKey"]: o["OutputValue"] for o in stacks[0].get("Outputs", [])}
