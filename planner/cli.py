@@ -225,7 +225,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                           time_value_per_hour=args.time_value, local_price_per_hour=args.local_price,
                           region=region, purchase=args.purchase)
     aws = None
-    if any(t.startswith("aws:") for t in targets):
+    if any(t.startswith("aws:") or t == "auto" for t in targets):
         from runner.aws import AwsSettings
 
         aws = AwsOptions(AwsSettings(region=region, purchase=args.purchase, ami=args.ami, ami_type=args.ami_type,
@@ -243,10 +243,20 @@ def cmd_run(args: argparse.Namespace) -> int:
         if label.startswith("aws-"):
             err.print(f"[{elapsed:5.0f} s] {label}: {state}  (${cost:.4f} so far)", highlight=False)
 
+    def on_choices(choices: list) -> None:
+        chosen = [c for c in choices if c.benchmark]
+        err.print(f"auto: benchmarking {len(chosen)} of {len(choices)} candidate instances", highlight=False)
+        for c in chosen:
+            err.print(f"  + {c.target}: {c.reason}", highlight=False)
+        for c in choices:
+            if not c.benchmark:
+                err.print(f"  - {c.target}: {c.reason}", highlight=False)
+
     with _BenchProgress(enabled=sys.stderr.isatty()) as progress:
         doc, _journal, _session = run_plan(service, spec, Path(args.spec).read_text(), targets, options,
                                            BenchOptions(seconds=args.seconds), Path(args.out) if args.out else None,
-                                           on_progress=progress, on_result=on_result, aws=aws, on_state=on_state)
+                                           on_progress=progress, on_result=on_result, aws=aws, on_state=on_state,
+                                           on_choices=on_choices)
     _print_plan(doc, args.json)
     if "bench_cost_usd" in doc:
         err.print(f"bench instances: about ${doc['bench_cost_usd']:.4f} billed (per-second, 60 s minimum each, root volume included)",
@@ -376,6 +386,50 @@ def cmd_ls(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+def cmd_estimate(args: argparse.Namespace) -> int:
+    from planner.report import plan_table, recommendation_text
+    from planner.service import (
+        BenchOptions, PlannerService, PlanOptions, benchmark_choices, estimate_plan, plan_document,
+    )
+
+    service = PlannerService()
+    spec = service.load(args.spec)
+    region = args.region or _default_region()
+    options = PlanOptions(objective=_objective(args) or "cheapest", deadline_seconds=args.deadline,
+                          time_value_per_hour=args.time_value, local_price_per_hour=args.local_price,
+                          region=region, purchase=args.purchase)
+    from pricing.catalog import check_region
+
+    check_region(service.catalog().frame, region)
+    with _BenchProgress(enabled=sys.stderr.isatty()) as progress:
+        local = service.bench(spec, BenchOptions(device="cpu", seconds=args.seconds), on_progress=progress).to_dict()
+    plan, catalog = estimate_plan(service, spec, options, local, gpu=True if args.gpu else False if args.cpu else None)
+    cloud_plan, choices = benchmark_choices(plan, options)
+    doc = plan_document(spec, plan, options, None)
+    doc["cloud_recommendation"] = cloud_plan.as_dict()["recommendation"]
+    doc["prices"] = {"source": catalog.source, "as_of": catalog.as_of}
+    doc["benchmark"] = [c.__dict__ for c in choices if c.benchmark]
+    doc["skipped"] = [c.__dict__ for c in choices if not c.benchmark]
+    if args.json:
+        _print_json(doc)
+        return ExitCode.OK
+    out = _stdout()
+    out.print(plan_table(doc))
+    out.print(recommendation_text(doc), highlight=False)
+    out.print(recommendation_text({"recommendation": doc["cloud_recommendation"]}, prefix=f"In the cloud ({region}): "),
+              highlight=False)
+    out.print(f"\nPredicted rows are estimates from a device model (uncalibrated: +-50% GPU, +-40% CPU); "
+              f"prices: {catalog.source}, as of {catalog.as_of}.", highlight=False)
+    if doc["benchmark"]:
+        targets = ",".join(c["target"] for c in doc["benchmark"])
+        out.print("A paid benchmark would settle:", highlight=False)
+        for c in doc["benchmark"]:
+            out.print(f"  {c['target']}: {c['reason']}", highlight=False)
+        out.print(f"  -> planner run {args.spec} --targets local,{targets} --region {region}   (or --targets auto)", highlight=False)
+    out.print(f"Not worth benchmarking: {len(doc['skipped'])} instance(s) (see --json for each reason).", highlight=False)
+    return ExitCode.OK
+
+
 def cmd_plan(args: argparse.Namespace) -> int:
     from planner.service import replan
 
@@ -467,7 +521,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="measure targets, estimate the full training run, and recommend where to train")
     p.add_argument("spec", help="workload spec (YAML or JSON)")
     p.add_argument("--targets", default="local",
-                   help="comma-separated: local (this machine's CPU, and its GPU when present), aws:INSTANCE_TYPE")
+                   help="comma-separated: local (this machine's CPU, and its GPU when present), aws:INSTANCE_TYPE, "
+                        "auto (measure here, predict every instance, benchmark only those that could change the decision)")
     _plan_arguments(p, defaults=True)
     p.add_argument("--seconds", type=_positive_float, default=10.0, help="bench time budget per target (default 10)")
     aws = p.add_argument_group("AWS targets")
@@ -487,6 +542,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="RUN_DIR", help="run journal directory (default planner-runs/<UTC time>-<name>/)")
     p.add_argument("--json", action="store_true", help='print {"workload", "options", "recommendation", ...}')
     p.set_defaults(handler=cmd_run)
+
+    p = sub.add_parser("estimate", help="measure here, predict every catalog instance, say which ones a paid benchmark would settle")
+    p.add_argument("spec", help="workload spec (YAML or JSON)")
+    p.add_argument("--region", help="AWS region (default: AWS_REGION, else us-east-1)")
+    kind = p.add_mutually_exclusive_group()
+    kind.add_argument("--gpu", action="store_true", help="GPU instances only")
+    kind.add_argument("--cpu", action="store_true", help="CPU instances only")
+    p.add_argument("--purchase", choices=("on-demand", "spot"), default="on-demand")
+    _plan_arguments(p, defaults=True)
+    p.add_argument("--seconds", type=_positive_float, default=5.0, help="local bench time budget (default 5)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_estimate)
 
     p = sub.add_parser("plan", help="recompute a plan from a run directory without running anything")
     p.add_argument("run_dir", help="a directory written by `planner run`")

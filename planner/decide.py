@@ -224,9 +224,10 @@ def decide(options: list[Option], objective: str = "cheapest", deadline_seconds:
                else "; no CPU option was measured to compare with")
     elif gpus:
         g = max(gpus, key=lambda o: o.speedup)
-        why = (f"; the fastest GPU option {g.target} is {g.speedup:.1f}x faster ({g.speedup_low:.1f}-{g.speedup_high:.1f}x) "
-               f"but would need {g.break_even_speedup:.1f}x to break even" if not math.isinf(g.break_even_speedup)
-               else f"; the GPU option {g.target} is {g.speedup:.1f}x faster, but the CPU costs nothing per hour")
+        pace = (f"{g.speedup:.1f}x faster ({g.speedup_low:.1f}-{g.speedup_high:.1f}x)" if g.speedup >= 1
+                else f"slower ({g.speedup:.2f}x the CPU's speed)")
+        why = (f"; the fastest GPU option {g.target} is {pace} but would need {g.break_even_speedup:.1f}x to break even"
+               if not math.isinf(g.break_even_speedup) else f"; the fastest GPU option {g.target} is {pace}, and the CPU costs nothing per hour")
     else:
         why = ""
     lead = "cheapest" if metric_name == "cheapest" else "fastest"
@@ -235,3 +236,73 @@ def decide(options: list[Option], objective: str = "cheapest", deadline_seconds:
     reason = f"{best.target} ({best.device}) is the {lead} option: about {_hours(best.train_seconds)} " \
              f"({_hours(best.train_seconds_low)}-{_hours(best.train_seconds_high)}) for {_money(best.cost_usd)}{why}"
     return plan(Recommendation(best.target, best.device, "clear", reason))
+
+
+@dataclass(frozen=True)
+class BenchmarkChoice:
+    target: str
+    benchmark: bool
+    reason: str
+
+
+def select_benchmarks(plan: Plan, worst_case_cost: dict[str, float], budget: float, max_instances: int) -> list[BenchmarkChoice]:
+    """Which predicted cloud options a paid benchmark could change the decision for (pure).
+
+    Priority: the best predicted CPU instance (the reference every GPU is compared with), then the
+    recommended option if it is a predicted GPU, then GPUs whose speedup interval straddles their
+    break-even, then GPUs that could not be predicted at all, cheapest first; one instance per GPU
+    model (a bigger instance with the same GPU trains at the same speed). Skipped: what does not
+    fit, GPUs predicted to lose even at the optimistic end of their interval, CPU instances other
+    than the best, and whatever the budget or --max-instances leave out.
+    """
+    rec = plan.recommendation
+    predicted = [o for o in plan.options if o.source == "predicted"]
+    cpus = [o for o in predicted if o.device == "cpu" and o.usable]
+    best_cpu = min(cpus, key=lambda o: o.objective_value, default=None)
+    wanted: list[tuple[RankedOption, str]] = []
+    skipped: list[BenchmarkChoice] = []
+    if best_cpu is not None:
+        wanted.append((best_cpu, "the best predicted CPU instance: the reference each GPU is compared with"))
+    seen_gpus: dict[str, str] = {}
+    gpus = sorted((o for o in predicted if o.device == "cuda"), key=lambda o: (o.price_per_hour, o.target))
+    for o in gpus:
+        model = o.device_name.split(" (")[0]  # "A10G (1 of 4)" is an A10G
+        if not o.fits:
+            skipped.append(BenchmarkChoice(o.target, False, f"does not fit in GPU memory ({o.note})" if o.note else "does not fit in GPU memory"))
+            continue
+        if model in seen_gpus:
+            skipped.append(BenchmarkChoice(o.target, False, f"same GPU ({model}) as {seen_gpus[model]}, which is cheaper"))
+            continue
+        if o.train_seconds is None:
+            seen_gpus[model] = o.target
+            wanted.append((o, f"could not be predicted ({o.note}): a benchmark settles it"))
+            continue
+        if o.target == rec.target:
+            seen_gpus[model] = o.target
+            wanted.insert(1 if best_cpu else 0, (o, "the predicted recommendation: confirm it before paying for the full run"))
+            continue
+        if o.speedup is None or o.break_even_speedup is None:
+            continue
+        if o.speedup_high < o.break_even_speedup:
+            skipped.append(BenchmarkChoice(o.target, False, f"predicted too slow for its price even at best "
+                                                            f"({o.speedup_high:.2f}x < break-even {o.break_even_speedup:.2f}x)"))
+            continue
+        seen_gpus[model] = o.target
+        wanted.append((o, f"its speedup ({o.speedup_low:.2f}-{o.speedup_high:.2f}x) straddles break-even "
+                          f"({o.break_even_speedup:.2f}x)" if o.speedup_low < o.break_even_speedup else
+                          f"predicted to beat break-even ({o.speedup_low:.2f}x > {o.break_even_speedup:.2f}x)"))
+    for o in cpus:
+        if best_cpu is not None and o.target != best_cpu.target:
+            skipped.append(BenchmarkChoice(o.target, False, f"CPU instance predicted no better than {best_cpu.target}"))
+    chosen: list[BenchmarkChoice] = []
+    spent = 0.0
+    for o, reason in wanted:
+        cost = worst_case_cost.get(o.target, 0.0)
+        if len(chosen) >= max_instances:
+            skipped.append(BenchmarkChoice(o.target, False, f"--max-instances {max_instances} reached ({reason})"))
+        elif spent + cost > budget:
+            skipped.append(BenchmarkChoice(o.target, False, f"over --bench-budget (worst case ${cost:.2f}; {reason})"))
+        else:
+            spent += cost
+            chosen.append(BenchmarkChoice(o.target, True, reason))
+    return chosen + skipped

@@ -181,6 +181,12 @@ def _interval(o: dict[str, Any]) -> str:
     return f"{seconds_text(o['train_seconds'])} ({seconds_text(o['train_seconds_low'])}-{seconds_text(o['train_seconds_high'])})"
 
 
+def _device(o: dict[str, Any]) -> str:
+    if o["device"] == "cuda":
+        return o.get("device_name") or "cuda"
+    return "cpu"
+
+
 def plan_table(doc: dict[str, Any]):
     from rich import box
     from rich.table import Table
@@ -189,30 +195,35 @@ def plan_table(doc: dict[str, Any]):
     objective = doc["objective"] if doc["objective"] != "deadline" else f"cheapest within {seconds_text(doc['deadline_seconds'])}"
     t = Table(title=f"{w['name']}: {w['total_steps']:,} steps ({w['epochs']:,} epochs x {w['steps_per_epoch']:,}), "
                     f"batch {w['batch_size']:,}; objective: {objective}",
-              title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+              title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+              caption="source: measured here or on the instance, or predicted by the device model; "
+                      "speedup and break-even against the reference CPU option", caption_justify="left")
     for name in ("#", "target", "device", "source", "step", "training time (interval)", "$/h", "cost", "speedup", "break-even"):
-        t.add_column(name, no_wrap=True, justify="left" if name in ("target", "device", "source", "training time (interval)") else "right")
+        t.add_column(name, no_wrap=name != "training time (interval)",
+                     justify="left" if name in ("target", "device", "source", "training time (interval)") else "right")
     rec = doc["recommendation"]
     for o in doc["options"]:
         chosen = o["target"] == rec.get("target") and o["device"] == rec.get("device")
-        device = o["device"] + (f" {o['device_name']}" if o.get("device_name") and o["device"] == "cuda" else "")
+        head = [str(o["rank"]) if o.get("rank") else "-", o["target"], _device(o), o["source"]]
         if not o["fits"]:
-            cells = ["-", o["target"], device, o["source"], "-", f"[red]does not fit[/]: {o.get('note', '')[:40]}", "", "", "", ""]
+            cells = head + ["-", f"[red]does not fit[/] {o.get('note', '')}", "", "", "", ""]
         elif o.get("train_seconds") is None:
-            cells = ["-", o["target"], device, o["source"], "-", f"[red]failed[/]: {o.get('note', '')[:40]}", "", "", "", ""]
+            what = "not predicted" if o["source"] == "predicted" else "[red]failed[/]"
+            cells = head + ["-", f"{what}: {o.get('note', '')}", "", "", "", ""]
         else:
             speed = f"{o['speedup']:.2f}x" if o.get("speedup") is not None else "-"
-            be = f"{o['break_even_speedup']:.2f}x" if o.get("break_even_speedup") not in (None, float("inf")) else ("inf" if o.get("break_even_speedup") else "-")
+            be = o.get("break_even_speedup")
+            be_text = "-" if be is None else ("inf" if be == float("inf") else f"{be:.2f}x")
             cost = o["cost_usd"]
-            cells = [str(o["rank"]), o["target"], device, o["source"], seconds_text(o["step_seconds"]), _interval(o),
-                     f"{o['price_per_hour']:.3f}", f"${cost:.4f}" if cost < 0.01 else f"${cost:,.2f}", speed, be]
+            cells = head + [seconds_text(o["step_seconds"]), _interval(o), f"{o['price_per_hour']:.3f}",
+                            f"${cost:.4f}" if cost < 0.01 else f"${cost:,.2f}", speed, be_text]
         t.add_row(*cells, style="bold green" if chosen else None)
     return t
 
 
-def recommendation_text(doc: dict[str, Any]) -> str:
+def recommendation_text(doc: dict[str, Any], prefix: str = "") -> str:
     rec = doc["recommendation"]
     head = {"clear": "Recommendation", "only_option": "Recommendation", "too_close": "Too close to call",
             "deadline_missed": "Deadline cannot be met", "nothing_fits": "No option can run this workload"}[rec["verdict"]]
     target = f": {rec['target']} ({rec['device']})" if rec.get("target") else ""
-    return f"[bold]{head}{target}.[/] {rec['reason']}."
+    return f"{prefix}[bold]{head}{target}.[/] {rec['reason']}."

@@ -166,7 +166,7 @@ class PlanOptions:
 
 
 def parse_targets(text: str) -> list[str]:
-    """`local` and `aws:INSTANCE_TYPE`, checked before anything starts (`auto` arrives with predictions)."""
+    """`local`, `aws:INSTANCE_TYPE` and `auto`, checked before anything starts."""
     targets = [t.strip() for t in text.split(",") if t.strip()]
     if not targets:
         raise InputError("--targets: give at least one target, e.g. --targets local,aws:g5.xlarge")
@@ -174,9 +174,8 @@ def parse_targets(text: str) -> list[str]:
         if t == "local" or (t.startswith("aws:") and len(t) > 4):
             continue
         if t == "auto":
-            raise InputError("--targets auto needs the prediction model, which is not built yet",
-                             hint="name the targets: local, aws:c7i.xlarge, aws:g5.xlarge, ...")
-        raise InputError(f"--targets: unknown target {t!r}", hint="use local or aws:INSTANCE_TYPE (see `planner prices`)")
+            continue
+        raise InputError(f"--targets: unknown target {t!r}", hint="use local, auto or aws:INSTANCE_TYPE (see `planner prices`)")
     return list(dict.fromkeys(targets))
 
 
@@ -273,39 +272,66 @@ def preflight(aws_types: list[str], aws: AwsOptions, catalog) -> tuple[dict[str,
 def run_plan(service: "PlannerService", spec: WorkloadSpec, spec_text: str | None, targets: list[str],
              options: PlanOptions, bench: BenchOptions, out: Path | None = None,
              on_progress: ProgressFn | None = None, on_result: Callable[[str, Any], None] | None = None,
-             aws: AwsOptions | None = None, on_state: Callable[[str, str, float, float], None] | None = None):
+             aws: AwsOptions | None = None, on_state: Callable[[str, str, float, float], None] | None = None,
+             on_choices: Callable[[list], None] | None = None):
     """Measure every target, journaling each result the moment it arrives; then plan.
+    `auto` measures here first, predicts every catalog instance, and benchmarks only the candidates
+    that could change the decision (planner.decide.select_benchmarks), within the budget.
     Returns (plan document, journal, session). Every instance started is terminated before return,
     also on Ctrl-C and SIGTERM (see runner.session)."""
     from planner.journal import RunJournal
+    from runner.aws import AwsSettings
     from runner.local import LocalTarget
     from runner.session import BenchSession
 
+    auto = "auto" in targets
+    if auto and "local" not in targets:
+        targets = ["local", *targets]
     aws_types = [t[4:] for t in targets if t.startswith("aws:")]
-    catalog = None
+    aws = aws or AwsOptions(AwsSettings(region=options.region, purchase=options.purchase))
+    catalog = service.catalog().frame if (aws_types or auto) else None
     if aws_types:
-        from runner.aws import AwsSettings
-
-        aws = aws or AwsOptions(AwsSettings(region=options.region, purchase=options.purchase))
-        catalog = service.catalog().frame
-        prices, arches, _worst = preflight(aws_types, aws, catalog)
+        preflight(aws_types, aws, catalog)  # refuse before anything is written or launched
     journal = RunJournal.create(spec.name, out)
     journal.write_spec(spec, spec_text)
     # Unique per run whatever the directory is called: it names the run's S3 keys and instance tags.
     run_id = f"{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
-    journal.write_run({"run_id": run_id, "targets": targets, "plan_options": options.as_dict(), "bench": bench.__dict__})
+    run_info: dict[str, Any] = {"run_id": run_id, "targets": targets, "plan_options": options.as_dict(), "bench": bench.__dict__}
+    journal.write_run(run_info)
     fp = service.footprint(spec)
     meta: dict[str, dict[str, Any]] = {}
+
+    def record(label: str, result) -> None:
+        data = {**result.to_dict(), **meta.get(label, {})}
+        journal.write_result(label, data)  # on disk before anything else looks at it
+        if on_result:
+            on_result(label, data)
+
     local_targets = []
-    if "local" in targets:
-        for device in _local_devices(service):
-            label = target_label("local", device)
-            meta[label] = {"target": "local"}
-            local_targets.append(LocalTarget(service.make_job(spec, replace(bench, device=device), fp), journal.path / "work", label))
+    for device in _local_devices(service) if "local" in targets else []:
+        label = target_label("local", device)
+        meta[label] = {"target": "local"}
+        local_targets.append(LocalTarget(service.make_job(spec, replace(bench, device=device), fp), journal.path / "work", label))
+    if auto:  # measure here first: the predictions scale this machine's measurement
+        BenchSession(local_targets, [], None, on_state=on_state, on_result=record, on_progress=on_progress).run()
+        local_targets = []
+        local = journal.read_results().get("local-cpu", {})
+        if local.get("status") == "ok":
+            predicted, _ = estimate_plan(service, spec, options, local, include_local=False)
+            _cloud, choices = benchmark_choices(predicted, options, aws.settings.max_bench_minutes, aws.bench_budget,
+                                                aws.max_instances)
+            aws_types += [c.target[4:] for c in choices if c.benchmark and c.target[4:] not in aws_types]
+            run_info["auto"] = [c.__dict__ for c in choices]
+            journal.write_run(run_info)
+            if on_choices:
+                on_choices(choices)
+        if aws_types:
+            preflight(aws_types, aws, catalog)
     aws_run, aws_targets = None, []
     if aws_types:
         from runner.aws import AwsRun, AwsTarget
 
+        prices, arches, _worst = preflight(aws_types, aws, catalog)
         aws_run = AwsRun(aws.settings, run_id, session=service.aws_session)
         for itype in aws_types:
             label = target_label(f"aws:{itype}")
@@ -314,19 +340,15 @@ def run_plan(service: "PlannerService", spec: WorkloadSpec, spec_text: str | Non
             job = service.make_job(spec, replace(bench, device="auto"), fp)
             aws_targets.append(AwsTarget(aws_run, itype, job, label, prices[itype], arches[itype]))
 
-    def record(label: str, result) -> None:
-        data = {**result.to_dict(), **meta.get(label, {})}
-        journal.write_result(label, data)  # on disk before anything else looks at it
-        if on_result:
-            on_result(label, data)
-
-    session = BenchSession(local_targets, aws_targets, aws_run, poll_seconds=aws.poll_seconds if aws else 5.0,
+    session = BenchSession(local_targets, aws_targets, aws_run, poll_seconds=aws.poll_seconds,
                            on_state=on_state, on_result=record, on_progress=on_progress)
     session.run()
     plan = plan_from_results(spec, journal.read_results(), options, catalog)
     doc = plan_document(spec, plan, options, journal.path)
     if aws_targets:
         doc["bench_cost_usd"] = session.billed_usd()
+    if auto:
+        doc["auto"] = run_info.get("auto", [])
     journal.write_plan(doc)
     return doc, journal, session
 
@@ -374,3 +396,101 @@ def validate(service: PlannerService, spec: WorkloadSpec, epochs: int | None, be
         "error_percent": 100.0 * (est.seconds - actual) / actual,
         "inside_interval": est.low <= actual <= est.high,
     }
+
+
+# ============================================================================= predictions
+
+
+SLOWEST_GPU = "T4"  # the slowest GPU of the table: an A10G, without published figures, is surely no slower
+
+
+def gpu_specs_by_name() -> dict[str, Any]:
+    from planner.predict import GpuSpec
+    from pricing.catalog import load_gpu_specs
+
+    specs = {}
+    for _, r in load_gpu_specs().iterrows():
+        def num(v):
+            return None if v != v else float(v)  # NaN -> None
+
+        specs[r["gpu_name"]] = GpuSpec(r["gpu_name"], float(r["memory_gib"]), float(r["memory_bandwidth_gbps"]),
+                                       num(r["fp32_tflops"]), {"bf16": num(r["bf16_tensor_tflops_dense"]),
+                                                               "fp16": num(r["fp16_tensor_tflops_dense"])})
+    return specs
+
+
+def predicted_options(spec: WorkloadSpec, fp, local: dict[str, Any], rows, options: PlanOptions,
+                      gpu_specs: dict[str, Any], calibration: dict[str, float] | None = None) -> list:
+    """A predicted Option for every catalog row (pure given its inputs)."""
+    from planner.decide import Option
+    from planner.estimate import StepMeasurement, estimate_training
+    from planner.footprint import sample_bytes
+    from planner.predict import physical_cores, predict_cpu, predict_gpu
+
+    calibration = calibration or {}
+    layers = list(fp.layers)
+    flops_per_step = fp.train_flops_per_sample * spec.batch_size
+    host_bytes = spec.batch_size * sample_bytes(spec) if spec.data.location == "host" else 0.0
+    out = []
+    for _, r in rows.iterrows():
+        itype, gpus = r["instance_type"], int(r["gpu_count"])
+        price_col = "ondemand_usd_per_hour" if options.purchase == "on-demand" else "spot_usd_per_hour_median"
+        price = r[price_col]
+        if price != price:  # NaN: not offered (spot)
+            continue
+        common = dict(target=f"aws:{itype}", source="predicted", price_per_hour=float(price), billing="ec2",
+                      instance_type=itype, region=r["region"], purchase=options.purchase)
+        if gpus:
+            gpu = gpu_specs.get(r["gpu_name"])
+            name = r["gpu_name"] + (f" (1 of {gpus})" if gpus > 1 else "")
+            memory = float(r["gpu_memory_gib"]) * 2**30
+            fits = fp.total_bytes <= 0.9 * memory
+            note = "" if fits else f"needs ~{fp.total_bytes / 2**30:.1f} GiB of {memory / 2**30:.0f} GiB"
+            pred = predict_gpu(layers, gpu, spec.batch_size, spec.train.precision, spec.train.optimizer, host_bytes,
+                               calibration.get(r["gpu_name"]), slowest=gpu_specs.get(SLOWEST_GPU)) if gpu else None
+            device = "cuda"
+        else:
+            cores = physical_cores(int(r["vcpus"]), r["arch"], itype)
+            name = f"{int(r['vcpus'])} vCPU {r['arch']}"
+            fits = fp.total_bytes <= 0.9 * float(r["memory_gib"]) * 2**30
+            note = "" if fits else "does not fit in memory"
+            pred = predict_cpu(local["step_seconds"], int(local.get("threads") or 1), cores, flops_per_step,
+                               calibration.get(f"cpu:{itype.split('.')[0]}"))
+            device = "cpu"
+        if pred is None or pred.step_seconds is None:
+            out.append(Option(**common, device=device, device_name=name, fits=fits,
+                              note=pred.note if pred else f"no spec for GPU {r['gpu_name']}"))
+            continue
+        m = StepMeasurement(pred.step_seconds, pred.low, pred.high, float(local.get("setup_seconds") or 0.0))
+        est = estimate_training(m, spec.total_steps, cloud=True)
+        out.append(Option(**common, device=device, device_name=name, step_seconds=pred.step_seconds,
+                          train_seconds=est.seconds, train_seconds_low=est.low, train_seconds_high=est.high,
+                          fits=fits, note=note or pred.note))
+    return out
+
+
+def estimate_plan(service: PlannerService, spec: WorkloadSpec, options: PlanOptions, local: dict[str, Any],
+                  gpu: bool | None = None, include_local: bool = True):
+    """The plan over the local measurement and a prediction for every catalog instance in the region."""
+    from planner.decide import decide
+    from pricing.catalog import filter_instances
+
+    catalog = service.catalog()
+    rows = filter_instances(catalog.frame, region=options.region, gpu=gpu)
+    predicted = predicted_options(spec, service.footprint(spec), local, rows, options, gpu_specs_by_name())
+    measured = [option_from_result("local-cpu", {**local, "target": "local"}, spec, options)] if include_local else []
+    plan = decide(measured + predicted, options.objective, options.deadline_seconds, options.time_value_per_hour)
+    return plan, catalog
+
+
+def benchmark_choices(plan, options: PlanOptions, aws_minutes: float = 20.0, budget: float = 2.0, max_instances: int = 8):
+    """(the plan among cloud options only, which cloud options to benchmark): the selection runs on the cloud options alone (a free local
+    CPU would make every GPU's break-even infinite), with worst-case bench costs from the prices."""
+    from planner.decide import Option, decide, select_benchmarks
+    from pricing.billing import instance_cost
+
+    cloud = [o for o in plan.options if o.source == "predicted"]
+    base = [Option(**{k: getattr(o, k) for k in Option.__dataclass_fields__}) for o in cloud]
+    cloud_plan = decide(base, options.objective, options.deadline_seconds, options.time_value_per_hour)
+    worst = {o.target: instance_cost(o.price_per_hour, aws_minutes * 60 + 600) for o in cloud}
+    return cloud_plan, select_benchmarks(cloud_plan, worst, budget, max_instances)

@@ -176,3 +176,23 @@ def test_budget_cap_launches_nothing(endpoint, env, tmp_path):
     assert proc.returncode == 2 and "refusing to launch" in stderr
     assert not out.exists()
     assert all("p4d" not in i["InstanceType"] for i in live_instances(ec2(endpoint)))
+
+
+def test_targets_auto_benchmarks_fewer_than_the_catalog_and_explains(endpoint, env, tmp_path):
+    from pricing.catalog import filter_instances, load_snapshot
+
+    player = Player(endpoint, tmp_path / "instances")
+    player.start()
+    proc, out = start_planner(env, tmp_path, "auto", "--json", "--max-bench-minutes", "5")
+    stdout, stderr = proc.communicate(timeout=420)
+    player.stop.set()
+    assert proc.returncode == 0, stderr
+    doc = json.loads(stdout)
+    chosen = [c for c in doc["auto"] if c["benchmark"]]
+    catalog_size = len(filter_instances(load_snapshot(), region="us-east-1"))
+    assert 1 <= len(chosen) < catalog_size
+    assert all(c["reason"] for c in doc["auto"])
+    assert f"auto: benchmarking {len(chosen)} of" in stderr
+    measured = {o["target"] for o in doc["options"] if o["source"] == "measured"}
+    assert measured == {"local", *(c["target"] for c in chosen)}
+    assert live_instances(ec2(endpoint), run_id(out)) == []

@@ -8,6 +8,7 @@ import pytest
 
 from planner.journal import RunJournal
 from tests.cli.helpers import planner
+from tests.conftest import EXAMPLES as EXAMPLES_DIR
 
 SPEC = ("name: tiny-run\nmodel: {kind: mlp, input_size: 4, hidden: [16], outputs: 1}\n"
         "data: {samples: 2048}\ntrain: {batch_size: 256, epochs: 50}\n")
@@ -106,3 +107,22 @@ def test_validate_compares_prediction_with_a_real_run(tmp_path):
     assert data["steps"] == 8 * 20
     assert data["actual_seconds"] > 0 and data["predicted_seconds"] > 0
     assert data["error_percent"] == pytest.approx(100 * (data["predicted_seconds"] - data["actual_seconds"]) / data["actual_seconds"])
+
+
+def test_estimate_predicts_every_catalog_instance_in_the_region(tmp_path):
+    from pricing.catalog import filter_instances, load_snapshot
+
+    r = planner("estimate", EXAMPLES_DIR / "surface-mlp.yaml", "--region", "us-east-1", "--seconds", "1", "--json",
+                env={"PLANNER_CACHE_DIR": str(tmp_path)})
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    predicted = [o for o in doc["options"] if o["source"] == "predicted"]
+    catalog = filter_instances(load_snapshot(), region="us-east-1")
+    assert {o["target"] for o in predicted} == {f"aws:{t}" for t in catalog["instance_type"]}
+    for o in predicted:
+        assert o["train_seconds_low"] <= o["train_seconds"] <= o["train_seconds_high"], o["target"]
+    local = next(o for o in doc["options"] if o["target"] == "local")
+    assert local["source"] == "measured"
+    assert doc["benchmark"] and doc["skipped"]
+    assert len(doc["benchmark"]) < len(predicted)
+    assert doc["cloud_recommendation"]["target"].startswith("aws:")

@@ -1,0 +1,139 @@
+"""The device model's properties, and the rule that picks what to benchmark, with plain numbers."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from planner.decide import Option, decide, select_benchmarks
+from planner.footprint import Layer, footprint
+from planner.predict import GpuSpec, kernels_per_step, predict_cpu, predict_gpu
+from planner.spec import load_spec, parse_spec
+from tests.conftest import EXAMPLES
+
+T4 = GpuSpec("T4", 16, 320, 8.1, {"bf16": None, "fp16": 65})
+A100 = GpuSpec("A100", 40, 1555, 19.5, {"bf16": 312, "fp16": 312})
+A10G = GpuSpec("A10G", 24, 600, None, {"bf16": None, "fp16": None})
+
+_flops = st.floats(min_value=1e3, max_value=1e12)
+_elems = st.floats(min_value=1, max_value=1e7)
+
+
+def layer(flops: float, elems: float, params: int = 1000) -> Layer:
+    return Layer("l", params, flops, elems)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_flops, _flops, _elems, st.integers(1, 4096))
+def test_more_flops_is_never_faster(f1, f2, elems, batch):
+    lo, hi = sorted((f1, f2))
+    t_lo = predict_gpu([layer(lo, elems)], A100, batch, "fp32", "adam").step_seconds
+    t_hi = predict_gpu([layer(hi, elems)], A100, batch, "fp32", "adam").step_seconds
+    assert t_hi >= t_lo
+
+
+@settings(max_examples=300, deadline=None)
+@given(_elems, st.floats(min_value=100, max_value=5000), st.floats(min_value=100, max_value=5000), st.integers(1, 4096))
+def test_higher_bandwidth_is_never_slower_for_memory_bound_layers(elems, bw1, bw2, batch):
+    lo, hi = sorted((bw1, bw2))
+    elementwise = [layer(elems, elems, params=0)]  # 1 FLOP per element: memory-bound
+    slow = predict_gpu(elementwise, GpuSpec("x", 16, lo, 10, {}), batch, "fp32", "sgd").step_seconds
+    fast = predict_gpu(elementwise, GpuSpec("y", 16, hi, 10, {}), batch, "fp32", "sgd").step_seconds
+    assert fast <= slow
+
+
+def test_small_mlp_is_launch_bound_and_slower_per_sample_than_a_large_one():
+    small = load_spec(EXAMPLES / "surface-mlp.yaml")
+    big = parse_spec({**small.model_dump(mode="json"),
+                      "model": {"kind": "mlp", "input_size": 1024, "hidden": [4096, 4096], "outputs": 1000},
+                      "data": {"samples": 40000, "task": "classification"}, "train": {"batch_size": 512, "epochs": 1}})
+
+    def per_sample(spec, batch):
+        layers = list(footprint(spec).layers)
+        p = predict_gpu(layers, A100, batch, "fp32", spec.train.optimizer)
+        return p, p.step_seconds / batch
+
+    tiny_batch, tiny_per_sample = per_sample(small, 64)
+    large_batch, large_per_sample = per_sample(big, 512)
+    assert tiny_batch.step_seconds == pytest.approx(tiny_batch.launch_seconds)  # the launches are the step
+    assert tiny_per_sample > large_per_sample / 5  # per sample, the tiny net gains little from the GPU
+    # and a bigger batch of the small net costs no more per step: still launch-bound
+    assert per_sample(small, 40000)[0].step_seconds < 2 * tiny_batch.step_seconds
+
+
+def test_precision_uses_tensor_cores_and_missing_figures_are_not_guessed():
+    layers = [layer(1e12, 10)]
+    fp32 = predict_gpu(layers, A100, 1, "fp32", "adam").step_seconds
+    bf16 = predict_gpu(layers, A100, 1, "bf16", "adam").step_seconds
+    assert bf16 < fp32 / 10
+    none = predict_gpu(layers, A10G, 1, "fp32", "adam")
+    assert none.step_seconds is None and "A10G" in none.note
+    bounded = predict_gpu(layers, A10G, 1, "fp32", "adam", slowest=T4)  # no guessed figures: a bounded interval
+    as_t4 = predict_gpu(layers, T4, 1, "fp32", "adam").step_seconds
+    assert bounded.low < bounded.step_seconds < as_t4 <= bounded.high and "bounded" in bounded.note
+    assert predict_gpu(layers, T4, 1, "bf16", "adam").step_seconds is None  # Turing has no BF16
+
+
+def test_host_data_adds_the_copy_over_pcie():
+    layers = [layer(1e3, 10)]
+    on_device = predict_gpu(layers, A100, 1024, "fp32", "adam").step_seconds
+    copied = predict_gpu(layers, A100, 1024, "fp32", "adam", host_bytes_per_step=1.2e9).step_seconds
+    assert copied == pytest.approx(on_device + 0.1)
+
+
+def test_cpu_scaling_follows_amdahl():
+    big_step = 1e12  # plenty of parallel work
+    assert predict_cpu(1.0, 2, 8, big_step).step_seconds == pytest.approx(0.25, rel=0.01)
+    tiny = predict_cpu(1.0, 2, 8, 1e3).step_seconds  # no parallel work: more cores do not help
+    assert tiny == pytest.approx(1.0, rel=0.01)
+    p = predict_cpu(1.0, 2, 8, 1e12)
+    assert (p.low, p.high) == pytest.approx((p.step_seconds * 0.6, p.step_seconds * 1.4))
+
+
+def test_kernel_count_grows_with_layers():
+    assert kernels_per_step([layer(1, 1)] * 10, "adam") > kernels_per_step([layer(1, 1)] * 2, "adam")
+
+
+# ----------------------------------------------------------------------- what to benchmark
+
+
+def option(target, device, seconds, price, rel=0.3, name="", fits=True, predicted=True):
+    if seconds is None:
+        return Option(target, device, "predicted", price, "ec2", name, fits=fits, note="no figures")
+    return Option(target, device, "predicted" if predicted else "measured", price, "ec2", name, seconds / 1000, seconds,
+                  seconds * (1 - rel), seconds * (1 + rel), fits)
+
+
+def test_benchmark_selection_rule():
+    options = [
+        option("aws:c-small", "cpu", 10_000, 0.2),
+        option("aws:c-big", "cpu", 9_000, 1.6),  # barely faster, 8x the price
+        option("aws:g-straddle", "cuda", 2_000, 1.0, name="T4"),  # speedup 5x (3.8-7.1x) vs break-even 5x
+        option("aws:g-straddle-big", "cuda", 2_000, 2.0, name="T4 (1 of 4)"),  # same GPU, pricier
+        option("aws:g-loser", "cuda", 5_000, 3.0, name="V100"),  # 2x (1.5-2.9x) vs break-even 15x
+        option("aws:g-unknown", "cuda", None, 1.0, name="A10G"),
+        option("aws:g-huge", "cuda", 100, 50.0, name="H100", fits=False),
+    ]
+    plan = decide(options)
+    choices = {c.target: c for c in select_benchmarks(plan, {o.target: 0.1 for o in options}, budget=2.0, max_instances=8)}
+    chosen = {t for t, c in choices.items() if c.benchmark}
+    assert chosen == {"aws:c-small", "aws:g-straddle", "aws:g-unknown"}
+    assert "reference" in choices["aws:c-small"].reason
+    assert "straddles break-even" in choices["aws:g-straddle"].reason
+    assert "same GPU (T4)" in choices["aws:g-straddle-big"].reason
+    assert "too slow for its price" in choices["aws:g-loser"].reason
+    assert "does not fit" in choices["aws:g-huge"].reason
+    assert "no better than aws:c-small" in choices["aws:c-big"].reason
+
+
+def test_benchmark_selection_respects_budget_and_instance_cap():
+    options = [option("aws:c", "cpu", 10_000, 0.2), option("aws:g1", "cuda", None, 1.0, name="A10G"),
+               option("aws:g2", "cuda", None, 1.0, name="L4")]
+    plan = decide(options)
+    capped = select_benchmarks(plan, {"aws:c": 0.1, "aws:g1": 0.5, "aws:g2": 0.5}, budget=10, max_instances=2)
+    assert [c.target for c in capped if c.benchmark] == ["aws:c", "aws:g1"]
+    assert any("--max-instances 2" in c.reason for c in capped if not c.benchmark)
+    poor = select_benchmarks(plan, {"aws:c": 0.1, "aws:g1": 0.5, "aws:g2": 0.5}, budget=0.3, max_instances=8)
+    assert [c.target for c in poor if c.benchmark] == ["aws:c"]
+    assert all("over --bench-budget" in c.reason for c in poor if not c.benchmark)
