@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 SPEC   ?= examples/surface-mlp.yaml
 
-.PHONY: run test bench-accuracy clean
+.PHONY: run test bench-accuracy bench-predict clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,13 +20,16 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	touch $@ $(VENV)/.installed
 
 run: $(VENV)/.installed
-	$(BIN)/planner run $(SPEC) --targets local
+	$(BIN)/planner estimate $(SPEC) --region us-east-1
 
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest -q
 
 bench-accuracy: $(VENV)/.installed
 	$(BIN)/python benchmarks/accuracy.py
+
+bench-predict: $(VENV)/.installed
+	$(BIN)/python benchmarks/predict_accuracy.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

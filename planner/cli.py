@@ -32,8 +32,9 @@ class _Parser(argparse.ArgumentParser):
 def _stdout():
     from rich.console import Console
 
-    # A pipe has no width; 120 columns beats truncated values in a log or a file.
-    return Console(soft_wrap=False, width=None if sys.stdout.isatty() else 120)
+    # A pipe has no width: COLUMNS when set, else 150 columns, beats truncated values in a log or a file.
+    width = None if sys.stdout.isatty() else int(os.environ.get("COLUMNS") or 150)
+    return Console(soft_wrap=False, width=width)
 
 
 def _stderr():
@@ -430,6 +431,27 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from planner.calibration import append_rows, corrections
+    from planner.service import calibration_rows
+
+    rows = [row for run_dir in args.run_dirs for row in calibration_rows(run_dir)]
+    out = _stdout()
+    if not rows:
+        _stderr().print("no measured GPU or cloud CPU results in these runs: nothing to calibrate", highlight=False)
+        return ExitCode.OK
+    for row in rows:
+        out.print(f"{row['device']:12s} {row['workload']:20s} measured {row['measured_step_seconds'] * 1e3:9.3f} ms  "
+                  f"predicted {row['predicted_step_seconds'] * 1e3:9.3f} ms  x{row['measured_step_seconds'] / row['predicted_step_seconds']:.2f}",
+                  highlight=False)
+    if not args.dry_run:
+        path = append_rows(rows)
+        current = corrections()
+        _stderr().print(f"saved to {path}; corrections now: " + ", ".join(f"{k} x{v:.2f}" for k, v in sorted(current.items())),
+                        highlight=False)
+    return ExitCode.OK
+
+
 def cmd_plan(args: argparse.Namespace) -> int:
     from planner.service import replan
 
@@ -554,6 +576,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seconds", type=_positive_float, default=5.0, help="local bench time budget (default 5)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_estimate)
+
+    p = sub.add_parser("calibrate", help="correct the device model with the measurements in run directories")
+    p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
+    p.add_argument("--dry-run", action="store_true", help="show the corrections without saving them")
+    p.set_defaults(handler=cmd_calibrate)
 
     p = sub.add_parser("plan", help="recompute a plan from a run directory without running anything")
     p.add_argument("run_dir", help="a directory written by `planner run`")

@@ -175,10 +175,19 @@ def prices_table(catalog, rows, purchase: str = "on-demand"):
 # ----------------------------------------------------------------------------- plans
 
 
+def range_text(low: float, high: float) -> str:
+    """'2.7-2.9 min': both ends in the unit of the high end."""
+    for unit, scale, limit in (("us", 1e-6, 1e-3), ("ms", 1e-3, 1), ("s", 1, 120), ("min", 60, 7200), ("h", 3600, 172800), ("d", 86400, float("inf"))):
+        if high < limit:
+            digits = 0 if unit == "us" else 1 if unit in ("s", "min", "h", "d") else 2
+            return f"{low / scale:.{digits}f}-{high / scale:.{digits}f} {unit}"
+    return "-"
+
+
 def _interval(o: dict[str, Any]) -> str:
     if o.get("train_seconds") is None:
         return "-"
-    return f"{seconds_text(o['train_seconds'])} ({seconds_text(o['train_seconds_low'])}-{seconds_text(o['train_seconds_high'])})"
+    return f"{seconds_text(o['train_seconds'])} ({range_text(o['train_seconds_low'], o['train_seconds_high'])})"
 
 
 def _device(o: dict[str, Any]) -> str:
@@ -198,9 +207,8 @@ def plan_table(doc: dict[str, Any]):
               title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
               caption="source: measured here or on the instance, or predicted by the device model; "
                       "speedup and break-even against the reference CPU option", caption_justify="left")
-    for name in ("#", "target", "device", "source", "step", "training time (interval)", "$/h", "cost", "speedup", "break-even"):
-        t.add_column(name, no_wrap=name != "training time (interval)",
-                     justify="left" if name in ("target", "device", "source", "training time (interval)") else "right")
+    for name in ("#", "target", "device", "source", "step", "training time", "$/h", "cost", "speedup", "break-even"):
+        t.add_column(name, no_wrap=True, justify="left" if name in ("target", "device", "source", "training time") else "right")
     rec = doc["recommendation"]
     for o in doc["options"]:
         chosen = o["target"] == rec.get("target") and o["device"] == rec.get("device")

@@ -475,9 +475,11 @@ def estimate_plan(service: PlannerService, spec: WorkloadSpec, options: PlanOpti
     from planner.decide import decide
     from pricing.catalog import filter_instances
 
+    from planner.calibration import corrections
+
     catalog = service.catalog()
     rows = filter_instances(catalog.frame, region=options.region, gpu=gpu)
-    predicted = predicted_options(spec, service.footprint(spec), local, rows, options, gpu_specs_by_name())
+    predicted = predicted_options(spec, service.footprint(spec), local, rows, options, gpu_specs_by_name(), corrections())
     measured = [option_from_result("local-cpu", {**local, "target": "local"}, spec, options)] if include_local else []
     plan = decide(measured + predicted, options.objective, options.deadline_seconds, options.time_value_per_hour)
     return plan, catalog
@@ -494,3 +496,50 @@ def benchmark_choices(plan, options: PlanOptions, aws_minutes: float = 20.0, bud
     cloud_plan = decide(base, options.objective, options.deadline_seconds, options.time_value_per_hour)
     worst = {o.target: instance_cost(o.price_per_hour, aws_minutes * 60 + 600) for o in cloud}
     return cloud_plan, select_benchmarks(cloud_plan, worst, budget, max_instances)
+
+
+def calibration_rows(journal_path: str | Path) -> list[dict[str, Any]]:
+    """measured vs predicted step seconds for every measured device of a run (AWS GPU and CPU
+    instances, a local CUDA GPU); CPU instances are predicted from the run's local measurement."""
+    from planner.calibration import gpu_model
+    from planner.journal import RunJournal
+    from planner.predict import physical_cores, predict_cpu, predict_gpu
+    from pricing.catalog import instance_facts, load_catalog
+
+    journal = RunJournal.open(journal_path)
+    spec = journal.read_spec()
+    results = journal.read_results()
+    fp = footprint(spec, layers_of(spec)) if layers_of(spec) is not None else None
+    if fp is None:
+        return []  # custom models: their layers need the user's module; not calibrated
+    specs = gpu_specs_by_name()
+    local = results.get("local-cpu", {})
+    frame = load_catalog().frame
+    rows = []
+    for label, r in results.items():
+        if r.get("status") != "ok" or label == "local-cpu":
+            continue
+        measured = r["step_seconds"]
+        if r.get("device") == "cuda":
+            model = gpu_model(r.get("device_name", ""), list(specs))
+            if model is None:
+                continue
+            from planner.footprint import sample_bytes
+
+            host = spec.batch_size * sample_bytes(spec) if spec.data.location == "host" else 0.0
+            pred = predict_gpu(list(fp.layers), specs[model], spec.batch_size, spec.train.precision, spec.train.optimizer, host)
+            device = model
+        elif str(r.get("target", "")).startswith("aws:") and local.get("status") == "ok":
+            itype = r["target"][4:]
+            facts = instance_facts(frame, itype, r.get("region") or "us-east-1")
+            if facts["gpu_count"]:
+                continue  # a GPU instance measured without its GPU says nothing about either model
+            pred = predict_cpu(local["step_seconds"], int(local.get("threads") or 1),
+                               physical_cores(facts["vcpus"], facts["arch"], itype), fp.train_flops_per_sample * spec.batch_size)
+            device = f"cpu:{itype.split('.')[0]}"
+        else:
+            continue
+        if pred.step_seconds:
+            rows.append({"device": device, "workload": spec.name, "measured_step_seconds": measured,
+                         "predicted_step_seconds": pred.step_seconds, "source": str(journal.path)})
+    return rows

@@ -1,0 +1,65 @@
+"""Per-device corrections of the device model, learned from measurements and stored as data.
+
+A correction is measured step seconds / predicted step seconds for one device: a GPU model ("T4",
+"A10G", ...) or a CPU instance family ("cpu:c7i"). Predictions multiply by it and narrow their
+interval to +-20% (planner/predict.py). Sources, merged (the user's file wins per device):
+- pricing/data/calibration.csv, bundled (empty until measurements are published with the package);
+- <user cache dir>/calibration.csv, written by `planner calibrate RUN_DIR ...` from the measured
+  results in run journals (AWS GPU and CPU instances, a local CUDA GPU).
+The correction of a device is the median over its measurements.
+"""
+
+from __future__ import annotations
+
+import csv
+import statistics
+from pathlib import Path
+
+BUNDLED = Path(__file__).resolve().parent.parent / "pricing" / "data" / "calibration.csv"
+COLUMNS = ["device", "workload", "measured_step_seconds", "predicted_step_seconds", "source"]
+
+
+def user_file() -> Path:
+    from pricing.catalog import cache_dir
+
+    return cache_dir() / "calibration.csv"
+
+
+def read_rows(path: Path) -> list[dict[str, str]]:
+    if not path.exists():
+        return []
+    with path.open(newline="") as f:
+        return [row for row in csv.DictReader(f) if row.get("device")]
+
+
+def corrections(paths: list[Path] | None = None) -> dict[str, float]:
+    """device -> median(measured / predicted) over all rows of all sources."""
+    ratios: dict[str, list[float]] = {}
+    for path in paths if paths is not None else [BUNDLED, user_file()]:
+        for row in read_rows(path):
+            try:
+                ratio = float(row["measured_step_seconds"]) / float(row["predicted_step_seconds"])
+            except (ValueError, ZeroDivisionError):
+                continue
+            ratios.setdefault(row["device"], []).append(ratio)
+    return {device: statistics.median(values) for device, values in ratios.items()}
+
+
+def append_rows(rows: list[dict[str, object]], path: Path | None = None) -> Path:
+    path = path or user_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    new = not path.exists()
+    with path.open("a", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=COLUMNS)
+        if new:
+            writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def gpu_model(device_name: str, known: list[str]) -> str | None:
+    """'NVIDIA A10G' -> 'A10G', 'Tesla V100-SXM2-16GB' -> 'V100' (longest match: L40S before L4)."""
+    for name in sorted(known, key=len, reverse=True):
+        if name.lower() in device_name.lower():
+            return name
+    return None
