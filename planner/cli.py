@@ -431,6 +431,15 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+def cmd_tui(args: argparse.Namespace) -> int:
+    if args.spec and not Path(args.spec).exists():
+        raise PlannerError(f"{args.spec}: no such file", hint="give a workload spec, e.g. examples/surface-mlp.yaml")
+    from planner.tui.app import PlannerApp
+
+    PlannerApp(args.spec, bench_seconds=args.seconds, region=args.region or _default_region(), ami=args.ami).run()
+    return ExitCode.OK
+
+
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from planner.calibration import append_rows, corrections
     from planner.service import calibration_rows
@@ -576,6 +585,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seconds", type=_positive_float, default=5.0, help="local bench time budget (default 5)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_estimate)
+
+    p = sub.add_parser("tui", help="plan interactively in the terminal")
+    p.add_argument("spec", nargs="?", help="workload spec to open")
+    p.add_argument("--seconds", type=_positive_float, default=10.0, help="bench time budget per target (default 10)")
+    p.add_argument("--region", help="AWS region for prices and targets")
+    p.add_argument("--ami", help="AMI id for AWS targets (default: the PyTorch Deep Learning AMI)")
+    p.set_defaults(handler=cmd_tui)
 
     p = sub.add_parser("calibrate", help="correct the device model with the measurements in run directories")
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")

@@ -273,7 +273,7 @@ def run_plan(service: "PlannerService", spec: WorkloadSpec, spec_text: str | Non
              options: PlanOptions, bench: BenchOptions, out: Path | None = None,
              on_progress: ProgressFn | None = None, on_result: Callable[[str, Any], None] | None = None,
              aws: AwsOptions | None = None, on_state: Callable[[str, str, float, float], None] | None = None,
-             on_choices: Callable[[list], None] | None = None):
+             on_choices: Callable[[list], None] | None = None, cancel=None):
     """Measure every target, journaling each result the moment it arrives; then plan.
     `auto` measures here first, predicts every catalog instance, and benchmarks only the candidates
     that could change the decision (planner.decide.select_benchmarks), within the budget.
@@ -313,7 +313,8 @@ def run_plan(service: "PlannerService", spec: WorkloadSpec, spec_text: str | Non
         meta[label] = {"target": "local"}
         local_targets.append(LocalTarget(service.make_job(spec, replace(bench, device=device), fp), journal.path / "work", label))
     if auto:  # measure here first: the predictions scale this machine's measurement
-        BenchSession(local_targets, [], None, on_state=on_state, on_result=record, on_progress=on_progress).run()
+        BenchSession(local_targets, [], None, on_state=on_state, on_result=record, on_progress=on_progress,
+                     cancel=cancel).run()
         local_targets = []
         local = journal.read_results().get("local-cpu", {})
         if local.get("status") == "ok":
@@ -341,7 +342,7 @@ def run_plan(service: "PlannerService", spec: WorkloadSpec, spec_text: str | Non
             aws_targets.append(AwsTarget(aws_run, itype, job, label, prices[itype], arches[itype]))
 
     session = BenchSession(local_targets, aws_targets, aws_run, poll_seconds=aws.poll_seconds,
-                           on_state=on_state, on_result=record, on_progress=on_progress)
+                           on_state=on_state, on_result=record, on_progress=on_progress, cancel=cancel)
     session.run()
     plan = plan_from_results(spec, journal.read_results(), options, catalog)
     doc = plan_document(spec, plan, options, journal.path)

@@ -42,10 +42,15 @@ class _SigtermAsInterrupt:
             signal.signal(signal.SIGTERM, self.previous)
 
 
+class Cancelled(Exception):
+    """The run was cancelled (the TUI's cancel); cleanup runs as for Ctrl-C."""
+
+
 class BenchSession:
     def __init__(self, local_targets: list, aws_targets: list, aws_run=None, poll_seconds: float = 5.0,
                  on_state: StateFn | None = None, on_result: ResultFn | None = None,
-                 on_progress: Callable[[str, dict], None] | None = None):
+                 on_progress: Callable[[str, dict], None] | None = None, cancel: threading.Event | None = None):
+        self.cancel = cancel or threading.Event()
         self.local, self.aws, self.aws_run = list(local_targets), list(aws_targets), aws_run
         self.poll_seconds = poll_seconds
         self.on_state, self.on_result, self.on_progress = on_state, on_result, on_progress
@@ -72,6 +77,7 @@ class BenchSession:
                 if self.aws_run is not None and self.aws:
                     self.aws_run.prepare()
                 for t in self.aws:  # launch all before measuring locally: boot time overlaps
+                    self._check_cancel()
                     t.start()
                     self._state(t.label, t.state)
                     if t.state == "failed":
@@ -102,7 +108,12 @@ class BenchSession:
             self._state(t.label, "done" if result.status in ("ok", "does_not_fit") else "failed")
             self._record(t.label, result)
 
+    def _check_cancel(self) -> None:
+        if self.cancel.is_set():
+            raise Cancelled("cancelled")
+
     def _poll_aws_once(self) -> None:
+        self._check_cancel()
         now = dt.datetime.now(dt.timezone.utc)
         for t in self.aws:
             if t.label in self.results:

@@ -1,0 +1,112 @@
+"""Results pane: the options table (the CLI's columns), a cost-vs-time chart with the intervals,
+the recommendation with its break-even explanation, and what-if controls that re-plan from the run
+journal instantly (the same `replan` as `planner plan`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import DataTable, Input, Select, Static
+from textual_plotext import PlotextPlot
+
+from planner.errors import PlannerError
+
+
+class ResultsPane(Vertical):
+    DEFAULT_CSS = """
+    ResultsPane #whatif { height: 3; }
+    ResultsPane #whatif Select { width: 20; }
+    ResultsPane #whatif Input { width: 20; }
+    ResultsPane #options { height: auto; max-height: 10; }
+    ResultsPane #chart { height: 1fr; min-height: 8; }
+    ResultsPane #recommendation { height: auto; padding: 0 1; }
+    """
+
+    def __init__(self):
+        super().__init__(id="results")
+        self.run_dir: str | None = None
+        self.doc: dict[str, Any] | None = None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="whatif"):
+            yield Select([("cheapest", "cheapest"), ("fastest", "fastest")], value="cheapest", id="objective", allow_blank=False)
+            yield Select([("on-demand", "on-demand"), ("spot", "spot")], value="on-demand", id="purchase-whatif", allow_blank=False)
+            yield Input(placeholder="deadline (e.g. 4h)", id="deadline")
+            yield Input(placeholder="time value $/h", id="time-value")
+            yield Input(placeholder="local $/h", id="local-price")
+        yield DataTable(id="options", cursor_type="row")
+        yield PlotextPlot(id="chart")
+        yield Static("Run a workload to see the plan.", id="recommendation")
+
+    def on_mount(self) -> None:
+        self.query_one("#options", DataTable).add_columns(
+            "#", "target", "device", "source", "step", "training time", "$/h", "cost", "speedup", "break-even")
+
+    def show(self, doc: dict[str, Any]) -> None:
+        from planner.report import _interval, recommendation_text, seconds_text
+
+        self.doc, self.run_dir = doc, doc.get("run_dir")
+        table = self.query_one("#options", DataTable)
+        table.clear()
+        for o in doc["options"]:
+            if o.get("train_seconds") is None:
+                table.add_row("-", o["target"], o["device"], o["source"], "-", "does not fit" if not o["fits"] else "failed",
+                              "", "", "", "")
+                continue
+            be = o.get("break_even_speedup")
+            table.add_row(str(o.get("rank") or "-"), o["target"], o["device"], o["source"], seconds_text(o["step_seconds"]),
+                          _interval(o), f"{o['price_per_hour']:.3f}", f"${o['cost_usd']:.4f}",
+                          "-" if o.get("speedup") is None else f"{o['speedup']:.2f}x",
+                          "-" if be is None else ("inf" if be == float("inf") else f"{be:.2f}x"))
+        self.query_one("#recommendation", Static).update(recommendation_text(doc))
+        self.draw(doc)
+
+    def draw(self, doc: dict[str, Any]) -> None:
+        chart = self.query_one("#chart", PlotextPlot)
+        plt = chart.plt
+        plt.clear_data()
+        plt.title("cost vs training time (bars: the intervals)")
+        plt.xlabel("training hours")
+        plt.ylabel("cost $")
+        top = max([o.get("cost_usd_high") or 0.0 for o in doc["options"]] + [0.0])
+        plt.ylim(0, top * 1.15 if top > 0 else 1.0)  # costs are never negative
+        for o in doc["options"]:
+            if o.get("train_seconds") is None:
+                continue
+            hours = [o["train_seconds_low"] / 3600, o["train_seconds_high"] / 3600]
+            costs = [o["cost_usd_low"], o["cost_usd_high"]]
+            plt.plot(hours, costs)
+            plt.scatter([o["train_seconds"] / 3600], [o["cost_usd"]], label=f"{o['target']} {o['device']}")
+        chart.refresh()
+
+    def replan(self) -> None:
+        if not self.run_dir:
+            return
+        from planner.service import replan
+        from planner.units import parse_duration
+
+        def number(widget_id: str) -> float | None:
+            text = self.query_one(widget_id, Input).value.strip()
+            return float(text) if text else None
+
+        try:
+            deadline_text = self.query_one("#deadline", Input).value.strip()
+            deadline = parse_duration(deadline_text) if deadline_text else None
+            objective = self.query_one("#objective", Select).value
+            overrides = {"objective": "deadline" if deadline and objective == "cheapest" else objective,
+                         "deadline_seconds": deadline, "time_value_per_hour": number("#time-value"),
+                         "local_price_per_hour": number("#local-price"),
+                         "purchase": self.query_one("#purchase-whatif", Select).value}
+            doc, _journal = replan(self.run_dir, overrides)
+        except (PlannerError, ValueError) as exc:
+            self.app.notify(exc.render() if isinstance(exc, PlannerError) else str(exc), severity="error")
+            return
+        self.show(doc)
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        self.replan()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.replan()

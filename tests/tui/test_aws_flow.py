@@ -1,0 +1,56 @@
+"""The TUI's AWS flow against moto's server mode, with a thread playing the instance: pick an
+instance in the Targets pane, run, get its measured row, and nothing is left running."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from moto.server import ThreadedMotoServer
+
+from planner.tui.app import PlannerApp
+from planner.tui.results import ResultsPane
+from tests.aws.helpers import FAKE_ENV, Player, ec2, free_port, live_instances, x86_ami
+from tests.tui.test_app import TINY, wait_for
+
+
+@pytest.fixture
+def moto_env(monkeypatch, tmp_path):
+    port = free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    endpoint = f"http://127.0.0.1:{port}"
+    for k, v in {**FAKE_ENV, "AWS_ENDPOINT_URL": endpoint, "PLANNER_CACHE_DIR": str(tmp_path / "cache")}.items():
+        monkeypatch.setenv(k, v)
+    yield endpoint
+    server.stop()
+
+
+def test_pick_an_instance_run_it_and_leave_nothing_running(moto_env, tmp_path):
+    spec = tmp_path / "tiny.yaml"
+    spec.write_text(TINY)
+    player = Player(moto_env, tmp_path / "instances")
+    player.start()
+
+    async def scenario():
+        app = PlannerApp(str(spec), runs_dir=tmp_path / "run", bench_seconds=1, ami=x86_ami(ec2(moto_env)))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_for(pilot, lambda: app.spec is not None)
+            await pilot.press("2")
+            await pilot.pause(0.5)
+            table = app.query_one("#catalog")
+            row = next(i for i, key in enumerate(table.rows) if key.value == "aws:c7i.xlarge")
+            table.move_cursor(row=row)
+            await pilot.press("space")
+            assert app.targets == ["local", "aws:c7i.xlarge"]
+            assert "worst-case bench cost $" in str(app.query_one("#selection").render())
+            await pilot.press("r")
+            await wait_for(pilot, lambda: app.query_one(ResultsPane).doc is not None, timeout=240)
+            doc = app.query_one(ResultsPane).doc
+            measured = {o["target"] for o in doc["options"] if o["source"] == "measured" and o["train_seconds"]}
+            assert measured == {"local", "aws:c7i.xlarge"}
+
+    asyncio.run(scenario())
+    player.stop.set()
+    assert len(player.played) == 1
+    assert live_instances(ec2(moto_env)) == []

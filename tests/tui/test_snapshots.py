@@ -1,0 +1,66 @@
+"""Snapshot tests pin the layout of the screens whose content is deterministic (the spec editor and
+its summary, the price catalog, an empty run and results pane, the quit confirmation). Screens
+showing measured times change from run to run and are covered by the pilot tests instead.
+Update after an intended change: pytest tests/tui --snapshot-update"""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.tui.app import ConfirmQuit, PlannerApp
+from tests.conftest import EXAMPLES
+
+SIZE = (80, 24)
+
+
+@pytest.fixture(autouse=True)
+def no_price_cache(monkeypatch, tmp_path):
+    monkeypatch.setenv("PLANNER_CACHE_DIR", str(tmp_path))  # the bundled snapshot, whatever this machine cached
+
+
+async def settle(pilot) -> None:
+    for _ in range(100):
+        if pilot.app.spec is not None:
+            break
+        await pilot.pause(0.1)
+    await pilot.pause(0.3)
+
+
+def test_workload_screen(snap_compare):
+    assert snap_compare(PlannerApp(str(EXAMPLES / "surface-mlp.yaml")), terminal_size=SIZE, run_before=settle)
+
+
+def test_targets_screen(snap_compare):
+    async def targets(pilot):
+        await settle(pilot)
+        await pilot.press("2")
+        await pilot.pause(0.5)
+
+    assert snap_compare(PlannerApp(str(EXAMPLES / "surface-mlp.yaml")), terminal_size=SIZE, run_before=targets)
+
+
+def test_results_screen_before_a_run(snap_compare):
+    async def results(pilot):
+        await settle(pilot)
+        await pilot.press("4")
+        await pilot.pause(0.5)
+
+    assert snap_compare(PlannerApp(str(EXAMPLES / "surface-mlp.yaml")), terminal_size=SIZE, run_before=results)
+
+
+def test_quit_confirmation(snap_compare):
+    async def confirm(pilot):
+        await settle(pilot)
+        pilot.app.push_screen(ConfirmQuit())
+        await pilot.pause(0.3)
+
+    assert snap_compare(PlannerApp(str(EXAMPLES / "surface-mlp.yaml")), terminal_size=SIZE, run_before=confirm)
+
+
+def test_workload_form(snap_compare):
+    async def form(pilot):
+        await settle(pilot)
+        await pilot.press("f")
+        await pilot.pause(0.5)
+
+    assert snap_compare(PlannerApp(str(EXAMPLES / "surface-mlp.yaml")), terminal_size=SIZE, run_before=form)
