@@ -274,9 +274,9 @@ def _ec2(region: str | None):
 
 
 def _aws_failure(exc: Exception, doing: str) -> PlannerError:
-    from pricing.aws import _explain
+    from pricing.aws import explain_aws_error
 
-    return _explain(exc, doing)
+    return explain_aws_error(exc, doing)
 
 
 def cmd_reap(args: argparse.Namespace) -> int:

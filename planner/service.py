@@ -251,8 +251,8 @@ class AwsOptions:
 
 def preflight(aws_types: list[str], aws: AwsOptions, catalog) -> tuple[dict[str, float], dict[str, str], float]:
     """Prices, architectures and the worst-case bench cost; refuse before launching anything."""
-    from pricing.billing import instance_cost
     from pricing.catalog import hourly_price, instance_facts
+    from runner.aws import EXPIRY_GRACE_MINUTES, worst_case_bench_cost
 
     s = aws.settings
     if len(aws_types) > aws.max_instances:
@@ -260,11 +260,11 @@ def preflight(aws_types: list[str], aws: AwsOptions, catalog) -> tuple[dict[str,
                          hint="benchmark fewer instance types at once, or raise --max-instances")
     prices = {t: hourly_price(catalog, t, s.region, s.purchase) for t in aws_types}
     arches = {t: instance_facts(catalog, t, s.region)["arch"] for t in aws_types}
-    worst = sum(instance_cost(p, s.max_bench_minutes * 60 + 600, s.root_volume_gb) for p in prices.values())
+    worst = sum(worst_case_bench_cost(p, s) for p in prices.values())
     if worst > aws.bench_budget:
         detail = ", ".join(f"{t} ${p:.3f}/h" for t, p in prices.items())
         raise InputError(f"refusing to launch: the worst-case bench cost is ${worst:.2f} ({detail}, each for up to "
-                         f"{s.max_bench_minutes:g} min + 10 min grace), over --bench-budget ${aws.bench_budget:.2f}",
+                         f"{s.max_bench_minutes:g} min + {EXPIRY_GRACE_MINUTES} min grace), over --bench-budget ${aws.bench_budget:.2f}",
                          hint="raise --bench-budget, lower --max-bench-minutes, or benchmark fewer or cheaper instances")
     return prices, arches, worst
 
@@ -487,15 +487,16 @@ def estimate_plan(service: PlannerService, spec: WorkloadSpec, options: PlanOpti
 
 
 def benchmark_choices(plan, options: PlanOptions, aws_minutes: float = 20.0, budget: float = 2.0, max_instances: int = 8):
-    """(the plan among cloud options only, which cloud options to benchmark): the selection runs on the cloud options alone (a free local
-    CPU would make every GPU's break-even infinite), with worst-case bench costs from the prices."""
+    """(the plan among cloud options only, which cloud options to benchmark). The selection runs on
+    the cloud options alone: a free local CPU would make every GPU's break-even infinite."""
     from planner.decide import Option, decide, select_benchmarks
-    from pricing.billing import instance_cost
+    from runner.aws import AwsSettings, worst_case_bench_cost
 
     cloud = [o for o in plan.options if o.source == "predicted"]
     base = [Option(**{k: getattr(o, k) for k in Option.__dataclass_fields__}) for o in cloud]
     cloud_plan = decide(base, options.objective, options.deadline_seconds, options.time_value_per_hour)
-    worst = {o.target: instance_cost(o.price_per_hour, aws_minutes * 60 + 600) for o in cloud}
+    settings = AwsSettings(max_bench_minutes=aws_minutes)
+    worst = {o.target: worst_case_bench_cost(o.price_per_hour, settings) for o in cloud}
     return cloud_plan, select_benchmarks(cloud_plan, worst, budget, max_instances)
 
 

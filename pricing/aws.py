@@ -33,7 +33,11 @@ ONDEMAND_FILTERS = {
 }
 
 
-class PriceRefreshError(PlannerError):
+class AwsError(PlannerError):
+    title = "AWS"
+
+
+class PriceRefreshError(AwsError):
     title = "price refresh failed"
 
 
@@ -47,31 +51,37 @@ def client(session: Any, service: str, region: str):
                           config=Config(retries={"mode": "standard", "max_attempts": 5}, **extra))
 
 
-def _explain(exc: Exception, doing: str) -> PriceRefreshError:
+def explain_aws_error(exc: Exception, doing: str, cls: type[AwsError] = AwsError) -> AwsError:
+    """A boto3/botocore failure as one message that says what to do."""
+    return _explain(exc, doing, cls)
+
+
+def _explain(exc: Exception, doing: str, cls: type[AwsError] = PriceRefreshError) -> AwsError:
+    meanwhile = "; the bundled snapshot is used meanwhile" if issubclass(cls, PriceRefreshError) else ""
     from botocore.exceptions import (
         ClientError, EndpointConnectionError, NoCredentialsError, NoRegionError, ProfileNotFound,
     )
 
     if isinstance(exc, ProfileNotFound):
-        return PriceRefreshError(f"{doing}: {exc}", hint="set AWS_PROFILE to a profile in ~/.aws/config, or unset it")
+        return cls(f"{doing}: {exc}", hint="set AWS_PROFILE to a profile in ~/.aws/config, or unset it")
     if isinstance(exc, NoCredentialsError):
-        return PriceRefreshError(f"{doing}: no AWS credentials found",
-                                 hint="run `aws configure` (or set AWS_PROFILE / AWS_ACCESS_KEY_ID); the bundled snapshot is used meanwhile")
+        return cls(f"{doing}: no AWS credentials found",
+                                 hint="run `aws configure` (or set AWS_PROFILE / AWS_ACCESS_KEY_ID)" + meanwhile)
     if isinstance(exc, NoRegionError):
-        return PriceRefreshError(f"{doing}: no AWS region configured", hint="pass --region or set AWS_REGION")
+        return cls(f"{doing}: no AWS region configured", hint="pass --region or set AWS_REGION")
     if isinstance(exc, EndpointConnectionError):
-        return PriceRefreshError(f"{doing}: cannot reach AWS ({exc})", hint="check the network; the bundled snapshot is used meanwhile")
+        return cls(f"{doing}: cannot reach AWS ({exc})", hint="check the network" + meanwhile)
     if isinstance(exc, ClientError):
         code = exc.response.get("Error", {}).get("Code", "")
         op = getattr(exc, "operation_name", "")
         if code in ("AccessDenied", "AccessDeniedException", "UnauthorizedOperation"):
             perm = {"GetProducts": "pricing:GetProducts", "DescribeSpotPriceHistory": "ec2:DescribeSpotPriceHistory",
                     "DescribeInstanceTypes": "ec2:DescribeInstanceTypes"}.get(op, op)
-            return PriceRefreshError(f"{doing}: access denied ({code})", hint=f"grant {perm} to your AWS identity; the bundled snapshot is used meanwhile")
+            return cls(f"{doing}: access denied ({code})", hint=f"grant {perm} to your AWS identity" + meanwhile)
         if code in ("Throttling", "ThrottlingException", "RequestLimitExceeded", "TooManyRequestsException"):
-            return PriceRefreshError(f"{doing}: AWS throttled the requests ({code}) after retries", hint="try again in a minute; the bundled snapshot is used meanwhile")
-        return PriceRefreshError(f"{doing}: AWS answered {code}: {exc.response.get('Error', {}).get('Message', '')}")
-    return PriceRefreshError(f"{doing}: {type(exc).__name__}: {exc}")
+            return cls(f"{doing}: AWS throttled the requests ({code}) after retries", hint="try again in a minute" + meanwhile)
+        return cls(f"{doing}: AWS answered {code}: {exc.response.get('Error', {}).get('Message', '')}")
+    return cls(f"{doing}: {type(exc).__name__}: {exc}")
 
 
 def ondemand_price(price_item: str | dict) -> float | None:

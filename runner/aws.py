@@ -92,6 +92,12 @@ def launch_error(exc: Exception, instance_type: str, settings: AwsSettings) -> s
     return f"launch of {instance_type} failed: {code or type(exc).__name__}: {message}"
 
 
+def worst_case_bench_cost(usd_per_hour: float, settings: AwsSettings) -> float:
+    """The most one bench instance can bill: alive until the dead-man deadline plus the grace the
+    reaper allows, with its root volume."""
+    return instance_cost(usd_per_hour, (settings.max_bench_minutes + EXPIRY_GRACE_MINUTES) * 60, settings.root_volume_gb)
+
+
 def bench_bundle() -> bytes:
     """runner/bench as a zip (runner/__init__.py + runner/bench/*.py): all the instance needs."""
     buf = io.BytesIO()

@@ -11,7 +11,6 @@ import sys
 
 import boto3
 import pytest
-from moto import mock_aws
 
 from planner import infra
 from runner import reaper
@@ -41,12 +40,8 @@ def test_rendered_template_carries_the_reaper_and_is_lint_clean(tmp_path):
 
 
 @pytest.fixture
-def aws(monkeypatch):
-    for k, v in FAKE_ENV.items():
-        monkeypatch.setenv(k, v)
-    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
-    with mock_aws():
-        yield boto3.Session(region_name="us-east-1")
+def aws(aws_session):
+    return aws_session
 
 
 def test_stack_deploys_into_moto_and_creates_what_it_says(aws):

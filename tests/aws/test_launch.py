@@ -11,7 +11,6 @@ import boto3
 import botocore.client
 import pytest
 from botocore.exceptions import ClientError
-from moto import mock_aws
 
 from planner.errors import InputError
 from planner.service import AwsOptions, preflight
@@ -25,12 +24,8 @@ JOB = {"spec": {"name": "tiny"}, "device": "auto"}
 
 
 @pytest.fixture
-def aws(monkeypatch):
-    for k, v in FAKE_ENV.items():
-        monkeypatch.setenv(k, v)
-    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
-    with mock_aws():
-        yield boto3.client("ec2", region_name="us-east-1")
+def aws(aws_session):
+    return aws_session.client("ec2")
 
 
 def new_run(ec2, run_id="run-1", minutes=5.0, **kw) -> AwsRun:

@@ -30,22 +30,26 @@ def test_workload_screen(snap_compare):
     assert snap_compare(PlannerApp(str(EXAMPLES / "surface-mlp.yaml")), terminal_size=SIZE, run_before=settle)
 
 
-def test_targets_screen(snap_compare):
-    async def targets(pilot):
+def press(key: str):
+    """run_before: settle, press `key`, let the screen redraw."""
+    async def run_before(pilot) -> None:
         await settle(pilot)
-        await pilot.press("2")
+        await pilot.press(key)
         await pilot.pause(0.5)
 
-    assert snap_compare(PlannerApp(str(EXAMPLES / "surface-mlp.yaml")), terminal_size=SIZE, run_before=targets)
+    return run_before
+
+
+def test_targets_screen(snap_compare):
+    assert snap_compare(PlannerApp(str(EXAMPLES / "surface-mlp.yaml")), terminal_size=SIZE, run_before=press("2"))
 
 
 def test_results_screen_before_a_run(snap_compare):
-    async def results(pilot):
-        await settle(pilot)
-        await pilot.press("4")
-        await pilot.pause(0.5)
+    assert snap_compare(PlannerApp(str(EXAMPLES / "surface-mlp.yaml")), terminal_size=SIZE, run_before=press("4"))
 
-    assert snap_compare(PlannerApp(str(EXAMPLES / "surface-mlp.yaml")), terminal_size=SIZE, run_before=results)
+
+def test_workload_form(snap_compare):
+    assert snap_compare(PlannerApp(str(EXAMPLES / "surface-mlp.yaml")), terminal_size=SIZE, run_before=press("f"))
 
 
 def test_quit_confirmation(snap_compare):
@@ -55,12 +59,3 @@ def test_quit_confirmation(snap_compare):
         await pilot.pause(0.3)
 
     assert snap_compare(PlannerApp(str(EXAMPLES / "surface-mlp.yaml")), terminal_size=SIZE, run_before=confirm)
-
-
-def test_workload_form(snap_compare):
-    async def form(pilot):
-        await settle(pilot)
-        await pilot.press("f")
-        await pilot.pause(0.5)
-
-    assert snap_compare(PlannerApp(str(EXAMPLES / "surface-mlp.yaml")), terminal_size=SIZE, run_before=form)
