@@ -17,8 +17,8 @@ from planner.errors import PlannerError
 class ResultsPane(Vertical):
     DEFAULT_CSS = """
     ResultsPane #whatif { height: 3; }
-    ResultsPane #whatif Select { width: 20; }
-    ResultsPane #whatif Input { width: 20; }
+    ResultsPane #whatif Select { width: 16; }
+    ResultsPane #whatif Input { width: 14; }
     ResultsPane #options { height: auto; max-height: 10; }
     ResultsPane #chart { height: 1fr; min-height: 8; }
     ResultsPane #recommendation { height: auto; padding: 0 1; }
@@ -30,8 +30,12 @@ class ResultsPane(Vertical):
         self.doc: dict[str, Any] | None = None
 
     def compose(self) -> ComposeResult:
+        from pricing.catalog import regions
+
         with Horizontal(id="whatif"):
             yield Select([("cheapest", "cheapest"), ("fastest", "fastest")], value="cheapest", id="objective", allow_blank=False)
+            yield Select([(r, r) for r in regions(self.app.service.catalog().frame)], value=self.app.region,
+                         id="region-whatif", allow_blank=False)
             yield Select([("on-demand", "on-demand"), ("spot", "spot")], value="on-demand", id="purchase-whatif", allow_blank=False)
             yield Input(placeholder="deadline (e.g. 4h)", id="deadline")
             yield Input(placeholder="time value $/h", id="time-value")
@@ -98,7 +102,8 @@ class ResultsPane(Vertical):
             overrides = {"objective": "deadline" if deadline and objective == "cheapest" else objective,
                          "deadline_seconds": deadline, "time_value_per_hour": number("#time-value"),
                          "local_price_per_hour": number("#local-price"),
-                         "purchase": self.query_one("#purchase-whatif", Select).value}
+                         "purchase": self.query_one("#purchase-whatif", Select).value,
+                         "region": self.query_one("#region-whatif", Select).value}
             doc, _journal = replan(self.run_dir, overrides)
         except (PlannerError, ValueError) as exc:
             self.app.notify(exc.render() if isinstance(exc, PlannerError) else str(exc), severity="error")

@@ -55,6 +55,14 @@ def test_load_validate_run_and_results_equal_planner_plan(spec_file, tmp_path):
             assert expected["recommendation"]["target"] in shown
             assert json.loads((tmp_path / "run" / "plan.json").read_text())["recommendation"] == results.doc["recommendation"]
 
+            # what-if: a local price and the fastest objective re-plan from the journal, as `planner plan` does
+            results.query_one("#local-price").value = "3.6"
+            results.query_one("#objective").value = "fastest"
+            await pilot.pause(0.5)
+            expected, _ = replan(results.run_dir, {"objective": "fastest", "local_price_per_hour": 3.6})
+            assert results.doc["objective"] == "fastest"
+            assert results.doc["options"] == expected["options"]
+
     asyncio.run(scenario())
 
 

@@ -8,14 +8,18 @@ from __future__ import annotations
 import pytest
 
 from planner.tui.app import ConfirmQuit, PlannerApp
-from tests.conftest import EXAMPLES
+from tests.conftest import ROOT
 
 SIZE = (80, 24)
 
 
 @pytest.fixture(autouse=True)
-def no_price_cache(monkeypatch, tmp_path):
+def deterministic(monkeypatch, tmp_path):
     monkeypatch.setenv("PLANNER_CACHE_DIR", str(tmp_path))  # the bundled snapshot, whatever this machine cached
+    monkeypatch.chdir(ROOT)  # the spec path on screen is relative: the same in every checkout
+
+
+SPEC = "examples/surface-mlp.yaml"
 
 
 async def settle(pilot) -> None:
@@ -27,7 +31,7 @@ async def settle(pilot) -> None:
 
 
 def test_workload_screen(snap_compare):
-    assert snap_compare(PlannerApp(str(EXAMPLES / "surface-mlp.yaml")), terminal_size=SIZE, run_before=settle)
+    assert snap_compare(PlannerApp(SPEC), terminal_size=SIZE, run_before=settle)
 
 
 def press(key: str):
@@ -41,15 +45,23 @@ def press(key: str):
 
 
 def test_targets_screen(snap_compare):
-    assert snap_compare(PlannerApp(str(EXAMPLES / "surface-mlp.yaml")), terminal_size=SIZE, run_before=press("2"))
+    assert snap_compare(PlannerApp(SPEC), terminal_size=SIZE, run_before=press("2"))
 
 
 def test_results_screen_before_a_run(snap_compare):
-    assert snap_compare(PlannerApp(str(EXAMPLES / "surface-mlp.yaml")), terminal_size=SIZE, run_before=press("4"))
+    assert snap_compare(PlannerApp(SPEC), terminal_size=SIZE, run_before=press("4"))
+
+
+def test_run_screen_before_a_run(snap_compare):
+    assert snap_compare(PlannerApp(SPEC), terminal_size=SIZE, run_before=press("3"))
+
+
+def test_instances_screen(snap_compare):
+    assert snap_compare(PlannerApp(SPEC), terminal_size=SIZE, run_before=press("5"))
 
 
 def test_workload_form(snap_compare):
-    assert snap_compare(PlannerApp(str(EXAMPLES / "surface-mlp.yaml")), terminal_size=SIZE, run_before=press("f"))
+    assert snap_compare(PlannerApp(SPEC), terminal_size=SIZE, run_before=press("f"))
 
 
 def test_quit_confirmation(snap_compare):
@@ -58,4 +70,4 @@ def test_quit_confirmation(snap_compare):
         pilot.app.push_screen(ConfirmQuit())
         await pilot.pause(0.3)
 
-    assert snap_compare(PlannerApp(str(EXAMPLES / "surface-mlp.yaml")), terminal_size=SIZE, run_before=confirm)
+    assert snap_compare(PlannerApp(SPEC), terminal_size=SIZE, run_before=confirm)
