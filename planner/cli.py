@@ -478,8 +478,6 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from planner.report import seconds_text
     from planner.service import BenchOptions, PlannerService, validate
 
-    if args.target != "local":
-        raise PlannerError(f"--target: only local can be validated today, got {args.target!r}")  # argparse limits it
     service = PlannerService()
     spec = service.load(args.spec)
     with _BenchProgress(enabled=sys.stderr.isatty()) as progress:

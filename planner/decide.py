@@ -155,15 +155,15 @@ def decide(options: list[Option], objective: str = "cheapest", deadline_seconds:
     usable = [o for o in ranked if o.usable]
     warnings: list[str] = []
 
+    metric_name = "fastest" if objective == "fastest" else "cheapest"
     pool = usable
     if objective == "deadline":
         pool = [o for o in usable if o.train_seconds_high <= deadline_seconds]
-    order = sorted(usable, key=lambda o: (o not in pool, _metric(o, "fastest" if objective == "fastest" else "cheapest")[0], o.target))
+    order = sorted(usable, key=lambda o: (o not in pool, _metric(o, metric_name)[0], o.target))
     cpu_pool = [o for o in pool if o.device == "cpu"]
     ref = min(cpu_pool, key=lambda o: _metric(o, objective if objective != "deadline" else "cheapest")[0], default=None)
     if ref is None:  # speedups are still worth showing against the best CPU overall
         ref = min((o for o in usable if o.device == "cpu"), key=lambda o: _metric(o, "cheapest")[0], default=None)
-    order = _speedups(order, ref, tv)
     ranks = {o.target + o.device: i + 1 for i, o in enumerate(order)}
     final = [replace(o, rank=ranks.get(o.target + o.device)) for o in _speedups(ranked, ref, tv)]
     final.sort(key=lambda o: (o.rank is None, o.rank or 0))
@@ -176,7 +176,6 @@ def decide(options: list[Option], objective: str = "cheapest", deadline_seconds:
         return plan(Recommendation(None, None, "nothing_fits",
                                    "no option can run this workload: none fits in memory or none was measured; "
                                    "reduce train.batch_size or the model, or add targets with more memory"))
-    metric_name = "fastest" if objective == "fastest" else "cheapest"
     if objective == "deadline" and not pool:
         fastest = min(usable, key=lambda o: o.train_seconds)
         warnings.append(f"no option finishes within the deadline ({_hours(deadline_seconds)}) with its whole interval")

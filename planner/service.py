@@ -124,24 +124,13 @@ class PlannerService:
               on_progress: ProgressFn | None = None, label: str = "local", extra: dict[str, Any] | None = None):
         """Run the bench for `spec` on this machine in a subprocess; return its BenchResult."""
         from runner.local import LocalTarget
+        from runner.session import BenchSession
 
         self.check_device(options.device)
         job = {**self.make_job(spec, options), **(extra or {})}
         with tempfile.TemporaryDirectory(prefix="planner-bench-") as tmp:
             target = LocalTarget(job, Path(workdir or tmp), label=label)
-            target.start()
-            try:
-                while True:
-                    status = target.poll()
-                    if on_progress and status.event:
-                        on_progress(label, status.event)
-                    if status.state not in ("pending", "running"):
-                        break
-                    time.sleep(0.1)
-                target.wait(30)
-            finally:
-                target.terminate()  # no-op when it already ended; kills it on Ctrl-C
-            result = target.collect()
+            result = BenchSession([target], [], on_progress=on_progress).run()[label]
         if result.status == "invalid":
             raise InputError(result.message)
         if result.status == "error":
@@ -290,8 +279,8 @@ def run_plan(service: "PlannerService", spec: WorkloadSpec, spec_text: str | Non
     aws_types = [t[4:] for t in targets if t.startswith("aws:")]
     aws = aws or AwsOptions(AwsSettings(region=options.region, purchase=options.purchase))
     catalog = service.catalog().frame if (aws_types or auto) else None
-    if aws_types:
-        preflight(aws_types, aws, catalog)  # refuse before anything is written or launched
+    # refuse before anything is written or launched; `auto` prices again once it has chosen
+    priced = preflight(aws_types, aws, catalog) if aws_types else None
     journal = RunJournal.create(spec.name, out)
     journal.write_spec(spec, spec_text)
     # Unique per run whatever the directory is called: it names the run's S3 keys and instance tags.
@@ -326,19 +315,18 @@ def run_plan(service: "PlannerService", spec: WorkloadSpec, spec_text: str | Non
             journal.write_run(run_info)
             if on_choices:
                 on_choices(choices)
-        if aws_types:
-            preflight(aws_types, aws, catalog)
+        priced = preflight(aws_types, aws, catalog) if aws_types else None
     aws_run, aws_targets = None, []
     if aws_types:
         from runner.aws import AwsRun, AwsTarget
 
-        prices, arches, _worst = preflight(aws_types, aws, catalog)
+        prices, arches, _worst = priced
         aws_run = AwsRun(aws.settings, run_id, session=service.aws_session)
+        job = service.make_job(spec, replace(bench, device="auto"), fp)  # CUDA where the instance has it
         for itype in aws_types:
             label = target_label(f"aws:{itype}")
             meta[label] = {"target": f"aws:{itype}", "instance_type": itype, "region": aws.settings.region,
                            "purchase": aws.settings.purchase}
-            job = service.make_job(spec, replace(bench, device="auto"), fp)
             aws_targets.append(AwsTarget(aws_run, itype, job, label, prices[itype], arches[itype]))
 
     session = BenchSession(local_targets, aws_targets, aws_run, poll_seconds=aws.poll_seconds,

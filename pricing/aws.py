@@ -53,10 +53,6 @@ def client(session: Any, service: str, region: str):
 
 def explain_aws_error(exc: Exception, doing: str, cls: type[AwsError] = AwsError) -> AwsError:
     """A boto3/botocore failure as one message that says what to do."""
-    return _explain(exc, doing, cls)
-
-
-def _explain(exc: Exception, doing: str, cls: type[AwsError] = PriceRefreshError) -> AwsError:
     meanwhile = "; the bundled snapshot is used meanwhile" if issubclass(cls, PriceRefreshError) else ""
     from botocore.exceptions import (
         ClientError, EndpointConnectionError, NoCredentialsError, NoRegionError, ProfileNotFound,
@@ -178,14 +174,14 @@ def refresh(
         session = session or boto3.Session()
         pricing_client = client(session, "pricing", PRICING_REGION)
     except Exception as exc:  # noqa: BLE001 - profile/config problems: a clear message
-        raise _explain(exc, "connecting to AWS") from None
+        raise explain_aws_error(exc, "connecting to AWS", PriceRefreshError) from None
     rows = []
     for region in regions:
         ec2 = client(session, "ec2", region)
         try:
             facts = fetch_facts(ec2, types)
         except Exception as exc:  # noqa: BLE001 - mapped to a clear message
-            raise _explain(exc, f"reading instance types in {region}") from None
+            raise explain_aws_error(exc, f"reading instance types in {region}", PriceRefreshError) from None
         for itype in types:
             if itype not in facts:
                 continue  # not offered in this region
@@ -193,7 +189,7 @@ def refresh(
                 ondemand = fetch_ondemand(pricing_client, itype, region)
                 spot = fetch_spot(ec2, itype, now)
             except Exception as exc:  # noqa: BLE001
-                raise _explain(exc, f"fetching prices of {itype} in {region}") from None
+                raise explain_aws_error(exc, f"fetching prices of {itype} in {region}", PriceRefreshError) from None
             if ondemand is None:
                 continue
             spots = list(spot.values())

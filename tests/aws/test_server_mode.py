@@ -49,6 +49,19 @@ def start_planner(env, tmp_path, targets: str, *extra: str) -> tuple[subprocess.
     return proc, out
 
 
+def played_run(endpoint, env, tmp_path, targets: str, *extra: str, timeout: float = 180, **player_options):
+    """`planner run` to the end while a thread plays its instances. Returns (process, stdout, stderr,
+    run dir, player)."""
+    player = Player(endpoint, tmp_path / "instances", **player_options)
+    player.start()
+    try:
+        proc, out = start_planner(env, tmp_path, targets, *extra)
+        stdout, stderr = proc.communicate(timeout=timeout)
+    finally:
+        player.stop.set()
+    return proc, stdout, stderr, out, player
+
+
 def run_id(out: Path, timeout: float = 60) -> str:
     """The run's id, from its journal (written before anything is launched)."""
     deadline = time.monotonic() + timeout
@@ -72,11 +85,7 @@ def wait_for_instances(endpoint: str, out: Path, count: int, timeout: float = 60
 
 
 def test_planner_collects_results_from_played_instances_and_leaves_nothing_running(endpoint, env, tmp_path):
-    player = Player(endpoint, tmp_path / "instances")
-    player.start()
-    proc, out = start_planner(env, tmp_path, "local,aws:c7i.xlarge,aws:g4dn.xlarge", "--json", "--max-bench-minutes", "5")
-    stdout, stderr = proc.communicate(timeout=420)
-    player.stop.set()
+    proc, stdout, stderr, out, player = played_run(endpoint, env, tmp_path, "local,aws:c7i.xlarge,aws:g4dn.xlarge", "--json", "--max-bench-minutes", "5", timeout=420)
     assert proc.returncode == 0, stderr
     doc = json.loads(stdout)
     by_target = {o["target"]: o for o in doc["options"]}
@@ -106,21 +115,13 @@ def test_without_anyone_playing_each_target_ends_with_no_result_and_nothing_runn
 def test_a_crashing_bench_is_reported_with_its_log(endpoint, env, tmp_path):
     crash = "#!/bin/bash\ncase \"$*\" in *'import torch'*) exit 0 ;; *zipfile*) exec " + sys.executable + " \"$@\" ;; esac\n" \
             "echo 'Traceback (most recent call last):'; echo 'RuntimeError: CUDA error: an illegal memory access'; exit 1\n"
-    player = Player(endpoint, tmp_path / "instances", python_stub=crash)
-    player.start()
-    proc, out = start_planner(env, tmp_path, "aws:c7i.xlarge", "--max-bench-minutes", "3")
-    stdout, stderr = proc.communicate(timeout=180)
-    player.stop.set()
+    proc, stdout, stderr, out, player = played_run(endpoint, env, tmp_path, "aws:c7i.xlarge", "--max-bench-minutes", "3", timeout=180, python_stub=crash)
     assert "ended without a result" in stderr and "RuntimeError: CUDA error: an illegal memory access" in stderr
     assert live_instances(ec2(endpoint), run_id(out)) == []
 
 
 def test_spot_interruption_is_reported(endpoint, env, tmp_path):
-    player = Player(endpoint, tmp_path / "instances", terminate_instead=True)
-    player.start()
-    proc, out = start_planner(env, tmp_path, "aws:c7i.xlarge", "--purchase", "spot", "--max-bench-minutes", "3")
-    stdout, stderr = proc.communicate(timeout=180)
-    player.stop.set()
+    proc, stdout, stderr, out, player = played_run(endpoint, env, tmp_path, "aws:c7i.xlarge", "--purchase", "spot", "--max-bench-minutes", "3", timeout=180, terminate_instead=True)
     assert "terminated from outside" in stderr
     assert live_instances(ec2(endpoint), run_id(out)) == []
 
@@ -181,11 +182,7 @@ def test_budget_cap_launches_nothing(endpoint, env, tmp_path):
 def test_targets_auto_benchmarks_fewer_than_the_catalog_and_explains(endpoint, env, tmp_path):
     from pricing.catalog import filter_instances, load_snapshot
 
-    player = Player(endpoint, tmp_path / "instances")
-    player.start()
-    proc, out = start_planner(env, tmp_path, "auto", "--json", "--max-bench-minutes", "5")
-    stdout, stderr = proc.communicate(timeout=420)
-    player.stop.set()
+    proc, stdout, stderr, out, player = played_run(endpoint, env, tmp_path, "auto", "--json", "--max-bench-minutes", "5", timeout=420)
     assert proc.returncode == 0, stderr
     doc = json.loads(stdout)
     chosen = [c for c in doc["auto"] if c["benchmark"]]
