@@ -476,23 +476,44 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     from planner.report import seconds_text
-    from planner.service import BenchOptions, PlannerService, validate
+    from planner.service import (STEADY_MACHINE_PERCENT, STEADY_RUN_SPREAD_PERCENT, BenchOptions, PlannerService,
+                                  validate)
 
     service = PlannerService()
     spec = service.load(args.spec)
     with _BenchProgress(enabled=sys.stderr.isatty()) as progress:
-        data = validate(service, spec, args.epochs, BenchOptions(device=args.device, seconds=args.seconds), progress)
+        data = validate(service, spec, args.epochs, BenchOptions(device=args.device, seconds=args.seconds), progress,
+                        recheck=args.recheck)
     if args.json:
         _print_json(data)
-    else:
-        verdict = "inside" if data["inside_interval"] else "outside"
-        _stdout().print(
-            f"{data['workload']} on {data['device']} ({data['device_name']}), {data['epochs']:,} epochs = {data['steps']:,} steps\n"
-            f"  predicted {seconds_text(data['predicted_seconds'])} "
-            f"({seconds_text(data['predicted_seconds_low'])}-{seconds_text(data['predicted_seconds_high'])}) "
-            f"from a {data['bench_seconds']:g} s bench\n"
-            f"  actual    {seconds_text(data['actual_seconds'])}  -> error {data['error_percent']:+.1f}% ({verdict} the interval)",
-            highlight=False)
+        return ExitCode.OK
+    verdict = "inside" if data["inside_interval"] else "outside"
+    lines = [
+        f"{data['workload']} on {data['device']} ({data['device_name']}), {data['epochs']:,} epochs = {data['steps']:,} steps",
+        f"  predicted {seconds_text(data['predicted_seconds'])} "
+        f"({seconds_text(data['predicted_seconds_low'])}-{seconds_text(data['predicted_seconds_high'])}) "
+        f"from a {data['bench_seconds']:g} s bench: {data['predicted_step_seconds'] * 1e3:.3g} ms per step",
+        f"  actual    {seconds_text(data['actual_seconds'])}: {data['actual_step_seconds'] * 1e3:.3g} ms per step"
+        f"  -> error {data['error_percent']:+.1f}% ({verdict} the interval)",
+    ]
+    if data["actual_window_spread_percent"] is not None:
+        lines.append(f"  during the run the step time varied by {data['actual_window_spread_percent']:.0f}% "
+                     "(p10 to p90 of its 20 windows)")
+    drift, spread = data["machine_drift_percent"], data["actual_window_spread_percent"]
+    if drift is not None:
+        lines.append(f"  machine   a second bench after the run measured {data['recheck_step_seconds'] * 1e3:.3g} ms per step, "
+                     f"{drift:+.1f}% from the first")
+        if abs(drift) > STEADY_MACHINE_PERCENT:
+            why = f"the machine's own speed moved by more than {STEADY_MACHINE_PERCENT:g}% around the run"
+        elif spread is not None and spread > STEADY_RUN_SPREAD_PERCENT:
+            why = f"the benches agree, but the run's own step time varied by more than {STEADY_RUN_SPREAD_PERCENT:g}%"
+        else:
+            why = ""
+        lines += (["            the machine held its speed before, during and after the run: the error is the",
+                   "            prediction's own"] if not why else
+                  [f"            {why}:", "            runs of the same work differ by about that much here; validate again "
+                   "when it is", "            quieter before blaming the prediction"])
+    _stdout().print("\n".join(lines), highlight=False)
     return ExitCode.OK
 
 
@@ -631,6 +652,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", choices=("cpu", "cuda", "auto"), default="auto")
     p.add_argument("--epochs", type=_positive_int, help="epochs to train (default: the spec's)")
     p.add_argument("--seconds", type=_positive_float, default=10.0, help="bench time budget for the prediction (default 10)")
+    p.add_argument("--no-recheck", dest="recheck", action="store_false",
+                   help="skip the second bench after the run that tells whether the machine held its speed")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_validate)
 

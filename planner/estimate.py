@@ -2,14 +2,17 @@
 
     train_seconds = one-time costs + total_steps x mean step seconds
 
-One-time costs: process start (interpreter + `import torch`), setup (model, optimizer, data on the
+One-time costs: process start (interpreter + `import torch`, measured by the bench on Linux) and
+exit (interpreter shutdown, measured by a local bench's parent), setup (model, optimizer, data on the
 device: measured by the bench), the warm-up's excess over steady-state steps (measured), and for a
 cloud target the instance's boot and setup (a documented constant until measured).
 
 Interval: the mean's 95% interval from the bench, widened by the run-to-run noise of a machine (two
 benches of the same workload in a row do not give the same mean: clock boost, neighbours on a
 shared host, memory placement). The two are independent, so their relative half-widths add in
-quadrature. RUN_TO_RUN_NOISE was measured on this project's 2-core CI VM (2026-11-21): 5 benches
+quadrature. The one-time costs move between processes too (setup took 0.9-1.2 s for the same
+tiny model here), so they get the run-to-run noise as well: it is what a short run's interval is
+made of. RUN_TO_RUN_NOISE was measured on this project's 2-core CI VM (2026-11-21): 5 benches
 each of surface-mlp, small-cnn and custom-policy (`planner bench examples/NAME.yaml --seconds 10
 --json`, run in turn). The standard deviation of the 5 means was 15%, 7% and 8.5% of their average
 (largest single deviation 24%, 8%, 12%), larger than each run's own 95% interval (8-10%): on a
@@ -22,8 +25,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-PROCESS_START_SECONDS = 2.0  # python + import torch, measured here at 1.5-2.0 s
+PROCESS_START_SECONDS = 2.0  # python + import torch when a bench did not measure it (not Linux): 1.1-2.0 s here
 CLOUD_BOOT_SECONDS = 150.0  # EC2 launch -> user-data -> torch importable on a Deep Learning AMI; a constant until measured
+PROCESS_EXIT_SECONDS = 0.3  # interpreter shutdown with torch loaded, when not measured (AWS): 0.32 s here
 RUN_TO_RUN_NOISE = 0.15  # relative: see the module docstring
 
 
@@ -37,6 +41,8 @@ class StepMeasurement:
     setup_seconds: float = 0.0
     warmup_seconds: float = 0.0
     warmup_steps: int = 0
+    process_start_seconds: float | None = None  # measured by the bench; None: PROCESS_START_SECONDS
+    exit_seconds: float | None = None  # measured by a local bench's parent; None: PROCESS_EXIT_SECONDS
 
 
 @dataclass(frozen=True)
@@ -51,7 +57,9 @@ class TrainingEstimate:
 
 def one_time_seconds(m: StepMeasurement, cloud: bool = False) -> float:
     warmup_excess = max(0.0, m.warmup_seconds - m.warmup_steps * m.step_seconds)
-    return PROCESS_START_SECONDS + m.setup_seconds + warmup_excess + (CLOUD_BOOT_SECONDS if cloud else 0.0)
+    start = PROCESS_START_SECONDS if m.process_start_seconds is None else m.process_start_seconds
+    exit_ = PROCESS_EXIT_SECONDS if m.exit_seconds is None else m.exit_seconds
+    return start + exit_ + m.setup_seconds + warmup_excess + (CLOUD_BOOT_SECONDS if cloud else 0.0)
 
 
 def relative_half_width(m: StepMeasurement, noise: float = RUN_TO_RUN_NOISE) -> float:
@@ -69,8 +77,8 @@ def estimate_training(m: StepMeasurement, total_steps: int, cloud: bool = False,
     steps_time = total_steps * m.step_seconds
     return TrainingEstimate(
         seconds=fixed + steps_time,
-        low=fixed + steps_time * max(0.0, 1 - rel),
-        high=fixed + steps_time * (1 + rel),
+        low=fixed * (1 - noise) + steps_time * max(0.0, 1 - rel),
+        high=fixed * (1 + noise) + steps_time * (1 + rel),
         one_time_seconds=fixed,
         steps=total_steps,
         relative_half_width=rel,

@@ -194,7 +194,8 @@ def option_from_result(label: str, result: dict[str, Any], spec: WorkloadSpec, o
         return Option(**common, fits=result.get("status") != "does_not_fit",
                       note=(result.get("message") or result.get("status", "")).splitlines()[0])
     m = StepMeasurement(result["step_seconds"], result["step_seconds_ci_low"], result["step_seconds_ci_high"],
-                        result.get("setup_seconds") or 0.0, result.get("warmup_seconds") or 0.0, result.get("warmup_steps") or 0)
+                        result.get("setup_seconds") or 0.0, result.get("warmup_seconds") or 0.0, result.get("warmup_steps") or 0,
+                        result.get("process_start_seconds"), result.get("exit_seconds"))
     est = estimate_training(m, spec.total_steps, cloud=cloud)
     return Option(**common, step_seconds=m.step_seconds, train_seconds=est.seconds,
                   train_seconds_low=est.low, train_seconds_high=est.high)
@@ -359,10 +360,23 @@ def replan(journal_path: str | Path, overrides: dict[str, Any]):
     return doc, journal
 
 
+STEADY_MACHINE_PERCENT = 5.0  # the benches before and after the run agree this closely: the machine held its speed
+STEADY_RUN_SPREAD_PERCENT = 15.0  # p10-p90 of a run's 20 windows; steady runs here spread 3-9%
+
+
 def validate(service: PlannerService, spec: WorkloadSpec, epochs: int | None, bench: BenchOptions,
-             on_progress: ProgressFn | None = None) -> dict[str, Any]:
+             on_progress: ProgressFn | None = None, recheck: bool = True) -> dict[str, Any]:
     """Predict N epochs from a short bench, then really train N epochs in a fresh process and time
-    it (wall clock from process start, as the estimate models it)."""
+    it (wall clock from process start, as the estimate models it).
+
+    With `recheck`, a second bench of the same length runs after the training. A prediction can
+    only be as right as the machine is steady: when the benches before and after the run disagree
+    by more than STEADY_MACHINE_PERCENT, the machine's speed changed around the run (a shared
+    host's neighbours, clock boost), and an error of that size is the machine's, not the method's.
+    The run's own 20 window means show the same from inside (`actual_window_spread_percent`:
+    p90 - p10 of the windows, over their median): a machine can slow down during a run and recover
+    before the second bench. `machine_steady` needs both: benches within STEADY_MACHINE_PERCENT
+    and windows within STEADY_RUN_SPREAD_PERCENT."""
     from planner.estimate import StepMeasurement, estimate_training
 
     epochs = epochs or spec.train.epochs
@@ -370,21 +384,45 @@ def validate(service: PlannerService, spec: WorkloadSpec, epochs: int | None, be
     if result.status != "ok":
         raise RunError(f"the bench could not measure the workload: {result.message}")
     m = StepMeasurement(result.step_seconds, result.step_seconds_ci_low, result.step_seconds_ci_high,
-                        result.setup_seconds or 0.0, result.warmup_seconds or 0.0, result.warmup_steps)
+                        result.setup_seconds or 0.0, result.warmup_seconds or 0.0, result.warmup_steps,
+                        result.process_start_seconds, result.exit_seconds)
     steps = spec.steps_per_epoch * epochs
     est = estimate_training(m, steps)
     start = time.perf_counter()
     trained = service.bench(spec, replace(bench, device=result.device), on_progress=on_progress, label="train",
                             extra={"mode": "train", "epochs": epochs})
-    actual = time.perf_counter() - start
-    return {
+    # the training process's own life, spawn to exit, as a user's `python train.py` would take;
+    # the planner's polling around it is not part of the run
+    actual = trained.process_seconds or (time.perf_counter() - start)
+    out: dict[str, Any] = {
         "workload": spec.name, "device": result.device, "device_name": result.device_name, "epochs": epochs,
         "steps": steps, "bench_seconds": bench.seconds, "predicted_seconds": est.seconds,
         "predicted_seconds_low": est.low, "predicted_seconds_high": est.high, "actual_seconds": actual,
         "actual_step_seconds": trained.step_seconds, "predicted_step_seconds": result.step_seconds,
+        "predicted_one_time_seconds": est.one_time_seconds, "actual_one_time_seconds": actual - (trained.wall_seconds or 0.0),
         "error_percent": 100.0 * (est.seconds - actual) / actual,
         "inside_interval": est.low <= actual <= est.high,
+        "actual_window_spread_percent": window_spread_percent(trained.step_seconds_windows),
+        "recheck_step_seconds": None, "machine_drift_percent": None, "machine_steady": None,
     }
+    if recheck:
+        after = service.bench(spec, replace(bench, device=result.device), on_progress=on_progress, label="recheck")
+        if after.status == "ok" and after.step_seconds:
+            drift = 100.0 * (after.step_seconds - result.step_seconds) / result.step_seconds
+            spread = out["actual_window_spread_percent"]
+            out.update(recheck_step_seconds=after.step_seconds, machine_drift_percent=drift,
+                       machine_steady=abs(drift) <= STEADY_MACHINE_PERCENT
+                       and (spread is None or spread <= STEADY_RUN_SPREAD_PERCENT))
+    return out
+
+
+def window_spread_percent(windows: list[float]) -> float | None:
+    """(p90 - p10) / median of a run's window means, in percent; None for fewer than 5 windows."""
+    if len(windows) < 5:
+        return None
+    s = sorted(windows)
+    q = lambda f: s[min(len(s) - 1, round(f * (len(s) - 1)))]  # noqa: E731 - nearest rank is plenty for 20 values
+    return 100.0 * (q(0.9) - q(0.1)) / q(0.5)
 
 
 # ============================================================================= predictions

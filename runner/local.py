@@ -4,6 +4,11 @@ A subprocess, not a function call: the measurement runs in a fresh interpreter e
 a rented instance (`python -m runner.bench job.json result.json`), its peak RSS is its own, and a
 hung or crashed workload cannot take the planner down. Implements the target protocol shared with
 the AWS target: start, poll, collect, terminate.
+
+The parent also times the process from outside, which the bench cannot do from inside: its whole
+life (spawn to exit, `process_seconds`) and its exit after the result is written
+(`exit_seconds`: interpreter shutdown with torch loaded, ~0.3 s here), a one-time cost of every
+training run.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,6 +50,10 @@ class LocalTarget:
         self._log_lines: list[str] = []
         self.last_event: dict[str, Any] = {}
         self.terminated = False
+        # perf_counter marks for the process's own wall time: spawn, the bench's last line, stdout EOF (= exit)
+        self._spawned_at: float | None = None
+        self._done_at: float | None = None
+        self._eof_at: float | None = None
 
     def start(self) -> None:
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -51,6 +61,7 @@ class LocalTarget:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_ROOT), env.get("PYTHONPATH")]))
         env["PYTHONUNBUFFERED"] = "1"
+        self._spawned_at = time.perf_counter()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "runner.bench", str(self.job_path), str(self.result_path)],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
@@ -68,11 +79,14 @@ class LocalTarget:
                 try:
                     event = json.loads(line)
                     if isinstance(event, dict) and "event" in event:
+                        if event["event"] == "done":
+                            self._done_at = time.perf_counter()
                         self._events.put(event)
                         continue
                 except ValueError:
                     pass
                 self._log_lines.append(line.rstrip("\n"))
+        self._eof_at = time.perf_counter()  # the child closed stdout: it has exited
 
     def poll(self) -> TargetStatus:
         """Drain progress events; report the state without blocking."""
@@ -99,7 +113,12 @@ class LocalTarget:
     def collect(self) -> BenchResult:
         """The bench's result; a crash without a result becomes an error result with the log tail."""
         if self.result_path.exists():
-            return BenchResult.read(self.result_path)
+            result = BenchResult.read(self.result_path)
+            if self._spawned_at is not None and self._eof_at is not None:
+                result.process_seconds = self._eof_at - self._spawned_at
+                if self._done_at is not None:
+                    result.exit_seconds = self._eof_at - self._done_at
+            return result
         tail = "\n".join(self._log_lines[-15:])
         code = self.proc.returncode if self.proc else None
         reason = "terminated" if self.terminated else f"the bench process exited with code {code} and wrote no result"

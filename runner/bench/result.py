@@ -42,9 +42,13 @@ class BenchResult:
     warmup_seconds: float | None = None
     warmup_steps: int = 0
     setup_seconds: float | None = None
+    process_start_seconds: float | None = None  # process creation -> torch imported, bench starting (Linux)
+    process_seconds: float | None = None  # local runs: the whole process, spawn to exit, timed by the parent
+    exit_seconds: float | None = None  # local runs: result written -> process exited (interpreter shutdown)
     stopped_because: str = ""
     warnings: list[str] = field(default_factory=list)
     sweep: list[dict[str, Any]] = field(default_factory=list)
+    step_seconds_windows: list[float] = field(default_factory=list)  # `mode: train`: mean step of each 1/20th of the run
     hostname: str = ""
     started_at: str = ""
     wall_seconds: float | None = None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
+import os
 import platform
 import socket
 import time
@@ -68,6 +69,21 @@ def peak_rss_bytes() -> int | None:
     return int(peak if platform.system() == "Darwin" else peak * 1024)
 
 
+def process_age_seconds() -> float | None:
+    """Seconds since this process was created (Linux: /proc; 10 ms resolution), else None.
+
+    Taken when the job starts, it is the interpreter's start plus `import torch`: a one-time cost
+    of every training run, measured rather than assumed."""
+    try:
+        with open("/proc/self/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()  # after "(comm)", which may hold spaces
+        with open("/proc/uptime") as f:
+            uptime = float(f.read().split()[0])
+        return max(0.0, uptime - int(fields[19]) / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
 def resolve_device(name: str) -> torch.device:
     if name == "auto":
         name = "cuda" if torch.cuda.is_available() else "cpu"
@@ -113,22 +129,31 @@ def train_job(job: dict[str, Any], result: BenchResult, device: torch.device,
     workload = build(spec, device)
     result.setup_seconds = time.perf_counter() - t0
     steps = workload.steps_per_epoch * int(job["epochs"])
-    t1 = time.perf_counter()
-    for i in range(steps):
-        workload.step()
-        if progress and i % max(1, steps // 20) == 0:
-            progress({"event": "train", "steps": i, "of": steps, "seconds": time.perf_counter() - t1})
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
+    ends = sorted({max(1, round(k * steps / 20)) for k in range(1, 21)}) if steps else []  # 20 windows (fewer if few steps)
+    windows: list[float] = []
+    t1 = last = time.perf_counter()
+    done = 0
+    for end in ends:
+        for _ in range(end - done):
+            workload.step()
+        if device.type == "cuda":  # 20 syncs in a whole run cost nothing, and make the windows true GPU time
+            torch.cuda.synchronize(device)
+        now = time.perf_counter()
+        windows.append((now - last) / (end - done))
+        last, done = now, end
+        if progress:
+            progress({"event": "train", "steps": done, "of": steps, "seconds": now - t1})
     elapsed = time.perf_counter() - t1
     result.status, result.steps_measured, result.steps_per_epoch = "ok", steps, workload.steps_per_epoch
     result.step_seconds = elapsed / steps if steps else None
     result.wall_seconds = elapsed
+    result.step_seconds_windows = windows
     return result
 
 
 def run_job(job: dict[str, Any], progress: Callable[[dict], None] | None = None) -> BenchResult:
     started = time.perf_counter()
+    process_start = process_age_seconds()
     spec = job["spec"]
     if job.get("threads"):
         torch.set_num_threads(int(job["threads"]))
@@ -136,6 +161,7 @@ def run_job(job: dict[str, Any], progress: Callable[[dict], None] | None = None)
         status="error", device="cpu", workload=spec.get("name", ""), torch_version=torch.__version__,
         precision=spec["train"].get("precision", "fp32"), batch_size=int(spec["train"]["batch_size"]),
         hostname=socket.gethostname(), started_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        process_start_seconds=process_start,
     )
     try:
         device = resolve_device(job.get("device", "auto"))

@@ -107,6 +107,17 @@ def test_validate_compares_prediction_with_a_real_run(tmp_path):
     assert data["steps"] == 8 * 20
     assert data["actual_seconds"] > 0 and data["predicted_seconds"] > 0
     assert data["error_percent"] == pytest.approx(100 * (data["predicted_seconds"] - data["actual_seconds"]) / data["actual_seconds"])
+    # the second bench after the run says whether the machine held its speed
+    drift = 100 * (data["recheck_step_seconds"] - data["predicted_step_seconds"]) / data["predicted_step_seconds"]
+    assert data["machine_drift_percent"] == pytest.approx(drift)
+    spread = data["actual_window_spread_percent"]
+    assert spread >= 0
+    assert data["machine_steady"] == (abs(drift) <= 5.0 and spread <= 15.0)
+    assert 0 < data["actual_one_time_seconds"] < data["actual_seconds"]
+
+    r = planner("validate", spec, "--epochs", "2", "--seconds", "1", "--no-recheck")
+    assert r.code == 0, r.err
+    assert "predicted" in r.out and "actual" in r.out and "machine" not in r.out
 
 
 def test_estimate_predicts_every_catalog_instance_in_the_region(tmp_path):
@@ -126,3 +137,12 @@ def test_estimate_predicts_every_catalog_instance_in_the_region(tmp_path):
     assert doc["benchmark"] and doc["skipped"]
     assert len(doc["benchmark"]) < len(predicted)
     assert doc["cloud_recommendation"]["target"].startswith("aws:")
+
+
+def test_window_spread_is_p10_to_p90_over_the_median():
+    from planner.service import window_spread_percent
+
+    windows = [1.0] * 18 + [0.5, 2.0]  # one fast and one slow window: outside p10-p90 of 20
+    assert window_spread_percent(windows) == pytest.approx(0.0)
+    assert window_spread_percent([1.0, 1.1, 1.2, 1.3, 1.4]) == pytest.approx(100 * (1.4 - 1.0) / 1.2)
+    assert window_spread_percent([1.0, 2.0]) is None

@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
+
+import pytest
 
 from planner.footprint import footprint
 from planner.spec import parse_spec
 from runner.bench.result import BenchResult
-from runner.bench.run import run_job
+from runner.bench.run import process_age_seconds, run_job
 from tests.conftest import ROOT, TINY_MLP
 
 # A user model that really runs out of memory: its forward asks the allocator for 1 TiB.
@@ -87,3 +90,45 @@ def test_module_entry_point_writes_a_result_even_when_the_model_fails(tmp_path, 
     assert r.status == "invalid" and "kaput" in r.message
     events = [json.loads(line) for line in proc.stdout.splitlines()]
     assert events[-1] == {"event": "done", "status": "invalid"}
+
+
+def test_train_mode_runs_every_step_and_times_twenty_windows(tiny_mlp):
+    tiny_mlp["data"]["samples"] = 640  # 10 steps per epoch at batch 64
+    job = {**job_for(tiny_mlp), "mode": "train", "epochs": 7}
+    events = []
+    r = run_job(job, events.append)
+    assert r.status == "ok" and r.steps_measured == 70
+    assert len(r.step_seconds_windows) == 20
+    # the windows cover the run: their steps (70 / 20 = 3 or 4 each) times their means sum to its time
+    ends = [round(k * 70 / 20) for k in range(1, 21)]
+    counts = [b - a for a, b in zip([0] + ends, ends)]
+    assert sum(c * w for c, w in zip(counts, r.step_seconds_windows)) == pytest.approx(r.wall_seconds, rel=0.05)
+    assert [e["steps"] for e in events if e["event"] == "train"] == ends
+
+
+@pytest.mark.skipif(process_age_seconds() is None, reason="/proc: Linux only")
+def test_the_bench_measures_its_own_process_start(tiny_mlp):
+    before = process_age_seconds()
+    time.sleep(0.3)
+    assert process_age_seconds() - before == pytest.approx(0.3, abs=0.05)
+    started = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", "import torch; from runner.bench.run import process_age_seconds; "
+                           "print(process_age_seconds())"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    elapsed = time.perf_counter() - started
+    age = float(proc.stdout)
+    assert 0.05 < age <= elapsed + 0.02  # importing torch takes a while, and the child lived no longer than we waited
+
+
+def test_the_parent_times_the_whole_process_and_its_exit(tmp_path, tiny_mlp):
+    from runner.local import LocalTarget
+
+    target = LocalTarget(job_for(tiny_mlp, seconds=0.3), tmp_path)
+    started = time.perf_counter()
+    target.start()
+    target.wait(120)
+    elapsed = time.perf_counter() - started
+    r = target.collect()
+    assert r.status == "ok"
+    # the process outlives its own measured parts (start, bench) and no longer than we waited
+    assert r.process_start_seconds + r.wall_seconds < r.process_seconds <= elapsed
+    assert 0 < r.exit_seconds < r.process_seconds - r.wall_seconds

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner.decide import Option, billed_cost, decide
-from planner.estimate import PROCESS_START_SECONDS, StepMeasurement, estimate_training
+from planner.estimate import PROCESS_EXIT_SECONDS, PROCESS_START_SECONDS, StepMeasurement, estimate_training
 
 
 def cpu(seconds: float, price: float = 1.0, rel: float = 0.05, target: str = "aws:c7i.2xlarge") -> Option:
@@ -125,11 +125,19 @@ def test_billing_applies_the_minimum_and_the_volume():
 def test_estimate_adds_one_time_costs_and_widens_by_run_to_run_noise():
     m = StepMeasurement(0.010, 0.0098, 0.0102, setup_seconds=1.0, warmup_seconds=0.5, warmup_steps=20)
     est = estimate_training(m, 10_000, noise=0.05)
-    fixed = PROCESS_START_SECONDS + 1.0 + (0.5 - 20 * 0.010)
+    fixed = PROCESS_START_SECONDS + PROCESS_EXIT_SECONDS + 1.0 + (0.5 - 20 * 0.010)
     assert est.seconds == pytest.approx(fixed + 100.0)
     rel = (0.02**2 + 0.05**2) ** 0.5
-    assert (est.low, est.high) == pytest.approx((fixed + 100 * (1 - rel), fixed + 100 * (1 + rel)))
+    assert (est.low, est.high) == pytest.approx((fixed * 0.95 + 100 * (1 - rel), fixed * 1.05 + 100 * (1 + rel)))
     assert estimate_training(m, 10_000, cloud=True).one_time_seconds > est.one_time_seconds
+
+
+def test_measured_process_start_and_exit_replace_the_constants():
+    m = StepMeasurement(0.010, 0.0098, 0.0102, setup_seconds=1.0, process_start_seconds=0.7, exit_seconds=0.2)
+    assert estimate_training(m, 100).one_time_seconds == pytest.approx(0.7 + 0.2 + 1.0)
+    unmeasured = StepMeasurement(0.010, 0.0098, 0.0102, setup_seconds=1.0)
+    assert estimate_training(unmeasured, 100).one_time_seconds == pytest.approx(
+        PROCESS_START_SECONDS + PROCESS_EXIT_SECONDS + 1.0)
 
 
 # ------------------------------------------------------------------- property-based
