@@ -372,7 +372,7 @@ def validate(service: PlannerService, spec: WorkloadSpec, epochs: int | None, be
     With `recheck`, a second bench of the same length runs after the training. A prediction can
     only be as right as the machine is steady: when the benches before and after the run disagree
     by more than STEADY_MACHINE_PERCENT, the machine's speed changed around the run (a shared
-    host's neighbours, clock boost), and an error of that size is the machine's, not the method's.
+    host's neighbours, clock boost), and an error of that size may well be the machine's.
     The run's own 20 window means show the same from inside (`actual_window_spread_percent`:
     p90 - p10 of the windows, over their median): a machine can slow down during a run and recover
     before the second bench. `machine_steady` needs both: benches within STEADY_MACHINE_PERCENT
@@ -418,11 +418,12 @@ def validate(service: PlannerService, spec: WorkloadSpec, epochs: int | None, be
 
 def window_spread_percent(windows: list[float]) -> float | None:
     """(p90 - p10) / median of a run's window means, in percent; None for fewer than 5 windows."""
+    from runner.bench.stats import percentile
+
     if len(windows) < 5:
         return None
     s = sorted(windows)
-    q = lambda f: s[min(len(s) - 1, round(f * (len(s) - 1)))]  # noqa: E731 - nearest rank is plenty for 20 values
-    return 100.0 * (q(0.9) - q(0.1)) / q(0.5)
+    return 100.0 * (percentile(s, 0.9) - percentile(s, 0.1)) / percentile(s, 0.5)
 
 
 # ============================================================================= predictions

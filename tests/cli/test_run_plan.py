@@ -144,5 +144,5 @@ def test_window_spread_is_p10_to_p90_over_the_median():
 
     windows = [1.0] * 18 + [0.5, 2.0]  # one fast and one slow window: outside p10-p90 of 20
     assert window_spread_percent(windows) == pytest.approx(0.0)
-    assert window_spread_percent([1.0, 1.1, 1.2, 1.3, 1.4]) == pytest.approx(100 * (1.4 - 1.0) / 1.2)
+    assert window_spread_percent([1.4, 1.0, 1.2, 1.1, 1.3]) == pytest.approx(100 * (1.36 - 1.04) / 1.2)  # interpolated
     assert window_spread_percent([1.0, 2.0]) is None
