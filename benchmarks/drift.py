@@ -63,7 +63,7 @@ def main() -> int:
     ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a fresh process prints its mean
     args = ap.parse_args()
     if args.one:
-        print(statistics.mean(series(args.spec, args.process_seconds, 0.5, args.threads)))
+        print(statistics.mean(series(args.spec, args.process_seconds, args.process_seconds / 4, args.threads)))
         return 0
 
     means = series(args.spec, args.seconds, args.window, args.threads)
