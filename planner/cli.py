@@ -476,8 +476,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     from planner.report import seconds_text
-    from planner.service import (STEADY_MACHINE_PERCENT, STEADY_RUN_SPREAD_PERCENT, BenchOptions, PlannerService,
-                                  validate)
+    from planner.service import BenchOptions, PlannerService, unsteady_reason, validate
 
     service = PlannerService()
     spec = service.load(args.spec)
@@ -503,12 +502,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if drift is not None:
         lines.append(f"  machine   a second bench after the run measured {data['recheck_step_seconds'] * 1e3:.3g} ms per step, "
                      f"{drift:+.1f}% from the first")
-        if abs(drift) > STEADY_MACHINE_PERCENT:
-            why = f"the machine's own speed moved by more than {STEADY_MACHINE_PERCENT:g}% around the run"
-        elif spread is not None and spread > STEADY_RUN_SPREAD_PERCENT:
-            why = f"the benches agree, but the run's own step time varied by more than {STEADY_RUN_SPREAD_PERCENT:g}%"
-        else:
-            why = ""
+        why = unsteady_reason(drift, spread)
         lines += (["            the machine held its speed before, during and after the run: the error is the",
                    "            prediction's own"] if not why else
                   [f"            {why}:", "            runs of the same work differ by about that much here; validate again "

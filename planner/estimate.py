@@ -23,7 +23,9 @@ deviations of the average workload; a quieter machine could use less.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 PROCESS_START_SECONDS = 2.0  # python + import torch when a bench did not measure it (not Linux): 1.1-2.0 s here
 CLOUD_BOOT_SECONDS = 150.0  # EC2 launch -> user-data -> torch importable on a Deep Learning AMI; a constant until measured
@@ -43,6 +45,13 @@ class StepMeasurement:
     warmup_steps: int = 0
     process_start_seconds: float | None = None  # measured by the bench; None: PROCESS_START_SECONDS
     exit_seconds: float | None = None  # measured by a local bench's parent; None: PROCESS_EXIT_SECONDS
+
+    @classmethod
+    def from_result(cls, r: Mapping[str, Any]) -> "StepMeasurement":
+        """From a bench result's JSON (`BenchResult.to_dict()`, or as a run journal stores it)."""
+        return cls(r["step_seconds"], r["step_seconds_ci_low"], r["step_seconds_ci_high"], r.get("setup_seconds") or 0.0,
+                   r.get("warmup_seconds") or 0.0, r.get("warmup_steps") or 0, r.get("process_start_seconds"),
+                   r.get("exit_seconds"))
 
 
 @dataclass(frozen=True)

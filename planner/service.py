@@ -193,9 +193,7 @@ def option_from_result(label: str, result: dict[str, Any], spec: WorkloadSpec, o
     if result.get("status") != "ok":
         return Option(**common, fits=result.get("status") != "does_not_fit",
                       note=(result.get("message") or result.get("status", "")).splitlines()[0])
-    m = StepMeasurement(result["step_seconds"], result["step_seconds_ci_low"], result["step_seconds_ci_high"],
-                        result.get("setup_seconds") or 0.0, result.get("warmup_seconds") or 0.0, result.get("warmup_steps") or 0,
-                        result.get("process_start_seconds"), result.get("exit_seconds"))
+    m = StepMeasurement.from_result(result)
     est = estimate_training(m, spec.total_steps, cloud=cloud)
     return Option(**common, step_seconds=m.step_seconds, train_seconds=est.seconds,
                   train_seconds_low=est.low, train_seconds_high=est.high)
@@ -383,11 +381,8 @@ def validate(service: PlannerService, spec: WorkloadSpec, epochs: int | None, be
     result = service.bench(spec, bench, on_progress=on_progress, label="bench")
     if result.status != "ok":
         raise RunError(f"the bench could not measure the workload: {result.message}")
-    m = StepMeasurement(result.step_seconds, result.step_seconds_ci_low, result.step_seconds_ci_high,
-                        result.setup_seconds or 0.0, result.warmup_seconds or 0.0, result.warmup_steps,
-                        result.process_start_seconds, result.exit_seconds)
     steps = spec.steps_per_epoch * epochs
-    est = estimate_training(m, steps)
+    est = estimate_training(StepMeasurement.from_result(result.to_dict()), steps)
     start = time.perf_counter()
     trained = service.bench(spec, replace(bench, device=result.device), on_progress=on_progress, label="train",
                             extra={"mode": "train", "epochs": epochs})
@@ -409,11 +404,18 @@ def validate(service: PlannerService, spec: WorkloadSpec, epochs: int | None, be
         after = service.bench(spec, replace(bench, device=result.device), on_progress=on_progress, label="recheck")
         if after.status == "ok" and after.step_seconds:
             drift = 100.0 * (after.step_seconds - result.step_seconds) / result.step_seconds
-            spread = out["actual_window_spread_percent"]
             out.update(recheck_step_seconds=after.step_seconds, machine_drift_percent=drift,
-                       machine_steady=abs(drift) <= STEADY_MACHINE_PERCENT
-                       and (spread is None or spread <= STEADY_RUN_SPREAD_PERCENT))
+                       machine_steady=unsteady_reason(drift, out["actual_window_spread_percent"]) is None)
     return out
+
+
+def unsteady_reason(drift_percent: float, spread_percent: float | None) -> str | None:
+    """Why the machine did not hold its speed around a validate run, or None when it did."""
+    if abs(drift_percent) > STEADY_MACHINE_PERCENT:
+        return f"the machine's own speed moved by more than {STEADY_MACHINE_PERCENT:g}% around the run"
+    if spread_percent is not None and spread_percent > STEADY_RUN_SPREAD_PERCENT:
+        return f"the benches agree, but the run's own step time varied by more than {STEADY_RUN_SPREAD_PERCENT:g}%"
+    return None
 
 
 def window_spread_percent(windows: list[float]) -> float | None:
