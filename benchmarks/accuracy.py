@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from planner.service import BenchOptions, PlannerService, validate  # noqa: E402
+from planner.service import BenchOptions, PlannerService  # noqa: E402
 from planner.spec import load_spec, parse_spec  # noqa: E402
 
 WORKLOADS = {
@@ -60,7 +60,7 @@ def main() -> int:
             quick = service.bench(spec, BenchOptions(device="cpu", seconds=3))
             epochs = sized(quick.step_seconds, spec.steps_per_epoch, args.target_seconds)
             r = {"workload": title, "repeat": repeat,
-                 **validate(service, spec, epochs, BenchOptions(device="cpu", seconds=args.bench_seconds), recheck=True)}
+                 **service.validate(spec, epochs, BenchOptions(device="cpu", seconds=args.bench_seconds), recheck=True)}
             rows.append(r)
             print(f"{title:42s} epochs {epochs:6d}  predicted {r['predicted_seconds']:6.1f} s  actual {r['actual_seconds']:6.1f} s  "
                   f"error {r['error_percent']:+6.1f}%  {'inside ' if r['inside_interval'] else 'OUTSIDE'} interval  "

@@ -21,7 +21,10 @@ sys.path.insert(0, str(ROOT))
 from planner.calibration import gpu_model  # noqa: E402
 from planner.footprint import sample_bytes  # noqa: E402
 from planner.predict import predict_cpu, predict_gpu  # noqa: E402
-from planner.service import BenchOptions, PlannerService, calibration_rows, gpu_specs_by_name, torch_cuda_available  # noqa: E402
+from planner.service import BenchOptions, PlannerService  # noqa: E402
+from planner.service.measure import torch_cuda_available  # noqa: E402
+from planner.service.predictions import calibration_rows  # noqa: E402
+from pricing.catalog import gpu_specs  # noqa: E402
 from planner.spec import load_spec  # noqa: E402
 
 EXAMPLES = ["surface-mlp", "small-cnn", "lstm-classifier", "tiny-transformer", "custom-policy"]
@@ -38,7 +41,7 @@ def main(run_dirs: list[str]) -> int:
         pred = predict_cpu(one.step_seconds, 1, 2, fp.train_flops_per_sample * spec.batch_size).step_seconds
         rows.append(("cpu 1 -> 2 threads", name, two.step_seconds, pred))
         if torch_cuda_available():
-            specs = gpu_specs_by_name()
+            specs = gpu_specs()
             cuda = service.bench(spec, BenchOptions(device="cuda", seconds=6))
             model = gpu_model(cuda.device_name, list(specs))
             if model:
@@ -47,7 +50,7 @@ def main(run_dirs: list[str]) -> int:
                 if p.step_seconds:
                     rows.append((model, name, cuda.step_seconds, p.step_seconds))
     for run_dir in run_dirs:
-        rows += [(r["device"], r["workload"], r["measured_step_seconds"], r["predicted_step_seconds"]) for r in calibration_rows(run_dir)]
+        rows += [(r["device"], r["workload"], r["measured_step_seconds"], r["predicted_step_seconds"]) for r in calibration_rows(service, run_dir)]
     print("| device | workload | measured | predicted | error |\n|---|---|---:|---:|---:|")
     errors: dict[str, list[float]] = {}
     for device, workload, measured, predicted in rows:

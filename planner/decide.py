@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field, replace
 
+from planner.formats import money_text, rough_duration
 from pricing.billing import instance_cost, local_cost
 
 OBJECTIVES = ("cheapest", "fastest", "deadline")
@@ -132,18 +133,6 @@ def _speedups(opts: list[RankedOption], ref: RankedOption | None, time_value: fl
     return out
 
 
-def _hours(seconds: float) -> str:
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
-
-
-def _money(usd: float) -> str:
-    return f"${usd:.4f}" if usd < 0.01 else f"${usd:.2f}"
-
-
 def decide(options: list[Option], objective: str = "cheapest", deadline_seconds: float | None = None,
            time_value_per_hour: float | None = None) -> Plan:
     if objective not in OBJECTIVES:
@@ -178,17 +167,17 @@ def decide(options: list[Option], objective: str = "cheapest", deadline_seconds:
                                    "reduce train.batch_size or the model, or add targets with more memory"))
     if objective == "deadline" and not pool:
         fastest = min(usable, key=lambda o: o.train_seconds)
-        warnings.append(f"no option finishes within the deadline ({_hours(deadline_seconds)}) with its whole interval")
+        warnings.append(f"no option finishes within the deadline ({rough_duration(deadline_seconds)}) with its whole interval")
         return plan(Recommendation(fastest.target, fastest.device, "deadline_missed",
-                                   f"no option meets the {_hours(deadline_seconds)} deadline with confidence; the fastest is "
-                                   f"{fastest.target} ({fastest.device}) at {_hours(fastest.train_seconds)} "
-                                   f"({_hours(fastest.train_seconds_low)}-{_hours(fastest.train_seconds_high)})"))
+                                   f"no option meets the {rough_duration(deadline_seconds)} deadline with confidence; the fastest is "
+                                   f"{fastest.target} ({fastest.device}) at {rough_duration(fastest.train_seconds)} "
+                                   f"({rough_duration(fastest.train_seconds_low)}-{rough_duration(fastest.train_seconds_high)})"))
     best = by_key[order[0].target + order[0].device]
     if len(pool) == 1:
         return plan(Recommendation(best.target, best.device, "only_option",
                                    f"{best.target} ({best.device}) is the only option that "
                                    + ("meets the deadline" if objective == "deadline" else "was measured and fits")
-                                   + f": about {_hours(best.train_seconds)} for {_money(best.cost_usd)}",
+                                   + f": about {rough_duration(best.train_seconds)} for {money_text(best.cost_usd)}",
                                    best.speedup, best.speedup_low, best.speedup_high, best.break_even_speedup))
 
     ref = by_key[ref.target + ref.device] if ref is not None else None
@@ -201,19 +190,19 @@ def decide(options: list[Option], objective: str = "cheapest", deadline_seconds:
             reason = (f"{best.target} ({best.device_name or 'GPU'}) is {best.speedup:.1f}x faster than {ref.target} "
                       f"({best.speedup_low:.1f}-{best.speedup_high:.1f}x) and its break-even speedup is "
                       f"{best.break_even_speedup:.1f}x, so it is cheaper even at the pessimistic end: "
-                      f"about {_hours(best.train_seconds)} for {_money(best.cost_usd)} vs "
-                      f"{_hours(ref.train_seconds)} for {_money(ref.cost_usd)} on the CPU")
+                      f"about {rough_duration(best.train_seconds)} for {money_text(best.cost_usd)} vs "
+                      f"{rough_duration(ref.train_seconds)} for {money_text(ref.cost_usd)} on the CPU")
             if metric_name == "fastest":
                 reason = (f"{best.target} is faster than the best CPU option {ref.target} with its whole interval "
-                          f"({best.speedup_low:.1f}-{best.speedup_high:.1f}x): about {_hours(best.train_seconds)} "
-                          f"for {_money(best.cost_usd)}")
+                          f"({best.speedup_low:.1f}-{best.speedup_high:.1f}x): about {rough_duration(best.train_seconds)} "
+                          f"for {money_text(best.cost_usd)}")
             return plan(Recommendation(best.target, best.device, "clear", reason,
                                        best.speedup, best.speedup_low, best.speedup_high, best.break_even_speedup))
         reason = (f"too close to call: {best.target} looks better on {what} by its estimate, but its speedup "
                   f"({best.speedup_low:.1f}-{best.speedup_high:.1f}x) does not clear the break-even speedup "
                   f"({best.break_even_speedup:.1f}x) with its whole interval. Recommending the CPU option {ref.target}: "
                   f"the lower hourly rate loses least if the speedup lands at its low end "
-                  f"(about {_hours(ref.train_seconds)} for {_money(ref.cost_usd)})")
+                  f"(about {rough_duration(ref.train_seconds)} for {money_text(ref.cost_usd)})")
         return plan(Recommendation(ref.target, ref.device, "too_close", reason,
                                    best.speedup, best.speedup_low, best.speedup_high, best.break_even_speedup))
 
@@ -231,9 +220,9 @@ def decide(options: list[Option], objective: str = "cheapest", deadline_seconds:
         why = ""
     lead = "cheapest" if metric_name == "cheapest" else "fastest"
     if objective == "deadline":
-        lead = f"cheapest that finishes within {_hours(deadline_seconds)}"
-    reason = f"{best.target} ({best.device}) is the {lead} option: about {_hours(best.train_seconds)} " \
-             f"({_hours(best.train_seconds_low)}-{_hours(best.train_seconds_high)}) for {_money(best.cost_usd)}{why}"
+        lead = f"cheapest that finishes within {rough_duration(deadline_seconds)}"
+    reason = f"{best.target} ({best.device}) is the {lead} option: about {rough_duration(best.train_seconds)} " \
+             f"({rough_duration(best.train_seconds_low)}-{rough_duration(best.train_seconds_high)}) for {money_text(best.cost_usd)}{why}"
     return plan(Recommendation(best.target, best.device, "clear", reason))
 
 

@@ -4,7 +4,8 @@
     ├── InputError               the user's input is wrong; exit 2
     │   ├── SpecError            a workload spec is invalid (one line per problem)
     │   └── CatalogLookupError   unknown instance type or region ("did you mean ...")
-    └── RunError                 a measurement or a run failed at run time; exit 1
+    ├── RunError                 a measurement or a run failed at run time; exit 1
+    └── Cancelled                the user cancelled a run (the TUI's cancel); everything it started is ended
 
 Front ends print `error: <message>` and, when present, `  to fix: <hint>`; no traceback.
 """
@@ -59,6 +60,10 @@ class CatalogLookupError(InputError):
 
 class RunError(PlannerError):
     title = "run failed"
+
+
+class Cancelled(PlannerError):
+    title = "cancelled"
 
 
 def did_you_mean(word: str, choices: Iterable[str], n: int = 3) -> str:

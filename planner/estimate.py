@@ -23,7 +23,6 @@ deviations of the average workload; a quieter machine could use less.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,11 +46,10 @@ class StepMeasurement:
     exit_seconds: float | None = None  # measured by a local bench's parent; None: PROCESS_EXIT_SECONDS
 
     @classmethod
-    def from_result(cls, r: Mapping[str, Any]) -> "StepMeasurement":
-        """From a bench result's JSON (`BenchResult.to_dict()`, or as a run journal stores it)."""
-        return cls(r["step_seconds"], r["step_seconds_ci_low"], r["step_seconds_ci_high"], r.get("setup_seconds") or 0.0,
-                   r.get("warmup_seconds") or 0.0, r.get("warmup_steps") or 0, r.get("process_start_seconds"),
-                   r.get("exit_seconds"))
+    def from_result(cls, r: Any) -> "StepMeasurement":
+        """From a bench result (runner.bench.result.BenchResult, status ok)."""
+        return cls(r.step_seconds, r.step_seconds_ci_low, r.step_seconds_ci_high, r.setup_seconds or 0.0,
+                   r.warmup_seconds or 0.0, r.warmup_steps or 0, r.process_start_seconds, r.exit_seconds)
 
 
 @dataclass(frozen=True)

@@ -16,13 +16,42 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from planner.errors import InputError
+from planner.options import Target
 from planner.spec import WorkloadSpec, parse_spec
+from runner.bench.result import BenchResult
 
 DEFAULT_BASE = Path("planner-runs")
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One journaled bench result and where it was measured (an AWS result: in which region and
+    purchase option, which the plan prices)."""
+
+    target: Target
+    result: BenchResult
+    region: str | None = None
+    purchase: str | None = None
+
+    @property
+    def label(self) -> str:
+        return self.target.label(self.result.device)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {**self.result.to_dict(), "target": self.target.name}
+        if self.target.cloud:
+            data.update(instance_type=self.target.instance_type, region=self.region, purchase=self.purchase)
+        return data
+
+    @classmethod
+    def from_dict(cls, label: str, data: dict[str, Any]) -> "Measured":
+        target = Target.parse(data["target"]) if data.get("target") else Target.from_label(label)
+        return cls(target, BenchResult.from_dict(data), data.get("region"), data.get("purchase"))
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -63,9 +92,9 @@ class RunJournal:
     def write_run(self, data: dict[str, Any]) -> None:
         _write_atomic(self.path / "run.json", json.dumps(data, indent=2) + "\n")
 
-    def write_result(self, label: str, result: dict[str, Any]) -> Path:
+    def write_result(self, label: str, measured: Measured) -> Path:
         path = self.path / "results" / f"{label}.json"
-        _write_atomic(path, json.dumps(result, indent=2) + "\n")
+        _write_atomic(path, json.dumps(measured.to_dict(), indent=2) + "\n")
         return path
 
     def write_plan(self, plan: dict[str, Any]) -> None:
@@ -80,10 +109,10 @@ class RunJournal:
         path = self.path / "run.json"
         return json.loads(path.read_text()) if path.exists() else {}
 
-    def read_results(self) -> dict[str, dict[str, Any]]:
+    def read_results(self) -> dict[str, Measured]:
         results = {}
         for path in sorted((self.path / "results").glob("*.json")):
-            results[path.stem] = json.loads(path.read_text())
+            results[path.stem] = Measured.from_dict(path.stem, json.loads(path.read_text()))
         return results
 
     def read_plan(self) -> dict[str, Any] | None:

@@ -4,28 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from planner.footprint import Footprint, human_bytes, human_count
-from planner.spec import WorkloadSpec
+from planner.formats import human_bytes, human_count, range_text, seconds_text  # noqa: F401 - re-exported for the fronts
 
 
-def seconds_text(s: float | None) -> str:
-    """A duration people read at a glance: 812 us, 7.61 ms, 3.2 s, 4.5 min, 2.3 h, 1.5 d."""
-    if s is None:
-        return "-"
-    if s < 1e-3:
-        return f"{s * 1e6:.0f} us"
-    if s < 1:
-        return f"{s * 1e3:.2f} ms"
-    if s < 120:
-        return f"{s:.1f} s"
-    if s < 7200:
-        return f"{s / 60:.1f} min"
-    if s < 172800:
-        return f"{s / 3600:.1f} h"
-    return f"{s / 86400:.1f} d"
-
-
-def check_summary(spec: WorkloadSpec, fp: Footprint) -> dict[str, Any]:
+def check_summary(spec, fp) -> dict[str, Any]:
     return {
         "workload": spec.name,
         "kind": spec.model.kind,
@@ -42,7 +24,7 @@ def check_summary(spec: WorkloadSpec, fp: Footprint) -> dict[str, Any]:
     }
 
 
-def check_table(spec: WorkloadSpec, fp: Footprint):
+def check_table(spec, fp):
     from rich.table import Table
 
     t = Table(title=f"{spec.name}: {spec.model.kind}, {spec.task}", show_header=False, title_justify="left")
@@ -59,6 +41,18 @@ def check_table(spec: WorkloadSpec, fp: Footprint):
     t.add_row("  activations", human_bytes(fp.activations_bytes))
     t.add_row(f"  data (on {spec.data.location})", human_bytes(fp.data_bytes))
     return t
+
+
+def check_lines(spec, fp) -> list[str]:
+    """The check summary as aligned plain lines (the TUI's side panel)."""
+    return [f"parameters        {fp.params:,}",
+            f"FLOPs per sample  {human_count(fp.train_flops_per_sample)}",
+            f"steps             {spec.steps_per_epoch:,} x {spec.train.epochs:,} epochs = {spec.total_steps:,}",
+            f"training memory   {human_bytes(fp.total_bytes)} ({fp.precision}, batch {fp.batch_size:,})",
+            f"  weights+grads   {human_bytes(fp.weights_bytes + fp.gradients_bytes)}",
+            f"  optimizer       {human_bytes(fp.optimizer_bytes)}",
+            f"  activations     {human_bytes(fp.activations_bytes)}",
+            f"  data            {human_bytes(fp.data_bytes)}"]
 
 
 BENCH_JSON_KEYS = (
@@ -175,15 +169,6 @@ def prices_table(catalog, rows, purchase: str = "on-demand"):
 # ----------------------------------------------------------------------------- plans
 
 
-def range_text(low: float, high: float) -> str:
-    """'2.7-2.9 min': both ends in the unit of the high end."""
-    for unit, scale, limit in (("us", 1e-6, 1e-3), ("ms", 1e-3, 1), ("s", 1, 120), ("min", 60, 7200), ("h", 3600, 172800), ("d", 86400, float("inf"))):
-        if high < limit:
-            digits = 0 if unit == "us" else 1 if unit in ("s", "min", "h", "d") else 2
-            return f"{low / scale:.{digits}f}-{high / scale:.{digits}f} {unit}"
-    return "-"
-
-
 def _interval(o: dict[str, Any]) -> str:
     if o.get("train_seconds") is None:
         return "-"
@@ -196,36 +181,49 @@ def _device(o: dict[str, Any]) -> str:
     return "cpu"
 
 
+PLAN_COLUMNS = ("#", "target", "device", "source", "step", "training time", "$/h", "cost", "speedup", "break-even")
+LEFT_COLUMNS = ("target", "device", "source", "training time")
+
+
+def is_recommended(o: dict[str, Any], doc: dict[str, Any]) -> bool:
+    rec = doc["recommendation"]
+    return o["target"] == rec.get("target") and o["device"] == rec.get("device")
+
+
+def plan_row(o: dict[str, Any]) -> list[str]:
+    """One option as the plan's cells (rich markup), for the CLI's table and the TUI's alike."""
+    head = [str(o["rank"]) if o.get("rank") else "-", o["target"], _device(o), o["source"]]
+    if not o["fits"]:
+        return head + ["-", f"[red]does not fit[/] {o.get('note', '')}", "", "", "", ""]
+    if o.get("train_seconds") is None:
+        what = "not predicted" if o["source"] == "predicted" else "[red]failed[/]"
+        return head + ["-", f"{what}: {o.get('note', '')}", "", "", "", ""]
+    speed = f"{o['speedup']:.2f}x" if o.get("speedup") is not None else "-"
+    be = o.get("break_even_speedup")
+    be_text = "-" if be is None else ("inf" if be == float("inf") else f"{be:.2f}x")
+    cost = o["cost_usd"]
+    return head + [seconds_text(o["step_seconds"]), _interval(o), f"{o['price_per_hour']:.3f}",
+                   f"${cost:.4f}" if cost < 0.01 else f"${cost:,.2f}", speed, be_text]
+
+
+def plan_title(doc: dict[str, Any]) -> str:
+    w = doc["workload"]
+    objective = doc["objective"] if doc["objective"] != "deadline" else f"cheapest within {seconds_text(doc['deadline_seconds'])}"
+    return (f"{w['name']}: {w['total_steps']:,} steps ({w['epochs']:,} epochs x {w['steps_per_epoch']:,}), "
+            f"batch {w['batch_size']:,}; objective: {objective}")
+
+
 def plan_table(doc: dict[str, Any]):
     from rich import box
     from rich.table import Table
 
-    w = doc["workload"]
-    objective = doc["objective"] if doc["objective"] != "deadline" else f"cheapest within {seconds_text(doc['deadline_seconds'])}"
-    t = Table(title=f"{w['name']}: {w['total_steps']:,} steps ({w['epochs']:,} epochs x {w['steps_per_epoch']:,}), "
-                    f"batch {w['batch_size']:,}; objective: {objective}",
-              title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+    t = Table(title=plan_title(doc), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
               caption="source: measured here or on the instance, or predicted by the device model; "
                       "speedup and break-even against the reference CPU option", caption_justify="left")
-    for name in ("#", "target", "device", "source", "step", "training time", "$/h", "cost", "speedup", "break-even"):
-        t.add_column(name, no_wrap=True, justify="left" if name in ("target", "device", "source", "training time") else "right")
-    rec = doc["recommendation"]
+    for name in PLAN_COLUMNS:
+        t.add_column(name, no_wrap=True, justify="left" if name in LEFT_COLUMNS else "right")
     for o in doc["options"]:
-        chosen = o["target"] == rec.get("target") and o["device"] == rec.get("device")
-        head = [str(o["rank"]) if o.get("rank") else "-", o["target"], _device(o), o["source"]]
-        if not o["fits"]:
-            cells = head + ["-", f"[red]does not fit[/] {o.get('note', '')}", "", "", "", ""]
-        elif o.get("train_seconds") is None:
-            what = "not predicted" if o["source"] == "predicted" else "[red]failed[/]"
-            cells = head + ["-", f"{what}: {o.get('note', '')}", "", "", "", ""]
-        else:
-            speed = f"{o['speedup']:.2f}x" if o.get("speedup") is not None else "-"
-            be = o.get("break_even_speedup")
-            be_text = "-" if be is None else ("inf" if be == float("inf") else f"{be:.2f}x")
-            cost = o["cost_usd"]
-            cells = head + [seconds_text(o["step_seconds"]), _interval(o), f"{o['price_per_hour']:.3f}",
-                            f"${cost:.4f}" if cost < 0.01 else f"${cost:,.2f}", speed, be_text]
-        t.add_row(*cells, style="bold green" if chosen else None)
+        t.add_row(*plan_row(o), style="bold green" if is_recommended(o, doc) else None)
     return t
 
 
@@ -235,3 +233,26 @@ def recommendation_text(doc: dict[str, Any], prefix: str = "") -> str:
             "deadline_missed": "Deadline cannot be met", "nothing_fits": "No option can run this workload"}[rec["verdict"]]
     target = f": {rec['target']} ({rec['device']})" if rec.get("target") else ""
     return f"{prefix}[bold]{head}{target}.[/] {rec['reason']}."
+
+
+# ----------------------------------------------------------------------------- instances
+
+INSTANCE_COLUMNS = ("instance", "type", "state", "run", "age", "expires at", "cost so far")
+
+
+def instance_row(r: dict[str, Any]) -> list[str]:
+    """One planner-managed instance (PlannerService.instances) as cells, for `planner ls` and the TUI."""
+    return [r["instance_id"], r["instance_type"], r["state"], r["run_id"] or "-", seconds_text(r["age_seconds"]),
+            (r["expires_at"] or "-") + (" [red](expired)[/]" if r["expired"] else ""),
+            "-" if r["cost_so_far_usd"] is None else f"${r['cost_so_far_usd']:.4f}"]
+
+
+def instances_table(rows: list[dict[str, Any]]):
+    from rich.table import Table
+
+    t = Table(title="planner-managed instances", title_justify="left")
+    for col in INSTANCE_COLUMNS:
+        t.add_column(col, no_wrap=True)
+    for r in rows:
+        t.add_row(*instance_row(r))
+    return t

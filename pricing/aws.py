@@ -10,7 +10,8 @@
 
 Missing credentials, access denied and throttling raise `PriceRefreshError` with what to do; the
 caller falls back to the snapshot. boto3 is injectable (`session`), and standard configuration
-(profile, AWS_REGION, AWS_ENDPOINT_URL) applies, so moto and real AWS look alike.
+(profile, AWS_REGION, AWS_ENDPOINT_URL) applies, so moto and real AWS look alike; the client
+factory and the error explainer are `cloud.aws`'s.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any
 
 import pandas as pd
 
-from planner.errors import PlannerError
+from cloud.aws import AwsError, client, explain_aws_error, session_or_default
 from pricing.catalog import COLUMNS, cache_paths, load_snapshot, merge_live
 
 PRICING_REGION = "us-east-1"  # the Price List Query API endpoint (also ap-south-1, eu-central-1)
@@ -33,51 +34,15 @@ ONDEMAND_FILTERS = {
 }
 
 
-class AwsError(PlannerError):
-    title = "AWS"
-
-
 class PriceRefreshError(AwsError):
     title = "price refresh failed"
 
 
-def client(session: Any, service: str, region: str):
-    """One client factory with standard retries (throttling is retried before it is reported).
-    S3 signs with SigV4: presigned URLs then carry X-Amz-Expires and work in every region."""
-    from botocore.config import Config
-
-    extra = {"signature_version": "s3v4"} if service == "s3" else {}
-    return session.client(service, region_name=region,
-                          config=Config(retries={"mode": "standard", "max_attempts": 5}, **extra))
+SNAPSHOT_MEANWHILE = "; the bundled snapshot is used meanwhile"
 
 
-def explain_aws_error(exc: Exception, doing: str, cls: type[AwsError] = AwsError) -> AwsError:
-    """A boto3/botocore failure as one message that says what to do."""
-    meanwhile = "; the bundled snapshot is used meanwhile" if issubclass(cls, PriceRefreshError) else ""
-    from botocore.exceptions import (
-        ClientError, EndpointConnectionError, NoCredentialsError, NoRegionError, ProfileNotFound,
-    )
-
-    if isinstance(exc, ProfileNotFound):
-        return cls(f"{doing}: {exc}", hint="set AWS_PROFILE to a profile in ~/.aws/config, or unset it")
-    if isinstance(exc, NoCredentialsError):
-        return cls(f"{doing}: no AWS credentials found",
-                                 hint="run `aws configure` (or set AWS_PROFILE / AWS_ACCESS_KEY_ID)" + meanwhile)
-    if isinstance(exc, NoRegionError):
-        return cls(f"{doing}: no AWS region configured", hint="pass --region or set AWS_REGION")
-    if isinstance(exc, EndpointConnectionError):
-        return cls(f"{doing}: cannot reach AWS ({exc})", hint="check the network" + meanwhile)
-    if isinstance(exc, ClientError):
-        code = exc.response.get("Error", {}).get("Code", "")
-        op = getattr(exc, "operation_name", "")
-        if code in ("AccessDenied", "AccessDeniedException", "UnauthorizedOperation"):
-            perm = {"GetProducts": "pricing:GetProducts", "DescribeSpotPriceHistory": "ec2:DescribeSpotPriceHistory",
-                    "DescribeInstanceTypes": "ec2:DescribeInstanceTypes"}.get(op, op)
-            return cls(f"{doing}: access denied ({code})", hint=f"grant {perm} to your AWS identity" + meanwhile)
-        if code in ("Throttling", "ThrottlingException", "RequestLimitExceeded", "TooManyRequestsException"):
-            return cls(f"{doing}: AWS throttled the requests ({code}) after retries", hint="try again in a minute" + meanwhile)
-        return cls(f"{doing}: AWS answered {code}: {exc.response.get('Error', {}).get('Message', '')}")
-    return cls(f"{doing}: {type(exc).__name__}: {exc}")
+def _explain(exc: Exception, doing: str) -> PriceRefreshError:
+    return explain_aws_error(exc, doing, PriceRefreshError, SNAPSHOT_MEANWHILE)  # type: ignore[return-value]
 
 
 def ondemand_price(price_item: str | dict) -> float | None:
@@ -165,23 +130,21 @@ def refresh(
 ) -> pd.DataFrame:
     """Fetch live rows for `regions` (default instance types: the snapshot's), merge them over the
     snapshot, and write the cache. Returns the merged frame."""
-    import boto3
-
     now = now or dt.datetime.now(dt.timezone.utc)
     snapshot = load_snapshot()
     types = instance_types or sorted(snapshot["instance_type"].unique())
     try:
-        session = session or boto3.Session()
+        session = session_or_default(session)
         pricing_client = client(session, "pricing", PRICING_REGION)
     except Exception as exc:  # noqa: BLE001 - profile/config problems: a clear message
-        raise explain_aws_error(exc, "connecting to AWS", PriceRefreshError) from None
+        raise _explain(exc, "connecting to AWS") from None
     rows = []
     for region in regions:
         ec2 = client(session, "ec2", region)
         try:
             facts = fetch_facts(ec2, types)
         except Exception as exc:  # noqa: BLE001 - mapped to a clear message
-            raise explain_aws_error(exc, f"reading instance types in {region}", PriceRefreshError) from None
+            raise _explain(exc, f"reading instance types in {region}") from None
         for itype in types:
             if itype not in facts:
                 continue  # not offered in this region
@@ -189,7 +152,7 @@ def refresh(
                 ondemand = fetch_ondemand(pricing_client, itype, region)
                 spot = fetch_spot(ec2, itype, now)
             except Exception as exc:  # noqa: BLE001
-                raise explain_aws_error(exc, f"fetching prices of {itype} in {region}", PriceRefreshError) from None
+                raise _explain(exc, f"fetching prices of {itype} in {region}") from None
             if ondemand is None:
                 continue
             spots = list(spot.values())

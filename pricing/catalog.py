@@ -207,3 +207,33 @@ def sort_instances(df: pd.DataFrame, by: str = "price", purchase: str = "on-dema
         total = df["gpu_memory_gib"].fillna(0) * df["gpu_count"]
         return df.assign(_total=total).sort_values(["_total", price], ascending=[False, True]).drop(columns="_total")
     return df.sort_values([price, "instance_type", "region"], na_position="last")
+
+
+# ----------------------------------------------------------------------------- typed rows for the planner
+
+
+def _number(value) -> float | None:
+    return None if pd.isna(value) else float(value)
+
+
+def instances(df: pd.DataFrame, region: str | None = None, gpu: bool | None = None) -> list:
+    """The rows as planner.options.InstanceFacts (the pure core's type), in the frame's order."""
+    from planner.options import InstanceFacts
+
+    rows = filter_instances(df, region=region, gpu=gpu)
+    return [InstanceFacts(r["instance_type"], r["region"], int(r["vcpus"]), float(r["memory_gib"]), r["arch"],
+                          r["gpu_name"] or "", int(r["gpu_count"]), _number(r["gpu_memory_gib"]),
+                          _number(r["ondemand_usd_per_hour"]), _number(r["spot_usd_per_hour_median"]))
+            for _, r in rows.iterrows()]
+
+
+def gpu_specs() -> dict:
+    """gpu_specs.csv as planner.predict.GpuSpec by GPU name (empty figures: None, never guessed)."""
+    from planner.predict import GpuSpec
+
+    specs = {}
+    for _, r in load_gpu_specs().iterrows():
+        specs[r["gpu_name"]] = GpuSpec(r["gpu_name"], float(r["memory_gib"]), float(r["memory_bandwidth_gbps"]),
+                                       _number(r["fp32_tflops"]), {"bf16": _number(r["bf16_tensor_tflops_dense"]),
+                                                                   "fp16": _number(r["fp16_tensor_tflops_dense"])})
+    return specs

@@ -23,19 +23,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cloud.aws import client, session_or_default
+from cloud.reaper import SECURITY_GROUP_NAME, STACK_NAME, TAG_EXPIRES, TAG_MANAGED, TAG_RUN
 from planner.errors import InputError
 from pricing.billing import instance_cost
 from runner.bench.result import BenchResult
+from runner.target import TargetStatus
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 BOOTSTRAP = Path(__file__).resolve().parent / "bootstrap.sh"
 DEFAULT_AMI_TYPE = "oss-nvidia-driver-gpu-pytorch-2.9-ubuntu-24.04"
 AMI_PARAMETER = "/aws/service/deeplearning/ami/{arch}/{ami_type}/latest/ami-id"
-SECURITY_GROUP_NAME = "cloud-planner-bench"
-STACK_NAME = "cloud-planner"
 EXPIRY_GRACE_MINUTES = 10  # boot time + shutdown, past the dead-man deadline, before the reaper acts
 USER_DATA_LIMIT = 16 * 1024
-TAG_MANAGED, TAG_RUN, TAG_EXPIRES = "planner:managed", "planner:run-id", "planner:expires-at"
 
 
 def utcnow() -> dt.datetime:
@@ -56,6 +56,7 @@ class AwsSettings:
     bucket: str | None = None
     max_bench_minutes: float = 20.0
     root_volume_gb: int = 100
+    poll_seconds: float = 5.0  # how often the session asks AWS for progress
 
 
 def _code(exc: Exception) -> str:
@@ -126,12 +127,8 @@ class AwsRun:
     """What the targets of one run share: session, clients, bucket, security group, bundle, deadline."""
 
     def __init__(self, settings: AwsSettings, run_id: str, session: Any = None, now: dt.datetime | None = None):
-        import boto3
-
-        from pricing.aws import client
-
         self.settings, self.run_id = settings, run_id
-        self.session = session or boto3.Session()
+        self.session = session_or_default(session)
         self.ec2 = client(self.session, "ec2", settings.region)
         self.s3 = client(self.session, "s3", settings.region)
         self.started = now or utcnow()
@@ -140,21 +137,24 @@ class AwsRun:
         self.bucket: str | None = settings.bucket
         self.security_group: str | None = None
         self.prefix = f"runs/{run_id}"
+        self.prepared = False
 
     # ------------------------------------------------------------------ per-run resources
 
     def prepare(self) -> None:
+        """Bucket, security group and bundle, once per run (the first target's start calls it)."""
+        if self.prepared:
+            return
         stack = self._stack_outputs()
         self.bucket = self.bucket or stack.get("ResultsBucket") or self._ensure_bucket()
         self.security_group = stack.get("SecurityGroupId") or self._ensure_security_group()
         self.s3.put_object(Bucket=self.bucket, Key=f"{self.prefix}/bundle.zip", Body=bench_bundle())
+        self.prepared = True
 
     def _stack_outputs(self) -> dict[str, str]:
-        from botocore.exceptions import ClientError
-
-        from pricing.aws import client
-
         import os
+
+        from botocore.exceptions import ClientError
 
         try:
             name = os.environ.get("PLANNER_STACK_NAME", STACK_NAME)
@@ -165,8 +165,6 @@ class AwsRun:
 
     def _ensure_bucket(self) -> str:
         from botocore.exceptions import ClientError
-
-        from pricing.aws import client
 
         account = client(self.session, "sts", self.settings.region).get_caller_identity()["Account"]
         name = f"cloud-planner-{account}-{self.settings.region}"
@@ -213,8 +211,6 @@ class AwsRun:
 
     def ami_for(self, arch: str) -> tuple[str, str]:
         """(image id, root device name); the image's architecture must match the instance's."""
-        from pricing.aws import client
-
         image_id = self.settings.ami
         if image_id is None:
             name = AMI_PARAMETER.format(arch="arm64" if arch == "arm64" else "x86_64", ami_type=self.settings.ami_type)
@@ -246,6 +242,9 @@ class AwsRun:
 
 @dataclass
 class AwsTarget:
+    """One instance of a run (runner/target.py's protocol)."""
+
+    exclusive = False  # instances run in parallel: booting overlaps with everything else
     run: AwsRun
     instance_type: str
     job: dict[str, Any]
@@ -268,8 +267,17 @@ class AwsTarget:
         return {"bundle": f"{self.run.prefix}/bundle.zip", "job": f"{base}/job.json",
                 "result": f"{base}/result.json", "log": f"{base}/log.txt"}
 
+    @property
+    def poll_seconds(self) -> float:
+        return self.run.settings.poll_seconds
+
+    @property
+    def deadline(self) -> dt.datetime:
+        return self.run.deadline
+
     def start(self) -> None:
         s = self.run.settings
+        self.run.prepare()
         try:
             image_id, root_device = self.run.ami_for(self.arch)
             self.run.s3.put_object(Bucket=self.run.bucket, Key=self.keys["job"], Body=json.dumps(self.job).encode())
@@ -313,8 +321,11 @@ class AwsTarget:
         except ClientError:
             return False
 
-    def poll(self) -> str:
+    def poll(self) -> TargetStatus:
         """pending | booting | running | done | failed | terminated"""
+        return TargetStatus(self._poll_state())
+
+    def _poll_state(self) -> str:
         if self.state in ("done", "failed", "terminated") or self.instance_id is None:
             return self.state
         if self._has("result"):
@@ -372,6 +383,12 @@ class AwsTarget:
             self.terminated_by_us, self.state = True, "terminated"
         self.run.ec2.terminate_instances(InstanceIds=[self.instance_id])
         self.ended_at = self.ended_at or utcnow()
+
+    def expire(self) -> None:
+        """The run's deadline passed without a result: terminate; collect() says why."""
+        self.terminate()
+        minutes = self.run.settings.max_bench_minutes
+        self.error = f"no result from {self.label} within {minutes:g} minutes (--max-bench-minutes); terminated"
 
     def cost_so_far(self, now: dt.datetime | None = None) -> float:
         if self.launched_at is None:

@@ -3,7 +3,7 @@
 A subprocess, not a function call: the measurement runs in a fresh interpreter exactly as it will on
 a rented instance (`python -m runner.bench job.json result.json`), its peak RSS is its own, and a
 hung or crashed workload cannot take the planner down. Implements the target protocol shared with
-the AWS target: start, poll, collect, terminate.
+the AWS target (runner/target.py): start, poll, collect, terminate.
 
 The parent also times the process from outside, which the bench cannot do from inside: its whole
 life (spawn to exit, `process_seconds`) and its exit after the result is written
@@ -13,6 +13,7 @@ training run.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import queue
@@ -21,23 +22,77 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from runner.bench.result import BenchResult
+from runner.target import TargetStatus
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+DESCRIBE_TIMEOUT_SECONDS = 120.0
+DESCRIBE_MEMORY_BYTES = 6 * 2**30  # address space of the describing child: torch itself needs ~1 GiB
 
 
-@dataclass
-class TargetStatus:
-    state: str  # pending | running | done | failed | terminated
-    event: dict[str, Any] = field(default_factory=dict)
+def child_env() -> dict[str, str]:
+    """The environment of a child that runs `runner.bench`: this package importable, unbuffered."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_ROOT), env.get("PYTHONPATH")]))
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+class DescribeError(Exception):
+    """The model could not be described; the message names model.factory and says why."""
+
+
+def describe_model(model: dict[str, Any], timeout: float = DESCRIBE_TIMEOUT_SECONDS,
+                   memory_bytes: int = DESCRIBE_MEMORY_BYTES) -> list[dict[str, Any]]:
+    """Describe a model (runner.bench.introspect rows) in a child process with a time and memory
+    limit: the user's factory never runs inside the planner."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="planner-describe-") as tmp:
+        path = Path(tmp) / "model.json"
+        path.write_text(json.dumps(model))
+        # the child limits its own memory first thing (a preexec_fn is unsafe in a threaded planner: the TUI)
+        env = {**child_env(), "PLANNER_MEMORY_LIMIT_BYTES": str(memory_bytes)}
+        proc = subprocess.Popen([sys.executable, "-m", "runner.bench.describe", str(path)], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            raise DescribeError(f"model.factory: describing the model did not finish within {timeout:g} s "
+                                "(does the factory or the forward pass hang?)") from None
+    for line in reversed(out.splitlines()):
+        try:
+            data = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(data, dict) and "error" in data:
+            raise DescribeError(str(data["error"]))
+        if isinstance(data, dict) and isinstance(data.get("rows"), list):
+            return data["rows"]
+    code = proc.returncode
+    why = (f"was killed by signal {signal.Signals(-code).name}" if code < 0 and -code in signal.valid_signals()
+           else f"exited with code {code}")
+    tail = " | ".join(err.strip().splitlines()[-3:])
+    raise DescribeError(f"model.factory: the process describing the model {why} before it finished"
+                        + (f" ({tail})" if tail else "") + "; run the factory by itself to see why")
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
 
 
 class LocalTarget:
-    name = "local"
+    exclusive = True  # one local bench at a time: they share this machine's cores
+    poll_seconds = 0.1
+    deadline = None  # the bench keeps its own time budget
 
     def __init__(self, job: dict[str, Any], workdir: Path, label: str = "local"):
         self.job, self.workdir, self.label = job, Path(workdir), label
@@ -58,9 +113,7 @@ class LocalTarget:
     def start(self) -> None:
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.job_path.write_text(json.dumps(self.job, indent=2))
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_ROOT), env.get("PYTHONPATH")]))
-        env["PYTHONUNBUFFERED"] = "1"
+        env = child_env()
         self._spawned_at = time.perf_counter()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "runner.bench", str(self.job_path), str(self.result_path)],
@@ -112,6 +165,11 @@ class LocalTarget:
 
     def collect(self) -> BenchResult:
         """The bench's result; a crash without a result becomes an error result with the log tail."""
+        if self.proc is not None and not self.terminated:
+            try:
+                self.wait(30)  # the exit is part of what is timed (exit_seconds)
+            except subprocess.TimeoutExpired:
+                self.terminate()
         if self.result_path.exists():
             result = BenchResult.read(self.result_path)
             if self._spawned_at is not None and self._eof_at is not None:
@@ -136,3 +194,9 @@ class LocalTarget:
                     os.killpg(self.proc.pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
+
+    def expire(self) -> None:
+        self.terminate()
+
+    def cost_so_far(self, now: dt.datetime | None = None) -> float:
+        return 0.0  # this machine's price is a plan option (--local-price), not a bench cost

@@ -1,12 +1,12 @@
-"""The spec as a form, generated from the pydantic models in planner/spec.py: a Select for every
-Literal field (model kind, activation, task, optimizer, ...), an Input for the rest (lists as
-comma-separated numbers). Every edit is written into the YAML editor as a whole spec, where the one
-validation path (the CLI's) runs — the form holds no rules of its own."""
+"""The spec as a form, generated from the spec's field descriptions (PlannerService.spec_form, read
+from the pydantic models in planner/spec.py): a Select for every field with fixed choices (model
+kind, activation, task, optimizer, ...), an Input for the rest (lists as comma-separated numbers).
+Every edit is written into the YAML editor as a whole spec, where the one validation path (the
+CLI's) runs — the form holds no rules of its own."""
 
 from __future__ import annotations
 
 import asyncio
-import typing
 from typing import Any
 
 from textual.app import ComposeResult
@@ -14,33 +14,9 @@ from textual.containers import VerticalScroll
 from textual.widgets import Input, Label, Select
 
 from planner.tui.messages import FormEdited
-from planner.spec import CNNModel, CustomModel, DataSpec, MLPModel, RNNModel, TrainSpec, TransformerModel
 
 # The "nothing selected" sentinel: Select.NULL since Textual 1.x, Select.BLANK before.
 NO_SELECTION = getattr(Select, "NULL", None) or Select.BLANK
-KIND_MODELS = {"mlp": MLPModel, "cnn": CNNModel, "rnn": RNNModel, "transformer": TransformerModel, "custom": CustomModel}
-SECTIONS = (("data", DataSpec), ("train", TrainSpec))
-
-
-def _choices(annotation: Any) -> list[str] | None:
-    """The allowed strings of a Literal field (also inside Optional / Annotated / unions)."""
-    origin = typing.get_origin(annotation)
-    if origin is typing.Literal:
-        return [str(a) for a in typing.get_args(annotation)]
-    if origin is typing.Annotated:
-        return _choices(typing.get_args(annotation)[0])
-    if origin is typing.Union or str(origin) == "types.UnionType":
-        found = [c for arg in typing.get_args(annotation) if (c := _choices(arg))]
-        has_other = any(_choices(arg) is None and arg is not type(None) for arg in typing.get_args(annotation))
-        return None if has_other or not found else found[0]
-    return None
-
-
-def _is_list(annotation: Any) -> bool:
-    origin = typing.get_origin(annotation)
-    if origin is typing.Annotated:
-        return _is_list(typing.get_args(annotation)[0])
-    return origin is list
 
 
 def _text(value: Any) -> str:
@@ -83,27 +59,29 @@ class SpecForm(VerticalScroll):
     def _visible(self) -> bool:
         return getattr(self.parent, "current", None) == self.id
 
+    def _schema(self) -> dict[str, Any]:
+        if not hasattr(self, "_form"):
+            self._form = self.app.service.spec_form()
+        return self._form
+
     def _fields(self) -> ComposeResult:
-        data = self.data
+        data, schema = self.data, self._schema()
         model = data.get("model") or {}
-        kind = model.get("kind") if model.get("kind") in KIND_MODELS else "mlp"
+        kind = model.get("kind") if model.get("kind") in schema["kinds"] else "mlp"
         yield Label("name")
         yield Input(_text(data.get("name")), id="f-name")
         yield Label("model.kind")
-        yield Select([(k, k) for k in KIND_MODELS], value=kind, id="f-model-kind", allow_blank=False)
-        for section, fields in (("model", {k: v for k, v in KIND_MODELS[kind].model_fields.items() if k != "kind"}),
-                                *((name, cls.model_fields) for name, cls in SECTIONS)):
-            values = data.get(section) or {}
-            for field, info in fields.items():
-                yield Label(f"{section}.{field}")
-                choices = _choices(info.annotation)
-                current = values.get(field, None if info.is_required() else info.default)
-                if choices:
-                    value = str(current) if str(current) in choices else NO_SELECTION
-                    yield Select([(c, c) for c in choices], value=value, id=f"f-{section}-{field}", allow_blank=True)
-                else:
-                    yield Input(_text(current), id=f"f-{section}-{field}", classes="list" if _is_list(info.annotation) else "",
-                                placeholder="comma-separated" if _is_list(info.annotation) else "")
+        yield Select([(k, k) for k in schema["kinds"]], value=kind, id="f-model-kind", allow_blank=False)
+        for field in [*schema["kinds"][kind], *schema["sections"]]:
+            section, name = field.section, field.name
+            yield Label(f"{section}.{name}")
+            current = (data.get(section) or {}).get(name, None if field.required else field.default)
+            if field.choices:
+                value = str(current) if str(current) in field.choices else NO_SELECTION
+                yield Select([(c, c) for c in field.choices], value=value, id=f"f-{section}-{name}", allow_blank=True)
+            else:
+                yield Input(_text(current), id=f"f-{section}-{name}", classes="list" if field.is_list else "",
+                            placeholder="comma-separated" if field.is_list else "")
 
     def collect(self) -> dict[str, Any]:
         """The spec the form shows, as a plain dict (empty fields left out: validation names them)."""
@@ -125,7 +103,7 @@ class SpecForm(VerticalScroll):
 
     def kind(self) -> str:
         model = self.data.get("model") or {}
-        return model.get("kind") if model.get("kind") in KIND_MODELS else "mlp"
+        return model.get("kind") if model.get("kind") in self._schema()["kinds"] else "mlp"
 
     async def rebuild(self, data: dict[str, Any]) -> None:
         async with self._lock:

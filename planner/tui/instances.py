@@ -7,6 +7,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, DataTable, Static
 
+from planner.errors import PlannerError
+
 
 class InstancesPane(Vertical):
     DEFAULT_CSS = """
@@ -25,7 +27,9 @@ class InstancesPane(Vertical):
         yield DataTable(id="instance-table", cursor_type="row")
 
     def on_mount(self) -> None:
-        self.query_one("#instance-table", DataTable).add_columns("instance", "type", "state", "run", "expires at")
+        from planner.report import INSTANCE_COLUMNS
+
+        self.query_one("#instance-table", DataTable).add_columns(*INSTANCE_COLUMNS)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "refresh":
@@ -35,37 +39,34 @@ class InstancesPane(Vertical):
 
     @work(thread=True, exclusive=True, group="instances")
     def load(self) -> None:
-        from planner.cli import _aws_failure, _ec2
-        from runner.reaper import managed_instances
-
         try:
-            found = managed_instances(_ec2(self.app.region))
-        except Exception as exc:  # noqa: BLE001 - the CLI's message, as a notification
-            self.app.call_from_thread(self.app.notify, _aws_failure(exc, "listing instances").render(), severity="error")
+            rows = self.app.service.instances(self.app.region)
+        except PlannerError as exc:  # the CLI's message, as a notification
+            self.app.call_from_thread(self.app.notify, exc.render(), severity="error")
             return
-        self.app.call_from_thread(self._fill, found)
+        self.app.call_from_thread(self._fill, rows)
 
-    def _fill(self, found) -> None:
+    def _fill(self, rows) -> None:
+        from rich.text import Text
+
+        from planner.report import instance_row
+
         table = self.query_one("#instance-table", DataTable)
         table.clear()
-        for i in found:
-            tags = {t["Key"]: t["Value"] for t in i.get("Tags", [])}
-            table.add_row(i["InstanceId"], i["InstanceType"], i["State"]["Name"], tags.get("planner:run-id", "-"),
-                          tags.get("planner:expires-at", "-"), key=i["InstanceId"])
-        self.query_one("#instances-status", Static).update(f"{len(found)} planner-managed instance(s) in {self.app.region}")
+        for r in rows:
+            table.add_row(*(Text.from_markup(cell) for cell in instance_row(r)), key=r["instance_id"])
+        self.query_one("#instances-status", Static).update(f"{len(rows)} planner-managed instance(s) in {self.app.region}")
 
     @work(thread=True, exclusive=True, group="instances")
     def action_terminate(self) -> None:
-        from planner.cli import _aws_failure, _ec2
-
         table = self.query_one("#instance-table", DataTable)
         if table.row_count == 0:
             return
         instance_id = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
         try:
-            _ec2(self.app.region).terminate_instances(InstanceIds=[instance_id])
-        except Exception as exc:  # noqa: BLE001
-            self.app.call_from_thread(self.app.notify, _aws_failure(exc, "terminating").render(), severity="error")
+            self.app.service.terminate(self.app.region, [instance_id])
+        except PlannerError as exc:
+            self.app.call_from_thread(self.app.notify, exc.render(), severity="error")
             return
         self.app.call_from_thread(self.app.notify, f"terminated {instance_id}")
         self.load()

@@ -30,11 +30,9 @@ class ResultsPane(Vertical):
         self.doc: dict[str, Any] | None = None
 
     def compose(self) -> ComposeResult:
-        from pricing.catalog import regions
-
         with Horizontal(id="whatif"):
             yield Select([("cheapest", "cheapest"), ("fastest", "fastest")], value="cheapest", id="objective", allow_blank=False)
-            yield Select([(r, r) for r in regions(self.app.service.catalog().frame)], value=self.app.region,
+            yield Select([(r, r) for r in self.app.service.regions()], value=self.app.region,
                          id="region-whatif", allow_blank=False)
             yield Select([("on-demand", "on-demand"), ("spot", "spot")], value="on-demand", id="purchase-whatif", allow_blank=False)
             yield Input(placeholder="deadline (e.g. 4h)", id="deadline")
@@ -45,25 +43,21 @@ class ResultsPane(Vertical):
         yield Static("Run a workload to see the plan.", id="recommendation")
 
     def on_mount(self) -> None:
-        self.query_one("#options", DataTable).add_columns(
-            "#", "target", "device", "source", "step", "training time", "$/h", "cost", "speedup", "break-even")
+        from planner.report import PLAN_COLUMNS
+
+        self.query_one("#options", DataTable).add_columns(*PLAN_COLUMNS)
 
     def show(self, doc: dict[str, Any]) -> None:
-        from planner.report import _interval, recommendation_text, seconds_text
+        from rich.text import Text
+
+        from planner.report import is_recommended, plan_row, recommendation_text
 
         self.doc, self.run_dir = doc, doc.get("run_dir")
         table = self.query_one("#options", DataTable)
         table.clear()
-        for o in doc["options"]:
-            if o.get("train_seconds") is None:
-                table.add_row("-", o["target"], o["device"], o["source"], "-", "does not fit" if not o["fits"] else "failed",
-                              "", "", "", "")
-                continue
-            be = o.get("break_even_speedup")
-            table.add_row(str(o.get("rank") or "-"), o["target"], o["device"], o["source"], seconds_text(o["step_seconds"]),
-                          _interval(o), f"{o['price_per_hour']:.3f}", f"${o['cost_usd']:.4f}",
-                          "-" if o.get("speedup") is None else f"{o['speedup']:.2f}x",
-                          "-" if be is None else ("inf" if be == float("inf") else f"{be:.2f}x"))
+        for o in doc["options"]:  # the CLI's cells, so the two fronts cannot disagree
+            style = "bold green" if is_recommended(o, doc) else ""
+            table.add_row(*(Text.from_markup(cell, style=style) for cell in plan_row(o)))
         self.query_one("#recommendation", Static).update(recommendation_text(doc))
         self.draw(doc)
 
@@ -88,8 +82,7 @@ class ResultsPane(Vertical):
     def replan(self) -> None:
         if not self.run_dir:
             return
-        from planner.service import replan
-        from planner.units import parse_duration
+        from planner.service import parse_duration
 
         def number(widget_id: str) -> float | None:
             text = self.query_one(widget_id, Input).value.strip()
@@ -98,13 +91,11 @@ class ResultsPane(Vertical):
         try:
             deadline_text = self.query_one("#deadline", Input).value.strip()
             deadline = parse_duration(deadline_text) if deadline_text else None
-            objective = self.query_one("#objective", Select).value
-            overrides = {"objective": "deadline" if deadline and objective == "cheapest" else objective,
-                         "deadline_seconds": deadline, "time_value_per_hour": number("#time-value"),
+            overrides = {"objective": self.query_one("#objective", Select).value, "deadline_seconds": deadline, "time_value_per_hour": number("#time-value"),
                          "local_price_per_hour": number("#local-price"),
                          "purchase": self.query_one("#purchase-whatif", Select).value,
                          "region": self.query_one("#region-whatif", Select).value}
-            doc, _journal = replan(self.run_dir, overrides)
+            doc = self.app.service.replan(self.run_dir, overrides)
         except (PlannerError, ValueError) as exc:
             self.app.notify(exc.render() if isinstance(exc, PlannerError) else str(exc), severity="error")
             return

@@ -80,14 +80,12 @@ class RunPane(Vertical):
 
     @work(thread=True, exclusive=True, group="run")
     def run_worker_thread(self, spec, spec_text: str, targets: list[str]) -> None:
-        from planner.service import AwsOptions, BenchOptions, PlanOptions, run_plan
-        from runner.aws import AwsSettings
-        from runner.session import Cancelled
+        from planner.service import AwsOptions, BenchOptions, Cancelled, PlanOptions, RunCallbacks, parse_targets
 
         app = self.app
         call = app.call_from_thread
         options = PlanOptions(region=app.region, purchase=app.purchase)
-        aws = AwsOptions(AwsSettings(region=app.region, purchase=app.purchase, ami=app.ami), poll_seconds=1.0)
+        aws = AwsOptions(region=app.region, purchase=app.purchase, ami=app.ami, poll_seconds=1.0)
         started = time.monotonic()
 
         def on_state(label, state, elapsed, cost):
@@ -104,10 +102,10 @@ class RunPane(Vertical):
 
         doc, error = None, None
         try:
-            doc, _journal, _session = run_plan(app.service, spec, spec_text, targets, options,
-                                               BenchOptions(seconds=app.bench_seconds), app.runs_dir,
-                                               on_progress=on_progress, on_result=on_result, aws=aws,
-                                               on_state=on_state, cancel=self.cancel_event)
+            callbacks = RunCallbacks(on_progress=on_progress, on_result=on_result, on_state=on_state)
+            doc, _journal, _session = app.service.run(spec, spec_text, parse_targets(",".join(targets)), options,
+                                                      BenchOptions(seconds=app.bench_seconds), app.runs_dir, callbacks,
+                                                      aws, cancel=self.cancel_event)
         except Cancelled:
             error = "cancelled: every instance and process of the run was terminated"
         except PlannerError as exc:

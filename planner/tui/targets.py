@@ -28,10 +28,8 @@ class TargetsPane(Vertical):
 
     def compose(self) -> ComposeResult:
         catalog = self.app.service.catalog()
-        from pricing.catalog import regions
-
         with Horizontal(id="filters"):
-            yield Select([(r, r) for r in regions(catalog.frame)], value=self.app.region, id="region", allow_blank=False)
+            yield Select([(r, r) for r in self.app.service.regions()], value=self.app.region, id="region", allow_blank=False)
             yield Select([("all", "all"), ("GPU", "gpu"), ("CPU", "cpu")], value="all", id="kind", allow_blank=False)
             yield Select([("on-demand", "on-demand"), ("spot", "spot")], value="on-demand", id="purchase", allow_blank=False)
             yield Select([("by price", "price"), ("by GPU memory", "gpu-memory")], value="price", id="sort", allow_blank=False)
@@ -71,11 +69,10 @@ class TargetsPane(Vertical):
         self.app.region, self.app.purchase = query.region, purchase
         table = self.query_one("#catalog", DataTable)
         table.clear()
-        column = "ondemand_usd_per_hour" if purchase == "on-demand" else "spot_usd_per_hour_median"
         for _, r in rows.iterrows():
             target = f"aws:{r['instance_type']}"
             gpu = f"{int(r['gpu_count'])}x {r['gpu_name']}" if r["gpu_count"] else "-"
-            price = r[column]
+            price = r["price_usd_per_hour"]
             table.add_row("✓" if target in self.selected else "", r["instance_type"], str(int(r["vcpus"])),
                           f"{r['memory_gib']:g}", gpu, "-" if not r["gpu_count"] else f"{r['gpu_memory_gib']:.4g}",
                           "-" if price != price else f"{price:.4f}", r["region"], key=target)
@@ -104,16 +101,14 @@ class TargetsPane(Vertical):
         self.action_toggle()
 
     def show_selection(self) -> None:
-        from planner.service import AwsOptions, preflight
-        from runner.aws import AwsSettings
+        from planner.service import AwsOptions
 
         targets = ["local", *self.selected]
         text = f"targets: {', '.join(targets)}"
         aws_types = [t[4:] for t in self.selected]
         if aws_types:
             try:
-                _prices, _arches, worst = preflight(aws_types, AwsOptions(AwsSettings(region=self.app.region, purchase=self.app.purchase)),
-                                                    self.app.service.catalog().frame)
+                worst = self.app.service.bench_cost(aws_types, AwsOptions(region=self.app.region, purchase=self.app.purchase))
                 text += f"\nworst-case bench cost ${worst:.2f} of the $2.00 budget (20 min dead-man + 10 min grace each)"
             except PlannerError as exc:
                 text += f"\n{exc.message}"

@@ -90,26 +90,15 @@ class WorkloadPane(Vertical):
 
     @work(exclusive=True, thread=True)
     def validate(self, text: str) -> None:
-        from planner.footprint import human_bytes, human_count
-        from planner.spec import parse_spec_text
+        from planner.report import check_lines
 
         base = Path(self.path).parent if self.path else None
-        source = self.path or "<editor>"
         try:
-            spec = parse_spec_text(text, source=source if source.endswith((".yaml", ".yml", ".json")) else "spec.yaml",
-                                   base_dir=base)
-            fp = self.app.service.footprint(spec)
+            spec, fp = self.app.service.check_text(text, self.path or "<editor>", base)
         except PlannerError as exc:
             self.app.call_from_thread(self._show, exc.render(), "", False, None, text)
             return
-        summary = (f"parameters        {fp.params:,}\n"
-                   f"FLOPs per sample  {human_count(fp.train_flops_per_sample)}\n"
-                   f"steps             {spec.steps_per_epoch:,} x {spec.train.epochs:,} epochs = {spec.total_steps:,}\n"
-                   f"training memory   {human_bytes(fp.total_bytes)} ({fp.precision}, batch {fp.batch_size:,})\n"
-                   f"  weights+grads   {human_bytes(fp.weights_bytes + fp.gradients_bytes)}\n"
-                   f"  optimizer       {human_bytes(fp.optimizer_bytes)}\n"
-                   f"  activations     {human_bytes(fp.activations_bytes)}\n"
-                   f"  data            {human_bytes(fp.data_bytes)}")
+        summary = "\n".join(check_lines(spec, fp))
         self.app.call_from_thread(self._show, f"valid: {spec.name} ({spec.model.kind}, {spec.task})", summary, True, spec, text)
 
     def _show(self, status: str, summary: str, ok: bool, spec, text: str) -> None:

@@ -16,7 +16,7 @@ from planner.errors import InputError
 from planner.service import AwsOptions, preflight
 from pricing.catalog import load_snapshot
 from runner.aws import AwsRun, AwsSettings, AwsTarget, quota_name
-from runner.reaper import reap
+from cloud.reaper import reap
 from runner.session import BenchSession
 from tests.aws.helpers import FAKE_ENV, live_instances, x86_ami
 
@@ -29,6 +29,7 @@ def aws(aws_session):
 
 
 def new_run(ec2, run_id="run-1", minutes=5.0, **kw) -> AwsRun:
+    kw.setdefault("poll_seconds", 0.05)
     run = AwsRun(AwsSettings(ami=x86_ami(ec2), max_bench_minutes=minutes, **kw), run_id)
     run.prepare()
     return run
@@ -141,23 +142,23 @@ def test_quota_names():
 
 
 def test_budget_cap_refuses_before_any_launch(aws):
-    options = AwsOptions(AwsSettings(max_bench_minutes=20), bench_budget=1.00)
+    options = AwsOptions(max_bench_minutes=20, bench_budget=1.00)
     with pytest.raises(InputError, match="refusing to launch: the worst-case bench cost is"):
         preflight(["p4d.24xlarge"], options, load_snapshot())
     assert live_instances(aws) == []
-    prices, arches, worst = preflight(["c7i.xlarge", "g4dn.xlarge"], AwsOptions(AwsSettings()), load_snapshot())
+    prices, arches, worst = preflight(["c7i.xlarge", "g4dn.xlarge"], AwsOptions(), load_snapshot())
     assert prices == {"c7i.xlarge": 0.1785, "g4dn.xlarge": 0.526} and worst < 2.0
 
 
 def test_too_many_instances_refused(aws):
     with pytest.raises(InputError, match="--max-instances 1"):
-        preflight(["c7i.xlarge", "g4dn.xlarge"], AwsOptions(AwsSettings(), max_instances=1), load_snapshot())
+        preflight(["c7i.xlarge", "g4dn.xlarge"], AwsOptions(max_instances=1), load_snapshot())
 
 
 def test_an_instance_that_never_reports_is_terminated_at_the_deadline(aws):
     run = new_run(aws, minutes=0.02)  # 1.2 s
     t = AwsTarget(run, "c7i.xlarge", JOB, "aws-c7i.xlarge", 0.1785)
-    results = BenchSession([], [t], run, poll_seconds=0.1).run()
+    results = BenchSession([t], backstops=[run.terminate_run]).run()
     assert "no result from aws-c7i.xlarge within 0.02 minutes" in results["aws-c7i.xlarge"].message
     assert live_instances(aws, "run-1") == []
 
@@ -167,7 +168,7 @@ def test_an_instance_terminated_from_outside_is_reported_as_such(aws):
     t = AwsTarget(run, "g4dn.xlarge", JOB, "aws-g4dn.xlarge", 0.526, )
     t.start()
     aws.terminate_instances(InstanceIds=[t.instance_id])  # a spot interruption
-    assert t.poll() == "failed"
+    assert t.poll().state == "failed"
     assert "terminated from outside" in t.collect().message
 
 
@@ -178,7 +179,7 @@ def test_a_crashed_bench_surfaces_the_instance_log(aws):
     s3 = boto3.client("s3", region_name="us-east-1")
     s3.put_object(Bucket=run.bucket, Key=t.keys["log"], Body=b"[planner] running the bench\nTraceback ...\nRuntimeError: boom\n")
     aws.terminate_instances(InstanceIds=[t.instance_id])  # the bootstrap halts after uploading its log
-    assert t.poll() == "failed"
+    assert t.poll().state == "failed"
     message = t.collect().message
     assert "ended without a result" in message and "RuntimeError: boom" in message
 
@@ -190,7 +191,7 @@ def test_a_result_is_collected_and_journaled_once(aws):
     s3 = boto3.client("s3", region_name="us-east-1")
     s3.put_object(Bucket=run.bucket, Key=t.keys["result"], Body=json.dumps({"status": "ok", "device": "cpu", "step_seconds": 0.01}).encode())
     seen = []
-    results = BenchSession([], [t], run, poll_seconds=0.05, on_result=lambda label, r: seen.append(label)).run()
+    results = BenchSession([t], on_result=lambda label, r: seen.append(label), backstops=[run.terminate_run]).run()
     assert seen == ["aws-c7i.xlarge"] and results["aws-c7i.xlarge"].step_seconds == 0.01
     assert live_instances(aws, "run-1") == []  # terminated as soon as its result was in
     assert t.cost_so_far() > 0

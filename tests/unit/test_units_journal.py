@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from planner.errors import InputError
-from planner.journal import RunJournal
+from planner.journal import Measured, RunJournal
+from planner.options import LOCAL
+from runner.bench.result import BenchResult
 from planner.units import parse_duration
 
 
@@ -29,6 +31,7 @@ def test_journal_refuses_a_non_empty_directory(tmp_path):
 
 def test_results_are_written_atomically_and_read_back(tmp_path):
     j = RunJournal.create("w", tmp_path / "run")
-    path = j.write_result("local-cpu", {"status": "ok", "step_seconds": 0.1})
+    measured = Measured(LOCAL, BenchResult(status="ok", device="cpu", step_seconds=0.1))
+    path = j.write_result("local-cpu", measured)
     assert path.exists() and not list(path.parent.glob("*.tmp"))
-    assert j.read_results() == {"local-cpu": {"status": "ok", "step_seconds": 0.1}}
+    assert j.read_results() == {"local-cpu": measured}

@@ -1,9 +1,11 @@
-"""Find and terminate planner-managed instances that outlived their purpose.
+"""Find and terminate planner-managed instances that outlived their purpose; the names they carry.
 
-One implementation, used by `planner reap` and (packaged as-is) by the scheduled reaper Lambda in
-infra/: `lambda_handler` is its entry point. An instance is the reaper's when it carries
-`planner:managed=true`; it is expired when its `planner:expires-at` (UTC ISO-8601) has passed, or,
-with `run_id`, when it belongs to that run. Untagged instances are never touched.
+One implementation, used by `planner reap` and (inlined as-is) by the scheduled reaper Lambda of
+infra/: `lambda_handler` is its entry point, so this file imports only boto3 and the standard
+library. It also defines, once, the names every AWS path shares: the tags, the live states and the
+stack name. An instance is the reaper's when it carries `planner:managed=true`; it is expired when
+its `planner:expires-at` (UTC ISO-8601) has passed, or, with `run_id`, when it belongs to that run.
+Untagged instances are never touched.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ import datetime as dt
 from typing import Any
 
 TAG_MANAGED, TAG_RUN, TAG_EXPIRES = "planner:managed", "planner:run-id", "planner:expires-at"
-LIVE_STATES = ["pending", "running", "stopping", "stopped"]
+LIVE_STATES = ["pending", "running", "stopping", "stopped"]  # billed, or able to be
+STACK_NAME = "cloud-planner"  # the infra stack (PLANNER_STACK_NAME overrides where it is looked up)
+SECURITY_GROUP_NAME = "cloud-planner-bench"
 
 
 def _tags(instance: dict[str, Any]) -> dict[str, str]:

@@ -1,0 +1,65 @@
+"""`planner ...`: the headless front end. Data on stdout, progress and diagnostics on stderr.
+
+Exit codes (every command): 0 success, 1 runtime failure, 2 bad input or usage. Errors print as
+`<title>: <message>` and `  to fix: <hint>` with no traceback. Heavy modules (torch, pandas, boto3,
+textual, rich) are imported inside the commands, never at module level, so `planner --help` is fast;
+tests/cli/test_imports.py guards that. Like the TUI, the CLI calls only `planner.service` (and
+renders with `planner.report`): one command module per use case.
+
+    common.py    parser, consoles, argument types, progress line, plan printout
+    measure.py   check, bench, validate
+    plan.py      run, estimate, plan, calibrate
+    account.py   prices, reap, infra, ls, tui
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from planner import __version__
+from planner.cli import account, measure, plan
+from planner.cli.common import Parser
+from planner.errors import ExitCode, PlannerError
+
+
+def build_parser() -> Parser:
+    parser = Parser(
+        prog="planner",
+        description="Measure a training workload on CPUs and GPUs, predict the full run, and decide where to train it.",
+    )
+    parser.add_argument("--version", action="version", version=f"cloud-planner {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    measure.add_parsers(sub)
+    account.add_prices_parser(sub)
+    plan.add_run_parser(sub)
+    plan.add_estimate_parser(sub)
+    account.add_tui_parser(sub)
+    plan.add_calibrate_parser(sub)
+    plan.add_plan_parser(sub)
+    account.add_account_parsers(sub)
+    measure.add_validate_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return ExitCode.BAD_INPUT
+    try:
+        return int(handler(args))
+    except PlannerError as exc:
+        sys.stderr.write(exc.render() + "\n")
+        return int(exc.exit_code)
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return 130
+    except Exception as exc:  # a bug: say so in one line; the traceback on request
+        if os.environ.get("PLANNER_DEBUG"):
+            raise
+        sys.stderr.write(f"internal error: {type(exc).__name__}: {exc}\n"
+                         "  this is a bug in cloud-planner; run again with PLANNER_DEBUG=1 for the traceback\n")
+        return int(ExitCode.RUNTIME_FAILURE)

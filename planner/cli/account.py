@@ -1,0 +1,143 @@
+"""`planner prices`, `planner ls`, `planner reap`, `planner infra`, and `planner tui`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from planner.cli.common import default_region, positive_float, print_json, stderr, stdout, warn
+from planner.errors import ExitCode, PlannerError
+
+
+def cmd_prices(args: argparse.Namespace) -> int:
+    from planner.report import prices_json, prices_table
+    from planner.service import PlannerService, PriceQuery
+
+    query = PriceQuery(region=args.region, gpu=True if args.gpu else False if args.cpu else None, arch=args.arch,
+                       min_gpu_memory_gib=args.min_gpu_memory, max_price=args.max_price, purchase=args.purchase,
+                       sort=args.sort)
+    catalog, rows = PlannerService().prices(query, refresh=args.refresh, warn=warn)
+    if args.json:
+        print_json(prices_json(catalog, rows))
+    else:
+        stdout().print(prices_table(catalog, rows, args.purchase))
+    if rows.empty:
+        stderr().print("no instance matches these filters", highlight=False)
+    return ExitCode.OK
+
+
+def cmd_reap(args: argparse.Namespace) -> int:
+    from planner.service import PlannerService
+
+    taken = PlannerService().reap(args.region or default_region(), at=args.at, run_id=args.run_id, dry_run=args.dry_run)
+    verb = "would terminate" if args.dry_run else "terminated"
+    out = stdout()
+    for i in taken:
+        tags = {t["Key"]: t["Value"] for t in i.get("Tags", [])}
+        out.print(f"{verb} {i['InstanceId']} {i['InstanceType']} run {tags.get('planner:run-id', '?')} "
+                  f"expired {tags.get('planner:expires-at', '?')}", highlight=False)
+    stderr().print(f"{len(taken)} instance(s) {verb}", highlight=False)
+    return ExitCode.OK
+
+
+def cmd_infra(args: argparse.Namespace) -> int:
+    from planner.service import PlannerService
+
+    service = PlannerService()
+    region = args.region or default_region()
+    if args.action == "template":
+        sys.stdout.write(service.infra("template", region) + "\n")
+        return ExitCode.OK
+    if args.action == "policy":
+        print_json(service.infra("policy", region))
+        return ExitCode.OK
+    err = stderr()
+    if args.action == "deploy":
+        with err.status(f"deploying stack {args.stack_name} in {region} ..."):
+            found = service.infra("deploy", region, args.stack_name, args.vpc, args.schedule)
+    elif args.action == "delete":
+        with err.status(f"deleting stack {args.stack_name} in {region} ..."):
+            deleted = service.infra("delete", region, args.stack_name)
+        err.print(f"stack {args.stack_name} {'deleted' if deleted else 'does not exist'} in {region}; "
+                  "the results bucket is kept (delete it yourself when it is no longer needed)", highlight=False)
+        return ExitCode.OK
+    else:
+        found = service.infra("status", region, args.stack_name)
+    if found is None:
+        err.print(f"stack {args.stack_name} is not deployed in {region}; `planner infra deploy` creates it", highlight=False)
+        return ExitCode.RUNTIME_FAILURE if args.action == "status" else ExitCode.OK
+    out = stdout()
+    out.print(f"stack {found['StackName']}: {found['StackStatus']}", highlight=False)
+    for key, value in service.stack_outputs(found).items():
+        out.print(f"  {key}: {value}", highlight=False)
+    return ExitCode.OK
+
+
+def cmd_ls(args: argparse.Namespace) -> int:
+    from planner.report import instances_table
+    from planner.service import PlannerService
+
+    rows = PlannerService().instances(args.region or default_region())
+    if args.json:
+        print_json({"instances": rows})
+        return ExitCode.OK
+    stdout().print(instances_table(rows))
+    return ExitCode.OK
+
+
+def cmd_tui(args: argparse.Namespace) -> int:
+    if args.spec and not Path(args.spec).exists():
+        raise PlannerError(f"{args.spec}: no such file", hint="give a workload spec, e.g. examples/surface-mlp.yaml")
+    from planner.tui.app import PlannerApp
+
+    PlannerApp(args.spec, bench_seconds=args.seconds, region=args.region or default_region(), ami=args.ami).run()
+    return ExitCode.OK
+
+
+def add_prices_parser(sub) -> None:
+    p = sub.add_parser("prices", help="list AWS instances with on-demand and spot prices (bundled or live)")
+    p.add_argument("--region", help="one region (default: all regions in the data)")
+    kind = p.add_mutually_exclusive_group()
+    kind.add_argument("--gpu", action="store_true", help="GPU instances only")
+    kind.add_argument("--cpu", action="store_true", help="CPU-only instances")
+    p.add_argument("--arch", help="x86_64 or arm64")
+    p.add_argument("--min-gpu-memory", type=positive_float, metavar="GIB", help="at least this much GPU memory in total")
+    p.add_argument("--max-price", type=positive_float, metavar="USD", help="at most this many dollars per hour")
+    p.add_argument("--purchase", choices=("on-demand", "spot"), default="on-demand", help="price that --max-price and --sort use")
+    p.add_argument("--sort", choices=("price", "gpu-memory"), default="price")
+    p.add_argument("--refresh", action="store_true", help="fetch live prices from AWS first (needs credentials)")
+    p.add_argument("--json", action="store_true", help='print {"source", "as_of", "instances": [...]}')
+    p.set_defaults(handler=cmd_prices)
+
+
+def add_tui_parser(sub) -> None:
+    p = sub.add_parser("tui", help="plan interactively in the terminal")
+    p.add_argument("spec", nargs="?", help="workload spec to open")
+    p.add_argument("--seconds", type=positive_float, default=10.0, help="bench time budget per target (default 10)")
+    p.add_argument("--region", help="AWS region for prices and targets")
+    p.add_argument("--ami", help="AMI id for AWS targets (default: the PyTorch Deep Learning AMI)")
+    p.set_defaults(handler=cmd_tui)
+
+
+def add_account_parsers(sub) -> None:
+    p = sub.add_parser("reap", help="terminate planner-managed instances past planner:expires-at")
+    p.add_argument("--region", help="AWS region (default: AWS_REGION, else us-east-1)")
+    p.add_argument("--run-id", help="terminate every instance of this run (its run directory's name), expired or not")
+    p.add_argument("--dry-run", action="store_true", help="list what would be terminated")
+    p.add_argument("--at", metavar="UTC_TIME", help="judge expiry as of this time instead of now (preview)")
+    p.set_defaults(handler=cmd_reap)
+
+    p = sub.add_parser("infra", help="the account stack: bucket, no-ingress security group, scheduled reaper, user policy")
+    p.add_argument("action", choices=("deploy", "status", "delete", "template", "policy"),
+                   help="deploy/status/delete the stack; print the rendered template or the user policy")
+    p.add_argument("--region", help="AWS region (default: AWS_REGION, else us-east-1)")
+    p.add_argument("--stack-name", default="cloud-planner")
+    p.add_argument("--vpc", help="VPC for the security group (default: the default VPC)")
+    p.add_argument("--schedule", help='reaper schedule, e.g. "rate(10 minutes)" (the default)')
+    p.set_defaults(handler=cmd_infra)
+
+    p = sub.add_parser("ls", help="list planner-managed instances with age, expiry and cost so far")
+    p.add_argument("--region", help="AWS region (default: AWS_REGION, else us-east-1)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_ls)

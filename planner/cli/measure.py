@@ -1,0 +1,123 @@
+"""`planner check`, `planner bench`, `planner validate`: describe and measure on this machine."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from planner.cli.common import positive_float, positive_int, print_json, progress, stderr, stdout, warn
+from planner.errors import ExitCode
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from planner.report import check_summary, check_table
+    from planner.service import PlannerService
+
+    service = PlannerService()
+    spec = service.load(args.spec)
+    fp = service.footprint(spec)
+    if args.json:
+        print_json(check_summary(spec, fp))
+    else:
+        stdout().print(check_table(spec, fp))
+        stderr().print(f"[green]ok[/]: {args.spec} is a valid spec")
+    return ExitCode.OK
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from planner.report import bench_json, bench_table, sweep_table
+    from planner.service import BenchOptions, PlannerService
+
+    service = PlannerService()
+    spec = service.load(args.spec)
+    options = BenchOptions(device=args.device, seconds=args.seconds, sweep=args.sweep, threads=args.threads)
+    with progress() as on_progress:
+        result = service.bench(spec, options, on_progress=on_progress)
+    data = bench_json(result)
+    if args.out:
+        Path(args.out).write_text(json.dumps(result.to_dict(), indent=2) + "\n")
+    if args.json:
+        print_json(data)
+    else:
+        out = stdout()
+        out.print(bench_table(result))
+        if result.sweep:
+            out.print(sweep_table(result))
+    for warning in result.warnings:
+        warn(warning)
+    return ExitCode.OK if result.status == "ok" else ExitCode.RUNTIME_FAILURE
+
+
+def validate_lines(data: dict) -> list[str]:
+    from planner.report import seconds_text
+    from planner.service import unsteady_reason
+
+    verdict = "inside" if data["inside_interval"] else "outside"
+    lines = [
+        f"{data['workload']} on {data['device']} ({data['device_name']}), {data['epochs']:,} epochs = {data['steps']:,} steps",
+        f"  predicted {seconds_text(data['predicted_seconds'])} "
+        f"({seconds_text(data['predicted_seconds_low'])}-{seconds_text(data['predicted_seconds_high'])}) "
+        f"from a {data['bench_seconds']:g} s bench: {data['predicted_step_seconds'] * 1e3:.3g} ms per step",
+        f"  actual    {seconds_text(data['actual_seconds'])}: {data['actual_step_seconds'] * 1e3:.3g} ms per step"
+        f"  -> error {data['error_percent']:+.1f}% ({verdict} the interval)",
+    ]
+    if data["actual_window_spread_percent"] is not None:
+        lines.append(f"  during the run the step time varied by {data['actual_window_spread_percent']:.0f}% "
+                     "(p10 to p90 of its 20 windows)")
+    drift, spread = data["machine_drift_percent"], data["actual_window_spread_percent"]
+    if drift is not None:
+        lines.append(f"  machine   a second bench after the run measured {data['recheck_step_seconds'] * 1e3:.3g} ms per step, "
+                     f"{drift:+.1f}% from the first")
+        why = unsteady_reason(drift, spread)
+        lines += (["            the machine held its speed before, during and after the run: the error is the",
+                   "            prediction's own"] if not why else
+                  [f"            {why}:", "            runs of the same work differ by about that much here; validate again "
+                   "when it is", "            quieter before blaming the prediction"])
+    return lines
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from planner.service import BenchOptions, PlannerService
+
+    service = PlannerService()
+    spec = service.load(args.spec)
+    with progress() as on_progress:
+        data = service.validate(spec, args.epochs, BenchOptions(device=args.device, seconds=args.seconds), on_progress,
+                                recheck=args.recheck)
+    if args.json:
+        print_json(data)
+        return ExitCode.OK
+    stdout().print("\n".join(validate_lines(data)), highlight=False)
+    return ExitCode.OK
+
+
+def add_parsers(sub) -> None:
+    p = sub.add_parser("check", help="validate a workload spec; print parameters, FLOPs and training memory")
+    p.add_argument("spec", help="workload spec (YAML or JSON)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(handler=cmd_check)
+
+    p = sub.add_parser("bench", help="measure the steady-state training step on this machine")
+    p.add_argument("spec", help="workload spec (YAML or JSON)")
+    p.add_argument("--device", choices=("cpu", "cuda", "auto"), default="auto",
+                   help="where to train (auto: CUDA when present, else CPU)")
+    p.add_argument("--seconds", type=positive_float, default=10.0, help="time budget of the measurement (default 10)")
+    p.add_argument("--sweep", action="store_true", help="also measure throughput at 1/4x to 16x the batch size (advice)")
+    p.add_argument("--threads", type=positive_int, help="torch CPU threads (default: torch's choice)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--out", metavar="FILE", help="also write the full result JSON to FILE")
+    p.set_defaults(handler=cmd_bench)
+
+
+def add_validate_parser(sub) -> None:
+    p = sub.add_parser("validate", help="really train for N epochs and compare with the prediction")
+    p.add_argument("spec", help="workload spec (YAML or JSON)")
+    p.add_argument("--target", choices=("local",), default="local")
+    p.add_argument("--device", choices=("cpu", "cuda", "auto"), default="auto")
+    p.add_argument("--epochs", type=positive_int, help="epochs to train (default: the spec's)")
+    p.add_argument("--seconds", type=positive_float, default=10.0, help="bench time budget for the prediction (default 10)")
+    p.add_argument("--no-recheck", dest="recheck", action="store_false",
+                   help="skip the second bench after the run that tells whether the machine held its speed")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_validate)

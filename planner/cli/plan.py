@@ -1,0 +1,181 @@
+"""`planner run`, `planner estimate`, `planner plan`, `planner calibrate`: plans."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from planner.cli.common import (
+    default_region, plan_arguments, positive_float, positive_int, print_json, print_plan, progress, stderr, stdout,
+)
+from planner.errors import ExitCode
+
+
+def _plan_options(args: argparse.Namespace, region: str):
+    from planner.service import plan_options
+
+    return plan_options(args.objective, args.deadline, time_value_per_hour=args.time_value,
+                        local_price_per_hour=args.local_price, region=region, purchase=args.purchase)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from planner.report import seconds_text
+    from planner.service import AwsOptions, BenchOptions, PlannerService, RunCallbacks, parse_targets
+
+    service = PlannerService()
+    spec = service.load(args.spec)
+    targets = parse_targets(args.targets)
+    region = args.region or default_region()
+    options = _plan_options(args, region)
+    aws = AwsOptions(region=region, purchase=args.purchase, ami=args.ami, ami_type=args.ami_type, subnet=args.subnet,
+                     bucket=args.bucket, max_bench_minutes=args.max_bench_minutes, bench_budget=args.bench_budget,
+                     max_instances=args.max_instances, poll_seconds=args.poll_seconds)
+    err = stderr()
+
+    def on_result(label: str, data: dict[str, Any]) -> None:
+        if data.get("status") == "ok":
+            err.print(f"[green]measured[/] {label}: {seconds_text(data['step_seconds'])}/step on {data.get('device_name', '')}", highlight=False)
+        else:
+            err.print(f"[red]{data.get('status')}[/] {label}: {data.get('message', '')}", highlight=False)
+
+    def on_state(label: str, state: str, elapsed: float, cost: float) -> None:
+        if label.startswith("aws-"):
+            err.print(f"[{elapsed:5.0f} s] {label}: {state}  (${cost:.4f} so far)", highlight=False)
+
+    def on_choices(choices: list) -> None:
+        chosen = [c for c in choices if c.benchmark]
+        err.print(f"auto: benchmarking {len(chosen)} of {len(choices)} candidate instances", highlight=False)
+        for c in chosen:
+            err.print(f"  + {c.target}: {c.reason}", highlight=False)
+        for c in choices:
+            if not c.benchmark:
+                err.print(f"  - {c.target}: {c.reason}", highlight=False)
+
+    with progress() as on_progress:
+        callbacks = RunCallbacks(on_progress=on_progress, on_result=on_result, on_state=on_state, on_choices=on_choices)
+        doc, _journal, _session = service.run(spec, Path(args.spec).read_text(), targets, options,
+                                              BenchOptions(seconds=args.seconds), Path(args.out) if args.out else None,
+                                              callbacks, aws)
+    print_plan(doc, args.json)
+    if "bench_cost_usd" in doc:
+        err.print(f"bench instances: about ${doc['bench_cost_usd']:.4f} billed (per-second, 60 s minimum each, root volume included)",
+                  highlight=False)
+    return ExitCode.OK if doc["recommendation"]["target"] else ExitCode.RUNTIME_FAILURE
+
+
+def cmd_estimate(args: argparse.Namespace) -> int:
+    from planner.report import plan_table, recommendation_text
+    from planner.service import PlannerService
+
+    service = PlannerService()
+    spec = service.load(args.spec)
+    region = args.region or default_region()
+    options = _plan_options(args, region)
+    with progress() as on_progress:
+        doc = service.estimate(spec, options, args.seconds, gpu=True if args.gpu else False if args.cpu else None,
+                               on_progress=on_progress)
+    if args.json:
+        print_json(doc)
+        return ExitCode.OK
+    out = stdout()
+    out.print(plan_table(doc))
+    out.print(recommendation_text(doc), highlight=False)
+    out.print(recommendation_text({"recommendation": doc["cloud_recommendation"]}, prefix=f"In the cloud ({region}): "),
+              highlight=False)
+    out.print(f"\nPredicted rows are estimates from a device model (uncalibrated: +-50% GPU, +-40% CPU); "
+              f"prices: {doc['prices']['source']}, as of {doc['prices']['as_of']}.", highlight=False)
+    if doc["benchmark"]:
+        targets = ",".join(c["target"] for c in doc["benchmark"])
+        out.print("A paid benchmark would settle:", highlight=False)
+        for c in doc["benchmark"]:
+            out.print(f"  {c['target']}: {c['reason']}", highlight=False)
+        out.print(f"  -> planner run {args.spec} --targets local,{targets} --region {region}   (or --targets auto)", highlight=False)
+    out.print(f"Not worth benchmarking: {len(doc['skipped'])} instance(s) (see --json for each reason).", highlight=False)
+    return ExitCode.OK
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from planner.service import PlannerService
+
+    overrides = {"objective": args.objective, "deadline_seconds": args.deadline, "time_value_per_hour": args.time_value,
+                 "local_price_per_hour": args.local_price, "region": args.region, "purchase": args.purchase}
+    doc = PlannerService().replan(args.run_dir, overrides)
+    print_plan(doc, args.json)
+    return ExitCode.OK if doc["recommendation"]["target"] else ExitCode.RUNTIME_FAILURE
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from planner.service import PlannerService
+
+    rows, path, current = PlannerService().calibrate(args.run_dirs, args.dry_run)
+    out = stdout()
+    if not rows:
+        stderr().print("no measured GPU or cloud CPU results in these runs: nothing to calibrate", highlight=False)
+        return ExitCode.OK
+    for row in rows:
+        out.print(f"{row['device']:12s} {row['workload']:20s} measured {row['measured_step_seconds'] * 1e3:9.3f} ms  "
+                  f"predicted {row['predicted_step_seconds'] * 1e3:9.3f} ms  x{row['measured_step_seconds'] / row['predicted_step_seconds']:.2f}",
+                  highlight=False)
+    if path is not None:
+        stderr().print(f"saved to {path}; corrections now: " + ", ".join(f"{k} x{v:.2f}" for k, v in sorted(current.items())),
+                       highlight=False)
+    return ExitCode.OK
+
+
+def add_run_parser(sub) -> None:
+    p = sub.add_parser("run", help="measure targets, estimate the full training run, and recommend where to train")
+    p.add_argument("spec", help="workload spec (YAML or JSON)")
+    p.add_argument("--targets", default="local",
+                   help="comma-separated: local (this machine's CPU, and its GPU when present), aws:INSTANCE_TYPE, "
+                        "auto (measure here, predict every instance, benchmark only those that could change the decision)")
+    plan_arguments(p, defaults=True)
+    p.add_argument("--seconds", type=positive_float, default=10.0, help="bench time budget per target (default 10)")
+    aws = p.add_argument_group("AWS targets")
+    aws.add_argument("--region", help="AWS region (default: AWS_REGION, else us-east-1)")
+    aws.add_argument("--purchase", choices=("on-demand", "spot"), default="on-demand")
+    aws.add_argument("--ami", help="AMI id (default: the PyTorch Deep Learning AMI from its public SSM parameter)")
+    aws.add_argument("--ami-type", default="oss-nvidia-driver-gpu-pytorch-2.9-ubuntu-24.04",
+                     help="DLAMI type in /aws/service/deeplearning/ami/ARCH/TYPE/latest/ami-id")
+    aws.add_argument("--subnet", help="subnet id (default: the default VPC)")
+    aws.add_argument("--bucket", help="results bucket (default: the infra stack's, else one the planner creates)")
+    aws.add_argument("--bench-budget", type=positive_float, default=2.00, metavar="USD",
+                     help="refuse to launch when the worst-case bench cost exceeds this (default 2.00)")
+    aws.add_argument("--max-bench-minutes", type=positive_float, default=20.0, metavar="N",
+                     help="dead-man deadline of each instance; the planner stops waiting then (default 20)")
+    aws.add_argument("--max-instances", type=positive_int, default=8, metavar="N", help="at most N instances at once (default 8)")
+    aws.add_argument("--poll-seconds", type=positive_float, default=5.0, help="how often to ask AWS for progress (default 5)")
+    p.add_argument("--out", metavar="RUN_DIR", help="run journal directory (default planner-runs/<UTC time>-<name>/)")
+    p.add_argument("--json", action="store_true", help='print {"workload", "options", "recommendation", ...}')
+    p.set_defaults(handler=cmd_run)
+
+
+def add_estimate_parser(sub) -> None:
+    p = sub.add_parser("estimate", help="measure here, predict every catalog instance, say which ones a paid benchmark would settle")
+    p.add_argument("spec", help="workload spec (YAML or JSON)")
+    p.add_argument("--region", help="AWS region (default: AWS_REGION, else us-east-1)")
+    kind = p.add_mutually_exclusive_group()
+    kind.add_argument("--gpu", action="store_true", help="GPU instances only")
+    kind.add_argument("--cpu", action="store_true", help="CPU instances only")
+    p.add_argument("--purchase", choices=("on-demand", "spot"), default="on-demand")
+    plan_arguments(p, defaults=True)
+    p.add_argument("--seconds", type=positive_float, default=5.0, help="local bench time budget (default 5)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_estimate)
+
+
+def add_calibrate_parser(sub) -> None:
+    p = sub.add_parser("calibrate", help="correct the device model with the measurements in run directories")
+    p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
+    p.add_argument("--dry-run", action="store_true", help="show the corrections without saving them")
+    p.set_defaults(handler=cmd_calibrate)
+
+
+def add_plan_parser(sub) -> None:
+    p = sub.add_parser("plan", help="recompute a plan from a run directory without running anything")
+    p.add_argument("run_dir", help="a directory written by `planner run`")
+    plan_arguments(p, defaults=False)
+    p.add_argument("--region", help="price AWS options in this region")
+    p.add_argument("--purchase", choices=("on-demand", "spot"), help="price AWS options on-demand or spot")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(handler=cmd_plan)

@@ -1,0 +1,61 @@
+"""Pure: how durations, money and sizes read, everywhere the planner shows them (plans, reasons,
+tables, the TUI). One place, so the CLI and the TUI cannot drift apart."""
+
+from __future__ import annotations
+
+UNITS = (("us", 1e-6, 1e-3), ("ms", 1e-3, 1), ("s", 1, 120), ("min", 60, 7200), ("h", 3600, 172800), ("d", 86400, float("inf")))
+
+
+def seconds_text(s: float | None) -> str:
+    """A duration people read at a glance: 812 us, 7.61 ms, 3.2 s, 4.5 min, 2.3 h, 1.5 d."""
+    if s is None:
+        return "-"
+    if s < 1e-3:
+        return f"{s * 1e6:.0f} us"
+    if s < 1:
+        return f"{s * 1e3:.2f} ms"
+    if s < 120:
+        return f"{s:.1f} s"
+    if s < 7200:
+        return f"{s / 60:.1f} min"
+    if s < 172800:
+        return f"{s / 3600:.1f} h"
+    return f"{s / 86400:.1f} d"
+
+
+def range_text(low: float, high: float) -> str:
+    """'2.7-2.9 min': both ends in the unit of the high end."""
+    for unit, scale, limit in UNITS:
+        if high < limit:
+            digits = 0 if unit == "us" else 1 if unit in ("s", "min", "h", "d") else 2
+            return f"{low / scale:.{digits}f}-{high / scale:.{digits}f} {unit}"
+    return "-"
+
+
+def rough_duration(seconds: float) -> str:
+    """A duration in a sentence: 16 s, 4 min, 2.5 h."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def money_text(usd: float) -> str:
+    """$0.0042 under a cent, else $1.23."""
+    return f"${usd:.4f}" if usd < 0.01 else f"${usd:.2f}"
+
+
+def human_bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} TiB"
+
+
+def human_count(n: float) -> str:
+    for unit, scale in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(n) >= scale:
+            return f"{n / scale:.2f}{unit}"
+    return f"{n:.0f}"

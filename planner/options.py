@@ -1,0 +1,183 @@
+"""Pure: the typed candidates a plan compares, built once from measurements and predictions.
+
+A candidate is a place the workload could train — a `Target` (this machine, or an AWS instance
+type) on a device — with the facts that decide it: how long one step takes there (measured by the
+bench, or predicted by the device model), whether the workload fits in its memory, and what an
+hour of it costs. Candidates are built here once; `Candidate.option(total_steps)` estimates the
+whole run (planner/estimate.py) and planner/decide.py prices and ranks the options.
+
+Nothing here reads a file, a clock or AWS: the catalog rows arrive as `InstanceFacts` (built by
+pricing/catalog.py), measurements as bench results, GPU facts as `GpuSpec`s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from planner.decide import Option
+from planner.estimate import StepMeasurement, estimate_training
+from planner.footprint import Footprint, sample_bytes
+from planner.predict import GpuSpec, physical_cores, predict_cpu, predict_gpu
+from planner.spec import WorkloadSpec
+from runner.bench.result import BenchResult  # a plain dataclass (standard library only)
+
+FIT_FRACTION = 0.9  # a workload fits when its footprint is at most 90% of the memory (allocator, CUDA context)
+SLOWEST_GPU = "T4"  # the slowest GPU of the table: an A10G, without published figures, is surely no slower
+
+
+def fits(need_bytes: float, memory_bytes: float) -> bool:
+    return need_bytes <= FIT_FRACTION * memory_bytes
+
+
+@dataclass(frozen=True, order=True)
+class Target:
+    """Where a bench runs: `local` (this machine) or `aws:INSTANCE_TYPE`. A value, not a string
+    to slice: `name` is what users type and plans show, `label(device)` names its journal file."""
+
+    kind: str  # "local" | "aws"
+    instance_type: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> "Target":
+        if text == "local":
+            return cls("local")
+        if text.startswith("aws:") and len(text) > 4:
+            return cls("aws", text[4:])
+        raise ValueError(f"unknown target {text!r}: use local or aws:INSTANCE_TYPE")
+
+    @classmethod
+    def from_label(cls, label: str) -> "Target":
+        """A journal file's stem ("local-cpu", "aws-g5.xlarge") back to its target."""
+        if label.startswith("aws-"):
+            return cls("aws", label[4:])
+        return cls("local")
+
+    @property
+    def name(self) -> str:
+        return "local" if self.kind == "local" else f"aws:{self.instance_type}"
+
+    @property
+    def cloud(self) -> bool:
+        return self.kind == "aws"
+
+    def label(self, device: str | None = None) -> str:
+        """File-name-safe: local-cpu, local-cuda, aws-g5.xlarge (an instance's device is its own)."""
+        return f"local-{device}" if self.kind == "local" else f"aws-{self.instance_type}"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+LOCAL = Target("local")
+
+
+@dataclass(frozen=True)
+class InstanceFacts:
+    """One catalog row: an instance type in a region, what it has and what it costs."""
+
+    instance_type: str
+    region: str
+    vcpus: int
+    memory_gib: float
+    arch: str
+    gpu_name: str  # "" for CPU instances
+    gpu_count: int
+    gpu_memory_gib: float | None  # per GPU
+    ondemand_usd_per_hour: float | None
+    spot_usd_per_hour_median: float | None  # None: spot not offered
+
+    @property
+    def target(self) -> Target:
+        return Target("aws", self.instance_type)
+
+    @property
+    def family(self) -> str:
+        return self.instance_type.split(".")[0]
+
+    def price(self, purchase: str) -> float | None:
+        """The hourly price the plan uses: on-demand, or the median spot price over zones."""
+        return self.ondemand_usd_per_hour if purchase == "on-demand" else self.spot_usd_per_hour_median
+
+
+@dataclass(frozen=True)
+class Candidate:
+    target: Target
+    device: str  # "cpu" | "cuda"
+    source: str  # "measured" | "predicted"
+    price_per_hour: float
+    billing: str = "local"  # "local" | "ec2"
+    device_name: str = ""
+    step: StepMeasurement | None = None  # None: failed, does not fit, or not predicted
+    fits: bool = True
+    note: str = ""
+    region: str | None = None
+    purchase: str | None = None
+
+    def option(self, total_steps: int) -> Option:
+        """The candidate with its whole run estimated (planner/estimate.py)."""
+        common: dict[str, Any] = dict(
+            target=self.target.name, device=self.device, source=self.source, price_per_hour=self.price_per_hour,
+            billing=self.billing, device_name=self.device_name, fits=self.fits, note=self.note,
+            instance_type=self.target.instance_type, region=self.region, purchase=self.purchase)
+        if self.step is None:
+            return Option(**common)
+        est = estimate_training(self.step, total_steps, cloud=self.target.cloud)
+        return Option(**common, step_seconds=self.step.step_seconds, train_seconds=est.seconds,
+                      train_seconds_low=est.low, train_seconds_high=est.high)
+
+
+def measured_candidate(target: Target, result: BenchResult, price_per_hour: float,
+                       region: str | None = None, purchase: str | None = None) -> Candidate:
+    """A candidate from one bench result."""
+    common: dict[str, Any] = dict(target=target, device=result.device or "cpu", source="measured",
+                                  price_per_hour=price_per_hour, billing="ec2" if target.cloud else "local",
+                                  device_name=result.device_name, region=region if target.cloud else None,
+                                  purchase=purchase if target.cloud else None)
+    if result.status != "ok":
+        return Candidate(**common, fits=result.status != "does_not_fit",
+                         note=(result.message or result.status).splitlines()[0])
+    return Candidate(**common, step=StepMeasurement.from_result(result))
+
+
+def predicted_candidates(spec: WorkloadSpec, fp: Footprint, local: BenchResult, instances: list[InstanceFacts],
+                         purchase: str, gpu_specs: Mapping[str, GpuSpec],
+                         calibration: Mapping[str, float] | None = None) -> list[Candidate]:
+    """A predicted candidate for every instance with a price (`local`: this machine's CPU result,
+    which the CPU model scales)."""
+    calibration = calibration or {}
+    layers = list(fp.layers)
+    flops_per_step = fp.train_flops_per_sample * spec.batch_size
+    host_bytes = spec.batch_size * sample_bytes(spec) if spec.data.location == "host" else 0.0
+    out = []
+    for facts in instances:
+        price = facts.price(purchase)
+        if price is None:  # spot not offered
+            continue
+        common: dict[str, Any] = dict(target=facts.target, source="predicted", price_per_hour=float(price), billing="ec2",
+                                      region=facts.region, purchase=purchase)
+        if facts.gpu_count:
+            gpu = gpu_specs.get(facts.gpu_name)
+            name = facts.gpu_name + (f" (1 of {facts.gpu_count})" if facts.gpu_count > 1 else "")
+            memory = float(facts.gpu_memory_gib or 0.0) * 2**30
+            ok = fits(fp.total_bytes, memory)
+            note = "" if ok else f"needs ~{fp.total_bytes / 2**30:.1f} GiB of {memory / 2**30:.0f} GiB"
+            pred = predict_gpu(layers, gpu, spec.batch_size, spec.train.precision, spec.train.optimizer, host_bytes,
+                               calibration.get(facts.gpu_name), slowest=gpu_specs.get(SLOWEST_GPU)) if gpu else None
+            device = "cuda"
+        else:
+            cores = physical_cores(facts.vcpus, facts.arch, facts.instance_type)
+            name = f"{facts.vcpus} vCPU {facts.arch}"
+            ok = fits(fp.total_bytes, facts.memory_gib * 2**30)
+            note = "" if ok else "does not fit in memory"
+            pred = predict_cpu(local.step_seconds, int(local.threads or 1), cores, flops_per_step,
+                               calibration.get(f"cpu:{facts.family}"))
+            device = "cpu"
+        if pred is None or pred.step_seconds is None:
+            out.append(Candidate(**common, device=device, device_name=name, fits=ok,
+                                 note=pred.note if pred else f"no spec for GPU {facts.gpu_name}"))
+            continue
+        step = StepMeasurement(pred.step_seconds, pred.low, pred.high, float(local.setup_seconds or 0.0))
+        out.append(Candidate(**common, device=device, device_name=name, step=step, fits=ok, note=note or pred.note))
+    return out

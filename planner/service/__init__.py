@@ -1,0 +1,159 @@
+"""PlannerService: THE ONLY DOOR. The CLI and the TUI call it and render what it returns; they
+import nothing from runner/, pricing/, cloud/, boto3 or botocore, and hold no rule the other lacks.
+
+One method per use case; each delegates to the module that owns it:
+
+    describe.py     load, check (live spec text), describe (layers + footprint, once per spec)
+    measure.py      bench, validate
+    plan.py         run, replan (run journals), the plan options and their rules
+    predictions.py  estimate (predict every instance), `auto`'s choice, calibrate
+    account.py      prices, instances, terminate, reap, infra
+
+It owns no presentation: callers pass callbacks (`on_progress`, ...) and render what comes back.
+Heavy libraries (torch, pandas, boto3) are imported inside the methods, so importing the service
+is cheap (`planner --help` must not pay for them).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from planner.errors import Cancelled
+from planner.service.account import PriceQuery
+from planner.service.describe import Describer
+from planner.service.measure import BenchOptions, ProgressFn, unsteady_reason
+from planner.service.plan import preflight, replan
+from planner.service.settings import (
+    OBJECTIVES, AwsOptions, PlanOptions, RunCallbacks, TargetChoice, parse_targets, plan_options, resolve_objective,
+)
+from planner.units import parse_duration
+
+__all__ = ["AwsOptions", "BenchOptions", "Cancelled", "OBJECTIVES", "PlanOptions", "PlannerService", "PriceQuery",
+           "RunCallbacks", "TargetChoice", "parse_duration", "parse_targets", "plan_options", "preflight", "replan",
+           "resolve_objective", "unsteady_reason"]
+
+
+class PlannerService:
+    def __init__(self, aws_session: Any = None):
+        self.aws_session = aws_session  # boto3.Session; None: standard configuration
+        self._describer = Describer()
+
+    # ------------------------------------------------------------------ describe
+
+    def load(self, path: str | Path):
+        from planner.service.describe import load
+
+        return load(path)
+
+    def check_text(self, text: str, source: str, base_dir: Path | None = None):
+        """(spec, footprint) of a spec being typed (the TUI's editor); SpecError when invalid."""
+        from planner.service.describe import parse_text
+
+        spec = parse_text(text, source, base_dir)
+        return spec, self.footprint(spec)
+
+    def layers(self, spec):
+        return self._describer.layers(spec)
+
+    def footprint(self, spec, batch_size: int | None = None):
+        return self._describer.footprint(spec, batch_size)
+
+    def spec_form(self) -> dict[str, Any]:
+        from planner.service.describe import spec_form
+
+        return spec_form()
+
+    # ------------------------------------------------------------------ prices
+
+    def catalog(self, refresh_regions: list[str] | None = None, warn: Callable[[str], None] | None = None):
+        from planner.service.account import catalog
+
+        return catalog(self.aws_session, refresh_regions, warn)
+
+    def regions(self) -> list[str]:
+        from pricing.catalog import regions
+
+        return regions(self.catalog().frame)
+
+    def prices(self, query: PriceQuery, refresh: bool = False, warn: Callable[[str], None] | None = None):
+        from planner.service.account import prices
+
+        return prices(self.aws_session, query, refresh, warn)
+
+    def bench_cost(self, aws_types: list[str], aws: AwsOptions) -> float:
+        """The worst-case bench cost of benchmarking `aws_types` (InputError when over budget)."""
+        return preflight(aws_types, aws, self.catalog().frame)[2]
+
+    # ------------------------------------------------------------------ measure
+
+    def bench(self, spec, options: BenchOptions, workdir: Path | None = None, on_progress: ProgressFn | None = None,
+              label: str = "local", extra: dict[str, Any] | None = None):
+        from planner.service.measure import bench
+
+        return bench(spec, self.footprint(spec), options, workdir, on_progress, label, extra)
+
+    def validate(self, spec, epochs: int | None, options: BenchOptions, on_progress: ProgressFn | None = None,
+                 recheck: bool = True) -> dict[str, Any]:
+        from planner.service.measure import validate
+
+        return validate(spec, self.footprint(spec), epochs, options, on_progress, recheck)
+
+    # ------------------------------------------------------------------ plan
+
+    def estimate(self, spec, options: PlanOptions, seconds: float = 5.0, gpu: bool | None = None,
+                 on_progress: ProgressFn | None = None) -> dict[str, Any]:
+        from planner.service.predictions import estimate
+
+        return estimate(self, spec, options, seconds, gpu, on_progress)
+
+    def run(self, spec, spec_text: str | None, targets: TargetChoice, options: PlanOptions, bench: BenchOptions,
+            out: Path | None = None, callbacks: RunCallbacks | None = None, aws: AwsOptions | None = None, cancel=None):
+        """Measure, journal, plan. Returns (plan document, journal, session)."""
+        from planner.service.plan import run_plan
+
+        return run_plan(self, spec, spec_text, targets, options, bench, out, callbacks, aws, cancel)
+
+    def replan(self, run_dir: str | Path, overrides: dict[str, Any]):
+        """The plan of a saved run with some plan options changed; the new plan.json is written."""
+        doc, journal = replan(run_dir, overrides)
+        journal.write_plan(doc)
+        return doc
+
+    def calibrate(self, run_dirs: list[str], dry_run: bool = False):
+        """(rows, saved path or None, corrections now in force)."""
+        from planner.calibration import append_rows, corrections
+        from planner.service.predictions import calibration_rows
+
+        rows = [row for run_dir in run_dirs for row in calibration_rows(self, run_dir)]
+        path = append_rows(rows) if rows and not dry_run else None
+        return rows, path, corrections()
+
+    # ------------------------------------------------------------------ account
+
+    def instances(self, region: str) -> list[dict[str, Any]]:
+        from planner.service.account import instances
+
+        return instances(self.aws_session, region)
+
+    def terminate(self, region: str, instance_ids: list[str]) -> None:
+        from planner.service.account import terminate
+
+        terminate(self.aws_session, region, instance_ids)
+
+    def reap(self, region: str, at: str | None = None, run_id: str | None = None, dry_run: bool = False):
+        from planner.service.account import reap
+
+        return reap(self.aws_session, region, at, run_id, dry_run)
+
+    def infra(self, action: str, region: str, stack_name: str | None = None, vpc: str | None = None,
+              schedule: str | None = None):
+        from planner.service.account import infra
+        from planner.infra import DEFAULT_STACK_NAME
+
+        return infra(self.aws_session, action, region, stack_name or DEFAULT_STACK_NAME, vpc, schedule)
+
+    def stack_outputs(self, found: dict[str, Any] | None) -> dict[str, str]:
+        from planner.infra import outputs
+
+        return outputs(found)

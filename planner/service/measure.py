@@ -1,0 +1,135 @@
+"""Measure on this machine: one bench (`planner bench`), and a real training run checked against
+its prediction (`planner validate`)."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from planner.errors import InputError, RunError
+
+if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
+    from planner.footprint import Footprint
+    from planner.spec import WorkloadSpec
+
+ProgressFn = Callable[[str, dict[str, Any]], None]  # (target label, event)
+
+STEADY_MACHINE_PERCENT = 5.0  # the benches before and after the run agree this closely: the machine held its speed
+STEADY_RUN_SPREAD_PERCENT = 15.0  # p10-p90 of a run's 20 windows; steady runs here spread 3-9%
+
+
+@dataclass(frozen=True)
+class BenchOptions:
+    device: str = "auto"  # cpu | cuda | auto
+    seconds: float = 10.0
+    sweep: bool = False
+    threads: int | None = None
+
+
+def torch_cuda_available() -> bool:
+    import torch  # lazy: the CLI's --help must not pay for it
+
+    return bool(torch.cuda.is_available())
+
+
+def local_devices() -> list[str]:
+    return ["cpu", "cuda"] if torch_cuda_available() else ["cpu"]
+
+
+def check_device(device: str) -> None:
+    if device == "cuda" and not torch_cuda_available():
+        raise InputError("--device cuda: torch sees no CUDA GPU on this machine",
+                         hint="use --device cpu (or auto), or run on a machine with an NVIDIA GPU and a CUDA build of torch")
+
+
+def make_job(spec: WorkloadSpec, options: BenchOptions, fp: Footprint) -> dict[str, Any]:
+    """The plain job the self-contained bench reads (standard library only on its side)."""
+    return {"spec": spec.to_job(), "device": options.device, "seconds": options.seconds,
+            "sweep": options.sweep, "threads": options.threads, "memory_estimate_bytes": fp.total_bytes}
+
+
+def bench(spec: WorkloadSpec, fp: Footprint, options: BenchOptions, workdir: Path | None = None,
+          on_progress: ProgressFn | None = None, label: str = "local", extra: dict[str, Any] | None = None):
+    """Run the bench for `spec` on this machine in a subprocess; return its BenchResult."""
+    from runner.local import LocalTarget
+    from runner.session import BenchSession
+
+    check_device(options.device)
+    job = {**make_job(spec, options, fp), **(extra or {})}
+    with tempfile.TemporaryDirectory(prefix="planner-bench-") as tmp:
+        target = LocalTarget(job, Path(workdir or tmp), label=label)
+        result = BenchSession([target], on_progress=on_progress).run()[label]
+    if result.status == "invalid":
+        raise InputError(result.message)
+    if result.status == "error":
+        raise RunError(f"the bench on {label} failed: {result.message}")
+    return result
+
+
+def validate(spec: WorkloadSpec, fp: Footprint, epochs: int | None, options: BenchOptions,
+             on_progress: ProgressFn | None = None, recheck: bool = True) -> dict[str, Any]:
+    """Predict N epochs from a short bench, then really train N epochs in a fresh process and time
+    it (wall clock from process start, as the estimate models it).
+
+    With `recheck`, a second bench of the same length runs after the training. A prediction can
+    only be as right as the machine is steady: when the benches before and after the run disagree
+    by more than STEADY_MACHINE_PERCENT, the machine's speed changed around the run (a shared
+    host's neighbours, clock boost), and an error of that size may well be the machine's.
+    The run's own 20 window means show the same from inside (`actual_window_spread_percent`:
+    p90 - p10 of the windows, over their median): a machine can slow down during a run and recover
+    before the second bench. `machine_steady` needs both: benches within STEADY_MACHINE_PERCENT
+    and windows within STEADY_RUN_SPREAD_PERCENT."""
+    from planner.estimate import StepMeasurement, estimate_training
+
+    epochs = epochs or spec.train.epochs
+    result = bench(spec, fp, options, on_progress=on_progress, label="bench")
+    if result.status != "ok":
+        raise RunError(f"the bench could not measure the workload: {result.message}")
+    steps = spec.steps_per_epoch * epochs
+    est = estimate_training(StepMeasurement.from_result(result), steps)
+    start = time.perf_counter()
+    trained = bench(spec, fp, replace(options, device=result.device), on_progress=on_progress, label="train",
+                    extra={"mode": "train", "epochs": epochs})
+    # the training process's own life, spawn to exit, as a user's `python train.py` would take;
+    # the planner's polling around it is not part of the run
+    actual = trained.process_seconds or (time.perf_counter() - start)
+    out: dict[str, Any] = {
+        "workload": spec.name, "device": result.device, "device_name": result.device_name, "epochs": epochs,
+        "steps": steps, "bench_seconds": options.seconds, "predicted_seconds": est.seconds,
+        "predicted_seconds_low": est.low, "predicted_seconds_high": est.high, "actual_seconds": actual,
+        "actual_step_seconds": trained.step_seconds, "predicted_step_seconds": result.step_seconds,
+        "predicted_one_time_seconds": est.one_time_seconds, "actual_one_time_seconds": actual - (trained.wall_seconds or 0.0),
+        "error_percent": 100.0 * (est.seconds - actual) / actual,
+        "inside_interval": est.low <= actual <= est.high,
+        "actual_window_spread_percent": window_spread_percent(trained.step_seconds_windows),
+        "recheck_step_seconds": None, "machine_drift_percent": None, "machine_steady": None,
+    }
+    if recheck:
+        after = bench(spec, fp, replace(options, device=result.device), on_progress=on_progress, label="recheck")
+        if after.status == "ok" and after.step_seconds:
+            drift = 100.0 * (after.step_seconds - result.step_seconds) / result.step_seconds
+            out.update(recheck_step_seconds=after.step_seconds, machine_drift_percent=drift,
+                       machine_steady=unsteady_reason(drift, out["actual_window_spread_percent"]) is None)
+    return out
+
+
+def unsteady_reason(drift_percent: float, spread_percent: float | None) -> str | None:
+    """Why the machine did not hold its speed around a validate run, or None when it did."""
+    if abs(drift_percent) > STEADY_MACHINE_PERCENT:
+        return f"the machine's own speed moved by more than {STEADY_MACHINE_PERCENT:g}% around the run"
+    if spread_percent is not None and spread_percent > STEADY_RUN_SPREAD_PERCENT:
+        return f"the benches agree, but the run's own step time varied by more than {STEADY_RUN_SPREAD_PERCENT:g}%"
+    return None
+
+
+def window_spread_percent(windows: list[float]) -> float | None:
+    """(p90 - p10) / median of a run's window means, in percent; None for fewer than 5 windows."""
+    from runner.bench.stats import percentile
+
+    if len(windows) < 5:
+        return None
+    s = sorted(windows)
+    return 100.0 * (percentile(s, 0.9) - percentile(s, 0.1)) / percentile(s, 0.5)

@@ -1,0 +1,194 @@
+"""Plan: measure targets (`planner run`), re-plan from a run journal (`planner plan`).
+
+`run_plan` measures every target, journaling each result the moment it arrives, then plans. Every
+instance it starts is terminated before it returns, also on Ctrl-C and SIGTERM (runner/session.py).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from planner.errors import InputError
+from planner.service.documents import plan_document
+from planner.service.measure import BenchOptions, local_devices, make_job
+from planner.service.settings import AwsOptions, PlanOptions, RunCallbacks, TargetChoice, resolve_objective
+
+if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
+    from planner.options import Target
+    from planner.spec import WorkloadSpec
+
+def preflight(aws_types: list[str], aws: AwsOptions, catalog) -> tuple[dict[str, float], dict[str, str], float]:
+    """Prices, architectures and the worst-case bench cost; refuse before launching anything."""
+    from pricing.catalog import hourly_price, instance_facts
+    from runner.aws import EXPIRY_GRACE_MINUTES, worst_case_bench_cost
+
+    s = aws.settings()
+    if len(aws_types) > aws.max_instances:
+        raise InputError(f"--targets: {len(aws_types)} AWS instances, more than --max-instances {aws.max_instances}",
+                         hint="benchmark fewer instance types at once, or raise --max-instances")
+    prices = {t: hourly_price(catalog, t, s.region, s.purchase) for t in aws_types}
+    arches = {t: instance_facts(catalog, t, s.region)["arch"] for t in aws_types}
+    worst = sum(worst_case_bench_cost(p, s) for p in prices.values())
+    if worst > aws.bench_budget:
+        detail = ", ".join(f"{t} ${p:.3f}/h" for t, p in prices.items())
+        raise InputError(f"refusing to launch: the worst-case bench cost is ${worst:.2f} ({detail}, each for up to "
+                         f"{s.max_bench_minutes:g} min + {EXPIRY_GRACE_MINUTES} min grace), over --bench-budget ${aws.bench_budget:.2f}",
+                         hint="raise --bench-budget, lower --max-bench-minutes, or benchmark fewer or cheaper instances")
+    return prices, arches, worst
+
+
+def plan_from_results(spec: WorkloadSpec, results: dict[str, Any], options: PlanOptions, catalog=None):
+    """The plan over journaled results (label -> planner.journal.Measured); AWS options are priced
+    from `catalog` (a frame) in the plan's region and purchase option (re-planning may change both)."""
+    from planner.decide import decide
+    from planner.options import measured_candidate
+    from pricing.catalog import hourly_price
+
+    if catalog is None and any(m.target.cloud for m in results.values()):
+        from pricing.catalog import load_catalog
+
+        catalog = load_catalog().frame
+    candidates = []
+    for _label, m in sorted(results.items()):
+        price = (hourly_price(catalog, m.target.instance_type, options.region, options.purchase) if m.target.cloud
+                 else options.local_price_per_hour)
+        candidates.append(measured_candidate(m.target, m.result, price, options.region, options.purchase))
+    opts = [c.option(spec.total_steps) for c in candidates]
+    return decide(opts, options.objective, options.deadline_seconds, options.time_value_per_hour)
+
+
+def replan(journal_path: str | Path, overrides: dict[str, Any]):
+    """Recompute the plan from a run directory; `overrides` replace the saved plan options."""
+    from planner.journal import RunJournal
+
+    journal = RunJournal.open(journal_path)
+    spec = journal.read_spec()
+    saved = journal.read_run().get("plan_options", {})
+    overrides = {**overrides, "objective": resolve_objective(overrides.get("objective"), overrides.get("deadline_seconds"))
+                 if overrides.get("deadline_seconds") else overrides.get("objective")}
+    merged = {**saved, **{k: v for k, v in overrides.items() if v is not None}}
+    resolve_objective(merged.get("objective"), merged.get("deadline_seconds"))  # the saved deadline may serve
+    options = PlanOptions(**{k: v for k, v in merged.items() if k in PlanOptions.__dataclass_fields__})
+    results = journal.read_results()
+    if not results:
+        raise InputError(f"{journal_path}: the run has no results yet", hint="run `planner run` to measure targets")
+    plan = plan_from_results(spec, results, options)
+    doc = plan_document(spec, plan, options, journal.path)
+    return doc, journal
+
+
+class _Run:
+    """One `planner run`: its journal, its id, and where each label was measured."""
+
+    def __init__(self, service, spec: WorkloadSpec, spec_text: str | None, choice: TargetChoice, options: PlanOptions,
+                 bench: BenchOptions, out: Path | None, cb: RunCallbacks, cancel):
+        from planner.journal import RunJournal
+
+        self.service, self.spec, self.choice, self.options, self.bench, self.cb, self.cancel = (
+            service, spec, choice, options, bench, cb, cancel)
+        self.journal = RunJournal.create(spec.name, out)
+        self.journal.write_spec(spec, spec_text)
+        # Unique per run whatever the directory is called: it names the run's S3 keys and instance tags.
+        self.run_id = f"{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
+        self.info: dict[str, Any] = {"run_id": self.run_id, "targets": list(choice.tokens),
+                                     "plan_options": options.as_dict(), "bench": bench.__dict__}
+        self.journal.write_run(self.info)
+        self.fp = service.footprint(spec)
+        self.where: dict[str, tuple[Target, str | None, str | None]] = {}
+
+    def record(self, label: str, result) -> None:
+        from planner.journal import Measured
+
+        target, region, purchase = self.where[label]
+        measured = Measured(target, result, region, purchase)
+        self.journal.write_result(label, measured)  # on disk before anything else looks at it
+        if self.cb.on_result:
+            self.cb.on_result(label, measured.to_dict())
+
+    def session(self, targets: list, backstops=()):
+        from runner.session import BenchSession
+
+        return BenchSession(targets, on_state=self.cb.on_state, on_result=self.record, on_progress=self.cb.on_progress,
+                            cancel=self.cancel, backstops=backstops)
+
+    def local_targets(self) -> list:
+        from planner.options import LOCAL
+        from runner.local import LocalTarget
+
+        targets = []
+        for device in local_devices() if LOCAL in self.choice.targets else []:
+            label = LOCAL.label(device)
+            self.where[label] = (LOCAL, None, None)
+            job = make_job(self.spec, replace(self.bench, device=device), self.fp)
+            targets.append(LocalTarget(job, self.journal.path / "work", label))
+        return targets
+
+    def auto(self, local_targets: list, aws: AwsOptions) -> list[str]:
+        """Measure here first (the predictions scale this machine's measurement), then choose the
+        instances worth a paid benchmark. Returns their types."""
+        from planner.options import LOCAL
+        from planner.service.predictions import auto_choices
+
+        self.session(local_targets).run()
+        local = self.journal.read_results().get(LOCAL.label("cpu"))
+        if local is None or local.result.status != "ok":
+            return []
+        choices = auto_choices(self.service, self.spec, self.options, local.result, aws)
+        self.info["auto"] = [c.__dict__ for c in choices]
+        self.journal.write_run(self.info)
+        if self.cb.on_choices:
+            self.cb.on_choices(choices)
+        return [c.target[4:] for c in choices if c.benchmark]
+
+    def aws_targets(self, aws_types: list[str], aws: AwsOptions, priced) -> tuple[list, list]:
+        """(targets, backstops) for the instances of the run."""
+        from planner.options import Target
+        from runner.aws import AwsRun, AwsTarget
+
+        prices, arches, _worst = priced
+        aws_run = AwsRun(aws.settings(), self.run_id, session=self.service.aws_session)
+        job = make_job(self.spec, replace(self.bench, device="auto"), self.fp)  # CUDA where the instance has it
+        targets = []
+        for itype in aws_types:
+            target = Target("aws", itype)
+            self.where[target.label()] = (target, aws.region, aws.purchase)
+            targets.append(AwsTarget(aws_run, itype, job, target.label(), prices[itype], arches[itype]))
+        return targets, [aws_run.terminate_run]
+
+
+def run_plan(service, spec: WorkloadSpec, spec_text: str | None, choice: TargetChoice, options: PlanOptions,
+             bench: BenchOptions, out: Path | None = None, callbacks: RunCallbacks | None = None,
+             aws: AwsOptions | None = None, cancel=None):
+    """Measure every target, journaling each result the moment it arrives; then plan.
+    `auto` measures here first, predicts every catalog instance, and benchmarks only the candidates
+    that could change the decision (planner.decide.select_benchmarks), within the budget.
+    Returns (plan document, journal, session)."""
+    aws_types = choice.aws_types
+    aws = aws or AwsOptions(region=options.region, purchase=options.purchase)
+    catalog = service.catalog().frame if (aws_types or choice.auto) else None
+    # refuse before anything is written or launched; `auto` prices again once it has chosen
+    priced = preflight(aws_types, aws, catalog) if aws_types else None
+    run = _Run(service, spec, spec_text, choice, options, bench, out, callbacks or RunCallbacks(), cancel)
+    targets = run.local_targets()
+    if choice.auto:
+        aws_types += [t for t in run.auto(targets, aws) if t not in aws_types]
+        targets = []
+        priced = preflight(aws_types, aws, catalog) if aws_types else None
+    backstops: list = []
+    if aws_types:
+        aws_targets, backstops = run.aws_targets(aws_types, aws, priced)
+        targets += aws_targets
+    session = run.session(targets, backstops)
+    session.run()
+    plan = plan_from_results(spec, run.journal.read_results(), options, catalog)
+    doc = plan_document(spec, plan, options, run.journal.path)
+    if aws_types:
+        doc["bench_cost_usd"] = session.billed_usd()
+    if choice.auto:
+        doc["auto"] = run.info.get("auto", [])
+    run.journal.write_plan(doc)
+    return doc, run.journal, session

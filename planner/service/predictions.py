@@ -1,0 +1,118 @@
+"""Predict before renting: `planner estimate` (measure here, predict every catalog instance, say
+which paid benchmarks would settle the answer), `--targets auto`'s choice, and `planner calibrate`.
+The predictions themselves are the pure core's (planner/options.py, planner/predict.py); this module
+brings them the catalog, the GPU specs and the calibration."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from planner.options import LOCAL, measured_candidate, predicted_candidates
+from planner.service.measure import BenchOptions, ProgressFn
+from planner.service.documents import plan_document
+from planner.service.settings import AwsOptions, PlanOptions
+from planner.spec import WorkloadSpec
+
+
+def estimate_plan(service, spec: WorkloadSpec, options: PlanOptions, local, gpu: bool | None = None,
+                  include_local: bool = True):
+    """The plan over the local measurement (a BenchResult) and a prediction for every catalog
+    instance in the region. Returns (plan, catalog)."""
+    from planner.calibration import corrections
+    from planner.decide import decide
+    from pricing.catalog import gpu_specs, instances
+
+    catalog = service.catalog()
+    facts = instances(catalog.frame, region=options.region, gpu=gpu)
+    predicted = predicted_candidates(spec, service.footprint(spec), local, facts, options.purchase, gpu_specs(), corrections())
+    measured = [measured_candidate(LOCAL, local, options.local_price_per_hour)] if include_local else []
+    opts = [c.option(spec.total_steps) for c in measured + predicted]
+    plan = decide(opts, options.objective, options.deadline_seconds, options.time_value_per_hour)
+    return plan, catalog
+
+
+def benchmark_choices(plan, options: PlanOptions, aws: AwsOptions | None = None):
+    """(the plan among cloud options only, which cloud options to benchmark). The selection runs on
+    the cloud options alone: a free local CPU would make every GPU's break-even infinite."""
+    from planner.decide import Option, decide, select_benchmarks
+    from runner.aws import worst_case_bench_cost
+
+    aws = aws or AwsOptions()
+    cloud = [o for o in plan.options if o.source == "predicted"]
+    base = [Option(**{k: getattr(o, k) for k in Option.__dataclass_fields__}) for o in cloud]
+    cloud_plan = decide(base, options.objective, options.deadline_seconds, options.time_value_per_hour)
+    settings = aws.settings()
+    worst = {o.target: worst_case_bench_cost(o.price_per_hour, settings) for o in cloud}
+    return cloud_plan, select_benchmarks(cloud_plan, worst, aws.bench_budget, aws.max_instances)
+
+
+def auto_choices(service, spec: WorkloadSpec, options: PlanOptions, local, aws: AwsOptions) -> list:
+    """`--targets auto`: which instances to benchmark, given this machine's measurement."""
+    predicted, _catalog = estimate_plan(service, spec, options, local, include_local=False)
+    _cloud, choices = benchmark_choices(predicted, options, aws)
+    return choices
+
+
+def estimate(service, spec: WorkloadSpec, options: PlanOptions, seconds: float, gpu: bool | None = None,
+             on_progress: ProgressFn | None = None) -> dict[str, Any]:
+    """`planner estimate`: measure here, predict every instance in the region, and say which paid
+    benchmarks would settle the answer. Returns the plan document."""
+    from pricing.catalog import check_region
+
+    check_region(service.catalog().frame, options.region)
+    local = service.bench(spec, BenchOptions(device="cpu", seconds=seconds), on_progress=on_progress)
+    plan, catalog = estimate_plan(service, spec, options, local, gpu=gpu)
+    cloud_plan, choices = benchmark_choices(plan, options)
+    doc = plan_document(spec, plan, options, None)
+    doc["cloud_recommendation"] = cloud_plan.as_dict()["recommendation"]
+    doc["prices"] = {"source": catalog.source, "as_of": catalog.as_of}
+    doc["benchmark"] = [c.__dict__ for c in choices if c.benchmark]
+    doc["skipped"] = [c.__dict__ for c in choices if not c.benchmark]
+    return doc
+
+
+def calibration_rows(service, journal_path: str | Path) -> list[dict[str, Any]]:
+    """measured vs predicted step seconds for every measured device of a run (AWS GPU and CPU
+    instances, a local CUDA GPU); CPU instances are predicted from the run's local measurement."""
+    from planner.calibration import gpu_model
+    from planner.footprint import layers_of, sample_bytes
+    from planner.journal import RunJournal
+    from planner.predict import physical_cores, predict_cpu, predict_gpu
+    from pricing.catalog import gpu_specs, instance_facts, load_catalog
+
+    journal = RunJournal.open(journal_path)
+    spec = journal.read_spec()
+    results = journal.read_results()
+    if layers_of(spec) is None:
+        return []  # custom models: their layers need the user's module; not calibrated
+    fp = service.footprint(spec)
+    specs = gpu_specs()
+    local = results.get(LOCAL.label("cpu"))
+    frame = load_catalog().frame
+    rows = []
+    for label, m in results.items():
+        r = m.result
+        if r.status != "ok" or label == LOCAL.label("cpu"):
+            continue
+        if r.device == "cuda":
+            model = gpu_model(r.device_name, list(specs))
+            if model is None:
+                continue
+            host = spec.batch_size * sample_bytes(spec) if spec.data.location == "host" else 0.0
+            pred = predict_gpu(list(fp.layers), specs[model], spec.batch_size, spec.train.precision, spec.train.optimizer, host)
+            device = model
+        elif m.target.cloud and local is not None and local.result.status == "ok":
+            itype = m.target.instance_type
+            facts = instance_facts(frame, itype, m.region or "us-east-1")
+            if facts["gpu_count"]:
+                continue  # a GPU instance measured without its GPU says nothing about either model
+            pred = predict_cpu(local.result.step_seconds, int(local.result.threads or 1),
+                               physical_cores(facts["vcpus"], facts["arch"], itype), fp.train_flops_per_sample * spec.batch_size)
+            device = f"cpu:{itype.split('.')[0]}"
+        else:
+            continue
+        if pred.step_seconds:
+            rows.append({"device": device, "workload": spec.name, "measured_step_seconds": r.step_seconds,
+                         "predicted_step_seconds": pred.step_seconds, "source": str(journal.path)})
+    return rows

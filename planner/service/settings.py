@@ -1,0 +1,112 @@
+"""What a user chooses for a plan, checked once for both fronts: the objective and its deadline rule,
+the targets (`local`, `aws:TYPE`, `auto`), the AWS options of a run, the run's callbacks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
+
+from planner.errors import InputError
+from planner.service.measure import ProgressFn
+
+if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
+    from planner.options import Target
+
+OBJECTIVES = ("cheapest", "fastest", "deadline")
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    objective: str = "cheapest"
+    deadline_seconds: float | None = None
+    time_value_per_hour: float | None = None
+    local_price_per_hour: float = 0.0
+    region: str = "us-east-1"
+    purchase: str = "on-demand"
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def resolve_objective(objective: str | None, deadline_seconds: float | None) -> str | None:
+    """A deadline alone means "cheapest within the deadline"; the deadline objective needs one."""
+    if deadline_seconds and objective in (None, "cheapest"):
+        return "deadline"
+    if objective == "deadline" and not deadline_seconds:
+        raise InputError("--objective deadline needs --deadline", hint="e.g. --deadline 4h")
+    return objective
+
+
+def plan_options(objective: str | None = None, deadline_seconds: float | None = None, **rest: Any) -> PlanOptions:
+    """PlanOptions from what a user chose (CLI flags, TUI controls), with resolve_objective's rule."""
+    return PlanOptions(objective=resolve_objective(objective, deadline_seconds) or "cheapest",
+                       deadline_seconds=deadline_seconds, **rest)
+
+
+@dataclass(frozen=True)
+class AwsOptions:
+    """What `planner run` needs for aws: targets."""
+
+    region: str = "us-east-1"
+    purchase: str = "on-demand"
+    ami: str | None = None
+    ami_type: str | None = None  # None: runner.aws.DEFAULT_AMI_TYPE
+    subnet: str | None = None
+    bucket: str | None = None
+    max_bench_minutes: float = 20.0
+    bench_budget: float = 2.00
+    max_instances: int = 8
+    poll_seconds: float = 5.0
+
+    def settings(self):
+        from runner.aws import DEFAULT_AMI_TYPE, AwsSettings
+
+        return AwsSettings(region=self.region, purchase=self.purchase, ami=self.ami, ami_type=self.ami_type or DEFAULT_AMI_TYPE,
+                           subnet=self.subnet, bucket=self.bucket, max_bench_minutes=self.max_bench_minutes,
+                           poll_seconds=self.poll_seconds)
+
+
+@dataclass(frozen=True)
+class TargetChoice:
+    """The targets a user asked for: explicit ones and whether `auto` picks more."""
+
+    targets: tuple[Target, ...]
+    auto: bool
+    tokens: tuple[str, ...]  # as given (local first when auto adds it), for the run journal
+
+    @property
+    def aws_types(self) -> list[str]:
+        return [t.instance_type for t in self.targets if t.cloud]
+
+
+def parse_targets(text: str) -> TargetChoice:
+    """`local`, `aws:INSTANCE_TYPE` and `auto`, checked before anything starts."""
+    from planner.options import LOCAL, Target
+
+    tokens = list(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
+    if not tokens:
+        raise InputError("--targets: give at least one target, e.g. --targets local,aws:g5.xlarge")
+    targets = []
+    for token in tokens:
+        if token == "auto":
+            continue
+        try:
+            targets.append(Target.parse(token))
+        except ValueError:
+            raise InputError(f"--targets: unknown target {token!r}",
+                             hint="use local, auto or aws:INSTANCE_TYPE (see `planner prices`)") from None
+    auto = "auto" in tokens
+    if auto and LOCAL not in targets:  # auto measures here first: the predictions scale this machine's step
+        tokens, targets = ["local", *tokens], [LOCAL, *targets]
+    return TargetChoice(tuple(targets), auto, tuple(tokens))
+
+
+StateFn = Callable[[str, str, float, float], None]
+
+
+@dataclass
+class RunCallbacks:
+    on_progress: ProgressFn | None = None
+    on_result: Callable[[str, dict[str, Any]], None] | None = None
+    on_state: StateFn | None = None
+    on_choices: Callable[[list], None] | None = None

@@ -1,0 +1,115 @@
+"""The boundaries DESIGN.md draws, checked on the code itself (every import, also inside functions):
+
+- one door: the CLI and the TUI import the service, the report, the errors and their own modules,
+  and nothing from runner/, pricing/, cloud/, boto3 or botocore;
+- nothing imports the CLI but its own entry point;
+- no import circle among the project's modules;
+- the pure core imports no I/O library;
+- the bench shipped to instances imports only torch and the standard library."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+PACKAGES = ("planner", "runner", "pricing", "cloud", "infra")
+FRONT_ALLOWED = ("planner.service", "planner.report", "planner.errors", "planner.cli", "planner.tui")
+FORBIDDEN_IN_FRONTS = ("runner", "pricing", "cloud", "boto3", "botocore")
+PURE_CORE = ("planner/options.py", "planner/estimate.py", "planner/decide.py", "planner/footprint.py", "planner/formats.py")
+IO_LIBRARIES = ("boto3", "botocore", "pandas", "torch", "textual", "rich", "subprocess", "socket", "requests")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def sources() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            found[module_name(path)] = path
+    return found
+
+
+def imports(path: Path) -> set[str]:
+    """Every module `path` imports, at any depth of the file (lazy imports count)."""
+    tree = ast.parse(path.read_text())
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.add(node.module)
+            out.update(f"{node.module}.{alias.name}" for alias in node.names)  # `from pkg import module`
+    return out
+
+
+def test_the_fronts_go_through_the_one_door():
+    offences = []
+    for name, path in sources().items():
+        if not name.startswith(("planner.cli", "planner.tui")):
+            continue
+        for imported in imports(path):
+            top = imported.split(".")[0]
+            if top in FORBIDDEN_IN_FRONTS:
+                offences.append(f"{name} imports {imported}")
+            elif top == "planner" and imported != "planner" and not imported.startswith(FRONT_ALLOWED) \
+                    and imported not in ("planner.__version__",):
+                offences.append(f"{name} imports {imported} (only the service, report and errors)")
+    assert offences == []
+
+
+def test_nothing_imports_the_cli_but_its_entry_point():
+    offences = [f"{name} imports {imp}" for name, path in sources().items() if not name.startswith("planner.cli")
+                for imp in imports(path) if imp == "planner.cli" or imp.startswith("planner.cli.")]
+    assert offences == []
+
+
+def test_no_import_circle():
+    modules = sources()
+    graph = {name: {i for i in imports(path) if i in modules and i != name} for name, path in modules.items()}
+    # a package's __init__ re-exporting its own submodules is not a circle between two units
+    graph = {name: {i for i in deps if not (name == i.rsplit(".", 1)[0] and modules[name].name == "__init__.py")}
+             for name, deps in graph.items()}
+    seen: dict[str, int] = {}
+    stack: list[str] = []
+    cycles = []
+
+    def visit(node: str) -> None:
+        seen[node] = 1
+        stack.append(node)
+        for dep in sorted(graph[node]):
+            if seen.get(dep) == 1:
+                cycles.append(stack[stack.index(dep):] + [dep])
+            elif dep not in seen:
+                visit(dep)
+        stack.pop()
+        seen[node] = 2
+
+    sys.setrecursionlimit(10_000)
+    for node in sorted(graph):
+        if node not in seen:
+            visit(node)
+    assert cycles == []
+
+
+def test_the_pure_core_does_no_io():
+    for rel in PURE_CORE:
+        bad = [i for i in imports(ROOT / rel) if i.split(".")[0] in IO_LIBRARIES]
+        assert bad == [], rel
+
+
+def test_the_bench_imports_only_torch_and_the_standard_library():
+    stdlib = set(sys.stdlib_module_names)
+    for path in (ROOT / "runner" / "bench").glob("*.py"):
+        for imported in imports(path):
+            top = imported.split(".")[0]
+            assert top in stdlib or top in ("torch", "runner", "__future__"), f"{path.name} imports {imported}"
+            if top == "runner":
+                assert imported.startswith("runner.bench"), f"{path.name} imports {imported}"
