@@ -48,7 +48,9 @@ def modified(**changes):
 
 
 def test_negative_width_names_index_and_value():
-    assert problems(modified(model__hidden=[8, -5])) == ["model.hidden[1]: must be > 0, got -5"]
+    assert problems(modified(model__hidden=[8, -5])) == [
+        "model.hidden[1]: must be > 0, got -5 (a whole number between 1 and 1,000,000)"
+    ]
 
 
 def test_typo_key_suggests_the_right_one():
@@ -79,7 +81,7 @@ def test_bad_literal_lists_allowed_values():
 
 def test_batch_size_full_or_positive_integer():
     (line,) = problems(modified(train__batch_size="half"))
-    assert line == 'train.batch_size: must be a positive integer or "full", got "half"'
+    assert line == 'train.batch_size: must be a whole number between 1 and 1,000,000,000 or "full", got "half"'
 
 
 def test_batch_larger_than_dataset():
@@ -108,7 +110,8 @@ def test_language_model_needs_a_transformer():
 
 def test_several_problems_reported_together():
     lines = problems(modified(model__input_size=0, train__epochs=-1))
-    assert "model.input_size: must be > 0, got 0" in lines and "train.epochs: must be > 0, got -1" in lines
+    assert lines == ["model.input_size: must be > 0, got 0 (a whole number between 1 and 1,000,000)",
+                     "train.epochs: must be > 0, got -1 (a whole number between 1 and 10,000,000)"]
 
 
 @pytest.mark.parametrize(
