@@ -5,25 +5,10 @@ tests read them). Every problem is reported as one line `path: what is wrong, go
 allowed values or range, e.g. `model.hidden[1]: must be > 0, got -5 (a whole number between 1 and
 1,000,000)`; unknown keys get a "did you mean". Structural checks come from pydantic; cross-field
 checks (classification with one class, `d_model` not divisible by `heads`, a batch larger than the
-dataset, the derived limits below) run after it, on a valid object, so their paths are exact.
+dataset, the derived limits) run after it, on a valid object, so their paths are exact.
 Reading the file and the YAML/JSON safely (size, depth, aliases, duplicate keys) is specio's job.
 
-Limits: upper bounds no real workload reaches, low enough that nothing downstream overflows,
-allocates absurd memory or runs for ever on a typo (a 401-digit `epochs` used to pass `check` and
-crash `run`). Every message states the range.
-
-    name                      1-64 characters: it names the run directory <UTC time>-<name> and
-                              the instances' tags (a 300-character name broke the directory)
-    widths and sizes          1 to 1,000,000: input_size, hidden[*], outputs (classes), channels[*],
-                              input_shape[*], hidden_size, vocab_size, d_model, ff_size, seq_len
-    layer counts              hidden and channels at most 1,000 entries; num_layers, layers 1-1,000
-    heads                     1 to 1,024
-    data.samples              1 to 1,000,000,000 (and train.batch_size likewise, or "full")
-    train.epochs              1 to 10,000,000
-    train.learning_rate       a finite number above 0, at most 100
-    derived                   total steps (epochs x steps per epoch) at most 10^12; at most 10^11
-                              parameters (1.6 TB to train with Adam); one sample at most 10^9 input
-                              values (4 GB in fp32)
+The limits on every field, and why: planner/speclimits.py.
 """
 
 from __future__ import annotations
@@ -38,64 +23,15 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 
 from planner.errors import SpecError, did_you_mean
-from planner.specio import brief, check_text, decode_spec_bytes, load_json, load_yaml, read_spec_file, structure_problem
-
-MAX_NAME = 64
-MAX_SIZE = 1_000_000
-MAX_LAYERS = 1_000
-MAX_HEADS = 1_024
-MAX_SAMPLES = 1_000_000_000
-MAX_EPOCHS = 10_000_000
-MAX_LEARNING_RATE = 100.0
-MAX_TOTAL_STEPS = 10**12
-MAX_PARAMS = 10**11
-MAX_SAMPLE_VALUES = 10**9
-MAX_PROBLEMS = 20  # lines in one report; the rest are counted
-
-
-def _as_number(value: Any) -> int | float | None:
-    """A number, or numeric text ("1e-3", "40000": PyYAML reads 1e-3 as text); None otherwise."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return value
-    if isinstance(value, str) and len(value) <= 40:
-        for parse in (int, float):
-            try:
-                return parse(value.strip())
-            except ValueError:
-                pass
-    return None
-
-
-def whole_number(value: Any, hi: int, alternative: str = "") -> int:
-    """`value` as an int from 1 to `hi`, or ValueError with the range (and `alternative`, e.g.
-    ' or "full"') in the message."""
-    n = _as_number(value)
-    if isinstance(n, float) and math.isfinite(n) and n.is_integer():
-        n = int(n)
-    allowed = f"a whole number between 1 and {hi:,}{alternative}"
-    if isinstance(n, int) and n < 1:
-        raise ValueError(f"must be > 0, got {brief(value)} ({allowed})")
-    if not isinstance(n, int) or n > hi:
-        raise ValueError(f"must be {allowed}, got {brief(value)}")
-    return n
+from planner.speclimits import (
+    MAX_EPOCHS, MAX_HEADS, MAX_LAYERS, MAX_NAME, MAX_PARAMS, MAX_PROBLEMS, MAX_SAMPLE_VALUES, MAX_SAMPLES, MAX_SIZE,
+    MAX_TOTAL_STEPS, brief, learning_rate, whole_number,
+)
+from planner.specio import check_text, decode_spec_bytes, load_json, load_yaml, read_spec_file, structure_problem
 
 
 def _whole(hi: int) -> Any:
     return Annotated[int, BeforeValidator(lambda value: whole_number(value, hi))]
-
-
-def _learning_rate(value: Any) -> float:
-    n = _as_number(value)
-    if isinstance(n, int):
-        n = float(n) if n.bit_length() <= 1000 else math.inf  # float() of a 400-digit int overflows
-    allowed = f"a number above 0 and at most {MAX_LEARNING_RATE:g}"
-    if n is not None and math.isfinite(n) and n <= 0:
-        raise ValueError(f"must be > 0, got {brief(value)} ({allowed})")
-    if n is None or not math.isfinite(n) or n > MAX_LEARNING_RATE:
-        raise ValueError(f"must be {allowed}, got {brief(value)}")
-    return float(n)
 
 
 Size = _whole(MAX_SIZE)
@@ -103,7 +39,7 @@ LayerCount = _whole(MAX_LAYERS)
 Heads = _whole(MAX_HEADS)
 Samples = _whole(MAX_SAMPLES)
 Epochs = _whole(MAX_EPOCHS)
-LearningRate = Annotated[float, BeforeValidator(_learning_rate)]
+LearningRate = Annotated[float, BeforeValidator(learning_rate)]
 Sizes = Annotated[list[Size], Field(max_length=MAX_LAYERS)]
 Activation = Literal["relu", "tanh", "gelu"]
 MODEL_KINDS = ("mlp", "cnn", "rnn", "transformer", "custom")
@@ -419,7 +355,7 @@ def _length_message(where: str, etype: str, ctx: dict[str, Any], value: Any) -> 
             return "must not be empty"
         why = " (it names the run directory and the instances' tags)" if where == "name" else ""
         return f"must be at most {ctx.get('max_length')} characters{why}, got {len(value):,} characters: {brief(value, 30)}"
-    if where == "model.input_shape" and ctx.get("min_length") == ctx.get("max_length") == 3:
+    if where == "model.input_shape" and 3 in (ctx.get("min_length"), ctx.get("max_length")):  # cnn
         return f"must be [channels, height, width] (3 whole numbers), got {brief(value)}"
     count = len(value) if hasattr(value, "__len__") else "?"
     if etype == "too_short":

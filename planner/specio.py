@@ -1,32 +1,13 @@
 """Reading a workload spec safely: the file, its text, and the YAML or JSON in it, all bounded.
 
-Everything here runs before pydantic sees a value, so that no input (a FIFO, /dev/zero, a
-binary file, a YAML alias bomb, a thousand nested brackets, a 5,000-digit number) can hang the
-planner, exhaust its memory, or escape as anything but a `SpecError` with a line to act on.
-
-Limits (a real spec is about 1 KiB, 3 levels deep, a few dozen values; the largest valid one,
-1,000 widths in a list, is about 10 KiB and 1,000 values):
-- MAX_SPEC_BYTES  256 KiB per file or text. Also bounds time: PyYAML's pure-Python loader (used
-                  because its composer can be bounded, below) reads 256 KiB in well under a second.
-- MAX_DEPTH       20 levels of nested lists/mappings, refused while composing, so neither the
-                  YAML composer nor json nor pydantic ever recurses deeply (no RecursionError).
-- MAX_VALUES      10,000 values in the whole spec, counted as the document *expands*: an alias
-                  (*name) counts every value of its anchor again. Anchors and aliases are allowed
-                  (people reuse them, and refusing valid YAML would surprise); the budget is what
-                  makes a "billion laughs" bomb fail after at most 10,000 steps of work.
-- MAX_NUMBER_CHARS 1,000 characters in one number literal: Python's int() is quadratic on long
-                  digit strings (and refuses above 4,300 digits), YAML's 1:2:3 base-60 ints
-                  multiply for every part. A 401-digit number still reaches the field's check,
-                  which names the field and its range.
-- Duplicate keys are refused (YAML and JSON), naming the key and both lines: a silently ignored
-  first `epochs:` is a wrong answer, not a convenience.
-- `brief` shows any value in at most 60 characters and does at most that much work: it cuts while
-  formatting, never after (an alias bomb's repr was the old hang).
+Everything here runs before pydantic sees a value, so that no input (a FIFO, /dev/zero, a binary
+file, a YAML alias bomb, 100,000 nested brackets, a 5,000-digit number, duplicate keys) can hang
+the planner, exhaust its memory, or escape as anything but a `SpecError` with a line to act on.
+The limits and why they are what they are: planner/speclimits.py.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
 import re
@@ -35,83 +16,10 @@ from itertools import islice
 from typing import Any
 
 from planner.errors import SpecError
+from planner.speclimits import MAX_DEPTH, MAX_NUMBER_CHARS, MAX_SPEC_BYTES, MAX_VALUES, brief, cut
 
-MAX_SPEC_BYTES = 256 * 1024
-MAX_DEPTH = 20
-MAX_VALUES = 10_000
-MAX_NUMBER_CHARS = 1_000
-SHOW_WIDTH = 60
-
-_SIZE_TEXT = "256 KiB"
+_SIZE_TEXT = f"{MAX_SPEC_BYTES // 1024} KiB"
 _FILE_HINT = "give the path of a workload spec (YAML or JSON), e.g. examples/surface-mlp.yaml"
-
-
-# ----------------------------------------------------------------------------- showing values
-
-
-def brief(value: Any, width: int = SHOW_WIDTH) -> str:
-    """`value` as the user wrote it (YAML/JSON spelling), in at most `width` characters. The work is
-    bounded by `width` too: containers are walked only until the room is used up."""
-    parts: list[str] = []
-    room = width + 1
-
-    def put(text: str) -> None:
-        nonlocal room
-        parts.append(text[: max(room, 0)])
-        room -= len(text)
-
-    def walk(item: Any, depth: int) -> None:
-        if room <= 0:
-            return
-        if item is None or isinstance(item, bool):
-            put(json.dumps(item))
-        elif isinstance(item, int):
-            put(_int_text(item))
-        elif isinstance(item, float):
-            put(repr(item))
-        elif isinstance(item, str):
-            put(json.dumps(item[: max(room, 0)]))  # cut before escaping: never the whole string
-        elif isinstance(item, (list, tuple, set, frozenset, dict)):
-            is_map = isinstance(item, dict)
-            if depth >= 3:
-                put("{...}" if is_map else "[...]")
-                return
-            put("{" if is_map else "[")
-            for i, entry in enumerate(item.items() if is_map else item):
-                if room <= 0:
-                    return
-                if i:
-                    put(", ")
-                if is_map:
-                    walk(entry[0], depth + 1)
-                    put(": ")
-                    walk(entry[1], depth + 1)
-                else:
-                    walk(entry, depth + 1)
-            put("}" if is_map else "]")
-        elif isinstance(item, (dt.date, dt.time)):
-            put(item.isoformat())
-        elif isinstance(item, (bytes, bytearray)):
-            put(f"<{len(item)} bytes>")
-        else:
-            put(f"<{type(item).__name__}>")
-
-    walk(value, 0)
-    text = "".join(parts)
-    return text if len(text) <= width else text[: width - 3] + "..."
-
-
-def _int_text(n: int) -> str:
-    if n.bit_length() <= 64:
-        return str(n)
-    if n.bit_length() > 14_000:  # str() refuses more than 4,300 digits; don't ask it
-        return f"{'-' if n < 0 else ''}a number of about {int(n.bit_length() * 0.30103):,} digits"
-    digits = str(abs(n))
-    return f"{'-' if n < 0 else ''}{digits[:6]}...({len(digits):,} digits)"
-
-
-def _cut(text: str, width: int = 200) -> str:
-    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 # ----------------------------------------------------------------------------- the file
@@ -125,7 +33,7 @@ _NOT_A_FILE = [
 def _refuse_unless_regular(mode: int, shown: str) -> None:
     if stat.S_ISREG(mode):
         return
-    kind = next((name for test, name in _NOT_A_FILE if test(mode)), "not a regular file")
+    kind = next((name for test, name in _NOT_A_FILE if test(mode)), "a special file")
     raise SpecError(f"{shown}: is {kind}, not a spec file", hint=_FILE_HINT)
 
 
@@ -139,8 +47,10 @@ def read_spec_file(path: str | os.PathLike[str]) -> str:
     MAX_SPEC_BYTES is opened (a FIFO or a device is refused by stat, and the open is non-blocking
     and re-checked with fstat in case the path changed in between); at most MAX_SPEC_BYTES + 1
     bytes are read whatever the file claims; the bytes must be UTF-8 text."""
-    text = os.fsdecode(path) if isinstance(path, (str, bytes, os.PathLike)) else repr(path)
-    shown = _cut(text if text.isprintable() else json.dumps(text)[1:-1])  # a NUL or an escape, visibly
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise SpecError(f"{brief(path)}: not a file path", hint=_FILE_HINT)
+    text = os.fsdecode(path)
+    shown = cut(text if text.isprintable() else json.dumps(text)[1:-1])  # a NUL or an escape, visibly
     try:
         info = os.stat(path)
         _refuse_unless_regular(info.st_mode, shown)
@@ -250,7 +160,7 @@ def _loader_class() -> type:
                 if target is not None:  # (an undefined alias is PyYAML's own error)
                     size = self.sizes.get(id(target))
                     if size is None:
-                        raise refuse(f"alias *{_cut(event.anchor, 40)} is inside its own anchor (a cycle)",
+                        raise refuse(f"alias *{cut(event.anchor, 40)} is inside its own anchor (a cycle)",
                                      event.start_mark)
                     self._count(size, event.start_mark)
                 return super().compose_node(parent, index)
@@ -277,7 +187,7 @@ def _loader_class() -> type:
             except (ValueError, TypeError, ArithmeticError, LookupError, AttributeError) as exc:
                 # PyYAML's own converters fail this way on e.g. 2001-13-45 or `!!int ""`
                 kind = str(node.tag).rsplit(":", 1)[-1]
-                why = f" ({_cut(str(exc), 80)})" if type(exc) is ValueError else ""
+                why = f" ({cut(str(exc), 80)})" if type(exc) is ValueError else ""
                 raise ConstructorError(None, None, f"cannot read {brief(getattr(node, 'value', ''), 40)} as {kind}{why}",
                                        node.start_mark) from None
 
@@ -319,8 +229,8 @@ def load_yaml(text: str, source: str) -> Any:
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
         problem = getattr(exc, "problem", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
         if getattr(exc, "refused", False):
-            raise SpecError(f"{source}{where}: {_cut(problem)}") from None
-        raise SpecError(f"{source}: not valid YAML{where}: {_cut(problem)}") from None
+            raise SpecError(f"{source}{where}: {cut(problem)}") from None
+        raise SpecError(f"{source}: not valid YAML{where}: {cut(problem)}") from None
     except RecursionError:  # not reachable with MAX_DEPTH; kept so no input can escape as a crash
         raise SpecError(f"{source}: not valid YAML: nested too deeply") from None
     finally:
@@ -392,7 +302,7 @@ def load_json(text: str, source: str) -> Any:
     except _NumberTooLong as exc:
         raise SpecError(f"{source}: {exc}") from None
     except (ValueError, RecursionError) as exc:  # not reachable (depth is checked above); never a crash
-        raise SpecError(f"{source}: not valid JSON ({_cut(str(exc))})") from None
+        raise SpecError(f"{source}: not valid JSON ({cut(str(exc))})") from None
 
 
 # ----------------------------------------------------------------------------- any parsed value
@@ -421,7 +331,7 @@ def structure_problem(data: Any) -> str | None:
             if isinstance(value, dict):
                 if not isinstance(key, str):
                     return f"{where or '(top level)'}: key {brief(key, 40)} is not text; keys are field names such as \"epochs\""
-                path = f"{where}.{_cut(key, 40)}" if where else _cut(key, 40)
+                path = f"{where}.{cut(key, 40)}" if where else cut(key, 40)
             else:
                 path = f"{where}[{key}]"
             stack.append((item, depth + 1, path))
