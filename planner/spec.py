@@ -218,7 +218,7 @@ def parse_spec(data: Any, source: str = "<spec>", base_dir: Path | None = None) 
         try:
             resolved = (base_dir / spec.model.path).resolve()
         except (OSError, RuntimeError, ValueError) as exc:  # a symlink loop, a name too long
-            raise SpecError(source, [f"model.path: cannot resolve {brief(spec.model.path)} ({exc})"]) from None
+            raise SpecError(source, [f"model.path: cannot resolve {brief(spec.model.path)} ({brief(str(exc), 80)})"]) from None
         spec = spec.model_copy(update={"model": spec.model.model_copy(update={"path": str(resolved)})})
     return spec
 

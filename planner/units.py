@@ -87,7 +87,10 @@ def argparse_type(parse: Callable[[str], T], name: str) -> Callable[[str], T]:
 def _shown(text: object) -> str:
     if not isinstance(text, str):
         return type(text).__name__
-    return repr(text if len(text) <= _MAX_TEXT else text[: _MAX_TEXT - 3] + "...")
+    if len(text) > _MAX_TEXT:  # cut before repr, and after: escapes can make it 10x longer
+        text = text[: _MAX_TEXT - 3] + "..."
+    shown = repr(text)
+    return shown if len(shown) <= 60 else shown[:56] + "...'"
 
 
 def _num(x: float) -> str:
