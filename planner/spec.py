@@ -2,26 +2,45 @@
 
 This is the only place pydantic validates user input. Field names are fixed by DESIGN.md (tools and
 tests read them). Every problem is reported as one line `path: what is wrong, got VALUE` with the
-allowed values or range, e.g. `model.hidden[1]: must be > 0, got -5`; unknown keys get a
-"did you mean". Structural checks come from pydantic; cross-field checks (classification with one
-class, `d_model` not divisible by `heads`, a batch larger than the dataset) run after it, on a
-valid object, so their paths are exact.
+allowed values or range, e.g. `model.hidden[1]: must be > 0, got -5 (a whole number between 1 and
+1,000,000)`; unknown keys get a "did you mean". Structural checks come from pydantic; cross-field
+checks (classification with one class, `d_model` not divisible by `heads`, a batch larger than the
+dataset, the derived limits) run after it, on a valid object, so their paths are exact.
+Reading the file and the YAML/JSON safely (size, depth, aliases, duplicate keys) is specio's job.
+
+The limits on every field, and why: planner/speclimits.py.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
+from itertools import islice
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 
 from planner.errors import SpecError, did_you_mean
+from planner.speclimits import (
+    MAX_EPOCHS, MAX_HEADS, MAX_LAYERS, MAX_NAME, MAX_PARAMS, MAX_PROBLEMS, MAX_SAMPLE_VALUES, MAX_SAMPLES, MAX_SIZE,
+    MAX_TOTAL_STEPS, brief, learning_rate, whole_number,
+)
+from planner.specio import check_text, decode_spec_bytes, load_json, load_yaml, read_spec_file, structure_problem
 
-PositiveInt = Annotated[int, Field(gt=0)]
+
+def _whole(hi: int) -> Any:
+    return Annotated[int, BeforeValidator(lambda value: whole_number(value, hi))]
+
+
+Size = _whole(MAX_SIZE)
+LayerCount = _whole(MAX_LAYERS)
+Heads = _whole(MAX_HEADS)
+Samples = _whole(MAX_SAMPLES)
+Epochs = _whole(MAX_EPOCHS)
+LearningRate = Annotated[float, BeforeValidator(learning_rate)]
+Sizes = Annotated[list[Size], Field(max_length=MAX_LAYERS)]
 Activation = Literal["relu", "tanh", "gelu"]
 MODEL_KINDS = ("mlp", "cnn", "rnn", "transformer", "custom")
 
@@ -32,9 +51,9 @@ class _Strict(BaseModel):
 
 class MLPModel(_Strict):
     kind: Literal["mlp"]
-    input_size: PositiveInt
-    hidden: list[PositiveInt] = []
-    outputs: PositiveInt
+    input_size: Size
+    hidden: Sizes = []
+    outputs: Size
     activation: Activation = "relu"
 
 
@@ -43,20 +62,20 @@ class CNNModel(_Strict):
     average pooling and a linear head. Pooling is skipped once a side is below 2 pixels."""
 
     kind: Literal["cnn"]
-    input_shape: Annotated[list[PositiveInt], Field(min_length=3, max_length=3)]
-    channels: Annotated[list[PositiveInt], Field(min_length=1)]
-    outputs: PositiveInt
+    input_shape: Annotated[list[Size], Field(min_length=3, max_length=3)]
+    channels: Annotated[list[Size], Field(min_length=1, max_length=MAX_LAYERS)]
+    outputs: Size
     activation: Activation = "relu"
 
 
 class RNNModel(_Strict):
     kind: Literal["rnn"]
     cell: Literal["lstm", "gru", "rnn"] = "lstm"
-    input_size: PositiveInt
-    hidden_size: PositiveInt
-    num_layers: PositiveInt = 1
-    seq_len: PositiveInt
-    outputs: PositiveInt
+    input_size: Size
+    hidden_size: Size
+    num_layers: LayerCount = 1
+    seq_len: Size
+    outputs: Size
 
 
 class TransformerModel(_Strict):
@@ -64,12 +83,12 @@ class TransformerModel(_Strict):
     encoder blocks with a causal mask, final LayerNorm, linear head over the vocabulary."""
 
     kind: Literal["transformer"]
-    vocab_size: PositiveInt
-    d_model: PositiveInt
-    heads: PositiveInt
-    layers: PositiveInt
-    seq_len: PositiveInt
-    ff_size: PositiveInt | None = None  # default 4 * d_model
+    vocab_size: Size
+    d_model: Size
+    heads: Heads
+    layers: LayerCount
+    seq_len: Size
+    ff_size: Size | None = None  # default 4 * d_model
 
     @property
     def ff(self) -> int:
@@ -81,10 +100,17 @@ class CustomModel(_Strict):
     `input_shape` tensors. It is called with `input_shape=` and `outputs=` when it accepts them."""
 
     kind: Literal["custom"]
-    factory: Annotated[str, Field(pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")]
-    input_shape: Annotated[list[PositiveInt], Field(min_length=1)]
-    outputs: PositiveInt
-    path: str | None = None
+    factory: Annotated[str, Field(max_length=200, pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")]
+    input_shape: Annotated[list[Size], Field(min_length=1, max_length=8)]
+    outputs: Size
+    path: Annotated[str, Field(min_length=1, max_length=1024)] | None = None
+
+    @field_validator("path")
+    @classmethod
+    def _no_nul_in_path(cls, value: str | None) -> str | None:
+        if value is not None and "\x00" in value:
+            raise ValueError(f"must be a directory path without NUL characters, got {brief(value)}")
+        return value
 
 
 ModelSpec = Annotated[
@@ -93,16 +119,16 @@ ModelSpec = Annotated[
 
 
 class DataSpec(_Strict):
-    samples: PositiveInt
+    samples: Samples
     task: Literal["regression", "classification", "language_model"] | None = None
     location: Literal["device", "host"] = "device"
 
 
 class TrainSpec(_Strict):
     batch_size: int | Literal["full"]
-    epochs: PositiveInt
+    epochs: Epochs
     optimizer: Literal["sgd", "adam", "adamw"] = "adam"
-    learning_rate: Annotated[float, Field(gt=0)] = 1e-3
+    learning_rate: LearningRate = 1e-3
     precision: Literal["fp32", "bf16", "fp16"] = "fp32"
 
     @field_validator("batch_size", mode="before")
@@ -110,13 +136,11 @@ class TrainSpec(_Strict):
     def _batch_size(cls, value: Any) -> Any:
         if value == "full":
             return value
-        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise ValueError(f'must be a positive integer or "full", got {_show(value)}')
-        return value
+        return whole_number(value, MAX_SAMPLES, ' or "full"')
 
 
 class WorkloadSpec(_Strict):
-    name: Annotated[str, Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
+    name: Annotated[str, Field(min_length=1, max_length=MAX_NAME, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
     model: ModelSpec
     data: DataSpec
     train: TrainSpec
@@ -154,38 +178,22 @@ class WorkloadSpec(_Strict):
 
 
 def load_spec(path: str | os.PathLike[str]) -> WorkloadSpec:
-    """Read a YAML or JSON spec file. Every failure is a SpecError with a one-line reason."""
-    p = Path(path)
-    if not p.exists():
-        raise SpecError(f"{p}: no such file", hint="give the path of a workload spec, e.g. examples/surface-mlp.yaml")
-    if p.is_dir():
-        raise SpecError(f"{p}: is a directory, not a spec file")
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError(f"{p}: cannot read it ({exc})") from None
-    return parse_spec_text(text, source=str(p), base_dir=p.parent)
+    """Read a YAML or JSON spec file. Every failure is a SpecError with a one-line reason; the file
+    is checked (regular, at most 256 KiB, UTF-8) before it is read (see specio)."""
+    text = read_spec_file(path)
+    return parse_spec_text(text, source=os.fsdecode(path), base_dir=Path(os.fsdecode(path)).parent)
 
 
 def parse_spec_text(text: str, source: str = "<spec>", base_dir: Path | None = None) -> WorkloadSpec:
+    """A spec from YAML (or JSON when `source` ends in .json). Any text gives a spec or a SpecError."""
+    if isinstance(text, (bytes, bytearray)):
+        text = decode_spec_bytes(bytes(text), source)
+    if not isinstance(text, str):
+        raise SpecError(f"{source}: a spec is YAML or JSON text, got {type(text).__name__}")
+    check_text(text, source)
     if not text.strip():
         raise SpecError(f"{source}: the file is empty", hint="see examples/ for complete specs")
-    data: Any
-    if source.endswith(".json"):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise SpecError(f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-    else:
-        import yaml  # lazy: keeps `planner --help` light
-
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-            raise SpecError(f"{source}: not valid YAML{where}: {problem}") from None
+    data = load_json(text, source) if source.endswith(".json") else load_yaml(text, source)
     return parse_spec(data, source=source, base_dir=base_dir)
 
 
@@ -195,6 +203,9 @@ def parse_spec(data: Any, source: str = "<spec>", base_dir: Path | None = None) 
             f"{source}: a spec is a mapping with keys name, model, data, train; got {type(data).__name__}",
             hint="see examples/surface-mlp.yaml",
         )
+    problem = structure_problem(data)  # depth, size and key types, before pydantic walks it
+    if problem:
+        raise SpecError(source, [problem], hint="see examples/surface-mlp.yaml")
     try:
         spec = WorkloadSpec.model_validate(data)
     except ValidationError as exc:
@@ -204,13 +215,16 @@ def parse_spec(data: Any, source: str = "<spec>", base_dir: Path | None = None) 
         raise SpecError(source, problems)
     if isinstance(spec.model, CustomModel) and spec.model.path and base_dir is not None:
         # A relative `path` is relative to the spec file, not to wherever the planner runs.
-        resolved = (base_dir / spec.model.path).resolve()
+        try:
+            resolved = (base_dir / spec.model.path).resolve()
+        except (OSError, RuntimeError, ValueError) as exc:  # a symlink loop, a name too long
+            raise SpecError(source, [f"model.path: cannot resolve {brief(spec.model.path)} ({brief(str(exc), 80)})"]) from None
         spec = spec.model_copy(update={"model": spec.model.model_copy(update={"path": str(resolved)})})
     return spec
 
 
 def consistency_problems(spec: WorkloadSpec) -> list[str]:
-    """Cross-field rules that pydantic's per-field validation cannot see."""
+    """Cross-field rules that pydantic's per-field validation cannot see, and the derived limits."""
     m, problems = spec.model, []
     task = spec.task
     if task == "classification" and getattr(m, "outputs", 2) < 2:
@@ -221,23 +235,39 @@ def consistency_problems(spec: WorkloadSpec) -> list[str]:
                 f"model.d_model: must be divisible by model.heads ({m.heads}), got {m.d_model}"
             )
         if task != "language_model":
-            problems.append(f"data.task: a transformer trains as a language_model, got {_show(task)}")
+            problems.append(f"data.task: a transformer trains as a language_model, got {brief(task)}")
     elif task == "language_model":
-        problems.append(f"data.task: language_model needs model.kind transformer, got kind {_show(m.kind)}")
+        problems.append(f"data.task: language_model needs model.kind transformer, got kind {brief(m.kind)}")
     if spec.train.batch_size != "full" and spec.train.batch_size > spec.data.samples:
         problems.append(
             f"train.batch_size: larger than data.samples ({spec.data.samples}), got {spec.train.batch_size};"
             f' use at most {spec.data.samples} or "full"'
         )
+    return problems + size_problems(spec)
+
+
+def size_problems(spec: WorkloadSpec) -> list[str]:
+    """Limits on what the fields multiply to: each field can be sane and the product absurd."""
+    from planner.footprint import layers_of  # footprint imports this module
+
+    m, problems = spec.model, []
+    if spec.total_steps > MAX_TOTAL_STEPS:
+        problems.append(
+            f"train.epochs: {spec.train.epochs:,} epochs x {spec.steps_per_epoch:,} steps per epoch = "
+            f"{spec.total_steps:,} steps; at most {MAX_TOTAL_STEPS:,} (fewer epochs or a larger train.batch_size)")
+    shape = {"rnn": ("model.seq_len", [getattr(m, "seq_len", 1), getattr(m, "input_size", 1)])}.get(
+        m.kind, ("model.input_shape", list(getattr(m, "input_shape", []))))
+    if math.prod(shape[1]) > MAX_SAMPLE_VALUES:
+        problems.append(f"{shape[0]}: one sample is {' x '.join(f'{n:,}' for n in shape[1])} = "
+                        f"{math.prod(shape[1]):,} values; at most {MAX_SAMPLE_VALUES:,} (4 GB in fp32)")
+    params = sum(layer.params for layer in layers_of(spec) or [])
+    if params > MAX_PARAMS:
+        problems.append(f"model: {params:,} parameters; at most {MAX_PARAMS:,} (1.6 TB to train with "
+                        "Adam, more than any instance holds): use smaller widths or fewer layers")
     return problems
 
 
 # ----------------------------------------------------------------------------- messages
-
-
-def _show(value: Any) -> str:
-    text = json.dumps(value) if isinstance(value, str) else repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _path(loc: tuple[Any, ...]) -> str:
@@ -248,8 +278,15 @@ def _path(loc: tuple[Any, ...]) -> str:
         elif i == 1 and loc[0] == "model" and part in MODEL_KINDS:
             continue  # pydantic adds the union tag to the path; users never wrote it
         else:
-            out += ("." if out else "") + str(part)
+            text = str(part)
+            out += ("." if out else "") + (text if len(text) <= 40 else text[:37] + "...")
     return out or "(top level)"
+
+
+def _suggest(word: Any, choices: Any) -> str:
+    """did_you_mean for what a person may have typed: short text only (difflib on a long or
+    non-text value is wasted work)."""
+    return did_you_mean(word, choices) if isinstance(word, str) and len(word) <= 40 else ""
 
 
 def _fields_at(loc: tuple[Any, ...], data_kind: Any = None) -> list[str]:
@@ -266,52 +303,69 @@ def _fields_at(loc: tuple[Any, ...], data_kind: Any = None) -> list[str]:
 
 def _describe(exc: ValidationError) -> list[str]:
     lines: list[str] = []
-    for err in exc.errors():
+    for err in islice(exc.errors(include_url=False), MAX_PROBLEMS):
         loc, etype, ctx, value = tuple(err["loc"]), err["type"], err.get("ctx") or {}, err.get("input")
         where = _path(loc)
         if etype == "missing":
             msg = "required field is missing"
         elif etype == "extra_forbidden":
             allowed = _fields_at(loc)
-            msg = f"unknown key{did_you_mean(loc[-1], allowed)}; allowed keys: {', '.join(allowed)}"
+            msg = f"unknown key{_suggest(loc[-1], allowed)}; allowed keys: {', '.join(allowed)}"
         elif etype == "union_tag_invalid":
             where = _path(loc) + ".kind" if not where.endswith("kind") else where
-            msg = f"must be one of {' | '.join(MODEL_KINDS)}, got {_show(ctx.get('tag'))}{did_you_mean(ctx.get('tag'), MODEL_KINDS)}"
+            msg = f"must be one of {' | '.join(MODEL_KINDS)}, got {brief(ctx.get('tag'))}{_suggest(ctx.get('tag'), MODEL_KINDS)}"
         elif etype == "union_tag_not_found":
             where = _path(loc) + ".kind"
             msg = f"required field is missing (one of {' | '.join(MODEL_KINDS)})"
         elif etype == "literal_error":
             allowed = re.findall(r"'([^']*)'", ctx.get("expected", ""))
-            msg = f"must be one of {' | '.join(allowed)}, got {_show(value)}{did_you_mean(value, allowed)}"
+            msg = f"must be one of {' | '.join(allowed)}, got {brief(value)}{_suggest(value, allowed)}"
         elif etype in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
             op = {"greater_than": ">", "greater_than_equal": ">=", "less_than": "<", "less_than_equal": "<="}[etype]
             bound = next(iter(ctx.values()), "?")
-            msg = f"must be {op} {bound}, got {_show(value)}"
+            msg = f"must be {op} {bound}, got {brief(value)}"
         elif etype in ("int_type", "int_parsing", "int_from_float"):
-            msg = f"must be a whole number, got {_show(value)}"
+            msg = f"must be a whole number, got {brief(value)}"
         elif etype in ("float_type", "float_parsing", "finite_number"):
-            msg = f"must be a finite number, got {_show(value)}"
+            msg = f"must be a finite number, got {brief(value)}"
         elif etype in ("string_type",):
-            msg = f"must be text, got {_show(value)}"
+            msg = f"must be text, got {brief(value)}"
         elif etype == "string_pattern_mismatch":
             msg = _pattern_message(where, value)
-        elif etype in ("too_short", "too_long"):
-            msg = f"{err['msg'].lower()}, got {_show(value)}"
+        elif etype in ("too_short", "too_long", "string_too_short", "string_too_long"):
+            msg = _length_message(where, etype, ctx, value)
         elif etype in ("list_type",):
-            msg = f"must be a list, got {_show(value)}"
+            msg = f"must be a list, got {brief(value)}"
         elif etype in ("model_type", "model_attributes_type", "dict_type"):
-            msg = f"must be a mapping of keys, got {_show(value)}"
+            msg = f"must be a mapping of keys, got {brief(value)}"
         elif etype == "value_error":
             msg = str(ctx.get("error", err["msg"]))
         else:
-            msg = f"{err['msg']}, got {_show(value)}"
+            msg = f"{err['msg']}, got {brief(value)}"
         lines.append(f"{where}: {msg}")
-    return list(dict.fromkeys(lines))
+    lines = list(dict.fromkeys(lines))
+    if exc.error_count() > MAX_PROBLEMS:
+        lines.append(f"(top level): {exc.error_count() - MAX_PROBLEMS:,} more problems not shown; fix these first")
+    return lines
+
+
+def _length_message(where: str, etype: str, ctx: dict[str, Any], value: Any) -> str:
+    if isinstance(value, str):
+        if etype == "string_too_short":
+            return "must not be empty"
+        why = " (it names the run directory and the instances' tags)" if where == "name" else ""
+        return f"must be at most {ctx.get('max_length')} characters{why}, got {len(value):,} characters: {brief(value, 30)}"
+    if where == "model.input_shape" and 3 in (ctx.get("min_length"), ctx.get("max_length")):  # cnn
+        return f"must be [channels, height, width] (3 whole numbers), got {brief(value)}"
+    count = len(value) if hasattr(value, "__len__") else "?"
+    if etype == "too_short":
+        return f"must have at least {ctx.get('min_length')} entries, got {brief(value)}"
+    return f"must have at most {ctx.get('max_length'):,} entries, got {count:,}"
 
 
 def _pattern_message(where: str, value: Any) -> str:
     if where.endswith("factory"):
-        return f'must be "module:function" (e.g. "my_model:build"), got {_show(value)}'
+        return f'must be "module:function" (e.g. "my_model:build"), got {brief(value)}'
     if where == "name":
-        return f"must be letters, digits, '.', '_' or '-' (no spaces), starting with a letter or digit, got {_show(value)}"
-    return f"has the wrong format, got {_show(value)}"
+        return f"must be letters, digits, '.', '_' or '-' (no spaces), starting with a letter or digit, got {brief(value)}"
+    return f"has the wrong format, got {brief(value)}"

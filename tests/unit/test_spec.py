@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner.errors import ExitCode, SpecError
@@ -48,7 +48,9 @@ def modified(**changes):
 
 
 def test_negative_width_names_index_and_value():
-    assert problems(modified(model__hidden=[8, -5])) == ["model.hidden[1]: must be > 0, got -5"]
+    assert problems(modified(model__hidden=[8, -5])) == [
+        "model.hidden[1]: must be > 0, got -5 (a whole number between 1 and 1,000,000)"
+    ]
 
 
 def test_typo_key_suggests_the_right_one():
@@ -79,7 +81,7 @@ def test_bad_literal_lists_allowed_values():
 
 def test_batch_size_full_or_positive_integer():
     (line,) = problems(modified(train__batch_size="half"))
-    assert line == 'train.batch_size: must be a positive integer or "full", got "half"'
+    assert line == 'train.batch_size: must be a whole number between 1 and 1,000,000,000 or "full", got "half"'
 
 
 def test_batch_larger_than_dataset():
@@ -108,7 +110,8 @@ def test_language_model_needs_a_transformer():
 
 def test_several_problems_reported_together():
     lines = problems(modified(model__input_size=0, train__epochs=-1))
-    assert "model.input_size: must be > 0, got 0" in lines and "train.epochs: must be > 0, got -1" in lines
+    assert lines == ["model.input_size: must be > 0, got 0 (a whole number between 1 and 1,000,000)",
+                     "train.epochs: must be > 0, got -1 (a whole number between 1 and 10,000,000)"]
 
 
 @pytest.mark.parametrize(
@@ -149,40 +152,10 @@ def test_custom_path_is_relative_to_the_spec_file():
 
 
 # ------------------------------------------------------------------- property-based: never a traceback
-
-_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**12, 10**12) | st.floats(allow_nan=True) | st.text(max_size=8),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
-    max_leaves=12,
-)
-_paths = st.sampled_from([
-    "name", "model", "model.kind", "model.hidden", "model.input_size", "model.outputs", "model.activation",
-    "data", "data.samples", "data.task", "data.location", "train", "train.batch_size", "train.epochs",
-    "train.optimizer", "train.learning_rate", "train.precision", "extra", "model.extra",
-])
+# (random values at every field of every kind: test_spec_fuzz.py)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.tuples(_paths, _values), min_size=1, max_size=4))
-def test_malformed_specs_raise_spec_error_only(edits):
-    data = copy.deepcopy(TINY_MLP)
-    for path, value in edits:
-        node, *rest = path.split(".")
-        if not rest:
-            data[node] = value
-        elif isinstance(data.get(node), dict):
-            data[node][rest[0]] = value
-    try:
-        spec = parse_spec(data)
-    except SpecError as exc:
-        assert exc.problems or exc.message
-        for line in exc.problems:
-            assert ": " in line  # every problem names where it is
-    else:
-        assert spec.batch_size <= spec.data.samples
-
-
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=1500)
 @given(st.text(max_size=200))
 def test_arbitrary_text_never_crashes(text):
     try:

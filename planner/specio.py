@@ -1,0 +1,338 @@
+"""Reading a workload spec safely: the file, its text, and the YAML or JSON in it, all bounded.
+
+Everything here runs before pydantic sees a value, so that no input (a FIFO, /dev/zero, a binary
+file, a YAML alias bomb, 100,000 nested brackets, a 5,000-digit number, duplicate keys) can hang
+the planner, exhaust its memory, or escape as anything but a `SpecError` with a line to act on.
+The limits and why they are what they are: planner/speclimits.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from itertools import islice
+from typing import Any
+
+from planner.errors import SpecError
+from planner.speclimits import MAX_DEPTH, MAX_NUMBER_CHARS, MAX_SPEC_BYTES, MAX_VALUES, brief, cut
+
+_SIZE_TEXT = f"{MAX_SPEC_BYTES // 1024} KiB"
+_FILE_HINT = "give the path of a workload spec (YAML or JSON), e.g. examples/surface-mlp.yaml"
+
+
+# ----------------------------------------------------------------------------- the file
+
+_NOT_A_FILE = [
+    (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+]
+
+
+def _refuse_unless_regular(mode: int, shown: str) -> None:
+    if stat.S_ISREG(mode):
+        return
+    kind = next((name for test, name in _NOT_A_FILE if test(mode)), "a special file")
+    raise SpecError(f"{shown}: is {kind}, not a spec file", hint=_FILE_HINT)
+
+
+def _too_big(shown: str, size: str) -> SpecError:
+    return SpecError(f"{shown}: is {size}; a spec file is at most {_SIZE_TEXT}",
+                     hint="a workload spec is a few lines of YAML or JSON; see examples/surface-mlp.yaml")
+
+
+def read_spec_file(path: str | os.PathLike[str]) -> str:
+    """The text of the spec file at `path`. Looks before it reads: only a regular file of at most
+    MAX_SPEC_BYTES is opened (a FIFO or a device is refused by stat, and the open is non-blocking
+    and re-checked with fstat in case the path changed in between); at most MAX_SPEC_BYTES + 1
+    bytes are read whatever the file claims; the bytes must be UTF-8 text."""
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise SpecError(f"{brief(path)}: not a file path", hint=_FILE_HINT)
+    text = os.fsdecode(path)
+    shown = cut(text if text.isprintable() else json.dumps(text)[1:-1])  # a NUL or an escape, visibly
+    try:
+        info = os.stat(path)
+        _refuse_unless_regular(info.st_mode, shown)
+        if info.st_size > MAX_SPEC_BYTES:
+            raise _too_big(shown, _human_size(info.st_size))
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(path, flags)
+        try:
+            _refuse_unless_regular(os.fstat(fd).st_mode, shown)
+            chunks, left = [], MAX_SPEC_BYTES + 1
+            while left > 0:
+                chunk = os.read(fd, left)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                left -= len(chunk)
+        finally:
+            os.close(fd)
+    except (FileNotFoundError, NotADirectoryError):
+        raise SpecError(f"{shown}: no such file", hint=_FILE_HINT) from None
+    except PermissionError:
+        raise SpecError(f"{shown}: permission denied", hint="check the file's permissions (it must be readable)") from None
+    except OSError as exc:  # a name too long, a symlink loop, an I/O error
+        raise SpecError(f"{shown}: cannot read it ({exc.strerror or type(exc).__name__})", hint=_FILE_HINT) from None
+    except ValueError:  # os.stat: embedded null byte
+        raise SpecError(f"{shown}: not a usable path (it contains a NUL character)", hint=_FILE_HINT) from None
+    data = b"".join(chunks)
+    if len(data) > MAX_SPEC_BYTES:
+        raise _too_big(shown, f"more than {_SIZE_TEXT}")
+    return decode_spec_bytes(data, shown)
+
+
+def decode_spec_bytes(data: bytes, source: str) -> str:
+    """UTF-8 text (a BOM is allowed), or a SpecError saying where the file stops being text."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise SpecError(f"{source}: is UTF-16 text; a spec is UTF-8", hint="save the spec as UTF-8 text")
+    if b"\x00" in data:
+        raise SpecError(f"{source}: is a binary file (it contains NUL bytes), not YAML or JSON text",
+                        hint="give a YAML or JSON spec saved as UTF-8 text")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise SpecError(f"{source}: is not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line})",
+                        hint="save the spec as UTF-8 text") from None
+
+
+def check_text(text: str, source: str) -> None:
+    """The same size and text rules for a spec given as a string (the TUI's editor)."""
+    if len(text) > MAX_SPEC_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_SPEC_BYTES:
+        raise _too_big(source, f"more than {_SIZE_TEXT}")
+    if "\x00" in text:
+        raise SpecError(f"{source}: contains a NUL character; a spec is YAML or JSON text",
+                        hint="give a YAML or JSON spec saved as UTF-8 text")
+
+
+def _human_size(n: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} bytes"
+
+
+# ----------------------------------------------------------------------------- YAML
+
+_yaml_loader: type | None = None
+
+
+def _loader_class() -> type:
+    """A SafeLoader that refuses duplicate keys and bounds depth and alias expansion (built on first
+    use: importing yaml stays out of `planner --help`)."""
+    global _yaml_loader
+    if _yaml_loader is not None:
+        return _yaml_loader
+    import yaml
+    from yaml.composer import ComposerError
+    from yaml.constructor import ConstructorError
+    from yaml.events import AliasEvent, CollectionStartEvent
+    from yaml.nodes import MappingNode, ScalarNode
+
+    str_tag = "tag:yaml.org,2002:str"
+
+    def refuse(problem: str, mark: Any) -> ComposerError:
+        error = ComposerError(None, None, problem, mark)
+        error.refused = True  # valid YAML, but not a spec: no "not valid YAML" prefix
+        return error
+
+    class BoundedSafeLoader(yaml.SafeLoader):
+        def __init__(self, stream: str) -> None:
+            super().__init__(stream)
+            self.depth = 0
+            self.values = 0  # values so far, aliases expanded
+            self.sizes: dict[int, int] = {}  # id(node) -> its expanded size, once complete
+
+        def _count(self, n: int, mark: Any) -> None:
+            self.values += n
+            if self.values > MAX_VALUES:
+                raise refuse(f"more than {MAX_VALUES:,} values in the spec (an alias counts its anchor's values "
+                             "again); a spec has a few dozen", mark)
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            event = self.peek_event()
+            if isinstance(event, AliasEvent):
+                target = self.anchors.get(event.anchor)
+                if target is not None:  # (an undefined alias is PyYAML's own error)
+                    size = self.sizes.get(id(target))
+                    if size is None:
+                        raise refuse(f"alias *{cut(event.anchor, 40)} is inside its own anchor (a cycle)",
+                                     event.start_mark)
+                    self._count(size, event.start_mark)
+                return super().compose_node(parent, index)
+            is_collection = isinstance(event, CollectionStartEvent)
+            if is_collection and self.depth >= MAX_DEPTH:
+                raise refuse(f"nested more than {MAX_DEPTH} levels deep; a spec is 3 levels deep", event.start_mark)
+            before = self.values
+            self._count(1, event.start_mark)
+            self.depth += is_collection
+            try:
+                node = super().compose_node(parent, index)
+            finally:
+                self.depth -= is_collection
+            self.sizes[id(node)] = self.values - before
+            if isinstance(node, MappingNode):
+                _refuse_duplicate_keys(node)
+            return node
+
+        def construct_object(self, node: Any, deep: bool = False) -> Any:
+            try:
+                return super().construct_object(node, deep)
+            except yaml.YAMLError:
+                raise
+            except (ValueError, TypeError, ArithmeticError, LookupError, AttributeError) as exc:
+                # PyYAML's own converters fail this way on e.g. 2001-13-45 or `!!int ""`
+                kind = str(node.tag).rsplit(":", 1)[-1]
+                why = f" ({cut(str(exc), 80)})" if type(exc) is ValueError else ""
+                raise ConstructorError(None, None, f"cannot read {brief(getattr(node, 'value', ''), 40)} as {kind}{why}",
+                                       node.start_mark) from None
+
+    def _refuse_duplicate_keys(node: Any) -> None:
+        # Only text keys are compared: the spec's keys are field names, and other keys are refused
+        # later anyway. Merge keys (<<) are not compared: overriding merged keys is their purpose.
+        first_line: dict[str, int] = {}
+        for key_node, _ in node.value:
+            if isinstance(key_node, ScalarNode) and key_node.tag == str_tag:
+                if key_node.value in first_line:
+                    raise refuse(f"duplicate key {brief(key_node.value, 40)} (first on line "
+                                 f"{first_line[key_node.value]}); each key may appear once", key_node.start_mark)
+                first_line[key_node.value] = key_node.start_mark.line + 1
+
+    def bounded_number(base: Any) -> Any:
+        def construct(loader: Any, node: Any) -> Any:
+            if isinstance(node.value, str) and len(node.value) > MAX_NUMBER_CHARS:
+                raise refuse(f"a number written with {len(node.value):,} characters; no field of a spec needs more "
+                             "than 20", node.start_mark)
+            return base(loader, node)
+        return construct
+
+    for tag in ("int", "float"):
+        full = f"tag:yaml.org,2002:{tag}"
+        BoundedSafeLoader.add_constructor(full, bounded_number(yaml.SafeLoader.yaml_constructors[full]))
+    _yaml_loader = BoundedSafeLoader
+    return BoundedSafeLoader
+
+
+def load_yaml(text: str, source: str) -> Any:
+    import yaml  # lazy: keeps `planner --help` light
+
+    loader = None
+    try:
+        loader = _loader_class()(text)  # the reader checks every character here
+        return loader.get_single_data()
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        problem = getattr(exc, "problem", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
+        if getattr(exc, "refused", False):
+            raise SpecError(f"{source}{where}: {cut(problem)}") from None
+        raise SpecError(f"{source}: not valid YAML{where}: {cut(problem)}") from None
+    except RecursionError:  # not reachable with MAX_DEPTH; kept so no input can escape as a crash
+        raise SpecError(f"{source}: not valid YAML: nested too deeply") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+
+
+# ----------------------------------------------------------------------------- JSON
+
+# Strings (with escapes) and the punctuation that opens, closes or keys an object.
+_JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:]')
+
+
+def _json_structure_problem(text: str) -> tuple[int, str] | None:
+    """Depth and duplicate keys, found by a flat scan of the tokens, so json.loads never recurses
+    past MAX_DEPTH and a duplicate is named with its line (json itself keeps the last silently)."""
+    stack: list[dict[str, int] | None] = []  # per open object its keys and their offsets; None for arrays
+    last_string: tuple[str, int] | None = None
+    for match in _JSON_TOKEN.finditer(text):
+        token, at = match.group(), match.start()
+        if token in "{[":
+            if len(stack) >= MAX_DEPTH:
+                return at, f"nested more than {MAX_DEPTH} levels deep; a spec is 3 levels deep"
+            stack.append({} if token == "{" else None)
+        elif token in "}]":
+            if stack:
+                stack.pop()
+        elif token == ":":
+            keys = stack[-1] if stack else None
+            if keys is not None and last_string is not None:
+                key, key_at = last_string
+                if key in keys:
+                    return key_at, (f"duplicate key {brief(key, 40)} (first on line {_line(text, keys[key])}); "
+                                    "each key may appear once")
+                keys[key] = key_at
+        last_string = None
+        if token.startswith('"'):
+            try:
+                last_string = (json.loads(token), at)
+            except ValueError:
+                pass  # a bad escape: json.loads reports it with its position below
+    return None
+
+
+def _line(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+class _NumberTooLong(ValueError):
+    pass
+
+
+def _json_number(parse: Any) -> Any:
+    def bounded(literal: str) -> Any:
+        if len(literal) > MAX_NUMBER_CHARS:
+            raise _NumberTooLong(f"a number written with {len(literal):,} characters; no field of a spec needs more than 20")
+        return parse(literal)
+    return bounded
+
+
+def load_json(text: str, source: str) -> Any:
+    found = _json_structure_problem(text)
+    if found:
+        raise SpecError(f"{source} (line {_line(text, found[0])}): {found[1]}")
+    try:
+        return json.loads(text, parse_int=_json_number(int), parse_float=_json_number(float))
+    except json.JSONDecodeError as exc:
+        raise SpecError(f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except _NumberTooLong as exc:
+        raise SpecError(f"{source}: {exc}") from None
+    except (ValueError, RecursionError) as exc:  # not reachable (depth is checked above); never a crash
+        raise SpecError(f"{source}: not valid JSON ({cut(str(exc))})") from None
+
+
+# ----------------------------------------------------------------------------- any parsed value
+
+
+def structure_problem(data: Any) -> str | None:
+    """For data that did not come through the loaders above (a journal, a test, an API caller):
+    the same depth and value budget, walked without recursion, and text keys only. Returns one
+    problem line `path: what is wrong`, or None."""
+    stack: list[tuple[Any, int, str]] = [(data, 0, "")]
+    values = 0
+    while stack:
+        value, depth, where = stack.pop()
+        values += 1
+        if values > MAX_VALUES:
+            return f"{where or '(top level)'}: more than {MAX_VALUES:,} values in the spec; a spec has a few dozen"
+        if isinstance(value, dict):
+            items = list(islice(value.items(), MAX_VALUES))
+        elif isinstance(value, (list, tuple)):
+            items = list(enumerate(islice(value, MAX_VALUES)))
+        else:
+            continue
+        if depth >= MAX_DEPTH:
+            return f"{where or '(top level)'}: nested more than {MAX_DEPTH} levels deep; a spec is 3 levels deep"
+        for key, item in reversed(items):
+            if isinstance(value, dict):
+                if not isinstance(key, str):
+                    return f"{where or '(top level)'}: key {brief(key, 40)} is not text; keys are field names such as \"epochs\""
+                path = f"{where}.{cut(key, 40)}" if where else cut(key, 40)
+            else:
+                path = f"{where}[{key}]"
+            stack.append((item, depth + 1, path))
+    return None

@@ -1,0 +1,72 @@
+"""Issue 16, the numbers people type as flags: finite, in a stated range, else a ValueError (argparse:
+exit 2) that says the range. The CLI wires these in; here they are tested on their own."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from planner.units import MAX_DURATION_SECONDS, argparse_type, parse_duration, parse_number, parse_whole
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("1e400h", "must be a duration like 4h"),
+    ("nan", "must be a duration like 4h"),
+    ("inf", "must be a duration like 4h"),
+    ("9" * 39, "must be at most 366 days"),
+    ("400d", "must be at most 366 days, got '400d'"),
+    ("9" * 5000, "must be a duration like 4h"),
+])
+def test_durations_are_finite_and_bounded(text, expected):
+    with pytest.raises(ValueError, match=expected):
+        parse_duration(text)
+
+
+def test_duration_bound_is_inclusive_and_adjustable():
+    assert parse_duration("366d") == MAX_DURATION_SECONDS
+    with pytest.raises(ValueError, match="must be at most 2 hours"):
+        parse_duration("3h", max_seconds=7200)
+
+
+@pytest.mark.parametrize("text", ["nan", "inf", "-inf", "1e999", "1e9", "0", "-1", "", "ten", "1" * 100])
+def test_seconds_like_flags(text):
+    with pytest.raises(ValueError, match=r"must be a number above 0 and at most 3,600 \(seconds\), got "):
+        parse_number(text, 0, 3600, low_open=True, unit="seconds")
+
+
+def test_prices_allow_zero_but_not_nan():
+    assert parse_number("0", 0, 10_000) == 0.0 and parse_number(" 2.5 ", 0, 10_000) == 2.5
+    for text in ("nan", "inf", "-0.01", "10001"):
+        with pytest.raises(ValueError, match=r"must be a number between 0 and 10,000 \(USD per hour\)"):
+            parse_number(text, 0, 10_000, unit="USD per hour")
+
+
+def test_whole_flags():
+    assert parse_whole("8", 1, 1024) == 8
+    for text in ("0", "1025", "1.5", "1e3", "x", "9" * 5000):
+        with pytest.raises(ValueError, match="must be a whole number between 1 and 1,024"):
+            parse_whole(text, 1, 1024)
+
+
+def test_argparse_type_exits_2_with_the_message(capsys):
+    parser = argparse.ArgumentParser(prog="planner")
+    parser.add_argument("--time-value", type=argparse_type(lambda t: parse_number(t, 0, 10_000), "usd_per_hour"))
+    with pytest.raises(SystemExit) as info:
+        parser.parse_args(["--time-value", "nan"])
+    assert info.value.code == 2
+    assert "argument --time-value: must be a number between 0 and 10,000, got 'nan'" in capsys.readouterr().err
+
+
+@settings(max_examples=200, deadline=500)
+@given(st.text(max_size=60))
+def test_any_text_is_a_bounded_number_or_a_value_error(text):
+    for parse in (parse_duration, lambda t: parse_number(t, 0, 3600, low_open=True), lambda t: parse_whole(t, 1, 64)):
+        try:
+            value = parse(text)
+        except ValueError as exc:
+            assert "must be" in str(exc) and len(str(exc)) < 200
+        else:
+            assert 0 <= value <= MAX_DURATION_SECONDS
