@@ -206,6 +206,8 @@ def interval_factors(generation: str, precision: str,
         return EMULATED_INTERVAL, ""
     if (generation, precision) in table:
         return table[(generation, precision)], ""
+    if precision == "bf16" and (generation, "fp16") in table:  # same tensor-core rate as fp16
+        return table[(generation, "fp16")], ""
     low, high = POOLED_INTERVAL
     return (low / UNMEASURED_WIDENING, high * UNMEASURED_WIDENING), (
         f"no published {precision} measurement on {generation.title()}: interval widened")
