@@ -4,7 +4,7 @@ Fitted (benchmarks/published.py --fit) to the 30 published single-GPU training s
 shared/data/gpu-published (ResNet-50 v1.5, BERT-large SQuAD, ResNet-9; V100, A10 standing for the
 A10G, A100, H100; FP32, TF32, AMP/FP16), by minimising the squared log error of predicted vs
 published step time with every workload described by introspection (runner/bench/introspect.py)
-of the example modules in examples/custom/. The fit has 9 free numbers for 30 points; its honest
+of the example modules in examples/custom/. The fit has 8 free numbers for 30 points, each held under a physical ceiling; its honest
 error is the leave-one-out (and leave-one-GPU-out) error printed by `make bench-published`.
 
 Fixed, not fitted (sources):
