@@ -12,8 +12,8 @@ elementwise, norm, pool, embedding and loss layers are bandwidth-bound.
 
 Conventions
 - FLOPs count a multiply-add as 2. Training FLOPs = forward + backward; the built-in kinds take
-  backward = 2 x forward for layers with weights or attention (gradients for inputs and for
-  weights), 1 x for the rest; introspected rows carry the backward torch really dispatches.
+  backward = 2 x forward (gradients for inputs and for weights, the usual approximation);
+  introspected rows carry the backward torch really dispatches.
 - Memory while training = weights + gradients + optimizer state (all fp32: autocast keeps fp32
   master weights) + activations saved for backward (2 bytes per element under bf16/fp16 autocast,
   4 under fp32) x batch + the dataset when it lives on the device (else one batch).
@@ -45,7 +45,7 @@ class Layer:
     activation_elems: float  # elements saved for backward, per sample
     kernels: int = 1  # forward kernel launches
     op: str = ""  # one of OP_CLASSES; "" = unknown (compute-bound if it has FLOPs, else elementwise)
-    backward_flops: float | None = None  # per sample; None = 2 x forward (weights/attention) or 1 x
+    backward_flops: float | None = None  # per sample; None = 2 x forward
     backward_kernels: int | None = None  # None = 2 x forward kernels (weights/attention) or 1 x
     moved_elems: float | None = None  # elements read + written per sample, forward and backward
     fixed_elems: float | None = None  # elements read + written per step whatever the batch (weights)
@@ -66,7 +66,7 @@ class Layer:
     def backward_flops_per_sample(self) -> float:
         if self.backward_flops is not None:
             return self.backward_flops
-        return (2.0 if self.op_class in COMPUTE_OPS else 1.0) * self.forward_flops
+        return 2.0 * self.forward_flops  # the usual approximation (gradients for inputs and weights)
 
     @property
     def backward_kernel_count(self) -> int:
