@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 SPEC   ?= examples/surface-mlp.yaml
 
-.PHONY: run test bench-accuracy bench-predict bench-drift clean
+.PHONY: run test bench-accuracy bench-predict bench-drift bench-published clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,9 @@ bench-accuracy: $(VENV)/.installed
 
 bench-predict: $(VENV)/.installed
 	$(BIN)/python benchmarks/predict_accuracy.py
+
+bench-published: $(VENV)/.installed
+	$(BIN)/python benchmarks/published.py
 
 bench-drift: $(VENV)/.installed
 	$(BIN)/python benchmarks/drift.py

@@ -3,11 +3,17 @@
 Everything here is computed from the spec alone (no torch, no clock, no files), layer by layer,
 mirroring exactly the networks `runner/bench/workloads.py` builds — a test holds the two together
 (parameter counts equal torch's, FLOPs agree with torch's FLOP counter). `custom` models cannot be
-described without importing them; `runner.bench.introspect` measures those with torch.
+described without importing them; `runner.bench.introspect` traces those with torch (forward, loss
+and a real backward on the meta device) into the same `Layer` rows (`layer_from_row`).
+
+Each layer carries its op class (`OP_CLASSES`), which the device model (planner/predict) times
+with its own efficiency: gemm, conv, attention and recurrent layers are compute-bound at size,
+elementwise, norm, pool, embedding and loss layers are bandwidth-bound.
 
 Conventions
-- FLOPs count a multiply-add as 2. Training FLOPs = 3 x forward (backward ~ 2 x forward: gradients
-  for inputs and for weights), the usual approximation.
+- FLOPs count a multiply-add as 2. Training FLOPs = forward + backward; the built-in kinds take
+  backward = 2 x forward (gradients for inputs and for weights, the usual approximation);
+  introspected rows carry the backward torch really dispatches.
 - Memory while training = weights + gradients + optimizer state (all fp32: autocast keeps fp32
   master weights) + activations saved for backward (2 bytes per element under bf16/fp16 autocast,
   4 under fp32) x batch + the dataset when it lives on the device (else one batch).
@@ -21,7 +27,9 @@ from dataclasses import dataclass
 from planner.spec import CNNModel, MLPModel, RNNModel, TransformerModel, WorkloadSpec
 
 FP32 = 4
-ACT_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
+OP_CLASSES = ("gemm", "conv", "attention", "recurrent", "elementwise", "norm", "loss", "embedding", "pool")
+COMPUTE_OPS = ("gemm", "conv", "attention", "recurrent")
+ACT_BYTES = {"fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2}  # tf32: fp32 storage, TF32 math
 # Optimizer state per parameter, in fp32 copies: Adam/AdamW keep two moments; our SGD uses
 # momentum 0.9 (what people mean by SGD in practice), one buffer.
 OPTIMIZER_STATES = {"adam": 2, "adamw": 2, "sgd": 1}
@@ -35,7 +43,54 @@ class Layer:
     params: int
     forward_flops: float  # per sample
     activation_elems: float  # elements saved for backward, per sample
-    kernels: int = 1  # forward kernel launches (backward is counted as 2x in predict)
+    kernels: int = 1  # forward kernel launches
+    op: str = ""  # one of OP_CLASSES; "" = unknown (compute-bound if it has FLOPs, else elementwise)
+    backward_flops: float | None = None  # per sample; None = 2 x forward
+    backward_kernels: int | None = None  # None = 2 x forward kernels (weights/attention) or 1 x
+    moved_elems: float | None = None  # elements read + written per sample, forward and backward
+    fixed_elems: float | None = None  # elements read + written per step whatever the batch (weights)
+    param_tensors: int | None = None  # parameter tensors the optimizer updates; None = 1 if params
+
+    @property
+    def op_class(self) -> str:
+        if self.op:
+            return self.op
+        return "gemm" if self.params and self.forward_flops > 2 * self.activation_elems else "elementwise"
+
+    @property
+    def train_flops(self) -> float:
+        """Forward + backward FLOPs per sample."""
+        return self.forward_flops + self.backward_flops_per_sample
+
+    @property
+    def backward_flops_per_sample(self) -> float:
+        if self.backward_flops is not None:
+            return self.backward_flops
+        return 2.0 * self.forward_flops  # the usual approximation (gradients for inputs and weights)
+
+    @property
+    def backward_kernel_count(self) -> int:
+        if self.backward_kernels is not None:
+            return self.backward_kernels
+        return (2 if self.op_class in COMPUTE_OPS or self.params else 1) * self.kernels
+
+    @property
+    def tensors(self) -> int:
+        if self.param_tensors is not None:
+            return self.param_tensors
+        return 1 if self.params else 0
+
+
+def layer_from_row(row: dict) -> Layer:
+    """A Layer from one `runner.bench.introspect.describe` row (JSON); unknown keys are ignored,
+    missing new keys keep their defaults (rows from older benches)."""
+    def opt(key: str, cast):  # noqa: ANN001
+        return cast(row[key]) if row.get(key) is not None else None
+
+    return Layer(str(row["name"]), int(row["params"]), float(row["forward_flops"]), float(row["activation_elems"]),
+                 int(row.get("kernels", 1)), str(row.get("op") or ""), opt("backward_flops", float),
+                 opt("backward_kernels", int), opt("moved_elems", float), opt("fixed_elems", float),
+                 opt("param_tensors", int))
 
 
 @dataclass(frozen=True)
@@ -74,12 +129,38 @@ class Footprint:
         }
 
 
+def merge_identical(layers: list[Layer]) -> list[Layer]:
+    """Rows that describe the same work (e.g. the 24 identical blocks of BERT-large) merged into one
+    whose counts are summed: per-kernel FLOPs and bytes are unchanged, so the device model times
+    the merged list exactly as the original, faster."""
+    merged: dict[tuple, Layer] = {}
+    counts: dict[tuple, int] = {}
+    for layer in layers:
+        key = (layer.op_class, layer.kernels, layer.backward_kernels, layer.forward_flops, layer.backward_flops,
+               layer.activation_elems, layer.moved_elems, layer.fixed_elems, layer.params, layer.param_tensors)
+        if key not in merged:
+            merged[key], counts[key] = layer, 0
+        counts[key] += 1
+
+    def times(value, n):  # noqa: ANN001, ANN202
+        return None if value is None else value * n
+
+    out = []
+    for key, layer in merged.items():
+        n = counts[key]
+        out.append(layer if n == 1 else Layer(
+            f"{layer.name} (x{n})", layer.params * n, layer.forward_flops * n, layer.activation_elems * n,
+            layer.kernels * n, layer.op_class, times(layer.backward_flops, n), times(layer.backward_kernels, n),
+            times(layer.moved_elems, n), times(layer.fixed_elems, n), layer.tensors * n))
+    return out
+
+
 def _linear(name: str, n_in: int, n_out: int, tokens: int = 1) -> Layer:
-    return Layer(name, n_in * n_out + n_out, 2.0 * n_in * n_out * tokens, float(n_out * tokens))
+    return Layer(name, n_in * n_out + n_out, 2.0 * n_in * n_out * tokens, float(n_out * tokens), op="gemm", param_tensors=2)
 
 
 def _act(name: str, elems: float) -> Layer:
-    return Layer(name, 0, elems, elems)
+    return Layer(name, 0, elems, elems, op="elementwise")
 
 
 def _mlp(m: MLPModel) -> list[Layer]:
@@ -96,13 +177,13 @@ def _cnn(m: CNNModel) -> list[Layer]:
     layers = []
     for i, ch in enumerate(m.channels):
         out = ch * h * w
-        layers.append(Layer(f"conv{i}", c * ch * 9 + ch, 2.0 * c * 9 * out, float(out)))
+        layers.append(Layer(f"conv{i}", c * ch * 9 + ch, 2.0 * c * 9 * out, float(out), op="conv", param_tensors=2))
         layers.append(_act(f"{m.activation}{i}", out))
         if h >= 2 and w >= 2:
             h, w = h // 2, w // 2
-            layers.append(Layer(f"pool{i}", 0, float(out), float(ch * h * w)))
+            layers.append(Layer(f"pool{i}", 0, float(out), float(ch * h * w), op="pool"))
         c = ch
-    layers.append(Layer("avgpool", 0, float(c * h * w), float(c)))
+    layers.append(Layer("avgpool", 0, float(c * h * w), float(c), op="pool"))
     layers.append(_linear("head", c, m.outputs))
     return layers
 
@@ -115,7 +196,7 @@ def _rnn(m: RNNModel) -> list[Layer]:
         flops = 2.0 * gates * m.hidden_size * (width + m.hidden_size) * m.seq_len
         # gates and cell/hidden states are kept for every time step
         acts = float((gates + 2) * m.hidden_size * m.seq_len)
-        layers.append(Layer(f"{m.cell}{i}", params, flops, acts, kernels=2 * m.seq_len))
+        layers.append(Layer(f"{m.cell}{i}", params, flops, acts, kernels=2 * m.seq_len, op="recurrent", param_tensors=4))
         width = m.hidden_size
     layers.append(_linear("head", m.hidden_size, m.outputs))
     return layers
@@ -123,23 +204,23 @@ def _rnn(m: RNNModel) -> list[Layer]:
 
 def _transformer(m: TransformerModel) -> list[Layer]:
     d, s, v, ff = m.d_model, m.seq_len, m.vocab_size, m.ff
-    layers = [Layer("embedding", v * d + s * d, 0.0, float(s * d), kernels=3)]
+    layers = [Layer("embedding", v * d + s * d, 0.0, float(s * d), kernels=3, op="embedding", param_tensors=2)]
     for i in range(m.layers):
         attention_flops = 2.0 * 2 * s * d * s  # QK^T and AV, per sequence (full matrix, masked)
         layers += [
-            Layer(f"norm{i}a", 2 * d, 5.0 * s * d, float(s * d)),
+            Layer(f"norm{i}a", 2 * d, 5.0 * s * d, float(s * d), op="norm", param_tensors=2),
             _linear(f"qkv{i}", d, 3 * d, s),
-            Layer(f"attention{i}", 0, attention_flops, float(2 * m.heads * s * s + s * d), kernels=4),
+            Layer(f"attention{i}", 0, attention_flops, float(2 * m.heads * s * s + s * d), kernels=4, op="attention"),
             _linear(f"out{i}", d, d, s),
-            Layer(f"norm{i}b", 2 * d, 5.0 * s * d, float(s * d)),
+            Layer(f"norm{i}b", 2 * d, 5.0 * s * d, float(s * d), op="norm", param_tensors=2),
             _linear(f"ff{i}a", d, ff, s),
             _act(f"gelu{i}", float(s * ff)),
             _linear(f"ff{i}b", ff, d, s),
         ]
-    layers.append(Layer("norm_final", 2 * d, 5.0 * s * d, float(s * d)))
+    layers.append(Layer("norm_final", 2 * d, 5.0 * s * d, float(s * d), op="norm", param_tensors=2))
     layers.append(_linear("head", d, v, s))
     # softmax + cross-entropy keep a probability per vocabulary entry and position
-    layers.append(Layer("loss", 0, 3.0 * s * v, float(s * v)))
+    layers.append(Layer("loss", 0, 3.0 * s * v, float(s * v), op="loss"))
     return layers
 
 
@@ -184,13 +265,13 @@ def footprint(
         raise ValueError("custom models need their measured layers (runner.bench.introspect)")
     batch = batch_size or spec.batch_size
     params = sum(layer.params for layer in layers)
-    fwd = sum(layer.forward_flops for layer in layers)
+    train_flops = sum(layer.train_flops for layer in layers)
     act_elems = sum(layer.activation_elems for layer in layers)
     data_samples = max(spec.data.samples, batch) if spec.data.location == "device" else batch
     return Footprint(
         layers=tuple(layers),
         params=params,
-        train_flops_per_sample=3.0 * fwd,
+        train_flops_per_sample=train_flops,
         weights_bytes=params * FP32,
         gradients_bytes=params * FP32,
         optimizer_bytes=params * FP32 * OPTIMIZER_STATES[spec.train.optimizer],

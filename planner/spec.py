@@ -129,7 +129,12 @@ class TrainSpec(_Strict):
     epochs: Epochs
     optimizer: Literal["sgd", "adam", "adamw"] = "adam"
     learning_rate: LearningRate = 1e-3
-    precision: Literal["fp32", "bf16", "fp16"] = "fp32"
+    # What the bench runs (runner/bench/workloads.py sets the flags on every run, the device model
+    # assumes the same): fp32 = PyTorch's defaults (cuDNN convolutions in TF32 on Ampere and later,
+    # matmuls in fp32); tf32 = TF32 tensor cores for matmuls and convolutions (fp32 storage);
+    # bf16 / fp16 = autocast mixed precision (fp32 master weights; fp16 adds a gradient scaler).
+    # On CPU, tf32 runs as fp32 (there are no TF32 units).
+    precision: Literal["fp32", "tf32", "bf16", "fp16"] = "fp32"
 
     @field_validator("batch_size", mode="before")
     @classmethod

@@ -64,6 +64,65 @@ def load_gpu_specs() -> pd.DataFrame:
     return pd.read_csv(DATA_DIR / "gpu_specs.csv")
 
 
+def gpu_specs_by_name() -> dict:
+    """gpu_name -> planner.predict.GpuSpec for every row of gpu_specs.csv (generation, TF32 included)."""
+    from planner.predict import gpu_spec_from_row
+
+    return {str(r["gpu_name"]): gpu_spec_from_row(r) for r in load_gpu_specs().to_dict("records")}
+
+
+def load_cpu_specs() -> pd.DataFrame:
+    """Per instance family (c6i, c7i, m7i, c7a, c7g, c8g): processor, clock, vector width, FMA units,
+    bf16/AMX support, memory, with sources (pricing/data/cpu_specs.csv)."""
+    return pd.read_csv(DATA_DIR / "cpu_specs.csv", dtype={"family": str})
+
+
+def cpu_facts_by_family() -> dict:
+    """family -> planner.predict.CpuFacts for every row of cpu_specs.csv with a known clock."""
+    from planner.predict import CpuFacts
+
+    out = {}
+    for r in load_cpu_specs().to_dict("records"):
+        if r.get("clock_ghz") != r.get("clock_ghz"):  # NaN: not sourced
+            continue
+        mem = r.get("memory_gbps_per_core")
+        out[str(r["family"])] = CpuFacts(
+            str(r["processor"]), float(r["clock_ghz"]), int(r["vector_bits"]), int(r["fma_units"]),
+            bool(int(r["bf16"])), bool(int(r["amx"])), memory_gbps_per_core=None if mem != mem else float(mem))
+    return out
+
+
+def local_cpu_facts(cpuinfo: str | None = None) -> object:
+    """This machine's CpuFacts, read from /proc/cpuinfo (or the given text): model name, clock,
+    SIMD width and bf16/AMX flags. FMA units are not visible there: 2 is assumed (every current
+    server core). None when /proc/cpuinfo cannot be read (macOS, Windows)."""
+    import re
+
+    from planner.predict import CpuFacts
+
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text()
+        except OSError:
+            return None
+    name = re.search(r"^model name\s*:\s*(.+)$", cpuinfo, re.M)
+    mhz = re.search(r"^cpu MHz\s*:\s*([\d.]+)$", cpuinfo, re.M)
+    at = re.search(r"@\s*([\d.]+)\s*GHz", name.group(1)) if name else None
+    flags_line = re.search(r"^(?:flags|Features)\s*:\s*(.+)$", cpuinfo, re.M)
+    flags = set(flags_line.group(1).split()) if flags_line else set()
+    clock = float(at.group(1)) if at else (float(mhz.group(1)) / 1000 if mhz else None)
+    if clock is None:
+        return None
+    if "avx512f" in flags:
+        bits = 512
+    elif "avx2" in flags or "sve" in flags:
+        bits = 256
+    else:
+        bits = 128
+    bf16 = bool(flags & {"avx512_bf16", "bf16", "svebf16"})
+    return CpuFacts(name.group(1).strip() if name else "this machine", clock, bits, 2, bf16, "amx_bf16" in flags)
+
+
 def cache_dir() -> Path:
     override = os.environ.get("PLANNER_CACHE_DIR")
     if override:

@@ -23,7 +23,18 @@ from typing import Any, Callable
 import torch
 from torch import nn
 
-DTYPES = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}
+DTYPES = {"fp32": None, "tf32": None, "bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+def set_matmul_precision(precision: str) -> None:
+    """Set exactly what the device model (planner/predict) assumes, on every run, whatever the
+    process inherited: fp32 = PyTorch's defaults (cuDNN convolutions may use TF32 on Ampere and
+    later, matmuls stay fp32); tf32 = TF32 for matmuls and convolutions. bf16/fp16 are autocast
+    (their matmuls and convolutions run in 16 bits; fp32 leftovers follow the fp32 defaults). On a
+    CPU the flags change nothing: tf32 runs as fp32."""
+    tf32 = precision == "tf32"
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.backends.cudnn.allow_tf32 = True
 
 
 class WorkloadError(Exception):
@@ -203,6 +214,7 @@ def build(job: dict[str, Any], device: torch.device, batch_size: int | None = No
     else:
         loss_fn = nn.functional.cross_entropy
 
+    set_matmul_precision(precision)
     amp_dtype = DTYPES[precision]
     if amp_dtype is not None and device.type == "cpu" and not _cpu_autocast_ok(amp_dtype):
         raise WorkloadError(f"train.precision: {precision} autocast is not supported on CPU by torch {torch.__version__}; use bf16 or fp32")

@@ -18,3 +18,18 @@ def test_drift_benchmark_prints_both_spreads():
     assert len(lines[1].split()) >= 3  # about five window means
     assert lines[3].startswith("2 fresh processes") and len(lines[4].split()) == 2
     assert "max/min" in lines[2] and "max/min" in lines[5]
+
+
+def test_published_benchmark_runs_and_meets_the_calibration_target():
+    from benchmarks.published import default_points
+
+    points = default_points()
+    if not points.exists():
+        import pytest
+
+        pytest.skip(f"no published points at {points} (shared/ beside the checkout)")
+    proc = subprocess.run([sys.executable, "benchmarks/published.py", "--no-cv", "--points", str(points)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
+    assert "calibration set: median factor" in proc.stdout
+    assert proc.stdout.count("| bertL-") == 14 and proc.stdout.count("| rn50-") == 14

@@ -28,7 +28,8 @@ def test_a_correction_scales_the_prediction_and_narrows_its_interval():
     fixed = predict_gpu(layers, t4, 64, "fp32", "adam", calibration=1.3)
     assert fixed.step_seconds == pytest.approx(1.3 * raw.step_seconds)
     assert (fixed.high - fixed.low) / fixed.step_seconds == pytest.approx(0.4)
-    assert (raw.high - raw.low) / raw.step_seconds == pytest.approx(1.0)
+    # uncalibrated: the model's cross-validated error band (no longer a fixed +-50%)
+    assert (raw.high - raw.low) / raw.step_seconds > 0.4
 
 
 def test_gpu_model_names():

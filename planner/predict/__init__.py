@@ -1,0 +1,26 @@
+"""Pure: predict a training step on hardware that was not measured (values in, values out: no
+torch, no files, no clock).
+
+- `gpu`: the GPU device model — per op class and GPU generation, a fraction of the precision's
+  peak (TF32 where PyTorch uses it), a per-kernel ramp, bandwidth-bound elementwise work and
+  optimizer, CPU-side dispatch per kernel, host-to-device copies; interval from the model's own
+  cross-validated error on published measurements.
+- `constants`: the fitted constants, their sources, and the interval table.
+- `cpu`: CPU instances from their processor's facts relative to this machine's measurement.
+"""
+
+from planner.predict.cpu import CpuFacts, cpu_speed_ratio, parallel_fraction, physical_cores, predict_cpu
+from planner.predict.gpu import (
+    GpuSpec,
+    Prediction,
+    gpu_spec_from_row,
+    kernels_per_step,
+    math_mode,
+    predict_gpu,
+    step_breakdown,
+)
+
+__all__ = [
+    "CpuFacts", "GpuSpec", "Prediction", "cpu_speed_ratio", "gpu_spec_from_row", "kernels_per_step", "math_mode",
+    "parallel_fraction", "physical_cores", "predict_cpu", "predict_gpu", "step_breakdown",
+]

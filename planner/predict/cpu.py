@@ -1,0 +1,94 @@
+"""Pure: a CPU instance's training step, from this machine's measured step and both processors' facts.
+
+    step = serial + parallel / cores
+    serial   = local step x (1 - p) x local scalar speed / target scalar speed
+    parallel = local step x p x local threads x local vector speed / target vector speed
+
+p (the parallel fraction) grows with the work per step: tiny steps are Python and dispatch, which
+neither more cores nor wider vectors speed up (Amdahl). Scalar speed per core = clock x a
+per-microarchitecture IPC factor (1 unless sourced); vector speed per core = clock x FLOPs per cycle
+for the precision: FMA units x vector lanes x 2, and for bf16 the AMX tiles (Sapphire Rapids) or
+bf16 dot-product instructions (AVX512_BF16, SVE BF16) when the processor has them — a processor
+without them runs bf16 autocast through fp32 conversions, no faster than fp32. The vector ratio is
+taken to the power VECTOR_EXPONENT: end-to-end training does not scale with peak FLOPs alone
+(memory traffic, non-matmul work). This machine's facts come from /proc/cpuinfo at the edge
+(pricing.catalog.local_cpu_facts); instance families' from pricing/data/cpu_specs.csv.
+
+The facts narrow per-core speed, but the constants below are not fitted to measurements of other
+processors (none were available): the interval stays +-40% until `planner calibrate` learns a
+correction per family from measured runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+CPU_UNCERTAINTY = 0.4
+CALIBRATED_UNCERTAINTY = 0.2
+PARALLEL_HALF_FLOPS = 5e7  # work per step at which half of it parallelizes (Amdahl heuristic)
+VECTOR_EXPONENT = 0.5  # assumption: doubling peak vector FLOPs buys ~1.4x in end-to-end training
+AMX_BF16_FLOPS_PER_CYCLE = 1024  # per core, Sapphire Rapids AMX (bf16 TMUL: 512 FMA per cycle)
+
+
+@dataclass(frozen=True)
+class CpuFacts:
+    """Per-core facts of one processor (a catalog family or this machine)."""
+
+    name: str
+    clock_ghz: float
+    vector_bits: int  # widest usable SIMD width (512 AVX-512, 256 AVX2/SVE-256, 128 NEON/SVE-128)
+    fma_units: int = 2  # SIMD FMA pipes per core
+    bf16: bool = False  # bf16 dot-product instructions (AVX512_BF16, SVE/NEON BF16)
+    amx: bool = False  # Intel AMX tiles (bf16 matmuls)
+    ipc: float = 1.0  # scalar speed per GHz relative to a current x86 core (1 unless sourced)
+    memory_gbps_per_core: float | None = None
+
+    def flops_per_cycle(self, precision: str) -> float:
+        fp32 = 2.0 * self.fma_units * self.vector_bits / 32
+        if precision == "bf16":
+            if self.amx:
+                return float(AMX_BF16_FLOPS_PER_CYCLE)
+            if self.bf16:
+                return 2.0 * fp32  # two bf16 products per fp32 lane
+        return fp32  # fp32, tf32 (no TF32 units on CPUs), fp16 autocast and emulated bf16
+
+
+def cpu_speed_ratio(local: CpuFacts, target: CpuFacts, precision: str) -> tuple[float, float]:
+    """(scalar, vector) speed of one target core over one local core."""
+    scalar = (target.clock_ghz * target.ipc) / (local.clock_ghz * local.ipc)
+    vector = (target.clock_ghz * target.flops_per_cycle(precision)) / (local.clock_ghz * local.flops_per_cycle(precision))
+    return scalar, vector ** VECTOR_EXPONENT * (target.ipc / local.ipc)
+
+
+def parallel_fraction(train_flops_per_step: float) -> float:
+    return train_flops_per_step / (train_flops_per_step + PARALLEL_HALF_FLOPS)
+
+
+def physical_cores(vcpus: int, arch: str, family: str) -> int:
+    """Graviton (arm64) and AMD c7a have one core per vCPU; other x86 instances two vCPUs per core."""
+    if arch == "arm64" or family.startswith("c7a"):
+        return vcpus
+    return max(1, vcpus // 2)
+
+
+def predict_cpu(local_step_seconds: float, local_threads: int, cores: int, train_flops_per_step: float,
+                calibration: float | None = None, *, local: CpuFacts | None = None, target: CpuFacts | None = None,
+                precision: str = "fp32"):
+    """Scale this machine's measured step to `cores` cores of `target` (torch uses one thread per
+    physical core). Without both processors' facts, per-core speed is taken equal to this machine's."""
+    from planner.predict.gpu import Prediction
+
+    p = parallel_fraction(train_flops_per_step)
+    scalar = vector = 1.0
+    note = ""
+    if local is not None and target is not None:
+        scalar, vector = cpu_speed_ratio(local, target, precision)
+        if precision == "bf16" and not (target.amx or target.bf16):
+            note = f"{target.name} has no bf16 instructions: bf16 runs through fp32 conversions; use fp32"
+    serial = local_step_seconds * (1 - p) / scalar
+    parallel = local_step_seconds * p * local_threads / vector
+    step = serial + parallel / max(1, cores)
+    rel = CPU_UNCERTAINTY
+    if calibration:
+        step, rel = step * calibration, CALIBRATED_UNCERTAINTY
+    return Prediction(step, step * (1 - rel), step * (1 + rel), note=note)

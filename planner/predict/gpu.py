@@ -1,0 +1,240 @@
+"""Pure: the GPU device model — one training step of a described workload on a GPU not measured.
+
+Per layer (planner/footprint.py `Layer`: op class, forward and backward FLOPs and kernels, elements
+moved), at the step's batch:
+
+    math     = what PyTorch runs for the op class and precision on the GPU's generation (`math_mode`):
+               fp32: convolutions (and cuDNN RNNs) on TF32 tensor cores from Ampere on, matmuls on
+               FP32 CUDA cores; tf32: both on TF32 tensor cores; fp16/bf16: tensor cores; bf16 on
+               Volta/Turing: emulated in fp32 (no bf16 tensor cores)
+    kernel   = max(FLOPs / (peak[math] x efficiency[op, math, generation]),
+                   bytes / (bandwidth x bandwidth efficiency)) + kernel ramp
+    layer    = kernels (forward + backward) x kernel, FLOPs and bytes split evenly over them
+    GPU      = sum(layers) + optimizer update (bandwidth-bound: fp32 words per parameter)
+               + autocast weight casts (bf16/fp16) + gradient-scaler passes (fp16)
+    CPU      = kernels per step x dispatch cost (eager PyTorch), overlapping with GPU work
+    step     = max(GPU, CPU) + host-to-device copies over PCIe (data located on the host)
+
+Elementwise, normalisation, pooling, embedding and loss layers carry no matmul FLOPs: they are
+bandwidth-bound, as is the optimizer. Small networks are launch-bound: a 2-20-5-1 MLP dispatches
+~50 kernels a step whatever its batch, so its step cannot fall below ~50 x 10 us — why CPUs win on
+them. The efficiencies and ramp are fitted to published measurements (planner/predict/constants.py);
+the interval is the model's cross-validated error there, per generation and precision.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from planner.footprint import ACT_BYTES, FP32, OPTIMIZER_STATES, Layer
+from planner.predict.constants import (
+    CALIBRATED_UNCERTAINTY,
+    DEFAULT,
+    EMULATED_INTERVAL,
+    INTERVALS,
+    POOLED_INTERVAL,
+    TENSOR_CORE_BF16_TF32,
+    UNMEASURED_WIDENING,
+    DeviceConstants,
+)
+
+COMPUTE = ("gemm", "conv", "attention", "recurrent")
+# fp32 words read + written per parameter by one update of torch.optim's default (foreach)
+# implementation: Adam makes several passes over parameters, gradients and both moments.
+OPTIMIZER_WORDS = {"adam": 16, "adamw": 17, "sgd": 7}
+OPTIMIZER_OPS = {"adam": 10, "adamw": 11, "sgd": 3}  # foreach launches per chunk of tensors
+FOREACH_CHUNK = 32  # tensors per foreach launch (order of magnitude of torch's chunking)
+
+
+@dataclass(frozen=True)
+class GpuSpec:
+    name: str
+    memory_gib: float
+    bandwidth_gbps: float
+    fp32_tflops: float | None
+    tensor_tflops: dict[str, float | None]  # dense, by precision: tf32, bf16, fp16
+    generation: str = ""  # volta | turing | ampere | ada | hopper ("": inferred from the figures)
+    sm_count: int | None = None
+
+    @property
+    def arch(self) -> str:
+        if self.generation:
+            return self.generation
+        # Rows without a generation (older tables): bf16 tensor cores mean Ampere or later.
+        return "ampere" if _num(self.tensor_tflops.get("bf16")) else "volta"
+
+    def peak_flops(self, math_or_precision: str) -> float | None:
+        """Peak FLOP/s of a math mode (`math_mode`) or, for compatibility, a precision."""
+        key = math_or_precision
+        if key in ("fp32", "bf16-emulated"):
+            tflops = _num(self.fp32_tflops)
+        else:
+            tflops = _num(self.tensor_tflops.get(key))
+        return None if tflops is None else tflops * 1e12
+
+
+def _num(value: float | int | str | None) -> float | None:
+    if value is None or value == "":
+        return None
+    v = float(value)
+    return None if math.isnan(v) else v
+
+
+def gpu_spec_from_row(row: dict) -> GpuSpec:
+    """A GpuSpec from one row of pricing/data/gpu_specs.csv (as a dict; NaN/empty = unknown)."""
+    sm = _num(row.get("sm_count"))
+    return GpuSpec(str(row["gpu_name"]), float(row["memory_gib"]), float(row["memory_bandwidth_gbps"]),
+                   _num(row.get("fp32_tflops")),
+                   {"tf32": _num(row.get("tf32_tensor_tflops_dense")), "bf16": _num(row.get("bf16_tensor_tflops_dense")),
+                    "fp16": _num(row.get("fp16_tensor_tflops_dense"))},
+                   str(row.get("generation") or "").lower() if _num_or_str(row.get("generation")) else "",
+                   int(sm) if sm else None)
+
+
+def _num_or_str(value) -> bool:  # noqa: ANN001 - NaN from pandas, str, None
+    return isinstance(value, str) and bool(value)
+
+
+@dataclass(frozen=True)
+class Prediction:
+    step_seconds: float | None
+    low: float | None
+    high: float | None
+    note: str = ""
+    compute_seconds: float = 0.0  # GPU time of compute-bound kernels
+    memory_seconds: float = 0.0  # GPU time of bandwidth-bound kernels (incl. optimizer)
+    launch_seconds: float = 0.0  # CPU dispatch of every kernel (eager PyTorch)
+    transfer_seconds: float = 0.0  # host-to-device copies
+    optimizer_seconds: float = 0.0
+    kernels: int = 0
+    by_op: dict[str, float] = field(default_factory=dict)  # GPU seconds per op class
+
+
+def math_mode(op: str, precision: str, generation: str) -> str | None:
+    """What PyTorch computes an op class in: None (bandwidth-bound), "fp32" (CUDA cores), "tf32",
+    "fp16", "bf16" (tensor cores) or "bf16-emulated" (Volta/Turing: no bf16 tensor cores)."""
+    if op not in COMPUTE:
+        return None
+    ampere_plus = generation in TENSOR_CORE_BF16_TF32
+    if precision == "fp16":
+        return "fp16"
+    if precision == "bf16":
+        return "bf16" if ampere_plus else "bf16-emulated"
+    if precision == "tf32":
+        return "tf32" if ampere_plus else "fp32"
+    # fp32 = PyTorch defaults: cudnn.allow_tf32 is True (convolutions, cuDNN RNNs), matmuls fp32
+    return "tf32" if ampere_plus and op in ("conv", "recurrent") else "fp32"
+
+
+def kernels_per_step(layers: list[Layer], optimizer: str, precision: str = "fp32") -> int:
+    return sum(_step_kernels(layers, optimizer, precision).values())
+
+
+def _step_kernels(layers: list[Layer], optimizer: str, precision: str) -> dict[str, int]:
+    model = sum(layer.kernels + layer.backward_kernel_count for layer in layers)
+    if not any(layer.op_class == "loss" for layer in layers):
+        model += 6  # loss forward and backward (log-softmax + nll, or mse)
+    tensors = sum(layer.tensors for layer in layers)
+    chunks = math.ceil(tensors / FOREACH_CHUNK) if tensors else 0
+    update = OPTIMIZER_OPS[optimizer] * chunks
+    if precision == "fp16":  # GradScaler: unscale + inf check per chunk, scale update
+        update += 2 * chunks + 3
+    if precision in ("bf16", "fp16"):  # autocast casts each compute layer's weights every forward
+        model += sum(layer.tensors for layer in layers if layer.op_class in COMPUTE)
+    return {"model": model, "optimizer": update}
+
+
+def step_breakdown(layers: list[Layer], gpu: GpuSpec, batch: int, precision: str, optimizer: str,
+                   host_bytes_per_step: float = 0.0, accumulation: int = 1,
+                   constants: DeviceConstants = DEFAULT) -> Prediction:
+    """The point prediction and its parts (no interval); `step_seconds` is None when the GPU lacks
+    the figures the precision needs."""
+    gen = gpu.arch
+    bandwidth = gpu.bandwidth_gbps * 1e9 * constants.bandwidth_efficiency
+    act = ACT_BYTES[precision]
+    ramp = constants.kernel_ramp_seconds
+    compute = memory = 0.0
+    by_op: dict[str, float] = {}
+    for layer in layers:
+        op = layer.op_class
+        kernels = max(1, layer.kernels + layer.backward_kernel_count)
+        flops = layer.train_flops * batch
+        if layer.moved_elems is not None:
+            moved = layer.moved_elems * batch * act + (layer.fixed_elems or 0.0) * FP32
+        else:  # activations in and out, forward and backward (~3 passes); weights read twice, gradients written
+            moved = 3.0 * 2 * layer.activation_elems * batch * act + 3.0 * layer.params * FP32
+        mode = math_mode(op, precision, gen)
+        per_kernel_memory = moved / kernels / bandwidth
+        if mode is None or flops <= 0:
+            seconds = kernels * (per_kernel_memory + ramp)
+            memory += seconds
+        else:
+            peak = gpu.peak_flops(mode)
+            if peak is None:
+                return Prediction(None, None, None, note=f"no published {mode} figures for {gpu.name}: benchmark it")
+            efficiency = constants.compute_efficiency(op, mode, gen)
+            per_kernel_compute = flops / kernels / (peak * efficiency)
+            seconds = kernels * (max(per_kernel_compute, per_kernel_memory) + ramp)
+            compute += seconds
+        by_op[op] = by_op.get(op, 0.0) + seconds
+    params = sum(layer.params for layer in layers)
+    kernels = _step_kernels(layers, optimizer, precision)
+    update_bytes = params * FP32 * OPTIMIZER_WORDS[optimizer]
+    if precision == "fp16":
+        update_bytes += params * FP32 * 2  # unscale the gradients
+    if precision in ("bf16", "fp16"):  # weight casts: read fp32, write 16 bits, every forward
+        memory += sum(layer.params for layer in layers if layer.op_class in COMPUTE) * (FP32 + 2) / bandwidth
+    optimizer_seconds = (update_bytes / bandwidth + kernels["optimizer"] * ramp) / max(1, accumulation)
+    by_op["optimizer"] = optimizer_seconds
+    gpu_seconds = compute + memory + optimizer_seconds
+    dispatched = kernels["model"] + kernels["optimizer"] / max(1, accumulation)
+    launch = dispatched * constants.dispatch_seconds
+    transfer = host_bytes_per_step / constants.pcie_bytes_per_second
+    step = max(gpu_seconds, launch) + transfer  # dispatch overlaps with GPU work; a step takes the longer
+    return Prediction(step, step, step, compute_seconds=compute, memory_seconds=memory + optimizer_seconds,
+                      launch_seconds=launch, transfer_seconds=transfer, optimizer_seconds=optimizer_seconds,
+                      kernels=int(round(dispatched)), by_op=by_op)
+
+
+def interval_factors(generation: str, precision: str,
+                     intervals: dict[tuple[str, str], tuple[float, float]] | None = None) -> tuple[tuple[float, float], str]:
+    """(low, high) factors on the step for a generation and precision, and a note when they are not
+    measured ones."""
+    table = INTERVALS if intervals is None else intervals
+    if precision == "bf16" and generation not in TENSOR_CORE_BF16_TF32:
+        return EMULATED_INTERVAL, ""
+    if (generation, precision) in table:
+        return table[(generation, precision)], ""
+    if precision == "bf16" and (generation, "fp16") in table:  # same tensor-core rate as fp16
+        return table[(generation, "fp16")], ""
+    low, high = POOLED_INTERVAL
+    return (low / UNMEASURED_WIDENING, high * UNMEASURED_WIDENING), (
+        f"no published {precision} measurement on {generation.title()}: interval widened")
+
+
+def predict_gpu(layers: list[Layer], gpu: GpuSpec, batch: int, precision: str, optimizer: str,
+                host_bytes_per_step: float = 0.0, calibration: float | None = None,
+                slowest: GpuSpec | None = None, *, accumulation: int = 1,
+                constants: DeviceConstants = DEFAULT,
+                intervals: dict[tuple[str, str], tuple[float, float]] | None = None) -> Prediction:
+    """One optimizer step (of `accumulation` micro-batches' update, per micro-batch) of `layers` at
+    `batch` on `gpu`, with its interval. `calibration` (measured / predicted on this GPU model)
+    scales the step and narrows the interval to +-20%. `slowest` is accepted for compatibility and
+    unused: every catalog GPU has figures now."""
+    del slowest
+    point = step_breakdown(layers, gpu, batch, precision, optimizer, host_bytes_per_step, accumulation, constants)
+    if point.step_seconds is None:
+        return point
+    step = point.step_seconds
+    (low_f, high_f), note = interval_factors(gpu.arch, precision, intervals)
+    if precision == "bf16" and gpu.arch not in TENSOR_CORE_BF16_TF32:
+        note = (f"{gpu.name} has no bf16 tensor cores: PyTorch emulates bf16 in fp32 there (slow; some "
+                f"convolutions may fail); use fp16")
+    if calibration:
+        step *= calibration
+        low_f, high_f = 1 - CALIBRATED_UNCERTAINTY, 1 + CALIBRATED_UNCERTAINTY
+    return Prediction(step, step * low_f, step * high_f, note=note, compute_seconds=point.compute_seconds,
+                      memory_seconds=point.memory_seconds, launch_seconds=point.launch_seconds,
+                      transfer_seconds=point.transfer_seconds, optimizer_seconds=point.optimizer_seconds,
+                      kernels=point.kernels, by_op=point.by_op)
