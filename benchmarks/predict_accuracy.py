@@ -24,7 +24,7 @@ from planner.predict import predict_cpu, predict_gpu  # noqa: E402
 from planner.service import BenchOptions, PlannerService  # noqa: E402
 from planner.service.measure import torch_cuda_available  # noqa: E402
 from planner.service.predictions import calibration_rows  # noqa: E402
-from pricing.catalog import gpu_specs  # noqa: E402
+from pricing.catalog import gpu_specs_by_name  # noqa: E402
 from planner.spec import load_spec  # noqa: E402
 
 EXAMPLES = ["surface-mlp", "small-cnn", "lstm-classifier", "tiny-transformer", "custom-policy"]
@@ -41,7 +41,7 @@ def main(run_dirs: list[str]) -> int:
         pred = predict_cpu(one.step_seconds, 1, 2, fp.train_flops_per_sample * spec.batch_size).step_seconds
         rows.append(("cpu 1 -> 2 threads", name, two.step_seconds, pred))
         if torch_cuda_available():
-            specs = gpu_specs()
+            specs = gpu_specs_by_name()
             cuda = service.bench(spec, BenchOptions(device="cuda", seconds=6))
             model = gpu_model(cuda.device_name, list(specs))
             if model:

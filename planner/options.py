@@ -18,13 +18,12 @@ from typing import Any
 
 from planner.decide import Option
 from planner.estimate import StepMeasurement, estimate_training
-from planner.footprint import Footprint, sample_bytes
-from planner.predict import GpuSpec, physical_cores, predict_cpu, predict_gpu
+from planner.footprint import Footprint, merge_identical, sample_bytes
+from planner.predict import CpuFacts, GpuSpec, physical_cores, predict_cpu, predict_gpu
 from planner.spec import WorkloadSpec
 from runner.bench.result import BenchResult  # a plain dataclass (standard library only)
 
 FIT_FRACTION = 0.9  # a workload fits when its footprint is at most 90% of the memory (allocator, CUDA context)
-SLOWEST_GPU = "T4"  # the slowest GPU of the table: an A10G, without published figures, is surely no slower
 
 
 def fits(need_bytes: float, memory_bytes: float) -> bool:
@@ -141,13 +140,23 @@ def measured_candidate(target: Target, result: BenchResult, price_per_hour: floa
     return Candidate(**common, step=StepMeasurement.from_result(result))
 
 
+@dataclass(frozen=True)
+class Hardware:
+    """The facts the device model needs besides the catalog: GPU specs by name, CPU facts by
+    instance family, this machine's CPU facts (None: unknown), calibration corrections by device."""
+
+    gpus: Mapping[str, GpuSpec]
+    cpus: Mapping[str, CpuFacts]
+    local_cpu: CpuFacts | None = None
+    calibration: Mapping[str, float] | None = None
+
+
 def predicted_candidates(spec: WorkloadSpec, fp: Footprint, local: BenchResult, instances: list[InstanceFacts],
-                         purchase: str, gpu_specs: Mapping[str, GpuSpec],
-                         calibration: Mapping[str, float] | None = None) -> list[Candidate]:
+                         purchase: str, hardware: Hardware) -> list[Candidate]:
     """A predicted candidate for every instance with a price (`local`: this machine's CPU result,
     which the CPU model scales)."""
-    calibration = calibration or {}
-    layers = list(fp.layers)
+    calibration = hardware.calibration or {}
+    layers = merge_identical(list(fp.layers))  # same prediction, less work (e.g. BERT's 24 identical blocks)
     flops_per_step = fp.train_flops_per_sample * spec.batch_size
     host_bytes = spec.batch_size * sample_bytes(spec) if spec.data.location == "host" else 0.0
     out = []
@@ -158,13 +167,13 @@ def predicted_candidates(spec: WorkloadSpec, fp: Footprint, local: BenchResult, 
         common: dict[str, Any] = dict(target=facts.target, source="predicted", price_per_hour=float(price), billing="ec2",
                                       region=facts.region, purchase=purchase)
         if facts.gpu_count:
-            gpu = gpu_specs.get(facts.gpu_name)
+            gpu = hardware.gpus.get(facts.gpu_name)
             name = facts.gpu_name + (f" (1 of {facts.gpu_count})" if facts.gpu_count > 1 else "")
             memory = float(facts.gpu_memory_gib or 0.0) * 2**30
             ok = fits(fp.total_bytes, memory)
             note = "" if ok else f"needs ~{fp.total_bytes / 2**30:.1f} GiB of {memory / 2**30:.0f} GiB"
             pred = predict_gpu(layers, gpu, spec.batch_size, spec.train.precision, spec.train.optimizer, host_bytes,
-                               calibration.get(facts.gpu_name), slowest=gpu_specs.get(SLOWEST_GPU)) if gpu else None
+                               calibration.get(facts.gpu_name)) if gpu else None
             device = "cuda"
         else:
             cores = physical_cores(facts.vcpus, facts.arch, facts.instance_type)
@@ -172,7 +181,8 @@ def predicted_candidates(spec: WorkloadSpec, fp: Footprint, local: BenchResult, 
             ok = fits(fp.total_bytes, facts.memory_gib * 2**30)
             note = "" if ok else "does not fit in memory"
             pred = predict_cpu(local.step_seconds, int(local.threads or 1), cores, flops_per_step,
-                               calibration.get(f"cpu:{facts.family}"))
+                               calibration.get(f"cpu:{facts.family}"), local=hardware.local_cpu,
+                               target=hardware.cpus.get(facts.family), precision=spec.train.precision)
             device = "cpu"
         if pred is None or pred.step_seconds is None:
             out.append(Candidate(**common, device=device, device_name=name, fits=ok,

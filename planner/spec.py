@@ -253,7 +253,7 @@ def consistency_problems(spec: WorkloadSpec) -> list[str]:
 
 def size_problems(spec: WorkloadSpec) -> list[str]:
     """Limits on what the fields multiply to: each field can be sane and the product absurd."""
-    from planner.footprint import layers_of  # footprint imports this module
+    from planner.footprint import layers_of
 
     m, problems = spec.model, []
     if spec.total_steps > MAX_TOTAL_STEPS:

@@ -284,15 +284,3 @@ def instances(df: pd.DataFrame, region: str | None = None, gpu: bool | None = No
                           r["gpu_name"] or "", int(r["gpu_count"]), _number(r["gpu_memory_gib"]),
                           _number(r["ondemand_usd_per_hour"]), _number(r["spot_usd_per_hour_median"]))
             for _, r in rows.iterrows()]
-
-
-def gpu_specs() -> dict:
-    """gpu_specs.csv as planner.predict.GpuSpec by GPU name (empty figures: None, never guessed)."""
-    from planner.predict import GpuSpec
-
-    specs = {}
-    for _, r in load_gpu_specs().iterrows():
-        specs[r["gpu_name"]] = GpuSpec(r["gpu_name"], float(r["memory_gib"]), float(r["memory_bandwidth_gbps"]),
-                                       _number(r["fp32_tflops"]), {"bf16": _number(r["bf16_tensor_tflops_dense"]),
-                                                                   "fp16": _number(r["fp16_tensor_tflops_dense"])})
-    return specs

@@ -37,11 +37,23 @@ def sources() -> dict[str, Path]:
     return found
 
 
+def _runtime_nodes(tree: ast.AST):
+    """Every node, except what sits under `if TYPE_CHECKING:` (never imported at run time)."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, ast.If) and getattr(node.test, "id", getattr(node.test, "attr", None)) == "TYPE_CHECKING":
+            todo.extend(node.orelse)
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+
+
 def imports(path: Path) -> set[str]:
-    """Every module `path` imports, at any depth of the file (lazy imports count)."""
+    """Every module `path` imports at run time, at any depth of the file (lazy imports count)."""
     tree = ast.parse(path.read_text())
     out = set()
-    for node in ast.walk(tree):
+    for node in _runtime_nodes(tree):
         if isinstance(node, ast.Import):
             out.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:

@@ -37,7 +37,7 @@ class Describer:
 
 
 def _describe(spec: WorkloadSpec) -> list[Layer]:
-    from planner.footprint import Layer, layers_of
+    from planner.footprint import layer_from_row, layers_of
 
     layers = layers_of(spec)
     if layers is not None:
@@ -45,11 +45,10 @@ def _describe(spec: WorkloadSpec) -> list[Layer]:
     from runner.local import DescribeError, describe_model
 
     try:
-        rows = describe_model(spec.to_job()["model"])
+        rows = describe_model(spec.to_job())  # the whole job: the task decides the loss it describes
     except DescribeError as exc:
         raise SpecError(str(exc)) from None
-    return [Layer(r["name"], int(r["params"]), float(r["forward_flops"]), float(r["activation_elems"]), int(r["kernels"]))
-            for r in rows]
+    return [layer_from_row(r) for r in rows]
 
 
 def load(path: str | Path) -> WorkloadSpec:

@@ -15,17 +15,26 @@ from planner.service.settings import AwsOptions, PlanOptions
 from planner.spec import WorkloadSpec
 
 
+def hardware():
+    """The device model's facts, read once at the edge: GPU and CPU spec tables, this machine's
+    processor, the calibration corrections."""
+    from planner.calibration import corrections
+    from planner.options import Hardware
+    from pricing.catalog import cpu_facts_by_family, gpu_specs_by_name, local_cpu_facts
+
+    return Hardware(gpu_specs_by_name(), cpu_facts_by_family(), local_cpu_facts(), corrections())
+
+
 def estimate_plan(service, spec: WorkloadSpec, options: PlanOptions, local, gpu: bool | None = None,
                   include_local: bool = True):
     """The plan over the local measurement (a BenchResult) and a prediction for every catalog
     instance in the region. Returns (plan, catalog)."""
-    from planner.calibration import corrections
     from planner.decide import decide
-    from pricing.catalog import gpu_specs, instances
+    from pricing.catalog import instances
 
     catalog = service.catalog()
     facts = instances(catalog.frame, region=options.region, gpu=gpu)
-    predicted = predicted_candidates(spec, service.footprint(spec), local, facts, options.purchase, gpu_specs(), corrections())
+    predicted = predicted_candidates(spec, service.footprint(spec), local, facts, options.purchase, hardware())
     measured = [measured_candidate(LOCAL, local, options.local_price_per_hour)] if include_local else []
     opts = [c.option(spec.total_steps) for c in measured + predicted]
     plan = decide(opts, options.objective, options.deadline_seconds, options.time_value_per_hour)
@@ -79,7 +88,7 @@ def calibration_rows(service, journal_path: str | Path) -> list[dict[str, Any]]:
     from planner.footprint import layers_of, sample_bytes
     from planner.journal import RunJournal
     from planner.predict import physical_cores, predict_cpu, predict_gpu
-    from pricing.catalog import gpu_specs, instance_facts, load_catalog
+    from pricing.catalog import instance_facts, load_catalog
 
     journal = RunJournal.open(journal_path)
     spec = journal.read_spec()
@@ -87,7 +96,8 @@ def calibration_rows(service, journal_path: str | Path) -> list[dict[str, Any]]:
     if layers_of(spec) is None:
         return []  # custom models: their layers need the user's module; not calibrated
     fp = service.footprint(spec)
-    specs = gpu_specs()
+    facts_of = hardware()
+    specs = facts_of.gpus
     local = results.get(LOCAL.label("cpu"))
     frame = load_catalog().frame
     rows = []
@@ -108,7 +118,9 @@ def calibration_rows(service, journal_path: str | Path) -> list[dict[str, Any]]:
             if facts["gpu_count"]:
                 continue  # a GPU instance measured without its GPU says nothing about either model
             pred = predict_cpu(local.result.step_seconds, int(local.result.threads or 1),
-                               physical_cores(facts["vcpus"], facts["arch"], itype), fp.train_flops_per_sample * spec.batch_size)
+                               physical_cores(facts["vcpus"], facts["arch"], itype), fp.train_flops_per_sample * spec.batch_size,
+                               local=facts_of.local_cpu, target=facts_of.cpus.get(itype.split(".")[0]),
+                               precision=spec.train.precision)
             device = f"cpu:{itype.split('.')[0]}"
         else:
             continue

@@ -1,4 +1,4 @@
-"""`python -m runner.bench.describe MODEL.json`: describe a model in a child process.
+"""`python -m runner.bench.describe JOB.json`: describe a model in a child process.
 
 SHIPPED TO THE INSTANCE: imports only torch and the standard library. The planner never imports a
 user's module itself: a factory that crashes, hangs, exits or allocates without bound takes this
@@ -30,10 +30,11 @@ def limit_memory() -> None:
 def main(argv: list[str]) -> int:
     limit_memory()
     if len(argv) != 1:
-        print("usage: python -m runner.bench.describe MODEL.json", file=sys.stderr)
+        print("usage: python -m runner.bench.describe JOB.json", file=sys.stderr)
         return 2
     with open(argv[0]) as f:
-        model = json.load(f)
+        job = json.load(f)
+    model = job.get("spec", job)  # a bench job, a spec's job (model + data + train), or a model alone
     try:
         from runner.bench.introspect import describe
         from runner.bench.workloads import WorkloadError
@@ -47,7 +48,7 @@ def main(argv: list[str]) -> int:
                         "(the planner allows it a bounded amount; is the model this large?)"}
     except BaseException as exc:  # noqa: BLE001 - the user's module failed on a sample batch, or called sys.exit
         what = "called sys.exit" if isinstance(exc, SystemExit) else f"{type(exc).__name__}: {exc}"
-        shape = model.get("input_shape")
+        shape = (model.get("model") or model).get("input_shape")
         out = {"error": f"model.factory: the model failed on a sample batch of shape {shape} ({what})"}
     sys.stdout.write(json.dumps(out) + "\n")
     sys.stdout.flush()

@@ -223,20 +223,3 @@ def describe(model_spec: dict[str, Any], task: str | None = None) -> list[dict[s
         if sum(1 for (m, _c) in rows if m == module) > 1:
             row["name"] = f"{row['name']}:{cls}"
     return list(rows.values())
-
-
-def main(argv: list[str]) -> int:
-    """`python -m runner.bench.introspect JOB.json`: one JSON row per line on stdout."""
-    if len(argv) != 1:
-        print("usage: python -m runner.bench.introspect JOB.json", file=sys.stderr)
-        return 2
-    with open(argv[0]) as f:
-        job = json.load(f)
-    job = job.get("spec", job)
-    for row in describe(job):
-        print(json.dumps(row))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))

@@ -9,6 +9,7 @@ import pytest
 
 from runner.bench.introspect import describe
 from runner.local import DescribeError, describe_model
+from planner.spec import load_spec
 from tests.conftest import EXAMPLES
 
 FACTORIES = '''
@@ -35,8 +36,8 @@ def model(tmp_path, function: str) -> dict:
 
 
 def test_the_same_description_as_in_process():
-    m = {"kind": "custom", "factory": "policy_net:build", "path": str(EXAMPLES / "custom"), "input_shape": [8], "outputs": 4}
-    assert describe_model(m) == describe(m)
+    job = load_spec(EXAMPLES / "custom-policy.yaml").to_job()
+    assert describe_model(job) == describe(job)
 
 
 def test_a_factory_that_exits_is_a_message(tmp_path):

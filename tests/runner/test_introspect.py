@@ -66,11 +66,11 @@ def test_recurrent_models_are_traced_on_the_cpu_when_meta_cannot_run_them():
     assert recurrent and sum(r["forward_flops"] for r in recurrent) > 0
 
 
-def test_cli_prints_one_json_row_per_line(tmp_path):
+def test_the_child_process_entry_point_prints_the_rows(tmp_path):
     job = tmp_path / "job.json"
     job.write_text(json.dumps({"spec": load_spec(EXAMPLES / "custom-policy.yaml").to_job()}))
-    proc = subprocess.run([sys.executable, "-m", "runner.bench.introspect", str(job)], cwd=ROOT,
+    proc = subprocess.run([sys.executable, "-m", "runner.bench.describe", str(job)], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    rows = json.loads(proc.stdout.splitlines()[-1])["rows"]
     assert sum(r["params"] for r in rows) == 8 * 64 + 64 + 64 * 64 + 64 + 64 * 4 + 4
