@@ -24,8 +24,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 
 from planner.errors import SpecError, did_you_mean
 from planner.speclimits import (
-    MAX_EPOCHS, MAX_HEADS, MAX_LAYERS, MAX_NAME, MAX_PARAMS, MAX_PROBLEMS, MAX_SAMPLE_VALUES, MAX_SAMPLES, MAX_SIZE,
-    MAX_TOTAL_STEPS, brief, learning_rate, whole_number,
+    MAX_EPOCHS, MAX_GPUS, MAX_HEADS, MAX_LAYERS, MAX_NAME, MAX_PARAMS, MAX_PROBLEMS, MAX_SAMPLE_VALUES, MAX_SAMPLES,
+    MAX_SIZE, MAX_TOTAL_STEPS, brief, learning_rate, whole_number,
 )
 from planner.specio import check_text, decode_spec_bytes, load_json, load_yaml, read_spec_file, structure_problem
 
@@ -135,6 +135,10 @@ class TrainSpec(_Strict):
     # bf16 / fp16 = autocast mixed precision (fp32 master weights; fp16 adds a gradient scaler).
     # On CPU, tf32 runs as fp32 (there are no TF32 units).
     precision: Literal["fp32", "tf32", "bf16", "fp16"] = "fp32"
+    # Data-parallel options (DistributedDataParallel): batch_size stays the global batch, split evenly
+    # over the GPUs an option uses; "auto" considers 1, 2, 4, 8 GPUs of an instance and 2 or 4
+    # instances, N only options with at most N GPUs in all (1: no data parallelism).
+    gpus: int | Literal["auto"] = "auto"
 
     @field_validator("batch_size", mode="before")
     @classmethod
@@ -142,6 +146,18 @@ class TrainSpec(_Strict):
         if value == "full":
             return value
         return whole_number(value, MAX_SAMPLES, ' or "full"')
+
+    @field_validator("gpus", mode="before")
+    @classmethod
+    def _gpus(cls, value: Any) -> Any:
+        if value == "auto":
+            return value
+        return whole_number(value, MAX_GPUS, ' or "auto"')
+
+    @property
+    def max_gpus(self) -> int | None:
+        """The most GPUs an option may use in all; None: no limit."""
+        return None if self.gpus == "auto" else int(self.gpus)
 
 
 class WorkloadSpec(_Strict):
