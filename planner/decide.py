@@ -47,6 +47,22 @@ class Option:
     instance_type: str | None = None
     region: str | None = None
     purchase: str | None = None
+    gpus_used: int = 0  # GPUs the option trains on, in all (0: a CPU option)
+    instances: int = 1  # instances it rents at once (several: predicted across the network, on paper)
+    scaling_efficiency: float | None = None  # step on 1 GPU / (GPUs x step on them), for data-parallel options
+
+
+def option_key(o: Option) -> str:
+    """An option's identity: its target and device, and how many GPUs and instances it uses (one
+    instance type may be offered at 1, 2, 4 and 8 of its GPUs)."""
+    return f"{o.target}|{o.device}|{o.gpus_used}|{o.instances}"
+
+
+def option_name(o: Option) -> str:
+    """How the plan's sentences name an option: its target, and its GPUs when it uses several."""
+    if o.instances > 1:
+        return f"{o.instances} x {o.target} ({o.gpus_used} GPUs)"
+    return f"{o.target} ({o.gpus_used} GPUs)" if o.gpus_used > 1 else o.target
 
 
 @dataclass(frozen=True)
@@ -76,6 +92,8 @@ class Recommendation:
     speedup_low: float | None = None
     speedup_high: float | None = None
     break_even_speedup: float | None = None
+    gpus_used: int = 0  # which of the target's options: see option_key
+    instances: int = 1
 
 
 @dataclass(frozen=True)
@@ -153,10 +171,10 @@ def decide(options: list[Option], objective: str = "cheapest", deadline_seconds:
     ref = min(cpu_pool, key=lambda o: _metric(o, objective if objective != "deadline" else "cheapest")[0], default=None)
     if ref is None:  # speedups are still worth showing against the best CPU overall
         ref = min((o for o in usable if o.device == "cpu"), key=lambda o: _metric(o, "cheapest")[0], default=None)
-    ranks = {o.target + o.device: i + 1 for i, o in enumerate(order)}
-    final = [replace(o, rank=ranks.get(o.target + o.device)) for o in _speedups(ranked, ref, tv)]
+    ranks = {option_key(o): i + 1 for i, o in enumerate(order)}
+    final = [replace(o, rank=ranks.get(option_key(o))) for o in _speedups(ranked, ref, tv)]
     final.sort(key=lambda o: (o.rank is None, o.rank or 0))
-    by_key = {o.target + o.device: o for o in final}
+    by_key = {option_key(o): o for o in final}
 
     def plan(rec: Recommendation) -> Plan:
         return Plan(objective, final, rec, deadline_seconds, time_value_per_hour, warnings)
@@ -170,41 +188,45 @@ def decide(options: list[Option], objective: str = "cheapest", deadline_seconds:
         warnings.append(f"no option finishes within the deadline ({rough_duration(deadline_seconds)}) with its whole interval")
         return plan(Recommendation(fastest.target, fastest.device, "deadline_missed",
                                    f"no option meets the {rough_duration(deadline_seconds)} deadline with confidence; the fastest is "
-                                   f"{fastest.target} ({fastest.device}) at {rough_duration(fastest.train_seconds)} "
-                                   f"({rough_duration(fastest.train_seconds_low)}-{rough_duration(fastest.train_seconds_high)})"))
-    best = by_key[order[0].target + order[0].device]
+                                   f"{option_name(fastest)} ({fastest.device}) at {rough_duration(fastest.train_seconds)} "
+                                   f"({rough_duration(fastest.train_seconds_low)}-{rough_duration(fastest.train_seconds_high)})",
+                                   gpus_used=fastest.gpus_used, instances=fastest.instances))
+    best = by_key[option_key(order[0])]
     if len(pool) == 1:
         return plan(Recommendation(best.target, best.device, "only_option",
-                                   f"{best.target} ({best.device}) is the only option that "
+                                   f"{option_name(best)} ({best.device}) is the only option that "
                                    + ("meets the deadline" if objective == "deadline" else "was measured and fits")
                                    + f": about {rough_duration(best.train_seconds)} for {money_text(best.cost_usd)}",
-                                   best.speedup, best.speedup_low, best.speedup_high, best.break_even_speedup))
+                                   best.speedup, best.speedup_low, best.speedup_high, best.break_even_speedup,
+                                   best.gpus_used, best.instances))
 
-    ref = by_key[ref.target + ref.device] if ref is not None else None
-    pool_keys = {o.target + o.device for o in pool}
-    if best.device == "cuda" and ref is not None and ref.target + ref.device in pool_keys:
+    ref = by_key[option_key(ref)] if ref is not None else None
+    pool_keys = {option_key(o) for o in pool}
+    if best.device == "cuda" and ref is not None and option_key(ref) in pool_keys:
         point, low, high = _metric(best, metric_name)
         _, ref_low, _ = _metric(ref, metric_name)
         what = "cost" if metric_name == "cheapest" else "training time"
         if high < ref_low:
-            reason = (f"{best.target} ({best.device_name or 'GPU'}) is {best.speedup:.1f}x faster than {ref.target} "
+            reason = (f"{option_name(best)} ({best.device_name or 'GPU'}) is {best.speedup:.1f}x faster than {option_name(ref)} "
                       f"({best.speedup_low:.1f}-{best.speedup_high:.1f}x) and its break-even speedup is "
                       f"{best.break_even_speedup:.1f}x, so it is cheaper even at the pessimistic end: "
                       f"about {rough_duration(best.train_seconds)} for {money_text(best.cost_usd)} vs "
                       f"{rough_duration(ref.train_seconds)} for {money_text(ref.cost_usd)} on the CPU")
             if metric_name == "fastest":
-                reason = (f"{best.target} is faster than the best CPU option {ref.target} with its whole interval "
+                reason = (f"{option_name(best)} is faster than the best CPU option {option_name(ref)} with its whole interval "
                           f"({best.speedup_low:.1f}-{best.speedup_high:.1f}x): about {rough_duration(best.train_seconds)} "
                           f"for {money_text(best.cost_usd)}")
             return plan(Recommendation(best.target, best.device, "clear", reason,
-                                       best.speedup, best.speedup_low, best.speedup_high, best.break_even_speedup))
-        reason = (f"too close to call: {best.target} looks better on {what} by its estimate, but its speedup "
+                                       best.speedup, best.speedup_low, best.speedup_high, best.break_even_speedup,
+                                       best.gpus_used, best.instances))
+        reason = (f"too close to call: {option_name(best)} looks better on {what} by its estimate, but its speedup "
                   f"({best.speedup_low:.1f}-{best.speedup_high:.1f}x) does not clear the break-even speedup "
-                  f"({best.break_even_speedup:.1f}x) with its whole interval. Recommending the CPU option {ref.target}: "
+                  f"({best.break_even_speedup:.1f}x) with its whole interval. Recommending the CPU option {option_name(ref)}: "
                   f"the lower hourly rate loses least if the speedup lands at its low end "
                   f"(about {rough_duration(ref.train_seconds)} for {money_text(ref.cost_usd)})")
         return plan(Recommendation(ref.target, ref.device, "too_close", reason,
-                                   best.speedup, best.speedup_low, best.speedup_high, best.break_even_speedup))
+                                   best.speedup, best.speedup_low, best.speedup_high, best.break_even_speedup,
+                                   ref.gpus_used, ref.instances))
 
     gpus = [o for o in final if o.device == "cuda" and o.usable and o.speedup is not None]
     if best.device == "cuda":
@@ -214,16 +236,17 @@ def decide(options: list[Option], objective: str = "cheapest", deadline_seconds:
         g = max(gpus, key=lambda o: o.speedup)
         pace = (f"{g.speedup:.1f}x faster ({g.speedup_low:.1f}-{g.speedup_high:.1f}x)" if g.speedup >= 1
                 else f"slower ({g.speedup:.2f}x the CPU's speed)")
-        why = (f"; the fastest GPU option {g.target} is {pace} but would need {g.break_even_speedup:.1f}x to break even"
-               if not math.isinf(g.break_even_speedup) else f"; the fastest GPU option {g.target} is {pace}, and the CPU costs nothing per hour")
+        why = (f"; the fastest GPU option {option_name(g)} is {pace} but would need {g.break_even_speedup:.1f}x to break even"
+               if not math.isinf(g.break_even_speedup) else f"; the fastest GPU option {option_name(g)} is {pace}, and the CPU costs nothing per hour")
     else:
         why = ""
     lead = "cheapest" if metric_name == "cheapest" else "fastest"
     if objective == "deadline":
         lead = f"cheapest that finishes within {rough_duration(deadline_seconds)}"
-    reason = f"{best.target} ({best.device}) is the {lead} option: about {rough_duration(best.train_seconds)} " \
+    reason = f"{option_name(best)} ({best.device}) is the {lead} option: about {rough_duration(best.train_seconds)} " \
              f"({rough_duration(best.train_seconds_low)}-{rough_duration(best.train_seconds_high)}) for {money_text(best.cost_usd)}{why}"
-    return plan(Recommendation(best.target, best.device, "clear", reason))
+    return plan(Recommendation(best.target, best.device, "clear", reason, gpus_used=best.gpus_used,
+                               instances=best.instances))
 
 
 @dataclass(frozen=True)
@@ -255,6 +278,10 @@ def select_benchmarks(plan: Plan, worst_case_cost: dict[str, float], budget: flo
     gpus = sorted((o for o in predicted if o.device == "cuda"), key=lambda o: (o.price_per_hour, o.target))
     for o in gpus:
         model = o.device_name.split(" (")[0]  # "A10G (1 of 4)" is an A10G
+        if o.gpus_used > 1 or o.instances > 1:  # the instance's 1-GPU option is the one to measure
+            skipped.append(BenchmarkChoice(o.target, False, f"data-parallel option ({option_name(o)}): predicted from "
+                                                            "the device model; benchmark the instance's 1-GPU option"))
+            continue
         if not o.fits:
             skipped.append(BenchmarkChoice(o.target, False, f"does not fit in GPU memory ({o.note})" if o.note else "does not fit in GPU memory"))
             continue

@@ -187,7 +187,9 @@ LEFT_COLUMNS = ("target", "device", "source", "training time")
 
 def is_recommended(o: dict[str, Any], doc: dict[str, Any]) -> bool:
     rec = doc["recommendation"]
-    return o["target"] == rec.get("target") and o["device"] == rec.get("device")
+    return (o["target"] == rec.get("target") and o["device"] == rec.get("device")
+            and o.get("gpus_used", 0) == rec.get("gpus_used", o.get("gpus_used", 0))
+            and o.get("instances", 1) == rec.get("instances", o.get("instances", 1)))
 
 
 def plan_row(o: dict[str, Any]) -> list[str]:

@@ -17,12 +17,12 @@ from planner.spec import WorkloadSpec
 
 def hardware():
     """The device model's facts, read once at the edge: GPU and CPU spec tables, this machine's
-    processor, the calibration corrections."""
+    processor, the calibration corrections, the multi-GPU instances' interconnects."""
     from planner.calibration import corrections
     from planner.options import Hardware
-    from pricing.catalog import cpu_facts_by_family, gpu_specs_by_name, local_cpu_facts
+    from pricing.catalog import cpu_facts_by_family, gpu_specs_by_name, interconnects_by_type, local_cpu_facts
 
-    return Hardware(gpu_specs_by_name(), cpu_facts_by_family(), local_cpu_facts(), corrections())
+    return Hardware(gpu_specs_by_name(), cpu_facts_by_family(), local_cpu_facts(), corrections(), interconnects_by_type())
 
 
 def estimate_plan(service, spec: WorkloadSpec, options: PlanOptions, local, gpu: bool | None = None,
