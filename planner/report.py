@@ -61,6 +61,7 @@ BENCH_JSON_KEYS = (
     "step_seconds_median", "step_seconds_p10", "step_seconds_p90", "coefficient_of_variation",
     "samples_per_second", "peak_memory_bytes", "peak_memory_kind", "warmup_seconds", "warmup_steps",
     "setup_seconds", "stopped_because", "warnings", "sweep",
+    "processes", "backend", "step_seconds_no_sync", "allreduce_share", "allreduce_seconds", "gradient_bytes",
 )
 
 
@@ -89,6 +90,11 @@ def bench_table(result):
     kind = "CUDA max allocated" if r.peak_memory_kind == "cuda_max_allocated" else "peak RSS of the bench process"
     t.add_row("peak memory", f"{human_bytes(r.peak_memory_bytes or 0)} ({kind})")
     t.add_row("software", f"torch {r.torch_version}, {r.threads} threads, {r.precision}")
+    if getattr(r, "processes", 1) > 1:
+        t.add_row("data parallel", f"{r.processes} processes ({r.backend}), batch {r.batch_size // r.processes:,} each")
+        t.add_row("all-reduce", f"{r.allreduce_share:.0%} of the step exposed (without it: "
+                                f"{seconds_text(r.step_seconds_no_sync)}); {human_bytes(r.gradient_bytes or 0)} of "
+                                f"gradients all-reduced alone: {seconds_text(r.allreduce_seconds)}")
     return t
 
 

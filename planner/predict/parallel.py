@@ -108,6 +108,19 @@ def backward_pieces(layers: list[Layer], gpu: GpuSpec, batch: int, precision: st
     return pieces[::-1]
 
 
+def pieces_by_flops(layers: list[Layer], step_seconds: float) -> list[tuple[float, float]]:
+    """(backward seconds, fp32 gradient bytes) per layer in backward order for a measured step on a
+    CPU, where time follows the work: each layer's share of the step is its share of the FLOPs (at
+    least one FLOP per activation element, for the elementwise layers), split by its backward share."""
+    work = [max(layer.train_flops, layer.activation_elems) for layer in layers]
+    total = sum(work) or 1.0
+    pieces = []
+    for layer, w in zip(layers, work):
+        share = layer.backward_flops_per_sample / layer.train_flops if layer.train_flops > 0 else 0.5
+        pieces.append((step_seconds * w / total * share, float(layer.params * FP32)))
+    return pieces[::-1]
+
+
 @dataclass(frozen=True)
 class ParallelPrediction:
     step_seconds: float | None  # one step of the global batch on every GPU

@@ -19,6 +19,7 @@ ProgressFn = Callable[[str, dict[str, Any]], None]  # (target label, event)
 
 STEADY_MACHINE_PERCENT = 5.0  # the benches before and after the run agree this closely: the machine held its speed
 STEADY_RUN_SPREAD_PERCENT = 15.0  # p10-p90 of a run's 20 windows; steady runs here spread 3-9%
+MAX_PROCESSES = 64  # data-parallel ranks of one bench: more than any instance's GPUs
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,7 @@ class BenchOptions:
     seconds: float = 10.0
     sweep: bool = False
     threads: int | None = None
+    processes: int = 1  # > 1: data-parallel under torchrun (DistributedDataParallel), the batch split evenly
 
 
 def torch_cuda_available() -> bool:
@@ -45,10 +47,23 @@ def check_device(device: str) -> None:
                          hint="use --device cpu (or auto), or run on a machine with an NVIDIA GPU and a CUDA build of torch")
 
 
+def check_processes(spec: WorkloadSpec, options: BenchOptions) -> None:
+    """Data-parallel benches split the batch evenly and measure one batch size."""
+    n = options.processes
+    if n < 1 or n > MAX_PROCESSES:
+        raise InputError(f"--processes: must be a whole number between 1 and {MAX_PROCESSES}, got {n}")
+    if n > 1 and spec.batch_size % n:
+        raise InputError(f"--processes {n}: batch {spec.batch_size:,} does not split evenly over {n} processes",
+                         hint="choose a number of processes that divides train.batch_size")
+    if n > 1 and options.sweep:
+        raise InputError("--sweep measures one process: drop --sweep or --processes")
+
+
 def make_job(spec: WorkloadSpec, options: BenchOptions, fp: Footprint) -> dict[str, Any]:
     """The plain job the self-contained bench reads (standard library only on its side)."""
     return {"spec": spec.to_job(), "device": options.device, "seconds": options.seconds,
-            "sweep": options.sweep, "threads": options.threads, "memory_estimate_bytes": fp.total_bytes}
+            "sweep": options.sweep, "threads": options.threads, "memory_estimate_bytes": fp.total_bytes,
+            "processes": options.processes}
 
 
 def bench(spec: WorkloadSpec, fp: Footprint, options: BenchOptions, workdir: Path | None = None,
@@ -58,6 +73,7 @@ def bench(spec: WorkloadSpec, fp: Footprint, options: BenchOptions, workdir: Pat
     from runner.session import BenchSession
 
     check_device(options.device)
+    check_processes(spec, options)
     job = {**make_job(spec, options, fp), **(extra or {})}
     with tempfile.TemporaryDirectory(prefix="planner-bench-") as tmp:
         target = LocalTarget(job, Path(workdir or tmp), label=label)

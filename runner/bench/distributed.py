@@ -39,7 +39,7 @@ import torch
 import torch.distributed as dist
 
 PROBE_MIB = (0.0009765625, 1.0, 4.0, 16.0)  # 1 KiB (latency) to 16 MiB (bandwidth)
-GROUP_TIMEOUT = dt.timedelta(seconds=600)  # a rank that dies must not hang the others for gloo's 30 min
+GROUP_TIMEOUT = dt.timedelta(seconds=180)  # a rank that dies must not hang the others for gloo's 30 min
 STOP, SYNC, NO_SYNC = 0, 1, -1
 
 
@@ -181,6 +181,81 @@ def probe(device: torch.device, max_mib: float = 16.0) -> dict[str, Any]:
     latency, bus = fit_fabric(points, dist.get_world_size())
     return {"points": [[b, t] for b, t in points], "latency_seconds": latency, "bus_bytes_per_second": bus,
             "ranks": dist.get_world_size(), "backend": dist.get_backend()}
+
+
+def _timer(step: Callable[[], object], device: torch.device) -> Any:
+    from runner.bench.harness import CpuTimer, CudaTimer
+
+    return CudaTimer(step, device) if device.type == "cuda" else CpuTimer(step)
+
+
+def run_data_parallel(job: dict[str, Any], result: Any, device: torch.device,
+                      progress: Callable[[dict], None] | None = None) -> Any:
+    """This rank's part of a data-parallel bench (under torchrun); rank 0 fills `result` (a BenchResult)
+    with the step of the global batch and what its all-reduce costs."""
+    from torch.nn.parallel import DistributedDataParallel
+
+    from runner.bench.harness import measure
+    from runner.bench.workloads import WorkloadError, build
+
+    rank, size, local_rank = world()
+    if device.type == "cuda":
+        device = torch.device("cuda", local_rank)
+    elif not job.get("threads"):  # ranks share this machine's cores
+        torch.set_num_threads(max(1, (os.cpu_count() or 1) // size))
+    spec, batch = job["spec"], int(job["spec"]["train"]["batch_size"])
+    result.processes, result.threads = size, torch.get_num_threads()
+    if batch % size:
+        result.status, result.message = "invalid", f"batch {batch:,} does not split evenly over {size} processes"
+        return result
+    lock = Lockstep(join(device))
+    result.backend = dist.get_backend()
+    try:
+        t0 = time.perf_counter()
+        wrap = (lambda m: DistributedDataParallel(m, device_ids=[local_rank] if device.type == "cuda" else None))
+        workload = build(spec, device, batch_size=batch // size, seed=rank, wrap=wrap)
+        result.setup_seconds = time.perf_counter() - t0
+
+        def no_sync_step() -> object:
+            with workload.model.no_sync():
+                return workload.step()
+
+        if rank == 0:
+            try:
+                m = measure(LeaderTimer(lock, _timer(workload.step, device)), float(job.get("seconds", 10.0)),
+                            progress=progress)
+                share, synced, local = exposed_share(lock, _timer(workload.step, device),
+                                                     _timer(no_sync_step, device), m.stats.mean)
+            finally:
+                lock.stop()
+        else:
+            follow(lock, workload.step, workload.model.no_sync)
+        gradient_bytes = sum(p.numel() * p.element_size() for p in workload.model.parameters() if p.requires_grad)
+        flat = allreduce_seconds(gradient_bytes, device)
+        fabric = probe(device)
+    except WorkloadError as exc:
+        result.status, result.message = "invalid", str(exc)
+        return result
+    finally:
+        leave()
+    if rank == 0:
+        _fill(result, m, batch, size)
+        result.step_seconds_no_sync, result.allreduce_share = local, share
+        result.allreduce_seconds, result.gradient_bytes, result.fabric = flat, gradient_bytes, fabric
+        if abs(synced - m.stats.mean) > 0.25 * m.stats.mean:
+            result.warnings.append(f"the all-reduce share was measured at a step of {synced * 1e3:.3g} ms, "
+                                   f"the bench at {m.stats.mean * 1e3:.3g} ms: the machine's speed moved")
+    return result
+
+
+def _fill(result: Any, m: Any, batch: int, size: int) -> None:
+    s = m.stats
+    result.status, result.steps_measured, result.batch_size = "ok", s.n, batch
+    result.step_seconds, result.step_seconds_ci_low, result.step_seconds_ci_high = s.mean, s.ci_low, s.ci_high
+    result.step_seconds_median, result.step_seconds_p10, result.step_seconds_p90 = s.median, s.p10, s.p90
+    result.coefficient_of_variation, result.samples_per_second = s.cv, batch / s.mean
+    result.warmup_seconds, result.warmup_steps = m.warmup_seconds, m.warmup_steps
+    result.stopped_because, result.warnings = m.stopped_because, list(m.warnings)
 
 
 def main(argv: list[str]) -> int:

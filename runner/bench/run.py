@@ -179,6 +179,16 @@ def run_job(job: dict[str, Any], progress: Callable[[dict], None] | None = None)
                           f"{have / 2**30:.1f} GiB available on {result.device_name}")
         return result
 
+    if int(job.get("processes") or 1) > 1 and "RANK" in os.environ:  # under torchrun (runner/bench/distributed.py)
+        from runner.bench.distributed import run_data_parallel
+
+        result = run_data_parallel(job, result, device, progress)
+        if device.type == "cuda":
+            result.peak_memory_bytes, result.peak_memory_kind = int(torch.cuda.max_memory_allocated()), "cuda_max_allocated"
+        else:
+            result.peak_memory_bytes, result.peak_memory_kind = peak_rss_bytes(), "process_peak_rss"
+        result.wall_seconds = time.perf_counter() - started
+        return result
     if device.type == "cuda":
         torch.cuda.reset_peak_memory_stats(device)
     if job.get("mode") == "train":

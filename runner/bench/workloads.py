@@ -186,8 +186,10 @@ class Workload:
     steps_per_epoch: int
 
 
-def build(job: dict[str, Any], device: torch.device, batch_size: int | None = None, seed: int = 0) -> Workload:
-    """Model, optimizer, data and the step closure for `job` on `device`."""
+def build(job: dict[str, Any], device: torch.device, batch_size: int | None = None, seed: int = 0,
+          wrap: Callable[[nn.Module], nn.Module] | None = None) -> Workload:
+    """Model, optimizer, data and the step closure for `job` on `device`; `wrap` wraps the model once
+    it is on the device (runner/bench/distributed.py: DistributedDataParallel)."""
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     m, data, train = job["model"], job["data"], job["train"]
@@ -198,6 +200,8 @@ def build(job: dict[str, Any], device: torch.device, batch_size: int | None = No
     on_device = data.get("location", "device") == "device"
 
     model = build_model(m).to(device)
+    if wrap is not None:
+        model = wrap(model)
     model.train()
     optimizer = make_optimizer(train.get("optimizer", "adam"), model.parameters(), float(train.get("learning_rate", 1e-3)))
     if on_device:
