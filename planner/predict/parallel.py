@@ -11,7 +11,11 @@
                     What is still running when backward ends is exposed; the optimizer waits for it.
     DDP copies    = gradients copied into the buckets and back (gradient_as_bucket_view=False, the
                     default): 4 passes over the gradient bytes at the GPU's memory bandwidth
-    step(N)       = per-GPU step + exposed all-reduce + DDP copies (/ accumulation micro-batches)
+    stragglers    = every step waits for the slowest rank: with independent per-rank step times of
+                    coefficient of variation cv, E[max of N] = mean x (1 + cv x E[max of N standard
+                    normals]) (order statistics, computed here); cv = 0 unless measured (the gloo check
+                    uses the bench's own; GPU steps of a synthetic workload barely vary)
+    step(N)       = per-GPU step + stragglers + exposed all-reduce + DDP copies (/ accumulation)
     scaling       = step(1 GPU, global batch) / (N x step(N))
 
 Each layer's backward time is its share of the device model's step: its forward+backward GPU time (or
@@ -29,6 +33,7 @@ the reverse order of the registered parameters"), torch.distributed._DEFAULT_FIR
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from planner.footprint import FP32, Layer
@@ -50,6 +55,26 @@ class Overlap:
     exposed_seconds: float  # what runs past the end of backward
     buckets: int
     gradient_bytes: float
+
+
+def expected_max_normal(n: int, steps: int = 4000) -> float:
+    """E[max of n independent standard normals] = integral of x n phi(x) Phi(x)^(n-1) dx (0 for n <= 1)."""
+    if n <= 1:
+        return 0.0
+    lo, hi = -8.0, 8.0
+    h = (hi - lo) / steps
+    total = 0.0
+    for i in range(steps + 1):
+        x = lo + i * h
+        phi = math.exp(-x * x / 2) / math.sqrt(2 * math.pi)
+        cdf = 0.5 * (1 + math.erf(x / math.sqrt(2)))
+        total += (0.5 if i in (0, steps) else 1.0) * x * n * phi * cdf ** (n - 1)
+    return total * h
+
+
+def straggler_seconds(step_seconds: float, cv: float, ranks: int) -> float:
+    """How much longer a synchronised step is than one rank's mean: it ends with the slowest rank."""
+    return step_seconds * max(0.0, cv) * expected_max_normal(ranks)
 
 
 def bucket_sizes(gradient_bytes: list[float], cap: float = BUCKET_CAP_BYTES,
@@ -152,11 +177,12 @@ class ParallelPrediction:
 def predict_data_parallel(layers: list[Layer], gpu: GpuSpec, global_batch: int, gpus: int, fabric: Fabric | None,
                           precision: str, optimizer: str, host_bytes_per_sample: float = 0.0,
                           calibration: float | None = None, *, accumulation: int = 1,
-                          timeline_layers: list[Layer] | None = None,
+                          timeline_layers: list[Layer] | None = None, step_cv: float = 0.0,
                           constants: DeviceConstants = DEFAULT) -> ParallelPrediction:
     """A step of `global_batch` split evenly over `gpus` GPUs joined by `fabric` (None for one GPU).
     `layers` may be merged (planner.footprint.merge_identical); `timeline_layers` are the layers in
-    forward order for the bucket timeline (default: `layers`)."""
+    forward order for the bucket timeline (default: `layers`); `step_cv`: the per-rank step's
+    coefficient of variation, when known (stragglers)."""
     per_batch = global_batch // gpus
     per = predict_gpu(layers, gpu, per_batch, precision, optimizer, host_bytes_per_sample * per_batch, calibration,
                       accumulation=accumulation, constants=constants)
@@ -178,12 +204,13 @@ def predict_data_parallel(layers: list[Layer], gpu: GpuSpec, global_batch: int, 
     bandwidth = gpu.bandwidth_gbps * 1e9 * constants.bandwidth_efficiency
     copies = DDP_COPY_PASSES * fast.gradient_bytes / bandwidth
     per_step = (fast.exposed_seconds + copies) / max(1, accumulation)
-    step = per.step_seconds + per_step
-    low = per.low + per_step
-    high = per.high + (slow.exposed_seconds + copies) / max(1, accumulation)
+    wait = straggler_seconds(per.step_seconds, step_cv, fabric.ranks)
+    step = per.step_seconds + wait + per_step
+    low = per.low + wait + per_step
+    high = per.high + wait + (slow.exposed_seconds + copies) / max(1, accumulation)
     return ParallelPrediction(step, low, high, allreduce_seconds=fast.allreduce_seconds, exposed_seconds=fast.exposed_seconds,
                               copy_seconds=copies, buckets=fast.buckets, fabric=fabric.describe(), note=per.note,
-                              **common)
+                              extra={"straggler_seconds": wait}, **common)
 
 
 def scaling_note(p: ParallelPrediction) -> str:

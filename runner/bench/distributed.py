@@ -16,7 +16,8 @@ model in DistributedDataParallel (default buckets) and steps in lockstep with th
 
 Then what the all-reduce costs, measured, not assumed:
 - exposed share = 1 - step(no_sync) / step(sync), from alternating blocks with and without DDP's
-  `no_sync()` (which skips the all-reduce);
+  `no_sync()` (which skips the all-reduce; the ranks then do not wait for each other either, so the
+  share also holds the wait for the slowest rank, and the no_sync steps' variation says how much);
 - the all-reduce alone: `all_reduce` of a flat buffer as large as the gradients (none of it hidden);
 - the fabric: `all_reduce` of several sizes fitted to latency + 2(N-1)/N x bytes / bus bandwidth,
   the model's own formula (planner/predict/fabric.py).
@@ -130,16 +131,17 @@ def follow(lock: Lockstep, step: Callable[[], object], no_sync: Callable[[], Any
 
 
 def exposed_share(lock: Lockstep, sync_timer: Any, local_timer: Any, step_seconds: float,
-                  rounds: int = 4, block_seconds: float = 0.5) -> tuple[float, float, float]:
-    """Rank 0: (exposed share, median sync step, median no_sync step) from alternating blocks, so a
-    machine that drifts slows both alike."""
+                  rounds: int = 4, block_seconds: float = 0.5) -> tuple[float, float, float, float]:
+    """Rank 0: (exposed share, median sync step, median no_sync step, the no_sync steps' coefficient of
+    variation) from alternating blocks, so a machine that drifts slows both alike."""
     n = max(2, min(2000, int(block_seconds / max(step_seconds, 1e-6))))
     synced, local = [], []
     for _ in range(rounds):
         synced += LeaderTimer(lock, sync_timer, SYNC).run_block(n)
         local += LeaderTimer(lock, local_timer, NO_SYNC).run_block(n)
     s, u = statistics.median(synced), statistics.median(local)
-    return max(0.0, 1.0 - u / s), s, u
+    cv = statistics.pstdev(local) / statistics.fmean(local) if len(local) > 1 else 0.0
+    return max(0.0, 1.0 - u / s), s, u, cv
 
 
 def allreduce_seconds(nbytes: int, device: torch.device, repeats: int = 7) -> float:
@@ -224,8 +226,8 @@ def run_data_parallel(job: dict[str, Any], result: Any, device: torch.device,
             try:
                 m = measure(LeaderTimer(lock, _timer(workload.step, device)), float(job.get("seconds", 10.0)),
                             progress=progress)
-                share, synced, local = exposed_share(lock, _timer(workload.step, device),
-                                                     _timer(no_sync_step, device), m.stats.mean)
+                share, synced, local, cv = exposed_share(lock, _timer(workload.step, device),
+                                                         _timer(no_sync_step, device), m.stats.mean)
             finally:
                 lock.stop()
         else:
@@ -240,7 +242,7 @@ def run_data_parallel(job: dict[str, Any], result: Any, device: torch.device,
         leave()
     if rank == 0:
         _fill(result, m, batch, size)
-        result.step_seconds_no_sync, result.allreduce_share = local, share
+        result.step_seconds_no_sync, result.step_cv_no_sync, result.allreduce_share = local, cv, share
         result.allreduce_seconds, result.gradient_bytes, result.fabric = flat, gradient_bytes, fabric
         if abs(synced - m.stats.mean) > 0.25 * m.stats.mean:
             result.warnings.append(f"the all-reduce share was measured at a step of {synced * 1e3:.3g} ms, "

@@ -53,6 +53,7 @@ class BenchResult:
     processes: int = 1
     backend: str = ""  # "nccl" | "gloo"
     step_seconds_no_sync: float | None = None  # the same step without the all-reduce (DDP no_sync)
+    step_cv_no_sync: float | None = None  # coefficient of variation of those steps (ranks wait for the slowest)
     allreduce_share: float | None = None  # exposed all-reduce: 1 - no_sync step / step
     allreduce_seconds: float | None = None  # one all_reduce of the gradients' bytes, none of it hidden
     gradient_bytes: int | None = None

@@ -154,3 +154,17 @@ def test_the_examples_mlp_scales_poorly_everywhere_and_the_note_says_why():
         assert p.scaling_efficiency < 0.5
         note = scaling_note(p)
         assert "scales poorly" in note and "dispatch-bound" in note
+
+
+def test_stragglers_follow_the_order_statistics_of_the_slowest_rank():
+    from planner.predict.parallel import expected_max_normal, straggler_seconds
+
+    assert expected_max_normal(1) == 0.0
+    assert expected_max_normal(2) == pytest.approx(1 / 3.141592653589793 ** 0.5, rel=1e-4)  # 1/sqrt(pi)
+    assert [round(expected_max_normal(n), 3) for n in (4, 8)] == [1.029, 1.424]
+    assert straggler_seconds(0.1, 0.0, 8) == 0.0 and straggler_seconds(0.1, 0.2, 2) == pytest.approx(0.1 * 0.2 * 0.5642, rel=1e-3)
+    layers = _mlp(512, 4)
+    f = Fabric(4, 10e9, "pcie", 5e-6)
+    steady = predict_data_parallel(layers, A100, 4096, 4, f, "fp32", "adam")
+    noisy = predict_data_parallel(layers, A100, 4096, 4, f, "fp32", "adam", step_cv=0.3)
+    assert noisy.step_seconds > steady.step_seconds
