@@ -88,20 +88,22 @@ def scaling_tables(service: PlannerService) -> None:
 
 
 def fabric_swap(service: PlannerService, gpus: dict) -> None:
-    spec = load_spec(ROOT / "examples" / "resnet50-imagenet.yaml")
-    layers, merged, host = described(service, spec)
-    print("\nresnet50-imagenet, the same GPUs on either fabric (scaling efficiency; exposed all-reduce):\n")
-    print("| GPU | GPUs | NVSwitch / NVLink | PCIe Gen4 x16 |")
-    print("|---|---:|---:|---:|")
+    """The same GPUs on either fabric: a convolutional net (few parameters per FLOP) and BERT-large."""
+    print("\nthe same GPUs on either fabric (scaling efficiency; exposed all-reduce per step):\n")
+    print("| example | GPU | GPUs | NVSwitch / NVLink | PCIe Gen4 x16 |")
+    print("|---|---|---:|---:|---:|")
     switch = {"V100": 6 * NVLINK_LINK_BYTES["volta"], "A100": AMPERE_BUS_CAP, "H100": 18 * NVLINK_LINK_BYTES["hopper"]}
-    for name, bus in switch.items():
-        for n in (4, 8):
-            cells = []
-            for kind, b in (("nvswitch", bus), ("pcie", PCIE_X16_BYTES[4])):
-                p = predict_data_parallel(merged, gpus[name], spec.batch_size, n, Fabric(n, b, kind, HOP_LATENCY[kind]),
-                                          spec.train.precision, spec.train.optimizer, host, timeline_layers=layers)
-                cells.append(f"{p.scaling_efficiency:.0%}; {ms(p.exposed_seconds)}")
-            print(f"| {name} | {n} | {cells[0]} | {cells[1]} |")
+    for example in ("resnet50-imagenet", "bert-large-squad"):
+        spec = load_spec(ROOT / "examples" / f"{example}.yaml")
+        layers, merged, host = described(service, spec)
+        for name, bus in switch.items():
+            for n in (4, 8):
+                cells = []
+                for kind, b in (("nvswitch", bus), ("pcie", PCIE_X16_BYTES[4])):
+                    p = predict_data_parallel(merged, gpus[name], spec.batch_size, n, Fabric(n, b, kind, HOP_LATENCY[kind]),
+                                              spec.train.precision, spec.train.optimizer, host, timeline_layers=layers)
+                    cells.append(f"{p.scaling_efficiency:.0%}; {ms(p.exposed_seconds)}")
+                print(f"| {example} | {name} | {n} | {cells[0]} | {cells[1]} |")
 
 
 # ------------------------------------------------------------------------------ 3: the gloo check
