@@ -55,7 +55,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     with progress() as on_progress:
         callbacks = RunCallbacks(on_progress=on_progress, on_result=on_result, on_state=on_state, on_choices=on_choices)
         doc, _journal, _session = service.run(spec, Path(args.spec).read_text(), targets, options,
-                                              BenchOptions(seconds=args.seconds), Path(args.out) if args.out else None,
+                                              BenchOptions(seconds=args.seconds, processes=args.processes),
+                                              Path(args.out) if args.out else None,
                                               callbacks, aws)
     print_plan(doc, args.json)
     if "bench_cost_usd" in doc:
@@ -134,6 +135,9 @@ def add_run_parser(sub) -> None:
     aws = p.add_argument_group("AWS targets")
     aws.add_argument("--region", help="AWS region (default: AWS_REGION, else us-east-1)")
     aws.add_argument("--purchase", choices=("on-demand", "spot"), default="on-demand")
+    aws.add_argument("--processes", type=positive_int, default=1,
+                     help="data-parallel processes on each AWS instance: its bench runs under torchrun with "
+                          "DistributedDataParallel (NCCL, at most one per GPU); local targets measure one (default 1)")
     aws.add_argument("--ami", help="AMI id (default: the PyTorch Deep Learning AMI from its public SSM parameter)")
     aws.add_argument("--ami-type", default="oss-nvidia-driver-gpu-pytorch-2.9-ubuntu-24.04",
                      help="DLAMI type in /aws/service/deeplearning/ami/ARCH/TYPE/latest/ami-id")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from planner.errors import InputError
 from planner.service.documents import plan_document
-from planner.service.measure import BenchOptions, local_devices, make_job
+from planner.service.measure import BenchOptions, check_processes, local_devices, make_job
 from planner.service.settings import AwsOptions, PlanOptions, RunCallbacks, TargetChoice, resolve_objective
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
@@ -123,7 +123,7 @@ class _Run:
         for device in local_devices() if LOCAL in self.choice.targets else []:
             label = LOCAL.label(device)
             self.where[label] = (LOCAL, None, None)
-            job = make_job(self.spec, replace(self.bench, device=device), self.fp)
+            job = make_job(self.spec, replace(self.bench, device=device, processes=1), self.fp)  # --processes: AWS only
             targets.append(LocalTarget(job, self.journal.path / "work", label))
         return targets
 
@@ -168,6 +168,7 @@ def run_plan(service, spec: WorkloadSpec, spec_text: str | None, choice: TargetC
     that could change the decision (planner.decide.select_benchmarks), within the budget.
     Returns (plan document, journal, session)."""
     aws_types = choice.aws_types
+    check_processes(spec, bench)
     aws = aws or AwsOptions(region=options.region, purchase=options.purchase)
     catalog = service.catalog().frame if (aws_types or choice.auto) else None
     # refuse before anything is written or launched; `auto` prices again once it has chosen

@@ -53,3 +53,18 @@ def test_processes_must_split_the_batch_and_cannot_sweep(tmp_path, capsys):
     path.write_text(json.dumps(TINY_MLP))
     assert main(["bench", str(path), "--processes", "3"]) == 2
     assert "does not split evenly" in capsys.readouterr().err
+
+
+def test_the_job_carries_the_processes_and_the_bench_clamps_them_to_the_gpus():
+    from planner.footprint import footprint
+    from planner.service import BenchOptions
+    from planner.service.measure import make_job
+    from planner.spec import parse_spec
+    from runner.bench.distributed import processes_for
+    from tests.conftest import TINY_MLP
+
+    spec = parse_spec(TINY_MLP)
+    job = make_job(spec, BenchOptions(device="auto", processes=4), footprint(spec))
+    assert job["processes"] == 4
+    assert processes_for({**job, "device": "cpu"}) == 4  # CPU ranks share the cores
+    assert processes_for({**job, "processes": None}) == 1
