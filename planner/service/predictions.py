@@ -103,8 +103,8 @@ def calibration_rows(service, journal_path: str | Path) -> list[dict[str, Any]]:
     rows = []
     for label, m in results.items():
         r = m.result
-        if r.status != "ok" or label == LOCAL.label("cpu"):
-            continue
+        if r.status != "ok" or label == LOCAL.label("cpu") or (r.processes or 1) > 1:
+            continue  # a data-parallel step says nothing about one device's model
         if r.device == "cuda":
             model = gpu_model(r.device_name, list(specs))
             if model is None:
