@@ -20,7 +20,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from planner.errors import SpecError, did_you_mean
 from planner.speclimits import (
@@ -140,19 +140,14 @@ class TrainSpec(_Strict):
     # instances, N only options with at most N GPUs in all (1: no data parallelism).
     gpus: int | Literal["auto"] = "auto"
 
-    @field_validator("batch_size", mode="before")
+    @field_validator("batch_size", "gpus", mode="before")
     @classmethod
-    def _batch_size(cls, value: Any) -> Any:
-        if value == "full":
+    def _count_or_word(cls, value: Any, info: ValidationInfo) -> Any:
+        """A whole number in range, or the field's one word ("full" batch, "auto" GPUs)."""
+        word, top = {"batch_size": ("full", MAX_SAMPLES), "gpus": ("auto", MAX_GPUS)}[info.field_name]
+        if value == word:
             return value
-        return whole_number(value, MAX_SAMPLES, ' or "full"')
-
-    @field_validator("gpus", mode="before")
-    @classmethod
-    def _gpus(cls, value: Any) -> Any:
-        if value == "auto":
-            return value
-        return whole_number(value, MAX_GPUS, ' or "auto"')
+        return whole_number(value, top, f' or "{word}"')
 
     @property
     def max_gpus(self) -> int | None:

@@ -241,7 +241,7 @@ def run_data_parallel(job: dict[str, Any], result: Any, device: torch.device,
     finally:
         leave()
     if rank == 0:
-        _fill(result, m, batch, size)
+        _fill(result, m, batch, int(spec["data"]["samples"]))
         result.step_seconds_no_sync, result.step_cv_no_sync, result.allreduce_share = local, cv, share
         result.allreduce_seconds, result.gradient_bytes, result.fabric = flat, gradient_bytes, fabric
         if abs(synced - m.stats.mean) > 0.25 * m.stats.mean:
@@ -250,9 +250,10 @@ def run_data_parallel(job: dict[str, Any], result: Any, device: torch.device,
     return result
 
 
-def _fill(result: Any, m: Any, batch: int, size: int) -> None:
+def _fill(result: Any, m: Any, batch: int, samples: int) -> None:
     s = m.stats
     result.status, result.steps_measured, result.batch_size = "ok", s.n, batch
+    result.steps_per_epoch = -(-max(samples, batch) // batch)  # of the global batch
     result.step_seconds, result.step_seconds_ci_low, result.step_seconds_ci_high = s.mean, s.ci_low, s.ci_high
     result.step_seconds_median, result.step_seconds_p10, result.step_seconds_p90 = s.median, s.p10, s.p90
     result.coefficient_of_variation, result.samples_per_second = s.cv, batch / s.mean
