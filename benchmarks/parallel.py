@@ -109,7 +109,7 @@ def fabric_swap(service: PlannerService, gpus: dict) -> None:
 # ------------------------------------------------------------------------------ 3: the gloo check
 
 
-def gloo_check(service: PlannerService, seconds: float) -> None:
+def gloo_check(service: PlannerService, seconds: float, repeats: int = 1) -> None:
     specs = [load_spec(ROOT / "examples" / "surface-mlp.yaml"), parse_spec(WIDE_MLP),
              load_spec(ROOT / "examples" / "small-cnn.yaml")]
     print("\ngloo check on this CPU: 2 processes x 1 thread (DistributedDataParallel, torchrun), the loopback fabric "
@@ -118,8 +118,8 @@ def gloo_check(service: PlannerService, seconds: float) -> None:
           "step (sync blocks): measured / predicted | all-reduce share: measured / predicted | "
           "bench mean / predicted from a 1-process bench |")
     print("|---|---:|---|---:|---:|---:|---:|")
-    errors = []
-    for spec in specs:
+    errors, share_errors = [], []
+    for spec in [spec for _ in range(repeats) for spec in specs]:
         ddp = service.bench(spec, BenchOptions(device="cpu", seconds=seconds, processes=2))
         half = spec.model_copy(update={"train": spec.train.model_copy(update={"batch_size": spec.batch_size // 2})})
         alone = service.bench(half, BenchOptions(device="cpu", seconds=seconds, threads=1))
@@ -133,13 +133,15 @@ def gloo_check(service: PlannerService, seconds: float) -> None:
                   + straggler_seconds(alone.step_seconds, alone.coefficient_of_variation or 0.0, 2))
         flat = allreduce_seconds(ddp.gradient_bytes, fabric)
         errors.append(abs(predicted / synced - 1))
+        share_errors.append(abs(share - ddp.allreduce_share))
         print(f"| {spec.name} | {ddp.gradient_bytes:,} B | {ms(fabric.base_latency)}, "
               f"{fabric.bus_bytes_per_second / 1e9:.2f} GB/s | {ms(ddp.allreduce_seconds)} / {ms(flat)} | "
               f"{ms(synced)} / {ms(predicted)} ({predicted / synced - 1:+.0%}) | "
               f"{ddp.allreduce_share:.0%} / {share:.0%} | {ms(ddp.step_seconds)} / {ms(before)} "
               f"({before / ddp.step_seconds - 1:+.0%}) |")
     print(f"\nstep predicted from the run's own no_sync step: median error {statistics.median(errors):.0%}, "
-          f"worst {max(errors):.0%}; machine load {load_text()}")
+          f"worst {max(errors):.0%}; all-reduce share: median error {statistics.median(share_errors) * 100:.0f} "
+          f"points, worst {max(share_errors) * 100:.0f}; {len(errors)} runs; machine load {load_text()}")
 
 
 def load_text() -> str:
@@ -213,13 +215,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-gloo", action="store_true", help="skip the gloo check (the only part that measures)")
     parser.add_argument("--no-scaling", action="store_true", help="skip the predicted scaling tables")
     parser.add_argument("--seconds", type=float, default=8.0, help="bench budget per run of the gloo check (default 8)")
+    parser.add_argument("--repeats", type=int, default=1, help="run the gloo check this many times (default 1)")
     parser.add_argument("--points", type=Path, help="published multi-GPU rows to score (CSV)")
     args = parser.parse_args(argv)
     service = PlannerService()
     if not args.no_scaling:
         scaling_tables(service)
     if not args.no_gloo:
-        gloo_check(service, args.seconds)
+        gloo_check(service, args.seconds, args.repeats)
     return score_points(args.points) if args.points else 0
 
 
