@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 SPEC   ?= examples/surface-mlp.yaml
 
-.PHONY: run test bench-accuracy bench-predict bench-drift bench-published clean
+.PHONY: run test bench-accuracy bench-predict bench-drift bench-published bench-big clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,9 @@ bench-published: $(VENV)/.installed
 
 bench-drift: $(VENV)/.installed
 	$(BIN)/python benchmarks/drift.py
+
+bench-big: $(VENV)/.installed
+	$(BIN)/python benchmarks/big_estimate.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
