@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from planner.errors import InputError
 from planner.service.documents import plan_document
-from planner.service.measure import BenchOptions, local_devices, make_job
+from planner.service.measure import BenchOptions, local_batch, local_devices, make_job, scaled_to_spec
 from planner.service.settings import AwsOptions, PlanOptions, RunCallbacks, TargetChoice, resolve_objective
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
@@ -109,6 +109,8 @@ class _Run:
         from planner.journal import Measured
 
         target, region, purchase = self.where[label]
+        if not target.cloud:  # measured at a smaller batch when the spec's would not fit the local budget
+            result = scaled_to_spec(result, self.spec.batch_size)
         measured = Measured(target, result, region, purchase)
         self.journal.write_result(label, measured)  # on disk before anything else looks at it
         if self.cb.on_result:
@@ -124,11 +126,15 @@ class _Run:
         from planner.options import LOCAL
         from runner.local import LocalTarget
 
+        from runner.bench.procfs import memory_available
+
         targets = []
+        batch = local_batch(self.spec, self.fp, memory_available())
         for device in local_devices() if LOCAL in self.choice.targets else []:
             label = LOCAL.label(device)
             self.where[label] = (LOCAL, None, None)
-            job = make_job(self.spec, replace(self.bench, device=device), self.fp)
+            job = make_job(self.spec, replace(self.bench, device=device), self.fp,
+                           batch if batch != self.spec.batch_size else None)
             targets.append(LocalTarget(job, self.journal.path / "work", label))
         return targets
 

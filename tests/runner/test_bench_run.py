@@ -157,3 +157,10 @@ def test_host_data_is_gathered_from_the_pool_and_copied_every_step(tiny_mlp):
     tiny_mlp["data"] = {"samples": 100_000, "task": "regression", "location": "host"}
     r = run_job(job_for(tiny_mlp))
     assert r.status == "ok" and 0 < r.data_pool_samples <= 100_000
+
+
+def test_the_planner_and_the_bench_bound_the_pool_alike():
+    from planner.footprint import BENCH_POOL_MAX_BYTES
+    from runner.bench.data import POOL_MAX_BYTES
+
+    assert BENCH_POOL_MAX_BYTES == POOL_MAX_BYTES

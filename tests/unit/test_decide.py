@@ -242,3 +242,22 @@ def test_estimate_never_goes_below_the_fastest_measured_step():
     assert not vague.usable and "no usable interval" in vague.note and vague.high == math.inf
     predicted = estimate_training(StepMeasurement(1.0, 0.5, 2.6), 1000)  # a model's error band is its interval
     assert predicted.usable and math.isfinite(predicted.high)
+
+
+def test_a_local_bench_too_big_for_its_budget_measures_a_smaller_batch_and_scales():
+    from planner.service.measure import LOCAL_BENCH_BUDGET_BYTES, local_batch, scaled_to_spec
+    from planner.spec import parse_spec
+    from planner.footprint import bench_bytes, footprint
+    from runner.bench.result import BenchResult
+
+    spec = parse_spec({"name": "wide", "model": {"kind": "mlp", "input_size": 4096, "hidden": [8192], "outputs": 10},
+                       "data": {"samples": 100_000, "task": "classification"}, "train": {"batch_size": 65536, "epochs": 1}})
+    fp = footprint(spec)
+    batch = local_batch(spec, fp, 64 * 2**30)
+    assert batch < 65536 and bench_bytes(footprint(spec, list(fp.layers), batch), spec) <= LOCAL_BENCH_BUDGET_BYTES
+    measured = BenchResult(status="ok", device="cpu", batch_size=batch, step_seconds=0.5, step_seconds_ci_low=0.45,
+                           step_seconds_ci_high=0.55)
+    scaled = scaled_to_spec(measured, 65536)
+    k = 65536 / batch
+    assert scaled.step_seconds == pytest.approx(0.5 * k) and scaled.step_seconds_ci_high == pytest.approx(0.55 * k)
+    assert scaled.measured_batch_size == batch and "scaled" in scaled.warnings[0]
