@@ -19,7 +19,9 @@ from typing import Any
 from planner.decide import Option
 from planner.estimate import StepMeasurement, dataset_seconds, estimate_training
 from planner.footprint import Footprint, merge_identical, sample_bytes
-from planner.predict import CpuFacts, GpuSpec, physical_cores, predict_cpu, predict_gpu
+from planner.predict import (
+    CpuFacts, GpuSpec, kernels_per_step, physical_cores, predict_cpu, predict_cpu_unmeasured, predict_gpu,
+)
 from planner.spec import WorkloadSpec
 from runner.bench.result import BenchResult  # a plain dataclass (standard library only)
 
@@ -188,10 +190,13 @@ def predicted_candidates(spec: WorkloadSpec, fp: Footprint, local: BenchResult |
                                       region=facts.region, purchase=purchase)
         if facts.gpu_count:
             gpu = hardware.gpus.get(facts.gpu_name)
-            name = facts.gpu_name + (f" (1 of {facts.gpu_count})" if facts.gpu_count > 1 else "")
+            name = facts.gpu_name
+            common["gpus_used"] = 1
             memory = float(facts.gpu_memory_gib or 0.0) * 2**30
             ok = fits(fp.total_bytes, memory)
             note = "" if ok else f"needs ~{fp.total_bytes / 2**30:.1f} GiB of {memory / 2**30:.0f} GiB"
+            if ok and facts.gpu_count > 1:
+                note = f"1 of its {facts.gpu_count} GPUs used; priced for the whole instance"
             pred = predict_gpu(layers, gpu, spec.batch_size, spec.train.precision, spec.train.optimizer, host_bytes,
                                calibration.get(facts.gpu_name)) if gpu else None
             device = "cuda"
@@ -199,16 +204,15 @@ def predicted_candidates(spec: WorkloadSpec, fp: Footprint, local: BenchResult |
             cores = physical_cores(facts.vcpus, facts.arch, facts.instance_type)
             name = f"{facts.vcpus} vCPU {facts.arch}"
             ok = fits(fp.total_bytes, facts.memory_gib * 2**30)
-            note = "" if ok else "does not fit in memory"
+            note = "" if ok else f"needs ~{fp.total_bytes / 2**30:.1f} GiB of {facts.memory_gib:g} GiB"
             device = "cpu"
-            if local is None or local.status != "ok":
-                out.append(Candidate(**common, device=device, device_name=name, fits=ok, note=note or (
-                    "not predicted: CPU instances are predicted by scaling this machine's measurement, and there is "
-                    "none" + (f" ({local.message.splitlines()[0]})" if local is not None and local.message else ""))))
-                continue
-            pred = predict_cpu(local.step_seconds, int(local.threads or 1), cores, flops_per_step,
-                               calibration.get(f"cpu:{facts.family}"), local=hardware.local_cpu,
-                               target=hardware.cpus.get(facts.family), precision=spec.train.precision)
+            if local is None or local.status != "ok":  # nothing measured here: from the work alone
+                pred = predict_cpu_unmeasured(flops_per_step, kernels_per_step(layers, spec.train.optimizer, spec.train.precision),
+                                              cores, hardware.cpus.get(facts.family), spec.train.precision)
+            else:
+                pred = predict_cpu(local.step_seconds, int(local.threads or 1), cores, flops_per_step,
+                                   calibration.get(f"cpu:{facts.family}"), local=hardware.local_cpu,
+                                   target=hardware.cpus.get(facts.family), precision=spec.train.precision)
         if pred is None or pred.step_seconds is None:
             out.append(Candidate(**common, device=device, device_name=name, fits=ok,
                                  note=pred.note if pred else f"no spec for GPU {facts.gpu_name}"))

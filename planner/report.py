@@ -225,7 +225,10 @@ def plan_row(o: dict[str, Any], doc: dict[str, Any] | None = None) -> list[str]:
         what = ("[red]does not fit[/]" if not o["fits"] else "not predicted" if o["source"] == "predicted"
                 else "[red]failed[/]")
         step = seconds_text(o["step_seconds"]) if o.get("step_seconds") else "-"
-        return head + [step, "", f"{what}: {_short(o.get('note', ''))}", "", "", "", ""]
+        note = o.get("note", "")
+        for said in ("does not fit", "not predicted"):  # the cell already says it
+            note = note[len(said):].lstrip(":; ") if note.startswith(said) else note
+        return head + [step, "", f"{what}: {_short(note)}" if note else what, "", "", "", ""]
     return head + [seconds_text(o["step_seconds"]), seconds_text(o.get("one_time_seconds")), _training_time(o),
                    f"{o['price_per_hour']:.3f}", _money(o["cost_usd"]), _times(o.get("speedup")),
                    _times(o.get("break_even_speedup"))]

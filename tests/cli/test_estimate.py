@@ -96,3 +96,17 @@ def test_check_json_on_a_bad_spec_is_a_json_error(tmp_path):
     assert r.code == 2
     error = strict(r.out)["error"]
     assert error["exit_code"] == 2 and "model.input_size" in error["message"]
+
+
+def test_predict_only_measures_nothing_and_predicts_every_instance(tmp_path):
+    r = planner("estimate", EXAMPLES / "resnet50-imagenet.yaml", "--predict-only", "--json",
+                env={"PLANNER_CACHE_DIR": str(tmp_path)})
+    assert r.code == 0, r.err
+    doc = strict(r.out)
+    assert all(o["source"] == "predicted" for o in doc["options"])  # no local row: nothing ran here
+    gpus = [o for o in doc["options"] if o["device"] == "cuda" and o["step_seconds"] is not None]
+    assert {o["device_name"] for o in gpus} >= {"T4", "A10G", "L4", "L40S", "V100", "A100", "H100"}
+    for o in gpus:
+        assert o["gpus_used"] == 1 and o["step_seconds_low"] < o["step_seconds"] < o["step_seconds_high"]
+    cpus = [o for o in doc["options"] if o["device"] == "cpu" and o["step_seconds"] is not None and o["fits"]]
+    assert cpus and all("nothing measured here" in o["note"] for o in cpus)
