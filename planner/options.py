@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from planner.decide import Option
-from planner.estimate import StepMeasurement, estimate_training
+from planner.estimate import StepMeasurement, dataset_seconds, estimate_training
 from planner.footprint import Footprint, Layer, footprint, merge_identical, sample_bytes
 from planner.predict import (
-    CpuFacts, GpuSpec, Interconnect, fabric_for, physical_cores, predict_cpu, predict_data_parallel, scaling_note,
+    CpuFacts, GpuSpec, Interconnect, fabric_for, kernels_per_step, physical_cores, predict_cpu, predict_cpu_unmeasured,
+    predict_data_parallel, scaling_note,
 )
 from planner.spec import WorkloadSpec
 from runner.bench.result import BenchResult  # a plain dataclass (standard library only)
@@ -117,7 +118,8 @@ class Candidate:
     note: str = ""
     region: str | None = None
     purchase: str | None = None
-    gpus_used: int = 0  # in all; 0: a CPU candidate
+    caveat: str = ""  # what makes the measurement less trustworthy
+    gpus_used: int | None = None  # in all; None: a CPU candidate
     instances: int = 1
     scaling_efficiency: float | None = None
 
@@ -126,28 +128,44 @@ class Candidate:
         common: dict[str, Any] = dict(
             target=self.target.name, device=self.device, source=self.source, price_per_hour=self.price_per_hour,
             billing=self.billing, device_name=self.device_name, fits=self.fits, note=self.note,
-            instance_type=self.target.instance_type, region=self.region, purchase=self.purchase,
+            instance_type=self.target.instance_type, region=self.region, purchase=self.purchase, caveat=self.caveat,
             gpus_used=self.gpus_used, instances=self.instances, scaling_efficiency=self.scaling_efficiency)
         if self.step is None:
             return Option(**common)
         est = estimate_training(self.step, total_steps, cloud=self.target.cloud)
-        return Option(**common, step_seconds=self.step.step_seconds, train_seconds=est.seconds,
-                      train_seconds_low=est.low, train_seconds_high=est.high)
+        return Option(**common, step_seconds=self.step.step_seconds, step_seconds_low=self.step.step_seconds_ci_low,
+                      step_seconds_high=self.step.step_seconds_ci_high, train_seconds=est.seconds,
+                      train_seconds_low=est.low, train_seconds_high=est.high, one_time_seconds=est.one_time_seconds,
+                      data_seconds=est.data_seconds, interval_note=est.note)
 
 
 def measured_candidate(target: Target, result: BenchResult, price_per_hour: float,
-                       region: str | None = None, purchase: str | None = None) -> Candidate:
-    """A candidate from one bench result."""
-    device = result.device or "cpu"
-    common: dict[str, Any] = dict(target=target, device=device, source="measured",
+                       region: str | None = None, purchase: str | None = None, need_bytes: int | None = None) -> Candidate:
+    """A candidate from one bench result. `need_bytes`: what the real run holds (the whole dataset
+    too), checked against the memory the bench found free there — the bench itself held only a
+    pool of batches, so it can measure a workload whose real run does not fit."""
+    common: dict[str, Any] = dict(target=target, device=result.device or "cpu", source="measured",
                                   price_per_hour=price_per_hour, billing="ec2" if target.cloud else "local",
                                   device_name=result.device_name, region=region if target.cloud else None,
                                   purchase=purchase if target.cloud else None,
-                                  gpus_used=int(getattr(result, "processes", 1) or 1) if device == "cuda" else 0)
+                                  gpus_used=int(getattr(result, "processes", 1) or 1) if result.device == "cuda" else None)
     if result.status != "ok":
         return Candidate(**common, fits=result.status != "does_not_fit",
-                         note=(result.message or result.status).splitlines()[0])
-    return Candidate(**common, step=StepMeasurement.from_result(result))
+                         note=((result.message or result.status).splitlines() or [result.status])[0])
+    caveat = "measured while the machine was busy (see the warnings)" if getattr(result, "machine_busy", False) else ""
+    step = StepMeasurement.from_result(result)
+    have = getattr(result, "memory_available_bytes", None)
+    if need_bytes and have and not fits(need_bytes, have):
+        where = "here" if not target.cloud else f"on {result.device_name or target.name}"
+        return Candidate(**common, step=step, caveat=caveat, fits=False,
+                         note=f"does not fit {where}: the run needs ~{need_bytes / 2**30:.1f} GiB, "
+                              f"{have / 2**30:.1f} GiB available")
+    return Candidate(**common, step=step, caveat=caveat)
+
+
+def measurement_warnings(label: str, result: BenchResult) -> list[str]:
+    """What the bench saw (variation, warm-up, interval, a busy machine), for the plan's warnings."""
+    return [f"{label}: {w}" for w in result.warnings or []]
 
 
 @dataclass(frozen=True)
@@ -162,10 +180,14 @@ class Hardware:
     interconnects: Mapping[str, Interconnect] = field(default_factory=dict)  # multi-GPU instance types
 
 
-def predicted_candidates(spec: WorkloadSpec, fp: Footprint, local: BenchResult, instances: list[InstanceFacts],
+def predicted_candidates(spec: WorkloadSpec, fp: Footprint, local: BenchResult | None, instances: list[InstanceFacts],
                          purchase: str, hardware: Hardware) -> list[Candidate]:
     """A predicted candidate for every instance with a price (`local`: this machine's CPU result,
-    which the CPU model scales); a GPU instance once per GPU count it offers (`gpu_plans`)."""
+    which the CPU model scales; without one, CPU instances are predicted from the work alone); a GPU
+    instance once per GPU count it offers (`gpu_plans`)."""
+    layers = merge_identical(list(fp.layers))  # same prediction, less work (e.g. BERT's 24 identical blocks)
+    one_time = dict(setup=float(local.setup_seconds or 0.0) if local is not None else 0.0,
+                    data_seconds=dataset_seconds(local) if local is not None else 0.0)
     out = []
     for facts in instances:
         price = facts.price(purchase)
@@ -174,22 +196,30 @@ def predicted_candidates(spec: WorkloadSpec, fp: Footprint, local: BenchResult, 
         common: dict[str, Any] = dict(target=facts.target, source="predicted", price_per_hour=float(price), billing="ec2",
                                       region=facts.region, purchase=purchase)
         if facts.gpu_count:
-            out += _gpu_candidates(spec, fp, facts, {**common, "setup": float(local.setup_seconds or 0.0)}, hardware)
+            out += _gpu_candidates(spec, fp, layers, facts, common, hardware, one_time)
         else:
-            out.append(_cpu_candidate(spec, fp, local, facts, common, hardware))
+            out.append(_cpu_candidate(spec, fp, layers, local, facts, common, hardware, one_time))
     return out
 
 
-def _cpu_candidate(spec: WorkloadSpec, fp: Footprint, local: BenchResult, facts: InstanceFacts,
-                   common: dict[str, Any], hardware: Hardware) -> Candidate:
+def _cpu_candidate(spec: WorkloadSpec, fp: Footprint, layers: list[Layer], local: BenchResult | None,
+                   facts: InstanceFacts, common: dict[str, Any], hardware: Hardware, one_time: dict) -> Candidate:
     cores = physical_cores(facts.vcpus, facts.arch, facts.instance_type)
+    name = f"{facts.vcpus} vCPU {facts.arch}"
     ok = fits(fp.total_bytes, facts.memory_gib * 2**30)
-    pred = predict_cpu(local.step_seconds, int(local.threads or 1), cores, fp.train_flops_per_sample * spec.batch_size,
-                       (hardware.calibration or {}).get(f"cpu:{facts.family}"), local=hardware.local_cpu,
-                       target=hardware.cpus.get(facts.family), precision=spec.train.precision)
-    step = StepMeasurement(pred.step_seconds, pred.low, pred.high, float(local.setup_seconds or 0.0))
-    return Candidate(**common, device="cpu", device_name=f"{facts.vcpus} vCPU {facts.arch}", step=step, fits=ok,
-                     note=pred.note if ok else "does not fit in memory")
+    note = "" if ok else f"needs ~{fp.total_bytes / 2**30:.1f} GiB of {facts.memory_gib:g} GiB"
+    flops_per_step = fp.train_flops_per_sample * spec.batch_size
+    if local is None or local.status != "ok":  # nothing measured here: from the work alone
+        pred = predict_cpu_unmeasured(flops_per_step, kernels_per_step(layers, spec.train.optimizer, spec.train.precision),
+                                      cores, hardware.cpus.get(facts.family), spec.train.precision)
+    else:
+        pred = predict_cpu(local.step_seconds, int(local.threads or 1), cores, flops_per_step,
+                           (hardware.calibration or {}).get(f"cpu:{facts.family}"), local=hardware.local_cpu,
+                           target=hardware.cpus.get(facts.family), precision=spec.train.precision)
+    if pred.step_seconds is None:
+        return Candidate(**common, device="cpu", device_name=name, fits=ok, note=pred.note)
+    step = StepMeasurement(pred.step_seconds, pred.low, pred.high, one_time["setup"], data_seconds=one_time["data_seconds"])
+    return Candidate(**common, device="cpu", device_name=name, step=step, fits=ok, note=note or pred.note)
 
 
 def gpu_plans(facts: InstanceFacts, link: Interconnect | None, max_gpus: int | None) -> list[tuple[int, int]]:
@@ -202,69 +232,55 @@ def gpu_plans(facts: InstanceFacts, link: Interconnect | None, max_gpus: int | N
     return [(n, k) for n, k in plans if max_gpus is None or n * k <= max_gpus] or [(1, 1)]
 
 
-def _gpu_name(facts: InstanceFacts, n: int, k: int, efficiency: float | None) -> str:
-    """"A100 (1 of 8)", "A100 (4 of 8, 93% scaling)", "A100 (16 = 2 x 8, 71% scaling)"."""
-    if n * k == 1:
-        return facts.gpu_name + (f" (1 of {facts.gpu_count})" if facts.gpu_count > 1 else "")
-    eff = f", {efficiency:.0%} scaling" if efficiency is not None else ""
-    if k > 1:
-        return f"{facts.gpu_name} ({n * k} = {k} x {n}{eff})"
-    return f"{facts.gpu_name} ({n} of {facts.gpu_count}{eff})"
-
-
-def _gpu_candidates(spec: WorkloadSpec, fp: Footprint, facts: InstanceFacts, common: dict[str, Any],
-                    hardware: Hardware) -> list[Candidate]:
+def _gpu_candidates(spec: WorkloadSpec, fp: Footprint, layers: list[Layer], facts: InstanceFacts, common: dict[str, Any],
+                    hardware: Hardware, one_time: dict) -> list[Candidate]:
     """The instance's GPU counts, each priced at the whole instance (times the instances it rents)."""
     gpu = hardware.gpus.get(facts.gpu_name)
     link = hardware.interconnects.get(facts.instance_type)
-    layers = merge_identical(list(fp.layers))  # same prediction, less work (e.g. BERT's 24 identical blocks)
-    host_per_sample = sample_bytes(spec) if spec.data.location == "host" else 0.0
-    memory = float(facts.gpu_memory_gib or 0.0) * 2**30
-    setup = common.pop("setup")
     out = []
     for n, k in gpu_plans(facts, link, spec.train.max_gpus):
         total = n * k
         base = {**common, "price_per_hour": common["price_per_hour"] * k, "device": "cuda", "gpus_used": total,
-                "instances": k}
+                "instances": k, "device_name": facts.gpu_name}
         if gpu is None:
-            out.append(Candidate(**base, device_name=_gpu_name(facts, n, k, None), note=f"no spec for GPU {facts.gpu_name}"))
+            out.append(Candidate(**base, note=f"no spec for GPU {facts.gpu_name}"))
             continue
         if spec.batch_size % total:
-            out.append(Candidate(**base, device_name=_gpu_name(facts, n, k, None), fits=True,
-                                 note=f"skipped: batch {spec.batch_size:,} does not split evenly over {total} GPUs"))
+            out.append(Candidate(**base, note=f"skipped: batch {spec.batch_size:,} does not split evenly over {total} GPUs"))
             continue
         fabric = fabric_for(link, gpu.arch, n, k) if total > 1 and link is not None else None
         if isinstance(fabric, str):
-            out.append(Candidate(**base, device_name=_gpu_name(facts, n, k, None), note=f"not predicted: {fabric}"))
+            out.append(Candidate(**base, note=f"not predicted: {fabric}"))
             continue
-        out.append(_gpu_candidate(spec, fp, layers, gpu, facts, (n, k), fabric, base, (host_per_sample, memory, setup),
-                                  hardware))
+        out.append(_gpu_candidate(spec, fp, layers, gpu, facts, (n, k), fabric, base, hardware, one_time))
     return out
 
 
 def _gpu_candidate(spec: WorkloadSpec, fp: Footprint, layers: list[Layer], gpu: GpuSpec, facts: InstanceFacts,
                    counts: tuple[int, int], fabric, base: dict[str, Any],  # noqa: ANN001 - a Fabric or None
-                   sizes: tuple[float, float, float], hardware: Hardware) -> Candidate:
+                   hardware: Hardware, one_time: dict) -> Candidate:
     """One GPU count: the data-parallel prediction, the per-GPU memory check, and the note that
     says how it scales (and, across instances, on what assumptions)."""
-    (n, k), (host_per_sample, memory, setup) = counts, sizes
+    n, k = counts
     total = n * k
-    per_batch = spec.batch_size // total
-    need = footprint(spec, list(fp.layers), per_batch).total_bytes + (fp.gradients_bytes if total > 1 else 0)
+    memory = float(facts.gpu_memory_gib or 0.0) * 2**30
+    need = footprint(spec, list(fp.layers), spec.batch_size // total).total_bytes + (fp.gradients_bytes if total > 1 else 0)
     ok = fits(need, memory)
     pred = predict_data_parallel(layers, gpu, spec.batch_size, total, fabric, spec.train.precision, spec.train.optimizer,
-                                 host_per_sample, (hardware.calibration or {}).get(facts.gpu_name),
-                                 timeline_layers=list(fp.layers))
+                                 sample_bytes(spec) if spec.data.location == "host" else 0.0,
+                                 (hardware.calibration or {}).get(facts.gpu_name), timeline_layers=list(fp.layers))
     notes = [] if ok else [f"needs ~{need / 2**30:.1f} GiB of {memory / 2**30:.0f} GiB per GPU"]
+    if ok and facts.gpu_count > 1 and total == 1:
+        notes.append(f"1 of its {facts.gpu_count} GPUs used; priced for the whole instance")
     notes += [pred.note, scaling_note(pred)]
     if k > 1:
         link = hardware.interconnects[facts.instance_type]
         notes.append(f"predicted only, on paper: across {k} instances over {link.network_gbps:g} Gbit/s "
                      f"{'EFA' if link.efa else 'network'} at NCCL's 96% of line rate (measured rings reached 0.6-1.2x "
                      "of that, NVIDIA/nccl#527), in one cluster placement group")
-    eff = pred.scaling_efficiency if total > 1 else None
+    note = "; ".join(x for x in notes if x)
     if pred.step_seconds is None:
-        return Candidate(**base, device_name=_gpu_name(facts, n, k, None), fits=ok, note="; ".join(x for x in notes if x))
-    step = StepMeasurement(pred.step_seconds, pred.low, pred.high, setup)
-    return Candidate(**base, device_name=_gpu_name(facts, n, k, eff), step=step, fits=ok, scaling_efficiency=eff,
-                     note="; ".join(x for x in notes if x))
+        return Candidate(**base, fits=ok, note=note)
+    step = StepMeasurement(pred.step_seconds, pred.low, pred.high, one_time["setup"], data_seconds=one_time["data_seconds"])
+    return Candidate(**base, step=step, fits=ok, note=note,
+                     scaling_efficiency=pred.scaling_efficiency if total > 1 else None)

@@ -11,7 +11,9 @@ torch, no files, no clock).
 - `parallel`: a data-parallel (DDP) step on N GPUs: the per-GPU step, bucketed all-reduce, overlap.
 """
 
-from planner.predict.cpu import CpuFacts, cpu_speed_ratio, parallel_fraction, physical_cores, predict_cpu
+from planner.predict.cpu import (
+    CpuFacts, cpu_speed_ratio, parallel_fraction, physical_cores, predict_cpu, predict_cpu_unmeasured,
+)
 from planner.predict.fabric import Fabric, Interconnect, allreduce_seconds, fabric_for
 from planner.predict.gpu import (
     GpuSpec,
@@ -27,5 +29,6 @@ from planner.predict.parallel import ParallelPrediction, predict_data_parallel, 
 __all__ = [
     "CpuFacts", "Fabric", "GpuSpec", "Interconnect", "ParallelPrediction", "Prediction", "allreduce_seconds",
     "cpu_speed_ratio", "fabric_for", "gpu_spec_from_row", "kernels_per_step", "math_mode", "parallel_fraction",
-    "physical_cores", "predict_cpu", "predict_data_parallel", "predict_gpu", "scaling_note", "step_breakdown",
+    "physical_cores", "predict_cpu", "predict_cpu_unmeasured", "predict_data_parallel", "predict_gpu", "scaling_note",
+    "step_breakdown",
 ]

@@ -205,7 +205,8 @@ def run_data_parallel(job: dict[str, Any], result: Any, device: torch.device,
         device = torch.device("cuda", local_rank)
     elif not job.get("threads"):  # ranks share this machine's cores
         torch.set_num_threads(max(1, (os.cpu_count() or 1) // size))
-    spec, batch = job["spec"], int(job["spec"]["train"]["batch_size"])
+    spec = job["spec"]
+    batch = int(job.get("batch_size") or spec["train"]["batch_size"])  # the global batch
     result.processes, result.threads = size, torch.get_num_threads()
     if batch % size:
         result.status, result.message = "invalid", f"batch {batch:,} does not split evenly over {size} processes"
