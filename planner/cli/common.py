@@ -42,43 +42,29 @@ def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
 
 
-def positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
-    return value
+def flag(name: str):
+    """The argparse `type=` of flag `name`: the service's rule for its values (a number finite and in
+    range, a duration, an AWS name in AWS's format; planner/service/inputs.py). A value outside it
+    is argparse's usage error: exit 2 with the range and the value, before any work."""
+
+    def convert(text: str):
+        from planner.service.inputs import parse_flag
+
+        try:
+            return parse_flag(name, text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    convert.__name__ = name.lstrip("-").replace("-", "_")  # argparse names the type in some messages
+    return convert
 
 
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
-    return value
+def ranged(name: str, text: str) -> str:
+    """`text` with the accepted range appended, for --help."""
+    from planner.service.inputs import flag_range
 
-
-def non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
-    return value
-
-
-def duration(text: str) -> float:
-    from planner.service import parse_duration
-
-    try:
-        return parse_duration(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    found = flag_range(name)
+    return f"{text}; {found}" if found else text
 
 
 def default_region() -> str:
@@ -145,8 +131,13 @@ def print_plan(doc: dict[str, Any], as_json: bool) -> None:
 def plan_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:
     p.add_argument("--objective", choices=("cheapest", "fastest", "deadline"), default="cheapest" if defaults else None,
                    help="what to minimize (default cheapest; --deadline alone means cheapest within it)")
-    p.add_argument("--deadline", type=duration, metavar="DURATION", help="finish within this time, e.g. 4h, 90m, 1h30m")
-    p.add_argument("--time-value", type=non_negative_float, metavar="USD_PER_HOUR",
-                   help="what an hour of your waiting is worth; added to each option's cost")
-    p.add_argument("--local-price", type=non_negative_float, metavar="USD_PER_HOUR", default=0.0 if defaults else None,
-                   help="hourly cost of this machine (amortized hardware, power); default 0")
+    p.add_argument("--deadline", type=flag("--deadline"), metavar="DURATION",
+                   help="finish within this time, e.g. 4h, 90m, 1h30m (at most 366 days)")
+    p.add_argument("--time-value", type=flag("--time-value"), metavar="USD_PER_HOUR",
+                   help=ranged("--time-value", "what an hour of your waiting is worth; added to each option's cost"))
+    p.add_argument("--local-price", type=flag("--local-price"), metavar="USD_PER_HOUR", default=0.0 if defaults else None,
+                   help=ranged("--local-price", "hourly cost of this machine (amortized hardware, power); default 0"))
+
+
+def region_argument(p, text: str = "AWS region (default: AWS_REGION, else us-east-1)") -> None:
+    p.add_argument("--region", type=flag("--region"), help=text)
