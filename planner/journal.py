@@ -226,7 +226,10 @@ def _write_atomic(path: Path, text: str) -> None:
         tmp.write_text(text)
         os.replace(tmp, path)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:  # the directory itself is what failed
+            pass
         raise RunError(f"cannot write {shown_path(str(path))}: {exc.strerror or exc}",
                        hint="free some disk space or fix the directory's permissions; what was written before is kept") from None
 

@@ -200,8 +200,17 @@ def _bucket_problem(name: str) -> str | None:
     return None
 
 
+def _region_problem(name: str) -> str | None:
+    """"US-EAST-1", "us_east_1", "us east 1": the region meant, when the form is all that is off."""
+    meant = re.sub(r"[\s_]+", "-", name.strip().lower())
+    if meant != name and re.fullmatch(_REGION_FORM, meant):
+        return f'did you mean "{meant}"?'
+    return None
+
+
+_REGION_FORM = r"[a-z]{2}(-[a-z]+)+-\d{1,2}"
 _HEX = "8 or 17 hexadecimal digits"
-REGION = Name("an AWS region", r"[a-z]{2}(-[a-z]+)+-\d{1,2}", "us-east-1", "lowercase letters and dashes, then a number", 32)
+REGION = Name("an AWS region", _REGION_FORM, "us-east-1", "lowercase letters and dashes, then a number", 32, _region_problem)
 AMI_ID = Name("an AMI id", r"ami-([0-9a-f]{8}|[0-9a-f]{17})", "ami-0123456789abcdef0", f"ami- and {_HEX}", 21)
 SUBNET_ID = Name("a subnet id", r"subnet-([0-9a-f]{8}|[0-9a-f]{17})", "subnet-0123456789abcdef0", f"subnet- and {_HEX}", 24)
 VPC_ID = Name("a VPC id", r"vpc-([0-9a-f]{8}|[0-9a-f]{17})", "vpc-0123456789abcdef0", f"vpc- and {_HEX}", 21)

@@ -67,7 +67,7 @@ def _mode(path: Path) -> int | None:
     """The file type of `path` (None: nothing there); OSError for what stat cannot answer."""
     try:
         return os.stat(path).st_mode
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # a/b where a is a file: nothing there either
         return None
 
 
