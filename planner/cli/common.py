@@ -4,8 +4,10 @@ bench progress line and the plan printout."""
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
+import re
 import sys
 from typing import Any
 
@@ -17,25 +19,60 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
-        self.exit(ExitCode.BAD_INPUT, f"{self.prog}: error: {message}\n  (see {self.prog} --help)\n")
+        self.exit(ExitCode.BAD_INPUT, f"{self.prog}: error: {shown_message(message)}\n  (see {self.prog} --help)\n")
+
+
+def shown_message(message: str, word: int = 80, total: int = 1_000) -> str:
+    """argparse's message with what the user typed made safe to print: it quotes an invalid choice
+    or an unrecognized argument whole (70,000 characters, or a terminal escape sequence)."""
+    message = "".join(c if c.isprintable() or c == "\n" else repr(c)[1:-1] for c in message)
+    message = re.sub(r"\S{%d,}" % (word + 1), lambda m: m.group(0)[: word - 20] + "..." + m.group(0)[-1], message)
+    return message if len(message) <= total else message[: total - 3] + "..."
+
+
+@functools.cache
+def _console_class():
+    from rich.console import Console
+    from rich.errors import MarkupError
+
+    class PlainWhenNotMarkup(Console):
+        """A rich Console whose print() shows text as typed when it is not valid markup: a spec path
+        or a journal's device name with "[/x]" in it would otherwise raise MarkupError (an internal
+        error for a legal file name). What the planner writes escapes such text (`escape`); this is
+        the net under what it misses."""
+
+        def print(self, *objects: Any, **kwargs: Any) -> None:
+            try:
+                super().print(*objects, **kwargs)
+            except MarkupError:
+                markup, self._markup = self._markup, False  # table cells read the console's setting
+                try:
+                    super().print(*objects, **{**kwargs, "markup": False})
+                finally:
+                    self._markup = markup
+
+    return PlainWhenNotMarkup
 
 
 def stdout():
-    from rich.console import Console
-
     # A pipe has no width: COLUMNS when set, else 150 columns, beats truncated values in a log or a file.
     width = None if sys.stdout.isatty() else int(os.environ.get("COLUMNS") or 150)
-    return Console(soft_wrap=False, width=width)
+    return _console_class()(soft_wrap=False, width=width)
 
 
 def stderr():
-    from rich.console import Console
+    return _console_class()(stderr=True)
 
-    return Console(stderr=True)
+
+def escape(text: object) -> str:
+    """Text a user or a file supplied, shown as it is inside rich markup ("a[/b].yaml" stays that)."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(str(text))
 
 
 def warn(text: str) -> None:
-    stderr().print(f"[yellow]warning[/]: {text}", highlight=False)
+    stderr().print(f"[yellow]warning[/]: {escape(text)}", highlight=False)
 
 
 def print_json(data: Any) -> None:
@@ -106,7 +143,7 @@ class BenchProgress:
         else:
             text = str(kind)
         elapsed = event.get("seconds")
-        self.status.update(f"[{label}] {text}" + (f"  ({elapsed:.0f} s)" if elapsed else ""))
+        self.status.update(escape(f"[{label}] {text}") + (f"  ({elapsed:.0f} s)" if elapsed else ""))
 
 
 def progress() -> BenchProgress:
@@ -125,7 +162,8 @@ def print_plan(doc: dict[str, Any], as_json: bool) -> None:
     for warning in doc.get("warnings", []):
         warn(warning)
     if doc.get("run_dir"):
-        stderr().print(f"run journal: {doc['run_dir']}  (re-plan with `planner plan {doc['run_dir']}`)", highlight=False)
+        run_dir = escape(doc["run_dir"])
+        stderr().print(f"run journal: {run_dir}  (re-plan with `planner plan {run_dir}`)", highlight=False)
 
 
 def plan_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from planner.cli.common import flag, print_json, progress, ranged, stderr, stdout, warn
+from planner.cli.common import escape, flag, print_json, progress, ranged, stderr, stdout, warn
 from planner.errors import ExitCode, RunError
 
 
@@ -20,7 +20,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         print_json(check_summary(spec, fp))
     else:
         stdout().print(check_table(spec, fp))
-        stderr().print(f"[green]ok[/]: {args.spec} is a valid spec")
+        stderr().print(f"[green]ok[/]: {escape(args.spec)} is a valid spec")
     return ExitCode.OK
 
 

@@ -252,3 +252,15 @@ def test_tui_refuses_a_spec_it_cannot_read_before_it_opens(tmp_path, path):
     os.mkfifo(fifo)
     target = {"DIR": tmp_path, "FIFO": fifo, "MISSING": tmp_path / "missing.yaml"}.get(path, path)
     refused(call("tui", target), str(target))
+
+
+# ----------------------------------------------------------------------------- text that looks like markup
+
+
+def test_a_spec_path_that_looks_like_rich_markup_is_shown_as_typed(tmp_path):
+    (tmp_path / "a[").mkdir()
+    path = tmp_path / "a[" / "bold]b.yaml"  # the path reads ".../a[/bold]b.yaml": a closing tag to rich
+    path.write_text(yaml.safe_dump(TINY_MLP))
+    r = call("check", path)
+    assert r.code == 0, r.err
+    assert f"ok: {path} is a valid spec" in " ".join(r.err.split())
