@@ -82,7 +82,9 @@ CORRUPTIONS = {
     "result cut short": (truncate(RESULT), [RESULT, "is not valid JSON (line"]),
     "result empty": (replace(RESULT, ""), [RESULT, "is empty"]),
     "result not UTF-8": (replace(RESULT, b"\xff\xfe{}"), [RESULT, "is not UTF-8 text"]),
-    "step_seconds zero": (edit(RESULT, step_seconds=0), [RESULT, "step_seconds: must be a number above 0 and at most 86,400 (seconds), got 0"]),
+    "step_seconds zero": (edit(RESULT, step_seconds=0), [RESULT, "step_seconds: must be a number between 1e-06 and 86,400 (seconds), got 0"]),
+    "step_seconds subnormal": (edit(RESULT, step_seconds=5e-324), ["step_seconds: must be", "got 5e-324"]),
+    "ci absurd": (edit(RESULT, step_seconds_ci_high=1e15), ["step_seconds_ci_high: must be a number between 0 and 86,400"]),
     "step_seconds negative": (edit(RESULT, step_seconds=-1), ["step_seconds: must be", "got -1"]),
     "step_seconds NaN": (edit(RESULT, step_seconds=float("nan")), ["step_seconds: must be", "got nan"]),
     "step_seconds infinite": (edit(RESULT, step_seconds=float("inf")), ["step_seconds: must be", "got inf"]),
@@ -157,3 +159,12 @@ def test_plan_needs_a_run_directory(tmp_path, make, expected):
     (tmp_path / "file.txt").write_text("not a journal")
     r = call("plan", make(tmp_path))
     refused(r, expected, "to fix: give a directory written by `planner run`")
+
+
+def test_text_from_a_journal_that_looks_like_markup_is_shown_not_parsed(tmp_path):
+    (tmp_path / "runs[").mkdir()
+    run = write_journal(tmp_path / "runs[" / "x]")  # the run directory reads "runs[/x]"
+    edit(RESULT, status="error", message="needs [/x] [bold]")(run)  # the table shows a failed result's message
+    r = call("plan", run)
+    assert r.code == 1, r.err  # nothing can run it: a runtime answer, not "internal error: MarkupError"
+    assert "needs [/x] [bold]" in r.out and f"run journal: {run}" in " ".join(r.err.split())

@@ -44,7 +44,7 @@ def test_a_result_with_several_problems_lists_them():
     assert [p.split(":")[0] for p in result_problems("local-cpu", data)] == ["device", "threads", "step_seconds"]
     data.update(step_seconds=0.0, device="cpu", threads=2)  # sound fields; a step of 0 s is what status ok may not have
     assert result_problems("local-cpu", data) == [
-        "step_seconds: must be a number above 0 and at most 86,400 (seconds), got 0.0"]
+        "step_seconds: must be a number between 1e-06 and 86,400 (seconds), got 0.0"]
 
 
 def test_a_label_without_a_target_must_name_an_instance_type():
