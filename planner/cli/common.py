@@ -54,9 +54,16 @@ def _console_class():
     return PlainWhenNotMarkup
 
 
+def pipe_width() -> int:
+    """A pipe has no width: COLUMNS when it is a sensible number (20 to 1,000), else 150 columns,
+    beats truncated values in a log or a file. (COLUMNS=abc or 10**9 is not worth a crash or a
+    gigabyte of padding.)"""
+    text = os.environ.get("COLUMNS", "").strip()
+    return min(max(int(text), 20), 1_000) if text.isdigit() and len(text) < 10 else 150
+
+
 def stdout():
-    # A pipe has no width: COLUMNS when set, else 150 columns, beats truncated values in a log or a file.
-    width = None if sys.stdout.isatty() else int(os.environ.get("COLUMNS") or 150)
+    width = None if sys.stdout.isatty() else pipe_width()
     return _console_class()(soft_wrap=False, width=width)
 
 
@@ -105,7 +112,18 @@ def ranged(name: str, text: str) -> str:
 
 
 def default_region() -> str:
-    return os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+    """AWS_REGION, else AWS_DEFAULT_REGION, else us-east-1, held to --region's format."""
+    from planner.errors import InputError
+    from planner.service.inputs import parse_flag
+
+    for name in ("AWS_REGION", "AWS_DEFAULT_REGION"):
+        value = os.environ.get(name)
+        if value:
+            try:
+                return parse_flag("--region", value)
+            except ValueError as exc:
+                raise InputError(f"the environment variable {name}: {exc}", hint=f"fix or unset {name}, or pass --region") from None
+    return "us-east-1"
 
 
 class BenchProgress:

@@ -264,3 +264,20 @@ def test_a_spec_path_that_looks_like_rich_markup_is_shown_as_typed(tmp_path):
     r = call("check", path)
     assert r.code == 0, r.err
     assert f"ok: {path} is a valid spec" in " ".join(r.err.split())
+
+
+# ----------------------------------------------------------------------------- the environment
+
+
+def test_a_malformed_aws_region_in_the_environment_is_named(monkeypatch):
+    monkeypatch.setenv("AWS_REGION", "Mars")
+    refused(call("ls"), "the environment variable AWS_REGION: must be an AWS region like us-east-1", "got 'Mars'",
+            "to fix: fix or unset AWS_REGION, or pass --region")
+
+
+@pytest.mark.parametrize("columns", ["abc", "999999999999", "-5", "0"])
+def test_columns_that_are_not_a_width_fall_back_to_150(monkeypatch, columns):
+    monkeypatch.setenv("COLUMNS", columns)
+    r = call("prices", "--region", "us-east-1", "--gpu")
+    assert r.code == 0 and "internal error" not in r.err
+    assert max(len(line) for line in r.out.splitlines()) <= 1_000
