@@ -200,7 +200,7 @@ def argvs(draw, world) -> list[str]:
 # ----------------------------------------------------------------------------- the properties
 
 
-@fuzz(120)
+@fuzz(200)
 @given(data=st.data())
 def test_any_command_line_gets_a_clear_answer(world, data):
     argv = data.draw(argvs(world))
@@ -210,7 +210,7 @@ def test_any_command_line_gets_a_clear_answer(world, data):
         assert "measured" not in r.err
 
 
-@fuzz(40)
+@fuzz(80)
 @given(model=st.sampled_from(MODELS[:4]), edits=st.lists(st.tuples(st.sampled_from(FIELDS), values), max_size=3),
        text=yaml_texts, raw=st.booleans(), as_json=st.booleans())
 def test_any_spec_file_gets_a_clear_answer(world, model, edits, text, raw, as_json):
@@ -247,7 +247,7 @@ def strict_json(text: str):
     return json.loads(text, parse_constant=refuse)
 
 
-@fuzz(60)
+@fuzz(100)
 @given(file=st.sampled_from(JOURNAL_FILES), how=st.sampled_from(["truncate", "field", "option", "replace", "bytes"]),
        key=st.sampled_from(["status", "device", "step_seconds", "step_seconds_ci_low", "threads", "target", "region",
                             "purchase", "warnings", "setup_seconds", "plan_options", "model", "train", "name"]),
