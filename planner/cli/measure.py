@@ -27,22 +27,15 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from planner.report import bench_json, bench_table, sweep_table
     from planner.service import BenchOptions, PlannerService
-
-    from planner.service.inputs import check_out_file
+    from planner.service.inputs import check_out_file, shown_path
 
     service = PlannerService()
     spec = service.load(args.spec)
-    out = check_out_file(args.out) if args.out is not None else None  # before the bench, not after it
+    out_file = check_out_file(args.out) if args.out is not None else None  # before the bench, not after it
     options = BenchOptions(device=args.device, seconds=args.seconds, sweep=args.sweep, threads=args.threads)
     with progress() as on_progress:
         result = service.bench(spec, options, on_progress=on_progress)
     data = bench_json(result)
-    if out is not None:
-        try:
-            out.write_text(json.dumps(result.to_dict(), indent=2) + "\n")
-        except OSError as exc:
-            raise RunError(f"--out {args.out}: cannot write it ({exc.strerror or exc})",
-                           hint="the result is printed below; write it somewhere else next time") from None
     if args.json:
         print_json(data)
     else:
@@ -52,6 +45,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
             out.print(sweep_table(result))
     for warning in result.warnings:
         warn(warning)
+    if out_file is not None:
+        try:
+            out_file.write_text(json.dumps(result.to_dict(), indent=2) + "\n")
+        except OSError as exc:  # it was writable before the bench; a full disk or a removed directory since
+            raise RunError(f"--out {shown_path(args.out)}: cannot write it ({exc.strerror or exc})",
+                           hint="the result is printed above; write it somewhere else next time") from None
     return ExitCode.OK if result.status == "ok" else ExitCode.RUNTIME_FAILURE
 
 

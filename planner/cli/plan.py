@@ -22,7 +22,6 @@ def _plan_options(args: argparse.Namespace, region: str):
 def cmd_run(args: argparse.Namespace) -> int:
     from planner.report import seconds_text
     from planner.service import AwsOptions, BenchOptions, PlannerService, RunCallbacks, parse_targets
-
     from planner.service.inputs import check_run_dir
 
     service = PlannerService()
