@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from planner.errors import InputError, RunError
+from planner.units import PROCESSES
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
     from planner.footprint import Footprint
@@ -19,7 +20,6 @@ ProgressFn = Callable[[str, dict[str, Any]], None]  # (target label, event)
 
 STEADY_MACHINE_PERCENT = 5.0  # the benches before and after the run agree this closely: the machine held its speed
 STEADY_RUN_SPREAD_PERCENT = 15.0  # p10-p90 of a run's 20 windows; steady runs here spread 3-9%
-MAX_PROCESSES = 64  # data-parallel ranks of one bench: more than any instance's GPUs
 
 
 @dataclass(frozen=True)
@@ -50,8 +50,8 @@ def check_device(device: str) -> None:
 def check_processes(spec: WorkloadSpec, options: BenchOptions) -> None:
     """Data-parallel benches split the batch evenly and measure one batch size."""
     n = options.processes
-    if n < 1 or n > MAX_PROCESSES:
-        raise InputError(f"--processes: must be a whole number between 1 and {MAX_PROCESSES}, got {n}")
+    if not PROCESSES.holds(n):
+        raise InputError(f"--processes: must be {PROCESSES.describe()}, got {n!r}")
     if n > 1 and spec.batch_size % n:
         raise InputError(f"--processes {n}: batch {spec.batch_size:,} does not split evenly over {n} processes",
                          hint="choose a number of processes that divides train.batch_size")
