@@ -22,6 +22,7 @@ from planner.footprint import Footprint, merge_identical, sample_bytes
 from planner.predict import (
     CpuFacts, GpuSpec, kernels_per_step, physical_cores, predict_cpu, predict_cpu_unmeasured, predict_gpu,
 )
+from planner.predict.gpu import step_bytes
 from planner.spec import WorkloadSpec
 from runner.bench.result import BenchResult  # a plain dataclass (standard library only)
 
@@ -207,8 +208,10 @@ def predicted_candidates(spec: WorkloadSpec, fp: Footprint, local: BenchResult |
             note = "" if ok else f"needs ~{fp.total_bytes / 2**30:.1f} GiB of {facts.memory_gib:g} GiB"
             device = "cpu"
             if local is None or local.status != "ok":  # nothing measured here: from the work alone
-                pred = predict_cpu_unmeasured(flops_per_step, kernels_per_step(layers, spec.train.optimizer, spec.train.precision),
-                                              cores, hardware.cpus.get(facts.family), spec.train.precision)
+                pred = predict_cpu_unmeasured(
+                    flops_per_step, kernels_per_step(layers, spec.train.optimizer, spec.train.precision), cores,
+                    hardware.cpus.get(facts.family), spec.train.precision,
+                    moved_bytes=step_bytes(layers, spec.batch_size, spec.train.precision, spec.train.optimizer))
             else:
                 pred = predict_cpu(local.step_seconds, int(local.threads or 1), cores, flops_per_step,
                                    calibration.get(f"cpu:{facts.family}"), local=hardware.local_cpu,
