@@ -309,8 +309,9 @@ class BenchSession:
 
     def _cleanup(self) -> None:
         started = [t for t in self.targets if t.label in self._launched]
+        self._unended.clear()  # a fresh round of tries for those that failed during the run: AWS may be back
         for t in started:
-            if t.label in self._ended or t.label in self._unended:
+            if t.label in self._ended:
                 continue
             if self._end(t) and t.label not in self.results:
                 try:
