@@ -8,12 +8,15 @@ Work runs in Textual thread workers; errors appear as notifications with the CLI
 Signals: a run's session works in a thread, which has no signal handler, so the app routes them.
 SIGTERM and SIGHUP (a closed terminal) cancel a run in progress and quit once its cleanup has
 terminated everything it started (the same path as `q` + yes); another signal meanwhile is only
-told ("terminating ..., please wait"). The exit code is then 128 + the signal's number.
+told ("terminating ..., please wait"). The exit code is then 128 + the signal's number. After
+SIGHUP the terminal is gone: the process ends without restoring it (Textual's teardown would wait
+forever on writes to it).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 from pathlib import Path
 
@@ -82,6 +85,7 @@ class PlannerApp(App):
         self.spec_text = ""
         self.targets: list[str] = ["local"]
         self.quitting: int | None = None  # the exit code to quit with once the run in progress has ended
+        self.terminal_gone = False  # SIGHUP: quit without writing to the terminal
         self._signals: list[int] = []
 
     def on_mount(self) -> None:
@@ -101,12 +105,18 @@ class PlannerApp(App):
 
     def signal_received(self, signum: int) -> None:
         """SIGTERM or SIGHUP: quit, ending the run in progress through its own cleanup first."""
+        self.terminal_gone = self.terminal_gone or signum == signal.SIGHUP
         self.quit_after_run(128 + signum)
+
+    def _quit(self, exit_code: int) -> None:
+        if self.terminal_gone:
+            os._exit(exit_code)  # everything the run started has ended; no terminal to restore
+        self.exit(return_code=exit_code)
 
     def quit_after_run(self, exit_code: int = 0) -> None:
         run = self.query_one(RunPane)
         if not run.running:
-            self.exit(return_code=exit_code)
+            self._quit(exit_code)
             return
         if self.quitting is not None:
             run.log_line("still terminating everything the run started, please wait")
@@ -145,7 +155,7 @@ class PlannerApp(App):
 
     def on_run_finished(self, message: RunFinished) -> None:
         if self.quitting is not None:
-            self.exit(return_code=self.quitting)
+            self._quit(self.quitting)
             return
         if message.doc is not None:
             self.query_one(ResultsPane).show(message.doc)
