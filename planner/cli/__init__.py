@@ -14,6 +14,7 @@ renders with `planner.report`): one command module per use case.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 
@@ -53,11 +54,19 @@ def main(argv: list[str] | None = None) -> int:
         return int(handler(args))
     except PlannerError as exc:
         sys.stderr.write(exc.render() + "\n")
+        if getattr(args, "json", False):  # a program asked for JSON: it gets the error as JSON too
+            from planner.cli.common import print_json
+
+            print_json({"error": {"title": exc.title, "message": exc.message, "hint": exc.hint,
+                                  "exit_code": int(exc.exit_code)}})
         return int(exc.exit_code)
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return 130
-    except Exception as exc:  # a bug: say so in one line; the traceback on request
+    except Exception as exc:
+        if isinstance(exc, OSError) and exc.errno in (errno.EPIPE, errno.ENOSPC, errno.EIO):
+            sys.stderr.write(f"error: cannot write the output ({exc.strerror})\n")  # a closed pipe, a full disk
+            return int(ExitCode.RUNTIME_FAILURE)  # a bug: say so in one line; the traceback on request
         if os.environ.get("PLANNER_DEBUG"):
             raise
         sys.stderr.write(f"internal error: {type(exc).__name__}: {exc}\n"

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from planner.errors import Cancelled, InputError, RunError
 from planner.service.documents import plan_document
-from planner.service.measure import BenchOptions, local_devices, make_job
+from planner.service.measure import BenchOptions, local_batch, local_devices, make_job, scaled_to_spec
 from planner.service.settings import AwsOptions, PlanOptions, RunCallbacks, TargetChoice, resolve_objective
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
@@ -46,24 +46,28 @@ def preflight(aws_types: list[str], aws: AwsOptions, catalog) -> tuple[dict[str,
     return prices, arches, worst
 
 
-def plan_from_results(spec: WorkloadSpec, results: dict[str, Any], options: PlanOptions, catalog=None):
+def plan_from_results(spec: WorkloadSpec, results: dict[str, Any], options: PlanOptions, catalog=None,
+                      need_bytes: int | None = None):
     """The plan over journaled results (label -> planner.journal.Measured); AWS options are priced
     from `catalog` (a frame) in the plan's region and purchase option (re-planning may change both)."""
     from planner.decide import decide
-    from planner.options import measured_candidate
+    from planner.options import measured_candidate, measurement_warnings
     from pricing.catalog import hourly_price
 
     if catalog is None and any(m.target.cloud for m in results.values()):
         from pricing.catalog import load_catalog
 
         catalog = load_catalog().frame
-    candidates = []
-    for _label, m in sorted(results.items()):
+    candidates, warnings = [], []
+    for label, m in sorted(results.items()):
         price = (hourly_price(catalog, m.target.instance_type, options.region, options.purchase) if m.target.cloud
                  else options.local_price_per_hour)
-        candidates.append(measured_candidate(m.target, m.result, price, options.region, options.purchase))
+        candidates.append(measured_candidate(m.target, m.result, price, options.region, options.purchase, need_bytes))
+        warnings += measurement_warnings(label, m.result)
     opts = [c.option(spec.total_steps) for c in candidates]
-    return decide(opts, options.objective, options.deadline_seconds, options.time_value_per_hour)
+    plan = decide(opts, options.objective, options.deadline_seconds, options.time_value_per_hour)
+    plan.warnings[:0] = warnings
+    return plan
 
 
 def replan(journal_path: str | Path, overrides: dict[str, Any]):
@@ -81,7 +85,7 @@ def replan(journal_path: str | Path, overrides: dict[str, Any]):
     results = journal.read_results()
     if not results:
         raise InputError(f"{journal_path}: the run has no results yet", hint="run `planner run` to measure targets")
-    plan = plan_from_results(spec, results, options)
+    plan = plan_from_results(spec, results, options, need_bytes=journal.read_run().get("footprint_bytes"))
     doc = plan_document(spec, plan, options, journal.path)
     return doc, journal
 
@@ -101,14 +105,17 @@ class _Run:
         self.run_id = f"{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
         self.info: dict[str, Any] = {"run_id": self.run_id, "targets": list(choice.tokens),
                                      "plan_options": options.as_dict(), "bench": bench.__dict__}
-        self.journal.write_run(self.info)
         self.fp = service.footprint(spec)
+        self.info["footprint_bytes"] = self.fp.total_bytes  # what the real run holds: replans check it
+        self.journal.write_run(self.info)
         self.where: dict[str, tuple[Target, str | None, str | None]] = {}
 
     def record(self, label: str, result) -> None:
         from planner.journal import Measured
 
         target, region, purchase = self.where[label]
+        if not target.cloud:  # measured at a smaller batch when the spec's would not fit the local budget
+            result = scaled_to_spec(result, self.spec.batch_size)
         measured = Measured(target, result, region, purchase)
         self.journal.write_result(label, measured)  # on disk before anything else looks at it
         if self.cb.on_result:
@@ -124,11 +131,15 @@ class _Run:
         from planner.options import LOCAL
         from runner.local import LocalTarget
 
+        from runner.bench.procfs import memory_available
+
         targets = []
+        batch = local_batch(self.spec, self.fp, memory_available())
         for device in local_devices() if LOCAL in self.choice.targets else []:
             label = LOCAL.label(device)
             self.where[label] = (LOCAL, None, None)
-            job = make_job(self.spec, replace(self.bench, device=device), self.fp)
+            job = make_job(self.spec, replace(self.bench, device=device), self.fp,
+                           batch if batch != self.spec.batch_size else None)
             targets.append(LocalTarget(job, self.journal.path / "work", label))
         return targets
 
@@ -193,6 +204,10 @@ def run_plan(service, spec: WorkloadSpec, spec_text: str | None, choice: TargetC
     aws_types = choice.aws_types
     aws = aws or AwsOptions(region=options.region, purchase=options.purchase)
     catalog = service.catalog().frame if (aws_types or choice.auto) else None
+    if catalog is not None:  # a region the price data lacks is refused before anything is measured
+        from pricing.catalog import check_region
+
+        check_region(catalog, options.region)
     # refuse before anything is written or launched; `auto` prices again once it has chosen
     priced = preflight(aws_types, aws, catalog) if aws_types else None
     run = _Run(service, spec, spec_text, choice, options, bench, out, callbacks or RunCallbacks(), cancel)
@@ -215,7 +230,7 @@ def run_plan(service, spec: WorkloadSpec, spec_text: str | None, choice: TargetC
             raise
         raise stopped from exc
     results = run.journal.read_results()
-    plan = plan_from_results(spec, results, options, catalog)
+    plan = plan_from_results(spec, results, options, catalog, run.fp.total_bytes)
     doc = plan_document(spec, plan, options, run.journal.path)
     doc["failed_targets"] = sorted(label for label, m in results.items() if m.result.status == "error")
     doc["unterminated_instances"] = unterminated(session)

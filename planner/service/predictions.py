@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from planner.options import LOCAL, measured_candidate, predicted_candidates
-from planner.service.measure import BenchOptions, ProgressFn
+from planner.options import LOCAL, measured_candidate, measurement_warnings, predicted_candidates
+from planner.service.measure import BenchOptions, ProgressFn, measure_here
 from planner.service.documents import plan_document
 from planner.service.settings import AwsOptions, PlanOptions
 from planner.spec import WorkloadSpec
@@ -33,48 +33,52 @@ def estimate_plan(service, spec: WorkloadSpec, options: PlanOptions, local, gpu:
     from pricing.catalog import instances
 
     catalog = service.catalog()
+    fp = service.footprint(spec)
     facts = instances(catalog.frame, region=options.region, gpu=gpu)
-    predicted = predicted_candidates(spec, service.footprint(spec), local, facts, options.purchase, hardware())
-    measured = [measured_candidate(LOCAL, local, options.local_price_per_hour)] if include_local else []
+    predicted = predicted_candidates(spec, fp, local, facts, options.purchase, hardware())
+    here = local is not None and include_local
+    measured = [measured_candidate(LOCAL, local, options.local_price_per_hour, need_bytes=fp.total_bytes)] if here else []
     opts = [c.option(spec.total_steps) for c in measured + predicted]
     plan = decide(opts, options.objective, options.deadline_seconds, options.time_value_per_hour)
+    if here:
+        plan.warnings[:0] = measurement_warnings(LOCAL.label(local.device), local)
     return plan, catalog
 
 
-def benchmark_choices(plan, options: PlanOptions, aws: AwsOptions | None = None):
-    """(the plan among cloud options only, which cloud options to benchmark). The selection runs on
-    the cloud options alone: a free local CPU would make every GPU's break-even infinite."""
-    from planner.decide import Option, decide, select_benchmarks
+def benchmark_choices(plan, aws: AwsOptions | None = None) -> list:
+    """Which predicted instances a paid benchmark could change the decision for (the rent answer's
+    question: speedups there are against the best rented CPU), within the budget."""
+    from planner.decide import select_benchmarks
     from runner.aws import worst_case_bench_cost
 
     aws = aws or AwsOptions()
-    cloud = [o for o in plan.options if o.source == "predicted"]
-    base = [Option(**{k: getattr(o, k) for k in Option.__dataclass_fields__}) for o in cloud]
-    cloud_plan = decide(base, options.objective, options.deadline_seconds, options.time_value_per_hour)
     settings = aws.settings()
-    worst = {o.target: worst_case_bench_cost(o.price_per_hour, settings) for o in cloud}
-    return cloud_plan, select_benchmarks(cloud_plan, worst, aws.bench_budget, aws.max_instances)
+    worst = {o.target: worst_case_bench_cost(o.price_per_hour, settings) for o in plan.options if o.source == "predicted"}
+    return select_benchmarks(plan, worst, aws.bench_budget, aws.max_instances)
 
 
 def auto_choices(service, spec: WorkloadSpec, options: PlanOptions, local, aws: AwsOptions) -> list:
     """`--targets auto`: which instances to benchmark, given this machine's measurement."""
     predicted, _catalog = estimate_plan(service, spec, options, local, include_local=False)
-    _cloud, choices = benchmark_choices(predicted, options, aws)
-    return choices
+    return benchmark_choices(predicted, aws)
 
 
 def estimate(service, spec: WorkloadSpec, options: PlanOptions, seconds: float, gpu: bool | None = None,
-             on_progress: ProgressFn | None = None) -> dict[str, Any]:
+             on_progress: ProgressFn | None = None, predict_only: bool = False) -> dict[str, Any]:
     """`planner estimate`: measure here, predict every instance in the region, and say which paid
-    benchmarks would settle the answer. Returns the plan document."""
+    benchmarks would settle the answer. `predict_only`: measure nothing here (GPUs are predicted
+    from their specs alone; CPU instances, which scale this machine's measurement, are not).
+    Returns the plan document."""
     from pricing.catalog import check_region
 
     check_region(service.catalog().frame, options.region)
-    local = service.bench(spec, BenchOptions(device="cpu", seconds=seconds), on_progress=on_progress)
+    local = None
+    if not predict_only:
+        local = measure_here(spec, service.footprint(spec), BenchOptions(device="cpu", seconds=seconds), on_progress)
     plan, catalog = estimate_plan(service, spec, options, local, gpu=gpu)
-    cloud_plan, choices = benchmark_choices(plan, options)
+    choices = benchmark_choices(plan)
     doc = plan_document(spec, plan, options, None)
-    doc["cloud_recommendation"] = cloud_plan.as_dict()["recommendation"]
+    doc["cloud_recommendation"] = doc["answers"].get("rent")
     doc["prices"] = {"source": catalog.source, "as_of": catalog.as_of}
     doc["benchmark"] = [c.__dict__ for c in choices if c.benchmark]
     doc["skipped"] = [c.__dict__ for c in choices if not c.benchmark]
