@@ -34,9 +34,7 @@ from cloud.resources import ensure_bucket, ensure_security_group, stack_outputs
 from planner.errors import InputError
 from pricing.billing import instance_cost
 from runner.bench.result import BenchResult
-from runner.bundle import (
-    RESULT_MAX_BYTES, UserFiles, bench_bundle, job_for_instance, render_bootstrap, result_problem, user_code,
-)
+from runner.bundle import RESULT_MAX_BYTES, UserFiles, bench_bundle, job_for_instance, render_bootstrap, user_code
 from runner.target import TargetStatus
 
 __all__ = ["AwsRun", "AwsSettings", "AwsTarget", "check_settings", "quota_name", "render_bootstrap",
@@ -322,10 +320,12 @@ class AwsTarget:
     def _read_result(self) -> BenchResult:
         """The uploaded result, read bounded; a truncated or malformed one is a failed result with
         the instance's log. S3 errors raise (the session tries again)."""
+        from planner.journal import result_problems  # the checks a journaled result is held to
+
         body = self.run.s3.get_object(Bucket=self.run.bucket, Key=self.keys["result"])["Body"].read(RESULT_MAX_BYTES + 1)
         try:
             data = json.loads(body)
-            problem = result_problem(data)
+            problem = next(iter(result_problems(self.label, data)), None)
         except ValueError as exc:
             problem = f"not JSON ({exc})"
         if problem is None and len(body) <= RESULT_MAX_BYTES:

@@ -13,8 +13,8 @@ virtualenv folders): a folder that holds a dataset or a checkpoint is refused wi
 says so, before anything is launched.
 
 `render_bootstrap` fills runner/bootstrap.sh (dead-man timer first) with the run's presigned URLs;
-EC2 takes at most 16 KB of user-data. `result_problem` says why an uploaded result.json is not a
-bench result (truncated, malformed, wrong types), so that it becomes a failed result, not a crash.
+EC2 takes at most 16 KB of user-data. What comes back is read at most RESULT_MAX_BYTES and held to
+the journal's own checks of a result (planner.journal.result_problems) before it is believed.
 """
 
 from __future__ import annotations
@@ -23,12 +23,10 @@ import copy
 import io
 import os
 import zipfile
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from planner.errors import InputError
-from runner.bench.result import BenchResult
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 BOOTSTRAP = Path(__file__).resolve().parent / "bootstrap.sh"
@@ -116,27 +114,3 @@ def render_bootstrap(run_id: str, label: str, urls: dict[str, str], deadman_minu
     if len(text.encode()) > USER_DATA_LIMIT:
         raise ValueError(f"user-data is {len(text.encode())} bytes, over EC2's 16 KB limit")
     return text
-
-
-def result_problem(data: Any) -> str | None:
-    """What makes `data` not a bench result (runner/bench/result.py), or None."""
-    if not isinstance(data, dict):
-        return f"a JSON {type(data).__name__}, not an object"
-    if data.get("status") not in ("ok", "does_not_fit", "invalid", "error") or not isinstance(data.get("device"), str):
-        return f"status {str(data.get('status'))[:40]!r} and device {str(data.get('device'))[:40]!r} are not a bench result's"
-    for f in fields(BenchResult):
-        value, kind = data.get(f.name), str(f.type)
-        if f.name not in data or (value is None and "None" in kind):
-            continue
-        if kind.startswith("list"):
-            wrong = not isinstance(value, list)
-        elif kind.startswith("str"):
-            wrong = not isinstance(value, str)
-        else:  # int, float, int | None, float | None
-            wrong = not isinstance(value, (int, float)) or isinstance(value, bool)
-        if wrong:
-            return f"{f.name} is {str(value)[:40]!r}"
-    if data["status"] == "ok" and not (isinstance(data.get("step_seconds"), (int, float)) and data["step_seconds"] > 0
-                                       and all(isinstance(data.get(k), (int, float)) for k in ("step_seconds_ci_low", "step_seconds_ci_high"))):
-        return "an ok result without its step time and interval"
-    return None

@@ -1,13 +1,13 @@
 """What the instance gets and gives back, in-process (moto): presigned URLs that end at the deadline
 and a --max-bench-minutes S3 cannot honour refused; a custom model's folder in the bundle (bounded,
-never this machine's path in the job); an uploaded result checked before it is believed; a launch
-whose answer was lost still found and terminated. The fault table itself is test_faults_server.py."""
+never this machine's path in the job); an uploaded result held to the journal's checks, its failure
+shown with the instance's log; a launch whose answer was lost still found and terminated. The fault
+table itself is test_faults_server.py."""
 
 from __future__ import annotations
 
 import datetime as dt
 import io
-import json
 import zipfile
 from urllib.parse import parse_qs, urlparse
 
@@ -17,8 +17,7 @@ from planner.errors import InputError
 from planner.service import AwsOptions, preflight
 from pricing.catalog import load_snapshot
 from runner.aws import AwsRun, AwsSettings, AwsTarget
-from runner.bench.result import BenchResult
-from runner.bundle import USER_CODE_MAX_BYTES, bench_bundle, job_for_instance, result_problem, user_code
+from runner.bundle import USER_CODE_MAX_BYTES, bench_bundle, job_for_instance, user_code
 from tests.aws.helpers import live_instances, user_data, x86_ami
 from tests.cli.helpers import planner
 
@@ -46,14 +45,15 @@ def test_presigned_urls_end_at_the_deadline(aws_session):
 
 
 def test_a_max_bench_minutes_past_s3s_seven_days_is_refused_before_anything_starts(tmp_path):
+    # the service refuses it for every caller (the TUI, the API), the CLI's flag even earlier
     with pytest.raises(InputError, match=r"--max-bench-minutes 10081: .* at most 7 days \(10080 minutes\)"):
         preflight(["c7i.xlarge"], AwsOptions(max_bench_minutes=10081, bench_budget=1e6), load_snapshot())
     spec = tmp_path / "spec.yaml"
     spec.write_text("name: t\nmodel: {kind: mlp, input_size: 2, hidden: [4], outputs: 1}\ndata: {samples: 64}\n"
                     "train: {batch_size: 8, epochs: 1}\n")
     r = planner("run", spec, "--targets", "aws:c7i.xlarge", "--max-bench-minutes", "20000", "--bench-budget", "100000",
-                "--out", tmp_path / "run")
-    assert r.code == 2 and "--max-bench-minutes 20000" in r.err and "to fix: give --max-bench-minutes 10080 or less" in r.err
+                "--out", tmp_path / "run")  # (the CLI's own range, a day, refuses it first)
+    assert r.code == 2 and "--max-bench-minutes" in r.err and "20000" in r.err
     assert not (tmp_path / "run").exists()
 
 
@@ -93,16 +93,22 @@ def test_a_model_folder_too_big_to_ship_is_refused_by_name(aws_session, tmp_path
     assert "folder of its own" in caught.value.hint
 
 
-def test_an_uploaded_result_is_checked_before_it_is_believed():
-    full = BenchResult(status="ok", device="cpu", step_seconds=0.01, step_seconds_ci_low=0.009, step_seconds_ci_high=0.011,
-                       step_seconds_windows=[0.01] * 3, warnings=["w"]).to_dict()
-    assert result_problem(json.loads(json.dumps(full))) is None
-    assert result_problem(BenchResult(status="error", device="cuda", message="boom").to_dict()) is None
-    assert result_problem([1, 2]) == "a JSON list, not an object"
-    assert "are not a bench result's" in result_problem({"status": "fine", "device": "cpu"})
-    assert result_problem({**full, "step_seconds_ci_low": "low"}) == "step_seconds_ci_low is 'low'"
-    assert result_problem({**full, "warnings": "w"}) == "warnings is 'w'"
-    assert result_problem({**full, "step_seconds": None}) == "an ok result without its step time and interval"
+def test_an_uploaded_result_is_held_to_the_journals_checks_before_it_is_believed(aws_session):
+    ec2 = aws_session.client("ec2")
+    run = new_run(ec2, run_id="run-bad")
+    t = AwsTarget(run, "c7i.xlarge", JOB, "aws-c7i.xlarge", 0.1785)
+    t.start()
+    s3 = aws_session.client("s3")
+    s3.put_object(Bucket=run.bucket, Key=t.keys["result"], Body=b'{"status": "ok", "device": "cpu", "step_seconds": "fast"}')
+    s3.put_object(Bucket=run.bucket, Key=t.keys["log"], Body="".join(f"line {i}\n" for i in range(100)).encode())
+    assert t.poll().state == "done"
+    result = t.collect()
+    assert result.status == "error" and "unreadable: step_seconds: must be" in result.message
+    lines = result.message.splitlines()
+    assert lines[lines.index("--- the instance's log ---") + 1] == "line 0"  # its first lines ...
+    assert "... (76 lines) ..." in lines and lines[-1] == "line 99"  # ... and its last
+    t.terminate()
+    assert live_instances(ec2, "run-bad") == []
 
 
 def test_a_launch_whose_answer_was_lost_is_found_by_its_tags_and_terminated(aws_session):
