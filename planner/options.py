@@ -23,6 +23,7 @@ from planner.predict import (
     CpuFacts, GpuSpec, Interconnect, fabric_for, kernels_per_step, physical_cores, predict_cpu, predict_cpu_unmeasured,
     predict_data_parallel, scaling_note,
 )
+from planner.predict.gpu import step_bytes
 from planner.spec import WorkloadSpec
 from runner.bench.result import BenchResult  # a plain dataclass (standard library only)
 
@@ -210,8 +211,10 @@ def _cpu_candidate(spec: WorkloadSpec, fp: Footprint, layers: list[Layer], local
     note = "" if ok else f"needs ~{fp.total_bytes / 2**30:.1f} GiB of {facts.memory_gib:g} GiB"
     flops_per_step = fp.train_flops_per_sample * spec.batch_size
     if local is None or local.status != "ok":  # nothing measured here: from the work alone
-        pred = predict_cpu_unmeasured(flops_per_step, kernels_per_step(layers, spec.train.optimizer, spec.train.precision),
-                                      cores, hardware.cpus.get(facts.family), spec.train.precision)
+        pred = predict_cpu_unmeasured(
+            flops_per_step, kernels_per_step(layers, spec.train.optimizer, spec.train.precision), cores,
+            hardware.cpus.get(facts.family), spec.train.precision,
+            moved_bytes=step_bytes(layers, spec.batch_size, spec.train.precision, spec.train.optimizer))
     else:
         pred = predict_cpu(local.step_seconds, int(local.threads or 1), cores, flops_per_step,
                            (hardware.calibration or {}).get(f"cpu:{facts.family}"), local=hardware.local_cpu,

@@ -145,6 +145,20 @@ def _step_kernels(layers: list[Layer], optimizer: str, precision: str) -> dict[s
     return {"model": model, "optimizer": update}
 
 
+def layer_bytes(layer: Layer, batch: int, act_bytes: int) -> float:
+    """Bytes one training step moves through memory for `layer` (forward and backward)."""
+    if layer.moved_elems is not None:
+        return layer.moved_elems * batch * act_bytes + (layer.fixed_elems or 0.0) * FP32
+    # activations in and out, forward and backward (~3 passes); weights read twice, gradients written
+    return 3.0 * 2 * layer.activation_elems * batch * act_bytes + 3.0 * layer.params * FP32
+
+
+def step_bytes(layers: list[Layer], batch: int, precision: str, optimizer: str) -> float:
+    """Bytes one whole training step moves: every layer, and the optimizer's update."""
+    params = sum(layer.params for layer in layers)
+    return sum(layer_bytes(layer, batch, ACT_BYTES[precision]) for layer in layers) + params * FP32 * OPTIMIZER_WORDS[optimizer]
+
+
 def layer_gpu_seconds(layer: Layer, gpu: GpuSpec, batch: int, precision: str,
                       constants: DeviceConstants = DEFAULT) -> tuple[float, bool] | str:
     """GPU seconds of one layer's forward and backward kernels at `batch`, and whether it is timed as
@@ -153,10 +167,7 @@ def layer_gpu_seconds(layer: Layer, gpu: GpuSpec, batch: int, precision: str,
     ramp = constants.kernel_ramp_seconds
     kernels = max(1, layer.kernels + layer.backward_kernel_count)
     flops = layer.train_flops * batch
-    if layer.moved_elems is not None:
-        moved = layer.moved_elems * batch * ACT_BYTES[precision] + (layer.fixed_elems or 0.0) * FP32
-    else:  # activations in and out, forward and backward (~3 passes); weights read twice, gradients written
-        moved = 3.0 * 2 * layer.activation_elems * batch * ACT_BYTES[precision] + 3.0 * layer.params * FP32
+    moved = layer_bytes(layer, batch, ACT_BYTES[precision])
     mode = math_mode(layer.op_class, precision, gpu.arch)
     per_kernel_memory = moved / kernels / bandwidth
     if mode is None or flops <= 0:

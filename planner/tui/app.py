@@ -4,10 +4,20 @@ Keyboard first: 1-5 (or F1-F5, also inside a text field) switch panes, r (or ctr
 ctrl+s saves the spec, ctrl+t toggles the light/dark theme, q quits (asking first, and terminating
 everything, when a run is in progress).
 Work runs in Textual thread workers; errors appear as notifications with the CLI's text.
+
+Signals: a run's session works in a thread, which has no signal handler, so the app routes them.
+SIGTERM and SIGHUP (a closed terminal) cancel a run in progress and quit once its cleanup has
+terminated everything it started (the same path as `q` + yes); another signal meanwhile is only
+told ("terminating ..., please wait"). The exit code is then 128 + the signal's number. After
+SIGHUP the terminal is gone: the process ends without restoring it (Textual's teardown would wait
+forever on writes to it).
 """
 
 from __future__ import annotations
 
+import asyncio
+import os
+import signal
 from pathlib import Path
 
 from textual.app import App, ComposeResult
@@ -74,6 +84,46 @@ class PlannerApp(App):
         self.spec = None
         self.spec_text = ""
         self.targets: list[str] = ["local"]
+        self.quitting: int | None = None  # the exit code to quit with once the run in progress has ended
+        self.terminal_gone = False  # SIGHUP: quit without writing to the terminal
+        self._signals: list[int] = []
+
+    def on_mount(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGTERM, signal.SIGHUP):
+                loop.add_signal_handler(sig, self.signal_received, sig)
+                self._signals.append(sig)
+        except (NotImplementedError, RuntimeError, ValueError, AttributeError):
+            pass  # not the main thread, or no signals here: nothing to route
+
+    def on_unmount(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in self._signals:
+            loop.remove_signal_handler(sig)
+        self._signals.clear()
+
+    def signal_received(self, signum: int) -> None:
+        """SIGTERM or SIGHUP: quit, ending the run in progress through its own cleanup first."""
+        self.terminal_gone = self.terminal_gone or signum == signal.SIGHUP
+        self.quit_after_run(128 + signum)
+
+    def _quit(self, exit_code: int) -> None:
+        if self.terminal_gone:
+            os._exit(exit_code)  # everything the run started has ended; no terminal to restore
+        self.exit(return_code=exit_code)
+
+    def quit_after_run(self, exit_code: int = 0) -> None:
+        run = self.query_one(RunPane)
+        if not run.running:
+            self._quit(exit_code)
+            return
+        if self.quitting is not None:
+            run.log_line("still terminating everything the run started, please wait")
+            self.notify("terminating the run's instances and processes, please wait", severity="warning")
+            return
+        self.quitting = exit_code
+        run.cancel()  # the worker's session terminates everything in its finally, then RunFinished quits
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -104,6 +154,9 @@ class PlannerApp(App):
         self.targets = message.targets
 
     def on_run_finished(self, message: RunFinished) -> None:
+        if self.quitting is not None:
+            self._quit(self.quitting)
+            return
         if message.doc is not None:
             self.query_one(ResultsPane).show(message.doc)
             self.action_show("results")
@@ -133,8 +186,6 @@ class PlannerApp(App):
 
         def answer(quit_now: bool | None) -> None:
             if quit_now:
-                run.cancel()
-                self.workers.wait_for_complete()  # the run's finally terminates everything
-                self.exit()
+                self.quit_after_run(0)  # the run's finally terminates everything; then the app exits
 
         self.push_screen(ConfirmQuit(), answer)

@@ -95,6 +95,9 @@ class RunPane(Vertical):
             if event.get("event") in ("measure", "warmup"):
                 call(self.set_state, label, f"running ({event['event']})", time.monotonic() - started, 0.0)
 
+        def on_notice(label, text):
+            call(self.log_line, f"{label}: {text}" if label else text)
+
         def on_result(label, data):
             text = f"{label}: {data.get('status')}" + (f" {data['step_seconds'] * 1e3:.2f} ms/step" if data.get("step_seconds") else
                                                         f" {data.get('message', '')}")
@@ -102,7 +105,7 @@ class RunPane(Vertical):
 
         doc, error = None, None
         try:
-            callbacks = RunCallbacks(on_progress=on_progress, on_result=on_result, on_state=on_state)
+            callbacks = RunCallbacks(on_progress=on_progress, on_result=on_result, on_state=on_state, on_notice=on_notice)
             doc, _journal, _session = app.service.run(spec, spec_text, parse_targets(",".join(targets)), options,
                                                       BenchOptions(seconds=app.bench_seconds), app.runs_dir, callbacks,
                                                       aws, cancel=self.cancel_event)
