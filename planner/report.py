@@ -181,7 +181,7 @@ PLAN_COLUMNS = ("", "#", "target", "device", "src", "step", "1-time", "training 
 LEFT_COLUMNS = ("target", "device", "src", "training time")
 # To fit a narrow terminal the plan drops columns in this order (`--wide` keeps them all); what is
 # dropped is still in --json, and a line under the table says so. Numbers are never cut.
-DROP_ORDER = ("src", "$/h", "1-time", "step", "device")
+DROP_ORDER = ("src", "$/h", "1-time", "step", "#")  # never the device: with the target it names the option
 NOTE_WIDTH = 38
 
 
@@ -189,8 +189,9 @@ def _device(o: dict[str, Any]) -> str:
     if o["device"] == "cuda":
         name = o.get("device_name") or "cuda"
         eff = o.get("scaling_efficiency")
-        return name + (f" x{o['gpus_used']}" if (o.get("gpus_used") or 1) > 1 else "") + (
-            f" ({eff:.0%} scaling)" if eff is not None else "")
+        instances, gpus = o.get("instances") or 1, o.get("gpus_used") or 1
+        count = f" {instances}x{gpus // instances}" if instances > 1 else f" x{gpus}" if gpus > 1 else ""
+        return name + count + (f" ({eff:.0%})" if eff is not None else "")
     return "cpu"
 
 
@@ -230,7 +231,7 @@ def _times(value: float | None) -> str:
     return "-" if value is None else ("inf" if value == float("inf") else f"{value:.2f}x")
 
 
-def plan_row(o: dict[str, Any], doc: dict[str, Any] | None = None) -> list[str]:
+def plan_row(o: dict[str, Any], doc: dict[str, Any] | None = None, note_width: int = NOTE_WIDTH) -> list[str]:
     """One option as the plan's cells (rich markup), one per PLAN_COLUMNS, for the CLI's table and
     the TUI's alike."""
     mark = "✔" if doc is not None and is_recommended(o, doc) else ""
@@ -243,7 +244,7 @@ def plan_row(o: dict[str, Any], doc: dict[str, Any] | None = None) -> list[str]:
         note = o.get("note", "")
         for said in ("does not fit", "not predicted"):  # the cell already says it
             note = note[len(said):].lstrip(":; ") if note.startswith(said) else note
-        return head + [step, "", f"{what}: {_short(note)}" if note else what, "", "", "", ""]
+        return head + [step, "", f"{what}: {_short(note, note_width)}" if note else what, "", "", "", ""]
     return head + [seconds_text(o["step_seconds"]), seconds_text(o.get("one_time_seconds")), _training_time(o),
                    f"{o['price_per_hour']:.3f}", _money(o["cost_usd"]), _times(o.get("speedup")),
                    _times(o.get("break_even_speedup"))]
@@ -263,7 +264,8 @@ def plan_title(doc: dict[str, Any]) -> str:
 
 PLAN_CAPTION = ("✔ the headline. src: measured or predicted. 1-time: process start, setup, warm-up, the dataset's "
                 "materialisation and, on an instance, its boot (included in training time). speedup and b(reak)-even: "
-                "a rented GPU against the best rented CPU, this machine's GPU against its CPU.")
+                "a rented GPU against the best rented CPU, this machine's GPU against its CPU. x4 (93%): four GPUs "
+                "data-parallel at 93% scaling efficiency; 2x8: two instances of eight GPUs (on paper).")
 
 
 def plan_table(doc: dict[str, Any], width: int | None = None, wide: bool = False):
@@ -272,8 +274,8 @@ def plan_table(doc: dict[str, Any], width: int | None = None, wide: bool = False
     from rich.console import Console
     from rich.table import Table
 
-    rows = [(plan_row(o, doc), is_recommended(o, doc)) for o in doc["options"]]
     columns = list(PLAN_COLUMNS)
+    note_width = NOTE_WIDTH
 
     def build() -> Table:
         t = Table(title=plan_title(doc), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
@@ -281,8 +283,9 @@ def plan_table(doc: dict[str, Any], width: int | None = None, wide: bool = False
         for name in columns:
             t.add_column(name, no_wrap=True, justify="left" if name in LEFT_COLUMNS else "right")
         keep = [PLAN_COLUMNS.index(c) for c in columns]
-        for cells, chosen in rows:
-            t.add_row(*(cells[i] for i in keep), style="bold green" if chosen else None)
+        for o in doc["options"]:
+            cells = plan_row(o, doc, note_width)
+            t.add_row(*(cells[i] for i in keep), style="bold green" if is_recommended(o, doc) else None)
         return t
 
     table = build()
@@ -293,6 +296,9 @@ def plan_table(doc: dict[str, Any], width: int | None = None, wide: bool = False
         if measure.measure(table).maximum <= width:
             break
         columns.remove(name)
+        table = build()
+    while measure.measure(table).maximum > width and note_width > 16:  # then the notes of rows that cannot run
+        note_width -= 4
         table = build()
     dropped = [c for c in PLAN_COLUMNS if c not in columns]
     if dropped:
