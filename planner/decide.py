@@ -352,8 +352,9 @@ def _headline(answers: dict[str, Recommendation], ranked: list[RankedOption], ob
     if not live:
         return None
     if len(live) == 1:
-        name = next(iter(live))
-        return answers[name]
+        name, only = next(iter(live.items()))
+        caveat = f". Careful: {only.target} was {only.caveat}" if only.caveat else ""
+        return replace(answers[name], reason=answers[name].reason + caveat)
     here, rent = live["here"], live["rent"]
     if objective == "fastest":
         rent_wins = rent.train_seconds_high < here.train_seconds_low

@@ -264,8 +264,8 @@ def plan_title(doc: dict[str, Any]) -> str:
 
 PLAN_CAPTION = ("✔ the headline. src: measured or predicted. 1-time: process start, setup, warm-up, the dataset's "
                 "materialisation and, on an instance, its boot (included in training time). speedup and b(reak)-even: "
-                "a rented GPU against the best rented CPU, this machine's GPU against its CPU. x4 (93%): four GPUs "
-                "data-parallel at 93% scaling efficiency; 2x8: two instances of eight GPUs (on paper).")
+                "a rented GPU against the best rented CPU, this machine's GPU against its CPU.")
+PARALLEL_CAPTION = " x4 (93%): four GPUs data-parallel at 93% scaling efficiency; 2x8: two instances of eight GPUs (on paper)."
 
 
 def plan_table(doc: dict[str, Any], width: int | None = None, wide: bool = False):
@@ -278,8 +278,9 @@ def plan_table(doc: dict[str, Any], width: int | None = None, wide: bool = False
     note_width = NOTE_WIDTH
 
     def build() -> Table:
+        parallel = any((o.get("gpus_used") or 1) > 1 for o in doc["options"])
         t = Table(title=plan_title(doc), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
-                  caption=PLAN_CAPTION, caption_justify="left")
+                  caption=PLAN_CAPTION + (PARALLEL_CAPTION if parallel else ""), caption_justify="left")
         for name in columns:
             t.add_column(name, no_wrap=True, justify="left" if name in LEFT_COLUMNS else "right")
         keep = [PLAN_COLUMNS.index(c) for c in columns]
@@ -320,7 +321,9 @@ def recommendation_text(doc: dict[str, Any], prefix: str = "") -> str:
 
 def answers_text(doc: dict[str, Any]) -> list[str]:
     """The two answers under the headline: training here, and the best instance to rent."""
-    lines = []
+    lines: list[str] = []
+    if len(doc.get("answers") or {}) < 2:
+        return lines  # one answer is the headline itself
     for key, label in (("here", "Here"), ("rent", "If you rent")):
         rec = (doc.get("answers") or {}).get(key)
         if rec is None:
