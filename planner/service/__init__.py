@@ -102,10 +102,33 @@ class PlannerService:
     # ------------------------------------------------------------------ plan
 
     def estimate(self, spec, options: PlanOptions, seconds: float = 5.0, gpu: bool | None = None,
-                 on_progress: ProgressFn | None = None) -> dict[str, Any]:
+                 on_progress: ProgressFn | None = None,
+                 on_result: Callable[[str, dict[str, Any]], None] | None = None) -> dict[str, Any]:
+        """Measure here, predict every instance; `on_result` gets the measurement (as `run` reports results)."""
         from planner.service.predictions import estimate
 
-        return estimate(self, spec, options, seconds, gpu, on_progress)
+        return estimate(self, spec, options, seconds, gpu, on_progress, on_result)
+
+    def estimate_from(self, spec, options: PlanOptions, results: dict[str, dict[str, Any]],
+                      gpu: bool | None = None) -> dict[str, Any]:
+        """The estimate's document over measurements already made (label -> result, as `run`'s and
+        `estimate`'s on_result give them): those rows measured, every other instance predicted from
+        this machine's CPU result. Re-plans an estimate, or a run as its results arrive, at once."""
+        from planner.service.predictions import estimate_from
+
+        return estimate_from(self, spec, options, results, gpu)
+
+    def estimate_run(self, run_dir: str | Path, overrides: dict[str, Any] | None = None,
+                     gpu: bool | None = None) -> dict[str, Any]:
+        """A saved run as the estimate shows it: its measured rows, every instance it did not measure
+        predicted; plan options changed by `overrides` as `replan` changes them. Nothing is written."""
+        from planner.service.predictions import estimate_document
+
+        measured_only, journal = replan(run_dir, overrides or {})
+        options = PlanOptions(**measured_only["plan_options"])
+        doc = estimate_document(self, journal.read_spec(), options, journal.read_results(), gpu)
+        doc["run_dir"] = str(journal.path)
+        return doc
 
     def run(self, spec, spec_text: str | None, targets: TargetChoice, options: PlanOptions, bench: BenchOptions,
             out: Path | None = None, callbacks: RunCallbacks | None = None, aws: AwsOptions | None = None, cancel=None):

@@ -42,22 +42,11 @@ def preflight(aws_types: list[str], aws: AwsOptions, catalog) -> tuple[dict[str,
 
 
 def plan_from_results(spec: WorkloadSpec, results: dict[str, Any], options: PlanOptions, catalog=None):
-    """The plan over journaled results (label -> planner.journal.Measured); AWS options are priced
-    from `catalog` (a frame) in the plan's region and purchase option (re-planning may change both)."""
+    """The plan over journaled results (label -> planner.journal.Measured), priced as measured_candidates does."""
     from planner.decide import decide
-    from planner.options import measured_candidate
-    from pricing.catalog import hourly_price
+    from planner.service.predictions import measured_candidates
 
-    if catalog is None and any(m.target.cloud for m in results.values()):
-        from pricing.catalog import load_catalog
-
-        catalog = load_catalog().frame
-    candidates = []
-    for _label, m in sorted(results.items()):
-        price = (hourly_price(catalog, m.target.instance_type, options.region, options.purchase) if m.target.cloud
-                 else options.local_price_per_hour)
-        candidates.append(measured_candidate(m.target, m.result, price, options.region, options.purchase))
-    opts = [c.option(spec.total_steps) for c in candidates]
+    opts = [c.option(spec.total_steps) for c in measured_candidates(results, options, catalog)]
     return decide(opts, options.objective, options.deadline_seconds, options.time_value_per_hour)
 
 

@@ -25,18 +25,38 @@ def hardware():
     return Hardware(gpu_specs_by_name(), cpu_facts_by_family(), local_cpu_facts(), corrections())
 
 
+def measured_candidates(results: dict[str, Any], options: PlanOptions, catalog=None) -> list:
+    """A candidate per journaled result (label -> planner.journal.Measured); AWS options are priced
+    from `catalog` (a frame) in the plan's region and purchase option (re-planning may change both)."""
+    from pricing.catalog import hourly_price
+
+    if catalog is None and any(m.target.cloud for m in results.values()):
+        from pricing.catalog import load_catalog
+
+        catalog = load_catalog().frame
+    candidates = []
+    for _label, m in sorted(results.items()):
+        price = (hourly_price(catalog, m.target.instance_type, options.region, options.purchase) if m.target.cloud
+                 else options.local_price_per_hour)
+        candidates.append(measured_candidate(m.target, m.result, price, options.region, options.purchase))
+    return candidates
+
+
 def estimate_plan(service, spec: WorkloadSpec, options: PlanOptions, local, gpu: bool | None = None,
-                  include_local: bool = True):
+                  include_local: bool = True, measured: list | None = None):
     """The plan over the local measurement (a BenchResult) and a prediction for every catalog
-    instance in the region. Returns (plan, catalog)."""
+    instance in the region; `measured` (candidates) replaces the local row and the predictions of
+    the instances it measured. Returns (plan, catalog)."""
     from planner.decide import decide
     from pricing.catalog import instances
 
     catalog = service.catalog()
     facts = instances(catalog.frame, region=options.region, gpu=gpu)
     predicted = predicted_candidates(spec, service.footprint(spec), local, facts, options.purchase, hardware())
-    measured = [measured_candidate(LOCAL, local, options.local_price_per_hour)] if include_local else []
-    opts = [c.option(spec.total_steps) for c in measured + predicted]
+    if measured is None:
+        measured = [measured_candidate(LOCAL, local, options.local_price_per_hour)] if include_local else []
+    done = {c.target for c in measured}
+    opts = [c.option(spec.total_steps) for c in measured + [c for c in predicted if c.target not in done]]
     plan = decide(opts, options.objective, options.deadline_seconds, options.time_value_per_hour)
     return plan, catalog
 
@@ -48,7 +68,7 @@ def benchmark_choices(plan, options: PlanOptions, aws: AwsOptions | None = None)
     from runner.aws import worst_case_bench_cost
 
     aws = aws or AwsOptions()
-    cloud = [o for o in plan.options if o.source == "predicted"]
+    cloud = [o for o in plan.options if o.billing == "ec2"]  # measured instances too, once a run has them
     base = [Option(**{k: getattr(o, k) for k in Option.__dataclass_fields__}) for o in cloud]
     cloud_plan = decide(base, options.objective, options.deadline_seconds, options.time_value_per_hour)
     settings = aws.settings()
@@ -64,14 +84,34 @@ def auto_choices(service, spec: WorkloadSpec, options: PlanOptions, local, aws: 
 
 
 def estimate(service, spec: WorkloadSpec, options: PlanOptions, seconds: float, gpu: bool | None = None,
-             on_progress: ProgressFn | None = None) -> dict[str, Any]:
+             on_progress: ProgressFn | None = None, on_result=None) -> dict[str, Any]:
     """`planner estimate`: measure here, predict every instance in the region, and say which paid
-    benchmarks would settle the answer. Returns the plan document."""
+    benchmarks would settle the answer. Returns the plan document. `on_result(label, result)` gets
+    this machine's measurement as `run` reports results (estimate_from re-plans it)."""
+    from planner.journal import Measured
     from pricing.catalog import check_region
 
     check_region(service.catalog().frame, options.region)
-    local = service.bench(spec, BenchOptions(device="cpu", seconds=seconds), on_progress=on_progress)
-    plan, catalog = estimate_plan(service, spec, options, local, gpu=gpu)
+    local = Measured(LOCAL, service.bench(spec, BenchOptions(device="cpu", seconds=seconds), on_progress=on_progress))
+    if on_result:
+        on_result(local.label, local.to_dict())
+    return estimate_document(service, spec, options, {local.label: local}, gpu)
+
+
+def estimate_document(service, spec: WorkloadSpec, options: PlanOptions, results: dict[str, Any],
+                      gpu: bool | None = None) -> dict[str, Any]:
+    """The estimate's document over measurements (label -> planner.journal.Measured): their rows
+    measured, every other instance in the region predicted from this machine's CPU measurement.
+    Without one there is nothing to scale predictions from: the measured rows alone."""
+    from planner.decide import decide
+
+    measured = measured_candidates(results, options, service.catalog().frame)
+    local = results.get(LOCAL.label("cpu"))
+    if local is None or local.result.status != "ok":
+        plan = decide([c.option(spec.total_steps) for c in measured], options.objective, options.deadline_seconds,
+                      options.time_value_per_hour)
+        return plan_document(spec, plan, options, None)
+    plan, catalog = estimate_plan(service, spec, options, local.result, gpu=gpu, measured=measured)
     cloud_plan, choices = benchmark_choices(plan, options)
     doc = plan_document(spec, plan, options, None)
     doc["cloud_recommendation"] = cloud_plan.as_dict()["recommendation"]
@@ -79,6 +119,15 @@ def estimate(service, spec: WorkloadSpec, options: PlanOptions, seconds: float, 
     doc["benchmark"] = [c.__dict__ for c in choices if c.benchmark]
     doc["skipped"] = [c.__dict__ for c in choices if not c.benchmark]
     return doc
+
+
+def estimate_from(service, spec: WorkloadSpec, options: PlanOptions, results: dict[str, dict[str, Any]],
+                  gpu: bool | None = None) -> dict[str, Any]:
+    """estimate_document over results as `run` and `estimate` report them (label -> result dict)."""
+    from planner.journal import Measured
+
+    return estimate_document(service, spec, options, {label: Measured.from_dict(label, data)
+                                                      for label, data in results.items()}, gpu)
 
 
 def calibration_rows(service, journal_path: str | Path) -> list[dict[str, Any]]:
