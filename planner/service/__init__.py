@@ -119,13 +119,14 @@ class PlannerService:
         return estimate_from(self, spec, options, results, gpu)
 
     def estimate_run(self, run_dir: str | Path, overrides: dict[str, Any] | None = None,
-                     gpu: bool | None = None) -> dict[str, Any]:
+                     gpu: bool | None = None, options: PlanOptions | None = None) -> dict[str, Any]:
         """A saved run as the estimate shows it: its measured rows, every instance it did not measure
-        predicted; plan options changed by `overrides` as `replan` changes them. Nothing is written."""
+        predicted; plan options changed by `overrides` as `replan` changes them, or `options` instead
+        of the run's altogether (a front whose controls show every option). Nothing is written."""
         from planner.service.predictions import estimate_document
 
         measured_only, journal = replan(run_dir, overrides or {})
-        options = PlanOptions(**measured_only["plan_options"])
+        options = options or PlanOptions(**measured_only["plan_options"])
         doc = estimate_document(self, journal.read_spec(), options, journal.read_results(), gpu)
         doc["run_dir"] = str(journal.path)
         return doc
@@ -142,6 +143,18 @@ class PlannerService:
         doc, journal = replan(run_dir, overrides)
         journal.write_plan(doc)
         return doc
+
+    def new_run_dir(self, name: str, folder: str | Path | None = None) -> Path:
+        """Where a new run of `name` journals in `folder` (None: planner-runs/), as `planner run` names it."""
+        from planner.service.plan import new_run_dir
+
+        return new_run_dir(name, folder)
+
+    def saved_runs(self, folder: str | Path | None = None) -> list[dict[str, Any]]:
+        """The run journals in `folder` (None: planner-runs/), newest first, with their recommendation."""
+        from planner.service.plan import saved_runs
+
+        return saved_runs(folder)
 
     def calibrate(self, run_dirs: list[str], dry_run: bool = False):
         """(rows, saved path or None, corrections now in force)."""

@@ -181,3 +181,36 @@ def run_plan(service, spec: WorkloadSpec, spec_text: str | None, choice: TargetC
         doc["auto"] = run.info.get("auto", [])
     run.journal.write_plan(doc)
     return doc, run.journal, session
+
+
+def new_run_dir(name: str, folder: str | Path | None = None, now: dt.datetime | None = None) -> Path:
+    """Where a run of `name` journals in `folder` (None: planner-runs/), named as RunJournal.create
+    names a run without --out: <UTC time>-<name>."""
+    from planner.journal import DEFAULT_BASE
+
+    stamp = (now or dt.datetime.now(dt.timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
+    return Path(folder or DEFAULT_BASE) / f"{stamp}-{name}"
+
+
+def saved_runs(folder: str | Path | None = None) -> list[dict[str, Any]]:
+    """The run journals in `folder` (None: planner-runs/), newest first: path, workload name, targets,
+    how many results, and the saved plan's recommendation (None when it has no plan yet)."""
+    import json
+
+    from planner.journal import DEFAULT_BASE, RunJournal
+
+    base = Path(folder or DEFAULT_BASE)
+    runs = []
+    for path in sorted(base.iterdir() if base.is_dir() else [], reverse=True):
+        if not (path / "spec.json").is_file():
+            continue
+        journal = RunJournal(path)
+        try:
+            info, plan = journal.read_run(), journal.read_plan()
+            name = json.loads((path / "spec.json").read_text()).get("name", path.name)
+        except (OSError, ValueError):
+            continue  # a damaged journal is not offered
+        runs.append({"path": str(path), "name": name, "targets": info.get("targets", []),
+                     "results": len(list((path / "results").glob("*.json"))),
+                     "recommendation": (plan or {}).get("recommendation")})
+    return runs
