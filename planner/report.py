@@ -343,7 +343,11 @@ def progress_text(event: dict[str, Any]) -> str:
 
 
 def label_target(label: str) -> str:
-    """The target a run's label belongs to, as users type it: local-cpu -> local, aws-g5.xlarge -> aws:g5.xlarge."""
+    """The target a run's label belongs to, as users type it: local-cpu -> local, aws-g5.xlarge ->
+    aws:g5.xlarge; a target given as typed (local, aws:g5.xlarge) is itself."""
     from planner.options import Target
 
-    return Target.from_label(label).name
+    try:
+        return Target.parse(label).name
+    except ValueError:
+        return Target.from_label(label).name

@@ -56,7 +56,7 @@ class PlannerApp(App):
 
     def __init__(self, spec_path: str | None = None, service: PlannerService | None = None,
                  runs_dir: Path | None = None, bench_seconds: float = 10.0, region: str = "us-east-1",
-                 ami: str | None = None, estimate_seconds: float = 5.0):
+                 ami: str | None = None, estimate_seconds: float = 5.0, estimate_on_open: bool = True):
         super().__init__()
         self.service = service or PlannerService()
         path = Path(spec_path) if spec_path else None
@@ -67,6 +67,7 @@ class PlannerApp(App):
         self.spec = None
         self.spec_text = ""
         self.targets: list[str] = ["local"]
+        self.estimate_on_open = estimate_on_open  # False: only `e` estimates (tests pin screens without a live bench)
         self._estimate_when_valid = False  # a spec was just opened: estimate it once it validates
 
     def compose(self) -> ComposeResult:
@@ -120,7 +121,7 @@ class PlannerApp(App):
         return self.query_one(ResultsPane)
 
     def on_spec_loaded(self, message: SpecLoaded) -> None:
-        self._estimate_when_valid = message.estimate
+        self._estimate_when_valid = message.estimate and self.estimate_on_open
 
     def on_spec_changed(self, message: SpecChanged) -> None:
         self.spec, self.spec_text = message.spec, message.text

@@ -39,7 +39,7 @@ def notes(o: dict[str, Any]) -> str:
 
 class PlanTable(DataTable):
     DEFAULT_CSS = """
-    PlanTable { height: auto; max-height: 12; }
+    PlanTable { height: auto; max-height: 12; scrollbar-size-vertical: 1; }
     """
 
     def __init__(self, id: str | None = None):
@@ -56,7 +56,6 @@ class PlanTable(DataTable):
             return False
         self._order = order
         self.clear(columns=True)
-        self.add_column("", key="mark")
         for name in order:
             self.add_column(name, key=name)
         return True
@@ -77,7 +76,13 @@ class PlanTable(DataTable):
             style = "bold green" if is_recommended(o, doc) else ""
             shown = [Text.from_markup(cells[index[name]], style=style) if index[name] < len(cells) else Text("")
                      for name in self._order]
-            self.add_row(mark(o, doc), *shown, key=f"{o['target']}|{o['device']}")
+            if "#" in self._order:  # the row's mark shares the rank's column: narrow screens keep break-even
+                at = self._order.index("#")
+                shown[at] = Text.assemble(mark(o, doc), " ", shown[at])
+            if self._order != list(PLAN_COLUMNS) and "target" in self._order:  # narrow: g5.xlarge says aws:g5.xlarge
+                at = self._order.index("target")
+                shown[at] = Text(shown[at].plain.removeprefix("aws:"), style=style)
+            self.add_row(*shown, key=f"{o['target']}|{o['device']}")
         if self.row_count:
             self.move_cursor(row=min(row, self.row_count - 1))
 

@@ -34,7 +34,7 @@ class TargetsPane(Vertical):
     TargetsPane .filter Select, TargetsPane .filter Input { width: 1fr; }
     TargetsPane #catalog { height: 1fr; margin-top: 1; }
     TargetsPane #selection { height: auto; max-height: 6; padding: 0 1; }
-    TargetsPane #price-source { height: 1; padding: 0 1; color: $text-muted; }
+    TargetsPane #price-source { height: auto; padding: 0 1; color: $text-muted; }
     """
     BINDINGS = [Binding("space", "toggle", "Pick"), Binding("a", "suggested", "Suggested")]
 

@@ -11,7 +11,7 @@ from moto.server import ThreadedMotoServer
 from planner.tui.app import PlannerApp
 from planner.tui.results import ResultsPane
 from tests.aws.helpers import FAKE_ENV, Player, ec2, free_port, live_instances, x86_ami
-from tests.tui.test_app import TINY, wait_for
+from tests.tui.helpers import TINY, wait_for
 
 
 @pytest.fixture
