@@ -5,7 +5,8 @@ each under its label.
 
 Every edit posts the one field it changed (FieldEdited) — the Workload pane writes it into the
 user's YAML, where the one validation path (the CLI's) runs; the form holds no rules of its own.
-An event that does not change a value (a widget announcing its initial value) changes nothing.
+An event that does not change what a widget showed (a widget announcing its initial value, a
+default the file leaves out) is not an edit: the YAML stays as the user wrote it.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ class SpecForm(VerticalScroll):
         super().__init__(id="spec-form")
         self.data: dict[str, Any] = {}
         self._form: dict[str, Any] | None = None
+        self._shown: dict[str, Any] = {}  # widget id -> the value it shows as far as the YAML knows
 
     def compose(self) -> ComposeResult:
         return iter(())  # built from the editor's YAML each time it is shown (rebuild)
@@ -71,28 +73,39 @@ class SpecForm(VerticalScroll):
         return model.get("kind") if model.get("kind") in self._schema()["kinds"] else "mlp"
 
     def _fields(self) -> ComposeResult:
+        """The form's labels and fields; `_shown` learns the value each field starts with."""
         data, schema, kind = self.data, self._schema(), self.kind()
+        self._shown = {"f-name": field_text(data.get("name")), "f-model-kind": kind}
         yield Label("name")
         yield Input(field_text(data.get("name")), id="f-name")
         yield Label("model.kind")
         yield Select([(k, k) for k in schema["kinds"]], value=kind, id="f-model-kind", allow_blank=False)
         for field in [*schema["kinds"][kind], *schema["sections"]]:
-            section, name = field.section, field.name
+            section, name, widget_id = field.section, field.name, f"f-{field.section}-{field.name}"
             section_data = data.get(section) if isinstance(data.get(section), dict) else {}
             current = section_data.get(name, None if field.required else field.default)
             label = f"{section}.{name}" + (" (comma-separated)" if field.is_list else "")
             yield Label(label + ("" if field.required else f"  default {field_text(field.default) or '-'}"))
             if field.choices:
                 value = str(current) if str(current) in field.choices else NO_SELECTION
-                yield Select([(c, c) for c in field.choices], value=value, id=f"f-{section}-{name}", allow_blank=True)
+                self._shown[widget_id] = value
+                yield Select([(c, c) for c in field.choices], value=value, id=widget_id, allow_blank=True)
             else:
                 shown = field_text(section_data.get(name))  # defaults are said in the label, not written
-                yield Input(shown, id=f"f-{section}-{name}", classes="list" if field.is_list else "")
+                self._shown[widget_id] = shown
+                yield Input(shown, id=widget_id, classes="list" if field.is_list else "")
 
     async def rebuild(self, data: dict[str, Any]) -> None:
         self.data = data
         await self.remove_children()
         await self.mount_all(list(self._fields()))
+
+    def _edited(self, widget_id: str, value: Any) -> bool:
+        """Whether `value` is an edit: it differs from what the widget last showed."""
+        if self._shown.get(widget_id, object()) == value:
+            return False
+        self._shown[widget_id] = value
+        return True
 
     @staticmethod
     def path_of(widget_id: str) -> tuple[str, ...]:
@@ -102,6 +115,8 @@ class SpecForm(VerticalScroll):
 
     async def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
+        if not self._edited(event.select.id or "", event.value):
+            return
         if event.select.id == "f-model-kind":
             if event.value != self.kind():
                 self.post_message(KindChosen(str(event.value)))
@@ -113,6 +128,8 @@ class SpecForm(VerticalScroll):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
+        if not self._edited(event.input.id or "", event.value):
+            return
         value = typed_value(event.value)
         if event.input.has_class("list") and value is not None and not isinstance(value, list):
             value = [value]  # "16" in a list field is the list [16]

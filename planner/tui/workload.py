@@ -104,7 +104,7 @@ class WorkloadPane(Vertical, can_focus=True):
         switcher = self.query_one("#spec-views", ContentSwitcher)
         if switcher.current == "spec-form":
             switcher.current = "spec-editor"
-            self.editor.focus()
+            self.focus()  # the pane, not a field: a second `f` toggles back instead of typing an f
             return
         try:
             data = yamledit.plain(yamledit.load(self.editor.text))
@@ -114,9 +114,7 @@ class WorkloadPane(Vertical, can_focus=True):
         form = self.query_one(SpecForm)
         await form.rebuild(data if isinstance(data, dict) else {})
         switcher.current = "spec-form"
-        fields = form.query("Input, Select")
-        if fields:
-            fields.first().focus()
+        self.focus()  # tab goes on into the fields
 
     def _edit(self, new_text: str) -> None:
         if new_text is not self.editor.text and new_text != self.editor.text:

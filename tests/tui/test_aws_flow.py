@@ -33,7 +33,8 @@ def test_pick_an_instance_run_it_and_leave_nothing_running(moto_env, tmp_path):
     player.start()
 
     async def scenario():
-        app = PlannerApp(str(spec), runs_dir=tmp_path / "run", bench_seconds=1, ami=x86_ami(ec2(moto_env)))
+        app = PlannerApp(str(spec), runs_dir=tmp_path / "runs", bench_seconds=1, ami=x86_ami(ec2(moto_env)),
+                         estimate_on_open=False)  # the picks are this test's own
         async with app.run_test(size=(120, 40)) as pilot:
             await wait_for(pilot, lambda: app.spec is not None)
             await pilot.press("2")
