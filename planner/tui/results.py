@@ -30,9 +30,9 @@ from planner.tui.whatif import WhatIf
 
 class ResultsPane(Vertical):
     DEFAULT_CSS = """
-    ResultsPane #answers-box { height: auto; max-height: 9; padding: 0 1; }
+    ResultsPane #answers-box { height: auto; max-height: 8; padding: 0 1; }
     ResultsPane WhatIf { margin: 1 0 0 0; }
-    ResultsPane #options { margin-top: 1; }
+    ResultsPane #options { max-height: 9; }
     ResultsPane #row-notes { height: 1; padding: 0 1; color: $text-muted; }
     ResultsPane #legend { height: 1; padding: 0 1; }
     """
