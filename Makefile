@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 SPEC   ?= examples/surface-mlp.yaml
 
-.PHONY: run test bench-accuracy bench-predict bench-drift bench-published clean
+.PHONY: run test bench-accuracy bench-predict bench-drift bench-published bench-big bench-cpu clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,12 @@ bench-published: $(VENV)/.installed
 
 bench-drift: $(VENV)/.installed
 	$(BIN)/python benchmarks/drift.py
+
+bench-big: $(VENV)/.installed
+	$(BIN)/python benchmarks/big_estimate.py
+
+bench-cpu: $(VENV)/.installed
+	$(BIN)/python benchmarks/cpu_unmeasured.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -278,3 +278,16 @@ def footprint(
         batch_size=batch,
         precision=spec.train.precision,
     )
+
+
+BENCH_POOL_MAX_BYTES = 512 * 2**20  # runner/bench/data.py POOL_MAX_BYTES (a test holds the two together)
+BENCH_RUNTIME_BYTES = 400 * 2**20  # the bench process before the workload: interpreter + torch
+
+
+def bench_bytes(fp: Footprint, spec: WorkloadSpec) -> int:
+    """What the bench itself holds for this footprint: the model, its gradients and optimizer state,
+    the activations of one step, and a bounded pool of batches instead of the whole dataset — plus
+    the process around it. The real run's footprint (`fp.total_bytes`) still counts the dataset."""
+    batch_bytes = fp.batch_size * sample_bytes(spec)
+    pool = min(fp.data_bytes, max(batch_bytes, BENCH_POOL_MAX_BYTES))
+    return fp.total_bytes - fp.data_bytes + pool + BENCH_RUNTIME_BYTES

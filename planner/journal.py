@@ -23,7 +23,7 @@ from typing import Any
 from planner.errors import InputError
 from planner.options import Target
 from planner.spec import WorkloadSpec, parse_spec
-from runner.bench.result import BenchResult
+from runner.bench.result import BenchResult, finite_json
 
 DEFAULT_BASE = Path("planner-runs")
 
@@ -52,6 +52,10 @@ class Measured:
     def from_dict(cls, label: str, data: dict[str, Any]) -> "Measured":
         target = Target.parse(data["target"]) if data.get("target") else Target.from_label(label)
         return cls(target, BenchResult.from_dict(data), data.get("region"), data.get("purchase"))
+
+
+def _dumps(data: Any) -> str:
+    return json.dumps(finite_json(data), indent=2, allow_nan=False) + "\n"
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -85,20 +89,20 @@ class RunJournal:
     # ------------------------------------------------------------------ write
 
     def write_spec(self, spec: WorkloadSpec, original_text: str | None = None) -> None:
-        _write_atomic(self.path / "spec.json", json.dumps(spec.model_dump(mode="json"), indent=2) + "\n")
+        _write_atomic(self.path / "spec.json", _dumps(spec.model_dump(mode="json")))
         if original_text is not None:
             _write_atomic(self.path / "spec.yaml", original_text)
 
     def write_run(self, data: dict[str, Any]) -> None:
-        _write_atomic(self.path / "run.json", json.dumps(data, indent=2) + "\n")
+        _write_atomic(self.path / "run.json", _dumps(data))
 
     def write_result(self, label: str, measured: Measured) -> Path:
         path = self.path / "results" / f"{label}.json"
-        _write_atomic(path, json.dumps(measured.to_dict(), indent=2) + "\n")
+        _write_atomic(path, _dumps(measured.to_dict()))
         return path
 
     def write_plan(self, plan: dict[str, Any]) -> None:
-        _write_atomic(self.path / "plan.json", json.dumps(plan, indent=2) + "\n")
+        _write_atomic(self.path / "plan.json", _dumps(plan))
 
     # ------------------------------------------------------------------ read
 

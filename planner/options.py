@@ -17,9 +17,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.decide import Option
-from planner.estimate import StepMeasurement, estimate_training
+from planner.estimate import StepMeasurement, dataset_seconds, estimate_training
 from planner.footprint import Footprint, merge_identical, sample_bytes
-from planner.predict import CpuFacts, GpuSpec, physical_cores, predict_cpu, predict_gpu
+from planner.predict import (
+    CpuFacts, GpuSpec, kernels_per_step, physical_cores, predict_cpu, predict_cpu_unmeasured, predict_gpu,
+)
 from planner.spec import WorkloadSpec
 from runner.bench.result import BenchResult  # a plain dataclass (standard library only)
 
@@ -113,31 +115,51 @@ class Candidate:
     note: str = ""
     region: str | None = None
     purchase: str | None = None
+    caveat: str = ""  # what makes the measurement less trustworthy
+    gpus_used: int | None = None
 
     def option(self, total_steps: int) -> Option:
         """The candidate with its whole run estimated (planner/estimate.py)."""
         common: dict[str, Any] = dict(
             target=self.target.name, device=self.device, source=self.source, price_per_hour=self.price_per_hour,
             billing=self.billing, device_name=self.device_name, fits=self.fits, note=self.note,
-            instance_type=self.target.instance_type, region=self.region, purchase=self.purchase)
+            instance_type=self.target.instance_type, region=self.region, purchase=self.purchase, caveat=self.caveat,
+            gpus_used=self.gpus_used)
         if self.step is None:
             return Option(**common)
         est = estimate_training(self.step, total_steps, cloud=self.target.cloud)
-        return Option(**common, step_seconds=self.step.step_seconds, train_seconds=est.seconds,
-                      train_seconds_low=est.low, train_seconds_high=est.high)
+        return Option(**common, step_seconds=self.step.step_seconds, step_seconds_low=self.step.step_seconds_ci_low,
+                      step_seconds_high=self.step.step_seconds_ci_high, train_seconds=est.seconds,
+                      train_seconds_low=est.low, train_seconds_high=est.high, one_time_seconds=est.one_time_seconds,
+                      data_seconds=est.data_seconds, interval_note=est.note)
 
 
 def measured_candidate(target: Target, result: BenchResult, price_per_hour: float,
-                       region: str | None = None, purchase: str | None = None) -> Candidate:
-    """A candidate from one bench result."""
+                       region: str | None = None, purchase: str | None = None, need_bytes: int | None = None) -> Candidate:
+    """A candidate from one bench result. `need_bytes`: what the real run holds (the whole dataset
+    too), checked against the memory the bench found free there — the bench itself held only a
+    pool of batches, so it can measure a workload whose real run does not fit."""
     common: dict[str, Any] = dict(target=target, device=result.device or "cpu", source="measured",
                                   price_per_hour=price_per_hour, billing="ec2" if target.cloud else "local",
                                   device_name=result.device_name, region=region if target.cloud else None,
                                   purchase=purchase if target.cloud else None)
     if result.status != "ok":
         return Candidate(**common, fits=result.status != "does_not_fit",
-                         note=(result.message or result.status).splitlines()[0])
-    return Candidate(**common, step=StepMeasurement.from_result(result))
+                         note=((result.message or result.status).splitlines() or [result.status])[0])
+    caveat = "measured while the machine was busy (see the warnings)" if getattr(result, "machine_busy", False) else ""
+    step = StepMeasurement.from_result(result)
+    have = getattr(result, "memory_available_bytes", None)
+    if need_bytes and have and not fits(need_bytes, have):
+        where = "here" if not target.cloud else f"on {result.device_name or target.name}"
+        return Candidate(**common, step=step, caveat=caveat, fits=False,
+                         note=f"does not fit {where}: the run needs ~{need_bytes / 2**30:.1f} GiB, "
+                              f"{have / 2**30:.1f} GiB available")
+    return Candidate(**common, step=step, caveat=caveat)
+
+
+def measurement_warnings(label: str, result: BenchResult) -> list[str]:
+    """What the bench saw (variation, warm-up, interval, a busy machine), for the plan's warnings."""
+    return [f"{label}: {w}" for w in result.warnings or []]
 
 
 @dataclass(frozen=True)
@@ -151,10 +173,10 @@ class Hardware:
     calibration: Mapping[str, float] | None = None
 
 
-def predicted_candidates(spec: WorkloadSpec, fp: Footprint, local: BenchResult, instances: list[InstanceFacts],
+def predicted_candidates(spec: WorkloadSpec, fp: Footprint, local: BenchResult | None, instances: list[InstanceFacts],
                          purchase: str, hardware: Hardware) -> list[Candidate]:
     """A predicted candidate for every instance with a price (`local`: this machine's CPU result,
-    which the CPU model scales)."""
+    which the CPU model scales; without one, CPU instances are not predicted, GPUs still are)."""
     calibration = hardware.calibration or {}
     layers = merge_identical(list(fp.layers))  # same prediction, less work (e.g. BERT's 24 identical blocks)
     flops_per_step = fp.train_flops_per_sample * spec.batch_size
@@ -168,10 +190,13 @@ def predicted_candidates(spec: WorkloadSpec, fp: Footprint, local: BenchResult, 
                                       region=facts.region, purchase=purchase)
         if facts.gpu_count:
             gpu = hardware.gpus.get(facts.gpu_name)
-            name = facts.gpu_name + (f" (1 of {facts.gpu_count})" if facts.gpu_count > 1 else "")
+            name = facts.gpu_name
+            common["gpus_used"] = 1
             memory = float(facts.gpu_memory_gib or 0.0) * 2**30
             ok = fits(fp.total_bytes, memory)
             note = "" if ok else f"needs ~{fp.total_bytes / 2**30:.1f} GiB of {memory / 2**30:.0f} GiB"
+            if ok and facts.gpu_count > 1:
+                note = f"1 of its {facts.gpu_count} GPUs used; priced for the whole instance"
             pred = predict_gpu(layers, gpu, spec.batch_size, spec.train.precision, spec.train.optimizer, host_bytes,
                                calibration.get(facts.gpu_name)) if gpu else None
             device = "cuda"
@@ -179,15 +204,21 @@ def predicted_candidates(spec: WorkloadSpec, fp: Footprint, local: BenchResult, 
             cores = physical_cores(facts.vcpus, facts.arch, facts.instance_type)
             name = f"{facts.vcpus} vCPU {facts.arch}"
             ok = fits(fp.total_bytes, facts.memory_gib * 2**30)
-            note = "" if ok else "does not fit in memory"
-            pred = predict_cpu(local.step_seconds, int(local.threads or 1), cores, flops_per_step,
-                               calibration.get(f"cpu:{facts.family}"), local=hardware.local_cpu,
-                               target=hardware.cpus.get(facts.family), precision=spec.train.precision)
+            note = "" if ok else f"needs ~{fp.total_bytes / 2**30:.1f} GiB of {facts.memory_gib:g} GiB"
             device = "cpu"
+            if local is None or local.status != "ok":  # nothing measured here: from the work alone
+                pred = predict_cpu_unmeasured(flops_per_step, kernels_per_step(layers, spec.train.optimizer, spec.train.precision),
+                                              cores, hardware.cpus.get(facts.family), spec.train.precision)
+            else:
+                pred = predict_cpu(local.step_seconds, int(local.threads or 1), cores, flops_per_step,
+                                   calibration.get(f"cpu:{facts.family}"), local=hardware.local_cpu,
+                                   target=hardware.cpus.get(facts.family), precision=spec.train.precision)
         if pred is None or pred.step_seconds is None:
             out.append(Candidate(**common, device=device, device_name=name, fits=ok,
                                  note=pred.note if pred else f"no spec for GPU {facts.gpu_name}"))
             continue
-        step = StepMeasurement(pred.step_seconds, pred.low, pred.high, float(local.setup_seconds or 0.0))
+        step = StepMeasurement(pred.step_seconds, pred.low, pred.high,
+                               float(local.setup_seconds or 0.0) if local is not None else 0.0,
+                               data_seconds=dataset_seconds(local) if local is not None else 0.0)
         out.append(Candidate(**common, device=device, device_name=name, step=step, fits=ok, note=note or pred.note))
     return out

@@ -100,7 +100,9 @@ def sweep_table(result):
         t.add_column(col, justify="right")
     for p in result.sweep:
         if p["status"] == "ok":
-            t.add_row(f"{p['batch_size']:,}", f"{p['factor']:g}", seconds_text(p["step_seconds"]), f"{p['samples_per_second']:,.0f}")
+            note = "" if p.get("interval_usable", True) else " (few steps)"
+            t.add_row(f"{p['batch_size']:,}", f"{p['factor']:g}", seconds_text(p["step_seconds"]) + note,
+                      f"{p['samples_per_second']:,.0f}")
         else:
             t.add_row(f"{p['batch_size']:,}", f"{p['factor']:g}", p["status"].replace("_", " "), p.get("message", "")[:40])
     return t
@@ -169,70 +171,141 @@ def prices_table(catalog, rows, purchase: str = "on-demand"):
 # ----------------------------------------------------------------------------- plans
 
 
-def _interval(o: dict[str, Any]) -> str:
-    if o.get("train_seconds") is None:
-        return "-"
-    return f"{seconds_text(o['train_seconds'])} ({range_text(o['train_seconds_low'], o['train_seconds_high'])})"
+PLAN_COLUMNS = ("", "#", "target", "device", "src", "step", "1-time", "training time", "$/h", "cost", "speedup", "b-even")
+LEFT_COLUMNS = ("target", "device", "src", "training time")
+# To fit a narrow terminal the plan drops columns in this order (`--wide` keeps them all); what is
+# dropped is still in --json, and a line under the table says so. Numbers are never cut.
+DROP_ORDER = ("src", "$/h", "1-time", "step", "device")
+NOTE_WIDTH = 38
 
 
 def _device(o: dict[str, Any]) -> str:
     if o["device"] == "cuda":
-        return o.get("device_name") or "cuda"
+        name = o.get("device_name") or "cuda"
+        return name + (f" x{o['gpus_used']}" if (o.get("gpus_used") or 1) > 1 else "")
     return "cpu"
 
 
-PLAN_COLUMNS = ("#", "target", "device", "source", "step", "training time", "$/h", "cost", "speedup", "break-even")
-LEFT_COLUMNS = ("target", "device", "source", "training time")
+def _short(text: str, width: int = NOTE_WIDTH) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def _training_time(o: dict[str, Any]) -> str:
+    """'2.6 min (2.2-3.0 min)': the point and its interval; said so when there is none."""
+    high = o.get("train_seconds_high")
+    if high is None or high == float("inf"):
+        return f"{seconds_text(o['train_seconds'])} (no usable interval)"
+    return f"{seconds_text(o['train_seconds'])} ({range_text(o['train_seconds_low'], high)})"
 
 
 def is_recommended(o: dict[str, Any], doc: dict[str, Any]) -> bool:
     rec = doc["recommendation"]
-    return o["target"] == rec.get("target") and o["device"] == rec.get("device")
+    return (o["target"] == rec.get("target") and o["device"] == rec.get("device")
+            and o.get("gpus_used") == rec.get("gpus_used"))
 
 
-def plan_row(o: dict[str, Any]) -> list[str]:
-    """One option as the plan's cells (rich markup), for the CLI's table and the TUI's alike."""
-    head = [str(o["rank"]) if o.get("rank") else "-", o["target"], _device(o), o["source"]]
-    if not o["fits"]:
-        return head + ["-", f"[red]does not fit[/] {o.get('note', '')}", "", "", "", ""]
-    if o.get("train_seconds") is None:
-        what = "not predicted" if o["source"] == "predicted" else "[red]failed[/]"
-        return head + ["-", f"{what}: {o.get('note', '')}", "", "", "", ""]
-    speed = f"{o['speedup']:.2f}x" if o.get("speedup") is not None else "-"
-    be = o.get("break_even_speedup")
-    be_text = "-" if be is None else ("inf" if be == float("inf") else f"{be:.2f}x")
-    cost = o["cost_usd"]
-    return head + [seconds_text(o["step_seconds"]), _interval(o), f"{o['price_per_hour']:.3f}",
-                   f"${cost:.4f}" if cost < 0.01 else f"${cost:,.2f}", speed, be_text]
+def _money(usd: float | None) -> str:
+    if usd is None:
+        return "-"
+    return f"${usd:.4f}" if usd < 0.01 else f"${usd:,.2f}"
+
+
+def _times(value: float | None) -> str:
+    return "-" if value is None else ("inf" if value == float("inf") else f"{value:.2f}x")
+
+
+def plan_row(o: dict[str, Any], doc: dict[str, Any] | None = None) -> list[str]:
+    """One option as the plan's cells (rich markup), one per PLAN_COLUMNS, for the CLI's table and
+    the TUI's alike."""
+    mark = "✔" if doc is not None and is_recommended(o, doc) else ""
+    head = [mark, str(o["rank"]) if o.get("rank") else "-", o["target"], _device(o),
+            "meas." if o["source"] == "measured" else "pred."]
+    if o.get("train_seconds") is None or not o["fits"]:
+        what = ("[red]does not fit[/]" if not o["fits"] else "not predicted" if o["source"] == "predicted"
+                else "[red]failed[/]")
+        step = seconds_text(o["step_seconds"]) if o.get("step_seconds") else "-"
+        note = o.get("note", "")
+        for said in ("does not fit", "not predicted"):  # the cell already says it
+            note = note[len(said):].lstrip(":; ") if note.startswith(said) else note
+        return head + [step, "", f"{what}: {_short(note)}" if note else what, "", "", "", ""]
+    return head + [seconds_text(o["step_seconds"]), seconds_text(o.get("one_time_seconds")), _training_time(o),
+                   f"{o['price_per_hour']:.3f}", _money(o["cost_usd"]), _times(o.get("speedup")),
+                   _times(o.get("break_even_speedup"))]
 
 
 def plan_title(doc: dict[str, Any]) -> str:
     w = doc["workload"]
     objective = doc["objective"] if doc["objective"] != "deadline" else f"cheapest within {seconds_text(doc['deadline_seconds'])}"
+    head = doc.get("headline") or {}
+    value = head.get("time_value_per_hour")
+    rule = ""
+    if value is not None and doc.get("answers", {}).keys() >= {"here", "rent"}:
+        rule = f"; here vs rent at ${value:g}/h of waiting" + (" (default)" if head.get("time_value_is_default") else "")
     return (f"{w['name']}: {w['total_steps']:,} steps ({w['epochs']:,} epochs x {w['steps_per_epoch']:,}), "
-            f"batch {w['batch_size']:,}; objective: {objective}")
+            f"batch {w['batch_size']:,}; objective: {objective}{rule}")
 
 
-def plan_table(doc: dict[str, Any]):
+PLAN_CAPTION = ("✔ the headline. src: measured or predicted. 1-time: process start, setup, warm-up, the dataset's "
+                "materialisation and, on an instance, its boot (included in training time). speedup and b(reak)-even: "
+                "a rented GPU against the best rented CPU, this machine's GPU against its CPU.")
+
+
+def plan_table(doc: dict[str, Any], width: int | None = None, wide: bool = False):
+    """The plan as a rich table; at most `width` columns wide (dropping DROP_ORDER's columns) unless `wide`."""
     from rich import box
+    from rich.console import Console
     from rich.table import Table
 
-    t = Table(title=plan_title(doc), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
-              caption="source: measured here or on the instance, or predicted by the device model; "
-                      "speedup and break-even against the reference CPU option", caption_justify="left")
-    for name in PLAN_COLUMNS:
-        t.add_column(name, no_wrap=True, justify="left" if name in LEFT_COLUMNS else "right")
-    for o in doc["options"]:
-        t.add_row(*plan_row(o), style="bold green" if is_recommended(o, doc) else None)
-    return t
+    rows = [(plan_row(o, doc), is_recommended(o, doc)) for o in doc["options"]]
+    columns = list(PLAN_COLUMNS)
+
+    def build() -> Table:
+        t = Table(title=plan_title(doc), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+                  caption=PLAN_CAPTION, caption_justify="left")
+        for name in columns:
+            t.add_column(name, no_wrap=True, justify="left" if name in LEFT_COLUMNS else "right")
+        keep = [PLAN_COLUMNS.index(c) for c in columns]
+        for cells, chosen in rows:
+            t.add_row(*(cells[i] for i in keep), style="bold green" if chosen else None)
+        return t
+
+    table = build()
+    if wide or width is None:
+        return table
+    measure = Console(width=10_000)
+    for name in DROP_ORDER:
+        if measure.measure(table).maximum <= width:
+            break
+        columns.remove(name)
+        table = build()
+    dropped = [c for c in PLAN_COLUMNS if c not in columns]
+    if dropped:
+        table.caption = f"{table.caption} Not shown at this width: {', '.join(dropped)} (--wide shows them)."
+    return table
+
+
+VERDICT_TITLES = {"clear": "Recommendation", "only_option": "Recommendation", "too_close": "Too close to call",
+                  "deadline_missed": "Deadline cannot be met", "nothing_fits": "No option can run this workload"}
 
 
 def recommendation_text(doc: dict[str, Any], prefix: str = "") -> str:
+    """The headline: the verdict, where, and why (here or rent, when the plan has both answers)."""
     rec = doc["recommendation"]
-    head = {"clear": "Recommendation", "only_option": "Recommendation", "too_close": "Too close to call",
-            "deadline_missed": "Deadline cannot be met", "nothing_fits": "No option can run this workload"}[rec["verdict"]]
     target = f": {rec['target']} ({rec['device']})" if rec.get("target") else ""
-    return f"{prefix}[bold]{head}{target}.[/] {rec['reason']}."
+    why = rec.get("choice") or rec["reason"]
+    return f"{prefix}[bold]{VERDICT_TITLES[rec['verdict']]}{target}.[/] {why[0].upper() + why[1:]}."
+
+
+def answers_text(doc: dict[str, Any]) -> list[str]:
+    """The two answers under the headline: training here, and the best instance to rent."""
+    lines = []
+    for key, label in (("here", "Here"), ("rent", "If you rent")):
+        rec = (doc.get("answers") or {}).get(key)
+        if rec is None:
+            continue
+        lines.append(f"  [bold]{label}:[/] {rec['reason']}.")
+    return lines
 
 
 # ----------------------------------------------------------------------------- instances
@@ -258,32 +331,73 @@ def instances_table(rows: list[dict[str, Any]]):
     return t
 
 
-# ----------------------------------------------------------------------------- answers, chart, progress
+# ----------------------------------------------------------------------------- strict JSON
 
-VERDICT_HEADS = {"clear": "Recommendation", "only_option": "Recommendation", "too_close": "Too close to call",
-                 "deadline_missed": "Deadline cannot be met", "nothing_fits": "No option can run this workload"}
-ANSWER_TITLES = (("here", "Here"), ("rent", "If you rent"))
+UNBOUNDED_NOTES = {
+    "break_even_speedup": "infinite: the CPU option it is compared with costs nothing per hour",
+}
+
+
+def strict_json(value: Any) -> Any:
+    """`value` ready for strict JSON (allow_nan=False): every infinite or NaN number becomes null,
+    with a `<key>_note` beside it saying why (an interval with no usable end, a break-even against
+    a free option)."""
+    import math
+
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            if isinstance(v, float) and not math.isfinite(v):
+                out[k] = None
+                out[f"{k}_note"] = UNBOUNDED_NOTES.get(k, "unbounded: no usable interval (see interval_note)"
+                                                       if v > 0 else "not a number")
+            else:
+                out[k] = strict_json(v)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [strict_json(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def to_json(data: Any) -> str:
+    import json
+
+    return json.dumps(strict_json(data), indent=2, default=str, allow_nan=False)
+
+
+# ----------------------------------------------------------------------------- answers, chart, progress
 
 
 def answer_text(rec: dict[str, Any] | None, prefix: str = "") -> str:
     """One answer (a recommendation of a plan document) as markup; a verdict or key it does not know
-    reads plainly instead of failing, so a newer document still renders."""
+    reads plainly instead of failing, so an older or newer document still renders."""
     if not rec:
         return f"{prefix}-"
-    head = VERDICT_HEADS.get(rec.get("verdict") or "", "Answer")
+    head = VERDICT_TITLES.get(rec.get("verdict") or "", "Answer")
     target = f": {rec['target']} ({rec.get('device') or '-'})" if rec.get("target") else ""
     reason = rec.get("reason") or ""
     return f"{prefix}[bold]{head}{target}.[/]" + (f" {escape(reason)}." if reason else "")
 
 
 def plan_answers(doc: dict[str, Any]) -> list[tuple[str, str]]:
-    """(key, markup) for what a plan answers: the headline ("recommendation"), then "here" and "if
-    you rent" when the document has both answers, else the estimate's answer in the cloud."""
-    out = [("recommendation", answer_text(doc.get("recommendation")))]
+    """(key, markup) of what a plan answers, as the CLI prints it: the headline ("recommendation",
+    recommendation_text) and the "here" and "rent" answers (answers_text). A document without
+    answers (a saved older plan) shows its cloud answer; one this code cannot read, plainly."""
+    try:
+        out = [("recommendation", recommendation_text(doc))]
+    except (KeyError, TypeError, IndexError, AttributeError):
+        out = [("recommendation", answer_text(doc.get("recommendation")))]
     answers = doc.get("answers") or {}
     if answers:
-        out += [(key, answer_text(answers.get(key), f"{title}: ")) for key, title in ANSWER_TITLES if key in answers]
-    elif doc.get("cloud_recommendation"):
+        try:
+            lines = answers_text(doc)
+            keys = [key for key in ("here", "rent") if answers.get(key) is not None]
+            return out + [(key, line.strip()) for key, line in zip(keys, lines)]
+        except (KeyError, TypeError):
+            return out + [(key, answer_text(rec, f"{key}: ")) for key, rec in answers.items()]
+    if doc.get("cloud_recommendation"):
         region = (doc.get("plan_options") or {}).get("region", "")
         out.append(("rent", answer_text(doc["cloud_recommendation"], f"If you rent{f' ({region})' if region else ''}: ")))
     return out

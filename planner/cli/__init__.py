@@ -53,6 +53,11 @@ def main(argv: list[str] | None = None) -> int:
         return int(handler(args))
     except PlannerError as exc:
         sys.stderr.write(exc.render() + "\n")
+        if getattr(args, "json", False):  # a program asked for JSON: it gets the error as JSON too
+            from planner.cli.common import print_json
+
+            print_json({"error": {"title": exc.title, "message": exc.message, "hint": exc.hint,
+                                  "exit_code": int(exc.exit_code)}})
         return int(exc.exit_code)
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")

@@ -4,7 +4,6 @@ bench progress line and the plan printout."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from typing import Any
@@ -39,7 +38,10 @@ def warn(text: str) -> None:
 
 
 def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+    """Strict JSON (no NaN or Infinity: null plus a note), which every parser accepts."""
+    from planner.report import to_json
+
+    sys.stdout.write(to_json(data) + "\n")
 
 
 def positive_float(text: str) -> float:
@@ -127,17 +129,21 @@ def progress() -> BenchProgress:
     return BenchProgress(enabled=sys.stderr.isatty())
 
 
-def print_plan(doc: dict[str, Any], as_json: bool) -> None:
-    from planner.report import plan_table, recommendation_text
+def print_plan(doc: dict[str, Any], as_json: bool, wide: bool = False) -> None:
+    """The plan: its table (fitted to the terminal unless `wide`), the headline, both answers, and
+    what the measurements warned about — all on stdout: they are the plan."""
+    from planner.report import answers_text, plan_table, recommendation_text
 
     if as_json:
         print_json(doc)
         return
     out = stdout()
-    out.print(plan_table(doc))
+    out.print(plan_table(doc, width=out.width, wide=wide))
     out.print(recommendation_text(doc), highlight=False)
+    for line in answers_text(doc):
+        out.print(line, highlight=False)
     for warning in doc.get("warnings", []):
-        warn(warning)
+        out.print(f"[yellow]warning[/]: {warning}", highlight=False)
     if doc.get("run_dir"):
         stderr().print(f"run journal: {doc['run_dir']}  (re-plan with `planner plan {doc['run_dir']}`)", highlight=False)
 
@@ -150,3 +156,4 @@ def plan_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:
                    help="what an hour of your waiting is worth; added to each option's cost")
     p.add_argument("--local-price", type=non_negative_float, metavar="USD_PER_HOUR", default=0.0 if defaults else None,
                    help="hourly cost of this machine (amortized hardware, power); default 0")
+    p.add_argument("--wide", action="store_true", help="show every column of the plan, however wide the terminal")

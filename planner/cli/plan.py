@@ -57,7 +57,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         doc, _journal, _session = service.run(spec, Path(args.spec).read_text(), targets, options,
                                               BenchOptions(seconds=args.seconds), Path(args.out) if args.out else None,
                                               callbacks, aws)
-    print_plan(doc, args.json)
+    print_plan(doc, args.json, args.wide)
     if "bench_cost_usd" in doc:
         err.print(f"bench instances: about ${doc['bench_cost_usd']:.4f} billed (per-second, 60 s minimum each, root volume included)",
                   highlight=False)
@@ -65,7 +65,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_estimate(args: argparse.Namespace) -> int:
-    from planner.report import plan_table, recommendation_text
     from planner.service import PlannerService
 
     service = PlannerService()
@@ -74,16 +73,14 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     options = _plan_options(args, region)
     with progress() as on_progress:
         doc = service.estimate(spec, options, args.seconds, gpu=True if args.gpu else False if args.cpu else None,
-                               on_progress=on_progress)
+                               on_progress=on_progress, predict_only=args.predict_only)
     if args.json:
         print_json(doc)
         return ExitCode.OK
+    print_plan(doc, False, args.wide)
     out = stdout()
-    out.print(plan_table(doc))
-    out.print(recommendation_text(doc), highlight=False)
-    out.print(recommendation_text({"recommendation": doc["cloud_recommendation"]}, prefix=f"In the cloud ({region}): "),
-              highlight=False)
-    out.print(f"\nPredicted rows are estimates from a device model (uncalibrated: +-50% GPU, +-40% CPU); "
+    out.print(f"\nPredicted rows come from the device model (GPUs: fitted to published training measurements, "
+              f"interval from its error there; CPU instances: this machine's step scaled by processor, +-40%); "
               f"prices: {doc['prices']['source']}, as of {doc['prices']['as_of']}.", highlight=False)
     if doc["benchmark"]:
         targets = ",".join(c["target"] for c in doc["benchmark"])
@@ -101,7 +98,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     overrides = {"objective": args.objective, "deadline_seconds": args.deadline, "time_value_per_hour": args.time_value,
                  "local_price_per_hour": args.local_price, "region": args.region, "purchase": args.purchase}
     doc = PlannerService().replan(args.run_dir, overrides)
-    print_plan(doc, args.json)
+    print_plan(doc, args.json, args.wide)
     return ExitCode.OK if doc["recommendation"]["target"] else ExitCode.RUNTIME_FAILURE
 
 
@@ -160,6 +157,8 @@ def add_estimate_parser(sub) -> None:
     p.add_argument("--purchase", choices=("on-demand", "spot"), default="on-demand")
     plan_arguments(p, defaults=True)
     p.add_argument("--seconds", type=positive_float, default=5.0, help="local bench time budget (default 5)")
+    p.add_argument("--predict-only", action="store_true",
+                   help="measure nothing here: predict GPUs from their specs (CPU instances need a local measurement)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_estimate)
 

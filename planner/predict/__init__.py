@@ -9,7 +9,9 @@ torch, no files, no clock).
 - `cpu`: CPU instances from their processor's facts relative to this machine's measurement.
 """
 
-from planner.predict.cpu import CpuFacts, cpu_speed_ratio, parallel_fraction, physical_cores, predict_cpu
+from planner.predict.cpu import (
+    CpuFacts, cpu_speed_ratio, parallel_fraction, physical_cores, predict_cpu, predict_cpu_unmeasured,
+)
 from planner.predict.gpu import (
     GpuSpec,
     Prediction,
@@ -22,5 +24,5 @@ from planner.predict.gpu import (
 
 __all__ = [
     "CpuFacts", "GpuSpec", "Prediction", "cpu_speed_ratio", "gpu_spec_from_row", "kernels_per_step", "math_mode",
-    "parallel_fraction", "physical_cores", "predict_cpu", "predict_gpu", "step_breakdown",
+    "parallel_fraction", "physical_cores", "predict_cpu", "predict_cpu_unmeasured", "predict_gpu", "step_breakdown",
 ]

@@ -88,10 +88,10 @@ class PlannerService:
     # ------------------------------------------------------------------ measure
 
     def bench(self, spec, options: BenchOptions, workdir: Path | None = None, on_progress: ProgressFn | None = None,
-              label: str = "local", extra: dict[str, Any] | None = None):
+              label: str = "local", extra: dict[str, Any] | None = None, batch_size: int | None = None):
         from planner.service.measure import bench
 
-        return bench(spec, self.footprint(spec), options, workdir, on_progress, label, extra)
+        return bench(spec, self.footprint(spec), options, workdir, on_progress, label, extra, batch_size)
 
     def validate(self, spec, epochs: int | None, options: BenchOptions, on_progress: ProgressFn | None = None,
                  recheck: bool = True) -> dict[str, Any]:
@@ -102,12 +102,14 @@ class PlannerService:
     # ------------------------------------------------------------------ plan
 
     def estimate(self, spec, options: PlanOptions, seconds: float = 5.0, gpu: bool | None = None,
-                 on_progress: ProgressFn | None = None,
+                 on_progress: ProgressFn | None = None, predict_only: bool = False,
                  on_result: Callable[[str, dict[str, Any]], None] | None = None) -> dict[str, Any]:
-        """Measure here, predict every instance; `on_result` gets the measurement (as `run` reports results)."""
+        """Measure here (unless `predict_only`), predict every catalog instance, headline and both
+        answers, and the paid benchmarks that would settle it: the plan document. `on_result` gets
+        this machine's measurement as `run` reports results (estimate_from re-plans it)."""
         from planner.service.predictions import estimate
 
-        return estimate(self, spec, options, seconds, gpu, on_progress, on_result)
+        return estimate(self, spec, options, seconds, gpu, on_progress, predict_only, on_result)
 
     def estimate_from(self, spec, options: PlanOptions, results: dict[str, dict[str, Any]],
                       gpu: bool | None = None) -> dict[str, Any]:

@@ -17,7 +17,10 @@ def workload_summary(spec: WorkloadSpec) -> dict[str, Any]:
 
 
 def plan_document(spec: WorkloadSpec, plan, options: PlanOptions, run_dir: Path | None) -> dict[str, Any]:
+    """The plan as strict JSON data (no infinities: null plus a `<key>_note`)."""
+    from planner.report import strict_json
+
     doc = {"workload": workload_summary(spec), **plan.as_dict(), "plan_options": options.as_dict()}
     if run_dir is not None:
         doc["run_dir"] = str(run_dir)
-    return doc
+    return strict_json(doc)

@@ -45,20 +45,60 @@ def check_device(device: str) -> None:
                          hint="use --device cpu (or auto), or run on a machine with an NVIDIA GPU and a CUDA build of torch")
 
 
-def make_job(spec: WorkloadSpec, options: BenchOptions, fp: Footprint) -> dict[str, Any]:
-    """The plain job the self-contained bench reads (standard library only on its side)."""
-    return {"spec": spec.to_job(), "device": options.device, "seconds": options.seconds,
-            "sweep": options.sweep, "threads": options.threads, "memory_estimate_bytes": fp.total_bytes}
+LOCAL_BENCH_BUDGET_BYTES = 2 * 2**30  # a local bench holds at most this (or 90% of what is free)
+
+
+def make_job(spec: WorkloadSpec, options: BenchOptions, fp: Footprint, batch_size: int | None = None) -> dict[str, Any]:
+    """The plain job the self-contained bench reads (standard library only on its side). Its memory
+    estimate is what the bench will hold (a bounded pool of batches, not the dataset)."""
+    from planner.footprint import bench_bytes, footprint
+
+    if batch_size and batch_size != fp.batch_size:
+        fp = footprint(spec, list(fp.layers), batch_size)
+    return {"spec": spec.to_job(), "device": options.device, "seconds": options.seconds, "sweep": options.sweep,
+            "threads": options.threads, "memory_estimate_bytes": bench_bytes(fp, spec), "batch_size": batch_size}
+
+
+def local_batch(spec: WorkloadSpec, fp: Footprint, available_bytes: int | None) -> int:
+    """The batch a local bench measures at: the spec's, or the largest power-of-two fraction of it
+    whose bench fits LOCAL_BENCH_BUDGET_BYTES (and 90% of what is free here). The step time is then
+    scaled to the spec's batch (`scaled_to_spec`)."""
+    from planner.footprint import bench_bytes, footprint
+
+    budget = min(LOCAL_BENCH_BUDGET_BYTES, 0.9 * available_bytes) if available_bytes else LOCAL_BENCH_BUDGET_BYTES
+    batch = spec.batch_size
+    while batch > 1 and bench_bytes(footprint(spec, list(fp.layers), batch), spec) > budget:
+        batch = max(1, batch // 2)
+    return batch
+
+
+def scaled_to_spec(result, spec_batch: int):
+    """A bench result measured at a smaller batch, with its step times scaled linearly to the
+    spec's batch (per-sample work is what a step of a large batch is made of), and a warning."""
+    from dataclasses import replace
+
+    measured = result.batch_size
+    if result.status != "ok" or not measured or measured == spec_batch:
+        return result
+    k = spec_batch / measured
+    warning = (f"measured at batch {measured:,}, not the spec's {spec_batch:,}: the spec's batch needs more memory than "
+               f"the local bench may hold ({LOCAL_BENCH_BUDGET_BYTES / 2**30:g} GiB); the step time is scaled x{k:g}, "
+               "which assumes per-sample work dominates the step")
+    fields = ("step_seconds", "step_seconds_ci_low", "step_seconds_ci_high", "step_seconds_median", "step_seconds_p10",
+              "step_seconds_p90", "step_seconds_min")
+    return replace(result, batch_size=spec_batch, warnings=[warning, *result.warnings], measured_batch_size=measured,
+                   **{f: getattr(result, f) * k for f in fields if getattr(result, f) is not None})
 
 
 def bench(spec: WorkloadSpec, fp: Footprint, options: BenchOptions, workdir: Path | None = None,
-          on_progress: ProgressFn | None = None, label: str = "local", extra: dict[str, Any] | None = None):
+          on_progress: ProgressFn | None = None, label: str = "local", extra: dict[str, Any] | None = None,
+          batch_size: int | None = None):
     """Run the bench for `spec` on this machine in a subprocess; return its BenchResult."""
     from runner.local import LocalTarget
     from runner.session import BenchSession
 
     check_device(options.device)
-    job = {**make_job(spec, options, fp), **(extra or {})}
+    job = {**make_job(spec, options, fp, batch_size), **(extra or {})}
     with tempfile.TemporaryDirectory(prefix="planner-bench-") as tmp:
         target = LocalTarget(job, Path(workdir or tmp), label=label)
         result = BenchSession([target], on_progress=on_progress).run()[label]
@@ -67,6 +107,17 @@ def bench(spec: WorkloadSpec, fp: Footprint, options: BenchOptions, workdir: Pat
     if result.status == "error":
         raise RunError(f"the bench on {label} failed: {result.message}")
     return result
+
+
+def measure_here(spec: WorkloadSpec, fp: Footprint, options: BenchOptions, on_progress: ProgressFn | None = None):
+    """This machine's measurement of `spec` for a plan: at the spec's batch when the bench fits
+    LOCAL_BENCH_BUDGET_BYTES here, else at a smaller batch scaled to the spec's (said in its
+    warnings). A workload too big for even that is a `does_not_fit` result, not an error."""
+    from runner.bench.procfs import memory_available
+
+    batch = local_batch(spec, fp, memory_available())
+    result = bench(spec, fp, options, on_progress=on_progress, batch_size=batch if batch != spec.batch_size else None)
+    return scaled_to_spec(result, spec.batch_size)
 
 
 def validate(spec: WorkloadSpec, fp: Footprint, epochs: int | None, options: BenchOptions,

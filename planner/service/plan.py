@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from planner.errors import InputError
 from planner.service.documents import plan_document
-from planner.service.measure import BenchOptions, local_devices, make_job
+from planner.service.measure import BenchOptions, local_batch, local_devices, make_job, scaled_to_spec
 from planner.service.settings import AwsOptions, PlanOptions, RunCallbacks, TargetChoice, resolve_objective
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
@@ -41,13 +41,18 @@ def preflight(aws_types: list[str], aws: AwsOptions, catalog) -> tuple[dict[str,
     return prices, arches, worst
 
 
-def plan_from_results(spec: WorkloadSpec, results: dict[str, Any], options: PlanOptions, catalog=None):
-    """The plan over journaled results (label -> planner.journal.Measured), priced as measured_candidates does."""
+def plan_from_results(spec: WorkloadSpec, results: dict[str, Any], options: PlanOptions, catalog=None,
+                      need_bytes: int | None = None):
+    """The plan over journaled results (label -> planner.journal.Measured), priced as measured_candidates
+    does, with the warnings the measurements carry."""
     from planner.decide import decide
     from planner.service.predictions import measured_candidates
 
-    opts = [c.option(spec.total_steps) for c in measured_candidates(results, options, catalog)]
-    return decide(opts, options.objective, options.deadline_seconds, options.time_value_per_hour)
+    candidates, warnings = measured_candidates(results, options, catalog, need_bytes)
+    opts = [c.option(spec.total_steps) for c in candidates]
+    plan = decide(opts, options.objective, options.deadline_seconds, options.time_value_per_hour)
+    plan.warnings[:0] = warnings
+    return plan
 
 
 def replan(journal_path: str | Path, overrides: dict[str, Any]):
@@ -65,7 +70,7 @@ def replan(journal_path: str | Path, overrides: dict[str, Any]):
     results = journal.read_results()
     if not results:
         raise InputError(f"{journal_path}: the run has no results yet", hint="run `planner run` to measure targets")
-    plan = plan_from_results(spec, results, options)
+    plan = plan_from_results(spec, results, options, need_bytes=journal.read_run().get("footprint_bytes"))
     doc = plan_document(spec, plan, options, journal.path)
     return doc, journal
 
@@ -85,14 +90,17 @@ class _Run:
         self.run_id = f"{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
         self.info: dict[str, Any] = {"run_id": self.run_id, "targets": list(choice.tokens),
                                      "plan_options": options.as_dict(), "bench": bench.__dict__}
-        self.journal.write_run(self.info)
         self.fp = service.footprint(spec)
+        self.info["footprint_bytes"] = self.fp.total_bytes  # what the real run holds: replans check it
+        self.journal.write_run(self.info)
         self.where: dict[str, tuple[Target, str | None, str | None]] = {}
 
     def record(self, label: str, result) -> None:
         from planner.journal import Measured
 
         target, region, purchase = self.where[label]
+        if not target.cloud:  # measured at a smaller batch when the spec's would not fit the local budget
+            result = scaled_to_spec(result, self.spec.batch_size)
         measured = Measured(target, result, region, purchase)
         self.journal.write_result(label, measured)  # on disk before anything else looks at it
         if self.cb.on_result:
@@ -108,11 +116,15 @@ class _Run:
         from planner.options import LOCAL
         from runner.local import LocalTarget
 
+        from runner.bench.procfs import memory_available
+
         targets = []
+        batch = local_batch(self.spec, self.fp, memory_available())
         for device in local_devices() if LOCAL in self.choice.targets else []:
             label = LOCAL.label(device)
             self.where[label] = (LOCAL, None, None)
-            job = make_job(self.spec, replace(self.bench, device=device), self.fp)
+            job = make_job(self.spec, replace(self.bench, device=device), self.fp,
+                           batch if batch != self.spec.batch_size else None)
             targets.append(LocalTarget(job, self.journal.path / "work", label))
         return targets
 
@@ -173,7 +185,7 @@ def run_plan(service, spec: WorkloadSpec, spec_text: str | None, choice: TargetC
         targets += aws_targets
     session = run.session(targets, backstops)
     session.run()
-    plan = plan_from_results(spec, run.journal.read_results(), options, catalog)
+    plan = plan_from_results(spec, run.journal.read_results(), options, catalog, run.fp.total_bytes)
     doc = plan_document(spec, plan, options, run.journal.path)
     if aws_types:
         doc["bench_cost_usd"] = session.billed_usd()

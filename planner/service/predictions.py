@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from planner.options import LOCAL, measured_candidate, predicted_candidates
-from planner.service.measure import BenchOptions, ProgressFn
+from planner.options import LOCAL, measured_candidate, measurement_warnings, predicted_candidates
+from planner.service.measure import BenchOptions, ProgressFn, measure_here
 from planner.service.documents import plan_document
 from planner.service.settings import AwsOptions, PlanOptions
 from planner.spec import WorkloadSpec
@@ -25,96 +25,101 @@ def hardware():
     return Hardware(gpu_specs_by_name(), cpu_facts_by_family(), local_cpu_facts(), corrections())
 
 
-def measured_candidates(results: dict[str, Any], options: PlanOptions, catalog=None) -> list:
-    """A candidate per journaled result (label -> planner.journal.Measured); AWS options are priced
-    from `catalog` (a frame) in the plan's region and purchase option (re-planning may change both)."""
+def measured_candidates(results: dict[str, Any], options: PlanOptions, catalog=None,
+                        need_bytes: int | None = None) -> tuple[list, list[str]]:
+    """A candidate per journaled result (label -> planner.journal.Measured), and the warnings the
+    measurements carry; AWS options are priced from `catalog` (a frame) in the plan's region and
+    purchase option (re-planning may change both)."""
     from pricing.catalog import hourly_price
 
     if catalog is None and any(m.target.cloud for m in results.values()):
         from pricing.catalog import load_catalog
 
         catalog = load_catalog().frame
-    candidates = []
-    for _label, m in sorted(results.items()):
+    candidates, warnings = [], []
+    for label, m in sorted(results.items()):
         price = (hourly_price(catalog, m.target.instance_type, options.region, options.purchase) if m.target.cloud
                  else options.local_price_per_hour)
-        candidates.append(measured_candidate(m.target, m.result, price, options.region, options.purchase))
-    return candidates
+        candidates.append(measured_candidate(m.target, m.result, price, options.region, options.purchase, need_bytes))
+        warnings += measurement_warnings(label, m.result)
+    return candidates, warnings
 
 
 def estimate_plan(service, spec: WorkloadSpec, options: PlanOptions, local, gpu: bool | None = None,
                   include_local: bool = True, measured: list | None = None):
     """The plan over the local measurement (a BenchResult) and a prediction for every catalog
-    instance in the region; `measured` (candidates) replaces the local row and the predictions of
-    the instances it measured. Returns (plan, catalog)."""
+    instance in the region; `measured` (candidates: a run's results) replaces the local row and the
+    predictions of the instances it measured. Returns (plan, catalog)."""
     from planner.decide import decide
     from pricing.catalog import instances
 
     catalog = service.catalog()
+    fp = service.footprint(spec)
     facts = instances(catalog.frame, region=options.region, gpu=gpu)
-    predicted = predicted_candidates(spec, service.footprint(spec), local, facts, options.purchase, hardware())
+    predicted = predicted_candidates(spec, fp, local, facts, options.purchase, hardware())
+    here = local is not None and include_local and measured is None
     if measured is None:
-        measured = [measured_candidate(LOCAL, local, options.local_price_per_hour)] if include_local else []
+        measured = [measured_candidate(LOCAL, local, options.local_price_per_hour, need_bytes=fp.total_bytes)] if here else []
     done = {c.target for c in measured}
     opts = [c.option(spec.total_steps) for c in measured + [c for c in predicted if c.target not in done]]
     plan = decide(opts, options.objective, options.deadline_seconds, options.time_value_per_hour)
+    if here:
+        plan.warnings[:0] = measurement_warnings(LOCAL.label(local.device), local)
     return plan, catalog
 
 
-def benchmark_choices(plan, options: PlanOptions, aws: AwsOptions | None = None):
-    """(the plan among cloud options only, which cloud options to benchmark). The selection runs on
-    the cloud options alone: a free local CPU would make every GPU's break-even infinite."""
-    from planner.decide import Option, decide, select_benchmarks
+def benchmark_choices(plan, aws: AwsOptions | None = None) -> list:
+    """Which predicted instances a paid benchmark could change the decision for (the rent answer's
+    question: speedups there are against the best rented CPU), within the budget."""
+    from planner.decide import select_benchmarks
     from runner.aws import worst_case_bench_cost
 
     aws = aws or AwsOptions()
-    cloud = [o for o in plan.options if o.billing == "ec2"]  # measured instances too, once a run has them
-    base = [Option(**{k: getattr(o, k) for k in Option.__dataclass_fields__}) for o in cloud]
-    cloud_plan = decide(base, options.objective, options.deadline_seconds, options.time_value_per_hour)
     settings = aws.settings()
-    worst = {o.target: worst_case_bench_cost(o.price_per_hour, settings) for o in cloud}
-    return cloud_plan, select_benchmarks(cloud_plan, worst, aws.bench_budget, aws.max_instances)
+    worst = {o.target: worst_case_bench_cost(o.price_per_hour, settings) for o in plan.options if o.source == "predicted"}
+    return select_benchmarks(plan, worst, aws.bench_budget, aws.max_instances)
 
 
 def auto_choices(service, spec: WorkloadSpec, options: PlanOptions, local, aws: AwsOptions) -> list:
     """`--targets auto`: which instances to benchmark, given this machine's measurement."""
     predicted, _catalog = estimate_plan(service, spec, options, local, include_local=False)
-    _cloud, choices = benchmark_choices(predicted, options, aws)
-    return choices
+    return benchmark_choices(predicted, aws)
 
 
 def estimate(service, spec: WorkloadSpec, options: PlanOptions, seconds: float, gpu: bool | None = None,
-             on_progress: ProgressFn | None = None, on_result=None) -> dict[str, Any]:
+             on_progress: ProgressFn | None = None, predict_only: bool = False, on_result=None) -> dict[str, Any]:
     """`planner estimate`: measure here, predict every instance in the region, and say which paid
-    benchmarks would settle the answer. Returns the plan document. `on_result(label, result)` gets
-    this machine's measurement as `run` reports results (estimate_from re-plans it)."""
+    benchmarks would settle the answer. `predict_only`: measure nothing here (GPUs are predicted
+    from their specs alone; CPU instances, which scale this machine's measurement, are not).
+    `on_result(label, result)` gets this machine's measurement as `run` reports results (so a
+    front can re-plan it with estimate_from). Returns the plan document."""
     from planner.journal import Measured
     from pricing.catalog import check_region
 
     check_region(service.catalog().frame, options.region)
-    local = Measured(LOCAL, service.bench(spec, BenchOptions(device="cpu", seconds=seconds), on_progress=on_progress))
-    if on_result:
-        on_result(local.label, local.to_dict())
-    return estimate_document(service, spec, options, {local.label: local}, gpu)
+    results = {}
+    if not predict_only:
+        local = Measured(LOCAL, measure_here(spec, service.footprint(spec), BenchOptions(device="cpu", seconds=seconds),
+                                             on_progress))
+        results[local.label] = local
+        if on_result:
+            on_result(local.label, local.to_dict())
+    return estimate_document(service, spec, options, results, gpu)
 
 
 def estimate_document(service, spec: WorkloadSpec, options: PlanOptions, results: dict[str, Any],
                       gpu: bool | None = None) -> dict[str, Any]:
     """The estimate's document over measurements (label -> planner.journal.Measured): their rows
-    measured, every other instance in the region predicted from this machine's CPU measurement.
-    Without one there is nothing to scale predictions from: the measured rows alone."""
-    from planner.decide import decide
-
-    measured = measured_candidates(results, options, service.catalog().frame)
+    measured, every other instance in the region predicted (CPU instances from this machine's CPU
+    measurement; without one, GPUs alone, from their specs)."""
+    catalog = service.catalog()
+    measured, warnings = measured_candidates(results, options, catalog.frame, service.footprint(spec).total_bytes)
     local = results.get(LOCAL.label("cpu"))
-    if local is None or local.result.status != "ok":
-        plan = decide([c.option(spec.total_steps) for c in measured], options.objective, options.deadline_seconds,
-                      options.time_value_per_hour)
-        return plan_document(spec, plan, options, None)
-    plan, catalog = estimate_plan(service, spec, options, local.result, gpu=gpu, measured=measured)
-    cloud_plan, choices = benchmark_choices(plan, options)
+    plan, catalog = estimate_plan(service, spec, options, local.result if local else None, gpu=gpu, measured=measured)
+    plan.warnings[:0] = warnings
+    choices = benchmark_choices(plan)
     doc = plan_document(spec, plan, options, None)
-    doc["cloud_recommendation"] = cloud_plan.as_dict()["recommendation"]
+    doc["cloud_recommendation"] = doc["answers"].get("rent")
     doc["prices"] = {"source": catalog.source, "as_of": catalog.as_of}
     doc["benchmark"] = [c.__dict__ for c in choices if c.benchmark]
     doc["skipped"] = [c.__dict__ for c in choices if not c.benchmark]

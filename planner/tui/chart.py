@@ -38,13 +38,16 @@ def interval(o: dict[str, Any], low: str, high: str) -> tuple[float, float] | No
 
 
 def chart_options(doc: dict[str, Any], top: int) -> list[dict[str, Any]]:
-    """The options to draw: the `top` best ranked, then the recommendation and both answers."""
+    """The options to draw: the `top` best ranked, then the recommendation and both answers, and the
+    best-ranked GPU (the break-even line is about GPUs) when they rank lower."""
     ranked = [o for o in doc.get("options", []) if usable(o)]
     shown = ranked[:top]
-    for rec in [doc.get("recommendation") or {}, *((doc.get("answers") or {}).values())]:
-        for o in ranked[top:]:
-            if rec and o["target"] == rec.get("target") and o["device"] == rec.get("device") and o not in shown:
-                shown.append(o)
+    wanted = [doc.get("recommendation") or {}, *((doc.get("answers") or {}).values())]
+    for o in ranked[top:]:
+        if any(rec and o["target"] == rec.get("target") and o["device"] == rec.get("device") for rec in wanted):
+            shown.append(o)
+    if not any(o["device"] == "cuda" for o in shown):
+        shown += [o for o in ranked if o["device"] == "cuda"][:1]
     return shown
 
 

@@ -1,8 +1,8 @@
 """The plan's options as a table: the CLI's cells (planner.report.plan_row), each row marked like
-the chart (● measured, ○ predicted, ★ recommended). At narrow widths the columns that decide come
-first — rank, target, training time, cost, speedup, break-even — and the rest scroll sideways; at
-wide ones the CLI's order. The highlighted row's notes (why it does not fit, its caveats) show
-under the table."""
+the chart (● measured, ○ predicted, ★ the headline) in the mark column. At narrow widths the
+columns that decide come first — rank, target, training time, cost, speedup, break-even — and the
+rest scroll sideways; at wide ones the CLI's order. The highlighted row's notes (why it does not
+fit, its caveats) show under the table."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from textual.widgets import DataTable
 
 from planner.report import PLAN_COLUMNS, is_recommended, plan_row
 
-ESSENTIAL = ("#", "target", "training time", "cost", "speedup", "break-even")
+ESSENTIAL = ("", "#", "target", "training time", "cost", "speedup", "b-even", "break-even")
 WIDE = 150  # columns at which the CLI's order fits without cutting
 
 
@@ -72,17 +72,18 @@ class PlanTable(DataTable):
             return
         index = {name: i for i, name in enumerate(PLAN_COLUMNS)}
         for o in doc.get("options", []):
-            cells = plan_row(o)  # the CLI's cells, so the two fronts cannot disagree
+            cells = plan_row(o, doc)  # the CLI's cells, so the two fronts cannot disagree
             style = "bold green" if is_recommended(o, doc) else ""
-            shown = [Text.from_markup(cells[index[name]], style=style) if index[name] < len(cells) else Text("")
-                     for name in self._order]
-            if "#" in self._order:  # the row's mark shares the rank's column: narrow screens keep break-even
-                at = self._order.index("#")
-                shown[at] = Text.assemble(mark(o, doc), " ", shown[at])
-            if self._order != list(PLAN_COLUMNS) and "target" in self._order:  # narrow: g5.xlarge says aws:g5.xlarge
-                at = self._order.index("target")
-                shown[at] = Text(shown[at].plain.removeprefix("aws:"), style=style)
-            self.add_row(*shown, key=f"{o['target']}|{o['device']}")
+            shown = []
+            for name in self._order:
+                if name == "":
+                    shown.append(mark(o, doc))  # the CLI's headline mark, plus measured or predicted
+                elif name == "target" and self._order != list(PLAN_COLUMNS):
+                    shown.append(Text(o["target"].removeprefix("aws:"), style=style))  # narrow: g5.xlarge is aws's
+                else:
+                    cell = cells[index[name]] if index[name] < len(cells) else ""
+                    shown.append(Text.from_markup(cell, style=style))
+            self.add_row(*shown, key=f"{o['target']}|{o['device']}|{o.get('gpus_used')}")
         if self.row_count:
             self.move_cursor(row=min(row, self.row_count - 1))
 

@@ -17,6 +17,12 @@ Its wall time is reported separately: it is a one-time cost the estimate adds.
 
 Stop rule: at least `min_steps` steps and `min_seconds` measured, then stop as soon as the 95%
 interval of the mean is within +-`target`, or when the budget is spent (reported, with a warning).
+
+Slow steps: when the budget buys fewer than MIN_MEASURED_STEPS steps, the bench keeps measuring
+past it — the progress line says so — until it has that many, but never past the hard cap
+(`budget + HARD_CAP_EXTRA_SECONDS` of wall time in all). What it could measure by then is the
+measurement; `Measurement.stopped_because` says "cap", and a warning says how few steps there are.
+If not even one step fits after the warm-up, the warm-up's last step is the measurement (said so).
 """
 
 from __future__ import annotations
@@ -30,6 +36,8 @@ from runner.bench.stats import StepStats, summarize
 
 STEADY_TOLERANCE = 0.05
 WARMUP_MAX_FRACTION = 0.4  # of the budget
+MIN_MEASURED_STEPS = 5  # measured past the budget (within the hard cap) when the budget buys fewer
+HARD_CAP_EXTRA_SECONDS = 30.0  # the bench's measuring never runs past budget + this
 
 
 class StepTimer(Protocol):
@@ -75,7 +83,7 @@ class Measurement:
     warmup_seconds: float
     warmup_steps: int
     steady: bool
-    stopped_because: str  # "converged" | "budget"
+    stopped_because: str  # "converged" | "budget" | "cap" (slow steps: the hard cap ended the bench)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -119,38 +127,66 @@ def measure(
     min_steps: int = 20,
     min_seconds: float | None = None,
     progress: Callable[[dict], None] | None = None,
+    hard_cap_seconds: float | None = None,
 ) -> Measurement:
-    """Warm up, then time steps until the mean's 95% interval is within +-target or the budget ends."""
+    """Warm up, then time steps until the mean's 95% interval is within +-target or the budget ends;
+    slow steps get at least MIN_MEASURED_STEPS within the hard cap (default budget + 30 s)."""
+    cap = budget_seconds + HARD_CAP_EXTRA_SECONDS if hard_cap_seconds is None else hard_cap_seconds
     warm, steady = warm_up(timer, budget_seconds, progress)
     warmup_seconds = sum(warm)
     remaining = max(0.0, budget_seconds - warmup_seconds)
     min_seconds = min(remaining, max(1.0, 0.2 * budget_seconds)) if min_seconds is None else min_seconds
-    # Budget-limited slow steps: take at least 2, so a mean and an interval exist.
     times: list[float] = []
     estimate = _median(warm[-3:])
-    stopped = "budget"
-    while True:
+    stopped, announced = "budget", False
+    while warmup_seconds + sum(times) + estimate <= cap:
         block = timer.run_block(_block_size(estimate, min(0.25, max(remaining / 20, 0.02)), lo=1))
         times += block
         estimate = _median(block)
         spent = sum(times)
-        enough = len(times) >= min_steps and spent >= min_seconds
-        if len(times) >= 2:
-            stats = summarize(times)
-            if progress:
-                progress({"event": "measure", "seconds": warmup_seconds + spent, "steps": len(times),
-                          "step_seconds": stats.mean, "rel_ci": stats.rel_half_width})
-            if enough and stats.rel_half_width <= target:
-                stopped = "converged"
-                break
-        if spent >= remaining and len(times) >= 2:
+        slow = spent >= remaining and len(times) < MIN_MEASURED_STEPS
+        if progress and (len(times) >= 2 or slow):
+            event = {"event": "measure", "seconds": warmup_seconds + spent, "steps": len(times), "step_seconds": estimate}
+            if len(times) >= 2:
+                stats = summarize(times)
+                event.update(step_seconds=stats.mean, rel_ci=stats.rel_half_width)
+            if slow:  # say why the bench runs past its budget, and how far it may go
+                event.update(slow=True, min_steps=MIN_MEASURED_STEPS, cap_seconds=cap)
+                announced = True
+            progress(event)
+        if len(times) >= min_steps and spent >= min_seconds and len(times) >= 2 and summarize(times).rel_half_width <= target:
+            stopped = "converged"
             break
+        if spent >= remaining and len(times) >= MIN_MEASURED_STEPS:
+            break
+    else:
+        stopped = "cap"
+    return _result(times, warm, steady, stopped, target, cap, announced)
+
+
+def _result(times: list[float], warm: list[float], steady: bool, stopped: str, target: float, cap: float,
+            slow: bool) -> Measurement:
+    warmup_seconds = sum(warm)
+    warnings: list[str] = []
+    only_warmup = not times
+    if only_warmup:  # the warm-up used the whole cap: its last step is all there is
+        times = warm[-1:]
+        warnings.append(f"one step took {times[0]:.1f} s: nothing but the warm-up fitted in the bench's "
+                        f"{cap:.0f} s cap, so its last step is the measurement; give more --seconds")
     stats = summarize(times)
-    warnings = list(stats.warnings)
+    if len(times) < MIN_MEASURED_STEPS and not only_warmup:
+        # Too few steps for a t-interval (with 2 it spans 12.7 standard deviations). What they
+        # show instead: the mean lies between the fastest step and the slowest, where the warm-up's
+        # last step — not yet steady, so no faster than a steady one — counts as a slow one.
+        stats.ci_low, stats.ci_high = min(times), max(max(times), warm[-1])
+    warnings += list(stats.warnings)
     if not steady:
         warnings.insert(0, f"step time never settled during warm-up ({len(warm)} steps, {warmup_seconds:.1f} s); "
                            "the first measured steps may still be slow")
-    if stopped == "budget" and stats.rel_half_width > target:
+    if stopped == "cap" or slow and len(times) < MIN_MEASURED_STEPS:
+        warnings.append(f"slow steps: only {len(times)} step(s) measured within the bench's {cap:.0f} s cap "
+                        f"(at least {MIN_MEASURED_STEPS} wanted); give more --seconds for a firmer estimate")
+    elif stopped == "budget" and stats.rel_half_width > target:
         rel = stats.rel_half_width
         warnings.append(f"the mean is known to +-{rel:.1%} (target +-{target:.0%}): the time budget ran out "
                         f"after {len(times)} steps; give more --seconds for a tighter interval"

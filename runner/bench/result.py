@@ -9,6 +9,7 @@ time); `message` says why.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,17 @@ class BenchResult:
     process_start_seconds: float | None = None  # process creation -> torch imported, bench starting (Linux)
     process_seconds: float | None = None  # local runs: the whole process, spawn to exit, timed by the parent
     exit_seconds: float | None = None  # local runs: result written -> process exited (interpreter shutdown)
+    step_seconds_min: float | None = None  # the fastest measured step: the run's mean is no faster
+    data_pool_samples: int = 0  # the bench's data: a bounded pool of batches (runner/bench/data.py)
+    data_pool_bytes: int = 0
+    data_pool_seconds: float | None = None  # time to build the pool (its rate models the whole dataset's)
+    dataset_bytes: int = 0  # the whole dataset, as the real run holds it
+    load_average: float | None = None  # 1-minute load average when the bench started
+    cpus: int = 0
+    steal_percent: float | None = None  # CPU time the hypervisor stole while the bench measured
+    machine_busy: bool = False  # load or steal made this measurement unreliable (see warnings)
+    memory_available_bytes: int | None = None  # free memory on the device when the bench started
+    measured_batch_size: int | None = None  # set by the planner when it scaled a smaller batch's step
     stopped_because: str = ""
     warnings: list[str] = field(default_factory=list)
     sweep: list[dict[str, Any]] = field(default_factory=list)
@@ -68,9 +80,21 @@ class BenchResult:
 
     def write(self, path: str | Path) -> None:
         tmp = Path(str(path) + ".tmp")
-        tmp.write_text(json.dumps(self.to_dict(), indent=2) + "\n")
+        tmp.write_text(json.dumps(finite_json(self.to_dict()), indent=2, allow_nan=False) + "\n")
         tmp.replace(path)  # atomic: a reader never sees half a result
 
     @classmethod
     def read(cls, path: str | Path) -> "BenchResult":
         return cls.from_dict(json.loads(Path(path).read_text()))
+
+
+def finite_json(value: Any) -> Any:
+    """`value` with every NaN or infinite float replaced by None: strict JSON (json.dumps with
+    allow_nan=False), which every parser accepts. An unbounded interval end reads back as None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite_json(v) for v in value]
+    return value

@@ -84,8 +84,10 @@ def summarize(values: list[float]) -> StepStats:
     mean = statistics.fmean(values)
     half = mean_half_width(values)
     stdev = statistics.stdev(values) if len(values) > 1 else 0.0
+    # The run's mean step is no faster than the fastest step measured: with few steps the
+    # t-interval's low end can fall far below anything the machine did (to zero), which no run would.
     stats = StepStats(
-        n=len(values), mean=mean, ci_low=max(0.0, mean - half), ci_high=mean + half,
+        n=len(values), mean=mean, ci_low=max(ordered[0], mean - half), ci_high=mean + half,
         median=percentile(ordered, 0.5), p10=percentile(ordered, 0.1), p90=percentile(ordered, 0.9), stdev=stdev,
     )
     if len(values) > 1 and stats.cv > NOISY_CV:

@@ -4,11 +4,9 @@ SHIPPED TO THE INSTANCE: imports only torch and the standard library. The job is
 `planner.spec.WorkloadSpec.to_job()` makes (already validated). The networks mirror
 `planner/footprint.py` layer for layer; a test holds the two together.
 
-Data placement follows the spec:
-- `location: device`: the whole synthetic dataset is created on the device once; a step slices
-  its batch there (no copy), as a full-batch or tensor-on-GPU training loop does.
-- `location: host`: the dataset stays in host memory (pinned when the device is CUDA); every step
-  gathers a shuffled batch on the host and copies it to the device, as a DataLoader does.
+Data placement follows the spec (runner/bench/data.py: a bounded pool of batches, not the whole
+dataset): `location: device` keeps the pool on the device, `location: host` gathers a shuffled
+batch on the host and copies it to the device every step, as a DataLoader does.
 """
 
 from __future__ import annotations
@@ -22,6 +20,8 @@ from typing import Any, Callable
 
 import torch
 from torch import nn
+
+from runner.bench.data import DataPool, build_pool, input_shape, make_data  # noqa: F401 - re-exported
 
 DTYPES = {"fp32": None, "tf32": None, "bf16": torch.bfloat16, "fp16": torch.float16}
 
@@ -143,32 +143,6 @@ def build_model(model_spec: dict[str, Any]) -> nn.Module:
     return builders[kind](model_spec)
 
 
-def input_shape(model_spec: dict[str, Any]) -> tuple[int, ...]:
-    kind = model_spec["kind"]
-    if kind == "mlp":
-        return (model_spec["input_size"],)
-    if kind == "rnn":
-        return (model_spec["seq_len"], model_spec["input_size"])
-    if kind == "transformer":
-        return (model_spec["seq_len"],)
-    return tuple(model_spec["input_shape"])
-
-
-def make_data(job: dict[str, Any], n: int, device: torch.device, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
-    """Synthetic inputs and targets of the right shape and dtype, created on `device`."""
-    m, task = job["model"], job["data"]["task"]
-    shape = (n, *input_shape(m))
-    if m["kind"] == "transformer":
-        tokens = torch.randint(0, m["vocab_size"], (n, m["seq_len"] + 1), generator=generator)
-        return tokens[:, :-1].contiguous().to(device), tokens[:, 1:].contiguous().to(device)
-    x = torch.randn(shape, generator=generator)
-    if task == "classification":
-        y = torch.randint(0, m["outputs"], (n,), generator=generator)
-    else:
-        y = torch.randn((n, m["outputs"]), generator=generator)
-    return x.to(device), y.to(device)
-
-
 def make_optimizer(name: str, params: Any, lr: float) -> torch.optim.Optimizer:
     if name == "sgd":
         return torch.optim.SGD(params, lr=lr, momentum=0.9)
@@ -184,60 +158,42 @@ class Workload:
     step: Callable[[], torch.Tensor]
     batch_size: int
     steps_per_epoch: int
+    data: DataPool  # what the bench holds of the dataset (runner/bench/data.py)
 
 
-def build(job: dict[str, Any], device: torch.device, batch_size: int | None = None, seed: int = 0) -> Workload:
-    """Model, optimizer, data and the step closure for `job` on `device`."""
+def loss_function(task: str) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
+    if task == "regression":
+        return nn.functional.mse_loss
+    if task == "language_model":
+        return lambda out, y: nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]), y.reshape(-1))
+    return nn.functional.cross_entropy
+
+
+def build(job: dict[str, Any], device: torch.device, batch_size: int | None = None, seed: int = 0,
+          whole_dataset: bool = False) -> Workload:
+    """Model, optimizer, data and the step closure for `job` on `device`. The data is a bounded
+    pool of batches (runner/bench/data.py); `whole_dataset` holds every sample, as a real run does
+    (`planner validate`'s training run)."""
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     m, data, train = job["model"], job["data"], job["train"]
     batch = int(batch_size or train["batch_size"])
     samples = max(int(data["samples"]), batch)
-    task = data["task"]
     precision = train.get("precision", "fp32")
-    on_device = data.get("location", "device") == "device"
-
-    model = build_model(m).to(device)
-    model.train()
-    optimizer = make_optimizer(train.get("optimizer", "adam"), model.parameters(), float(train.get("learning_rate", 1e-3)))
-    if on_device:
-        x_all, y_all = make_data(job, samples, device, gen)
-    else:
-        x_all, y_all = make_data(job, samples, torch.device("cpu"), gen)
-        if device.type == "cuda":
-            x_all, y_all = x_all.pin_memory(), y_all.pin_memory()
-    loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
-    if task == "regression":
-        loss_fn = nn.functional.mse_loss
-    elif task == "language_model":
-        loss_fn = lambda out, y: nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]), y.reshape(-1))  # noqa: E731
-    else:
-        loss_fn = nn.functional.cross_entropy
 
     set_matmul_precision(precision)
     amp_dtype = DTYPES[precision]
     if amp_dtype is not None and device.type == "cpu" and not _cpu_autocast_ok(amp_dtype):
         raise WorkloadError(f"train.precision: {precision} autocast is not supported on CPU by torch {torch.__version__}; use bf16 or fp32")
+    model = build_model(m).to(device)
+    model.train()
+    optimizer = make_optimizer(train.get("optimizer", "adam"), model.parameters(), float(train.get("learning_rate", 1e-3)))
+    pool = build_pool(job, device, batch, gen, whole_dataset)
+    loss_fn = loss_function(data["task"])
     scaler = torch.amp.GradScaler(device.type) if precision == "fp16" and device.type == "cuda" else None
-    steps_per_epoch = math.ceil(samples / batch)
-    state = {"i": 0, "perm": None}
-
-    def next_batch() -> tuple[torch.Tensor, torch.Tensor]:
-        i = state["i"] % steps_per_epoch
-        state["i"] += 1
-        lo, hi = i * batch, min((i + 1) * batch, samples)
-        if on_device:
-            return x_all[lo:hi], y_all[lo:hi]
-        if i == 0 or state["perm"] is None:
-            state["perm"] = torch.randperm(samples, generator=gen)
-        idx = state["perm"][lo:hi]
-        xb, yb = x_all.index_select(0, idx), y_all.index_select(0, idx)
-        if device.type == "cuda":
-            xb, yb = xb.pin_memory(), yb.pin_memory()
-        return xb.to(device, non_blocking=True), yb.to(device, non_blocking=True)
 
     def step() -> torch.Tensor:
-        xb, yb = next_batch()
+        xb, yb = pool.next_batch()
         optimizer.zero_grad(set_to_none=True)
         with torch.autocast(device.type, dtype=amp_dtype, enabled=amp_dtype is not None):
             loss = loss_fn(model(xb), yb)
@@ -250,7 +206,7 @@ def build(job: dict[str, Any], device: torch.device, batch_size: int | None = No
             optimizer.step()
         return loss
 
-    return Workload(model=model, step=step, batch_size=batch, steps_per_epoch=steps_per_epoch)
+    return Workload(model=model, step=step, batch_size=batch, steps_per_epoch=math.ceil(samples / batch), data=pool)
 
 
 def _cpu_autocast_ok(dtype: torch.dtype) -> bool:

@@ -132,3 +132,35 @@ def test_the_parent_times_the_whole_process_and_its_exit(tmp_path, tiny_mlp):
     # the process outlives its own measured parts (start, bench) and no longer than we waited
     assert r.process_start_seconds + r.wall_seconds < r.process_seconds <= elapsed
     assert 0 < r.exit_seconds < r.process_seconds - r.wall_seconds
+
+
+def test_the_bench_holds_a_bounded_pool_of_batches_not_the_dataset(tiny_mlp):
+    from planner.estimate import StepMeasurement
+    from runner.bench.data import POOL_MAX_BYTES
+
+    tiny_mlp["model"] = {"kind": "mlp", "input_size": 512, "hidden": [64], "outputs": 1}
+    tiny_mlp["data"] = {"samples": 2_000_000, "task": "regression", "location": "device"}  # 4.1 GB of data
+    tiny_mlp["train"]["batch_size"] = 256
+    started = time.monotonic()
+    r = run_job(job_for(tiny_mlp, seconds=1))
+    assert r.status == "ok", r.message
+    assert r.dataset_bytes == 2_000_000 * (512 * 4 + 4)
+    assert 2 * 256 <= r.data_pool_samples < 2_000_000 and r.data_pool_samples % 256 == 0
+    assert r.data_pool_bytes <= POOL_MAX_BYTES and r.data_pool_bytes < r.dataset_bytes / 10
+    assert r.peak_memory_bytes < 2 * 2**30 and time.monotonic() - started < 60  # the 4 GB were never built
+    # the real run's one-time cost of materialising every sample is modelled from the pool's rate
+    m = StepMeasurement.from_result(r)
+    assert m.data_seconds == pytest.approx((r.dataset_bytes - r.data_pool_bytes) * r.data_pool_seconds / r.data_pool_bytes)
+
+
+def test_host_data_is_gathered_from_the_pool_and_copied_every_step(tiny_mlp):
+    tiny_mlp["data"] = {"samples": 100_000, "task": "regression", "location": "host"}
+    r = run_job(job_for(tiny_mlp))
+    assert r.status == "ok" and 0 < r.data_pool_samples <= 100_000
+
+
+def test_the_planner_and_the_bench_bound_the_pool_alike():
+    from planner.footprint import BENCH_POOL_MAX_BYTES
+    from runner.bench.data import POOL_MAX_BYTES
+
+    assert BENCH_POOL_MAX_BYTES == POOL_MAX_BYTES

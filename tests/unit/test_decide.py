@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.decide import Option, billed_cost, decide
+from planner.decide import HEADLINE_TIME_VALUE, Option, billed_cost, decide
 from planner.estimate import PROCESS_EXIT_SECONDS, PROCESS_START_SECONDS, StepMeasurement, estimate_training
 
 
@@ -59,12 +61,23 @@ def test_break_even_speedup_is_the_price_ratio_on_every_gpu_option():
     assert by_target["aws:c7i.2xlarge"].break_even_speedup is None
 
 
-def test_a_free_local_cpu_is_never_beaten_on_cost():
+def test_a_free_local_cpu_does_not_win_by_default_against_any_speed():
     local = Option("local", "cpu", "measured", 0.0, "local", "", 0.01, 10 * HOUR, 9 * HOUR, 11 * HOUR)
-    plan = decide([local, gpu(HOUR / 10)])
-    assert plan.recommendation.target == "local"
+    plan = decide([local, gpu(HOUR / 10)])  # 10 h here for nothing, or 6 min rented for $0.30
+    assert plan.recommendation.target == "aws:g5.xlarge" and plan.recommendation.answer == "rent"
+    assert plan.answers["here"].target == "local" and plan.answers["rent"].target == "aws:g5.xlarge"
+    assert plan.headline_time_value == HEADLINE_TIME_VALUE and "the default; --time-value" in plan.recommendation.reason
     gpu_row = next(o for o in plan.options if o.device == "cuda")
-    assert gpu_row.break_even_speedup == float("inf")
+    assert gpu_row.break_even_speedup is None  # no rented CPU to compare a rented GPU with: like with like
+    # waiting worth nothing: the free machine wins on cost
+    assert decide([local, gpu(HOUR / 10)], time_value_per_hour=0.0).recommendation.target == "local"
+
+
+def test_a_free_local_cpu_keeps_a_workload_that_rents_for_minutes_saved():
+    local = Option("local", "cpu", "measured", 0.0, "local", "", 0.01, 30.0, 27.0, 33.0)
+    plan = decide([local, cpu(170.0, price=0.17), gpu(160.0, price=0.5)])
+    assert plan.recommendation.target == "local" and plan.recommendation.answer == "here"
+    assert plan.answers["rent"].target == "aws:c7i.2xlarge"  # the rented GPU is compared with the rented CPU
 
 
 def test_fastest_objective():
@@ -177,3 +190,74 @@ def test_without_uncertainty_the_rule_is_speedup_versus_price_ratio(cs, cp, gs, 
     if gs >= 60 and cs >= 60 and abs(speedup - break_even) / break_even > 0.05:
         # away from the 60 s minimum and the (equal-per-second) volume, cost order is speedup vs price ratio
         assert (plan.recommendation.device == "cuda") == (speedup > (gp + 100 * 0.08 / 730) / (cp + 100 * 0.08 / 730))
+
+
+# ------------------------------------------------------------------- big workloads (issue 13)
+
+
+def local_cpu(seconds: float, rel: float = 0.1, **kw) -> Option:
+    return Option("local", "cpu", "measured", 0.0, "local", "", seconds / 1000, seconds, seconds * (1 - rel),
+                  seconds * (1 + rel), **kw)
+
+
+def test_rented_gpus_are_compared_with_the_rented_cpu_not_the_free_local_one():
+    plan = decide([local_cpu(40 * HOUR), cpu(12 * HOUR, price=0.2), gpu(HOUR / 6, price=0.8)])
+    row = next(o for o in plan.options if o.device == "cuda")
+    assert row.reference == "aws:c7i.2xlarge" and row.break_even_speedup == pytest.approx(4.0)
+    assert row.speedup == pytest.approx(72.0)
+    assert plan.answers["rent"].target == "aws:g5.xlarge" and plan.answers["rent"].verdict == "clear"
+    assert plan.recommendation.answer == "rent"  # 40 h here vs 10 min rented: not close at $5/h of waiting
+    assert next(o for o in plan.options if o.rank == 1).target == "aws:g5.xlarge"  # the headline ranks first
+
+
+def test_ties_go_to_the_cheaper_option():
+    one = gpu(2 * HOUR, price=1.0, target="aws:g5.xlarge")
+    four = gpu(0.5 * HOUR, price=4.0, target="aws:g5.12xlarge")  # 4x faster at 4x the price: the same cost
+    plan = decide([one, four], objective="deadline", deadline_seconds=4 * HOUR)
+    assert plan.recommendation.target == "aws:g5.xlarge"
+    fast = decide([gpu(HOUR, price=1.0, target="aws:a"), gpu(0.97 * HOUR, price=3.0, target="aws:b")], objective="fastest")
+    assert fast.recommendation.target == "aws:a"  # 3% faster is inside the intervals: the cheaper one
+
+
+def test_a_measurement_without_a_usable_interval_is_said_so_and_never_wins_a_deadline():
+    vague = local_cpu(HOUR)
+    vague = Option(**{**vague.__dict__, "train_seconds_high": math.inf, "interval_note": "no usable interval: 1 step"})
+    plan = decide([vague, cpu(2 * HOUR, price=0.2)], objective="deadline", deadline_seconds=3 * HOUR)
+    assert plan.recommendation.target == "aws:c7i.2xlarge"
+    row = next(o for o in plan.options if o.target == "local")
+    assert row.cost_usd_high == math.inf and row.interval_note
+
+
+def test_a_busy_machine_is_named_in_the_headline():
+    plan = decide([local_cpu(60.0, caveat="measured while the machine was busy (see the warnings)"),
+                   cpu(200.0, price=0.2)])
+    assert plan.recommendation.target == "local" and "busy" in plan.recommendation.reason
+
+
+def test_estimate_never_goes_below_the_fastest_measured_step():
+    few = StepMeasurement(1.0, 0.95, 1.3, steps_measured=3)  # the bench's interval: fastest 0.95 s
+    est = estimate_training(few, 1000, noise=0.0)
+    assert est.low >= 0.95 * 1000 and est.usable
+    vague = estimate_training(StepMeasurement(1.0, 1.0, math.inf, steps_measured=1), 1000)
+    assert not vague.usable and "no usable interval" in vague.note and vague.high == math.inf
+    predicted = estimate_training(StepMeasurement(1.0, 0.5, 2.6), 1000)  # a model's error band is its interval
+    assert predicted.usable and math.isfinite(predicted.high)
+
+
+def test_a_local_bench_too_big_for_its_budget_measures_a_smaller_batch_and_scales():
+    from planner.service.measure import LOCAL_BENCH_BUDGET_BYTES, local_batch, scaled_to_spec
+    from planner.spec import parse_spec
+    from planner.footprint import bench_bytes, footprint
+    from runner.bench.result import BenchResult
+
+    spec = parse_spec({"name": "wide", "model": {"kind": "mlp", "input_size": 4096, "hidden": [8192], "outputs": 10},
+                       "data": {"samples": 100_000, "task": "classification"}, "train": {"batch_size": 65536, "epochs": 1}})
+    fp = footprint(spec)
+    batch = local_batch(spec, fp, 64 * 2**30)
+    assert batch < 65536 and bench_bytes(footprint(spec, list(fp.layers), batch), spec) <= LOCAL_BENCH_BUDGET_BYTES
+    measured = BenchResult(status="ok", device="cpu", batch_size=batch, step_seconds=0.5, step_seconds_ci_low=0.45,
+                           step_seconds_ci_high=0.55)
+    scaled = scaled_to_spec(measured, 65536)
+    k = 65536 / batch
+    assert scaled.step_seconds == pytest.approx(0.5 * k) and scaled.step_seconds_ci_high == pytest.approx(0.55 * k)
+    assert scaled.measured_batch_size == batch and "scaled" in scaled.warnings[0]

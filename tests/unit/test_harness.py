@@ -88,7 +88,8 @@ def test_summary_statistics():
     assert s.mean == 4.0 and s.median == 3.0
     assert s.p10 == pytest.approx(1.4) and s.p90 == pytest.approx(7.6)
     half = t95(4) * statistics.stdev(values) / math.sqrt(5)
-    assert (s.ci_low, s.ci_high) == pytest.approx((max(0.0, 4.0 - half), 4.0 + half))  # a time is never < 0
+    # the mean is no faster than the fastest step measured (a time is never < 0, nor below what the steps did)
+    assert (s.ci_low, s.ci_high) == pytest.approx((max(min(values), 4.0 - half), 4.0 + half))
     assert any("above the median" in w for w in s.warnings)
     assert any("vary a lot" in w for w in s.warnings)
 
@@ -106,3 +107,38 @@ def test_batch_means_interval_is_wider_for_correlated_steps():
 def test_percentile_matches_linear_interpolation():
     assert percentile([0.0, 10.0], 0.25) == 2.5
     assert math.isnan(percentile([], 0.5))
+
+
+# ------------------------------------------------------------------- slow steps (issue 13)
+
+
+def steps_of(first: float, steady: float, jitter: float = 0.02, seed: int = 1):
+    rng = random.Random(seed)
+    yield first
+    while True:
+        yield steady * (1 + rng.uniform(-jitter, jitter))
+
+
+def test_slow_steps_get_a_minimum_count_past_the_budget_and_say_so():
+    events = []
+    m = measure(fake_timer(steps_of(5.0, 3.0)), budget_seconds=5.0, progress=events.append)
+    assert len(m.times) >= 5  # the budget bought one step; the bench took five, within the cap
+    assert m.warmup_seconds + sum(m.times) <= 5.0 + 30.0
+    assert any(e.get("slow") and e.get("min_steps") == 5 and e.get("cap_seconds") == 35.0 for e in events)
+    low, high = m.stats.ci_low, m.stats.ci_high
+    assert min(m.times) <= low <= m.stats.mean <= high <= 2 * m.stats.mean  # a usable interval, not 10,000x
+
+
+def test_steps_too_slow_for_the_minimum_stop_at_the_hard_cap_with_an_honest_interval():
+    m = measure(fake_timer(steps_of(14.0, 12.0)), budget_seconds=5.0)
+    assert m.stopped_because == "cap" and 1 <= len(m.times) < 5
+    assert m.warmup_seconds + sum(m.times) <= 35.0
+    # what the steps show: between the fastest measured and the warm-up's last step
+    assert m.stats.ci_low == pytest.approx(min(m.times)) and m.stats.ci_high == pytest.approx(14.0)
+    assert any("slow steps: only" in w for w in m.warnings)
+
+
+def test_a_step_longer_than_the_cap_is_the_only_measurement_and_said_so():
+    m = measure(fake_timer(steps_of(50.0, 50.0)), budget_seconds=5.0)
+    assert m.times == [50.0] and math.isinf(m.stats.ci_high)
+    assert any("nothing but the warm-up fitted" in w for w in m.warnings)

@@ -1,0 +1,71 @@
+"""Does `planner estimate` stay bounded on a big workload? Wall time, peak memory and the answer.
+
+Runs `planner estimate examples/big-convnet.yaml --json` (200,000 images, 10 GB of data on the
+device, 30 epochs) --repeats times in fresh processes and prints, per run: wall seconds, the peak
+resident memory of the largest process (the planner or its bench child), the local estimate with
+its interval (as a ratio to its point), and the headline. The targets (issue 13): at most 90 s
+and 3 GiB, a local interval no wider than x2 either side, a GPU headline. Exit 1 when one is missed.
+
+    make bench-big            # or: python benchmarks/big_estimate.py [--repeats N] [--seconds S] [SPEC]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def one_run(spec: Path, seconds: float) -> dict:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "planner.cli", "estimate", str(spec), "--seconds", str(seconds), "--json"],
+                          cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    wall = time.perf_counter() - start
+    peak = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) * 1024  # KiB on Linux
+    if proc.returncode != 0:
+        raise SystemExit(f"planner estimate failed ({proc.returncode}): {proc.stderr}")
+    doc = json.loads(proc.stdout, parse_constant=lambda name: (_ for _ in ()).throw(ValueError(name)))
+    local = next(o for o in doc["options"] if o["target"] == "local")
+    rec = doc["recommendation"]
+    return {"wall": wall, "peak": peak, "local": local, "rec": rec, "load": os.getloadavg()[0]}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("spec", nargs="?", default=str(ROOT / "examples" / "big-convnet.yaml"))
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=5.0)
+    args = parser.parse_args()
+    runs = []
+    print("| run | wall | peak RSS | local estimate (interval) | low/point, high/point | headline | load before |")
+    print("|---:|---:|---:|---|---|---|---:|")
+    for i in range(args.repeats):
+        load = os.getloadavg()[0]
+        r = one_run(Path(args.spec), args.seconds)
+        o = r["local"]
+        lo, hi = o["train_seconds_low"] / o["train_seconds"], (o["train_seconds_high"] or float("inf")) / o["train_seconds"]
+        runs.append({**r, "lo": lo, "hi": hi})
+        print(f"| {i + 1} | {r['wall']:.0f} s | {r['peak'] / 2**30:.2f} GiB | {o['train_seconds'] / 3600:.1f} h "
+              f"({o['train_seconds_low'] / 3600:.1f}-{(o['train_seconds_high'] or float('inf')) / 3600:.1f} h) | "
+              f"{lo:.2f}, {hi:.2f} | {r['rec']['target']} ({r['rec']['device']}) | {load:.1f} |")
+    walls = [r["wall"] for r in runs]
+    print(f"\nwall: median {statistics.median(walls):.0f} s, {min(walls):.0f}-{max(walls):.0f} s; peak RSS at most "
+          f"{max(r['peak'] for r in runs) / 2**30:.2f} GiB over {len(runs)} runs")
+    missed = [r for r in runs if r["wall"] > 90 or r["peak"] > 3 * 2**30 or r["lo"] < 0.5 or r["hi"] > 2.0
+              or r["rec"]["device"] != "cuda"]
+    print("targets (<= 90 s, <= 3 GiB, local interval within x2, a GPU headline): "
+          + ("met in every run" if not missed else f"missed in {len(missed)} of {len(runs)} runs"))
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""Facts about this machine and this process from /proc (Linux), with the standard library only:
+the planner reads them without importing torch, the bench (SHIPPED TO THE INSTANCE) reads them
+too. On other systems the answers are None."""
+
+from __future__ import annotations
+
+import os
+import platform
+
+
+def cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def memory_available() -> int | None:
+    """Bytes of host memory available to a new process (MemAvailable), or None."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def peak_rss_bytes() -> int | None:
+    try:
+        import resource
+    except ImportError:  # Windows
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak if platform.system() == "Darwin" else peak * 1024)
+
+
+def process_age_seconds() -> float | None:
+    """Seconds since this process was created (Linux: /proc; 10 ms resolution), else None.
+
+    Taken when the job starts, it is the interpreter's start plus `import torch`: a one-time cost
+    of every training run, measured rather than assumed."""
+    try:
+        with open("/proc/self/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()  # after "(comm)", which may hold spaces
+        with open("/proc/uptime") as f:
+            uptime = float(f.read().split()[0])
+        return max(0.0, uptime - int(fields[19]) / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
+def cpu_times() -> tuple[int, int] | None:
+    """(steal, total) jiffies of all CPUs since boot, from /proc/stat."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(v) for v in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    return (fields[7] if len(fields) > 7 else 0), sum(fields[:8])
