@@ -194,7 +194,7 @@ class ResultsPane(Vertical):
         self.query_one(PlanTable).show(doc)
         self.query_one(PlanChart).show(doc)
         if doc is not None:
-            self.query_one(WhatIf).set_options(self.options or {})
+            self.query_one(WhatIf).set_options(self.options or {}, doc.get("headline"))
             self.post_message(PlanShown(doc, fresh))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:

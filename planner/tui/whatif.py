@@ -65,9 +65,13 @@ class WhatIf(Grid):
                 "region": self.query_one("#region-whatif", Select).value,
                 "purchase": self.query_one("#purchase-whatif", Select).value}
 
-    def set_options(self, options: dict[str, Any]) -> None:
-        """Show a plan's options (an opened run's); the change events then match the plan and re-plan nothing."""
+    def set_options(self, options: dict[str, Any], headline: dict[str, Any] | None = None) -> None:
+        """Show a plan's options (an opened run's); the change events then match the plan and re-plan
+        nothing. `headline`: the document's; when it weighed waiting at a default, the field says so."""
         from planner.report import seconds_text
+
+        default = (headline or {}).get("time_value_per_hour") if (headline or {}).get("time_value_is_default") else None
+        self.query_one("#time-value", Input).placeholder = f"default {default:g}" if default else "none, e.g. 20"
 
         deadline = options.get("deadline_seconds")
         self.query_one("#deadline", Input).value = seconds_text(deadline).replace(" ", "") if deadline else ""
