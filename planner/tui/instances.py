@@ -17,8 +17,8 @@ from planner.errors import PlannerError
 class InstancesPane(Vertical):
     DEFAULT_CSS = """
     InstancesPane #instance-buttons { height: 3; }
-    InstancesPane #instances-status { padding: 1 1; width: 1fr; }
-    InstancesPane #instance-table { height: 1fr; }
+    InstancesPane #instances-status { height: auto; padding: 0 1; }
+    InstancesPane #instance-table { height: 1fr; margin-top: 1; }
     """
     BINDINGS = [Binding("x", "terminate", "Terminate"), Binding("l", "load", "Reload")]
 
@@ -30,7 +30,7 @@ class InstancesPane(Vertical):
         with Horizontal(id="instance-buttons"):
             yield Button("Reload (l)", id="refresh")
             yield Button("Terminate (x)", id="terminate", variant="error")
-            yield Static("Opening this pane lists the planner's instances.", id="instances-status")
+        yield Static("Opening this pane lists the planner's instances.", id="instances-status")
         yield DataTable(id="instance-table", cursor_type="row")
 
     def on_mount(self) -> None:

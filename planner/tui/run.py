@@ -105,7 +105,17 @@ class RunPane(Vertical):
         values = {"state": row["state"], "elapsed": seconds_text(elapsed) if elapsed >= 1 else "0 s",
                   "cost so far": f"${row['cost']:.4f}", "progress": row["progress"]}
         for column, value in values.items():
-            table.update_cell(label, column, value)
+            table.update_cell(label, column, value, update_width=True)
+
+    def set_progress(self, label: str, progress: str) -> None:
+        """The bench's latest progress line; a finished row keeps its state (late events arrive)."""
+        row = self._row(label)
+        if row["state"] in FINISHED:
+            return
+        row["progress"] = progress
+        if row["state"] == "pending":
+            row["state"] = "running"
+        self._draw(label)
 
     def tick(self) -> None:
         """Elapsed time of every unfinished row, once a second."""
@@ -150,7 +160,7 @@ class RunPane(Vertical):
             call(self.set_state, label, state, cost)
 
         def on_progress(label: str, event: dict[str, Any]) -> None:
-            call(self.set_state, label, "running", None, progress_text(event))
+            call(self.set_progress, label, progress_text(event))
 
         def on_result(label: str, data: dict[str, Any]) -> None:
             ok = data.get("status") == "ok"

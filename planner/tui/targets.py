@@ -36,7 +36,7 @@ class TargetsPane(Vertical):
     TargetsPane #selection { height: auto; max-height: 6; padding: 0 1; }
     TargetsPane #price-source { height: auto; padding: 0 1; color: $text-muted; }
     """
-    BINDINGS = [Binding("space", "toggle", "Pick"), Binding("a", "suggested", "Suggested")]
+    BINDINGS = [Binding("space", "toggle", "Pick"), Binding("a", "suggested", "Suggested"), Binding("u", "local_only", "Local only")]
 
     def __init__(self) -> None:
         super().__init__(id="targets")
@@ -153,6 +153,10 @@ class TargetsPane(Vertical):
         self.selected = list(self.suggested)
         self.refresh_rows()
 
+    def action_local_only(self) -> None:
+        self.selected = []
+        self.refresh_rows()
+
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         self.action_toggle()
 
@@ -161,7 +165,7 @@ class TargetsPane(Vertical):
 
         aws = AwsOptions(region=self.app.region, purchase=self.app.purchase)
         targets = ["local", *self.selected]
-        lines = [f"[b]targets[/]: {', '.join(targets)}   (space picks, a: the suggested ones, r runs)"]
+        lines = [f"[b]targets[/]: {', '.join(targets)}   (space picks, a: the suggested, u: local only, r runs)"]
         aws_types = [t[4:] for t in self.selected]
         if aws_types:
             try:

@@ -54,6 +54,10 @@ def test_opening_a_spec_shows_the_estimate_then_run_local_and_every_plan_is_the_
                 table.move_cursor(row=table.get_row_index(target))
                 await pilot.press("space")
             assert app.targets == ["local"]
+            await pilot.press("a")  # the suggested ones again, then local alone at once
+            assert app.targets == ["local", *suggested]
+            await pilot.press("u")
+            assert app.targets == ["local"]
 
             await pilot.press("r")
             await wait_for(pilot, lambda: results.run_dir is not None and results.doc.get("run_dir"), timeout=120)

@@ -50,6 +50,9 @@ def test_rows_show_within_a_second_and_elapsed_ticks_and_a_new_run_starts_clean(
             log = run.query_one("#run-log")
             assert not any("no-such-type" in line for line in log.lines)  # the previous run's failure is gone
             await wait_for(pilot, lambda: any(k.value == "local-cpu" for k in table.rows), timeout=60)
+            await wait_for(pilot, lambda: "steps" in cells(table, "local-cpu")[4] or not run.running, timeout=60)
+            if run.running:  # the bench's progress line, in full
+                assert cells(table, "local-cpu")[4].startswith("measuring: ")
             first = cells(table, "local-cpu")[2]
             await pilot.pause(2.2)
             if run.running:
