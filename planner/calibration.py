@@ -46,14 +46,20 @@ def corrections(paths: list[Path] | None = None) -> dict[str, float]:
 
 
 def append_rows(rows: list[dict[str, object]], path: Path | None = None) -> Path:
+    from planner.errors import RunError
+
     path = path or user_file()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    new = not path.exists()
-    with path.open("a", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=COLUMNS)
-        if new:
-            writer.writeheader()
-        writer.writerows(rows)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        new = not path.exists()
+        with path.open("a", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=COLUMNS)
+            if new:
+                writer.writeheader()
+            writer.writerows(rows)
+    except OSError as exc:
+        raise RunError(f"cannot save the calibration to {path} ({exc.strerror or exc})",
+                       hint="set PLANNER_CACHE_DIR to a writable directory, or use --dry-run") from None
     return path
 
 

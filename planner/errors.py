@@ -3,7 +3,8 @@
     PlannerError                 message + hint ("To fix: ..."); exit 1
     ├── InputError               the user's input is wrong; exit 2
     │   ├── SpecError            a workload spec is invalid (one line per problem)
-    │   └── CatalogLookupError   unknown instance type or region ("did you mean ...")
+    │   ├── CatalogLookupError   unknown instance type or region ("did you mean ...")
+    │   └── JournalError         a run directory's files are missing, cut short or edited (names file and field)
     ├── RunError                 a measurement or a run failed at run time; exit 1
     └── Cancelled                the user cancelled a run (the TUI's cancel); everything it started is ended
 
@@ -56,6 +57,13 @@ class SpecError(InputError):
 
 class CatalogLookupError(InputError):
     title = "not in the price catalog"
+
+
+class JournalError(InputError):
+    """A run journal (planner-runs/...) that cannot be planned from: the message names the file
+    and the field, e.g. `RUN/results/local-cpu.json: step_seconds: must be ..., got -1`."""
+
+    title = "bad run journal"
 
 
 class RunError(PlannerError):

@@ -9,6 +9,13 @@
 
 Nothing is lost: a run killed halfway keeps every result measured before it died, and
 `planner plan RUN_DIR` plans from whatever is there.
+
+Everything read back is checked before it is used (issue 16): a journal is a file anyone can edit,
+cut short or fill with NaN. Files are read bounded (regular files only, at most
+MAX_JOURNAL_BYTES), spec.json goes through the spec's own safe loader, and every field of run.json's
+plan options and of each result is held to its type and to the range its flag has; a problem is a
+JournalError naming the file and the field. The output directory of a run is checked before the
+run starts (`check_run_dir`), and a failed write is a RunError, not a traceback.
 """
 
 from __future__ import annotations
@@ -16,13 +23,19 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-from dataclasses import dataclass
+import stat
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-from planner.errors import InputError
+from planner import units
+from planner.decide import OBJECTIVES
+from planner.errors import InputError, JournalError, RunError
 from planner.options import Target
-from planner.spec import WorkloadSpec, parse_spec
+from planner.speclimits import brief
+from planner.spec import WorkloadSpec, parse_spec_text
+from planner.specio import read_spec_file
+from planner.units import path_problem, shown_path
 from runner.bench.result import BenchResult, finite_json
 
 DEFAULT_BASE = Path("planner-runs")
@@ -58,10 +71,176 @@ def _dumps(data: Any) -> str:
     return json.dumps(finite_json(data), indent=2, allow_nan=False) + "\n"
 
 
+# ----------------------------------------------------------------------------- what a journal may hold
+
+MAX_JOURNAL_BYTES = 8 << 20  # a result is ~3 KiB, run.json with `auto`'s choices for a whole region ~300 KiB
+MAX_RESULTS = 1_000  # files in results/: a run has one per target (at most 64 instances and 2 local devices)
+STATUSES = ("ok", "does_not_fit", "invalid", "error")
+DEVICES = ("cpu", "cuda")
+PURCHASES = ("on-demand", "spot")
+# A step of a microsecond is below any kernel launch, one of a day beyond any bench (at most an hour); between
+# them the estimate's ratios (interval / step, CPU step / GPU step) stay finite whatever the journal says.
+STEP_SECONDS = units.Range(1e-6, 86_400, "seconds")
+_AMOUNT = units.Range(0, 1e15)  # seconds, rates and ratios a result reports: finite, not negative
+_COUNT = units.Range(0, 10**15, whole=True)
+
+Check = tuple[Callable[[Any], bool], str]  # (holds, what it must be)
+_BY_TYPE: dict[str, Check] = {  # a BenchResult field's annotation -> its check
+    "str": (lambda v: isinstance(v, str), "text"),
+    "bool": (lambda v: isinstance(v, bool), "true or false"),
+    "int": (_COUNT.holds, "a whole number from 0"),
+    "int | None": (lambda v: v is None or _COUNT.holds(v), "a whole number from 0, or null"),
+    "float | None": (lambda v: v is None or _AMOUNT.holds(v), "a finite number from 0, or null"),
+    "list[str]": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of texts"),
+    "list[float]": (lambda v: isinstance(v, list) and all(_AMOUNT.holds(x) for x in v), "a list of numbers from 0"),
+    "list[dict[str, Any]]": (lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v), "a list of objects"),
+}
+_RESULT_CHECKS: dict[str, Check] = {
+    **{f.name: _BY_TYPE[str(f.type)] for f in fields(BenchResult)},
+    "status": (lambda v: v in STATUSES, "one of " + ", ".join(STATUSES)),
+    "device": (lambda v: v in DEVICES, "cpu or cuda"),
+    "target": (lambda v: v == "local" or (isinstance(v, str) and v.startswith("aws:") and units.INSTANCE_TYPE.holds(v[4:])),
+               "local or aws:INSTANCE_TYPE"),
+    "region": (lambda v: v is None or units.REGION.holds(v), "an AWS region like us-east-1, or null"),
+    "purchase": (lambda v: v is None or v in PURCHASES, "on-demand, spot or null"),
+}
+_OK_CHECKS: dict[str, Check] = {  # what a plan needs of a result whose status is ok
+    "step_seconds": (STEP_SECONDS.holds, STEP_SECONDS.describe()),
+    "step_seconds_ci_low": (units.Range(0, 86_400).holds, "a number between 0 and 86,400 (seconds)"),
+    "step_seconds_ci_high": (units.Range(0, 86_400).holds, "a number between 0 and 86,400 (seconds)"),
+}
+_PLAN_OPTION_CHECKS: dict[str, Check] = {  # run.json's plan_options: the ranges of the flags that set them
+    "objective": (lambda v: v is None or v in OBJECTIVES, "one of " + ", ".join(OBJECTIVES)),
+    "deadline_seconds": (lambda v: v is None or units.DEADLINE_SECONDS.holds(v), units.DEADLINE_SECONDS.describe() + ", or null"),
+    "time_value_per_hour": (lambda v: v is None or units.USD_PER_HOUR.holds(v), units.USD_PER_HOUR.describe() + ", or null"),
+    "local_price_per_hour": (units.USD_PER_HOUR.holds, units.USD_PER_HOUR.describe()),
+    "region": (units.REGION.holds, "an AWS region like us-east-1"),
+    "purchase": (lambda v: v in PURCHASES, "on-demand or spot"),
+}
+
+
+def _json_kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a text", bool: "true or false", type(None): "null"}.get(
+        type(value), "a number")
+
+
+def _problems(data: dict[str, Any], checks: dict[str, Check], prefix: str = "") -> list[str]:
+    return [f"{prefix}{key}: must be {what}, got {brief(data[key])}"
+            for key, (holds, what) in checks.items() if key in data and not holds(data[key])]
+
+
+def result_problems(label: str, data: Any) -> list[str]:
+    """What stops a journaled result (results/<label>.json) from being planned with, one line each."""
+    if not isinstance(data, dict):
+        return [f"must be a JSON object (one bench result), got {_json_kind(data)}"]
+    problems = [f"{key}: missing (every result has it)" for key in ("status", "device") if key not in data]
+    problems += _problems(data, _RESULT_CHECKS)
+    if not problems and data["status"] == "ok":
+        # step_seconds_ci_high may be null: an unbounded interval (too few steps), as strict JSON keeps it
+        problems += [f"{key}: missing (a result with status ok has it)" for key in _OK_CHECKS
+                     if data.get(key) is None and key != "step_seconds_ci_high"]
+        problems += _problems({k: v for k, v in data.items() if v is not None}, _OK_CHECKS)
+    if "target" not in data and label.startswith("aws-") and not units.INSTANCE_TYPE.holds(label[4:]):
+        problems.append(f"the file name: {brief(label)} is not local-DEVICE or aws-INSTANCE_TYPE")
+    return problems
+
+
+def plan_option_problems(data: Any) -> list[str]:
+    """What is wrong with run.json as `planner plan` reads it."""
+    if not isinstance(data, dict):
+        return [f"must be a JSON object with run_id, targets and plan_options, got {_json_kind(data)}"]
+    options = data.get("plan_options", {})
+    if not isinstance(options, dict):
+        return [f"plan_options: must be an object, got {_json_kind(options)}"]
+    return _problems(options, _PLAN_OPTION_CHECKS, "plan_options.")
+
+
+def _edited(path: Path, problems: list[str]) -> JournalError:
+    shown = shown_path(str(path))
+    message = f"{shown}: {problems[0]}" if len(problems) == 1 else "\n".join([shown, *(f"  {p}" for p in problems[:10])])
+    return JournalError(message, hint="the journal was edited or cut short: fix or remove this file (a result "
+                                      "file removed is a target not planned), or run `planner run` again")
+
+
+def _read_json(path: Path) -> Any:
+    """The JSON in a journal file, read bounded: a regular file of at most MAX_JOURNAL_BYTES (a FIFO
+    or a directory in its place is refused without blocking), UTF-8, not empty, not cut short."""
+    shown = shown_path(str(path))
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise JournalError(f"{shown}: cannot read it ({exc.strerror or exc})", hint="check the run directory") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _edited(path, ["is not a regular file"])
+        if info.st_size > MAX_JOURNAL_BYTES:
+            raise _edited(path, [f"is {info.st_size:,} bytes; a journal file is at most {MAX_JOURNAL_BYTES:,}"])
+        chunks, left = [], MAX_JOURNAL_BYTES + 1
+        while left > 0 and (chunk := os.read(fd, left)):
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+        if len(data) > MAX_JOURNAL_BYTES:  # it grew since fstat
+            raise _edited(path, [f"is more than {MAX_JOURNAL_BYTES:,} bytes; a journal file is at most that"])
+    except OSError as exc:
+        raise JournalError(f"{shown}: cannot read it ({exc.strerror or exc})", hint="check the run directory") from None
+    finally:
+        os.close(fd)
+    if not data.strip():
+        raise _edited(path, ["is empty (the run may have been stopped while writing it)"])
+    try:
+        return json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise _edited(path, ["is not UTF-8 text"]) from None
+    except json.JSONDecodeError as exc:
+        raise _edited(path, [f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"]) from None
+    except (ValueError, RecursionError):  # a number past 4,300 digits, nesting deeper than the parser goes
+        raise _edited(path, ["is not a journal's JSON (a number too long or nesting too deep)"]) from None
+
+
+def check_run_dir(path: str | os.PathLike[str], flag: str = "--out") -> Path:
+    """A run directory that `RunJournal.create` can make and fill: a new or empty directory whose
+    nearest existing parent is a writable directory. Checked before a run starts."""
+    text = os.fspath(path)
+    shown = f"{flag} {shown_path(text)}"
+    hint = "give a new directory for the run journal, or leave --out out"
+    problem = path_problem(text)
+    if problem:
+        raise InputError(f"{shown}: the path {problem}", hint=hint)
+    out = probe = Path(text)
+    try:
+        while not os.path.lexists(probe) and probe.parent != probe:
+            probe = probe.parent
+        mode = os.stat(probe).st_mode
+        empty = True
+        if probe == out and stat.S_ISDIR(mode):
+            with os.scandir(out) as found:
+                empty = next(found, None) is None
+    except OSError as exc:
+        raise InputError(f"{shown}: cannot use this path ({exc.strerror or exc})", hint=hint) from None
+    if not stat.S_ISDIR(mode):
+        where = "is a file" if probe == out else f"{shown_path(str(probe))} is a file"
+        raise InputError(f"{shown}: {where}, not a directory", hint=hint)
+    if not empty:
+        raise InputError(f"{shown}: the directory exists and is not empty", hint=hint)
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise InputError(f"{shown}: cannot write in {shown_path(str(probe))} (permission denied)", hint=hint)
+    return out
+
+
 def _write_atomic(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:  # the directory itself is what failed
+            pass
+        raise RunError(f"cannot write {shown_path(str(path))}: {exc.strerror or exc}",
+                       hint="free some disk space or fix the directory's permissions; what was written before is kept") from None
 
 
 class RunJournal:
@@ -73,18 +252,34 @@ class RunJournal:
         if out is None:
             stamp = (now or dt.datetime.now(dt.timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
             out = DEFAULT_BASE / f"{stamp}-{name}"
-        path = Path(out)
-        if path.exists() and any(path.iterdir()):
-            raise InputError(f"--out {path}: the directory exists and is not empty", hint="give a new directory, or leave --out out")
-        (path / "results").mkdir(parents=True, exist_ok=True)
+        path = check_run_dir(out)
+        try:
+            (path / "results").mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"--out {shown_path(str(path))}: cannot create it ({exc.strerror or exc})",
+                             hint="give a new directory for the run journal, or leave --out out") from None
         return cls(path)
 
     @classmethod
     def open(cls, path: str | Path) -> "RunJournal":
-        journal = cls(path)
-        if not (journal.path / "spec.json").exists():
-            raise InputError(f"{path}: not a run directory (no spec.json)", hint="give a directory written by `planner run`")
-        return journal
+        """A run directory to read; JournalError unless it is one (a directory with spec.json)."""
+        text = os.fspath(path)
+        hint = "give a directory written by `planner run` (planner-runs/<time>-<name>)"
+        problem = path_problem(text)
+        if problem:
+            raise JournalError(f"{shown_path(text)}: the path {problem}", hint=hint)
+        try:
+            mode = os.stat(text).st_mode
+            has_spec = stat.S_ISDIR(mode) and os.path.lexists(os.path.join(text, "spec.json"))
+        except FileNotFoundError:
+            raise JournalError(f"{shown_path(text)}: no such directory", hint=hint) from None
+        except OSError as exc:
+            raise JournalError(f"{shown_path(text)}: cannot read it ({exc.strerror or exc})", hint=hint) from None
+        if not stat.S_ISDIR(mode):
+            raise JournalError(f"{shown_path(text)}: is a file, not a run directory", hint=hint)
+        if not has_spec:
+            raise JournalError(f"{shown_path(text)}: not a run directory (no spec.json)", hint=hint)
+        return cls(path)
 
     # ------------------------------------------------------------------ write
 
@@ -107,18 +302,42 @@ class RunJournal:
     # ------------------------------------------------------------------ read
 
     def read_spec(self) -> WorkloadSpec:
-        return parse_spec(json.loads((self.path / "spec.json").read_text()), source=str(self.path / "spec.json"))
+        """spec.json through the spec's own safe loader: a SpecError names the file and the field."""
+        path = self.path / "spec.json"
+        return parse_spec_text(read_spec_file(path), source=str(path))
 
     def read_run(self) -> dict[str, Any]:
         path = self.path / "run.json"
-        return json.loads(path.read_text()) if path.exists() else {}
+        if not os.path.lexists(path):
+            return {}
+        data = _read_json(path)
+        problems = plan_option_problems(data)
+        if problems:
+            raise _edited(path, problems)
+        return data
 
     def read_results(self) -> dict[str, Measured]:
+        try:
+            paths = sorted((self.path / "results").glob("*.json"))
+        except OSError as exc:
+            raise JournalError(f"{shown_path(str(self.path / 'results'))}: cannot list it ({exc.strerror or exc})") from None
+        if len(paths) > MAX_RESULTS:
+            raise JournalError(f"{shown_path(str(self.path / 'results'))}: {len(paths):,} result files; a run has at most "
+                               f"{MAX_RESULTS:,}", hint="give a directory written by `planner run`")
         results = {}
-        for path in sorted((self.path / "results").glob("*.json")):
-            results[path.stem] = Measured.from_dict(path.stem, json.loads(path.read_text()))
+        for path in paths:
+            data = _read_json(path)
+            problems = result_problems(path.stem, data)
+            if problems:
+                raise _edited(path, problems)
+            results[path.stem] = Measured.from_dict(path.stem, data)
         return results
 
     def read_plan(self) -> dict[str, Any] | None:
         path = self.path / "plan.json"
-        return json.loads(path.read_text()) if path.exists() else None
+        if not os.path.lexists(path):
+            return None
+        data = _read_json(path)
+        if not isinstance(data, dict):
+            raise _edited(path, [f"must be a JSON object (a plan), got {_json_kind(data)}"])
+        return data

@@ -188,7 +188,14 @@ def _device(o: dict[str, Any]) -> str:
 
 def _short(text: str, width: int = NOTE_WIDTH) -> str:
     text = " ".join(str(text).split())
-    return text if len(text) <= width else text[:width - 1] + "…"
+    return _plain(text if len(text) <= width else text[:width - 1] + "…")
+
+
+def _plain(text: str) -> str:
+    """Text from a journal or the user shown as it is, never read as rich markup."""
+    from rich.markup import escape
+
+    return escape(str(text))
 
 
 def _training_time(o: dict[str, Any]) -> str:
@@ -219,7 +226,7 @@ def plan_row(o: dict[str, Any], doc: dict[str, Any] | None = None) -> list[str]:
     """One option as the plan's cells (rich markup), one per PLAN_COLUMNS, for the CLI's table and
     the TUI's alike."""
     mark = "✔" if doc is not None and is_recommended(o, doc) else ""
-    head = [mark, str(o["rank"]) if o.get("rank") else "-", o["target"], _device(o),
+    head = [mark, str(o["rank"]) if o.get("rank") else "-", _plain(o["target"]), _plain(_device(o)),
             "meas." if o["source"] == "measured" else "pred."]
     if o.get("train_seconds") is None or not o["fits"]:
         what = ("[red]does not fit[/]" if not o["fits"] else "not predicted" if o["source"] == "predicted"
@@ -242,8 +249,8 @@ def plan_title(doc: dict[str, Any]) -> str:
     rule = ""
     if value is not None and doc.get("answers", {}).keys() >= {"here", "rent"}:
         rule = f"; here vs rent at ${value:g}/h of waiting" + (" (default)" if head.get("time_value_is_default") else "")
-    return (f"{w['name']}: {w['total_steps']:,} steps ({w['epochs']:,} epochs x {w['steps_per_epoch']:,}), "
-            f"batch {w['batch_size']:,}; objective: {objective}{rule}")
+    return _plain(f"{w['name']}: {w['total_steps']:,} steps ({w['epochs']:,} epochs x {w['steps_per_epoch']:,}), "
+                  f"batch {w['batch_size']:,}; objective: {objective}{rule}")
 
 
 PLAN_CAPTION = ("✔ the headline. src: measured or predicted. 1-time: process start, setup, warm-up, the dataset's "
@@ -294,7 +301,7 @@ def recommendation_text(doc: dict[str, Any], prefix: str = "") -> str:
     rec = doc["recommendation"]
     target = f": {rec['target']} ({rec['device']})" if rec.get("target") else ""
     why = rec.get("choice") or rec["reason"]
-    return f"{prefix}[bold]{VERDICT_TITLES[rec['verdict']]}{target}.[/] {why[0].upper() + why[1:]}."
+    return f"{prefix}[bold]{_plain(VERDICT_TITLES[rec['verdict']] + target)}.[/] {_plain(why[0].upper() + why[1:])}."
 
 
 def answers_text(doc: dict[str, Any]) -> list[str]:
@@ -304,7 +311,7 @@ def answers_text(doc: dict[str, Any]) -> list[str]:
         rec = (doc.get("answers") or {}).get(key)
         if rec is None:
             continue
-        lines.append(f"  [bold]{label}:[/] {rec['reason']}.")
+        lines.append(f"  [bold]{label}:[/] {_plain(rec['reason'])}.")
     return lines
 
 

@@ -1,15 +1,19 @@
-"""Parse the units people type: durations ("4h", "90m", "1h30m", "2d", "3600"), and numbers for
-flags, always finite and in a stated range.
+"""Parse the units people type: durations ("4h", "90m", "1h30m", "2d", "3600"), numbers for flags,
+always finite and in a stated range, and the AWS names they type (a region, an AMI id, a bucket).
 
 Every parser raises ValueError with a message that says what is accepted, e.g.
 `must be a number between 0 and 10,000 (USD per hour), got 'nan'`; `argparse_type` turns one into
-an argparse `type=` that exits 2 with that message.
+an argparse `type=` that exits 2 with that message. The ranges of the flags are named here
+(`BENCH_SECONDS`, `USD_PER_HOUR`, ...) so that a value read back from a run journal is held to the
+range the flag had when it was typed (`Range.holds`).
 """
 
 from __future__ import annotations
 
 import math
+import os
 import re
+from dataclasses import dataclass
 from typing import Callable, TypeVar
 
 T = TypeVar("T")
@@ -46,8 +50,7 @@ def parse_duration(text: str, max_seconds: float = MAX_DURATION_SECONDS) -> floa
 def parse_number(text: str, low: float, high: float, *, low_open: bool = False, unit: str = "") -> float:
     """A finite number between `low` and `high` (above `low` when `low_open`): what a float flag
     such as --seconds, --time-value or --local-price accepts. 'nan', 'inf' and '1e999' are refused."""
-    allowed = f"a number {'above' if low_open else 'between'} {_num(low)} {'and at most' if low_open else 'and'} {_num(high)}"
-    allowed += f" ({unit})" if unit else ""
+    allowed = _allowed(low, high, low_open, unit)
     try:
         value = float(text.strip()) if isinstance(text, str) and len(text) <= _MAX_TEXT else math.nan
     except ValueError:
@@ -59,7 +62,7 @@ def parse_number(text: str, low: float, high: float, *, low_open: bool = False, 
 
 def parse_whole(text: str, low: int, high: int, *, unit: str = "") -> int:
     """A whole number from `low` to `high`: what an int flag such as --threads or --epochs accepts."""
-    allowed = f"a whole number between {_num(low)} and {_num(high)}" + (f" ({unit})" if unit else "")
+    allowed = _allowed(low, high, False, unit, whole=True)
     try:
         value = int(text.strip()) if isinstance(text, str) and len(text) <= _MAX_TEXT else None
     except ValueError:
@@ -84,6 +87,13 @@ def argparse_type(parse: Callable[[str], T], name: str) -> Callable[[str], T]:
     return convert
 
 
+def _allowed(low: float, high: float, low_open: bool, unit: str, whole: bool = False) -> str:
+    kind = "a whole number" if whole else "a number"
+    text = (f"{kind} above {_num(low)} and at most {_num(high)}" if low_open
+            else f"{kind} between {_num(low)} and {_num(high)}")
+    return text + (f" ({unit})" if unit else "")
+
+
 def _shown(text: object) -> str:
     if not isinstance(text, str):
         return type(text).__name__
@@ -102,3 +112,170 @@ def _human_duration(seconds: float) -> str:
         if seconds >= scale and seconds % scale == 0:
             return f"{seconds / scale:,.0f} {unit}"
     return f"{seconds:g} seconds"
+
+
+# ----------------------------------------------------------------------------- the flags' ranges
+
+
+@dataclass(frozen=True)
+class Range:
+    """The numbers a flag accepts: finite, from `low` to `high` (above `low` when `low_open`)."""
+
+    low: float
+    high: float
+    unit: str = ""
+    low_open: bool = False
+    whole: bool = False
+
+    def parse(self, text: str) -> float:
+        if self.whole:
+            return parse_whole(text, int(self.low), int(self.high), unit=self.unit)
+        return parse_number(text, self.low, self.high, low_open=self.low_open, unit=self.unit)
+
+    def holds(self, value: object) -> bool:
+        """Whether a value read back (a run journal's JSON) is in range: a real number, not a bool,
+        finite (a 400-digit integer is compared as an integer, never converted to a float)."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (self.whole and not isinstance(value, int)):
+            return False
+        if isinstance(value, float) and not math.isfinite(value):
+            return False
+        return self.low <= value <= self.high and not (self.low_open and value == self.low)
+
+    def describe(self) -> str:
+        return _allowed(self.low, self.high, self.low_open, self.unit, self.whole)
+
+
+# Why these: a bench longer than an hour measures nothing a shorter one misses; no instance costs
+# $10,000 an hour (the largest are about $100); a bench budget of $1,000 is a typo's worth of
+# instances; an instance's dead-man switch past a day defeats its purpose; polling faster than 20
+# times a second is throttled by AWS, slower than 10 minutes misses results; 64 instances at once is
+# above any account's default vCPU quota for GPU instances.
+BENCH_SECONDS = Range(0, 3_600, "seconds", low_open=True)
+USD_PER_HOUR = Range(0, 10_000, "USD per hour")
+BENCH_BUDGET_USD = Range(0, 1_000, "USD", low_open=True)
+MAX_PRICE_USD_PER_HOUR = Range(0, 10_000, "USD per hour", low_open=True)
+GPU_MEMORY_GIB = Range(0, 10_000, "GiB", low_open=True)
+BENCH_MINUTES = Range(0, 1_440, "minutes", low_open=True)
+POLL_SECONDS = Range(0.05, 600, "seconds")
+MAX_INSTANCES = Range(1, 64, "instances at once", whole=True)
+THREADS = Range(1, 1_024, "threads", whole=True)
+EPOCHS = Range(1, 10_000_000, "epochs", whole=True)  # a spec's train.epochs has the same range
+DEADLINE_SECONDS = Range(0, MAX_DURATION_SECONDS, "seconds", low_open=True)
+
+
+# ----------------------------------------------------------------------------- AWS names
+
+
+@dataclass(frozen=True)
+class Name:
+    """Text that names something in AWS, in AWS's own format: a pattern, a length, an example.
+    Checked before any call, so a typo costs a message, not a round trip or a botocore error."""
+
+    what: str
+    pattern: str
+    example: str
+    rule: str
+    max_length: int
+    problem: Callable[[str], str | None] | None = None  # rules a pattern says badly
+
+    def parse(self, text: str) -> str:
+        if not self.holds(text):
+            extra = self.problem(text) if self.problem and isinstance(text, str) and len(text) <= self.max_length else None
+            raise ValueError(f"must be {self.what} like {self.example} ({extra or self.rule}), got {_shown(text)}")
+        return text
+
+    def holds(self, value: object) -> bool:
+        return (isinstance(value, str) and len(value) <= self.max_length and re.fullmatch(self.pattern, value) is not None
+                and not (self.problem and self.problem(value)))
+
+
+def _bucket_problem(name: str) -> str | None:
+    """S3's rules beyond the characters (docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html)."""
+    if ".." in name or ".-" in name or "-." in name:
+        return "no two dots in a row, and no dot next to a dash"
+    if re.fullmatch(r"\d+\.\d+\.\d+\.\d+", name):
+        return "not an IP address"
+    if name.startswith(("xn--", "sthree-", "amzn-s3-demo-")) or name.endswith(("-s3alias", "--ol-s3", ".mrap", "--x-s3")):
+        return "no prefix xn--, sthree- or amzn-s3-demo-, no suffix -s3alias, --ol-s3, .mrap or --x-s3"
+    return None
+
+
+def _region_problem(name: str) -> str | None:
+    """"US-EAST-1", "us_east_1", "us east 1": the region meant, when the form is all that is off."""
+    meant = re.sub(r"[\s_]+", "-", name.strip().lower())
+    if meant != name and re.fullmatch(_REGION_FORM, meant):
+        return f'did you mean "{meant}"?'
+    return None
+
+
+_REGION_FORM = r"[a-z]{2}(-[a-z]+)+-\d{1,2}"
+_HEX = "8 or 17 hexadecimal digits"
+REGION = Name("an AWS region", _REGION_FORM, "us-east-1", "lowercase letters and dashes, then a number", 32, _region_problem)
+AMI_ID = Name("an AMI id", r"ami-([0-9a-f]{8}|[0-9a-f]{17})", "ami-0123456789abcdef0", f"ami- and {_HEX}", 21)
+SUBNET_ID = Name("a subnet id", r"subnet-([0-9a-f]{8}|[0-9a-f]{17})", "subnet-0123456789abcdef0", f"subnet- and {_HEX}", 24)
+VPC_ID = Name("a VPC id", r"vpc-([0-9a-f]{8}|[0-9a-f]{17})", "vpc-0123456789abcdef0", f"vpc- and {_HEX}", 21)
+BUCKET = Name("an S3 bucket name", r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]", "my-planner-results",
+              "3 to 63 lowercase letters, digits, dots and dashes; a letter or digit first and last", 63, _bucket_problem)
+STACK_NAME = Name("a CloudFormation stack name", r"[A-Za-z][A-Za-z0-9-]{0,127}", "cloud-planner",
+                  "a letter, then letters, digits and dashes; at most 128 characters", 128)
+RUN_ID = Name("a run id", r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}", "20261121T180000Z-1a2b3c4d",
+              "letters, digits, dots, dashes, underscores and colons; at most 128 characters", 128)
+AMI_TYPE = Name("a Deep Learning AMI type", r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}", "oss-nvidia-driver-gpu-pytorch-2.9-ubuntu-24.04",
+                "letters, digits, dots, dashes and underscores; at most 128 characters", 128)
+ARCH = Name("an architecture", r"[a-z0-9_]{1,16}", "x86_64 or arm64", "lowercase letters, digits and underscores", 16)
+INSTANCE_TYPE = Name("an instance type", r"[a-z0-9-]{1,20}\.[a-z0-9-]{1,20}", "g5.xlarge",
+                     "family.size in lowercase letters, digits and dashes", 41)
+TARGETS = Name("a list of targets", r"[A-Za-z0-9.:_, -]{1,1000}", "local,aws:g5.xlarge",
+               "local, auto and aws:INSTANCE_TYPE separated by commas; at most 1,000 characters", 1000)
+UTC_TIME = Name("a UTC time", r"[0-9][0-9T:.+Z -]{0,39}", "2026-11-21T18:00:00Z", "an ISO-8601 date and time", 40)
+
+_RATE = re.compile(r"rate\((\d{1,6}) (minute|minutes|hour|hours|day|days)\)")
+_CRON = re.compile(r"cron\([0-9A-Za-z*?,/#-]{1,40}( [0-9A-Za-z*?,/#-]{1,40}){5}\)")
+
+
+def parse_schedule(text: str) -> str:
+    """An EventBridge schedule expression: rate(N unit) with a whole N of at least 1 (AWS wants
+    "1 minute" but "5 minutes"), or cron( ) with its six fields."""
+    forms = 'an EventBridge schedule like "rate(10 minutes)" or "cron(0/10 * * * ? *)"'
+    rate = _RATE.fullmatch(text) if isinstance(text, str) and len(text) <= 256 else None
+    if rate:
+        n, unit = int(rate.group(1)), rate.group(2)
+        if n == 0:
+            raise ValueError(f"must be {forms} with a rate of at least 1, got {_shown(text)}")
+        if (n == 1) == unit.endswith("s"):  # AWS refuses "rate(1 minutes)" and "rate(5 minute)"
+            fix = f"rate(1 {unit.rstrip('s')})" if n == 1 else f"rate({n} {unit}s)"
+            raise ValueError(f'must be {forms}; write "{fix}" (AWS wants the singular for 1 only), got {_shown(text)}')
+        return text
+    if isinstance(text, str) and len(text) <= 256 and _CRON.fullmatch(text):
+        return text
+    raise ValueError(f"must be {forms}, got {_shown(text)}")
+
+
+# ----------------------------------------------------------------------------- paths
+
+NAME_MAX = 255  # bytes in one file name on Linux and macOS file systems
+PATH_MAX = 4_096
+
+
+def shown_path(path: str) -> str:
+    """A path as a message shows it: printable, at most 120 characters."""
+    text = path if path.isprintable() else repr(path)[1:-1]
+    return text if len(text) <= 120 else text[:80] + "..." + text[-37:]
+
+
+def path_problem(path: str) -> str | None:
+    """What makes `path` unusable as a name before the file system is asked (NUL, lengths)."""
+    if not path:
+        return "is empty"
+    if "\x00" in path:
+        return "contains a NUL character"
+    try:
+        raw = os.fsencode(path)
+    except UnicodeError:
+        return "is not a valid file name on this system"
+    if len(raw) >= PATH_MAX:
+        return f"is {len(raw):,} bytes long; a path is at most {PATH_MAX - 1:,}"
+    longest = max((len(part) for part in raw.split(b"/")), default=0)
+    if longest > NAME_MAX:
+        return f"has a file or directory name of {longest:,} bytes; at most {NAME_MAX}"
+    return None

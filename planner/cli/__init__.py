@@ -14,6 +14,7 @@ renders with `planner.report`): one command module per use case.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 
@@ -62,7 +63,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return 130
-    except Exception as exc:  # a bug: say so in one line; the traceback on request
+    except Exception as exc:
+        if isinstance(exc, OSError) and exc.errno in (errno.EPIPE, errno.ENOSPC, errno.EIO):
+            sys.stderr.write(f"error: cannot write the output ({exc.strerror})\n")  # a closed pipe, a full disk
+            return int(ExitCode.RUNTIME_FAILURE)  # a bug: say so in one line; the traceback on request
         if os.environ.get("PLANNER_DEBUG"):
             raise
         sys.stderr.write(f"internal error: {type(exc).__name__}: {exc}\n"

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from planner.cli.common import default_region, positive_float, print_json, stderr, stdout, warn
-from planner.errors import ExitCode, PlannerError
+from planner.cli.common import default_region, flag, print_json, ranged, region_argument, stderr, stdout, warn
+from planner.errors import ExitCode
 
 
 def cmd_prices(args: argparse.Namespace) -> int:
@@ -87,8 +86,10 @@ def cmd_ls(args: argparse.Namespace) -> int:
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
-    if args.spec and not Path(args.spec).exists():
-        raise PlannerError(f"{args.spec}: no such file", hint="give a workload spec, e.g. examples/surface-mlp.yaml")
+    if args.spec is not None:
+        from planner.service.inputs import check_spec_file
+
+        check_spec_file(args.spec)  # the editor reads it whole: a FIFO or /dev/zero is refused here, before it opens
     from planner.tui.app import PlannerApp
 
     PlannerApp(args.spec, bench_seconds=args.seconds, region=args.region or default_region(), ami=args.ami).run()
@@ -97,13 +98,15 @@ def cmd_tui(args: argparse.Namespace) -> int:
 
 def add_prices_parser(sub) -> None:
     p = sub.add_parser("prices", help="list AWS instances with on-demand and spot prices (bundled or live)")
-    p.add_argument("--region", help="one region (default: all regions in the data)")
+    region_argument(p, "one region (default: all regions in the data)")
     kind = p.add_mutually_exclusive_group()
     kind.add_argument("--gpu", action="store_true", help="GPU instances only")
     kind.add_argument("--cpu", action="store_true", help="CPU-only instances")
-    p.add_argument("--arch", help="x86_64 or arm64")
-    p.add_argument("--min-gpu-memory", type=positive_float, metavar="GIB", help="at least this much GPU memory in total")
-    p.add_argument("--max-price", type=positive_float, metavar="USD", help="at most this many dollars per hour")
+    p.add_argument("--arch", type=flag("--arch"), help="x86_64 or arm64")
+    p.add_argument("--min-gpu-memory", type=flag("--min-gpu-memory"), metavar="GIB",
+                   help=ranged("--min-gpu-memory", "at least this much GPU memory in total"))
+    p.add_argument("--max-price", type=flag("--max-price"), metavar="USD",
+                   help=ranged("--max-price", "at most this many dollars per hour"))
     p.add_argument("--purchase", choices=("on-demand", "spot"), default="on-demand", help="price that --max-price and --sort use")
     p.add_argument("--sort", choices=("price", "gpu-memory"), default="price")
     p.add_argument("--refresh", action="store_true", help="fetch live prices from AWS first (needs credentials)")
@@ -114,30 +117,31 @@ def add_prices_parser(sub) -> None:
 def add_tui_parser(sub) -> None:
     p = sub.add_parser("tui", help="plan interactively in the terminal")
     p.add_argument("spec", nargs="?", help="workload spec to open")
-    p.add_argument("--seconds", type=positive_float, default=10.0, help="bench time budget per target (default 10)")
-    p.add_argument("--region", help="AWS region for prices and targets")
-    p.add_argument("--ami", help="AMI id for AWS targets (default: the PyTorch Deep Learning AMI)")
+    p.add_argument("--seconds", type=flag("--seconds"), default=10.0,
+                   help=ranged("--seconds", "bench time budget per target (default 10)"))
+    region_argument(p, "AWS region for prices and targets")
+    p.add_argument("--ami", type=flag("--ami"), help="AMI id for AWS targets (default: the PyTorch Deep Learning AMI)")
     p.set_defaults(handler=cmd_tui)
 
 
 def add_account_parsers(sub) -> None:
     p = sub.add_parser("reap", help="terminate planner-managed instances past planner:expires-at")
-    p.add_argument("--region", help="AWS region (default: AWS_REGION, else us-east-1)")
-    p.add_argument("--run-id", help="terminate every instance of this run (its run directory's name), expired or not")
+    region_argument(p)
+    p.add_argument("--run-id", type=flag("--run-id"), help="terminate every instance of this run (its run directory's name), expired or not")
     p.add_argument("--dry-run", action="store_true", help="list what would be terminated")
-    p.add_argument("--at", metavar="UTC_TIME", help="judge expiry as of this time instead of now (preview)")
+    p.add_argument("--at", type=flag("--at"), metavar="UTC_TIME", help="judge expiry as of this time instead of now (preview)")
     p.set_defaults(handler=cmd_reap)
 
     p = sub.add_parser("infra", help="the account stack: bucket, no-ingress security group, scheduled reaper, user policy")
     p.add_argument("action", choices=("deploy", "status", "delete", "template", "policy"),
                    help="deploy/status/delete the stack; print the rendered template or the user policy")
-    p.add_argument("--region", help="AWS region (default: AWS_REGION, else us-east-1)")
-    p.add_argument("--stack-name", default="cloud-planner")
-    p.add_argument("--vpc", help="VPC for the security group (default: the default VPC)")
-    p.add_argument("--schedule", help='reaper schedule, e.g. "rate(10 minutes)" (the default)')
+    region_argument(p)
+    p.add_argument("--stack-name", type=flag("--stack-name"), default="cloud-planner")
+    p.add_argument("--vpc", type=flag("--vpc"), help="VPC for the security group (default: the default VPC)")
+    p.add_argument("--schedule", type=flag("--schedule"), help='reaper schedule, e.g. "rate(10 minutes)" (the default)')
     p.set_defaults(handler=cmd_infra)
 
     p = sub.add_parser("ls", help="list planner-managed instances with age, expiry and cost so far")
-    p.add_argument("--region", help="AWS region (default: AWS_REGION, else us-east-1)")
+    region_argument(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_ls)

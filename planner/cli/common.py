@@ -4,7 +4,9 @@ bench progress line and the plan printout."""
 from __future__ import annotations
 
 import argparse
+import functools
 import os
+import re
 import sys
 from typing import Any
 
@@ -16,25 +18,67 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
-        self.exit(ExitCode.BAD_INPUT, f"{self.prog}: error: {message}\n  (see {self.prog} --help)\n")
+        self.exit(ExitCode.BAD_INPUT, f"{self.prog}: error: {shown_message(message)}\n  (see {self.prog} --help)\n")
+
+
+def shown_message(message: str, word: int = 80, total: int = 1_000) -> str:
+    """argparse's message with what the user typed made safe to print: it quotes an invalid choice
+    or an unrecognized argument whole (70,000 characters, or a terminal escape sequence)."""
+    message = "".join(c if c.isprintable() or c == "\n" else repr(c)[1:-1] for c in message)
+    message = re.sub(r"\S{%d,}" % (word + 1), lambda m: m.group(0)[: word - 20] + "..." + m.group(0)[-1], message)
+    return message if len(message) <= total else message[: total - 3] + "..."
+
+
+@functools.cache
+def _console_class():
+    from rich.console import Console
+    from rich.errors import MarkupError
+
+    class PlainWhenNotMarkup(Console):
+        """A rich Console whose print() shows text as typed when it is not valid markup: a spec path
+        or a journal's device name with "[/x]" in it would otherwise raise MarkupError (an internal
+        error for a legal file name). What the planner writes escapes such text (`escape`); this is
+        the net under what it misses."""
+
+        def print(self, *objects: Any, **kwargs: Any) -> None:
+            try:
+                super().print(*objects, **kwargs)
+            except MarkupError:
+                markup, self._markup = self._markup, False  # table cells read the console's setting
+                try:
+                    super().print(*objects, **{**kwargs, "markup": False})
+                finally:
+                    self._markup = markup
+
+    return PlainWhenNotMarkup
+
+
+def pipe_width() -> int:
+    """A pipe has no width: COLUMNS when it is a sensible number (20 to 1,000), else 150 columns,
+    beats truncated values in a log or a file. (COLUMNS=abc or 10**9 is not worth a crash or a
+    gigabyte of padding.)"""
+    text = os.environ.get("COLUMNS", "").strip()
+    return min(max(int(text), 20), 1_000) if text.isdigit() and len(text) < 10 else 150
 
 
 def stdout():
-    from rich.console import Console
-
-    # A pipe has no width: COLUMNS when set, else 150 columns, beats truncated values in a log or a file.
-    width = None if sys.stdout.isatty() else int(os.environ.get("COLUMNS") or 150)
-    return Console(soft_wrap=False, width=width)
+    width = None if sys.stdout.isatty() else pipe_width()
+    return _console_class()(soft_wrap=False, width=width)
 
 
 def stderr():
-    from rich.console import Console
+    return _console_class()(stderr=True)
 
-    return Console(stderr=True)
+
+def escape(text: object) -> str:
+    """Text a user or a file supplied, shown as it is inside rich markup ("a[/b].yaml" stays that)."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(str(text))
 
 
 def warn(text: str) -> None:
-    stderr().print(f"[yellow]warning[/]: {text}", highlight=False)
+    stderr().print(f"[yellow]warning[/]: {escape(text)}", highlight=False)
 
 
 def print_json(data: Any) -> None:
@@ -44,47 +88,44 @@ def print_json(data: Any) -> None:
     sys.stdout.write(to_json(data) + "\n")
 
 
-def positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
-    return value
+def flag(name: str):
+    """The argparse `type=` of flag `name`: the service's rule for its values (a number finite and in
+    range, a duration, an AWS name in AWS's format; planner/service/inputs.py). A value outside it
+    is argparse's usage error: exit 2 with the range and the value, before any work."""
+
+    def convert(text: str):
+        from planner.service.inputs import parse_flag
+
+        try:
+            return parse_flag(name, text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    convert.__name__ = name.lstrip("-").replace("-", "_")  # argparse names the type in some messages
+    return convert
 
 
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
-    return value
+def ranged(name: str, text: str) -> str:
+    """`text` with the accepted range appended, for --help."""
+    from planner.service.inputs import flag_range
 
-
-def non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
-    return value
-
-
-def duration(text: str) -> float:
-    from planner.service import parse_duration
-
-    try:
-        return parse_duration(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    found = flag_range(name)
+    return f"{text}; {found}" if found else text
 
 
 def default_region() -> str:
-    return os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+    """AWS_REGION, else AWS_DEFAULT_REGION, else us-east-1, held to --region's format."""
+    from planner.errors import InputError
+    from planner.service.inputs import parse_flag
+
+    for name in ("AWS_REGION", "AWS_DEFAULT_REGION"):
+        value = os.environ.get(name)
+        if value:
+            try:
+                return parse_flag("--region", value)
+            except ValueError as exc:
+                raise InputError(f"the environment variable {name}: {exc}", hint=f"fix or unset {name}, or pass --region") from None
+    return "us-east-1"
 
 
 class BenchProgress:
@@ -122,7 +163,7 @@ class BenchProgress:
         else:
             text = str(kind)
         elapsed = event.get("seconds")
-        self.status.update(f"[{label}] {text}" + (f"  ({elapsed:.0f} s)" if elapsed else ""))
+        self.status.update(escape(f"[{label}] {text}") + (f"  ({elapsed:.0f} s)" if elapsed else ""))
 
 
 def progress() -> BenchProgress:
@@ -143,17 +184,23 @@ def print_plan(doc: dict[str, Any], as_json: bool, wide: bool = False) -> None:
     for line in answers_text(doc):
         out.print(line, highlight=False)
     for warning in doc.get("warnings", []):
-        out.print(f"[yellow]warning[/]: {warning}", highlight=False)
+        out.print(f"[yellow]warning[/]: {escape(warning)}", highlight=False)
     if doc.get("run_dir"):
-        stderr().print(f"run journal: {doc['run_dir']}  (re-plan with `planner plan {doc['run_dir']}`)", highlight=False)
+        run_dir = escape(doc["run_dir"])
+        stderr().print(f"run journal: {run_dir}  (re-plan with `planner plan {run_dir}`)", highlight=False)
 
 
 def plan_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:
     p.add_argument("--objective", choices=("cheapest", "fastest", "deadline"), default="cheapest" if defaults else None,
                    help="what to minimize (default cheapest; --deadline alone means cheapest within it)")
-    p.add_argument("--deadline", type=duration, metavar="DURATION", help="finish within this time, e.g. 4h, 90m, 1h30m")
-    p.add_argument("--time-value", type=non_negative_float, metavar="USD_PER_HOUR",
-                   help="what an hour of your waiting is worth; added to each option's cost")
-    p.add_argument("--local-price", type=non_negative_float, metavar="USD_PER_HOUR", default=0.0 if defaults else None,
-                   help="hourly cost of this machine (amortized hardware, power); default 0")
+    p.add_argument("--deadline", type=flag("--deadline"), metavar="DURATION",
+                   help="finish within this time, e.g. 4h, 90m, 1h30m (at most 366 days)")
+    p.add_argument("--time-value", type=flag("--time-value"), metavar="USD_PER_HOUR",
+                   help=ranged("--time-value", "what an hour of your waiting is worth; added to each option's cost"))
+    p.add_argument("--local-price", type=flag("--local-price"), metavar="USD_PER_HOUR", default=0.0 if defaults else None,
+                   help=ranged("--local-price", "hourly cost of this machine (amortized hardware, power); default 0"))
     p.add_argument("--wide", action="store_true", help="show every column of the plan, however wide the terminal")
+
+
+def region_argument(p, text: str = "AWS region (default: AWS_REGION, else us-east-1)") -> None:
+    p.add_argument("--region", type=flag("--region"), help=text)

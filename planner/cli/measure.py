@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
-from planner.cli.common import positive_float, positive_int, print_json, progress, stderr, stdout, warn
-from planner.errors import ExitCode
+from planner.cli.common import escape, flag, print_json, progress, ranged, stderr, stdout, warn
+from planner.errors import ExitCode, RunError
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -21,22 +20,22 @@ def cmd_check(args: argparse.Namespace) -> int:
         print_json(check_summary(spec, fp))
     else:
         stdout().print(check_table(spec, fp))
-        stderr().print(f"[green]ok[/]: {args.spec} is a valid spec")
+        stderr().print(f"[green]ok[/]: {escape(args.spec)} is a valid spec")
     return ExitCode.OK
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from planner.report import bench_json, bench_table, sweep_table
     from planner.service import BenchOptions, PlannerService
+    from planner.service.inputs import check_out_file, shown_path
 
     service = PlannerService()
     spec = service.load(args.spec)
+    out_file = check_out_file(args.out) if args.out is not None else None  # before the bench, not after it
     options = BenchOptions(device=args.device, seconds=args.seconds, sweep=args.sweep, threads=args.threads)
     with progress() as on_progress:
         result = service.bench(spec, options, on_progress=on_progress)
     data = bench_json(result)
-    if args.out:
-        Path(args.out).write_text(json.dumps(result.to_dict(), indent=2) + "\n")
     if args.json:
         print_json(data)
     else:
@@ -46,6 +45,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
             out.print(sweep_table(result))
     for warning in result.warnings:
         warn(warning)
+    if out_file is not None:
+        try:
+            out_file.write_text(json.dumps(result.to_dict(), indent=2) + "\n")
+        except OSError as exc:  # it was writable before the bench; a full disk or a removed directory since
+            raise RunError(f"--out {shown_path(args.out)}: cannot write it ({exc.strerror or exc})",
+                           hint="the result is printed above; write it somewhere else next time") from None
     return ExitCode.OK if result.status == "ok" else ExitCode.RUNTIME_FAILURE
 
 
@@ -79,9 +84,11 @@ def validate_lines(data: dict) -> list[str]:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     from planner.service import BenchOptions, PlannerService
+    from planner.service.inputs import check_epochs
 
     service = PlannerService()
     spec = service.load(args.spec)
+    check_epochs(spec, args.epochs)
     with progress() as on_progress:
         data = service.validate(spec, args.epochs, BenchOptions(device=args.device, seconds=args.seconds), on_progress,
                                 recheck=args.recheck)
@@ -102,9 +109,10 @@ def add_parsers(sub) -> None:
     p.add_argument("spec", help="workload spec (YAML or JSON)")
     p.add_argument("--device", choices=("cpu", "cuda", "auto"), default="auto",
                    help="where to train (auto: CUDA when present, else CPU)")
-    p.add_argument("--seconds", type=positive_float, default=10.0, help="time budget of the measurement (default 10)")
+    p.add_argument("--seconds", type=flag("--seconds"), default=10.0,
+                   help=ranged("--seconds", "time budget of the measurement (default 10)"))
     p.add_argument("--sweep", action="store_true", help="also measure throughput at 1/4x to 16x the batch size (advice)")
-    p.add_argument("--threads", type=positive_int, help="torch CPU threads (default: torch's choice)")
+    p.add_argument("--threads", type=flag("--threads"), help=ranged("--threads", "torch CPU threads (default: torch's choice)"))
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--out", metavar="FILE", help="also write the full result JSON to FILE")
     p.set_defaults(handler=cmd_bench)
@@ -115,8 +123,9 @@ def add_validate_parser(sub) -> None:
     p.add_argument("spec", help="workload spec (YAML or JSON)")
     p.add_argument("--target", choices=("local",), default="local")
     p.add_argument("--device", choices=("cpu", "cuda", "auto"), default="auto")
-    p.add_argument("--epochs", type=positive_int, help="epochs to train (default: the spec's)")
-    p.add_argument("--seconds", type=positive_float, default=10.0, help="bench time budget for the prediction (default 10)")
+    p.add_argument("--epochs", type=flag("--epochs"), help=ranged("--epochs", "epochs to train (default: the spec's)"))
+    p.add_argument("--seconds", type=flag("--seconds"), default=10.0,
+                   help=ranged("--seconds", "bench time budget for the prediction (default 10)"))
     p.add_argument("--no-recheck", dest="recheck", action="store_false",
                    help="skip the second bench after the run that tells whether the machine held its speed")
     p.add_argument("--json", action="store_true")

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.cli.common import (
-    default_region, plan_arguments, positive_float, positive_int, print_json, print_plan, progress, stderr, stdout,
+    default_region, flag, plan_arguments, print_json, print_plan, progress, ranged, region_argument, stderr, stdout,
 )
 from planner.errors import ExitCode
 
@@ -22,9 +22,12 @@ def _plan_options(args: argparse.Namespace, region: str):
 def cmd_run(args: argparse.Namespace) -> int:
     from planner.report import seconds_text
     from planner.service import AwsOptions, BenchOptions, PlannerService, RunCallbacks, parse_targets
+    from planner.service.inputs import check_run_dir
 
     service = PlannerService()
     spec = service.load(args.spec)
+    if args.out is not None:
+        check_run_dir(args.out)  # a file, a non-empty directory, a path too long: refused before any work
     targets = parse_targets(args.targets)
     region = args.region or default_region()
     options = _plan_options(args, region)
@@ -123,25 +126,29 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 def add_run_parser(sub) -> None:
     p = sub.add_parser("run", help="measure targets, estimate the full training run, and recommend where to train")
     p.add_argument("spec", help="workload spec (YAML or JSON)")
-    p.add_argument("--targets", default="local",
+    p.add_argument("--targets", default="local", type=flag("--targets"),
                    help="comma-separated: local (this machine's CPU, and its GPU when present), aws:INSTANCE_TYPE, "
                         "auto (measure here, predict every instance, benchmark only those that could change the decision)")
     plan_arguments(p, defaults=True)
-    p.add_argument("--seconds", type=positive_float, default=10.0, help="bench time budget per target (default 10)")
+    p.add_argument("--seconds", type=flag("--seconds"), default=10.0,
+                   help=ranged("--seconds", "bench time budget per target (default 10)"))
     aws = p.add_argument_group("AWS targets")
-    aws.add_argument("--region", help="AWS region (default: AWS_REGION, else us-east-1)")
+    region_argument(aws)
     aws.add_argument("--purchase", choices=("on-demand", "spot"), default="on-demand")
-    aws.add_argument("--ami", help="AMI id (default: the PyTorch Deep Learning AMI from its public SSM parameter)")
-    aws.add_argument("--ami-type", default="oss-nvidia-driver-gpu-pytorch-2.9-ubuntu-24.04",
+    aws.add_argument("--ami", type=flag("--ami"), help="AMI id (default: the PyTorch Deep Learning AMI from its public SSM parameter)")
+    aws.add_argument("--ami-type", type=flag("--ami-type"), default="oss-nvidia-driver-gpu-pytorch-2.9-ubuntu-24.04",
                      help="DLAMI type in /aws/service/deeplearning/ami/ARCH/TYPE/latest/ami-id")
-    aws.add_argument("--subnet", help="subnet id (default: the default VPC)")
-    aws.add_argument("--bucket", help="results bucket (default: the infra stack's, else one the planner creates)")
-    aws.add_argument("--bench-budget", type=positive_float, default=2.00, metavar="USD",
-                     help="refuse to launch when the worst-case bench cost exceeds this (default 2.00)")
-    aws.add_argument("--max-bench-minutes", type=positive_float, default=20.0, metavar="N",
-                     help="dead-man deadline of each instance; the planner stops waiting then (default 20)")
-    aws.add_argument("--max-instances", type=positive_int, default=8, metavar="N", help="at most N instances at once (default 8)")
-    aws.add_argument("--poll-seconds", type=positive_float, default=5.0, help="how often to ask AWS for progress (default 5)")
+    aws.add_argument("--subnet", type=flag("--subnet"), help="subnet id (default: the default VPC)")
+    aws.add_argument("--bucket", type=flag("--bucket"), help="results bucket (default: the infra stack's, else one the planner creates)")
+    aws.add_argument("--bench-budget", type=flag("--bench-budget"), default=2.00, metavar="USD",
+                     help=ranged("--bench-budget", "refuse to launch when the worst-case bench cost exceeds this (default 2.00)"))
+    aws.add_argument("--max-bench-minutes", type=flag("--max-bench-minutes"), default=20.0, metavar="N",
+                     help=ranged("--max-bench-minutes", "dead-man deadline of each instance; the planner stops waiting then "
+                                 "(default 20)"))
+    aws.add_argument("--max-instances", type=flag("--max-instances"), default=8, metavar="N",
+                     help=ranged("--max-instances", "at most N instances at once (default 8)"))
+    aws.add_argument("--poll-seconds", type=flag("--poll-seconds"), default=5.0,
+                     help=ranged("--poll-seconds", "how often to ask AWS for progress (default 5)"))
     p.add_argument("--out", metavar="RUN_DIR", help="run journal directory (default planner-runs/<UTC time>-<name>/)")
     p.add_argument("--json", action="store_true", help='print {"workload", "options", "recommendation", ...}')
     p.set_defaults(handler=cmd_run)
@@ -150,15 +157,15 @@ def add_run_parser(sub) -> None:
 def add_estimate_parser(sub) -> None:
     p = sub.add_parser("estimate", help="measure here, predict every catalog instance, say which ones a paid benchmark would settle")
     p.add_argument("spec", help="workload spec (YAML or JSON)")
-    p.add_argument("--region", help="AWS region (default: AWS_REGION, else us-east-1)")
+    region_argument(p)
     kind = p.add_mutually_exclusive_group()
     kind.add_argument("--gpu", action="store_true", help="GPU instances only")
     kind.add_argument("--cpu", action="store_true", help="CPU instances only")
     p.add_argument("--purchase", choices=("on-demand", "spot"), default="on-demand")
     plan_arguments(p, defaults=True)
-    p.add_argument("--seconds", type=positive_float, default=5.0, help="local bench time budget (default 5)")
+    p.add_argument("--seconds", type=flag("--seconds"), default=5.0, help=ranged("--seconds", "local bench time budget (default 5)"))
     p.add_argument("--predict-only", action="store_true",
-                   help="measure nothing here: predict GPUs from their specs (CPU instances need a local measurement)")
+                   help="measure nothing here: predict every instance from the work alone (GPUs from their specs)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_estimate)
 
@@ -174,7 +181,7 @@ def add_plan_parser(sub) -> None:
     p = sub.add_parser("plan", help="recompute a plan from a run directory without running anything")
     p.add_argument("run_dir", help="a directory written by `planner run`")
     plan_arguments(p, defaults=False)
-    p.add_argument("--region", help="price AWS options in this region")
+    region_argument(p, "price AWS options in this region")
     p.add_argument("--purchase", choices=("on-demand", "spot"), help="price AWS options on-demand or spot")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=cmd_plan)

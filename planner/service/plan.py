@@ -171,6 +171,10 @@ def run_plan(service, spec: WorkloadSpec, spec_text: str | None, choice: TargetC
     aws_types = choice.aws_types
     aws = aws or AwsOptions(region=options.region, purchase=options.purchase)
     catalog = service.catalog().frame if (aws_types or choice.auto) else None
+    if catalog is not None:  # a region the price data lacks is refused before anything is measured
+        from pricing.catalog import check_region
+
+        check_region(catalog, options.region)
     # refuse before anything is written or launched; `auto` prices again once it has chosen
     priced = preflight(aws_types, aws, catalog) if aws_types else None
     run = _Run(service, spec, spec_text, choice, options, bench, out, callbacks or RunCallbacks(), cancel)

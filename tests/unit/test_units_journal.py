@@ -31,7 +31,8 @@ def test_journal_refuses_a_non_empty_directory(tmp_path):
 
 def test_results_are_written_atomically_and_read_back(tmp_path):
     j = RunJournal.create("w", tmp_path / "run")
-    measured = Measured(LOCAL, BenchResult(status="ok", device="cpu", step_seconds=0.1))
+    measured = Measured(LOCAL, BenchResult(status="ok", device="cpu", step_seconds=0.1, step_seconds_ci_low=0.09,
+                                           step_seconds_ci_high=0.11))
     path = j.write_result("local-cpu", measured)
     assert path.exists() and not list(path.parent.glob("*.tmp"))
     assert j.read_results() == {"local-cpu": measured}

@@ -1,0 +1,147 @@
+"""What each flag accepts, and the output paths, checked before any work (issue 16), for both fronts.
+
+`parse_flag("--seconds", text)` is the one rule for a flag's value: a number finite and in its
+range, a duration, or an AWS name in AWS's own format (planner/units.py holds the ranges and
+formats, the run journal holds the same ranges when it reads a run back). Each raises ValueError
+with the accepted range or form and the value; the CLI turns that into argparse's usage error
+(exit 2). `check_out_file` and `check_run_dir` look at an output path before a bench starts, so a
+typo in `--out` costs a message, not a measurement.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Any, Callable
+
+from planner import units
+from planner.errors import InputError
+from planner.units import path_problem, shown_path
+
+FLAGS: dict[str, Callable[[str], Any]] = {
+    "--seconds": units.BENCH_SECONDS.parse,
+    "--time-value": units.USD_PER_HOUR.parse,
+    "--local-price": units.USD_PER_HOUR.parse,
+    "--bench-budget": units.BENCH_BUDGET_USD.parse,
+    "--max-price": units.MAX_PRICE_USD_PER_HOUR.parse,
+    "--min-gpu-memory": units.GPU_MEMORY_GIB.parse,
+    "--max-bench-minutes": units.BENCH_MINUTES.parse,
+    "--poll-seconds": units.POLL_SECONDS.parse,
+    "--max-instances": units.MAX_INSTANCES.parse,
+    "--threads": units.THREADS.parse,
+    "--epochs": units.EPOCHS.parse,
+    "--deadline": units.parse_duration,
+    "--region": units.REGION.parse,
+    "--ami": units.AMI_ID.parse,
+    "--ami-type": units.AMI_TYPE.parse,
+    "--subnet": units.SUBNET_ID.parse,
+    "--vpc": units.VPC_ID.parse,
+    "--bucket": units.BUCKET.parse,
+    "--stack-name": units.STACK_NAME.parse,
+    "--schedule": units.parse_schedule,
+    "--run-id": units.RUN_ID.parse,
+    "--arch": units.ARCH.parse,
+    "--targets": units.TARGETS.parse,
+    "--at": units.UTC_TIME.parse,
+}
+
+_RANGES = {flag: parse.__self__ for flag, parse in FLAGS.items() if isinstance(getattr(parse, "__self__", None), units.Range)}
+
+
+def parse_flag(flag: str, text: str) -> Any:
+    """The value of `flag` typed as `text`; ValueError saying what is accepted."""
+    return FLAGS[flag](text)
+
+
+def flag_range(flag: str) -> str | None:
+    """What a numeric flag accepts, for its --help ("a number above 0 and at most 3,600 (seconds)")."""
+    found = _RANGES.get(flag)
+    return found.describe() if found else None
+
+
+# ----------------------------------------------------------------------------- paths
+
+
+def _mode(path: Path) -> int | None:
+    """The file type of `path` (None: nothing there); OSError for what stat cannot answer."""
+    try:
+        return os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):  # a/b where a is a file: nothing there either
+        return None
+
+
+def _fifo_has_reader(path: Path) -> bool:
+    """Whether writing to this named pipe would go somewhere now (opening one without a reader
+    blocks for ever; non-blocking, it fails at once instead)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError:
+        return False
+    os.close(fd)
+    return True
+
+
+def check_out_file(path: str, flag: str = "--out") -> Path:
+    """A file a command writes when it is done (`bench --out`): its directory exists and is
+    writable, and it is not a directory, before any work. A pipe with a reader (`/dev/stdout`)
+    and a device (`/dev/null`) are fine."""
+    shown = f"{flag} {shown_path(path)}"
+    problem = path_problem(path)
+    if problem:
+        raise InputError(f"{shown}: the path {problem}", hint="give a shorter path to a file")
+    out = Path(path)
+    parent = out.parent
+    try:
+        mode, parent_mode = _mode(out), _mode(parent)
+    except OSError as exc:
+        raise InputError(f"{shown}: cannot use this path ({exc.strerror or exc})", hint="give another path") from None
+    if mode is not None and stat.S_ISDIR(mode):
+        raise InputError(f"{shown}: is a directory", hint=f"give a file name, e.g. {flag} {shown_path(str(out / 'bench.json'))}")
+    if mode is not None and stat.S_ISFIFO(mode) and not _fifo_has_reader(out):
+        raise InputError(f"{shown}: is a named pipe nothing reads from", hint="give a regular file")
+    if mode is not None and stat.S_ISSOCK(mode):
+        raise InputError(f"{shown}: is a socket", hint="give a regular file")
+    if parent_mode is None or not stat.S_ISDIR(parent_mode):
+        what = "does not exist" if parent_mode is None else "is not a directory"
+        raise InputError(f"{shown}: the directory {shown_path(str(parent))} {what}",
+                         hint="create the directory first, or write the file somewhere else")
+    if mode is None and not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"{shown}: cannot create a file in {shown_path(str(parent))} (permission denied)",
+                         hint="write the file somewhere you may write")
+    if mode is not None and not os.access(out, os.W_OK):
+        raise InputError(f"{shown}: the file exists and is not writable (permission denied)", hint="give another file")
+    return out
+
+
+def check_epochs(spec: Any, epochs: int | None, flag: str = "--epochs") -> None:
+    """`validate --epochs N` trains N epochs of `spec`: the spec's limit on total steps applies to
+    them as it does to its own train.epochs (planner/speclimits.py)."""
+    from planner.speclimits import MAX_TOTAL_STEPS
+
+    if epochs is None:
+        return
+    steps = spec.steps_per_epoch * epochs
+    if steps > MAX_TOTAL_STEPS:
+        raise InputError(f"{flag} {epochs:,}: {epochs:,} epochs x {spec.steps_per_epoch:,} steps per epoch = {steps:,} "
+                         f"steps; at most {MAX_TOTAL_STEPS:,}",
+                         hint="train fewer epochs, or give the spec a larger train.batch_size")
+
+
+def check_spec_file(path: str) -> None:
+    """A spec file an editor will read whole (`planner tui SPEC`): the spec loader's own file rules
+    (a regular UTF-8 file of at most 256 KiB), so a FIFO or /dev/zero is refused before it opens.
+    Its content may be invalid: the editor shows why."""
+    from planner.specio import read_spec_file
+
+    read_spec_file(path)
+
+
+def check_run_dir(path: str) -> Path:
+    """`run --out RUN_DIR`: a new or empty directory that can be made, before anything runs."""
+    from planner.journal import check_run_dir as check
+
+    return check(path)
+
+
+__all__ = ["FLAGS", "check_epochs", "check_out_file", "check_run_dir", "check_spec_file", "flag_range", "parse_flag", "path_problem", "shown_path"]
