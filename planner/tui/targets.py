@@ -68,12 +68,15 @@ class TargetsPane(Vertical):
     def _columns(self) -> tuple[str, ...]:
         return WIDE if self.app.size.width >= 110 else NARROW
 
-    def _number(self, widget_id: str) -> float | None:
+    def _number(self, widget_id: str, flag: str, name: str) -> float | None:
+        """A filter's value by the CLI's rule for its flag; a bad one is said and ignored."""
+        from planner.service.inputs import parse_flag
+
         text = self.query_one(widget_id, Input).value.strip()
         try:
-            return float(text) if text else None
-        except ValueError:
-            self.app.notify(f"{widget_id[1:]}: must be a number, got {text!r}", severity="error")
+            return parse_flag(flag, text) if text else None
+        except ValueError as exc:
+            self.app.notify(f"{name}: {exc}", severity="error")
             return None
 
     def _estimates(self) -> dict[str, tuple[str, str]]:
@@ -94,7 +97,8 @@ class TargetsPane(Vertical):
 
         kind = self.query_one("#kind", Select).value
         query = PriceQuery(region=self.app.region, gpu={"gpu": True, "cpu": False}.get(kind),
-                           max_price=self._number("#max-price"), min_gpu_memory_gib=self._number("#min-gpu"),
+                           max_price=self._number("#max-price", "--max-price", "max $/h"),
+                           min_gpu_memory_gib=self._number("#min-gpu", "--min-gpu-memory", "min GPU GiB"),
                            purchase=self.app.purchase, sort=self.query_one("#sort", Select).value)
         try:
             catalog, rows = self.app.service.prices(query)

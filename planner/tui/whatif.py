@@ -47,21 +47,21 @@ class WhatIf(Grid):
         yield _field("local $/h", Input(placeholder="0", id="local-price", compact=True))
 
     def options(self) -> dict[str, Any]:
-        """The plan options the controls show; raises PlannerError (the CLI's words) or ValueError."""
-        from planner.service import parse_duration
+        """The plan options the controls show, each field read by the CLI's rule for its flag
+        (planner.service.inputs); raises ValueError saying what the field accepts."""
+        from planner.service.inputs import parse_flag
 
-        def number(widget_id: str, name: str) -> float | None:
+        def read(widget_id: str, flag: str, name: str) -> Any:
             text = self.query_one(widget_id, Input).value.strip()
             try:
-                return float(text) if text else None
-            except ValueError:
-                raise ValueError(f"{name}: must be a number, got {text!r}") from None
+                return parse_flag(flag, text) if text else None
+            except ValueError as exc:
+                raise ValueError(f"{name}: {exc}") from None
 
-        deadline = self.query_one("#deadline", Input).value.strip()
         return {"objective": self.query_one("#objective", Select).value,
-                "deadline_seconds": parse_duration(deadline) if deadline else None,
-                "time_value_per_hour": number("#time-value", "waiting $/h"),
-                "local_price_per_hour": number("#local-price", "local $/h") or 0.0,
+                "deadline_seconds": read("#deadline", "--deadline", "deadline"),
+                "time_value_per_hour": read("#time-value", "--time-value", "waiting $/h"),
+                "local_price_per_hour": read("#local-price", "--local-price", "local $/h") or 0.0,
                 "region": self.query_one("#region-whatif", Select).value,
                 "purchase": self.query_one("#purchase-whatif", Select).value}
 

@@ -157,3 +157,33 @@ def test_the_chart_renders_markers_units_and_the_break_even_line():
             assert "break-even" in text_of(app, "#legend")
 
     asyncio.run(scenario())
+
+
+def test_what_if_fields_are_read_by_the_clis_rules(tmp_path):
+    run_dir = tmp_path / "run"
+    shutil.copytree(SAVED_RUN, run_dir)
+
+    async def scenario():
+        app = PlannerApp(str(run_dir))
+        async with app.run_test(size=(120, 40)) as pilot:
+            results = app.query_one(ResultsPane)
+            await wait_for(pilot, lambda: results.doc is not None, timeout=30)
+            before = results.doc
+            await pilot.pause(0.5)
+            local_price = results.query_one("#local-price")
+            local_price.focus()
+            await pilot.pause(0.1)
+            await pilot.press("minus", "1", "enter")
+            await pilot.pause(0.3)
+            said = [n.message for n in app._notifications]
+            assert any(m.startswith("local $/h: must be a number between 0 and 10,000") for m in said), said
+            assert results.doc == before  # nothing re-planned with a refused value
+            deadline = results.query_one("#deadline")
+            deadline.value, local_price.value = "90m", ""
+            deadline.focus()
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: results.doc["objective"] == "deadline", timeout=30)  # a deadline alone: the service's rule
+            assert results.doc["deadline_seconds"] == 5400
+            assert results.query_one("#objective").value == "deadline"  # the controls show the plan's options
+
+    asyncio.run(scenario())
