@@ -173,8 +173,8 @@ class PlannerApp(App):
         self.results.run_result(message.label, message.data)
 
     def on_run_finished(self, message: RunFinished) -> None:
+        self.results.run_finished(message.doc["run_dir"] if message.doc is not None else None)
         if message.doc is not None:
-            self.results.run_finished(message.doc["run_dir"])
             self.action_show("results")
 
     def action_cancel(self) -> None:

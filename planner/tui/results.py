@@ -130,9 +130,10 @@ class ResultsPane(Vertical):
         self.results[label] = data
         self.replan()
 
-    def run_finished(self, run_dir: str) -> None:
+    def run_finished(self, run_dir: str | None) -> None:
+        """The run ended: planned from its journal, or (cancelled, failed) from what it measured."""
         self.run_dir = run_dir
-        self._status("")
+        self._status("" if run_dir else "the run ended early (see 3 Run): what it measured before is shown")
         self.replan()
 
     def open_run(self, run_dir: str, spec) -> None:

@@ -43,6 +43,7 @@ def test_rows_show_within_a_second_and_elapsed_ticks_and_a_new_run_starts_clean(
             await wait_for(pilot, lambda: not run.running, timeout=60)
             assert "not in the price catalog" in str(run.query_one("#run-status").render())
             assert {cells(table, key)[1] for key in ("local", "aws:no-such-type.xlarge")} == {"failed"}
+            assert "the run ended early" in str(app.query_one("#answers").render())
 
             app.targets = ["local"]
             await pilot.press("r")
