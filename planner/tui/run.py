@@ -28,7 +28,7 @@ COLUMNS = ("target", "state", "elapsed", "cost so far", "progress")
 class RunPane(Vertical):
     DEFAULT_CSS = """
     RunPane #run-buttons { height: 3; }
-    RunPane #run-status { padding: 1 1; width: 1fr; }
+    RunPane #run-status { height: auto; padding: 0 1; }
     RunPane #states { height: auto; max-height: 12; }
     RunPane #run-log { height: 1fr; min-height: 4; }
     """
@@ -45,7 +45,7 @@ class RunPane(Vertical):
         with Horizontal(id="run-buttons"):
             yield Button("Run (r)", id="start", variant="primary")
             yield Button("Cancel (c)", id="cancel", variant="error", disabled=True)
-            yield Static("Nothing run yet: r benchmarks local and the picked targets.", id="run-status")
+        yield Static("Nothing run yet: r benchmarks local and the picked targets.", id="run-status")
         yield DataTable(id="states", cursor_type="row")
         yield Log(id="run-log")
 
