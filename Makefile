@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 SPEC   ?= examples/surface-mlp.yaml
 
-.PHONY: run test bench-accuracy bench-predict bench-drift bench-published bench-big bench-cpu clean
+.PHONY: run test bench-accuracy bench-predict bench-drift bench-published bench-big bench-cpu bench-parallel clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,9 @@ bench-predict: $(VENV)/.installed
 
 bench-published: $(VENV)/.installed
 	$(BIN)/python benchmarks/published.py
+
+bench-parallel: $(VENV)/.installed
+	$(BIN)/python benchmarks/parallel.py
 
 bench-drift: $(VENV)/.installed
 	$(BIN)/python benchmarks/drift.py

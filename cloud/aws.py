@@ -39,31 +39,84 @@ def client(session: Any, service: str, region: str):
 PERMISSIONS = {"GetProducts": "pricing:GetProducts", "DescribeSpotPriceHistory": "ec2:DescribeSpotPriceHistory",
                "DescribeInstanceTypes": "ec2:DescribeInstanceTypes", "DescribeInstances": "ec2:DescribeInstances",
                "TerminateInstances": "ec2:TerminateInstances", "RunInstances": "ec2:RunInstances",
-               "PutObject": "s3:PutObject", "GetObject": "s3:GetObject", "CreateStack": "cloudformation:CreateStack"}
+               "PutObject": "s3:PutObject", "GetObject": "s3:GetObject", "HeadObject": "s3:GetObject",
+               "CreateStack": "cloudformation:CreateStack", "DescribeStacks": "cloudformation:DescribeStacks",
+               "HeadBucket": "s3:ListBucket", "CreateBucket": "s3:CreateBucket",
+               "PutPublicAccessBlock": "s3:PutBucketPublicAccessBlock", "PutBucketEncryption": "s3:PutEncryptionConfiguration",
+               "PutBucketLifecycleConfiguration": "s3:PutLifecycleConfiguration", "GetCallerIdentity": "sts:GetCallerIdentity",
+               "DescribeVpcs": "ec2:DescribeVpcs", "DescribeSubnets": "ec2:DescribeSubnets",
+               "DescribeSecurityGroups": "ec2:DescribeSecurityGroups", "CreateSecurityGroup": "ec2:CreateSecurityGroup",
+               "GetParameter": "ssm:GetParameter", "DescribeImages": "ec2:DescribeImages"}
+CREDENTIAL_CODES = ("ExpiredToken", "ExpiredTokenException", "InvalidClientTokenId", "SignatureDoesNotMatch",
+                    "AuthFailure", "UnrecognizedClientException", "InvalidAccessKeyId")
 
 
 def explain_aws_error(exc: Exception, doing: str, cls: type[AwsError] = AwsError, meanwhile: str = "") -> AwsError:
     """A boto3/botocore failure as one message that says what to do. `meanwhile` is appended to
     the hint ("; the bundled snapshot is used meanwhile")."""
+    import os
+
     from botocore.exceptions import (
-        ClientError, EndpointConnectionError, NoCredentialsError, NoRegionError, ProfileNotFound,
+        ClientError, ConnectionError, NoCredentialsError, NoRegionError, PartialCredentialsError, ProfileNotFound,
     )
 
+    if isinstance(exc, PlannerError):
+        return cls(f"{doing}: {exc.message}", hint=exc.hint)
     if isinstance(exc, ProfileNotFound):
         return cls(f"{doing}: {exc}", hint="set AWS_PROFILE to a profile in ~/.aws/config, or unset it")
-    if isinstance(exc, NoCredentialsError):
-        return cls(f"{doing}: no AWS credentials found",
-                   hint="run `aws configure` (or set AWS_PROFILE / AWS_ACCESS_KEY_ID)" + meanwhile)
+    if isinstance(exc, (NoCredentialsError, PartialCredentialsError)):
+        what = "no AWS credentials found" if isinstance(exc, NoCredentialsError) else f"incomplete AWS credentials ({exc})"
+        return cls(f"{doing}: {what}",
+                   hint="run `aws configure` (or set AWS_PROFILE / AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)" + meanwhile)
     if isinstance(exc, NoRegionError):
         return cls(f"{doing}: no AWS region configured", hint="pass --region or set AWS_REGION")
-    if isinstance(exc, EndpointConnectionError):
-        return cls(f"{doing}: cannot reach AWS ({exc})", hint="check the network" + meanwhile)
+    if isinstance(exc, ConnectionError):  # refused, timed out, DNS, TLS: after botocore's retries
+        endpoint = os.environ.get("AWS_ENDPOINT_URL")
+        where = f"AWS_ENDPOINT_URL is {endpoint}" if endpoint else "check the network, a proxy or a firewall"
+        return cls(f"{doing}: cannot reach AWS ({type(exc).__name__}: {exc})", hint=where + meanwhile)
     if isinstance(exc, ClientError):
         code = exc.response.get("Error", {}).get("Code", "")
         op = getattr(exc, "operation_name", "")
-        if code in ("AccessDenied", "AccessDeniedException", "UnauthorizedOperation"):
-            return cls(f"{doing}: access denied ({code})", hint=f"grant {PERMISSIONS.get(op, op)} to your AWS identity" + meanwhile)
+        if code in ("AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "Forbidden", "403"):
+            return cls(f"{doing}: access denied ({code})",
+                       hint=f"grant {PERMISSIONS.get(op, op)} to your AWS identity (`planner infra policy` prints a "
+                            f"policy that has everything the planner needs)" + meanwhile)
+        if code in CREDENTIAL_CODES:
+            return cls(f"{doing}: AWS refused the credentials ({code})",
+                       hint="refresh them: `aws sso login`, `aws configure`, or new keys in AWS_ACCESS_KEY_ID" + meanwhile)
         if code in ("Throttling", "ThrottlingException", "RequestLimitExceeded", "TooManyRequestsException"):
             return cls(f"{doing}: AWS throttled the requests ({code}) after retries", hint="try again in a minute" + meanwhile)
         return cls(f"{doing}: AWS answered {code}: {exc.response.get('Error', {}).get('Message', '')}")
     return cls(f"{doing}: {type(exc).__name__}: {exc}")
+
+
+def failure_text(exc: Exception, doing: str) -> str:
+    """`explain_aws_error` as one line for a target's failed result: what went wrong; to fix: what to do."""
+    error = explain_aws_error(exc, doing)
+    return error.message + (f"; to fix: {error.hint}" if error.hint else "")
+
+
+def quota_name(instance_type: str, purchase: str) -> str:
+    """The EC2 vCPU quota a launch of `instance_type` counts against."""
+    kind = {"g": "G and VT", "p": "P"}.get(instance_type[0], "Standard (A, C, D, H, I, M, R, T, Z)")
+    return f"Running On-Demand {kind} instances" if purchase == "on-demand" else f"All {kind} Spot Instance Requests"
+
+
+def launch_error(exc: Exception, instance_type: str, region: str, purchase: str) -> str:
+    """What a failed launch of `instance_type` means and what to do, in one paragraph."""
+    from botocore.exceptions import ClientError
+
+    code = exc.response.get("Error", {}).get("Code", "") if isinstance(exc, ClientError) else ""
+    if code == "InsufficientInstanceCapacity":
+        return (f"AWS has no capacity for {instance_type} in {region} right now: try another subnet/zone "
+                f"(--subnet), another region, a similar instance type, or --purchase spot")
+    if code in ("VcpuLimitExceeded", "InstanceLimitExceeded", "MaxSpotInstanceCountExceeded"):
+        return (f"your vCPU quota \"{quota_name(instance_type, purchase)}\" in {region} is too low "
+                f"for {instance_type} ({code}); ask for an increase in the Service Quotas console "
+                f"(Amazon EC2 > {quota_name(instance_type, purchase)}); new accounts start at 0 for G and P")
+    if code == "UnauthorizedOperation":
+        return (f"not allowed to launch instances ({code}): your identity needs ec2:RunInstances and ec2:CreateTags "
+                f"(`planner infra policy` prints a policy that has them; spot also needs the spot-instances-request resource)")
+    if code == "SpotMaxPriceTooLow" or code.startswith("InsufficientSpot"):
+        return f"no spot capacity for {instance_type} ({code}): try --purchase on-demand or another region"
+    return failure_text(exc, f"launch of {instance_type}")

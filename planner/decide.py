@@ -67,11 +67,21 @@ class Option:
     data_seconds: float | None = None  # part of one_time_seconds: materialising the dataset (modelled)
     interval_note: str = ""  # why there is no usable interval
     caveat: str = ""  # what makes this measurement less trustworthy (a busy machine)
-    gpus_used: int | None = None
+    gpus_used: int | None = None  # GPUs the option trains on, in all (None: a CPU option)
+    instances: int = 1  # instances it rents at once (several: predicted across the network, on paper)
+    scaling_efficiency: float | None = None  # step on 1 GPU / (GPUs x step on them), for data-parallel options
 
     @property
     def here(self) -> bool:
         return self.billing == "local"
+
+
+def option_name(o: Option) -> str:
+    """How the plan's sentences name an option: its target, and its GPUs when it uses several (one
+    instance type is offered at 1, 2, 4 and 8 of its GPUs, and across instances)."""
+    if o.instances > 1:
+        return f"{o.instances} x {o.target} ({o.gpus_used} GPUs)"
+    return f"{o.target} ({o.gpus_used} GPUs)" if (o.gpus_used or 0) > 1 else o.target
 
 
 @dataclass(frozen=True)
@@ -265,11 +275,11 @@ def _answer(group: list[RankedOption], objective: str, deadline: float | None, w
         warnings.append(f"no option {where} finishes within the deadline ({rough_duration(deadline)}) with its whole interval")
         return _rec(fastest, "deadline_missed",
                     f"no option {where} meets the {rough_duration(deadline)} deadline with confidence; the fastest is "
-                    f"{fastest.target} ({fastest.device}) at {rough_duration(fastest.train_seconds)}{_span(fastest)}", name)
+                    f"{option_name(fastest)} ({fastest.device}) at {rough_duration(fastest.train_seconds)}{_span(fastest)}", name)
     metric = "fastest" if objective == "fastest" else "cheapest"
     best = pick(pool, metric)
     if len(pool) == 1:
-        return _rec(best, "only_option", f"{best.target} ({best.device}) is the only option {where} that "
+        return _rec(best, "only_option", f"{option_name(best)} ({best.device}) is the only option {where} that "
                     + ("meets the deadline" if objective == "deadline" else "was measured and fits")
                     + f": about {rough_duration(best.train_seconds)} for {money_text(best.cost_usd)}", name)
     # A GPU that is best by its point estimate faces its reference CPU: clear, or too close to call.
@@ -285,20 +295,20 @@ def _gpu_versus_cpu(best: RankedOption, ref: RankedOption, metric: str, name: st
     _, ref_low, _ = _metric(ref, metric)
     if high < ref_low:
         if metric == "fastest":
-            reason = (f"{best.target} is faster than the best CPU option {ref.target} with its whole interval "
+            reason = (f"{option_name(best)} is faster than the best CPU option {option_name(ref)} with its whole interval "
                       f"({best.speedup_low:.1f}-{best.speedup_high:.1f}x): about {rough_duration(best.train_seconds)} "
                       f"for {money_text(best.cost_usd)}")
         else:
-            reason = (f"{best.target} ({best.device_name or 'GPU'}) is {best.speedup:.1f}x faster than {ref.target} "
+            reason = (f"{option_name(best)} ({best.device_name or 'GPU'}) is {best.speedup:.1f}x faster than {option_name(ref)} "
                       f"({best.speedup_low:.1f}-{best.speedup_high:.1f}x) and its break-even speedup is "
                       f"{best.break_even_speedup:.1f}x, so it is cheaper even at the pessimistic end: "
                       f"about {rough_duration(best.train_seconds)} for {money_text(best.cost_usd)} vs "
                       f"{rough_duration(ref.train_seconds)} for {money_text(ref.cost_usd)} on the CPU")
         return _rec(best, "clear", reason, name)
     what = "cost" if metric == "cheapest" else "training time"
-    reason = (f"too close to call: {best.target} looks better on {what} by its estimate, but its speedup "
+    reason = (f"too close to call: {option_name(best)} looks better on {what} by its estimate, but its speedup "
               f"({best.speedup_low:.1f}-{best.speedup_high:.1f}x) does not clear the break-even speedup "
-              f"({best.break_even_speedup:.1f}x) with its whole interval. Recommending the CPU option {ref.target}: "
+              f"({best.break_even_speedup:.1f}x) with its whole interval. Recommending the CPU option {option_name(ref)}: "
               f"the lower hourly rate loses least if the speedup lands at its low end "
               f"(about {rough_duration(ref.train_seconds)} for {money_text(ref.cost_usd)})")
     return Recommendation(ref.target, ref.device, "too_close", reason, best.speedup, best.speedup_low, best.speedup_high,
@@ -314,12 +324,12 @@ def _why_best(best: RankedOption, group: list[RankedOption], objective: str, dea
         g = max(gpus, key=lambda o: o.speedup)
         pace = (f"{g.speedup:.1f}x faster ({g.speedup_low:.1f}-{g.speedup_high:.1f}x)" if g.speedup >= 1
                 else f"slower ({g.speedup:.2f}x the CPU's speed)")
-        why = (f"; the fastest GPU option {g.target} is {pace} but would need {g.break_even_speedup:.1f}x to break even"
-               if math.isfinite(g.break_even_speedup) else f"; the fastest GPU option {g.target} is {pace}")
+        why = (f"; the fastest GPU option {option_name(g)} is {pace} but would need {g.break_even_speedup:.1f}x to break even"
+               if math.isfinite(g.break_even_speedup) else f"; the fastest GPU option {option_name(g)} is {pace}")
     else:
         why = ""
     lead = f"cheapest that finishes within {rough_duration(deadline)}" if objective == "deadline" else metric
-    return (f"{best.target} ({best.device}) is the {lead} option: about {rough_duration(best.train_seconds)}"
+    return (f"{option_name(best)} ({best.device}) is the {lead} option: about {rough_duration(best.train_seconds)}"
             f"{_span(best)} for {money_text(best.cost_usd)}{why}")
 
 
@@ -342,8 +352,9 @@ def _headline(answers: dict[str, Recommendation], ranked: list[RankedOption], ob
     if not live:
         return None
     if len(live) == 1:
-        name = next(iter(live))
-        return answers[name]
+        name, only = next(iter(live.items()))
+        caveat = f". Careful: {only.target} was {only.caveat}" if only.caveat else ""
+        return replace(answers[name], reason=answers[name].reason + caveat)
     here, rent = live["here"], live["rent"]
     if objective == "fastest":
         rent_wins = rent.train_seconds_high < here.train_seconds_low
@@ -408,6 +419,10 @@ def select_benchmarks(plan: Plan, worst_case_cost: dict[str, float], budget: flo
     gpus = sorted((o for o in predicted if o.device == "cuda"), key=lambda o: (o.price_per_hour, o.target))
     for o in gpus:
         model = o.device_name.split(" (")[0]  # "A10G (1 of 4)" is an A10G
+        if (o.gpus_used or 0) > 1 or o.instances > 1:  # the instance's 1-GPU option is the one to measure
+            skipped.append(BenchmarkChoice(o.target, False, f"data-parallel option ({option_name(o)}): predicted from "
+                                                            "the device model; benchmark the instance's 1-GPU option"))
+            continue
         if not o.fits:
             skipped.append(BenchmarkChoice(o.target, False, f"does not fit in GPU memory ({o.note})" if o.note else "does not fit in GPU memory"))
             continue

@@ -22,6 +22,7 @@ class ExitCode(enum.IntEnum):
     OK = 0
     RUNTIME_FAILURE = 1
     BAD_INPUT = 2
+    INCOMPLETE = 3  # `planner run`: a plan of what was measured, but a target failed or an instance was left running
 
 
 class PlannerError(Exception):

@@ -94,6 +94,7 @@ _BY_TYPE: dict[str, Check] = {  # a BenchResult field's annotation -> its check
     "list[str]": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of texts"),
     "list[float]": (lambda v: isinstance(v, list) and all(_AMOUNT.holds(x) for x in v), "a list of numbers from 0"),
     "list[dict[str, Any]]": (lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v), "a list of objects"),
+    "dict[str, Any]": (lambda v: isinstance(v, dict), "an object"),
 }
 _RESULT_CHECKS: dict[str, Check] = {
     **{f.name: _BY_TYPE[str(f.type)] for f in fields(BenchResult)},

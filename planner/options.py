@@ -13,19 +13,23 @@ pricing/catalog.py), measurements as bench results, GPU facts as `GpuSpec`s.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from planner.decide import Option
 from planner.estimate import StepMeasurement, dataset_seconds, estimate_training
-from planner.footprint import Footprint, merge_identical, sample_bytes
+from planner.footprint import Footprint, Layer, footprint, merge_identical, sample_bytes
 from planner.predict import (
-    CpuFacts, GpuSpec, kernels_per_step, physical_cores, predict_cpu, predict_cpu_unmeasured, predict_gpu,
+    CpuFacts, GpuSpec, Interconnect, fabric_for, kernels_per_step, physical_cores, predict_cpu, predict_cpu_unmeasured,
+    predict_data_parallel, scaling_note,
 )
+from planner.predict.gpu import step_bytes
 from planner.spec import WorkloadSpec
 from runner.bench.result import BenchResult  # a plain dataclass (standard library only)
 
 FIT_FRACTION = 0.9  # a workload fits when its footprint is at most 90% of the memory (allocator, CUDA context)
+GPU_COUNTS = (1, 2, 4, 8)  # data-parallel options on one instance: that many of its GPUs
+INSTANCE_COUNTS = (2, 4)  # across instances (all their GPUs): predicted on paper, never benchmarked
 
 
 def fits(need_bytes: float, memory_bytes: float) -> bool:
@@ -116,7 +120,9 @@ class Candidate:
     region: str | None = None
     purchase: str | None = None
     caveat: str = ""  # what makes the measurement less trustworthy
-    gpus_used: int | None = None
+    gpus_used: int | None = None  # in all; None: a CPU candidate
+    instances: int = 1
+    scaling_efficiency: float | None = None
 
     def option(self, total_steps: int) -> Option:
         """The candidate with its whole run estimated (planner/estimate.py)."""
@@ -124,7 +130,7 @@ class Candidate:
             target=self.target.name, device=self.device, source=self.source, price_per_hour=self.price_per_hour,
             billing=self.billing, device_name=self.device_name, fits=self.fits, note=self.note,
             instance_type=self.target.instance_type, region=self.region, purchase=self.purchase, caveat=self.caveat,
-            gpus_used=self.gpus_used)
+            gpus_used=self.gpus_used, instances=self.instances, scaling_efficiency=self.scaling_efficiency)
         if self.step is None:
             return Option(**common)
         est = estimate_training(self.step, total_steps, cloud=self.target.cloud)
@@ -142,7 +148,8 @@ def measured_candidate(target: Target, result: BenchResult, price_per_hour: floa
     common: dict[str, Any] = dict(target=target, device=result.device or "cpu", source="measured",
                                   price_per_hour=price_per_hour, billing="ec2" if target.cloud else "local",
                                   device_name=result.device_name, region=region if target.cloud else None,
-                                  purchase=purchase if target.cloud else None)
+                                  purchase=purchase if target.cloud else None,
+                                  gpus_used=int(getattr(result, "processes", 1) or 1) if result.device == "cuda" else None)
     if result.status != "ok":
         return Candidate(**common, fits=result.status != "does_not_fit",
                          note=((result.message or result.status).splitlines() or [result.status])[0])
@@ -171,16 +178,17 @@ class Hardware:
     cpus: Mapping[str, CpuFacts]
     local_cpu: CpuFacts | None = None
     calibration: Mapping[str, float] | None = None
+    interconnects: Mapping[str, Interconnect] = field(default_factory=dict)  # multi-GPU instance types
 
 
 def predicted_candidates(spec: WorkloadSpec, fp: Footprint, local: BenchResult | None, instances: list[InstanceFacts],
                          purchase: str, hardware: Hardware) -> list[Candidate]:
     """A predicted candidate for every instance with a price (`local`: this machine's CPU result,
-    which the CPU model scales; without one, CPU instances are not predicted, GPUs still are)."""
-    calibration = hardware.calibration or {}
+    which the CPU model scales; without one, CPU instances are predicted from the work alone); a GPU
+    instance once per GPU count it offers (`gpu_plans`)."""
     layers = merge_identical(list(fp.layers))  # same prediction, less work (e.g. BERT's 24 identical blocks)
-    flops_per_step = fp.train_flops_per_sample * spec.batch_size
-    host_bytes = spec.batch_size * sample_bytes(spec) if spec.data.location == "host" else 0.0
+    one_time = dict(setup=float(local.setup_seconds or 0.0) if local is not None else 0.0,
+                    data_seconds=dataset_seconds(local) if local is not None else 0.0)
     out = []
     for facts in instances:
         price = facts.price(purchase)
@@ -189,36 +197,93 @@ def predicted_candidates(spec: WorkloadSpec, fp: Footprint, local: BenchResult |
         common: dict[str, Any] = dict(target=facts.target, source="predicted", price_per_hour=float(price), billing="ec2",
                                       region=facts.region, purchase=purchase)
         if facts.gpu_count:
-            gpu = hardware.gpus.get(facts.gpu_name)
-            name = facts.gpu_name
-            common["gpus_used"] = 1
-            memory = float(facts.gpu_memory_gib or 0.0) * 2**30
-            ok = fits(fp.total_bytes, memory)
-            note = "" if ok else f"needs ~{fp.total_bytes / 2**30:.1f} GiB of {memory / 2**30:.0f} GiB"
-            if ok and facts.gpu_count > 1:
-                note = f"1 of its {facts.gpu_count} GPUs used; priced for the whole instance"
-            pred = predict_gpu(layers, gpu, spec.batch_size, spec.train.precision, spec.train.optimizer, host_bytes,
-                               calibration.get(facts.gpu_name)) if gpu else None
-            device = "cuda"
+            out += _gpu_candidates(spec, fp, layers, facts, common, hardware, one_time)
         else:
-            cores = physical_cores(facts.vcpus, facts.arch, facts.instance_type)
-            name = f"{facts.vcpus} vCPU {facts.arch}"
-            ok = fits(fp.total_bytes, facts.memory_gib * 2**30)
-            note = "" if ok else f"needs ~{fp.total_bytes / 2**30:.1f} GiB of {facts.memory_gib:g} GiB"
-            device = "cpu"
-            if local is None or local.status != "ok":  # nothing measured here: from the work alone
-                pred = predict_cpu_unmeasured(flops_per_step, kernels_per_step(layers, spec.train.optimizer, spec.train.precision),
-                                              cores, hardware.cpus.get(facts.family), spec.train.precision)
-            else:
-                pred = predict_cpu(local.step_seconds, int(local.threads or 1), cores, flops_per_step,
-                                   calibration.get(f"cpu:{facts.family}"), local=hardware.local_cpu,
-                                   target=hardware.cpus.get(facts.family), precision=spec.train.precision)
-        if pred is None or pred.step_seconds is None:
-            out.append(Candidate(**common, device=device, device_name=name, fits=ok,
-                                 note=pred.note if pred else f"no spec for GPU {facts.gpu_name}"))
-            continue
-        step = StepMeasurement(pred.step_seconds, pred.low, pred.high,
-                               float(local.setup_seconds or 0.0) if local is not None else 0.0,
-                               data_seconds=dataset_seconds(local) if local is not None else 0.0)
-        out.append(Candidate(**common, device=device, device_name=name, step=step, fits=ok, note=note or pred.note))
+            out.append(_cpu_candidate(spec, fp, layers, local, facts, common, hardware, one_time))
     return out
+
+
+def _cpu_candidate(spec: WorkloadSpec, fp: Footprint, layers: list[Layer], local: BenchResult | None,
+                   facts: InstanceFacts, common: dict[str, Any], hardware: Hardware, one_time: dict) -> Candidate:
+    cores = physical_cores(facts.vcpus, facts.arch, facts.instance_type)
+    name = f"{facts.vcpus} vCPU {facts.arch}"
+    ok = fits(fp.total_bytes, facts.memory_gib * 2**30)
+    note = "" if ok else f"needs ~{fp.total_bytes / 2**30:.1f} GiB of {facts.memory_gib:g} GiB"
+    flops_per_step = fp.train_flops_per_sample * spec.batch_size
+    if local is None or local.status != "ok":  # nothing measured here: from the work alone
+        pred = predict_cpu_unmeasured(
+            flops_per_step, kernels_per_step(layers, spec.train.optimizer, spec.train.precision), cores,
+            hardware.cpus.get(facts.family), spec.train.precision,
+            moved_bytes=step_bytes(layers, spec.batch_size, spec.train.precision, spec.train.optimizer))
+    else:
+        pred = predict_cpu(local.step_seconds, int(local.threads or 1), cores, flops_per_step,
+                           (hardware.calibration or {}).get(f"cpu:{facts.family}"), local=hardware.local_cpu,
+                           target=hardware.cpus.get(facts.family), precision=spec.train.precision)
+    if pred.step_seconds is None:
+        return Candidate(**common, device="cpu", device_name=name, fits=ok, note=pred.note)
+    step = StepMeasurement(pred.step_seconds, pred.low, pred.high, one_time["setup"], data_seconds=one_time["data_seconds"])
+    return Candidate(**common, device="cpu", device_name=name, step=step, fits=ok, note=note or pred.note)
+
+
+def gpu_plans(facts: InstanceFacts, link: Interconnect | None, max_gpus: int | None) -> list[tuple[int, int]]:
+    """(GPUs per instance, instances) to offer: 1, 2, 4, 8 of the instance's GPUs when its interconnect
+    is known (else 1), and all of them on 2 or 4 instances when its network bandwidth is sourced too;
+    at most `max_gpus` GPUs in all."""
+    plans = [(n, 1) for n in GPU_COUNTS if n <= facts.gpu_count and (n == 1 or link is not None)]
+    if facts.gpu_count > 1 and link is not None and link.network_gbps:
+        plans += [(facts.gpu_count, k) for k in INSTANCE_COUNTS]
+    return [(n, k) for n, k in plans if max_gpus is None or n * k <= max_gpus] or [(1, 1)]
+
+
+def _gpu_candidates(spec: WorkloadSpec, fp: Footprint, layers: list[Layer], facts: InstanceFacts, common: dict[str, Any],
+                    hardware: Hardware, one_time: dict) -> list[Candidate]:
+    """The instance's GPU counts, each priced at the whole instance (times the instances it rents)."""
+    gpu = hardware.gpus.get(facts.gpu_name)
+    link = hardware.interconnects.get(facts.instance_type)
+    out = []
+    for n, k in gpu_plans(facts, link, spec.train.max_gpus):
+        total = n * k
+        base = {**common, "price_per_hour": common["price_per_hour"] * k, "device": "cuda", "gpus_used": total,
+                "instances": k, "device_name": facts.gpu_name}
+        if gpu is None:
+            out.append(Candidate(**base, note=f"no spec for GPU {facts.gpu_name}"))
+            continue
+        if spec.batch_size % total:
+            out.append(Candidate(**base, note=f"skipped: batch {spec.batch_size:,} does not split evenly over {total} GPUs"))
+            continue
+        fabric = fabric_for(link, gpu.arch, n, k) if total > 1 and link is not None else None
+        if isinstance(fabric, str):
+            out.append(Candidate(**base, note=f"not predicted: {fabric}"))
+            continue
+        out.append(_gpu_candidate(spec, fp, layers, gpu, facts, (n, k), fabric, base, hardware, one_time))
+    return out
+
+
+def _gpu_candidate(spec: WorkloadSpec, fp: Footprint, layers: list[Layer], gpu: GpuSpec, facts: InstanceFacts,
+                   counts: tuple[int, int], fabric, base: dict[str, Any],  # noqa: ANN001 - a Fabric or None
+                   hardware: Hardware, one_time: dict) -> Candidate:
+    """One GPU count: the data-parallel prediction, the per-GPU memory check, and the note that
+    says how it scales (and, across instances, on what assumptions)."""
+    n, k = counts
+    total = n * k
+    memory = float(facts.gpu_memory_gib or 0.0) * 2**30
+    need = footprint(spec, list(fp.layers), spec.batch_size // total).total_bytes + (fp.gradients_bytes if total > 1 else 0)
+    ok = fits(need, memory)
+    pred = predict_data_parallel(layers, gpu, spec.batch_size, total, fabric, spec.train.precision, spec.train.optimizer,
+                                 sample_bytes(spec) if spec.data.location == "host" else 0.0,
+                                 (hardware.calibration or {}).get(facts.gpu_name), timeline_layers=list(fp.layers))
+    notes = [] if ok else [f"needs ~{need / 2**30:.1f} GiB of {memory / 2**30:.0f} GiB per GPU"]
+    if ok and facts.gpu_count > 1 and total == 1:
+        notes.append(f"1 of its {facts.gpu_count} GPUs used; priced for the whole instance")
+    notes += [pred.note, scaling_note(pred)]
+    if k > 1:
+        link = hardware.interconnects[facts.instance_type]
+        notes.append(f"predicted only, on paper: across {k} instances over {link.network_gbps:g} Gbit/s "
+                     f"{'EFA' if link.efa else 'network'} at NCCL's 96% of line rate (measured rings reached 0.6-1.2x "
+                     "of that, NVIDIA/nccl#527), in one cluster placement group")
+    note = "; ".join(x for x in notes if x)
+    if pred.step_seconds is None:
+        return Candidate(**base, fits=ok, note=note)
+    step = StepMeasurement(pred.step_seconds, pred.low, pred.high, one_time["setup"], data_seconds=one_time["data_seconds"])
+    return Candidate(**base, step=step, fits=ok, note=note,
+                     scaling_efficiency=pred.scaling_efficiency if total > 1 else None)

@@ -61,6 +61,7 @@ BENCH_JSON_KEYS = (
     "step_seconds_median", "step_seconds_p10", "step_seconds_p90", "coefficient_of_variation",
     "samples_per_second", "peak_memory_bytes", "peak_memory_kind", "warmup_seconds", "warmup_steps",
     "setup_seconds", "stopped_because", "warnings", "sweep",
+    "processes", "backend", "step_seconds_no_sync", "allreduce_share", "allreduce_seconds", "gradient_bytes",
 )
 
 
@@ -89,6 +90,11 @@ def bench_table(result):
     kind = "CUDA max allocated" if r.peak_memory_kind == "cuda_max_allocated" else "peak RSS of the bench process"
     t.add_row("peak memory", f"{human_bytes(r.peak_memory_bytes or 0)} ({kind})")
     t.add_row("software", f"torch {r.torch_version}, {r.threads} threads, {r.precision}")
+    if getattr(r, "processes", 1) > 1:
+        t.add_row("data parallel", f"{r.processes} processes ({r.backend}), batch {r.batch_size // r.processes:,} each")
+        t.add_row("all-reduce", f"{r.allreduce_share:.0%} of the step exposed (without it: "
+                                f"{seconds_text(r.step_seconds_no_sync)}); {human_bytes(r.gradient_bytes or 0)} of "
+                                f"gradients all-reduced alone: {seconds_text(r.allreduce_seconds)}")
     return t
 
 
@@ -175,14 +181,17 @@ PLAN_COLUMNS = ("", "#", "target", "device", "src", "step", "1-time", "training 
 LEFT_COLUMNS = ("target", "device", "src", "training time")
 # To fit a narrow terminal the plan drops columns in this order (`--wide` keeps them all); what is
 # dropped is still in --json, and a line under the table says so. Numbers are never cut.
-DROP_ORDER = ("src", "$/h", "1-time", "step", "device")
+DROP_ORDER = ("src", "$/h", "1-time", "step", "#")  # never the device: with the target it names the option
 NOTE_WIDTH = 38
 
 
 def _device(o: dict[str, Any]) -> str:
     if o["device"] == "cuda":
         name = o.get("device_name") or "cuda"
-        return name + (f" x{o['gpus_used']}" if (o.get("gpus_used") or 1) > 1 else "")
+        eff = o.get("scaling_efficiency")
+        instances, gpus = o.get("instances") or 1, o.get("gpus_used") or 1
+        count = f" {instances}x{gpus // instances}" if instances > 1 else f" x{gpus}" if gpus > 1 else ""
+        return name + count + (f" ({eff:.0%})" if eff is not None else "")
     return "cpu"
 
 
@@ -222,7 +231,7 @@ def _times(value: float | None) -> str:
     return "-" if value is None else ("inf" if value == float("inf") else f"{value:.2f}x")
 
 
-def plan_row(o: dict[str, Any], doc: dict[str, Any] | None = None) -> list[str]:
+def plan_row(o: dict[str, Any], doc: dict[str, Any] | None = None, note_width: int = NOTE_WIDTH) -> list[str]:
     """One option as the plan's cells (rich markup), one per PLAN_COLUMNS, for the CLI's table and
     the TUI's alike."""
     mark = "✔" if doc is not None and is_recommended(o, doc) else ""
@@ -235,7 +244,7 @@ def plan_row(o: dict[str, Any], doc: dict[str, Any] | None = None) -> list[str]:
         note = o.get("note", "")
         for said in ("does not fit", "not predicted"):  # the cell already says it
             note = note[len(said):].lstrip(":; ") if note.startswith(said) else note
-        return head + [step, "", f"{what}: {_short(note)}" if note else what, "", "", "", ""]
+        return head + [step, "", f"{what}: {_short(note, note_width)}" if note else what, "", "", "", ""]
     return head + [seconds_text(o["step_seconds"]), seconds_text(o.get("one_time_seconds")), _training_time(o),
                    f"{o['price_per_hour']:.3f}", _money(o["cost_usd"]), _times(o.get("speedup")),
                    _times(o.get("break_even_speedup"))]
@@ -256,6 +265,7 @@ def plan_title(doc: dict[str, Any]) -> str:
 PLAN_CAPTION = ("✔ the headline. src: measured or predicted. 1-time: process start, setup, warm-up, the dataset's "
                 "materialisation and, on an instance, its boot (included in training time). speedup and b(reak)-even: "
                 "a rented GPU against the best rented CPU, this machine's GPU against its CPU.")
+PARALLEL_CAPTION = " x4 (93%): four GPUs data-parallel at 93% scaling efficiency; 2x8: two instances of eight GPUs (on paper)."
 
 
 def plan_table(doc: dict[str, Any], width: int | None = None, wide: bool = False):
@@ -264,17 +274,19 @@ def plan_table(doc: dict[str, Any], width: int | None = None, wide: bool = False
     from rich.console import Console
     from rich.table import Table
 
-    rows = [(plan_row(o, doc), is_recommended(o, doc)) for o in doc["options"]]
     columns = list(PLAN_COLUMNS)
+    note_width = NOTE_WIDTH
 
     def build() -> Table:
+        parallel = any((o.get("gpus_used") or 1) > 1 for o in doc["options"])
         t = Table(title=plan_title(doc), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
-                  caption=PLAN_CAPTION, caption_justify="left")
+                  caption=PLAN_CAPTION + (PARALLEL_CAPTION if parallel else ""), caption_justify="left")
         for name in columns:
             t.add_column(name, no_wrap=True, justify="left" if name in LEFT_COLUMNS else "right")
         keep = [PLAN_COLUMNS.index(c) for c in columns]
-        for cells, chosen in rows:
-            t.add_row(*(cells[i] for i in keep), style="bold green" if chosen else None)
+        for o in doc["options"]:
+            cells = plan_row(o, doc, note_width)
+            t.add_row(*(cells[i] for i in keep), style="bold green" if is_recommended(o, doc) else None)
         return t
 
     table = build()
@@ -285,6 +297,9 @@ def plan_table(doc: dict[str, Any], width: int | None = None, wide: bool = False
         if measure.measure(table).maximum <= width:
             break
         columns.remove(name)
+        table = build()
+    while measure.measure(table).maximum > width and note_width > 16:  # then the notes of rows that cannot run
+        note_width -= 4
         table = build()
     dropped = [c for c in PLAN_COLUMNS if c not in columns]
     if dropped:
@@ -306,7 +321,9 @@ def recommendation_text(doc: dict[str, Any], prefix: str = "") -> str:
 
 def answers_text(doc: dict[str, Any]) -> list[str]:
     """The two answers under the headline: training here, and the best instance to rent."""
-    lines = []
+    lines: list[str] = []
+    if len(doc.get("answers") or {}) < 2:
+        return lines  # one answer is the headline itself
     for key, label in (("here", "Here"), ("rent", "If you rent")):
         rec = (doc.get("answers") or {}).get(key)
         if rec is None:
@@ -472,3 +489,11 @@ def label_target(label: str) -> str:
         return Target.parse(label).name
     except ValueError:
         return Target.from_label(label).name
+
+
+def unterminated_lines(instances: list[dict[str, Any]]) -> list[str]:
+    """What a run could not terminate (its document's `unterminated_instances`), each a plain
+    sentence with the command that will — `planner run`'s words, for the TUI's run pane too."""
+    return [f"NOT TERMINATED: {x.get('instance_id')} ({x.get('label')}) in {x.get('region')} is still billing; it halts "
+            f"by its dead-man timer and is reaped after {x.get('expires_at')}. Terminate it now: {x.get('reap_command')}"
+            for x in instances]

@@ -20,12 +20,12 @@ from itertools import islice
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from planner.errors import SpecError, did_you_mean
 from planner.speclimits import (
-    MAX_EPOCHS, MAX_HEADS, MAX_LAYERS, MAX_NAME, MAX_PARAMS, MAX_PROBLEMS, MAX_SAMPLE_VALUES, MAX_SAMPLES, MAX_SIZE,
-    MAX_TOTAL_STEPS, brief, learning_rate, whole_number,
+    MAX_EPOCHS, MAX_GPUS, MAX_HEADS, MAX_LAYERS, MAX_NAME, MAX_PARAMS, MAX_PROBLEMS, MAX_SAMPLE_VALUES, MAX_SAMPLES,
+    MAX_SIZE, MAX_TOTAL_STEPS, brief, learning_rate, whole_number,
 )
 from planner.specio import check_text, decode_spec_bytes, load_json, load_yaml, read_spec_file, structure_problem
 
@@ -135,13 +135,24 @@ class TrainSpec(_Strict):
     # bf16 / fp16 = autocast mixed precision (fp32 master weights; fp16 adds a gradient scaler).
     # On CPU, tf32 runs as fp32 (there are no TF32 units).
     precision: Literal["fp32", "tf32", "bf16", "fp16"] = "fp32"
+    # Data-parallel options (DistributedDataParallel): batch_size stays the global batch, split evenly
+    # over the GPUs an option uses; "auto" considers 1, 2, 4, 8 GPUs of an instance and 2 or 4
+    # instances, N only options with at most N GPUs in all (1: no data parallelism).
+    gpus: int | Literal["auto"] = "auto"
 
-    @field_validator("batch_size", mode="before")
+    @field_validator("batch_size", "gpus", mode="before")
     @classmethod
-    def _batch_size(cls, value: Any) -> Any:
-        if value == "full":
+    def _count_or_word(cls, value: Any, info: ValidationInfo) -> Any:
+        """A whole number in range, or the field's one word ("full" batch, "auto" GPUs)."""
+        word, top = {"batch_size": ("full", MAX_SAMPLES), "gpus": ("auto", MAX_GPUS)}[info.field_name]
+        if value == word:
             return value
-        return whole_number(value, MAX_SAMPLES, ' or "full"')
+        return whole_number(value, top, f' or "{word}"')
+
+    @property
+    def max_gpus(self) -> int | None:
+        """The most GPUs an option may use in all; None: no limit."""
+        return None if self.gpus == "auto" else int(self.gpus)
 
 
 class WorkloadSpec(_Strict):

@@ -31,6 +31,8 @@ Fields (spec)
     heads             1 to 1,024
     data.samples      1 to 1,000,000,000 (train.batch_size likewise, or "full")
     train.epochs      1 to 10,000,000
+    train.gpus        "auto" or 1 to 64: the most GPUs a data-parallel option may use (a plan offers
+                      at most 4 instances x 8 GPUs = 32; twice that leaves room for larger instances)
     learning_rate     a finite number above 0, at most 100
     derived           total steps (epochs x steps per epoch) at most 10^12; at most 10^11
                       parameters (1.6 TB to train with Adam, more than any instance holds); one
@@ -56,6 +58,7 @@ MAX_LAYERS = 1_000
 MAX_HEADS = 1_024
 MAX_SAMPLES = 1_000_000_000
 MAX_EPOCHS = 10_000_000
+MAX_GPUS = 64
 MAX_LEARNING_RATE = 100.0
 MAX_TOTAL_STEPS = 10**12
 MAX_PARAMS = 10**11

@@ -71,6 +71,19 @@ def gpu_specs_by_name() -> dict:
     return {str(r["gpu_name"]): gpu_spec_from_row(r) for r in load_gpu_specs().to_dict("records")}
 
 
+def load_interconnects() -> pd.DataFrame:
+    """Per multi-GPU instance type: GPU interconnect (PCIe, NVLink, NVSwitch), NVLink bandwidth, PCIe
+    generation, network bandwidth and EFA, with sources (pricing/data/interconnects.csv)."""
+    return pd.read_csv(DATA_DIR / "interconnects.csv", dtype={"nvlink_gbps_per_gpu": str, "instance_type": str})
+
+
+def interconnects_by_type() -> dict:
+    """instance_type -> planner.predict.fabric.Interconnect for every row of interconnects.csv."""
+    from planner.predict.fabric import interconnect_from_row
+
+    return {str(r["instance_type"]): interconnect_from_row(r) for r in load_interconnects().to_dict("records")}
+
+
 def load_cpu_specs() -> pd.DataFrame:
     """Per instance family (c6i, c7i, m7i, c7a, c7g, c8g): processor, clock, vector width, FMA units,
     bf16/AMX support, memory, with sources (pricing/data/cpu_specs.csv)."""

@@ -1,41 +1,51 @@
 """AwsTarget: the bench on a rented EC2 instance that cannot outlive its purpose.
 
-Per run (`AwsRun.prepare`): the results bucket (given, from the infra stack, or created private +
-encrypted + public-access-blocked + 7-day lifecycle), a security group with no inbound rules
-(created once, tagged, reused), and the bench bundle (a zip of runner/bench) uploaded once.
+Per run (`AwsRun.prepare`, once, from the first target's start): the results bucket (given, from
+the infra stack, or created private + encrypted + public-access-blocked + 7-day lifecycle), a
+security group with no inbound rules (created once, tagged, reused), and the bench bundle
+(runner/bundle.py: runner/bench and a custom model's code) uploaded once. A preparation that fails
+(no credentials, AWS out of reach, an upload denied) fails every AWS target of the run with one
+message that says what is missing and what to do; the local targets are measured anyway.
 
 Per target (`AwsTarget.start`): the job JSON is uploaded; presigned URLs scoped to the exact keys
-(GET bundle/job, PUT result/log) expire at the run's deadline; `run_instances` carries every guard:
+(GET bundle/job, PUT result/log) expire at the run's deadline (S3 allows 7 days at most: a longer
+--max-bench-minutes is refused up front); `run_instances` carries every guard:
 InstanceInitiatedShutdownBehavior=terminate, IMDSv2 required, the no-ingress security group, an
 encrypted root volume deleted on termination, tags planner:managed / planner:run-id /
 planner:expires-at / Name, no instance profile; user-data is runner/bootstrap.sh whose first
-command is the dead-man `shutdown -h +N`. Launch errors become a failed target with a message
-that says what to do, never a crash; the other targets go on.
+command is the dead-man `shutdown -h +N`. Launch errors become a failed target, never a crash.
+
+Afterwards an AWS call that fails raises, and the session retries it (runner/target.py). A result
+the instance uploaded is read bounded and checked: a truncated or malformed one is a failed result
+with the first and last lines of the instance's log. `leftover()` names an instance no terminate
+reached, for the run to report with its expiry and the reap command.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import io
 import json
-import zipfile
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from cloud.aws import client, session_or_default
-from cloud.reaper import SECURITY_GROUP_NAME, STACK_NAME, TAG_EXPIRES, TAG_MANAGED, TAG_RUN
+from cloud.aws import AwsError, client, failure_text, launch_error, quota_name, session_or_default
+from cloud.reaper import LIVE_STATES, TAG_EXPIRES, TAG_MANAGED, TAG_RUN
+from cloud.resources import ensure_bucket, ensure_security_group, stack_outputs
 from planner.errors import InputError
 from pricing.billing import instance_cost
 from runner.bench.result import BenchResult
+from runner.bundle import RESULT_MAX_BYTES, UserFiles, bench_bundle, job_for_instance, render_bootstrap, user_code
 from runner.target import TargetStatus
 
-PACKAGE_ROOT = Path(__file__).resolve().parent.parent
-BOOTSTRAP = Path(__file__).resolve().parent / "bootstrap.sh"
+__all__ = ["AwsRun", "AwsSettings", "AwsTarget", "check_settings", "quota_name", "render_bootstrap",
+           "worst_case_bench_cost"]
+
 DEFAULT_AMI_TYPE = "oss-nvidia-driver-gpu-pytorch-2.9-ubuntu-24.04"
 AMI_PARAMETER = "/aws/service/deeplearning/ami/{arch}/{ami_type}/latest/ami-id"
 EXPIRY_GRACE_MINUTES = 10  # boot time + shutdown, past the dead-man deadline, before the reaper acts
-USER_DATA_LIMIT = 16 * 1024
+PRESIGN_MAX_SECONDS = 7 * 24 * 3600  # S3's limit for a SigV4 presigned URL
+LOG_EXCERPT_LINES = 12  # of the instance's log, from its start and from its end
+GONE_STATES = ("shutting-down", "terminated")
 
 
 def utcnow() -> dt.datetime:
@@ -59,38 +69,13 @@ class AwsSettings:
     poll_seconds: float = 5.0  # how often the session asks AWS for progress
 
 
-def _code(exc: Exception) -> str:
-    return getattr(exc, "response", {}).get("Error", {}).get("Code", "") if hasattr(exc, "response") else ""
-
-
-def quota_name(instance_type: str, purchase: str) -> str:
-    """The EC2 vCPU quota a launch of `instance_type` counts against."""
-    kind = {"g": "G and VT", "p": "P"}.get(instance_type[0], "Standard (A, C, D, H, I, M, R, T, Z)")
-    return f"Running On-Demand {kind} instances" if purchase == "on-demand" else f"All {kind} Spot Instance Requests"
-
-
-def launch_error(exc: Exception, instance_type: str, settings: AwsSettings) -> str:
-    """What a failed launch means and what to do, in one paragraph."""
-    from botocore.exceptions import NoCredentialsError, NoRegionError
-
-    if isinstance(exc, NoCredentialsError):
-        return "no AWS credentials found: run `aws configure` or set AWS_PROFILE / AWS_ACCESS_KEY_ID"
-    if isinstance(exc, NoRegionError):
-        return "no AWS region configured: pass --region or set AWS_REGION"
-    code = _code(exc)
-    message = getattr(exc, "response", {}).get("Error", {}).get("Message", str(exc)) if hasattr(exc, "response") else str(exc)
-    if code == "InsufficientInstanceCapacity":
-        return (f"AWS has no capacity for {instance_type} in {settings.region} right now: try another subnet/zone "
-                f"(--subnet), another region, a similar instance type, or --purchase spot")
-    if code in ("VcpuLimitExceeded", "InstanceLimitExceeded", "MaxSpotInstanceCountExceeded"):
-        return (f"your vCPU quota \"{quota_name(instance_type, settings.purchase)}\" in {settings.region} is too low "
-                f"for {instance_type} ({code}); ask for an increase in the Service Quotas console "
-                f"(Amazon EC2 > {quota_name(instance_type, settings.purchase)}); new accounts start at 0 for G and P")
-    if code == "UnauthorizedOperation":
-        return f"not allowed to launch instances ({code}): your identity needs ec2:RunInstances and ec2:CreateTags (see README, AWS set-up)"
-    if code == "SpotMaxPriceTooLow" or code.startswith("InsufficientSpot"):
-        return f"no spot capacity for {instance_type} ({code}): try --purchase on-demand or another region"
-    return f"launch of {instance_type} failed: {code or type(exc).__name__}: {message}"
+def check_settings(settings: AwsSettings) -> None:
+    """Refuse what cannot be honoured, before anything is launched."""
+    if settings.max_bench_minutes * 60 > PRESIGN_MAX_SECONDS:
+        raise InputError(f"--max-bench-minutes {settings.max_bench_minutes:g}: an instance reads and writes only through "
+                         f"presigned S3 URLs that must last until its deadline, and S3 allows them at most 7 days "
+                         f"({PRESIGN_MAX_SECONDS // 60} minutes)",
+                         hint=f"give --max-bench-minutes {PRESIGN_MAX_SECONDS // 60} or less")
 
 
 def worst_case_bench_cost(usd_per_hour: float, settings: AwsSettings) -> float:
@@ -99,32 +84,9 @@ def worst_case_bench_cost(usd_per_hour: float, settings: AwsSettings) -> float:
     return instance_cost(usd_per_hour, (settings.max_bench_minutes + EXPIRY_GRACE_MINUTES) * 60, settings.root_volume_gb)
 
 
-def bench_bundle() -> bytes:
-    """runner/bench as a zip (runner/__init__.py + runner/bench/*.py): all the instance needs."""
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        zf.write(PACKAGE_ROOT / "runner" / "__init__.py", "runner/__init__.py")
-        for path in sorted((PACKAGE_ROOT / "runner" / "bench").glob("*.py")):
-            zf.write(path, f"runner/bench/{path.name}")
-    return buf.getvalue()
-
-
-def render_bootstrap(run_id: str, label: str, urls: dict[str, str], deadman_minutes: int, bench_timeout: int) -> str:
-    text = BOOTSTRAP.read_text()
-    values = {"__RUN_ID__": run_id, "__LABEL__": label, "__BUNDLE_URL__": urls["bundle"], "__JOB_URL__": urls["job"],
-              "__RESULT_URL__": urls["result"], "__LOG_URL__": urls["log"], "__DEADMAN_MINUTES__": str(deadman_minutes),
-              "__BENCH_TIMEOUT__": str(bench_timeout)}
-    for key, value in values.items():
-        if "'" in value:
-            raise ValueError(f"unexpected quote in {key}")
-        text = text.replace(key, value)
-    if len(text.encode()) > USER_DATA_LIMIT:
-        raise ValueError(f"user-data is {len(text.encode())} bytes, over EC2's 16 KB limit")
-    return text
-
-
 class AwsRun:
-    """What the targets of one run share: session, clients, bucket, security group, bundle, deadline."""
+    """What the targets of one run share: session, clients, bucket, security group, bundle, deadline,
+    and which instances a terminate reached."""
 
     def __init__(self, settings: AwsSettings, run_id: str, session: Any = None, now: dt.datetime | None = None):
         self.settings, self.run_id = settings, run_id
@@ -137,77 +99,45 @@ class AwsRun:
         self.bucket: str | None = settings.bucket
         self.security_group: str | None = None
         self.prefix = f"runs/{run_id}"
+        self.user_files: UserFiles = []
         self.prepared = False
+        self.failure: AwsError | None = None  # why the run could not be prepared (every target fails with it)
+        self.launch_attempted = False  # a run_instances call was made: the backstop must look
+        self.terminated: set[str] = set()  # instances a terminate call succeeded for
+
+    def ship(self, job: dict[str, Any]) -> dict[str, Any]:
+        """The job as the instance reads it; a custom model's code goes into the bundle (InputError
+        when its folder is too big)."""
+        self.user_files = user_code(job["spec"]["model"])
+        return job_for_instance(job, self.user_files)
 
     # ------------------------------------------------------------------ per-run resources
 
     def prepare(self) -> None:
-        """Bucket, security group and bundle, once per run (the first target's start calls it)."""
+        """Bucket, security group and bundle, once per run. InputError for bad input; AwsError (kept,
+        and raised again for every later target) when AWS cannot be used."""
         if self.prepared:
             return
-        stack = self._stack_outputs()
-        self.bucket = self.bucket or stack.get("ResultsBucket") or self._ensure_bucket()
-        self.security_group = stack.get("SecurityGroupId") or self._ensure_security_group()
-        self.s3.put_object(Bucket=self.bucket, Key=f"{self.prefix}/bundle.zip", Body=bench_bundle())
+        if self.failure is not None:
+            raise self.failure
+        doing = "looking up the infra stack"
+        try:
+            stack = stack_outputs(self.session, self.settings.region)
+            doing = "finding the results bucket"
+            self.bucket = self.bucket or stack.get("ResultsBucket") or ensure_bucket(self.session, self.settings.region)
+            doing = "finding the no-ingress security group"
+            self.security_group = stack.get("SecurityGroupId") or ensure_security_group(self.ec2, self.settings.region,
+                                                                                        self.settings.subnet)
+            key = f"{self.prefix}/bundle.zip"
+            doing = f"uploading the bench bundle to s3://{self.bucket}/{key}"
+            self.s3.put_object(Bucket=self.bucket, Key=key, Body=bench_bundle(self.user_files))
+        except InputError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - every AWS target fails with this; the local ones go on
+            message = failure_text(exc, doing)
+            self.failure = AwsError(message)
+            raise self.failure from None
         self.prepared = True
-
-    def _stack_outputs(self) -> dict[str, str]:
-        import os
-
-        from botocore.exceptions import ClientError
-
-        try:
-            name = os.environ.get("PLANNER_STACK_NAME", STACK_NAME)
-            stacks = client(self.session, "cloudformation", self.settings.region).describe_stacks(StackName=name)["Stacks"]
-        except ClientError:
-            return {}  # no stack deployed: the planner makes what it needs
-        return {o["OutputKey"]: o["OutputValue"] for o in stacks[0].get("Outputs", [])}
-
-    def _ensure_bucket(self) -> str:
-        from botocore.exceptions import ClientError
-
-        account = client(self.session, "sts", self.settings.region).get_caller_identity()["Account"]
-        name = f"cloud-planner-{account}-{self.settings.region}"
-        try:
-            self.s3.head_bucket(Bucket=name)
-            return name
-        except ClientError:
-            pass
-        kwargs: dict[str, Any] = {"Bucket": name}
-        if self.settings.region != "us-east-1":
-            kwargs["CreateBucketConfiguration"] = {"LocationConstraint": self.settings.region}
-        self.s3.create_bucket(**kwargs)
-        self.s3.put_public_access_block(Bucket=name, PublicAccessBlockConfiguration={
-            "BlockPublicAcls": True, "IgnorePublicAcls": True, "BlockPublicPolicy": True, "RestrictPublicBuckets": True})
-        self.s3.put_bucket_encryption(Bucket=name, ServerSideEncryptionConfiguration={
-            "Rules": [{"ApplyServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}]})
-        self.s3.put_bucket_lifecycle_configuration(Bucket=name, LifecycleConfiguration={"Rules": [
-            {"ID": "expire-bench-runs", "Status": "Enabled", "Filter": {"Prefix": "runs/"}, "Expiration": {"Days": 7}}]})
-        return name
-
-    def _vpc_id(self) -> str:
-        if self.settings.subnet:
-            return self.ec2.describe_subnets(SubnetIds=[self.settings.subnet])["Subnets"][0]["VpcId"]
-        vpcs = self.ec2.describe_vpcs(Filters=[{"Name": "isDefault", "Values": ["true"]}])["Vpcs"]
-        if not vpcs:
-            raise InputError(f"no default VPC in {self.settings.region}", hint="pass --subnet SUBNET_ID")
-        return vpcs[0]["VpcId"]
-
-    def _ensure_security_group(self) -> str:
-        vpc = self._vpc_id()
-        found = self.ec2.describe_security_groups(Filters=[
-            {"Name": "group-name", "Values": [SECURITY_GROUP_NAME]}, {"Name": "vpc-id", "Values": [vpc]}])["SecurityGroups"]
-        if found:
-            group = found[0]
-            if group.get("IpPermissions"):
-                raise InputError(f"security group {group['GroupId']} ({SECURITY_GROUP_NAME}) has inbound rules",
-                                 hint="the planner only launches into a group with no inbound rules: remove them")
-            return group["GroupId"]
-        created = self.ec2.create_security_group(
-            GroupName=SECURITY_GROUP_NAME, VpcId=vpc,
-            Description="cloud-planner bench instances: no inbound access, outbound for S3 only",
-            TagSpecifications=[{"ResourceType": "security-group", "Tags": [{"Key": TAG_MANAGED, "Value": "true"}]}])
-        return created["GroupId"]
 
     def ami_for(self, arch: str) -> tuple[str, str]:
         """(image id, root device name); the image's architecture must match the instance's."""
@@ -222,8 +152,13 @@ class AwsRun:
         return image_id, image.get("RootDeviceName", "/dev/sda1")
 
     def presign(self, key: str, method: str) -> str:
-        seconds = max(60, int((self.deadline - utcnow()).total_seconds()) + 300)
-        return self.s3.generate_presigned_url(method, Params={"Bucket": self.bucket, "Key": key}, ExpiresIn=seconds)
+        """A URL for exactly `key` that expires at the run's deadline: an instance (or anyone who
+        reads its user-data) can use it until then, and never after."""
+        seconds = int((self.deadline - utcnow()).total_seconds())
+        if seconds < 1:
+            raise AwsError("the run's deadline passed before the instance was launched", hint="raise --max-bench-minutes")
+        return self.s3.generate_presigned_url(method, Params={"Bucket": self.bucket, "Key": key},
+                                              ExpiresIn=min(seconds, PRESIGN_MAX_SECONDS))
 
     def tags(self, label: str) -> list[dict[str, str]]:
         return [{"Key": TAG_MANAGED, "Value": "true"}, {"Key": TAG_RUN, "Value": self.run_id},
@@ -231,12 +166,14 @@ class AwsRun:
 
     def terminate_run(self) -> list[str]:
         """Terminate every instance carrying this run's tag: the last line of defence in `finally`."""
+        if not self.launch_attempted:
+            return []  # nothing can carry the tag: no call to AWS (which may be out of reach)
         ids = [i["InstanceId"] for r in self.ec2.describe_instances(Filters=[
             {"Name": f"tag:{TAG_RUN}", "Values": [self.run_id]},
-            {"Name": "instance-state-name", "Values": ["pending", "running", "stopping", "stopped"]}])["Reservations"]
-            for i in r["Instances"]]
+            {"Name": "instance-state-name", "Values": LIVE_STATES}])["Reservations"] for i in r["Instances"]]
         if ids:
             self.ec2.terminate_instances(InstanceIds=ids)
+            self.terminated.update(ids)
         return ids
 
 
@@ -247,7 +184,7 @@ class AwsTarget:
     exclusive = False  # instances run in parallel: booting overlaps with everything else
     run: AwsRun
     instance_type: str
-    job: dict[str, Any]
+    job: dict[str, Any]  # as the instance reads it (AwsRun.ship)
     label: str
     price_per_hour: float
     arch: str = "x86_64"
@@ -259,6 +196,7 @@ class AwsTarget:
     state: str = "pending"
     state_reason: str = ""
     log_tail: str = ""
+    launch_requested: bool = False  # run_instances was called: an instance may exist even without an answer
     _result: BenchResult | None = field(default=None, repr=False)
 
     @property
@@ -277,7 +215,11 @@ class AwsTarget:
 
     def start(self) -> None:
         s = self.run.settings
-        self.run.prepare()
+        try:
+            self.run.prepare()
+        except AwsError as exc:
+            self.error, self.state = exc.message, "failed"
+            return
         try:
             image_id, root_device = self.run.ami_for(self.arch)
             self.run.s3.put_object(Bucket=self.run.bucket, Key=self.keys["job"], Body=json.dumps(self.job).encode())
@@ -301,11 +243,12 @@ class AwsTarget:
             if s.purchase == "spot":
                 params["InstanceMarketOptions"] = {"MarketType": "spot", "SpotOptions": {
                     "SpotInstanceType": "one-time", "InstanceInterruptionBehavior": "terminate"}}
+            self.run.launch_attempted = self.launch_requested = True
             response = self.run.ec2.run_instances(**params)
         except InputError:
             raise
         except Exception as exc:  # noqa: BLE001 - a failed launch is this target's result, not a crash
-            self.error, self.state = launch_error(exc, self.instance_type, s), "failed"
+            self.error, self.state = launch_error(exc, self.instance_type, s.region, s.purchase), "failed"
             return
         self.instance_id = response["Instances"][0]["InstanceId"]
         self.launched_at, self.state = utcnow(), "booting"
@@ -318,8 +261,11 @@ class AwsTarget:
         try:
             self.run.s3.head_object(Bucket=self.run.bucket, Key=self.keys[key])
             return True
-        except ClientError:
-            return False
+        except ClientError as exc:
+            # S3 answers a HEAD of a missing key with 403 to whoever may not list the bucket
+            if exc.response.get("Error", {}).get("Code") in ("404", "NoSuchKey", "NotFound", "403"):
+                return False
+            raise  # not an answer: the session tries again
 
     def poll(self) -> TargetStatus:
         """pending | booting | running | done | failed | terminated"""
@@ -328,7 +274,8 @@ class AwsTarget:
     def _poll_state(self) -> str:
         if self.state in ("done", "failed", "terminated") or self.instance_id is None:
             return self.state
-        if self._has("result"):
+        has_result = self._has("result")
+        if has_result and self._has("log"):  # the bootstrap uploads its log right after the result
             self.state = "done"
             return self.state
         reservations = self.run.ec2.describe_instances(InstanceIds=[self.instance_id])["Reservations"]
@@ -339,7 +286,7 @@ class AwsTarget:
         elif name == "running":
             self.state = "running"
         elif name in ("shutting-down", "terminated", "stopping", "stopped"):
-            if self._has("result"):  # uploaded just before it halted
+            if has_result or self._has("result"):  # uploaded just before it halted
                 self.state = "done"
             else:
                 self.state_reason = (instance.get("StateReason") or {}).get("Message", "")
@@ -351,44 +298,114 @@ class AwsTarget:
         if self._result is not None:
             return self._result
         if self.state == "done":
-            body = self.run.s3.get_object(Bucket=self.run.bucket, Key=self.keys["result"])["Body"].read()
-            self._result = BenchResult.from_dict(json.loads(body))
+            self._result = self._read_result()
             return self._result
         if self.error:
             message = self.error
         else:
-            self.log_tail = self._log_tail()
+            self.log_tail = self._log_excerpt()
             if self.terminated_by_us:
                 message = f"no result from {self.label}: stopped by the planner"
             else:
                 why = "terminated from outside (a spot interruption, or someone else)" if not self.log_tail else "the instance ended without a result"
                 message = f"no result from {self.label}: {why}" + (f" ({self.state_reason})" if self.state_reason else "")
             if self.log_tail:
-                message += f"\n--- last lines of the instance's log ---\n{self.log_tail}"
+                message += f"\n--- the instance's log ---\n{self.log_tail}"
+        return self._failed(message)
+
+    def _failed(self, message: str) -> BenchResult:
         return BenchResult(status="error", device="cuda" if self.job.get("device") == "cuda" else "cpu",
                            workload=self.job["spec"]["name"], message=message)
 
-    def _log_tail(self, lines: int = 20) -> str:
-        if not self._has("log"):
-            return ""
-        body = self.run.s3.get_object(Bucket=self.run.bucket, Key=self.keys["log"])["Body"].read().decode(errors="replace")
-        return "\n".join(body.strip().splitlines()[-lines:])
+    def _read_result(self) -> BenchResult:
+        """The uploaded result, read bounded; a truncated or malformed one is a failed result with
+        the instance's log. S3 errors raise (the session tries again)."""
+        from planner.journal import result_problems  # the checks a journaled result is held to
+
+        body = self.run.s3.get_object(Bucket=self.run.bucket, Key=self.keys["result"])["Body"].read(RESULT_MAX_BYTES + 1)
+        try:
+            data = json.loads(body)
+            problem = next(iter(result_problems(self.label, data)), None)
+        except ValueError as exc:
+            problem = f"not JSON ({exc})"
+        if problem is None and len(body) <= RESULT_MAX_BYTES:
+            return BenchResult.from_dict(data)
+        size = f"more than {RESULT_MAX_BYTES} bytes" if len(body) > RESULT_MAX_BYTES else f"{len(body)} bytes"
+        log = self._log_excerpt()
+        return self._failed(f"the result {self.label} uploaded is unreadable: {problem} ({size}); the upload was cut "
+                            f"short, or the bench was killed while writing it"
+                            + (f"\n--- the instance's log ---\n{log}" if log else " (and the instance uploaded no log)"))
+
+    def _log_excerpt(self) -> str:
+        """The first and the last LOG_EXCERPT_LINES lines of the instance's log ('' when there is none)."""
+        try:
+            if not self._has("log"):
+                return ""
+            body = self.run.s3.get_object(Bucket=self.run.bucket, Key=self.keys["log"])["Body"].read(RESULT_MAX_BYTES)
+        except Exception as exc:  # noqa: BLE001 - the log only explains; its absence must not hide the result
+            return f"(the instance's log could not be read: {type(exc).__name__})"
+        lines = body.decode(errors="replace").strip().splitlines()
+        if len(lines) <= 2 * LOG_EXCERPT_LINES:
+            return "\n".join(lines)
+        skipped = len(lines) - 2 * LOG_EXCERPT_LINES
+        return "\n".join([*lines[:LOG_EXCERPT_LINES], f"... ({skipped} lines) ...", *lines[-LOG_EXCERPT_LINES:]])
+
+    # ------------------------------------------------------------------ ending
+
+    def _find_lost_instance(self) -> None:
+        """The instance of a launch whose answer never arrived (a signal or a lost connection during
+        run_instances), found by the tags it was launched with."""
+        if self.instance_id is None and self.launch_requested:
+            found = [i["InstanceId"] for r in self.run.ec2.describe_instances(Filters=[
+                {"Name": f"tag:{TAG_RUN}", "Values": [self.run.run_id]},
+                {"Name": "tag:Name", "Values": [f"cloud-planner {self.label}"]},
+                {"Name": "instance-state-name", "Values": LIVE_STATES}])["Reservations"] for i in r["Instances"]]
+            self.instance_id = found[0] if found else None
+            self.launch_requested = bool(found)  # looked: nothing of this launch is running
 
     def terminate(self) -> None:
-        """Terminate the instance (idempotent). A finished one is terminated too: it would halt by
-        itself, but every second until then is billed."""
-        if self.instance_id is None or self.state == "terminated":
+        """Terminate the instance (idempotent; raises when AWS refuses or cannot be reached, and the
+        session tries again). A finished one is terminated too: it would halt by itself, but every
+        second until then is billed."""
+        self._find_lost_instance()
+        if self.instance_id is None or self.instance_id in self.run.terminated:
             return
         if self.state not in ("done", "failed"):
             self.terminated_by_us, self.state = True, "terminated"
         self.run.ec2.terminate_instances(InstanceIds=[self.instance_id])
+        self.run.terminated.add(self.instance_id)
         self.ended_at = self.ended_at or utcnow()
+
+    def abandon(self, reason: str) -> None:
+        self.error = reason  # before terminating, which may raise
+        self.terminate()
 
     def expire(self) -> None:
         """The run's deadline passed without a result: terminate; collect() says why."""
-        self.terminate()
         minutes = self.run.settings.max_bench_minutes
-        self.error = f"no result from {self.label} within {minutes:g} minutes (--max-bench-minutes); terminated"
+        self.abandon(f"no result from {self.label} within {minutes:g} minutes (--max-bench-minutes); the planner "
+                     f"stopped waiting and terminated it")
+
+    def leftover(self) -> dict[str, Any] | None:
+        """The instance, when no terminate reached it and AWS does not say it is gone."""
+        try:
+            self._find_lost_instance()
+        except Exception:  # noqa: BLE001 - an instance that may exist but cannot be found is still named below
+            pass
+        if self.launch_requested and self.instance_id is None:
+            return {"label": self.label, "instance_id": "(unknown: the launch's answer was lost)", "instance_type":
+                    self.instance_type, "region": self.run.settings.region, "run_id": self.run.run_id,
+                    "expires_at": iso(self.run.expires_at)}
+        if self.instance_id is None or self.instance_id in self.run.terminated:
+            return None
+        try:
+            found = self.run.ec2.describe_instances(InstanceIds=[self.instance_id])["Reservations"]
+            if found and found[0]["Instances"][0]["State"]["Name"] in GONE_STATES:
+                return None
+        except Exception:  # noqa: BLE001 - unknown counts as running: better named than forgotten
+            pass
+        return {"label": self.label, "instance_id": self.instance_id, "instance_type": self.instance_type,
+                "region": self.run.settings.region, "run_id": self.run.run_id, "expires_at": iso(self.run.expires_at)}
 
     def cost_so_far(self, now: dt.datetime | None = None) -> float:
         if self.launched_at is None:

@@ -3,7 +3,8 @@
 A subprocess, not a function call: the measurement runs in a fresh interpreter exactly as it will on
 a rented instance (`python -m runner.bench job.json result.json`), its peak RSS is its own, and a
 hung or crashed workload cannot take the planner down. Implements the target protocol shared with
-the AWS target (runner/target.py): start, poll, collect, terminate.
+the AWS target (runner/target.py): start, poll, collect, terminate. Every child the planner starts
+here runs under runner/lifeline.py: it dies with the planner, also when the planner is SIGKILLed.
 
 The parent also times the process from outside, which the bench cannot do from inside: its whole
 life (spawn to exit, `process_seconds`) and its exit after the result is written
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from runner.bench.result import BenchResult
+from runner.lifeline import PARENT_ENV
 from runner.target import TargetStatus
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
@@ -34,11 +36,18 @@ DESCRIBE_MEMORY_BYTES = 6 * 2**30  # address space of the describing child: torc
 
 
 def child_env() -> dict[str, str]:
-    """The environment of a child that runs `runner.bench`: this package importable, unbuffered."""
+    """The environment of a child that runs `runner.bench`: this package importable, unbuffered,
+    and this process named as the parent it dies with (runner/lifeline.py)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_ROOT), env.get("PYTHONPATH")]))
     env["PYTHONUNBUFFERED"] = "1"
+    env[PARENT_ENV] = str(os.getpid())
     return env
+
+
+def child_command(module: str, *args: str) -> list[str]:
+    """`python -m MODULE ARGS...` in a child that dies with this process."""
+    return [sys.executable, "-m", "runner.lifeline", module, *args]
 
 
 class DescribeError(Exception):
@@ -56,7 +65,7 @@ def describe_model(model: dict[str, Any], timeout: float = DESCRIBE_TIMEOUT_SECO
         path.write_text(json.dumps(model))
         # the child limits its own memory first thing (a preexec_fn is unsafe in a threaded planner: the TUI)
         env = {**child_env(), "PLANNER_MEMORY_LIMIT_BYTES": str(memory_bytes)}
-        proc = subprocess.Popen([sys.executable, "-m", "runner.bench.describe", str(path)], stdout=subprocess.PIPE,
+        proc = subprocess.Popen(child_command("runner.bench.describe", str(path)), stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
         try:
             out, err = proc.communicate(timeout=timeout)
@@ -105,6 +114,7 @@ class LocalTarget:
         self._log_lines: list[str] = []
         self.last_event: dict[str, Any] = {}
         self.terminated = False
+        self.abandoned: str | None = None  # why the session stopped waiting, if it did
         # perf_counter marks for the process's own wall time: spawn, the bench's last line, stdout EOF (= exit)
         self._spawned_at: float | None = None
         self._done_at: float | None = None
@@ -116,7 +126,7 @@ class LocalTarget:
         env = child_env()
         self._spawned_at = time.perf_counter()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "runner.bench", str(self.job_path), str(self.result_path)],
+            child_command("runner.bench", str(self.job_path), str(self.result_path)),
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
             start_new_session=True,  # our own process group: terminate() takes the whole tree
         )
@@ -179,7 +189,8 @@ class LocalTarget:
             return result
         tail = "\n".join(self._log_lines[-15:])
         code = self.proc.returncode if self.proc else None
-        reason = "terminated" if self.terminated else f"the bench process exited with code {code} and wrote no result"
+        reason = (self.abandoned or "terminated") if self.terminated or self.abandoned else \
+            f"the bench process exited with code {code} and wrote no result"
         return BenchResult(status="error", device=str(self.job.get("device", "cpu")), workload=self.job["spec"]["name"],
                            message=f"{reason}\n{tail}".strip())
 
@@ -192,11 +203,19 @@ class LocalTarget:
             except (ProcessLookupError, subprocess.TimeoutExpired):
                 try:
                     os.killpg(self.proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
+                    self.proc.wait(5)
+                except (ProcessLookupError, subprocess.TimeoutExpired):
                     pass
 
     def expire(self) -> None:
+        self.abandon("terminated")
+
+    def abandon(self, reason: str) -> None:
+        self.abandoned = reason
         self.terminate()
+
+    def leftover(self) -> dict[str, Any] | None:
+        return None  # SIGKILL to the bench's process group cannot fail, and nothing here bills
 
     def cost_so_far(self, now: dt.datetime | None = None) -> float:
         return 0.0  # this machine's price is a plan option (--local-price), not a bench cost

@@ -32,7 +32,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     service = PlannerService()
     spec = service.load(args.spec)
     out_file = check_out_file(args.out) if args.out is not None else None  # before the bench, not after it
-    options = BenchOptions(device=args.device, seconds=args.seconds, sweep=args.sweep, threads=args.threads)
+    options = BenchOptions(device=args.device, seconds=args.seconds, sweep=args.sweep, threads=args.threads,
+                           processes=args.processes)
     with progress() as on_progress:
         result = service.bench(spec, options, on_progress=on_progress)
     data = bench_json(result)
@@ -113,6 +114,9 @@ def add_parsers(sub) -> None:
                    help=ranged("--seconds", "time budget of the measurement (default 10)"))
     p.add_argument("--sweep", action="store_true", help="also measure throughput at 1/4x to 16x the batch size (advice)")
     p.add_argument("--threads", type=flag("--threads"), help=ranged("--threads", "torch CPU threads (default: torch's choice)"))
+    p.add_argument("--processes", type=flag("--processes"), default=1,
+                   help=ranged("--processes", "data-parallel processes under torchrun (DistributedDataParallel: gloo "
+                               "on CPU, NCCL with one GPU each on CUDA); the batch is split evenly (default 1)"))
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--out", metavar="FILE", help="also write the full result JSON to FILE")
     p.set_defaults(handler=cmd_bench)

@@ -37,14 +37,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     err = stderr()
 
     def on_result(label: str, data: dict[str, Any]) -> None:
+        from rich.markup import escape  # a message may quote a log ("[planner 12:00:00] ...")
+
         if data.get("status") == "ok":
-            err.print(f"[green]measured[/] {label}: {seconds_text(data['step_seconds'])}/step on {data.get('device_name', '')}", highlight=False)
+            err.print(f"[green]measured[/] {label}: {seconds_text(data['step_seconds'])}/step on "
+                      f"{escape(str(data.get('device_name', '')))}", highlight=False)
         else:
-            err.print(f"[red]{data.get('status')}[/] {label}: {data.get('message', '')}", highlight=False)
+            err.print(f"[red]{data.get('status')}[/] {label}: {escape(str(data.get('message', '')))}", highlight=False)
 
     def on_state(label: str, state: str, elapsed: float, cost: float) -> None:
         if label.startswith("aws-"):
             err.print(f"[{elapsed:5.0f} s] {label}: {state}  (${cost:.4f} so far)", highlight=False)
+
+    def on_notice(label: str, text: str) -> None:
+        err.print(f"{label}: {text}" if label else text, style="yellow", markup=False, highlight=False, soft_wrap=True)
 
     def on_choices(choices: list) -> None:
         chosen = [c for c in choices if c.benchmark]
@@ -55,16 +61,51 @@ def cmd_run(args: argparse.Namespace) -> int:
             if not c.benchmark:
                 err.print(f"  - {c.target}: {c.reason}", highlight=False)
 
-    with progress() as on_progress:
-        callbacks = RunCallbacks(on_progress=on_progress, on_result=on_result, on_state=on_state, on_choices=on_choices)
-        doc, _journal, _session = service.run(spec, Path(args.spec).read_text(), targets, options,
-                                              BenchOptions(seconds=args.seconds), Path(args.out) if args.out else None,
-                                              callbacks, aws)
+    try:
+        with progress() as on_progress:
+            callbacks = RunCallbacks(on_progress=on_progress, on_result=on_result, on_state=on_state, on_choices=on_choices,
+                                     on_notice=on_notice)
+            doc, _journal, _session = service.run(spec, Path(args.spec).read_text(), targets, options,
+                                                  BenchOptions(seconds=args.seconds, processes=args.processes),
+                                                  Path(args.out) if args.out else None,
+                                                  callbacks, aws)
+    except KeyboardInterrupt as exc:  # SIGINT, SIGTERM, SIGHUP: everything the run started was terminated ...
+        _print_unterminated(getattr(exc, "unterminated_instances", []))  # ... or is named here
+        run_dir = getattr(exc, "run_dir", None)
+        err.print(f"interrupted ({getattr(exc, 'signal_name', 'SIGINT')})" + (
+            f": the results measured so far are in {run_dir}; `planner plan {run_dir}` plans from them" if run_dir else ""),
+            markup=False, highlight=False, soft_wrap=True)
+        return 128 + int(getattr(exc, "signum", 2))
     print_plan(doc, args.json, args.wide)
     if "bench_cost_usd" in doc:
         err.print(f"bench instances: about ${doc['bench_cost_usd']:.4f} billed (per-second, 60 s minimum each, root volume included)",
                   highlight=False)
-    return ExitCode.OK if doc["recommendation"]["target"] else ExitCode.RUNTIME_FAILURE
+    return _run_exit_code(doc)
+
+
+def _print_unterminated(instances: list[dict[str, Any]]) -> None:
+    err = stderr()
+    for left in instances:
+        err.print(f"NOT TERMINATED: {left.get('instance_id')} ({left.get('label')}) in {left.get('region')} is still "
+                  f"billing; it halts by its dead-man timer and is reaped after {left.get('expires_at')}. "
+                  f"Terminate it now: {left.get('reap_command')}", style="bold red", markup=False, highlight=False,
+                  soft_wrap=True)
+
+
+def _run_exit_code(doc: dict[str, Any]) -> int:
+    """0: everything measured and cleaned up; 3 (incomplete): an instance left running, or a plan
+    without some target that failed; 1: nothing to recommend."""
+    left, failed = doc.get("unterminated_instances") or [], doc.get("failed_targets") or []
+    _print_unterminated(left)
+    if left:
+        return ExitCode.INCOMPLETE
+    if not doc["recommendation"]["target"]:
+        return ExitCode.RUNTIME_FAILURE
+    if failed:
+        stderr().print(f"incomplete: {', '.join(failed)} failed (see above); the plan covers what was measured",
+                       markup=False, highlight=False)
+        return ExitCode.INCOMPLETE
+    return ExitCode.OK
 
 
 def cmd_estimate(args: argparse.Namespace) -> int:
@@ -135,6 +176,10 @@ def add_run_parser(sub) -> None:
     aws = p.add_argument_group("AWS targets")
     region_argument(aws)
     aws.add_argument("--purchase", choices=("on-demand", "spot"), default="on-demand")
+    aws.add_argument("--processes", type=flag("--processes"), default=1,
+                     help=ranged("--processes", "data-parallel processes on each AWS instance: its bench runs under "
+                                 "torchrun with DistributedDataParallel (NCCL, at most one per GPU); local targets "
+                                 "measure one (default 1)"))
     aws.add_argument("--ami", type=flag("--ami"), help="AMI id (default: the PyTorch Deep Learning AMI from its public SSM parameter)")
     aws.add_argument("--ami-type", type=flag("--ami-type"), default="oss-nvidia-driver-gpu-pytorch-2.9-ubuntu-24.04",
                      help="DLAMI type in /aws/service/deeplearning/ami/ARCH/TYPE/latest/ami-id")

@@ -7,11 +7,14 @@ torch, no files, no clock).
   cross-validated error on published measurements.
 - `constants`: the fitted constants, their sources, and the interval table.
 - `cpu`: CPU instances from their processor's facts relative to this machine's measurement.
+- `fabric`: a gradient all-reduce on an instance's GPU interconnect or across instances (NCCL's model).
+- `parallel`: a data-parallel (DDP) step on N GPUs: the per-GPU step, bucketed all-reduce, overlap.
 """
 
 from planner.predict.cpu import (
     CpuFacts, cpu_speed_ratio, parallel_fraction, physical_cores, predict_cpu, predict_cpu_unmeasured,
 )
+from planner.predict.fabric import Fabric, Interconnect, allreduce_seconds, fabric_for
 from planner.predict.gpu import (
     GpuSpec,
     Prediction,
@@ -21,8 +24,11 @@ from planner.predict.gpu import (
     predict_gpu,
     step_breakdown,
 )
+from planner.predict.parallel import ParallelPrediction, predict_data_parallel, scaling_note
 
 __all__ = [
-    "CpuFacts", "GpuSpec", "Prediction", "cpu_speed_ratio", "gpu_spec_from_row", "kernels_per_step", "math_mode",
-    "parallel_fraction", "physical_cores", "predict_cpu", "predict_cpu_unmeasured", "predict_gpu", "step_breakdown",
+    "CpuFacts", "Fabric", "GpuSpec", "Interconnect", "ParallelPrediction", "Prediction", "allreduce_seconds",
+    "cpu_speed_ratio", "fabric_for", "gpu_spec_from_row", "kernels_per_step", "math_mode", "parallel_fraction",
+    "physical_cores", "predict_cpu", "predict_cpu_unmeasured", "predict_data_parallel", "predict_gpu", "scaling_note",
+    "step_breakdown",
 ]

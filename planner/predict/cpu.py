@@ -95,28 +95,35 @@ def predict_cpu(local_step_seconds: float, local_threads: int, cores: int, train
 
 
 # --predict-only: no step of the workload was measured anywhere, so a CPU instance's step is built
-# from the work alone: the training FLOPs at a fraction of the processor's vector peak on its
-# cores, plus a per-kernel dispatch cost (eager PyTorch on a ~3 GHz core) that does not
-# parallelize. Both constants are fitted by benchmarks/cpu_unmeasured.py to this project's CPU
+# from the work alone, as a roofline on its cores: the training FLOPs at a fraction of the
+# processor's vector peak, or the bytes the step moves at its memory bandwidth per core, whichever
+# is longer, plus a per-kernel dispatch cost (eager PyTorch on a ~3 GHz core) that does not
+# parallelize. The constants are fitted by benchmarks/cpu_unmeasured.py to this project's CPU
 # measurements (the examples, 1 and 2 threads); one machine is a thin basis, hence the wider
 # interval. A measured local step (the relative model above) is always preferred.
 UNMEASURED_EFFICIENCY = 0.30
 UNMEASURED_DISPATCH_SECONDS = 25e-6
+UNMEASURED_MEMORY_GBPS_PER_CORE = 8.0  # when the processor's figure is not sourced
 UNMEASURED_UNCERTAINTY = 0.6
 
 
 def predict_cpu_unmeasured(train_flops_per_step: float, kernels: int, cores: int, target: CpuFacts | None,
                            precision: str = "fp32", efficiency: float = UNMEASURED_EFFICIENCY,
-                           dispatch_seconds: float = UNMEASURED_DISPATCH_SECONDS):
-    """A CPU step with nothing measured: FLOPs over `cores` of `target`'s vector peak x efficiency,
-    plus kernels x dispatch (scaled by clock). None without the processor's facts."""
+                           dispatch_seconds: float = UNMEASURED_DISPATCH_SECONDS, moved_bytes: float = 0.0,
+                           memory_gbps_per_core: float | None = None):
+    """A CPU step with nothing measured: max(FLOPs over `cores` of `target`'s vector peak x efficiency,
+    bytes over its memory bandwidth) plus kernels x dispatch (scaled by clock). None without the
+    processor's facts."""
     from planner.predict.gpu import Prediction
 
     if target is None:
         return Prediction(None, None, None, note="no sourced clock for this processor, and nothing measured here "
                                                  "to scale (run without --predict-only)")
+    cores = max(1, cores)
     peak = target.clock_ghz * 1e9 * target.flops_per_cycle(precision)
-    step = kernels * dispatch_seconds * 3.0 / target.clock_ghz + train_flops_per_step / (max(1, cores) * peak * efficiency)
+    bandwidth = (memory_gbps_per_core or target.memory_gbps_per_core or UNMEASURED_MEMORY_GBPS_PER_CORE) * 1e9
+    work = max(train_flops_per_step / (cores * peak * efficiency), moved_bytes / (cores * bandwidth))
+    step = kernels * dispatch_seconds * 3.0 / target.clock_ghz + work
     rel = UNMEASURED_UNCERTAINTY
     return Prediction(step, step * (1 - rel), step * (1 + rel),
                       note="predicted from the work alone (nothing measured here): +-60%")

@@ -145,39 +145,58 @@ def _step_kernels(layers: list[Layer], optimizer: str, precision: str) -> dict[s
     return {"model": model, "optimizer": update}
 
 
+def layer_bytes(layer: Layer, batch: int, act_bytes: int) -> float:
+    """Bytes one training step moves through memory for `layer` (forward and backward)."""
+    if layer.moved_elems is not None:
+        return layer.moved_elems * batch * act_bytes + (layer.fixed_elems or 0.0) * FP32
+    # activations in and out, forward and backward (~3 passes); weights read twice, gradients written
+    return 3.0 * 2 * layer.activation_elems * batch * act_bytes + 3.0 * layer.params * FP32
+
+
+def step_bytes(layers: list[Layer], batch: int, precision: str, optimizer: str) -> float:
+    """Bytes one whole training step moves: every layer, and the optimizer's update."""
+    params = sum(layer.params for layer in layers)
+    return sum(layer_bytes(layer, batch, ACT_BYTES[precision]) for layer in layers) + params * FP32 * OPTIMIZER_WORDS[optimizer]
+
+
+def layer_gpu_seconds(layer: Layer, gpu: GpuSpec, batch: int, precision: str,
+                      constants: DeviceConstants = DEFAULT) -> tuple[float, bool] | str:
+    """GPU seconds of one layer's forward and backward kernels at `batch`, and whether it is timed as
+    compute-bound; a note (str) when the GPU lacks the figures its math mode needs."""
+    bandwidth = gpu.bandwidth_gbps * 1e9 * constants.bandwidth_efficiency
+    ramp = constants.kernel_ramp_seconds
+    kernels = max(1, layer.kernels + layer.backward_kernel_count)
+    flops = layer.train_flops * batch
+    moved = layer_bytes(layer, batch, ACT_BYTES[precision])
+    mode = math_mode(layer.op_class, precision, gpu.arch)
+    per_kernel_memory = moved / kernels / bandwidth
+    if mode is None or flops <= 0:
+        return kernels * (per_kernel_memory + ramp), False
+    peak = gpu.peak_flops(mode)
+    if peak is None:
+        return f"no published {mode} figures for {gpu.name}: benchmark it"
+    per_kernel_compute = flops / kernels / (peak * constants.compute_efficiency(layer.op_class, mode, gpu.arch))
+    return kernels * (max(per_kernel_compute, per_kernel_memory) + ramp), True
+
+
 def step_breakdown(layers: list[Layer], gpu: GpuSpec, batch: int, precision: str, optimizer: str,
                    host_bytes_per_step: float = 0.0, accumulation: int = 1,
                    constants: DeviceConstants = DEFAULT) -> Prediction:
     """The point prediction and its parts (no interval); `step_seconds` is None when the GPU lacks
     the figures the precision needs."""
-    gen = gpu.arch
     bandwidth = gpu.bandwidth_gbps * 1e9 * constants.bandwidth_efficiency
-    act = ACT_BYTES[precision]
-    ramp = constants.kernel_ramp_seconds
     compute = memory = 0.0
     by_op: dict[str, float] = {}
     for layer in layers:
-        op = layer.op_class
-        kernels = max(1, layer.kernels + layer.backward_kernel_count)
-        flops = layer.train_flops * batch
-        if layer.moved_elems is not None:
-            moved = layer.moved_elems * batch * act + (layer.fixed_elems or 0.0) * FP32
-        else:  # activations in and out, forward and backward (~3 passes); weights read twice, gradients written
-            moved = 3.0 * 2 * layer.activation_elems * batch * act + 3.0 * layer.params * FP32
-        mode = math_mode(op, precision, gen)
-        per_kernel_memory = moved / kernels / bandwidth
-        if mode is None or flops <= 0:
-            seconds = kernels * (per_kernel_memory + ramp)
-            memory += seconds
-        else:
-            peak = gpu.peak_flops(mode)
-            if peak is None:
-                return Prediction(None, None, None, note=f"no published {mode} figures for {gpu.name}: benchmark it")
-            efficiency = constants.compute_efficiency(op, mode, gen)
-            per_kernel_compute = flops / kernels / (peak * efficiency)
-            seconds = kernels * (max(per_kernel_compute, per_kernel_memory) + ramp)
+        timed = layer_gpu_seconds(layer, gpu, batch, precision, constants)
+        if isinstance(timed, str):
+            return Prediction(None, None, None, note=timed)
+        seconds, compute_bound = timed
+        if compute_bound:
             compute += seconds
-        by_op[op] = by_op.get(op, 0.0) + seconds
+        else:
+            memory += seconds
+        by_op[layer.op_class] = by_op.get(layer.op_class, 0.0) + seconds
     params = sum(layer.params for layer in layers)
     kernels = _step_kernels(layers, optimizer, precision)
     update_bytes = params * FP32 * OPTIMIZER_WORDS[optimizer]
@@ -185,7 +204,7 @@ def step_breakdown(layers: list[Layer], gpu: GpuSpec, batch: int, precision: str
         update_bytes += params * FP32 * 2  # unscale the gradients
     if precision in ("bf16", "fp16"):  # weight casts: read fp32, write 16 bits, every forward
         memory += sum(layer.params for layer in layers if layer.op_class in COMPUTE) * (FP32 + 2) / bandwidth
-    optimizer_seconds = (update_bytes / bandwidth + kernels["optimizer"] * ramp) / max(1, accumulation)
+    optimizer_seconds = (update_bytes / bandwidth + kernels["optimizer"] * constants.kernel_ramp_seconds) / max(1, accumulation)
     by_op["optimizer"] = optimizer_seconds
     gpu_seconds = compute + memory + optimizer_seconds
     dispatched = kernels["model"] + kernels["optimizer"] / max(1, accumulation)

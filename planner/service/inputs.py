@@ -30,6 +30,7 @@ FLAGS: dict[str, Callable[[str], Any]] = {
     "--poll-seconds": units.POLL_SECONDS.parse,
     "--max-instances": units.MAX_INSTANCES.parse,
     "--threads": units.THREADS.parse,
+    "--processes": units.PROCESSES.parse,
     "--epochs": units.EPOCHS.parse,
     "--deadline": units.parse_duration,
     "--region": units.REGION.parse,

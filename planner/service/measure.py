@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from planner.errors import InputError, RunError
+from planner.units import PROCESSES
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
     from planner.footprint import Footprint
@@ -27,6 +28,7 @@ class BenchOptions:
     seconds: float = 10.0
     sweep: bool = False
     threads: int | None = None
+    processes: int = 1  # > 1: data-parallel under torchrun (DistributedDataParallel), the batch split evenly
 
 
 def torch_cuda_available() -> bool:
@@ -45,6 +47,18 @@ def check_device(device: str) -> None:
                          hint="use --device cpu (or auto), or run on a machine with an NVIDIA GPU and a CUDA build of torch")
 
 
+def check_processes(spec: WorkloadSpec, options: BenchOptions) -> None:
+    """Data-parallel benches split the batch evenly and measure one batch size."""
+    n = options.processes
+    if not PROCESSES.holds(n):
+        raise InputError(f"--processes: must be {PROCESSES.describe()}, got {n!r}")
+    if n > 1 and spec.batch_size % n:
+        raise InputError(f"--processes {n}: batch {spec.batch_size:,} does not split evenly over {n} processes",
+                         hint="choose a number of processes that divides train.batch_size")
+    if n > 1 and options.sweep:
+        raise InputError("--sweep measures one process: drop --sweep or --processes")
+
+
 LOCAL_BENCH_BUDGET_BYTES = 2 * 2**30  # a local bench holds at most this (or 90% of what is free)
 
 
@@ -56,7 +70,8 @@ def make_job(spec: WorkloadSpec, options: BenchOptions, fp: Footprint, batch_siz
     if batch_size and batch_size != fp.batch_size:
         fp = footprint(spec, list(fp.layers), batch_size)
     return {"spec": spec.to_job(), "device": options.device, "seconds": options.seconds, "sweep": options.sweep,
-            "threads": options.threads, "memory_estimate_bytes": bench_bytes(fp, spec), "batch_size": batch_size}
+            "threads": options.threads, "memory_estimate_bytes": bench_bytes(fp, spec), "batch_size": batch_size,
+            "processes": options.processes}
 
 
 def local_batch(spec: WorkloadSpec, fp: Footprint, available_bytes: int | None) -> int:
@@ -98,6 +113,7 @@ def bench(spec: WorkloadSpec, fp: Footprint, options: BenchOptions, workdir: Pat
     from runner.session import BenchSession
 
     check_device(options.device)
+    check_processes(spec, options)
     job = {**make_job(spec, options, fp, batch_size), **(extra or {})}
     with tempfile.TemporaryDirectory(prefix="planner-bench-") as tmp:
         target = LocalTarget(job, Path(workdir or tmp), label=label)

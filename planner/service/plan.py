@@ -1,7 +1,11 @@
 """Plan: measure targets (`planner run`), re-plan from a run journal (`planner plan`).
 
-`run_plan` measures every target, journaling each result the moment it arrives, then plans. Every
-instance it starts is terminated before it returns, also on Ctrl-C and SIGTERM (runner/session.py).
+`run_plan` measures every target, journaling each result the moment it arrives, then plans what was
+measured. Every instance it starts is terminated before it returns, also on Ctrl-C, SIGTERM and
+SIGHUP (runner/session.py); one that no terminate reached is named in the plan document
+(`unterminated_instances`: id, region, expiry and the `planner reap` command) and on the exception
+that stops a run (`unterminated_instances`, `run_dir`). AWS that cannot be used (no credentials,
+out of reach, an upload denied) fails the AWS targets, not the run.
 """
 
 from __future__ import annotations
@@ -12,9 +16,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from planner.errors import InputError
+from planner.errors import Cancelled, InputError, RunError
 from planner.service.documents import plan_document
-from planner.service.measure import BenchOptions, local_batch, local_devices, make_job, scaled_to_spec
+from planner.service.measure import BenchOptions, check_processes, local_batch, local_devices, make_job, scaled_to_spec
 from planner.service.settings import AwsOptions, PlanOptions, RunCallbacks, TargetChoice, resolve_objective
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
@@ -24,9 +28,10 @@ if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads i
 def preflight(aws_types: list[str], aws: AwsOptions, catalog) -> tuple[dict[str, float], dict[str, str], float]:
     """Prices, architectures and the worst-case bench cost; refuse before launching anything."""
     from pricing.catalog import hourly_price, instance_facts
-    from runner.aws import EXPIRY_GRACE_MINUTES, worst_case_bench_cost
+    from runner.aws import EXPIRY_GRACE_MINUTES, check_settings, worst_case_bench_cost
 
     s = aws.settings()
+    check_settings(s)
     if len(aws_types) > aws.max_instances:
         raise InputError(f"--targets: {len(aws_types)} AWS instances, more than --max-instances {aws.max_instances}",
                          hint="benchmark fewer instance types at once, or raise --max-instances")
@@ -110,7 +115,7 @@ class _Run:
         from runner.session import BenchSession
 
         return BenchSession(targets, on_state=self.cb.on_state, on_result=self.record, on_progress=self.cb.on_progress,
-                            cancel=self.cancel, backstops=backstops)
+                            cancel=self.cancel, backstops=backstops, on_notice=self.cb.on_notice)
 
     def local_targets(self) -> list:
         from planner.options import LOCAL
@@ -123,7 +128,7 @@ class _Run:
         for device in local_devices() if LOCAL in self.choice.targets else []:
             label = LOCAL.label(device)
             self.where[label] = (LOCAL, None, None)
-            job = make_job(self.spec, replace(self.bench, device=device), self.fp,
+            job = make_job(self.spec, replace(self.bench, device=device, processes=1), self.fp,  # --processes: AWS only
                            batch if batch != self.spec.batch_size else None)
             targets.append(LocalTarget(job, self.journal.path / "work", label))
         return targets
@@ -152,13 +157,31 @@ class _Run:
 
         prices, arches, _worst = priced
         aws_run = AwsRun(aws.settings(), self.run_id, session=self.service.aws_session)
-        job = make_job(self.spec, replace(self.bench, device="auto"), self.fp)  # CUDA where the instance has it
+        # CUDA where the instance has it; a custom model's code ships in the bundle (too big: InputError)
+        job = aws_run.ship(make_job(self.spec, replace(self.bench, device="auto"), self.fp))
         targets = []
         for itype in aws_types:
             target = Target("aws", itype)
             self.where[target.label()] = (target, aws.region, aws.purchase)
             targets.append(AwsTarget(aws_run, itype, job, target.label(), prices[itype], arches[itype]))
         return targets, [aws_run.terminate_run]
+
+
+def unterminated(session) -> list[dict[str, Any]]:
+    """What the session could not terminate, each with the command that will."""
+    return [{**left, "reap_command": f"planner reap --region {left['region']} --run-id {left['run_id']}"}
+            if "run_id" in left else dict(left) for left in session.unterminated]
+
+
+def _stopped(exc: BaseException, run: _Run, session) -> BaseException:
+    """The exception that ends a stopped run, carrying what the front ends must tell."""
+    left = unterminated(session) if session is not None else []
+    if isinstance(exc, Cancelled) and left:
+        names = ", ".join(f"{x['instance_id']} ({x['region']})" for x in left)
+        return RunError(f"cancelled, but {len(left)} instance(s) could not be terminated: {names}",
+                        hint="; ".join(dict.fromkeys(x["reap_command"] for x in left)))
+    exc.run_dir, exc.unterminated_instances = str(run.journal.path), left  # type: ignore[attr-defined]
+    return exc
 
 
 def run_plan(service, spec: WorkloadSpec, spec_text: str | None, choice: TargetChoice, options: PlanOptions,
@@ -169,6 +192,7 @@ def run_plan(service, spec: WorkloadSpec, spec_text: str | None, choice: TargetC
     that could change the decision (planner.decide.select_benchmarks), within the budget.
     Returns (plan document, journal, session)."""
     aws_types = choice.aws_types
+    check_processes(spec, bench)
     aws = aws or AwsOptions(region=options.region, purchase=options.purchase)
     catalog = service.catalog().frame if (aws_types or choice.auto) else None
     if catalog is not None:  # a region the price data lacks is refused before anything is measured
@@ -178,19 +202,29 @@ def run_plan(service, spec: WorkloadSpec, spec_text: str | None, choice: TargetC
     # refuse before anything is written or launched; `auto` prices again once it has chosen
     priced = preflight(aws_types, aws, catalog) if aws_types else None
     run = _Run(service, spec, spec_text, choice, options, bench, out, callbacks or RunCallbacks(), cancel)
-    targets = run.local_targets()
-    if choice.auto:
-        aws_types += [t for t in run.auto(targets, aws) if t not in aws_types]
-        targets = []
-        priced = preflight(aws_types, aws, catalog) if aws_types else None
-    backstops: list = []
-    if aws_types:
-        aws_targets, backstops = run.aws_targets(aws_types, aws, priced)
-        targets += aws_targets
-    session = run.session(targets, backstops)
-    session.run()
-    plan = plan_from_results(spec, run.journal.read_results(), options, catalog, run.fp.total_bytes)
+    session = None
+    try:
+        targets = run.local_targets()
+        if choice.auto:
+            aws_types += [t for t in run.auto(targets, aws) if t not in aws_types]
+            targets = []
+            priced = preflight(aws_types, aws, catalog) if aws_types else None
+        backstops: list = []
+        if aws_types:
+            aws_targets, backstops = run.aws_targets(aws_types, aws, priced)
+            targets += aws_targets
+        session = run.session(targets, backstops)
+        session.run()
+    except (KeyboardInterrupt, Cancelled) as exc:
+        stopped = _stopped(exc, run, session)
+        if stopped is exc:
+            raise
+        raise stopped from exc
+    results = run.journal.read_results()
+    plan = plan_from_results(spec, results, options, catalog, run.fp.total_bytes)
     doc = plan_document(spec, plan, options, run.journal.path)
+    doc["failed_targets"] = sorted(label for label, m in results.items() if m.result.status == "error")
+    doc["unterminated_instances"] = unterminated(session)
     if aws_types:
         doc["bench_cost_usd"] = session.billed_usd()
     if choice.auto:

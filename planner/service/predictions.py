@@ -17,12 +17,12 @@ from planner.spec import WorkloadSpec
 
 def hardware():
     """The device model's facts, read once at the edge: GPU and CPU spec tables, this machine's
-    processor, the calibration corrections."""
+    processor, the calibration corrections, the multi-GPU instances' interconnects."""
     from planner.calibration import corrections
     from planner.options import Hardware
-    from pricing.catalog import cpu_facts_by_family, gpu_specs_by_name, local_cpu_facts
+    from pricing.catalog import cpu_facts_by_family, gpu_specs_by_name, interconnects_by_type, local_cpu_facts
 
-    return Hardware(gpu_specs_by_name(), cpu_facts_by_family(), local_cpu_facts(), corrections())
+    return Hardware(gpu_specs_by_name(), cpu_facts_by_family(), local_cpu_facts(), corrections(), interconnects_by_type())
 
 
 def measured_candidates(results: dict[str, Any], options: PlanOptions, catalog=None,
@@ -157,8 +157,8 @@ def calibration_rows(service, journal_path: str | Path) -> list[dict[str, Any]]:
     rows = []
     for label, m in results.items():
         r = m.result
-        if r.status != "ok" or label == LOCAL.label("cpu"):
-            continue
+        if r.status != "ok" or label == LOCAL.label("cpu") or (r.processes or 1) > 1:
+            continue  # a data-parallel step says nothing about one device's model
         if r.device == "cuda":
             model = gpu_model(r.device_name, list(specs))
             if model is None:

@@ -110,3 +110,4 @@ class RunCallbacks:
     on_result: Callable[[str, dict[str, Any]], None] | None = None
     on_state: StateFn | None = None
     on_choices: Callable[[list], None] | None = None
+    on_notice: Callable[[str, str], None] | None = None  # (label or "", text): a retried fault, a deferred signal

@@ -8,7 +8,8 @@ Keys (also in the footer, the key panel `?` and the command palette `ctrl+p`): 1
 (F1-F5 from inside a text field too), e estimates, r runs (ctrl+r anywhere), c cancels, o opens a
 run, ctrl+s saves, f toggles form/YAML, ctrl+t the theme, ? the keys (esc closes), q quits — every
 quit path (q, ctrl+q, the palette) asks while a run is live or the spec has unsaved edits.
-Work runs in Textual thread workers; errors show with the CLI's text.
+Work runs in Textual thread workers; errors show with the CLI's text. Quitting, and the signals
+that quit, are planner/tui/quitting.py's.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from textual.widgets import Footer, Header, TabbedContent, TabPane
 
 from planner.service import PlannerService
 from planner.tui.commands import PANES, PlannerCommands
-from planner.tui.dialogs import ConfirmQuit, OpenRun
+from planner.tui.dialogs import OpenRun
 from planner.tui.instances import InstancesPane
-from planner.tui.messages import PlanShown, RunFinished, RunResult, SpecChanged, SpecLoaded, TargetsChanged
+from planner.tui.messages import EstimateDone, PlanShown, RunFinished, RunResult, SpecChanged, SpecLoaded, TargetsChanged
+from planner.tui.quitting import Quitting
 from planner.tui.results import ResultsPane
 from planner.tui.run import RunPane
 from planner.tui.targets import TargetsPane
@@ -33,7 +35,7 @@ FOCUS_ON_SHOW = {"workload": "#workload", "targets": "#catalog", "run": "#states
                  "instances": "#instance-table"}
 
 
-class PlannerApp(App):
+class PlannerApp(Quitting, App):
     TITLE = "cloud-planner"
     CSS_PATH = "app.tcss"
     COMMANDS = App.COMMANDS | {PlannerCommands}
@@ -56,19 +58,24 @@ class PlannerApp(App):
 
     def __init__(self, spec_path: str | None = None, service: PlannerService | None = None,
                  runs_dir: Path | None = None, bench_seconds: float = 10.0, region: str = "us-east-1",
-                 ami: str | None = None, estimate_seconds: float = 5.0, estimate_on_open: bool = True):
+                 ami: str | None = None, estimate_seconds: float = 5.0, estimate_on_open: bool = True,
+                 runs_folder: Path | None = None):
+        """`runs_dir`: the next run's journal (as `planner run --out`) while it is new or empty; other
+        runs journal in `runs_folder` (None: planner-runs/), where `o` looks for saved runs."""
         super().__init__()
         self.service = service or PlannerService()
         path = Path(spec_path) if spec_path else None
         self.open_at_start = str(path) if path is not None and path.is_dir() else None  # `planner tui RUN_DIR`
         self.spec_path = None if self.open_at_start else spec_path
-        self.runs_dir, self.bench_seconds, self.estimate_seconds = runs_dir, bench_seconds, estimate_seconds
+        self.runs_dir, self.runs_folder = runs_dir, runs_folder
+        self.bench_seconds, self.estimate_seconds = bench_seconds, estimate_seconds
         self.region, self.purchase, self.ami = region, "on-demand", ami
         self.spec = None
         self.spec_text = ""
         self.targets: list[str] = ["local"]
         self.estimate_on_open = estimate_on_open  # False: only `e` estimates (tests pin screens without a live bench)
         self._estimate_when_valid = False  # a spec was just opened: estimate it once it validates
+        self._run_after_estimate = False  # `r` while the estimate measured: run when it is done
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -86,9 +93,18 @@ class PlannerApp(App):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.route_signals()
         self.query_one("#workload").focus()
         if self.open_at_start:
             self.open_run(self.open_at_start)
+
+    @property
+    def run_pane(self) -> RunPane:
+        return self.query_one(RunPane)
+
+    @property
+    def workload_pane(self) -> WorkloadPane:
+        return self.query_one(WorkloadPane)
 
     # ------------------------------------------------------------------ panes and focus
 
@@ -140,6 +156,11 @@ class PlannerApp(App):
         else:
             self.results.estimate(self.spec, self.estimate_seconds)
 
+    def on_estimate_done(self, message: EstimateDone) -> None:
+        if self._run_after_estimate:
+            self._run_after_estimate = False
+            self.action_run()
+
     def on_plan_shown(self, message: PlanShown) -> None:
         options = message.doc.get("plan_options") or {}
         self.region, self.purchase = options.get("region", self.region), options.get("purchase", self.purchase)
@@ -156,15 +177,18 @@ class PlannerApp(App):
         if self.spec is None:
             self.notify("the spec is not valid yet: see the Workload pane", severity="error")
             return
-        if results.estimating:
-            self.notify("the estimate is still measuring this machine: run when it is done", severity="warning")
+        if results.estimating:  # two benches at once would disturb each other: the run waits
+            self._run_after_estimate = True
+            self.notify("the estimate is measuring this machine: the run starts when it is done")
             return
         try:
             options = results.plan_options()
         except Exception as exc:  # noqa: BLE001 - PlannerError or ValueError from the what-if fields
             self.notify(getattr(exc, "render", lambda: str(exc))(), severity="error")
             return
-        out = self.service.new_run_dir(self.spec.name, self.runs_dir)
+        out = self.runs_dir
+        if out is None or (Path(out).exists() and any(Path(out).iterdir())):
+            out = self.service.new_run_dir(self.spec.name, self.runs_folder)
         self.action_show("run")
         results.run_started(self.spec)
         run.start(self.spec, self.spec_text, list(self.targets), options, out)
@@ -173,6 +197,9 @@ class PlannerApp(App):
         self.results.run_result(message.label, message.data)
 
     def on_run_finished(self, message: RunFinished) -> None:
+        if self.quitting is not None:  # a quit waited for the run's cleanup: it is done
+            self._quit(self.quitting)
+            return
         self.results.run_finished(message.doc["run_dir"] if message.doc is not None else None)
         if message.doc is not None:
             self.action_show("results")
@@ -181,13 +208,13 @@ class PlannerApp(App):
         self.query_one(RunPane).action_cancel()
 
     def action_open_run(self) -> None:
-        folder = self.runs_dir or "planner-runs"
+        folder = self.runs_folder or "planner-runs"
 
         def opened(path: str | None) -> None:
             if path:
                 self.open_run(path)
 
-        self.push_screen(OpenRun(self.service.saved_runs(self.runs_dir), str(folder)), opened)
+        self.push_screen(OpenRun(self.service.saved_runs(self.runs_folder), str(folder)), opened)
 
     def open_run(self, run_dir: str) -> None:
         """Show a saved run: its plan (every instance it did not measure predicted) and its spec."""
@@ -204,7 +231,7 @@ class PlannerApp(App):
         self.results.open_run(str(path), spec)
         self.action_show("results")
 
-    # ------------------------------------------------------------------ editing, theme, quitting
+    # ------------------------------------------------------------------ editing, theme
 
     def action_save(self) -> None:
         self.query_one(WorkloadPane).save()
@@ -215,35 +242,3 @@ class PlannerApp(App):
 
     def action_toggle_theme(self) -> None:
         self.theme = "textual-light" if self.theme != "textual-light" else "textual-dark"
-
-    def quit_reasons(self) -> list[str]:
-        reasons = []
-        if self.query_one(RunPane).running:
-            reasons.append("A run is in progress: quitting cancels it and terminates every instance and process it started.")
-        if self.query_one(WorkloadPane).dirty:
-            reasons.append("The spec has unsaved edits (ctrl+s saves them).")
-        return reasons
-
-    async def action_quit(self) -> None:
-        """Every quit path comes here (q, ctrl+q, the palette's Quit): ask first when it would lose something."""
-        reasons = self.quit_reasons()
-        if not reasons:
-            self.exit()
-            return
-
-        def answer(quit_now: bool | None) -> None:
-            if quit_now:
-                self.run_worker(self._quit_after_run(), group="quit", exclusive=True)
-
-        self.push_screen(ConfirmQuit(reasons), answer)
-
-    async def _quit_after_run(self) -> None:
-        import asyncio
-
-        run = self.query_one(RunPane)
-        if run.running:
-            run.action_cancel()
-            self.notify("cancelling the run: terminating everything it started, then quitting ...")
-            while run.running:  # the run's own `finally` terminates every instance and process
-                await asyncio.sleep(0.1)
-        self.exit()

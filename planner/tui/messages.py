@@ -62,6 +62,11 @@ class PlanShown(Message):
 
 
 @dataclass
+class EstimateDone(Message):
+    """The estimate stopped measuring this machine (with a plan, or with an error)."""
+
+
+@dataclass
 class RunResult(Message):
     """One target's measurement arrived during a run (label -> result, as the journal has it)."""
 

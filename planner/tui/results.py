@@ -23,7 +23,7 @@ from textual.widgets import DataTable, Static
 from planner.errors import PlannerError
 from planner.tui.answers import Answers
 from planner.tui.chart import LEGEND, PlanChart
-from planner.tui.messages import PlanShown, WhatIfChanged
+from planner.tui.messages import EstimateDone, PlanShown, WhatIfChanged
 from planner.tui.plantable import PlanTable, notes
 from planner.tui.whatif import WhatIf
 
@@ -111,12 +111,14 @@ class ResultsPane(Vertical):
         self.estimating = False
         self._status("")
         self.app.notify(error, severity="error")
+        self.post_message(EstimateDone())
 
     def _estimated(self, spec, measured: dict[str, dict[str, Any]], doc: dict[str, Any]) -> None:
         self.estimating = False
         self.spec, self.results, self.run_dir = spec, measured, None
         self._status("")
         self.show(doc, fresh=True)
+        self.post_message(EstimateDone())
 
     def run_started(self, spec) -> None:
         """A run of `spec` began: its results will replace the estimate's rows (another spec: a new plan)."""

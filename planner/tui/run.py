@@ -12,6 +12,7 @@ import threading
 import time
 from typing import Any
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -162,6 +163,9 @@ class RunPane(Vertical):
         def on_progress(label: str, event: dict[str, Any]) -> None:
             call(self.set_progress, label, progress_text(event))
 
+        def on_notice(label: str | None, text: str) -> None:
+            call(self.log_line, f"{label}: {text}" if label else text)
+
         def on_result(label: str, data: dict[str, Any]) -> None:
             ok = data.get("status") == "ok"
             text = f"{label}: {data.get('status')}" + (f" {data['step_seconds'] * 1e3:.2f} ms/step" if ok and data.get("step_seconds")
@@ -172,7 +176,7 @@ class RunPane(Vertical):
 
         doc, error = None, None
         try:
-            callbacks = RunCallbacks(on_progress=on_progress, on_result=on_result, on_state=on_state)
+            callbacks = RunCallbacks(on_progress=on_progress, on_result=on_result, on_state=on_state, on_notice=on_notice)
             doc, _journal, _session = app.service.run(spec, spec_text, parse_targets(",".join(targets)), options,
                                                       BenchOptions(seconds=app.bench_seconds), out,
                                                       callbacks, aws, cancel=self.cancel_event)
@@ -185,14 +189,21 @@ class RunPane(Vertical):
         call(self.finished, doc, error)
 
     def finished(self, doc: dict[str, Any] | None, error: str | None) -> None:
+        from planner.report import unterminated_lines
+
         self.running = False
         for label, row in self.rows.items():
             if row["state"] not in FINISHED:
                 self.set_state(label, "cancelled" if error and error.startswith("cancelled") else "failed")
         self.query_one("#start", Button).disabled = False
         self.query_one("#cancel", Button).disabled = True
-        self.query_one("#run-status", Static).update(error.splitlines()[0] if error else f"done: {doc['run_dir']}")
+        failed = (doc or {}).get("failed_targets") or []
+        status = error.splitlines()[0] if error else f"done: {doc['run_dir']}" + (f" ({', '.join(failed)} failed)" if failed else "")
+        self.query_one("#run-status", Static).update(Text(status))
         self.log_line(error or f"done: journal {doc['run_dir']}")
+        for line in unterminated_lines((doc or {}).get("unterminated_instances") or []):
+            self.log_line(line)
+            self.app.notify(line, severity="error", timeout=60)  # still billing: said until read
         if error:
             self.app.notify(error, severity="error" if not error.startswith("cancelled") else "warning")
         self.refresh_bindings()

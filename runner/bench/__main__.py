@@ -1,5 +1,8 @@
 """`python -m runner.bench JOB.json RESULT.json`: run one job, write its result atomically.
 
+A job with "processes": N > 1 re-executes itself under `torchrun --nproc_per_node=N` (one rank per GPU
+on CUDA, gloo on CPU); rank 0 reports progress and writes the result (runner/bench/distributed.py).
+
 Progress goes to stdout as JSON lines ({"event": ...}) for the parent to show; the result file is
 always written, also when the workload fails (status "error", with the reason), so the caller
 never has to parse a traceback. Exit code 0 whenever a result was written.
@@ -20,11 +23,17 @@ def main(argv: list[str]) -> int:
     with open(job_path) as f:
         job = json.load(f)
 
+    from runner.bench.distributed import processes_for, relaunch, world
+
+    relaunch(argv, processes_for(job))  # several processes: exec torchrun, which runs this again per rank
+    rank = world()[0]
+
     from runner.bench.result import BenchResult
     from runner.bench.run import run_job
 
     def progress(event: dict) -> None:
-        print(json.dumps(event), flush=True)
+        if rank == 0:  # one voice: the other ranks run the same steps
+            print(json.dumps(event), flush=True)
 
     try:
         result = run_job(job, progress)
@@ -33,8 +42,9 @@ def main(argv: list[str]) -> int:
         result = BenchResult(status="error", device=str(job.get("device", "cpu")),
                              workload=job.get("spec", {}).get("name", ""),
                              message=f"the bench failed: {type(exc).__name__}: {exc}")
-    result.write(result_path)
-    print(json.dumps({"event": "done", "status": result.status}), flush=True)
+    if rank == 0:
+        result.write(result_path)
+        print(json.dumps({"event": "done", "status": result.status}), flush=True)
     return 0
 
 

@@ -61,6 +61,15 @@ class BenchResult:
     warnings: list[str] = field(default_factory=list)
     sweep: list[dict[str, Any]] = field(default_factory=list)
     step_seconds_windows: list[float] = field(default_factory=list)  # `mode: train`: mean step of each 1/20th of the run
+    # data-parallel runs (`processes` > 1, torchrun + DistributedDataParallel; batch_size is the global batch)
+    processes: int = 1
+    backend: str = ""  # "nccl" | "gloo"
+    step_seconds_no_sync: float | None = None  # the same step without the all-reduce (DDP no_sync)
+    step_cv_no_sync: float | None = None  # coefficient of variation of those steps (ranks wait for the slowest)
+    allreduce_share: float | None = None  # exposed all-reduce: 1 - no_sync step / step
+    allreduce_seconds: float | None = None  # one all_reduce of the gradients' bytes, none of it hidden
+    gradient_bytes: int | None = None
+    fabric: dict[str, Any] = field(default_factory=dict)  # the all-reduce probe: points, latency, bus bandwidth
     hostname: str = ""
     started_at: str = ""
     wall_seconds: float | None = None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
+import os
 import socket
 import time
 from typing import Any, Callable
@@ -151,6 +152,16 @@ def run_job(job: dict[str, Any], progress: Callable[[dict], None] | None = None)
     result.device_name = torch.cuda.get_device_name(device) if device.type == "cuda" else cpu_name()
     result.threads = torch.get_num_threads()
     if _does_not_fit(job, result, device):
+        return result
+    if int(job.get("processes") or 1) > 1 and "RANK" in os.environ:  # under torchrun (runner/bench/distributed.py)
+        from runner.bench.distributed import run_data_parallel
+
+        result = run_data_parallel(job, result, device, progress)
+        if device.type == "cuda":
+            result.peak_memory_bytes, result.peak_memory_kind = int(torch.cuda.max_memory_allocated()), "cuda_max_allocated"
+        else:
+            result.peak_memory_bytes, result.peak_memory_kind = peak_rss_bytes(), "process_peak_rss"
+        result.wall_seconds = time.perf_counter() - started
         return result
     if device.type == "cuda":
         torch.cuda.reset_peak_memory_stats(device)

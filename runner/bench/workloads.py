@@ -170,10 +170,11 @@ def loss_function(task: str) -> Callable[[torch.Tensor, torch.Tensor], torch.Ten
 
 
 def build(job: dict[str, Any], device: torch.device, batch_size: int | None = None, seed: int = 0,
-          whole_dataset: bool = False) -> Workload:
+          whole_dataset: bool = False, wrap: Callable[[nn.Module], nn.Module] | None = None) -> Workload:
     """Model, optimizer, data and the step closure for `job` on `device`. The data is a bounded
     pool of batches (runner/bench/data.py); `whole_dataset` holds every sample, as a real run does
-    (`planner validate`'s training run)."""
+    (`planner validate`'s training run). `wrap` wraps the model once it is on the device
+    (runner/bench/distributed.py: DistributedDataParallel)."""
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     m, data, train = job["model"], job["data"], job["train"]
@@ -186,6 +187,8 @@ def build(job: dict[str, Any], device: torch.device, batch_size: int | None = No
     if amp_dtype is not None and device.type == "cpu" and not _cpu_autocast_ok(amp_dtype):
         raise WorkloadError(f"train.precision: {precision} autocast is not supported on CPU by torch {torch.__version__}; use bf16 or fp32")
     model = build_model(m).to(device)
+    if wrap is not None:
+        model = wrap(model)
     model.train()
     optimizer = make_optimizer(train.get("optimizer", "adam"), model.parameters(), float(train.get("learning_rate", 1e-3)))
     pool = build_pool(job, device, batch, gen, whole_dataset)

@@ -142,3 +142,22 @@ def test_cli_infra_status_without_a_stack_in_moto_server(tmp_path):
         assert r.code == 0 and "deleted" in r.err
     finally:
         server.stop()
+
+
+def test_the_user_policy_checks_the_guards_iam_can_and_covers_spot():
+    statements = {s["Sid"]: s for s in infra.user_policy()["Statement"]}
+    launch = statements["LaunchOnlyGuardedPlannerInstances"]["Condition"]
+    assert launch["StringEquals"] == {"aws:RequestTag/planner:managed": "true", "ec2:MetadataHttpTokens": "required"}
+    assert launch["Null"] == {"ec2:InstanceProfile": "true"}  # no role on the instance
+    assert statements["LaunchOnlyEncryptedVolumes"]["Condition"] == {"Bool": {"ec2:Encrypted": "true"}}
+    # every resource a planner launch touches, on-demand or spot (InstanceMarketOptions makes a spot request)
+    run_resources = {r.split(":")[-1].split("/")[0] for s in statements.values() if s["Action"] == "ec2:RunInstances"
+                     for r in ([s["Resource"]] if isinstance(s["Resource"], str) else s["Resource"])}
+    assert run_resources == {"instance", "volume", "image", "subnet", "network-interface", "security-group",
+                             "spot-instances-request"}
+    spot_role = statements["SpotServiceLinkedRoleOnce"]
+    assert spot_role["Action"] == "iam:CreateServiceLinkedRole"
+    assert spot_role["Condition"] == {"StringEquals": {"iam:AWSServiceName": "spot.amazonaws.com"}}
+    actions = {a for s in statements.values() for a in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"])}
+    assert "iam:PassRole" not in actions  # no role can be attached to an instance
+    assert "ec2:DescribeInstanceAttribute" not in actions  # planner users need not read user-data (its URLs)

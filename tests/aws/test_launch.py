@@ -156,7 +156,8 @@ def test_too_many_instances_refused(aws):
 
 
 def test_an_instance_that_never_reports_is_terminated_at_the_deadline(aws):
-    run = new_run(aws, minutes=0.02)  # 1.2 s
+    run = new_run(aws, minutes=0.02)  # 1.2 s ...
+    run.deadline = dt.datetime.now(dt.timezone.utc) + dt.timedelta(seconds=1.2)  # ... from now: moto took its time to prepare
     t = AwsTarget(run, "c7i.xlarge", JOB, "aws-c7i.xlarge", 0.1785)
     results = BenchSession([t], backstops=[run.terminate_run]).run()
     assert "no result from aws-c7i.xlarge within 0.02 minutes" in results["aws-c7i.xlarge"].message
@@ -189,7 +190,9 @@ def test_a_result_is_collected_and_journaled_once(aws):
     t = AwsTarget(run, "c7i.xlarge", JOB, "aws-c7i.xlarge", 0.1785)
     t.start()
     s3 = boto3.client("s3", region_name="us-east-1")
-    s3.put_object(Bucket=run.bucket, Key=t.keys["result"], Body=json.dumps({"status": "ok", "device": "cpu", "step_seconds": 0.01}).encode())
+    result = {"status": "ok", "device": "cpu", "step_seconds": 0.01, "step_seconds_ci_low": 0.009, "step_seconds_ci_high": 0.011}
+    s3.put_object(Bucket=run.bucket, Key=t.keys["result"], Body=json.dumps(result).encode())
+    s3.put_object(Bucket=run.bucket, Key=t.keys["log"], Body=b"[planner] bench exited with status 0\n")  # right after it
     seen = []
     results = BenchSession([t], on_result=lambda label, r: seen.append(label), backstops=[run.terminate_run]).run()
     assert seen == ["aws-c7i.xlarge"] and results["aws-c7i.xlarge"].step_seconds == 0.01

@@ -1,88 +1,21 @@
 """End to end against moto's server mode: `planner run` in a subprocess launches instances, a test
 thread plays each instance by running its real user-data (real curl, real bench on CPU, a shutdown
 stub that terminates the instance through moto), and afterwards nothing is left running. Also: no
-one plays (collection time-out), a crashing bench, SIGINT / SIGTERM mid-run, and SIGKILL + reap."""
+one plays (collection time-out), a crashing bench, SIGINT / SIGTERM mid-run, and SIGKILL + reap.
+(The fault table of issue 15 is tests/aws/test_faults_server.py; that the local bench dies with a
+SIGKILLed planner is tests/runner/test_session_lifeline.py.)"""
 
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
-import time
-from pathlib import Path
 
 import pytest
-from moto.server import ThreadedMotoServer
 
-from tests.aws.helpers import FAKE_ENV, Player, ec2, free_port, live_instances, x86_ami
+from tests.aws.helpers import ec2, live_instances, played_run, run_id, start_planner, wait_for_instances
 from tests.conftest import ROOT
-
-SPEC = ("name: e2e-mlp\nmodel: {kind: mlp, input_size: 4, hidden: [16], outputs: 1}\n"
-        "data: {samples: 1024}\ntrain: {batch_size: 128, epochs: 20}\n")
-
-
-@pytest.fixture(scope="module")
-def endpoint():
-    port = free_port()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    yield f"http://127.0.0.1:{port}"
-    server.stop()
-
-
-@pytest.fixture
-def env(endpoint, tmp_path):
-    return {**os.environ, **FAKE_ENV, "AWS_ENDPOINT_URL": endpoint, "PLANNER_CACHE_DIR": str(tmp_path / "cache"),
-            "COLUMNS": "140", "PYTHONUNBUFFERED": "1"}
-
-
-def start_planner(env, tmp_path, targets: str, *extra: str) -> tuple[subprocess.Popen, Path]:
-    spec = tmp_path / "spec.yaml"
-    spec.write_text(SPEC)
-    out = tmp_path / "run"
-    ami = x86_ami(ec2(env["AWS_ENDPOINT_URL"]))
-    cmd = [sys.executable, "-m", "planner.cli", "run", str(spec), "--targets", targets, "--ami", ami, "--seconds", "1",
-           "--poll-seconds", "0.3", "--out", str(out), *extra]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    return proc, out
-
-
-def played_run(endpoint, env, tmp_path, targets: str, *extra: str, timeout: float = 180, **player_options):
-    """`planner run` to the end while a thread plays its instances. Returns (process, stdout, stderr,
-    run dir, player)."""
-    player = Player(endpoint, tmp_path / "instances", **player_options)
-    player.start()
-    try:
-        proc, out = start_planner(env, tmp_path, targets, *extra)
-        stdout, stderr = proc.communicate(timeout=timeout)
-    finally:
-        player.stop.set()
-    return proc, stdout, stderr, out, player
-
-
-def run_id(out: Path, timeout: float = 60) -> str:
-    """The run's id, from its journal (written before anything is launched)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            return json.loads((out / "run.json").read_text())["run_id"]
-        except (OSError, ValueError, KeyError):
-            time.sleep(0.1)
-    raise AssertionError(f"{out}/run.json never appeared")
-
-
-def wait_for_instances(endpoint: str, out: Path, count: int, timeout: float = 60) -> list[dict]:
-    rid = run_id(out, timeout)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = [i for i in live_instances(ec2(endpoint), rid) if i["State"]["Name"] == "running"]
-        if len(found) >= count:
-            return found
-        time.sleep(0.2)
-    raise AssertionError(f"{count} instances of {rid} never ran")
-
 
 def test_planner_collects_results_from_played_instances_and_leaves_nothing_running(endpoint, env, tmp_path):
     proc, stdout, stderr, out, player = played_run(endpoint, env, tmp_path, "local,aws:c7i.xlarge,aws:g4dn.xlarge", "--json", "--max-bench-minutes", "5", timeout=420)

@@ -33,9 +33,11 @@ def test_a_local_bench_and_an_instance_run_through_the_same_protocol(aws_session
 
     def on_state(label: str, state: str, _elapsed: float, _cost: float) -> None:
         states.append((label, state))
-        if label == remote.label and state in ("booting", "running"):  # launched: the instance "uploads" its result
-            s3.put_object(Bucket=run.bucket, Key=remote.keys["result"],
-                          Body=json.dumps({"status": "ok", "device": "cpu", "step_seconds": 0.02}).encode())
+        if label == remote.label and state in ("booting", "running"):  # launched: the instance "uploads" its result and log
+            result = {"status": "ok", "device": "cpu", "step_seconds": 0.02, "step_seconds_ci_low": 0.019,
+                      "step_seconds_ci_high": 0.021}
+            s3.put_object(Bucket=run.bucket, Key=remote.keys["result"], Body=json.dumps(result).encode())
+            s3.put_object(Bucket=run.bucket, Key=remote.keys["log"], Body=b"[planner] bench exited with status 0\n")
 
     targets: list[Target] = [local, remote]
     results = BenchSession(targets, on_state=on_state, on_result=lambda label, r: journal.append(label),

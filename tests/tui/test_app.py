@@ -130,3 +130,20 @@ def test_cancel_stops_the_run_and_leaves_nothing_running(spec_file, tmp_path):
             assert left == []  # the bench process was terminated
 
     asyncio.run(scenario())
+
+
+def test_r_while_the_estimate_measures_runs_once_it_is_done(spec_file, tmp_path):
+    async def scenario():
+        app = PlannerApp(str(spec_file), runs_dir=tmp_path / "runs", bench_seconds=1, estimate_seconds=2)
+        async with app.run_test(size=(120, 40)) as pilot:
+            results, run = app.query_one(ResultsPane), app.query_one(RunPane)
+            await wait_for(pilot, lambda: results.estimating, timeout=30)
+            app.targets = ["local"]
+            await pilot.press("r")
+            assert not run.running  # two benches at once would disturb each other
+            await wait_for(pilot, lambda: run.running, timeout=60)
+            assert not results.estimating and results.doc is not None  # it started once the estimate was done
+            await wait_for(pilot, lambda: not run.running and results.run_dir is not None, timeout=120)
+            assert (tmp_path / "runs" / "plan.json").exists()  # runs_dir: the run's journal, as `planner run --out`
+
+    asyncio.run(scenario())

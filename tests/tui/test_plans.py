@@ -47,7 +47,7 @@ def test_the_picker_lists_the_runs_folder_and_opens_the_chosen_run(tmp_path):
     (runs / "not-a-run").mkdir()
 
     async def scenario():
-        app = PlannerApp(None, runs_dir=runs)
+        app = PlannerApp(None, runs_folder=runs)
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.press("f4", "o")
             await pilot.pause(0.3)

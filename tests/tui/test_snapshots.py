@@ -29,7 +29,7 @@ def deterministic(monkeypatch, tmp_path):
 
 
 def app() -> PlannerApp:
-    return PlannerApp(SPEC, runs_dir=FIXTURES.relative_to(ROOT), estimate_on_open=False)  # relative: any checkout
+    return PlannerApp(SPEC, runs_folder=FIXTURES.relative_to(ROOT), estimate_on_open=False)  # relative: any checkout
 
 
 def shown(*keys: str, settle=None):

@@ -84,6 +84,13 @@ def test_batch_size_full_or_positive_integer():
     assert line == 'train.batch_size: must be a whole number between 1 and 1,000,000,000 or "full", got "half"'
 
 
+def test_gpus_auto_or_a_limit():
+    assert parse_spec(modified()).train.gpus == "auto" and parse_spec(modified()).train.max_gpus is None
+    assert parse_spec(modified(train__gpus=4)).train.max_gpus == 4
+    (line,) = problems(modified(train__gpus="all"))
+    assert line == 'train.gpus: must be a whole number between 1 and 64 or "auto", got "all"'
+
+
 def test_batch_larger_than_dataset():
     (line,) = problems(modified(train__batch_size=1000))
     assert line.startswith("train.batch_size: larger than data.samples (256), got 1000")

@@ -18,7 +18,7 @@ import yaml
 from planner import specio
 from planner.errors import ExitCode, SpecError
 from planner.spec import load_spec, parse_spec, parse_spec_text
-from planner.speclimits import MAX_EPOCHS, MAX_LAYERS, MAX_SAMPLES, MAX_SIZE, MAX_SPEC_BYTES, brief
+from planner.speclimits import MAX_EPOCHS, MAX_GPUS, MAX_LAYERS, MAX_SAMPLES, MAX_SIZE, MAX_SPEC_BYTES, brief
 from tests.conftest import EXAMPLES, TINY_MLP
 
 GOOD_YAML = (EXAMPLES / "surface-mlp.yaml").read_text()
@@ -286,7 +286,7 @@ def test_json_duplicate_keys_deep_nesting_and_long_numbers():
 # ----------------------------------------------------------------------------- values and ranges
 
 MLP_FIELDS = [("model__input_size", MAX_SIZE), ("model__outputs", MAX_SIZE), ("data__samples", MAX_SAMPLES),
-              ("train__epochs", MAX_EPOCHS), ("train__batch_size", MAX_SAMPLES)]
+              ("train__epochs", MAX_EPOCHS), ("train__batch_size", MAX_SAMPLES), ("train__gpus", MAX_GPUS)]
 OTHER_KINDS = {
     "rnn": ({"kind": "rnn", "input_size": 3, "hidden_size": 8, "num_layers": 1, "seq_len": 5, "outputs": 1},
             [("hidden_size", MAX_SIZE), ("seq_len", MAX_SIZE), ("num_layers", MAX_LAYERS), ("input_size", MAX_SIZE)]),

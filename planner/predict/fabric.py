@@ -1,0 +1,154 @@
+"""Pure: how long a gradient all-reduce takes on an instance's GPU interconnect, or across instances.
+
+NCCL's ring all-reduce sends and receives 2(N-1)/N of the buffer on every rank, in 2(N-1) steps:
+
+    all-reduce(S) = latency + 2(N-1)/N x S / bus bandwidth
+    latency       = base + steps inside an instance x hop + steps across instances x network hop
+                    (x RING_PLATEAU across instances: NCCL's own correction for large multi-node rings)
+    bus bandwidth = NVLink/NVSwitch: links per GPU x the achievable bandwidth of one link
+                    PCIe:            the x16 slot's achievable bandwidth for its generation
+                    across instances: min(the above, the instance's network bandwidth x NET_EFFICIENCY)
+
+The figures of the model are NVIDIA's own (NCCL's topology and tuning model, sources below); the
+instance facts (interconnect, NVLink bandwidth, PCIe generation, network bandwidth) are data in
+pricing/data/interconnects.csv with their sources. A `Fabric` can also be built from a measurement
+(`Fabric.measured`): the gloo check on a CPU uses this machine's loopback, measured by the bench.
+
+Sources (NVIDIA/nccl on GitHub):
+- src/graph/topo.h @ 069a3d4f: achievable bandwidth per NVLink (SM70_NVLINK_BW 20.0, SM80 20.0,
+  SM90 20.6 GB/s), PCI_BW 12.0 (Gen3 x16), NET_BW 12.0 per 100 Gbit (= 0.96 of the line rate).
+- src/graph/topo.cc (kvDictPciGen): a PCIe link is width x {Gen3: 60, Gen4: 120, Gen5: 240} / 80 GB/s.
+- src/graph/tuning.cc @ 01afd20a: Ring/Simple latencies baseLat 8.4 us, hwLat NVLink 3.4, PCI 5.7,
+  NET 9.6 us per step; "if compCap80 busBw = min(busBw, 235)"; ring latency x 1.9 across nodes.
+- One NVLink (generations 2-4) carries 25 GB/s each way, 50 GB/s both ways (V100: "unidirectional
+  and bidirectional bandwidth of each NVLink is 25 GB/s and 50 GB/s", Alibaba Cloud ACK GPU topology
+  docs), so an instance's published bidirectional NVLink GB/s per GPU / 50 = links.
+- Cross-check: NVIDIA/nccl#527 measured a p4d.24xlarge all-reduce at 230.8 GB/s bus bandwidth
+  (1 GiB, one instance); this model gives 235.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+NVLINK_LINK_BYTES = {"volta": 20.0e9, "ampere": 20.0e9, "ada": 20.0e9, "hopper": 20.6e9}  # achievable, per link
+NVLINK_BIDIR_PER_LINK = 50.0  # GB/s both ways per NVLink (gen 2-4)
+AMPERE_BUS_CAP = 235.0e9  # NCCL's tuning model caps compute capability 8.0 rings here
+PCIE_X16_BYTES = {3: 16 * 60 / 80 * 1e9, 4: 16 * 120 / 80 * 1e9, 5: 16 * 240 / 80 * 1e9}
+NET_EFFICIENCY = 12.0 / 12.5  # NCCL: 12 GB/s per 100 Gbit/s (12.5 GB/s line rate)
+BASE_LATENCY = 8.4e-6
+HOP_LATENCY = {"nvlink": 3.4e-6, "nvswitch": 3.4e-6, "pcie": 5.7e-6, "net": 9.6e-6}
+RING_PLATEAU = 1.9
+
+
+@dataclass(frozen=True)
+class Interconnect:
+    """One row of pricing/data/interconnects.csv: how an instance's GPUs talk to each other and to
+    other instances. `nvlink_gbps` maps a GPU count to the bidirectional NVLink GB/s per GPU a ring of
+    that many GPUs can use (one entry, key 0, when every count gets the same, as on NVSwitch)."""
+
+    instance_type: str
+    gpus: int
+    kind: str  # "nvswitch" | "nvlink" | "pcie"
+    nvlink_gbps: dict[int, float]
+    pcie_gen: int | None
+    network_gbps: float | None  # None: not sourced
+    efa: bool | None  # None: not sourced
+
+    def nvlink_for(self, gpus: int) -> float | None:
+        if not self.nvlink_gbps:
+            return None
+        if 0 in self.nvlink_gbps:
+            return self.nvlink_gbps[0]
+        fitting = [k for k in self.nvlink_gbps if k >= gpus]
+        return self.nvlink_gbps[min(fitting)] if fitting else None
+
+
+@dataclass(frozen=True)
+class Fabric:
+    """What one all-reduce of a data-parallel job crosses."""
+
+    ranks: int
+    bus_bytes_per_second: float
+    kind: str  # nvlink | nvswitch | pcie | net | measured
+    hop_latency: float = 0.0  # per ring step inside an instance
+    base_latency: float = BASE_LATENCY
+    instances: int = 1
+    net_hop_latency: float = HOP_LATENCY["net"]
+
+    @classmethod
+    def measured(cls, ranks: int, bus_bytes_per_second: float, latency_seconds: float) -> "Fabric":
+        """From a measured all-reduce (the bench's loopback fit): a fixed latency, no per-hop term."""
+        return cls(ranks, bus_bytes_per_second, "measured", 0.0, latency_seconds)
+
+    def describe(self) -> str:
+        where = f"{self.instances} instances over the network" if self.instances > 1 else self.kind
+        return f"{where}, {self.bus_bytes_per_second / 1e9:.3g} GB/s bus bandwidth"
+
+
+def allreduce_seconds(nbytes: float, fabric: Fabric) -> float:
+    """One ring all-reduce of `nbytes` on every rank (0 for a single rank or an empty buffer)."""
+    n = fabric.ranks
+    if n <= 1 or nbytes <= 0:
+        return 0.0
+    steps = 2 * (n - 1)
+    inter = 2 * (fabric.instances - 1)
+    latency = fabric.base_latency + (steps - inter) * fabric.hop_latency + inter * fabric.net_hop_latency
+    if fabric.instances > 1:
+        latency *= RING_PLATEAU
+    return latency + 2 * (n - 1) / n * nbytes / fabric.bus_bytes_per_second
+
+
+def intra_bus_bytes(link: Interconnect, gpus: int, generation: str) -> tuple[float, str] | None:
+    """(achievable bus bandwidth of a ring of `gpus` GPUs inside the instance, link kind), or None
+    when the row lacks the figure."""
+    if link.kind in ("nvlink", "nvswitch"):
+        gbps = link.nvlink_for(gpus)
+        if gbps is None:
+            return None
+        bus = gbps / NVLINK_BIDIR_PER_LINK * NVLINK_LINK_BYTES.get(generation, NVLINK_LINK_BYTES["ampere"])
+        if generation == "ampere":
+            bus = min(bus, AMPERE_BUS_CAP)
+        return bus, link.kind
+    if link.pcie_gen in PCIE_X16_BYTES:
+        return PCIE_X16_BYTES[link.pcie_gen], "pcie"
+    return None
+
+
+def fabric_for(link: Interconnect, generation: str, gpus: int, instances: int = 1) -> Fabric | str:
+    """The fabric of `gpus` GPUs per instance on `instances` instances, or why it cannot be modelled."""
+    intra = intra_bus_bytes(link, gpus, generation)
+    if intra is None:
+        return f"no sourced {link.kind} bandwidth for {gpus} GPUs of {link.instance_type}"
+    bus, kind = intra
+    hop = HOP_LATENCY[kind]
+    if instances <= 1:
+        return Fabric(gpus, bus, kind, hop)
+    if not link.network_gbps:
+        return f"{link.instance_type}'s network bandwidth is not sourced"
+    net = link.network_gbps / 8 * 1e9 * NET_EFFICIENCY
+    return Fabric(gpus * instances, min(bus, net), "net", hop, instances=instances)
+
+
+def interconnect_from_row(row: dict) -> Interconnect:
+    """An Interconnect from one row of pricing/data/interconnects.csv (a dict; NaN/empty = unknown).
+    `nvlink_gbps_per_gpu` is "600" (any count) or "2:100 4:200 8:300" (per ring size)."""
+    def num(key: str) -> float | None:
+        value = row.get(key)
+        if value is None or value == "" or (isinstance(value, float) and math.isnan(value)):
+            return None
+        return float(value)
+
+    text = row.get("nvlink_gbps_per_gpu")
+    nvlink: dict[int, float] = {}
+    if isinstance(text, str) and text.strip():
+        for part in text.split():
+            count, _, value = part.rpartition(":")
+            nvlink[int(count) if count else 0] = float(value)
+    elif num("nvlink_gbps_per_gpu") is not None:
+        nvlink[0] = num("nvlink_gbps_per_gpu")  # a single number read as a float
+    gen, efa = num("pcie_gen"), num("efa")
+    return Interconnect(str(row["instance_type"]), int(row["gpus"]), str(row["interconnect"]), nvlink,
+                        int(gen) if gen is not None else None, num("network_gbps"),
+                        None if efa is None else bool(efa))

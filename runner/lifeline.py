@@ -1,0 +1,78 @@
+"""`python -m runner.lifeline MODULE ARGS...`: run MODULE as `python -m MODULE ARGS...` would, in a
+process that dies with the planner that started it.
+
+The planner starts its children (the local bench, the process that describes a custom model) in a
+session of their own, so that terminating one takes its whole process group. That also means no
+terminal signal reaches them, and a planner killed with SIGKILL (no `finally`, no handler) would
+leave them running. So the child asks first thing to die with its parent: on Linux the kernel's
+parent-death signal (prctl PR_SET_PDEATHSIG, SIGKILL), elsewhere a watchdog thread that notices the
+parent is gone (the child is re-parented). The parent's pid comes in PLANNER_PARENT_PID; a parent
+that died before the child could ask is noticed at once.
+
+One caveat of the kernel's signal: it fires when the *thread* that started the child ends. The
+planner starts children from the thread that then waits for them (the CLI's main thread, the TUI's
+run worker), so the two end together.
+
+Standard library only: this runs before anything else in the child.
+"""
+
+from __future__ import annotations
+
+import os
+import runpy
+import signal
+import sys
+import threading
+import time
+
+PARENT_ENV = "PLANNER_PARENT_PID"
+PR_SET_PDEATHSIG = 1
+WATCHDOG_SECONDS = 0.5
+
+
+def _kernel_lifeline() -> bool:
+    """Ask Linux to SIGKILL this process when its parent ends. False when not available."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watchdog(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(WATCHDOG_SECONDS)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def die_with_parent(parent: int | None) -> None:
+    """From now on, this process ends when `parent` does."""
+    if not parent:
+        return
+    kernel = _kernel_lifeline()
+    if os.getppid() != parent:  # the parent ended before the lifeline was in place
+        os._exit(1)
+    if not kernel:
+        threading.Thread(target=_watchdog, args=(parent,), daemon=True, name="lifeline").start()
+
+
+def main(argv: list[str]) -> None:
+    if not argv:
+        sys.stderr.write("usage: python -m runner.lifeline MODULE [ARGS...]\n")
+        sys.exit(2)
+    try:
+        parent = int(os.environ.get(PARENT_ENV, "0"))
+    except ValueError:
+        parent = 0
+    die_with_parent(parent)
+    module, args = argv[0], argv[1:]
+    sys.argv = [sys.argv[0], *args]  # run_module puts the module's path first, as `python -m` does
+    runpy.run_module(module, run_name="__main__", alter_sys=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
