@@ -94,9 +94,10 @@ class PlannerApp(Quitting, App):
 
     def on_mount(self) -> None:
         self.route_signals()
-        self.query_one("#workload").focus()
         if self.open_at_start:
             self.open_run(self.open_at_start)
+        else:
+            self.query_one("#workload").focus()
 
     @property
     def run_pane(self) -> RunPane:
@@ -164,7 +165,8 @@ class PlannerApp(Quitting, App):
     def on_plan_shown(self, message: PlanShown) -> None:
         options = message.doc.get("plan_options") or {}
         self.region, self.purchase = options.get("region", self.region), options.get("purchase", self.purchase)
-        self.query_one(TargetsPane).show_plan(message.doc, message.fresh)
+        for targets in self.query(TargetsPane):  # none while the app closes
+            targets.show_plan(message.doc, message.fresh)
 
     def on_targets_changed(self, message: TargetsChanged) -> None:
         self.targets = message.targets
