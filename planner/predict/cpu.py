@@ -98,12 +98,15 @@ def predict_cpu(local_step_seconds: float, local_threads: int, cores: int, train
 # from the work alone, as a roofline on its cores: the training FLOPs at a fraction of the
 # processor's vector peak, or the bytes the step moves at its memory bandwidth per core, whichever
 # is longer, plus a per-kernel dispatch cost (eager PyTorch on a ~3 GHz core) that does not
-# parallelize. The constants are fitted by benchmarks/cpu_unmeasured.py to this project's CPU
-# measurements (the examples, 1 and 2 threads); one machine is a thin basis, hence the wider
-# interval. A measured local step (the relative model above) is always preferred.
-UNMEASURED_EFFICIENCY = 0.30
-UNMEASURED_DISPATCH_SECONDS = 25e-6
-UNMEASURED_MEMORY_GBPS_PER_CORE = 8.0  # when the processor's figure is not sourced
+# parallelize. The constants are fitted by benchmarks/cpu_unmeasured.py (`make bench-cpu`) to this
+# project's CPU measurements: six example workloads at 1 and 2 threads on the 2-vCPU AMD EPYC VM
+# (AVX-512, 2.6 GHz), 2026-11-22, load average under 0.5 — median factor off 1.28, worst 2.33 (the
+# VM's second vCPU adds almost nothing: 2-thread rows are over-predicted), 10 of 12 within +-60%.
+# One machine is a thin basis, hence the wide interval. A measured local step (the relative model
+# above) is always preferred.
+UNMEASURED_EFFICIENCY = 0.28
+UNMEASURED_DISPATCH_SECONDS = 12e-6
+UNMEASURED_MEMORY_GBPS_PER_CORE = 4.0  # when the processor's figure is not sourced
 UNMEASURED_UNCERTAINTY = 0.6
 
 

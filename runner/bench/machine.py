@@ -4,9 +4,9 @@ busy the machine is while it measures.
 SHIPPED TO THE INSTANCE: imports only torch and the standard library (Linux facts from /proc; on
 other systems the answers are None and the bench goes on).
 
-A measurement is only as good as the machine is quiet. `Busyness` samples the load average before
-the bench starts stepping and the CPU time the hypervisor stole (/proc/stat "steal") while it
-measures; `busy_warnings` turns them into the warnings the plan shows.
+A measurement is only as good as the machine is quiet. `Busyness` measures, over the bench's
+measuring, the CPU time other processes used and the time the hypervisor stole (/proc/stat);
+its warnings reach the plan.
 """
 
 from __future__ import annotations
@@ -16,9 +16,11 @@ from dataclasses import dataclass
 
 import torch
 
-from runner.bench.procfs import cpu_name, cpu_times, memory_available, peak_rss_bytes, process_age_seconds  # noqa: F401
+from runner.bench.procfs import (  # noqa: F401 - re-exported for run.py
+    cpu_name, cpu_times, memory_available, own_cpu_jiffies, peak_rss_bytes, process_age_seconds,
+)
 
-BUSY_LOAD_PER_CPU = 0.5  # another half a CPU of load per CPU before the bench started: others compete
+BUSY_OTHER_CPUS = 0.5  # other processes used half a CPU or more while the bench measured: they competed
 BUSY_STEAL_PERCENT = 5.0  # the hypervisor took this share of the CPUs while the bench measured
 
 
@@ -31,12 +33,16 @@ def available_memory(device: torch.device) -> int | None:
 
 @dataclass
 class Busyness:
-    """How busy the machine was: load average before measuring, steal while measuring."""
+    """How busy the machine was while the bench measured: the CPU time other processes used (all
+    CPUs' busy time from /proc/stat, less this process's own), and what the hypervisor stole. The
+    load average is recorded too, but not judged: right after a previous bench it still counts that
+    bench, which is no competitor."""
 
-    load_average: float | None = None  # 1-minute load average when the bench started
+    load_average: float | None = None  # 1-minute load average when the bench started (for the record)
     cpus: int = 1
     steal_percent: float | None = None
-    _start: tuple[int, int] | None = None
+    other_cpus: float | None = None  # CPUs' worth of time other processes used while the bench measured
+    _start: tuple | None = None
 
     @classmethod
     def begin(cls) -> "Busyness":
@@ -44,19 +50,23 @@ class Busyness:
             load = os.getloadavg()[0]
         except (OSError, AttributeError):
             load = None
-        return cls(load, os.cpu_count() or 1, None, cpu_times())
+        return cls(load, os.cpu_count() or 1, None, None, (cpu_times(), own_cpu_jiffies()))
 
     def end(self) -> None:
-        now = cpu_times()
-        if self._start and now and now[1] > self._start[1]:
-            self.steal_percent = 100.0 * (now[0] - self._start[0]) / (now[1] - self._start[1])
+        (before, own_before), now, own_now = self._start or (None, None), cpu_times(), own_cpu_jiffies()
+        if not before or not now or now[2] <= before[2]:
+            return
+        total = now[2] - before[2]
+        self.steal_percent = 100.0 * (now[0] - before[0]) / total
+        if own_before is not None and own_now is not None:
+            busy = total - (now[1] - before[1]) - (now[0] - before[0])
+            self.other_cpus = max(0.0, busy - (own_now - own_before)) / total * self.cpus
 
     def warnings(self) -> list[str]:
         out = []
-        if self.load_average is not None and self.load_average > BUSY_LOAD_PER_CPU * self.cpus:
-            out.append(f"the machine was busy when the bench started (load average {self.load_average:.1f} on "
-                       f"{self.cpus} CPUs): other processes competed for the cores, so the step time is likely "
-                       "slower and noisier than on a quiet machine")
+        if self.other_cpus is not None and self.other_cpus > BUSY_OTHER_CPUS:
+            out.append(f"the machine was busy while the bench measured: other processes used {self.other_cpus:.1f} of "
+                       f"its {self.cpus} CPUs, so the step time is likely slower and noisier than on a quiet machine")
         if self.steal_percent is not None and self.steal_percent > BUSY_STEAL_PERCENT:
             out.append(f"the hypervisor took {self.steal_percent:.0f}% of the CPUs while the bench measured "
                        "(steal time): a shared host's neighbours slowed this measurement")

@@ -55,11 +55,22 @@ def process_age_seconds() -> float | None:
         return None
 
 
-def cpu_times() -> tuple[int, int] | None:
-    """(steal, total) jiffies of all CPUs since boot, from /proc/stat."""
+def cpu_times() -> tuple[int, int, int] | None:
+    """(steal, idle incl. iowait, total) jiffies of all CPUs since boot, from /proc/stat."""
     try:
         with open("/proc/stat") as f:
             fields = [int(v) for v in f.readline().split()[1:]]
     except (OSError, ValueError):
         return None
-    return (fields[7] if len(fields) > 7 else 0), sum(fields[:8])
+    steal = fields[7] if len(fields) > 7 else 0
+    return steal, fields[3] + (fields[4] if len(fields) > 4 else 0), sum(fields[:8])
+
+
+def own_cpu_jiffies() -> int | None:
+    """CPU time this process (all its threads) has used, in jiffies (utime + stime)."""
+    try:
+        with open("/proc/self/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])
+    except (OSError, ValueError, IndexError):
+        return None

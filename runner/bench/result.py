@@ -54,6 +54,7 @@ class BenchResult:
     load_average: float | None = None  # 1-minute load average when the bench started
     cpus: int = 0
     steal_percent: float | None = None  # CPU time the hypervisor stole while the bench measured
+    other_cpus: float | None = None  # CPUs' worth of time other processes used while the bench measured
     machine_busy: bool = False  # load or steal made this measurement unreliable (see warnings)
     memory_available_bytes: int | None = None  # free memory on the device when the bench started
     measured_batch_size: int | None = None  # set by the planner when it scaled a smaller batch's step

@@ -213,6 +213,7 @@ def _bench(job: dict[str, Any], result: BenchResult, device: torch.device, progr
     result.warmup_seconds, result.warmup_steps = m.warmup_seconds, m.warmup_steps
     result.stopped_because = m.stopped_because
     result.load_average, result.cpus, result.steal_percent = busy.load_average, busy.cpus, busy.steal_percent
+    result.other_cpus = busy.other_cpus
     result.machine_busy = bool(busy.warnings())
     result.warnings = busy.warnings() + m.warnings
     if device.type == "cuda":
