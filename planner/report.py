@@ -389,3 +389,111 @@ def to_json(data: Any) -> str:
     import json
 
     return json.dumps(strict_json(data), indent=2, default=str, allow_nan=False)
+
+
+# ----------------------------------------------------------------------------- answers, chart, progress
+
+
+def answer_text(rec: dict[str, Any] | None, prefix: str = "") -> str:
+    """One answer (a recommendation of a plan document) as markup; a verdict or key it does not know
+    reads plainly instead of failing, so an older or newer document still renders."""
+    if not rec:
+        return f"{prefix}-"
+    head = VERDICT_TITLES.get(rec.get("verdict") or "", "Answer")
+    target = f": {rec['target']} ({rec.get('device') or '-'})" if rec.get("target") else ""
+    reason = rec.get("reason") or ""
+    return f"{prefix}[bold]{head}{target}.[/]" + (f" {escape(reason)}." if reason else "")
+
+
+def plan_answers(doc: dict[str, Any]) -> list[tuple[str, str]]:
+    """(key, markup) of what a plan answers, as the CLI prints it: the headline ("recommendation",
+    recommendation_text) and the "here" and "rent" answers (answers_text). A document without
+    answers (a saved older plan) shows its cloud answer; one this code cannot read, plainly."""
+    try:
+        out = [("recommendation", recommendation_text(doc))]
+    except (KeyError, TypeError, IndexError, AttributeError):
+        out = [("recommendation", answer_text(doc.get("recommendation")))]
+    answers = doc.get("answers") or {}
+    if answers:
+        try:
+            lines = answers_text(doc)
+            keys = [key for key in ("here", "rent") if answers.get(key) is not None]
+            return out + [(key, line.strip()) for key, line in zip(keys, lines)]
+        except (KeyError, TypeError):
+            return out + [(key, answer_text(rec, f"{key}: ")) for key, rec in answers.items()]
+    if doc.get("cloud_recommendation"):
+        region = (doc.get("plan_options") or {}).get("region", "")
+        out.append(("rent", answer_text(doc["cloud_recommendation"], f"If you rent{f' ({region})' if region else ''}: ")))
+    return out
+
+
+def escape(text: str) -> str:
+    """Text shown inside markup: brackets in reasons ([0.2-1.1x]) are not tags."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
+def break_even_cost(doc: dict[str, Any]) -> float | None:
+    """Where a GPU breaks even: the objective value (cost, plus waiting at the time value when one is
+    set) of the reference CPU option its speedup is measured against — speedup = break-even exactly
+    when the GPU's run costs what the CPU's does. The reference is the row a GPU row names
+    (`reference`), else the CPU row whose training time is a GPU row's speedup x that GPU's time;
+    None when no GPU row has a speedup."""
+    options = doc.get("options") or []
+    cpus = [o for o in options if o.get("device") == "cpu" and o.get("train_seconds") and option_cost(o) is not None]
+    for g in options:
+        if g.get("device") != "cuda" or not g.get("speedup") or not g.get("train_seconds"):
+            continue
+        named = [c for c in cpus if c["target"] == g.get("reference")]
+        if named:
+            return option_cost(named[0])
+        ref_seconds = g["speedup"] * g["train_seconds"]
+        for c in cpus:
+            if abs(c["train_seconds"] - ref_seconds) <= 1e-6 * ref_seconds:
+                return option_cost(c)
+    return None
+
+
+def option_cost(o: dict[str, Any]) -> float | None:
+    """What the plan weighs an option's cost at: its objective value (billed cost plus waiting at the
+    time value), the point its cost interval (cost_usd_low..high) surrounds; else the billed cost."""
+    value = o.get("objective_value")
+    return value if value is not None else o.get("cost_usd")
+
+
+def progress_text(event: dict[str, Any]) -> str:
+    """A bench progress event (the `on_progress` callbacks) as a short line."""
+    kind = event.get("event")
+    if kind == "built":
+        text = "warming up"
+    elif kind == "warmup":
+        text = f"warming up: {seconds_text(event.get('step_seconds'))}/step"
+    elif kind == "measure":
+        text = (f"measuring: {event.get('steps', 0):,} steps, {seconds_text(event.get('step_seconds'))}/step "
+                f"+-{event.get('rel_ci', 0):.1%}")
+    elif kind == "sweep":
+        text = "batch-size sweep"
+    else:
+        text = str(kind)
+    elapsed = event.get("seconds")
+    return text + (f"  ({elapsed:.0f} s)" if elapsed else "")
+
+
+def label_target(label: str) -> str:
+    """The target a run's label belongs to, as users type it: local-cpu -> local, aws-g5.xlarge ->
+    aws:g5.xlarge; a target given as typed (local, aws:g5.xlarge) is itself."""
+    from planner.options import Target
+
+    try:
+        return Target.parse(label).name
+    except ValueError:
+        return Target.from_label(label).name
+
+
+def unterminated_lines(instances: list[dict[str, Any]]) -> list[str]:
+    """What a run could not terminate (its document's `unterminated_instances`), each a plain
+    sentence with the command that will — `planner run`'s words, for the TUI's run pane too."""
+    return [f"NOT TERMINATED: {x.get('instance_id')} ({x.get('label')}) in {x.get('region')} is still billing; it halts "
+            f"by its dead-man timer and is reaped after {x.get('expires_at')}. Terminate it now: {x.get('reap_command')}"
+            for x in instances]

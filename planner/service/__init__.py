@@ -102,12 +102,36 @@ class PlannerService:
     # ------------------------------------------------------------------ plan
 
     def estimate(self, spec, options: PlanOptions, seconds: float = 5.0, gpu: bool | None = None,
-                 on_progress: ProgressFn | None = None, predict_only: bool = False) -> dict[str, Any]:
+                 on_progress: ProgressFn | None = None, predict_only: bool = False,
+                 on_result: Callable[[str, dict[str, Any]], None] | None = None) -> dict[str, Any]:
         """Measure here (unless `predict_only`), predict every catalog instance, headline and both
-        answers, and the paid benchmarks that would settle it: the plan document."""
+        answers, and the paid benchmarks that would settle it: the plan document. `on_result` gets
+        this machine's measurement as `run` reports results (estimate_from re-plans it)."""
         from planner.service.predictions import estimate
 
-        return estimate(self, spec, options, seconds, gpu, on_progress, predict_only)
+        return estimate(self, spec, options, seconds, gpu, on_progress, predict_only, on_result)
+
+    def estimate_from(self, spec, options: PlanOptions, results: dict[str, dict[str, Any]],
+                      gpu: bool | None = None) -> dict[str, Any]:
+        """The estimate's document over measurements already made (label -> result, as `run`'s and
+        `estimate`'s on_result give them): those rows measured, every other instance predicted from
+        this machine's CPU result. Re-plans an estimate, or a run as its results arrive, at once."""
+        from planner.service.predictions import estimate_from
+
+        return estimate_from(self, spec, options, results, gpu)
+
+    def estimate_run(self, run_dir: str | Path, overrides: dict[str, Any] | None = None,
+                     gpu: bool | None = None, options: PlanOptions | None = None) -> dict[str, Any]:
+        """A saved run as the estimate shows it: its measured rows, every instance it did not measure
+        predicted; plan options changed by `overrides` as `replan` changes them, or `options` instead
+        of the run's altogether (a front whose controls show every option). Nothing is written."""
+        from planner.service.predictions import estimate_document
+
+        measured_only, journal = replan(run_dir, overrides or {})
+        options = options or PlanOptions(**measured_only["plan_options"])
+        doc = estimate_document(self, journal.read_spec(), options, journal.read_results(), gpu)
+        doc["run_dir"] = str(journal.path)
+        return doc
 
     def run(self, spec, spec_text: str | None, targets: TargetChoice, options: PlanOptions, bench: BenchOptions,
             out: Path | None = None, callbacks: RunCallbacks | None = None, aws: AwsOptions | None = None, cancel=None):
@@ -121,6 +145,18 @@ class PlannerService:
         doc, journal = replan(run_dir, overrides)
         journal.write_plan(doc)
         return doc
+
+    def new_run_dir(self, name: str, folder: str | Path | None = None) -> Path:
+        """Where a new run of `name` journals in `folder` (None: planner-runs/), as `planner run` names it."""
+        from planner.service.plan import new_run_dir
+
+        return new_run_dir(name, folder)
+
+    def saved_runs(self, folder: str | Path | None = None) -> list[dict[str, Any]]:
+        """The run journals in `folder` (None: planner-runs/), newest first, with their recommendation."""
+        from planner.service.plan import saved_runs
+
+        return saved_runs(folder)
 
     def calibrate(self, run_dirs: list[str], dry_run: bool = False):
         """(rows, saved path or None, corrections now in force)."""

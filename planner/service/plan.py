@@ -48,22 +48,12 @@ def preflight(aws_types: list[str], aws: AwsOptions, catalog) -> tuple[dict[str,
 
 def plan_from_results(spec: WorkloadSpec, results: dict[str, Any], options: PlanOptions, catalog=None,
                       need_bytes: int | None = None):
-    """The plan over journaled results (label -> planner.journal.Measured); AWS options are priced
-    from `catalog` (a frame) in the plan's region and purchase option (re-planning may change both)."""
+    """The plan over journaled results (label -> planner.journal.Measured), priced as measured_candidates
+    does, with the warnings the measurements carry."""
     from planner.decide import decide
-    from planner.options import measured_candidate, measurement_warnings
-    from pricing.catalog import hourly_price
+    from planner.service.predictions import measured_candidates
 
-    if catalog is None and any(m.target.cloud for m in results.values()):
-        from pricing.catalog import load_catalog
-
-        catalog = load_catalog().frame
-    candidates, warnings = [], []
-    for label, m in sorted(results.items()):
-        price = (hourly_price(catalog, m.target.instance_type, options.region, options.purchase) if m.target.cloud
-                 else options.local_price_per_hour)
-        candidates.append(measured_candidate(m.target, m.result, price, options.region, options.purchase, need_bytes))
-        warnings += measurement_warnings(label, m.result)
+    candidates, warnings = measured_candidates(results, options, catalog, need_bytes)
     opts = [c.option(spec.total_steps) for c in candidates]
     plan = decide(opts, options.objective, options.deadline_seconds, options.time_value_per_hour)
     plan.warnings[:0] = warnings
@@ -241,3 +231,36 @@ def run_plan(service, spec: WorkloadSpec, spec_text: str | None, choice: TargetC
         doc["auto"] = run.info.get("auto", [])
     run.journal.write_plan(doc)
     return doc, run.journal, session
+
+
+def new_run_dir(name: str, folder: str | Path | None = None, now: dt.datetime | None = None) -> Path:
+    """Where a run of `name` journals in `folder` (None: planner-runs/), named as RunJournal.create
+    names a run without --out: <UTC time>-<name>."""
+    from planner.journal import DEFAULT_BASE
+
+    stamp = (now or dt.datetime.now(dt.timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
+    return Path(folder or DEFAULT_BASE) / f"{stamp}-{name}"
+
+
+def saved_runs(folder: str | Path | None = None) -> list[dict[str, Any]]:
+    """The run journals in `folder` (None: planner-runs/), newest first: path, workload name, targets,
+    how many results, and the saved plan's recommendation (None when it has no plan yet)."""
+    import json
+
+    from planner.journal import DEFAULT_BASE, RunJournal
+
+    base = Path(folder or DEFAULT_BASE)
+    runs = []
+    for path in sorted(base.iterdir() if base.is_dir() else [], reverse=True):
+        if not (path / "spec.json").is_file():
+            continue
+        journal = RunJournal(path)
+        try:
+            info, plan = journal.read_run(), journal.read_plan()
+            name = json.loads((path / "spec.json").read_text()).get("name", path.name)
+        except (OSError, ValueError):
+            continue  # a damaged journal is not offered
+        runs.append({"path": str(path), "name": name, "targets": info.get("targets", []),
+                     "results": len(list((path / "results").glob("*.json"))),
+                     "recommendation": (plan or {}).get("recommendation")})
+    return runs

@@ -25,10 +25,31 @@ def hardware():
     return Hardware(gpu_specs_by_name(), cpu_facts_by_family(), local_cpu_facts(), corrections(), interconnects_by_type())
 
 
+def measured_candidates(results: dict[str, Any], options: PlanOptions, catalog=None,
+                        need_bytes: int | None = None) -> tuple[list, list[str]]:
+    """A candidate per journaled result (label -> planner.journal.Measured), and the warnings the
+    measurements carry; AWS options are priced from `catalog` (a frame) in the plan's region and
+    purchase option (re-planning may change both)."""
+    from pricing.catalog import hourly_price
+
+    if catalog is None and any(m.target.cloud for m in results.values()):
+        from pricing.catalog import load_catalog
+
+        catalog = load_catalog().frame
+    candidates, warnings = [], []
+    for label, m in sorted(results.items()):
+        price = (hourly_price(catalog, m.target.instance_type, options.region, options.purchase) if m.target.cloud
+                 else options.local_price_per_hour)
+        candidates.append(measured_candidate(m.target, m.result, price, options.region, options.purchase, need_bytes))
+        warnings += measurement_warnings(label, m.result)
+    return candidates, warnings
+
+
 def estimate_plan(service, spec: WorkloadSpec, options: PlanOptions, local, gpu: bool | None = None,
-                  include_local: bool = True):
+                  include_local: bool = True, measured: list | None = None):
     """The plan over the local measurement (a BenchResult) and a prediction for every catalog
-    instance in the region. Returns (plan, catalog)."""
+    instance in the region; `measured` (candidates: a run's results) replaces the local row and the
+    predictions of the instances it measured. Returns (plan, catalog)."""
     from planner.decide import decide
     from pricing.catalog import instances
 
@@ -36,9 +57,11 @@ def estimate_plan(service, spec: WorkloadSpec, options: PlanOptions, local, gpu:
     fp = service.footprint(spec)
     facts = instances(catalog.frame, region=options.region, gpu=gpu)
     predicted = predicted_candidates(spec, fp, local, facts, options.purchase, hardware())
-    here = local is not None and include_local
-    measured = [measured_candidate(LOCAL, local, options.local_price_per_hour, need_bytes=fp.total_bytes)] if here else []
-    opts = [c.option(spec.total_steps) for c in measured + predicted]
+    here = local is not None and include_local and measured is None
+    if measured is None:
+        measured = [measured_candidate(LOCAL, local, options.local_price_per_hour, need_bytes=fp.total_bytes)] if here else []
+    done = {c.target for c in measured}
+    opts = [c.option(spec.total_steps) for c in measured + [c for c in predicted if c.target not in done]]
     plan = decide(opts, options.objective, options.deadline_seconds, options.time_value_per_hour)
     if here:
         plan.warnings[:0] = measurement_warnings(LOCAL.label(local.device), local)
@@ -64,18 +87,36 @@ def auto_choices(service, spec: WorkloadSpec, options: PlanOptions, local, aws: 
 
 
 def estimate(service, spec: WorkloadSpec, options: PlanOptions, seconds: float, gpu: bool | None = None,
-             on_progress: ProgressFn | None = None, predict_only: bool = False) -> dict[str, Any]:
+             on_progress: ProgressFn | None = None, predict_only: bool = False, on_result=None) -> dict[str, Any]:
     """`planner estimate`: measure here, predict every instance in the region, and say which paid
     benchmarks would settle the answer. `predict_only`: measure nothing here (GPUs are predicted
     from their specs alone; CPU instances, which scale this machine's measurement, are not).
-    Returns the plan document."""
+    `on_result(label, result)` gets this machine's measurement as `run` reports results (so a
+    front can re-plan it with estimate_from). Returns the plan document."""
+    from planner.journal import Measured
     from pricing.catalog import check_region
 
     check_region(service.catalog().frame, options.region)
-    local = None
+    results = {}
     if not predict_only:
-        local = measure_here(spec, service.footprint(spec), BenchOptions(device="cpu", seconds=seconds), on_progress)
-    plan, catalog = estimate_plan(service, spec, options, local, gpu=gpu)
+        local = Measured(LOCAL, measure_here(spec, service.footprint(spec), BenchOptions(device="cpu", seconds=seconds),
+                                             on_progress))
+        results[local.label] = local
+        if on_result:
+            on_result(local.label, local.to_dict())
+    return estimate_document(service, spec, options, results, gpu)
+
+
+def estimate_document(service, spec: WorkloadSpec, options: PlanOptions, results: dict[str, Any],
+                      gpu: bool | None = None) -> dict[str, Any]:
+    """The estimate's document over measurements (label -> planner.journal.Measured): their rows
+    measured, every other instance in the region predicted (CPU instances from this machine's CPU
+    measurement; without one, GPUs alone, from their specs)."""
+    catalog = service.catalog()
+    measured, warnings = measured_candidates(results, options, catalog.frame, service.footprint(spec).total_bytes)
+    local = results.get(LOCAL.label("cpu"))
+    plan, catalog = estimate_plan(service, spec, options, local.result if local else None, gpu=gpu, measured=measured)
+    plan.warnings[:0] = warnings
     choices = benchmark_choices(plan)
     doc = plan_document(spec, plan, options, None)
     doc["cloud_recommendation"] = doc["answers"].get("rent")
@@ -83,6 +124,15 @@ def estimate(service, spec: WorkloadSpec, options: PlanOptions, seconds: float, 
     doc["benchmark"] = [c.__dict__ for c in choices if c.benchmark]
     doc["skipped"] = [c.__dict__ for c in choices if not c.benchmark]
     return doc
+
+
+def estimate_from(service, spec: WorkloadSpec, options: PlanOptions, results: dict[str, dict[str, Any]],
+                  gpu: bool | None = None) -> dict[str, Any]:
+    """estimate_document over results as `run` and `estimate` report them (label -> result dict)."""
+    from planner.journal import Measured
+
+    return estimate_document(service, spec, options, {label: Measured.from_dict(label, data)
+                                                      for label, data in results.items()}, gpu)
 
 
 def calibration_rows(service, journal_path: str | Path) -> list[dict[str, Any]]:

@@ -1,129 +1,81 @@
-"""The Textual app: five panes over PlannerService — Workload, Targets, Run, Results, Instances.
+"""The Textual app: five panes over PlannerService — Workload, Targets, Run, Results, Instances —
+and the routes between them (attributes down, messages up). It plans the whole question: opening a
+spec runs the free estimate (this machine measured, every instance predicted), the paid benchmarks
+that would settle it are picked in Targets, `r` runs them, and measured rows replace predicted ones
+as they arrive. `planner tui RUN_DIR` (or `o`) opens a saved run.
 
-Keyboard first: 1-5 (or F1-F5, also inside a text field) switch panes, r (or ctrl+r) runs, c cancels,
-ctrl+s saves the spec, ctrl+t toggles the light/dark theme, q quits (asking first, and terminating
-everything, when a run is in progress).
-Work runs in Textual thread workers; errors appear as notifications with the CLI's text.
-
-Signals: a run's session works in a thread, which has no signal handler, so the app routes them.
-SIGTERM and SIGHUP (a closed terminal) cancel a run in progress and quit once its cleanup has
-terminated everything it started (the same path as `q` + yes); another signal meanwhile is only
-told ("terminating ..., please wait"). The exit code is then 128 + the signal's number. After
-SIGHUP the terminal is gone: the process ends without restoring it (Textual's teardown would wait
-forever on writes to it).
+Keys (also in the footer, the key panel `?` and the command palette `ctrl+p`): 1-5 switch panes
+(F1-F5 from inside a text field too), e estimates, r runs (ctrl+r anywhere), c cancels, o opens a
+run, ctrl+s saves, f toggles form/YAML, ctrl+t the theme, ? the keys (esc closes), q quits — every
+quit path (q, ctrl+q, the palette) asks while a run is live or the spec has unsaved edits.
+Work runs in Textual thread workers; errors show with the CLI's text. Quitting, and the signals
+that quit, are planner/tui/quitting.py's.
 """
 
 from __future__ import annotations
 
-import asyncio
-import os
-import signal
 from pathlib import Path
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Header, Label, TabbedContent, TabPane
+from textual.widgets import Footer, Header, TabbedContent, TabPane
 
 from planner.service import PlannerService
+from planner.tui.commands import PANES, PlannerCommands
+from planner.tui.dialogs import OpenRun
 from planner.tui.instances import InstancesPane
-from planner.tui.messages import RunFinished, SpecChanged, TargetsChanged
+from planner.tui.messages import EstimateDone, PlanShown, RunFinished, RunResult, SpecChanged, SpecLoaded, TargetsChanged
+from planner.tui.quitting import Quitting
 from planner.tui.results import ResultsPane
 from planner.tui.run import RunPane
 from planner.tui.targets import TargetsPane
 from planner.tui.workload import WorkloadPane
 
-
-class ConfirmQuit(ModalScreen[bool]):
-    BINDINGS = [("y", "answer(True)", "Yes"), ("n,escape", "answer(False)", "No")]
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label("A run is in progress. Quit and terminate every instance and process it started?")
-            with Horizontal():
-                yield Button("Yes, terminate and quit (y)", id="yes", variant="error")
-                yield Button("No (n)", id="no")
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "yes")
-
-    def action_answer(self, value: bool) -> None:
-        self.dismiss(value)
+FOCUS_ON_SHOW = {"workload": "#workload", "targets": "#catalog", "run": "#states", "results": "#options",
+                 "instances": "#instance-table"}
 
 
-class PlannerApp(App):
+class PlannerApp(Quitting, App):
     TITLE = "cloud-planner"
     CSS_PATH = "app.tcss"
-    AUTO_FOCUS = "Tabs"  # not a text field: the single-key bindings work from the start
+    COMMANDS = App.COMMANDS | {PlannerCommands}
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (34, "-tall")]
+    AUTO_FOCUS = None  # focus is set per pane (action_show): the single-key bindings work from the start
     BINDINGS = [
-        Binding("ctrl+r", "run", "Run", show=False, priority=True),  # also from inside the editor
-        *[Binding(f"f{i}", f"show('{name}')", name.title(), show=False, priority=True)
-          for i, name in enumerate(("workload", "targets", "run", "results", "instances"), start=1)],
-        Binding("1", "show('workload')", "Workload"),
-        Binding("2", "show('targets')", "Targets"),
-        Binding("3", "show('run')", "Run"),
-        Binding("4", "show('results')", "Results"),
-        Binding("5", "show('instances')", "Instances"),
+        *[Binding(f"f{i}", f"show('{pane}')", pane.title(), show=False, priority=True) for i, pane in enumerate(PANES, 1)],
+        *[Binding(str(i), f"show('{pane}')", pane.title(), show=False) for i, pane in enumerate(PANES, 1)],  # tabs say 1-5
         Binding("r", "run", "Run"),
-        Binding("c", "cancel", "Cancel"),
-        Binding("ctrl+s", "save", "Save spec"),
-        Binding("f", "toggle_form", "Form/YAML"),
-        Binding("ctrl+t", "toggle_theme", "Theme"),
-        Binding("q", "quit_app", "Quit"),
+        Binding("ctrl+r", "run", "Run", show=False, priority=True),  # also from inside the editor
+        Binding("e", "estimate", "Estimate", show=False),
+        Binding("o", "open_run", "Open run", show=False),
+        Binding("f", "toggle_form", "Form/YAML", show=False),
+        Binding("ctrl+t", "toggle_theme", "Theme", show=False),
+        Binding("question_mark", "toggle_help", "Keys", key_display="?"),
+        Binding("escape", "hide_help", "Close keys", show=False),
+        Binding("q", "quit", "Quit"),
     ]
 
     def __init__(self, spec_path: str | None = None, service: PlannerService | None = None,
                  runs_dir: Path | None = None, bench_seconds: float = 10.0, region: str = "us-east-1",
-                 ami: str | None = None):
+                 ami: str | None = None, estimate_seconds: float = 5.0, estimate_on_open: bool = True,
+                 runs_folder: Path | None = None):
+        """`runs_dir`: the next run's journal (as `planner run --out`) while it is new or empty; other
+        runs journal in `runs_folder` (None: planner-runs/), where `o` looks for saved runs."""
         super().__init__()
-        self.ami = ami
         self.service = service or PlannerService()
-        self.spec_path, self.runs_dir, self.bench_seconds = spec_path, runs_dir, bench_seconds
-        self.region, self.purchase = region, "on-demand"
+        path = Path(spec_path) if spec_path else None
+        self.open_at_start = str(path) if path is not None and path.is_dir() else None  # `planner tui RUN_DIR`
+        self.spec_path = None if self.open_at_start else spec_path
+        self.runs_dir, self.runs_folder = runs_dir, runs_folder
+        self.bench_seconds, self.estimate_seconds = bench_seconds, estimate_seconds
+        self.region, self.purchase, self.ami = region, "on-demand", ami
         self.spec = None
         self.spec_text = ""
         self.targets: list[str] = ["local"]
-        self.quitting: int | None = None  # the exit code to quit with once the run in progress has ended
-        self.terminal_gone = False  # SIGHUP: quit without writing to the terminal
-        self._signals: list[int] = []
-
-    def on_mount(self) -> None:
-        try:
-            loop = asyncio.get_running_loop()
-            for sig in (signal.SIGTERM, signal.SIGHUP):
-                loop.add_signal_handler(sig, self.signal_received, sig)
-                self._signals.append(sig)
-        except (NotImplementedError, RuntimeError, ValueError, AttributeError):
-            pass  # not the main thread, or no signals here: nothing to route
-
-    def on_unmount(self) -> None:
-        loop = asyncio.get_running_loop()
-        for sig in self._signals:
-            loop.remove_signal_handler(sig)
-        self._signals.clear()
-
-    def signal_received(self, signum: int) -> None:
-        """SIGTERM or SIGHUP: quit, ending the run in progress through its own cleanup first."""
-        self.terminal_gone = self.terminal_gone or signum == signal.SIGHUP
-        self.quit_after_run(128 + signum)
-
-    def _quit(self, exit_code: int) -> None:
-        if self.terminal_gone:
-            os._exit(exit_code)  # everything the run started has ended; no terminal to restore
-        self.exit(return_code=exit_code)
-
-    def quit_after_run(self, exit_code: int = 0) -> None:
-        run = self.query_one(RunPane)
-        if not run.running:
-            self._quit(exit_code)
-            return
-        if self.quitting is not None:
-            run.log_line("still terminating everything the run started, please wait")
-            self.notify("terminating the run's instances and processes, please wait", severity="warning")
-            return
-        self.quitting = exit_code
-        run.cancel()  # the worker's session terminates everything in its finally, then RunFinished quits
+        self.estimate_on_open = estimate_on_open  # False: only `e` estimates (tests pin screens without a live bench)
+        self._estimate_when_valid = False  # a spec was just opened: estimate it once it validates
+        self._run_after_estimate = False  # `r` while the estimate measured: run when it is done
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -140,52 +92,155 @@ class PlannerApp(App):
                 yield InstancesPane()
         yield Footer()
 
-    FOCUS_ON_SHOW = {"targets": "#catalog", "run": "#states", "results": "#options", "instances": "#instance-table"}
+    def on_mount(self) -> None:
+        self.route_signals()
+        if self.open_at_start:
+            self.open_run(self.open_at_start)
+        else:
+            self.query_one("#workload").focus()
+
+    @property
+    def run_pane(self) -> RunPane:
+        return self.query_one(RunPane)
+
+    @property
+    def workload_pane(self) -> WorkloadPane:
+        return self.query_one(WorkloadPane)
+
+    # ------------------------------------------------------------------ panes and focus
 
     def action_show(self, pane: str) -> None:
-        self.query_one(TabbedContent).active = f"tab-{pane}"
-        if pane in self.FOCUS_ON_SHOW:  # a table: arrows and the single-key bindings work at once
-            self.query_one(self.FOCUS_ON_SHOW[pane]).focus()
+        tabs = self.query_one(TabbedContent)
+        self.screen.set_focus(None)  # a focused widget of the old pane would pull its tab back
+        tabs.active = f"tab-{pane}"
+        self.call_after_refresh(self._focus, pane)
+
+    def _focus(self, pane: str) -> None:
+        self.query_one(FOCUS_ON_SHOW[pane]).focus()  # a table or the pane: arrows and the single keys work
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id == "tab-instances":
+            self.query_one(InstancesPane).action_load()  # the account's state when the pane opens
+
+    def action_toggle_help(self) -> None:
+        if self.screen.query("HelpPanel"):
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()
+
+    def action_hide_help(self) -> None:
+        self.action_hide_help_panel()
+
+    # ------------------------------------------------------------------ the question
+
+    @property
+    def results(self) -> ResultsPane:
+        return self.query_one(ResultsPane)
+
+    def on_spec_loaded(self, message: SpecLoaded) -> None:
+        self._estimate_when_valid = message.estimate and self.estimate_on_open
 
     def on_spec_changed(self, message: SpecChanged) -> None:
         self.spec, self.spec_text = message.spec, message.text
+        self.sub_title = f"{message.spec.name}" if message.spec else "spec not valid"
+        if message.spec is not None and self._estimate_when_valid:
+            self._estimate_when_valid = False
+            self.action_estimate()
+        elif message.spec is not None:
+            self.results.mark_stale(message.spec)
+
+    def action_estimate(self) -> None:
+        if self.spec is None:
+            self.notify("the spec is not valid yet: see the Workload pane", severity="error")
+        elif self.query_one(RunPane).running:
+            self.notify("a run is measuring this machine: estimate after it", severity="warning")
+        else:
+            self.results.estimate(self.spec, self.estimate_seconds)
+
+    def on_estimate_done(self, message: EstimateDone) -> None:
+        if self._run_after_estimate:
+            self._run_after_estimate = False
+            self.action_run()
+
+    def on_plan_shown(self, message: PlanShown) -> None:
+        options = message.doc.get("plan_options") or {}
+        self.region, self.purchase = options.get("region", self.region), options.get("purchase", self.purchase)
+        for targets in self.query(TargetsPane):  # none while the app closes
+            targets.show_plan(message.doc, message.fresh)
 
     def on_targets_changed(self, message: TargetsChanged) -> None:
         self.targets = message.targets
 
+    def action_run(self) -> None:
+        run, results = self.query_one(RunPane), self.results
+        if run.running:
+            self.notify("a run is already in progress", severity="warning")
+            return
+        if self.spec is None:
+            self.notify("the spec is not valid yet: see the Workload pane", severity="error")
+            return
+        if results.estimating:  # two benches at once would disturb each other: the run waits
+            self._run_after_estimate = True
+            self.notify("the estimate is measuring this machine: the run starts when it is done")
+            return
+        try:
+            options = results.plan_options()
+        except Exception as exc:  # noqa: BLE001 - PlannerError or ValueError from the what-if fields
+            self.notify(getattr(exc, "render", lambda: str(exc))(), severity="error")
+            return
+        out = self.runs_dir
+        if out is None or (Path(out).exists() and any(Path(out).iterdir())):
+            out = self.service.new_run_dir(self.spec.name, self.runs_folder)
+        self.action_show("run")
+        results.run_started(self.spec)
+        run.start(self.spec, self.spec_text, list(self.targets), options, out)
+
+    def on_run_result(self, message: RunResult) -> None:
+        self.results.run_result(message.label, message.data)
+
     def on_run_finished(self, message: RunFinished) -> None:
-        if self.quitting is not None:
+        if self.quitting is not None:  # a quit waited for the run's cleanup: it is done
             self._quit(self.quitting)
             return
+        self.results.run_finished(message.doc["run_dir"] if message.doc is not None else None)
         if message.doc is not None:
-            self.query_one(ResultsPane).show(message.doc)
             self.action_show("results")
 
-    def action_run(self) -> None:
-        self.action_show("run")
-        self.query_one(RunPane).start()
-
     def action_cancel(self) -> None:
-        self.query_one(RunPane).cancel()
+        self.query_one(RunPane).action_cancel()
+
+    def action_open_run(self) -> None:
+        folder = self.runs_folder or "planner-runs"
+
+        def opened(path: str | None) -> None:
+            if path:
+                self.open_run(path)
+
+        self.push_screen(OpenRun(self.service.saved_runs(self.runs_folder), str(folder)), opened)
+
+    def open_run(self, run_dir: str) -> None:
+        """Show a saved run: its plan (every instance it did not measure predicted) and its spec."""
+        from planner.errors import PlannerError
+
+        path = Path(run_dir)
+        try:
+            spec = self.service.load(path / "spec.json")
+        except PlannerError as exc:
+            self.notify(f"{run_dir}: not a run directory ({exc.message.splitlines()[0]})", severity="error")
+            return
+        workload = self.query_one(WorkloadPane)
+        workload.load(str(path / "spec.yaml") if (path / "spec.yaml").is_file() else str(path / "spec.json"), estimate=False)
+        self.results.open_run(str(path), spec)
+        self.action_show("results")
+
+    # ------------------------------------------------------------------ editing, theme
+
+    def action_save(self) -> None:
+        self.query_one(WorkloadPane).save()
 
     async def action_toggle_form(self) -> None:
         self.action_show("workload")
         await self.query_one(WorkloadPane).toggle_view()
 
-    def action_save(self) -> None:
-        self.query_one("#save").press()
-
     def action_toggle_theme(self) -> None:
-        self.theme = "textual-light" if self.theme == "textual-dark" else "textual-dark"
-
-    def action_quit_app(self) -> None:
-        run = self.query_one(RunPane)
-        if not run.running:
-            self.exit()
-            return
-
-        def answer(quit_now: bool | None) -> None:
-            if quit_now:
-                self.quit_after_run(0)  # the run's finally terminates everything; then the app exits
-
-        self.push_screen(ConfirmQuit(), answer)
+        self.theme = "textual-light" if self.theme != "textual-light" else "textual-dark"

@@ -1,25 +1,29 @@
 """The spec as a form, generated from the spec's field descriptions (PlannerService.spec_form, read
 from the pydantic models in planner/spec.py): a Select for every field with fixed choices (model
-kind, activation, task, optimizer, ...), an Input for the rest (lists as comma-separated numbers).
-Every edit is written into the YAML editor as a whole spec, where the one validation path (the
-CLI's) runs — the form holds no rules of its own."""
+kind, activation, task, optimizer, ...), an Input for the rest (lists as comma-separated numbers),
+each under its label.
+
+Every edit posts the one field it changed (FieldEdited) — the Workload pane writes it into the
+user's YAML, where the one validation path (the CLI's) runs; the form holds no rules of its own.
+An event that does not change what a widget showed (a widget announcing its initial value, a
+default the file leaves out) is not an edit: the YAML stays as the user wrote it.
+"""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Label, Select
 
-from planner.tui.messages import FormEdited
+from planner.tui.messages import FieldEdited, KindChosen
 
-# The "nothing selected" sentinel: Select.NULL since Textual 1.x, Select.BLANK before.
-NO_SELECTION = getattr(Select, "NULL", None) or Select.BLANK
+NO_SELECTION = Select.NULL
 
 
-def _text(value: Any) -> str:
+def field_text(value: Any) -> str:
+    """A value as the form shows it: lists as "20, 5"."""
     if value is None:
         return ""
     if isinstance(value, list):
@@ -27,11 +31,14 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def _value(text: str) -> Any:
-    """What the user typed, as YAML would read it: numbers, lists of numbers, else the text."""
+def typed_value(text: str) -> Any:
+    """What the user typed, as YAML would read it: numbers, lists of numbers, else the text;
+    an empty field is None (the field is removed, and validation names it if it is required)."""
     text = text.strip()
+    if not text:
+        return None
     if "," in text or text.startswith("["):
-        return [_value(part) for part in text.strip("[]").split(",") if part.strip()]
+        return [typed_value(part) for part in text.strip("[]").split(",") if part.strip()]
     for cast in (int, float):
         try:
             return cast(text)
@@ -42,90 +49,88 @@ def _value(text: str) -> Any:
 
 class SpecForm(VerticalScroll):
     DEFAULT_CSS = """
-    SpecForm { height: 1fr; }
+    SpecForm { height: 1fr; padding: 0 1; }
     SpecForm Label { margin-top: 1; color: $text-muted; }
     SpecForm Input, SpecForm Select { width: 100%; }
     """
 
-    def __init__(self, data: dict[str, Any] | None = None):
+    def __init__(self) -> None:
         super().__init__(id="spec-form")
-        self.data = data or {}
-        self._building = False
-        self._lock = asyncio.Lock()
+        self.data: dict[str, Any] = {}
+        self._form: dict[str, Any] | None = None
+        self._shown: dict[str, Any] = {}  # widget id -> the value it shows as far as the YAML knows
 
     def compose(self) -> ComposeResult:
-        return iter(())  # built from the editor's YAML when first shown (rebuild)
-
-    def _visible(self) -> bool:
-        return getattr(self.parent, "current", None) == self.id
+        return iter(())  # built from the editor's YAML each time it is shown (rebuild)
 
     def _schema(self) -> dict[str, Any]:
-        if not hasattr(self, "_form"):
+        if self._form is None:
             self._form = self.app.service.spec_form()
         return self._form
-
-    def _fields(self) -> ComposeResult:
-        data, schema = self.data, self._schema()
-        model = data.get("model") or {}
-        kind = model.get("kind") if model.get("kind") in schema["kinds"] else "mlp"
-        yield Label("name")
-        yield Input(_text(data.get("name")), id="f-name")
-        yield Label("model.kind")
-        yield Select([(k, k) for k in schema["kinds"]], value=kind, id="f-model-kind", allow_blank=False)
-        for field in [*schema["kinds"][kind], *schema["sections"]]:
-            section, name = field.section, field.name
-            yield Label(f"{section}.{name}")
-            current = (data.get(section) or {}).get(name, None if field.required else field.default)
-            if field.choices:
-                value = str(current) if str(current) in field.choices else NO_SELECTION
-                yield Select([(c, c) for c in field.choices], value=value, id=f"f-{section}-{name}", allow_blank=True)
-            else:
-                yield Input(_text(current), id=f"f-{section}-{name}", classes="list" if field.is_list else "",
-                            placeholder="comma-separated" if field.is_list else "")
-
-    def collect(self) -> dict[str, Any]:
-        """The spec the form shows, as a plain dict (empty fields left out: validation names them)."""
-        out: dict[str, Any] = {"model": {}, "data": {}, "train": {}}
-        for widget in self.query("Input, Select"):
-            key = (widget.id or "")[2:]
-            section, _, field = key.partition("-")
-            raw = widget.value
-            if raw is NO_SELECTION or raw is None or (isinstance(raw, str) and not raw.strip()):
-                continue
-            value = raw if isinstance(widget, Select) else _value(raw)
-            if widget.has_class("list") and not isinstance(value, list):
-                value = [value]  # "16" in a list field is the list [16]
-            if section == "name":
-                out["name"] = str(raw).strip()
-            else:
-                out[section][field] = value
-        return out
 
     def kind(self) -> str:
         model = self.data.get("model") or {}
         return model.get("kind") if model.get("kind") in self._schema()["kinds"] else "mlp"
 
+    def _fields(self) -> ComposeResult:
+        """The form's labels and fields; `_shown` learns the value each field starts with."""
+        data, schema, kind = self.data, self._schema(), self.kind()
+        self._shown = {"f-name": field_text(data.get("name")), "f-model-kind": kind}
+        yield Label("name")
+        yield Input(field_text(data.get("name")), id="f-name")
+        yield Label("model.kind")
+        yield Select([(k, k) for k in schema["kinds"]], value=kind, id="f-model-kind", allow_blank=False)
+        for field in [*schema["kinds"][kind], *schema["sections"]]:
+            section, name, widget_id = field.section, field.name, f"f-{field.section}-{field.name}"
+            section_data = data.get(section) if isinstance(data.get(section), dict) else {}
+            current = section_data.get(name, None if field.required else field.default)
+            label = f"{section}.{name}" + (" (comma-separated)" if field.is_list else "")
+            yield Label(label + ("" if field.required else f"  default {field_text(field.default) or '-'}"))
+            if field.choices:
+                value = str(current) if str(current) in field.choices else NO_SELECTION
+                self._shown[widget_id] = value
+                yield Select([(c, c) for c in field.choices], value=value, id=widget_id, allow_blank=True)
+            else:
+                shown = field_text(section_data.get(name))  # defaults are said in the label, not written
+                self._shown[widget_id] = shown
+                yield Input(shown, id=widget_id, classes="list" if field.is_list else "")
+
     async def rebuild(self, data: dict[str, Any]) -> None:
-        async with self._lock:
-            self._building = True
-            self.data = data
-            await self.remove_children()
-            await self.mount_all(list(self._fields()))
-            self._building = False
+        self.data = data
+        await self.remove_children()
+        await self.mount_all(list(self._fields()))
+
+    def _edited(self, widget_id: str, value: Any) -> bool:
+        """Whether `value` is an edit: it differs from what the widget last showed."""
+        if self._shown.get(widget_id, object()) == value:
+            return False
+        self._shown[widget_id] = value
+        return True
+
+    @staticmethod
+    def path_of(widget_id: str) -> tuple[str, ...]:
+        key = widget_id[2:]  # "f-train-epochs" -> ("train", "epochs"); "f-name" -> ("name",)
+        section, _, field = key.partition("-")
+        return (section,) if not field else (section, field)
 
     async def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
-        if self._building or not self._visible():
+        if not self._edited(event.select.id or "", event.value):
             return
         if event.select.id == "f-model-kind":
-            if event.value == self.kind():
-                return  # the select announcing its initial value, not an edit
-            data = self.collect()  # another kind has other fields
-            data["model"] = {"kind": event.value}
-            await self.rebuild(data)
-        self.post_message(FormEdited(self.collect()))
+            if event.value != self.kind():
+                self.post_message(KindChosen(str(event.value)))
+                data = dict(self.data, model={"kind": event.value})
+                await self.rebuild(data)  # another kind has other fields
+            return
+        value = None if event.value is NO_SELECTION else event.value
+        self.post_message(FieldEdited(self.path_of(event.select.id or ""), value))
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
-        if not self._building and self._visible():
-            self.post_message(FormEdited(self.collect()))
+        if not self._edited(event.input.id or "", event.value):
+            return
+        value = typed_value(event.value)
+        if event.input.has_class("list") and value is not None and not isinstance(value, list):
+            value = [value]  # "16" in a list field is the list [16]
+        self.post_message(FieldEdited(self.path_of(event.input.id or ""), value))

@@ -1,9 +1,13 @@
-"""Instances pane: planner-managed instances in the account (like `planner ls`), with terminate."""
+"""Instances pane: planner-managed instances in the plan's region (what `planner ls` shows: state,
+run, age, expiry, cost so far — PlannerService.instances, cells from planner.report.instance_row),
+loaded each time the pane opens; x terminates the highlighted one, l reloads. Without AWS access
+the pane says why (the CLI's words) instead of staying empty."""
 
 from __future__ import annotations
 
 from textual import work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, DataTable, Static
 
@@ -13,17 +17,20 @@ from planner.errors import PlannerError
 class InstancesPane(Vertical):
     DEFAULT_CSS = """
     InstancesPane #instance-buttons { height: 3; }
+    InstancesPane #instances-status { height: auto; padding: 0 1; }
+    InstancesPane #instance-table { height: 1fr; margin-top: 1; }
     """
-    BINDINGS = [("x", "terminate", "Terminate instance")]
+    BINDINGS = [Binding("x", "terminate", "Terminate"), Binding("l", "load", "Reload")]
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(id="instances")
+        self.loaded_region: str | None = None
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="instance-buttons"):
-            yield Button("Refresh", id="refresh")
-            yield Button("Terminate selected (x)", id="terminate", variant="error")
-            yield Static("", id="instances-status")
+            yield Button("Reload (l)", id="refresh")
+            yield Button("Terminate (x)", id="terminate", variant="error")
+        yield Static("Opening this pane lists the planner's instances.", id="instances-status")
         yield DataTable(id="instance-table", cursor_type="row")
 
     def on_mount(self) -> None:
@@ -33,40 +40,56 @@ class InstancesPane(Vertical):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "refresh":
-            self.load()
+            self.action_load()
         else:
             self.action_terminate()
 
-    @work(thread=True, exclusive=True, group="instances")
-    def load(self) -> None:
-        try:
-            rows = self.app.service.instances(self.app.region)
-        except PlannerError as exc:  # the CLI's message, as a notification
-            self.app.call_from_thread(self.app.notify, exc.render(), severity="error")
-            return
-        self.app.call_from_thread(self._fill, rows)
+    def action_load(self) -> None:
+        self._status(f"listing planner-managed instances in {self.app.region} ...")
+        self.load(self.app.region)
 
-    def _fill(self, rows) -> None:
+    @work(thread=True, exclusive=True, group="instances")
+    def load(self, region: str) -> None:
+        try:
+            rows = self.app.service.instances(region)
+        except PlannerError as exc:  # the CLI's message, where the table would be
+            self.app.call_from_thread(self._status, exc.render())
+            return
+        self.app.call_from_thread(self._fill, rows, region)
+
+    def _status(self, text: str) -> None:
+        from rich.text import Text
+
+        self.query_one("#instances-status", Static).update(Text(text))
+
+    def _fill(self, rows, region: str) -> None:
         from rich.text import Text
 
         from planner.report import instance_row
 
+        self.loaded_region = region
         table = self.query_one("#instance-table", DataTable)
         table.clear()
         for r in rows:
             table.add_row(*(Text.from_markup(cell) for cell in instance_row(r)), key=r["instance_id"])
-        self.query_one("#instances-status", Static).update(f"{len(rows)} planner-managed instance(s) in {self.app.region}")
+        billed = sum(r["cost_so_far_usd"] or 0.0 for r in rows)
+        self._status(f"{len(rows)} planner-managed instance(s) in {region}" + (f", ${billed:.4f} so far" if rows else
+                                                                               ": nothing is billing"))
 
-    @work(thread=True, exclusive=True, group="instances")
     def action_terminate(self) -> None:
         table = self.query_one("#instance-table", DataTable)
         if table.row_count == 0:
+            self.app.notify("no instance to terminate", severity="warning")
             return
         instance_id = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        self._terminate(self.app.region, instance_id)
+
+    @work(thread=True, exclusive=True, group="instances")
+    def _terminate(self, region: str, instance_id: str) -> None:
         try:
-            self.app.service.terminate(self.app.region, [instance_id])
+            self.app.service.terminate(region, [instance_id])
         except PlannerError as exc:
             self.app.call_from_thread(self.app.notify, exc.render(), severity="error")
             return
         self.app.call_from_thread(self.app.notify, f"terminated {instance_id}")
-        self.load()
+        self.app.call_from_thread(self.action_load)

@@ -1,4 +1,5 @@
-"""Messages the panes post to the app (small dataclasses, as Textual apps do)."""
+"""Messages the panes post to the app (small dataclasses, as Textual apps do): attributes down,
+messages up. The app routes what one pane learns to the others."""
 
 from __future__ import annotations
 
@@ -10,8 +11,33 @@ from textual.message import Message
 
 @dataclass
 class SpecChanged(Message):
-    spec: Any  # WorkloadSpec | None
+    """The editor's text was validated: `spec` is the WorkloadSpec, or None when it is invalid."""
+
+    spec: Any
     text: str
+
+
+@dataclass
+class SpecLoaded(Message):
+    """A spec file was read into the editor; `estimate`: worth a fresh estimate (not an opened run's spec)."""
+
+    path: str
+    estimate: bool = True
+
+
+@dataclass
+class FieldEdited(Message):
+    """The form changed one field: `path` is ("name",) or (section, field); None removes it."""
+
+    path: tuple[str, ...]
+    value: Any
+
+
+@dataclass
+class KindChosen(Message):
+    """The form chose another model kind (its fields are rebuilt)."""
+
+    kind: str
 
 
 @dataclass
@@ -20,11 +46,35 @@ class TargetsChanged(Message):
 
 
 @dataclass
-class RunFinished(Message):
-    doc: dict[str, Any] | None
-    error: str | None = None
+class WhatIfChanged(Message):
+    """The what-if controls changed: plan options as PlannerService.plan_options takes them."""
+
+    options: dict[str, Any]
 
 
 @dataclass
-class FormEdited(Message):
-    data: dict[str, Any]  # the spec the form shows, to be written into the YAML editor
+class PlanShown(Message):
+    """The Results pane shows a new plan document; `fresh` when it is a new estimate of a spec
+    (its suggested benchmarks become the picked targets)."""
+
+    doc: dict[str, Any]
+    fresh: bool = False
+
+
+@dataclass
+class EstimateDone(Message):
+    """The estimate stopped measuring this machine (with a plan, or with an error)."""
+
+
+@dataclass
+class RunResult(Message):
+    """One target's measurement arrived during a run (label -> result, as the journal has it)."""
+
+    label: str
+    data: dict[str, Any]
+
+
+@dataclass
+class RunFinished(Message):
+    doc: dict[str, Any] | None
+    error: str | None = None

@@ -1,108 +1,207 @@
-"""Results pane: the options table (the CLI's columns), a cost-vs-time chart with the intervals,
-the recommendation with its break-even explanation, and what-if controls that re-plan from the run
-journal instantly (the same `replan` as `planner plan`)."""
+"""Results pane: the plan of the question — the answers in words, what-if controls, every option
+(measured ● and predicted ○) as a table and as a chart. It keeps what the plan is made of and asks
+the service for every plan:
+
+- an estimate of a spec: PlannerService.estimate measures this machine (free) and predicts every
+  instance; its measurement is kept, so what-if re-plans at once (estimate_from);
+- a run: each result replaces its predicted row as it arrives (estimate_from), and the finished
+  run is planned from its journal (estimate_run), as is a saved run opened later.
+
+On a short screen the table and the chart share the space (v switches); on a tall one both show.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from textual import work
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Input, Select, Static
-from textual_plotext import PlotextPlot
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import DataTable, Static
 
 from planner.errors import PlannerError
+from planner.tui.answers import Answers
+from planner.tui.chart import LEGEND, PlanChart
+from planner.tui.messages import EstimateDone, PlanShown, WhatIfChanged
+from planner.tui.plantable import PlanTable, notes
+from planner.tui.whatif import WhatIf
 
 
 class ResultsPane(Vertical):
     DEFAULT_CSS = """
-    ResultsPane #whatif { height: 3; }
-    ResultsPane #whatif Select { width: 16; }
-    ResultsPane #whatif Input { width: 14; }
-    ResultsPane #options { height: auto; max-height: 10; }
-    ResultsPane #chart { height: 1fr; min-height: 8; }
-    ResultsPane #recommendation { height: auto; padding: 0 1; }
+    ResultsPane #answers-box { height: auto; max-height: 8; padding: 0 1; }
+    ResultsPane WhatIf { margin: 1 0 0 0; }
+    ResultsPane #options { max-height: 9; }
+    ResultsPane #row-notes { height: 1; padding: 0 1; color: $text-muted; }
+    ResultsPane #legend { height: 1; padding: 0 1; }
     """
+    BINDINGS = [Binding("v", "toggle_view", "Table/Chart"), Binding("o", "app.open_run", "Open run"),
+                Binding("e", "app.estimate", "Estimate")]
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(id="results")
-        self.run_dir: str | None = None
         self.doc: dict[str, Any] | None = None
+        self.spec = None  # the spec the plan is of
+        self.results: dict[str, dict[str, Any]] = {}  # measurements of an estimate or a live run
+        self.run_dir: str | None = None  # a finished or saved run: plans come from its journal
+        self.options: dict[str, Any] | None = None  # the plan options of the plan shown
+        self.estimating = False
 
     def compose(self) -> ComposeResult:
-        with Horizontal(id="whatif"):
-            yield Select([("cheapest", "cheapest"), ("fastest", "fastest")], value="cheapest", id="objective", allow_blank=False)
-            yield Select([(r, r) for r in self.app.service.regions()], value=self.app.region,
-                         id="region-whatif", allow_blank=False)
-            yield Select([("on-demand", "on-demand"), ("spot", "spot")], value="on-demand", id="purchase-whatif", allow_blank=False)
-            yield Input(placeholder="deadline (e.g. 4h)", id="deadline")
-            yield Input(placeholder="time value $/h", id="time-value")
-            yield Input(placeholder="local $/h", id="local-price")
-        yield DataTable(id="options", cursor_type="row")
-        yield PlotextPlot(id="chart")
-        yield Static("Run a workload to see the plan.", id="recommendation")
+        with VerticalScroll(id="answers-box"):
+            yield Answers(id="answers")
+        yield WhatIf(self.app.service.regions(), self.app.region, id="whatif")
+        yield PlanTable(id="options")
+        yield Static("", id="row-notes")
+        yield Static(LEGEND, id="legend")
+        yield PlanChart(id="chart")
 
-    def on_mount(self) -> None:
-        from planner.report import PLAN_COLUMNS
+    @property
+    def answers(self) -> Answers:
+        return self.query_one("#answers", Answers)
 
-        self.query_one("#options", DataTable).add_columns(*PLAN_COLUMNS)
+    def action_toggle_view(self) -> None:
+        self.toggle_class("-chart")
 
-    def show(self, doc: dict[str, Any]) -> None:
-        from rich.text import Text
+    # ------------------------------------------------------------------ what the plan is of
 
-        from planner.report import is_recommended, plan_row, recommendation_text
+    def plan_options(self, options: dict[str, Any] | None = None):
+        from planner.service import plan_options
 
-        self.doc, self.run_dir = doc, doc.get("run_dir")
-        table = self.query_one("#options", DataTable)
-        table.clear()
-        for o in doc["options"]:  # the CLI's cells, so the two fronts cannot disagree
-            style = "bold green" if is_recommended(o, doc) else ""
-            table.add_row(*(Text.from_markup(cell, style=style) for cell in plan_row(o)))
-        self.query_one("#recommendation", Static).update(recommendation_text(doc))
-        self.draw(doc)
+        return plan_options(**(options or self.query_one(WhatIf).options()))
 
-    def draw(self, doc: dict[str, Any]) -> None:
-        chart = self.query_one("#chart", PlotextPlot)
-        plt = chart.plt
-        plt.clear_data()
-        plt.title("cost vs training time (bars: the intervals)")
-        plt.xlabel("training hours")
-        plt.ylabel("cost $")
-        top = max([o.get("cost_usd_high") or 0.0 for o in doc["options"]] + [0.0])
-        plt.ylim(0, top * 1.15 if top > 0 else 1.0)  # costs are never negative
-        for o in doc["options"]:
-            if o.get("train_seconds") is None:
-                continue
-            hours = [o["train_seconds_low"] / 3600, o["train_seconds_high"] / 3600]
-            costs = [o["cost_usd_low"], o["cost_usd_high"]]
-            plt.plot(hours, costs)
-            plt.scatter([o["train_seconds"] / 3600], [o["cost_usd"]], label=f"{o['target']} {o['device']}")
-        chart.refresh()
-
-    def replan(self) -> None:
-        if not self.run_dir:
+    def estimate(self, spec, seconds: float) -> None:
+        if self.estimating:
+            self.app.notify("an estimate is already measuring this machine", severity="warning")
             return
-        from planner.service import parse_duration
-
-        def number(widget_id: str) -> float | None:
-            text = self.query_one(widget_id, Input).value.strip()
-            return float(text) if text else None
-
         try:
-            deadline_text = self.query_one("#deadline", Input).value.strip()
-            deadline = parse_duration(deadline_text) if deadline_text else None
-            overrides = {"objective": self.query_one("#objective", Select).value, "deadline_seconds": deadline, "time_value_per_hour": number("#time-value"),
-                         "local_price_per_hour": number("#local-price"),
-                         "purchase": self.query_one("#purchase-whatif", Select).value,
-                         "region": self.query_one("#region-whatif", Select).value}
-            doc = self.app.service.replan(self.run_dir, overrides)
+            options = self.plan_options()
         except (PlannerError, ValueError) as exc:
             self.app.notify(exc.render() if isinstance(exc, PlannerError) else str(exc), severity="error")
             return
-        self.show(doc)
+        self.estimating = True
+        self._status(f"estimating {spec.name}: measuring this machine for {seconds:g} s (free), then predicting every instance ...")
+        self._estimate(spec, options, seconds)
 
-    def on_select_changed(self, event: Select.Changed) -> None:
+    @work(thread=True, exclusive=True, group="estimate")
+    def _estimate(self, spec, options, seconds: float) -> None:
+        from planner.report import progress_text
+
+        call = self.app.call_from_thread
+        measured: dict[str, dict[str, Any]] = {}
+
+        def on_progress(label: str, event: dict[str, Any]) -> None:
+            call(self._status, f"estimating {spec.name}: {progress_text(event)}")
+
+        def on_result(label: str, data: dict[str, Any]) -> None:
+            measured[label] = data
+
+        try:
+            doc = self.app.service.estimate(spec, options, seconds, on_progress=on_progress, on_result=on_result)
+        except PlannerError as exc:
+            call(self._failed, exc.render())
+            return
+        except Exception as exc:  # noqa: BLE001 - shown, never a crash of the UI
+            call(self._failed, f"internal error: {type(exc).__name__}: {exc}")
+            return
+        call(self._estimated, spec, measured, doc)
+
+    def _failed(self, error: str) -> None:
+        self.estimating = False
+        self._status("")
+        self.app.notify(error, severity="error")
+        self.post_message(EstimateDone())
+
+    def _estimated(self, spec, measured: dict[str, dict[str, Any]], doc: dict[str, Any]) -> None:
+        self.estimating = False
+        self.spec, self.results, self.run_dir = spec, measured, None
+        self._status("")
+        self.show(doc, fresh=True)
+        self.post_message(EstimateDone())
+
+    def run_started(self, spec) -> None:
+        """A run of `spec` began: its results will replace the estimate's rows (another spec: a new plan)."""
+        if spec != self.spec:
+            self.spec, self.results, self.doc = spec, {}, None
+            self.show(None)
+        self.run_dir = None
+        self._status(f"running {spec.name}: measured rows replace predicted ones as they arrive")
+
+    def run_result(self, label: str, data: dict[str, Any]) -> None:
+        self.results[label] = data
         self.replan()
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
+    def run_finished(self, run_dir: str | None) -> None:
+        """The run ended: planned from its journal, or (cancelled, failed) from what it measured."""
+        self.run_dir = run_dir
+        self._status("" if run_dir else "the run ended early (see 3 Run): what it measured before is shown")
         self.replan()
+
+    def open_run(self, run_dir: str, spec) -> None:
+        """Show a saved run (`spec`: the run's) with its own plan options."""
+        self.spec, self.results, self.run_dir, self.options = spec, {}, run_dir, None
+        self._replan(None, run_dir, spec, {})
+
+    def mark_stale(self, spec) -> None:
+        """The editor's spec changed: say whether the plan shown is still of it."""
+        if self.doc is not None and not self.estimating:
+            self._status("" if spec == self.spec else "the spec changed since this plan: e estimates the edited spec")
+
+    # ------------------------------------------------------------------ planning
+
+    def on_what_if_changed(self, message: WhatIfChanged) -> None:
+        message.stop()
+        try:
+            options = self.plan_options(message.options)
+        except PlannerError as exc:
+            self.app.notify(exc.render(), severity="error")
+            return
+        if options.as_dict() != self.options:
+            self.replan(options)
+
+    def replan(self, options=None) -> None:
+        if self.spec is None or (not self.results and not self.run_dir):
+            return
+        try:
+            options = options or self.plan_options()
+        except (PlannerError, ValueError) as exc:
+            self.app.notify(exc.render() if isinstance(exc, PlannerError) else str(exc), severity="error")
+            return
+        self._replan(options, self.run_dir, self.spec, dict(self.results))
+
+    @work(thread=True, exclusive=True, group="plan")
+    def _replan(self, options, run_dir: str | None, spec, results: dict[str, dict[str, Any]]) -> None:
+        service, call = self.app.service, self.app.call_from_thread
+        try:
+            if run_dir:
+                doc = service.estimate_run(run_dir, options=options)
+            else:
+                doc = service.estimate_from(spec, options, results)
+        except PlannerError as exc:
+            call(self.app.notify, exc.render(), severity="error")
+            return
+        call(self.show, doc)
+
+    # ------------------------------------------------------------------ showing
+
+    def _status(self, text: str) -> None:
+        self.answers.set_status(text)
+        self.app.query_one("#workload-answers", Answers).set_status(text)
+
+    def show(self, doc: dict[str, Any] | None, fresh: bool = False) -> None:
+        self.doc = doc
+        self.options = (doc or {}).get("plan_options")
+        self.answers.show(doc, self.answers.status)
+        self.app.query_one("#workload-answers", Answers).show(doc, self.answers.status)
+        self.query_one(PlanTable).show(doc)
+        self.query_one(PlanChart).show(doc)
+        if doc is not None:
+            self.query_one(WhatIf).set_options(self.options or {}, doc.get("headline"))
+            self.post_message(PlanShown(doc, fresh))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        from rich.text import Text
+
+        option = self.query_one(PlanTable).highlighted()
+        self.query_one("#row-notes", Static).update(Text(notes(option) if option else ""))

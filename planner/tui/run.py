@@ -1,114 +1,185 @@
-"""Run pane: live state per target (pending, booting, running, done/failed, terminated), elapsed
-time and cost so far, the log; cancel terminates everything the run started."""
+"""Run pane: one row per target from the moment `r` is pressed (pending, booting, running,
+done/failed, terminated), elapsed time ticking every second, cost so far, the bench's progress;
+the log. A new run starts from a clean table and log; cancel terminates everything the run started.
+
+The run itself is PlannerService.run in a thread worker; each result is posted up (RunResult) the
+moment it is journaled, so the Results pane replaces that target's predicted row at once.
+"""
 
 from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, DataTable, Log, Static
 
 from planner.errors import PlannerError
-from planner.tui.messages import RunFinished
+from planner.tui.messages import RunFinished, RunResult
+
+FINISHED = ("done", "failed", "terminated", "cancelled")
+COLUMNS = ("target", "state", "elapsed", "cost so far", "progress")
 
 
 class RunPane(Vertical):
     DEFAULT_CSS = """
     RunPane #run-buttons { height: 3; }
+    RunPane #run-status { height: auto; padding: 0 1; }
     RunPane #states { height: auto; max-height: 12; }
-    RunPane #run-log { height: 1fr; }
+    RunPane #run-log { height: 1fr; min-height: 4; }
     """
+    BINDINGS = [Binding("c", "cancel", "Cancel run")]
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(id="run")
         self.cancel_event = threading.Event()
         self.running = False
+        self.started = 0.0
+        self.rows: dict[str, dict[str, Any]] = {}  # label -> state, elapsed (final), cost, progress
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="run-buttons"):
             yield Button("Run (r)", id="start", variant="primary")
             yield Button("Cancel (c)", id="cancel", variant="error", disabled=True)
-            yield Static("", id="run-status")
-        yield DataTable(id="states", cursor_type="none")
+        yield Static("Nothing run yet: r benchmarks local and the picked targets.", id="run-status")
+        yield DataTable(id="states", cursor_type="row")
         yield Log(id="run-log")
 
     def on_mount(self) -> None:
-        self.query_one("#states", DataTable).add_columns("target", "state", "elapsed", "cost so far")
+        table = self.query_one("#states", DataTable)
+        for name in COLUMNS:
+            table.add_column(name, key=name)
+        self.set_interval(1.0, self.tick)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "start":
-            self.start()
+            self.app.action_run()
         elif event.button.id == "cancel":
-            self.cancel()
+            self.action_cancel()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel":
+            return self.running  # shown in the footer only while a run is live
+        return True
 
     def log_line(self, text: str) -> None:
         self.query_one("#run-log", Log).write_line(f"{time.strftime('%H:%M:%S')} {text}")
 
-    def set_state(self, label: str, state: str, elapsed: float = 0.0, cost: float = 0.0) -> None:
-        table = self.query_one("#states", DataTable)
-        row = (label, state, f"{elapsed:.0f} s", f"${cost:.4f}")
-        if label in table.rows:
-            for column, value in zip(table.ordered_columns, row):
-                table.update_cell(label, column.key, value)
-        else:
-            table.add_row(*row, key=label)
+    # ------------------------------------------------------------------ the rows
 
-    def start(self) -> None:
-        app = self.app
-        if self.running:
-            app.notify("a run is already in progress", severity="warning")
+    def _row(self, label: str) -> dict[str, Any]:
+        """The row of `label`, taking over the pending row of its target (local-cpu is local's)."""
+        from planner.report import label_target
+
+        if label not in self.rows:
+            table = self.query_one("#states", DataTable)
+            target = label_target(label)
+            if target in self.rows and target != label and self.rows[target]["state"] == "pending":
+                del self.rows[target]
+                table.remove_row(target)
+            self.rows[label] = {"state": "pending", "elapsed": None, "cost": 0.0, "progress": ""}
+            table.add_row(label, "pending", "0 s", "$0.0000", "", key=label)
+        return self.rows[label]
+
+    def set_state(self, label: str, state: str, cost: float | None = None, progress: str | None = None) -> None:
+        row = self._row(label)
+        row["state"] = state
+        if cost is not None:
+            row["cost"] = cost
+        if progress is not None:
+            row["progress"] = progress
+        if state in FINISHED and row["elapsed"] is None:
+            row["elapsed"] = time.monotonic() - self.started
+        self._draw(label)
+
+    def _draw(self, label: str) -> None:
+        from planner.report import seconds_text
+
+        row = self.rows[label]
+        elapsed = row["elapsed"] if row["elapsed"] is not None else time.monotonic() - self.started
+        table = self.query_one("#states", DataTable)
+        values = {"state": row["state"], "elapsed": seconds_text(elapsed) if elapsed >= 1 else "0 s",
+                  "cost so far": f"${row['cost']:.4f}", "progress": row["progress"]}
+        for column, value in values.items():
+            table.update_cell(label, column, value, update_width=True)
+
+    def set_progress(self, label: str, progress: str) -> None:
+        """The bench's latest progress line; a finished row keeps its state (late events arrive)."""
+        row = self._row(label)
+        if row["state"] in FINISHED:
             return
-        if app.spec is None:
-            app.notify("the spec is not valid yet: see the Workload tab", severity="error")
-            return
+        row["progress"] = progress
+        if row["state"] == "pending":
+            row["state"] = "running"
+        self._draw(label)
+
+    def tick(self) -> None:
+        """Elapsed time of every unfinished row, once a second."""
+        for label, row in self.rows.items():
+            if row["elapsed"] is None and self.running:
+                self._draw(label)
+
+    # ------------------------------------------------------------------ a run
+
+    def start(self, spec, spec_text: str, targets: list[str], options, out) -> None:
+        """Run `spec` on `targets` with plan `options` (PlanOptions), journaling into `out` (None: the default)."""
         self.running = True
         self.cancel_event.clear()
+        self.started = time.monotonic()
+        self.rows.clear()
         self.query_one("#states", DataTable).clear()
+        self.query_one("#run-log", Log).clear()
+        for target in targets:  # a row each at once: the run itself takes seconds to start (import torch)
+            self._row(target)
         self.query_one("#start", Button).disabled = True
         self.query_one("#cancel", Button).disabled = False
-        self.query_one("#run-status", Static).update(f"running {', '.join(app.targets)} ...")
-        self.log_line(f"run {app.spec.name} on {', '.join(app.targets)}")
-        self.run_worker_thread(app.spec, app.spec_text, list(app.targets))
+        self.query_one("#run-status", Static).update(f"running {spec.name} on {', '.join(targets)} ...")
+        self.log_line(f"run {spec.name} on {', '.join(targets)}")
+        self.refresh_bindings()
+        self.run_worker_thread(spec, spec_text, list(targets), options, out)
 
-    def cancel(self) -> None:
-        if self.running:
+    def action_cancel(self) -> None:
+        if self.running and not self.cancel_event.is_set():
             self.cancel_event.set()
             self.log_line("cancelling: terminating everything this run started ...")
 
     @work(thread=True, exclusive=True, group="run")
-    def run_worker_thread(self, spec, spec_text: str, targets: list[str]) -> None:
-        from planner.service import AwsOptions, BenchOptions, Cancelled, PlanOptions, RunCallbacks, parse_targets
+    def run_worker_thread(self, spec, spec_text: str, targets: list[str], options, out) -> None:
+        from planner.report import progress_text
+        from planner.service import AwsOptions, BenchOptions, Cancelled, RunCallbacks, parse_targets
 
         app = self.app
         call = app.call_from_thread
-        options = PlanOptions(region=app.region, purchase=app.purchase)
-        aws = AwsOptions(region=app.region, purchase=app.purchase, ami=app.ami, poll_seconds=1.0)
-        started = time.monotonic()
+        aws = AwsOptions(region=options.region, purchase=options.purchase, ami=app.ami, poll_seconds=2.0)
 
-        def on_state(label, state, elapsed, cost):
-            call(self.set_state, label, state, elapsed, cost)
+        def on_state(label: str, state: str, elapsed: float, cost: float) -> None:
+            call(self.set_state, label, state, cost)
 
-        def on_progress(label, event):
-            if event.get("event") in ("measure", "warmup"):
-                call(self.set_state, label, f"running ({event['event']})", time.monotonic() - started, 0.0)
+        def on_progress(label: str, event: dict[str, Any]) -> None:
+            call(self.set_progress, label, progress_text(event))
 
-        def on_notice(label, text):
+        def on_notice(label: str | None, text: str) -> None:
             call(self.log_line, f"{label}: {text}" if label else text)
 
-        def on_result(label, data):
-            text = f"{label}: {data.get('status')}" + (f" {data['step_seconds'] * 1e3:.2f} ms/step" if data.get("step_seconds") else
-                                                        f" {data.get('message', '')}")
+        def on_result(label: str, data: dict[str, Any]) -> None:
+            ok = data.get("status") == "ok"
+            text = f"{label}: {data.get('status')}" + (f" {data['step_seconds'] * 1e3:.2f} ms/step" if ok and data.get("step_seconds")
+                                                        else f" {data.get('message', '')}")
             call(self.log_line, text)
+            call(self.set_state, label, "done" if ok else "failed", None, "" if ok else str(data.get("message", ""))[:60])
+            call(self.post_message, RunResult(label, data))
 
         doc, error = None, None
         try:
             callbacks = RunCallbacks(on_progress=on_progress, on_result=on_result, on_state=on_state, on_notice=on_notice)
             doc, _journal, _session = app.service.run(spec, spec_text, parse_targets(",".join(targets)), options,
-                                                      BenchOptions(seconds=app.bench_seconds), app.runs_dir, callbacks,
-                                                      aws, cancel=self.cancel_event)
+                                                      BenchOptions(seconds=app.bench_seconds), out,
+                                                      callbacks, aws, cancel=self.cancel_event)
         except Cancelled:
             error = "cancelled: every instance and process of the run was terminated"
         except PlannerError as exc:
@@ -117,12 +188,23 @@ class RunPane(Vertical):
             error = f"internal error: {type(exc).__name__}: {exc}"
         call(self.finished, doc, error)
 
-    def finished(self, doc, error) -> None:
+    def finished(self, doc: dict[str, Any] | None, error: str | None) -> None:
+        from planner.report import unterminated_lines
+
         self.running = False
+        for label, row in self.rows.items():
+            if row["state"] not in FINISHED:
+                self.set_state(label, "cancelled" if error and error.startswith("cancelled") else "failed")
         self.query_one("#start", Button).disabled = False
         self.query_one("#cancel", Button).disabled = True
-        self.query_one("#run-status", Static).update(error.splitlines()[0] if error else "done")
+        failed = (doc or {}).get("failed_targets") or []
+        status = error.splitlines()[0] if error else f"done: {doc['run_dir']}" + (f" ({', '.join(failed)} failed)" if failed else "")
+        self.query_one("#run-status", Static).update(Text(status))
         self.log_line(error or f"done: journal {doc['run_dir']}")
+        for line in unterminated_lines((doc or {}).get("unterminated_instances") or []):
+            self.log_line(line)
+            self.app.notify(line, severity="error", timeout=60)  # still billing: said until read
         if error:
             self.app.notify(error, severity="error" if not error.startswith("cancelled") else "warning")
+        self.refresh_bindings()
         self.post_message(RunFinished(doc, error))

@@ -1,82 +1,138 @@
-"""Targets pane: the price catalog, filterable and sortable; pick targets (local is always in);
-the worst-case bench cost against the budget before anything starts."""
+"""Targets pane: the price catalog of the plan's region and purchase option, filterable and
+sortable, with each instance's predicted training time and cost from the plan shown; pick the
+instances to benchmark (local is always in). A fresh estimate picks the paid benchmarks that would
+settle its answer; their worst-case cost against the budget shows before anything starts
+(PlannerService.bench_cost, the CLI's pre-flight)."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Input, Select, Static
+from textual.binding import Binding
+from textual.containers import Grid, Horizontal, Vertical
+from textual.widgets import DataTable, Input, Label, Select, Static
 
 from planner.errors import PlannerError
+from planner.report import escape
 from planner.tui.messages import TargetsChanged
+
+WIDE = ("pick", "instance", "vCPUs", "GiB", "GPU", "GPU GiB", "$/h", "training time", "cost")
+NARROW = ("pick", "instance", "GPU", "$/h", "training time", "cost", "vCPUs", "GiB", "GPU GiB")
+
+
+def _field(label: str, widget) -> Horizontal:
+    return Horizontal(Label(label, classes="filter-label"), widget, classes="filter")
 
 
 class TargetsPane(Vertical):
     DEFAULT_CSS = """
-    TargetsPane #filters { height: 3; }
-    TargetsPane #filters Select { width: 22; }
-    TargetsPane #filters Input { width: 18; }
-    TargetsPane #catalog { height: 1fr; }
-    TargetsPane #selection { height: auto; padding: 0 1; }
+    TargetsPane #filters { grid-size: 4; grid-gutter: 0 2; height: auto; padding: 0 1; }
+    TargetsPane .filter { height: 1; }
+    TargetsPane .filter-label { width: auto; padding-right: 1; color: $text-muted; }
+    TargetsPane .filter Select, TargetsPane .filter Input { width: 1fr; }
+    TargetsPane #catalog { height: 1fr; margin-top: 1; }
+    TargetsPane #selection { height: auto; max-height: 6; padding: 0 1; }
+    TargetsPane #price-source { height: auto; padding: 0 1; color: $text-muted; }
     """
-    BINDINGS = [("space", "toggle", "Pick/unpick")]
+    BINDINGS = [Binding("space", "toggle", "Pick"), Binding("a", "suggested", "Suggested"), Binding("u", "local_only", "Local only")]
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(id="targets")
         self.selected: list[str] = []
+        self.suggested: dict[str, str] = {}  # target -> why a paid benchmark would settle the answer
+        self.doc: dict[str, Any] | None = None
         self.rows = None
+        self._order: tuple[str, ...] = ()
 
     def compose(self) -> ComposeResult:
-        catalog = self.app.service.catalog()
-        with Horizontal(id="filters"):
-            yield Select([(r, r) for r in self.app.service.regions()], value=self.app.region, id="region", allow_blank=False)
-            yield Select([("all", "all"), ("GPU", "gpu"), ("CPU", "cpu")], value="all", id="kind", allow_blank=False)
-            yield Select([("on-demand", "on-demand"), ("spot", "spot")], value="on-demand", id="purchase", allow_blank=False)
-            yield Select([("by price", "price"), ("by GPU memory", "gpu-memory")], value="price", id="sort", allow_blank=False)
-            yield Input(placeholder="max $/h", id="max-price")
-            yield Input(placeholder="min GPU GiB", id="min-gpu")
+        with Grid(id="filters"):
+            yield _field("show", Select([("all", "all"), ("GPU", "gpu"), ("CPU", "cpu")], value="all", id="kind",
+                                        allow_blank=False, compact=True))
+            yield _field("sort", Select([("price", "price"), ("GPU memory", "gpu-memory")], value="price", id="sort",
+                                        allow_blank=False, compact=True))
+            yield _field("max $/h", Input(placeholder="any", id="max-price", compact=True))
+            yield _field("min GPU GiB", Input(placeholder="any", id="min-gpu", compact=True))
         yield DataTable(id="catalog", cursor_type="row", zebra_stripes=True)
         yield Static("", id="selection")
-        yield Static(f"prices: {catalog.source}, as of {catalog.as_of}", id="price-source")
+        yield Static("", id="price-source")
 
     def on_mount(self) -> None:
-        table = self.query_one("#catalog", DataTable)
-        table.add_columns("pick", "instance", "vCPUs", "GiB", "GPU", "GPU GiB", "$/h", "region")
         self.refresh_rows()
 
-    def _number(self, widget_id: str) -> float | None:
+    def on_resize(self) -> None:
+        if self._order != self._columns():
+            self.refresh_rows()
+
+    def _columns(self) -> tuple[str, ...]:
+        return WIDE if self.app.size.width >= 110 else NARROW
+
+    def _number(self, widget_id: str, flag: str, name: str) -> float | None:
+        """A filter's value by the CLI's rule for its flag; a bad one is said and ignored."""
+        from planner.service.inputs import parse_flag
+
         text = self.query_one(widget_id, Input).value.strip()
         try:
-            return float(text) if text else None
-        except ValueError:
-            self.app.notify(f"{widget_id[1:]}: must be a number, got {text!r}", severity="error")
+            return parse_flag(flag, text) if text else None
+        except ValueError as exc:
+            self.app.notify(f"{name}: {exc}", severity="error")
             return None
+
+    def _estimates(self) -> dict[str, tuple[str, str]]:
+        """target -> (training time, cost) cells of the plan shown (the CLI's cells)."""
+        from planner.report import PLAN_COLUMNS, plan_row
+
+        if not self.doc:
+            return {}
+        time_at, cost_at = PLAN_COLUMNS.index("training time"), PLAN_COLUMNS.index("cost")
+        out = {}
+        for o in self.doc.get("options", []):
+            cells = plan_row(o)
+            out.setdefault(o["target"], (cells[time_at], cells[cost_at]))
+        return out
 
     def refresh_rows(self) -> None:
         from planner.service import PriceQuery
 
         kind = self.query_one("#kind", Select).value
-        purchase = self.query_one("#purchase", Select).value
-        query = PriceQuery(region=self.query_one("#region", Select).value, gpu={"gpu": True, "cpu": False}.get(kind),
-                           max_price=self._number("#max-price"), min_gpu_memory_gib=self._number("#min-gpu"),
-                           purchase=purchase, sort=self.query_one("#sort", Select).value)
+        query = PriceQuery(region=self.app.region, gpu={"gpu": True, "cpu": False}.get(kind),
+                           max_price=self._number("#max-price", "--max-price", "max $/h"),
+                           min_gpu_memory_gib=self._number("#min-gpu", "--min-gpu-memory", "min GPU GiB"),
+                           purchase=self.app.purchase, sort=self.query_one("#sort", Select).value)
         try:
-            _catalog, rows = self.app.service.prices(query)
+            catalog, rows = self.app.service.prices(query)
         except PlannerError as exc:
             self.app.notify(exc.render(), severity="error")
             return
         self.rows = rows
-        self.app.region, self.app.purchase = query.region, purchase
         table = self.query_one("#catalog", DataTable)
-        table.clear()
+        self._order = self._columns()
+        table.clear(columns=True)
+        for name in self._order:
+            table.add_column(name, key=name)
+        estimates = self._estimates()
         for _, r in rows.iterrows():
             target = f"aws:{r['instance_type']}"
-            gpu = f"{int(r['gpu_count'])}x {r['gpu_name']}" if r["gpu_count"] else "-"
             price = r["price_usd_per_hour"]
-            table.add_row("✓" if target in self.selected else "", r["instance_type"], str(int(r["vcpus"])),
-                          f"{r['memory_gib']:g}", gpu, "-" if not r["gpu_count"] else f"{r['gpu_memory_gib']:.4g}",
-                          "-" if price != price else f"{price:.4f}", r["region"], key=target)
+            time_cell, cost_cell = estimates.get(target, ("-", "-"))
+            cells = {"pick": "✓" if target in self.selected else "", "instance": r["instance_type"],
+                     "vCPUs": str(int(r["vcpus"])), "GiB": f"{r['memory_gib']:g}",
+                     "GPU": f"{int(r['gpu_count'])}x {r['gpu_name']}" if r["gpu_count"] else "-",
+                     "GPU GiB": "-" if not r["gpu_count"] else f"{r['gpu_memory_gib']:.4g}",
+                     "$/h": "-" if price != price else f"{price:.4f}", "training time": time_cell, "cost": cost_cell}
+            table.add_row(*(Text.from_markup(cells[name]) for name in self._order), key=target)
+        self.query_one("#price-source", Static).update(
+            Text(f"{self.app.region}, {self.app.purchase}: {catalog.source}, as of {catalog.as_of}"))
         self.show_selection()
+
+    def show_plan(self, doc: dict[str, Any], fresh: bool) -> None:
+        """The plan's predictions in the table; a fresh estimate also picks its suggested benchmarks."""
+        self.doc = doc
+        self.suggested = {c["target"]: c.get("reason", "") for c in doc.get("benchmark") or []}
+        if fresh:
+            self.selected = list(self.suggested)
+        self.refresh_rows()
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if self.rows is not None:
@@ -94,8 +150,16 @@ class TargetsPane(Vertical):
             self.selected.remove(key)
         else:
             self.selected.append(key)
-        table.update_cell(key, table.ordered_columns[0].key, "✓" if key in self.selected else "")
+        table.update_cell(key, "pick", "✓" if key in self.selected else "")
         self.show_selection()
+
+    def action_suggested(self) -> None:
+        self.selected = list(self.suggested)
+        self.refresh_rows()
+
+    def action_local_only(self) -> None:
+        self.selected = []
+        self.refresh_rows()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         self.action_toggle()
@@ -103,14 +167,19 @@ class TargetsPane(Vertical):
     def show_selection(self) -> None:
         from planner.service import AwsOptions
 
+        aws = AwsOptions(region=self.app.region, purchase=self.app.purchase)
         targets = ["local", *self.selected]
-        text = f"targets: {', '.join(targets)}"
+        lines = [f"[b]targets[/]: {', '.join(targets)}   (space picks, a: the suggested, u: local only, r runs)"]
         aws_types = [t[4:] for t in self.selected]
         if aws_types:
             try:
-                worst = self.app.service.bench_cost(aws_types, AwsOptions(region=self.app.region, purchase=self.app.purchase))
-                text += f"\nworst-case bench cost ${worst:.2f} of the $2.00 budget (20 min dead-man + 10 min grace each)"
+                worst = self.app.service.bench_cost(aws_types, aws)
+                lines.append(f"worst-case bench cost ${worst:.2f} of the ${aws.bench_budget:.2f} budget "
+                             f"({aws.max_bench_minutes:g} min dead-man + grace each)")
             except PlannerError as exc:
-                text += f"\n{exc.message}"
-        self.query_one("#selection", Static).update(text)
+                lines.append(f"[red]{escape(exc.message)}[/]")
+        for target in self.selected:
+            if target in self.suggested:
+                lines.append(f"  {target}: {escape(self.suggested[target])}")
+        self.query_one("#selection", Static).update(Text.from_markup("\n".join(lines)))
         self.post_message(TargetsChanged(targets))

@@ -1,5 +1,10 @@
-"""Workload pane: the spec as a form or as YAML (f toggles), validated as you type with the CLI's
-messages; load and save; `planner check`'s summary (parameters, FLOPs, memory) live."""
+"""Workload pane: the spec as YAML or as a form (f toggles), validated as you type with the CLI's
+messages (PlannerService.check_text); load and save; `planner check`'s summary (parameters, FLOPs,
+memory) and the estimate's answer beside it.
+
+The YAML is the user's: the form's edits change only the field edited (planner/tui/yamledit.py),
+toggling without an edit changes nothing, and `dirty` says whether the editor differs from the file.
+"""
 
 from __future__ import annotations
 
@@ -7,88 +12,142 @@ from pathlib import Path
 
 from textual import work
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, ContentSwitcher, Input, Static, TextArea
 
 from planner.errors import PlannerError
+from planner.tui import yamledit
+from planner.tui.answers import Answers
 from planner.tui.form import SpecForm
-from planner.tui.messages import FormEdited, SpecChanged
+from planner.tui.messages import FieldEdited, KindChosen, SpecChanged, SpecLoaded
 
 
-class WorkloadPane(Vertical):
+class WorkloadPane(Vertical, can_focus=True):
     DEFAULT_CSS = """
+    WorkloadPane #file-row { height: 3; }
+    WorkloadPane #spec-path { width: 1fr; }
+    WorkloadPane #file-row Button { min-width: 8; }
+    WorkloadPane #spec-body { height: 1fr; }
     WorkloadPane #spec-views { width: 3fr; }
     WorkloadPane #spec-side { width: 2fr; padding: 0 1; }
     WorkloadPane #spec-status.invalid { color: $error; }
     WorkloadPane #spec-status.valid { color: $success; }
-    WorkloadPane #file-row { height: 3; }
-    WorkloadPane #spec-path { width: 1fr; }
+    WorkloadPane #spec-summary { margin-bottom: 1; }
     """
+    BINDINGS = [
+        Binding("f", "toggle_form", "Form/YAML"),
+        Binding("ctrl+s", "save", "Save", priority=True),
+        Binding("e", "app.estimate", "Estimate"),
+    ]
 
     def __init__(self, path: str | None = None):
         super().__init__(id="workload")
         self.path = path
+        self.saved_text = ""  # the file's text as last loaded or saved
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="file-row"):
             yield Input(self.path or "spec.yaml", id="spec-path", placeholder="spec file")
             yield Button("Load", id="load")
             yield Button("Save", id="save")
-            yield Button("Form/YAML (f)", id="toggle-view")
-        with Horizontal():
+            yield Button("Form/YAML", id="toggle-view")
+        with Horizontal(id="spec-body"):
             with ContentSwitcher(initial="spec-editor", id="spec-views"):
                 yield TextArea("", language="yaml", id="spec-editor", show_line_numbers=True)
                 yield SpecForm()
-            with Vertical(id="spec-side"):
+            with VerticalScroll(id="spec-side"):
                 yield Static("", id="spec-status")
                 yield Static("", id="spec-summary")
+                yield Answers(compact=True, id="workload-answers")
 
     def on_mount(self) -> None:
-        if self.path and Path(self.path).exists():
+        if self.path and Path(self.path).is_file():
             self.load(self.path)
 
-    def load(self, path: str) -> None:
+    @property
+    def editor(self) -> TextArea:
+        return self.query_one("#spec-editor", TextArea)
+
+    @property
+    def dirty(self) -> bool:
+        return self.editor.text != self.saved_text
+
+    def load(self, path: str, estimate: bool = True) -> None:
         try:
-            self.query_one("#spec-editor", TextArea).text = Path(path).read_text()
-            self.path = path
+            text = Path(path).read_text()
         except OSError as exc:
-            self.app.notify(f"cannot read {path}: {exc}", severity="error")
+            self.app.notify(f"cannot read {path}: {exc.strerror or exc}", severity="error")
+            return
+        self.path, self.saved_text = path, text
+        self.query_one("#spec-path", Input).value = path
+        self.editor.text = text
+        self.post_message(SpecLoaded(path, estimate))
+
+    def save(self) -> None:
+        path = self.query_one("#spec-path", Input).value.strip() or "spec.yaml"
+        try:
+            Path(path).write_text(self.editor.text)
+        except OSError as exc:
+            self.app.notify(f"cannot write {path}: {exc.strerror or exc}", severity="error")
+            return
+        self.path, self.saved_text = path, self.editor.text
+        self.app.notify(f"saved {path}")
+
+    def action_save(self) -> None:
+        self.save()
+
+    async def action_toggle_form(self) -> None:
+        await self.toggle_view()
 
     async def toggle_view(self) -> None:
-        import yaml
-
         switcher = self.query_one("#spec-views", ContentSwitcher)
         if switcher.current == "spec-form":
             switcher.current = "spec-editor"
+            self.focus()  # the pane, not a field: a second `f` toggles back instead of typing an f
             return
         try:
-            data = yaml.safe_load(self.query_one("#spec-editor", TextArea).text) or {}
-        except yaml.YAMLError:
+            data = yamledit.plain(yamledit.load(self.editor.text))
+        except yamledit.YAMLError:
             self.app.notify("the YAML does not parse: fix it in the editor first", severity="error")
             return
-        await self.query_one(SpecForm).rebuild(data if isinstance(data, dict) else {})
+        form = self.query_one(SpecForm)
+        await form.rebuild(data if isinstance(data, dict) else {})
         switcher.current = "spec-form"
+        self.focus()  # tab goes on into the fields
 
-    def on_form_edited(self, message: FormEdited) -> None:
-        import yaml
+    def _edit(self, new_text: str) -> None:
+        if new_text is not self.editor.text and new_text != self.editor.text:
+            self.editor.text = new_text
 
-        self.query_one("#spec-editor", TextArea).text = yaml.safe_dump(message.data, sort_keys=False)
+    def on_field_edited(self, message: FieldEdited) -> None:
+        try:
+            self._edit(yamledit.set_field(self.editor.text, message.path, message.value))
+        except yamledit.YAMLError:
+            self.app.notify("the YAML does not parse: fix it in the editor first", severity="error")
+
+    def on_kind_chosen(self, message: KindChosen) -> None:
+        try:
+            self._edit(yamledit.set_kind(self.editor.text, message.kind))
+        except yamledit.YAMLError:
+            self.app.notify("the YAML does not parse: fix it in the editor first", severity="error")
 
     async def on_button_pressed(self, event: Button.Pressed) -> None:
-        path = self.query_one("#spec-path", Input).value.strip()
         if event.button.id == "toggle-view":
             await self.toggle_view()
         elif event.button.id == "load":
-            self.load(path)
+            self.load(self.query_one("#spec-path", Input).value.strip())
         elif event.button.id == "save":
-            Path(path).write_text(self.query_one("#spec-editor", TextArea).text)
-            self.path = path
-            self.app.notify(f"saved {path}")
+            self.save()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "spec-path":
+            self.load(event.value.strip())
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         self.validate(event.text_area.text)
 
-    @work(exclusive=True, thread=True)
+    @work(exclusive=True, thread=True, group="validate")
     def validate(self, text: str) -> None:
         from planner.report import check_lines
 
@@ -104,6 +163,8 @@ class WorkloadPane(Vertical):
     def _show(self, status: str, summary: str, ok: bool, spec, text: str) -> None:
         from rich.text import Text
 
+        if text != self.editor.text:
+            return  # the user typed on: a newer validation follows
         widget = self.query_one("#spec-status", Static)
         widget.update(Text(status))  # plain text: field paths like hidden[1] are not markup
         widget.set_classes("valid" if ok else "invalid")

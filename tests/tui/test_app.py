@@ -1,30 +1,22 @@
-"""The TUI driven by a pilot: load a spec, validation messages, run the local target on a tiny
-workload, results equal `planner plan` on the same run directory, cancel."""
+"""The TUI driven by a pilot through the whole question: open a spec and the free estimate shows
+(every instance predicted, the answers, the suggested benchmarks picked with their worst-case
+cost), run local, measured rows replace predicted ones, what-if re-plans — every plan shown equal
+to the service's for the same measurements. Validation messages, cancel."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 import subprocess
 
 import pytest
 
-from planner.service import replan
+from planner.service import PlannerService, plan_options
 from planner.tui.app import PlannerApp
+from planner.tui.messages import RunResult
 from planner.tui.results import ResultsPane
 from planner.tui.run import RunPane
-
-TINY = ("name: tui-tiny\nmodel: {kind: mlp, input_size: 4, hidden: [16], outputs: 1}\n"
-        "data: {samples: 1024}\ntrain: {batch_size: 128, epochs: 20}\n")
-
-
-async def wait_for(pilot, condition, timeout: float = 120.0) -> None:
-    waited = 0.0
-    while not condition():
-        await pilot.pause(0.2)
-        waited += 0.2
-        if waited > timeout:
-            raise AssertionError("condition never became true")
+from planner.tui.targets import TargetsPane
+from tests.tui.helpers import TINY, active_pane, text_of, wait_for
 
 
 @pytest.fixture
@@ -34,94 +26,124 @@ def spec_file(tmp_path):
     return path
 
 
-def test_load_validate_run_and_results_equal_planner_plan(spec_file, tmp_path):
+def test_opening_a_spec_shows_the_estimate_then_run_local_and_every_plan_is_the_services(spec_file, tmp_path):
     async def scenario():
-        app = PlannerApp(str(spec_file), runs_dir=tmp_path / "run", bench_seconds=1)
+        app = PlannerApp(str(spec_file), runs_dir=tmp_path / "runs", bench_seconds=1, estimate_seconds=1)
         async with app.run_test(size=(120, 40)) as pilot:
-            await wait_for(pilot, lambda: app.spec is not None)
-            status = str(app.query_one("#spec-status").render())
-            assert "valid: tui-tiny" in status
-            summary = str(app.query_one("#spec-summary").render())
-            assert "parameters        97" in summary  # 4*16+16 + 16+1
-
-            await pilot.press("r")  # run, keyboard only
-            await wait_for(pilot, lambda: app.query_one(ResultsPane).doc is not None)
             results = app.query_one(ResultsPane)
-            assert app.query_one("TabbedContent").active == "tab-results"
-            assert results.query_one("#options").row_count >= 1
-            shown = str(results.query_one("#recommendation").render())
-            expected, _ = replan(results.run_dir, {})
-            assert expected["recommendation"] == results.doc["recommendation"]
-            assert expected["recommendation"]["target"] in shown
-            assert json.loads((tmp_path / "run" / "plan.json").read_text())["recommendation"] == results.doc["recommendation"]
+            await wait_for(pilot, lambda: results.doc is not None)  # nothing pressed: opening estimates
+            doc = results.doc
+            sources = {o["source"] for o in doc["options"]}
+            assert sources == {"measured", "predicted"} and len(doc["options"]) > 20
+            assert results.query_one("#options").row_count == len(doc["options"])
+            answers = text_of(app, "#answers")
+            assert "Recommendation" in answers and ("If you rent" in answers or "Here:" in answers)
+            assert doc["recommendation"]["target"] in text_of(app, "#workload-answers")  # beside the spec, too
+            expected = PlannerService().estimate_from(app.spec, plan_options(), results.results)
+            assert doc["options"] == expected["options"] and doc["benchmark"] == expected["benchmark"]
 
-            # what-if: a local price and the fastest objective re-plan from the journal, as `planner plan` does
+            await pilot.pause(0.3)
+            targets = app.query_one(TargetsPane)
+            suggested = [c["target"] for c in doc["benchmark"]]
+            assert app.targets == ["local", *suggested]
+            if suggested:
+                assert "worst-case bench cost $" in text_of(app, "#selection")
+            await pilot.press("2")
+            table = targets.query_one("#catalog")
+            for target in suggested:  # unpick them, keyboard only: no AWS here
+                table.move_cursor(row=table.get_row_index(target))
+                await pilot.press("space")
+            assert app.targets == ["local"]
+            await pilot.press("a")  # the suggested ones again, then local alone at once
+            assert app.targets == ["local", *suggested]
+            await pilot.press("u")
+            assert app.targets == ["local"]
+
+            await pilot.press("r")
+            await wait_for(pilot, lambda: results.run_dir is not None and results.doc.get("run_dir"), timeout=120)
+            assert active_pane(app) == "results"
+            run_dir = results.run_dir
+            shown = results.doc
+            assert shown == PlannerService().estimate_run(run_dir, options=plan_options())
+            local = next(o for o in shown["options"] if o["target"] == "local")
+            assert local["source"] == "measured" and any(o["source"] == "predicted" for o in shown["options"])
+
+            # what-if: re-plans from the journal at once, as the service does
             results.query_one("#local-price").value = "3.6"
             results.query_one("#objective").value = "fastest"
-            await pilot.pause(0.5)
-            expected, _ = replan(results.run_dir, {"objective": "fastest", "local_price_per_hour": 3.6})
-            assert results.doc["objective"] == "fastest"
-            assert results.doc["options"] == expected["options"]
+            await wait_for(pilot, lambda: results.doc["objective"] == "fastest"
+                           and results.doc["plan_options"]["local_price_per_hour"] == 3.6, timeout=20)
+            assert results.doc == PlannerService().estimate_run(run_dir, options=plan_options("fastest", local_price_per_hour=3.6))
+
+    asyncio.run(scenario())
+
+
+def test_a_measured_result_replaces_its_predicted_row_as_it_arrives(spec_file, tmp_path):
+    async def scenario():
+        app = PlannerApp(str(spec_file), runs_dir=tmp_path / "runs", estimate_seconds=1)
+        async with app.run_test(size=(120, 40)) as pilot:
+            results = app.query_one(ResultsPane)
+            await wait_for(pilot, lambda: results.doc is not None)
+            row = next(o for o in results.doc["options"] if o["source"] == "predicted" and o["device"] == "cpu")
+            itype = row["instance_type"]
+            # what an instance's result looks like when it arrives: this machine's, as if measured there
+            local = results.results["local-cpu"]
+            arrived = {**local, "target": f"aws:{itype}", "instance_type": itype, "region": "us-east-1", "purchase": "on-demand"}
+            app.post_message(RunResult(f"aws-{itype}", arrived))
+            await wait_for(pilot, lambda: any(o["target"] == row["target"] and o["source"] == "measured"
+                                              for o in results.doc["options"]), timeout=20)
+            assert [o["target"] for o in results.doc["options"]].count(row["target"]) == 1  # replaced, not added
+            expected = PlannerService().estimate_from(app.spec, plan_options(), {"local-cpu": local, f"aws-{itype}": arrived})
+            assert results.doc == expected
 
     asyncio.run(scenario())
 
 
 def test_validation_messages_are_the_clis(spec_file, tmp_path):
     async def scenario():
-        app = PlannerApp(str(spec_file), runs_dir=tmp_path / "run")
+        app = PlannerApp(str(spec_file), runs_dir=tmp_path / "runs", estimate_on_open=False)
         async with app.run_test(size=(100, 30)) as pilot:
             await wait_for(pilot, lambda: app.spec is not None)
             editor = app.query_one("#spec-editor")
             editor.text = TINY.replace("hidden: [16]", "hidden: [16, -5]")
             await wait_for(pilot, lambda: app.spec is None)
-            status = str(app.query_one("#spec-status").render())
-            assert "model.hidden[1]: must be > 0, got -5" in status
-            await pilot.press("r")  # refuses to run an invalid spec
+            assert "model.hidden[1]: must be > 0, got -5" in text_of(app, "#spec-status")
+            await pilot.press("f3", "r")  # refuses to run (and to estimate) an invalid spec
             await pilot.pause(0.3)
-            assert not app.query_one(RunPane).running
+            assert not app.query_one(RunPane).running and not app.query_one(ResultsPane).estimating
 
     asyncio.run(scenario())
 
 
-def test_cancel_stops_the_run(spec_file, tmp_path):
+def test_cancel_stops_the_run_and_leaves_nothing_running(spec_file, tmp_path):
     async def scenario():
-        app = PlannerApp(str(spec_file), runs_dir=tmp_path / "run", bench_seconds=60)
+        app = PlannerApp(str(spec_file), runs_dir=tmp_path / "runs", bench_seconds=60, estimate_on_open=False)
         async with app.run_test(size=(100, 30)) as pilot:
             await wait_for(pilot, lambda: app.spec is not None)
             await pilot.press("r")
             run = app.query_one(RunPane)
-            await wait_for(pilot, lambda: run.running)
-            await pilot.pause(2.0)
+            await wait_for(pilot, lambda: "running" in str(run.query_one("#states").get_row_at(0)))
             await pilot.press("c")
             await wait_for(pilot, lambda: not run.running, timeout=60)
-            assert "cancelled" in str(run.query_one("#run-status").render())
-            assert app.query_one(ResultsPane).doc is None
-            job = str(tmp_path / "run" / "work")
-            left = subprocess.run(["pgrep", "-f", job], capture_output=True, text=True).stdout.split()
+            assert "cancelled" in text_of(app, "#run-status")
+            left = subprocess.run(["pgrep", "-f", str(tmp_path / "runs")], capture_output=True, text=True).stdout.split()
             assert left == []  # the bench process was terminated
 
     asyncio.run(scenario())
 
 
-def test_the_form_edits_the_spec_through_the_same_validation(spec_file, tmp_path):
+def test_r_while_the_estimate_measures_runs_once_it_is_done(spec_file, tmp_path):
     async def scenario():
-        app = PlannerApp(str(spec_file), runs_dir=tmp_path / "run")
-        async with app.run_test(size=(100, 40)) as pilot:
-            await wait_for(pilot, lambda: app.spec is not None)
-            await pilot.press("f")
-            await pilot.pause(0.3)
-            assert app.query_one("#spec-views").current == "spec-form"
-            hidden = app.query_one("#f-model-hidden")
-            assert hidden.value == "16"
-            hidden.value = "16, -5"
-            await wait_for(pilot, lambda: app.spec is None)
-            assert "model.hidden[1]: must be > 0, got -5" in str(app.query_one("#spec-status").render())
-            hidden.value = "32, 8"
-            await wait_for(pilot, lambda: app.spec is not None and app.spec.model.hidden == [32, 8])
-            app.query_one("#f-model-kind").value = "rnn"  # another kind: its own fields
-            await pilot.pause(0.5)
-            assert app.query_one("#f-model-hidden_size") is not None
-            await wait_for(pilot, lambda: app.spec is None)  # rnn needs seq_len etc.: named by the CLI's messages
-            assert "model.hidden_size: required field is missing" in str(app.query_one("#spec-status").render())
+        app = PlannerApp(str(spec_file), runs_dir=tmp_path / "runs", bench_seconds=1, estimate_seconds=2)
+        async with app.run_test(size=(120, 40)) as pilot:
+            results, run = app.query_one(ResultsPane), app.query_one(RunPane)
+            await wait_for(pilot, lambda: results.estimating, timeout=30)
+            app.targets = ["local"]
+            await pilot.press("r")
+            assert not run.running  # two benches at once would disturb each other
+            await wait_for(pilot, lambda: run.running, timeout=60)
+            assert not results.estimating and results.doc is not None  # it started once the estimate was done
+            await wait_for(pilot, lambda: not run.running and results.run_dir is not None, timeout=120)
+            assert (tmp_path / "runs" / "plan.json").exists()  # runs_dir: the run's journal, as `planner run --out`
 
     asyncio.run(scenario())

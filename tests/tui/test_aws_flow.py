@@ -11,7 +11,7 @@ from moto.server import ThreadedMotoServer
 from planner.tui.app import PlannerApp
 from planner.tui.results import ResultsPane
 from tests.aws.helpers import FAKE_ENV, Player, ec2, free_port, live_instances, x86_ami
-from tests.tui.test_app import TINY, wait_for
+from tests.tui.helpers import TINY, wait_for
 
 
 @pytest.fixture
@@ -33,7 +33,8 @@ def test_pick_an_instance_run_it_and_leave_nothing_running(moto_env, tmp_path):
     player.start()
 
     async def scenario():
-        app = PlannerApp(str(spec), runs_dir=tmp_path / "run", bench_seconds=1, ami=x86_ami(ec2(moto_env)))
+        app = PlannerApp(str(spec), runs_dir=tmp_path / "runs", bench_seconds=1, ami=x86_ami(ec2(moto_env)),
+                         estimate_on_open=False)  # the picks are this test's own
         async with app.run_test(size=(120, 40)) as pilot:
             await wait_for(pilot, lambda: app.spec is not None)
             await pilot.press("2")
@@ -45,8 +46,9 @@ def test_pick_an_instance_run_it_and_leave_nothing_running(moto_env, tmp_path):
             assert app.targets == ["local", "aws:c7i.xlarge"]
             assert "worst-case bench cost $" in str(app.query_one("#selection").render())
             await pilot.press("r")
-            await wait_for(pilot, lambda: app.query_one(ResultsPane).doc is not None, timeout=240)
-            doc = app.query_one(ResultsPane).doc
+            results = app.query_one(ResultsPane)
+            await wait_for(pilot, lambda: results.doc is not None and results.doc.get("run_dir"), timeout=240)
+            doc = results.doc
             measured = {o["target"] for o in doc["options"] if o["source"] == "measured" and o["train_seconds"]}
             assert measured == {"local", "aws:c7i.xlarge"}
 

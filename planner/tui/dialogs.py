@@ -1,0 +1,96 @@
+"""The app's dialogs: the quit confirmation (every quit path asks while a run is live or the spec
+has unsaved edits, and says which), and the run picker (the saved runs of the runs folder, newest
+first, with what each recommended — PlannerService.saved_runs — or any run directory typed in)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+
+class ConfirmQuit(ModalScreen[bool]):
+    """Quit anyway? `reasons`: what quitting would end or lose."""
+
+    DEFAULT_CSS = """
+    ConfirmQuit { align: center middle; }
+    ConfirmQuit > Vertical { width: 90%; max-width: 72; height: auto; border: thick $error; background: $surface; padding: 1 2; }
+    ConfirmQuit #quit-reasons { height: auto; margin-bottom: 1; }
+    ConfirmQuit Horizontal { height: auto; align: center middle; }
+    ConfirmQuit Button { margin: 0 1; }
+    """
+    BINDINGS = [Binding("y", "answer(True)", "Yes, quit"), Binding("n,escape", "answer(False)", "No")]
+
+    def __init__(self, reasons: list[str] | None = None):
+        super().__init__()
+        self.reasons = reasons or ["A run is in progress."]
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Text("\n".join(self.reasons) + "\nQuit anyway?"), id="quit-reasons")
+            with Horizontal():
+                yield Button("Quit (y)", id="yes", variant="error")
+                yield Button("Stay (n)", id="no", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)
+
+
+def run_line(run: dict[str, Any]) -> Text:
+    """A saved run as one line of the picker: directory, workload, results, what it recommended."""
+    rec = run.get("recommendation") or {}
+    answer = f"{rec.get('target')} ({rec.get('device')})" if rec.get("target") else "no plan yet"
+    name = run["path"].rstrip("/").rsplit("/", 1)[-1]
+    return Text(f"{name}  {run['name']}  {run['results']} result(s)  -> {answer}")
+
+
+class OpenRun(ModalScreen[str | None]):
+    """Pick a saved run; dismissed with its directory, or None."""
+
+    DEFAULT_CSS = """
+    OpenRun { align: center middle; }
+    OpenRun > Vertical { width: 95%; max-width: 110; height: 80%; border: thick $primary; background: $surface; padding: 0 1; }
+    OpenRun OptionList { height: 1fr; }
+    OpenRun #run-path { margin-top: 1; }
+    """
+    BINDINGS = [Binding("escape", "dismiss_none", "Close")]
+
+    def __init__(self, runs: list[dict[str, Any]], folder: str):
+        super().__init__()
+        self.runs, self.folder = runs, folder
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(f"Saved runs in {self.folder} (enter opens, esc closes)")
+            options = [Option(run_line(r), id=r["path"]) for r in self.runs]
+            yield OptionList(*options, id="run-list")
+            yield Input(placeholder="or a run directory: path/to/run, enter opens", id="run-path")
+
+    def on_mount(self) -> None:
+        if self.runs:
+            self.query_one(OptionList).focus()
+        else:
+            self.query_one("#run-list", OptionList).add_option(Option(Text("no saved runs here yet"), disabled=True))
+            self.query_one("#run-path", Input).focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.value.strip():
+            self.dismiss(event.value.strip())
+
+    def action_dismiss_none(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,86 @@
+"""How the app quits without losing anything: every quit path (q, ctrl+q, the palette's Quit) asks
+first while a run is live or the spec has unsaved edits, and says which; a run in progress is then
+cancelled and the app quits once the run's own cleanup has terminated everything it started.
+
+Signals: a run's session works in a thread, which has no signal handler, so the app routes them.
+SIGTERM and SIGHUP (a closed terminal) cancel a run in progress and quit once its cleanup has
+terminated everything it started (the same path as `q` + yes); another signal meanwhile is only
+told ("terminating ..., please wait"). The exit code is then 128 + the signal's number. After
+SIGHUP the terminal is gone: the process ends without restoring it (Textual's teardown would wait
+forever on writes to it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+
+from planner.tui.dialogs import ConfirmQuit
+
+
+class Quitting:
+    """Mixed into the App: `quitting` is the exit code to quit with once the run in progress has ended."""
+
+    quitting: int | None = None
+    terminal_gone = False  # SIGHUP: quit without writing to the terminal
+
+    def route_signals(self) -> None:
+        self._signals: list[int] = []
+        try:
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGTERM, signal.SIGHUP):
+                loop.add_signal_handler(sig, self.signal_received, sig)
+                self._signals.append(sig)
+        except (NotImplementedError, RuntimeError, ValueError, AttributeError):
+            pass  # not the main thread, or no signals here: nothing to route
+
+    def on_unmount(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in getattr(self, "_signals", []):
+            loop.remove_signal_handler(sig)
+        self._signals = []
+
+    def signal_received(self, signum: int) -> None:
+        """SIGTERM or SIGHUP: quit, ending the run in progress through its own cleanup first."""
+        self.terminal_gone = self.terminal_gone or signum == signal.SIGHUP
+        self.quit_after_run(128 + signum)
+
+    def _quit(self, exit_code: int) -> None:
+        if self.terminal_gone:
+            os._exit(exit_code)  # everything the run started has ended; no terminal to restore
+        self.exit(return_code=exit_code)
+
+    def quit_after_run(self, exit_code: int = 0) -> None:
+        run = self.run_pane
+        if not run.running:
+            self._quit(exit_code)
+            return
+        if self.quitting is not None:
+            run.log_line("still terminating everything the run started, please wait")
+            self.notify("terminating the run's instances and processes, please wait", severity="warning")
+            return
+        self.quitting = exit_code
+        run.action_cancel()  # the worker's session terminates everything in its finally, then RunFinished quits
+        self.notify("cancelling the run: terminating everything it started, then quitting ...")
+
+    def quit_reasons(self) -> list[str]:
+        reasons = []
+        if self.run_pane.running:
+            reasons.append("A run is in progress: quitting cancels it and terminates every instance and process it started.")
+        if self.workload_pane.dirty:
+            reasons.append("The spec has unsaved edits (ctrl+s saves them).")
+        return reasons
+
+    async def action_quit(self) -> None:
+        """Every quit path comes here (q, ctrl+q, the palette's Quit): ask first when it would lose something."""
+        reasons = self.quit_reasons()
+        if not reasons:
+            self._quit(0)
+            return
+
+        def answer(quit_now: bool | None) -> None:
+            if quit_now:
+                self.quit_after_run(0)
+
+        self.push_screen(ConfirmQuit(reasons), answer)

@@ -1,0 +1,110 @@
+"""What-if controls: objective, region, purchase option, deadline, value of waiting time, this
+machine's price — each under its own label, so a filled field still says what it is. A change
+posts WhatIfChanged with the plan options as PlannerService.plan_options takes them; the rules
+(a deadline alone means "cheapest within it", the deadline objective needs one) are the service's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Grid, Horizontal
+from textual.widgets import Input, Label, Select
+
+from planner.errors import PlannerError
+from planner.tui.messages import WhatIfChanged
+
+OBJECTIVES = (("cheapest", "cheapest"), ("fastest", "fastest"), ("deadline", "deadline"))
+PURCHASES = (("on-demand", "on-demand"), ("spot", "spot"))
+
+
+def _field(label: str, widget) -> Horizontal:
+    return Horizontal(Label(label, classes="whatif-label"), widget, classes="whatif-field")
+
+
+class WhatIf(Grid):
+    DEFAULT_CSS = """
+    WhatIf { grid-size: 3; grid-gutter: 0 2; height: auto; padding: 0 1; }
+    WhatIf .whatif-field { height: 1; }
+    WhatIf .whatif-label { width: auto; padding-right: 1; color: $text-muted; }
+    WhatIf Select { width: 1fr; }
+    WhatIf Input { width: 1fr; }
+    """
+
+    def __init__(self, regions: list[str], region: str, id: str | None = None):
+        super().__init__(id=id)
+        self.regions, self.initial_region = regions, region
+        self._expected: dict[str, Any] = {}  # values set_options gave the selects: their echoes are not edits
+
+    def compose(self) -> ComposeResult:
+        yield _field("objective", Select(OBJECTIVES, value="cheapest", id="objective", allow_blank=False, compact=True))
+        yield _field("region", Select([(r, r) for r in self.regions], value=self.initial_region, id="region-whatif",
+                                      allow_blank=False, compact=True))
+        yield _field("purchase", Select(PURCHASES, value="on-demand", id="purchase-whatif", allow_blank=False, compact=True))
+        yield _field("deadline", Input(placeholder="none, e.g. 4h", id="deadline", compact=True))
+        yield _field("waiting $/h", Input(placeholder="none, e.g. 20", id="time-value", compact=True))
+        yield _field("local $/h", Input(placeholder="0", id="local-price", compact=True))
+
+    def options(self) -> dict[str, Any]:
+        """The plan options the controls show, each field read by the CLI's rule for its flag
+        (planner.service.inputs); raises ValueError saying what the field accepts."""
+        from planner.service.inputs import parse_flag
+
+        def read(widget_id: str, flag: str, name: str) -> Any:
+            text = self.query_one(widget_id, Input).value.strip()
+            try:
+                return parse_flag(flag, text) if text else None
+            except ValueError as exc:
+                raise ValueError(f"{name}: {exc}") from None
+
+        return {"objective": self.query_one("#objective", Select).value,
+                "deadline_seconds": read("#deadline", "--deadline", "deadline"),
+                "time_value_per_hour": read("#time-value", "--time-value", "waiting $/h"),
+                "local_price_per_hour": read("#local-price", "--local-price", "local $/h") or 0.0,
+                "region": self.query_one("#region-whatif", Select).value,
+                "purchase": self.query_one("#purchase-whatif", Select).value}
+
+    def set_options(self, options: dict[str, Any], headline: dict[str, Any] | None = None) -> None:
+        """Show a plan's options (an opened run's); the change events then match the plan and re-plan
+        nothing. `headline`: the document's; when it weighed waiting at a default, the field says so."""
+        from planner.report import seconds_text
+
+        default = (headline or {}).get("time_value_per_hour") if (headline or {}).get("time_value_is_default") else None
+        self.query_one("#time-value", Input).placeholder = f"default {default:g}" if default else "none, e.g. 20"
+
+        deadline = options.get("deadline_seconds")
+        self.query_one("#deadline", Input).value = seconds_text(deadline).replace(" ", "") if deadline else ""
+        tv = options.get("time_value_per_hour")
+        self.query_one("#time-value", Input).value = f"{tv:g}" if tv else ""
+        price = options.get("local_price_per_hour")
+        self.query_one("#local-price", Input).value = f"{price:g}" if price else ""
+        wanted = {"objective": options.get("objective") or "cheapest", "purchase-whatif": options.get("purchase") or "on-demand"}
+        if options.get("region") in self.regions:
+            wanted["region-whatif"] = options["region"]
+        for widget_id, value in wanted.items():
+            select = self.query_one(f"#{widget_id}", Select)
+            if select.value != value:
+                self._expected[widget_id] = value
+                select.value = value
+
+    def _changed(self) -> None:
+        try:
+            options = self.options()
+        except (PlannerError, ValueError) as exc:
+            self.app.notify(exc.render() if isinstance(exc, PlannerError) else str(exc), severity="error")
+            return
+        self.post_message(WhatIfChanged(options))
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        if self._expected.pop(event.select.id or "", None) == event.value:
+            return
+        self._changed()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._changed()
+
+    def on_input_blurred(self, event: Input.Blurred) -> None:
+        self._changed()  # a value typed and left counts too (the pane re-plans only what changed)

@@ -1,0 +1,56 @@
+"""What the TUI tests share: a tiny workload that benches in a second, a fixed plan document (so
+screens with predicted rows are the same on every machine), a saved run journal, and waiting for
+the app without sleeping longer than it needs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SAVED_RUN = FIXTURES / "run-surface-mlp"  # `planner run examples/surface-mlp.yaml --targets local`
+PLAN_DOC = FIXTURES / "surface-mlp-plan.json"  # PlannerService.estimate_run over SAVED_RUN, saved
+
+TINY = ("name: tui-tiny\nmodel: {kind: mlp, input_size: 4, hidden: [16], outputs: 1}\n"
+        "data: {samples: 1024}\ntrain: {batch_size: 128, epochs: 20}\n")
+
+COMMENTED = """# a spec with the user's own comments and layout
+name: commented   # what I call it
+model:
+  kind: mlp
+  input_size: 2
+  hidden: [20, 5]   # two layers
+  outputs: 1
+data:
+  samples: 4000
+train:
+  batch_size: 400
+  epochs: 20        # enough for a first look
+"""
+
+
+def plan_doc() -> dict:
+    return json.loads(PLAN_DOC.read_text())
+
+
+async def wait_for(pilot, condition, timeout: float = 120.0, step: float = 0.1) -> None:
+    waited = 0.0
+    while not condition():
+        await pilot.pause(step)
+        waited += step
+        if waited > timeout:
+            raise AssertionError("condition never became true")
+
+
+async def settled(pilot) -> None:
+    """The spec validated and the messages it set off handled."""
+    await wait_for(pilot, lambda: pilot.app.spec is not None, timeout=30)
+    await pilot.pause(0.3)
+
+
+def active_pane(app) -> str:
+    return app.query_one("TabbedContent").active.removeprefix("tab-")
+
+
+def text_of(app, selector: str) -> str:
+    return str(app.query_one(selector).render())

@@ -1,0 +1,189 @@
+"""Plans the TUI shows besides a live estimate: a saved run (`planner tui RUN_DIR` and the `o`
+picker), a plan that no longer matches the edited spec, the answers of a document with both
+answers, and the chart: legible with 40 options, human units, the break-even line."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import shutil
+
+from rich.text import Text
+from textual.widgets import TextArea
+
+from planner.report import break_even_cost
+from planner.service import PlannerService
+from planner.tui.answers import Answers
+from planner.tui.app import PlannerApp
+from planner.tui.chart import COST_TICKS, TIME_TICKS, chart_options, ticks
+from planner.tui.dialogs import OpenRun
+from planner.tui.results import ResultsPane
+from tests.tui.helpers import SAVED_RUN, active_pane, plan_doc, settled, text_of, wait_for
+
+
+def test_planner_tui_run_dir_opens_the_saved_run_with_every_instance_predicted(tmp_path):
+    run_dir = tmp_path / "run"
+    shutil.copytree(SAVED_RUN, run_dir)
+    plan_before = (run_dir / "plan.json").read_text()
+
+    async def scenario():
+        app = PlannerApp(str(run_dir))
+        async with app.run_test(size=(120, 40)) as pilot:
+            results = app.query_one(ResultsPane)
+            await wait_for(pilot, lambda: results.doc is not None, timeout=30)
+            assert active_pane(app) == "results" and not results.estimating  # nothing measured: the run's plan
+            assert results.doc == PlannerService().estimate_run(run_dir)
+            assert app.query_one("#spec-editor", TextArea).text == (run_dir / "spec.yaml").read_text()
+            await settled(pilot)
+            assert "the spec changed" not in text_of(app, "#answers")  # the editor holds the run's own spec
+
+    asyncio.run(scenario())
+    assert (run_dir / "plan.json").read_text() == plan_before  # opening a run writes nothing
+
+
+def test_the_picker_lists_the_runs_folder_and_opens_the_chosen_run(tmp_path):
+    runs = tmp_path / "runs"
+    shutil.copytree(SAVED_RUN, runs / "20251122T101500Z-surface-mlp")
+    (runs / "not-a-run").mkdir()
+
+    async def scenario():
+        app = PlannerApp(None, runs_folder=runs)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("f4", "o")
+            await pilot.pause(0.3)
+            assert isinstance(app.screen, OpenRun)
+            listed = app.screen.query_one("#run-list")
+            assert listed.option_count == 1  # the directory without a journal is not offered
+            assert "surface-mlp" in str(listed.get_option_at_index(0).prompt)
+            await pilot.press("enter")
+            results = app.query_one(ResultsPane)
+            await wait_for(pilot, lambda: results.doc is not None, timeout=30)
+            assert results.run_dir == str(runs / "20251122T101500Z-surface-mlp")
+            assert results.doc["workload"]["name"] == "surface-mlp"
+
+    asyncio.run(scenario())
+
+
+def test_a_plan_of_another_spec_says_so(tmp_path):
+    run_dir = tmp_path / "run"
+    shutil.copytree(SAVED_RUN, run_dir)
+
+    async def scenario():
+        app = PlannerApp(str(run_dir))
+        async with app.run_test(size=(120, 40)) as pilot:
+            results = app.query_one(ResultsPane)
+            await wait_for(pilot, lambda: results.doc is not None, timeout=30)
+            await settled(pilot)
+            editor = app.query_one("#spec-editor", TextArea)
+            editor.text = editor.text.replace("epochs: 2000", "epochs: 4000")
+            await wait_for(pilot, lambda: app.spec is not None and app.spec.train.epochs == 4000)
+            await pilot.pause(0.2)
+            assert "the spec changed since this plan: e estimates" in text_of(app, "#answers")
+
+    asyncio.run(scenario())
+
+
+def test_the_headline_and_both_answers_are_the_clis_and_an_unknown_verdict_does_not_break_them():
+    from planner.report import answers_text, recommendation_text
+
+    doc = plan_doc()
+    later = copy.deepcopy(doc)  # a document from a later planner: a verdict this one does not know
+    later["recommendation"]["verdict"] = "a-verdict-from-later"
+
+    async def scenario():
+        app = PlannerApp(None)
+        async with app.run_test(size=(120, 40)) as pilot:
+            answers = app.query_one("#answers", Answers)
+            answers.show(doc)
+            await pilot.pause(0.2)
+            shown = text_of(app, "#answers")
+            for markup in [recommendation_text(doc), *answers_text(doc)]:  # the CLI's words
+                assert Text.from_markup(markup.strip()).plain in shown
+            for benchmark in doc["benchmark"]:
+                assert benchmark["target"] in shown
+            answers.show(later)
+            await pilot.pause(0.2)
+            shown = text_of(app, "#answers")
+            assert f"Answer: {doc['recommendation']['target']}" in shown and "If you rent:" in shown
+
+    asyncio.run(scenario())
+
+
+def test_the_chart_draws_the_top_options_and_the_chosen_one_of_forty():
+    doc = plan_doc()
+    assert len(doc["options"]) == 40
+    shown = chart_options(doc, top=10)
+    best_gpu = next(o for o in doc["options"] if o["device"] == "cuda")
+    assert shown[:10] == doc["options"][:10] and len(shown) <= 11
+    assert best_gpu in shown  # the break-even line is about GPUs: the best one is always drawn
+    moved = copy.deepcopy(doc)  # a recommendation ranked 30th is drawn too
+    last = moved["options"][29]
+    moved["recommendation"] = {**moved["recommendation"], "target": last["target"], "device": last["device"]}
+    assert last in chart_options(moved, top=10) and len(chart_options(moved, top=10)) <= 12
+
+
+def test_the_break_even_line_is_the_reference_cpus_cost():
+    doc = plan_doc()
+    gpu = next(o for o in doc["options"] if o["device"] == "cuda" and o.get("speedup"))
+    ref = next(o for o in doc["options"] if o["device"] == "cpu" and o["train_seconds"]
+               and abs(o["train_seconds"] - gpu["speedup"] * gpu["train_seconds"]) < 1e-6 * o["train_seconds"])
+    assert break_even_cost(doc) == ref["cost_usd"]
+    assert break_even_cost({"options": [o for o in doc["options"] if o["device"] == "cpu"]}) is None  # no GPU: no line
+
+
+def test_axes_read_in_human_units():
+    import math
+
+    positions, labels = ticks(TIME_TICKS, math.log10(50), math.log10(4 * 3600), most=8)
+    assert labels[0] == "1 min" and labels[-1] in ("2 h", "1 h") and all(u in " ".join(labels) for u in ("min", "h"))
+    positions, labels = ticks(COST_TICKS, -2.5, 0.5, most=5)
+    assert labels == ["$0.01", "$0.1", "$1"]
+
+
+def test_the_chart_renders_markers_units_and_the_break_even_line():
+    doc = plan_doc()
+
+    async def scenario():
+        app = PlannerApp(None)
+        async with app.run_test(size=(120, 40)) as pilot:
+            results = app.query_one(ResultsPane)
+            await pilot.press("4")
+            results.show(doc)
+            await pilot.pause(0.5)
+            chart = results.query_one("#chart")
+            lines = "\n".join(segment.text for strip in chart.render_lines(chart.region.reset_offset) for segment in strip)
+            for mark in ("★", "○", "$", "min"):
+                assert mark in lines, mark
+            assert "break-even" in text_of(app, "#legend")
+
+    asyncio.run(scenario())
+
+
+def test_what_if_fields_are_read_by_the_clis_rules(tmp_path):
+    run_dir = tmp_path / "run"
+    shutil.copytree(SAVED_RUN, run_dir)
+
+    async def scenario():
+        app = PlannerApp(str(run_dir))
+        async with app.run_test(size=(120, 40)) as pilot:
+            results = app.query_one(ResultsPane)
+            await wait_for(pilot, lambda: results.doc is not None, timeout=30)
+            before = results.doc
+            await pilot.pause(0.5)
+            local_price = results.query_one("#local-price")
+            local_price.focus()
+            await pilot.pause(0.1)
+            await pilot.press("minus", "1", "enter")
+            await pilot.pause(0.3)
+            said = [n.message for n in app._notifications]
+            assert any(m.startswith("local $/h: must be a number between 0 and 10,000") for m in said), said
+            assert results.doc == before  # nothing re-planned with a refused value
+            deadline = results.query_one("#deadline")
+            deadline.value, local_price.value = "90m", ""
+            deadline.focus()
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: results.doc["objective"] == "deadline", timeout=30)  # a deadline alone: the service's rule
+            assert results.doc["deadline_seconds"] == 5400
+            assert results.query_one("#objective").value == "deadline"  # the controls show the plan's options
+
+    asyncio.run(scenario())

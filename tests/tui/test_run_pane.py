@@ -1,0 +1,99 @@
+"""Run pane: a row per target within a second of `r`, elapsed time ticking, a new run starting from
+a clean table and log. Instances pane: loaded when it opens, with age, expiry and cost so far
+(moto in process plays the account)."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import time
+
+import pytest
+
+from planner.report import label_target
+from planner.tui.app import PlannerApp
+from planner.tui.run import RunPane
+from tests.tui.helpers import TINY, settled, wait_for
+
+
+@pytest.fixture
+def spec_file(tmp_path):
+    path = tmp_path / "tiny.yaml"
+    path.write_text(TINY)
+    return path
+
+
+def cells(table, key: str) -> list[str]:
+    return [str(c) for c in table.get_row(key)]
+
+
+def test_rows_show_within_a_second_and_elapsed_ticks_and_a_new_run_starts_clean(spec_file, tmp_path):
+    async def scenario():
+        app = PlannerApp(str(spec_file), runs_dir=tmp_path / "runs", bench_seconds=3, estimate_on_open=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settled(pilot)
+            run = app.query_one(RunPane)
+            table = run.query_one("#states")
+            app.query_one("TargetsPane").selected = ["aws:no-such-type.xlarge"]  # a target the run refuses
+            app.targets = ["local", "aws:no-such-type.xlarge"]
+            await pilot.press("r")
+            # the rows are made by r's own handler, before the run's work (import torch, AWS) starts: on
+            # screen at the next refresh (a wall clock here would time this shared machine's load instead)
+            assert [str(k.value) for k in table.rows] == ["local", "aws:no-such-type.xlarge"]
+            await wait_for(pilot, lambda: not run.running, timeout=60)
+            assert "not in the price catalog" in str(run.query_one("#run-status").render())
+            assert {cells(table, key)[1] for key in ("local", "aws:no-such-type.xlarge")} == {"failed"}
+            assert "the run ended early" in str(app.query_one("#answers").render())
+
+            app.targets = ["local"]
+            await pilot.press("r")
+            assert [label_target(str(k.value)) for k in table.rows] == ["local"]  # pending, or already local-cpu
+            log = run.query_one("#run-log")
+            assert not any("no-such-type" in line for line in log.lines)  # the previous run's failure is gone
+            await wait_for(pilot, lambda: any(k.value == "local-cpu" for k in table.rows), timeout=60)
+            await wait_for(pilot, lambda: "steps" in cells(table, "local-cpu")[4] or not run.running, timeout=60)
+            if run.running:  # the bench's progress line, in full
+                assert cells(table, "local-cpu")[4].startswith("measuring: ")
+            first = cells(table, "local-cpu")[2]
+            await pilot.pause(2.2)
+            if run.running:
+                assert cells(table, "local-cpu")[2] != first  # ticking while it runs
+            await wait_for(pilot, lambda: not run.running, timeout=60)
+            assert cells(table, "local-cpu")[1] == "done"
+            final = cells(table, "local-cpu")[2]
+            await pilot.pause(1.5)
+            assert cells(table, "local-cpu")[2] == final  # a finished row stops ticking
+
+    asyncio.run(scenario())
+
+
+def test_the_instances_pane_loads_when_it_opens_with_age_expiry_and_cost(monkeypatch, tmp_path):
+    from moto import mock_aws
+
+    from tests.aws.helpers import FAKE_ENV, ec2, x86_ami
+
+    for key, value in {**FAKE_ENV, "PLANNER_CACHE_DIR": str(tmp_path / "cache")}.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
+
+    async def scenario():
+        app = PlannerApp(None)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("5")
+            table = app.query_one("#instance-table")
+            await wait_for(pilot, lambda: table.row_count == 1, timeout=30)
+            row = [str(c) for c in table.get_row_at(0)]
+            assert row[1] == "c7i.xlarge" and row[3] == "run-1"
+            assert row[4].endswith(("s", "min"))  # age
+            assert row[5].startswith("20") and "expired" not in row[5]
+            assert row[6].startswith("$")  # cost so far
+            assert "1 planner-managed instance(s) in us-east-1" in str(app.query_one("#instances-status").render())
+
+    with mock_aws():
+        client = ec2()
+        expires = (dt.datetime.now(dt.timezone.utc) + dt.timedelta(minutes=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        client.run_instances(ImageId=x86_ami(client), InstanceType="c7i.xlarge", MinCount=1, MaxCount=1,
+                             TagSpecifications=[{"ResourceType": "instance", "Tags": [
+                                 {"Key": "planner:managed", "Value": "true"}, {"Key": "planner:run-id", "Value": "run-1"},
+                                 {"Key": "planner:expires-at", "Value": expires}]}])
+        asyncio.run(scenario())
