@@ -446,7 +446,7 @@ def select_benchmarks(plan: Plan, worst_case_cost: dict[str, float], budget: flo
         seen_gpus[model] = o.target
         wanted.append((o, f"its speedup ({o.speedup_low:.2f}-{o.speedup_high:.2f}x) straddles break-even "
                           f"({o.break_even_speedup:.2f}x)" if o.speedup_low < o.break_even_speedup else
-                          f"predicted to beat break-even ({o.speedup_low:.2f}x > {o.break_even_speedup:.2f}x)"))
+                          f"predicted to beat break-even even at its low end ({o.speedup_low:.2f}x > {o.break_even_speedup:.2f}x)"))
     for o in cpus:
         if best_cpu is not None and o.target != best_cpu.target:
             skipped.append(BenchmarkChoice(o.target, False, f"CPU instance predicted no better than {best_cpu.target}"))

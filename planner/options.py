@@ -18,6 +18,7 @@ from typing import Any
 
 from planner.decide import Option
 from planner.estimate import StepMeasurement, dataset_seconds, estimate_training
+from planner.formats import human_bytes
 from planner.footprint import Footprint, Layer, footprint, merge_identical, sample_bytes
 from planner.predict import (
     CpuFacts, GpuSpec, Interconnect, fabric_for, kernels_per_step, physical_cores, predict_cpu, predict_cpu_unmeasured,
@@ -165,8 +166,22 @@ def measured_candidate(target: Target, result: BenchResult, price_per_hour: floa
 
 
 def measurement_warnings(label: str, result: BenchResult) -> list[str]:
-    """What the bench saw (variation, warm-up, interval, a busy machine), for the plan's warnings."""
-    return [f"{label}: {w}" for w in result.warnings or []]
+    """What the bench saw (variation, warm-up, interval, a busy machine), for the plan's warnings,
+    and, when the bench held a pool of batches smaller than the dataset, what was measured and what
+    was modelled."""
+    return [f"{label}: {w}" for w in result.warnings or []] + [f"{label}: {n}" for n in [data_note(result)] if n]
+
+
+def data_note(result: BenchResult) -> str:
+    """What the bench measured on its bounded pool of batches and what the plan models for the whole
+    dataset ("" when the pool was the whole dataset)."""
+    pool, total = getattr(result, "data_pool_bytes", 0) or 0, getattr(result, "dataset_bytes", 0) or 0
+    if result.status != "ok" or not pool or total <= pool:
+        return ""
+    seconds = dataset_seconds(result)
+    return (f"the step was measured on a pool of {result.data_pool_samples:,} samples ({human_bytes(pool)}) cycled; "
+            f"the whole dataset ({human_bytes(total)}) is modelled: the memory check counts it, and materialising it "
+            f"(~{seconds:.0f} s at the pool's rate) is in the one-time cost")
 
 
 @dataclass(frozen=True)

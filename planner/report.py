@@ -314,7 +314,10 @@ VERDICT_TITLES = {"clear": "Recommendation", "only_option": "Recommendation", "t
 def recommendation_text(doc: dict[str, Any], prefix: str = "") -> str:
     """The headline: the verdict, where, and why (here or rent, when the plan has both answers)."""
     rec = doc["recommendation"]
-    target = f": {rec['target']} ({rec['device']})" if rec.get("target") else ""
+    option = next((o for o in doc.get("options") or [] if o.get("target") == rec.get("target")
+                   and o.get("gpus_used") == rec.get("gpus_used")), None)
+    device = _device(option) if option is not None else rec.get("device")  # "L4", "A100 x8 (85%)": as in the table
+    target = f": {rec['target']} ({device})" if rec.get("target") else ""
     why = rec.get("choice") or rec["reason"]
     return f"{prefix}[bold]{_plain(VERDICT_TITLES[rec['verdict']] + target)}.[/] {_plain(why[0].upper() + why[1:])}."
 

@@ -87,13 +87,21 @@ def cmd_ls(args: argparse.Namespace) -> int:
 
 def cmd_tui(args: argparse.Namespace) -> int:
     if args.spec is not None:
-        from planner.service.inputs import check_spec_file
+        from pathlib import Path
 
-        check_spec_file(args.spec)  # the editor reads it whole: a FIFO or /dev/zero is refused here, before it opens
+        if Path(args.spec).is_dir():  # `planner tui RUN_DIR`: a saved run, refused here unless it is one
+            from planner.service import PlannerService
+
+            PlannerService().check_run(args.spec)
+        else:
+            from planner.service.inputs import check_spec_file
+
+            check_spec_file(args.spec)  # the editor reads it whole: a FIFO or /dev/zero is refused here, before it opens
     from planner.tui.app import PlannerApp
 
-    PlannerApp(args.spec, bench_seconds=args.seconds, region=args.region or default_region(), ami=args.ami).run()
-    return ExitCode.OK
+    app = PlannerApp(args.spec, bench_seconds=args.seconds, region=args.region or default_region(), ami=args.ami)
+    app.run()
+    return app.return_code or ExitCode.OK  # 128 + N after a routed SIGTERM/SIGHUP, as the CLI exits
 
 
 def add_prices_parser(sub) -> None:
@@ -116,7 +124,8 @@ def add_prices_parser(sub) -> None:
 
 def add_tui_parser(sub) -> None:
     p = sub.add_parser("tui", help="plan interactively in the terminal")
-    p.add_argument("spec", nargs="?", help="workload spec to open")
+    p.add_argument("spec", nargs="?", metavar="SPEC|RUN_DIR",
+                   help="a workload spec to open (estimated at once), or a saved run's directory to show its plan")
     p.add_argument("--seconds", type=flag("--seconds"), default=10.0,
                    help=ranged("--seconds", "bench time budget per target (default 10)"))
     region_argument(p, "AWS region for prices and targets")

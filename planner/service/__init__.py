@@ -152,6 +152,12 @@ class PlannerService:
 
         return new_run_dir(name, folder)
 
+    def check_run(self, run_dir: str | Path):
+        """The spec of a saved run; JournalError naming the file and field unless `run_dir` is one."""
+        from planner.journal import RunJournal
+
+        return RunJournal.open(run_dir).read_spec()
+
     def saved_runs(self, folder: str | Path | None = None) -> list[dict[str, Any]]:
         """The run journals in `folder` (None: planner-runs/), newest first, with their recommendation."""
         from planner.service.plan import saved_runs

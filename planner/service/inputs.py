@@ -129,13 +129,13 @@ def check_epochs(spec: Any, epochs: int | None, flag: str = "--epochs") -> None:
                          hint="train fewer epochs, or give the spec a larger train.batch_size")
 
 
-def check_spec_file(path: str) -> None:
-    """A spec file an editor will read whole (`planner tui SPEC`): the spec loader's own file rules
-    (a regular UTF-8 file of at most 256 KiB), so a FIFO or /dev/zero is refused before it opens.
-    Its content may be invalid: the editor shows why."""
+def check_spec_file(path: str) -> str:
+    """The text of a spec file an editor will read whole (`planner tui SPEC`, the TUI's editor): the
+    spec loader's own file rules (a regular UTF-8 file of at most 256 KiB), so a FIFO or /dev/zero
+    is refused before it opens. Its content may be invalid: the editor shows why."""
     from planner.specio import read_spec_file
 
-    read_spec_file(path)
+    return read_spec_file(path)
 
 
 def check_run_dir(path: str) -> Path:

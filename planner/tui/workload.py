@@ -17,6 +17,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, ContentSwitcher, Input, Static, TextArea
 
 from planner.errors import PlannerError
+from planner.service.inputs import check_spec_file
 from planner.tui import yamledit
 from planner.tui.answers import Answers
 from planner.tui.form import SpecForm
@@ -75,9 +76,9 @@ class WorkloadPane(Vertical, can_focus=True):
 
     def load(self, path: str, estimate: bool = True) -> None:
         try:
-            text = Path(path).read_text()
-        except OSError as exc:
-            self.app.notify(f"cannot read {path}: {exc.strerror or exc}", severity="error")
+            text = check_spec_file(path)  # a FIFO, a device or a huge file is refused, not read
+        except PlannerError as exc:
+            self.app.notify(exc.message.splitlines()[0], severity="error")
             return
         self.path, self.saved_text = path, text
         self.query_one("#spec-path", Input).value = path

@@ -181,7 +181,8 @@ def _result(times: list[float], warm: list[float], steady: bool, stopped: str, t
         stats.ci_low, stats.ci_high = min(times), max(max(times), warm[-1])
     warnings += list(stats.warnings)
     if not steady:
-        warnings.insert(0, f"step time never settled during warm-up ({len(warm)} steps, {warmup_seconds:.1f} s); "
+        warnings.insert(0, f"step time never settled during warm-up ({len(warm)} step{'s' if len(warm) != 1 else ''}, "
+                           f"{warmup_seconds:.1f} s); "
                            "the first measured steps may still be slow")
     if stopped == "cap" or slow and len(times) < MIN_MEASURED_STEPS:
         warnings.append(f"slow steps: only {len(times)} step(s) measured within the bench's {cap:.0f} s cap "
@@ -189,7 +190,7 @@ def _result(times: list[float], warm: list[float], steady: bool, stopped: str, t
     elif stopped == "budget" and stats.rel_half_width > target:
         rel = stats.rel_half_width
         warnings.append(f"the mean is known to +-{rel:.1%} (target +-{target:.0%}): the time budget ran out "
-                        f"after {len(times)} steps; give more --seconds for a tighter interval"
+                        f"after {len(times):,} steps; give more --seconds for a tighter interval"
                         if math.isfinite(rel) else "too few steps for an interval; give more --seconds")
     return Measurement(stats=stats, times=times, warmup_seconds=warmup_seconds, warmup_steps=len(warm),
                        steady=steady, stopped_because=stopped, warnings=warnings)

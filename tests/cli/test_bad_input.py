@@ -251,7 +251,7 @@ def test_tui_refuses_a_spec_it_cannot_read_before_it_opens(tmp_path, path):
     fifo = tmp_path / "fifo.yaml"
     os.mkfifo(fifo)
     target = {"DIR": tmp_path, "FIFO": fifo, "MISSING": tmp_path / "missing.yaml"}.get(path, path)
-    refused(call("tui", target), str(target))
+    refused(call("tui", target), str(target), *(["not a run directory (no spec.json)"] if path == "DIR" else []))
 
 
 # ----------------------------------------------------------------------------- text that looks like markup
