@@ -72,6 +72,9 @@ def test_a_workload_that_does_not_fit_here_is_still_planned(tmp_path):
     local = next(o for o in doc["options"] if o["target"] == "local")
     assert not local["fits"] and "does not fit here" in local["note"] and "GiB" in local["note"]
     assert local["step_seconds"] > 0  # measured anyway: the bench held a pool of batches, not the dataset
+    said = [w for w in doc["warnings"] if "measured on a pool of" in w]  # and the plan says what it modelled
+    assert len(said) == 1 and "the whole dataset (36.6 GiB)" in said[0] and "is modelled" in said[0], doc["warnings"]
+    assert local["data_seconds"] > 0 and local["one_time_seconds"] >= local["data_seconds"]
     fitting = [o for o in doc["options"] if o["fits"] and o["train_seconds"] is not None and o["device"] == "cuda"]
     assert fitting and {o["device_name"].split(" ")[0] for o in fitting} <= {"H100", "L40S"}
     assert doc["recommendation"]["answer"] == "rent" and doc["recommendation"]["target"]
@@ -84,6 +87,7 @@ def test_the_table_fits_100_columns_without_cutting_numbers(tmp_path):
     table = [line for line in lines if line.lstrip().startswith(("✔", "1 ", "2 ")) or "aws:" in line[:30]]
     assert table and all(len(line.rstrip()) <= 100 for line in lines)
     assert "…" not in "".join(table)  # no number cut
+    assert "measured on a pool of" not in r.out  # a dataset the bench held whole: nothing modelled to say
     assert "✔" in r.out and "--wide shows them" in r.out
     wide = planner("plan", "--help")
     assert "--wide" in wide.out

@@ -261,3 +261,16 @@ def test_a_local_bench_too_big_for_its_budget_measures_a_smaller_batch_and_scale
     k = 65536 / batch
     assert scaled.step_seconds == pytest.approx(0.5 * k) and scaled.step_seconds_ci_high == pytest.approx(0.55 * k)
     assert scaled.measured_batch_size == batch and "scaled" in scaled.warnings[0]
+
+
+def test_the_headline_names_the_device_as_the_table_does():
+    from planner.report import recommendation_text
+
+    doc = {"recommendation": {"target": "aws:p4d.24xlarge", "device": "cuda", "gpus_used": 8, "verdict": "clear",
+                              "reason": "it is the cheapest option"},
+           "options": [{"target": "aws:p4d.24xlarge", "device": "cuda", "device_name": "A100", "gpus_used": 1},
+                       {"target": "aws:p4d.24xlarge", "device": "cuda", "device_name": "A100", "gpus_used": 8,
+                        "instances": 1, "scaling_efficiency": 0.85}]}
+    assert "aws:p4d.24xlarge (A100 x8 (85%))" in recommendation_text(doc)
+    doc["recommendation"] |= {"target": "local", "device": "cpu", "gpus_used": None}
+    assert "local (cpu)" in recommendation_text(doc)  # no such option row: the device kind
