@@ -47,13 +47,19 @@ CEILINGS = {"gemm_tensor": 0.85, "conv_tensor": 0.85, "gemm_cuda": 0.85, "conv_c
             "hopper": 1.0, "bandwidth_efficiency": 0.9, "kernel_ramp_seconds": 1e-4}
 
 
+BUNDLED_POINTS = ROOT / "benchmarks" / "data" / "gpu-published" / "points.csv"  # a copy of the calibration set, 2026-11-22
+
+
 def default_points() -> Path:
+    """The project's shared calibration set (PLANNER_SHARED_DIR, or shared/ beside the checkout),
+    else the copy that ships in benchmarks/data/ (same rows, with their sources in its README), so
+    a clean clone can run the check."""
     shared = os.environ.get("PLANNER_SHARED_DIR")
     for base in ([Path(shared)] if shared else []) + [ROOT.parent / "shared", ROOT.parent.parent / "shared"]:
         path = base / "data" / "gpu-published" / "points.csv"
         if path.exists():
             return path
-    return ROOT.parent / "shared" / "data" / "gpu-published" / "points.csv"
+    return BUNDLED_POINTS
 
 
 def describe_models(models: set[str]) -> dict[str, tuple[object, list[Layer]]]:
@@ -164,7 +170,7 @@ def interval_table(residuals: dict[tuple[str, str], list[float]]) -> tuple[dict[
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--points", type=Path, default=None, help="published points CSV (default: shared/data/gpu-published/points.csv)")
+    parser.add_argument("--points", type=Path, default=None, help="published points CSV (default: shared/data/gpu-published/points.csv beside the checkout, else benchmarks/data/gpu-published/points.csv)")
     parser.add_argument("--fit", action="store_true", help="refit the constants on these points and print them")
     parser.add_argument("--no-cv", action="store_true", help="skip leave-one-out and leave-one-GPU-out")
     args = parser.parse_args(argv)

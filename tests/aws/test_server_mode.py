@@ -126,3 +126,19 @@ def test_targets_auto_benchmarks_fewer_than_the_catalog_and_explains(endpoint, e
     measured = {o["target"] for o in doc["options"] if o["source"] == "measured"}
     assert measured == {"local", *(c["target"] for c in chosen)}
     assert live_instances(ec2(endpoint), run_id(out)) == []
+
+
+def test_processes_run_the_instances_bench_data_parallel_under_torchrun(endpoint, env, tmp_path):
+    """`planner run --processes 2` on an AWS target: the instance's bench (played here, on this CPU,
+    so gloo stands in for NCCL) runs under torchrun with DistributedDataParallel, and the result
+    that comes back through S3 says so."""
+    proc, stdout, stderr, out, player = played_run(endpoint, env, tmp_path, "aws:g5.12xlarge", "--processes", "2", "--json",
+                                                   "--max-bench-minutes", "5", timeout=420)
+    assert proc.returncode == 0, stderr
+    result = json.loads((out / "results" / "aws-g5.12xlarge.json").read_text())
+    result = result.get("result", result)
+    assert result["status"] == "ok" and result["processes"] == 2 and result["backend"] == "gloo", result
+    assert result["step_seconds_no_sync"] > 0 and 0 <= result["allreduce_share"] < 1
+    option = next(o for o in json.loads(stdout)["options"] if o["target"] == "aws:g5.12xlarge")
+    assert option["source"] == "measured" and option["step_seconds"] > 0
+    assert live_instances(ec2(endpoint), run_id(out)) == []
