@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field, replace
 
-from planner.formats import money_text, rough_duration
+from planner.formats import money_text, range_text, rough_duration
 from pricing.billing import instance_cost, local_cost
 
 OBJECTIVES = ("cheapest", "fastest", "deadline")
@@ -336,7 +336,7 @@ def _why_best(best: RankedOption, group: list[RankedOption], objective: str, dea
 def _span(o: RankedOption) -> str:
     if o.train_seconds_high is None or not math.isfinite(o.train_seconds_high):
         return " (no usable interval)"
-    return f" ({rough_duration(o.train_seconds_low)}-{rough_duration(o.train_seconds_high)})"
+    return f" ({range_text(o.train_seconds_low, o.train_seconds_high)})"  # as the table: "2.3-3.2 min", not "2 min-3 min"
 
 
 def _rec(o: RankedOption, verdict: str, reason: str, name: str) -> Recommendation:
