@@ -148,22 +148,9 @@ class BenchProgress:
     def __call__(self, label: str, event: dict[str, Any]) -> None:
         if self.status is None:
             return
-        from planner.report import seconds_text
+        from planner.report import progress_text  # the TUI's words too
 
-        kind = event.get("event")
-        if kind == "built":
-            text = "warming up"
-        elif kind == "warmup":
-            text = f"warming up: {seconds_text(event.get('step_seconds'))}/step"
-        elif kind == "measure":
-            text = (f"measuring: {event.get('steps', 0):,} steps, {seconds_text(event.get('step_seconds'))}/step "
-                    f"+-{event.get('rel_ci', 0):.1%}")
-        elif kind == "sweep":
-            text = "batch-size sweep"
-        else:
-            text = str(kind)
-        elapsed = event.get("seconds")
-        self.status.update(escape(f"[{label}] {text}") + (f"  ({elapsed:.0f} s)" if elapsed else ""))
+        self.status.update(escape(f"[{label}] {progress_text(event)}"))
 
 
 def progress() -> BenchProgress:
