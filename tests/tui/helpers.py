@@ -34,12 +34,27 @@ def plan_doc() -> dict:
 
 
 async def wait_for(pilot, condition, timeout: float = 120.0, step: float = 0.1) -> None:
-    waited = 0.0
+    """Until `condition()` holds, at most `timeout` seconds of wall time; on a timeout the message
+    carries what the app showed (its notifications, the run pane's log), so a failure says why."""
+    import time
+
+    deadline = time.monotonic() + timeout
     while not condition():
         await pilot.pause(step)
-        waited += step
-        if waited > timeout:
-            raise AssertionError("condition never became true")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition never became true within {timeout:g} s; the app showed: {app_state(pilot.app)}")
+
+
+def app_state(app) -> str:
+    parts = [f"notifications {[str(n.message) for n in getattr(app, '_notifications', [])]}"]
+    try:
+        from textual.widgets import Log
+
+        parts.append(f"run log {list(app.query_one('#run-log', Log).lines)[-15:]}")
+        parts.append(f"targets {getattr(app, 'targets', None)}, focused {app.focused!r}")
+    except Exception as exc:  # noqa: BLE001 - a diagnostic never hides the real failure
+        parts.append(f"({type(exc).__name__} reading the run pane)")
+    return "; ".join(parts)
 
 
 async def settled(pilot) -> None:
