@@ -47,6 +47,7 @@ class ResultsPane(Vertical):
         self.run_dir: str | None = None  # a finished or saved run: plans come from its journal
         self.options: dict[str, Any] | None = None  # the plan options of the plan shown
         self.estimating = False
+        self._generation = 0  # of the newest plan asked for: an older replan that finishes later is dropped
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="answers-box"):
@@ -115,6 +116,7 @@ class ResultsPane(Vertical):
 
     def _estimated(self, spec, measured: dict[str, dict[str, Any]], doc: dict[str, Any]) -> None:
         self.estimating = False
+        self._newer()  # a replan asked for while it measured is of the old results
         self.spec, self.results, self.run_dir = spec, measured, None
         self._status("")
         self.show(doc, fresh=True)
@@ -141,7 +143,7 @@ class ResultsPane(Vertical):
     def open_run(self, run_dir: str, spec) -> None:
         """Show a saved run (`spec`: the run's) with its own plan options."""
         self.spec, self.results, self.run_dir, self.options = spec, {}, run_dir, None
-        self._replan(None, run_dir, spec, {})
+        self._replan(self._newer(), None, run_dir, spec, {})
 
     def mark_stale(self, spec) -> None:
         """The editor's spec changed: say whether the plan shown is still of it."""
@@ -168,10 +170,20 @@ class ResultsPane(Vertical):
         except (PlannerError, ValueError) as exc:
             self.app.notify(exc.render() if isinstance(exc, PlannerError) else str(exc), severity="error")
             return
-        self._replan(options, self.run_dir, self.spec, dict(self.results))
+        self._replan(self._newer(), options, self.run_dir, self.spec, dict(self.results))
+
+    def _newer(self) -> int:
+        self._generation += 1
+        return self._generation
+
+    def _show_if_newest(self, generation: int, doc: dict[str, Any]) -> None:
+        """Plans are computed in threads; one asked for earlier can finish later (a live result's
+        replan after the finished run's): only the newest is shown."""
+        if generation == self._generation:
+            self.show(doc)
 
     @work(thread=True, exclusive=True, group="plan")
-    def _replan(self, options, run_dir: str | None, spec, results: dict[str, dict[str, Any]]) -> None:
+    def _replan(self, generation: int, options, run_dir: str | None, spec, results: dict[str, dict[str, Any]]) -> None:
         service, call = self.app.service, self.app.call_from_thread
         try:
             if run_dir:
@@ -181,7 +193,7 @@ class ResultsPane(Vertical):
         except PlannerError as exc:
             call(self.app.notify, exc.render(), severity="error")
             return
-        call(self.show, doc)
+        call(self._show_if_newest, generation, doc)
 
     # ------------------------------------------------------------------ showing
 

@@ -187,3 +187,40 @@ def test_what_if_fields_are_read_by_the_clis_rules(tmp_path):
             assert results.query_one("#objective").value == "deadline"  # the controls show the plan's options
 
     asyncio.run(scenario())
+
+
+class SlowFirstPlan(PlannerService):
+    """The real service; its first `estimate_from` (a live result's replan) takes 2 s longer, as a
+    loaded machine can make it, so that it finishes after the finished run's plan."""
+
+    def __init__(self):
+        super().__init__()
+        self.slowed = False
+
+    def estimate_from(self, *args, **kwargs):
+        if not self.slowed:
+            self.slowed = True
+            import time
+
+            time.sleep(2.0)
+        return super().estimate_from(*args, **kwargs)
+
+
+def test_a_replan_that_finishes_late_never_replaces_a_newer_plan():
+    import json
+
+    async def scenario():
+        app = PlannerApp(None, service=SlowFirstPlan(), estimate_on_open=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            results = app.query_one(ResultsPane)
+            spec = app.service.check_run(SAVED_RUN)
+            results.run_started(spec)
+            results.run_result("local-cpu", json.loads((SAVED_RUN / "results" / "local-cpu.json").read_text()))  # slow
+            await pilot.pause(0.2)
+            results.run_finished(str(SAVED_RUN))  # planned from the journal: newer, and done first
+            await wait_for(pilot, lambda: results.doc is not None and results.doc.get("run_dir"), timeout=30)
+            await pilot.pause(3.0)  # the slow, older replan has finished meanwhile
+            assert app.service.slowed and results.doc.get("run_dir") == str(SAVED_RUN)
+            assert results.doc == PlannerService().estimate_run(SAVED_RUN)
+
+    asyncio.run(scenario())
