@@ -23,6 +23,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from planner.report import recommended_option  # noqa: E402
 
 
 def tree_rss(pid: int) -> int:
@@ -60,17 +63,13 @@ def one_run(spec: Path, seconds: float) -> dict:
     stdout, stderr = proc.communicate()  # reads both pipes as they fill: the JSON is larger than a pipe
     done.set()
     sampler.join()
-    peak = peak[0]
     wall = time.perf_counter() - start
-    proc.stdout, proc.stderr = stdout, stderr
     if proc.returncode != 0:
-        raise SystemExit(f"planner estimate failed ({proc.returncode}): {proc.stderr}")
-    doc = json.loads(proc.stdout, parse_constant=lambda name: (_ for _ in ()).throw(ValueError(name)))
+        raise SystemExit(f"planner estimate failed ({proc.returncode}): {stderr}")
+    doc = json.loads(stdout, parse_constant=lambda name: (_ for _ in ()).throw(ValueError(name)))
     local = next(o for o in doc["options"] if o["target"] == "local")
-    rec = doc["recommendation"]
-    chosen = next((o for o in doc["options"] if o["target"] == rec["target"] and o.get("gpus_used") == rec.get("gpus_used")), {})
-    rec = {**rec, "device_name": chosen.get("device_name") or rec["device"]}
-    return {"wall": wall, "peak": peak, "local": local, "rec": rec, "load": os.getloadavg()[0]}
+    rec = {**doc["recommendation"], "device_name": (recommended_option(doc) or {}).get("device_name") or doc["recommendation"]["device"]}
+    return {"wall": wall, "peak": peak[0], "local": local, "rec": rec, "load": os.getloadavg()[0]}
 
 
 def main() -> int:

@@ -311,11 +311,17 @@ VERDICT_TITLES = {"clear": "Recommendation", "only_option": "Recommendation", "t
                   "deadline_missed": "Deadline cannot be met", "nothing_fits": "No option can run this workload"}
 
 
+def recommended_option(doc: dict[str, Any]) -> dict[str, Any] | None:
+    """The plan's row the recommendation names (its target at its GPU count), if it has one."""
+    rec = doc["recommendation"]
+    return next((o for o in doc.get("options") or [] if o.get("target") == rec.get("target")
+                 and o.get("gpus_used") == rec.get("gpus_used")), None)
+
+
 def recommendation_text(doc: dict[str, Any], prefix: str = "") -> str:
     """The headline: the verdict, where, and why (here or rent, when the plan has both answers)."""
     rec = doc["recommendation"]
-    option = next((o for o in doc.get("options") or [] if o.get("target") == rec.get("target")
-                   and o.get("gpus_used") == rec.get("gpus_used")), None)
+    option = recommended_option(doc)
     device = _device(option) if option is not None else rec.get("device")  # "L4", "A100 x8 (85%)": as in the table
     target = f": {rec['target']} ({device})" if rec.get("target") else ""
     why = rec.get("choice") or rec["reason"]

@@ -12,7 +12,6 @@ port), so the AWS commands fail fast with their exit-1 explanation. Scale with F
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import signal
@@ -27,7 +26,7 @@ from hypothesis import strategies as st
 from tests.cli.test_bad_input import call
 from tests.cli.test_bad_input_journal import write_journal
 from tests.conftest import TINY_MLP
-from tests.unit.test_spec_fuzz import FIELDS, MODELS, values, yaml_texts
+from tests.unit.test_spec_fuzz import FIELDS, MODELS, edited_spec, values, yaml_texts
 
 SECONDS_PER_CALL = 20  # an in-process call past this is a hang (they take 10-300 ms)
 
@@ -216,16 +215,7 @@ def test_any_command_line_gets_a_clear_answer(world, data):
 def test_any_spec_file_gets_a_clear_answer(world, model, edits, text, raw, as_json):
     """Random spec texts written to a file, through `check` (which describes a valid one: cheap for
     every built-in kind; custom models are the child process's, tested in tests/runner)."""
-    data = copy.deepcopy(TINY_MLP)
-    data["model"] = copy.deepcopy(model)
-    if model["kind"] == "transformer":
-        data["data"]["task"] = "language_model"
-    for path, value in edits:
-        section, *field = path.split(".")
-        if not field:
-            data[section] = value
-        elif isinstance(data.get(section), dict):
-            data[section][field[0]] = value
+    data = edited_spec(model, edits)
     try:
         body = text if raw else (json.dumps(data, default=str) if as_json else yaml.safe_dump(data))
     except (yaml.YAMLError, ValueError):

@@ -21,16 +21,27 @@ from planner.tui.results import ResultsPane
 from tests.tui.helpers import SAVED_RUN, active_pane, plan_doc, settled, text_of, wait_for
 
 
-def test_planner_tui_run_dir_opens_the_saved_run_with_every_instance_predicted(tmp_path):
+def saved_run(tmp_path):
+    """A copy of the saved run journal, which a test may write into."""
     run_dir = tmp_path / "run"
     shutil.copytree(SAVED_RUN, run_dir)
+    return run_dir
+
+
+async def plan_shown(pilot) -> ResultsPane:
+    """The Results pane once it shows a plan."""
+    results = pilot.app.query_one(ResultsPane)
+    await wait_for(pilot, lambda: results.doc is not None, timeout=30)
+    return results
+
+def test_planner_tui_run_dir_opens_the_saved_run_with_every_instance_predicted(tmp_path):
+    run_dir = saved_run(tmp_path)
     plan_before = (run_dir / "plan.json").read_text()
 
     async def scenario():
         app = PlannerApp(str(run_dir))
         async with app.run_test(size=(120, 40)) as pilot:
-            results = app.query_one(ResultsPane)
-            await wait_for(pilot, lambda: results.doc is not None, timeout=30)
+            results = await plan_shown(pilot)
             assert active_pane(app) == "results" and not results.estimating  # nothing measured: the run's plan
             assert results.doc == PlannerService().estimate_run(run_dir)
             assert app.query_one("#spec-editor", TextArea).text == (run_dir / "spec.yaml").read_text()
@@ -56,8 +67,7 @@ def test_the_picker_lists_the_runs_folder_and_opens_the_chosen_run(tmp_path):
             assert listed.option_count == 1  # the directory without a journal is not offered
             assert "surface-mlp" in str(listed.get_option_at_index(0).prompt)
             await pilot.press("enter")
-            results = app.query_one(ResultsPane)
-            await wait_for(pilot, lambda: results.doc is not None, timeout=30)
+            results = await plan_shown(pilot)
             assert results.run_dir == str(runs / "20251122T101500Z-surface-mlp")
             assert results.doc["workload"]["name"] == "surface-mlp"
 
@@ -65,14 +75,12 @@ def test_the_picker_lists_the_runs_folder_and_opens_the_chosen_run(tmp_path):
 
 
 def test_a_plan_of_another_spec_says_so(tmp_path):
-    run_dir = tmp_path / "run"
-    shutil.copytree(SAVED_RUN, run_dir)
+    run_dir = saved_run(tmp_path)
 
     async def scenario():
         app = PlannerApp(str(run_dir))
         async with app.run_test(size=(120, 40)) as pilot:
-            results = app.query_one(ResultsPane)
-            await wait_for(pilot, lambda: results.doc is not None, timeout=30)
+            results = await plan_shown(pilot)
             await settled(pilot)
             editor = app.query_one("#spec-editor", TextArea)
             editor.text = editor.text.replace("epochs: 2000", "epochs: 4000")
@@ -160,14 +168,12 @@ def test_the_chart_renders_markers_units_and_the_break_even_line():
 
 
 def test_what_if_fields_are_read_by_the_clis_rules(tmp_path):
-    run_dir = tmp_path / "run"
-    shutil.copytree(SAVED_RUN, run_dir)
+    run_dir = saved_run(tmp_path)
 
     async def scenario():
         app = PlannerApp(str(run_dir))
         async with app.run_test(size=(120, 40)) as pilot:
-            results = app.query_one(ResultsPane)
-            await wait_for(pilot, lambda: results.doc is not None, timeout=30)
+            results = await plan_shown(pilot)
             before = results.doc
             await pilot.pause(0.5)
             local_price = results.query_one("#local-price")
