@@ -3,6 +3,8 @@ tables, the TUI). One place, so the CLI and the TUI cannot drift apart."""
 
 from __future__ import annotations
 
+import math
+
 UNITS = (("us", 1e-6, 1e-3), ("ms", 1e-3, 1), ("s", 1, 120), ("min", 60, 7200), ("h", 3600, 172800), ("d", 86400, float("inf")))
 
 
@@ -44,6 +46,20 @@ def rough_duration(seconds: float) -> str:
 def money_text(usd: float) -> str:
     """$0.0042 under a cent, else $1.23."""
     return f"${usd:.4f}" if usd < 0.01 else f"${usd:.2f}"
+
+
+def sig_money(usd: float) -> str:
+    """Three significant figures, for a sentence that compares two amounts: $0.0345, $0.820, $12.3."""
+    if usd == 0:
+        return "$0"
+    return f"${usd:,.{max(0, 2 - math.floor(math.log10(abs(usd))))}f}"
+
+
+def sig_duration(seconds: float) -> str:
+    """Three significant figures in the unit rough_duration picks: 9.30 min, 45.4 min, 2.95 h, 18.0 s."""
+    value, unit = (seconds, "s") if seconds < 120 else (seconds / 60, "min") if seconds < 7200 else (seconds / 3600, "h")
+    digits = max(0, 2 - math.floor(math.log10(value))) if value > 0 else 0
+    return f"{value:,.{digits}f} {unit}"
 
 
 def human_bytes(n: float) -> str:

@@ -12,12 +12,13 @@ pricing/catalog.py), measurements as bench results, GPU facts as `GpuSpec`s.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from planner.decide import Option
-from planner.estimate import StepMeasurement, dataset_seconds, estimate_training
+from planner.decide import ErrorBasis, Option
+from planner.estimate import StepMeasurement, dataset_seconds, estimate_training, relative_half_widths
 from planner.formats import human_bytes
 from planner.footprint import Footprint, Layer, footprint, merge_identical, sample_bytes
 from planner.predict import (
@@ -29,12 +30,19 @@ from planner.spec import WorkloadSpec
 from runner.bench.result import BenchResult  # a plain dataclass (standard library only)
 
 FIT_FRACTION = 0.9  # a workload fits when its footprint is at most 90% of the memory (allocator, CUDA context)
+FIT_RULE = f"at most {FIT_FRACTION:.0%} of the memory; the rest is kept free for the allocator, the CUDA context and the OS"
 GPU_COUNTS = (1, 2, 4, 8)  # data-parallel options on one instance: that many of its GPUs
 INSTANCE_COUNTS = (2, 4)  # across instances (all their GPUs): predicted on paper, never benchmarked
 
 
 def fits(need_bytes: float, memory_bytes: float) -> bool:
     return need_bytes <= FIT_FRACTION * memory_bytes
+
+
+def does_not_fit_note(need_bytes: float, memory_bytes: float, per: str = "") -> str:
+    """The fit rule with its numbers: 'needs ~22.7 GiB; may use 20.5 GiB (90% of 22.8 GiB)'."""
+    return (f"needs ~{need_bytes / 2**30:.1f} GiB{per}; may use {FIT_FRACTION * memory_bytes / 2**30:.1f} GiB "
+            f"({FIT_FRACTION:.0%} of {memory_bytes / 2**30:.1f} GiB: the rest is kept free for the allocator and the OS)")
 
 
 @dataclass(frozen=True, order=True)
@@ -124,6 +132,8 @@ class Candidate:
     gpus_used: int | None = None  # in all; None: a CPU candidate
     instances: int = 1
     scaling_efficiency: float | None = None
+    basis: ErrorBasis = ErrorBasis()  # where its interval comes from (planner.decide counts shared error once)
+    failed: bool = False  # its benchmark failed (note: the whole reason)
 
     def option(self, total_steps: int) -> Option:
         """The candidate with its whole run estimated (planner/estimate.py)."""
@@ -131,7 +141,8 @@ class Candidate:
             target=self.target.name, device=self.device, source=self.source, price_per_hour=self.price_per_hour,
             billing=self.billing, device_name=self.device_name, fits=self.fits, note=self.note,
             instance_type=self.target.instance_type, region=self.region, purchase=self.purchase, caveat=self.caveat,
-            gpus_used=self.gpus_used, instances=self.instances, scaling_efficiency=self.scaling_efficiency)
+            gpus_used=self.gpus_used, instances=self.instances, scaling_efficiency=self.scaling_efficiency,
+            basis=self.basis, failed=self.failed)
         if self.step is None:
             return Option(**common)
         est = estimate_training(self.step, total_steps, cloud=self.target.cloud)
@@ -142,27 +153,38 @@ class Candidate:
 
 
 def measured_candidate(target: Target, result: BenchResult, price_per_hour: float,
-                       region: str | None = None, purchase: str | None = None, need_bytes: int | None = None) -> Candidate:
+                       region: str | None = None, purchase: str | None = None, need_bytes: int | None = None,
+                       facts: InstanceFacts | None = None) -> Candidate:
     """A candidate from one bench result. `need_bytes`: what the real run holds (the whole dataset
     too), checked against the memory the bench found free there — the bench itself held only a
-    pool of batches, so it can measure a workload whose real run does not fit."""
-    common: dict[str, Any] = dict(target=target, device=result.device or "cpu", source="measured",
+    pool of batches, so it can measure a workload whose real run does not fit. `facts`: the
+    instance's catalog row, which names the device of a benchmark that failed before it saw one."""
+    if result.status != "ok" and facts is not None:  # failed before it saw a device: the instance's own
+        device = "cuda" if facts.gpu_count else "cpu"
+    else:
+        device = result.device or "cpu"
+    common: dict[str, Any] = dict(target=target, device=device, source="measured",
                                   price_per_hour=price_per_hour, billing="ec2" if target.cloud else "local",
-                                  device_name=result.device_name, region=region if target.cloud else None,
+                                  device_name=result.device_name or (facts.gpu_name if facts is not None else ""),
+                                  region=region if target.cloud else None,
                                   purchase=purchase if target.cloud else None,
-                                  gpus_used=int(getattr(result, "processes", 1) or 1) if result.device == "cuda" else None)
+                                  gpus_used=int(getattr(result, "processes", 1) or 1) if device == "cuda" else None)
     if result.status != "ok":
-        return Candidate(**common, fits=result.status != "does_not_fit",
-                         note=((result.message or result.status).splitlines() or [result.status])[0])
+        return Candidate(**common, fits=result.status != "does_not_fit", failed=result.status != "does_not_fit",
+                         note=" ".join((result.message or result.status).split()) or result.status)
     caveat = "measured while the machine was busy (see the warnings)" if getattr(result, "machine_busy", False) else ""
     step = StepMeasurement.from_result(result)
+    label = target.label(device)
+    below, above = relative_half_widths(step)
+    basis = ErrorBasis(model=f"measured:{label}", bench=label, bench_below=below, bench_above=above)
     have = getattr(result, "memory_available_bytes", None)
     if need_bytes and have and not fits(need_bytes, have):
         where = "here" if not target.cloud else f"on {result.device_name or target.name}"
-        return Candidate(**common, step=step, caveat=caveat, fits=False,
-                         note=f"does not fit {where}: the run needs ~{need_bytes / 2**30:.1f} GiB, "
-                              f"{have / 2**30:.1f} GiB available")
-    return Candidate(**common, step=step, caveat=caveat)
+        return Candidate(**common, step=step, caveat=caveat, fits=False, basis=basis,
+                         note=f"does not fit {where}: the run needs ~{need_bytes / 2**30:.1f} GiB and may use "
+                              f"{FIT_FRACTION * have / 2**30:.1f} GiB, {FIT_FRACTION:.0%} of the {have / 2**30:.1f} GiB "
+                              f"available (the rest is kept free for the allocator and the OS)")
+    return Candidate(**common, step=step, caveat=caveat, basis=basis)
 
 
 def measurement_warnings(label: str, result: BenchResult) -> list[str]:
@@ -223,21 +245,39 @@ def _cpu_candidate(spec: WorkloadSpec, fp: Footprint, layers: list[Layer], local
     cores = physical_cores(facts.vcpus, facts.arch, facts.instance_type)
     name = f"{facts.vcpus} vCPU {facts.arch}"
     ok = fits(fp.total_bytes, facts.memory_gib * 2**30)
-    note = "" if ok else f"needs ~{fp.total_bytes / 2**30:.1f} GiB of {facts.memory_gib:g} GiB"
+    note = "" if ok else does_not_fit_note(fp.total_bytes, facts.memory_gib * 2**30)
     flops_per_step = fp.train_flops_per_sample * spec.batch_size
     if local is None or local.status != "ok":  # nothing measured here: from the work alone
         pred = predict_cpu_unmeasured(
             flops_per_step, kernels_per_step(layers, spec.train.optimizer, spec.train.precision), cores,
             hardware.cpus.get(facts.family), spec.train.precision,
             moved_bytes=step_bytes(layers, spec.batch_size, spec.train.precision, spec.train.optimizer))
+        basis = ErrorBasis(model="cpu-roofline")
+        low, high = pred.low, pred.high
     else:
         pred = predict_cpu(local.step_seconds, int(local.threads or 1), cores, flops_per_step,
                            (hardware.calibration or {}).get(f"cpu:{facts.family}"), local=hardware.local_cpu,
                            target=hardware.cpus.get(facts.family), precision=spec.train.precision)
+        measured = StepMeasurement.from_result(local)
+        below, above = relative_half_widths(measured)  # the bench's interval and its run-to-run noise: shared
+        basis = ErrorBasis(model="cpu-model", bench=LOCAL.label("cpu"), bench_below=below, bench_above=above)
+        low, high = _widened(pred, measured)
     if pred.step_seconds is None:
         return Candidate(**common, device="cpu", device_name=name, fits=ok, note=pred.note)
-    step = StepMeasurement(pred.step_seconds, pred.low, pred.high, one_time["setup"], data_seconds=one_time["data_seconds"])
-    return Candidate(**common, device="cpu", device_name=name, step=step, fits=ok, note=note or pred.note)
+    step = StepMeasurement(pred.step_seconds, low, high, one_time["setup"], data_seconds=one_time["data_seconds"])
+    return Candidate(**common, device="cpu", device_name=name, step=step, fits=ok, note=note or pred.note, basis=basis)
+
+
+def _widened(pred: Any, measured: StepMeasurement) -> tuple[float | None, float | None]:
+    """A CPU instance's step interval: the model's band and the measurement it scales (the bench's own
+    interval of its mean), in quadrature — a noisy bench here widens every CPU row it predicts."""
+    if pred.step_seconds is None or measured.step_seconds <= 0:
+        return pred.low, pred.high
+    below = max(measured.step_seconds - measured.step_seconds_ci_low, 0.0) / measured.step_seconds
+    above = max(measured.step_seconds_ci_high - measured.step_seconds, 0.0) / measured.step_seconds
+    model_below, model_above = 1 - pred.low / pred.step_seconds, pred.high / pred.step_seconds - 1
+    return (pred.step_seconds * max(1 - math.hypot(model_below, below), 0.05),
+            pred.step_seconds * (1 + math.hypot(model_above, above)) if math.isfinite(above) else math.inf)
 
 
 def gpu_plans(facts: InstanceFacts, link: Interconnect | None, max_gpus: int | None) -> list[tuple[int, int]]:
@@ -287,7 +327,7 @@ def _gpu_candidate(spec: WorkloadSpec, fp: Footprint, layers: list[Layer], gpu: 
     pred = predict_data_parallel(layers, gpu, spec.batch_size, total, fabric, spec.train.precision, spec.train.optimizer,
                                  sample_bytes(spec) if spec.data.location == "host" else 0.0,
                                  (hardware.calibration or {}).get(facts.gpu_name), timeline_layers=list(fp.layers))
-    notes = [] if ok else [f"needs ~{need / 2**30:.1f} GiB of {memory / 2**30:.0f} GiB per GPU"]
+    notes = [] if ok else [does_not_fit_note(need, memory, " per GPU")]
     if ok and facts.gpu_count > 1 and total == 1:
         notes.append(f"1 of its {facts.gpu_count} GPUs used; priced for the whole instance")
     notes += [pred.note, scaling_note(pred)]
@@ -300,5 +340,7 @@ def _gpu_candidate(spec: WorkloadSpec, fp: Footprint, layers: list[Layer], gpu: 
     if pred.step_seconds is None:
         return Candidate(**base, fits=ok, note=note)
     step = StepMeasurement(pred.step_seconds, pred.low, pred.high, one_time["setup"], data_seconds=one_time["data_seconds"])
-    return Candidate(**base, step=step, fits=ok, note=note,
+    return Candidate(**base, step=step, fits=ok, note=note, basis=ErrorBasis(
+                         model=f"gpu-model:{gpu.arch}:{spec.train.precision}",
+                         estimate=f"gpu-model:{gpu.name}:{spec.train.precision}" if total == 1 else ""),
                      scaling_efficiency=pred.scaling_efficiency if total > 1 else None)

@@ -263,8 +263,23 @@ def plan_title(doc: dict[str, Any]) -> str:
 
 
 PLAN_CAPTION = ("✔ the headline. src: measured or predicted. 1-time: process start, setup, warm-up, the dataset's "
-                "materialisation and, on an instance, its boot (included in training time). speedup and b(reak)-even: "
-                "a rented GPU against the best rented CPU, this machine's GPU against its CPU.")
+                "materialisation and, on an instance, its boot (included in training time).")
+
+
+def reference_caption(doc: dict[str, Any]) -> str:
+    """Which CPU every GPU row's speedup and break-even compare with (rule 4 of planner.decide)."""
+    refs = doc.get("references") or {}
+    objective = doc.get("objective")
+    by = "fastest" if objective == "fastest" else "cheapest"
+    parts = []
+    if refs.get("rent"):
+        parts.append(f"a rented GPU against {refs['rent']}, the {by} rented CPU")
+    if refs.get("here") and any(o.get("device") == "cuda" and o.get("billing") == "local" for o in doc.get("options") or []):
+        parts.append(f"this machine's GPU against {refs['here']}")
+    if not parts:
+        return ""
+    return (" speedup: the reference CPU's training time / the GPU's; b(reak)-even: the ratio of their hourly rates "
+            f"(instance + disk{', + waiting' if doc.get('time_value_per_hour') else ''}): {'; '.join(parts)}.")
 PARALLEL_CAPTION = " x4 (93%): four GPUs data-parallel at 93% scaling efficiency; 2x8: two instances of eight GPUs (on paper)."
 
 
@@ -280,7 +295,8 @@ def plan_table(doc: dict[str, Any], width: int | None = None, wide: bool = False
     def build() -> Table:
         parallel = any((o.get("gpus_used") or 1) > 1 for o in doc["options"])
         t = Table(title=plan_title(doc), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
-                  caption=PLAN_CAPTION + (PARALLEL_CAPTION if parallel else ""), caption_justify="left")
+                  caption=PLAN_CAPTION + _plain(reference_caption(doc)) + (PARALLEL_CAPTION if parallel else ""),
+                  caption_justify="left")
         for name in columns:
             t.add_column(name, no_wrap=True, justify="left" if name in LEFT_COLUMNS else "right")
         keep = [PLAN_COLUMNS.index(c) for c in columns]
@@ -307,8 +323,9 @@ def plan_table(doc: dict[str, Any], width: int | None = None, wide: bool = False
     return table
 
 
-VERDICT_TITLES = {"clear": "Recommendation", "only_option": "Recommendation", "too_close": "Too close to call",
-                  "deadline_missed": "Deadline cannot be met", "nothing_fits": "No option can run this workload"}
+VERDICT_TITLES = {"clear": "Recommendation", "only_option": "Recommendation", "likely": "Recommendation (likely)",
+                  "too_close": "Too close to call", "deadline_missed": "Deadline cannot be met",
+                  "nothing_fits": "No option can run this workload", "failed": "No benchmark succeeded"}
 
 
 def recommended_option(doc: dict[str, Any]) -> dict[str, Any] | None:
@@ -325,7 +342,8 @@ def recommendation_text(doc: dict[str, Any], prefix: str = "") -> str:
     device = _device(option) if option is not None else rec.get("device")  # "L4", "A100 x8 (85%)": as in the table
     target = f": {rec['target']} ({device})" if rec.get("target") else ""
     why = rec.get("choice") or rec["reason"]
-    return f"{prefix}[bold]{_plain(VERDICT_TITLES[rec['verdict']] + target)}.[/] {_plain(why[0].upper() + why[1:])}."
+    why = why if why.startswith(("aws:", "local")) else why[:1].upper() + why[1:]  # a target keeps its case
+    return f"{prefix}[bold]{_plain(VERDICT_TITLES[rec['verdict']] + target)}.[/] {_plain(why)}."
 
 
 def answers_text(doc: dict[str, Any]) -> list[str]:
@@ -422,6 +440,7 @@ def plan_answers(doc: dict[str, Any]) -> list[tuple[str, str]]:
         out = [("recommendation", recommendation_text(doc))]
     except (KeyError, TypeError, IndexError, AttributeError):
         out = [("recommendation", answer_text(doc.get("recommendation")))]
+    out += [("failed", line) for line in failed_lines(doc)]
     answers = doc.get("answers") or {}
     if answers:
         try:
@@ -434,6 +453,16 @@ def plan_answers(doc: dict[str, Any]) -> list[tuple[str, str]]:
         region = (doc.get("plan_options") or {}).get("region", "")
         out.append(("rent", answer_text(doc["cloud_recommendation"], f"If you rent{f' ({region})' if region else ''}: ")))
     return out
+
+
+def failed_lines(doc: dict[str, Any]) -> list[str]:
+    """Each failed benchmark with its whole reason (the table's cell is cut to fit): the headline of a
+    plan where some targets failed and others did not names only the latter."""
+    rec = doc.get("recommendation") or {}
+    if rec.get("verdict") == "failed":
+        return []  # the headline is the failures, whole
+    return [f"  [red]Failed:[/] {_plain(o['target'])} ({_plain(_device(o))}): {_plain(' '.join(str(o.get('note', '')).split()))}"
+            for o in doc.get("options") or [] if o.get("failed")]
 
 
 def escape(text: str) -> str:
@@ -451,6 +480,10 @@ def break_even_cost(doc: dict[str, Any]) -> float | None:
     None when no GPU row has a speedup."""
     options = doc.get("options") or []
     cpus = [o for o in options if o.get("device") == "cpu" and o.get("train_seconds") and option_cost(o) is not None]
+    rent = (doc.get("references") or {}).get("rent")
+    named = [c for c in cpus if c["target"] == rent]
+    if named:
+        return option_cost(named[0])
     for g in options:
         if g.get("device") != "cuda" or not g.get("speedup") or not g.get("train_seconds"):
             continue

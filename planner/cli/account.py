@@ -89,7 +89,11 @@ def cmd_tui(args: argparse.Namespace) -> int:
     if args.spec is not None:
         from pathlib import Path
 
-        if Path(args.spec).is_dir():  # `planner tui RUN_DIR`: a saved run, refused here unless it is one
+        try:
+            is_dir = Path(args.spec).is_dir()
+        except OSError:  # a name too long for the file system: check_spec_file names the fault
+            is_dir = False
+        if is_dir:  # `planner tui RUN_DIR`: a saved run, refused here unless it is one
             from planner.service import PlannerService
 
             PlannerService().check_run(args.spec)

@@ -160,7 +160,7 @@ def progress() -> BenchProgress:
 def print_plan(doc: dict[str, Any], as_json: bool, wide: bool = False) -> None:
     """The plan: its table (fitted to the terminal unless `wide`), the headline, both answers, and
     what the measurements warned about — all on stdout: they are the plan."""
-    from planner.report import answers_text, plan_table, recommendation_text
+    from planner.report import answers_text, failed_lines, plan_table, recommendation_text
 
     if as_json:
         print_json(doc)
@@ -168,7 +168,7 @@ def print_plan(doc: dict[str, Any], as_json: bool, wide: bool = False) -> None:
     out = stdout()
     out.print(plan_table(doc, width=out.width, wide=wide))
     out.print(recommendation_text(doc), highlight=False)
-    for line in answers_text(doc):
+    for line in failed_lines(doc) + answers_text(doc):
         out.print(line, highlight=False)
     for warning in doc.get("warnings", []):
         out.print(f"[yellow]warning[/]: {escape(warning)}", highlight=False)

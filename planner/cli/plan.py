@@ -72,9 +72,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt as exc:  # SIGINT, SIGTERM, SIGHUP: everything the run started was terminated ...
         _print_unterminated(getattr(exc, "unterminated_instances", []))  # ... or is named here
         run_dir = getattr(exc, "run_dir", None)
-        err.print(f"interrupted ({getattr(exc, 'signal_name', 'SIGINT')})" + (
-            f": the results measured so far are in {run_dir}; `planner plan {run_dir}` plans from them" if run_dir else ""),
-            markup=False, highlight=False, soft_wrap=True)
+        if run_dir and getattr(exc, "results_count", 1) == 0:
+            where = f": stopped before any result, so there is nothing to plan yet ({run_dir} holds only the spec); run it again"
+        elif run_dir:
+            where = f": the results measured so far are in {run_dir}; `planner plan {run_dir}` plans from them"
+        else:
+            where = ""
+        err.print(f"interrupted ({getattr(exc, 'signal_name', 'SIGINT')}){where}", markup=False, highlight=False,
+                  soft_wrap=True)
         return 128 + int(getattr(exc, "signum", 2))
     print_plan(doc, args.json, args.wide)
     if "bench_cost_usd" in doc:
@@ -122,6 +127,12 @@ def cmd_estimate(args: argparse.Namespace) -> int:
         print_json(doc)
         return ExitCode.OK
     print_plan(doc, False, args.wide)
+    _print_predicted_footer(doc, args.spec, region)
+    return ExitCode.OK
+
+
+def _print_predicted_footer(doc: dict[str, Any], spec: str, region: str) -> None:
+    """Under a plan with predicted rows: where they come from, and the paid benchmarks that would settle it."""
     out = stdout()
     out.print(f"\nPredicted rows come from the device model (GPUs: fitted to published training measurements, "
               f"interval from its error there; CPU instances: this machine's step scaled by processor, +-40%); "
@@ -131,9 +142,8 @@ def cmd_estimate(args: argparse.Namespace) -> int:
         out.print("A paid benchmark would settle:", highlight=False)
         for c in doc["benchmark"]:
             out.print(f"  {c['target']}: {c['reason']}", highlight=False)
-        out.print(f"  -> planner run {args.spec} --targets local,{targets} --region {region}   (or --targets auto)", highlight=False)
+        out.print(f"  -> planner run {spec} --targets local,{targets} --region {region}   (or --targets auto)", highlight=False)
     out.print(f"Not worth benchmarking: {len(doc['skipped'])} instance(s) (see --json for each reason).", highlight=False)
-    return ExitCode.OK
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
@@ -141,8 +151,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
     overrides = {"objective": args.objective, "deadline_seconds": args.deadline, "time_value_per_hour": args.time_value,
                  "local_price_per_hour": args.local_price, "region": args.region, "purchase": args.purchase}
-    doc = PlannerService().replan(args.run_dir, overrides)
+    doc = PlannerService().replan(args.run_dir, overrides, measured_only=args.measured_only)
     print_plan(doc, args.json, args.wide)
+    if not args.json and not args.measured_only:
+        _print_predicted_footer(doc, str(Path(args.run_dir) / "spec.json"), doc["plan_options"]["region"])
     return ExitCode.OK if doc["recommendation"]["target"] else ExitCode.RUNTIME_FAILURE
 
 
@@ -228,5 +240,7 @@ def add_plan_parser(sub) -> None:
     plan_arguments(p, defaults=False)
     region_argument(p, "price AWS options in this region")
     p.add_argument("--purchase", choices=("on-demand", "spot"), help="price AWS options on-demand or spot")
+    p.add_argument("--measured-only", action="store_true",
+                   help="plan the run's measured rows alone (default: every other instance predicted, as estimate does)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=cmd_plan)

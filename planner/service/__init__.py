@@ -140,9 +140,16 @@ class PlannerService:
 
         return run_plan(self, spec, spec_text, targets, options, bench, out, callbacks, aws, cancel)
 
-    def replan(self, run_dir: str | Path, overrides: dict[str, Any]):
-        """The plan of a saved run with some plan options changed; the new plan.json is written."""
-        doc, journal = replan(run_dir, overrides)
+    def replan(self, run_dir: str | Path, overrides: dict[str, Any], measured_only: bool = False):
+        """The plan of a saved run with some plan options changed, as `estimate` plans: its measured
+        rows and every instance it did not measure predicted (`measured_only`: its measured rows
+        alone); the new plan.json is written."""
+        from planner.journal import RunJournal
+
+        if measured_only:
+            doc, journal = replan(run_dir, overrides)
+        else:
+            doc, journal = self.estimate_run(run_dir, overrides), RunJournal.open(run_dir)
         journal.write_plan(doc)
         return doc
 

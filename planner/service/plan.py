@@ -181,6 +181,7 @@ def _stopped(exc: BaseException, run: _Run, session) -> BaseException:
         return RunError(f"cancelled, but {len(left)} instance(s) could not be terminated: {names}",
                         hint="; ".join(dict.fromkeys(x["reap_command"] for x in left)))
     exc.run_dir, exc.unterminated_instances = str(run.journal.path), left  # type: ignore[attr-defined]
+    exc.results_count = len(run.journal.read_results())  # type: ignore[attr-defined]  # 0: nothing to plan from
     return exc
 
 

@@ -30,17 +30,19 @@ def measured_candidates(results: dict[str, Any], options: PlanOptions, catalog=N
     """A candidate per journaled result (label -> planner.journal.Measured), and the warnings the
     measurements carry; AWS options are priced from `catalog` (a frame) in the plan's region and
     purchase option (re-planning may change both)."""
-    from pricing.catalog import hourly_price
+    from pricing.catalog import hourly_price, instances
 
     if catalog is None and any(m.target.cloud for m in results.values()):
         from pricing.catalog import load_catalog
 
         catalog = load_catalog().frame
     candidates, warnings = [], []
+    rows = {f.instance_type: f for f in instances(catalog, region=options.region)} if catalog is not None else {}
     for label, m in sorted(results.items()):
         price = (hourly_price(catalog, m.target.instance_type, options.region, options.purchase) if m.target.cloud
                  else options.local_price_per_hour)
-        candidates.append(measured_candidate(m.target, m.result, price, options.region, options.purchase, need_bytes))
+        candidates.append(measured_candidate(m.target, m.result, price, options.region, options.purchase, need_bytes,
+                                             facts=rows.get(m.target.instance_type or "")))
         warnings += measurement_warnings(label, m.result)
     return candidates, warnings
 

@@ -106,6 +106,8 @@ def test_a_second_ctrl_c_while_terminating_is_deferred(endpoint, env, tmp_path):
     assert proc.returncode == 130
     no_traceback(stderr)
     assert "SIGINT deferred: terminating 1 instance, please wait" in stderr
+    # stopped before any result: said so, and no pointer to a plan that cannot be made
+    assert "stopped before any result, so there is nothing to plan yet" in stderr and "planner plan" not in stderr
     assert live_instances(ec2(endpoint), run_id(out)) == []
 
 

@@ -54,11 +54,48 @@ def test_journal_holds_spec_results_and_plan(run_dir):
 
 def test_plan_reproduces_run_exactly_from_the_journal(run_dir):
     out, doc = run_dir
-    r = planner("plan", out, "--json")
+    r = planner("plan", out, "--json", "--measured-only")
     assert r.code == 0, r.err
     again = json.loads(r.out)
     assert again["options"] == doc["options"]
     assert again["recommendation"] == doc["recommendation"]
+
+
+def test_plan_of_a_local_run_predicts_every_instance_as_estimate_does(run_dir):
+    """A what-if on a saved run sees the whole catalog, not only what the run measured."""
+    out, _ = run_dir
+    r = planner("plan", out, "--json", "--region", "us-east-1")
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    predicted = [o for o in doc["options"] if o["source"] == "predicted"]
+    assert len(predicted) > 30 and any(o["device"] == "cuda" for o in predicted)
+    assert next(o for o in doc["options"] if o["target"] == "local")["source"] == "measured"
+    assert doc["answers"]["rent"]["target"].startswith("aws:") and doc["references"]["rent"].startswith("aws:")
+    deadline = json.loads(planner("plan", out, "--json", "--deadline", "1h").out)
+    assert deadline["recommendation"]["verdict"] != "deadline_missed"  # rented instances meet it too
+    text = planner("plan", out, "--region", "us-east-1")
+    assert "A paid benchmark would settle" in text.out and "Predicted rows come from the device model" in text.out
+
+
+NO_AWS = {"AWS_ACCESS_KEY_ID": None, "AWS_SECRET_ACCESS_KEY": None, "AWS_SESSION_TOKEN": None, "AWS_PROFILE": None,
+          "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/credentials", "AWS_CONFIG_FILE": "/nonexistent/config",
+          "AWS_EC2_METADATA_DISABLED": "true", "COLUMNS": "100"}
+
+
+def test_a_failed_gpu_target_keeps_its_device_and_its_whole_reason(tmp_path):
+    spec = tmp_path / "s.yaml"
+    spec.write_text(SPEC)
+    r = planner("run", spec, "--targets", "aws:g4dn.xlarge", "--out", tmp_path / "j", env=NO_AWS)
+    assert r.code in (1, 3), r.err
+    assert "Traceback" not in r.err and "internal error" not in r.err
+    row = next(line for line in r.out.splitlines() if "aws:g4dn.xlarge" in line)
+    assert "T4" in row and " cpu " not in row  # the instance's GPU, not the bench's default device
+    head = " ".join(r.out.split())
+    assert "No benchmark succeeded" in head and "reduce train.batch_size" not in head
+    assert ("no AWS credentials found; to fix: run `aws configure` (or set AWS_PROFILE / AWS_ACCESS_KEY_ID and "
+            "AWS_SECRET_ACCESS_KEY)") in head  # whole, not cut to the table's cell
+    doc = json.loads(planner("plan", tmp_path / "j", "--json", "--measured-only", env=NO_AWS).out)
+    assert doc["recommendation"]["verdict"] == "failed" and doc["options"][0]["device"] == "cuda"
 
 
 def test_plan_with_a_new_objective_and_local_price(run_dir):

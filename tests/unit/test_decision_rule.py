@@ -1,0 +1,196 @@
+"""The decision rule's invariants over generated workloads (issue 23): no dominated answer, the
+reference is the best rented CPU, speedup = reference time / GPU time, every sentence quotes the
+numbers its comparison compared, the same measurement gives the same answer, and a re-measurement
+within the bench's noise changes the answer only when the plan said "too close to call".
+
+A generated workload is what planner/options.py builds: this machine's measured CPU step (a bench
+with an interval and the run-to-run noise), CPU instances scaled from it (one model, +-40%), GPUs
+predicted by the device model (their own band per generation), each with an instance's boot."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from planner.decide import ErrorBasis, Option, decide, noise_band, time_ratio
+from planner.estimate import RUN_TO_RUN_NOISE
+from planner.formats import sig_duration, sig_money
+
+BOOT = 150.0  # an instance's boot, as planner.estimate.CLOUD_BOOT_SECONDS
+STEPS = st.integers(min_value=100, max_value=5_000_000)
+
+
+def workload(local_step: float, ci: float, steps: int, cpus: list[tuple[float, float]], gpus: list[tuple[float, float, str]],
+             local_price: float = 0.0) -> list[Option]:
+    """Options as planner/options.py builds them: `cpus` (speed factor vs this machine, $/h), `gpus`
+    (step seconds, $/h, generation)."""
+    below = above = math.hypot(ci, RUN_TO_RUN_NOISE)
+    bench = ErrorBasis("measured:local-cpu", "local-cpu", below, above)
+    out = []
+
+    def option(target: str, device: str, source: str, price: float, step: float, one_time: float, rel: float,
+               basis: ErrorBasis, billing: str = "ec2", name: str = "") -> Option:
+        t = one_time + steps * step
+        return Option(target, device, source, price, billing, name, step, t, one_time * (1 - RUN_TO_RUN_NOISE) + steps * step * (1 - rel),
+                      one_time * (1 + RUN_TO_RUN_NOISE) + steps * step * (1 + rel), one_time_seconds=one_time, basis=basis,
+                      gpus_used=1 if device == "cuda" else None)
+
+    out.append(option("local", "cpu", "measured", local_price, local_step, 3.0, below, bench, billing="local"))
+    for i, (factor, price) in enumerate(cpus):
+        out.append(option(f"aws:c{i}.xlarge", "cpu", "predicted", price, local_step * factor, BOOT + 3.0,
+                          math.hypot(0.4, below), ErrorBasis("cpu-model", "local-cpu", below, above)))
+    for i, (step, price, generation) in enumerate(gpus):
+        out.append(option(f"aws:g{i}.xlarge", "cuda", "predicted", price, step, BOOT + 3.0, 0.3,
+                          ErrorBasis(f"gpu-model:{generation}:fp32", estimate=f"gpu:{i}"), name=f"G{i}"))
+    return out
+
+
+CPUS = st.lists(st.tuples(st.floats(0.2, 3.0), st.floats(0.05, 5.0)), min_size=1, max_size=5)
+GPUS = st.lists(st.tuples(st.floats(1e-5, 0.5), st.floats(0.3, 40.0), st.sampled_from(["ampere", "ada", "turing"])),
+                min_size=0, max_size=5)
+OBJECTIVE = st.sampled_from(["cheapest", "fastest"])
+TIME_VALUE = st.one_of(st.none(), st.floats(0, 200))
+
+
+def point(o, objective):
+    return o.train_seconds if objective == "fastest" else o.objective_value
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(1e-4, 2.0), st.floats(0, 0.3), STEPS, CPUS, GPUS, OBJECTIVE, TIME_VALUE)
+def test_no_answer_is_dominated_and_the_best_point_wins(step, ci, steps, cpus, gpus, objective, tv):
+    plan = decide(workload(step, ci, steps, cpus, gpus), objective, time_value_per_hour=tv)
+    for name, rec in plan.answers.items():
+        group = [o for o in plan.options if o.usable and o.here == (name == "here")]
+        chosen = next(o for o in group if o.target == rec.target and o.device == rec.device)
+        assert point(chosen, objective) == min(point(o, objective) for o in group)  # rule 1
+        for o in group:  # an option cheaper and no slower is never passed over
+            assert not (o.cost_usd < chosen.cost_usd and o.train_seconds <= chosen.train_seconds and objective == "cheapest"
+                        and not tv)
+            assert not (o.objective_value < chosen.objective_value and o.train_seconds <= chosen.train_seconds
+                        and objective == "cheapest")
+    head = plan.recommendation
+    live = [o for o in plan.options if o.usable and any(o.target == r.target for r in plan.answers.values())]
+    chosen = next(o for o in live if o.target == head.target)
+    for o in live:
+        assert not (o.cost_usd < chosen.cost_usd and o.train_seconds < chosen.train_seconds)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(1e-4, 2.0), st.floats(0, 0.3), STEPS, CPUS, GPUS, OBJECTIVE, TIME_VALUE)
+def test_the_reference_is_the_best_rented_cpu_and_speedups_are_against_it(step, ci, steps, cpus, gpus, objective, tv):
+    plan = decide(workload(step, ci, steps, cpus, gpus), objective, time_value_per_hour=tv)
+    rented_cpus = [o for o in plan.options if o.usable and o.device == "cpu" and not o.here]
+    best = min(rented_cpus, key=lambda o: (point(o, objective), o.train_seconds))
+    assert plan.references["rent"] == best.target
+    for g in (o for o in plan.options if o.device == "cuda" and o.usable):
+        assert g.reference == best.target
+        assert g.speedup == pytest.approx(best.train_seconds / g.train_seconds, rel=1e-12)
+        assert g.speedup_low <= g.speedup <= g.speedup_high
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(1e-4, 2.0), st.floats(0, 0.3), STEPS, CPUS, GPUS, OBJECTIVE, TIME_VALUE)
+def test_every_sentence_quotes_the_numbers_of_the_comparison_it_states(step, ci, steps, cpus, gpus, objective, tv):
+    plan = decide(workload(step, ci, steps, cpus, gpus), objective, time_value_per_hour=tv)
+    rent = plan.answers["rent"]
+    cmp = rent.comparison
+    if rent.verdict == "only_option":
+        assert cmp is None
+    else:
+        assert cmp is not None and rent.target in cmp.winner
+        assert cmp.ratio >= 1 and cmp.ratio_low <= cmp.ratio <= cmp.ratio_high
+        assert (cmp.verdict == "too_close") == (cmp.ratio <= 1 + cmp.band)
+        if cmp.verdict != "too_close":
+            assert (cmp.verdict == "clear") == (cmp.ratio_low > 1)
+        assert f"{cmp.ratio:.2f}x" in rent.reason and cmp.runner_up in rent.reason
+        amount = sig_duration if cmp.metric.startswith("training time") else sig_money
+        assert f"({amount(cmp.runner_up_value)} vs {amount(cmp.winner_value)}" in rent.reason
+    gpus_rows = [o for o in plan.options if o.device == "cuda" and o.usable]
+    if gpus_rows and objective == "cheapest":
+        chosen = next(o for o in plan.options if o.target == rent.target and o.device == rent.device)
+        g = chosen if chosen.device == "cuda" else min(gpus_rows, key=lambda o: (o.objective_value, o.train_seconds))
+        # rule 4: the sentence quotes the speedup and break-even it compared, and they agree with the answer
+        assert f"speedup {g.speedup:.2f}x over the reference CPU {plan.references['rent']}" in rent.reason
+        assert f"break-even speedup {g.break_even_speedup:.2f}x" in rent.reason
+        wins = "at least its break-even" in rent.reason
+        assert wins == (chosen.device == "cuda")
+        assert (g.speedup >= g.break_even_speedup * (1 - 1e-9)) == wins or math.isclose(g.speedup, g.break_even_speedup)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(1e-4, 2.0), st.floats(0, 0.3), STEPS, CPUS, GPUS, OBJECTIVE, TIME_VALUE, st.randoms(use_true_random=False))
+def test_the_same_measurement_gives_the_same_answer_in_any_order(step, ci, steps, cpus, gpus, objective, tv, rnd):
+    options = workload(step, ci, steps, cpus, gpus)
+    plan = decide(options, objective, time_value_per_hour=tv)
+    shuffled = list(options)
+    rnd.shuffle(shuffled)
+    again = decide(shuffled, objective, time_value_per_hour=tv)
+    assert again.recommendation == plan.recommendation and again.answers == plan.answers
+    assert [o.target for o in again.options] == [o.target for o in plan.options]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(1e-4, 2.0), st.floats(0, 0.2), STEPS, CPUS, GPUS, TIME_VALUE, st.floats(-1, 1))
+def test_a_re_measurement_within_the_noise_changes_the_answer_only_when_it_was_too_close(step, ci, steps, cpus, gpus, tv, u):
+    """Two estimates a minute apart: this machine's step moves within its run-to-run noise."""
+    noise = math.hypot(ci, RUN_TO_RUN_NOISE)
+    factor = (1 + noise) ** u  # from 1/(1+noise) to 1+noise
+    first = decide(workload(step, ci, steps, cpus, gpus), time_value_per_hour=tv)
+    second = decide(workload(step * factor, ci, steps, cpus, gpus), time_value_per_hour=tv)
+    for name in ("rent", "here"):
+        a, b = first.answers[name], second.answers[name]
+        if "too_close" not in (a.verdict, b.verdict):
+            assert (a.target, a.device) == (b.target, b.device)
+    if "too_close" not in (first.recommendation.verdict, second.recommendation.verdict):
+        assert first.recommendation.answer == second.recommendation.answer
+
+
+def test_cpu_instances_from_one_bench_are_compared_by_their_ratio():
+    """A noisy bench widens every CPU row, but not the ratio of two rows it scales alike."""
+    quiet = workload(0.01, 0.0, 1_000_000, [(1.0, 0.2), (0.8, 0.3)], [])
+    noisy = workload(0.01, 0.3, 1_000_000, [(1.0, 0.2), (0.8, 0.3)], [])
+    q_a, q_b = quiet[1], quiet[2]
+    n_a, n_b = noisy[1], noisy[2]
+    assert n_a.train_seconds_high - n_a.train_seconds_low > q_a.train_seconds_high - q_a.train_seconds_low
+    _, q_low, q_high = time_ratio(q_a, q_b)
+    _, n_low, n_high = time_ratio(n_a, n_b)
+    assert n_high / n_low == pytest.approx(q_high / q_low, rel=0.05)
+    # the model's error once, not twice: narrower than two independent +-40% bands corner to corner
+    assert n_high / n_low < (n_a.train_seconds_high / n_a.train_seconds_low) * 1.01
+    assert noise_band(n_a, n_b)[0] == pytest.approx(0.10)  # the margin: measuring again moves both alike
+    gpu = workload(0.01, 0.3, 1_000_000, [], [(0.001, 1.0, "ampere")])[1]
+    band, why = noise_band(gpu, n_a)
+    assert band > 0.3 and "run-to-run noise of the local-cpu bench" in why
+
+
+def test_same_gpu_on_two_instance_sizes_differs_only_by_price():
+    a, b = workload(0.01, 0.1, 100_000, [], [(0.002, 1.0, "ada"), (0.002, 2.0, "ada")])[1:]
+    b = Option(**{**b.__dict__, "basis": a.basis})  # g6.xlarge and g6.2xlarge: one L4 estimate
+    ratio, low, high = time_ratio(a, b)
+    assert (ratio, low, high) == pytest.approx((1.0, 1.0, 1.0))
+
+
+def test_a_random_set_reads_well():
+    """One concrete plan's rent answer, in words, as the README shows it."""
+    rnd = random.Random(7)
+    cpus = [(rnd.uniform(0.5, 2), rnd.uniform(0.1, 1)) for _ in range(3)]
+    plan = decide(workload(0.05, 0.05, 200_000, cpus, [(0.004, 0.53, "turing"), (0.003, 0.8, "ada")]))
+    reason = plan.answers["rent"].reason
+    assert "GPU rule:" in reason and ("Runner-up:" in reason or "Too close to call:" in reason)
+
+
+def test_does_not_fit_states_the_rule_and_its_numbers():
+    from planner.options import LOCAL, measured_candidate
+    from runner.bench.result import BenchResult
+
+    result = BenchResult(status="ok", device="cpu", step_seconds=0.01, step_seconds_ci_low=0.009, step_seconds_ci_high=0.011,
+                         memory_available_bytes=int(22.8 * 2**30))
+    c = measured_candidate(LOCAL, result, 0.0, need_bytes=int(22.7 * 2**30))
+    assert not c.fits
+    assert "needs ~22.7 GiB and may use 20.5 GiB, 90% of the 22.8 GiB available" in c.note
+    assert "kept free" in c.note
