@@ -178,6 +178,7 @@ class Recommendation:
     choice: str = ""  # the headline only: why this answer and not the other
     reference: str | None = None  # the reference CPU the speedup compares with
     comparison: Comparison | None = None  # the winner against the runner-up
+    choice_comparison: Comparison | None = None  # the headline only: here against rent, at the headline's time value
 
 
 @dataclass(frozen=True)
@@ -574,6 +575,7 @@ def _headline(answers: dict[str, Recommendation], ranked: list[RankedOption], ob
     here, rent = live["here"], live["rent"]
     met = {n: answers[n].verdict != "deadline_missed" for n in ("here", "rent")}
     value = f"${tv:g}/h of your waiting" + (" (the default; --time-value sets yours)" if tv_default else "")
+    cmp: Comparison | None = None
     if objective == "deadline" and met["here"] != met["rent"]:
         name, verdict = ("rent" if met["rent"] else "here"), "clear"
         why = "only renting meets the deadline" if met["rent"] else "training here meets the deadline"
@@ -604,7 +606,8 @@ def _headline(answers: dict[str, Recommendation], ranked: list[RankedOption], ob
     rec = answers[name]
     caveats = "".join(f". Careful: {o.target} was {o.caveat}" for o in (here, rent) if o.caveat)
     choice = f"{'rent' if name == 'rent' else 'train here'} — {why}{caveats}"
-    return replace(rec, verdict=verdict, reason=f"{rec.reason}. Why {name}: {why}{caveats}", choice=choice)
+    return replace(rec, verdict=verdict, reason=f"{rec.reason}. Why {name}: {why}{caveats}", choice=choice,
+                   choice_comparison=cmp)
 
 
 def _option_of(rec: Recommendation, ranked: list[RankedOption]) -> RankedOption | None:
