@@ -594,8 +594,8 @@ def _headline(answers: dict[str, Recommendation], ranked: list[RankedOption], ob
                    f"{sig_duration(other.train_seconds)} ({cmp.ratio:.2f}x)")  # type: ignore[arg-type]
         else:
             why = (f"at {value}, {where[name]} ({sig_duration(best.train_seconds)}, {sig_money(best.cost_usd)}) "  # type: ignore[arg-type]
-                   f"is worth {sig_money(cmp.winner_value)} and {where[other_name]} ({sig_duration(other.train_seconds)}, "  # type: ignore[arg-type]
-                   f"{sig_money(other.cost_usd)}) {sig_money(cmp.runner_up_value)}: {cmp.ratio:.2f}x")  # type: ignore[arg-type]
+                   f"comes to {sig_money(cmp.winner_value)} and {where[other_name]} ({sig_duration(other.train_seconds)}, "  # type: ignore[arg-type]
+                   f"{sig_money(other.cost_usd)}) to {sig_money(cmp.runner_up_value)}: {cmp.ratio:.2f}x as much")  # type: ignore[arg-type]
         why += {"clear": f"; sure: {cmp.ratio_low:.2f}-{cmp.ratio_high:.2f}x over both intervals",
                 "likely": f"; likely, not certain: {cmp.ratio_low:.2f}-{cmp.ratio_high:.2f}x over both intervals",
                 "too_close": f"; too close to call: within {cmp.band_reason}"}[cmp.verdict]
