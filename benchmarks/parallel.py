@@ -183,7 +183,7 @@ def score_points(path: Path) -> int:
     if not points:
         print(f"\nno multi-GPU rows in {path}")
         return 0
-    models = describe_models({p["model"] for p in points})
+    models = describe_models(points)
     gpus, links = gpu_specs_by_name(), interconnects_by_type()
     print(f"\n{len(points)} published multi-GPU rows ({path})\n")
     print("| point | GPU | GPUs | fabric | published | predicted | factor | inside |\n|---|---|---:|---|---:|---:|---:|---|")

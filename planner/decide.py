@@ -662,7 +662,10 @@ def select_benchmarks(plan: Plan, worst_case_cost: dict[str, float], budget: flo
             continue
         if o.target == rec.target:
             seen_gpus[model] = o.target
-            wanted.insert(1 if best_cpu else 0, (o, "the predicted recommendation: confirm it before paying for the full run"))
+            unbacked = " (no published training figure backs this GPU: its prediction rests on its sheet)" if (
+                "no published" in o.note) else ""
+            wanted.insert(1 if best_cpu else 0, (o, "the predicted recommendation: confirm it before paying for the full run"
+                                                    + unbacked))
             continue
         if o.speedup is None or o.break_even_speedup is None:
             continue

@@ -71,6 +71,21 @@ def gpu_specs_by_name() -> dict:
     return {str(r["gpu_name"]): gpu_spec_from_row(r) for r in load_gpu_specs().to_dict("records")}
 
 
+def gpu_parts_by_name() -> dict:
+    """Published part name (each alias of gpu_parts.csv's `published_names`) -> GpuSpec: the parts the
+    published measurements were taken on (an A10 for the A10G, an 80 GB PCIe A100 for the A100, ...),
+    so the device model is scored on the part measured, with its own power limit and clocks."""
+    from planner.predict import gpu_spec_from_row
+
+    frame = pd.read_csv(DATA_DIR / "gpu_parts.csv")
+    out = {}
+    for row in frame.to_dict("records"):
+        spec = gpu_spec_from_row(row)
+        for alias in str(row["published_names"]).split("|"):
+            out[alias.strip()] = spec
+    return out
+
+
 def load_interconnects() -> pd.DataFrame:
     """Per multi-GPU instance type: GPU interconnect (PCIe, NVLink, NVSwitch), NVLink bandwidth, PCIe
     generation, network bandwidth and EFA, with sources (pricing/data/interconnects.csv)."""

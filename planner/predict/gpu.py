@@ -56,6 +56,10 @@ class GpuSpec:
     tensor_tflops: dict[str, float | None]  # dense, by precision: tf32, bf16, fp16
     generation: str = ""  # volta | turing | ampere | ada | hopper ("": inferred from the figures)
     sm_count: int | None = None
+    tdp_watts: float | None = None  # the board's power limit
+    base_clock_mhz: float | None = None
+    boost_clock_mhz: float | None = None  # the clock the sheet's TFLOPS assume
+    published: tuple[str, ...] | None = None  # precisions a published training measurement backs; None: not said
 
     @property
     def arch(self) -> str:
@@ -82,14 +86,36 @@ def _num(value: float | int | str | None) -> float | None:
 
 
 def gpu_spec_from_row(row: dict) -> GpuSpec:
-    """A GpuSpec from one row of pricing/data/gpu_specs.csv (as a dict; NaN/empty = unknown)."""
+    """A GpuSpec from one row of pricing/data/gpu_specs.csv or gpu_parts.csv (as a dict; NaN/empty = unknown)."""
     sm = _num(row.get("sm_count"))
-    return GpuSpec(str(row["gpu_name"]), float(row["memory_gib"]), float(row["memory_bandwidth_gbps"]),
-                   _num(row.get("fp32_tflops")),
+    published = row.get("published_training")
+    return GpuSpec(str(row.get("gpu_name") or row.get("part")), float(row.get("memory_gib") or 0.0),
+                   float(row["memory_bandwidth_gbps"]), _num(row.get("fp32_tflops")),
                    {"tf32": _num(row.get("tf32_tensor_tflops_dense")), "bf16": _num(row.get("bf16_tensor_tflops_dense")),
                     "fp16": _num(row.get("fp16_tensor_tflops_dense"))},
                    str(row.get("generation") or "").lower() if _num_or_str(row.get("generation")) else "",
-                   int(sm) if sm else None)
+                   int(sm) if sm else None, _num(row.get("tdp_watts")), _num(row.get("base_clock_mhz")),
+                   _num(row.get("boost_clock_mhz")),
+                   (tuple(str(published).split()) if _num_or_str(published) else ()) if "published_training" in row else None)
+
+
+def sustained_clock_fraction(gpu: GpuSpec, constants: DeviceConstants = DEFAULT) -> float:
+    """The share of its boost clock a GPU holds under a long compute-bound load, within its power limit.
+
+    Dynamic power grows about as the cube of the clock (the voltage rises with it), so at full load an
+    SM at f GHz draws about k x f^3 W (k = constants.watts_per_sm_ghz3, fitted to published training
+    measurements). A board whose limit is below SMs x k x boost^3 settles where the two meet — never
+    below its base clock: a 72 W L4 or a 70 W T4 runs well below the clock its sheet's TFLOPS assume;
+    a 400 W A100 holds it. 1.0 when a fact is missing."""
+    if not (gpu.tdp_watts and gpu.sm_count and gpu.boost_clock_mhz):
+        return 1.0
+    boost = gpu.boost_clock_mhz / 1000.0
+    full = constants.watts_per_sm_ghz3 * gpu.sm_count * boost ** 3
+    if full <= gpu.tdp_watts:
+        return 1.0
+    sustained = boost * (gpu.tdp_watts / full) ** (1.0 / 3.0)
+    floor = (gpu.base_clock_mhz or 0.0) / 1000.0
+    return max(sustained, floor) / boost
 
 
 def _num_or_str(value) -> bool:  # noqa: ANN001 - NaN from pandas, str, None
@@ -175,15 +201,17 @@ def layer_gpu_seconds(layer: Layer, gpu: GpuSpec, batch: int, precision: str,
     peak = gpu.peak_flops(mode)
     if peak is None:
         return f"no published {mode} figures for {gpu.name}: benchmark it"
-    per_kernel_compute = flops / kernels / (peak * constants.compute_efficiency(layer.op_class, mode, gpu.arch))
+    rate = peak * constants.compute_efficiency(layer.op_class, mode, gpu.arch) * sustained_clock_fraction(gpu, constants)
+    per_kernel_compute = flops / kernels / rate
     return kernels * (max(per_kernel_compute, per_kernel_memory) + ramp), True
 
 
 def step_breakdown(layers: list[Layer], gpu: GpuSpec, batch: int, precision: str, optimizer: str,
                    host_bytes_per_step: float = 0.0, accumulation: int = 1,
-                   constants: DeviceConstants = DEFAULT) -> Prediction:
+                   constants: DeviceConstants = DEFAULT, update: bool = True) -> Prediction:
     """The point prediction and its parts (no interval); `step_seconds` is None when the GPU lacks
-    the figures the precision needs."""
+    the figures the precision needs. `update=False`: forward and backward alone (no optimizer step),
+    what measurements that time only those report."""
     bandwidth = gpu.bandwidth_gbps * 1e9 * constants.bandwidth_efficiency
     compute = memory = 0.0
     by_op: dict[str, float] = {}
@@ -204,6 +232,8 @@ def step_breakdown(layers: list[Layer], gpu: GpuSpec, batch: int, precision: str
         update_bytes += params * FP32 * 2  # unscale the gradients
     if precision in ("bf16", "fp16"):  # weight casts: read fp32, write 16 bits, every forward
         memory += sum(layer.params for layer in layers if layer.op_class in COMPUTE) * (FP32 + 2) / bandwidth
+    if not update:
+        kernels["optimizer"], update_bytes = 0, 0.0
     optimizer_seconds = (update_bytes / bandwidth + kernels["optimizer"] * constants.kernel_ramp_seconds) / max(1, accumulation)
     by_op["optimizer"] = optimizer_seconds
     gpu_seconds = compute + memory + optimizer_seconds
@@ -223,6 +253,8 @@ def interval_factors(generation: str, precision: str,
     table = INTERVALS if intervals is None else intervals
     if precision == "bf16" and generation not in TENSOR_CORE_BF16_TF32:
         return EMULATED_INTERVAL, ""
+    if precision == "tf32" and generation not in TENSOR_CORE_BF16_TF32:
+        precision = "fp32"  # no TF32 units before Ampere: it runs as fp32 (math_mode)
     if (generation, precision) in table:
         return table[(generation, precision)], ""
     if precision == "bf16" and (generation, "fp16") in table:  # same tensor-core rate as fp16
@@ -232,17 +264,33 @@ def interval_factors(generation: str, precision: str,
         f"no published {precision} measurement on {generation.title()}: interval widened")
 
 
+def backed(gpu: GpuSpec, precision: str) -> bool:
+    """Whether a published training measurement of this GPU backs predictions at `precision` (bf16 on
+    Ampere and later by fp16's, the same tensor-core rate; tf32 before Ampere by fp32's). Unknown: yes."""
+    if gpu.published is None:
+        return True
+    ampere_plus = gpu.arch in TENSOR_CORE_BF16_TF32
+    same = {"bf16": "fp16" if ampere_plus else "bf16", "tf32": "tf32" if ampere_plus else "fp32"}.get(precision, precision)
+    return precision in gpu.published or same in gpu.published
+
+
+def unbacked_note(gpu: GpuSpec, precision: str) -> str:
+    """What a prediction rests on when no published training measurement of this GPU at this precision does."""
+    return (f"no published {precision} training figure backs {gpu.name}: predicted from its sheet, its power limit and "
+            f"the nearest evidence ({gpu.arch.title()}, else every generation), interval widened; a paid benchmark settles it")
+
+
 def predict_gpu(layers: list[Layer], gpu: GpuSpec, batch: int, precision: str, optimizer: str,
                 host_bytes_per_step: float = 0.0, calibration: float | None = None,
                 slowest: GpuSpec | None = None, *, accumulation: int = 1,
                 constants: DeviceConstants = DEFAULT,
-                intervals: dict[tuple[str, str], tuple[float, float]] | None = None) -> Prediction:
+                intervals: dict[tuple[str, str], tuple[float, float]] | None = None, update: bool = True) -> Prediction:
     """One optimizer step (of `accumulation` micro-batches' update, per micro-batch) of `layers` at
     `batch` on `gpu`, with its interval. `calibration` (measured / predicted on this GPU model)
     scales the step and narrows the interval to +-20%. `slowest` is accepted for compatibility and
     unused: every catalog GPU has figures now."""
     del slowest
-    point = step_breakdown(layers, gpu, batch, precision, optimizer, host_bytes_per_step, accumulation, constants)
+    point = step_breakdown(layers, gpu, batch, precision, optimizer, host_bytes_per_step, accumulation, constants, update)
     if point.step_seconds is None:
         return point
     step = point.step_seconds
@@ -250,6 +298,11 @@ def predict_gpu(layers: list[Layer], gpu: GpuSpec, batch: int, precision: str, o
     if precision == "bf16" and gpu.arch not in TENSOR_CORE_BF16_TF32:
         note = (f"{gpu.name} has no bf16 tensor cores: PyTorch emulates bf16 in fp32 there (slow; some "
                 f"convolutions may fail); use fp16")
+    if not backed(gpu, precision) and not calibration:
+        if not note:  # a measured band, but of another GPU of its generation: widened
+            low_f, high_f = low_f / UNMEASURED_WIDENING, high_f * UNMEASURED_WIDENING
+        if not (precision == "bf16" and gpu.arch not in TENSOR_CORE_BF16_TF32):
+            note = unbacked_note(gpu, precision)  # (the pooled band was widened already)
     if calibration:
         step *= calibration
         low_f, high_f = 1 - CALIBRATED_UNCERTAINTY, 1 + CALIBRATED_UNCERTAINTY

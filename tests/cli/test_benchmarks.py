@@ -29,6 +29,8 @@ def test_published_benchmark_runs_and_meets_the_calibration_target():
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
     assert "calibration set: median factor" in proc.stdout
     assert proc.stdout.count("| bertL-") == 14 and proc.stdout.count("| rn50-") == 14
+    assert proc.stdout.count("| ns-") == 15  # the forward + backward set is scored too
+    assert "| T4 | 70 W |" in proc.stdout and "no (widened)" in proc.stdout  # every catalog GPU, backed or not
 
 
 def test_parallel_benchmark_scores_multi_gpu_rows(tmp_path):

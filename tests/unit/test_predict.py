@@ -222,3 +222,53 @@ def test_benchmark_selection_respects_budget_and_instance_cap():
     poor = select_benchmarks(plan, {"aws:c": 0.1, "aws:g1": 0.5, "aws:g2": 0.5}, budget=0.3, max_instances=8)
     assert [c.target for c in poor if c.benchmark] == ["aws:c"]
     assert all("over --bench-budget" in c.reason for c in poor if not c.benchmark)
+
+
+# ------------------------------------------------------------------- power-limited clocks (issue 24)
+
+
+def test_a_power_limited_board_sustains_less_than_its_boost_clock():
+    from planner.predict.gpu import sustained_clock_fraction
+    from pricing.catalog import gpu_specs_by_name
+
+    gpus = gpu_specs_by_name()
+    l4, t4, a100 = gpus["L4"], gpus["T4"], gpus["A100"]
+    assert sustained_clock_fraction(a100) == 1.0  # 400 W holds the boost clock
+    assert 0.3 < sustained_clock_fraction(l4) < 0.8 and 0.3 < sustained_clock_fraction(t4) < 0.9
+    assert sustained_clock_fraction(l4) >= l4.base_clock_mhz / l4.boost_clock_mhz  # never below the base clock
+    assert sustained_clock_fraction(GpuSpec("x", 16, 300, 10, {})) == 1.0  # facts missing: the sheet
+    # more power, a higher clock: the same board at twice its limit runs faster
+    from dataclasses import replace
+
+    assert sustained_clock_fraction(replace(l4, tdp_watts=144)) > sustained_clock_fraction(l4)
+
+
+def test_forward_and_backward_alone_leaves_the_update_out():
+    full = predict_gpu(conv_net(), A100, 64, "fp32", "adam")
+    passes = predict_gpu(conv_net(), A100, 64, "fp32", "adam", update=False)
+    assert passes.optimizer_seconds == 0 and passes.step_seconds == pytest.approx(full.step_seconds - full.optimizer_seconds)
+
+
+def test_a_gpu_no_published_figure_backs_says_so_and_widens():
+    from pricing.catalog import gpu_specs_by_name
+
+    gpus = gpu_specs_by_name()
+    t4 = predict_gpu(conv_net(), gpus["T4"], 64, "fp16", "adam")
+    l4 = predict_gpu(conv_net(), gpus["L4"], 64, "fp32", "adam")
+    l40s = predict_gpu(conv_net(), gpus["L40S"], 64, "fp32", "adam")
+    assert "no published fp16 training figure backs T4" in t4.note
+    assert "no published" not in l4.note  # the L4's fp32 is backed by published measurements
+    assert "no published fp32 training figure backs L40S" in l40s.note
+    assert l40s.high / l40s.low > l4.high / l4.low  # the same Ada band, widened
+    assert l4.high / l4.low <= 2.0  # fp32 on Ampere and later: no wider than the evidence warrants
+
+
+def test_every_catalog_gpu_has_its_power_facts_and_their_source():
+    import csv
+
+    from tests.conftest import ROOT
+
+    for row in csv.DictReader((ROOT / "pricing" / "data" / "gpu_specs.csv").open()):
+        assert row["tdp_watts"] and row["sm_count"] and row["boost_clock_mhz"] and "http" in row["power_source"], row["gpu_name"]
+    for row in csv.DictReader((ROOT / "pricing" / "data" / "gpu_parts.csv").open()):
+        assert row["published_names"] and "http" in row["source"], row["part"]
