@@ -221,7 +221,8 @@ def is_recommended(o: dict[str, Any], doc: dict[str, Any]) -> bool:
             and o.get("gpus_used") == rec.get("gpus_used"))
 
 
-def _money(usd: float | None) -> str:
+def _usd(usd: float | None) -> str:
+    """A plan's cost cell ($0.0042 under a cent, else $1.23); the prices table's is _money."""
     if usd is None:
         return "-"
     return f"${usd:.4f}" if usd < 0.01 else f"${usd:,.2f}"
@@ -246,7 +247,7 @@ def plan_row(o: dict[str, Any], doc: dict[str, Any] | None = None, note_width: i
             note = note[len(said):].lstrip(":; ") if note.startswith(said) else note
         return head + [step, "", f"{what}: {_short(note, note_width)}" if note else what, "", "", "", ""]
     return head + [seconds_text(o["step_seconds"]), seconds_text(o.get("one_time_seconds")), _training_time(o),
-                   f"{o['price_per_hour']:.3f}", _money(o["cost_usd"]), _times(o.get("speedup")),
+                   f"{o['price_per_hour']:.3f}", _usd(o["cost_usd"]), _times(o.get("speedup")),
                    _times(o.get("break_even_speedup"))]
 
 
