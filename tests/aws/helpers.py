@@ -154,8 +154,18 @@ def start_planner(env: dict, tmp_path: Path, targets: str, *extra: str, spec: st
         env = {**env, "PLANNER_FAULTS": json.dumps(faults or []), **({"PLANNER_FAULT_LOG": str(fault_log)} if fault_log else {})}
     cmd = [sys.executable, *entry, "run", str(spec_path), "--targets", targets, "--ami", ami, "--seconds", "1",
            "--poll-seconds", "0.3", "--out", str(out), *extra]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_as_from_a_terminal)
     return proc, out
+
+
+def _as_from_a_terminal() -> None:
+    """The planner as a person starts it: Ctrl-C (SIGINT) live. A suite started as a background job
+    (`make test &`) hands its children an ignored SIGINT, which the planner rightly keeps ignored
+    (as SIGHUP under nohup), and the signal tests would then test nothing."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def played_run(endpoint: str, env: dict, tmp_path: Path, targets: str, *extra: str, timeout: float = 180,
