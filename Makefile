@@ -23,6 +23,8 @@ run: $(VENV)/.installed
 	$(BIN)/planner estimate $(SPEC) --region us-east-1
 
 test: $(VENV)/.installed-dev
+	$(BIN)/python -m ruff check .
+	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest -q
 
 bench-accuracy: $(VENV)/.installed

@@ -45,7 +45,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field, fields, replace
 
-from planner.formats import money_text, range_text, rough_duration, sig_duration, sig_money
+from planner.formats import range_text, rough_duration, sig_duration, sig_money
 from pricing.billing import instance_cost, local_cost, root_volume_usd_per_hour
 
 OBJECTIVES = ("cheapest", "fastest", "deadline")
@@ -253,9 +253,14 @@ def _order(pool: list[RankedOption], objective: str) -> list[RankedOption]:
     return sorted(pool, key=lambda o: (_point(o, objective), o.train_seconds, hourly_rate(o), o.key))
 
 
+def _high(o: Option) -> float:
+    """The pessimistic end of an option's training time (math.inf: no usable interval)."""
+    return o.train_seconds_high if o.train_seconds_high is not None else math.inf
+
+
 def _eligible(usable: list[RankedOption], objective: str, deadline: float | None) -> list[RankedOption]:
     if objective == "deadline":
-        return [o for o in usable if o.train_seconds_high <= deadline]
+        return [o for o in usable if deadline is not None and _high(o) <= deadline]
     return usable
 
 
@@ -373,7 +378,8 @@ def reference_cpu(opts: list[RankedOption], here: bool, objective: str, deadline
     (meeting the deadline when one can; else the cheapest)."""
     cpus = [o for o in opts if o.usable and o.device == "cpu" and o.here == here]
     pool = _eligible(cpus, objective, deadline) or cpus
-    return (_order(pool, "cheapest" if objective == "deadline" else objective) or [None])[0]
+    ordered = _order(pool, "cheapest" if objective == "deadline" else objective)
+    return ordered[0] if ordered else None
 
 
 def break_even(gpu: Option, ref: Option, time_value: float) -> float:
@@ -476,15 +482,15 @@ def _answer(group: list[RankedOption], objective: str, deadline: float | None, t
     pool = _eligible(usable, objective, deadline)
     if objective == "deadline" and not pool:
         fastest = min(usable, key=lambda o: (o.train_seconds, hourly_rate(o), o.key))
-        warnings.append(f"no option {where} finishes within the deadline ({rough_duration(deadline)}) with its whole interval")
+        warnings.append(f"no option {where} finishes within the deadline ({rough_duration(deadline or 0.0)}) with its whole interval")
         return _rec(fastest, "deadline_missed",
-                    f"no option {where} meets the {rough_duration(deadline)} deadline with confidence; the fastest is "
-                    f"{option_name(fastest)} ({device_label(fastest)}) at {rough_duration(fastest.train_seconds)}{_span(fastest)}",
+                    f"no option {where} meets the {rough_duration(deadline or 0.0)} deadline with confidence; the fastest is "
+                    f"{option_name(fastest)} ({device_label(fastest)}) at {rough_duration(fastest.train_seconds or 0.0)}{_span(fastest)}",
                     name, ref)
     metric = "fastest" if objective == "fastest" else "cheapest"
     ordered = _order(pool, metric)
     best = ordered[0]
-    lead = (f"cheapest option that finishes within {rough_duration(deadline)}" if objective == "deadline"
+    lead = (f"cheapest option that finishes within {rough_duration(deadline or 0.0)}" if objective == "deadline"
             else "fastest option" if objective == "fastest" else "cheapest option")
     head = (f"{option_name(best)} ({device_label(best)}) is the {lead} {where}: "
             f"{sig_duration(best.train_seconds)}{_span(best)} for {sig_money(best.cost_usd)}")  # type: ignore[arg-type]
@@ -546,7 +552,7 @@ def comparison_text(cmp: Comparison, tv: float) -> str:
 def _span(o: RankedOption) -> str:
     if o.train_seconds_high is None or not math.isfinite(o.train_seconds_high):
         return " (no usable interval)"
-    return f" ({range_text(o.train_seconds_low, o.train_seconds_high)})"  # as the table: "2.3-3.2 min", not "2 min-3 min"
+    return f" ({range_text(o.train_seconds_low or 0.0, o.train_seconds_high)})"  # as the table: "2.3-3.2 min", not "2 min-3 min"
 
 
 def _rec(o: RankedOption, verdict: str, reason: str, name: str, ref: RankedOption | None,
@@ -667,7 +673,7 @@ def select_benchmarks(plan: Plan, worst_case_cost: dict[str, float], budget: flo
             wanted.insert(1 if best_cpu else 0, (o, "the predicted recommendation: confirm it before paying for the full run"
                                                     + unbacked))
             continue
-        if o.speedup is None or o.break_even_speedup is None:
+        if o.speedup is None or o.break_even_speedup is None or o.speedup_low is None or o.speedup_high is None:
             continue
         if o.speedup_high < o.break_even_speedup:
             skipped.append(BenchmarkChoice(o.target, False, f"predicted too slow for its price even at best "

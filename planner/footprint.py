@@ -22,9 +22,9 @@ Conventions
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the spec's validation uses this module's arithmetic: kinds are told apart by `kind`
     from planner.spec import CNNModel, MLPModel, RNNModel, TransformerModel, WorkloadSpec
@@ -230,7 +230,7 @@ def _transformer(m: TransformerModel) -> list[Layer]:
 def layers_of(spec: WorkloadSpec) -> list[Layer] | None:
     """Per-layer breakdown, or None for `custom` (see runner.bench.introspect)."""
     m = spec.model
-    builders = {"mlp": _mlp, "cnn": _cnn, "rnn": _rnn, "transformer": _transformer}
+    builders: dict[str, Callable[[Any], list[Layer]]] = {"mlp": _mlp, "cnn": _cnn, "rnn": _rnn, "transformer": _transformer}
     if m.kind in builders:
         return builders[m.kind](m)
     return None

@@ -62,6 +62,14 @@ def default_vpc(session: Any, region: str) -> str:
     return vpcs[0]["VpcId"]
 
 
+def _existing(session: Any, region: str, name: str) -> dict[str, Any]:
+    """The stack just created or updated (it exists: describe_stacks cannot answer None here)."""
+    found = stack(session, region, name)
+    if found is None:
+        raise RuntimeError(f"stack {name} in {region} vanished right after it was deployed")
+    return found
+
+
 def stack(session: Any, region: str, name: str) -> dict[str, Any] | None:
     from botocore.exceptions import ClientError
 
@@ -97,12 +105,12 @@ def deploy(session: Any, region: str, name: str = DEFAULT_STACK_NAME, vpc_id: st
             cfn.update_stack(**kwargs)
         except ClientError as exc:
             if "No updates are to be performed" in str(exc):
-                return stack(session, region, name)
+                return _existing(session, region, name)
             raise
         waiter = "stack_update_complete"
     if wait:
         cfn.get_waiter(waiter).wait(StackName=name, WaiterConfig={"Delay": 5, "MaxAttempts": 120})
-    return stack(session, region, name)
+    return _existing(session, region, name)
 
 
 def delete(session: Any, region: str, name: str = DEFAULT_STACK_NAME, wait: bool = True) -> bool:

@@ -19,11 +19,19 @@ from typing import Any
 
 from planner.decide import ErrorBasis, Option
 from planner.estimate import StepMeasurement, dataset_seconds, estimate_training, relative_half_widths
-from planner.formats import human_bytes
 from planner.footprint import Footprint, Layer, footprint, merge_identical, sample_bytes
+from planner.formats import human_bytes
 from planner.predict import (
-    CpuFacts, GpuSpec, Interconnect, fabric_for, kernels_per_step, physical_cores, predict_cpu, predict_cpu_unmeasured,
-    predict_data_parallel, scaling_note,
+    CpuFacts,
+    GpuSpec,
+    Interconnect,
+    fabric_for,
+    kernels_per_step,
+    physical_cores,
+    predict_cpu,
+    predict_cpu_unmeasured,
+    predict_data_parallel,
+    scaling_note,
 )
 from planner.predict.gpu import step_bytes
 from planner.spec import WorkloadSpec
@@ -247,7 +255,7 @@ def _cpu_candidate(spec: WorkloadSpec, fp: Footprint, layers: list[Layer], local
     ok = fits(fp.total_bytes, facts.memory_gib * 2**30)
     note = "" if ok else does_not_fit_note(fp.total_bytes, facts.memory_gib * 2**30)
     flops_per_step = fp.train_flops_per_sample * spec.batch_size
-    if local is None or local.status != "ok":  # nothing measured here: from the work alone
+    if local is None or local.status != "ok" or local.step_seconds is None:  # nothing measured here: from the work alone
         pred = predict_cpu_unmeasured(
             flops_per_step, kernels_per_step(layers, spec.train.optimizer, spec.train.precision), cores,
             hardware.cpus.get(facts.family), spec.train.precision,
@@ -262,7 +270,7 @@ def _cpu_candidate(spec: WorkloadSpec, fp: Footprint, layers: list[Layer], local
         below, above = relative_half_widths(measured)  # the bench's interval and its run-to-run noise: shared
         basis = ErrorBasis(model="cpu-model", bench=LOCAL.label("cpu"), bench_below=below, bench_above=above)
         low, high = _widened(pred, measured)
-    if pred.step_seconds is None:
+    if pred.step_seconds is None or low is None or high is None:
         return Candidate(**common, device="cpu", device_name=name, fits=ok, note=pred.note)
     step = StepMeasurement(pred.step_seconds, low, high, one_time["setup"], data_seconds=one_time["data_seconds"])
     return Candidate(**common, device="cpu", device_name=name, step=step, fits=ok, note=note or pred.note, basis=basis)
@@ -337,7 +345,7 @@ def _gpu_candidate(spec: WorkloadSpec, fp: Footprint, layers: list[Layer], gpu: 
                      f"{'EFA' if link.efa else 'network'} at NCCL's 96% of line rate (measured rings reached 0.6-1.2x "
                      "of that, NVIDIA/nccl#527), in one cluster placement group")
     note = "; ".join(x for x in notes if x)
-    if pred.step_seconds is None:
+    if pred.step_seconds is None or pred.low is None or pred.high is None:
         return Candidate(**base, fits=ok, note=note)
     step = StepMeasurement(pred.step_seconds, pred.low, pred.high, one_time["setup"], data_seconds=one_time["data_seconds"])
     return Candidate(**base, step=step, fits=ok, note=note, basis=ErrorBasis(

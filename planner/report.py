@@ -161,7 +161,7 @@ def prices_table(catalog, rows, purchase: str = "on-demand"):
     columns = [("instance", "left"), ("vCPUs", "right"), ("GiB", "right")]
     columns += [("GPU", "left"), ("GPU GiB", "right")] if any_gpu else []
     for name, justify in columns + [("on-demand", "right"), ("spot", "right")]:
-        t.add_column(name, justify=justify, no_wrap=True, style="bold" if name == purchase else None)
+        t.add_column(name, justify="right" if justify == "right" else "left", no_wrap=True, style="bold" if name == purchase else None)
     if not one_region:
         t.add_column("region", no_wrap=True)
     for _, r in rows.iterrows():

@@ -23,22 +23,30 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from planner.errors import SpecError, did_you_mean
-from planner.speclimits import (
-    MAX_EPOCHS, MAX_GPUS, MAX_HEADS, MAX_LAYERS, MAX_NAME, MAX_PARAMS, MAX_PROBLEMS, MAX_SAMPLE_VALUES, MAX_SAMPLES,
-    MAX_SIZE, MAX_TOTAL_STEPS, brief, learning_rate, whole_number,
-)
 from planner.specio import check_text, decode_spec_bytes, load_json, load_yaml, read_spec_file, structure_problem
+from planner.speclimits import (
+    MAX_EPOCHS,
+    MAX_GPUS,
+    MAX_HEADS,
+    MAX_LAYERS,
+    MAX_NAME,
+    MAX_PARAMS,
+    MAX_PROBLEMS,
+    MAX_SAMPLE_VALUES,
+    MAX_SAMPLES,
+    MAX_SIZE,
+    MAX_TOTAL_STEPS,
+    brief,
+    learning_rate,
+    whole_number,
+)
 
-
-def _whole(hi: int) -> Any:
-    return Annotated[int, BeforeValidator(lambda value: whole_number(value, hi))]
-
-
-Size = _whole(MAX_SIZE)
-LayerCount = _whole(MAX_LAYERS)
-Heads = _whole(MAX_HEADS)
-Samples = _whole(MAX_SAMPLES)
-Epochs = _whole(MAX_EPOCHS)
+# Whole numbers in a range (planner.speclimits.whole_number names the range in its message).
+Size = Annotated[int, BeforeValidator(lambda value: whole_number(value, MAX_SIZE))]
+LayerCount = Annotated[int, BeforeValidator(lambda value: whole_number(value, MAX_LAYERS))]
+Heads = Annotated[int, BeforeValidator(lambda value: whole_number(value, MAX_HEADS))]
+Samples = Annotated[int, BeforeValidator(lambda value: whole_number(value, MAX_SAMPLES))]
+Epochs = Annotated[int, BeforeValidator(lambda value: whole_number(value, MAX_EPOCHS))]
 LearningRate = Annotated[float, BeforeValidator(learning_rate)]
 Sizes = Annotated[list[Size], Field(max_length=MAX_LAYERS)]
 Activation = Literal["relu", "tanh", "gelu"]
@@ -144,7 +152,7 @@ class TrainSpec(_Strict):
     @classmethod
     def _count_or_word(cls, value: Any, info: ValidationInfo) -> Any:
         """A whole number in range, or the field's one word ("full" batch, "auto" GPUs)."""
-        word, top = {"batch_size": ("full", MAX_SAMPLES), "gpus": ("auto", MAX_GPUS)}[info.field_name]
+        word, top = {"batch_size": ("full", MAX_SAMPLES), "gpus": ("auto", MAX_GPUS)}[info.field_name or ""]
         if value == word:
             return value
         return whole_number(value, top, f' or "{word}"')
@@ -244,7 +252,7 @@ def consistency_problems(spec: WorkloadSpec) -> list[str]:
     m, problems = spec.model, []
     task = spec.task
     if task == "classification" and getattr(m, "outputs", 2) < 2:
-        problems.append(f"model.outputs: classification needs at least 2 classes, got {m.outputs}")
+        problems.append(f"model.outputs: classification needs at least 2 classes, got {getattr(m, 'outputs', None)}")
     if isinstance(m, TransformerModel):
         if m.d_model % m.heads:
             problems.append(
@@ -310,11 +318,13 @@ def _fields_at(loc: tuple[Any, ...], data_kind: Any = None) -> list[str]:
     parent = loc[:-1]
     if not parent:
         return list(WorkloadSpec.model_fields)
-    by_kind = {"mlp": MLPModel, "cnn": CNNModel, "rnn": RNNModel, "transformer": TransformerModel, "custom": CustomModel}
+    by_kind: dict[str, type[BaseModel]] = {"mlp": MLPModel, "cnn": CNNModel, "rnn": RNNModel, "transformer": TransformerModel,
+                                           "custom": CustomModel}
     if parent[0] == "model":
         cls = by_kind.get(parent[1] if len(parent) > 1 else data_kind)
         return list(cls.model_fields) if cls else []
-    return list({"data": DataSpec, "train": TrainSpec}.get(parent[0], WorkloadSpec).model_fields)
+    sections: dict[str, type[BaseModel]] = {"data": DataSpec, "train": TrainSpec}
+    return list(sections.get(parent[0], WorkloadSpec).model_fields)
 
 
 def _describe(exc: ValidationError) -> list[str]:

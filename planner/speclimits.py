@@ -138,7 +138,7 @@ def brief(value: Any, width: int = SHOW_WIDTH) -> str:
                 put("{...}" if is_map else "[...]")
                 return
             put("{" if is_map else "[")
-            for i, entry in enumerate(item.items() if is_map else item):
+            for i, entry in enumerate(item.items() if isinstance(item, dict) else item):
                 if room <= 0:
                     return
                 if i:

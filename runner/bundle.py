@@ -90,14 +90,14 @@ def job_for_instance(job: dict[str, Any], files: UserFiles) -> dict[str, Any]:
     return out
 
 
-def bench_bundle(files: UserFiles = ()) -> bytes:
+def bench_bundle(files: UserFiles | None = None) -> bytes:
     """runner/__init__.py + runner/bench/*.py, and the user's files: all the instance needs."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.write(PACKAGE_ROOT / "runner" / "__init__.py", "runner/__init__.py")
         for path in sorted((PACKAGE_ROOT / "runner" / "bench").glob("*.py")):
             zf.write(path, f"runner/bench/{path.name}")
-        for path, name in files:
+        for path, name in files or ():
             zf.write(path, name)
     return buf.getvalue()
 

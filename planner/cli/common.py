@@ -133,7 +133,7 @@ class BenchProgress:
 
     def __init__(self, enabled: bool):
         self.enabled = enabled
-        self.status = None
+        self.status: Any = None  # a rich Status while the line is shown
 
     def __enter__(self) -> "BenchProgress":
         if self.enabled:

@@ -146,8 +146,8 @@ def interconnect_from_row(row: dict) -> Interconnect:
         for part in text.split():
             count, _, value = part.rpartition(":")
             nvlink[int(count) if count else 0] = float(value)
-    elif num("nvlink_gbps_per_gpu") is not None:
-        nvlink[0] = num("nvlink_gbps_per_gpu")  # a single number read as a float
+    elif (single := num("nvlink_gbps_per_gpu")) is not None:
+        nvlink[0] = single  # a single number read as a float
     gen, efa = num("pcie_gen"), num("efa")
     return Interconnect(str(row["instance_type"]), int(row["gpus"]), str(row["interconnect"]), nvlink,
                         int(gen) if gen is not None else None, num("network_gbps"),

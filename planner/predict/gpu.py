@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from planner.footprint import ACT_BYTES, FP32, OPTIMIZER_STATES, Layer
+from planner.footprint import ACT_BYTES, FP32, Layer
 from planner.predict.constants import (
     CALIBRATED_UNCERTAINTY,
     DEFAULT,
@@ -233,7 +233,7 @@ def step_breakdown(layers: list[Layer], gpu: GpuSpec, batch: int, precision: str
     if precision in ("bf16", "fp16"):  # weight casts: read fp32, write 16 bits, every forward
         memory += sum(layer.params for layer in layers if layer.op_class in COMPUTE) * (FP32 + 2) / bandwidth
     if not update:
-        kernels["optimizer"], update_bytes = 0, 0.0
+        kernels["optimizer"], update_bytes = 0, 0
     optimizer_seconds = (update_bytes / bandwidth + kernels["optimizer"] * constants.kernel_ramp_seconds) / max(1, accumulation)
     by_op["optimizer"] = optimizer_seconds
     gpu_seconds = compute + memory + optimizer_seconds

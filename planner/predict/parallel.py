@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 from planner.footprint import FP32, Layer
 from planner.predict.constants import DEFAULT, DeviceConstants
@@ -191,8 +192,8 @@ def predict_data_parallel(layers: list[Layer], gpu: GpuSpec, global_batch: int, 
     else:
         single = predict_gpu(layers, gpu, global_batch, precision, optimizer, host_bytes_per_sample * global_batch,
                              calibration, accumulation=accumulation, constants=constants)
-    common = dict(gpus=gpus, per_gpu_batch=per_batch, per_gpu=per, single_gpu_step=single.step_seconds)
-    if per.step_seconds is None or gpus == 1 or fabric is None:
+    common: dict[str, Any] = dict(gpus=gpus, per_gpu_batch=per_batch, per_gpu=per, single_gpu_step=single.step_seconds)
+    if per.step_seconds is None or per.low is None or per.high is None or gpus == 1 or fabric is None:
         return ParallelPrediction(per.step_seconds, per.low, per.high, note=per.note, **common)
     compute = per.step_seconds - per.transfer_seconds
     pieces = backward_pieces(timeline_layers or layers, gpu, per_batch, precision, compute, per.optimizer_seconds,

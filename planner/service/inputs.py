@@ -47,7 +47,8 @@ FLAGS: dict[str, Callable[[str], Any]] = {
     "--at": units.UTC_TIME.parse,
 }
 
-_RANGES = {flag: parse.__self__ for flag, parse in FLAGS.items() if isinstance(getattr(parse, "__self__", None), units.Range)}
+_RANGES = {flag: getattr(parse, "__self__") for flag, parse in FLAGS.items()
+           if isinstance(getattr(parse, "__self__", None), units.Range)}
 
 
 def parse_flag(flag: str, text: str) -> Any:

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from planner.options import LOCAL, measured_candidate, measurement_warnings, predicted_candidates
-from planner.service.measure import BenchOptions, ProgressFn, measure_here
 from planner.service.documents import plan_document
+from planner.service.measure import BenchOptions, ProgressFn, measure_here
 from planner.service.settings import AwsOptions, PlanOptions
 from planner.spec import WorkloadSpec
 
@@ -168,7 +168,8 @@ def calibration_rows(service, journal_path: str | Path) -> list[dict[str, Any]]:
             host = spec.batch_size * sample_bytes(spec) if spec.data.location == "host" else 0.0
             pred = predict_gpu(list(fp.layers), specs[model], spec.batch_size, spec.train.precision, spec.train.optimizer, host)
             device = model
-        elif m.target.cloud and local is not None and local.result.status == "ok":
+        elif (m.target.cloud and m.target.instance_type and local is not None and local.result.status == "ok"
+              and local.result.step_seconds is not None):
             itype = m.target.instance_type
             facts = instance_facts(frame, itype, m.region or "us-east-1")
             if facts["gpu_count"]:

@@ -76,7 +76,7 @@ class TargetChoice:
 
     @property
     def aws_types(self) -> list[str]:
-        return [t.instance_type for t in self.targets if t.cloud]
+        return [t.instance_type for t in self.targets if t.cloud and t.instance_type]
 
 
 def parse_targets(text: str) -> TargetChoice:

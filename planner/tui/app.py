@@ -186,7 +186,8 @@ class PlannerApp(Quitting, App):
         try:
             options = results.plan_options()
         except Exception as exc:  # noqa: BLE001 - PlannerError or ValueError from the what-if fields
-            self.notify(getattr(exc, "render", lambda: str(exc))(), severity="error")
+            render = getattr(exc, "render", None)
+            self.notify(render() if callable(render) else str(exc), severity="error")
             return
         out = self.runs_dir
         if out is None or (Path(out).exists() and any(Path(out).iterdir())):

@@ -11,6 +11,7 @@ they rank lower; each point carries its rank (the table's #) unless another labe
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from textual_plotext import PlotextPlot
@@ -60,7 +61,7 @@ def color(o: dict[str, Any], doc: dict[str, Any]) -> str:
     return "yellow" if is_chosen(o, doc) else "green" if o["source"] == "measured" else "cyan"
 
 
-def ticks(table: list[tuple[float, str]], low: float, high: float, most: int) -> tuple[list[float], list[str]]:
+def ticks(table: Sequence[tuple[float, str]], low: float, high: float, most: int) -> tuple[list[float], list[str]]:
     """Tick positions (log10) and labels within [low, high] (log10), thinned to at most `most`."""
     inside = [(math.log10(v), label) for v, label in table if low <= math.log10(v) <= high]
     step = max(1, math.ceil(len(inside) / max(most, 1)))
@@ -90,7 +91,7 @@ class PlanChart(PlotextPlot):
         plt, doc = self.plt, self.doc
         plt.clear_data()
         self.shown = shown = chart_options(doc, self.top) if doc else []
-        if not shown:
+        if doc is None or not shown:
             plt.title("cost vs training time: no plan yet")
             self.refresh()
             return
@@ -148,7 +149,7 @@ class PlanChart(PlotextPlot):
     @staticmethod
     def _floor(shown: list[dict[str, Any]]) -> float:
         """Where free options sit: a little under the cheapest paid figure (log axes have no $0)."""
-        paid = [v for o in shown for v in (o.get("cost_usd_low"), option_cost(o), o.get("cost_usd_high")) if (v or 0) > 0]
+        paid = [float(v) for o in shown for v in (o.get("cost_usd_low"), option_cost(o), o.get("cost_usd_high")) if v and v > 0]
         return math.log10(min(paid)) - 0.5 if paid else -3.0
 
     def _axes(self, x0: float, x1: float, y0: float, y1: float, floor: float) -> tuple[float, float, float, float]:

@@ -18,6 +18,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Input, Label, Select
 
 from planner.tui.messages import FieldEdited, KindChosen
+from planner.tui.typed import planner_app
 
 NO_SELECTION = Select.NULL
 
@@ -65,12 +66,13 @@ class SpecForm(VerticalScroll):
 
     def _schema(self) -> dict[str, Any]:
         if self._form is None:
-            self._form = self.app.service.spec_form()
+            self._form = planner_app(self).service.spec_form()
         return self._form
 
     def kind(self) -> str:
         model = self.data.get("model") or {}
-        return model.get("kind") if model.get("kind") in self._schema()["kinds"] else "mlp"
+        kind = model.get("kind")
+        return kind if isinstance(kind, str) and kind in self._schema()["kinds"] else "mlp"
 
     def _fields(self) -> ComposeResult:
         """The form's labels and fields; `_shown` learns the value each field starts with."""
@@ -82,7 +84,8 @@ class SpecForm(VerticalScroll):
         yield Select([(k, k) for k in schema["kinds"]], value=kind, id="f-model-kind", allow_blank=False)
         for field in [*schema["kinds"][kind], *schema["sections"]]:
             section, name, widget_id = field.section, field.name, f"f-{field.section}-{field.name}"
-            section_data = data.get(section) if isinstance(data.get(section), dict) else {}
+            found = data.get(section)
+            section_data: dict[str, Any] = found if isinstance(found, dict) else {}
             current = section_data.get(name, None if field.required else field.default)
             label = f"{section}.{name}" + (" (comma-separated)" if field.is_list else "")
             yield Label(label + ("" if field.required else f"  default {field_text(field.default) or '-'}"))

@@ -12,6 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, DataTable, Static
 
 from planner.errors import PlannerError
+from planner.tui.typed import planner_app
 
 
 class InstancesPane(Vertical):
@@ -45,13 +46,13 @@ class InstancesPane(Vertical):
             self.action_terminate()
 
     def action_load(self) -> None:
-        self._status(f"listing planner-managed instances in {self.app.region} ...")
-        self.load(self.app.region)
+        self._status(f"listing planner-managed instances in {planner_app(self).region} ...")
+        self.load(planner_app(self).region)
 
     @work(thread=True, exclusive=True, group="instances")
     def load(self, region: str) -> None:
         try:
-            rows = self.app.service.instances(region)
+            rows = planner_app(self).service.instances(region)
         except PlannerError as exc:  # the CLI's message, where the table would be
             self.app.call_from_thread(self._status, exc.render())
             return
@@ -82,12 +83,12 @@ class InstancesPane(Vertical):
             self.app.notify("no instance to terminate", severity="warning")
             return
         instance_id = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        self._terminate(self.app.region, instance_id)
+        self._terminate(planner_app(self).region, instance_id)
 
     @work(thread=True, exclusive=True, group="instances")
     def _terminate(self, region: str, instance_id: str) -> None:
         try:
-            self.app.service.terminate(region, [instance_id])
+            planner_app(self).service.terminate(region, [instance_id])
         except PlannerError as exc:
             self.app.call_from_thread(self.app.notify, exc.render(), severity="error")
             return

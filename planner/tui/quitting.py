@@ -15,14 +15,22 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+from typing import TYPE_CHECKING, Any
 
 from planner.tui.dialogs import ConfirmQuit
 
+if TYPE_CHECKING:  # the App this is mixed into: its methods, for the type checker
+    from textual.app import App as _AppBase
+else:
+    _AppBase = object
 
-class Quitting:
+
+class Quitting(_AppBase):
     """Mixed into the App: `quitting` is the exit code to quit with once the run in progress has ended."""
 
     quitting: int | None = None
+    run_pane: Any  # the App's panes (planner.tui.app.PlannerApp)
+    workload_pane: Any
     terminal_gone = False  # SIGHUP: quit without writing to the terminal
 
     def route_signals(self) -> None:

@@ -25,6 +25,7 @@ from planner.tui.answers import Answers
 from planner.tui.chart import LEGEND, PlanChart
 from planner.tui.messages import EstimateDone, PlanShown, WhatIfChanged
 from planner.tui.plantable import PlanTable, notes
+from planner.tui.typed import planner_app
 from planner.tui.whatif import WhatIf
 
 
@@ -52,7 +53,7 @@ class ResultsPane(Vertical):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="answers-box"):
             yield Answers(id="answers")
-        yield WhatIf(self.app.service.regions(), self.app.region, id="whatif")
+        yield WhatIf(planner_app(self).service.regions(), planner_app(self).region, id="whatif")
         yield PlanTable(id="options")
         yield Static("", id="row-notes")
         yield Static(LEGEND, id="legend")
@@ -99,7 +100,7 @@ class ResultsPane(Vertical):
             measured[label] = data
 
         try:
-            doc = self.app.service.estimate(spec, options, seconds, on_progress=on_progress, on_result=on_result)
+            doc = planner_app(self).service.estimate(spec, options, seconds, on_progress=on_progress, on_result=on_result)
         except PlannerError as exc:
             call(self._failed, exc.render())
             return
@@ -184,7 +185,7 @@ class ResultsPane(Vertical):
 
     @work(thread=True, exclusive=True, group="plan")
     def _replan(self, generation: int, options, run_dir: str | None, spec, results: dict[str, dict[str, Any]]) -> None:
-        service, call = self.app.service, self.app.call_from_thread
+        service, call = planner_app(self).service, self.app.call_from_thread
         try:
             if run_dir:
                 doc = service.estimate_run(run_dir, options=options)

@@ -21,6 +21,7 @@ from textual.widgets import Button, DataTable, Log, Static
 
 from planner.errors import PlannerError
 from planner.tui.messages import RunFinished, RunResult
+from planner.tui.typed import planner_app
 
 FINISHED = ("done", "failed", "terminated", "cancelled")
 COLUMNS = ("target", "state", "elapsed", "cost so far", "progress")
@@ -58,7 +59,7 @@ class RunPane(Vertical):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "start":
-            self.app.action_run()
+            planner_app(self).action_run()
         elif event.button.id == "cancel":
             self.action_cancel()
 
@@ -153,7 +154,7 @@ class RunPane(Vertical):
         from planner.report import progress_text
         from planner.service import AwsOptions, BenchOptions, Cancelled, RunCallbacks, parse_targets
 
-        app = self.app
+        app = planner_app(self)
         call = app.call_from_thread
         aws = AwsOptions(region=options.region, purchase=options.purchase, ami=app.ami, poll_seconds=2.0)
 
@@ -198,9 +199,10 @@ class RunPane(Vertical):
         self.query_one("#start", Button).disabled = False
         self.query_one("#cancel", Button).disabled = True
         failed = (doc or {}).get("failed_targets") or []
-        status = error.splitlines()[0] if error else f"done: {doc['run_dir']}" + (f" ({', '.join(failed)} failed)" if failed else "")
+        run_dir = (doc or {}).get("run_dir", "")
+        status = error.splitlines()[0] if error else f"done: {run_dir}" + (f" ({', '.join(failed)} failed)" if failed else "")
         self.query_one("#run-status", Static).update(Text(status))
-        self.log_line(error or f"done: journal {doc['run_dir']}")
+        self.log_line(error or f"done: journal {run_dir}")
         for line in unterminated_lines((doc or {}).get("unterminated_instances") or []):
             self.log_line(line)
             self.app.notify(line, severity="error", timeout=60)  # still billing: said until read

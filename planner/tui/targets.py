@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Input, Label, Select, Static
 from planner.errors import PlannerError
 from planner.report import escape
 from planner.tui.messages import TargetsChanged
+from planner.tui.typed import planner_app
 
 WIDE = ("pick", "instance", "vCPUs", "GiB", "GPU", "GPU GiB", "$/h", "training time", "cost")
 NARROW = ("pick", "instance", "GPU", "$/h", "training time", "cost", "vCPUs", "GiB", "GPU GiB")
@@ -86,7 +87,7 @@ class TargetsPane(Vertical):
         if not self.doc:
             return {}
         time_at, cost_at = PLAN_COLUMNS.index("training time"), PLAN_COLUMNS.index("cost")
-        out = {}
+        out: dict[str, tuple[str, str]] = {}
         for o in self.doc.get("options", []):
             cells = plan_row(o)
             out.setdefault(o["target"], (cells[time_at], cells[cost_at]))
@@ -95,13 +96,13 @@ class TargetsPane(Vertical):
     def refresh_rows(self) -> None:
         from planner.service import PriceQuery
 
-        kind = self.query_one("#kind", Select).value
-        query = PriceQuery(region=self.app.region, gpu={"gpu": True, "cpu": False}.get(kind),
+        kind = str(self.query_one("#kind", Select).value)
+        query = PriceQuery(region=planner_app(self).region, gpu={"gpu": True, "cpu": False}.get(kind),
                            max_price=self._number("#max-price", "--max-price", "max $/h"),
                            min_gpu_memory_gib=self._number("#min-gpu", "--min-gpu-memory", "min GPU GiB"),
-                           purchase=self.app.purchase, sort=self.query_one("#sort", Select).value)
+                           purchase=planner_app(self).purchase, sort=str(self.query_one("#sort", Select).value))
         try:
-            catalog, rows = self.app.service.prices(query)
+            catalog, rows = planner_app(self).service.prices(query)
         except PlannerError as exc:
             self.app.notify(exc.render(), severity="error")
             return
@@ -123,7 +124,7 @@ class TargetsPane(Vertical):
                      "$/h": "-" if price != price else f"{price:.4f}", "training time": time_cell, "cost": cost_cell}
             table.add_row(*(Text.from_markup(cells[name]) for name in self._order), key=target)
         self.query_one("#price-source", Static).update(
-            Text(f"{self.app.region}, {self.app.purchase}: {catalog.source}, as of {catalog.as_of}"))
+            Text(f"{planner_app(self).region}, {planner_app(self).purchase}: {catalog.source}, as of {catalog.as_of}"))
         self.show_selection()
 
     def show_plan(self, doc: dict[str, Any], fresh: bool) -> None:
@@ -141,11 +142,13 @@ class TargetsPane(Vertical):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.refresh_rows()
 
-    def action_toggle(self) -> None:
+    def action_toggle(self) -> None:  # type: ignore[override]  # the pane's own action, not DOMNode's toggle of an attribute
         table = self.query_one("#catalog", DataTable)
         if table.row_count == 0:
             return
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        if key is None:
+            return
         if key in self.selected:
             self.selected.remove(key)
         else:
@@ -167,13 +170,13 @@ class TargetsPane(Vertical):
     def show_selection(self) -> None:
         from planner.service import AwsOptions
 
-        aws = AwsOptions(region=self.app.region, purchase=self.app.purchase)
+        aws = AwsOptions(region=planner_app(self).region, purchase=planner_app(self).purchase)
         targets = ["local", *self.selected]
         lines = [f"[b]targets[/]: {', '.join(targets)}   (space picks, a: the suggested, u: local only, r runs)"]
         aws_types = [t[4:] for t in self.selected]
         if aws_types:
             try:
-                worst = self.app.service.bench_cost(aws_types, aws)
+                worst = planner_app(self).service.bench_cost(aws_types, aws)
                 lines.append(f"worst-case bench cost ${worst:.2f} of the ${aws.bench_budget:.2f} budget "
                              f"({aws.max_bench_minutes:g} min dead-man + grace each)")
             except PlannerError as exc:

@@ -22,6 +22,7 @@ from planner.tui import yamledit
 from planner.tui.answers import Answers
 from planner.tui.form import SpecForm
 from planner.tui.messages import FieldEdited, KindChosen, SpecChanged, SpecLoaded
+from planner.tui.typed import planner_app
 
 
 class WorkloadPane(Vertical, can_focus=True):
@@ -154,7 +155,7 @@ class WorkloadPane(Vertical, can_focus=True):
 
         base = Path(self.path).parent if self.path else None
         try:
-            spec, fp = self.app.service.check_text(text, self.path or "<editor>", base)
+            spec, fp = planner_app(self).service.check_text(text, self.path or "<editor>", base)
         except PlannerError as exc:
             self.app.call_from_thread(self._show, exc.render(), "", False, None, text)
             return

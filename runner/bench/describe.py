@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from typing import Any
 
 
 def limit_memory() -> None:
@@ -40,7 +41,7 @@ def main(argv: list[str]) -> int:
         from runner.bench.workloads import WorkloadError
 
         try:
-            out = {"rows": describe(model)}
+            out: dict[str, Any] = {"rows": describe(model)}
         except WorkloadError as exc:
             out = {"error": str(exc)}
     except MemoryError:

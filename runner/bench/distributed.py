@@ -215,12 +215,14 @@ def run_data_parallel(job: dict[str, Any], result: Any, device: torch.device,
     result.backend = dist.get_backend()
     try:
         t0 = time.perf_counter()
-        wrap = (lambda m: DistributedDataParallel(m, device_ids=[local_rank] if device.type == "cuda" else None))
+        def wrap(m: Any) -> Any:
+            return DistributedDataParallel(m, device_ids=[local_rank] if device.type == "cuda" else None)
+
         workload = build(spec, device, batch_size=batch // size, seed=rank, wrap=wrap)
         result.setup_seconds = time.perf_counter() - t0
 
         def no_sync_step() -> object:
-            with workload.model.no_sync():
+            with workload.model.no_sync():  # type: ignore[operator]  # the DDP wrapper's
                 return workload.step()
 
         if rank == 0:
@@ -232,7 +234,7 @@ def run_data_parallel(job: dict[str, Any], result: Any, device: torch.device,
             finally:
                 lock.stop()
         else:
-            follow(lock, workload.step, workload.model.no_sync)
+            follow(lock, workload.step, workload.model.no_sync)  # type: ignore[arg-type]  # the DDP wrapper's
         gradient_bytes = sum(p.numel() * p.element_size() for p in workload.model.parameters() if p.requires_grad)
         flat = allreduce_seconds(gradient_bytes, device)
         fabric = probe(device)

@@ -26,8 +26,6 @@ Rows (JSON-able dicts; the first five keys are the historical ones):
 
 from __future__ import annotations
 
-import json
-import sys
 from typing import Any
 
 import torch
@@ -209,8 +207,10 @@ def describe(model_spec: dict[str, Any], task: str | None = None) -> list[dict[s
         own = list(module.parameters(recurse=False))
         if not own:
             continue
-        row = by_module.get(name)
-        if row is None:  # parameters used outside their module's forward, or not at all
+        found = by_module.get(name)
+        if found is not None:
+            row = found
+        else:  # parameters used outside their module's forward, or not at all
             row = rows.setdefault((name, "(parameters)"), {
                 "name": name or "(root)", "params": 0, "forward_flops": 0.0, "activation_elems": 0.0, "kernels": 0,
                 "op": "elementwise", "backward_flops": 0.0, "backward_kernels": 0, "moved_elems": 0.0,

@@ -24,7 +24,7 @@ from runner.bench.data import sample_bytes
 from runner.bench.harness import CpuTimer, CudaTimer, measure
 from runner.bench.machine import Busyness, available_memory, cpu_name, peak_rss_bytes, process_age_seconds
 from runner.bench.result import BenchResult
-from runner.bench.workloads import Workload, WorkloadError, build
+from runner.bench.workloads import WorkloadError, build
 
 SWEEP_FACTORS = (0.25, 0.5, 1, 2, 4, 8, 16)
 _OOM_TYPES: tuple[type[BaseException], ...] = tuple(
@@ -81,7 +81,7 @@ def _sweep(job: dict[str, Any], device: torch.device, base_batch: int, seconds: 
             points.append({"factor": factor, "batch_size": batch, "status": status, "message": str(exc).splitlines()[0][:200]})
             break
         finally:
-            workload = None
+            workload = None  # type: ignore[assignment]  # drop the last reference before the device is freed
             _release(device)
     return points
 
@@ -191,7 +191,7 @@ def run_job(job: dict[str, Any], progress: Callable[[dict], None] | None = None)
 def _bench(job: dict[str, Any], result: BenchResult, device: torch.device, progress: Callable[[dict], None] | None) -> None:
     """Build the workload (its data: a bounded pool), measure it, and fill `result`."""
     t0 = time.perf_counter()
-    workload: Workload | None = build(job["spec"], device, batch_size=job.get("batch_size"))
+    workload = build(job["spec"], device, batch_size=job.get("batch_size"))
     result.setup_seconds = time.perf_counter() - t0
     result.steps_per_epoch = workload.steps_per_epoch
     pool = workload.data
@@ -201,7 +201,7 @@ def _bench(job: dict[str, Any], result: BenchResult, device: torch.device, progr
     busy = Busyness.begin()
     m = measure(_timer(workload.step, device), budget_seconds=float(job.get("seconds", 10.0)), progress=progress)
     busy.end()
-    workload = None
+    del workload  # its tensors go before the result is written
     s = m.stats
     result.status = "ok"
     result.steps_measured = s.n

@@ -3,7 +3,6 @@ comes first, and `shutdown -h now` runs whether the bench succeeds, fails or han
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 

@@ -7,9 +7,7 @@ import datetime as dt
 import json
 import shutil
 import subprocess
-import sys
 
-import boto3
 import pytest
 
 from planner import infra

@@ -73,7 +73,7 @@ def test_user_data_starts_with_the_dead_man_timer_and_uses_scoped_expiring_urls(
     assert len(script.encode()) < 16 * 1024
     urls = {name: next(line.split("'")[1] for line in script.splitlines() if line.startswith(f"{name}_URL="))
             for name in ("BUNDLE", "JOB", "RESULT", "LOG")}
-    assert urlparse(urls["RESULT"]).path.endswith(f"/runs/run-1/aws-c7i.xlarge/result.json")
+    assert urlparse(urls["RESULT"]).path.endswith("/runs/run-1/aws-c7i.xlarge/result.json")
     assert urlparse(urls["BUNDLE"]).path.endswith("/runs/run-1/bundle.zip")
     for url in urls.values():
         expires = int(parse_qs(urlparse(url).query)["X-Amz-Expires"][0])

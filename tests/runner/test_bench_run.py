@@ -13,7 +13,7 @@ from planner.footprint import footprint
 from planner.spec import parse_spec
 from runner.bench.result import BenchResult
 from runner.bench.run import process_age_seconds, run_job
-from tests.conftest import ROOT, TINY_MLP
+from tests.conftest import ROOT
 
 # A user model that really runs out of memory: its forward asks the allocator for 1 TiB.
 GREEDY_MODEL = '''

@@ -61,11 +61,11 @@ def test_footprint_flops_agree_with_torch_flop_counter(name):
     # torch counts matrix products, convolutions and attention (traced on the meta device, SDPA
     # decomposes into batched matmuls it has formulas for); ours also counts element-wise work.
     layers = layers_of(spec)
-    matmuls = sum(l.forward_flops for l in layers if l.op in ("gemm", "conv", "attention"))
+    matmuls = sum(layer.forward_flops for layer in layers if layer.op in ("gemm", "conv", "attention"))
     assert matmuls == pytest.approx(counted, rel=1e-6)
     if name == "tiny-transformer":
         m = spec.model
-        attention = sum(l.forward_flops for l in layers if l.name.startswith("attention"))
+        attention = sum(layer.forward_flops for layer in layers if layer.name.startswith("attention"))
         assert attention == m.layers * 4 * m.seq_len**2 * m.d_model  # QK^T and AV
 
 

@@ -80,7 +80,7 @@ def test_a_plan_of_another_spec_says_so(tmp_path):
     async def scenario():
         app = PlannerApp(str(run_dir))
         async with app.run_test(size=(120, 40)) as pilot:
-            results = await plan_shown(pilot)
+            await plan_shown(pilot)
             await settled(pilot)
             editor = app.query_one("#spec-editor", TextArea)
             editor.text = editor.text.replace("epochs: 2000", "epochs: 4000")
