@@ -491,7 +491,8 @@ def _answer(group: list[RankedOption], objective: str, deadline: float | None, t
     ordered = _order(pool, metric)
     best = ordered[0]
     lead = (f"cheapest option that finishes within {rough_duration(deadline or 0.0)}" if objective == "deadline"
-            else "fastest option" if objective == "fastest" else "cheapest option")
+            else "fastest option" if objective == "fastest"
+            else f"cheapest option with waiting at ${tv:g}/h" if tv else "cheapest option")
     head = (f"{option_name(best)} ({device_label(best)}) is the {lead} {where}: "
             f"{sig_duration(best.train_seconds)}{_span(best)} for {sig_money(best.cost_usd)}")  # type: ignore[arg-type]
     rule = _gpu_rule(best, ordered, ref, objective, tv, deadline)
