@@ -544,8 +544,10 @@ def comparison_text(cmp: Comparison, tv: float) -> str:
               else f"{cmp.ratio_low:.2f}x or more")
     if cmp.verdict == "too_close":
         return f"Too close to call: {cmp.runner_up} at {ratio} ({values}) is within {cmp.band_reason}; {settle}"
+    if cmp.verdict == "clear" and math.isclose(cmp.ratio_low, cmp.ratio_high, rel_tol=1e-9):
+        return f"Runner-up: {cmp.runner_up} at {ratio} ({values}); clear: the same estimate, only the price differs"
     if cmp.verdict == "clear":
-        return f"Runner-up: {cmp.runner_up} at {ratio} ({values}); sure: {spread} over both intervals"
+        return f"Runner-up: {cmp.runner_up} at {ratio} ({values}); clear: {spread} over both intervals"
     return (f"Runner-up: {cmp.runner_up} at {ratio} ({values}); likely, not certain: {spread} over both "
             f"intervals; {settle}")
 
@@ -603,7 +605,7 @@ def _headline(answers: dict[str, Recommendation], ranked: list[RankedOption], ob
             why = (f"at {value}, {where[name]} ({sig_duration(best.train_seconds)}, {sig_money(best.cost_usd)}) "  # type: ignore[arg-type]
                    f"comes to {sig_money(cmp.winner_value)} and {where[other_name]} ({sig_duration(other.train_seconds)}, "  # type: ignore[arg-type]
                    f"{sig_money(other.cost_usd)}) to {sig_money(cmp.runner_up_value)}: {cmp.ratio:.2f}x as much")  # type: ignore[arg-type]
-        why += {"clear": f"; sure: {cmp.ratio_low:.2f}-{cmp.ratio_high:.2f}x over both intervals",
+        why += {"clear": f"; clear: {cmp.ratio_low:.2f}-{cmp.ratio_high:.2f}x over both intervals",
                 "likely": f"; likely, not certain: {cmp.ratio_low:.2f}-{cmp.ratio_high:.2f}x over both intervals",
                 "too_close": f"; too close to call: within {cmp.band_reason}"}[cmp.verdict]
         current = answers[name].verdict

@@ -271,7 +271,8 @@ def _cpu_candidate(spec: WorkloadSpec, fp: Footprint, layers: list[Layer], local
         basis = ErrorBasis(model="cpu-model", bench=LOCAL.label("cpu"), bench_below=below, bench_above=above)
         low, high = _widened(pred, measured)
     if pred.step_seconds is None or low is None or high is None:
-        return Candidate(**common, device="cpu", device_name=name, fits=ok, note=pred.note)
+        return Candidate(**common, device="cpu", device_name=name, fits=ok,
+                         note="; ".join(x for x in (note, pred.note) if x))
     step = StepMeasurement(pred.step_seconds, low, high, one_time["setup"], data_seconds=one_time["data_seconds"])
     return Candidate(**common, device="cpu", device_name=name, step=step, fits=ok, note=note or pred.note, basis=basis)
 

@@ -281,7 +281,8 @@ def reference_caption(doc: dict[str, Any]) -> str:
         return ""
     return (" speedup: the reference CPU's training time / the GPU's; b(reak)-even: the ratio of their hourly rates "
             f"(instance + disk{', + waiting' if doc.get('time_value_per_hour') else ''}): {'; '.join(parts)}.")
-PARALLEL_CAPTION = " x4 (93%): four GPUs data-parallel at 93% scaling efficiency; 2x8: two instances of eight GPUs (on paper)."
+PARALLEL_CAPTION = (" x4 (N%): four GPUs data-parallel at N% scaling efficiency; 2x8: two instances of eight GPUs "
+                    "(on paper).")
 
 
 def plan_table(doc: dict[str, Any], width: int | None = None, wide: bool = False):
@@ -291,7 +292,7 @@ def plan_table(doc: dict[str, Any], width: int | None = None, wide: bool = False
     from rich.table import Table
 
     columns = list(PLAN_COLUMNS)
-    note_width = NOTE_WIDTH
+    note_width = 90 if wide else NOTE_WIDTH  # --wide: the notes (mostly) whole; --json has every one
 
     def build() -> Table:
         parallel = any((o.get("gpus_used") or 1) > 1 for o in doc["options"])

@@ -143,8 +143,12 @@ def cmd_estimate(args: argparse.Namespace) -> int:
 def _print_predicted_footer(doc: dict[str, Any], spec: str, region: str) -> None:
     """Under a plan with predicted rows: where they come from, and the paid benchmarks that would settle it."""
     out = stdout()
+    measured_here = any(o.get("target") == "local" and o.get("source") == "measured" and o.get("train_seconds")
+                        for o in doc.get("options") or [])
+    cpus = ("this machine's step scaled by processor, +-40%" if measured_here
+            else "nothing was measured here, so from the work alone (a roofline), +-60%")
     out.print(f"\nPredicted rows come from the device model (GPUs: fitted to published training measurements, "
-              f"interval from its error there; CPU instances: this machine's step scaled by processor, +-40%); "
+              f"interval from its error there; CPU instances: {cpus}); "
               f"prices: {doc['prices']['source']}, as of {doc['prices']['as_of']}.", highlight=False)
     if doc["benchmark"]:
         targets = ",".join(c["target"] for c in doc["benchmark"])

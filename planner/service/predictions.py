@@ -5,6 +5,7 @@ brings them the catalog, the GPU specs and the calibration."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +68,20 @@ def estimate_plan(service, spec: WorkloadSpec, options: PlanOptions, local, gpu:
     plan = decide(opts, options.objective, options.deadline_seconds, options.time_value_per_hour)
     if here:
         plan.warnings[:0] = measurement_warnings(LOCAL.label(local.device), local)
+    plan.warnings.extend(emulation_warnings(plan.options))
     return plan, catalog
+
+
+def emulation_warnings(options: list) -> list[str]:
+    """A GPU that runs the spec's precision emulated (bf16 on a T4 or V100) is said once under the plan:
+    its rows' notes are cut in a narrow table."""
+    said: dict[str, str] = {}
+    for o in options:
+        if o.device == "cuda" and "emulates bf16" in (o.note or ""):
+            model = (o.device_name or "").split(" (")[0]
+            found = re.search(r"has no bf16 tensor cores:.*?use fp16", o.note)
+            said.setdefault(model, f"{model} {found.group(0)}" if found else o.note)
+    return sorted(said.values())
 
 
 def benchmark_choices(plan, aws: AwsOptions | None = None) -> list:
