@@ -32,9 +32,9 @@ from planner import units
 from planner.decide import OBJECTIVES
 from planner.errors import InputError, JournalError, RunError
 from planner.options import Target
+from planner.speclimits import brief
 from planner.spec import WorkloadSpec, parse_spec_text
 from planner.specio import read_spec_file
-from planner.speclimits import brief
 from planner.units import path_problem, shown_path
 from runner.bench.result import BenchResult, finite_json
 

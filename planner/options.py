@@ -19,19 +19,11 @@ from typing import Any
 
 from planner.decide import ErrorBasis, Option
 from planner.estimate import StepMeasurement, dataset_seconds, estimate_training, relative_half_widths
-from planner.footprint import Footprint, Layer, footprint, merge_identical, sample_bytes
 from planner.formats import human_bytes
+from planner.footprint import Footprint, Layer, footprint, merge_identical, sample_bytes
 from planner.predict import (
-    CpuFacts,
-    GpuSpec,
-    Interconnect,
-    fabric_for,
-    kernels_per_step,
-    physical_cores,
-    predict_cpu,
-    predict_cpu_unmeasured,
-    predict_data_parallel,
-    scaling_note,
+    CpuFacts, GpuSpec, Interconnect, fabric_for, kernels_per_step, physical_cores, predict_cpu, predict_cpu_unmeasured,
+    predict_data_parallel, scaling_note,
 )
 from planner.predict.gpu import step_bytes
 from planner.spec import WorkloadSpec

@@ -23,23 +23,11 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from planner.errors import SpecError, did_you_mean
-from planner.specio import check_text, decode_spec_bytes, load_json, load_yaml, read_spec_file, structure_problem
 from planner.speclimits import (
-    MAX_EPOCHS,
-    MAX_GPUS,
-    MAX_HEADS,
-    MAX_LAYERS,
-    MAX_NAME,
-    MAX_PARAMS,
-    MAX_PROBLEMS,
-    MAX_SAMPLE_VALUES,
-    MAX_SAMPLES,
-    MAX_SIZE,
-    MAX_TOTAL_STEPS,
-    brief,
-    learning_rate,
-    whole_number,
+    MAX_EPOCHS, MAX_GPUS, MAX_HEADS, MAX_LAYERS, MAX_NAME, MAX_PARAMS, MAX_PROBLEMS, MAX_SAMPLE_VALUES, MAX_SAMPLES,
+    MAX_SIZE, MAX_TOTAL_STEPS, brief, learning_rate, whole_number,
 )
+from planner.specio import check_text, decode_spec_bytes, load_json, load_yaml, read_spec_file, structure_problem
 
 # Whole numbers in a range (planner.speclimits.whole_number names the range in its message).
 Size = Annotated[int, BeforeValidator(lambda value: whole_number(value, MAX_SIZE))]

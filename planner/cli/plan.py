@@ -7,16 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.cli.common import (
-    default_region,
-    flag,
-    plan_arguments,
-    print_json,
-    print_plan,
-    progress,
-    ranged,
-    region_argument,
-    stderr,
-    stdout,
+    default_region, flag, plan_arguments, print_json, print_plan, progress, ranged, region_argument, stderr, stdout,
 )
 from planner.errors import ExitCode
 

@@ -12,12 +12,7 @@ torch, no files, no clock).
 """
 
 from planner.predict.cpu import (
-    CpuFacts,
-    cpu_speed_ratio,
-    parallel_fraction,
-    physical_cores,
-    predict_cpu,
-    predict_cpu_unmeasured,
+    CpuFacts, cpu_speed_ratio, parallel_fraction, physical_cores, predict_cpu, predict_cpu_unmeasured,
 )
 from planner.predict.fabric import Fabric, Interconnect, allreduce_seconds, fabric_for
 from planner.predict.gpu import (

@@ -25,14 +25,7 @@ from planner.service.describe import Describer
 from planner.service.measure import BenchOptions, ProgressFn, unsteady_reason
 from planner.service.plan import preflight, replan
 from planner.service.settings import (
-    OBJECTIVES,
-    AwsOptions,
-    PlanOptions,
-    RunCallbacks,
-    TargetChoice,
-    parse_targets,
-    plan_options,
-    resolve_objective,
+    OBJECTIVES, AwsOptions, PlanOptions, RunCallbacks, TargetChoice, parse_targets, plan_options, resolve_objective,
 )
 from planner.units import parse_duration
 
@@ -206,8 +199,8 @@ class PlannerService:
 
     def infra(self, action: str, region: str, stack_name: str | None = None, vpc: str | None = None,
               schedule: str | None = None):
-        from planner.infra import DEFAULT_STACK_NAME
         from planner.service.account import infra
+        from planner.infra import DEFAULT_STACK_NAME
 
         return infra(self.aws_session, action, region, stack_name or DEFAULT_STACK_NAME, vpc, schedule)
 

@@ -119,8 +119,9 @@ class _Run:
 
     def local_targets(self) -> list:
         from planner.options import LOCAL
-        from runner.bench.procfs import memory_available
         from runner.local import LocalTarget
+
+        from runner.bench.procfs import memory_available
 
         targets = []
         batch = local_batch(self.spec, self.fp, memory_available())
