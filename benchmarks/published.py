@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from planner.footprint import Layer, layer_from_row, merge_identical, sample_bytes  # noqa: E402
 from planner.predict import predict_gpu, step_breakdown  # noqa: E402
 from planner.predict.constants import (  # noqa: E402
-    DEFAULT, INTERVALS, POOLED_INTERVAL, UNMEASURED_WIDENING, DeviceConstants,
+    DEFAULT, INTERVALS, POOLED_INTERVAL, DeviceConstants,
 )
 from planner.spec import load_spec  # noqa: E402
 
@@ -312,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
 def print_catalog_table(gpus: dict, constants: DeviceConstants) -> None:
     """Every catalog GPU and precision: the clock it sustains under its power limit, the interval a
     prediction carries, and whether a published training measurement backs it."""
-    from planner.predict.gpu import backed, interval_factors, sustained_clock_fraction
+    from planner.predict.gpu import backed, prediction_band, sustained_clock_fraction
     from pricing.catalog import gpu_specs_by_name
 
     print("\n| catalog GPU | power limit | sustained clock | precision | interval (x low-high) | width | published figure |")
@@ -321,11 +321,8 @@ def print_catalog_table(gpus: dict, constants: DeviceConstants) -> None:
         fraction = sustained_clock_fraction(gpu, constants)
         clock = f"{fraction * (gpu.boost_clock_mhz or 0):.0f} MHz ({fraction:.0%} of boost)" if gpu.boost_clock_mhz else "-"
         for precision in ("fp32", "tf32", "bf16", "fp16"):
-            (low, high), note = interval_factors(gpu.arch, precision)
+            (low, high), _note = prediction_band(gpu, precision)
             is_backed = backed(gpu, precision)
-            emulated = precision == "bf16" and gpu.arch in ("volta", "turing")  # the widest band already
-            if not note and not is_backed and not emulated:  # a measured band, but of another GPU of its generation
-                low, high = low / UNMEASURED_WIDENING, high * UNMEASURED_WIDENING
             print(f"| {name} | {gpu.tdp_watts or 0:.0f} W | {clock} | {precision} | {low:.2f}-{high:.2f} | x{high / low:.1f} | "
                   f"{'yes' if is_backed else 'no (widened)'} |")
 

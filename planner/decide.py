@@ -46,7 +46,7 @@ import math
 from dataclasses import asdict, dataclass, field, fields, replace
 
 from planner.formats import range_text, rough_duration, sig_duration, sig_money
-from pricing.billing import instance_cost, local_cost, root_volume_usd_per_hour
+from pricing.billing import billed_seconds, root_volume_usd_per_hour
 
 OBJECTIVES = ("cheapest", "fastest", "deadline")
 HEADLINE_TIME_VALUE = 5.0  # USD per hour of waiting, when the user gives none: see the module docstring
@@ -192,7 +192,6 @@ class Plan:
     answers: dict[str, Recommendation] = field(default_factory=dict)  # "here", "rent"
     headline_time_value: float | None = None  # the $/h of waiting the headline used
     references: dict[str, str] = field(default_factory=dict)  # "here"/"rent" -> the reference CPU's target
-    margin: float = TOO_CLOSE_MARGIN
 
     def as_dict(self) -> dict:
         return {
@@ -204,7 +203,7 @@ class Plan:
             "headline": {"time_value_per_hour": self.headline_time_value,
                          "time_value_is_default": self.time_value_per_hour is None},
             "references": dict(self.references),
-            "too_close_margin": self.margin,
+            "too_close_margin": TOO_CLOSE_MARGIN,
             "warnings": list(self.warnings),
         }
 
@@ -220,9 +219,11 @@ def hourly_rate(o: Option) -> float:
 
 
 def billed_cost(option: Option, seconds: float) -> float:
+    """The hourly rate over the seconds billed: EC2's per-second billing with its minimum; this machine's
+    seconds as they are (pricing/billing.py)."""
     if option.billing == "ec2":
-        return instance_cost(option.price_per_hour, seconds, root_volume_gb=100 * option.instances)
-    return local_cost(option.price_per_hour, seconds)
+        return hourly_rate(option) * billed_seconds(seconds) / 3600.0
+    return hourly_rate(option) * max(0.0, seconds) / 3600.0
 
 
 def value_of(o: Option, seconds: float, time_value: float) -> float:
@@ -242,15 +243,19 @@ def _with_costs(o: Option, time_value: float) -> RankedOption:
                    objective_value=value_of(o, o.train_seconds, time_value))
 
 
-def _point(o: RankedOption, objective: str) -> float:
-    """Rule 1's point value."""
-    return o.train_seconds if objective == "fastest" else o.objective_value  # type: ignore[return-value]
+def _point(o: RankedOption, objective: str, time_value: float | None = None) -> float:
+    """Rule 1's point value (at the plan's time value, or at `time_value`: the headline's)."""
+    if objective == "fastest":
+        return o.train_seconds  # type: ignore[return-value]
+    if time_value is None:
+        return o.objective_value  # type: ignore[return-value]
+    return value_of(o, o.train_seconds, time_value)  # type: ignore[arg-type]
 
 
-def _order(pool: list[RankedOption], objective: str) -> list[RankedOption]:
+def _order(pool: list[RankedOption], objective: str, time_value: float | None = None) -> list[RankedOption]:
     """Best first by rule 1: point value, then training time, then hourly rate (then the name: a
     total order, so the same inputs give the same answer in any order)."""
-    return sorted(pool, key=lambda o: (_point(o, objective), o.train_seconds, hourly_rate(o), o.key))
+    return sorted(pool, key=lambda o: (_point(o, objective, time_value), o.train_seconds, hourly_rate(o), o.key))
 
 
 def _high(o: Option) -> float:
@@ -363,11 +368,14 @@ def compare(best: RankedOption, other: RankedOption, objective: str, time_value:
 def closest(best: RankedOption, others: list[RankedOption], objective: str, time_value: float) -> Comparison:
     """The winner against the runner-up — or against the first option, in rank order, that is within
     its own band (too close to call), since that is the one a re-measurement could put first."""
-    for other in others:
+    runner_up = compare(best, others[0], objective, time_value)
+    if runner_up.verdict == "too_close":
+        return runner_up
+    for other in others[1:]:
         cmp = compare(best, other, objective, time_value)
         if cmp.verdict == "too_close":
             return cmp
-    return compare(best, others[0], objective, time_value)
+    return runner_up
 
 
 # ----------------------------------------------------------------------------- speedups
@@ -540,16 +548,19 @@ def comparison_text(cmp: Comparison, tv: float) -> str:
     values = f"{_amount(cmp.metric, cmp.runner_up_value)} vs {_amount(cmp.metric, cmp.winner_value)}{waiting}"
     settle = (f"a paid benchmark of {' and '.join(cmp.settle)} would settle it" if cmp.settle
               else "longer benches (--seconds) would settle it")
-    spread = (f"{cmp.ratio_low:.2f}-{cmp.ratio_high:.2f}x" if math.isfinite(cmp.ratio_high)
-              else f"{cmp.ratio_low:.2f}x or more")
     if cmp.verdict == "too_close":
         return f"Too close to call: {cmp.runner_up} at {ratio} ({values}) is within {cmp.band_reason}; {settle}"
-    if cmp.verdict == "clear" and math.isclose(cmp.ratio_low, cmp.ratio_high, rel_tol=1e-9):
-        return f"Runner-up: {cmp.runner_up} at {ratio} ({values}); clear: the same estimate, only the price differs"
-    if cmp.verdict == "clear":
-        return f"Runner-up: {cmp.runner_up} at {ratio} ({values}); clear: {spread} over both intervals"
-    return (f"Runner-up: {cmp.runner_up} at {ratio} ({values}); likely, not certain: {spread} over both "
-            f"intervals; {settle}")
+    return f"Runner-up: {cmp.runner_up} at {ratio} ({values}); {_certainty(cmp)}" + (
+        f"; {settle}" if cmp.verdict == "likely" else "")
+
+
+def _certainty(cmp: Comparison) -> str:
+    """Rule 3 in words: how sure a comparison beyond the band is (the ratio's interval)."""
+    if math.isclose(cmp.ratio_low, cmp.ratio_high, rel_tol=1e-9):
+        return "clear: the same estimate, only the price differs"
+    spread = (f"{cmp.ratio_low:.2f}-{cmp.ratio_high:.2f}x" if math.isfinite(cmp.ratio_high)
+              else f"{cmp.ratio_low:.2f}x or more")
+    return f"{'clear' if cmp.verdict == 'clear' else 'likely, not certain'}: {spread} over both intervals"
 
 
 def _span(o: RankedOption) -> str:
@@ -591,9 +602,7 @@ def _headline(answers: dict[str, Recommendation], ranked: list[RankedOption], ob
     else:
         metric = "fastest" if objective == "fastest" else "cheapest"
         weight = 0.0 if metric == "fastest" else tv
-        best, other = sorted((here, rent), key=lambda o: (
-            o.train_seconds if metric == "fastest" else value_of(o, o.train_seconds, weight),  # type: ignore[arg-type]
-            o.train_seconds, hourly_rate(o), o.key))
+        best, other = _order([here, rent], metric, weight)
         cmp = compare(best, other, metric, weight)
         name = "here" if best is here else "rent"
         where = {"here": "training here", "rent": f"renting {option_name(rent)}"}
@@ -605,9 +614,8 @@ def _headline(answers: dict[str, Recommendation], ranked: list[RankedOption], ob
             why = (f"at {value}, {where[name]} ({sig_duration(best.train_seconds)}, {sig_money(best.cost_usd)}) "  # type: ignore[arg-type]
                    f"comes to {sig_money(cmp.winner_value)} and {where[other_name]} ({sig_duration(other.train_seconds)}, "  # type: ignore[arg-type]
                    f"{sig_money(other.cost_usd)}) to {sig_money(cmp.runner_up_value)}: {cmp.ratio:.2f}x as much")  # type: ignore[arg-type]
-        why += {"clear": f"; clear: {cmp.ratio_low:.2f}-{cmp.ratio_high:.2f}x over both intervals",
-                "likely": f"; likely, not certain: {cmp.ratio_low:.2f}-{cmp.ratio_high:.2f}x over both intervals",
-                "too_close": f"; too close to call: within {cmp.band_reason}"}[cmp.verdict]
+        why += (f"; too close to call: within {cmp.band_reason}" if cmp.verdict == "too_close"
+                else f"; {_certainty(cmp)}")
         current = answers[name].verdict
         verdict = max(current, cmp.verdict, key=SEVERITY.index) if current in SEVERITY else current
         if current == "too_close" and cmp.verdict != "too_close":

@@ -30,7 +30,6 @@ from planner.spec import WorkloadSpec
 from runner.bench.result import BenchResult  # a plain dataclass (standard library only)
 
 FIT_FRACTION = 0.9  # a workload fits when its footprint is at most 90% of the memory (allocator, CUDA context)
-FIT_RULE = f"at most {FIT_FRACTION:.0%} of the memory; the rest is kept free for the allocator, the CUDA context and the OS"
 GPU_COUNTS = (1, 2, 4, 8)  # data-parallel options on one instance: that many of its GPUs
 INSTANCE_COUNTS = (2, 4)  # across instances (all their GPUs): predicted on paper, never benchmarked
 
@@ -181,9 +180,7 @@ def measured_candidate(target: Target, result: BenchResult, price_per_hour: floa
     if need_bytes and have and not fits(need_bytes, have):
         where = "here" if not target.cloud else f"on {result.device_name or target.name}"
         return Candidate(**common, step=step, caveat=caveat, fits=False, basis=basis,
-                         note=f"does not fit {where}: the run needs ~{need_bytes / 2**30:.1f} GiB and may use "
-                              f"{FIT_FRACTION * have / 2**30:.1f} GiB, {FIT_FRACTION:.0%} of the {have / 2**30:.1f} GiB "
-                              f"available (the rest is kept free for the allocator and the OS)")
+                         note=f"does not fit {where}: the run {does_not_fit_note(need_bytes, have)}")
     return Candidate(**common, step=step, caveat=caveat, basis=basis)
 
 
@@ -274,8 +271,7 @@ def _widened(pred: Any, measured: StepMeasurement) -> tuple[float | None, float 
     interval of its mean), in quadrature — a noisy bench here widens every CPU row it predicts."""
     if pred.step_seconds is None or measured.step_seconds <= 0:
         return pred.low, pred.high
-    below = max(measured.step_seconds - measured.step_seconds_ci_low, 0.0) / measured.step_seconds
-    above = max(measured.step_seconds_ci_high - measured.step_seconds, 0.0) / measured.step_seconds
+    below, above = relative_half_widths(measured, noise=0.0)  # the mean's interval alone
     model_below, model_above = 1 - pred.low / pred.step_seconds, pred.high / pred.step_seconds - 1
     return (pred.step_seconds * max(1 - math.hypot(model_below, below), 0.05),
             pred.step_seconds * (1 + math.hypot(model_above, above)) if math.isfinite(above) else math.inf)

@@ -264,6 +264,30 @@ def interval_factors(generation: str, precision: str,
         f"no published {precision} measurement on {generation.title()}: interval widened")
 
 
+def emulation_note(gpu: GpuSpec, precision: str) -> str:
+    """Said of bf16 on a GPU without bf16 tensor cores ("" otherwise)."""
+    if precision == "bf16" and gpu.arch not in TENSOR_CORE_BF16_TF32:
+        return (f"{gpu.name} has no bf16 tensor cores: PyTorch emulates bf16 in fp32 there (slow; some "
+                f"convolutions may fail); use fp16")
+    return ""
+
+
+def prediction_band(gpu: GpuSpec, precision: str,
+                    intervals: dict[tuple[str, str], tuple[float, float]] | None = None) -> tuple[tuple[float, float], str]:
+    """The (low, high) factors an uncalibrated prediction of `gpu` at `precision` carries, and what its
+    note says: its generation's measured band; widened when no published figure backs this very GPU
+    (a band of no generation is widened already; emulated bf16 has the widest band and its own note)."""
+    (low, high), note = interval_factors(gpu.arch, precision, intervals)
+    emulated = emulation_note(gpu, precision)
+    if emulated:
+        return (low, high), emulated
+    if backed(gpu, precision):
+        return (low, high), note
+    if not note:  # a measured band, but of another GPU of its generation
+        low, high = low / UNMEASURED_WIDENING, high * UNMEASURED_WIDENING
+    return (low, high), unbacked_note(gpu, precision)
+
+
 def backed(gpu: GpuSpec, precision: str) -> bool:
     """Whether a published training measurement of this GPU backs predictions at `precision` (bf16 on
     Ampere and later by fp16's, the same tensor-core rate; tf32 before Ampere by fp32's). Unknown: yes."""
@@ -294,18 +318,12 @@ def predict_gpu(layers: list[Layer], gpu: GpuSpec, batch: int, precision: str, o
     if point.step_seconds is None:
         return point
     step = point.step_seconds
-    (low_f, high_f), note = interval_factors(gpu.arch, precision, intervals)
-    if precision == "bf16" and gpu.arch not in TENSOR_CORE_BF16_TF32:
-        note = (f"{gpu.name} has no bf16 tensor cores: PyTorch emulates bf16 in fp32 there (slow; some "
-                f"convolutions may fail); use fp16")
-    if not backed(gpu, precision) and not calibration:
-        if not note:  # a measured band, but of another GPU of its generation: widened
-            low_f, high_f = low_f / UNMEASURED_WIDENING, high_f * UNMEASURED_WIDENING
-        if not (precision == "bf16" and gpu.arch not in TENSOR_CORE_BF16_TF32):
-            note = unbacked_note(gpu, precision)  # (the pooled band was widened already)
     if calibration:
         step *= calibration
         low_f, high_f = 1 - CALIBRATED_UNCERTAINTY, 1 + CALIBRATED_UNCERTAINTY
+        note = emulation_note(gpu, precision) or interval_factors(gpu.arch, precision, intervals)[1]
+    else:
+        (low_f, high_f), note = prediction_band(gpu, precision, intervals)
     return Prediction(step, step * low_f, step * high_f, note=note, compute_seconds=point.compute_seconds,
                       memory_seconds=point.memory_seconds, launch_seconds=point.launch_seconds,
                       transfer_seconds=point.transfer_seconds, optimizer_seconds=point.optimizer_seconds,

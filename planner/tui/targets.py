@@ -96,13 +96,14 @@ class TargetsPane(Vertical):
     def refresh_rows(self) -> None:
         from planner.service import PriceQuery
 
+        app = planner_app(self)
         kind = str(self.query_one("#kind", Select).value)
-        query = PriceQuery(region=planner_app(self).region, gpu={"gpu": True, "cpu": False}.get(kind),
+        query = PriceQuery(region=app.region, gpu={"gpu": True, "cpu": False}.get(kind),
                            max_price=self._number("#max-price", "--max-price", "max $/h"),
                            min_gpu_memory_gib=self._number("#min-gpu", "--min-gpu-memory", "min GPU GiB"),
-                           purchase=planner_app(self).purchase, sort=str(self.query_one("#sort", Select).value))
+                           purchase=app.purchase, sort=str(self.query_one("#sort", Select).value))
         try:
-            catalog, rows = planner_app(self).service.prices(query)
+            catalog, rows = app.service.prices(query)
         except PlannerError as exc:
             self.app.notify(exc.render(), severity="error")
             return
@@ -124,7 +125,7 @@ class TargetsPane(Vertical):
                      "$/h": "-" if price != price else f"{price:.4f}", "training time": time_cell, "cost": cost_cell}
             table.add_row(*(Text.from_markup(cells[name]) for name in self._order), key=target)
         self.query_one("#price-source", Static).update(
-            Text(f"{planner_app(self).region}, {planner_app(self).purchase}: {catalog.source}, as of {catalog.as_of}"))
+            Text(f"{app.region}, {app.purchase}: {catalog.source}, as of {catalog.as_of}"))
         self.show_selection()
 
     def show_plan(self, doc: dict[str, Any], fresh: bool) -> None:
@@ -170,13 +171,14 @@ class TargetsPane(Vertical):
     def show_selection(self) -> None:
         from planner.service import AwsOptions
 
-        aws = AwsOptions(region=planner_app(self).region, purchase=planner_app(self).purchase)
+        app = planner_app(self)
+        aws = AwsOptions(region=app.region, purchase=app.purchase)
         targets = ["local", *self.selected]
         lines = [f"[b]targets[/]: {', '.join(targets)}   (space picks, a: the suggested, u: local only, r runs)"]
         aws_types = [t[4:] for t in self.selected]
         if aws_types:
             try:
-                worst = planner_app(self).service.bench_cost(aws_types, aws)
+                worst = app.service.bench_cost(aws_types, aws)
                 lines.append(f"worst-case bench cost ${worst:.2f} of the ${aws.bench_budget:.2f} budget "
                              f"({aws.max_bench_minutes:g} min dead-man + grace each)")
             except PlannerError as exc:

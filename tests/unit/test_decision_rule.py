@@ -196,5 +196,5 @@ def test_does_not_fit_states_the_rule_and_its_numbers():
                          memory_available_bytes=int(22.8 * 2**30))
     c = measured_candidate(LOCAL, result, 0.0, need_bytes=int(22.7 * 2**30))
     assert not c.fits
-    assert "needs ~22.7 GiB and may use 20.5 GiB, 90% of the 22.8 GiB available" in c.note
+    assert "does not fit here: the run needs ~22.7 GiB; may use 20.5 GiB (90% of 22.8 GiB" in c.note
     assert "kept free" in c.note
