@@ -617,7 +617,10 @@ def _headline(answers: dict[str, Recommendation], ranked: list[RankedOption], ob
         why += (f"; too close to call: within {cmp.band_reason}" if cmp.verdict == "too_close"
                 else f"; {_certainty(cmp)}")
         current = answers[name].verdict
-        verdict = max(current, cmp.verdict, key=SEVERITY.index) if current in SEVERITY else current
+        if current == "only_option":  # the answer had nothing to beat: here against rent is the comparison
+            verdict = cmp.verdict
+        else:
+            verdict = max(current, cmp.verdict, key=SEVERITY.index) if current in SEVERITY else current
         if current == "too_close" and cmp.verdict != "too_close":
             why += f"; which instance is too close to call (see {'If you rent' if name == 'rent' else 'Here'})"
     rec = answers[name]

@@ -13,7 +13,7 @@ import math
 import random
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from planner.decide import ErrorBasis, Option, decide, noise_band, time_ratio
@@ -140,6 +140,7 @@ def test_the_same_measurement_gives_the_same_answer_in_any_order(step, ci, steps
 
 @settings(max_examples=300, deadline=None)
 @given(st.floats(1e-4, 2.0), st.floats(0, 0.2), STEPS, CPUS, GPUS, TIME_VALUE, st.floats(-1, 1))
+@example(1.0, 0.0, 226, [(0.25, 1.0)], [], None, 1.0)  # one option each side: the headline's own band decides
 def test_a_re_measurement_within_the_noise_changes_the_answer_only_when_it_was_too_close(step, ci, steps, cpus, gpus, tv, u):
     """Two estimates a minute apart: this machine's step moves within its run-to-run noise."""
     noise = math.hypot(ci, RUN_TO_RUN_NOISE)
