@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from planner.service import BenchOptions, PlannerService  # noqa: E402
-from planner.spec import load_spec, parse_spec  # noqa: E402
+from planner.workload.spec import load_spec, parse_spec  # noqa: E402
 
 WORKLOADS = {
     "surface-mlp (full batch, data on device)": load_spec(ROOT / "examples/surface-mlp.yaml").model_dump(mode="json"),

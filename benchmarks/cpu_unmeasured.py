@@ -19,13 +19,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from planner.predict import kernels_per_step, predict_cpu_unmeasured  # noqa: E402
-from planner.predict.cpu import (  # noqa: E402
+from planner.core.predict import kernels_per_step, predict_cpu_unmeasured  # noqa: E402
+from planner.core.predict.cpu import (  # noqa: E402
     UNMEASURED_DISPATCH_SECONDS, UNMEASURED_EFFICIENCY, UNMEASURED_MEMORY_GBPS_PER_CORE,
 )
-from planner.predict.gpu import step_bytes  # noqa: E402
+from planner.core.predict.gpu import step_bytes  # noqa: E402
 from planner.service import BenchOptions, PlannerService  # noqa: E402
-from planner.spec import load_spec  # noqa: E402
+from planner.workload.spec import load_spec  # noqa: E402
 from pricing.catalog import local_cpu_facts  # noqa: E402
 
 EXAMPLES = ["surface-mlp", "small-cnn", "lstm-classifier", "tiny-transformer", "custom-policy", "big-convnet"]

@@ -27,7 +27,7 @@ def series(spec_path: str, seconds: float, window: float, threads: int | None, w
     """Mean step seconds of each `window` of one process's `seconds` of training."""
     import torch
 
-    from planner.spec import load_spec
+    from planner.workload.spec import load_spec
     from runner.bench.workloads import build
 
     if threads:

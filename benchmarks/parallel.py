@@ -1,4 +1,4 @@
-"""How does the data-parallel model (planner/predict/fabric.py, parallel.py) scale the examples, and
+"""How does the data-parallel model (planner/core/predict/fabric.py, parallel.py) scale the examples, and
 how does it hold up where it can be measured?
 
 1. Predicted scaling on every multi-GPU instance of the catalog, for the examples' MLP and ResNet-50:
@@ -33,13 +33,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from planner.footprint import merge_identical, sample_bytes  # noqa: E402
-from planner.predict.fabric import (  # noqa: E402
+from planner.workload.footprint import merge_identical, sample_bytes  # noqa: E402
+from planner.core.predict.fabric import (  # noqa: E402
     AMPERE_BUS_CAP, HOP_LATENCY, NVLINK_LINK_BYTES, PCIE_X16_BYTES, Fabric, Interconnect, allreduce_seconds, fabric_for,
 )
-from planner.predict.parallel import overlap, pieces_by_flops, predict_data_parallel, straggler_seconds  # noqa: E402
+from planner.core.predict.parallel import overlap, pieces_by_flops, predict_data_parallel, straggler_seconds  # noqa: E402
 from planner.service import BenchOptions, PlannerService  # noqa: E402
-from planner.spec import load_spec, parse_spec  # noqa: E402
+from planner.workload.spec import load_spec, parse_spec  # noqa: E402
 from pricing.catalog import gpu_specs_by_name, instances, interconnects_by_type, load_catalog  # noqa: E402
 
 MEDIAN_TARGET = 1.30

@@ -18,14 +18,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from planner.calibration import gpu_model  # noqa: E402
-from planner.footprint import sample_bytes  # noqa: E402
-from planner.predict import predict_cpu, predict_gpu  # noqa: E402
+from planner.service.calibration import gpu_model  # noqa: E402
+from planner.workload.footprint import sample_bytes  # noqa: E402
+from planner.core.predict import predict_cpu, predict_gpu  # noqa: E402
 from planner.service import BenchOptions, PlannerService  # noqa: E402
 from planner.service.measure import torch_cuda_available  # noqa: E402
 from planner.service.predictions import calibration_rows  # noqa: E402
 from pricing.catalog import gpu_specs_by_name  # noqa: E402
-from planner.spec import load_spec  # noqa: E402
+from planner.workload.spec import load_spec  # noqa: E402
 
 EXAMPLES = ["surface-mlp", "small-cnn", "lstm-classifier", "tiny-transformer", "custom-policy"]
 

@@ -31,12 +31,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from planner.footprint import Layer, layer_from_row, merge_identical, sample_bytes  # noqa: E402
-from planner.predict import predict_gpu, step_breakdown  # noqa: E402
-from planner.predict.constants import (  # noqa: E402
+from planner.workload.footprint import Layer, layer_from_row, merge_identical, sample_bytes  # noqa: E402
+from planner.core.predict import predict_gpu, step_breakdown  # noqa: E402
+from planner.core.predict.constants import (  # noqa: E402
     DEFAULT, INTERVALS, POOLED_INTERVAL, DeviceConstants,
 )
-from planner.spec import load_spec  # noqa: E402
+from planner.workload.spec import load_spec  # noqa: E402
 
 MEDIAN_TARGET = 1.10  # issue 24's acceptance, over every published point
 WORST_TARGET = 1.5
@@ -91,8 +91,8 @@ def load_fwdbwd(path: Path) -> list[dict]:
 def describe_models(points: list[dict]) -> dict[str, tuple[object, list[Layer]]]:
     """Each point's model described as a user's would be: the published custom modules by
     introspection (examples/custom/), the transformers of the forward + backward set from the spec."""
-    from planner.footprint import layers_of
-    from planner.spec import parse_spec
+    from planner.workload.footprint import layers_of
+    from planner.workload.spec import parse_spec
     from runner.bench.introspect import describe
 
     out: dict[str, tuple[object, list[Layer]]] = {}
@@ -234,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     constants = DEFAULT
     if args.fit:
         constants = fit(points, described, gpus, DEFAULT, rounds=40)
-        print("fitted constants (paste into planner/predict/constants.py):")
+        print("fitted constants (paste into planner/core/predict/constants.py):")
         for k, v in _values(constants).items():
             print(f"    {k} = {v:.4g}")
 
@@ -299,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"leave-one-GPU-out: median factor {med:.2f}, worst {worst:.2f}, {cov:.0f}% inside the stated interval")
         table, pooled = interval_table(residuals)
         if table != INTERVALS or pooled != POOLED_INTERVAL:
-            print("\nintervals from the leave-one-out residuals (planner/predict/constants.py):")
+            print("\nintervals from the leave-one-out residuals (planner/core/predict/constants.py):")
             print(f"POOLED_INTERVAL = {pooled!r}\nINTERVALS = {{")
             for key, value in sorted(table.items()):
                 print(f"    {key!r}: {value!r},")
@@ -312,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
 def print_catalog_table(gpus: dict, constants: DeviceConstants) -> None:
     """Every catalog GPU and precision: the clock it sustains under its power limit, the interval a
     prediction carries, and whether a published training measurement backs it."""
-    from planner.predict.gpu import backed, prediction_band, sustained_clock_fraction
+    from planner.core.predict.gpu import backed, prediction_band, sustained_clock_fraction
     from pricing.catalog import gpu_specs_by_name
 
     print("\n| catalog GPU | power limit | sustained clock | precision | interval (x low-high) | width | published figure |")

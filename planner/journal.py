@@ -29,12 +29,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from planner import units
-from planner.decide import OBJECTIVES
+from planner.core.decide import OBJECTIVES
 from planner.errors import InputError, JournalError, RunError
-from planner.options import Target
-from planner.speclimits import brief
-from planner.spec import WorkloadSpec, parse_spec_text
-from planner.specio import read_spec_file
+from planner.core.candidates import Target
+from planner.workload.limits import brief
+from planner.workload.spec import WorkloadSpec, parse_spec_text
+from planner.workload.load import read_spec_file
 from planner.units import path_problem, shown_path
 from runner.bench.result import BenchResult, finite_json
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from planner.formats import human_bytes, human_count, range_text, seconds_text  # noqa: F401 - re-exported for the fronts
+from planner.core.formats import human_bytes, human_count, range_text, seconds_text  # noqa: F401 - re-exported for the fronts
 
 
 def check_summary(spec, fp) -> dict[str, Any]:
@@ -268,7 +268,7 @@ PLAN_CAPTION = ("✔ the headline. src: measured or predicted. 1-time: process s
 
 
 def reference_caption(doc: dict[str, Any]) -> str:
-    """Which CPU every GPU row's speedup and break-even compare with (rule 4 of planner.decide)."""
+    """Which CPU every GPU row's speedup and break-even compare with (rule 4 of planner.core.decide)."""
     refs = doc.get("references") or {}
     objective = doc.get("objective")
     by = "fastest" if objective == "fastest" else "cheapest"
@@ -527,7 +527,7 @@ def progress_text(event: dict[str, Any]) -> str:
 def label_target(label: str) -> str:
     """The target a run's label belongs to, as users type it: local-cpu -> local, aws-g5.xlarge ->
     aws:g5.xlarge; a target given as typed (local, aws:g5.xlarge) is itself."""
-    from planner.options import Target
+    from planner.core.candidates import Target
 
     try:
         return Target.parse(label).name

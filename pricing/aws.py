@@ -11,7 +11,7 @@
 Missing credentials, access denied and throttling raise `PriceRefreshError` with what to do; the
 caller falls back to the snapshot. boto3 is injectable (`session`), and standard configuration
 (profile, AWS_REGION, AWS_ENDPOINT_URL) applies, so moto and real AWS look alike; the client
-factory and the error explainer are `cloud.aws`'s.
+factory and the error explainer are `infra.aws`'s.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any
 
 import pandas as pd
 
-from cloud.aws import AwsError, client, explain_aws_error, session_or_default
+from infra.aws import AwsError, client, explain_aws_error, session_or_default
 from pricing.catalog import COLUMNS, cache_paths, load_snapshot, merge_live
 
 PRICING_REGION = "us-east-1"  # the Price List Query API endpoint (also ap-south-1, eu-central-1)

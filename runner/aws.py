@@ -26,11 +26,11 @@ from __future__ import annotations
 import datetime as dt
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
-from cloud.aws import AwsError, client, failure_text, launch_error, quota_name, session_or_default
-from cloud.reaper import LIVE_STATES, TAG_EXPIRES, TAG_MANAGED, TAG_RUN
-from cloud.resources import ensure_bucket, ensure_security_group, stack_outputs
+from infra.aws import AwsError, client, failure_text, launch_error, quota_name, session_or_default
+from infra.reaper import LIVE_STATES, TAG_EXPIRES, TAG_MANAGED, TAG_RUN
+from infra.resources import ensure_bucket, ensure_security_group, stack_outputs
 from planner.errors import InputError
 from pricing.billing import instance_cost
 from runner.bench.result import BenchResult
@@ -84,12 +84,23 @@ def worst_case_bench_cost(usd_per_hour: float, settings: AwsSettings) -> float:
     return instance_cost(usd_per_hour, (settings.max_bench_minutes + EXPIRY_GRACE_MINUTES) * 60, settings.root_volume_gb)
 
 
+def _minimal_result_problems(label: str, data: Any) -> list[str]:
+    if not isinstance(data, dict):
+        return ["must be a JSON object (one bench result)"]
+    return [f"{key}: missing (every result has it)" for key in ("status", "device") if key not in data]
+
+
 class AwsRun:
     """What the targets of one run share: session, clients, bucket, security group, bundle, deadline,
     and which instances a terminate reached."""
 
-    def __init__(self, settings: AwsSettings, run_id: str, session: Any = None, now: dt.datetime | None = None):
+    def __init__(self, settings: AwsSettings, run_id: str, session: Any = None, now: dt.datetime | None = None,
+                 check_result: Callable[[str, Any], list[str]] | None = None):
+        """`check_result(label, data)`: what stops an uploaded result from being planned with, one line
+        each (the planner's journal checks, planner.journal.result_problems); None: a JSON object with
+        a status and a device."""
         self.settings, self.run_id = settings, run_id
+        self.check_result = check_result or _minimal_result_problems
         self.session = session_or_default(session)
         self.ec2 = client(self.session, "ec2", settings.region)
         self.s3 = client(self.session, "s3", settings.region)
@@ -320,12 +331,10 @@ class AwsTarget:
     def _read_result(self) -> BenchResult:
         """The uploaded result, read bounded; a truncated or malformed one is a failed result with
         the instance's log. S3 errors raise (the session tries again)."""
-        from planner.journal import result_problems  # the checks a journaled result is held to
-
         body = self.run.s3.get_object(Bucket=self.run.bucket, Key=self.keys["result"])["Body"].read(RESULT_MAX_BYTES + 1)
         try:
             data = json.loads(body)
-            problem = next(iter(result_problems(self.label, data)), None)
+            problem = next(iter(self.run.check_result(self.label, data)), None)
         except ValueError as exc:
             problem = f"not JSON ({exc})"
         if problem is None and len(body) <= RESULT_MAX_BYTES:

@@ -1,5 +1,5 @@
 """PlannerService: THE ONLY DOOR. The CLI and the TUI call it and render what it returns; they
-import nothing from runner/, pricing/, cloud/, boto3 or botocore, and hold no rule the other lacks.
+import nothing from runner/, pricing/, infra/, boto3 or botocore, and hold no rule the other lacks.
 
 One method per use case; each delegates to the module that owns it:
 
@@ -173,7 +173,7 @@ class PlannerService:
 
     def calibrate(self, run_dirs: list[str], dry_run: bool = False):
         """(rows, saved path or None, corrections now in force)."""
-        from planner.calibration import append_rows, corrections
+        from planner.service.calibration import append_rows, corrections
         from planner.service.predictions import calibration_rows
 
         rows = [row for run_dir in run_dirs for row in calibration_rows(self, run_dir)]
@@ -200,11 +200,11 @@ class PlannerService:
     def infra(self, action: str, region: str, stack_name: str | None = None, vpc: str | None = None,
               schedule: str | None = None):
         from planner.service.account import infra
-        from planner.infra import DEFAULT_STACK_NAME
+        from infra.stack import DEFAULT_STACK_NAME
 
         return infra(self.aws_session, action, region, stack_name or DEFAULT_STACK_NAME, vpc, schedule)
 
     def stack_outputs(self, found: dict[str, Any] | None) -> dict[str, str]:
-        from planner.infra import outputs
+        from infra.stack import outputs
 
         return outputs(found)

@@ -2,7 +2,7 @@
 their age, expiry and cost so far, terminate, reap, and the account stack (infra).
 
 Every AWS call goes through the service's boto3 session (None: standard configuration) and
-`cloud.aws`'s client factory; every failure is explained by `cloud.aws.explain_aws_error`.
+`infra.aws`'s client factory; every failure is explained by `infra.aws.explain_aws_error`.
 """
 
 from __future__ import annotations
@@ -59,13 +59,13 @@ def prices(session: Any, query: PriceQuery, refresh: bool = False, warn: Callabl
 
 
 def _ec2(session: Any, region: str):
-    from cloud.aws import client
+    from infra.aws import client
 
     return client(session, "ec2", region)
 
 
 def _explain(exc: Exception, doing: str) -> PlannerError:
-    from cloud.aws import explain_aws_error
+    from infra.aws import explain_aws_error
 
     return exc if isinstance(exc, PlannerError) else explain_aws_error(exc, doing)
 
@@ -73,7 +73,7 @@ def _explain(exc: Exception, doing: str) -> PlannerError:
 def instances(session: Any, region: str, now: dt.datetime | None = None) -> list[dict[str, Any]]:
     """Planner-managed instances in `region` that are billed or could be: id, type, state, run,
     age, expiry (and whether it passed), cost so far at the catalog's price."""
-    from cloud.reaper import TAG_EXPIRES, TAG_RUN, is_expired, managed_instances
+    from infra.reaper import TAG_EXPIRES, TAG_RUN, is_expired, managed_instances
     from pricing.billing import instance_cost
     from pricing.catalog import hourly_price, load_catalog
 
@@ -109,8 +109,8 @@ def reap(session: Any, region: str, at: str | None = None, run_id: str | None = 
          dry_run: bool = False) -> list[dict[str, Any]]:
     """Terminate planner-managed instances past their expiry (all of `run_id`'s when given);
     `at` judges expiry as of that UTC time. Returns what was (or would be) terminated."""
-    from cloud.reaper import parse_time
-    from cloud.reaper import reap as reap_instances
+    from infra.reaper import parse_time
+    from infra.reaper import reap as reap_instances
 
     now = None
     if at:
@@ -129,14 +129,14 @@ def infra(session: Any, action: str, region: str, stack_name: str, vpc: str | No
           schedule: str | None = None) -> Any:
     """The account stack: "template" (rendered JSON), "policy" (the user policy), "deploy" and
     "status" (the stack description, or None), "delete" (whether it existed)."""
-    from planner import infra as stack
+    from infra import stack
 
     if action == "template":
         return stack.render_template()
     if action == "policy":
         return stack.user_policy()
     try:
-        from cloud.aws import session_or_default
+        from infra.aws import session_or_default
 
         session = session_or_default(session)
         if action == "deploy":

@@ -1,6 +1,6 @@
 """Describe a workload once per spec: its layers and training footprint.
 
-Built-in kinds are described by pure arithmetic (planner/footprint.py). A `custom` model is
+Built-in kinds are described by pure arithmetic (planner/workload/footprint.py). A `custom` model is
 described by importing the user's module — in a child process with a time and memory limit
 (runner.local.describe_model), never inside the planner, so a factory that crashes, hangs, exits
 or allocates without bound costs an error message, not the planner. Descriptions are cached by
@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 from planner.errors import SpecError
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
-    from planner.footprint import Footprint, Layer
-    from planner.spec import WorkloadSpec
+    from planner.workload.footprint import Footprint, Layer
+    from planner.workload.spec import WorkloadSpec
 
 
 class Describer:
@@ -31,13 +31,13 @@ class Describer:
         return self._layers[key]
 
     def footprint(self, spec: WorkloadSpec, batch_size: int | None = None) -> Footprint:
-        from planner.footprint import footprint
+        from planner.workload.footprint import footprint
 
         return footprint(spec, self.layers(spec), batch_size)
 
 
 def _describe(spec: WorkloadSpec) -> list[Layer]:
-    from planner.footprint import layer_from_row, layers_of
+    from planner.workload.footprint import layer_from_row, layers_of
 
     layers = layers_of(spec)
     if layers is not None:
@@ -52,21 +52,21 @@ def _describe(spec: WorkloadSpec) -> list[Layer]:
 
 
 def load(path: str | Path) -> WorkloadSpec:
-    from planner.spec import load_spec
+    from planner.workload.spec import load_spec
 
     return load_spec(path)
 
 
 def parse_text(text: str, source: str, base_dir: Path | None) -> WorkloadSpec:
     """A spec typed in an editor (the TUI): the file's own rules, with `source` naming it."""
-    from planner.spec import parse_spec_text
+    from planner.workload.spec import parse_spec_text
 
     return parse_spec_text(text, source=source if source.endswith((".yaml", ".yml", ".json")) else "spec.yaml",
                            base_dir=base_dir)
 
 
 def spec_form() -> dict[str, Any]:
-    """The spec's fields for a generated form (planner/specform.py)."""
-    from planner.specform import form_fields
+    """The spec's fields for a generated form (planner/workload/form.py)."""
+    from planner.workload.form import form_fields
 
     return form_fields()

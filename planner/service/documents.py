@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from planner.service.settings import PlanOptions
-    from planner.spec import WorkloadSpec
+    from planner.workload.spec import WorkloadSpec
 
 
 def workload_summary(spec: WorkloadSpec) -> dict[str, Any]:

@@ -118,8 +118,8 @@ def check_out_file(path: str, flag: str = "--out") -> Path:
 
 def check_epochs(spec: Any, epochs: int | None, flag: str = "--epochs") -> None:
     """`validate --epochs N` trains N epochs of `spec`: the spec's limit on total steps applies to
-    them as it does to its own train.epochs (planner/speclimits.py)."""
-    from planner.speclimits import MAX_TOTAL_STEPS
+    them as it does to its own train.epochs (planner/workload/limits.py)."""
+    from planner.workload.limits import MAX_TOTAL_STEPS
 
     if epochs is None:
         return
@@ -134,7 +134,7 @@ def check_spec_file(path: str) -> str:
     """The text of a spec file an editor will read whole (`planner tui SPEC`, the TUI's editor): the
     spec loader's own file rules (a regular UTF-8 file of at most 256 KiB), so a FIFO or /dev/zero
     is refused before it opens. Its content may be invalid: the editor shows why."""
-    from planner.specio import read_spec_file
+    from planner.workload.load import read_spec_file
 
     return read_spec_file(path)
 

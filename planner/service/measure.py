@@ -13,8 +13,8 @@ from planner.errors import InputError, RunError
 from planner.units import PROCESSES
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
-    from planner.footprint import Footprint
-    from planner.spec import WorkloadSpec
+    from planner.workload.footprint import Footprint
+    from planner.workload.spec import WorkloadSpec
 
 ProgressFn = Callable[[str, dict[str, Any]], None]  # (target label, event)
 
@@ -65,7 +65,7 @@ LOCAL_BENCH_BUDGET_BYTES = 2 * 2**30  # a local bench holds at most this (or 90%
 def make_job(spec: WorkloadSpec, options: BenchOptions, fp: Footprint, batch_size: int | None = None) -> dict[str, Any]:
     """The plain job the self-contained bench reads (standard library only on its side). Its memory
     estimate is what the bench will hold (a bounded pool of batches, not the dataset)."""
-    from planner.footprint import bench_bytes, footprint
+    from planner.workload.footprint import bench_bytes, footprint
 
     if batch_size and batch_size != fp.batch_size:
         fp = footprint(spec, list(fp.layers), batch_size)
@@ -78,7 +78,7 @@ def local_batch(spec: WorkloadSpec, fp: Footprint, available_bytes: int | None) 
     """The batch a local bench measures at: the spec's, or the largest power-of-two fraction of it
     whose bench fits LOCAL_BENCH_BUDGET_BYTES (and 90% of what is free here). The step time is then
     scaled to the spec's batch (`scaled_to_spec`)."""
-    from planner.footprint import bench_bytes, footprint
+    from planner.workload.footprint import bench_bytes, footprint
 
     budget = min(LOCAL_BENCH_BUDGET_BYTES, 0.9 * available_bytes) if available_bytes else LOCAL_BENCH_BUDGET_BYTES
     batch = spec.batch_size
@@ -149,7 +149,7 @@ def validate(spec: WorkloadSpec, fp: Footprint, epochs: int | None, options: Ben
     p90 - p10 of the windows, over their median): a machine can slow down during a run and recover
     before the second bench. `machine_steady` needs both: benches within STEADY_MACHINE_PERCENT
     and windows within STEADY_RUN_SPREAD_PERCENT."""
-    from planner.estimate import StepMeasurement, estimate_training
+    from planner.core.estimate import StepMeasurement, estimate_training
 
     epochs = epochs or spec.train.epochs
     result = bench(spec, fp, options, on_progress=on_progress, label="bench")

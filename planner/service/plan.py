@@ -22,8 +22,8 @@ from planner.service.measure import BenchOptions, check_processes, local_batch, 
 from planner.service.settings import AwsOptions, PlanOptions, RunCallbacks, TargetChoice, resolve_objective
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
-    from planner.options import Target
-    from planner.spec import WorkloadSpec
+    from planner.core.candidates import Target
+    from planner.workload.spec import WorkloadSpec
 
 def preflight(aws_types: list[str], aws: AwsOptions, catalog) -> tuple[dict[str, float], dict[str, str], float]:
     """Prices, architectures and the worst-case bench cost; refuse before launching anything."""
@@ -50,7 +50,7 @@ def plan_from_results(spec: WorkloadSpec, results: dict[str, Any], options: Plan
                       need_bytes: int | None = None):
     """The plan over journaled results (label -> planner.journal.Measured), priced as measured_candidates
     does, with the warnings the measurements carry."""
-    from planner.decide import decide
+    from planner.core.decide import decide
     from planner.service.predictions import measured_candidates
 
     candidates, warnings = measured_candidates(results, options, catalog, need_bytes)
@@ -118,7 +118,7 @@ class _Run:
                             cancel=self.cancel, backstops=backstops, on_notice=self.cb.on_notice)
 
     def local_targets(self) -> list:
-        from planner.options import LOCAL
+        from planner.core.candidates import LOCAL
         from runner.local import LocalTarget
 
         from runner.bench.procfs import memory_available
@@ -136,7 +136,7 @@ class _Run:
     def auto(self, local_targets: list, aws: AwsOptions) -> list[str]:
         """Measure here first (the predictions scale this machine's measurement), then choose the
         instances worth a paid benchmark. Returns their types."""
-        from planner.options import LOCAL
+        from planner.core.candidates import LOCAL
         from planner.service.predictions import auto_choices
 
         self.session(local_targets).run()
@@ -152,11 +152,12 @@ class _Run:
 
     def aws_targets(self, aws_types: list[str], aws: AwsOptions, priced) -> tuple[list, list]:
         """(targets, backstops) for the instances of the run."""
-        from planner.options import Target
+        from planner.core.candidates import Target
+        from planner.journal import result_problems
         from runner.aws import AwsRun, AwsTarget
 
         prices, arches, _worst = priced
-        aws_run = AwsRun(aws.settings(), self.run_id, session=self.service.aws_session)
+        aws_run = AwsRun(aws.settings(), self.run_id, session=self.service.aws_session, check_result=result_problems)
         # CUDA where the instance has it; a custom model's code ships in the bundle (too big: InputError)
         job = aws_run.ship(make_job(self.spec, replace(self.bench, device="auto"), self.fp))
         targets = []
@@ -190,7 +191,7 @@ def run_plan(service, spec: WorkloadSpec, spec_text: str | None, choice: TargetC
              aws: AwsOptions | None = None, cancel=None):
     """Measure every target, journaling each result the moment it arrives; then plan.
     `auto` measures here first, predicts every catalog instance, and benchmarks only the candidates
-    that could change the decision (planner.decide.select_benchmarks), within the budget.
+    that could change the decision (planner.core.decide.select_benchmarks), within the budget.
     Returns (plan document, journal, session)."""
     aws_types = choice.aws_types
     check_processes(spec, bench)

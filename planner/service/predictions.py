@@ -1,6 +1,6 @@
 """Predict before renting: `planner estimate` (measure here, predict every catalog instance, say
 which paid benchmarks would settle the answer), `--targets auto`'s choice, and `planner calibrate`.
-The predictions themselves are the pure core's (planner/options.py, planner/predict.py); this module
+The predictions themselves are the pure core's (planner/core/candidates.py, planner/core/predict.py); this module
 brings them the catalog, the GPU specs and the calibration."""
 
 from __future__ import annotations
@@ -9,18 +9,18 @@ import re
 from pathlib import Path
 from typing import Any
 
-from planner.options import LOCAL, measured_candidate, measurement_warnings, predicted_candidates
+from planner.core.candidates import LOCAL, measured_candidate, measurement_warnings, predicted_candidates
 from planner.service.documents import plan_document
 from planner.service.measure import BenchOptions, ProgressFn, measure_here
 from planner.service.settings import AwsOptions, PlanOptions
-from planner.spec import WorkloadSpec
+from planner.workload.spec import WorkloadSpec
 
 
 def hardware():
     """The device model's facts, read once at the edge: GPU and CPU spec tables, this machine's
     processor, the calibration corrections, the multi-GPU instances' interconnects."""
-    from planner.calibration import corrections
-    from planner.options import Hardware
+    from planner.service.calibration import corrections
+    from planner.core.candidates import Hardware
     from pricing.catalog import cpu_facts_by_family, gpu_specs_by_name, interconnects_by_type, local_cpu_facts
 
     return Hardware(gpu_specs_by_name(), cpu_facts_by_family(), local_cpu_facts(), corrections(), interconnects_by_type())
@@ -53,7 +53,7 @@ def estimate_plan(service, spec: WorkloadSpec, options: PlanOptions, local, gpu:
     """The plan over the local measurement (a BenchResult) and a prediction for every catalog
     instance in the region; `measured` (candidates: a run's results) replaces the local row and the
     predictions of the instances it measured. Returns (plan, catalog)."""
-    from planner.decide import decide
+    from planner.core.decide import decide
     from pricing.catalog import instances
 
     catalog = service.catalog()
@@ -87,7 +87,7 @@ def emulation_warnings(options: list) -> list[str]:
 def benchmark_choices(plan, aws: AwsOptions | None = None) -> list:
     """Which predicted instances a paid benchmark could change the decision for (the rent answer's
     question: speedups there are against the best rented CPU), within the budget."""
-    from planner.decide import select_benchmarks
+    from planner.core.decide import select_benchmarks
     from runner.aws import worst_case_bench_cost
 
     aws = aws or AwsOptions()
@@ -154,10 +154,10 @@ def estimate_from(service, spec: WorkloadSpec, options: PlanOptions, results: di
 def calibration_rows(service, journal_path: str | Path) -> list[dict[str, Any]]:
     """measured vs predicted step seconds for every measured device of a run (AWS GPU and CPU
     instances, a local CUDA GPU); CPU instances are predicted from the run's local measurement."""
-    from planner.calibration import gpu_model
-    from planner.footprint import layers_of, sample_bytes
+    from planner.service.calibration import gpu_model
+    from planner.workload.footprint import layers_of, sample_bytes
     from planner.journal import RunJournal
-    from planner.predict import physical_cores, predict_cpu, predict_gpu
+    from planner.core.predict import physical_cores, predict_cpu, predict_gpu
     from pricing.catalog import instance_facts, load_catalog
 
     journal = RunJournal.open(journal_path)

@@ -10,7 +10,7 @@ from planner.errors import InputError
 from planner.service.measure import ProgressFn
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
-    from planner.options import Target
+    from planner.core.candidates import Target
 
 OBJECTIVES = ("cheapest", "fastest", "deadline")
 
@@ -81,7 +81,7 @@ class TargetChoice:
 
 def parse_targets(text: str) -> TargetChoice:
     """`local`, `aws:INSTANCE_TYPE` and `auto`, checked before anything starts."""
-    from planner.options import LOCAL, Target
+    from planner.core.candidates import LOCAL, Target
 
     tokens = list(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
     if not tokens:

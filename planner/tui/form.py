@@ -1,5 +1,5 @@
 """The spec as a form, generated from the spec's field descriptions (PlannerService.spec_form, read
-from the pydantic models in planner/spec.py): a Select for every field with fixed choices (model
+from the pydantic models in planner/workload/spec.py): a Select for every field with fixed choices (model
 kind, activation, task, optimizer, ...), an Input for the rest (lists as comma-separated numbers),
 each under its label.
 

@@ -20,7 +20,7 @@ Then what the all-reduce costs, measured, not assumed:
   share also holds the wait for the slowest rank, and the no_sync steps' variation says how much);
 - the all-reduce alone: `all_reduce` of a flat buffer as large as the gradients (none of it hidden);
 - the fabric: `all_reduce` of several sizes fitted to latency + 2(N-1)/N x bytes / bus bandwidth,
-  the model's own formula (planner/predict/fabric.py).
+  the model's own formula (planner/core/predict/fabric.py).
 
 `python -m runner.bench.distributed OUT.json [--processes N] [--max-mib M]` runs the fabric probe alone.
 """

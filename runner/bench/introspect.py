@@ -1,4 +1,4 @@
-"""Describe any nn.Module the way planner/footprint.py describes the built-in kinds: per module and
+"""Describe any nn.Module the way planner/workload/footprint.py describes the built-in kinds: per module and
 op class, the FLOPs, elements moved and kernels of one training step (forward, loss and backward).
 
 SHIPPED TO THE INSTANCE: imports only torch and the standard library. Used for `custom` models

@@ -1,8 +1,8 @@
 """Build the workload a job describes: the network, synthetic data, and one training step.
 
 SHIPPED TO THE INSTANCE: imports only torch and the standard library. The job is the plain dict
-`planner.spec.WorkloadSpec.to_job()` makes (already validated). The networks mirror
-`planner/footprint.py` layer for layer; a test holds the two together.
+`planner.workload.spec.WorkloadSpec.to_job()` makes (already validated). The networks mirror
+`planner/workload/footprint.py` layer for layer; a test holds the two together.
 
 Data placement follows the spec (runner/bench/data.py: a bounded pool of batches, not the whole
 dataset): `location: device` keeps the pool on the device, `location: host` gathers a shuffled
@@ -27,7 +27,7 @@ DTYPES = {"fp32": None, "tf32": None, "bf16": torch.bfloat16, "fp16": torch.floa
 
 
 def set_matmul_precision(precision: str) -> None:
-    """Set exactly what the device model (planner/predict) assumes, on every run, whatever the
+    """Set exactly what the device model (planner/core/predict) assumes, on every run, whatever the
     process inherited: fp32 = PyTorch's defaults (cuDNN convolutions may use TF32 on Ampere and
     later, matmuls stay fp32); tf32 = TF32 for matmuls and convolutions. bf16/fp16 are autocast
     (their matmuls and convolutions run in 16 bits; fp32 leftovers follow the fp32 defaults). On a

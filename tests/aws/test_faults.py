@@ -17,6 +17,7 @@ from planner.errors import InputError
 from planner.service import AwsOptions, preflight
 from pricing.catalog import load_snapshot
 from runner.aws import AwsRun, AwsSettings, AwsTarget
+from planner.journal import result_problems
 from runner.bundle import USER_CODE_MAX_BYTES, bench_bundle, job_for_instance, user_code
 from tests.aws.helpers import live_instances, user_data, x86_ami
 from tests.cli.helpers import planner
@@ -25,7 +26,8 @@ JOB = {"spec": {"name": "tiny", "model": {"kind": "mlp"}}, "device": "auto"}
 
 
 def new_run(ec2, minutes: float = 5.0, run_id: str = "run-f") -> AwsRun:
-    run = AwsRun(AwsSettings(ami=x86_ami(ec2), max_bench_minutes=minutes, poll_seconds=0.05), run_id)
+    run = AwsRun(AwsSettings(ami=x86_ami(ec2), max_bench_minutes=minutes, poll_seconds=0.05), run_id,
+                 check_result=result_problems)  # as the service builds it
     run.prepare()
     return run
 

@@ -1,5 +1,5 @@
 """infra/planner-stack.yaml: lint-clean, deploys into moto and creates what it says; the reaper
-Lambda's handler (cloud/reaper.py) against moto; the user policy accepted by IAM."""
+Lambda's handler (infra/reaper.py) against moto; the user policy accepted by IAM."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import subprocess
 
 import pytest
 
-from planner import infra
-from cloud import reaper
+from infra import stack as infra
+from infra import reaper
 from tests.aws.helpers import FAKE_ENV, live_instances, x86_ami
 from tests.cli.helpers import planner
 from tests.conftest import ROOT
@@ -30,7 +30,7 @@ def test_template_is_cfn_lint_clean():
 def test_rendered_template_carries_the_reaper_and_is_lint_clean(tmp_path):
     rendered = infra.render_template()
     code = json.loads(rendered)["Resources"]["ReaperFunction"]["Properties"]["Code"]["ZipFile"]
-    assert code == (ROOT / "cloud" / "reaper.py").read_text()  # the one implementation, not a copy
+    assert code == (ROOT / "infra" / "reaper.py").read_text()  # the one implementation, not a copy
     path = tmp_path / "rendered.json"
     path.write_text(rendered)
     r = cfn_lint(path)

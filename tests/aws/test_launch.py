@@ -16,7 +16,7 @@ from planner.errors import InputError
 from planner.service import AwsOptions, preflight
 from pricing.catalog import load_snapshot
 from runner.aws import AwsRun, AwsSettings, AwsTarget, quota_name
-from cloud.reaper import reap
+from infra.reaper import reap
 from runner.session import BenchSession
 from tests.aws.helpers import FAKE_ENV, live_instances, x86_ami
 

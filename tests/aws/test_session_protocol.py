@@ -9,7 +9,7 @@ import boto3
 
 from planner.service.measure import BenchOptions, make_job
 from planner.service import PlannerService
-from planner.spec import parse_spec
+from planner.workload.spec import parse_spec
 from runner.aws import AwsRun, AwsSettings, AwsTarget
 from runner.local import LocalTarget
 from runner.session import BenchSession

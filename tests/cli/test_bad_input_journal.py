@@ -17,9 +17,9 @@ import pytest
 import yaml
 
 from planner.journal import Measured, RunJournal
-from planner.options import LOCAL
+from planner.core.candidates import LOCAL
 from planner.service.settings import PlanOptions
-from planner.spec import parse_spec
+from planner.workload.spec import parse_spec
 from runner.bench.result import BenchResult
 from tests.cli.test_bad_input import call, refused
 from tests.conftest import TINY_MLP

@@ -18,7 +18,7 @@ from tests.cli.helpers import planner
 from tests.conftest import ROOT
 
 SHIPPED = ["pricing/data/aws_prices.csv", "pricing/data/gpu_specs.csv", "pricing/data/calibration.csv",
-           "pricing/data/SOURCE.md", "infra/planner-stack.yaml", "cloud/reaper.py", "runner/bootstrap.sh",
+           "pricing/data/SOURCE.md", "infra/planner-stack.yaml", "infra/reaper.py", "runner/bootstrap.sh",
            "runner/bench/__main__.py", "planner/tui/app.tcss"]
 
 

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from planner.footprint import footprint
-from planner.spec import parse_spec
+from planner.workload.footprint import footprint
+from planner.workload.spec import parse_spec
 from runner.bench.result import BenchResult
 from runner.bench.run import process_age_seconds, run_job
 from tests.conftest import ROOT
@@ -135,7 +135,7 @@ def test_the_parent_times_the_whole_process_and_its_exit(tmp_path, tiny_mlp):
 
 
 def test_the_bench_holds_a_bounded_pool_of_batches_not_the_dataset(tiny_mlp):
-    from planner.estimate import StepMeasurement
+    from planner.core.estimate import StepMeasurement
     from runner.bench.data import POOL_MAX_BYTES
 
     tiny_mlp["model"] = {"kind": "mlp", "input_size": 512, "hidden": [64], "outputs": 1}
@@ -160,7 +160,7 @@ def test_host_data_is_gathered_from_the_pool_and_copied_every_step(tiny_mlp):
 
 
 def test_the_planner_and_the_bench_bound_the_pool_alike():
-    from planner.footprint import BENCH_POOL_MAX_BYTES
+    from planner.workload.footprint import BENCH_POOL_MAX_BYTES
     from runner.bench.data import POOL_MAX_BYTES
 
     assert BENCH_POOL_MAX_BYTES == POOL_MAX_BYTES

@@ -9,7 +9,7 @@ import pytest
 
 from runner.bench.introspect import describe
 from runner.local import DescribeError, describe_model
-from planner.spec import load_spec
+from planner.workload.spec import load_spec
 from tests.conftest import EXAMPLES
 
 FACTORIES = '''

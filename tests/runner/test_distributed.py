@@ -19,7 +19,7 @@ def test_the_fabric_fit_recovers_latency_and_bandwidth():
 def test_a_gloo_data_parallel_bench_runs_for_real(tmp_path):
     """`planner bench SPEC --processes 2`'s code path: torchrun, DistributedDataParallel, gloo, 2 x 1 thread."""
     from planner.service import BenchOptions, PlannerService
-    from planner.spec import parse_spec
+    from planner.workload.spec import parse_spec
     from tests.conftest import TINY_MLP
 
     spec = parse_spec({**TINY_MLP, "model": {"kind": "mlp", "input_size": 16, "hidden": [64], "outputs": 4}})
@@ -39,7 +39,7 @@ def test_processes_must_split_the_batch_and_cannot_sweep(tmp_path, capsys):
     from planner.cli import main
     from planner.errors import InputError
     from planner.service import BenchOptions, PlannerService
-    from planner.spec import parse_spec
+    from planner.workload.spec import parse_spec
     from tests.conftest import TINY_MLP
 
     spec = parse_spec(TINY_MLP)  # batch 64
@@ -56,10 +56,10 @@ def test_processes_must_split_the_batch_and_cannot_sweep(tmp_path, capsys):
 
 
 def test_the_job_carries_the_processes_and_the_bench_clamps_them_to_the_gpus():
-    from planner.footprint import footprint
+    from planner.workload.footprint import footprint
     from planner.service import BenchOptions
     from planner.service.measure import make_job
-    from planner.spec import parse_spec
+    from planner.workload.spec import parse_spec
     from runner.bench.distributed import processes_for
     from tests.conftest import TINY_MLP
 

@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from planner.footprint import layer_from_row
-from planner.spec import load_spec
+from planner.workload.footprint import layer_from_row
+from planner.workload.spec import load_spec
 from runner.bench.introspect import describe
 from tests.conftest import EXAMPLES, ROOT
 

@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from planner.spec import parse_spec
+from planner.workload.spec import parse_spec
 from tests.conftest import ROOT
 
 SLEEPY = "import time\n\n\ndef build(input_shape, outputs):\n    time.sleep(120)\n"

@@ -1,5 +1,5 @@
 """The bench's workloads: every kind trains on CPU for both data locations, and the pure footprint
-(planner/footprint.py) describes exactly the networks the bench builds."""
+(planner/workload/footprint.py) describes exactly the networks the bench builds."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import math
 import pytest
 import torch
 
-from planner.footprint import footprint, layers_of
-from planner.spec import load_spec, parse_spec
+from planner.workload.footprint import footprint, layers_of
+from planner.workload.spec import load_spec, parse_spec
 from runner.bench.introspect import describe
 from runner.bench.workloads import WorkloadError, build, build_model
 from tests.conftest import EXAMPLES

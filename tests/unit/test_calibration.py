@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from planner.calibration import append_rows, corrections, gpu_model
-from planner.predict import GpuSpec, predict_gpu
-from planner.footprint import Layer
+from planner.service.calibration import append_rows, corrections, gpu_model
+from planner.core.predict import GpuSpec, predict_gpu
+from planner.workload.footprint import Layer
 
 
 def test_median_ratio_per_device(tmp_path):

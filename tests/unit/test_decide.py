@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.decide import HEADLINE_TIME_VALUE, Option, billed_cost, decide
-from planner.estimate import PROCESS_EXIT_SECONDS, PROCESS_START_SECONDS, StepMeasurement, estimate_training
+from planner.core.decide import HEADLINE_TIME_VALUE, Option, billed_cost, decide
+from planner.core.estimate import PROCESS_EXIT_SECONDS, PROCESS_START_SECONDS, StepMeasurement, estimate_training
 
 
 def cpu(seconds: float, price: float = 1.0, rel: float = 0.05, target: str = "aws:c7i.2xlarge") -> Option:
@@ -244,8 +244,8 @@ def test_estimate_never_goes_below_the_fastest_measured_step():
 
 def test_a_local_bench_too_big_for_its_budget_measures_a_smaller_batch_and_scales():
     from planner.service.measure import LOCAL_BENCH_BUDGET_BYTES, local_batch, scaled_to_spec
-    from planner.spec import parse_spec
-    from planner.footprint import bench_bytes, footprint
+    from planner.workload.spec import parse_spec
+    from planner.workload.footprint import bench_bytes, footprint
     from runner.bench.result import BenchResult
 
     spec = parse_spec({"name": "wide", "model": {"kind": "mlp", "input_size": 4096, "hidden": [8192], "outputs": 10},

@@ -3,7 +3,7 @@ reference is the best rented CPU, speedup = reference time / GPU time, every sen
 numbers its comparison compared, the same measurement gives the same answer, and a re-measurement
 within the bench's noise changes the answer only when the plan said "too close to call".
 
-A generated workload is what planner/options.py builds: this machine's measured CPU step (a bench
+A generated workload is what planner/core/candidates.py builds: this machine's measured CPU step (a bench
 with an interval and the run-to-run noise), CPU instances scaled from it (one model, +-40%), GPUs
 predicted by the device model (their own band per generation), each with an instance's boot."""
 
@@ -16,17 +16,17 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from planner.decide import ErrorBasis, Option, decide, noise_band, time_ratio
-from planner.estimate import RUN_TO_RUN_NOISE
-from planner.formats import sig_duration, sig_money
+from planner.core.decide import ErrorBasis, Option, decide, noise_band, time_ratio
+from planner.core.estimate import RUN_TO_RUN_NOISE
+from planner.core.formats import sig_duration, sig_money
 
-BOOT = 150.0  # an instance's boot, as planner.estimate.CLOUD_BOOT_SECONDS
+BOOT = 150.0  # an instance's boot, as planner.core.estimate.CLOUD_BOOT_SECONDS
 STEPS = st.integers(min_value=100, max_value=5_000_000)
 
 
 def workload(local_step: float, ci: float, steps: int, cpus: list[tuple[float, float]], gpus: list[tuple[float, float, str]],
              local_price: float = 0.0) -> list[Option]:
-    """Options as planner/options.py builds them: `cpus` (speed factor vs this machine, $/h), `gpus`
+    """Options as planner/core/candidates.py builds them: `cpus` (speed factor vs this machine, $/h), `gpus`
     (step seconds, $/h, generation)."""
     below = above = math.hypot(ci, RUN_TO_RUN_NOISE)
     bench = ErrorBasis("measured:local-cpu", "local-cpu", below, above)
@@ -190,7 +190,7 @@ def test_a_random_set_reads_well():
 
 
 def test_does_not_fit_states_the_rule_and_its_numbers():
-    from planner.options import LOCAL, measured_candidate
+    from planner.core.candidates import LOCAL, measured_candidate
     from runner.bench.result import BenchResult
 
     result = BenchResult(status="ok", device="cpu", step_seconds=0.01, step_seconds_ci_low=0.009, step_seconds_ci_high=0.011,

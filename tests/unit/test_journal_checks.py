@@ -10,7 +10,7 @@ import pytest
 
 from planner.errors import InputError, JournalError, RunError
 from planner.journal import _BY_TYPE, Measured, RunJournal, check_run_dir, plan_option_problems, result_problems
-from planner.options import LOCAL
+from planner.core.candidates import LOCAL
 from planner.service.settings import PlanOptions
 from planner.units import USD_PER_HOUR
 from runner.bench.result import BenchResult

@@ -1,4 +1,4 @@
-"""The data-parallel model's properties (planner/predict/fabric.py, parallel.py), with plain numbers."""
+"""The data-parallel model's properties (planner/core/predict/fabric.py, parallel.py), with plain numbers."""
 
 from __future__ import annotations
 
@@ -6,15 +6,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.footprint import Layer, footprint
-from planner.predict import GpuSpec, predict_gpu
-from planner.predict.fabric import (
+from planner.workload.footprint import Layer, footprint
+from planner.core.predict import GpuSpec, predict_gpu
+from planner.core.predict.fabric import (
     AMPERE_BUS_CAP, PCIE_X16_BYTES, Fabric, Interconnect, allreduce_seconds, fabric_for, interconnect_from_row,
 )
-from planner.predict.parallel import (
+from planner.core.predict.parallel import (
     BUCKET_CAP_BYTES, FIRST_BUCKET_BYTES, bucket_sizes, overlap, predict_data_parallel, scaling_note,
 )
-from planner.spec import load_spec
+from planner.workload.spec import load_spec
 from tests.conftest import EXAMPLES
 
 A100 = GpuSpec("A100", 40, 1555, 19.5, {"tf32": 156, "bf16": 312, "fp16": 312}, "ampere")
@@ -157,7 +157,7 @@ def test_the_examples_mlp_scales_poorly_everywhere_and_the_note_says_why():
 
 
 def test_stragglers_follow_the_order_statistics_of_the_slowest_rank():
-    from planner.predict.parallel import expected_max_normal, straggler_seconds
+    from planner.core.predict.parallel import expected_max_normal, straggler_seconds
 
     assert expected_max_normal(1) == 0.0
     assert expected_max_normal(2) == pytest.approx(1 / 3.141592653589793 ** 0.5, rel=1e-4)  # 1/sqrt(pi)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from dataclasses import asdict, replace
 
-from planner.decide import decide, select_benchmarks
-from planner.footprint import footprint
-from planner.options import Hardware, InstanceFacts, gpu_plans, predicted_candidates
-from planner.predict import GpuSpec
-from planner.predict.fabric import Interconnect
+from planner.core.decide import decide, select_benchmarks
+from planner.workload.footprint import footprint
+from planner.core.candidates import Hardware, InstanceFacts, gpu_plans, predicted_candidates
+from planner.core.predict import GpuSpec
+from planner.core.predict.fabric import Interconnect
 from planner.report import is_recommended
-from planner.spec import load_spec, parse_spec
+from planner.workload.spec import load_spec, parse_spec
 from runner.bench.result import BenchResult
 from tests.conftest import EXAMPLES
 

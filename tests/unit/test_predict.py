@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.decide import Option, decide, select_benchmarks
-from planner.footprint import Layer, footprint
-from planner.predict import CpuFacts, GpuSpec, kernels_per_step, math_mode, predict_cpu, predict_gpu
-from planner.spec import load_spec, parse_spec
+from planner.core.decide import Option, decide, select_benchmarks
+from planner.workload.footprint import Layer, footprint
+from planner.core.predict import CpuFacts, GpuSpec, kernels_per_step, math_mode, predict_cpu, predict_gpu
+from planner.workload.spec import load_spec, parse_spec
 from tests.conftest import EXAMPLES
 
 T4 = GpuSpec("T4", 16, 320, 8.1, {"bf16": None, "fp16": 65}, "turing")
@@ -152,7 +152,7 @@ def test_interval_is_per_generation_and_calibration_narrows_it():
 
 
 def test_merging_identical_rows_changes_no_prediction():
-    from planner.footprint import merge_identical
+    from planner.workload.footprint import merge_identical
 
     layers = conv_net() * 24
     merged = merge_identical(layers)
@@ -228,7 +228,7 @@ def test_benchmark_selection_respects_budget_and_instance_cap():
 
 
 def test_a_power_limited_board_sustains_less_than_its_boost_clock():
-    from planner.predict.gpu import sustained_clock_fraction
+    from planner.core.predict.gpu import sustained_clock_fraction
     from pricing.catalog import gpu_specs_by_name
 
     gpus = gpu_specs_by_name()

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner.errors import ExitCode, SpecError
-from planner.spec import load_spec, parse_spec, parse_spec_text
+from planner.workload.spec import load_spec, parse_spec, parse_spec_text
 from tests.conftest import EXAMPLES, TINY_MLP
 
 

@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from planner.errors import SpecError
-from planner.footprint import footprint
-from planner.spec import WorkloadSpec, parse_spec, parse_spec_text
-from planner.speclimits import MAX_EPOCHS, MAX_LAYERS, MAX_SAMPLES, MAX_SIZE, MAX_TOTAL_STEPS, brief
+from planner.workload.footprint import footprint
+from planner.workload.spec import WorkloadSpec, parse_spec, parse_spec_text
+from planner.workload.limits import MAX_EPOCHS, MAX_LAYERS, MAX_SAMPLES, MAX_SIZE, MAX_TOTAL_STEPS, brief
 from tests.conftest import EXAMPLES, TINY_MLP
 
 

@@ -15,10 +15,10 @@ import tracemalloc
 import pytest
 import yaml
 
-from planner import specio
+from planner.workload import load as specio
 from planner.errors import ExitCode, SpecError
-from planner.spec import load_spec, parse_spec, parse_spec_text
-from planner.speclimits import MAX_EPOCHS, MAX_GPUS, MAX_LAYERS, MAX_SAMPLES, MAX_SIZE, MAX_SPEC_BYTES, brief
+from planner.workload.spec import load_spec, parse_spec, parse_spec_text
+from planner.workload.limits import MAX_EPOCHS, MAX_GPUS, MAX_LAYERS, MAX_SAMPLES, MAX_SIZE, MAX_SPEC_BYTES, brief
 from tests.conftest import EXAMPLES, TINY_MLP
 
 GOOD_YAML = (EXAMPLES / "surface-mlp.yaml").read_text()
@@ -411,6 +411,6 @@ def test_no_module_but_the_loader_imports_yaml_at_import_time():
     """specio keeps `planner --help` light: yaml is imported on first use, not at import."""
     import subprocess
 
-    code = "import sys, planner.spec; print('yaml' in sys.modules)"
+    code = "import sys, planner.workload.spec; print('yaml' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -6,7 +6,7 @@ import pytest
 
 from planner.errors import InputError
 from planner.journal import Measured, RunJournal
-from planner.options import LOCAL
+from planner.core.candidates import LOCAL
 from runner.bench.result import BenchResult
 from planner.units import parse_duration
 

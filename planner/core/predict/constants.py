@@ -56,7 +56,7 @@ class DeviceConstants:
     pcie_bytes_per_second: float = 12e9
     bf16_emulation: float = 0.5  # bf16 on Volta/Turing: fp32 CUDA-core rate x this x the fp32 efficiency
     # Power drawn by one SM under full load per GHz^3 of its clock: what decides the clock a
-    # power-limited board sustains (planner.predict.gpu.sustained_clock_fraction). Fitted.
+    # power-limited board sustains (planner.core.predict.gpu.sustained_clock_fraction). Fitted.
     watts_per_sm_ghz3: float = 1.057
 
     def compute_efficiency(self, op: str, math: str, generation: str) -> float:

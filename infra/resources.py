@@ -16,8 +16,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from cloud.aws import client
-from cloud.reaper import SECURITY_GROUP_NAME, STACK_NAME, TAG_MANAGED
+from infra.aws import client
+from infra.reaper import SECURITY_GROUP_NAME, STACK_NAME, TAG_MANAGED
 from planner.errors import InputError
 
 RETENTION_DAYS = 7

@@ -4,7 +4,7 @@ A candidate is a place the workload could train — a `Target` (this machine, or
 type) on a device — with the facts that decide it: how long one step takes there (measured by the
 bench, or predicted by the device model), whether the workload fits in its memory, and what an
 hour of it costs. Candidates are built here once; `Candidate.option(total_steps)` estimates the
-whole run (planner/estimate.py) and planner/decide.py prices and ranks the options.
+whole run (planner/core/estimate.py) and planner/core/decide.py prices and ranks the options.
 
 Nothing here reads a file, a clock or AWS: the catalog rows arrive as `InstanceFacts` (built by
 pricing/catalog.py), measurements as bench results, GPU facts as `GpuSpec`s.
@@ -17,16 +17,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from planner.decide import ErrorBasis, Option
-from planner.estimate import StepMeasurement, dataset_seconds, estimate_training, relative_half_widths
-from planner.formats import human_bytes
-from planner.footprint import Footprint, Layer, footprint, merge_identical, sample_bytes
-from planner.predict import (
+from planner.core.decide import ErrorBasis, Option
+from planner.core.estimate import StepMeasurement, dataset_seconds, estimate_training, relative_half_widths
+from planner.core.formats import human_bytes
+from planner.workload.footprint import Footprint, Layer, footprint, merge_identical, sample_bytes
+from planner.core.predict import (
     CpuFacts, GpuSpec, Interconnect, fabric_for, kernels_per_step, physical_cores, predict_cpu, predict_cpu_unmeasured,
     predict_data_parallel, scaling_note,
 )
-from planner.predict.gpu import step_bytes
-from planner.spec import WorkloadSpec
+from planner.core.predict.gpu import step_bytes
+from planner.workload.spec import WorkloadSpec
+from pricing.facts import InstanceFacts
 from runner.bench.result import BenchResult  # a plain dataclass (standard library only)
 
 FIT_FRACTION = 0.9  # a workload fits when its footprint is at most 90% of the memory (allocator, CUDA context)
@@ -87,34 +88,6 @@ LOCAL = Target("local")
 
 
 @dataclass(frozen=True)
-class InstanceFacts:
-    """One catalog row: an instance type in a region, what it has and what it costs."""
-
-    instance_type: str
-    region: str
-    vcpus: int
-    memory_gib: float
-    arch: str
-    gpu_name: str  # "" for CPU instances
-    gpu_count: int
-    gpu_memory_gib: float | None  # per GPU
-    ondemand_usd_per_hour: float | None
-    spot_usd_per_hour_median: float | None  # None: spot not offered
-
-    @property
-    def target(self) -> Target:
-        return Target("aws", self.instance_type)
-
-    @property
-    def family(self) -> str:
-        return self.instance_type.split(".")[0]
-
-    def price(self, purchase: str) -> float | None:
-        """The hourly price the plan uses: on-demand, or the median spot price over zones."""
-        return self.ondemand_usd_per_hour if purchase == "on-demand" else self.spot_usd_per_hour_median
-
-
-@dataclass(frozen=True)
 class Candidate:
     target: Target
     device: str  # "cpu" | "cuda"
@@ -131,11 +104,11 @@ class Candidate:
     gpus_used: int | None = None  # in all; None: a CPU candidate
     instances: int = 1
     scaling_efficiency: float | None = None
-    basis: ErrorBasis = ErrorBasis()  # where its interval comes from (planner.decide counts shared error once)
+    basis: ErrorBasis = ErrorBasis()  # where its interval comes from (planner.core.decide counts shared error once)
     failed: bool = False  # its benchmark failed (note: the whole reason)
 
     def option(self, total_steps: int) -> Option:
-        """The candidate with its whole run estimated (planner/estimate.py)."""
+        """The candidate with its whole run estimated (planner/core/estimate.py)."""
         common: dict[str, Any] = dict(
             target=self.target.name, device=self.device, source=self.source, price_per_hour=self.price_per_hour,
             billing=self.billing, device_name=self.device_name, fits=self.fits, note=self.note,
@@ -228,7 +201,7 @@ def predicted_candidates(spec: WorkloadSpec, fp: Footprint, local: BenchResult |
         price = facts.price(purchase)
         if price is None:  # spot not offered
             continue
-        common: dict[str, Any] = dict(target=facts.target, source="predicted", price_per_hour=float(price), billing="ec2",
+        common: dict[str, Any] = dict(target=Target("aws", facts.instance_type), source="predicted", price_per_hour=float(price), billing="ec2",
                                       region=facts.region, purchase=purchase)
         if facts.gpu_count:
             out += _gpu_candidates(spec, fp, layers, facts, common, hardware, one_time)

@@ -1,6 +1,6 @@
 """Pure: the GPU device model — one training step of a described workload on a GPU not measured.
 
-Per layer (planner/footprint.py `Layer`: op class, forward and backward FLOPs and kernels, elements
+Per layer (planner/workload/footprint.py `Layer`: op class, forward and backward FLOPs and kernels, elements
 moved), at the step's batch:
 
     math     = what PyTorch runs for the op class and precision on the GPU's generation (`math_mode`):
@@ -18,7 +18,7 @@ moved), at the step's batch:
 Elementwise, normalisation, pooling, embedding and loss layers carry no matmul FLOPs: they are
 bandwidth-bound, as is the optimizer. Small networks are launch-bound: a 2-20-5-1 MLP dispatches
 ~50 kernels a step whatever its batch, so its step cannot fall below ~50 x 10 us — why CPUs win on
-them. The efficiencies and ramp are fitted to published measurements (planner/predict/constants.py);
+them. The efficiencies and ramp are fitted to published measurements (planner/core/predict/constants.py);
 the interval is the model's cross-validated error there, per generation and precision.
 """
 
@@ -27,8 +27,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from planner.footprint import ACT_BYTES, FP32, Layer
-from planner.predict.constants import (
+from planner.workload.footprint import ACT_BYTES, FP32, Layer
+from pricing.facts import GpuSpec, gpu_spec_from_row  # noqa: F401 - gpu_spec_from_row re-exported
+from planner.core.predict.constants import (
     CALIBRATED_UNCERTAINTY,
     DEFAULT,
     EMULATED_INTERVAL,
@@ -45,58 +46,6 @@ COMPUTE = ("gemm", "conv", "attention", "recurrent")
 OPTIMIZER_WORDS = {"adam": 16, "adamw": 17, "sgd": 7}
 OPTIMIZER_OPS = {"adam": 10, "adamw": 11, "sgd": 3}  # foreach launches per chunk of tensors
 FOREACH_CHUNK = 32  # tensors per foreach launch (order of magnitude of torch's chunking)
-
-
-@dataclass(frozen=True)
-class GpuSpec:
-    name: str
-    memory_gib: float
-    bandwidth_gbps: float
-    fp32_tflops: float | None
-    tensor_tflops: dict[str, float | None]  # dense, by precision: tf32, bf16, fp16
-    generation: str = ""  # volta | turing | ampere | ada | hopper ("": inferred from the figures)
-    sm_count: int | None = None
-    tdp_watts: float | None = None  # the board's power limit
-    base_clock_mhz: float | None = None
-    boost_clock_mhz: float | None = None  # the clock the sheet's TFLOPS assume
-    published: tuple[str, ...] | None = None  # precisions a published training measurement backs; None: not said
-
-    @property
-    def arch(self) -> str:
-        if self.generation:
-            return self.generation
-        # Rows without a generation (older tables): bf16 tensor cores mean Ampere or later.
-        return "ampere" if _num(self.tensor_tflops.get("bf16")) else "volta"
-
-    def peak_flops(self, math_or_precision: str) -> float | None:
-        """Peak FLOP/s of a math mode (`math_mode`) or, for compatibility, a precision."""
-        key = math_or_precision
-        if key in ("fp32", "bf16-emulated"):
-            tflops = _num(self.fp32_tflops)
-        else:
-            tflops = _num(self.tensor_tflops.get(key))
-        return None if tflops is None else tflops * 1e12
-
-
-def _num(value: float | int | str | None) -> float | None:
-    if value is None or value == "":
-        return None
-    v = float(value)
-    return None if math.isnan(v) else v
-
-
-def gpu_spec_from_row(row: dict) -> GpuSpec:
-    """A GpuSpec from one row of pricing/data/gpu_specs.csv or gpu_parts.csv (as a dict; NaN/empty = unknown)."""
-    sm = _num(row.get("sm_count"))
-    published = row.get("published_training")
-    return GpuSpec(str(row.get("gpu_name") or row.get("part")), float(row.get("memory_gib") or 0.0),
-                   float(row["memory_bandwidth_gbps"]), _num(row.get("fp32_tflops")),
-                   {"tf32": _num(row.get("tf32_tensor_tflops_dense")), "bf16": _num(row.get("bf16_tensor_tflops_dense")),
-                    "fp16": _num(row.get("fp16_tensor_tflops_dense"))},
-                   str(row.get("generation") or "").lower() if _num_or_str(row.get("generation")) else "",
-                   int(sm) if sm else None, _num(row.get("tdp_watts")), _num(row.get("base_clock_mhz")),
-                   _num(row.get("boost_clock_mhz")),
-                   (tuple(str(published).split()) if _num_or_str(published) else ()) if "published_training" in row else None)
 
 
 def sustained_clock_fraction(gpu: GpuSpec, constants: DeviceConstants = DEFAULT) -> float:
@@ -116,10 +65,6 @@ def sustained_clock_fraction(gpu: GpuSpec, constants: DeviceConstants = DEFAULT)
     sustained = boost * (gpu.tdp_watts / full) ** (1.0 / 3.0)
     floor = (gpu.base_clock_mhz or 0.0) / 1000.0
     return max(sustained, floor) / boost
-
-
-def _num_or_str(value) -> bool:  # noqa: ANN001 - NaN from pandas, str, None
-    return isinstance(value, str) and bool(value)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ mirroring exactly the networks `runner/bench/workloads.py` builds — a test hol
 described without importing them; `runner.bench.introspect` traces those with torch (forward, loss
 and a real backward on the meta device) into the same `Layer` rows (`layer_from_row`).
 
-Each layer carries its op class (`OP_CLASSES`), which the device model (planner/predict) times
+Each layer carries its op class (`OP_CLASSES`), which the device model (planner/core/predict) times
 with its own efficiency: gemm, conv, attention and recurrent layers are compute-bound at size,
 elementwise, norm, pool, embedding and loss layers are bandwidth-bound.
 
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the spec's validation uses this module's arithmetic: kinds are told apart by `kind`
-    from planner.spec import CNNModel, MLPModel, RNNModel, TransformerModel, WorkloadSpec
+    from planner.workload.spec import CNNModel, MLPModel, RNNModel, TransformerModel, WorkloadSpec
 
 FP32 = 4
 OP_CLASSES = ("gemm", "conv", "attention", "recurrent", "elementwise", "norm", "loss", "embedding", "pool")

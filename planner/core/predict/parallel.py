@@ -1,12 +1,12 @@
 """Pure: one data-parallel training step (PyTorch DistributedDataParallel) of the global batch on N GPUs.
 
-    per-GPU step  = the device model (planner/predict/gpu.py) at the per-GPU batch = global batch / N,
+    per-GPU step  = the device model (planner/core/predict/gpu.py) at the per-GPU batch = global batch / N,
                     each GPU copying its own share of host data (the input pipeline per GPU)
     gradients     = fp32, one copy per parameter (autocast keeps fp32 master weights)
     buckets       = DDP fills buckets in reverse registration order (backward order): the first up to
                     1 MiB, the others up to 25 MiB (bucket_cap_mb); a tensor that crosses the cap closes
                     its bucket
-    overlap       = a bucket's all-reduce (planner/predict/fabric.py) starts when its last gradient is
+    overlap       = a bucket's all-reduce (planner/core/predict/fabric.py) starts when its last gradient is
                     ready and the previous bucket's all-reduce is done; backward computes meanwhile.
                     What is still running when backward ends is exposed; the optimizer waits for it.
     DDP copies    = gradients copied into the buckets and back (gradient_as_bucket_view=False, the
@@ -37,10 +37,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from planner.footprint import FP32, Layer
-from planner.predict.constants import DEFAULT, DeviceConstants
-from planner.predict.fabric import Fabric, allreduce_seconds
-from planner.predict.gpu import GpuSpec, Prediction, layer_gpu_seconds, predict_gpu
+from planner.workload.footprint import FP32, Layer
+from planner.core.predict.constants import DEFAULT, DeviceConstants
+from planner.core.predict.fabric import Fabric, allreduce_seconds
+from planner.core.predict.gpu import GpuSpec, Prediction, layer_gpu_seconds, predict_gpu
 
 BUCKET_CAP_BYTES = 25 * 1024 * 1024
 FIRST_BUCKET_BYTES = 1024 * 1024
@@ -181,7 +181,7 @@ def predict_data_parallel(layers: list[Layer], gpu: GpuSpec, global_batch: int, 
                           timeline_layers: list[Layer] | None = None, step_cv: float = 0.0,
                           constants: DeviceConstants = DEFAULT) -> ParallelPrediction:
     """A step of `global_batch` split evenly over `gpus` GPUs joined by `fabric` (None for one GPU).
-    `layers` may be merged (planner.footprint.merge_identical); `timeline_layers` are the layers in
+    `layers` may be merged (planner.workload.footprint.merge_identical); `timeline_layers` are the layers in
     forward order for the bucket timeline (default: `layers`); `step_cv`: the per-rank step's
     coefficient of variation, when known (stragglers)."""
     per_batch = global_batch // gpus

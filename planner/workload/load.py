@@ -3,7 +3,7 @@
 Everything here runs before pydantic sees a value, so that no input (a FIFO, /dev/zero, a binary
 file, a YAML alias bomb, 100,000 nested brackets, a 5,000-digit number, duplicate keys) can hang
 the planner, exhaust its memory, or escape as anything but a `SpecError` with a line to act on.
-The limits and why they are what they are: planner/speclimits.py.
+The limits and why they are what they are: planner/workload/limits.py.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from itertools import islice
 from typing import Any
 
 from planner.errors import SpecError
-from planner.speclimits import MAX_DEPTH, MAX_NUMBER_CHARS, MAX_SPEC_BYTES, MAX_VALUES, brief, cut
+from planner.workload.limits import MAX_DEPTH, MAX_NUMBER_CHARS, MAX_SPEC_BYTES, MAX_VALUES, brief, cut
 
 _SIZE_TEXT = f"{MAX_SPEC_BYTES // 1024} KiB"
 _FILE_HINT = "give the path of a workload spec (YAML or JSON), e.g. examples/surface-mlp.yaml"

@@ -29,8 +29,9 @@ Sources (NVIDIA/nccl on GitHub):
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+
+from pricing.facts import Interconnect, interconnect_from_row  # noqa: F401 - re-exported
 
 NVLINK_LINK_BYTES = {"volta": 20.0e9, "ampere": 20.0e9, "ada": 20.0e9, "hopper": 20.6e9}  # achievable, per link
 NVLINK_BIDIR_PER_LINK = 50.0  # GB/s both ways per NVLink (gen 2-4)
@@ -40,29 +41,6 @@ NET_EFFICIENCY = 12.0 / 12.5  # NCCL: 12 GB/s per 100 Gbit/s (12.5 GB/s line rat
 BASE_LATENCY = 8.4e-6
 HOP_LATENCY = {"nvlink": 3.4e-6, "nvswitch": 3.4e-6, "pcie": 5.7e-6, "net": 9.6e-6}
 RING_PLATEAU = 1.9
-
-
-@dataclass(frozen=True)
-class Interconnect:
-    """One row of pricing/data/interconnects.csv: how an instance's GPUs talk to each other and to
-    other instances. `nvlink_gbps` maps a GPU count to the bidirectional NVLink GB/s per GPU a ring of
-    that many GPUs can use (one entry, key 0, when every count gets the same, as on NVSwitch)."""
-
-    instance_type: str
-    gpus: int
-    kind: str  # "nvswitch" | "nvlink" | "pcie"
-    nvlink_gbps: dict[int, float]
-    pcie_gen: int | None
-    network_gbps: float | None  # None: not sourced
-    efa: bool | None  # None: not sourced
-
-    def nvlink_for(self, gpus: int) -> float | None:
-        if not self.nvlink_gbps:
-            return None
-        if 0 in self.nvlink_gbps:
-            return self.nvlink_gbps[0]
-        fitting = [k for k in self.nvlink_gbps if k >= gpus]
-        return self.nvlink_gbps[min(fitting)] if fitting else None
 
 
 @dataclass(frozen=True)
@@ -129,26 +107,3 @@ def fabric_for(link: Interconnect, generation: str, gpus: int, instances: int = 
         return f"{link.instance_type}'s network bandwidth is not sourced"
     net = link.network_gbps / 8 * 1e9 * NET_EFFICIENCY
     return Fabric(gpus * instances, min(bus, net), "net", hop, instances=instances)
-
-
-def interconnect_from_row(row: dict) -> Interconnect:
-    """An Interconnect from one row of pricing/data/interconnects.csv (a dict; NaN/empty = unknown).
-    `nvlink_gbps_per_gpu` is "600" (any count) or "2:100 4:200 8:300" (per ring size)."""
-    def num(key: str) -> float | None:
-        value = row.get(key)
-        if value is None or value == "" or (isinstance(value, float) and math.isnan(value)):
-            return None
-        return float(value)
-
-    text = row.get("nvlink_gbps_per_gpu")
-    nvlink: dict[int, float] = {}
-    if isinstance(text, str) and text.strip():
-        for part in text.split():
-            count, _, value = part.rpartition(":")
-            nvlink[int(count) if count else 0] = float(value)
-    elif (single := num("nvlink_gbps_per_gpu")) is not None:
-        nvlink[0] = single  # a single number read as a float
-    gen, efa = num("pcie_gen"), num("efa")
-    return Interconnect(str(row["instance_type"]), int(row["gpus"]), str(row["interconnect"]), nvlink,
-                        int(gen) if gen is not None else None, num("network_gbps"),
-                        None if efa is None else bool(efa))

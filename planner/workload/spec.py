@@ -8,7 +8,7 @@ checks (classification with one class, `d_model` not divisible by `heads`, a bat
 dataset, the derived limits) run after it, on a valid object, so their paths are exact.
 Reading the file and the YAML/JSON safely (size, depth, aliases, duplicate keys) is specio's job.
 
-The limits on every field, and why: planner/speclimits.py.
+The limits on every field, and why: planner/workload/limits.py.
 """
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from planner.errors import SpecError, did_you_mean
-from planner.speclimits import (
+from planner.workload.limits import (
     MAX_EPOCHS, MAX_GPUS, MAX_HEADS, MAX_LAYERS, MAX_NAME, MAX_PARAMS, MAX_PROBLEMS, MAX_SAMPLE_VALUES, MAX_SAMPLES,
     MAX_SIZE, MAX_TOTAL_STEPS, brief, learning_rate, whole_number,
 )
-from planner.specio import check_text, decode_spec_bytes, load_json, load_yaml, read_spec_file, structure_problem
+from planner.workload.load import check_text, decode_spec_bytes, load_json, load_yaml, read_spec_file, structure_problem
 
-# Whole numbers in a range (planner.speclimits.whole_number names the range in its message).
+# Whole numbers in a range (planner.workload.limits.whole_number names the range in its message).
 Size = Annotated[int, BeforeValidator(lambda value: whole_number(value, MAX_SIZE))]
 LayerCount = Annotated[int, BeforeValidator(lambda value: whole_number(value, MAX_LAYERS))]
 Heads = Annotated[int, BeforeValidator(lambda value: whole_number(value, MAX_HEADS))]
@@ -260,7 +260,7 @@ def consistency_problems(spec: WorkloadSpec) -> list[str]:
 
 def size_problems(spec: WorkloadSpec) -> list[str]:
     """Limits on what the fields multiply to: each field can be sane and the product absurd."""
-    from planner.footprint import layers_of
+    from planner.workload.footprint import layers_of
 
     m, problems = spec.model, []
     if spec.total_steps > MAX_TOTAL_STEPS:

@@ -1,5 +1,5 @@
 """Pure: the spec's fields as plain descriptions, for a form generated from the pydantic models
-(the TUI's Workload pane). The models in planner/spec.py stay the one definition of the fields;
+(the TUI's Workload pane). The models in planner/workload/spec.py stay the one definition of the fields;
 a form built from these descriptions holds no rule of its own."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import typing
 from dataclasses import dataclass
 from typing import Any
 
-from planner.spec import CNNModel, CustomModel, DataSpec, MLPModel, RNNModel, TrainSpec, TransformerModel
+from planner.workload.spec import CNNModel, CustomModel, DataSpec, MLPModel, RNNModel, TrainSpec, TransformerModel
 
 KIND_MODELS = {"mlp": MLPModel, "cnn": CNNModel, "rnn": RNNModel, "transformer": TransformerModel, "custom": CustomModel}
 SECTIONS = (("data", DataSpec), ("train", TrainSpec))

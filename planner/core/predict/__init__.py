@@ -11,11 +11,11 @@ torch, no files, no clock).
 - `parallel`: a data-parallel (DDP) step on N GPUs: the per-GPU step, bucketed all-reduce, overlap.
 """
 
-from planner.predict.cpu import (
+from planner.core.predict.cpu import (
     CpuFacts, cpu_speed_ratio, parallel_fraction, physical_cores, predict_cpu, predict_cpu_unmeasured,
 )
-from planner.predict.fabric import Fabric, Interconnect, allreduce_seconds, fabric_for
-from planner.predict.gpu import (
+from planner.core.predict.fabric import Fabric, Interconnect, allreduce_seconds, fabric_for
+from planner.core.predict.gpu import (
     GpuSpec,
     Prediction,
     gpu_spec_from_row,
@@ -24,7 +24,7 @@ from planner.predict.gpu import (
     predict_gpu,
     step_breakdown,
 )
-from planner.predict.parallel import ParallelPrediction, predict_data_parallel, scaling_note
+from planner.core.predict.parallel import ParallelPrediction, predict_data_parallel, scaling_note
 
 __all__ = [
     "CpuFacts", "Fabric", "GpuSpec", "Interconnect", "ParallelPrediction", "Prediction", "allreduce_seconds",

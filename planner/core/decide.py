@@ -45,7 +45,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field, fields, replace
 
-from planner.formats import range_text, rough_duration, sig_duration, sig_money
+from planner.core.formats import range_text, rough_duration, sig_duration, sig_money
 from pricing.billing import billed_seconds, root_volume_usd_per_hour
 
 OBJECTIVES = ("cheapest", "fastest", "deadline")
@@ -294,7 +294,7 @@ def _own_widths(o: Option) -> tuple[float, float]:
     if t <= 0:
         return 0.0, 0.0
     bench_below, bench_above = _bench_parts(o)
-    # relative widths, as planner.estimate combined them (in quadrature), then as log factors
+    # relative widths, as planner.core.estimate combined them (in quadrature), then as log factors
     below = math.sqrt(max((1 - low / t) ** 2 - bench_below ** 2, 0.0))
     above = math.sqrt(max((high / t - 1) ** 2 - bench_above ** 2, 0.0)) if math.isfinite(high) else math.inf
     return -math.log(max(1.0 - below, 1e-9)), math.log1p(above)

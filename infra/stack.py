@@ -1,6 +1,6 @@
 """The account-level stack (infra/planner-stack.yaml): render, deploy, status, delete.
 
-The reaper Lambda's code is cloud/reaper.py itself — one implementation — inlined into the
+The reaper Lambda's code is infra/reaper.py itself — one implementation — inlined into the
 template's `Code.ZipFile` when the template is rendered (CloudFormation writes it to index.py, so the
 handler is `index.lambda_handler`). The template is plain YAML (long-form intrinsic functions), so
 rendering is load, set one field, dump as JSON; `planner infra template` prints the result for
@@ -13,12 +13,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cloud.reaper import STACK_NAME
+from infra.reaper import STACK_NAME
 from planner.errors import InputError, PlannerError
 
-ROOT = Path(__file__).resolve().parent.parent
-TEMPLATE = ROOT / "infra" / "planner-stack.yaml"
-REAPER = ROOT / "cloud" / "reaper.py"
+TEMPLATE = Path(__file__).resolve().parent / "planner-stack.yaml"
+REAPER = Path(__file__).resolve().parent / "reaper.py"
 ZIPFILE_LIMIT = 4096  # CloudFormation's limit for inline Lambda code
 DEFAULT_STACK_NAME = STACK_NAME
 
@@ -37,7 +36,7 @@ def render_template() -> str:
     template = load_template()
     code = REAPER.read_text()
     if len(code) > ZIPFILE_LIMIT:
-        raise InfraError(f"cloud/reaper.py is {len(code)} characters, over CloudFormation's {ZIPFILE_LIMIT} for inline code")
+        raise InfraError(f"infra/reaper.py is {len(code)} characters, over CloudFormation's {ZIPFILE_LIMIT} for inline code")
     template["Resources"]["ReaperFunction"]["Properties"]["Code"]["ZipFile"] = code
     return json.dumps(template, indent=2)
 
@@ -48,13 +47,13 @@ def user_policy() -> dict[str, Any]:
 
 
 def _cfn(session: Any, region: str):
-    from cloud.aws import client
+    from infra.aws import client
 
     return client(session, "cloudformation", region)
 
 
 def default_vpc(session: Any, region: str) -> str:
-    from cloud.aws import client
+    from infra.aws import client
 
     vpcs = client(session, "ec2", region).describe_vpcs(Filters=[{"Name": "isDefault", "Values": ["true"]}])["Vpcs"]
     if not vpcs:

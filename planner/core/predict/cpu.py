@@ -21,36 +21,13 @@ correction per family from measured runs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+
+from pricing.facts import AMX_BF16_FLOPS_PER_CYCLE, CpuFacts  # noqa: F401 - re-exported
 
 CPU_UNCERTAINTY = 0.4
 CALIBRATED_UNCERTAINTY = 0.2
 PARALLEL_HALF_FLOPS = 5e7  # work per step at which half of it parallelizes (Amdahl heuristic)
 VECTOR_EXPONENT = 0.5  # assumption: doubling peak vector FLOPs buys ~1.4x in end-to-end training
-AMX_BF16_FLOPS_PER_CYCLE = 1024  # per core, Sapphire Rapids AMX (bf16 TMUL: 512 FMA per cycle)
-
-
-@dataclass(frozen=True)
-class CpuFacts:
-    """Per-core facts of one processor (a catalog family or this machine)."""
-
-    name: str
-    clock_ghz: float
-    vector_bits: int  # widest usable SIMD width (512 AVX-512, 256 AVX2/SVE-256, 128 NEON/SVE-128)
-    fma_units: int = 2  # SIMD FMA pipes per core
-    bf16: bool = False  # bf16 dot-product instructions (AVX512_BF16, SVE/NEON BF16)
-    amx: bool = False  # Intel AMX tiles (bf16 matmuls)
-    ipc: float = 1.0  # scalar speed per GHz relative to a current x86 core (1 unless sourced)
-    memory_gbps_per_core: float | None = None
-
-    def flops_per_cycle(self, precision: str) -> float:
-        fp32 = 2.0 * self.fma_units * self.vector_bits / 32
-        if precision == "bf16":
-            if self.amx:
-                return float(AMX_BF16_FLOPS_PER_CYCLE)
-            if self.bf16:
-                return 2.0 * fp32  # two bf16 products per fp32 lane
-        return fp32  # fp32, tf32 (no TF32 units on CPUs), fp16 autocast and emulated bf16
 
 
 def cpu_speed_ratio(local: CpuFacts, target: CpuFacts, precision: str) -> tuple[float, float]:
@@ -76,7 +53,7 @@ def predict_cpu(local_step_seconds: float, local_threads: int, cores: int, train
                 precision: str = "fp32"):
     """Scale this machine's measured step to `cores` cores of `target` (torch uses one thread per
     physical core). Without both processors' facts, per-core speed is taken equal to this machine's."""
-    from planner.predict.gpu import Prediction
+    from planner.core.predict.gpu import Prediction
 
     p = parallel_fraction(train_flops_per_step)
     scalar = vector = 1.0
@@ -117,7 +94,7 @@ def predict_cpu_unmeasured(train_flops_per_step: float, kernels: int, cores: int
     """A CPU step with nothing measured: max(FLOPs over `cores` of `target`'s vector peak x efficiency,
     bytes over its memory bandwidth) plus kernels x dispatch (scaled by clock). None without the
     processor's facts."""
-    from planner.predict.gpu import Prediction
+    from planner.core.predict.gpu import Prediction
 
     if target is None:
         return Prediction(None, None, None, note="no sourced clock for this processor, and nothing measured here "
