@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from planner import units
-from planner.core.decide import OBJECTIVES
+from planner.core.document import PlanDocument, from_json, to_json
+from planner.core.kinds import DEVICES, OBJECTIVES, PURCHASES
 from planner.errors import InputError, JournalError, RunError
 from planner.core.candidates import Target
 from planner.workload.limits import brief
@@ -76,8 +77,6 @@ def _dumps(data: Any) -> str:
 MAX_JOURNAL_BYTES = 8 << 20  # a result is ~3 KiB, run.json with `auto`'s choices for a whole region ~300 KiB
 MAX_RESULTS = 1_000  # files in results/: a run has one per target (at most 64 instances and 2 local devices)
 STATUSES = ("ok", "does_not_fit", "invalid", "error")
-DEVICES = ("cpu", "cuda")
-PURCHASES = ("on-demand", "spot")
 # A step of a microsecond is below any kernel launch, one of a day beyond any bench (at most an hour); between
 # them the estimate's ratios (interval / step, CPU step / GPU step) stay finite whatever the journal says.
 STEP_SECONDS = units.Range(1e-6, 86_400, "seconds")
@@ -297,8 +296,8 @@ class RunJournal:
         _write_atomic(path, _dumps(measured.to_dict()))
         return path
 
-    def write_plan(self, plan: dict[str, Any]) -> None:
-        _write_atomic(self.path / "plan.json", _dumps(plan))
+    def write_plan(self, plan: PlanDocument) -> None:
+        _write_atomic(self.path / "plan.json", _dumps(to_json(plan)))
 
     # ------------------------------------------------------------------ read
 
@@ -334,11 +333,16 @@ class RunJournal:
             results[path.stem] = Measured.from_dict(path.stem, data)
         return results
 
-    def read_plan(self) -> dict[str, Any] | None:
+    def read_plan(self) -> PlanDocument | None:
+        """plan.json through the document's one converter (any version the planner wrote); None before
+        the run has planned; JournalError naming the file and the field when it is damaged."""
         path = self.path / "plan.json"
         if not os.path.lexists(path):
             return None
         data = _read_json(path)
         if not isinstance(data, dict):
             raise _edited(path, [f"must be a JSON object (a plan), got {_json_kind(data)}"])
-        return data
+        try:
+            return from_json(data, shown_path(str(path)))
+        except InputError as exc:
+            raise _edited(path, [str(exc).split(": ", 1)[-1]]) from None

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from pricing.facts import PURCHASES
 from planner.errors import CatalogLookupError, InputError, did_you_mean
 
 COLUMNS = [
@@ -28,7 +29,6 @@ COLUMNS = [
 SNAPSHOT_SOURCE = "AWS prices, snapshot of 2025 H2 (SkyPilot catalog)"
 SNAPSHOT_AS_OF = "2025 H2"
 LIVE_SOURCE = "AWS Price List API and spot price history (live refresh)"
-PURCHASE_OPTIONS = ("on-demand", "spot")
 DEFAULT_MAX_AGE_HOURS = 24.0
 
 
@@ -245,8 +245,8 @@ def instance_facts(df: pd.DataFrame, instance_type: str, region: str) -> dict:
 
 
 def price_column(purchase: str) -> str:
-    if purchase not in PURCHASE_OPTIONS:
-        raise InputError(f"--purchase: must be one of {' | '.join(PURCHASE_OPTIONS)}, got {purchase!r}")
+    if purchase not in PURCHASES:
+        raise InputError(f"--purchase: must be one of {' | '.join(PURCHASES)}, got {purchase!r}")
     # Spot plans use the median over zones: the minimum is one lucky zone, rarely where capacity is.
     return "ondemand_usd_per_hour" if purchase == "on-demand" else "spot_usd_per_hour_median"
 

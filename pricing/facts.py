@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Literal, get_args
+
+Purchase = Literal["on-demand", "spot"]  # how an instance is bought: the price the plan uses
+PURCHASES: tuple[Purchase, ...] = get_args(Purchase)
 
 @dataclass(frozen=True)
 class GpuSpec:

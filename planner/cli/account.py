@@ -7,6 +7,7 @@ import sys
 
 from planner.cli.common import default_region, flag, print_json, ranged, region_argument, stderr, stdout, warn
 from planner.errors import ExitCode
+from planner.service import PURCHASES
 
 
 def cmd_prices(args: argparse.Namespace) -> int:
@@ -119,7 +120,7 @@ def add_prices_parser(sub) -> None:
                    help=ranged("--min-gpu-memory", "at least this much GPU memory in total"))
     p.add_argument("--max-price", type=flag("--max-price"), metavar="USD",
                    help=ranged("--max-price", "at most this many dollars per hour"))
-    p.add_argument("--purchase", choices=("on-demand", "spot"), default="on-demand", help="price that --max-price and --sort use")
+    p.add_argument("--purchase", choices=PURCHASES, default="on-demand", help="price that --max-price and --sort use")
     p.add_argument("--sort", choices=("price", "gpu-memory"), default="price")
     p.add_argument("--refresh", action="store_true", help="fetch live prices from AWS first (needs credentials)")
     p.add_argument("--json", action="store_true", help='print {"source", "as_of", "instances": [...]}')

@@ -8,9 +8,13 @@ import functools
 import os
 import re
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner.errors import ExitCode
+from planner.service import OBJECTIVES
+
+if TYPE_CHECKING:
+    from planner.service import PlanDocument
 
 
 class Parser(argparse.ArgumentParser):
@@ -71,10 +75,11 @@ def stderr():
 
 
 def escape(text: object) -> str:
-    """Text a user or a file supplied, shown as it is inside rich markup ("a[/b].yaml" stays that)."""
-    from rich.markup import escape as rich_escape
+    """Text a user or a file supplied, shown as it is inside rich markup ("a[/b].yaml" stays that):
+    the report's one escape."""
+    from planner.report.text import escape as markup_escape
 
-    return rich_escape(str(text))
+    return markup_escape(text)
 
 
 def warn(text: str) -> None:
@@ -157,7 +162,7 @@ def progress() -> BenchProgress:
     return BenchProgress(enabled=sys.stderr.isatty())
 
 
-def print_plan(doc: dict[str, Any], as_json: bool, wide: bool = False) -> None:
+def print_plan(doc: PlanDocument, as_json: bool, wide: bool = False) -> None:
     """The plan: its table (fitted to the terminal unless `wide`), the headline, both answers, and
     what the measurements warned about — all on stdout: they are the plan."""
     from planner.report import answers_text, failed_lines, plan_table, recommendation_text
@@ -170,15 +175,15 @@ def print_plan(doc: dict[str, Any], as_json: bool, wide: bool = False) -> None:
     out.print(recommendation_text(doc), highlight=False)
     for line in failed_lines(doc) + answers_text(doc):
         out.print(line, highlight=False)
-    for warning in doc.get("warnings", []):
+    for warning in doc.plan.warnings:
         out.print(f"[yellow]warning[/]: {escape(warning)}", highlight=False)
-    if doc.get("run_dir"):
-        run_dir = escape(doc["run_dir"])
+    if doc.run_dir:
+        run_dir = escape(doc.run_dir)
         stderr().print(f"run journal: {run_dir}  (re-plan with `planner plan {run_dir}`)", highlight=False)
 
 
 def plan_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:
-    p.add_argument("--objective", choices=("cheapest", "fastest", "deadline"), default="cheapest" if defaults else None,
+    p.add_argument("--objective", choices=OBJECTIVES, default="cheapest" if defaults else None,
                    help="what to minimize (default cheapest; --deadline alone means cheapest within it)")
     p.add_argument("--deadline", type=flag("--deadline"), metavar="DURATION",
                    help="finish within this time, e.g. 4h, 90m, 1h30m (at most 366 days)")

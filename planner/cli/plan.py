@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner.cli.common import (
     default_region, flag, plan_arguments, print_json, print_plan, progress, ranged, region_argument, stderr, stdout,
 )
 from planner.errors import ExitCode
+from planner.service import PURCHASES
+
+if TYPE_CHECKING:
+    from planner.service import LeftRunning, PlanDocument
 
 
 def _plan_options(args: argparse.Namespace, region: str):
@@ -82,29 +86,26 @@ def cmd_run(args: argparse.Namespace) -> int:
                   soft_wrap=True)
         return 128 + int(getattr(exc, "signum", 2))
     print_plan(doc, args.json, args.wide)
-    if "bench_cost_usd" in doc:
-        err.print(f"bench instances: about ${doc['bench_cost_usd']:.4f} billed (per-second, 60 s minimum each, root volume included)",
+    if doc.bench_cost_usd is not None:
+        err.print(f"bench instances: about ${doc.bench_cost_usd:.4f} billed (per-second, 60 s minimum each, root volume included)",
                   highlight=False)
     return _run_exit_code(doc)
 
 
-def _print_unterminated(instances: list[dict[str, Any]]) -> None:
+def _print_unterminated(instances: list[LeftRunning]) -> None:
     err = stderr()
     for left in instances:
-        err.print(f"NOT TERMINATED: {left.get('instance_id')} ({left.get('label')}) in {left.get('region')} is still "
-                  f"billing; it halts by its dead-man timer and is reaped after {left.get('expires_at')}. "
-                  f"Terminate it now: {left.get('reap_command')}", style="bold red", markup=False, highlight=False,
-                  soft_wrap=True)
+        err.print(left.line(), style="bold red", markup=False, highlight=False, soft_wrap=True)
 
 
-def _run_exit_code(doc: dict[str, Any]) -> int:
+def _run_exit_code(doc: PlanDocument) -> int:
     """0: everything measured and cleaned up; 3 (incomplete): an instance left running, or a plan
     without some target that failed; 1: nothing to recommend."""
-    left, failed = doc.get("unterminated_instances") or [], doc.get("failed_targets") or []
+    left, failed = doc.unterminated or [], doc.failed_targets or []
     _print_unterminated(left)
     if left:
         return ExitCode.INCOMPLETE
-    if not doc["recommendation"]["target"]:
+    if not doc.recommendation.target:
         return ExitCode.RUNTIME_FAILURE
     if failed:
         stderr().print(f"incomplete: {', '.join(failed)} failed (see above); the plan covers what was measured",
@@ -127,27 +128,17 @@ def cmd_estimate(args: argparse.Namespace) -> int:
         print_json(doc)
         return ExitCode.OK
     print_plan(doc, False, args.wide)
-    _print_predicted_footer(doc, args.spec, region)
+    _print_predicted_footer(doc, args.spec)
     return ExitCode.OK
 
 
-def _print_predicted_footer(doc: dict[str, Any], spec: str, region: str) -> None:
+def _print_predicted_footer(doc: PlanDocument, spec: str) -> None:
     """Under a plan with predicted rows: where they come from, and the paid benchmarks that would settle it."""
+    from planner.report import predicted_footer
+
     out = stdout()
-    measured_here = any(o.get("target") == "local" and o.get("source") == "measured" and o.get("train_seconds")
-                        for o in doc.get("options") or [])
-    cpus = ("this machine's step scaled by processor, +-40%" if measured_here
-            else "nothing was measured here, so from the work alone (a roofline), +-60%")
-    out.print(f"\nPredicted rows come from the device model (GPUs: fitted to published training measurements, "
-              f"interval from its error there; CPU instances: {cpus}); "
-              f"prices: {doc['prices']['source']}, as of {doc['prices']['as_of']}.", highlight=False)
-    if doc["benchmark"]:
-        targets = ",".join(c["target"] for c in doc["benchmark"])
-        out.print("A paid benchmark would settle:", highlight=False)
-        for c in doc["benchmark"]:
-            out.print(f"  {c['target']}: {c['reason']}", highlight=False)
-        out.print(f"  -> planner run {spec} --targets local,{targets} --region {region}   (or --targets auto)", highlight=False)
-    out.print(f"Not worth benchmarking: {len(doc['skipped'])} instance(s) (see --json for each reason).", highlight=False)
+    for line in predicted_footer(doc, spec):
+        out.print(line, highlight=False, markup=False)
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
@@ -158,8 +149,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     doc = PlannerService().replan(args.run_dir, overrides, measured_only=args.measured_only)
     print_plan(doc, args.json, args.wide)
     if not args.json and not args.measured_only:
-        _print_predicted_footer(doc, str(Path(args.run_dir) / "spec.json"), doc["plan_options"]["region"])
-    return ExitCode.OK if doc["recommendation"]["target"] else ExitCode.RUNTIME_FAILURE
+        _print_predicted_footer(doc, str(Path(args.run_dir) / "spec.json"))
+    return ExitCode.OK if doc.recommendation.target else ExitCode.RUNTIME_FAILURE
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -191,7 +182,7 @@ def add_run_parser(sub) -> None:
                    help=ranged("--seconds", "bench time budget per target (default 10)"))
     aws = p.add_argument_group("AWS targets")
     region_argument(aws)
-    aws.add_argument("--purchase", choices=("on-demand", "spot"), default="on-demand")
+    aws.add_argument("--purchase", choices=PURCHASES, default="on-demand")
     aws.add_argument("--processes", type=flag("--processes"), default=1,
                      help=ranged("--processes", "data-parallel processes on each AWS instance: its bench runs under "
                                  "torchrun with DistributedDataParallel (NCCL, at most one per GPU); local targets "
@@ -222,7 +213,7 @@ def add_estimate_parser(sub) -> None:
     kind = p.add_mutually_exclusive_group()
     kind.add_argument("--gpu", action="store_true", help="GPU instances only")
     kind.add_argument("--cpu", action="store_true", help="CPU instances only")
-    p.add_argument("--purchase", choices=("on-demand", "spot"), default="on-demand")
+    p.add_argument("--purchase", choices=PURCHASES, default="on-demand")
     plan_arguments(p, defaults=True)
     p.add_argument("--seconds", type=flag("--seconds"), default=5.0, help=ranged("--seconds", "local bench time budget (default 5)"))
     p.add_argument("--predict-only", action="store_true",
@@ -243,7 +234,7 @@ def add_plan_parser(sub) -> None:
     p.add_argument("run_dir", help="a directory written by `planner run`")
     plan_arguments(p, defaults=False)
     region_argument(p, "price AWS options in this region")
-    p.add_argument("--purchase", choices=("on-demand", "spot"), help="price AWS options on-demand or spot")
+    p.add_argument("--purchase", choices=PURCHASES, help="price AWS options on-demand or spot")
     p.add_argument("--measured-only", action="store_true",
                    help="plan the run's measured rows alone (default: every other instance predicted, as estimate does)")
     p.add_argument("--json", action="store_true", help="print one JSON object")

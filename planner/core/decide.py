@@ -43,12 +43,12 @@ that saves days. Under `fastest` the faster answer wins; under `deadline` the an
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 
+from planner.core.kinds import OBJECTIVES, AnswerName, Billing, Device, Objective, Purchase, Source, Verdict
 from planner.core.formats import range_text, rough_duration, sig_duration, sig_money
 from pricing.billing import billed_seconds, root_volume_usd_per_hour
 
-OBJECTIVES = ("cheapest", "fastest", "deadline")
 HEADLINE_TIME_VALUE = 5.0  # USD per hour of waiting, when the user gives none: see the module docstring
 TOO_CLOSE_MARGIN = 0.10  # rule 2: the runner-up within 10% of the winner is too close to call
 
@@ -75,10 +75,10 @@ class ErrorBasis:
 @dataclass(frozen=True)
 class Option:
     target: str  # "local", "aws:g5.xlarge"
-    device: str  # "cpu" | "cuda"
-    source: str  # "measured" | "predicted"
+    device: Device
+    source: Source
     price_per_hour: float
-    billing: str = "local"  # "local" | "ec2"
+    billing: Billing = "local"  # this machine, or EC2's per-second billing
     device_name: str = ""
     step_seconds: float | None = None
     train_seconds: float | None = None
@@ -88,7 +88,7 @@ class Option:
     note: str = ""
     instance_type: str | None = None
     region: str | None = None
-    purchase: str | None = None
+    purchase: Purchase | None = None
     step_seconds_low: float | None = None
     step_seconds_high: float | None = None
     one_time_seconds: float | None = None  # process start and exit, setup, warm-up, boot, the dataset
@@ -140,6 +140,12 @@ class RankedOption(Option):
         return self.fits and self.train_seconds is not None
 
     @property
+    def point_cost(self) -> float | None:
+        """What the plan weighs the option's cost at: its objective value (billed cost plus waiting at the
+        time value), the point its cost interval (cost_usd_low..high) surrounds; else the billed cost."""
+        return self.objective_value if self.objective_value is not None else self.cost_usd
+
+    @property
     def key(self) -> str:
         return self.target + ":" + self.device + ":" + str(self.gpus_used or "")
 
@@ -159,21 +165,21 @@ class Comparison:
     ratio_high: float
     band: float  # too close when ratio <= 1 + band
     band_reason: str  # why the band is what it is
-    verdict: str  # clear | likely | too_close
+    verdict: Verdict  # clear | likely | too_close
     settle: list[str] = field(default_factory=list)  # predicted options a paid benchmark would measure
 
 
 @dataclass(frozen=True)
 class Recommendation:
     target: str | None
-    device: str | None
-    verdict: str  # clear | likely | too_close | only_option | deadline_missed | nothing_fits | failed
+    device: Device | None
+    verdict: Verdict
     reason: str
     speedup: float | None = None
     speedup_low: float | None = None
     speedup_high: float | None = None
     break_even_speedup: float | None = None
-    answer: str | None = None  # "here" | "rent"
+    answer: AnswerName | None = None
     gpus_used: int | None = None
     choice: str = ""  # the headline only: why this answer and not the other
     reference: str | None = None  # the reference CPU the speedup compares with
@@ -183,29 +189,19 @@ class Recommendation:
 
 @dataclass(frozen=True)
 class Plan:
-    objective: str
+    objective: Objective
     options: list[RankedOption]
     recommendation: Recommendation  # the headline
     deadline_seconds: float | None = None
     time_value_per_hour: float | None = None
     warnings: list[str] = field(default_factory=list)
-    answers: dict[str, Recommendation] = field(default_factory=dict)  # "here", "rent"
+    answers: dict[AnswerName, Recommendation] = field(default_factory=dict)
     headline_time_value: float | None = None  # the $/h of waiting the headline used
-    references: dict[str, str] = field(default_factory=dict)  # "here"/"rent" -> the reference CPU's target
+    references: dict[AnswerName, str] = field(default_factory=dict)  # the reference CPU's target
 
-    def as_dict(self) -> dict:
-        return {
-            "objective": self.objective, "deadline_seconds": self.deadline_seconds,
-            "time_value_per_hour": self.time_value_per_hour,
-            "options": [asdict(o) for o in self.options],
-            "recommendation": asdict(self.recommendation),
-            "answers": {k: asdict(v) for k, v in self.answers.items()},
-            "headline": {"time_value_per_hour": self.headline_time_value,
-                         "time_value_is_default": self.time_value_per_hour is None},
-            "references": dict(self.references),
-            "too_close_margin": TOO_CLOSE_MARGIN,
-            "warnings": list(self.warnings),
-        }
+    def option_of(self, rec: Recommendation) -> RankedOption | None:
+        """The row a recommendation names: its target on its device at its GPU count."""
+        return _option_of(rec, self.options)
 
 
 # ----------------------------------------------------------------------------- costs
@@ -359,7 +355,7 @@ def compare(best: RankedOption, other: RankedOption, objective: str, time_value:
     scale = ratio / r if r > 0 and math.isfinite(ratio) else 1.0
     ratio_low, ratio_high = (low * scale, high * scale) if math.isfinite(ratio) else (math.inf, math.inf)
     band, band_reason = noise_band(best, other)
-    verdict = "too_close" if ratio <= 1 + band else "clear" if ratio_low > 1 else "likely"
+    verdict: Verdict = "too_close" if ratio <= 1 + band else "clear" if ratio_low > 1 else "likely"
     settle = [option_name(o) for o in (best, other) if o.source == "predicted"]
     return Comparison(metric, option_name(best), option_name(other), vb, vo, ratio, ratio_low, ratio_high,  # type: ignore[arg-type]
                       band, band_reason, verdict, settle)
@@ -412,7 +408,7 @@ def _with_speedups(opts: list[RankedOption], refs: dict[bool, RankedOption | Non
 # ----------------------------------------------------------------------------- the plan
 
 
-def decide(options: list[Option], objective: str = "cheapest", deadline_seconds: float | None = None,
+def decide(options: list[Option], objective: Objective = "cheapest", deadline_seconds: float | None = None,
            time_value_per_hour: float | None = None) -> Plan:
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
@@ -424,7 +420,8 @@ def decide(options: list[Option], objective: str = "cheapest", deadline_seconds:
     ranked = _rank(_with_speedups(costed, refs, tv), objective, deadline_seconds)
     warnings: list[str] = []
     answers = {}
-    for name, here in (("here", True), ("rent", False)):
+    places: tuple[tuple[AnswerName, bool], ...] = (("here", True), ("rent", False))
+    for name, here in places:
         group = [o for o in ranked if o.here == here]
         if group:
             answers[name] = _answer(group, objective, deadline_seconds, tv, name, refs[here], warnings)
@@ -434,7 +431,7 @@ def decide(options: list[Option], objective: str = "cheapest", deadline_seconds:
         headline = _nothing(ranked, "")
     else:
         ranked = _headline_first(ranked, headline)
-    references = {("here" if here else "rent"): ref.target for here, ref in refs.items() if ref is not None}
+    references: dict[AnswerName, str] = {name: ref.target for name, here in places if (ref := refs[here]) is not None}
     return Plan(objective, ranked, headline, deadline_seconds, time_value_per_hour, list(dict.fromkeys(warnings)),
                 answers, headline_tv, references)
 
@@ -480,7 +477,7 @@ def _nothing(group: list[RankedOption], where: str) -> Recommendation:
                           f"nothing{where_text} can run this workload" + (f": {'; '.join(parts)}" if parts else "") + fix)
 
 
-def _answer(group: list[RankedOption], objective: str, deadline: float | None, tv: float, name: str,
+def _answer(group: list[RankedOption], objective: str, deadline: float | None, tv: float, name: AnswerName,
             ref: RankedOption | None, warnings: list[str]) -> Recommendation:
     """The best of one group (this machine's options, or the rented ones) by rule 1-4."""
     usable = [o for o in group if o.usable]
@@ -569,17 +566,17 @@ def _span(o: RankedOption) -> str:
     return f" ({range_text(o.train_seconds_low or 0.0, o.train_seconds_high)})"  # as the table: "2.3-3.2 min", not "2 min-3 min"
 
 
-def _rec(o: RankedOption, verdict: str, reason: str, name: str, ref: RankedOption | None,
+def _rec(o: RankedOption, verdict: Verdict, reason: str, name: AnswerName, ref: RankedOption | None,
          cmp: Comparison | None = None) -> Recommendation:
     return Recommendation(o.target, o.device, verdict, reason, o.speedup, o.speedup_low, o.speedup_high,
                           o.break_even_speedup, name, o.gpus_used, reference=ref.target if ref is not None else None,
                           comparison=cmp)
 
 
-SEVERITY = ("clear", "likely", "too_close")
+SEVERITY: tuple[Verdict, ...] = ("clear", "likely", "too_close")
 
 
-def _headline(answers: dict[str, Recommendation], ranked: list[RankedOption], objective: str,
+def _headline(answers: dict[AnswerName, Recommendation], ranked: list[RankedOption], objective: str,
               tv: float, tv_default: bool) -> Recommendation | None:
     """Here or rent, by the same rule at `tv` $/h of waiting: see the module docstring."""
     chosen = {name: _option_of(rec, ranked) for name, rec in answers.items()}
@@ -588,16 +585,17 @@ def _headline(answers: dict[str, Recommendation], ranked: list[RankedOption], ob
         return None
     failed = [f"{n}: {answers[n].reason}" for n in answers if n not in live and answers[n].verdict == "failed"]
     if len(live) == 1:
-        name, only = next(iter(live.items()))
+        alone, only = next(iter(live.items()))
         caveat = f". Careful: {only.target} was {only.caveat}" if only.caveat else ""
         note = f". Not compared: {'; '.join(failed)}" if failed else ""
-        return replace(answers[name], reason=answers[name].reason + caveat + note)
+        return replace(answers[alone], reason=answers[alone].reason + caveat + note)
     here, rent = live["here"], live["rent"]
     met = {n: answers[n].verdict != "deadline_missed" for n in ("here", "rent")}
     value = f"${tv:g}/h of your waiting" + (" (the default; --time-value sets yours)" if tv_default else "")
     cmp: Comparison | None = None
     if objective == "deadline" and met["here"] != met["rent"]:
-        name, verdict = ("rent" if met["rent"] else "here"), "clear"
+        name: AnswerName = "rent" if met["rent"] else "here"
+        verdict: Verdict = "clear"
         why = "only renting meets the deadline" if met["rent"] else "training here meets the deadline"
     else:
         metric = "fastest" if objective == "fastest" else "cheapest"

@@ -43,9 +43,12 @@ def rough_duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def money_text(usd: float) -> str:
-    """$0.0042 under a cent, else $1.23."""
-    return f"${usd:.4f}" if usd < 0.01 else f"${usd:.2f}"
+def money_text(usd: float | None, unit: str = "$", precise_below: float = 0.01) -> str:
+    """An amount in a cell: $0.0042 under a cent (four decimals below `precise_below`), else $1,234.56;
+    '-' when there is none (None, NaN: a price not offered). The prices table: unit "", precise below 1."""
+    if usd is None or (isinstance(usd, float) and math.isnan(usd)):
+        return "-"
+    return f"{unit}{usd:,.4f}" if usd < precise_below else f"{unit}{usd:,.2f}"
 
 
 def sig_money(usd: float) -> str:

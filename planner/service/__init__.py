@@ -23,14 +23,16 @@ from planner.errors import Cancelled
 from planner.service.account import PriceQuery
 from planner.service.describe import Describer
 from planner.service.measure import BenchOptions, ProgressFn, unsteady_reason
-from planner.service.plan import preflight, replan
+from planner.core.decide import RankedOption, Recommendation
+from planner.core.document import LeftRunning, PlanDocument
+from planner.service.plan import SavedRun, preflight
 from planner.service.settings import (
-    OBJECTIVES, AwsOptions, PlanOptions, RunCallbacks, TargetChoice, parse_targets, plan_options, resolve_objective,
+    OBJECTIVES, PURCHASES, AwsOptions, PlanOptions, RunCallbacks, TargetChoice, parse_targets, plan_options, resolve_objective,
 )
 from planner.units import parse_duration
 
-__all__ = ["AwsOptions", "BenchOptions", "Cancelled", "OBJECTIVES", "PlanOptions", "PlannerService", "PriceQuery",
-           "RunCallbacks", "TargetChoice", "parse_duration", "parse_targets", "plan_options", "preflight", "replan",
+__all__ = ["AwsOptions", "BenchOptions", "Cancelled", "OBJECTIVES", "PURCHASES", "PlanOptions", "PlannerService", "PriceQuery",
+           "LeftRunning", "PlanDocument", "RankedOption", "Recommendation", "RunCallbacks", "SavedRun", "TargetChoice", "parse_duration", "parse_targets", "plan_options", "preflight",
            "resolve_objective", "unsteady_reason"]
 
 
@@ -103,54 +105,63 @@ class PlannerService:
 
     def estimate(self, spec, options: PlanOptions, seconds: float = 5.0, gpu: bool | None = None,
                  on_progress: ProgressFn | None = None, predict_only: bool = False,
-                 on_result: Callable[[str, dict[str, Any]], None] | None = None) -> dict[str, Any]:
+                 on_result: Callable[[str, dict[str, Any]], None] | None = None) -> PlanDocument:
         """Measure here (unless `predict_only`), predict every catalog instance, headline and both
-        answers, and the paid benchmarks that would settle it: the plan document. `on_result` gets
-        this machine's measurement as `run` reports results (estimate_from re-plans it)."""
+        answers, and the paid benchmarks that would settle it. `on_result` gets this machine's
+        measurement as `run` reports results (estimate_from re-plans it).
+        Raises InputError (a region the prices lack), RunError (the bench failed to start)."""
         from planner.service.predictions import estimate
 
         return estimate(self, spec, options, seconds, gpu, on_progress, predict_only, on_result)
 
     def estimate_from(self, spec, options: PlanOptions, results: dict[str, dict[str, Any]],
-                      gpu: bool | None = None) -> dict[str, Any]:
-        """The estimate's document over measurements already made (label -> result, as `run`'s and
-        `estimate`'s on_result give them): those rows measured, every other instance predicted from
-        this machine's CPU result. Re-plans an estimate, or a run as its results arrive, at once."""
-        from planner.service.predictions import estimate_from
-
-        return estimate_from(self, spec, options, results, gpu)
-
-    def estimate_run(self, run_dir: str | Path, overrides: dict[str, Any] | None = None,
-                     gpu: bool | None = None, options: PlanOptions | None = None) -> dict[str, Any]:
-        """A saved run as the estimate shows it: its measured rows, every instance it did not measure
-        predicted; plan options changed by `overrides` as `replan` changes them, or `options` instead
-        of the run's altogether (a front whose controls show every option). Nothing is written."""
+                      gpu: bool | None = None) -> PlanDocument:
+        """The plan over measurements already made (label -> result, as `run`'s and `estimate`'s
+        on_result give them): those rows measured, every other instance predicted from this machine's
+        CPU result. Re-plans an estimate, or a run as its results arrive, at once.
+        Raises InputError (a region the prices lack)."""
+        from planner.journal import Measured
         from planner.service.predictions import estimate_document
 
-        measured_only, journal = replan(run_dir, overrides or {})
-        options = options or PlanOptions(**measured_only["plan_options"])
-        doc = estimate_document(self, journal.read_spec(), options, journal.read_results(), gpu)
-        doc["run_dir"] = str(journal.path)
-        return doc
+        measured = {label: Measured.from_dict(label, data) for label, data in results.items()}
+        return estimate_document(self, spec, options, measured, gpu)
+
+    def estimate_run(self, run_dir: str | Path, overrides: dict[str, Any] | None = None, gpu: bool | None = None,
+                     options: PlanOptions | None = None, measured_only: bool = False) -> PlanDocument:
+        """A saved run's plan: its measured rows and every instance it did not measure predicted
+        (`measured_only`: its measured rows alone), with plan options changed by `overrides` (None
+        keeps the saved value) or `options` instead of the run's altogether (a front whose controls
+        show every option). Nothing is written.
+        Raises JournalError (naming the file and the field) when `run_dir` is not a run journal,
+        InputError when it has no results yet or an option is out of range."""
+        from planner.journal import RunJournal
+        from planner.service.plan import measured_plan, saved_options, saved_results
+        from planner.service.predictions import estimate_document
+
+        journal = RunJournal.open(run_dir)
+        options = options or saved_options(journal, overrides or {})
+        if measured_only:
+            return measured_plan(journal, options)
+        return estimate_document(self, journal.read_spec(), options, saved_results(journal), gpu, run_dir=journal.path)
 
     def run(self, spec, spec_text: str | None, targets: TargetChoice, options: PlanOptions, bench: BenchOptions,
             out: Path | None = None, callbacks: RunCallbacks | None = None, aws: AwsOptions | None = None, cancel=None):
-        """Measure, journal, plan. Returns (plan document, journal, session)."""
+        """Measure, journal, plan: (plan document, journal, session). Every instance started is
+        terminated before it returns, also on Ctrl-C, SIGTERM and SIGHUP.
+        Raises InputError (refused before anything launches: budget, region, settings), Cancelled or
+        KeyboardInterrupt carrying `run_dir`, `unterminated_instances` and `results_count`, RunError
+        (cancelled with instances it could not terminate, named with the reap command)."""
         from planner.service.plan import run_plan
 
         return run_plan(self, spec, spec_text, targets, options, bench, out, callbacks, aws, cancel)
 
-    def replan(self, run_dir: str | Path, overrides: dict[str, Any], measured_only: bool = False):
-        """The plan of a saved run with some plan options changed, as `estimate` plans: its measured
-        rows and every instance it did not measure predicted (`measured_only`: its measured rows
-        alone); the new plan.json is written."""
+    def replan(self, run_dir: str | Path, overrides: dict[str, Any], measured_only: bool = False) -> PlanDocument:
+        """estimate_run with some plan options changed, and the new plan.json written.
+        Raises what estimate_run raises, and OSError when plan.json cannot be written."""
         from planner.journal import RunJournal
 
-        if measured_only:
-            doc, journal = replan(run_dir, overrides)
-        else:
-            doc, journal = self.estimate_run(run_dir, overrides), RunJournal.open(run_dir)
-        journal.write_plan(doc)
+        doc = self.estimate_run(run_dir, overrides, measured_only=measured_only)
+        RunJournal.open(run_dir).write_plan(doc)
         return doc
 
     def new_run_dir(self, name: str, folder: str | Path | None = None) -> Path:
@@ -165,7 +176,7 @@ class PlannerService:
 
         return RunJournal.open(run_dir).read_spec()
 
-    def saved_runs(self, folder: str | Path | None = None) -> list[dict[str, Any]]:
+    def saved_runs(self, folder: str | Path | None = None) -> list[SavedRun]:
         """The run journals in `folder` (None: planner-runs/), newest first, with their recommendation."""
         from planner.service.plan import saved_runs
 

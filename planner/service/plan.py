@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import datetime as dt
 import secrets
-from dataclasses import replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from planner.errors import Cancelled, InputError, RunError
+from planner.core.document import LeftRunning, PlanDocument, PlanOptions
+from planner.core.decide import Recommendation
+from planner.errors import Cancelled, InputError, PlannerError, RunError
 from planner.service.documents import plan_document
 from planner.service.measure import BenchOptions, check_processes, local_batch, local_devices, make_job, scaled_to_spec
-from planner.service.settings import AwsOptions, PlanOptions, RunCallbacks, TargetChoice, resolve_objective
+from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice, resolve_objective
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
     from planner.core.candidates import Target
@@ -60,24 +62,29 @@ def plan_from_results(spec: WorkloadSpec, results: dict[str, Any], options: Plan
     return plan
 
 
-def replan(journal_path: str | Path, overrides: dict[str, Any]):
-    """Recompute the plan from a run directory; `overrides` replace the saved plan options."""
-    from planner.journal import RunJournal
-
-    journal = RunJournal.open(journal_path)
-    spec = journal.read_spec()
+def saved_options(journal, overrides: dict[str, Any]) -> PlanOptions:
+    """A saved run's plan options with `overrides` (None: keep the saved value) applied by the flags' rules."""
     saved = journal.read_run().get("plan_options", {})
     overrides = {**overrides, "objective": resolve_objective(overrides.get("objective"), overrides.get("deadline_seconds"))
                  if overrides.get("deadline_seconds") else overrides.get("objective")}
     merged = {**saved, **{k: v for k, v in overrides.items() if v is not None}}
     resolve_objective(merged.get("objective"), merged.get("deadline_seconds"))  # the saved deadline may serve
-    options = PlanOptions(**{k: v for k, v in merged.items() if k in PlanOptions.__dataclass_fields__})
+    return PlanOptions(**{k: v for k, v in merged.items() if k in PlanOptions.__dataclass_fields__})
+
+
+def saved_results(journal) -> dict[str, Any]:
+    """A saved run's results; InputError when it has none yet."""
     results = journal.read_results()
     if not results:
-        raise InputError(f"{journal_path}: the run has no results yet", hint="run `planner run` to measure targets")
-    plan = plan_from_results(spec, results, options, need_bytes=journal.read_run().get("footprint_bytes"))
-    doc = plan_document(spec, plan, options, journal.path)
-    return doc, journal
+        raise InputError(f"{journal.path}: the run has no results yet", hint="run `planner run` to measure targets")
+    return results
+
+
+def measured_plan(journal, options: PlanOptions) -> PlanDocument:
+    """A saved run's measured rows alone, planned with `options` (`planner plan --measured-only`)."""
+    spec = journal.read_spec()
+    plan = plan_from_results(spec, saved_results(journal), options, need_bytes=journal.read_run().get("footprint_bytes"))
+    return plan_document(spec, plan, options, journal.path)
 
 
 class _Run:
@@ -99,6 +106,7 @@ class _Run:
         self.info["footprint_bytes"] = self.fp.total_bytes  # what the real run holds: replans check it
         self.journal.write_run(self.info)
         self.where: dict[str, tuple[Target, str | None, str | None]] = {}
+        self.choices: list = []  # `auto`'s choice of instances (planner.core.decide.BenchmarkChoice)
 
     def record(self, label: str, result) -> None:
         from planner.journal import Measured
@@ -144,7 +152,8 @@ class _Run:
         if local is None or local.result.status != "ok":
             return []
         choices = auto_choices(self.service, self.spec, self.options, local.result, aws)
-        self.info["auto"] = [c.__dict__ for c in choices]
+        self.choices = choices
+        self.info["auto"] = [asdict(c) for c in choices]
         self.journal.write_run(self.info)
         if self.cb.on_choices:
             self.cb.on_choices(choices)
@@ -181,7 +190,8 @@ def _stopped(exc: BaseException, run: _Run, session) -> BaseException:
         names = ", ".join(f"{x['instance_id']} ({x['region']})" for x in left)
         return RunError(f"cancelled, but {len(left)} instance(s) could not be terminated: {names}",
                         hint="; ".join(dict.fromkeys(x["reap_command"] for x in left)))
-    exc.run_dir, exc.unterminated_instances = str(run.journal.path), left  # type: ignore[attr-defined]
+    exc.run_dir = str(run.journal.path)  # type: ignore[attr-defined]
+    exc.unterminated_instances = [LeftRunning(**x) for x in left]  # type: ignore[attr-defined]
     exc.results_count = len(run.journal.read_results())  # type: ignore[attr-defined]  # 0: nothing to plan from
     return exc
 
@@ -224,13 +234,11 @@ def run_plan(service, spec: WorkloadSpec, spec_text: str | None, choice: TargetC
         raise stopped from exc
     results = run.journal.read_results()
     plan = plan_from_results(spec, results, options, catalog, run.fp.total_bytes)
-    doc = plan_document(spec, plan, options, run.journal.path)
-    doc["failed_targets"] = sorted(label for label, m in results.items() if m.result.status == "error")
-    doc["unterminated_instances"] = unterminated(session)
-    if aws_types:
-        doc["bench_cost_usd"] = session.billed_usd()
-    if choice.auto:
-        doc["auto"] = run.info.get("auto", [])
+    doc = plan_document(spec, plan, options, run.journal.path,
+                        failed_targets=sorted(label for label, m in results.items() if m.result.status == "error"),
+                        unterminated=[LeftRunning(**x) for x in unterminated(session)],
+                        bench_cost_usd=session.billed_usd() if aws_types else None,
+                        auto=run.choices if choice.auto else None)
     run.journal.write_plan(doc)
     return doc, run.journal, session
 
@@ -244,7 +252,18 @@ def new_run_dir(name: str, folder: str | Path | None = None, now: dt.datetime | 
     return Path(folder or DEFAULT_BASE) / f"{stamp}-{name}"
 
 
-def saved_runs(folder: str | Path | None = None) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class SavedRun:
+    """A run journal as the TUI's run picker lists it."""
+
+    path: str
+    name: str
+    targets: list[str]
+    results: int
+    recommendation: Recommendation | None  # None: no plan yet
+
+
+def saved_runs(folder: str | Path | None = None) -> list[SavedRun]:
     """The run journals in `folder` (None: planner-runs/), newest first: path, workload name, targets,
     how many results, and the saved plan's recommendation (None when it has no plan yet)."""
     import json
@@ -260,9 +279,8 @@ def saved_runs(folder: str | Path | None = None) -> list[dict[str, Any]]:
         try:
             info, plan = journal.read_run(), journal.read_plan()
             name = json.loads((path / "spec.json").read_text()).get("name", path.name)
-        except (OSError, ValueError):
+        except (OSError, ValueError, PlannerError):
             continue  # a damaged journal is not offered
-        runs.append({"path": str(path), "name": name, "targets": info.get("targets", []),
-                     "results": len(list((path / "results").glob("*.json"))),
-                     "recommendation": (plan or {}).get("recommendation")})
+        runs.append(SavedRun(str(path), name, list(info.get("targets", [])), len(list((path / "results").glob("*.json"))),
+                             plan.recommendation if plan is not None else None))
     return runs

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.core.candidates import LOCAL, measured_candidate, measurement_warnings, predicted_candidates
+from planner.core.document import PlanDocument, PriceSource
 from planner.service.documents import plan_document
 from planner.service.measure import BenchOptions, ProgressFn, measure_here
 from planner.service.settings import AwsOptions, PlanOptions
@@ -103,7 +104,7 @@ def auto_choices(service, spec: WorkloadSpec, options: PlanOptions, local, aws: 
 
 
 def estimate(service, spec: WorkloadSpec, options: PlanOptions, seconds: float, gpu: bool | None = None,
-             on_progress: ProgressFn | None = None, predict_only: bool = False, on_result=None) -> dict[str, Any]:
+             on_progress: ProgressFn | None = None, predict_only: bool = False, on_result=None) -> PlanDocument:
     """`planner estimate`: measure here, predict every instance in the region, and say which paid
     benchmarks would settle the answer. `predict_only`: measure nothing here (GPUs are predicted
     from their specs alone; CPU instances, which scale this machine's measurement, are not).
@@ -124,7 +125,7 @@ def estimate(service, spec: WorkloadSpec, options: PlanOptions, seconds: float, 
 
 
 def estimate_document(service, spec: WorkloadSpec, options: PlanOptions, results: dict[str, Any],
-                      gpu: bool | None = None) -> dict[str, Any]:
+                      gpu: bool | None = None, run_dir: Path | None = None) -> PlanDocument:
     """The estimate's document over measurements (label -> planner.journal.Measured): their rows
     measured, every other instance in the region predicted (CPU instances from this machine's CPU
     measurement; without one, GPUs alone, from their specs)."""
@@ -134,16 +135,12 @@ def estimate_document(service, spec: WorkloadSpec, options: PlanOptions, results
     plan, catalog = estimate_plan(service, spec, options, local.result if local else None, gpu=gpu, measured=measured)
     plan.warnings[:0] = warnings
     choices = benchmark_choices(plan)
-    doc = plan_document(spec, plan, options, None)
-    doc["cloud_recommendation"] = doc["answers"].get("rent")
-    doc["prices"] = {"source": catalog.source, "as_of": catalog.as_of}
-    doc["benchmark"] = [c.__dict__ for c in choices if c.benchmark]
-    doc["skipped"] = [c.__dict__ for c in choices if not c.benchmark]
-    return doc
+    return plan_document(spec, plan, options, run_dir, prices=PriceSource(catalog.source, catalog.as_of),
+                         benchmark=[c for c in choices if c.benchmark], skipped=[c for c in choices if not c.benchmark])
 
 
 def estimate_from(service, spec: WorkloadSpec, options: PlanOptions, results: dict[str, dict[str, Any]],
-                  gpu: bool | None = None) -> dict[str, Any]:
+                  gpu: bool | None = None) -> PlanDocument:
     """estimate_document over results as `run` and `estimate` report them (label -> result dict)."""
     from planner.journal import Measured
 

@@ -4,37 +4,27 @@ the targets (`local`, `aws:TYPE`, `auto`), the AWS options of a run, the run's c
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
+from planner.core.document import PlanOptions
+from planner.core.kinds import OBJECTIVES, PURCHASES, Objective  # noqa: F401 - re-exported for the fronts
 from planner.errors import InputError
 from planner.service.measure import ProgressFn
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
     from planner.core.candidates import Target
 
-OBJECTIVES = ("cheapest", "fastest", "deadline")
 
 
-@dataclass(frozen=True)
-class PlanOptions:
-    objective: str = "cheapest"
-    deadline_seconds: float | None = None
-    time_value_per_hour: float | None = None
-    local_price_per_hour: float = 0.0
-    region: str = "us-east-1"
-    purchase: str = "on-demand"
-
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-
-def resolve_objective(objective: str | None, deadline_seconds: float | None) -> str | None:
+def resolve_objective(objective: str | None, deadline_seconds: float | None) -> Objective | None:
     """A deadline alone means "cheapest within the deadline"; the deadline objective needs one."""
+    if objective is not None and objective not in OBJECTIVES:
+        raise InputError(f"--objective: must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
     if deadline_seconds and objective in (None, "cheapest"):
         return "deadline"
     if objective == "deadline" and not deadline_seconds:
         raise InputError("--objective deadline needs --deadline", hint="e.g. --deadline 4h")
-    return objective
+    return cast("Objective | None", objective)
 
 
 def plan_options(objective: str | None = None, deadline_seconds: float | None = None, **rest: Any) -> PlanOptions:

@@ -5,32 +5,43 @@ Workload pane's side): the answers alone."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual.reactive import reactive
 from textual.widgets import Static
 
 from planner.report import escape, plan_answers
 
+if TYPE_CHECKING:
+    from planner.service import PlanDocument
+
 
 class Answers(Static):
+    """Set from above: `doc` (None: no plan yet) and `status` (what is being measured, or why the plan
+    is stale); the text follows them."""
+
     DEFAULT_CSS = """
     Answers { height: auto; }
     """
+    doc: reactive[PlanDocument | None] = reactive(None, always_update=True)
+    status: reactive[str] = reactive("")
 
     def __init__(self, compact: bool = False, id: str | None = None):
         super().__init__("", id=id)
         self.compact = compact
-        self.doc: dict[str, Any] | None = None
-        self.status = ""
 
-    def show(self, doc: dict[str, Any] | None, status: str = "") -> None:
-        """Show `doc` (None: none yet) under a status line (what is being measured, or why it is stale)."""
+    def show(self, doc: PlanDocument | None, status: str = "") -> None:
+        """Show `doc` under a status line."""
         self.doc, self.status = doc, status
-        self.update(self._text())
 
     def set_status(self, status: str) -> None:
         self.status = status
+
+    def watch_doc(self) -> None:
+        self.update(self._text())
+
+    def watch_status(self) -> None:
         self.update(self._text())
 
     def _text(self) -> Text:
@@ -47,16 +58,14 @@ class Answers(Static):
         if self.compact:
             lines.append("[dim]4 Results: every option, the chart and what-if.[/]")
             return Text.from_markup("\n".join(lines))
-        benchmarks = doc.get("benchmark") or []
-        if benchmarks:
+        if doc.benchmark:
             lines.append("A paid benchmark would settle it (picked in 2 Targets; r runs them):")
-            lines += [f"  {escape(c['target'])}: {escape(c.get('reason', ''))}" for c in benchmarks]
-        for warning in doc.get("warnings") or []:
-            lines.append(f"[yellow]warning:[/] {escape(str(warning))}")
-        prices = doc.get("prices") or {}
-        if prices:
-            lines.append(f"[dim]Predicted rows come from a device model; prices: {escape(str(prices.get('source', '')))}, "
-                         f"as of {escape(str(prices.get('as_of', '')))}.[/]")
-        if doc.get("run_dir"):
-            lines.append(f"[dim]run journal: {escape(doc['run_dir'])}[/]")
+            lines += [f"  {escape(c.target)}: {escape(c.reason)}" for c in doc.benchmark]
+        for warning in doc.plan.warnings:
+            lines.append(f"[yellow]warning:[/] {escape(warning)}")
+        if doc.prices is not None:
+            lines.append(f"[dim]Predicted rows come from a device model; prices: {escape(doc.prices.source)}, "
+                         f"as of {escape(doc.prices.as_of)}.[/]")
+        if doc.run_dir:
+            lines.append(f"[dim]run journal: {escape(doc.run_dir)}[/]")
         return Text.from_markup("\n".join(lines))

@@ -24,7 +24,8 @@ from planner.service import PlannerService
 from planner.tui.commands import PANES, PlannerCommands
 from planner.tui.dialogs import OpenRun
 from planner.tui.instances import InstancesPane
-from planner.tui.messages import EstimateDone, PlanShown, RunFinished, RunResult, SpecChanged, SpecLoaded, TargetsChanged
+from planner.tui.answers import Answers
+from planner.tui.messages import EstimateDone, PlanShown, PlanStatus, RunFinished, RunResult, SpecChanged, SpecLoaded, TargetsChanged
 from planner.tui.quitting import Quitting
 from planner.tui.results import ResultsPane
 from planner.tui.run import RunPane
@@ -163,10 +164,17 @@ class PlannerApp(Quitting, App):
             self.action_run()
 
     def on_plan_shown(self, message: PlanShown) -> None:
-        options = message.doc.get("plan_options") or {}
-        self.region, self.purchase = options.get("region", self.region), options.get("purchase", self.purchase)
+        for answers in self.query("#workload-answers").results(Answers):  # the plan flows down to every view
+            answers.doc = message.doc
+        if message.doc is None:
+            return
+        self.region, self.purchase = message.doc.options.region, message.doc.options.purchase
         for targets in self.query(TargetsPane):  # none while the app closes
             targets.show_plan(message.doc, message.fresh)
+
+    def on_plan_status(self, message: PlanStatus) -> None:
+        for answers in self.query("#workload-answers").results(Answers):
+            answers.status = message.text
 
     def on_targets_changed(self, message: TargetsChanged) -> None:
         self.targets = message.targets
@@ -203,7 +211,7 @@ class PlannerApp(Quitting, App):
         if self.quitting is not None:  # a quit waited for the run's cleanup: it is done
             self._quit(self.quitting)
             return
-        self.results.run_finished(message.doc["run_dir"] if message.doc is not None else None)
+        self.results.run_finished(message.doc.run_dir if message.doc is not None else None)
         if message.doc is not None:
             self.action_show("results")
 

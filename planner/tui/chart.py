@@ -2,7 +2,7 @@
 (log axis, in dollars — billed cost, plus waiting when a time value is set, as the plan weighs it;
 free options on the bottom line), each option's interval as error bars, measured (●) and predicted
 (○) apart, the recommendation (★), and the break-even line (red): the reference CPU option's cost,
-below which a GPU pays for itself (planner.report.break_even_cost).
+below which a GPU pays for itself (PlanDocument.break_even_cost).
 
 With 40 options it stays legible: the top N by rank, plus the recommendation and both answers when
 they rank lower; each point carries its rank (the table's #) unless another label is in the way.
@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual_plotext import PlotextPlot
 
-from planner.report import break_even_cost, option_cost
+if TYPE_CHECKING:
+    from planner.service import PlanDocument, RankedOption
 
 TIME_TICKS = [(1, "1 s"), (2, "2 s"), (5, "5 s"), (10, "10 s"), (30, "30 s"), (60, "1 min"), (120, "2 min"),
               (300, "5 min"), (600, "10 min"), (1800, "30 min"), (3600, "1 h"), (7200, "2 h"), (18000, "5 h"),
@@ -28,37 +29,32 @@ LEGEND = (f"[green]{MEASURED} measured[/]  [cyan]{PREDICTED} predicted[/]  [yell
           "bars: intervals  [red]── break-even[/]  numbers: the table's #")
 
 
-def usable(o: dict[str, Any]) -> bool:
-    return bool(o.get("train_seconds")) and option_cost(o) is not None
+def usable(o: RankedOption) -> bool:
+    return bool(o.train_seconds) and o.point_cost is not None
 
 
-def interval(o: dict[str, Any], low: str, high: str) -> tuple[float, float] | None:
-    """An option's interval, or None when the document has no usable one (a point without a bar)."""
-    lo, hi = o.get(low), o.get(high)
-    return (lo, hi) if lo is not None and hi is not None and hi >= lo else None
+def interval(low: float | None, high: float | None) -> tuple[float, float] | None:
+    """An option's interval, or None when it has no usable one (a point without a bar)."""
+    if low is None or high is None or not math.isfinite(high) or high < low:
+        return None
+    return low, high
 
 
-def chart_options(doc: dict[str, Any], top: int) -> list[dict[str, Any]]:
+def chart_options(doc: PlanDocument, top: int) -> list[RankedOption]:
     """The options to draw: the `top` best ranked, then the recommendation and both answers, and the
     best-ranked GPU (the break-even line is about GPUs) when they rank lower."""
-    ranked = [o for o in doc.get("options", []) if usable(o)]
+    ranked = [o for o in doc.plan.options if usable(o)]
     shown = ranked[:top]
-    wanted = [doc.get("recommendation") or {}, *((doc.get("answers") or {}).values())]
-    for o in ranked[top:]:
-        if any(rec and o["target"] == rec.get("target") and o["device"] == rec.get("device") for rec in wanted):
-            shown.append(o)
-    if not any(o["device"] == "cuda" for o in shown):
-        shown += [o for o in ranked if o["device"] == "cuda"][:1]
+    wanted = {chosen.key for rec in (doc.recommendation, *doc.plan.answers.values())
+              if (chosen := doc.plan.option_of(rec)) is not None}
+    shown += [o for o in ranked[top:] if o.key in wanted]
+    if not any(o.device == "cuda" for o in shown):
+        shown += [o for o in ranked if o.device == "cuda"][:1]
     return shown
 
 
-def is_chosen(o: dict[str, Any], doc: dict[str, Any]) -> bool:
-    rec = doc.get("recommendation") or {}
-    return o["target"] == rec.get("target") and o["device"] == rec.get("device")
-
-
-def color(o: dict[str, Any], doc: dict[str, Any]) -> str:
-    return "yellow" if is_chosen(o, doc) else "green" if o["source"] == "measured" else "cyan"
+def color(o: RankedOption, doc: PlanDocument) -> str:
+    return "yellow" if doc.is_recommended(o) else "green" if o.source == "measured" else "cyan"
 
 
 def ticks(table: Sequence[tuple[float, str]], low: float, high: float, most: int) -> tuple[list[float], list[str]]:
@@ -77,10 +73,10 @@ class PlanChart(PlotextPlot):
     def __init__(self, top: int = 10, id: str | None = None):
         super().__init__(id=id)
         self.top = top
-        self.doc: dict[str, Any] | None = None
-        self.shown: list[dict[str, Any]] = []
+        self.doc: PlanDocument | None = None
+        self.shown: list[RankedOption] = []
 
-    def show(self, doc: dict[str, Any] | None) -> None:
+    def show(self, doc: PlanDocument | None) -> None:
         self.doc = doc
         self.draw()
 
@@ -104,25 +100,25 @@ class PlanChart(PlotextPlot):
         points = []
         x_all, y_all = [], []
         for o in shown:  # the intervals first, the markers over them
-            x, y, c = math.log10(o["train_seconds"]), y_of(option_cost(o)), color(o, doc)
+            x, y, c = math.log10(o.train_seconds or 1e-3), y_of(o.point_cost), color(o, doc)
             points.append((o, x, y, c))
             x_all.append(x)
             y_all.append(y)
-            if times := interval(o, "train_seconds_low", "train_seconds_high"):
+            if times := interval(o.train_seconds_low, o.train_seconds_high):
                 bar = [math.log10(max(t, 1e-3)) for t in times]
                 plt.plot(bar, [y, y], color=c, marker="─")
                 x_all += bar
-            if costs := interval(o, "cost_usd_low", "cost_usd_high"):
+            if costs := interval(o.cost_usd_low, o.cost_usd_high):
                 bar = [y_of(v) for v in costs]
                 plt.plot([x, x], bar, color=c, marker="│")
                 y_all += bar
-        line = break_even_cost(doc)
+        line = doc.break_even_cost
         if line is not None:
             plt.hline(y_of(line), color="red")
             y_all.append(y_of(line))
         box = self._axes(min(x_all), max(x_all), min(y_all), max(y_all), floor)
         for o, x, y, c in points:
-            marker = CHOSEN if is_chosen(o, doc) else MEASURED if o["source"] == "measured" else PREDICTED
+            marker = CHOSEN if doc.is_recommended(o) else MEASURED if o.source == "measured" else PREDICTED
             plt.scatter([x], [y], marker=marker, color=c)
         self._labels(points, box)
         self.refresh()
@@ -137,8 +133,8 @@ class PlanChart(PlotextPlot):
 
         taken = {cell(x, y) for _, x, y, _ in points}  # markers
         step = (x1 - x0) / cols
-        for o, x, y, c in sorted(points, key=lambda p: p[0].get("rank") or 1e9):  # best ranks labelled first
-            text = str(o.get("rank") or "-")
+        for o, x, y, c in sorted(points, key=lambda p: p[0].rank or 1e9):  # best ranks labelled first
+            text = str(o.rank or "-")
             col, row = cell(x + 1.5 * step, y)
             cells = {(col + i, row) for i in range(len(text) + 1)}
             if cells & taken:
@@ -147,9 +143,9 @@ class PlanChart(PlotextPlot):
             self.plt.text(text, x + 1.5 * step, y, color=c, alignment="left")
 
     @staticmethod
-    def _floor(shown: list[dict[str, Any]]) -> float:
+    def _floor(shown: list[RankedOption]) -> float:
         """Where free options sit: a little under the cheapest paid figure (log axes have no $0)."""
-        paid = [float(v) for o in shown for v in (o.get("cost_usd_low"), option_cost(o), o.get("cost_usd_high")) if v and v > 0]
+        paid = [float(v) for o in shown for v in (o.cost_usd_low, o.point_cost, o.cost_usd_high) if v and 0 < v < math.inf]
         return math.log10(min(paid)) - 0.5 if paid else -3.0
 
     def _axes(self, x0: float, x1: float, y0: float, y1: float, floor: float) -> tuple[float, float, float, float]:
@@ -165,7 +161,7 @@ class PlanChart(PlotextPlot):
             keep = [(t, lab) for t, lab in zip(yt, yl) if t > floor]
             yt, yl = [floor, *[t for t, _ in keep]], ["$0", *[lab for _, lab in keep]]
         plt.yticks(yt, yl)
-        tv = (self.doc or {}).get("time_value_per_hour")
+        tv = self.doc.plan.time_value_per_hour if self.doc is not None else None
         plt.xlabel("training time (log)")
         plt.ylabel(f"cost + waiting at ${tv:g}/h" if tv else "cost (log)")
         return box

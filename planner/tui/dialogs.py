@@ -4,7 +4,7 @@ first, with what each recommended — PlannerService.saved_runs — or any run d
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -13,6 +13,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
+
+if TYPE_CHECKING:
+    from planner.service import SavedRun
 
 
 class ConfirmQuit(ModalScreen[bool]):
@@ -48,12 +51,12 @@ class ConfirmQuit(ModalScreen[bool]):
         self.dismiss(value)
 
 
-def run_line(run: dict[str, Any]) -> Text:
+def run_line(run: SavedRun) -> Text:
     """A saved run as one line of the picker: directory, workload, results, what it recommended."""
-    rec = run.get("recommendation") or {}
-    answer = f"{rec.get('target')} ({rec.get('device')})" if rec.get("target") else "no plan yet"
-    name = run["path"].rstrip("/").rsplit("/", 1)[-1]
-    return Text(f"{name}  {run['name']}  {run['results']} result(s)  -> {answer}")
+    rec = run.recommendation
+    answer = f"{rec.target} ({rec.device})" if rec is not None and rec.target else "no plan yet"
+    name = run.path.rstrip("/").rsplit("/", 1)[-1]
+    return Text(f"{name}  {run.name}  {run.results} result(s)  -> {answer}")
 
 
 class OpenRun(ModalScreen[str | None]):
@@ -67,14 +70,14 @@ class OpenRun(ModalScreen[str | None]):
     """
     BINDINGS = [Binding("escape", "dismiss_none", "Close")]
 
-    def __init__(self, runs: list[dict[str, Any]], folder: str):
+    def __init__(self, runs: list[SavedRun], folder: str):
         super().__init__()
         self.runs, self.folder = runs, folder
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(f"Saved runs in {self.folder} (enter opens, esc closes)")
-            options = [Option(run_line(r), id=r["path"]) for r in self.runs]
+            options = [Option(run_line(r), id=r.path) for r in self.runs]
             yield OptionList(*options, id="run-list")
             yield Input(placeholder="or a run directory: path/to/run, enter opens", id="run-path")
 

@@ -4,9 +4,12 @@ messages up. The app routes what one pane learns to the others."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
+
+if TYPE_CHECKING:
+    from planner.service import PlanDocument
 
 
 @dataclass
@@ -54,11 +57,18 @@ class WhatIfChanged(Message):
 
 @dataclass
 class PlanShown(Message):
-    """The Results pane shows a new plan document; `fresh` when it is a new estimate of a spec
-    (its suggested benchmarks become the picked targets)."""
+    """The Results pane shows a new plan document (None: none any more); `fresh` when it is a new
+    estimate of a spec (its suggested benchmarks become the picked targets)."""
 
-    doc: dict[str, Any]
+    doc: PlanDocument | None
     fresh: bool = False
+
+
+@dataclass
+class PlanStatus(Message):
+    """What the Results pane is doing (measuring, stale), for every view of the answers."""
+
+    text: str
 
 
 @dataclass
@@ -76,5 +86,5 @@ class RunResult(Message):
 
 @dataclass
 class RunFinished(Message):
-    doc: dict[str, Any] | None
+    doc: PlanDocument | None
     error: str | None = None

@@ -6,12 +6,15 @@ fit, its caveats) show under the table."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.widgets import DataTable
 
-from planner.report import PLAN_COLUMNS, is_recommended, plan_row
+from planner.report import PLAN_COLUMNS, plan_row
+
+if TYPE_CHECKING:
+    from planner.service import PlanDocument, RankedOption
 
 ESSENTIAL = ("", "#", "target", "training time", "cost", "speedup", "b-even", "break-even")
 WIDE = 150  # columns at which the CLI's order fits without cutting
@@ -25,16 +28,16 @@ def column_order(width: int) -> list[str]:
     return first + [c for c in PLAN_COLUMNS if c not in first]
 
 
-def mark(o: dict[str, Any], doc: dict[str, Any]) -> Text:
-    if is_recommended(o, doc):
+def mark(o: RankedOption, doc: PlanDocument) -> Text:
+    if doc.is_recommended(o):
         return Text("★", style="bold yellow")
-    return Text("●", style="green") if o.get("source") == "measured" else Text("○", style="cyan")
+    return Text("●", style="green") if o.source == "measured" else Text("○", style="cyan")
 
 
-def notes(o: dict[str, Any]) -> str:
+def notes(o: RankedOption) -> str:
     """An option's notes as one line: its note, caveat and interval note, whichever it has."""
-    parts = [str(o.get(k)) for k in ("note", "caveat", "interval_note") if o.get(k)]
-    return f"{o['target']} ({o.get('device_name') or o.get('device')}): " + ("; ".join(parts) if parts else "no notes")
+    parts = [text for text in (o.note, o.caveat, o.interval_note) if text]
+    return f"{o.target} ({o.device_name or o.device}): " + ("; ".join(parts) if parts else "no notes")
 
 
 class PlanTable(DataTable):
@@ -44,7 +47,7 @@ class PlanTable(DataTable):
 
     def __init__(self, id: str | None = None):
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
-        self.doc: dict[str, Any] | None = None
+        self.doc: PlanDocument | None = None
         self._order: list[str] = []
 
     def on_mount(self) -> None:
@@ -64,31 +67,31 @@ class PlanTable(DataTable):
         if self._columns(self.app.size.width) and self.doc is not None:
             self.show(self.doc)
 
-    def show(self, doc: dict[str, Any] | None) -> None:
+    def show(self, doc: PlanDocument | None) -> None:
         self.doc = doc
         row = self.cursor_row
         self.clear()
         if doc is None:
             return
         index = {name: i for i, name in enumerate(PLAN_COLUMNS)}
-        for o in doc.get("options", []):
+        for o in doc.plan.options:
             cells = plan_row(o, doc)  # the CLI's cells, so the two fronts cannot disagree
-            style = "bold green" if is_recommended(o, doc) else ""
+            style = "bold green" if doc.is_recommended(o) else ""
             shown = []
             for name in self._order:
                 if name == "":
                     shown.append(mark(o, doc))  # the CLI's headline mark, plus measured or predicted
                 elif name == "target" and self._order != list(PLAN_COLUMNS):
-                    shown.append(Text(o["target"].removeprefix("aws:"), style=style))  # narrow: g5.xlarge is aws's
+                    shown.append(Text(o.target.removeprefix("aws:"), style=style))  # narrow: g5.xlarge is aws's
                 else:
                     cell = cells[index[name]] if index[name] < len(cells) else ""
                     shown.append(Text.from_markup(cell, style=style))
-            self.add_row(*shown, key=f"{o['target']}|{o['device']}|{o.get('gpus_used')}")
+            self.add_row(*shown, key=f"{o.target}|{o.device}|{o.gpus_used}")
         if self.row_count:
             self.move_cursor(row=min(row, self.row_count - 1))
 
-    def highlighted(self) -> dict[str, Any] | None:
+    def highlighted(self) -> RankedOption | None:
         if self.doc is None or not self.row_count:
             return None
-        options = self.doc.get("options", [])
+        options = self.doc.plan.options
         return options[self.cursor_row] if self.cursor_row < len(options) else None

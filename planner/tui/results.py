@@ -12,7 +12,7 @@ On a short screen the table and the chart share the space (v switches); on a tal
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import ComposeResult
@@ -23,10 +23,13 @@ from textual.widgets import DataTable, Static
 from planner.errors import PlannerError
 from planner.tui.answers import Answers
 from planner.tui.chart import LEGEND, PlanChart
-from planner.tui.messages import EstimateDone, PlanShown, WhatIfChanged
+from planner.tui.messages import EstimateDone, PlanShown, PlanStatus, WhatIfChanged
 from planner.tui.plantable import PlanTable, notes
 from planner.tui.typed import planner_app
 from planner.tui.whatif import WhatIf
+
+if TYPE_CHECKING:
+    from planner.service import PlanDocument, PlanOptions
 
 
 class ResultsPane(Vertical):
@@ -42,11 +45,11 @@ class ResultsPane(Vertical):
 
     def __init__(self) -> None:
         super().__init__(id="results")
-        self.doc: dict[str, Any] | None = None
+        self.doc: PlanDocument | None = None
         self.spec = None  # the spec the plan is of
         self.results: dict[str, dict[str, Any]] = {}  # measurements of an estimate or a live run
         self.run_dir: str | None = None  # a finished or saved run: plans come from its journal
-        self.options: dict[str, Any] | None = None  # the plan options of the plan shown
+        self.options: PlanOptions | None = None  # the plan options of the plan shown
         self.estimating = False
         self._generation = 0  # of the newest plan asked for: an older replan that finishes later is dropped
 
@@ -115,7 +118,7 @@ class ResultsPane(Vertical):
         self.app.notify(error, severity="error")
         self.post_message(EstimateDone())
 
-    def _estimated(self, spec, measured: dict[str, dict[str, Any]], doc: dict[str, Any]) -> None:
+    def _estimated(self, spec, measured: dict[str, dict[str, Any]], doc: PlanDocument) -> None:
         self.estimating = False
         self._newer()  # a replan asked for while it measured is of the old results
         self.spec, self.results, self.run_dir = spec, measured, None
@@ -160,7 +163,7 @@ class ResultsPane(Vertical):
         except PlannerError as exc:
             self.app.notify(exc.render(), severity="error")
             return
-        if options.as_dict() != self.options:
+        if options != self.options:
             self.replan(options)
 
     def replan(self, options=None) -> None:
@@ -177,7 +180,7 @@ class ResultsPane(Vertical):
         self._generation += 1
         return self._generation
 
-    def _show_if_newest(self, generation: int, doc: dict[str, Any]) -> None:
+    def _show_if_newest(self, generation: int, doc: PlanDocument) -> None:
         """Plans are computed in threads; one asked for earlier can finish later (a live result's
         replan after the finished run's): only the newest is shown."""
         if generation == self._generation:
@@ -199,19 +202,19 @@ class ResultsPane(Vertical):
     # ------------------------------------------------------------------ showing
 
     def _status(self, text: str) -> None:
-        self.answers.set_status(text)
-        self.app.query_one("#workload-answers", Answers).set_status(text)
+        self.answers.status = text
+        self.post_message(PlanStatus(text))  # the app passes it down to the Workload pane's answers
 
-    def show(self, doc: dict[str, Any] | None, fresh: bool = False) -> None:
+    def show(self, doc: PlanDocument | None, fresh: bool = False) -> None:
         self.doc = doc
-        self.options = (doc or {}).get("plan_options")
-        self.answers.show(doc, self.answers.status)
-        self.app.query_one("#workload-answers", Answers).show(doc, self.answers.status)
+        self.options = doc.options if doc is not None else None
+        self.answers.doc = doc
         self.query_one(PlanTable).show(doc)
         self.query_one(PlanChart).show(doc)
         if doc is not None:
-            self.query_one(WhatIf).set_options(self.options or {}, doc.get("headline"))
-            self.post_message(PlanShown(doc, fresh))
+            self.query_one(WhatIf).set_options(doc.options, doc.plan.headline_time_value
+                                               if doc.headline_time_value_is_default else None)
+        self.post_message(PlanShown(doc, fresh))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         from rich.text import Text

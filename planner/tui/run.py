@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import work
@@ -22,6 +22,9 @@ from textual.widgets import Button, DataTable, Log, Static
 from planner.errors import PlannerError
 from planner.tui.messages import RunFinished, RunResult
 from planner.tui.typed import planner_app
+
+if TYPE_CHECKING:
+    from planner.service import PlanDocument
 
 FINISHED = ("done", "failed", "terminated", "cancelled")
 COLUMNS = ("target", "state", "elapsed", "cost so far", "progress")
@@ -189,7 +192,7 @@ class RunPane(Vertical):
             error = f"internal error: {type(exc).__name__}: {exc}"
         call(self.finished, doc, error)
 
-    def finished(self, doc: dict[str, Any] | None, error: str | None) -> None:
+    def finished(self, doc: PlanDocument | None, error: str | None) -> None:
         from planner.report import unterminated_lines
 
         self.running = False
@@ -198,12 +201,12 @@ class RunPane(Vertical):
                 self.set_state(label, "cancelled" if error and error.startswith("cancelled") else "failed")
         self.query_one("#start", Button).disabled = False
         self.query_one("#cancel", Button).disabled = True
-        failed = (doc or {}).get("failed_targets") or []
-        run_dir = (doc or {}).get("run_dir", "")
+        failed = (doc.failed_targets if doc is not None else None) or []
+        run_dir = (doc.run_dir if doc is not None else None) or ""
         status = error.splitlines()[0] if error else f"done: {run_dir}" + (f" ({', '.join(failed)} failed)" if failed else "")
         self.query_one("#run-status", Static).update(Text(status))
         self.log_line(error or f"done: journal {run_dir}")
-        for line in unterminated_lines((doc or {}).get("unterminated_instances") or []):
+        for line in unterminated_lines(doc):
             self.log_line(line)
             self.app.notify(line, severity="error", timeout=60)  # still billing: said until read
         if error:

@@ -6,7 +6,7 @@ settle its answer; their worst-case cost against the budget shows before anythin
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -18,6 +18,9 @@ from planner.errors import PlannerError
 from planner.report import escape
 from planner.tui.messages import TargetsChanged
 from planner.tui.typed import planner_app
+
+if TYPE_CHECKING:
+    from planner.service import PlanDocument
 
 WIDE = ("pick", "instance", "vCPUs", "GiB", "GPU", "GPU GiB", "$/h", "training time", "cost")
 NARROW = ("pick", "instance", "GPU", "$/h", "training time", "cost", "vCPUs", "GiB", "GPU GiB")
@@ -43,7 +46,7 @@ class TargetsPane(Vertical):
         super().__init__(id="targets")
         self.selected: list[str] = []
         self.suggested: dict[str, str] = {}  # target -> why a paid benchmark would settle the answer
-        self.doc: dict[str, Any] | None = None
+        self.doc: PlanDocument | None = None
         self.rows = None
         self._order: tuple[str, ...] = ()
 
@@ -88,9 +91,9 @@ class TargetsPane(Vertical):
             return {}
         time_at, cost_at = PLAN_COLUMNS.index("training time"), PLAN_COLUMNS.index("cost")
         out: dict[str, tuple[str, str]] = {}
-        for o in self.doc.get("options", []):
+        for o in self.doc.plan.options:
             cells = plan_row(o)
-            out.setdefault(o["target"], (cells[time_at], cells[cost_at]))
+            out.setdefault(o.target, (cells[time_at], cells[cost_at]))
         return out
 
     def refresh_rows(self) -> None:
@@ -128,10 +131,10 @@ class TargetsPane(Vertical):
             Text(f"{app.region}, {app.purchase}: {catalog.source}, as of {catalog.as_of}"))
         self.show_selection()
 
-    def show_plan(self, doc: dict[str, Any], fresh: bool) -> None:
+    def show_plan(self, doc: PlanDocument, fresh: bool) -> None:
         """The plan's predictions in the table; a fresh estimate also picks its suggested benchmarks."""
         self.doc = doc
-        self.suggested = {c["target"]: c.get("reason", "") for c in doc.get("benchmark") or []}
+        self.suggested = {c.target: c.reason for c in doc.benchmark or []}
         if fresh:
             self.selected = list(self.suggested)
         self.refresh_rows()

@@ -6,17 +6,21 @@ posts WhatIfChanged with the plan options as PlannerService.plan_options takes t
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal
 from textual.widgets import Input, Label, Select
 
 from planner.errors import PlannerError
+from planner.service import OBJECTIVES, PURCHASES
+
+if TYPE_CHECKING:
+    from planner.service import PlanOptions
 from planner.tui.messages import WhatIfChanged
 
-OBJECTIVES = (("cheapest", "cheapest"), ("fastest", "fastest"), ("deadline", "deadline"))
-PURCHASES = (("on-demand", "on-demand"), ("spot", "spot"))
+OBJECTIVE_CHOICES = tuple((o, o) for o in OBJECTIVES)
+PURCHASE_CHOICES = tuple((p, p) for p in PURCHASES)
 
 
 def _field(label: str, widget) -> Horizontal:
@@ -38,10 +42,10 @@ class WhatIf(Grid):
         self._expected: dict[str, Any] = {}  # values set_options gave the selects: their echoes are not edits
 
     def compose(self) -> ComposeResult:
-        yield _field("objective", Select(OBJECTIVES, value="cheapest", id="objective", allow_blank=False, compact=True))
+        yield _field("objective", Select(OBJECTIVE_CHOICES, value="cheapest", id="objective", allow_blank=False, compact=True))
         yield _field("region", Select([(r, r) for r in self.regions], value=self.initial_region, id="region-whatif",
                                       allow_blank=False, compact=True))
-        yield _field("purchase", Select(PURCHASES, value="on-demand", id="purchase-whatif", allow_blank=False, compact=True))
+        yield _field("purchase", Select(PURCHASE_CHOICES, value="on-demand", id="purchase-whatif", allow_blank=False, compact=True))
         yield _field("deadline", Input(placeholder="none, e.g. 4h", id="deadline", compact=True))
         yield _field("waiting $/h", Input(placeholder="none, e.g. 20", id="time-value", compact=True))
         yield _field("local $/h", Input(placeholder="0", id="local-price", compact=True))
@@ -65,23 +69,22 @@ class WhatIf(Grid):
                 "region": self.query_one("#region-whatif", Select).value,
                 "purchase": self.query_one("#purchase-whatif", Select).value}
 
-    def set_options(self, options: dict[str, Any], headline: dict[str, Any] | None = None) -> None:
+    def set_options(self, options: PlanOptions, default_time_value: float | None = None) -> None:
         """Show a plan's options (an opened run's); the change events then match the plan and re-plan
-        nothing. `headline`: the document's; when it weighed waiting at a default, the field says so."""
+        nothing. `default_time_value`: the $/h of waiting the headline weighed when none was given."""
         from planner.report import seconds_text
 
-        default = (headline or {}).get("time_value_per_hour") if (headline or {}).get("time_value_is_default") else None
-        self.query_one("#time-value", Input).placeholder = f"default {default:g}" if default else "none, e.g. 20"
-
-        deadline = options.get("deadline_seconds")
+        self.query_one("#time-value", Input).placeholder = (f"default {default_time_value:g}" if default_time_value
+                                                             else "none, e.g. 20")
+        deadline = options.deadline_seconds
         self.query_one("#deadline", Input).value = seconds_text(deadline).replace(" ", "") if deadline else ""
-        tv = options.get("time_value_per_hour")
+        tv = options.time_value_per_hour
         self.query_one("#time-value", Input).value = f"{tv:g}" if tv else ""
-        price = options.get("local_price_per_hour")
+        price = options.local_price_per_hour
         self.query_one("#local-price", Input).value = f"{price:g}" if price else ""
-        wanted = {"objective": options.get("objective") or "cheapest", "purchase-whatif": options.get("purchase") or "on-demand"}
-        if options.get("region") in self.regions:
-            wanted["region-whatif"] = options["region"]
+        wanted: dict[str, str] = {"objective": options.objective, "purchase-whatif": options.purchase}
+        if options.region in self.regions:
+            wanted["region-whatif"] = options.region
         for widget_id, value in wanted.items():
             select = self.query_one(f"#{widget_id}", Select)
             if select.value != value:

@@ -29,8 +29,11 @@ train:
 """
 
 
-def plan_doc() -> dict:
-    return json.loads(PLAN_DOC.read_text())
+def plan_doc():
+    """The saved plan document, read by the one converter (a typed PlanDocument)."""
+    from planner.core.document import from_json
+
+    return from_json(json.loads(PLAN_DOC.read_text()), str(PLAN_DOC))
 
 
 async def wait_for(pilot, condition, timeout: float = 120.0, step: float = 0.1) -> None:

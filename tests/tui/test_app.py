@@ -32,19 +32,20 @@ def test_opening_a_spec_shows_the_estimate_then_run_local_and_every_plan_is_the_
         async with app.run_test(size=(120, 40)) as pilot:
             results = app.query_one(ResultsPane)
             await wait_for(pilot, lambda: results.doc is not None)  # nothing pressed: opening estimates
+            await pilot.pause()  # the plan reaches the Workload pane's answers through the app (PlanShown)
             doc = results.doc
-            sources = {o["source"] for o in doc["options"]}
-            assert sources == {"measured", "predicted"} and len(doc["options"]) > 20
-            assert results.query_one("#options").row_count == len(doc["options"])
+            sources = {o.source for o in doc.plan.options}
+            assert sources == {"measured", "predicted"} and len(doc.plan.options) > 20
+            assert results.query_one("#options").row_count == len(doc.plan.options)
             answers = text_of(app, "#answers")
             assert "Recommendation" in answers and ("If you rent" in answers or "Here:" in answers)
-            assert doc["recommendation"]["target"] in text_of(app, "#workload-answers")  # beside the spec, too
+            assert doc.recommendation.target in text_of(app, "#workload-answers")  # beside the spec, too
             expected = PlannerService().estimate_from(app.spec, plan_options(), results.results)
-            assert doc["options"] == expected["options"] and doc["benchmark"] == expected["benchmark"]
+            assert doc.plan.options == expected.plan.options and doc.benchmark == expected.benchmark
 
             await pilot.pause(0.3)
             targets = app.query_one(TargetsPane)
-            suggested = [c["target"] for c in doc["benchmark"]]
+            suggested = [c.target for c in doc.benchmark]
             assert app.targets == ["local", *suggested]
             if suggested:
                 assert "worst-case bench cost $" in text_of(app, "#selection")
@@ -60,19 +61,19 @@ def test_opening_a_spec_shows_the_estimate_then_run_local_and_every_plan_is_the_
             assert app.targets == ["local"]
 
             await pilot.press("r")
-            await wait_for(pilot, lambda: results.run_dir is not None and results.doc.get("run_dir"), timeout=120)
+            await wait_for(pilot, lambda: results.run_dir is not None and results.doc.run_dir, timeout=120)
             assert active_pane(app) == "results"
             run_dir = results.run_dir
             shown = results.doc
             assert shown == PlannerService().estimate_run(run_dir, options=plan_options())
-            local = next(o for o in shown["options"] if o["target"] == "local")
-            assert local["source"] == "measured" and any(o["source"] == "predicted" for o in shown["options"])
+            local = next(o for o in shown.plan.options if o.target == "local")
+            assert local.source == "measured" and any(o.source == "predicted" for o in shown.plan.options)
 
             # what-if: re-plans from the journal at once, as the service does
             results.query_one("#local-price").value = "3.6"
             results.query_one("#objective").value = "fastest"
-            await wait_for(pilot, lambda: results.doc["objective"] == "fastest"
-                           and results.doc["plan_options"]["local_price_per_hour"] == 3.6, timeout=20)
+            await wait_for(pilot, lambda: results.doc.plan.objective == "fastest"
+                           and results.doc.options.local_price_per_hour == 3.6, timeout=20)
             assert results.doc == PlannerService().estimate_run(run_dir, options=plan_options("fastest", local_price_per_hour=3.6))
 
     asyncio.run(scenario())
@@ -84,15 +85,15 @@ def test_a_measured_result_replaces_its_predicted_row_as_it_arrives(spec_file, t
         async with app.run_test(size=(120, 40)) as pilot:
             results = app.query_one(ResultsPane)
             await wait_for(pilot, lambda: results.doc is not None)
-            row = next(o for o in results.doc["options"] if o["source"] == "predicted" and o["device"] == "cpu")
-            itype = row["instance_type"]
+            row = next(o for o in results.doc.plan.options if o.source == "predicted" and o.device == "cpu")
+            itype = row.instance_type
             # what an instance's result looks like when it arrives: this machine's, as if measured there
             local = results.results["local-cpu"]
             arrived = {**local, "target": f"aws:{itype}", "instance_type": itype, "region": "us-east-1", "purchase": "on-demand"}
             app.post_message(RunResult(f"aws-{itype}", arrived))
-            await wait_for(pilot, lambda: any(o["target"] == row["target"] and o["source"] == "measured"
-                                              for o in results.doc["options"]), timeout=20)
-            assert [o["target"] for o in results.doc["options"]].count(row["target"]) == 1  # replaced, not added
+            await wait_for(pilot, lambda: any(o.target == row.target and o.source == "measured"
+                                              for o in results.doc.plan.options), timeout=20)
+            assert [o.target for o in results.doc.plan.options].count(row.target) == 1  # replaced, not added
             expected = PlannerService().estimate_from(app.spec, plan_options(), {"local-cpu": local, f"aws-{itype}": arrived})
             assert results.doc == expected
 

@@ -47,9 +47,9 @@ def test_pick_an_instance_run_it_and_leave_nothing_running(moto_env, tmp_path):
             assert "worst-case bench cost $" in str(app.query_one("#selection").render())
             await pilot.press("r")
             results = app.query_one(ResultsPane)
-            await wait_for(pilot, lambda: results.doc is not None and results.doc.get("run_dir"), timeout=240)
+            await wait_for(pilot, lambda: results.doc is not None and results.doc.run_dir, timeout=240)
             doc = results.doc
-            measured = {o["target"] for o in doc["options"] if o["source"] == "measured" and o["train_seconds"]}
+            measured = {o.target for o in doc.plan.options if o.source == "measured" and o.train_seconds}
             assert measured == {"local", "aws:c7i.xlarge"}
 
     asyncio.run(scenario())

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from planner.core.document import plan_json
 from planner.core.decide import HEADLINE_TIME_VALUE, Option, billed_cost, decide
 from planner.core.estimate import PROCESS_EXIT_SECONDS, PROCESS_START_SECONDS, StepMeasurement, estimate_training
 
@@ -71,7 +72,7 @@ def test_break_even_speedup_is_the_ratio_of_billed_hourly_rates_on_every_gpu_opt
     assert by_target["aws:g5.xlarge"].break_even_speedup == pytest.approx((1 + VOLUME) / (0.5 + VOLUME))
     assert by_target["aws:g6e.xlarge"].break_even_speedup == pytest.approx((4 + VOLUME) / (0.5 + VOLUME))
     assert by_target["aws:c7i.2xlarge"].break_even_speedup is None
-    assert plan.references == {"rent": "aws:c7i.2xlarge"} and plan.as_dict()["references"] == plan.references
+    assert plan.references == {"rent": "aws:c7i.2xlarge"} and plan_json(plan)["references"] == plan.references
 
 
 def test_a_free_local_cpu_does_not_win_by_default_against_any_speed():
@@ -262,13 +263,18 @@ def test_a_local_bench_too_big_for_its_budget_measures_a_smaller_batch_and_scale
 
 
 def test_the_headline_names_the_device_as_the_table_does():
+    from planner.core.decide import Plan, RankedOption, Recommendation
+    from planner.core.document import PlanDocument, PlanOptions, WorkloadSummary
     from planner.report import recommendation_text
 
-    doc = {"recommendation": {"target": "aws:p4d.24xlarge", "device": "cuda", "gpus_used": 8, "verdict": "clear",
-                              "reason": "it is the cheapest option"},
-           "options": [{"target": "aws:p4d.24xlarge", "device": "cuda", "device_name": "A100", "gpus_used": 1},
-                       {"target": "aws:p4d.24xlarge", "device": "cuda", "device_name": "A100", "gpus_used": 8,
-                        "instances": 1, "scaling_efficiency": 0.85}]}
-    assert "aws:p4d.24xlarge (A100 x8 (85%))" in recommendation_text(doc)
-    doc["recommendation"] |= {"target": "local", "device": "cpu", "gpus_used": None}
-    assert "local (cpu)" in recommendation_text(doc)  # no such option row: the device kind
+    def row(gpus: int, **kw) -> RankedOption:
+        return RankedOption("aws:p4d.24xlarge", "cuda", "predicted", 32.0, "ec2", "A100", train_seconds=60.0, gpus_used=gpus, **kw)
+
+    def doc_of(rec: Recommendation) -> PlanDocument:
+        return PlanDocument(WorkloadSummary("w", "mlp", "classification", 1, 1, 1, 1, 1, "fp32", "device"),
+                            Plan("cheapest", [row(1), row(8, instances=1, scaling_efficiency=0.85)], rec), PlanOptions())
+
+    rec = Recommendation("aws:p4d.24xlarge", "cuda", "clear", "it is the cheapest option", gpus_used=8)
+    assert "aws:p4d.24xlarge (A100 x8 (85%))" in recommendation_text(doc_of(rec))
+    rec = Recommendation("local", "cpu", "clear", "it is the cheapest option", gpus_used=None)
+    assert "local (cpu)" in recommendation_text(doc_of(rec))  # no such option row: the device kind

@@ -9,7 +9,7 @@ from planner.workload.footprint import footprint
 from planner.core.candidates import Hardware, InstanceFacts, gpu_plans, predicted_candidates
 from planner.core.predict import GpuSpec
 from planner.core.predict.fabric import Interconnect
-from planner.report import is_recommended
+from planner.core.document import plan_json
 from planner.workload.spec import load_spec, parse_spec
 from runner.bench.result import BenchResult
 from tests.conftest import EXAMPLES
@@ -76,9 +76,11 @@ def test_each_count_is_its_own_option_in_the_plan_and_json():
     assert len(keys) == len(set(keys))
     ranks = [o.rank for o in plan.options if o.rank is not None]
     assert ranks == list(range(1, len(ranks) + 1))  # every usable option ranked once
-    doc = {**plan.as_dict()}
+    doc = plan_json(plan)
+    rec = doc["recommendation"]
     assert all("gpus_used" in o and "scaling_efficiency" in o for o in doc["options"])
-    assert sum(is_recommended(o, doc) for o in doc["options"]) == 1
+    assert sum(o["target"] == rec["target"] and o["device"] == rec["device"] and o["gpus_used"] == rec["gpus_used"]
+               for o in doc["options"]) == 1
     assert "gpus_used" in doc["recommendation"]
 
 

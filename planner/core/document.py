@@ -1,0 +1,272 @@
+"""The plan document: one typed value from the decision to the screen, and its one converter.
+
+`PlanDocument` is what every use case returns (estimate, run, replan, a what-if, a saved run): the
+workload, the plan options, the typed `Plan` (ranked options, the headline and both answers with the
+comparisons they rest on, the reference CPUs, the warnings) and, by use case, the prices it used and
+the paid benchmarks it suggests (an estimate) or the failed targets, what could not be terminated and
+the bench's bill (a run). The fronts render it; none looks a field up by string key.
+
+JSON only at the edges: `to_json` writes the document as `planner ... --json` prints it and a run's
+plan.json holds it (strict JSON: an infinite number is null with a `<key>_note` beside it);
+`from_json` reads any version this planner ever wrote. SCHEMA_VERSION 1 is every document written
+before the version was stated (no `schema_version` key); 2 adds the key, nothing else. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from planner.core.decide import TOO_CLOSE_MARGIN, BenchmarkChoice, Plan, RankedOption, Recommendation
+from planner.core.kinds import AnswerName, Objective, Purchase
+from planner.errors import InputError
+
+SCHEMA_VERSION = 2
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    """What a user chose for a plan (flags, the TUI's what-if): the objective and its terms, the price
+    of this machine, where and how AWS instances are priced."""
+
+    objective: Objective = "cheapest"
+    deadline_seconds: float | None = None
+    time_value_per_hour: float | None = None
+    local_price_per_hour: float = 0.0
+    region: str = "us-east-1"
+    purchase: Purchase = "on-demand"
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class WorkloadSummary:
+    """The workload a plan is for, as its title states it."""
+
+    name: str
+    kind: str
+    task: str
+    samples: int
+    batch_size: int
+    epochs: int
+    steps_per_epoch: int
+    total_steps: int
+    precision: str
+    data_location: str
+
+
+@dataclass(frozen=True)
+class PriceSource:
+    source: str
+    as_of: str
+
+
+@dataclass(frozen=True)
+class LeftRunning:
+    """An instance a run could not terminate, with the command that will (the reaper's)."""
+
+    label: str
+    instance_id: str | None = None
+    instance_type: str | None = None
+    region: str | None = None
+    run_id: str | None = None
+    expires_at: str | None = None
+    reap_command: str | None = None
+    error: str | None = None  # why it could not even be looked for
+
+    def line(self) -> str:
+        """The sentence `planner run` and the TUI's run pane print for it."""
+        return (f"NOT TERMINATED: {self.instance_id} ({self.label}) in {self.region} is still billing; it halts by its "
+                f"dead-man timer and is reaped after {self.expires_at}. Terminate it now: {self.reap_command}")
+
+
+@dataclass(frozen=True)
+class PlanDocument:
+    workload: WorkloadSummary
+    plan: Plan
+    options: PlanOptions
+    run_dir: str | None = None
+    # an estimate (None: not one): the prices it used, the paid benchmarks that would settle it and the rest
+    prices: PriceSource | None = None
+    benchmark: list[BenchmarkChoice] | None = None
+    skipped: list[BenchmarkChoice] | None = None
+    # a run (None: not one): targets that failed, instances not terminated, the bench's bill, `auto`'s choice
+    failed_targets: list[str] | None = None
+    unterminated: list[LeftRunning] | None = None
+    bench_cost_usd: float | None = None
+    auto: list[BenchmarkChoice] | None = None
+
+    # ------------------------------------------------------------------ what the fronts ask of a plan
+
+    @property
+    def recommendation(self) -> Recommendation:
+        return self.plan.recommendation
+
+    @property
+    def recommended(self) -> RankedOption | None:
+        """The row the headline names."""
+        return self.plan.option_of(self.plan.recommendation)
+
+    def is_recommended(self, o: RankedOption) -> bool:
+        chosen = self.recommended
+        return chosen is not None and o.key == chosen.key
+
+    def answer(self, name: AnswerName) -> Recommendation | None:
+        return self.plan.answers.get(name)
+
+    @property
+    def has_both_answers(self) -> bool:
+        return self.plan.answers.keys() >= {"here", "rent"}
+
+    def reference(self, name: AnswerName = "rent") -> RankedOption | None:
+        """The reference CPU row a GPU row of `name`'s kind of place compares with (rule 4)."""
+        target = self.plan.references.get(name)
+        return next((o for o in self.plan.options if o.target == target and o.device == "cpu" and o.usable), None)
+
+    @property
+    def break_even_cost(self) -> float | None:
+        """Where a GPU breaks even: the objective value (cost, plus waiting at the time value) of the
+        reference CPU its speedup compares with — speedup = break-even exactly when the GPU's run costs
+        what the CPU's does. The rented reference, else this machine's when a GPU of its own has a
+        speedup; None when no GPU row has one."""
+        for name in ("rent", "here"):
+            ref = self.reference(name)  # type: ignore[arg-type]
+            if ref is not None and any(o.speedup is not None and o.reference == ref.target for o in self.plan.options):
+                return ref.point_cost
+        return None
+
+    @property
+    def failed(self) -> list[RankedOption]:
+        return [o for o in self.plan.options if o.failed]
+
+    @property
+    def headline_time_value_is_default(self) -> bool:
+        return self.plan.time_value_per_hour is None
+
+
+# ----------------------------------------------------------------------------- the converter
+
+UNBOUNDED_NOTES = {
+    "break_even_speedup": "infinite: the CPU option it is compared with costs nothing per hour",
+}
+
+
+def strict_json(value: Any) -> Any:
+    """`value` ready for strict JSON (allow_nan=False): every infinite or NaN number becomes null,
+    with a `<key>_note` beside it saying why (an interval with no usable end, a break-even against
+    a free option)."""
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            if isinstance(v, float) and not math.isfinite(v):
+                out[k] = None
+                out[f"{k}_note"] = UNBOUNDED_NOTES.get(k, "unbounded: no usable interval (see interval_note)"
+                                                       if v > 0 else "not a number")
+            else:
+                out[k] = strict_json(v)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [strict_json(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _restore_infinities(value: Any) -> Any:
+    """strict_json's inverse: a null with an 'unbounded'/'infinite' `<key>_note` beside it is math.inf."""
+    if isinstance(value, dict):
+        out = {k: _restore_infinities(v) for k, v in value.items()}
+        for k, v in value.items():
+            note = value.get(f"{k}_note")
+            if v is None and isinstance(note, str) and note.startswith(("unbounded", "infinite")):
+                out[k] = math.inf
+                del out[f"{k}_note"]
+        return out
+    if isinstance(value, list):
+        return [_restore_infinities(v) for v in value]
+    return value
+
+
+def plan_json(plan: Plan) -> dict[str, Any]:
+    """The plan's part of the document (not yet strict: infinities stay until to_json)."""
+    return {
+        "objective": plan.objective, "deadline_seconds": plan.deadline_seconds,
+        "time_value_per_hour": plan.time_value_per_hour,
+        "options": [asdict(o) for o in plan.options],
+        "recommendation": asdict(plan.recommendation),
+        "answers": {k: asdict(v) for k, v in plan.answers.items()},
+        "headline": {"time_value_per_hour": plan.headline_time_value,
+                     "time_value_is_default": plan.time_value_per_hour is None},
+        "references": dict(plan.references),
+        "too_close_margin": TOO_CLOSE_MARGIN,
+        "warnings": list(plan.warnings),
+    }
+
+
+def to_json(doc: PlanDocument) -> dict[str, Any]:
+    """The document as strict JSON data, keys in the order every version has printed them."""
+    out: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "workload": asdict(doc.workload), **plan_json(doc.plan),
+                           "plan_options": doc.options.as_dict()}
+    if doc.prices is not None:  # an estimate
+        out["cloud_recommendation"] = asdict(doc.plan.answers["rent"]) if "rent" in doc.plan.answers else None
+        out["prices"] = asdict(doc.prices)
+        out["benchmark"] = [asdict(c) for c in doc.benchmark or []]
+        out["skipped"] = [asdict(c) for c in doc.skipped or []]
+    if doc.run_dir is not None:
+        out["run_dir"] = doc.run_dir
+    if doc.failed_targets is not None:  # a run
+        out["failed_targets"] = list(doc.failed_targets)
+        out["unterminated_instances"] = [{k: v for k, v in asdict(x).items() if v is not None} for x in doc.unterminated or []]
+        if doc.bench_cost_usd is not None:
+            out["bench_cost_usd"] = doc.bench_cost_usd
+        if doc.auto is not None:
+            out["auto"] = [asdict(c) for c in doc.auto]
+    return strict_json(out)
+
+
+def from_json(data: Any, source: str = "the plan") -> PlanDocument:
+    """A document as any version of the planner wrote it (to_json's, or plan.json of a run made before
+    SCHEMA_VERSION was stated); InputError naming `source` and the field when it is not one."""
+    from pydantic import TypeAdapter, ValidationError
+
+    if not isinstance(data, dict):
+        raise InputError(f"{source}: not a plan document (a JSON object)", hint="give a plan.json or `--json` output")
+    version = data.get("schema_version", 1)
+    if not isinstance(version, int) or version > SCHEMA_VERSION:
+        raise InputError(f"{source}: schema_version {version!r} is newer than this planner reads ({SCHEMA_VERSION})",
+                         hint="upgrade cloud-planner to read it")
+    d = _restore_infinities(data)
+    answers = d.get("answers")
+    if not answers and d.get("cloud_recommendation"):  # the oldest documents: the cloud answer alone
+        answers = {"rent": d["cloud_recommendation"]}
+    references = d.get("references")
+    if references is None:  # before plans named their reference CPUs: the one every GPU row of a place names
+        references = {("here" if o.get("billing") == "local" else "rent"): o["reference"]
+                      for o in reversed(d.get("options") or []) if isinstance(o, dict) and o.get("reference")}
+    headline = d.get("headline") or {}
+    shaped = {
+        "workload": d.get("workload"),
+        "plan": {"objective": d.get("objective"), "options": d.get("options", []), "recommendation": d.get("recommendation"),
+                 "deadline_seconds": d.get("deadline_seconds"), "time_value_per_hour": d.get("time_value_per_hour"),
+                 "warnings": d.get("warnings", []), "answers": answers or {},
+                 "headline_time_value": headline.get("time_value_per_hour"), "references": references},
+        "options": d.get("plan_options", {}),
+        "run_dir": d.get("run_dir"), "prices": d.get("prices"), "benchmark": d.get("benchmark"), "skipped": d.get("skipped"),
+        "failed_targets": d.get("failed_targets"), "unterminated": d.get("unterminated_instances"),
+        "bench_cost_usd": d.get("bench_cost_usd"), "auto": d.get("auto"),
+    }
+    if shaped["failed_targets"] is None and shaped["unterminated"] is not None:
+        shaped["failed_targets"] = []
+    try:
+        return TypeAdapter(PlanDocument).validate_python(shaped)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise InputError(f"{source}: {where}: {first['msg']}",
+                         hint="the document was edited or cut short; `planner plan RUN_DIR` writes it again") from None
+
+
+__all__ = ["LeftRunning", "PlanDocument", "PlanOptions", "PriceSource", "SCHEMA_VERSION", "WorkloadSummary",
+           "from_json", "plan_json", "strict_json", "to_json"]

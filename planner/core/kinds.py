@@ -1,0 +1,23 @@
+"""The closed sets of words a plan is made of, each defined once as a Literal type (checked by mypy
+where the code names one, and by the plan document's converter where JSON names one) with the
+tuple of its values for argparse choices, selects and journal checks."""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+from pricing.facts import PURCHASES, Purchase  # the data layer's: how an instance is bought
+
+Objective = Literal["cheapest", "fastest", "deadline"]
+Device = Literal["cpu", "cuda"]
+Source = Literal["measured", "predicted"]
+Billing = Literal["local", "ec2"]  # this machine at the user's price, or EC2's per-second billing
+Verdict = Literal["clear", "likely", "too_close", "only_option", "deadline_missed", "nothing_fits", "failed"]
+AnswerName = Literal["here", "rent"]
+
+OBJECTIVES: tuple[Objective, ...] = get_args(Objective)
+DEVICES: tuple[Device, ...] = get_args(Device)
+VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
+
+__all__ = ["AnswerName", "Billing", "DEVICES", "Device", "OBJECTIVES", "Objective", "PURCHASES", "Purchase",
+           "Source", "VERDICTS", "Verdict"]

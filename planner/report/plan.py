@@ -1,0 +1,210 @@
+"""The plan for people: the table's cells, its title and captions, the headline and the two answers —
+all read from the typed PlanDocument, for the CLI and the TUI alike. No rule lives here: which row is
+recommended, which CPU a GPU compares with and where it breaks even are the document's answers."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from planner.report.text import escape, money_text, range_text, seconds_text, short
+
+if TYPE_CHECKING:
+    from planner.core.decide import RankedOption, Recommendation
+    from planner.core.document import PlanDocument
+
+PLAN_COLUMNS = ("", "#", "target", "device", "src", "step", "1-time", "training time", "$/h", "cost", "speedup", "b-even")
+LEFT_COLUMNS = ("target", "device", "src", "training time")
+# To fit a narrow terminal the plan drops columns in this order (`--wide` keeps them all); what is
+# dropped is still in --json, and a line under the table says so. Numbers are never cut.
+DROP_ORDER = ("src", "$/h", "1-time", "step", "#")  # never the device: with the target it names the option
+NOTE_WIDTH = 38
+
+
+def device_text(o: RankedOption) -> str:
+    """'cpu', or the GPU's name with its count and scaling efficiency: 'L4', 'A100 x8 (85%)', 'T4 2x4 (9%)'."""
+    if o.device != "cuda":
+        return "cpu"
+    name = o.device_name or "cuda"
+    instances, gpus = o.instances or 1, o.gpus_used or 1
+    count = f" {instances}x{gpus // instances}" if instances > 1 else f" x{gpus}" if gpus > 1 else ""
+    return name + count + (f" ({o.scaling_efficiency:.0%})" if o.scaling_efficiency is not None else "")
+
+
+def _training_time(o: RankedOption) -> str:
+    """'2.6 min (2.2-3.0 min)': the point and its interval; said so when there is none."""
+    high = o.train_seconds_high
+    if high is None or high == math.inf:
+        return f"{seconds_text(o.train_seconds)} (no usable interval)"
+    return f"{seconds_text(o.train_seconds)} ({range_text(o.train_seconds_low or 0.0, high)})"
+
+
+def _times(value: float | None) -> str:
+    return "-" if value is None else ("inf" if value == math.inf else f"{value:.2f}x")
+
+
+def plan_row(o: RankedOption, doc: PlanDocument | None = None, note_width: int = NOTE_WIDTH) -> list[str]:
+    """One option as the plan's cells (rich markup), one per PLAN_COLUMNS, for the CLI's table and
+    the TUI's alike."""
+    mark = "✔" if doc is not None and doc.is_recommended(o) else ""
+    head = [mark, str(o.rank) if o.rank else "-", escape(o.target), escape(device_text(o)),
+            "meas." if o.source == "measured" else "pred."]
+    if o.train_seconds is None or not o.fits:
+        what = ("[red]does not fit[/]" if not o.fits else "not predicted" if o.source == "predicted"
+                else "[red]failed[/]")
+        step = seconds_text(o.step_seconds) if o.step_seconds else "-"
+        note = o.note
+        for said in ("does not fit", "not predicted"):  # the cell already says it
+            note = note[len(said):].lstrip(":; ") if note.startswith(said) else note
+        return head + [step, "", f"{what}: {short(note, note_width)}" if note else what, "", "", "", ""]
+    return head + [seconds_text(o.step_seconds), seconds_text(o.one_time_seconds), _training_time(o),
+                   f"{o.price_per_hour:.3f}", money_text(o.cost_usd), _times(o.speedup), _times(o.break_even_speedup)]
+
+
+def plan_title(doc: PlanDocument) -> str:
+    w, plan = doc.workload, doc.plan
+    objective = plan.objective if plan.objective != "deadline" else f"cheapest within {seconds_text(plan.deadline_seconds)}"
+    rule = ""
+    if plan.headline_time_value is not None and doc.has_both_answers:
+        rule = (f"; here vs rent at ${plan.headline_time_value:g}/h of waiting"
+                + (" (default)" if doc.headline_time_value_is_default else ""))
+    return escape(f"{w.name}: {w.total_steps:,} steps ({w.epochs:,} epochs x {w.steps_per_epoch:,}), "
+                  f"batch {w.batch_size:,}; objective: {objective}{rule}")
+
+
+PLAN_CAPTION = ("✔ the headline. src: measured or predicted. 1-time: process start, setup, warm-up, the dataset's "
+                "materialisation and, on an instance, its boot (included in training time).")
+PARALLEL_CAPTION = (" x4 (N%): four GPUs data-parallel at N% scaling efficiency; 2x8: two instances of eight GPUs "
+                    "(on paper).")
+
+
+def reference_caption(doc: PlanDocument) -> str:
+    """Which CPU every GPU row's speedup and break-even compare with (rule 4 of planner.core.decide)."""
+    refs, plan = doc.plan.references, doc.plan
+    by = "fastest" if plan.objective == "fastest" else "cheapest"
+    parts = []
+    if refs.get("rent"):
+        parts.append(f"a rented GPU against {refs['rent']}, the {by} rented CPU")
+    if refs.get("here") and any(o.device == "cuda" and o.here for o in plan.options):
+        parts.append(f"this machine's GPU against {refs['here']}")
+    if not parts:
+        return ""
+    return (" speedup: the reference CPU's training time / the GPU's; b(reak)-even: the ratio of their hourly rates "
+            f"(instance + disk{', + waiting' if plan.time_value_per_hour else ''}): {'; '.join(parts)}.")
+
+
+def plan_table(doc: PlanDocument, width: int | None = None, wide: bool = False):
+    """The plan as a rich table; at most `width` columns wide (dropping DROP_ORDER's columns) unless `wide`."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    columns = list(PLAN_COLUMNS)
+    note_width = 90 if wide else NOTE_WIDTH  # --wide: the notes (mostly) whole; --json has every one
+    options = doc.plan.options
+
+    def build() -> Table:
+        parallel = any((o.gpus_used or 1) > 1 for o in options)
+        t = Table(title=plan_title(doc), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+                  caption=PLAN_CAPTION + escape(reference_caption(doc)) + (PARALLEL_CAPTION if parallel else ""),
+                  caption_justify="left")
+        for name in columns:
+            t.add_column(name, no_wrap=True, justify="left" if name in LEFT_COLUMNS else "right")
+        keep = [PLAN_COLUMNS.index(c) for c in columns]
+        for o in options:
+            cells = plan_row(o, doc, note_width)
+            t.add_row(*(cells[i] for i in keep), style="bold green" if doc.is_recommended(o) else None)
+        return t
+
+    table = build()
+    if wide or width is None:
+        return table
+    measure = Console(width=10_000)
+    for name in DROP_ORDER:
+        if measure.measure(table).maximum <= width:
+            break
+        columns.remove(name)
+        table = build()
+    while measure.measure(table).maximum > width and note_width > 16:  # then the notes of rows that cannot run
+        note_width -= 4
+        table = build()
+    dropped = [c for c in PLAN_COLUMNS if c not in columns]
+    if dropped:
+        table.caption = f"{table.caption} Not shown at this width: {', '.join(dropped)} (--wide shows them)."
+    return table
+
+
+VERDICT_TITLES = {"clear": "Recommendation", "only_option": "Recommendation", "likely": "Recommendation (likely)",
+                  "too_close": "Too close to call", "deadline_missed": "Deadline cannot be met",
+                  "nothing_fits": "No option can run this workload", "failed": "No benchmark succeeded"}
+
+
+def recommendation_text(doc: PlanDocument, prefix: str = "") -> str:
+    """The headline: the verdict, where, and why (here or rent, when the plan has both answers)."""
+    rec = doc.recommendation
+    option = doc.recommended
+    device = device_text(option) if option is not None else rec.device  # "L4", "A100 x8 (85%)": as in the table
+    target = f": {rec.target} ({device})" if rec.target else ""
+    why = rec.choice or rec.reason
+    why = why if why.startswith(("aws:", "local")) else why[:1].upper() + why[1:]  # a target keeps its case
+    return f"{prefix}[bold]{escape(VERDICT_TITLES[rec.verdict] + target)}.[/] {escape(why)}."
+
+
+def answers_text(doc: PlanDocument) -> list[str]:
+    """The two answers under the headline: training here, and the best instance to rent."""
+    if not doc.has_both_answers:
+        return []  # one answer is the headline itself
+    return [f"  [bold]{label}:[/] {escape(rec.reason)}."
+            for key, label in (("here", "Here"), ("rent", "If you rent")) if (rec := doc.answer(key)) is not None]  # type: ignore[arg-type]
+
+
+def answer_text(rec: Recommendation | None, prefix: str = "") -> str:
+    """One answer as markup (the headline of a document with one answer shows it this way)."""
+    if rec is None:
+        return f"{prefix}-"
+    target = f": {rec.target} ({rec.device or '-'})" if rec.target else ""
+    return f"{prefix}[bold]{VERDICT_TITLES[rec.verdict]}{target}.[/]" + (f" {escape(rec.reason)}." if rec.reason else "")
+
+
+def failed_lines(doc: PlanDocument) -> list[str]:
+    """Each failed benchmark with its whole reason (the table's cell is cut to fit): the headline of a
+    plan where some targets failed and others did not names only the latter."""
+    if doc.recommendation.verdict == "failed":
+        return []  # the headline is the failures, whole
+    return [f"  [red]Failed:[/] {escape(o.target)} ({escape(device_text(o))}): {escape(' '.join(o.note.split()))}"
+            for o in doc.failed]
+
+
+def plan_answers(doc: PlanDocument) -> list[tuple[str, str]]:
+    """(key, markup) of what a plan answers, as the CLI prints it: the headline ("recommendation"),
+    the failed benchmarks ("failed") and the "here" and "rent" answers."""
+    out = [("recommendation", recommendation_text(doc))]
+    out += [("failed", line) for line in failed_lines(doc)]
+    keys = [key for key in ("here", "rent") if doc.answer(key) is not None]  # type: ignore[arg-type]
+    return out + [(key, line.strip()) for key, line in zip(keys, answers_text(doc))]
+
+
+def unterminated_lines(doc: PlanDocument | None) -> list[str]:
+    """What a run could not terminate, each a plain sentence with the command that will — `planner
+    run`'s words, for the TUI's run pane too."""
+    return [x.line() for x in (doc.unterminated or [])] if doc is not None else []
+
+
+def predicted_footer(doc: PlanDocument, spec: str) -> list[str]:
+    """Under a plan with predicted rows (plain lines): where they come from, and the paid benchmarks that
+    would settle it, with the command that runs them."""
+    measured_here = any(o.target == "local" and o.source == "measured" and o.train_seconds for o in doc.plan.options)
+    cpus = ("this machine's step scaled by processor, +-40%" if measured_here
+            else "nothing was measured here, so from the work alone (a roofline), +-60%")
+    prices = doc.prices
+    lines = [f"\nPredicted rows come from the device model (GPUs: fitted to published training measurements, "
+             f"interval from its error there; CPU instances: {cpus}); "
+             + (f"prices: {prices.source}, as of {prices.as_of}." if prices else "prices: as listed.")]
+    benchmark = doc.benchmark or []
+    if benchmark:
+        targets = ",".join(c.target for c in benchmark)
+        lines.append("A paid benchmark would settle:")
+        lines += [f"  {c.target}: {c.reason}" for c in benchmark]
+        lines.append(f"  -> planner run {spec} --targets local,{targets} --region {doc.options.region}   (or --targets auto)")
+    lines.append(f"Not worth benchmarking: {len(doc.skipped or [])} instance(s) (see --json for each reason).")
+    return lines

@@ -1,0 +1,200 @@
+"""Tables for people: a spec's check, a bench result, a batch-size sweep, prices, managed instances."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from planner.report.text import human_bytes, human_count, money_text, seconds_text
+
+
+def check_summary(spec, fp) -> dict[str, Any]:
+    return {
+        "workload": spec.name,
+        "kind": spec.model.kind,
+        "task": spec.task,
+        "samples": spec.data.samples,
+        "batch_size": spec.batch_size,
+        "steps_per_epoch": spec.steps_per_epoch,
+        "epochs": spec.train.epochs,
+        "total_steps": spec.total_steps,
+        "data_location": spec.data.location,
+        "flops_per_sample": fp.train_flops_per_sample,
+        "flops_per_step": fp.train_flops_per_sample * spec.batch_size,
+        "memory": fp.as_dict(),
+    }
+
+
+def check_table(spec, fp):
+    from rich.table import Table
+
+    t = Table(title=f"{spec.name}: {spec.model.kind}, {spec.task}", show_header=False, title_justify="left")
+    t.add_column(style="bold")
+    t.add_column()
+    t.add_row("parameters", f"{fp.params:,} ({human_count(fp.params)})")
+    t.add_row("FLOPs per sample", f"{human_count(fp.train_flops_per_sample)} (forward + backward)")
+    t.add_row("FLOPs per step", f"{human_count(fp.train_flops_per_sample * spec.batch_size)} at batch {spec.batch_size:,}")
+    t.add_row("steps", f"{spec.steps_per_epoch:,} per epoch x {spec.train.epochs:,} epochs = {spec.total_steps:,}")
+    t.add_row("training memory", f"{human_bytes(fp.total_bytes)} ({fp.precision}, batch {fp.batch_size:,})")
+    t.add_row("  weights", human_bytes(fp.weights_bytes))
+    t.add_row("  gradients", human_bytes(fp.gradients_bytes))
+    t.add_row(f"  optimizer ({spec.train.optimizer})", human_bytes(fp.optimizer_bytes))
+    t.add_row("  activations", human_bytes(fp.activations_bytes))
+    t.add_row(f"  data (on {spec.data.location})", human_bytes(fp.data_bytes))
+    return t
+
+
+def check_lines(spec, fp) -> list[str]:
+    """The check summary as aligned plain lines (the TUI's side panel)."""
+    return [f"parameters        {fp.params:,}",
+            f"FLOPs per sample  {human_count(fp.train_flops_per_sample)}",
+            f"steps             {spec.steps_per_epoch:,} x {spec.train.epochs:,} epochs = {spec.total_steps:,}",
+            f"training memory   {human_bytes(fp.total_bytes)} ({fp.precision}, batch {fp.batch_size:,})",
+            f"  weights+grads   {human_bytes(fp.weights_bytes + fp.gradients_bytes)}",
+            f"  optimizer       {human_bytes(fp.optimizer_bytes)}",
+            f"  activations     {human_bytes(fp.activations_bytes)}",
+            f"  data            {human_bytes(fp.data_bytes)}"]
+
+
+BENCH_JSON_KEYS = (
+    "status", "message", "workload", "device", "device_name", "torch_version", "threads", "precision", "batch_size",
+    "steps_per_epoch", "steps_measured", "step_seconds", "step_seconds_ci_low", "step_seconds_ci_high",
+    "step_seconds_median", "step_seconds_p10", "step_seconds_p90", "coefficient_of_variation",
+    "samples_per_second", "peak_memory_bytes", "peak_memory_kind", "warmup_seconds", "warmup_steps",
+    "setup_seconds", "stopped_because", "warnings", "sweep",
+    "processes", "backend", "step_seconds_no_sync", "allreduce_share", "allreduce_seconds", "gradient_bytes",
+)
+
+
+def bench_json(result) -> dict[str, Any]:
+    data = result.to_dict()
+    return {k: data.get(k) for k in BENCH_JSON_KEYS}
+
+
+def bench_table(result):
+    from rich.table import Table
+
+    r = result
+    t = Table(title=f"{r.workload} on {r.device} ({r.device_name})", show_header=False, title_justify="left")
+    t.add_column(style="bold")
+    t.add_column()
+    if r.status != "ok":
+        t.add_row("result", f"[red]{r.status}[/]: {r.message}")
+        return t
+    half = (r.step_seconds_ci_high - r.step_seconds) / r.step_seconds if r.step_seconds else 0
+    t.add_row("step time (mean)", f"{seconds_text(r.step_seconds)} +-{half:.1%} (95% interval)")
+    t.add_row("median / p10 / p90", f"{seconds_text(r.step_seconds_median)} / {seconds_text(r.step_seconds_p10)} / {seconds_text(r.step_seconds_p90)}")
+    t.add_row("variation", f"{r.coefficient_of_variation:.1%} coefficient of variation")
+    t.add_row("throughput", f"{r.samples_per_second:,.0f} samples/s at batch {r.batch_size:,}")
+    t.add_row("steps measured", f"{r.steps_measured:,} ({r.stopped_because})")
+    t.add_row("warm-up", f"{seconds_text(r.warmup_seconds)} over {r.warmup_steps:,} steps; setup {seconds_text(r.setup_seconds)}")
+    kind = "CUDA max allocated" if r.peak_memory_kind == "cuda_max_allocated" else "peak RSS of the bench process"
+    t.add_row("peak memory", f"{human_bytes(r.peak_memory_bytes or 0)} ({kind})")
+    t.add_row("software", f"torch {r.torch_version}, {r.threads} threads, {r.precision}")
+    if getattr(r, "processes", 1) > 1:
+        t.add_row("data parallel", f"{r.processes} processes ({r.backend}), batch {r.batch_size // r.processes:,} each")
+        t.add_row("all-reduce", f"{r.allreduce_share:.0%} of the step exposed (without it: "
+                                f"{seconds_text(r.step_seconds_no_sync)}); {human_bytes(r.gradient_bytes or 0)} of "
+                                f"gradients all-reduced alone: {seconds_text(r.allreduce_seconds)}")
+    return t
+
+
+def sweep_table(result):
+    from rich.table import Table
+
+    t = Table(title="batch-size sweep (advice only: the spec's batch size is the basis of every estimate)", title_justify="left")
+    for col in ("batch", "x spec", "step time", "samples/s"):
+        t.add_column(col, justify="right")
+    for p in result.sweep:
+        if p["status"] == "ok":
+            note = "" if p.get("interval_usable", True) else " (few steps)"
+            t.add_row(f"{p['batch_size']:,}", f"{p['factor']:g}", seconds_text(p["step_seconds"]) + note,
+                      f"{p['samples_per_second']:,.0f}")
+        else:
+            t.add_row(f"{p['batch_size']:,}", f"{p['factor']:g}", p["status"].replace("_", " "), p.get("message", "")[:40])
+    return t
+
+
+# ----------------------------------------------------------------------------- prices
+
+PRICE_JSON_COLUMNS = (
+    "instance_type", "region", "vcpus", "memory_gib", "arch", "gpu_name", "gpu_count", "gpu_memory_gib",
+    "ondemand_usd_per_hour", "spot_usd_per_hour_min", "spot_usd_per_hour_median", "zones", "source", "as_of",
+)
+
+
+def _clean(value: Any) -> Any:
+    """JSON-safe scalars: NaN/NA -> None, numpy numbers -> Python numbers."""
+    import math
+
+    if value is None:
+        return None
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def prices_json(catalog, rows) -> dict[str, Any]:
+    instances = [{col: _clean(row[col]) for col in PRICE_JSON_COLUMNS} for _, row in rows.iterrows()]
+    for inst in instances:
+        inst["gpu_name"] = inst["gpu_name"] or None
+    return {"source": catalog.source, "as_of": catalog.as_of, "note": catalog.note, "instances": instances}
+
+
+def _money(value: Any) -> str:
+    """A price cell: four decimals under $1 (0.5260), '-' when not offered (the caption says so)."""
+    return money_text(_clean(value), unit="", precise_below=1)
+
+
+def prices_table(catalog, rows, purchase: str = "on-demand"):
+    from rich import box
+    from rich.table import Table
+
+    one_region = rows["region"].nunique() == 1
+    title = f"AWS instances in {rows['region'].iloc[0]}" if one_region else "AWS instances"
+    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+              caption=f"Source: {catalog.source}, as of {catalog.as_of}; {catalog.note}.\n"
+                      "Prices in USD per hour; spot is the median over the region's zones ('-': not offered).",
+              caption_justify="left")
+    any_gpu = bool((rows["gpu_count"] > 0).any())
+    columns = [("instance", "left"), ("vCPUs", "right"), ("GiB", "right")]
+    columns += [("GPU", "left"), ("GPU GiB", "right")] if any_gpu else []
+    for name, justify in columns + [("on-demand", "right"), ("spot", "right")]:
+        t.add_column(name, justify="right" if justify == "right" else "left", no_wrap=True, style="bold" if name == purchase else None)
+    if not one_region:
+        t.add_column("region", no_wrap=True)
+    for _, r in rows.iterrows():
+        gpu = f"{int(r['gpu_count'])}x {r['gpu_name']}" if r["gpu_count"] else "-"
+        gpu_mem = f"{_clean(r['gpu_memory_gib']):.4g}" if r["gpu_count"] else "-"
+        cells = [r["instance_type"], f"{int(r['vcpus'])}", f"{_clean(r['memory_gib']):g}"]
+        cells += [gpu, gpu_mem] if any_gpu else []
+        cells += [_money(r["ondemand_usd_per_hour"]), _money(r["spot_usd_per_hour_median"])]
+        t.add_row(*cells, *([] if one_region else [r["region"]]))
+    return t
+
+
+# ----------------------------------------------------------------------------- instances
+
+INSTANCE_COLUMNS = ("instance", "type", "state", "run", "age", "expires at", "cost so far")
+
+
+def instance_row(r: dict[str, Any]) -> list[str]:
+    """One planner-managed instance (PlannerService.instances) as cells, for `planner ls` and the TUI."""
+    return [r["instance_id"], r["instance_type"], r["state"], r["run_id"] or "-", seconds_text(r["age_seconds"]),
+            (r["expires_at"] or "-") + (" [red](expired)[/]" if r["expired"] else ""),
+            money_text(r["cost_so_far_usd"], precise_below=math.inf)]
+
+
+def instances_table(rows: list[dict[str, Any]]):
+    from rich.table import Table
+
+    t = Table(title="planner-managed instances", title_justify="left")
+    for col in INSTANCE_COLUMNS:
+        t.add_column(col, no_wrap=True)
+    for r in rows:
+        t.add_row(*instance_row(r))
+    return t
+
+

@@ -1,0 +1,64 @@
+"""Words and JSON for the fronts: the one markup escape, short cells, durations and money (the pure
+core's formatters, re-exported), bench progress lines, target labels, strict JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planner.core.formats import human_bytes, human_count, money_text, range_text, seconds_text  # noqa: F401 - re-exported
+
+NOTE_WIDTH = 38
+
+
+def escape(text: object) -> str:
+    """Text from a journal, a spec or the user shown as it is inside rich markup, never read as tags
+    (a reason quoting '[0.2-1.1x]', a log line '[planner 12:00:00] ...'). The one escape of the fronts."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(str(text))
+
+
+def short(text: str, width: int = NOTE_WIDTH) -> str:
+    """One line of at most `width` characters (an ellipsis when cut), escaped."""
+    text = " ".join(str(text).split())
+    return escape(text if len(text) <= width else text[:width - 1] + "…")
+
+
+def to_json(data: Any) -> str:
+    """Strict JSON text (no NaN or Infinity: null with a `<key>_note`); a PlanDocument by its converter."""
+    import json
+
+    from planner.core.document import PlanDocument, strict_json
+    from planner.core.document import to_json as document_json
+
+    return json.dumps(document_json(data) if isinstance(data, PlanDocument) else strict_json(data), indent=2,
+                      default=str, allow_nan=False)
+
+
+def progress_text(event: dict[str, Any]) -> str:
+    """A bench progress event (the `on_progress` callbacks) as a short line."""
+    kind = event.get("event")
+    if kind == "built":
+        text = "warming up"
+    elif kind == "warmup":
+        text = f"warming up: {seconds_text(event.get('step_seconds'))}/step"
+    elif kind == "measure":
+        text = (f"measuring: {event.get('steps', 0):,} steps, {seconds_text(event.get('step_seconds'))}/step "
+                f"+-{event.get('rel_ci', 0):.1%}")
+    elif kind == "sweep":
+        text = "batch-size sweep"
+    else:
+        text = str(kind)
+    elapsed = event.get("seconds")
+    return text + (f"  ({elapsed:.0f} s)" if elapsed else "")
+
+
+def label_target(label: str) -> str:
+    """The target a run's label belongs to, as users type it: local-cpu -> local, aws-g5.xlarge ->
+    aws:g5.xlarge; a target given as typed (local, aws:g5.xlarge) is itself."""
+    from planner.core.candidates import Target
+
+    try:
+        return Target.parse(label).name
+    except ValueError:
+        return Target.from_label(label).name

@@ -1,0 +1,113 @@
+"""The plan document's one converter: documents written before it (tests/unit/documents: `planner
+estimate --json`, `planner plan --json` and a run's plan.json as main wrote them before the typed
+document, and tests/tui/fixtures: a run planned before comparisons were recorded) load into the typed
+value, render, and are written back exactly as they were (plus the schema version); a damaged or
+newer document is refused by name."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+
+from planner.core.decide import Option, decide
+from planner.core.document import SCHEMA_VERSION, PlanDocument, PlanOptions, WorkloadSummary, from_json, to_json
+from planner.errors import InputError
+from planner.journal import RunJournal
+from planner.report import answers_text, plan_answers, plan_table, recommendation_text, to_json as json_text
+from tests.conftest import ROOT
+
+DOCUMENTS = Path(__file__).parent / "documents"
+WRITTEN_BEFORE = sorted(DOCUMENTS.glob("*.json")) + [ROOT / "tests/tui/fixtures/surface-mlp-plan.json",
+                                                     ROOT / "tests/tui/fixtures/run-surface-mlp/plan.json",
+                                                     DOCUMENTS / "run-local/plan.json"]
+
+
+def kept(old, new) -> bool:
+    """Every key and value of `old` is in `new` (which may hold more keys), at any depth."""
+    if isinstance(old, dict):
+        return isinstance(new, dict) and all(k in new and kept(v, new[k]) for k, v in old.items())
+    if isinstance(old, list):
+        return isinstance(new, list) and len(old) == len(new) and all(kept(a, b) for a, b in zip(old, new))
+    return old == new
+
+
+@pytest.mark.parametrize("path", WRITTEN_BEFORE, ids=lambda p: p.parent.name + "/" + p.name)
+def test_a_document_written_before_loads_renders_and_is_written_back_as_it_was(path):
+    data = json.loads(path.read_text())
+    assert "schema_version" not in data  # written before the version was stated
+    doc = from_json(data, str(path))
+    assert isinstance(doc, PlanDocument) and doc.plan.options and doc.recommendation.verdict
+    again = to_json(doc)
+    assert again.pop("schema_version") == SCHEMA_VERSION
+    if "comparison" in data["recommendation"]:  # written by the current decision: every key kept, in order
+        assert again == data and list(again) == list(data)
+    else:  # older: what it held is kept, at any depth; fields added since take their defaults
+        assert kept(data, again)
+    table = plan_table(doc, width=120)
+    assert len(table.rows) == len(data["options"])
+    assert recommendation_text(doc).startswith("[bold]")
+    assert [k for k, _ in plan_answers(doc)][0] == "recommendation"
+    json.loads(json_text(doc))  # strict JSON
+
+
+def test_the_infinities_strict_json_nulls_come_back_as_infinite():
+    data = json.loads((DOCUMENTS / "replan-run-with-aws.json").read_text())
+    unbounded = [o for o in data["options"] if o.get("train_seconds_high_note")]
+    doc = from_json(data)
+    if unbounded:
+        row = next(o for o in doc.plan.options if o.target == unbounded[0]["target"])
+        assert row.train_seconds_high == math.inf
+    fresh = decide([Option("local", "cpu", "measured", 0.0, train_seconds=10.0, train_seconds_low=5.0,
+                           train_seconds_high=math.inf, interval_note="too few steps")])
+    doc = PlanDocument(WorkloadSummary("w", "mlp", "classification", 10, 10, 1, 1, 1, "fp32", "device"), fresh, PlanOptions())
+    data = to_json(doc)
+    assert data["options"][0]["train_seconds_high"] is None and "unbounded" in data["options"][0]["train_seconds_high_note"]
+    assert from_json(data) == doc
+
+
+def test_a_run_document_keeps_what_the_run_could_not_terminate():
+    doc = from_json(json.loads((DOCUMENTS / "run-with-leftover.json").read_text()))
+    assert doc.failed_targets == ["aws-g4dn.xlarge"] and doc.bench_cost_usd == 0.0123
+    left = doc.unterminated or []
+    assert [x.instance_id for x in left] == ["i-0123456789abcdef0"]
+    assert "planner reap --region us-east-1 --run-id 20261124T120000Z-1a2b3c4d" in left[0].line()
+    assert [c.target for c in doc.auto or []] == ["aws:g5.xlarge"]
+
+
+def test_a_journal_written_before_reads_its_plan_through_the_converter(tmp_path):
+    run = shutil.copytree(DOCUMENTS / "run-local", tmp_path / "run")
+    doc = RunJournal.open(run).read_plan()
+    assert isinstance(doc, PlanDocument) and doc.recommendation.target == "local"
+    assert doc.failed_targets == [] and doc.unterminated == []
+
+
+def test_a_newer_or_damaged_document_is_refused_by_name():
+    data = json.loads((DOCUMENTS / "replan-measured-only.json").read_text())
+    with pytest.raises(InputError, match="schema_version 99 is newer"):
+        from_json({**data, "schema_version": 99}, "plan.json")
+    with pytest.raises(InputError, match=r"plan.json: plan\.recommendation\.verdict"):
+        from_json({**data, "recommendation": {**data["recommendation"], "verdict": "maybe"}}, "plan.json")
+    with pytest.raises(InputError, match="not a plan document"):
+        from_json([], "plan.json")
+
+
+def test_a_damaged_plan_json_in_a_journal_names_the_file_and_the_field(tmp_path):
+    from planner.errors import JournalError
+
+    run = shutil.copytree(DOCUMENTS / "run-local", tmp_path / "run")
+    data = json.loads((run / "plan.json").read_text())
+    data["objective"] = "soonest"
+    (run / "plan.json").write_text(json.dumps(data))
+    with pytest.raises(JournalError, match="plan.json") as caught:
+        RunJournal.open(run).read_plan()
+    assert "objective" in str(caught.value)
+
+
+def test_answers_of_a_document_with_both_answers_are_rendered_from_it():
+    doc = from_json(json.loads((DOCUMENTS / "replan-run-with-aws.json").read_text()))
+    lines = answers_text(doc)
+    assert [line.split("[/]")[0].strip() for line in lines] == ["[bold]Here:", "[bold]If you rent:"]
