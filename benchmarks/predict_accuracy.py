@@ -23,7 +23,6 @@ from planner.workload.footprint import sample_bytes  # noqa: E402
 from planner.core.predict import predict_cpu, predict_gpu  # noqa: E402
 from planner.service import BenchOptions, PlannerService  # noqa: E402
 from planner.service.measure import torch_cuda_available  # noqa: E402
-from planner.service.predictions import calibration_rows  # noqa: E402
 from pricing.catalog import gpu_specs_by_name  # noqa: E402
 from planner.workload.spec import load_spec  # noqa: E402
 
@@ -50,7 +49,7 @@ def main(run_dirs: list[str]) -> int:
                 if p.step_seconds:
                     rows.append((model, name, cuda.step_seconds, p.step_seconds))
     for run_dir in run_dirs:
-        rows += [(r["device"], r["workload"], r["measured_step_seconds"], r["predicted_step_seconds"]) for r in calibration_rows(service, run_dir)]
+        rows += [(r["device"], r["workload"], r["measured_step_seconds"], r["predicted_step_seconds"]) for r in service.calibration_rows(run_dir)]
     print("| device | workload | measured | predicted | error |\n|---|---|---:|---:|---:|")
     errors: dict[str, list[float]] = {}
     for device, workload, measured, predicted in rows:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from planner.errors import InputError, RunError
+from planner.service.describe import Describe
 from planner.units import PROCESSES
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
@@ -105,10 +106,11 @@ def scaled_to_spec(result, spec_batch: int):
                    **{f: getattr(result, f) * k for f in fields if getattr(result, f) is not None})
 
 
-def bench(spec: WorkloadSpec, fp: Footprint, options: BenchOptions, workdir: Path | None = None,
-          on_progress: ProgressFn | None = None, label: str = "local", extra: dict[str, Any] | None = None,
-          batch_size: int | None = None):
-    """Run the bench for `spec` on this machine in a subprocess; return its BenchResult."""
+def run_bench(spec: WorkloadSpec, fp: Footprint, options: BenchOptions, workdir: Path | None = None,
+              on_progress: ProgressFn | None = None, label: str = "local", extra: dict[str, Any] | None = None,
+              batch_size: int | None = None):
+    """Run the bench for `spec` on this machine in a subprocess; return its BenchResult.
+    Raises InputError (the job asks what this machine cannot do), RunError (the bench failed)."""
     from runner.local import LocalTarget
     from runner.session import BenchSession
 
@@ -132,7 +134,7 @@ def measure_here(spec: WorkloadSpec, fp: Footprint, options: BenchOptions, on_pr
     from runner.bench.procfs import memory_available
 
     batch = local_batch(spec, fp, memory_available())
-    result = bench(spec, fp, options, on_progress=on_progress, batch_size=batch if batch != spec.batch_size else None)
+    result = run_bench(spec, fp, options, on_progress=on_progress, batch_size=batch if batch != spec.batch_size else None)
     return scaled_to_spec(result, spec.batch_size)
 
 
@@ -152,13 +154,13 @@ def validate(spec: WorkloadSpec, fp: Footprint, epochs: int | None, options: Ben
     from planner.core.estimate import StepMeasurement, estimate_training
 
     epochs = epochs or spec.train.epochs
-    result = bench(spec, fp, options, on_progress=on_progress, label="bench")
+    result = run_bench(spec, fp, options, on_progress=on_progress, label="bench")
     if result.status != "ok":
         raise RunError(f"the bench could not measure the workload: {result.message}")
     steps = spec.steps_per_epoch * epochs
     est = estimate_training(StepMeasurement.from_result(result), steps)
     start = time.perf_counter()
-    trained = bench(spec, fp, replace(options, device=result.device), on_progress=on_progress, label="train",
+    trained = run_bench(spec, fp, replace(options, device=result.device), on_progress=on_progress, label="train",
                     extra={"mode": "train", "epochs": epochs})
     # the training process's own life, spawn to exit, as a user's `python train.py` would take;
     # the planner's polling around it is not part of the run
@@ -175,7 +177,7 @@ def validate(spec: WorkloadSpec, fp: Footprint, epochs: int | None, options: Ben
         "recheck_step_seconds": None, "machine_drift_percent": None, "machine_steady": None,
     }
     if recheck:
-        after = bench(spec, fp, replace(options, device=result.device), on_progress=on_progress, label="recheck")
+        after = run_bench(spec, fp, replace(options, device=result.device), on_progress=on_progress, label="recheck")
         if after.status == "ok" and after.step_seconds:
             drift = 100.0 * (after.step_seconds - result.step_seconds) / result.step_seconds
             out.update(recheck_step_seconds=after.step_seconds, machine_drift_percent=drift,
@@ -200,3 +202,20 @@ def window_spread_percent(windows: list[float]) -> float | None:
         return None
     s = sorted(windows)
     return 100.0 * (percentile(s, 0.9) - percentile(s, 0.1)) / percentile(s, 0.5)
+
+
+class Measure(Describe):
+    """Measure on this machine."""
+
+    def bench(self, spec: WorkloadSpec, options: BenchOptions, workdir: Path | None = None,
+              on_progress: ProgressFn | None = None, label: str = "local", extra: dict[str, Any] | None = None,
+              batch_size: int | None = None):
+        """One bench of `spec` here, in a child process: its BenchResult.
+        Raises InputError (a device or processes this machine lacks), RunError (the bench failed)."""
+        return run_bench(spec, self.footprint(spec), options, workdir, on_progress, label, extra, batch_size)
+
+    def validate(self, spec: WorkloadSpec, epochs: int | None, options: BenchOptions,
+                 on_progress: ProgressFn | None = None, recheck: bool = True) -> dict[str, Any]:
+        """Predict N epochs from a short bench, train them for real, compare (see `validate`).
+        Raises RunError (a bench or the training failed), InputError."""
+        return validate(spec, self.footprint(spec), epochs, options, on_progress, recheck)

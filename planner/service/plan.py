@@ -20,6 +20,7 @@ from planner.core.document import LeftRunning, PlanDocument, PlanOptions
 from planner.core.decide import Recommendation
 from planner.errors import Cancelled, InputError, PlannerError, RunError
 from planner.service.documents import plan_document
+from planner.service.predictions import Predict
 from planner.service.measure import BenchOptions, check_processes, local_batch, local_devices, make_job, scaled_to_spec
 from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice, resolve_objective
 
@@ -145,13 +146,11 @@ class _Run:
         """Measure here first (the predictions scale this machine's measurement), then choose the
         instances worth a paid benchmark. Returns their types."""
         from planner.core.candidates import LOCAL
-        from planner.service.predictions import auto_choices
-
         self.session(local_targets).run()
         local = self.journal.read_results().get(LOCAL.label("cpu"))
         if local is None or local.result.status != "ok":
             return []
-        choices = auto_choices(self.service, self.spec, self.options, local.result, aws)
+        choices = self.service.auto_choices(self.spec, self.options, local.result, aws)
         self.choices = choices
         self.info["auto"] = [asdict(c) for c in choices]
         self.journal.write_run(self.info)
@@ -284,3 +283,54 @@ def saved_runs(folder: str | Path | None = None) -> list[SavedRun]:
         runs.append(SavedRun(str(path), name, list(info.get("targets", [])), len(list((path / "results").glob("*.json"))),
                              plan.recommendation if plan is not None else None))
     return runs
+
+
+class Runs(Predict):
+    """Runs: measure targets here and on rented instances, journal, plan; saved runs re-planned."""
+
+    def run(self, spec: WorkloadSpec, spec_text: str | None, targets: TargetChoice, options: PlanOptions,
+            bench: BenchOptions, out: Path | None = None, callbacks: RunCallbacks | None = None,
+            aws: AwsOptions | None = None, cancel=None):
+        """Measure, journal, plan: (plan document, journal, session). Every instance started is
+        terminated before it returns, also on Ctrl-C, SIGTERM and SIGHUP.
+        Raises InputError (refused before anything launches: budget, region, settings), Cancelled or
+        KeyboardInterrupt carrying `run_dir`, `unterminated_instances` and `results_count`, RunError
+        (cancelled with instances it could not terminate, named with the reap command)."""
+        return run_plan(self, spec, spec_text, targets, options, bench, out, callbacks, aws, cancel)
+
+    def bench_cost(self, aws_types: list[str], aws: AwsOptions) -> float:
+        """The worst-case bench cost of benchmarking `aws_types`. Raises InputError when over budget."""
+        return preflight(aws_types, aws, self.catalog().frame)[2]
+
+    def estimate_run(self, run_dir: str | Path, overrides: dict[str, Any] | None = None, gpu: bool | None = None,
+                     options: PlanOptions | None = None, measured_only: bool = False) -> PlanDocument:
+        """A saved run's plan: its measured rows and every instance it did not measure predicted
+        (`measured_only`: its measured rows alone), with plan options changed by `overrides` (None
+        keeps the saved value) or `options` instead of the run's altogether (a front whose controls
+        show every option). Nothing is written.
+        Raises JournalError (naming the file and the field) when `run_dir` is not a run journal,
+        InputError when it has no results yet or an option is out of range."""
+        from planner.journal import RunJournal
+
+        journal = RunJournal.open(run_dir)
+        options = options or saved_options(journal, overrides or {})
+        if measured_only:
+            return measured_plan(journal, options)
+        return self.plan_of(journal.read_spec(), options, saved_results(journal), gpu, run_dir=journal.path)
+
+    def replan(self, run_dir: str | Path, overrides: dict[str, Any], measured_only: bool = False) -> PlanDocument:
+        """estimate_run with some plan options changed, and the new plan.json written.
+        Raises what estimate_run raises, and OSError when plan.json cannot be written."""
+        from planner.journal import RunJournal
+
+        doc = self.estimate_run(run_dir, overrides, measured_only=measured_only)
+        RunJournal.open(run_dir).write_plan(doc)
+        return doc
+
+    def new_run_dir(self, name: str, folder: str | Path | None = None) -> Path:
+        """Where a new run of `name` journals in `folder` (None: planner-runs/), as `planner run` names it."""
+        return new_run_dir(name, folder)
+
+    def saved_runs(self, folder: str | Path | None = None) -> list[SavedRun]:
+        """The run journals in `folder` (None: planner-runs/), newest first, with their recommendation."""
+        return saved_runs(folder)

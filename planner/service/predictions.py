@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
-from planner.core.candidates import LOCAL, measured_candidate, measurement_warnings, predicted_candidates
-from planner.core.document import PlanDocument, PriceSource
+from planner.core.document import PlanDocument, PlanOptions, PriceSource
 from planner.service.documents import plan_document
-from planner.service.measure import BenchOptions, ProgressFn, measure_here
-from planner.service.settings import AwsOptions, PlanOptions
-from planner.workload.spec import WorkloadSpec
+from planner.service.measure import BenchOptions, Measure, ProgressFn, measure_here
+from planner.service.settings import AwsOptions
+
+if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
+    from planner.core.decide import BenchmarkChoice, Plan
+    from planner.journal import Measured
+    from planner.workload.spec import WorkloadSpec
 
 
 def hardware():
@@ -32,6 +35,7 @@ def measured_candidates(results: dict[str, Any], options: PlanOptions, catalog=N
     """A candidate per journaled result (label -> planner.journal.Measured), and the warnings the
     measurements carry; AWS options are priced from `catalog` (a frame) in the plan's region and
     purchase option (re-planning may change both)."""
+    from planner.core.candidates import measured_candidate, measurement_warnings
     from pricing.catalog import hourly_price, instances
 
     if catalog is None and any(m.target.cloud for m in results.values()):
@@ -47,30 +51,6 @@ def measured_candidates(results: dict[str, Any], options: PlanOptions, catalog=N
                                              facts=rows.get(m.target.instance_type or "")))
         warnings += measurement_warnings(label, m.result)
     return candidates, warnings
-
-
-def estimate_plan(service, spec: WorkloadSpec, options: PlanOptions, local, gpu: bool | None = None,
-                  include_local: bool = True, measured: list | None = None):
-    """The plan over the local measurement (a BenchResult) and a prediction for every catalog
-    instance in the region; `measured` (candidates: a run's results) replaces the local row and the
-    predictions of the instances it measured. Returns (plan, catalog)."""
-    from planner.core.decide import decide
-    from pricing.catalog import instances
-
-    catalog = service.catalog()
-    fp = service.footprint(spec)
-    facts = instances(catalog.frame, region=options.region, gpu=gpu)
-    predicted = predicted_candidates(spec, fp, local, facts, options.purchase, hardware())
-    here = local is not None and include_local and measured is None
-    if measured is None:
-        measured = [measured_candidate(LOCAL, local, options.local_price_per_hour, need_bytes=fp.total_bytes)] if here else []
-    done = {c.target for c in measured}
-    opts = [c.option(spec.total_steps) for c in measured + [c for c in predicted if c.target not in done]]
-    plan = decide(opts, options.objective, options.deadline_seconds, options.time_value_per_hour)
-    if here:
-        plan.warnings[:0] = measurement_warnings(LOCAL.label(local.device), local)
-    plan.warnings.extend(emulation_warnings(plan.options))
-    return plan, catalog
 
 
 def emulation_warnings(options: list) -> list[str]:
@@ -97,102 +77,140 @@ def benchmark_choices(plan, aws: AwsOptions | None = None) -> list:
     return select_benchmarks(plan, worst, aws.bench_budget, aws.max_instances)
 
 
-def auto_choices(service, spec: WorkloadSpec, options: PlanOptions, local, aws: AwsOptions) -> list:
-    """`--targets auto`: which instances to benchmark, given this machine's measurement."""
-    predicted, _catalog = estimate_plan(service, spec, options, local, include_local=False)
-    return benchmark_choices(predicted, aws)
+class Predict(Measure):
+    """Predict before renting: the estimate, its re-plans, `auto`'s choice, calibration."""
 
+    def estimate(self, spec: WorkloadSpec, options: PlanOptions, seconds: float = 5.0, gpu: bool | None = None,
+                 on_progress: ProgressFn | None = None, predict_only: bool = False,
+                 on_result: Callable[[str, dict[str, Any]], None] | None = None) -> PlanDocument:
+        """Measure here (unless `predict_only`: GPUs are then predicted from their specs alone and CPU
+        instances, which scale this machine's measurement, are not), predict every instance in the
+        region, headline and both answers, and the paid benchmarks that would settle it. `on_result`
+        gets this machine's measurement as `run` reports results (estimate_from re-plans it).
+        Raises InputError (a region the prices lack), RunError (the bench failed)."""
+        from planner.core.candidates import LOCAL
+        from planner.journal import Measured
+        from pricing.catalog import check_region
 
-def estimate(service, spec: WorkloadSpec, options: PlanOptions, seconds: float, gpu: bool | None = None,
-             on_progress: ProgressFn | None = None, predict_only: bool = False, on_result=None) -> PlanDocument:
-    """`planner estimate`: measure here, predict every instance in the region, and say which paid
-    benchmarks would settle the answer. `predict_only`: measure nothing here (GPUs are predicted
-    from their specs alone; CPU instances, which scale this machine's measurement, are not).
-    `on_result(label, result)` gets this machine's measurement as `run` reports results (so a
-    front can re-plan it with estimate_from). Returns the plan document."""
-    from planner.journal import Measured
-    from pricing.catalog import check_region
+        check_region(self.catalog().frame, options.region)
+        results = {}
+        if not predict_only:
+            local = Measured(LOCAL, measure_here(spec, self.footprint(spec), BenchOptions(device="cpu", seconds=seconds),
+                                                 on_progress))
+            results[local.label] = local
+            if on_result:
+                on_result(local.label, local.to_dict())
+        return self.plan_of(spec, options, results, gpu)
 
-    check_region(service.catalog().frame, options.region)
-    results = {}
-    if not predict_only:
-        local = Measured(LOCAL, measure_here(spec, service.footprint(spec), BenchOptions(device="cpu", seconds=seconds),
-                                             on_progress))
-        results[local.label] = local
-        if on_result:
-            on_result(local.label, local.to_dict())
-    return estimate_document(service, spec, options, results, gpu)
+    def estimate_from(self, spec: WorkloadSpec, options: PlanOptions, results: dict[str, dict[str, Any]],
+                      gpu: bool | None = None) -> PlanDocument:
+        """The plan over measurements already made (label -> result, as `run`'s and `estimate`'s
+        on_result give them): those rows measured, every other instance predicted from this machine's
+        CPU result. Re-plans an estimate, or a run as its results arrive, at once.
+        Raises InputError (a region the prices lack)."""
+        from planner.journal import Measured
 
+        return self.plan_of(spec, options, {label: Measured.from_dict(label, data) for label, data in results.items()}, gpu)
 
-def estimate_document(service, spec: WorkloadSpec, options: PlanOptions, results: dict[str, Any],
-                      gpu: bool | None = None, run_dir: Path | None = None) -> PlanDocument:
-    """The estimate's document over measurements (label -> planner.journal.Measured): their rows
-    measured, every other instance in the region predicted (CPU instances from this machine's CPU
-    measurement; without one, GPUs alone, from their specs)."""
-    catalog = service.catalog()
-    measured, warnings = measured_candidates(results, options, catalog.frame, service.footprint(spec).total_bytes)
-    local = results.get(LOCAL.label("cpu"))
-    plan, catalog = estimate_plan(service, spec, options, local.result if local else None, gpu=gpu, measured=measured)
-    plan.warnings[:0] = warnings
-    choices = benchmark_choices(plan)
-    return plan_document(spec, plan, options, run_dir, prices=PriceSource(catalog.source, catalog.as_of),
-                         benchmark=[c for c in choices if c.benchmark], skipped=[c for c in choices if not c.benchmark])
+    def plan_of(self, spec: WorkloadSpec, options: PlanOptions, results: dict[str, Measured],
+                gpu: bool | None = None, run_dir: Path | None = None) -> PlanDocument:
+        """THE plan of every use case: the measured rows of `results` (label -> Measured), every other
+        instance in the region predicted (CPU instances from this machine's CPU measurement; without
+        one, GPUs alone, from their specs), decided, with the paid benchmarks that would settle it."""
+        from planner.core.candidates import LOCAL
 
+        catalog = self.catalog()
+        measured, warnings = measured_candidates(results, options, catalog.frame, self.footprint(spec).total_bytes)
+        local = results.get(LOCAL.label("cpu"))
+        plan = self._predicted_plan(spec, options, local.result if local else None, gpu=gpu, measured=measured)
+        plan.warnings[:0] = warnings
+        choices = benchmark_choices(plan)
+        return plan_document(spec, plan, options, run_dir, prices=PriceSource(catalog.source, catalog.as_of),
+                             benchmark=[c for c in choices if c.benchmark], skipped=[c for c in choices if not c.benchmark])
 
-def estimate_from(service, spec: WorkloadSpec, options: PlanOptions, results: dict[str, dict[str, Any]],
-                  gpu: bool | None = None) -> PlanDocument:
-    """estimate_document over results as `run` and `estimate` report them (label -> result dict)."""
-    from planner.journal import Measured
+    def auto_choices(self, spec: WorkloadSpec, options: PlanOptions, local, aws: AwsOptions) -> list[BenchmarkChoice]:
+        """`--targets auto`: which instances to benchmark, given this machine's measurement (a BenchResult)."""
+        return benchmark_choices(self._predicted_plan(spec, options, local, include_local=False), aws)
 
-    return estimate_document(service, spec, options, {label: Measured.from_dict(label, data)
-                                                      for label, data in results.items()}, gpu)
+    def _predicted_plan(self, spec: WorkloadSpec, options: PlanOptions, local, gpu: bool | None = None,
+                        include_local: bool = True, measured: list | None = None) -> Plan:
+        """The plan over the local measurement (a BenchResult) and a prediction for every catalog
+        instance in the region; `measured` (candidates: a run's results) replaces the local row and
+        the predictions of the instances it measured."""
+        from planner.core.candidates import LOCAL, measured_candidate, measurement_warnings, predicted_candidates
+        from planner.core.decide import decide
+        from pricing.catalog import instances
 
+        fp = self.footprint(spec)
+        facts = instances(self.catalog().frame, region=options.region, gpu=gpu)
+        predicted = predicted_candidates(spec, fp, local, facts, options.purchase, hardware())
+        here = local is not None and include_local and measured is None
+        if measured is None:
+            measured = [measured_candidate(LOCAL, local, options.local_price_per_hour, need_bytes=fp.total_bytes)] if here else []
+        done = {c.target for c in measured}
+        opts = [c.option(spec.total_steps) for c in measured + [c for c in predicted if c.target not in done]]
+        plan = decide(opts, options.objective, options.deadline_seconds, options.time_value_per_hour)
+        if here:
+            plan.warnings[:0] = measurement_warnings(LOCAL.label(local.device), local)
+        plan.warnings.extend(emulation_warnings(plan.options))
+        return plan
 
-def calibration_rows(service, journal_path: str | Path) -> list[dict[str, Any]]:
-    """measured vs predicted step seconds for every measured device of a run (AWS GPU and CPU
-    instances, a local CUDA GPU); CPU instances are predicted from the run's local measurement."""
-    from planner.service.calibration import gpu_model
-    from planner.workload.footprint import layers_of, sample_bytes
-    from planner.journal import RunJournal
-    from planner.core.predict import physical_cores, predict_cpu, predict_gpu
-    from pricing.catalog import instance_facts, load_catalog
+    def calibrate(self, run_dirs: list[str], dry_run: bool = False):
+        """(rows, saved path or None, corrections now in force): measured against predicted step
+        times of every measured device of the runs, appended to the calibration file.
+        Raises JournalError naming a damaged run's file and field."""
+        from planner.service.calibration import append_rows, corrections
 
-    journal = RunJournal.open(journal_path)
-    spec = journal.read_spec()
-    results = journal.read_results()
-    if layers_of(spec) is None:
-        return []  # custom models: their layers need the user's module; not calibrated
-    fp = service.footprint(spec)
-    facts_of = hardware()
-    specs = facts_of.gpus
-    local = results.get(LOCAL.label("cpu"))
-    frame = load_catalog().frame
-    rows = []
-    for label, m in results.items():
-        r = m.result
-        if r.status != "ok" or label == LOCAL.label("cpu") or (r.processes or 1) > 1:
-            continue  # a data-parallel step says nothing about one device's model
-        if r.device == "cuda":
-            model = gpu_model(r.device_name, list(specs))
-            if model is None:
+        rows = [row for run_dir in run_dirs for row in self.calibration_rows(run_dir)]
+        path = append_rows(rows) if rows and not dry_run else None
+        return rows, path, corrections()
+
+    def calibration_rows(self, journal_path: str | Path) -> list[dict[str, Any]]:
+        """measured vs predicted step seconds for every measured device of a run (AWS GPU and CPU
+        instances, a local CUDA GPU); CPU instances are predicted from the run's local measurement."""
+        from planner.core.candidates import LOCAL
+        from planner.service.calibration import gpu_model
+        from planner.workload.footprint import layers_of, sample_bytes
+        from planner.journal import RunJournal
+        from planner.core.predict import physical_cores, predict_cpu, predict_gpu
+        from pricing.catalog import instance_facts, load_catalog
+
+        journal = RunJournal.open(journal_path)
+        spec = journal.read_spec()
+        results = journal.read_results()
+        if layers_of(spec) is None:
+            return []  # custom models: their layers need the user's module; not calibrated
+        fp = self.footprint(spec)
+        facts_of = hardware()
+        specs = facts_of.gpus
+        local = results.get(LOCAL.label("cpu"))
+        frame = load_catalog().frame
+        rows = []
+        for label, m in results.items():
+            r = m.result
+            if r.status != "ok" or label == LOCAL.label("cpu") or (r.processes or 1) > 1:
+                continue  # a data-parallel step says nothing about one device's model
+            if r.device == "cuda":
+                model = gpu_model(r.device_name, list(specs))
+                if model is None:
+                    continue
+                host = spec.batch_size * sample_bytes(spec) if spec.data.location == "host" else 0.0
+                pred = predict_gpu(list(fp.layers), specs[model], spec.batch_size, spec.train.precision, spec.train.optimizer, host)
+                device = model
+            elif (m.target.cloud and m.target.instance_type and local is not None and local.result.status == "ok"
+                  and local.result.step_seconds is not None):
+                itype = m.target.instance_type
+                facts = instance_facts(frame, itype, m.region or "us-east-1")
+                if facts["gpu_count"]:
+                    continue  # a GPU instance measured without its GPU says nothing about either model
+                pred = predict_cpu(local.result.step_seconds, int(local.result.threads or 1),
+                                   physical_cores(facts["vcpus"], facts["arch"], itype), fp.train_flops_per_sample * spec.batch_size,
+                                   local=facts_of.local_cpu, target=facts_of.cpus.get(itype.split(".")[0]),
+                                   precision=spec.train.precision)
+                device = f"cpu:{itype.split('.')[0]}"
+            else:
                 continue
-            host = spec.batch_size * sample_bytes(spec) if spec.data.location == "host" else 0.0
-            pred = predict_gpu(list(fp.layers), specs[model], spec.batch_size, spec.train.precision, spec.train.optimizer, host)
-            device = model
-        elif (m.target.cloud and m.target.instance_type and local is not None and local.result.status == "ok"
-              and local.result.step_seconds is not None):
-            itype = m.target.instance_type
-            facts = instance_facts(frame, itype, m.region or "us-east-1")
-            if facts["gpu_count"]:
-                continue  # a GPU instance measured without its GPU says nothing about either model
-            pred = predict_cpu(local.result.step_seconds, int(local.result.threads or 1),
-                               physical_cores(facts["vcpus"], facts["arch"], itype), fp.train_flops_per_sample * spec.batch_size,
-                               local=facts_of.local_cpu, target=facts_of.cpus.get(itype.split(".")[0]),
-                               precision=spec.train.precision)
-            device = f"cpu:{itype.split('.')[0]}"
-        else:
-            continue
-        if pred.step_seconds:
-            rows.append({"device": device, "workload": spec.name, "measured_step_seconds": r.step_seconds,
-                         "predicted_step_seconds": pred.step_seconds, "source": str(journal.path)})
-    return rows
+            if pred.step_seconds:
+                rows.append({"device": device, "workload": spec.name, "measured_step_seconds": r.step_seconds,
+                             "predicted_step_seconds": pred.step_seconds, "source": str(journal.path)})
+        return rows

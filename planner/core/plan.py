@@ -1,0 +1,201 @@
+"""The plan's typed values: an option (a measurement or a prediction, priced), the ranked option with
+its costs and speedup, the comparison an answer rests on, the recommendation, the plan; what an
+option bills per hour and in all. Pure. The rule that fills them is planner/core/decide.py."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from planner.core.kinds import AnswerName, Billing, Device, Objective, Purchase, Source, Verdict
+from pricing.billing import billed_seconds, root_volume_usd_per_hour
+
+HEADLINE_TIME_VALUE = 5.0  # USD per hour of waiting, when the user gives none: see the module docstring
+TOO_CLOSE_MARGIN = 0.10  # rule 2: the runner-up within 10% of the winner is too close to call
+
+
+@dataclass(frozen=True)
+class ErrorBasis:
+    """Where an option's interval comes from, so the ratio of two options counts shared error once.
+
+    `model`: what made the estimate ("measured:local-cpu", "cpu-model", "gpu-model:ampere:fp32"):
+    two estimates by the same model have correlated errors, counted once in their ratio.
+    `bench`: the measurement the estimate scales ("local-cpu": this machine's bench, which every CPU
+    instance is predicted from), with its relative half-widths (its interval and the run-to-run
+    noise): shared by every option scaled from it, so it cancels in their ratio. `estimate`: options
+    given the very same step estimate (one GPU model on two instance sizes) differ only in price:
+    their model error cancels too."""
+
+    model: str = ""
+    bench: str = ""
+    bench_below: float = 0.0
+    bench_above: float = 0.0
+    estimate: str = ""  # the same estimate on another instance ("gpu-model:L4:1x1": one L4 on g6.xlarge or g6.2xlarge)
+
+
+@dataclass(frozen=True)
+class Option:
+    target: str  # "local", "aws:g5.xlarge"
+    device: Device
+    source: Source
+    price_per_hour: float
+    billing: Billing = "local"  # this machine, or EC2's per-second billing
+    device_name: str = ""
+    step_seconds: float | None = None
+    train_seconds: float | None = None
+    train_seconds_low: float | None = None
+    train_seconds_high: float | None = None  # math.inf: no usable interval (see interval_note)
+    fits: bool = True
+    note: str = ""
+    instance_type: str | None = None
+    region: str | None = None
+    purchase: Purchase | None = None
+    step_seconds_low: float | None = None
+    step_seconds_high: float | None = None
+    one_time_seconds: float | None = None  # process start and exit, setup, warm-up, boot, the dataset
+    data_seconds: float | None = None  # part of one_time_seconds: materialising the dataset (modelled)
+    interval_note: str = ""  # why there is no usable interval
+    caveat: str = ""  # what makes this measurement less trustworthy (a busy machine)
+    gpus_used: int | None = None  # GPUs the option trains on, in all (None: a CPU option)
+    instances: int = 1  # instances it rents at once (several: predicted across the network, on paper)
+    scaling_efficiency: float | None = None  # step on 1 GPU / (GPUs x step on them), for data-parallel options
+    basis: ErrorBasis = ErrorBasis()
+    failed: bool = False  # a benchmark that failed (note: why); not "does not fit"
+
+    @property
+    def here(self) -> bool:
+        return self.billing == "local"
+
+
+def option_name(o: Option) -> str:
+    """How the plan's sentences name an option: its target, and its GPUs when it uses several (one
+    instance type is offered at 1, 2, 4 and 8 of its GPUs, and across instances)."""
+    if o.instances > 1:
+        return f"{o.instances} x {o.target} ({o.gpus_used} GPUs)"
+    return f"{o.target} ({o.gpus_used} GPUs)" if (o.gpus_used or 0) > 1 else o.target
+
+
+def device_label(o: Option) -> str:
+    """'cpu', or the GPU's name ('L4', 'A100 x8')."""
+    if o.device != "cuda":
+        return "cpu"
+    name = (o.device_name or "GPU").split(" (")[0]
+    return name + (f" x{o.gpus_used}" if (o.gpus_used or 1) > 1 else "")
+
+
+@dataclass(frozen=True)
+class RankedOption(Option):
+    cost_usd: float | None = None
+    cost_usd_low: float | None = None
+    cost_usd_high: float | None = None
+    objective_value: float | None = None
+    speedup: float | None = None
+    speedup_low: float | None = None
+    speedup_high: float | None = None
+    break_even_speedup: float | None = None
+    reference: str | None = None  # the CPU option speedup and break-even compare with
+    rank: int | None = None
+
+    @property
+    def usable(self) -> bool:
+        return self.fits and self.train_seconds is not None
+
+    @property
+    def point_cost(self) -> float | None:
+        """What the plan weighs the option's cost at: its objective value (billed cost plus waiting at the
+        time value), the point its cost interval (cost_usd_low..high) surrounds; else the billed cost."""
+        return self.objective_value if self.objective_value is not None else self.cost_usd
+
+    @property
+    def key(self) -> str:
+        return self.target + ":" + self.device + ":" + str(self.gpus_used or "")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The numbers an answer rests on (rule 2 and 3): the winner against the runner-up under one
+    metric. `ratio` = runner-up value / winner value (>= 1); its interval counts shared error once."""
+
+    metric: str  # "cost" | "cost and waiting" | "training time"
+    winner: str
+    runner_up: str
+    winner_value: float
+    runner_up_value: float
+    ratio: float
+    ratio_low: float
+    ratio_high: float
+    band: float  # too close when ratio <= 1 + band
+    band_reason: str  # why the band is what it is
+    verdict: Verdict  # clear | likely | too_close
+    settle: list[str] = field(default_factory=list)  # predicted options a paid benchmark would measure
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    target: str | None
+    device: Device | None
+    verdict: Verdict
+    reason: str
+    speedup: float | None = None
+    speedup_low: float | None = None
+    speedup_high: float | None = None
+    break_even_speedup: float | None = None
+    answer: AnswerName | None = None
+    gpus_used: int | None = None
+    choice: str = ""  # the headline only: why this answer and not the other
+    reference: str | None = None  # the reference CPU the speedup compares with
+    comparison: Comparison | None = None  # the winner against the runner-up
+    choice_comparison: Comparison | None = None  # the headline only: here against rent, at the headline's time value
+
+
+@dataclass(frozen=True)
+class Plan:
+    objective: Objective
+    options: list[RankedOption]
+    recommendation: Recommendation  # the headline
+    deadline_seconds: float | None = None
+    time_value_per_hour: float | None = None
+    warnings: list[str] = field(default_factory=list)
+    answers: dict[AnswerName, Recommendation] = field(default_factory=dict)
+    headline_time_value: float | None = None  # the $/h of waiting the headline used
+    references: dict[AnswerName, str] = field(default_factory=dict)  # the reference CPU's target
+
+    def option_of(self, rec: Recommendation) -> RankedOption | None:
+        """The row a recommendation names: its target on its device at its GPU count."""
+        return _option_of(rec, self.options)
+
+
+def _option_of(rec: Recommendation, ranked: list[RankedOption]) -> RankedOption | None:
+    if rec.target is None:
+        return None
+    return next((o for o in ranked if o.target == rec.target and o.device == rec.device
+                 and o.gpus_used == rec.gpus_used and o.usable), None)
+
+
+@dataclass(frozen=True)
+class BenchmarkChoice:
+    target: str
+    benchmark: bool
+    reason: str
+
+
+# ----------------------------------------------------------------------------- costs
+
+
+def hourly_rate(o: Option) -> float:
+    """What an hour of the option bills: the instance(s) and their root volumes; this machine's price."""
+    if o.billing == "ec2":
+        return o.price_per_hour + o.instances * root_volume_usd_per_hour()
+    return o.price_per_hour
+
+
+def billed_cost(option: Option, seconds: float) -> float:
+    """The hourly rate over the seconds billed: EC2's per-second billing with its minimum; this machine's
+    seconds as they are (pricing/billing.py)."""
+    if option.billing == "ec2":
+        return hourly_rate(option) * billed_seconds(seconds) / 3600.0
+    return hourly_rate(option) * max(0.0, seconds) / 3600.0
+
+
+def value_of(o: Option, seconds: float, time_value: float) -> float:
+    """Billed cost of `seconds` on `o` plus the waiting at `time_value` $/h."""
+    return billed_cost(o, seconds) + time_value / 3600.0 * seconds
