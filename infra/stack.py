@@ -15,6 +15,7 @@ from typing import Any
 
 from infra.reaper import STACK_NAME
 from planner.errors import InputError, PlannerError
+from infra.aws import client
 
 TEMPLATE = Path(__file__).resolve().parent / "planner-stack.yaml"
 REAPER = Path(__file__).resolve().parent / "reaper.py"
@@ -47,14 +48,10 @@ def user_policy() -> dict[str, Any]:
 
 
 def _cfn(session: Any, region: str):
-    from infra.aws import client
-
     return client(session, "cloudformation", region)
 
 
 def default_vpc(session: Any, region: str) -> str:
-    from infra.aws import client
-
     vpcs = client(session, "ec2", region).describe_vpcs(Filters=[{"Name": "isDefault", "Values": ["true"]}])["Vpcs"]
     if not vpcs:
         raise InputError(f"no default VPC in {region}", hint="pass --vpc VPC_ID")

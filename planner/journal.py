@@ -26,7 +26,7 @@ import os
 import stat
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from planner import units
 from planner.core.document import PlanDocument, from_json, to_json
@@ -34,10 +34,12 @@ from planner.core.kinds import DEVICES, OBJECTIVES, PURCHASES
 from planner.errors import InputError, JournalError, RunError
 from planner.core.candidates import Target
 from planner.workload.limits import brief
-from planner.workload.spec import WorkloadSpec, parse_spec_text
-from planner.workload.load import read_spec_file
 from planner.units import path_problem, shown_path
 from runner.bench.result import BenchResult, finite_json
+from planner.workload.load import read_spec_file
+
+if TYPE_CHECKING:  # the spec's models (pydantic) load when a spec is read
+    from planner.workload.spec import WorkloadSpec
 
 DEFAULT_BASE = Path("planner-runs")
 
@@ -304,6 +306,8 @@ class RunJournal:
     def read_spec(self) -> WorkloadSpec:
         """spec.json through the spec's own safe loader: a SpecError names the file and the field."""
         path = self.path / "spec.json"
+        from planner.workload.spec import parse_spec_text
+
         return parse_spec_text(read_spec_file(path), source=str(path))
 
     def read_run(self) -> dict[str, Any]:

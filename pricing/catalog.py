@@ -21,6 +21,7 @@ import pandas as pd
 
 from pricing.facts import PURCHASES
 from planner.errors import CatalogLookupError, InputError, did_you_mean
+from pricing.facts import CpuFacts, gpu_spec_from_row, InstanceFacts, interconnect_from_row
 
 COLUMNS = [
     "instance_type", "region", "vcpus", "memory_gib", "arch", "gpu_name", "gpu_count", "gpu_memory_gib",
@@ -66,8 +67,6 @@ def load_gpu_specs() -> pd.DataFrame:
 
 def gpu_specs_by_name() -> dict:
     """gpu_name -> planner.core.predict.GpuSpec for every row of gpu_specs.csv (generation, TF32 included)."""
-    from pricing.facts import gpu_spec_from_row
-
     return {str(r["gpu_name"]): gpu_spec_from_row(r) for r in load_gpu_specs().to_dict("records")}
 
 
@@ -75,8 +74,6 @@ def gpu_parts_by_name() -> dict:
     """Published part name (each alias of gpu_parts.csv's `published_names`) -> GpuSpec: the parts the
     published measurements were taken on (an A10 for the A10G, an 80 GB PCIe A100 for the A100, ...),
     so the device model is scored on the part measured, with its own power limit and clocks."""
-    from pricing.facts import gpu_spec_from_row
-
     frame = pd.read_csv(DATA_DIR / "gpu_parts.csv")
     out = {}
     for row in frame.to_dict("records"):
@@ -94,8 +91,6 @@ def load_interconnects() -> pd.DataFrame:
 
 def interconnects_by_type() -> dict:
     """instance_type -> planner.core.predict.fabric.Interconnect for every row of interconnects.csv."""
-    from pricing.facts import interconnect_from_row
-
     return {str(r["instance_type"]): interconnect_from_row(r) for r in load_interconnects().to_dict("records")}
 
 
@@ -107,8 +102,6 @@ def load_cpu_specs() -> pd.DataFrame:
 
 def cpu_facts_by_family() -> dict:
     """family -> planner.core.predict.CpuFacts for every row of cpu_specs.csv with a known clock."""
-    from pricing.facts import CpuFacts
-
     out = {}
     for r in load_cpu_specs().to_dict("records"):
         if r.get("clock_ghz") != r.get("clock_ghz"):  # NaN: not sourced
@@ -126,7 +119,6 @@ def local_cpu_facts(cpuinfo: str | None = None) -> object:
     server core). None when /proc/cpuinfo cannot be read (macOS, Windows)."""
     import re
 
-    from pricing.facts import CpuFacts
 
     if cpuinfo is None:
         try:
@@ -305,8 +297,6 @@ def _number(value) -> float | None:
 
 def instances(df: pd.DataFrame, region: str | None = None, gpu: bool | None = None) -> list:
     """The rows as planner.core.candidates.InstanceFacts (the pure core's type), in the frame's order."""
-    from pricing.facts import InstanceFacts
-
     rows = filter_instances(df, region=region, gpu=gpu)
     return [InstanceFacts(r["instance_type"], r["region"], int(r["vcpus"]), float(r["memory_gib"]), r["arch"],
                           r["gpu_name"] or "", int(r["gpu_count"]), _number(r["gpu_memory_gib"]),

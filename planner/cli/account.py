@@ -8,12 +8,12 @@ import sys
 from planner.cli.common import default_region, flag, print_json, ranged, region_argument, stderr, stdout, warn
 from planner.errors import ExitCode
 from planner.service import PURCHASES
+from planner.report import instances_table, prices_json, prices_table
+from planner.service import PlannerService, PriceQuery
+from planner.service.inputs import check_spec_file
 
 
 def cmd_prices(args: argparse.Namespace) -> int:
-    from planner.report import prices_json, prices_table
-    from planner.service import PlannerService, PriceQuery
-
     query = PriceQuery(region=args.region, gpu=True if args.gpu else False if args.cpu else None, arch=args.arch,
                        min_gpu_memory_gib=args.min_gpu_memory, max_price=args.max_price, purchase=args.purchase,
                        sort=args.sort)
@@ -28,8 +28,6 @@ def cmd_prices(args: argparse.Namespace) -> int:
 
 
 def cmd_reap(args: argparse.Namespace) -> int:
-    from planner.service import PlannerService
-
     taken = PlannerService().reap(args.region or default_region(), at=args.at, run_id=args.run_id, dry_run=args.dry_run)
     verb = "would terminate" if args.dry_run else "terminated"
     out = stdout()
@@ -42,8 +40,6 @@ def cmd_reap(args: argparse.Namespace) -> int:
 
 
 def cmd_infra(args: argparse.Namespace) -> int:
-    from planner.service import PlannerService
-
     service = PlannerService()
     region = args.region or default_region()
     if args.action == "template":
@@ -75,9 +71,6 @@ def cmd_infra(args: argparse.Namespace) -> int:
 
 
 def cmd_ls(args: argparse.Namespace) -> int:
-    from planner.report import instances_table
-    from planner.service import PlannerService
-
     rows = PlannerService().instances(args.region or default_region())
     if args.json:
         print_json({"instances": rows})
@@ -95,12 +88,9 @@ def cmd_tui(args: argparse.Namespace) -> int:
         except OSError:  # a name too long for the file system: check_spec_file names the fault
             is_dir = False
         if is_dir:  # `planner tui RUN_DIR`: a saved run, refused here unless it is one
-            from planner.service import PlannerService
 
             PlannerService().check_run(args.spec)
         else:
-            from planner.service.inputs import check_spec_file
-
             check_spec_file(args.spec)  # the editor reads it whole: a FIFO or /dev/zero is refused here, before it opens
     from planner.tui.app import PlannerApp
 

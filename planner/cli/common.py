@@ -11,7 +11,11 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from planner.errors import ExitCode
+from planner.report.text import escape
 from planner.service import OBJECTIVES
+from planner.errors import InputError
+from planner.report import answers_text, failed_lines, plan_table, progress_text, recommendation_text, to_json
+from planner.service.inputs import flag_range, parse_flag
 
 if TYPE_CHECKING:
     from planner.service import PlanDocument
@@ -74,22 +78,12 @@ def stderr():
     return _console_class()(stderr=True)
 
 
-def escape(text: object) -> str:
-    """Text a user or a file supplied, shown as it is inside rich markup ("a[/b].yaml" stays that):
-    the report's one escape."""
-    from planner.report.text import escape as markup_escape
-
-    return markup_escape(text)
-
-
 def warn(text: str) -> None:
     stderr().print(f"[yellow]warning[/]: {escape(text)}", highlight=False)
 
 
 def print_json(data: Any) -> None:
     """Strict JSON (no NaN or Infinity: null plus a note), which every parser accepts."""
-    from planner.report import to_json
-
     sys.stdout.write(to_json(data) + "\n")
 
 
@@ -99,8 +93,6 @@ def flag(name: str):
     is argparse's usage error: exit 2 with the range and the value, before any work."""
 
     def convert(text: str):
-        from planner.service.inputs import parse_flag
-
         try:
             return parse_flag(name, text)
         except ValueError as exc:
@@ -112,17 +104,12 @@ def flag(name: str):
 
 def ranged(name: str, text: str) -> str:
     """`text` with the accepted range appended, for --help."""
-    from planner.service.inputs import flag_range
-
     found = flag_range(name)
     return f"{text}; {found}" if found else text
 
 
 def default_region() -> str:
     """AWS_REGION, else AWS_DEFAULT_REGION, else us-east-1, held to --region's format."""
-    from planner.errors import InputError
-    from planner.service.inputs import parse_flag
-
     for name in ("AWS_REGION", "AWS_DEFAULT_REGION"):
         value = os.environ.get(name)
         if value:
@@ -153,7 +140,6 @@ class BenchProgress:
     def __call__(self, label: str, event: dict[str, Any]) -> None:
         if self.status is None:
             return
-        from planner.report import progress_text  # the TUI's words too
 
         self.status.update(escape(f"[{label}] {progress_text(event)}"))
 
@@ -165,8 +151,6 @@ def progress() -> BenchProgress:
 def print_plan(doc: PlanDocument, as_json: bool, wide: bool = False) -> None:
     """The plan: its table (fitted to the terminal unless `wide`), the headline, both answers, and
     what the measurements warned about — all on stdout: they are the plan."""
-    from planner.report import answers_text, failed_lines, plan_table, recommendation_text
-
     if as_json:
         print_json(doc)
         return

@@ -7,12 +7,12 @@ import json
 
 from planner.cli.common import escape, flag, print_json, progress, ranged, stderr, stdout, warn
 from planner.errors import ExitCode, RunError
+from planner.report import bench_json, bench_table, check_summary, check_table, seconds_text, sweep_table
+from planner.service import BenchOptions, PlannerService, unsteady_reason
+from planner.service.inputs import check_epochs, check_out_file, shown_path
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from planner.report import check_summary, check_table
-    from planner.service import PlannerService
-
     service = PlannerService()
     spec = service.load(args.spec)
     fp = service.footprint(spec)
@@ -25,10 +25,6 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from planner.report import bench_json, bench_table, sweep_table
-    from planner.service import BenchOptions, PlannerService
-    from planner.service.inputs import check_out_file, shown_path
-
     service = PlannerService()
     spec = service.load(args.spec)
     out_file = check_out_file(args.out) if args.out is not None else None  # before the bench, not after it
@@ -56,9 +52,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def validate_lines(data: dict) -> list[str]:
-    from planner.report import seconds_text
-    from planner.service import unsteady_reason
-
     verdict = "inside" if data["inside_interval"] else "outside"
     lines = [
         f"{data['workload']} on {data['device']} ({data['device_name']}), {data['epochs']:,} epochs = {data['steps']:,} steps",
@@ -84,9 +77,6 @@ def validate_lines(data: dict) -> list[str]:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from planner.service import BenchOptions, PlannerService
-    from planner.service.inputs import check_epochs
-
     service = PlannerService()
     spec = service.load(args.spec)
     check_epochs(spec, args.epochs)

@@ -4,30 +4,27 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from planner.cli.common import (
-    default_region, flag, plan_arguments, print_json, print_plan, progress, ranged, region_argument, stderr, stdout,
+    default_region, escape, flag, plan_arguments, print_json, print_plan, progress, ranged, region_argument, stderr, stdout,
 )
 from planner.errors import ExitCode
-from planner.service import PURCHASES
+from planner.service import PURCHASES, AwsOptions
+from planner.report import predicted_footer, seconds_text
+from planner.service import BenchOptions, parse_targets, plan_options, PlannerService, RunCallbacks
+from planner.service.inputs import check_run_dir
 
 if TYPE_CHECKING:
-    from planner.service import LeftRunning, PlanDocument
+    from planner.service import LeftRunning, Measured, PlanDocument
 
 
 def _plan_options(args: argparse.Namespace, region: str):
-    from planner.service import plan_options
-
     return plan_options(args.objective, args.deadline, time_value_per_hour=args.time_value,
                         local_price_per_hour=args.local_price, region=region, purchase=args.purchase)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from planner.report import seconds_text
-    from planner.service import AwsOptions, BenchOptions, PlannerService, RunCallbacks, parse_targets
-    from planner.service.inputs import check_run_dir
-
     service = PlannerService()
     spec = service.load(args.spec)
     if args.out is not None:
@@ -40,14 +37,13 @@ def cmd_run(args: argparse.Namespace) -> int:
                      max_instances=args.max_instances, poll_seconds=args.poll_seconds)
     err = stderr()
 
-    def on_result(label: str, data: dict[str, Any]) -> None:
-        from rich.markup import escape  # a message may quote a log ("[planner 12:00:00] ...")
-
-        if data.get("status") == "ok":
-            err.print(f"[green]measured[/] {label}: {seconds_text(data['step_seconds'])}/step on "
-                      f"{escape(str(data.get('device_name', '')))}", highlight=False)
+    def on_result(label: str, measured: Measured) -> None:
+        r = measured.result  # a message may quote a log ("[planner 12:00:00] ..."): escaped
+        if r.status == "ok":
+            err.print(f"[green]measured[/] {label}: {seconds_text(r.step_seconds)}/step on {escape(r.device_name)}",
+                      highlight=False)
         else:
-            err.print(f"[red]{data.get('status')}[/] {label}: {escape(str(data.get('message', '')))}", highlight=False)
+            err.print(f"[red]{r.status}[/] {label}: {escape(r.message)}", highlight=False)
 
     def on_state(label: str, state: str, elapsed: float, cost: float) -> None:
         if label.startswith("aws-"):
@@ -115,8 +111,6 @@ def _run_exit_code(doc: PlanDocument) -> int:
 
 
 def cmd_estimate(args: argparse.Namespace) -> int:
-    from planner.service import PlannerService
-
     service = PlannerService()
     spec = service.load(args.spec)
     region = args.region or default_region()
@@ -134,16 +128,12 @@ def cmd_estimate(args: argparse.Namespace) -> int:
 
 def _print_predicted_footer(doc: PlanDocument, spec: str) -> None:
     """Under a plan with predicted rows: where they come from, and the paid benchmarks that would settle it."""
-    from planner.report import predicted_footer
-
     out = stdout()
     for line in predicted_footer(doc, spec):
         out.print(line, highlight=False, markup=False)
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from planner.service import PlannerService
-
     overrides = {"objective": args.objective, "deadline_seconds": args.deadline, "time_value_per_hour": args.time_value,
                  "local_price_per_hour": args.local_price, "region": args.region, "purchase": args.purchase}
     doc = PlannerService().replan(args.run_dir, overrides, measured_only=args.measured_only)
@@ -154,8 +144,6 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from planner.service import PlannerService
-
     rows, path, current = PlannerService().calibrate(args.run_dirs, args.dry_run)
     out = stdout()
     if not rows:
@@ -188,16 +176,16 @@ def add_run_parser(sub) -> None:
                                  "torchrun with DistributedDataParallel (NCCL, at most one per GPU); local targets "
                                  "measure one (default 1)"))
     aws.add_argument("--ami", type=flag("--ami"), help="AMI id (default: the PyTorch Deep Learning AMI from its public SSM parameter)")
-    aws.add_argument("--ami-type", type=flag("--ami-type"), default="oss-nvidia-driver-gpu-pytorch-2.9-ubuntu-24.04",
+    aws.add_argument("--ami-type", type=flag("--ami-type"), default=AwsOptions.ami_type,
                      help="DLAMI type in /aws/service/deeplearning/ami/ARCH/TYPE/latest/ami-id")
     aws.add_argument("--subnet", type=flag("--subnet"), help="subnet id (default: the default VPC)")
     aws.add_argument("--bucket", type=flag("--bucket"), help="results bucket (default: the infra stack's, else one the planner creates)")
-    aws.add_argument("--bench-budget", type=flag("--bench-budget"), default=2.00, metavar="USD",
+    aws.add_argument("--bench-budget", type=flag("--bench-budget"), default=AwsOptions.bench_budget, metavar="USD",
                      help=ranged("--bench-budget", "refuse to launch when the worst-case bench cost exceeds this (default 2.00)"))
-    aws.add_argument("--max-bench-minutes", type=flag("--max-bench-minutes"), default=20.0, metavar="N",
+    aws.add_argument("--max-bench-minutes", type=flag("--max-bench-minutes"), default=AwsOptions.max_bench_minutes, metavar="N",
                      help=ranged("--max-bench-minutes", "dead-man deadline of each instance; the planner stops waiting then "
                                  "(default 20)"))
-    aws.add_argument("--max-instances", type=flag("--max-instances"), default=8, metavar="N",
+    aws.add_argument("--max-instances", type=flag("--max-instances"), default=AwsOptions.max_instances, metavar="N",
                      help=ranged("--max-instances", "at most N instances at once (default 8)"))
     aws.add_argument("--poll-seconds", type=flag("--poll-seconds"), default=5.0,
                      help=ranged("--poll-seconds", "how often to ask AWS for progress (default 5)"))

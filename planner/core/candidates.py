@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Any
 
 from planner.core.decide import ErrorBasis, Option
 from planner.core.estimate import StepMeasurement, dataset_seconds, estimate_training, relative_half_widths
@@ -26,9 +26,11 @@ from planner.core.predict import (
     predict_data_parallel, scaling_note,
 )
 from planner.core.predict.gpu import step_bytes
-from planner.workload.spec import WorkloadSpec
 from pricing.facts import InstanceFacts
 from runner.bench.result import BenchResult  # a plain dataclass (standard library only)
+
+if TYPE_CHECKING:  # the spec's models (pydantic) are the caller's
+    from planner.workload.spec import WorkloadSpec
 
 FIT_FRACTION = 0.9  # a workload fits when its footprint is at most 90% of the memory (allocator, CUDA context)
 GPU_COUNTS = (1, 2, 4, 8)  # data-parallel options on one instance: that many of its GPUs
@@ -88,40 +90,21 @@ LOCAL = Target("local")
 
 
 @dataclass(frozen=True)
-class Candidate:
-    target: Target
-    device: str  # "cpu" | "cuda"
-    source: str  # "measured" | "predicted"
-    price_per_hour: float
-    billing: str = "local"  # "local" | "ec2"
-    device_name: str = ""
+class Candidate(Option):
+    """An option before its whole run is estimated: its step, measured or predicted, is known."""
+
     step: StepMeasurement | None = None  # None: failed, does not fit, or not predicted
-    fits: bool = True
-    note: str = ""
-    region: str | None = None
-    purchase: str | None = None
-    caveat: str = ""  # what makes the measurement less trustworthy
-    gpus_used: int | None = None  # in all; None: a CPU candidate
-    instances: int = 1
-    scaling_efficiency: float | None = None
-    basis: ErrorBasis = ErrorBasis()  # where its interval comes from (planner.core.decide counts shared error once)
-    failed: bool = False  # its benchmark failed (note: the whole reason)
 
     def option(self, total_steps: int) -> Option:
         """The candidate with its whole run estimated (planner/core/estimate.py)."""
-        common: dict[str, Any] = dict(
-            target=self.target.name, device=self.device, source=self.source, price_per_hour=self.price_per_hour,
-            billing=self.billing, device_name=self.device_name, fits=self.fits, note=self.note,
-            instance_type=self.target.instance_type, region=self.region, purchase=self.purchase, caveat=self.caveat,
-            gpus_used=self.gpus_used, instances=self.instances, scaling_efficiency=self.scaling_efficiency,
-            basis=self.basis, failed=self.failed)
+        base = Option(**{f.name: getattr(self, f.name) for f in fields(Option)})
         if self.step is None:
-            return Option(**common)
-        est = estimate_training(self.step, total_steps, cloud=self.target.cloud)
-        return Option(**common, step_seconds=self.step.step_seconds, step_seconds_low=self.step.step_seconds_ci_low,
-                      step_seconds_high=self.step.step_seconds_ci_high, train_seconds=est.seconds,
-                      train_seconds_low=est.low, train_seconds_high=est.high, one_time_seconds=est.one_time_seconds,
-                      data_seconds=est.data_seconds, interval_note=est.note)
+            return base
+        est = estimate_training(self.step, total_steps, cloud=self.billing == "ec2")
+        return replace(base, step_seconds=self.step.step_seconds, step_seconds_low=self.step.step_seconds_ci_low,
+                       step_seconds_high=self.step.step_seconds_ci_high, train_seconds=est.seconds,
+                       train_seconds_low=est.low, train_seconds_high=est.high, one_time_seconds=est.one_time_seconds,
+                       data_seconds=est.data_seconds, interval_note=est.note)
 
 
 def measured_candidate(target: Target, result: BenchResult, price_per_hour: float,
@@ -135,7 +118,7 @@ def measured_candidate(target: Target, result: BenchResult, price_per_hour: floa
         device = "cuda" if facts.gpu_count else "cpu"
     else:
         device = result.device or "cpu"
-    common: dict[str, Any] = dict(target=target, device=device, source="measured",
+    common: dict[str, Any] = dict(target=target.name, instance_type=target.instance_type, device=device, source="measured",
                                   price_per_hour=price_per_hour, billing="ec2" if target.cloud else "local",
                                   device_name=result.device_name or (facts.gpu_name if facts is not None else ""),
                                   region=region if target.cloud else None,
@@ -201,7 +184,8 @@ def predicted_candidates(spec: WorkloadSpec, fp: Footprint, local: BenchResult |
         price = facts.price(purchase)
         if price is None:  # spot not offered
             continue
-        common: dict[str, Any] = dict(target=Target("aws", facts.instance_type), source="predicted", price_per_hour=float(price), billing="ec2",
+        common: dict[str, Any] = dict(target=f"aws:{facts.instance_type}", instance_type=facts.instance_type, source="predicted",
+                                      price_per_hour=float(price), billing="ec2",
                                       region=facts.region, purchase=purchase)
         if facts.gpu_count:
             out += _gpu_candidates(spec, fp, layers, facts, common, hardware, one_time)

@@ -101,10 +101,6 @@ def relative_half_widths(m: StepMeasurement, noise: float = RUN_TO_RUN_NOISE) ->
     return math.hypot(below, noise), math.hypot(above, noise)
 
 
-def relative_half_width(m: StepMeasurement, noise: float = RUN_TO_RUN_NOISE) -> float:
-    return max(relative_half_widths(m, noise))
-
-
 def estimate_training(m: StepMeasurement, total_steps: int, cloud: bool = False,
                       noise: float = RUN_TO_RUN_NOISE) -> TrainingEstimate:
     if m.step_seconds <= 0 or total_steps < 0:

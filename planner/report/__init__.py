@@ -2,7 +2,7 @@
 the other tables, text.py the words every front shares. No rule lives here."""
 
 from planner.report.plan import (  # noqa: F401 - the fronts' names
-    PLAN_COLUMNS, VERDICT_TITLES, answer_text, answers_text, device_text, failed_lines, plan_answers, plan_row,
+    PLAN_COLUMNS, VERDICT_TITLES, answers_text, device_text, failed_lines, plan_answers, plan_row,
     plan_table, plan_title, predicted_footer, recommendation_text, reference_caption, unterminated_lines,
 )
 from planner.report.tables import (  # noqa: F401

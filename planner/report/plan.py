@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from planner.report.text import escape, money_text, range_text, seconds_text, short
 
 if TYPE_CHECKING:
-    from planner.core.decide import RankedOption, Recommendation
+    from planner.core.decide import RankedOption
     from planner.core.document import PlanDocument
 
 PLAN_COLUMNS = ("", "#", "target", "device", "src", "step", "1-time", "training time", "$/h", "cost", "speedup", "b-even")
@@ -156,14 +156,6 @@ def answers_text(doc: PlanDocument) -> list[str]:
         return []  # one answer is the headline itself
     return [f"  [bold]{label}:[/] {escape(rec.reason)}."
             for key, label in (("here", "Here"), ("rent", "If you rent")) if (rec := doc.answer(key)) is not None]  # type: ignore[arg-type]
-
-
-def answer_text(rec: Recommendation | None, prefix: str = "") -> str:
-    """One answer as markup (the headline of a document with one answer shows it this way)."""
-    if rec is None:
-        return f"{prefix}-"
-    target = f": {rec.target} ({rec.device or '-'})" if rec.target else ""
-    return f"{prefix}[bold]{VERDICT_TITLES[rec.verdict]}{target}.[/]" + (f" {escape(rec.reason)}." if rec.reason else "")
 
 
 def failed_lines(doc: PlanDocument) -> list[str]:

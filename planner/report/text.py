@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from planner.core.formats import human_bytes, human_count, money_text, range_text, seconds_text  # noqa: F401 - re-exported
+from planner.core.candidates import Target
+from planner.core.document import PlanDocument, strict_json, to_json as document_json
 
 NOTE_WIDTH = 38
 
@@ -28,8 +30,6 @@ def to_json(data: Any) -> str:
     """Strict JSON text (no NaN or Infinity: null with a `<key>_note`); a PlanDocument by its converter."""
     import json
 
-    from planner.core.document import PlanDocument, strict_json
-    from planner.core.document import to_json as document_json
 
     return json.dumps(document_json(data) if isinstance(data, PlanDocument) else strict_json(data), indent=2,
                       default=str, allow_nan=False)
@@ -56,8 +56,6 @@ def progress_text(event: dict[str, Any]) -> str:
 def label_target(label: str) -> str:
     """The target a run's label belongs to, as users type it: local-cpu -> local, aws-g5.xlarge ->
     aws:g5.xlarge; a target given as typed (local, aws:g5.xlarge) is itself."""
-    from planner.core.candidates import Target
-
     try:
         return Target.parse(label).name
     except ValueError:

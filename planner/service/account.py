@@ -12,6 +12,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from planner.errors import InputError, PlannerError
+from infra.aws import client, explain_aws_error, session_or_default
+from infra.reaper import is_expired, managed_instances, parse_time, reap as reap_instances, TAG_EXPIRES, TAG_RUN
+from infra.stack import outputs
+from pricing.billing import instance_cost
 
 if TYPE_CHECKING:
     from pricing.catalog import Catalog
@@ -77,8 +81,6 @@ class Account:
         """Planner-managed instances in `region` that are billed or could be: id, type, state, run,
         age, expiry (and whether it passed), cost so far at the catalog's price.
         Raises PlannerError explaining the AWS error (credentials, permissions, reach)."""
-        from infra.reaper import TAG_EXPIRES, TAG_RUN, is_expired, managed_instances
-        from pricing.billing import instance_cost
         from pricing.catalog import hourly_price, load_catalog
 
         try:
@@ -113,9 +115,6 @@ class Account:
         """Terminate planner-managed instances past their expiry (all of `run_id`'s when given);
         `at` judges expiry as of that UTC time. Returns what was (or would be) terminated.
         Raises InputError (`at` is not a time), PlannerError explaining the AWS error."""
-        from infra.reaper import parse_time
-        from infra.reaper import reap as reap_instances
-
         now = None
         if at:
             now = parse_time(at)
@@ -138,8 +137,6 @@ class Account:
         if action == "policy":
             return stack.user_policy()
         try:
-            from infra.aws import session_or_default
-
             session = session_or_default(self.aws_session)
             name = stack_name or stack.DEFAULT_STACK_NAME
             if action == "deploy":
@@ -152,18 +149,12 @@ class Account:
 
     def stack_outputs(self, found: dict[str, Any] | None) -> dict[str, str]:
         """The deployed stack's outputs (bucket, security group, ...) by name."""
-        from infra.stack import outputs
-
         return outputs(found)
 
 
 def _ec2(session: Any, region: str):
-    from infra.aws import client
-
     return client(session, "ec2", region)
 
 
 def _explain(exc: Exception, doing: str) -> PlannerError:
-    from infra.aws import explain_aws_error
-
     return exc if isinstance(exc, PlannerError) else explain_aws_error(exc, doing)

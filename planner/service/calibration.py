@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import statistics
 from pathlib import Path
+from planner.errors import RunError
 
 BUNDLED = Path(__file__).resolve().parent.parent / "pricing" / "data" / "calibration.csv"
 COLUMNS = ["device", "workload", "measured_step_seconds", "predicted_step_seconds", "source"]
@@ -46,8 +47,6 @@ def corrections(paths: list[Path] | None = None) -> dict[str, float]:
 
 
 def append_rows(rows: list[dict[str, object]], path: Path | None = None) -> Path:
-    from planner.errors import RunError
-
     path = path or user_file()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -15,6 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from planner.errors import SpecError
 from planner.service.account import Account
+from planner.journal import RunJournal
+from planner.workload.footprint import layer_from_row, layers_of
+from runner.local import describe_model, DescribeError
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
     from planner.workload.footprint import Footprint, Layer
@@ -64,18 +67,13 @@ class Describe(Account):
 
     def check_run(self, run_dir: str | Path) -> WorkloadSpec:
         """The spec of a saved run. Raises JournalError naming the file and field unless `run_dir` is one."""
-        from planner.journal import RunJournal
-
         return RunJournal.open(run_dir).read_spec()
 
 
 def _describe(spec: WorkloadSpec) -> list[Layer]:
-    from planner.workload.footprint import layer_from_row, layers_of
-
     layers = layers_of(spec)
     if layers is not None:
         return layers
-    from runner.local import DescribeError, describe_model
 
     try:
         rows = describe_model(spec.to_job())  # the whole job: the task decides the loss it describes

@@ -18,6 +18,9 @@ from typing import Any, Callable
 from planner import units
 from planner.errors import InputError
 from planner.units import path_problem, shown_path
+from planner.journal import check_run_dir as check
+from planner.workload.limits import MAX_TOTAL_STEPS
+from planner.workload.load import read_spec_file
 
 FLAGS: dict[str, Callable[[str], Any]] = {
     "--seconds": units.BENCH_SECONDS.parse,
@@ -119,8 +122,6 @@ def check_out_file(path: str, flag: str = "--out") -> Path:
 def check_epochs(spec: Any, epochs: int | None, flag: str = "--epochs") -> None:
     """`validate --epochs N` trains N epochs of `spec`: the spec's limit on total steps applies to
     them as it does to its own train.epochs (planner/workload/limits.py)."""
-    from planner.workload.limits import MAX_TOTAL_STEPS
-
     if epochs is None:
         return
     steps = spec.steps_per_epoch * epochs
@@ -134,15 +135,11 @@ def check_spec_file(path: str) -> str:
     """The text of a spec file an editor will read whole (`planner tui SPEC`, the TUI's editor): the
     spec loader's own file rules (a regular UTF-8 file of at most 256 KiB), so a FIFO or /dev/zero
     is refused before it opens. Its content may be invalid: the editor shows why."""
-    from planner.workload.load import read_spec_file
-
     return read_spec_file(path)
 
 
 def check_run_dir(path: str) -> Path:
     """`run --out RUN_DIR`: a new or empty directory that can be made, before anything runs."""
-    from planner.journal import check_run_dir as check
-
     return check(path)
 
 

@@ -12,6 +12,12 @@ from typing import TYPE_CHECKING, Any, Callable
 from planner.errors import InputError, RunError
 from planner.service.describe import Describe
 from planner.units import PROCESSES
+from planner.core.estimate import estimate_training, StepMeasurement
+from planner.workload.footprint import bench_bytes, footprint
+from runner.bench.procfs import memory_available
+from runner.bench.stats import percentile
+from runner.local import LocalTarget
+from runner.session import BenchSession
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
     from planner.workload.footprint import Footprint
@@ -66,8 +72,6 @@ LOCAL_BENCH_BUDGET_BYTES = 2 * 2**30  # a local bench holds at most this (or 90%
 def make_job(spec: WorkloadSpec, options: BenchOptions, fp: Footprint, batch_size: int | None = None) -> dict[str, Any]:
     """The plain job the self-contained bench reads (standard library only on its side). Its memory
     estimate is what the bench will hold (a bounded pool of batches, not the dataset)."""
-    from planner.workload.footprint import bench_bytes, footprint
-
     if batch_size and batch_size != fp.batch_size:
         fp = footprint(spec, list(fp.layers), batch_size)
     return {"spec": spec.to_job(), "device": options.device, "seconds": options.seconds, "sweep": options.sweep,
@@ -79,8 +83,6 @@ def local_batch(spec: WorkloadSpec, fp: Footprint, available_bytes: int | None) 
     """The batch a local bench measures at: the spec's, or the largest power-of-two fraction of it
     whose bench fits LOCAL_BENCH_BUDGET_BYTES (and 90% of what is free here). The step time is then
     scaled to the spec's batch (`scaled_to_spec`)."""
-    from planner.workload.footprint import bench_bytes, footprint
-
     budget = min(LOCAL_BENCH_BUDGET_BYTES, 0.9 * available_bytes) if available_bytes else LOCAL_BENCH_BUDGET_BYTES
     batch = spec.batch_size
     while batch > 1 and bench_bytes(footprint(spec, list(fp.layers), batch), spec) > budget:
@@ -111,9 +113,6 @@ def run_bench(spec: WorkloadSpec, fp: Footprint, options: BenchOptions, workdir:
               batch_size: int | None = None):
     """Run the bench for `spec` on this machine in a subprocess; return its BenchResult.
     Raises InputError (the job asks what this machine cannot do), RunError (the bench failed)."""
-    from runner.local import LocalTarget
-    from runner.session import BenchSession
-
     check_device(options.device)
     check_processes(spec, options)
     job = {**make_job(spec, options, fp, batch_size), **(extra or {})}
@@ -131,8 +130,6 @@ def measure_here(spec: WorkloadSpec, fp: Footprint, options: BenchOptions, on_pr
     """This machine's measurement of `spec` for a plan: at the spec's batch when the bench fits
     LOCAL_BENCH_BUDGET_BYTES here, else at a smaller batch scaled to the spec's (said in its
     warnings). A workload too big for even that is a `does_not_fit` result, not an error."""
-    from runner.bench.procfs import memory_available
-
     batch = local_batch(spec, fp, memory_available())
     result = run_bench(spec, fp, options, on_progress=on_progress, batch_size=batch if batch != spec.batch_size else None)
     return scaled_to_spec(result, spec.batch_size)
@@ -151,8 +148,6 @@ def validate(spec: WorkloadSpec, fp: Footprint, epochs: int | None, options: Ben
     p90 - p10 of the windows, over their median): a machine can slow down during a run and recover
     before the second bench. `machine_steady` needs both: benches within STEADY_MACHINE_PERCENT
     and windows within STEADY_RUN_SPREAD_PERCENT."""
-    from planner.core.estimate import StepMeasurement, estimate_training
-
     epochs = epochs or spec.train.epochs
     result = run_bench(spec, fp, options, on_progress=on_progress, label="bench")
     if result.status != "ok":
@@ -196,8 +191,6 @@ def unsteady_reason(drift_percent: float, spread_percent: float | None) -> str |
 
 def window_spread_percent(windows: list[float]) -> float | None:
     """(p90 - p10) / median of a run's window means, in percent; None for fewer than 5 windows."""
-    from runner.bench.stats import percentile
-
     if len(windows) < 5:
         return None
     s = sorted(windows)

@@ -23,6 +23,14 @@ from planner.service.documents import plan_document
 from planner.service.predictions import Predict
 from planner.service.measure import BenchOptions, check_processes, local_batch, local_devices, make_job, scaled_to_spec
 from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice, resolve_objective
+from planner.core.candidates import LOCAL, Target
+from planner.core.decide import decide
+from planner.journal import DEFAULT_BASE, Measured, result_problems, RunJournal
+from planner.service.predictions import measured_candidates
+from runner.aws import AwsRun, AwsTarget, check_settings, EXPIRY_GRACE_MINUTES, worst_case_bench_cost
+from runner.bench.procfs import memory_available
+from runner.local import LocalTarget
+from runner.session import BenchSession
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
     from planner.core.candidates import Target
@@ -31,7 +39,6 @@ if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads i
 def preflight(aws_types: list[str], aws: AwsOptions, catalog) -> tuple[dict[str, float], dict[str, str], float]:
     """Prices, architectures and the worst-case bench cost; refuse before launching anything."""
     from pricing.catalog import hourly_price, instance_facts
-    from runner.aws import EXPIRY_GRACE_MINUTES, check_settings, worst_case_bench_cost
 
     s = aws.settings()
     check_settings(s)
@@ -53,9 +60,6 @@ def plan_from_results(spec: WorkloadSpec, results: dict[str, Any], options: Plan
                       need_bytes: int | None = None):
     """The plan over journaled results (label -> planner.journal.Measured), priced as measured_candidates
     does, with the warnings the measurements carry."""
-    from planner.core.decide import decide
-    from planner.service.predictions import measured_candidates
-
     candidates, warnings = measured_candidates(results, options, catalog, need_bytes)
     opts = [c.option(spec.total_steps) for c in candidates]
     plan = decide(opts, options.objective, options.deadline_seconds, options.time_value_per_hour)
@@ -93,8 +97,6 @@ class _Run:
 
     def __init__(self, service, spec: WorkloadSpec, spec_text: str | None, choice: TargetChoice, options: PlanOptions,
                  bench: BenchOptions, out: Path | None, cb: RunCallbacks, cancel):
-        from planner.journal import RunJournal
-
         self.service, self.spec, self.choice, self.options, self.bench, self.cb, self.cancel = (
             service, spec, choice, options, bench, cb, cancel)
         self.journal = RunJournal.create(spec.name, out)
@@ -110,28 +112,19 @@ class _Run:
         self.choices: list = []  # `auto`'s choice of instances (planner.core.decide.BenchmarkChoice)
 
     def record(self, label: str, result) -> None:
-        from planner.journal import Measured
-
         target, region, purchase = self.where[label]
         if not target.cloud:  # measured at a smaller batch when the spec's would not fit the local budget
             result = scaled_to_spec(result, self.spec.batch_size)
         measured = Measured(target, result, region, purchase)
         self.journal.write_result(label, measured)  # on disk before anything else looks at it
         if self.cb.on_result:
-            self.cb.on_result(label, measured.to_dict())
+            self.cb.on_result(label, measured)
 
     def session(self, targets: list, backstops=()):
-        from runner.session import BenchSession
-
         return BenchSession(targets, on_state=self.cb.on_state, on_result=self.record, on_progress=self.cb.on_progress,
                             cancel=self.cancel, backstops=backstops, on_notice=self.cb.on_notice)
 
     def local_targets(self) -> list:
-        from planner.core.candidates import LOCAL
-        from runner.local import LocalTarget
-
-        from runner.bench.procfs import memory_available
-
         targets = []
         batch = local_batch(self.spec, self.fp, memory_available())
         for device in local_devices() if LOCAL in self.choice.targets else []:
@@ -145,7 +138,6 @@ class _Run:
     def auto(self, local_targets: list, aws: AwsOptions) -> list[str]:
         """Measure here first (the predictions scale this machine's measurement), then choose the
         instances worth a paid benchmark. Returns their types."""
-        from planner.core.candidates import LOCAL
         self.session(local_targets).run()
         local = self.journal.read_results().get(LOCAL.label("cpu"))
         if local is None or local.result.status != "ok":
@@ -160,10 +152,6 @@ class _Run:
 
     def aws_targets(self, aws_types: list[str], aws: AwsOptions, priced) -> tuple[list, list]:
         """(targets, backstops) for the instances of the run."""
-        from planner.core.candidates import Target
-        from planner.journal import result_problems
-        from runner.aws import AwsRun, AwsTarget
-
         prices, arches, _worst = priced
         aws_run = AwsRun(aws.settings(), self.run_id, session=self.service.aws_session, check_result=result_problems)
         # CUDA where the instance has it; a custom model's code ships in the bundle (too big: InputError)
@@ -245,8 +233,6 @@ def run_plan(service, spec: WorkloadSpec, spec_text: str | None, choice: TargetC
 def new_run_dir(name: str, folder: str | Path | None = None, now: dt.datetime | None = None) -> Path:
     """Where a run of `name` journals in `folder` (None: planner-runs/), named as RunJournal.create
     names a run without --out: <UTC time>-<name>."""
-    from planner.journal import DEFAULT_BASE
-
     stamp = (now or dt.datetime.now(dt.timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
     return Path(folder or DEFAULT_BASE) / f"{stamp}-{name}"
 
@@ -267,7 +253,6 @@ def saved_runs(folder: str | Path | None = None) -> list[SavedRun]:
     how many results, and the saved plan's recommendation (None when it has no plan yet)."""
     import json
 
-    from planner.journal import DEFAULT_BASE, RunJournal
 
     base = Path(folder or DEFAULT_BASE)
     runs = []
@@ -310,8 +295,6 @@ class Runs(Predict):
         show every option). Nothing is written.
         Raises JournalError (naming the file and the field) when `run_dir` is not a run journal,
         InputError when it has no results yet or an option is out of range."""
-        from planner.journal import RunJournal
-
         journal = RunJournal.open(run_dir)
         options = options or saved_options(journal, overrides or {})
         if measured_only:
@@ -321,8 +304,6 @@ class Runs(Predict):
     def replan(self, run_dir: str | Path, overrides: dict[str, Any], measured_only: bool = False) -> PlanDocument:
         """estimate_run with some plan options changed, and the new plan.json written.
         Raises what estimate_run raises, and OSError when plan.json cannot be written."""
-        from planner.journal import RunJournal
-
         doc = self.estimate_run(run_dir, overrides, measured_only=measured_only)
         RunJournal.open(run_dir).write_plan(doc)
         return doc

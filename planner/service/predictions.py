@@ -13,6 +13,13 @@ from planner.core.document import PlanDocument, PlanOptions, PriceSource
 from planner.service.documents import plan_document
 from planner.service.measure import BenchOptions, Measure, ProgressFn, measure_here
 from planner.service.settings import AwsOptions
+from planner.core.candidates import Hardware, LOCAL, measured_candidate, measurement_warnings, predicted_candidates
+from planner.core.decide import decide, select_benchmarks
+from planner.core.predict import physical_cores, predict_cpu, predict_gpu
+from planner.journal import Measured, RunJournal
+from planner.service.calibration import append_rows, corrections, gpu_model
+from planner.workload.footprint import layers_of, sample_bytes
+from runner.aws import worst_case_bench_cost
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
     from planner.core.decide import BenchmarkChoice, Plan
@@ -23,8 +30,6 @@ if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads i
 def hardware():
     """The device model's facts, read once at the edge: GPU and CPU spec tables, this machine's
     processor, the calibration corrections, the multi-GPU instances' interconnects."""
-    from planner.service.calibration import corrections
-    from planner.core.candidates import Hardware
     from pricing.catalog import cpu_facts_by_family, gpu_specs_by_name, interconnects_by_type, local_cpu_facts
 
     return Hardware(gpu_specs_by_name(), cpu_facts_by_family(), local_cpu_facts(), corrections(), interconnects_by_type())
@@ -35,7 +40,6 @@ def measured_candidates(results: dict[str, Any], options: PlanOptions, catalog=N
     """A candidate per journaled result (label -> planner.journal.Measured), and the warnings the
     measurements carry; AWS options are priced from `catalog` (a frame) in the plan's region and
     purchase option (re-planning may change both)."""
-    from planner.core.candidates import measured_candidate, measurement_warnings
     from pricing.catalog import hourly_price, instances
 
     if catalog is None and any(m.target.cloud for m in results.values()):
@@ -68,9 +72,6 @@ def emulation_warnings(options: list) -> list[str]:
 def benchmark_choices(plan, aws: AwsOptions | None = None) -> list:
     """Which predicted instances a paid benchmark could change the decision for (the rent answer's
     question: speedups there are against the best rented CPU), within the budget."""
-    from planner.core.decide import select_benchmarks
-    from runner.aws import worst_case_bench_cost
-
     aws = aws or AwsOptions()
     settings = aws.settings()
     worst = {o.target: worst_case_bench_cost(o.price_per_hour, settings) for o in plan.options if o.source == "predicted"}
@@ -82,14 +83,12 @@ class Predict(Measure):
 
     def estimate(self, spec: WorkloadSpec, options: PlanOptions, seconds: float = 5.0, gpu: bool | None = None,
                  on_progress: ProgressFn | None = None, predict_only: bool = False,
-                 on_result: Callable[[str, dict[str, Any]], None] | None = None) -> PlanDocument:
+                 on_result: Callable[[str, Measured], None] | None = None) -> PlanDocument:
         """Measure here (unless `predict_only`: GPUs are then predicted from their specs alone and CPU
         instances, which scale this machine's measurement, are not), predict every instance in the
         region, headline and both answers, and the paid benchmarks that would settle it. `on_result`
         gets this machine's measurement as `run` reports results (estimate_from re-plans it).
         Raises InputError (a region the prices lack), RunError (the bench failed)."""
-        from planner.core.candidates import LOCAL
-        from planner.journal import Measured
         from pricing.catalog import check_region
 
         check_region(self.catalog().frame, options.region)
@@ -99,26 +98,22 @@ class Predict(Measure):
                                                  on_progress))
             results[local.label] = local
             if on_result:
-                on_result(local.label, local.to_dict())
+                on_result(local.label, local)
         return self.plan_of(spec, options, results, gpu)
 
-    def estimate_from(self, spec: WorkloadSpec, options: PlanOptions, results: dict[str, dict[str, Any]],
+    def estimate_from(self, spec: WorkloadSpec, options: PlanOptions, results: dict[str, Measured],
                       gpu: bool | None = None) -> PlanDocument:
-        """The plan over measurements already made (label -> result, as `run`'s and `estimate`'s
+        """The plan over measurements already made (label -> Measured, as `run`'s and `estimate`'s
         on_result give them): those rows measured, every other instance predicted from this machine's
         CPU result. Re-plans an estimate, or a run as its results arrive, at once.
         Raises InputError (a region the prices lack)."""
-        from planner.journal import Measured
-
-        return self.plan_of(spec, options, {label: Measured.from_dict(label, data) for label, data in results.items()}, gpu)
+        return self.plan_of(spec, options, results, gpu)
 
     def plan_of(self, spec: WorkloadSpec, options: PlanOptions, results: dict[str, Measured],
                 gpu: bool | None = None, run_dir: Path | None = None) -> PlanDocument:
         """THE plan of every use case: the measured rows of `results` (label -> Measured), every other
         instance in the region predicted (CPU instances from this machine's CPU measurement; without
         one, GPUs alone, from their specs), decided, with the paid benchmarks that would settle it."""
-        from planner.core.candidates import LOCAL
-
         catalog = self.catalog()
         measured, warnings = measured_candidates(results, options, catalog.frame, self.footprint(spec).total_bytes)
         local = results.get(LOCAL.label("cpu"))
@@ -137,8 +132,6 @@ class Predict(Measure):
         """The plan over the local measurement (a BenchResult) and a prediction for every catalog
         instance in the region; `measured` (candidates: a run's results) replaces the local row and
         the predictions of the instances it measured."""
-        from planner.core.candidates import LOCAL, measured_candidate, measurement_warnings, predicted_candidates
-        from planner.core.decide import decide
         from pricing.catalog import instances
 
         fp = self.footprint(spec)
@@ -159,8 +152,6 @@ class Predict(Measure):
         """(rows, saved path or None, corrections now in force): measured against predicted step
         times of every measured device of the runs, appended to the calibration file.
         Raises JournalError naming a damaged run's file and field."""
-        from planner.service.calibration import append_rows, corrections
-
         rows = [row for run_dir in run_dirs for row in self.calibration_rows(run_dir)]
         path = append_rows(rows) if rows and not dry_run else None
         return rows, path, corrections()
@@ -168,11 +159,6 @@ class Predict(Measure):
     def calibration_rows(self, journal_path: str | Path) -> list[dict[str, Any]]:
         """measured vs predicted step seconds for every measured device of a run (AWS GPU and CPU
         instances, a local CUDA GPU); CPU instances are predicted from the run's local measurement."""
-        from planner.core.candidates import LOCAL
-        from planner.service.calibration import gpu_model
-        from planner.workload.footprint import layers_of, sample_bytes
-        from planner.journal import RunJournal
-        from planner.core.predict import physical_cores, predict_cpu, predict_gpu
         from pricing.catalog import instance_facts, load_catalog
 
         journal = RunJournal.open(journal_path)

@@ -9,9 +9,12 @@ from typing import TYPE_CHECKING, Any, Callable, cast
 from planner.core.document import PlanOptions
 from planner.core.kinds import OBJECTIVES, PURCHASES, Objective  # noqa: F401 - re-exported for the fronts
 from planner.errors import InputError
+from runner.aws import DEFAULT_AMI_TYPE, AwsSettings  # noqa: F401 - light (boto3 is imported when used)
 from planner.service.measure import ProgressFn
+from planner.core.candidates import LOCAL, Target
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
+    from planner.journal import Measured
     from planner.core.candidates import Target
 
 
@@ -34,26 +37,15 @@ def plan_options(objective: str | None = None, deadline_seconds: float | None = 
 
 
 @dataclass(frozen=True)
-class AwsOptions:
-    """What `planner run` needs for aws: targets."""
+class AwsOptions(AwsSettings):
+    """What `planner run` needs for aws: targets: the instances' settings (runner.aws.AwsSettings: the
+    one place of their defaults) and the run's guards."""
 
-    region: str = "us-east-1"
-    purchase: str = "on-demand"
-    ami: str | None = None
-    ami_type: str | None = None  # None: runner.aws.DEFAULT_AMI_TYPE
-    subnet: str | None = None
-    bucket: str | None = None
-    max_bench_minutes: float = 20.0
-    bench_budget: float = 2.00
-    max_instances: int = 8
-    poll_seconds: float = 5.0
+    bench_budget: float = 2.00  # USD: refuse to launch when the worst-case bench cost is over it
+    max_instances: int = 8  # instances at once
 
-    def settings(self):
-        from runner.aws import DEFAULT_AMI_TYPE, AwsSettings
-
-        return AwsSettings(region=self.region, purchase=self.purchase, ami=self.ami, ami_type=self.ami_type or DEFAULT_AMI_TYPE,
-                           subnet=self.subnet, bucket=self.bucket, max_bench_minutes=self.max_bench_minutes,
-                           poll_seconds=self.poll_seconds)
+    def settings(self) -> AwsSettings:
+        return self
 
 
 @dataclass(frozen=True)
@@ -71,8 +63,6 @@ class TargetChoice:
 
 def parse_targets(text: str) -> TargetChoice:
     """`local`, `aws:INSTANCE_TYPE` and `auto`, checked before anything starts."""
-    from planner.core.candidates import LOCAL, Target
-
     tokens = list(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
     if not tokens:
         raise InputError("--targets: give at least one target, e.g. --targets local,aws:g5.xlarge")
@@ -97,7 +87,7 @@ StateFn = Callable[[str, str, float, float], None]
 @dataclass
 class RunCallbacks:
     on_progress: ProgressFn | None = None
-    on_result: Callable[[str, dict[str, Any]], None] | None = None
+    on_result: Callable[[str, Measured], None] | None = None  # each result the moment it is journaled
     on_state: StateFn | None = None
     on_choices: Callable[[list], None] | None = None
     on_notice: Callable[[str, str], None] | None = None  # (label or "", text): a retried fault, a deferred signal

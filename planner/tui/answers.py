@@ -35,9 +35,6 @@ class Answers(Static):
         """Show `doc` under a status line."""
         self.doc, self.status = doc, status
 
-    def set_status(self, status: str) -> None:
-        self.status = status
-
     def watch_doc(self) -> None:
         self.update(self._text())
 

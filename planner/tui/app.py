@@ -31,6 +31,7 @@ from planner.tui.results import ResultsPane
 from planner.tui.run import RunPane
 from planner.tui.targets import TargetsPane
 from planner.tui.workload import WorkloadPane
+from planner.errors import PlannerError
 
 FOCUS_ON_SHOW = {"workload": "#workload", "targets": "#catalog", "run": "#states", "results": "#options",
                  "instances": "#instance-table"}
@@ -205,7 +206,7 @@ class PlannerApp(Quitting, App):
         run.start(self.spec, self.spec_text, list(self.targets), options, out)
 
     def on_run_result(self, message: RunResult) -> None:
-        self.results.run_result(message.label, message.data)
+        self.results.run_result(message.label, message.measured)
 
     def on_run_finished(self, message: RunFinished) -> None:
         if self.quitting is not None:  # a quit waited for the run's cleanup: it is done
@@ -229,8 +230,6 @@ class PlannerApp(Quitting, App):
 
     def open_run(self, run_dir: str) -> None:
         """Show a saved run: its plan (every instance it did not measure predicted) and its spec."""
-        from planner.errors import PlannerError
-
         path = Path(run_dir)
         try:
             spec = self.service.load(path / "spec.json")

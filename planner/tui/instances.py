@@ -13,6 +13,7 @@ from textual.widgets import Button, DataTable, Static
 
 from planner.errors import PlannerError
 from planner.tui.typed import planner_app
+from planner.report import INSTANCE_COLUMNS, instance_row
 
 
 class InstancesPane(Vertical):
@@ -35,8 +36,6 @@ class InstancesPane(Vertical):
         yield DataTable(id="instance-table", cursor_type="row")
 
     def on_mount(self) -> None:
-        from planner.report import INSTANCE_COLUMNS
-
         self.query_one("#instance-table", DataTable).add_columns(*INSTANCE_COLUMNS)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -66,7 +65,6 @@ class InstancesPane(Vertical):
     def _fill(self, rows, region: str) -> None:
         from rich.text import Text
 
-        from planner.report import instance_row
 
         self.loaded_region = region
         table = self.query_one("#instance-table", DataTable)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from planner.service import PlanDocument
+    from planner.service import Measured, PlanDocument
 
 
 @dataclass
@@ -81,7 +81,7 @@ class RunResult(Message):
     """One target's measurement arrived during a run (label -> result, as the journal has it)."""
 
     label: str
-    data: dict[str, Any]
+    measured: Measured
 
 
 @dataclass

@@ -27,9 +27,10 @@ from planner.tui.messages import EstimateDone, PlanShown, PlanStatus, WhatIfChan
 from planner.tui.plantable import PlanTable, notes
 from planner.tui.typed import planner_app
 from planner.tui.whatif import WhatIf
+from planner.report import progress_text
 
 if TYPE_CHECKING:
-    from planner.service import PlanDocument, PlanOptions
+    from planner.service import Measured, PlanDocument, PlanOptions
 
 
 class ResultsPane(Vertical):
@@ -47,7 +48,7 @@ class ResultsPane(Vertical):
         super().__init__(id="results")
         self.doc: PlanDocument | None = None
         self.spec = None  # the spec the plan is of
-        self.results: dict[str, dict[str, Any]] = {}  # measurements of an estimate or a live run
+        self.results: dict[str, Measured] = {}  # measurements of an estimate or a live run
         self.run_dir: str | None = None  # a finished or saved run: plans come from its journal
         self.options: PlanOptions | None = None  # the plan options of the plan shown
         self.estimating = False
@@ -91,15 +92,13 @@ class ResultsPane(Vertical):
 
     @work(thread=True, exclusive=True, group="estimate")
     def _estimate(self, spec, options, seconds: float) -> None:
-        from planner.report import progress_text
-
         call = self.app.call_from_thread
-        measured: dict[str, dict[str, Any]] = {}
+        measured: dict[str, Measured] = {}
 
         def on_progress(label: str, event: dict[str, Any]) -> None:
             call(self._status, f"estimating {spec.name}: {progress_text(event)}")
 
-        def on_result(label: str, data: dict[str, Any]) -> None:
+        def on_result(label: str, data: Measured) -> None:
             measured[label] = data
 
         try:
@@ -118,7 +117,7 @@ class ResultsPane(Vertical):
         self.app.notify(error, severity="error")
         self.post_message(EstimateDone())
 
-    def _estimated(self, spec, measured: dict[str, dict[str, Any]], doc: PlanDocument) -> None:
+    def _estimated(self, spec, measured: dict[str, Measured], doc: PlanDocument) -> None:
         self.estimating = False
         self._newer()  # a replan asked for while it measured is of the old results
         self.spec, self.results, self.run_dir = spec, measured, None
@@ -134,7 +133,7 @@ class ResultsPane(Vertical):
         self.run_dir = None
         self._status(f"running {spec.name}: measured rows replace predicted ones as they arrive")
 
-    def run_result(self, label: str, data: dict[str, Any]) -> None:
+    def run_result(self, label: str, data: Measured) -> None:
         self.results[label] = data
         self.replan()
 
@@ -187,7 +186,7 @@ class ResultsPane(Vertical):
             self.show(doc)
 
     @work(thread=True, exclusive=True, group="plan")
-    def _replan(self, generation: int, options, run_dir: str | None, spec, results: dict[str, dict[str, Any]]) -> None:
+    def _replan(self, generation: int, options, run_dir: str | None, spec, results: dict[str, Measured]) -> None:
         service, call = planner_app(self).service, self.app.call_from_thread
         try:
             if run_dir:

@@ -22,9 +22,11 @@ from textual.widgets import Button, DataTable, Log, Static
 from planner.errors import PlannerError
 from planner.tui.messages import RunFinished, RunResult
 from planner.tui.typed import planner_app
+from planner.report import label_target, progress_text, seconds_text, unterminated_lines
+from planner.service import AwsOptions, BenchOptions, Cancelled, parse_targets, RunCallbacks
 
 if TYPE_CHECKING:
-    from planner.service import PlanDocument
+    from planner.service import Measured, PlanDocument
 
 FINISHED = ("done", "failed", "terminated", "cancelled")
 COLUMNS = ("target", "state", "elapsed", "cost so far", "progress")
@@ -78,8 +80,6 @@ class RunPane(Vertical):
 
     def _row(self, label: str) -> dict[str, Any]:
         """The row of `label`, taking over the pending row of its target (local-cpu is local's)."""
-        from planner.report import label_target
-
         if label not in self.rows:
             table = self.query_one("#states", DataTable)
             target = label_target(label)
@@ -102,8 +102,6 @@ class RunPane(Vertical):
         self._draw(label)
 
     def _draw(self, label: str) -> None:
-        from planner.report import seconds_text
-
         row = self.rows[label]
         elapsed = row["elapsed"] if row["elapsed"] is not None else time.monotonic() - self.started
         table = self.query_one("#states", DataTable)
@@ -154,9 +152,6 @@ class RunPane(Vertical):
 
     @work(thread=True, exclusive=True, group="run")
     def run_worker_thread(self, spec, spec_text: str, targets: list[str], options, out) -> None:
-        from planner.report import progress_text
-        from planner.service import AwsOptions, BenchOptions, Cancelled, RunCallbacks, parse_targets
-
         app = planner_app(self)
         call = app.call_from_thread
         aws = AwsOptions(region=options.region, purchase=options.purchase, ami=app.ami, poll_seconds=2.0)
@@ -170,13 +165,13 @@ class RunPane(Vertical):
         def on_notice(label: str | None, text: str) -> None:
             call(self.log_line, f"{label}: {text}" if label else text)
 
-        def on_result(label: str, data: dict[str, Any]) -> None:
-            ok = data.get("status") == "ok"
-            text = f"{label}: {data.get('status')}" + (f" {data['step_seconds'] * 1e3:.2f} ms/step" if ok and data.get("step_seconds")
-                                                        else f" {data.get('message', '')}")
+        def on_result(label: str, measured: Measured) -> None:
+            r = measured.result
+            ok = r.status == "ok"
+            text = f"{label}: {r.status}" + (f" {r.step_seconds * 1e3:.2f} ms/step" if ok and r.step_seconds else f" {r.message}")
             call(self.log_line, text)
-            call(self.set_state, label, "done" if ok else "failed", None, "" if ok else str(data.get("message", ""))[:60])
-            call(self.post_message, RunResult(label, data))
+            call(self.set_state, label, "done" if ok else "failed", None, "" if ok else r.message[:60])
+            call(self.post_message, RunResult(label, measured))
 
         doc, error = None, None
         try:
@@ -193,8 +188,6 @@ class RunPane(Vertical):
         call(self.finished, doc, error)
 
     def finished(self, doc: PlanDocument | None, error: str | None) -> None:
-        from planner.report import unterminated_lines
-
         self.running = False
         for label, row in self.rows.items():
             if row["state"] not in FINISHED:

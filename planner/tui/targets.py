@@ -18,6 +18,9 @@ from planner.errors import PlannerError
 from planner.report import escape
 from planner.tui.messages import TargetsChanged
 from planner.tui.typed import planner_app
+from planner.report import PLAN_COLUMNS, plan_row
+from planner.service import AwsOptions, PriceQuery
+from planner.service.inputs import parse_flag
 
 if TYPE_CHECKING:
     from planner.service import PlanDocument
@@ -74,8 +77,6 @@ class TargetsPane(Vertical):
 
     def _number(self, widget_id: str, flag: str, name: str) -> float | None:
         """A filter's value by the CLI's rule for its flag; a bad one is said and ignored."""
-        from planner.service.inputs import parse_flag
-
         text = self.query_one(widget_id, Input).value.strip()
         try:
             return parse_flag(flag, text) if text else None
@@ -85,8 +86,6 @@ class TargetsPane(Vertical):
 
     def _estimates(self) -> dict[str, tuple[str, str]]:
         """target -> (training time, cost) cells of the plan shown (the CLI's cells)."""
-        from planner.report import PLAN_COLUMNS, plan_row
-
         if not self.doc:
             return {}
         time_at, cost_at = PLAN_COLUMNS.index("training time"), PLAN_COLUMNS.index("cost")
@@ -97,8 +96,6 @@ class TargetsPane(Vertical):
         return out
 
     def refresh_rows(self) -> None:
-        from planner.service import PriceQuery
-
         app = planner_app(self)
         kind = str(self.query_one("#kind", Select).value)
         query = PriceQuery(region=app.region, gpu={"gpu": True, "cpu": False}.get(kind),
@@ -172,8 +169,6 @@ class TargetsPane(Vertical):
         self.action_toggle()
 
     def show_selection(self) -> None:
-        from planner.service import AwsOptions
-
         app = planner_app(self)
         aws = AwsOptions(region=app.region, purchase=app.purchase)
         targets = ["local", *self.selected]

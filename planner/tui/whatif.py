@@ -14,6 +14,8 @@ from textual.widgets import Input, Label, Select
 
 from planner.errors import PlannerError
 from planner.service import OBJECTIVES, PURCHASES
+from planner.report import seconds_text
+from planner.service.inputs import parse_flag
 
 if TYPE_CHECKING:
     from planner.service import PlanOptions
@@ -53,8 +55,6 @@ class WhatIf(Grid):
     def options(self) -> dict[str, Any]:
         """The plan options the controls show, each field read by the CLI's rule for its flag
         (planner.service.inputs); raises ValueError saying what the field accepts."""
-        from planner.service.inputs import parse_flag
-
         def read(widget_id: str, flag: str, name: str) -> Any:
             text = self.query_one(widget_id, Input).value.strip()
             try:
@@ -72,8 +72,6 @@ class WhatIf(Grid):
     def set_options(self, options: PlanOptions, default_time_value: float | None = None) -> None:
         """Show a plan's options (an opened run's); the change events then match the plan and re-plan
         nothing. `default_time_value`: the $/h of waiting the headline weighed when none was given."""
-        from planner.report import seconds_text
-
         self.query_one("#time-value", Input).placeholder = (f"default {default_time_value:g}" if default_time_value
                                                              else "none, e.g. 20")
         deadline = options.deadline_seconds

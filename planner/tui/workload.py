@@ -23,6 +23,7 @@ from planner.tui.answers import Answers
 from planner.tui.form import SpecForm
 from planner.tui.messages import FieldEdited, KindChosen, SpecChanged, SpecLoaded
 from planner.tui.typed import planner_app
+from planner.report import check_lines
 
 
 class WorkloadPane(Vertical, can_focus=True):
@@ -151,8 +152,6 @@ class WorkloadPane(Vertical, can_focus=True):
 
     @work(exclusive=True, thread=True, group="validate")
     def validate(self, text: str) -> None:
-        from planner.report import check_lines
-
         base = Path(self.path).parent if self.path else None
         try:
             spec, fp = planner_app(self).service.check_text(text, self.path or "<editor>", base)

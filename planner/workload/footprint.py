@@ -113,10 +113,6 @@ class Footprint:
     def total_bytes(self) -> int:
         return self.weights_bytes + self.gradients_bytes + self.optimizer_bytes + self.activations_bytes + self.data_bytes
 
-    @property
-    def forward_flops_per_sample(self) -> float:
-        return sum(layer.forward_flops for layer in self.layers)
-
     def as_dict(self) -> dict[str, float | int | str]:
         return {
             "params": self.params,

@@ -28,6 +28,7 @@ from planner.workload.limits import (
     MAX_SIZE, MAX_TOTAL_STEPS, brief, learning_rate, whole_number,
 )
 from planner.workload.load import check_text, decode_spec_bytes, load_json, load_yaml, read_spec_file, structure_problem
+from planner.workload.footprint import layers_of
 
 # Whole numbers in a range (planner.workload.limits.whole_number names the range in its message).
 Size = Annotated[int, BeforeValidator(lambda value: whole_number(value, MAX_SIZE))]
@@ -260,8 +261,6 @@ def consistency_problems(spec: WorkloadSpec) -> list[str]:
 
 def size_problems(spec: WorkloadSpec) -> list[str]:
     """Limits on what the fields multiply to: each field can be sane and the product absurd."""
-    from planner.workload.footprint import layers_of
-
     m, problems = spec.model, []
     if spec.total_steps > MAX_TOTAL_STEPS:
         problems.append(

@@ -6,12 +6,14 @@ to the service's for the same measurements. Validation messages, cancel."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 import subprocess
 
 import pytest
 
 from planner.service import PlannerService, plan_options
 from planner.tui.app import PlannerApp
+from planner.core.candidates import Target
 from planner.tui.messages import RunResult
 from planner.tui.results import ResultsPane
 from planner.tui.run import RunPane
@@ -89,7 +91,7 @@ def test_a_measured_result_replaces_its_predicted_row_as_it_arrives(spec_file, t
             itype = row.instance_type
             # what an instance's result looks like when it arrives: this machine's, as if measured there
             local = results.results["local-cpu"]
-            arrived = {**local, "target": f"aws:{itype}", "instance_type": itype, "region": "us-east-1", "purchase": "on-demand"}
+            arrived = replace(local, target=Target("aws", itype), region="us-east-1", purchase="on-demand")
             app.post_message(RunResult(f"aws-{itype}", arrived))
             await wait_for(pilot, lambda: any(o.target == row.target and o.source == "measured"
                                               for o in results.doc.plan.options), timeout=20)

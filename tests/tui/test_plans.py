@@ -11,6 +11,7 @@ from dataclasses import replace
 from rich.text import Text
 from textual.widgets import TextArea
 
+from planner.journal import RunJournal
 from planner.service import PlannerService
 from planner.tui.answers import Answers
 from planner.tui.app import PlannerApp
@@ -209,7 +210,6 @@ class SlowFirstPlan(PlannerService):
 
 
 def test_a_replan_that_finishes_late_never_replaces_a_newer_plan():
-    import json
 
     async def scenario():
         app = PlannerApp(None, service=SlowFirstPlan(), estimate_on_open=False)
@@ -217,7 +217,7 @@ def test_a_replan_that_finishes_late_never_replaces_a_newer_plan():
             results = app.query_one(ResultsPane)
             spec = app.service.check_run(SAVED_RUN)
             results.run_started(spec)
-            results.run_result("local-cpu", json.loads((SAVED_RUN / "results" / "local-cpu.json").read_text()))  # slow
+            results.run_result("local-cpu", RunJournal.open(SAVED_RUN).read_results()["local-cpu"])  # slow
             await pilot.pause(0.2)
             results.run_finished(str(SAVED_RUN))  # planned from the journal: newer, and done first
             await wait_for(pilot, lambda: results.doc is not None and results.doc.run_dir, timeout=30)

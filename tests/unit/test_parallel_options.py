@@ -34,14 +34,14 @@ def mlp(**train):
 
 
 def test_a_multi_gpu_instance_is_offered_at_every_count_and_priced_whole():
-    p4d = [c for c in candidates(mlp()) if c.target.instance_type == "p4d.24xlarge"]
+    p4d = [c for c in candidates(mlp()) if c.instance_type == "p4d.24xlarge"]
     assert [(c.gpus_used, c.instances) for c in p4d] == [(1, 1), (2, 1), (4, 1), (8, 1), (16, 2), (32, 4)]
     assert [c.price_per_hour for c in p4d] == [21.96] * 4 + [43.92, 87.84]
     assert {c.device_name for c in p4d} == {"A100"}
     assert "1 of its 8 GPUs used; priced for the whole instance" in p4d[0].note
     assert p4d[0].scaling_efficiency is None and 0 < p4d[3].scaling_efficiency < 1
     assert "predicted only, on paper" in p4d[4].note and "EFA" in p4d[4].note
-    single = [c for c in candidates(mlp()) if c.target.instance_type == "g9.xlarge"]
+    single = [c for c in candidates(mlp()) if c.instance_type == "g9.xlarge"]
     assert [(c.gpus_used, c.device_name) for c in single] == [(1, "A100")]
     assert [c.gpus_used for c in candidates(mlp()) if c.device == "cpu"] == [None]
 
@@ -85,7 +85,7 @@ def test_each_count_is_its_own_option_in_the_plan_and_json():
 
 
 def test_only_single_gpu_options_are_chosen_for_a_paid_benchmark():
-    opts = [replace(c.option(2000), source="predicted") for c in candidates(mlp()) if c.target.cloud]
+    opts = [replace(c.option(2000), source="predicted") for c in candidates(mlp()) if c.billing == "ec2"]
     plan = decide(opts, "cheapest")
     choices = select_benchmarks(plan, {}, 100.0, 10)
     chosen = {c.target for c in choices if c.benchmark}

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 
 from pricing.facts import AMX_BF16_FLOPS_PER_CYCLE, CpuFacts  # noqa: F401 - re-exported
+from planner.core.predict.gpu import Prediction
 
 CPU_UNCERTAINTY = 0.4
 CALIBRATED_UNCERTAINTY = 0.2
@@ -53,8 +54,6 @@ def predict_cpu(local_step_seconds: float, local_threads: int, cores: int, train
                 precision: str = "fp32"):
     """Scale this machine's measured step to `cores` cores of `target` (torch uses one thread per
     physical core). Without both processors' facts, per-core speed is taken equal to this machine's."""
-    from planner.core.predict.gpu import Prediction
-
     p = parallel_fraction(train_flops_per_step)
     scalar = vector = 1.0
     note = ""
@@ -94,8 +93,6 @@ def predict_cpu_unmeasured(train_flops_per_step: float, kernels: int, cores: int
     """A CPU step with nothing measured: max(FLOPs over `cores` of `target`'s vector peak x efficiency,
     bytes over its memory bandwidth) plus kernels x dispatch (scaled by clock). None without the
     processor's facts."""
-    from planner.core.predict.gpu import Prediction
-
     if target is None:
         return Prediction(None, None, None, note="no sourced clock for this processor, and nothing measured here "
                                                  "to scale (run without --predict-only)")
