@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from planner.report import recommended_option  # noqa: E402
+from planner.core.document import from_json  # noqa: E402 - the CLI's JSON through the one converter
 
 
 def tree_rss(pid: int) -> int:
@@ -67,8 +67,11 @@ def one_run(spec: Path, seconds: float) -> dict:
     if proc.returncode != 0:
         raise SystemExit(f"planner estimate failed ({proc.returncode}): {stderr}")
     doc = json.loads(stdout, parse_constant=lambda name: (_ for _ in ()).throw(ValueError(name)))
+    typed = from_json(doc, "planner estimate --json")
     local = next(o for o in doc["options"] if o["target"] == "local")
-    rec = {**doc["recommendation"], "device_name": (recommended_option(doc) or {}).get("device_name") or doc["recommendation"]["device"]}
+    row = typed.recommended
+    rec = {"target": typed.recommendation.target, "device": typed.recommendation.device,
+           "device_name": row.device_name if row is not None else typed.recommendation.device}
     return {"wall": wall, "peak": peak[0], "local": local, "rec": rec, "load": os.getloadavg()[0]}
 
 

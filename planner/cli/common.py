@@ -14,7 +14,8 @@ from planner.errors import ExitCode
 from planner.report.text import escape
 from planner.service import OBJECTIVES
 from planner.errors import InputError
-from planner.report import answers_text, failed_lines, plan_table, progress_text, recommendation_text, to_json
+from planner.report.plan import answers_text, failed_lines, plan_table, recommendation_text
+from planner.report.text import progress_text, to_json
 from planner.service.inputs import flag_range, parse_flag
 
 if TYPE_CHECKING:

@@ -7,7 +7,8 @@ import json
 
 from planner.cli.common import escape, flag, print_json, progress, ranged, stderr, stdout, warn
 from planner.errors import ExitCode, RunError
-from planner.report import bench_json, bench_table, check_summary, check_table, seconds_text, sweep_table
+from planner.report.tables import bench_json, bench_table, check_summary, check_table, sweep_table
+from planner.report.text import seconds_text
 from planner.service import BenchOptions, PlannerService, unsteady_reason
 from planner.service.inputs import check_epochs, check_out_file, shown_path
 

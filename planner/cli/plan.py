@@ -11,7 +11,8 @@ from planner.cli.common import (
 )
 from planner.errors import ExitCode
 from planner.service import PURCHASES, AwsOptions
-from planner.report import predicted_footer, seconds_text
+from planner.report.plan import predicted_footer
+from planner.report.text import seconds_text
 from planner.service import BenchOptions, parse_targets, plan_options, PlannerService, RunCallbacks
 from planner.service.inputs import check_run_dir
 

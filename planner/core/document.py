@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner.core.decide import TOO_CLOSE_MARGIN, BenchmarkChoice, Plan, RankedOption, Recommendation
 from planner.core.kinds import AnswerName, Objective, Purchase
 from planner.errors import InputError
+
+if TYPE_CHECKING:
+    from planner.workload.spec import WorkloadSpec
 
 SCHEMA_VERSION = 2
 
@@ -55,6 +58,11 @@ class WorkloadSummary:
     total_steps: int
     precision: str
     data_location: str
+
+    @classmethod
+    def of(cls, spec: WorkloadSpec) -> WorkloadSummary:
+        return cls(spec.name, spec.model.kind, spec.task, spec.data.samples, spec.batch_size, spec.train.epochs,
+                   spec.steps_per_epoch, spec.total_steps, spec.train.precision, spec.data.location)
 
 
 @dataclass(frozen=True)

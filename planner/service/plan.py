@@ -11,15 +11,15 @@ out of reach, an upload denied) fails the AWS targets, not the run.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import secrets
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from planner.core.document import LeftRunning, PlanDocument, PlanOptions
+from planner.core.document import LeftRunning, PlanDocument, PlanOptions, WorkloadSummary
 from planner.core.decide import Recommendation
 from planner.errors import Cancelled, InputError, PlannerError, RunError
-from planner.service.documents import plan_document
 from planner.service.predictions import Predict
 from planner.service.measure import BenchOptions, check_processes, local_batch, local_devices, make_job, scaled_to_spec
 from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice, resolve_objective
@@ -89,7 +89,7 @@ def measured_plan(journal, options: PlanOptions) -> PlanDocument:
     """A saved run's measured rows alone, planned with `options` (`planner plan --measured-only`)."""
     spec = journal.read_spec()
     plan = plan_from_results(spec, saved_results(journal), options, need_bytes=journal.read_run().get("footprint_bytes"))
-    return plan_document(spec, plan, options, journal.path)
+    return PlanDocument(WorkloadSummary.of(spec), plan, options, str(journal.path))
 
 
 class _Run:
@@ -221,20 +221,13 @@ def run_plan(service, spec: WorkloadSpec, spec_text: str | None, choice: TargetC
         raise stopped from exc
     results = run.journal.read_results()
     plan = plan_from_results(spec, results, options, catalog, run.fp.total_bytes)
-    doc = plan_document(spec, plan, options, run.journal.path,
+    doc = PlanDocument(WorkloadSummary.of(spec), plan, options, str(run.journal.path),
                         failed_targets=sorted(label for label, m in results.items() if m.result.status == "error"),
                         unterminated=[LeftRunning(**x) for x in unterminated(session)],
                         bench_cost_usd=session.billed_usd() if aws_types else None,
                         auto=run.choices if choice.auto else None)
     run.journal.write_plan(doc)
     return doc, run.journal, session
-
-
-def new_run_dir(name: str, folder: str | Path | None = None, now: dt.datetime | None = None) -> Path:
-    """Where a run of `name` journals in `folder` (None: planner-runs/), named as RunJournal.create
-    names a run without --out: <UTC time>-<name>."""
-    stamp = (now or dt.datetime.now(dt.timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
-    return Path(folder or DEFAULT_BASE) / f"{stamp}-{name}"
 
 
 @dataclass(frozen=True)
@@ -246,28 +239,6 @@ class SavedRun:
     targets: list[str]
     results: int
     recommendation: Recommendation | None  # None: no plan yet
-
-
-def saved_runs(folder: str | Path | None = None) -> list[SavedRun]:
-    """The run journals in `folder` (None: planner-runs/), newest first: path, workload name, targets,
-    how many results, and the saved plan's recommendation (None when it has no plan yet)."""
-    import json
-
-
-    base = Path(folder or DEFAULT_BASE)
-    runs = []
-    for path in sorted(base.iterdir() if base.is_dir() else [], reverse=True):
-        if not (path / "spec.json").is_file():
-            continue
-        journal = RunJournal(path)
-        try:
-            info, plan = journal.read_run(), journal.read_plan()
-            name = json.loads((path / "spec.json").read_text()).get("name", path.name)
-        except (OSError, ValueError, PlannerError):
-            continue  # a damaged journal is not offered
-        runs.append(SavedRun(str(path), name, list(info.get("targets", [])), len(list((path / "results").glob("*.json"))),
-                             plan.recommendation if plan is not None else None))
-    return runs
 
 
 class Runs(Predict):
@@ -308,10 +279,26 @@ class Runs(Predict):
         RunJournal.open(run_dir).write_plan(doc)
         return doc
 
-    def new_run_dir(self, name: str, folder: str | Path | None = None) -> Path:
-        """Where a new run of `name` journals in `folder` (None: planner-runs/), as `planner run` names it."""
-        return new_run_dir(name, folder)
+    def new_run_dir(self, name: str, folder: str | Path | None = None, now: dt.datetime | None = None) -> Path:
+        """Where a run of `name` journals in `folder` (None: planner-runs/), named as RunJournal.create
+        names a run without --out: <UTC time>-<name>."""
+        stamp = (now or dt.datetime.now(dt.timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
+        return Path(folder or DEFAULT_BASE) / f"{stamp}-{name}"
 
     def saved_runs(self, folder: str | Path | None = None) -> list[SavedRun]:
-        """The run journals in `folder` (None: planner-runs/), newest first, with their recommendation."""
-        return saved_runs(folder)
+        """The run journals in `folder` (None: planner-runs/), newest first: path, workload name, targets,
+        how many results, and the saved plan's recommendation (None when it has no plan yet)."""
+        base = Path(folder or DEFAULT_BASE)
+        runs = []
+        for path in sorted(base.iterdir() if base.is_dir() else [], reverse=True):
+            if not (path / "spec.json").is_file():
+                continue
+            journal = RunJournal(path)
+            try:
+                info, plan = journal.read_run(), journal.read_plan()
+                name = json.loads((path / "spec.json").read_text()).get("name", path.name)
+            except (OSError, ValueError, PlannerError):
+                continue  # a damaged journal is not offered
+            runs.append(SavedRun(str(path), name, list(info.get("targets", [])), len(list((path / "results").glob("*.json"))),
+                                 plan.recommendation if plan is not None else None))
+        return runs

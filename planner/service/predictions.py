@@ -9,8 +9,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from planner.core.document import PlanDocument, PlanOptions, PriceSource
-from planner.service.documents import plan_document
+from planner.core.document import PlanDocument, PlanOptions, PriceSource, WorkloadSummary
 from planner.service.measure import BenchOptions, Measure, ProgressFn, measure_here
 from planner.service.settings import AwsOptions
 from planner.core.candidates import Hardware, LOCAL, measured_candidate, measurement_warnings, predicted_candidates
@@ -120,8 +119,9 @@ class Predict(Measure):
         plan = self._predicted_plan(spec, options, local.result if local else None, gpu=gpu, measured=measured)
         plan.warnings[:0] = warnings
         choices = benchmark_choices(plan)
-        return plan_document(spec, plan, options, run_dir, prices=PriceSource(catalog.source, catalog.as_of),
-                             benchmark=[c for c in choices if c.benchmark], skipped=[c for c in choices if not c.benchmark])
+        return PlanDocument(WorkloadSummary.of(spec), plan, options, str(run_dir) if run_dir else None,
+                            prices=PriceSource(catalog.source, catalog.as_of),
+                            benchmark=[c for c in choices if c.benchmark], skipped=[c for c in choices if not c.benchmark])
 
     def auto_choices(self, spec: WorkloadSpec, options: PlanOptions, local, aws: AwsOptions) -> list[BenchmarkChoice]:
         """`--targets auto`: which instances to benchmark, given this machine's measurement (a BenchResult)."""

@@ -11,7 +11,9 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from planner.report import escape, plan_answers
+from planner.report.plan import plan_answers
+
+from planner.report.text import escape
 
 if TYPE_CHECKING:
     from planner.service import PlanDocument

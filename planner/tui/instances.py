@@ -13,7 +13,7 @@ from textual.widgets import Button, DataTable, Static
 
 from planner.errors import PlannerError
 from planner.tui.typed import planner_app
-from planner.report import INSTANCE_COLUMNS, instance_row
+from planner.report.tables import INSTANCE_COLUMNS, instance_row
 
 
 class InstancesPane(Vertical):

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import DataTable
 
-from planner.report import PLAN_COLUMNS, plan_row
+from planner.report.plan import PLAN_COLUMNS, plan_row
 
 if TYPE_CHECKING:
     from planner.service import PlanDocument, RankedOption

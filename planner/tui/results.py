@@ -27,7 +27,7 @@ from planner.tui.messages import EstimateDone, PlanShown, PlanStatus, WhatIfChan
 from planner.tui.plantable import PlanTable, notes
 from planner.tui.typed import planner_app
 from planner.tui.whatif import WhatIf
-from planner.report import progress_text
+from planner.report.text import progress_text
 
 if TYPE_CHECKING:
     from planner.service import Measured, PlanDocument, PlanOptions

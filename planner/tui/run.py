@@ -22,7 +22,8 @@ from textual.widgets import Button, DataTable, Log, Static
 from planner.errors import PlannerError
 from planner.tui.messages import RunFinished, RunResult
 from planner.tui.typed import planner_app
-from planner.report import label_target, progress_text, seconds_text, unterminated_lines
+from planner.report.plan import unterminated_lines
+from planner.report.text import label_target, progress_text, seconds_text
 from planner.service import AwsOptions, BenchOptions, Cancelled, parse_targets, RunCallbacks
 
 if TYPE_CHECKING:

@@ -15,10 +15,10 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.widgets import DataTable, Input, Label, Select, Static
 
 from planner.errors import PlannerError
-from planner.report import escape
+from planner.report.text import escape
 from planner.tui.messages import TargetsChanged
 from planner.tui.typed import planner_app
-from planner.report import PLAN_COLUMNS, plan_row
+from planner.report.plan import PLAN_COLUMNS, plan_row
 from planner.service import AwsOptions, PriceQuery
 from planner.service.inputs import parse_flag
 

@@ -14,7 +14,7 @@ from textual.widgets import Input, Label, Select
 
 from planner.errors import PlannerError
 from planner.service import OBJECTIVES, PURCHASES
-from planner.report import seconds_text
+from planner.report.text import seconds_text
 from planner.service.inputs import parse_flag
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ from planner.tui.answers import Answers
 from planner.tui.form import SpecForm
 from planner.tui.messages import FieldEdited, KindChosen, SpecChanged, SpecLoaded
 from planner.tui.typed import planner_app
-from planner.report import check_lines
+from planner.report.tables import check_lines
 
 
 class WorkloadPane(Vertical, can_focus=True):

@@ -92,7 +92,7 @@ def test_a_plan_of_another_spec_says_so(tmp_path):
 
 
 def test_the_headline_and_both_answers_are_the_clis_and_an_unknown_verdict_does_not_break_them():
-    from planner.report import answers_text, recommendation_text
+    from planner.report.plan import answers_text, recommendation_text
 
     doc = plan_doc()
 

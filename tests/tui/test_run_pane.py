@@ -9,7 +9,7 @@ import datetime as dt
 
 import pytest
 
-from planner.report import label_target
+from planner.report.text import label_target
 from planner.tui.app import PlannerApp
 from planner.tui.run import RunPane
 from tests.tui.helpers import TINY, settled, wait_for

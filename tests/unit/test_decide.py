@@ -265,7 +265,7 @@ def test_a_local_bench_too_big_for_its_budget_measures_a_smaller_batch_and_scale
 def test_the_headline_names_the_device_as_the_table_does():
     from planner.core.decide import Plan, RankedOption, Recommendation
     from planner.core.document import PlanDocument, PlanOptions, WorkloadSummary
-    from planner.report import recommendation_text
+    from planner.report.plan import recommendation_text
 
     def row(gpus: int, **kw) -> RankedOption:
         return RankedOption("aws:p4d.24xlarge", "cuda", "predicted", 32.0, "ec2", "A100", train_seconds=60.0, gpus_used=gpus, **kw)

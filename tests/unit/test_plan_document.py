@@ -17,7 +17,8 @@ from planner.core.decide import Option, decide
 from planner.core.document import SCHEMA_VERSION, PlanDocument, PlanOptions, WorkloadSummary, from_json, to_json
 from planner.errors import InputError
 from planner.journal import RunJournal
-from planner.report import answers_text, plan_answers, plan_table, recommendation_text, to_json as json_text
+from planner.report.plan import answers_text, plan_answers, plan_table, recommendation_text
+from planner.report.text import to_json as json_text
 from tests.conftest import ROOT
 
 DOCUMENTS = Path(__file__).parent / "documents"
