@@ -19,9 +19,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from pricing.facts import PURCHASES
-from planner.errors import CatalogLookupError, InputError, did_you_mean
-from pricing.facts import CpuFacts, gpu_spec_from_row, InstanceFacts, interconnect_from_row
+from pricing.facts import PURCHASES, CpuFacts, gpu_spec_from_row, InstanceFacts, interconnect_from_row
+from planner.errors import CatalogLookupError, did_you_mean, InputError
 
 COLUMNS = [
     "instance_type", "region", "vcpus", "memory_gib", "arch", "gpu_name", "gpu_count", "gpu_memory_gib",

@@ -7,9 +7,8 @@ import sys
 
 from planner.cli.common import default_region, flag, print_json, ranged, region_argument, stderr, stdout, warn
 from planner.errors import ExitCode
-from planner.service import PURCHASES
+from planner.service import PURCHASES, PlannerService, PriceQuery
 from planner.report.tables import instances_table, prices_json, prices_table
-from planner.service import PlannerService, PriceQuery
 from planner.service.inputs import check_spec_file
 
 

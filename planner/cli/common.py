@@ -10,12 +10,10 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any
 
-from planner.errors import ExitCode
-from planner.report.text import escape
+from planner.errors import ExitCode, InputError
+from planner.report.text import escape, progress_text, to_json
 from planner.service import OBJECTIVES
-from planner.errors import InputError
 from planner.report.plan import answers_text, failed_lines, plan_table, recommendation_text
-from planner.report.text import progress_text, to_json
 from planner.service.inputs import flag_range, parse_flag
 
 if TYPE_CHECKING:

@@ -10,10 +10,9 @@ from planner.cli.common import (
     default_region, escape, flag, plan_arguments, print_json, print_plan, progress, ranged, region_argument, stderr, stdout,
 )
 from planner.errors import ExitCode
-from planner.service import PURCHASES, AwsOptions
+from planner.service import PURCHASES, AwsOptions, BenchOptions, parse_targets, plan_options, PlannerService, RunCallbacks
 from planner.report.plan import predicted_footer
 from planner.report.text import seconds_text
-from planner.service import BenchOptions, parse_targets, plan_options, PlannerService, RunCallbacks
 from planner.service.inputs import check_run_dir
 
 if TYPE_CHECKING:

@@ -46,8 +46,10 @@ import math
 from dataclasses import fields, replace
 
 from planner.core.kinds import OBJECTIVES, AnswerName, Objective, Verdict
-from planner.core.explain import certainty_text, gpu_rule_text, span_text, comparison_text
-from planner.core.formats import rough_duration, sig_duration, sig_money
+from planner.core.explain import (
+    alone_reason, comparison_text, deadline_choice_text, deadline_missed_reason, deadline_warning, gpu_rule_text, headline_texts,
+    here_or_rent_text, instance_too_close_text, nothing_reason, only_option_reason, winner_reason,
+)
 from planner.core.plan import (  # noqa: F401 - the plan's types, re-exported: decide() returns them
     HEADLINE_TIME_VALUE, TOO_CLOSE_MARGIN, BenchmarkChoice, Comparison, ErrorBasis, Option, Plan, RankedOption,
     Recommendation, _option_of, billed_cost, device_label, hourly_rate, option_name, value_of,
@@ -216,18 +218,8 @@ def _nothing(group: list[RankedOption], where: str) -> Recommendation:
     """No usable option: say what failed (and its whole reason) apart from what does not fit."""
     failed = [o for o in group if o.failed]
     too_big = [o for o in group if not o.fits]
-    where_text = f" {where}" if where else ""
-    if failed and not too_big:
-        why = "; ".join(f"{option_name(o)} ({device_label(o)}) failed: {o.note}" for o in failed)
-        return Recommendation(None, None, "failed", why)
-    parts = [f"{option_name(o)} ({device_label(o)}) failed: {o.note}" for o in failed]
-    parts += [f"{option_name(o)} ({device_label(o)}) does not fit: {o.note}" for o in too_big[:3]]
-    if len(too_big) > 3:
-        parts.append(f"{len(too_big) - 3} more do not fit")
-    fix = ("; reduce train.batch_size or the model, or choose targets with more memory" if too_big
-           else "; nothing was measured or predicted")
-    return Recommendation(None, None, "nothing_fits",
-                          f"nothing{where_text} can run this workload" + (f": {'; '.join(parts)}" if parts else "") + fix)
+    return Recommendation(None, None, "failed" if failed and not too_big else "nothing_fits",
+                          nothing_reason(failed, too_big, where))
 
 
 def _answer(group: list[RankedOption], objective: str, deadline: float | None, tv: float, name: AnswerName,
@@ -240,27 +232,17 @@ def _answer(group: list[RankedOption], objective: str, deadline: float | None, t
     pool = _eligible(usable, objective, deadline)
     if objective == "deadline" and not pool:
         fastest = min(usable, key=lambda o: (o.train_seconds, hourly_rate(o), o.key))
-        warnings.append(f"no option {where} finishes within the deadline ({rough_duration(deadline or 0.0)}) with its whole interval")
-        return _rec(fastest, "deadline_missed",
-                    f"no option {where} meets the {rough_duration(deadline or 0.0)} deadline with confidence; the fastest is "
-                    f"{option_name(fastest)} ({device_label(fastest)}) at {rough_duration(fastest.train_seconds or 0.0)}{span_text(fastest)}",
-                    name, ref)
+        warnings.append(deadline_warning(where, deadline or 0.0))
+        return _rec(fastest, "deadline_missed", deadline_missed_reason(fastest, where, deadline or 0.0), name, ref)
     metric = "fastest" if objective == "fastest" else "cheapest"
     ordered = _order(pool, metric)
     best = ordered[0]
-    lead = (f"cheapest option that finishes within {rough_duration(deadline or 0.0)}" if objective == "deadline"
-            else "fastest option" if objective == "fastest"
-            else f"cheapest option with waiting at ${tv:g}/h" if tv else "cheapest option")
-    head = (f"{option_name(best)} ({device_label(best)}) is the {lead} {where}: "
-            f"{sig_duration(best.train_seconds)}{span_text(best)} for {sig_money(best.cost_usd)}")  # type: ignore[arg-type]
     rule = gpu_rule_text(best, ordered, ref, objective, tv, deadline)
     if len(ordered) == 1:
-        only = "meets the deadline" if objective == "deadline" else "can run this workload"
-        return _rec(best, "only_option", f"{option_name(best)} ({device_label(best)}) is the only option {where} that "
-                    f"{only}: {sig_duration(best.train_seconds)}{span_text(best)} for {sig_money(best.cost_usd)}{rule}",  # type: ignore[arg-type]
-                    name, ref)
+        return _rec(best, "only_option", only_option_reason(best, where, objective) + rule, name, ref)
     cmp = closest(best, ordered[1:], metric, tv)
-    return _rec(best, cmp.verdict, f"{head}. {comparison_text(cmp, tv)}{rule}", name, ref, cmp)
+    return _rec(best, cmp.verdict, f"{winner_reason(best, where, objective, tv, deadline)}. {comparison_text(cmp, tv)}{rule}",
+                name, ref, cmp)
 
 
 def _rec(o: RankedOption, verdict: Verdict, reason: str, name: AnswerName, ref: RankedOption | None,
@@ -280,46 +262,30 @@ def _headline(answers: dict[AnswerName, Recommendation], ranked: list[RankedOpti
     live = {name: o for name, o in chosen.items() if o is not None}
     if not live:
         return None
-    failed = [f"{n}: {answers[n].reason}" for n in answers if n not in live and answers[n].verdict == "failed"]
+    failed = [answers[n] for n in answers if n not in live and answers[n].verdict == "failed"]
     if len(live) == 1:
         alone, only = next(iter(live.items()))
-        caveat = f". Careful: {only.target} was {only.caveat}" if only.caveat else ""
-        note = f". Not compared: {'; '.join(failed)}" if failed else ""
-        return replace(answers[alone], reason=answers[alone].reason + caveat + note)
+        return replace(answers[alone], reason=alone_reason(answers[alone], only, failed))
     here, rent = live["here"], live["rent"]
     met = {n: answers[n].verdict != "deadline_missed" for n in ("here", "rent")}
-    value = f"${tv:g}/h of your waiting" + (" (the default; --time-value sets yours)" if tv_default else "")
     cmp: Comparison | None = None
     if objective == "deadline" and met["here"] != met["rent"]:
         name: AnswerName = "rent" if met["rent"] else "here"
         verdict: Verdict = "clear"
-        why = "only renting meets the deadline" if met["rent"] else "training here meets the deadline"
+        why = deadline_choice_text(name)
     else:
         metric = "fastest" if objective == "fastest" else "cheapest"
         weight = 0.0 if metric == "fastest" else tv
         best, other = _order([here, rent], metric, weight)
         cmp = compare(best, other, metric, weight)
         name = "here" if best is here else "rent"
-        where = {"here": "training here", "rent": f"renting {option_name(rent)}"}
-        other_name = "here" if name == "rent" else "rent"
-        if metric == "fastest":
-            why = (f"{where[name]} takes {sig_duration(best.train_seconds)}, {where[other_name]} "  # type: ignore[arg-type]
-                   f"{sig_duration(other.train_seconds)} ({cmp.ratio:.2f}x)")  # type: ignore[arg-type]
-        else:
-            why = (f"at {value}, {where[name]} ({sig_duration(best.train_seconds)}, {sig_money(best.cost_usd)}) "  # type: ignore[arg-type]
-                   f"comes to {sig_money(cmp.winner_value)} and {where[other_name]} ({sig_duration(other.train_seconds)}, "  # type: ignore[arg-type]
-                   f"{sig_money(other.cost_usd)}) to {sig_money(cmp.runner_up_value)}: {cmp.ratio:.2f}x as much")  # type: ignore[arg-type]
-        why += (f"; too close to call: within {cmp.band_reason}" if cmp.verdict == "too_close"
-                else f"; {certainty_text(cmp)}")
+        why = here_or_rent_text(name, best, other, rent, cmp, metric, tv, tv_default)
         current = answers[name].verdict
         if current == "only_option":  # the answer had nothing to beat: here against rent is the comparison
             verdict = cmp.verdict
         else:
             verdict = max(current, cmp.verdict, key=SEVERITY.index) if current in SEVERITY else current
         if current == "too_close" and cmp.verdict != "too_close":
-            why += f"; which instance is too close to call (see {'If you rent' if name == 'rent' else 'Here'})"
-    rec = answers[name]
-    caveats = "".join(f". Careful: {o.target} was {o.caveat}" for o in (here, rent) if o.caveat)
-    choice = f"{'rent' if name == 'rent' else 'train here'} — {why}{caveats}"
-    return replace(rec, verdict=verdict, reason=f"{rec.reason}. Why {name}: {why}{caveats}", choice=choice,
-                   choice_comparison=cmp)
+            why += instance_too_close_text(name)
+    reason, choice = headline_texts(answers[name].reason, name, why, (here, rent))
+    return replace(answers[name], verdict=verdict, reason=reason, choice=choice, choice_comparison=cmp)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import math
 
-from planner.core.formats import range_text, sig_duration, sig_money
-from planner.core.plan import Comparison, RankedOption, device_label, hourly_rate, option_name
+from planner.core.formats import range_text, rough_duration, sig_duration, sig_money
+from planner.core.plan import Comparison, RankedOption, Recommendation, device_label, hourly_rate, option_name
 
 def gpu_rule_text(best: RankedOption, ordered: list[RankedOption], ref: RankedOption | None, objective: str, tv: float,
               deadline: float | None) -> str:
@@ -62,3 +62,81 @@ def span_text(o: RankedOption) -> str:
     if o.train_seconds_high is None or not math.isfinite(o.train_seconds_high):
         return " (no usable interval)"
     return f" ({range_text(o.train_seconds_low or 0.0, o.train_seconds_high)})"  # as the table: "2.3-3.2 min", not "2 min-3 min"
+
+
+def nothing_reason(failed: list[RankedOption], too_big: list[RankedOption], where: str) -> str:
+    """No usable option: what failed (its whole reason), apart from what does not fit, and the fix."""
+    if failed and not too_big:
+        return "; ".join(f"{option_name(o)} ({device_label(o)}) failed: {o.note}" for o in failed)
+    parts = [f"{option_name(o)} ({device_label(o)}) failed: {o.note}" for o in failed]
+    parts += [f"{option_name(o)} ({device_label(o)}) does not fit: {o.note}" for o in too_big[:3]]
+    if len(too_big) > 3:
+        parts.append(f"{len(too_big) - 3} more do not fit")
+    fix = ("; reduce train.batch_size or the model, or choose targets with more memory" if too_big
+           else "; nothing was measured or predicted")
+    return f"nothing{f' {where}' if where else ''} can run this workload" + (f": {'; '.join(parts)}" if parts else "") + fix
+
+
+def deadline_warning(where: str, deadline: float) -> str:
+    return f"no option {where} finishes within the deadline ({rough_duration(deadline)}) with its whole interval"
+
+
+def deadline_missed_reason(fastest: RankedOption, where: str, deadline: float) -> str:
+    return (f"no option {where} meets the {rough_duration(deadline)} deadline with confidence; the fastest is "
+            f"{option_name(fastest)} ({device_label(fastest)}) at {rough_duration(fastest.train_seconds or 0.0)}"
+            f"{span_text(fastest)}")
+
+
+def _result(o: RankedOption) -> str:
+    return f"{sig_duration(o.train_seconds or 0.0)}{span_text(o)} for {sig_money(o.cost_usd or 0.0)}"
+
+
+def only_option_reason(best: RankedOption, where: str, objective: str) -> str:
+    only = "meets the deadline" if objective == "deadline" else "can run this workload"
+    return f"{option_name(best)} ({device_label(best)}) is the only option {where} that {only}: {_result(best)}"
+
+
+def winner_reason(best: RankedOption, where: str, objective: str, tv: float, deadline: float | None) -> str:
+    """Rule 1 in words: what the winner is the best of, and its time and cost."""
+    lead = (f"cheapest option that finishes within {rough_duration(deadline or 0.0)}" if objective == "deadline"
+            else "fastest option" if objective == "fastest"
+            else f"cheapest option with waiting at ${tv:g}/h" if tv else "cheapest option")
+    return f"{option_name(best)} ({device_label(best)}) is the {lead} {where}: {_result(best)}"
+
+
+def alone_reason(rec: Recommendation, only: RankedOption, failed: list[Recommendation]) -> str:
+    """The headline when one answer alone can run the workload: its reason, its caveat, what failed."""
+    caveat = f". Careful: {only.target} was {only.caveat}" if only.caveat else ""
+    not_compared = "; ".join(f"{r.answer}: {r.reason}" for r in failed)
+    return rec.reason + caveat + (f". Not compared: {not_compared}" if not_compared else "")
+
+
+def deadline_choice_text(name: str) -> str:
+    return "only renting meets the deadline" if name == "rent" else "training here meets the deadline"
+
+
+def here_or_rent_text(name: str, best: RankedOption, other: RankedOption, rent: RankedOption, cmp: Comparison,
+                      metric: str, tv: float, tv_default: bool) -> str:
+    """The headline's comparison in words: the two answers' times (fastest) or their cost and waiting
+    at `tv` (cheapest), the ratio the rule compared and how sure it is."""
+    where = {"here": "training here", "rent": f"renting {option_name(rent)}"}
+    other_name = "here" if name == "rent" else "rent"
+    if metric == "fastest":
+        why = (f"{where[name]} takes {sig_duration(best.train_seconds or 0.0)}, {where[other_name]} "
+               f"{sig_duration(other.train_seconds or 0.0)} ({cmp.ratio:.2f}x)")
+    else:
+        value = f"${tv:g}/h of your waiting" + (" (the default; --time-value sets yours)" if tv_default else "")
+        why = (f"at {value}, {where[name]} ({sig_duration(best.train_seconds or 0.0)}, {sig_money(best.cost_usd or 0.0)}) "
+               f"comes to {sig_money(cmp.winner_value)} and {where[other_name]} ({sig_duration(other.train_seconds or 0.0)}, "
+               f"{sig_money(other.cost_usd or 0.0)}) to {sig_money(cmp.runner_up_value)}: {cmp.ratio:.2f}x as much")
+    return why + (f"; too close to call: within {cmp.band_reason}" if cmp.verdict == "too_close" else f"; {certainty_text(cmp)}")
+
+
+def instance_too_close_text(name: str) -> str:
+    return f"; which instance is too close to call (see {'If you rent' if name == 'rent' else 'Here'})"
+
+
+def headline_texts(reason: str, name: str, why: str, pair: tuple[RankedOption, RankedOption]) -> tuple[str, str]:
+    """(reason, choice) of the headline: the winning answer's reason and why here or rent, with caveats."""
+    caveats = "".join(f". Careful: {o.target} was {o.caveat}" for o in pair if o.caveat)
+    return f"{reason}. Why {name}: {why}{caveats}", f"{'rent' if name == 'rent' else 'train here'} — {why}{caveats}"

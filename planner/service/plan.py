@@ -18,16 +18,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.core.document import LeftRunning, PlanDocument, PlanOptions, WorkloadSummary
-from planner.core.decide import Recommendation
+from planner.core.decide import decide, Recommendation
 from planner.errors import Cancelled, InputError, PlannerError, RunError
-from planner.service.predictions import Predict
+from planner.service.predictions import measured_candidates, Predict
 from planner.service.measure import BenchOptions, check_processes, local_batch, local_devices, make_job, scaled_to_spec
-from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice, resolve_objective
+from planner.service.settings import AwsOptions, resolve_objective, RunCallbacks, TargetChoice
 from planner.core.candidates import LOCAL, Target
-from planner.core.decide import decide
 from planner.journal import DEFAULT_BASE, Measured, result_problems, RunJournal
-from planner.service.predictions import measured_candidates
-from runner.aws import AwsRun, AwsTarget, check_settings, EXPIRY_GRACE_MINUTES, worst_case_bench_cost
+from runner.aws import EXPIRY_GRACE_MINUTES, AwsRun, AwsTarget, check_settings, worst_case_bench_cost
 from runner.bench.procfs import memory_available
 from runner.local import LocalTarget
 from runner.session import BenchSession
