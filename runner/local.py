@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from runner.bench.procfs import memory_available  # noqa: F401 - this machine's free memory, for the planner
 from runner.bench.result import BenchResult
 from runner.lifeline import PARENT_ENV
 from runner.target import TargetStatus

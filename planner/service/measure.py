@@ -3,6 +3,7 @@ its prediction (`planner validate`)."""
 
 from __future__ import annotations
 
+import statistics
 import tempfile
 import time
 from dataclasses import dataclass, replace
@@ -14,8 +15,7 @@ from planner.service.describe import Describe
 from planner.units import PROCESSES
 from planner.core.estimate import estimate_training, StepMeasurement
 from planner.workload.footprint import bench_bytes, footprint
-from runner.bench.procfs import memory_available
-from runner.bench.stats import percentile
+from runner.local import memory_available
 from runner.local import LocalTarget
 from runner.session import BenchSession
 
@@ -194,7 +194,8 @@ def window_spread_percent(windows: list[float]) -> float | None:
     if len(windows) < 5:
         return None
     s = sorted(windows)
-    return 100.0 * (percentile(s, 0.9) - percentile(s, 0.1)) / percentile(s, 0.5)
+    deciles = statistics.quantiles(s, n=10, method="inclusive")  # numpy's linear interpolation
+    return 100.0 * (deciles[8] - deciles[0]) / statistics.median(s)
 
 
 class Measure(Describe):

@@ -26,7 +26,7 @@ from planner.service.settings import AwsOptions, resolve_objective, RunCallbacks
 from planner.core.candidates import LOCAL, Target
 from planner.journal import DEFAULT_BASE, Measured, result_problems, RunJournal
 from runner.aws import EXPIRY_GRACE_MINUTES, AwsRun, AwsTarget, check_settings, worst_case_bench_cost
-from runner.bench.procfs import memory_available
+from runner.local import memory_available
 from runner.local import LocalTarget
 from runner.session import BenchSession
 
