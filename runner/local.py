@@ -23,6 +23,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +90,46 @@ def describe_model(model: dict[str, Any], timeout: float = DESCRIBE_TIMEOUT_SECO
     tail = " | ".join(err.strip().splitlines()[-3:])
     raise DescribeError(f"model.factory: the process describing the model {why} before it finished"
                         + (f" ({tail})" if tail else "") + "; run the factory by itself to see why")
+
+
+SCRIPT_CAP_EXTRA_SECONDS = 300.0  # beyond the budget: imports, data and model setup before the first step
+
+
+@dataclass(frozen=True)
+class ScriptProcess:
+    """How a measured script's process ended: the launcher's result (None: it wrote none) and the ends of
+    the script's own output."""
+
+    result: dict[str, Any] | None
+    returncode: int | None  # None: stopped at the cap
+    stdout_tail: str
+    stderr_tail: str
+    seconds: float
+
+
+def run_script(script: Path, args: list[str], seconds: float, workdir: Path, min_steps: int = 20,
+               cap_seconds: float | None = None) -> ScriptProcess:
+    """Run `script ARGS` unchanged under runner.script (its steps timed by PyTorch's own hooks) in a
+    child that dies with the planner, in the script's folder, with no stdin; stopped at the cap
+    (`seconds` + SCRIPT_CAP_EXTRA_SECONDS) with everything it started (its process group)."""
+    out = workdir / "script-result.json"
+    cap = cap_seconds if cap_seconds is not None else seconds + SCRIPT_CAP_EXTRA_SECONDS
+    env = {**child_env(), "PLANNER_SPAWN_TIME": repr(time.time())}
+    start = time.perf_counter()
+    proc = subprocess.Popen(child_command("runner.script", "--out", str(out), "--seconds", str(seconds), "--min-steps",
+                                          str(min_steps), str(script), "--", *args),
+                            cwd=script.parent, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, errors="replace", env=env, start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=cap)
+        code: int | None = proc.returncode
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        stdout, stderr = proc.communicate()
+        code = None
+    _kill_group(proc)  # what the script started (DataLoader workers, a simulator) ends with it
+    result = json.loads(out.read_text()) if out.is_file() else None
+    return ScriptProcess(result, code, stdout[-4000:], stderr[-4000:], time.perf_counter() - start)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

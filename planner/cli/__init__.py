@@ -47,7 +47,10 @@ def build_parser() -> Parser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    cut = argv.index("--") if "--" in argv else len(argv)  # after --: a training script's own arguments, as torchrun
+    args = parser.parse_args(argv[:cut])
+    args.script_args = argv[cut + 1:]
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)

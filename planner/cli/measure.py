@@ -6,8 +6,8 @@ import argparse
 import json
 
 from planner.cli.common import escape, flag, print_json, progress, ranged, stderr, stdout, warn
-from planner.errors import ExitCode, RunError
-from planner.report.tables import bench_json, bench_table, check_summary, check_table, sweep_table
+from planner.errors import ExitCode, InputError, RunError
+from planner.report.tables import script_json, script_table, bench_json, bench_table, check_summary, check_table, sweep_table
 from planner.report.text import seconds_text
 from planner.service import BenchOptions, PlannerService, unsteady_reason
 from planner.service.inputs import check_epochs, check_out_file, shown_path
@@ -27,6 +27,11 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     service = PlannerService()
+    if args.spec.endswith(".py"):
+        return _bench_script(service, args)
+    if args.script_args or args.total_steps or args.epochs:
+        raise InputError(f"--total-steps, --epochs and arguments after -- are for a training script (.py), not {args.spec}",
+                         hint="a spec gives its own train.epochs")
     spec = service.load(args.spec)
     out_file = check_out_file(args.out) if args.out is not None else None  # before the bench, not after it
     options = BenchOptions(device=args.device, seconds=args.seconds, sweep=args.sweep, threads=args.threads,
@@ -50,6 +55,20 @@ def cmd_bench(args: argparse.Namespace) -> int:
             raise RunError(f"--out {shown_path(args.out)}: cannot write it ({exc.strerror or exc})",
                            hint="the result is printed above; write it somewhere else next time") from None
     return ExitCode.OK if result.status == "ok" else ExitCode.RUNTIME_FAILURE
+
+
+def _bench_script(service: PlannerService, args: argparse.Namespace) -> int:
+    """`planner bench train.py -- ARGS`: the script run here unchanged, its steps timed, its whole run estimated."""
+    with progress():
+        run, est = service.bench_script(args.spec, args.script_args, args.seconds, args.total_steps, args.epochs)
+    data = script_json(run, est)
+    if args.json:
+        print_json(data)
+        return ExitCode.OK
+    stdout().print(script_table(args.spec, run, est))
+    for note in est.notes:
+        warn(note)
+    return ExitCode.OK
 
 
 def validate_lines(data: dict) -> list[str]:
@@ -97,8 +116,13 @@ def add_parsers(sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=cmd_check)
 
-    p = sub.add_parser("bench", help="measure the steady-state training step on this machine")
-    p.add_argument("spec", help="workload spec (YAML or JSON)")
+    p = sub.add_parser("bench", help="measure the steady-state training step on this machine",
+                       usage="planner bench [options] SPEC | train.py [--total-steps N | --epochs N] [-- ARGS...]")
+    p.add_argument("spec", help="workload spec (YAML or JSON), or your training script (train.py) run unchanged")
+    p.add_argument("--total-steps", type=flag("--total-steps"), metavar="N",
+                   help=ranged("--total-steps", "a script's whole run, in optimizer steps"))
+    p.add_argument("--epochs", type=flag("--epochs"), metavar="N",
+                   help=ranged("--epochs", "a script's whole run, in DataLoader epochs (counted in steps from one epoch seen)"))
     p.add_argument("--device", choices=("cpu", "cuda", "auto"), default="auto",
                    help="where to train (auto: CUDA when present, else CPU)")
     p.add_argument("--seconds", type=flag("--seconds"), default=10.0,

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
 
-from planner.report.text import human_bytes, human_count, money_text, seconds_text
+from planner.report.text import human_bytes, human_count, money_text, range_text, seconds_text
+
+if TYPE_CHECKING:
+    from planner.core.script import ScriptEstimate, ScriptRun
 
 
 def check_summary(spec, fp) -> dict[str, Any]:
@@ -198,3 +202,29 @@ def instances_table(rows: list[dict[str, Any]]):
     return t
 
 
+def script_json(run: ScriptRun, est: ScriptEstimate) -> dict[str, Any]:
+    """A script's measurement and its whole run, as JSON data."""
+    return {"boundary": run.boundary, "optimizers": run.optimizers, "stopped_because": run.stopped_because,
+            "cuda_used": run.cuda_used, "threads": run.threads, "steps_seen": len(run.steps),
+            "epochs_seen": len(run.epochs), **asdict(est)}
+
+
+def script_table(script: str, run: ScriptRun, est: ScriptEstimate):
+    from rich.table import Table
+
+    t = Table(title=f"{script}: measured here, unchanged", show_header=False, title_justify="left")
+    t.add_column(style="bold")
+    t.add_column()
+    boundary = {"optimizer": f"optimizer steps ({run.optimizers} optimizer{'s' if run.optimizers != 1 else ''} "
+                             "stepping once each is one step)", "backward": "backward passes (no torch.optim)"}
+    t.add_row("step boundary", boundary.get(run.boundary, run.boundary))
+    t.add_row("step time", f"{seconds_text(est.step_seconds)} ({seconds_text(est.step_low)}-{seconds_text(est.step_high)}, "
+                           f"{est.steps_measured:,} steady steps after {est.warmup_steps} warm-up)")
+    t.add_row("setup", f"{seconds_text(est.setup_seconds)} (start, imports, data and model, to the first step)")
+    t.add_row("per epoch", f"{est.steps_per_epoch:,.0f} steps" if est.steps_per_epoch else "no whole DataLoader epoch seen")
+    t.add_row("between epochs", seconds_text(est.between_epochs_seconds) + " (evaluation, checkpoints)"
+              if est.between_epochs_seconds is not None else "not seen")
+    t.add_row("whole run", f"{est.total_steps:,} steps" + (f", {est.epochs:,.1f} epochs" if est.epochs else ""))
+    t.add_row("training time", f"{seconds_text(est.seconds)} ({range_text(est.low, est.high)})")
+    t.add_row("device", ("CUDA" if run.cuda_used else "CPU") + f", {run.threads} threads; stopped: {run.stopped_because}")
+    return t

@@ -35,6 +35,7 @@ FLAGS: dict[str, Callable[[str], Any]] = {
     "--threads": units.THREADS.parse,
     "--processes": units.PROCESSES.parse,
     "--epochs": units.EPOCHS.parse,
+    "--total-steps": units.TOTAL_STEPS.parse,
     "--deadline": units.parse_duration,
     "--region": units.REGION.parse,
     "--ami": units.AMI_ID.parse,

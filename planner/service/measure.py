@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from planner.errors import InputError, RunError
+from planner.core.script import ScriptEstimate, ScriptRun, estimate_script
 from planner.service.describe import Describe
-from planner.units import PROCESSES
+from planner.units import PROCESSES, shown_path
 from planner.core.estimate import estimate_training, StepMeasurement
 from planner.workload.footprint import bench_bytes, footprint
-from runner.local import memory_available
+from runner.local import memory_available, run_script
 from runner.local import LocalTarget
 from runner.session import BenchSession
 
@@ -213,3 +214,28 @@ class Measure(Describe):
         """Predict N epochs from a short bench, train them for real, compare (see `validate`).
         Raises RunError (a bench or the training failed), InputError."""
         return validate(spec, self.footprint(spec), epochs, options, on_progress, recheck)
+
+    def bench_script(self, script: str | Path, args: list[str], seconds: float = 10.0, total_steps: int | None = None,
+                     epochs: int | None = None) -> tuple[ScriptRun, ScriptEstimate]:
+        """Run the user's training script here, unchanged (runner/script.py times its steps by PyTorch's
+        own hooks), and extrapolate its whole run (planner/core/script.py).
+        Raises InputError (not a readable .py file; the run's length cannot be known; too few steps),
+        RunError (the script failed before its first step, with its own traceback; it never stepped;
+        it was stopped at the cap before its first step)."""
+        path = Path(script)
+        if path.suffix != ".py" or not path.is_file():
+            raise InputError(f"{shown_path(str(script))}: not a Python file to run", hint="give the training script, e.g. train.py")
+        with tempfile.TemporaryDirectory(prefix="planner-script-") as tmp:
+            done = run_script(path.resolve(), list(args), seconds, Path(tmp))
+        run = ScriptRun.from_json(done.result) if done.result else None
+        said = (done.stderr_tail or done.stdout_tail).strip()
+        if done.returncode is None and (run is None or not run.steps):
+            raise RunError(f"{path.name} took no training step within {done.seconds:.0f} s (the cap): it was stopped, with "
+                           "everything it started", hint="does it wait for input, or load a large dataset first?")
+        if run is None or run.status == "error":
+            own = (run.message if run is not None and run.message else said).strip()
+            raise RunError(f"{path.name} failed before its first training step; its own error:\n{own}")
+        if not run.steps:
+            raise RunError(f"{path.name} finished without a training step (no optimizer step, no backward pass)",
+                           hint="is the training loop behind a flag or an `if __name__ == \"__main__\"` it did not reach?")
+        return run, estimate_script(run, total_steps, epochs)

@@ -1,0 +1,123 @@
+"""Pure: a user's training script as the launcher saw it (runner/script.py: the end of every step,
+every DataLoader epoch) -> its parts and the whole run, with an honest interval.
+
+    whole run = setup + steps x step time + epochs x time between epochs + exit
+
+- setup: spawn to the start of the first step (interpreter, imports, data, model), i.e. the first
+  step's end less one steady step;
+- step time: the mean of the steady steps (the first WARMUP_SHARE dropped, and every step that
+  spans an epoch boundary: it holds the evaluation, the checkpoint), its 95% interval (normal
+  approximation) and the run-to-run noise of a machine, in quadrature (planner/core/estimate.py);
+- between epochs: what a step spanning an epoch's end takes beyond a steady step (the evaluation
+  pass, a checkpoint, the next epoch's first batch), the median over the boundaries seen; without a
+  boundary it is not known, and the estimate says so instead of pretending it is nothing;
+- steps: `--total-steps`, or `--epochs` x the optimizer steps of one whole epoch seen (the
+  accumulation shows as fewer steps than batches); when neither can be known, InputError.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass, field
+from typing import Any
+
+from planner.core.estimate import PROCESS_EXIT_SECONDS, RUN_TO_RUN_NOISE
+from planner.errors import InputError
+
+WARMUP_SHARE = 0.1  # of the steps measured, at least MIN_WARMUP_STEPS: allocator, caches, lazy init
+MIN_WARMUP_STEPS = 2
+MIN_STEADY_STEPS = 5
+
+
+@dataclass(frozen=True)
+class Epoch:
+    start: float
+    end: float
+    batches: int
+
+
+@dataclass(frozen=True)
+class ScriptRun:
+    """The launcher's result (seconds since the spawn)."""
+
+    status: str  # ok | error (the script failed before its first step)
+    stopped_because: str  # budget | max_steps | finished | error
+    boundary: str  # optimizer | backward | none
+    steps: list[float]
+    epochs: list[Epoch] = field(default_factory=list)
+    optimizers: int = 0
+    message: str = ""
+    imports_done: float | None = None
+    wall: float = 0.0
+    cuda_used: bool = False
+    threads: int = 0
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ScriptRun:
+        return cls(str(data["status"]), str(data["stopped_because"]), str(data["boundary"]),
+                   [float(t) for t in data["steps"]], [Epoch(float(e["start"]), float(e["end"]), int(e["batches"]))
+                                                        for e in data.get("epochs", [])],
+                   int(data.get("optimizers", 0)), str(data.get("message", "")), data.get("imports_done"),
+                   float(data.get("wall", 0.0)), bool(data.get("cuda_used")), int(data.get("threads", 0)))
+
+
+@dataclass(frozen=True)
+class ScriptEstimate:
+    setup_seconds: float
+    step_seconds: float
+    step_low: float
+    step_high: float
+    steps_measured: int
+    warmup_steps: int
+    steps_per_epoch: float | None  # optimizer steps in one whole epoch seen; None: no whole epoch seen
+    between_epochs_seconds: float | None  # None: no epoch boundary seen
+    total_steps: int
+    epochs: float  # the epochs the whole run has (total_steps / steps_per_epoch when known)
+    seconds: float
+    low: float
+    high: float
+    notes: list[str] = field(default_factory=list)
+
+
+def _durations(run: ScriptRun) -> tuple[list[float], list[float], int]:
+    """(steady step durations, durations of steps that span an epoch's end, warm-up steps dropped)."""
+    ends = run.steps
+    spans = {i for e in run.epochs for i in range(1, len(ends)) if ends[i - 1] <= e.end < ends[i]}
+    warmup = max(MIN_WARMUP_STEPS, int(len(ends) * WARMUP_SHARE))
+    steady = [ends[i] - ends[i - 1] for i in range(max(1, warmup), len(ends)) if i not in spans]
+    return steady, [ends[i] - ends[i - 1] for i in sorted(spans)], warmup
+
+
+def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int | None = None,
+                    noise: float = RUN_TO_RUN_NOISE) -> ScriptEstimate:
+    """The whole run of the script from its measured part (see the module docstring)."""
+    steady, spanning, warmup = _durations(run)
+    if len(steady) < MIN_STEADY_STEPS:
+        raise InputError(f"the script took {len(run.steps)} step(s) before it stopped ({run.stopped_because}): too few "
+                         f"to time a steady step (at least {MIN_STEADY_STEPS + warmup + 1})",
+                         hint="give more --seconds, or a run with more steps")
+    mean = statistics.fmean(steady)
+    half = 1.96 * statistics.stdev(steady) / math.sqrt(len(steady)) / mean
+    per_epoch = [sum(1 for t in run.steps if e.start < t <= e.end) for e in run.epochs]
+    steps_per_epoch = float(statistics.median(per_epoch)) if per_epoch and max(per_epoch) > 0 else None
+    between = max(statistics.median(spanning) - mean, 0.0) if spanning else None
+    notes = []
+    if total_steps is None:
+        if epochs is None or steps_per_epoch is None:
+            raise InputError("the whole run's length is not known: "
+                             + ("no whole DataLoader epoch was seen, so --epochs cannot be counted in steps"
+                                if epochs is not None else "give --total-steps N, or --epochs N with a DataLoader epoch in the measurement"),
+                             hint="give --total-steps N (the optimizer steps of the whole run)")
+        total_steps = int(round(epochs * steps_per_epoch))
+    n_epochs = float(epochs) if epochs is not None else (total_steps / steps_per_epoch if steps_per_epoch else 0.0)
+    if between is None:
+        notes.append("no epoch boundary was seen: the time between epochs (evaluation, checkpoints) is not in the estimate")
+    setup = max(run.steps[0] - mean, 0.0)
+    fixed = setup + PROCESS_EXIT_SECONDS + (between or 0.0) * n_epochs
+    below, above = math.hypot(half, noise), math.hypot(half, noise)
+    steps_time = total_steps * mean
+    return ScriptEstimate(setup, mean, mean * (1 - half), mean * (1 + half), len(steady), warmup, steps_per_epoch, between,
+                          total_steps, n_epochs, fixed + steps_time,
+                          fixed * (1 - noise) + steps_time * max(0.0, 1 - below),
+                          fixed * (1 + noise) + steps_time * (1 + above), notes)

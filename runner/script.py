@@ -1,0 +1,166 @@
+"""Run a user's training script, unchanged, and time its steps: `python -m runner.script --out
+RESULT.json --seconds S -- train.py ARGS...` (under runner.lifeline, so it dies with the planner).
+
+SHIPPED TO INSTANCES: standard library and torch only. The script needs no import of ours: the step
+boundary is found from outside, by PyTorch's own hooks, installed before the script runs:
+
+- `optimizer`: torch.optim's global optimizer-step post-hook. Several optimizers stepping once each
+  per iteration (a GAN's two, an actor and a critic) are one step: an iteration ends when an
+  optimizer that already stepped in it steps again. Gradient accumulation is whatever happens
+  between two steps.
+- `backward`: a script with no torch.optim (weights updated by hand) steps at each backward pass
+  (torch.autograd.backward, which Tensor.backward calls).
+
+A DataLoader iterated to its end is an epoch: its start, end and length are recorded. With CUDA in
+use, each boundary synchronises first, so a step's time is its kernels' too. Once the step time has
+had `--seconds` (and at least `--min-steps` steps), or at `--max-steps`, the result is written and
+the process ends at once (os._exit: the script's own cleanup is not timed, its DataLoader workers
+die with it); a script that finishes first is measured whole. Times are seconds since the spawn
+(PLANNER_SPAWN_TIME, the parent's time.time() when it started this process).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import runpy
+import sys
+import time
+import traceback
+from typing import Any
+
+RESULT_VERSION = 1
+
+
+class Timeline:
+    """What the hooks saw, in seconds since the spawn."""
+
+    def __init__(self, spawn: float, seconds: float, min_steps: int, max_steps: int, out: str):
+        self.spawn, self.seconds, self.min_steps, self.max_steps, self.out = spawn, seconds, min_steps, max_steps, out
+        self.steps: list[float] = []  # the end of each step
+        self.epochs: list[dict[str, Any]] = []  # {"start", "end", "batches"} of each DataLoader iterated to its end
+        self.optimizers: set[int] = set()
+        self.in_step: list[int] = []  # optimizers that stepped in the iteration under way
+        self.last_event: float | None = None
+        self.backward_ends: list[float] = []
+        self.imports_done: float | None = None
+
+    def now(self) -> float:
+        import torch
+
+        if torch.cuda.is_available() and torch.cuda.is_initialized():
+            torch.cuda.synchronize()
+        return time.time() - self.spawn
+
+    def optimizer_stepped(self, optimizer: Any) -> None:
+        t = self.now()
+        key = id(optimizer)
+        self.optimizers.add(key)
+        if key in self.in_step and self.last_event is not None:  # a new iteration: the last one ended at its last step
+            self.steps.append(self.last_event)
+            self.in_step = []
+            self.check(t)
+        self.in_step.append(key)
+        self.last_event = t
+
+    def backward_done(self) -> None:
+        self.backward_ends.append(self.now())
+        if not self.optimizers:
+            self.check(self.backward_ends[-1])
+
+    def boundary(self) -> str:
+        return "optimizer" if self.optimizers else "backward" if self.backward_ends else "none"
+
+    def step_ends(self) -> list[float]:
+        if self.optimizers:
+            return self.steps + ([self.last_event] if self.in_step and self.last_event is not None else [])
+        return list(self.backward_ends)
+
+    def check(self, t: float) -> None:
+        """Stop once the budget is spent (at least min_steps), or at max_steps."""
+        ends = self.step_ends()
+        if not ends:
+            return
+        if len(ends) >= self.max_steps:
+            self.finish("max_steps")
+        elif len(ends) >= self.min_steps and t - ends[0] >= self.seconds:
+            self.finish("budget")
+
+    def finish(self, why: str, message: str = "", status: str = "ok") -> None:
+        self.write(why, message, status)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0 if status == "ok" else 1)
+
+    def write(self, why: str, message: str = "", status: str = "ok") -> None:
+        import torch
+
+        data = {"version": RESULT_VERSION, "status": status, "stopped_because": why, "message": message,
+                "boundary": self.boundary(), "optimizers": len(self.optimizers), "steps": self.step_ends(),
+                "epochs": self.epochs, "imports_done": self.imports_done, "wall": time.time() - self.spawn,
+                "cuda_used": bool(torch.cuda.is_available() and torch.cuda.is_initialized()),
+                "torch_version": torch.__version__, "threads": torch.get_num_threads()}
+        tmp = self.out + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(data, f)
+        os.replace(tmp, self.out)
+
+
+def install(timeline: Timeline) -> None:
+    """The hooks: optimizer steps, backward passes, DataLoader epochs."""
+    import torch
+    from torch.optim.optimizer import register_optimizer_step_post_hook
+    from torch.utils.data import DataLoader
+
+    register_optimizer_step_post_hook(lambda optimizer, args, kwargs: timeline.optimizer_stepped(optimizer))
+    backward = torch.autograd.backward
+
+    def timed_backward(*args: Any, **kwargs: Any) -> Any:
+        result = backward(*args, **kwargs)
+        timeline.backward_done()
+        return result
+
+    torch.autograd.backward = timed_backward
+    iterate = DataLoader.__iter__
+
+    def timed_iter(self: Any) -> Any:
+        start, batches = timeline.now(), 0
+        for batch in iterate(self):
+            batches += 1
+            yield batch
+        timeline.epochs.append({"start": start, "end": timeline.now(), "batches": batches})
+
+    DataLoader.__iter__ = timed_iter  # type: ignore[method-assign]
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="runner.script")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--min-steps", type=int, default=20)
+    parser.add_argument("--max-steps", type=int, default=100_000)
+    parser.add_argument("script")
+    parser.add_argument("args", nargs=argparse.REMAINDER)
+    a = parser.parse_args(argv)
+    spawn = float(os.environ.get("PLANNER_SPAWN_TIME") or time.time())
+    timeline = Timeline(spawn, a.seconds, a.min_steps, a.max_steps, a.out)
+    install(timeline)
+    timeline.imports_done = time.time() - spawn
+    script = os.path.abspath(a.script)
+    sys.argv = [script, *(a.args[1:] if a.args[:1] == ["--"] else a.args)]  # as `python train.py ARGS` sees them
+    sys.path.insert(0, os.path.dirname(script))
+    try:
+        runpy.run_path(script, run_name="__main__")
+    except SystemExit as exc:
+        if exc.code not in (None, 0):
+            timeline.finish("error", f"the script exited with {exc.code!r}", "error" if not timeline.step_ends() else "ok")
+    except BaseException:  # noqa: BLE001 - the script's own error, shown as its own
+        text = traceback.format_exc()
+        timeline.finish("error", text, "error" if not timeline.step_ends() else "ok")
+    timeline.finish("finished")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,159 @@
+"""The user's own training script, run unchanged (runner/script.py under runner.local.run_script): the
+step boundary found by PyTorch's hooks (optimizer steps, with accumulation and several optimizers;
+backward passes without torch.optim), DataLoader epochs and the time between them, the stop at the
+budget with everything the script started, and a clear answer for each kind of bad script."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from planner.core.script import Epoch, ScriptRun, estimate_script
+from planner.errors import InputError, RunError
+from planner.service import PlannerService
+from runner.local import run_script
+from tests.conftest import ROOT
+
+LOOP = """
+import sys, time, torch
+from torch.utils.data import DataLoader, TensorDataset
+torch.manual_seed(0)
+x, y = torch.randn(1024, 16), torch.randn(1024, 1)
+loader = DataLoader(TensorDataset(x, y), batch_size=32, num_workers=int(sys.argv[2]) if len(sys.argv) > 2 else 0)
+model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 1))
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+ACCUMULATE = int(sys.argv[1]) if len(sys.argv) > 1 else 1
+for epoch in range({epochs}):
+    for i, (xb, yb) in enumerate(loader):
+        loss = torch.nn.functional.mse_loss(model(xb), yb) / ACCUMULATE
+        loss.backward()
+        if (i + 1) % ACCUMULATE == 0:
+            opt.step()
+            opt.zero_grad()
+    time.sleep(0.05)  # an evaluation pass between epochs
+"""
+
+
+def script(tmp_path: Path, text: str, name: str = "train.py") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def test_accumulation_epochs_and_the_time_between_them_are_found_and_the_run_extrapolated(tmp_path):
+    run, est = PlannerService().bench_script(script(tmp_path, LOOP.format(epochs=4)), ["4"], seconds=30, epochs=40)
+    assert run.boundary == "optimizer" and run.optimizers == 1 and run.stopped_because == "finished"
+    assert len(run.epochs) == 4 and [e.batches for e in run.epochs] == [32] * 4
+    assert est.steps_per_epoch == 8  # 32 batches, an optimizer step every 4: accumulation is within a step
+    assert len(run.steps) == 32 and est.total_steps == 320
+    assert est.between_epochs_seconds is not None and 0.04 <= est.between_epochs_seconds <= 0.5  # the 50 ms pass
+    assert est.low <= est.seconds <= est.high
+    assert est.seconds >= est.setup_seconds + 320 * est.step_seconds + 40 * 0.04
+
+
+def test_two_optimizers_stepping_once_each_are_one_step(tmp_path):
+    gan = """
+    import torch
+    g, d = torch.nn.Linear(8, 8), torch.nn.Linear(8, 1)
+    og, od = torch.optim.Adam(g.parameters()), torch.optim.Adam(d.parameters())
+    for _ in range(60):
+        od.zero_grad(); d(g(torch.randn(16, 8)).detach()).mean().backward(); od.step()
+        og.zero_grad(); (-d(g(torch.randn(16, 8))).mean()).backward(); og.step()
+    """
+    run, est = PlannerService().bench_script(script(tmp_path, gan), [], seconds=30, total_steps=1000)
+    assert run.optimizers == 2 and len(run.steps) == 60 and est.total_steps == 1000
+
+
+def test_weights_updated_by_hand_step_at_each_backward_pass(tmp_path):
+    manual = """
+    import torch
+    w = torch.randn(32, 1, requires_grad=True)
+    for _ in range(50):
+        loss = (torch.randn(64, 32) @ w).pow(2).mean()
+        loss.backward()
+        with torch.no_grad():
+            w -= 0.01 * w.grad
+            w.grad = None
+    """
+    run, est = PlannerService().bench_script(script(tmp_path, manual), [], seconds=30, total_steps=500)
+    assert run.boundary == "backward" and len(run.steps) == 50
+    assert any("no epoch boundary" in n for n in est.notes)  # said, not pretended to be nothing
+
+
+def test_the_budget_stops_the_script_and_everything_it_started(tmp_path):
+    forever = LOOP.format(epochs=10**6)
+    path = script(tmp_path, forever)
+    start = time.monotonic()
+    done = run_script(path, ["1", "2"], seconds=3.0, workdir=tmp_path, min_steps=20)  # two DataLoader workers
+    assert time.monotonic() - start < 60 and done.returncode == 0
+    assert done.result is not None and done.result["stopped_because"] == "budget" and len(done.result["steps"]) >= 20
+    time.sleep(0.5)
+    left = subprocess.run(["pgrep", "-f", str(path)], capture_output=True, text=True).stdout.split()
+    assert left == []  # the script, its DataLoader workers: gone
+
+
+def test_a_script_that_hangs_before_its_first_step_is_stopped_at_the_cap(tmp_path):
+    path = script(tmp_path, "import time\ntime.sleep(600)\n")
+    done = run_script(path, [], seconds=1.0, workdir=tmp_path, cap_seconds=4.0)
+    assert done.returncode is None and done.result is None and done.seconds < 30
+    assert subprocess.run(["pgrep", "-f", str(path)], capture_output=True, text=True).stdout.split() == []
+
+
+@pytest.mark.parametrize("text, said", [
+    ("def broken(:\n    pass\n", "SyntaxError"),
+    ("import torch\nraise RuntimeError('no data directory /data/imagenet')\n", "no data directory /data/imagenet"),
+    ("x = input('how many epochs? ')\n", "EOFError"),  # a script that reads stdin gets none
+])
+def test_a_script_that_fails_before_its_first_step_shows_its_own_error(tmp_path, text, said):
+    with pytest.raises(RunError, match="failed before its first training step") as caught:
+        PlannerService().bench_script(script(tmp_path, text), [], seconds=5, total_steps=10)
+    assert said in caught.value.message
+
+
+def test_a_script_without_a_training_step_is_said_so(tmp_path):
+    with pytest.raises(RunError, match="finished without a training step"):
+        PlannerService().bench_script(script(tmp_path, "import torch\nprint(torch.ones(2) * 2)\n"), [], seconds=5, total_steps=10)
+
+
+def test_the_whole_run_is_asked_for_when_it_cannot_be_known(tmp_path):
+    run = ScriptRun("ok", "budget", "optimizer", [1.0 + 0.01 * i for i in range(100)])
+    with pytest.raises(InputError, match="--total-steps"):
+        estimate_script(run)
+    with pytest.raises(InputError, match="no whole DataLoader epoch"):
+        estimate_script(run, epochs=5)
+
+
+def test_the_extrapolation_on_a_known_timeline():
+    # 3 epochs of 10 steps of 0.1 s; each next epoch's first step carries 0.5 s of evaluation; setup 2 s
+    ends, t, epochs = [], 2.0, []
+    for e in range(3):
+        start = t
+        for i in range(10):
+            t += 0.1 + (0.5 if e and i == 0 else 0.0)
+            ends.append(t)
+        epochs.append(Epoch(start, t + 0.001, 10))
+    est = estimate_script(ScriptRun("ok", "finished", "optimizer", ends, epochs, 1), epochs=100)
+    assert est.step_seconds == pytest.approx(0.1) and est.steps_per_epoch == 10 and est.total_steps == 1000
+    assert est.between_epochs_seconds == pytest.approx(0.5) and est.setup_seconds == pytest.approx(2.0)
+    assert est.seconds == pytest.approx(2.0 + 0.3 + 1000 * 0.1 + 100 * 0.5)
+
+
+def test_the_cli_measures_a_script_with_its_arguments_after_the_double_dash(tmp_path):
+    path = script(tmp_path, LOOP.format(epochs=3))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-m", "planner.cli", "bench", str(path), "--seconds", "5", "--epochs", "30",
+                           "--json", "--", "2"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    import json
+
+    data = json.loads(proc.stdout)
+    assert data["steps_per_epoch"] == 16 and data["total_steps"] == 480 and data["boundary"] == "optimizer"
+    bad = subprocess.run([sys.executable, "-m", "planner.cli", "bench", str(script(tmp_path, "1/0\n", "bad.py"))],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert bad.returncode == 1 and "ZeroDivisionError" in bad.stderr and "internal error" not in bad.stderr
