@@ -11,8 +11,9 @@ every DataLoader epoch) -> its parts and the whole run, with an honest interval.
 - between epochs: what a step spanning an epoch's end takes beyond a steady step (the evaluation
   pass, a checkpoint, the next epoch's first batch), the median over the boundaries seen; without a
   boundary it is not known, and the estimate says so instead of pretending it is nothing;
-- steps: `--total-steps`, or `--epochs` x the optimizer steps of one whole epoch seen (the
-  accumulation shows as fewer steps than batches); when neither can be known, InputError.
+- steps: `--total-steps`, or `--epochs` x the optimizer steps of one whole training epoch seen (a
+  DataLoader iterated to its end with steps in it; an evaluation loader has none; accumulation shows as
+  fewer steps than batches); when neither can be known, InputError.
 """
 
 from __future__ import annotations
@@ -99,8 +100,9 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
                          hint="give more --seconds, or a run with more steps")
     mean = statistics.fmean(steady)
     half = 1.96 * statistics.stdev(steady) / math.sqrt(len(steady)) / mean
-    per_epoch = [sum(1 for t in run.steps if e.start < t <= e.end) for e in run.epochs]
-    steps_per_epoch = float(statistics.median(per_epoch)) if per_epoch and max(per_epoch) > 0 else None
+    # a training epoch is a DataLoader iterated to its end with steps in it (an evaluation loader has none)
+    per_epoch = [n for e in run.epochs if (n := sum(1 for t in run.steps if e.start < t <= e.end))]
+    steps_per_epoch = float(statistics.median(per_epoch)) if per_epoch else None
     between = max(statistics.median(spanning) - mean, 0.0) if spanning else None
     notes = []
     if total_steps is None:

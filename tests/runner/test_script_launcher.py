@@ -157,3 +157,18 @@ def test_the_cli_measures_a_script_with_its_arguments_after_the_double_dash(tmp_
     bad = subprocess.run([sys.executable, "-m", "planner.cli", "bench", str(script(tmp_path, "1/0\n", "bad.py"))],
                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
     assert bad.returncode == 1 and "ZeroDivisionError" in bad.stderr and "internal error" not in bad.stderr
+
+
+def test_an_evaluation_loader_is_not_a_training_epoch():
+    # 2 training epochs of 10 steps, each followed by an evaluation DataLoader (no step in it) of 0.3 s
+    ends, t, epochs = [], 1.0, []
+    for e in range(2):
+        start = t + 0.001
+        for i in range(10):
+            t += 0.1 + (0.3 if e and i == 0 else 0.0)
+            ends.append(t)
+        epochs.append(Epoch(start, t + 0.001, 10))
+        epochs.append(Epoch(t + 0.002, t + 0.3, 2))  # the evaluation pass
+    est = estimate_script(ScriptRun("ok", "finished", "optimizer", ends, epochs, 1), epochs=50)
+    assert est.steps_per_epoch == 10 and est.total_steps == 500
+    assert est.between_epochs_seconds == pytest.approx(0.3)
