@@ -33,6 +33,63 @@ from typing import Any
 RESULT_VERSION = 1
 
 
+OP_CLASSES = (  # (class, substrings of an aten op's name), first match wins: as planner/workload/footprint's op classes
+    ("sync", ("_local_scalar_dense", "item")),
+    ("copy", ("_to_copy", "copy_")),
+    ("attention", ("attention", "sdpa")),
+    ("conv", ("convolution",)),
+    ("recurrent", ("lstm", "gru", "rnn_")),
+    ("gemm", ("mm", "addmm", "bmm", "linear", "matmul", "baddbmm")),
+)
+
+
+def op_class(name: str) -> str:
+    base = name.split(".")[1] if name.startswith("aten.") else name
+    for cls, keys in OP_CLASSES:
+        if any(key in base for key in keys):
+            return cls
+    return "elementwise"
+
+
+def _nbytes(value: Any) -> int:
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.numel() * value.element_size()
+    if isinstance(value, (list, tuple)):
+        return sum(_nbytes(v) for v in value)
+    return 0
+
+
+def trace_mode(trace: dict[str, Any]) -> Any:
+    """A TorchDispatchMode that records every aten op of the traced step: its class, FLOPs (PyTorch's own
+    formulas, torch.utils.flop_counter), bytes read and written, and the time spent inside it."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+    from torch.utils.flop_counter import flop_registry
+
+    class Trace(TorchDispatchMode):
+        def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            kwargs = kwargs or {}
+            start = time.perf_counter()
+            out = func(*args, **kwargs)
+            took = time.perf_counter() - start
+            entry = trace["classes"].setdefault(op_class(str(func)), {"ops": 0, "flops": 0, "bytes": 0, "seconds": 0.0})
+            entry["ops"] += 1
+            entry["seconds"] += took
+            if not getattr(func, "is_view", False):  # a view moves nothing (its input is the whole base tensor)
+                entry["bytes"] += _nbytes(list(args)) + _nbytes(out)
+            counter = flop_registry.get(func._overloadpacket)
+            if counter is not None:
+                try:
+                    entry["flops"] += int(counter(*args, **kwargs, out_val=out))
+                except Exception:  # noqa: BLE001 - an op PyTorch's formula does not cover: its FLOPs unknown
+                    trace["uncounted"] += 1
+            trace["op_seconds"] += took
+            return out
+
+    return Trace()
+
+
 class Timeline:
     """What the hooks saw, in seconds since the spawn."""
 
@@ -45,6 +102,10 @@ class Timeline:
         self.last_event: float | None = None
         self.backward_ends: list[float] = []
         self.imports_done: float | None = None
+        self.trace_after = max(5, min_steps // 2)  # steps before the one traced: past the warm-up
+        self.trace: dict[str, Any] = {"classes": {}, "op_seconds": 0.0, "uncounted": 0}
+        self.tracing: Any = None  # the dispatch mode while the traced step runs
+        self.traced_step: int | None = None  # the index of the traced step (slower: not timed)
 
     def now(self) -> float:
         import torch
@@ -77,8 +138,22 @@ class Timeline:
             return self.steps + ([self.last_event] if self.in_step and self.last_event is not None else [])
         return list(self.backward_ends)
 
+    def boundary_reached(self, t: float) -> None:
+        """At a step's end: start tracing the next step once past the warm-up, end the trace after it."""
+        n = len(self.step_ends())
+        if self.tracing is not None:
+            self.tracing.__exit__(None, None, None)
+            self.tracing = None
+            self.trace["wall"] = t - self.trace["start"]
+            self.traced_step = n
+        elif self.traced_step is None and n >= self.trace_after and "start" not in self.trace:
+            self.trace["start"] = t
+            self.tracing = trace_mode(self.trace)
+            self.tracing.__enter__()
+
     def check(self, t: float) -> None:
         """Stop once the budget is spent (at least min_steps), or at max_steps."""
+        self.boundary_reached(t)
         ends = self.step_ends()
         if not ends:
             return
@@ -100,7 +175,8 @@ class Timeline:
                 "boundary": self.boundary(), "optimizers": len(self.optimizers), "steps": self.step_ends(),
                 "epochs": self.epochs, "imports_done": self.imports_done, "wall": time.time() - self.spawn,
                 "cuda_used": bool(torch.cuda.is_available() and torch.cuda.is_initialized()),
-                "torch_version": torch.__version__, "threads": torch.get_num_threads()}
+                "torch_version": torch.__version__, "threads": torch.get_num_threads(),
+                "trace": self.trace if self.traced_step is not None else None}
         tmp = self.out + ".tmp"
         with open(tmp, "w") as f:
             json.dump(data, f)

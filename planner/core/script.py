@@ -8,7 +8,7 @@ every DataLoader epoch) -> its parts and the whole run, with an honest interval.
 - step time: the mean of the steady steps (the first WARMUP_SHARE dropped, and every step that
   spans an epoch boundary: it holds the evaluation, the checkpoint), its 95% interval (normal
   approximation) and the run-to-run noise of a machine, in quadrature (planner/core/estimate.py);
-- between epochs: what a step spanning an epoch's end takes beyond a steady step (the evaluation
+- between epochs: what a step spanning an epoch's end takes beyond the median steady step (the evaluation
   pass, a checkpoint, the next epoch's first batch), the median over the boundaries seen; without a
   boundary it is not known, and the estimate says so instead of pretending it is nothing;
 - steps: `--total-steps`, or `--epochs` x the optimizer steps of one whole training epoch seen (a
@@ -39,6 +39,47 @@ class Epoch:
 
 
 @dataclass(frozen=True)
+class OpClassWork:
+    """What one class of ops (gemm, conv, attention, recurrent, elementwise, copy, sync) did in the traced step."""
+
+    ops: int
+    flops: int
+    bytes: int
+    seconds: float  # inside the ops, on this machine
+
+
+@dataclass(frozen=True)
+class StepTrace:
+    """One steady step as PyTorch dispatched it (TorchDispatchMode over the whole interval between two
+    step boundaries: forward passes outside the step too, an RL agent's action choices)."""
+
+    start: float
+    wall: float  # the traced step's wall time (slowed by the tracing: not a timing)
+    op_seconds: float  # of it, inside PyTorch ops
+    classes: dict[str, OpClassWork]
+    uncounted: int = 0  # ops whose FLOPs PyTorch's formulas do not cover
+
+    @property
+    def flops(self) -> int:
+        return sum(c.flops for c in self.classes.values())
+
+    @property
+    def bytes(self) -> int:
+        return sum(c.bytes for c in self.classes.values())
+
+    @property
+    def python_share(self) -> float:
+        """The share of the step outside PyTorch ops: Python (an environment, data preparation)."""
+        return max(self.wall - self.op_seconds, 0.0) / self.wall if self.wall > 0 else 0.0
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> StepTrace:
+        return cls(float(data["start"]), float(data["wall"]), float(data["op_seconds"]),
+                   {k: OpClassWork(int(v["ops"]), int(v["flops"]), int(v["bytes"]), float(v["seconds"]))
+                    for k, v in data["classes"].items()}, int(data.get("uncounted", 0)))
+
+
+@dataclass(frozen=True)
 class ScriptRun:
     """The launcher's result (seconds since the spawn)."""
 
@@ -53,6 +94,7 @@ class ScriptRun:
     wall: float = 0.0
     cuda_used: bool = False
     threads: int = 0
+    trace: StepTrace | None = None
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ScriptRun:
@@ -60,7 +102,8 @@ class ScriptRun:
                    [float(t) for t in data["steps"]], [Epoch(float(e["start"]), float(e["end"]), int(e["batches"]))
                                                         for e in data.get("epochs", [])],
                    int(data.get("optimizers", 0)), str(data.get("message", "")), data.get("imports_done"),
-                   float(data.get("wall", 0.0)), bool(data.get("cuda_used")), int(data.get("threads", 0)))
+                   float(data.get("wall", 0.0)), bool(data.get("cuda_used")), int(data.get("threads", 0)),
+                   StepTrace.from_json(data["trace"]) if data.get("trace") else None)
 
 
 @dataclass(frozen=True)
@@ -85,9 +128,11 @@ def _durations(run: ScriptRun) -> tuple[list[float], list[float], int]:
     """(steady step durations, durations of steps that span an epoch's end, warm-up steps dropped)."""
     ends = run.steps
     spans = {i for e in run.epochs for i in range(1, len(ends)) if ends[i - 1] <= e.end < ends[i]}
+    traced = set() if run.trace is None else {  # ran slower under the dispatch mode: not a timing
+        i for i in range(1, len(ends)) if ends[i] > run.trace.start and ends[i - 1] < run.trace.start + run.trace.wall}
     warmup = max(MIN_WARMUP_STEPS, int(len(ends) * WARMUP_SHARE))
-    steady = [ends[i] - ends[i - 1] for i in range(max(1, warmup), len(ends)) if i not in spans]
-    return steady, [ends[i] - ends[i - 1] for i in sorted(spans)], warmup
+    steady = [ends[i] - ends[i - 1] for i in range(max(1, warmup), len(ends)) if i not in spans | traced]
+    return steady, [ends[i] - ends[i - 1] for i in sorted(spans - traced)], warmup
 
 
 def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int | None = None,
@@ -103,7 +148,7 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
     # a training epoch is a DataLoader iterated to its end with steps in it (an evaluation loader has none)
     per_epoch = [n for e in run.epochs if (n := sum(1 for t in run.steps if e.start < t <= e.end))]
     steps_per_epoch = float(statistics.median(per_epoch)) if per_epoch else None
-    between = max(statistics.median(spanning) - mean, 0.0) if spanning else None
+    between = max(statistics.median(spanning) - statistics.median(steady), 0.0) if spanning else None  # robust to a slow step
     notes = []
     if total_steps is None:
         if epochs is None or steps_per_epoch is None:

@@ -227,4 +227,11 @@ def script_table(script: str, run: ScriptRun, est: ScriptEstimate):
     t.add_row("whole run", f"{est.total_steps:,} steps" + (f", {est.epochs:,.1f} epochs" if est.epochs else ""))
     t.add_row("training time", f"{seconds_text(est.seconds)} ({range_text(est.low, est.high)})")
     t.add_row("device", ("CUDA" if run.cuda_used else "CPU") + f", {run.threads} threads; stopped: {run.stopped_because}")
+    if run.trace is not None:
+        tr = run.trace
+        mix = ", ".join(f"{name} {c.flops / tr.flops:.0%}" for name, c in sorted(tr.classes.items(), key=lambda kv: -kv[1].flops)
+                        if tr.flops and c.flops / tr.flops >= 0.01)
+        t.add_row("work per step", f"{human_count(tr.flops)}FLOP" + (f" ({mix})" if mix else "") + f", {human_bytes(tr.bytes)} "
+                                   f"read and written, {sum(c.ops for c in tr.classes.values()):,} ops")
+        t.add_row("outside PyTorch", f"{tr.python_share:.0%} of a step (Python: an environment, data preparation)")
     return t

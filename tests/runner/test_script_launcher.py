@@ -172,3 +172,26 @@ def test_an_evaluation_loader_is_not_a_training_epoch():
     est = estimate_script(ScriptRun("ok", "finished", "optimizer", ends, epochs, 1), epochs=50)
     assert est.steps_per_epoch == 10 and est.total_steps == 500
     assert est.between_epochs_seconds == pytest.approx(0.3)
+
+
+def test_one_steady_step_is_traced_as_pytorch_dispatches_it(tmp_path):
+    known = """
+    import torch
+    w = torch.nn.Linear(256, 128, bias=False)
+    opt = torch.optim.SGD(w.parameters(), lr=0.01)
+    x = torch.randn(64, 256)
+    for _ in range(200):
+        opt.zero_grad(); w(x).pow(2).mean().backward(); opt.step()
+    """
+    run, _ = PlannerService().bench_script(script(tmp_path, known), [], seconds=30, total_steps=1000)
+    assert run.trace is not None
+    gemm = run.trace.classes["gemm"]
+    assert gemm.flops == 4 * 64 * 256 * 128  # forward 2BIO + the weight's gradient 2BIO (the input needs none)
+    assert run.trace.bytes > 64 * 256 * 4 and 0 <= run.trace.python_share < 1
+
+
+def test_an_agent_stepping_a_python_environment_spends_its_step_outside_pytorch(tmp_path):
+    run, _ = PlannerService().bench_script(ROOT / "examples" / "scripts" / "reinforce.py", ["--episodes", "60"],
+                                           seconds=30, total_steps=300)
+    assert run.trace is not None and run.trace.python_share > 0.4  # the physics, in Python, between batch-1 forwards
+    assert run.trace.classes["gemm"].flops < 10**7
