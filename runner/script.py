@@ -216,9 +216,16 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--min-steps", type=int, default=20)
     parser.add_argument("--max-steps", type=int, default=100_000)
+    parser.add_argument("--whole", action="store_true", help="run the script whole, nothing hooked: as `python train.py`")
     parser.add_argument("script")
     parser.add_argument("args", nargs=argparse.REMAINDER)
     a = parser.parse_args(argv)
+    if a.whole:  # the user's run as they run it: the parent times spawn to exit
+        script = os.path.abspath(a.script)
+        sys.argv = [script, *(a.args[1:] if a.args[:1] == ["--"] else a.args)]
+        sys.path.insert(0, os.path.dirname(script))
+        runpy.run_path(script, run_name="__main__")
+        return 0
     spawn = float(os.environ.get("PLANNER_SPAWN_TIME") or time.time())
     timeline = Timeline(spawn, a.seconds, a.min_steps, a.max_steps, a.out)
     install(timeline)

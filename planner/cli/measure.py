@@ -8,7 +8,7 @@ import json
 from planner.cli.common import escape, flag, print_json, progress, ranged, stderr, stdout, warn
 from planner.errors import ExitCode, InputError, RunError
 from planner.report.tables import script_json, script_table, bench_json, bench_table, check_summary, check_table, sweep_table
-from planner.report.text import seconds_text
+from planner.report.text import range_text, seconds_text
 from planner.service import BenchOptions, PlannerService, unsteady_reason
 from planner.service.inputs import check_epochs, check_out_file, shown_path
 
@@ -98,6 +98,19 @@ def validate_lines(data: dict) -> list[str]:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     service = PlannerService()
+    if args.spec.endswith(".py"):
+        with progress():
+            data = service.validate_script(args.spec, args.script_args, args.seconds, args.total_steps, args.epochs)
+        if args.json:
+            print_json(data)
+        else:
+            stdout().print(f"{args.spec}: predicted {seconds_text(data['predicted_seconds'])} "
+                           f"({range_text(data['predicted_seconds_low'], data['predicted_seconds_high'])}), "
+                           f"took {seconds_text(data['actual_seconds'])} spawn to exit: error {data['error_percent']:+.1f}%, "
+                           f"{'inside' if data['inside_interval'] else 'outside'} the interval", highlight=False)
+        return ExitCode.OK
+    if args.script_args or args.total_steps:
+        raise InputError(f"--total-steps and arguments after -- are for a training script (.py), not {args.spec}")
     spec = service.load(args.spec)
     check_epochs(spec, args.epochs)
     with progress() as on_progress:
@@ -138,8 +151,11 @@ def add_parsers(sub) -> None:
 
 
 def add_validate_parser(sub) -> None:
-    p = sub.add_parser("validate", help="really train for N epochs and compare with the prediction")
-    p.add_argument("spec", help="workload spec (YAML or JSON)")
+    p = sub.add_parser("validate", help="really train for N epochs and compare with the prediction",
+                       usage="planner validate [options] SPEC | train.py [--total-steps N | --epochs N] [-- ARGS...]")
+    p.add_argument("spec", help="workload spec (YAML or JSON), or your training script (train.py): estimated, then run whole")
+    p.add_argument("--total-steps", type=flag("--total-steps"), metavar="N",
+                   help=ranged("--total-steps", "a script's whole run, in optimizer steps"))
     p.add_argument("--target", choices=("local",), default="local")
     p.add_argument("--device", choices=("cpu", "cuda", "auto"), default="auto")
     p.add_argument("--epochs", type=flag("--epochs"), help=ranged("--epochs", "epochs to train (default: the spec's)"))

@@ -239,3 +239,24 @@ class Measure(Describe):
             raise RunError(f"{path.name} finished without a training step (no optimizer step, no backward pass)",
                            hint="is the training loop behind a flag or an `if __name__ == \"__main__\"` it did not reach?")
         return run, estimate_script(run, total_steps, epochs)
+
+    def validate_script(self, script: str | Path, args: list[str], seconds: float = 10.0, total_steps: int | None = None,
+                        epochs: int | None = None) -> dict[str, Any]:
+        """Estimate the script's whole run (bench_script), then run it whole as the user would (spawn to
+        exit, nothing hooked) and compare. Raises what bench_script raises, and RunError when the whole
+        run fails or outlasts three times the estimate's high end (at least 10 minutes)."""
+        run, est = self.bench_script(script, args, seconds, total_steps, epochs)
+        cap = max(3 * est.high, 600.0)
+        with tempfile.TemporaryDirectory(prefix="planner-script-") as tmp:
+            whole = run_script(Path(script).resolve(), list(args), seconds, Path(tmp), cap_seconds=cap, whole=True)
+        if whole.returncode != 0:
+            why = "was stopped at the cap" if whole.returncode is None else f"exited with {whole.returncode}"
+            raise RunError(f"{Path(script).name}'s whole run {why} after {whole.seconds:.0f} s; its own output:\n"
+                           f"{(whole.stderr_tail or whole.stdout_tail).strip()[-2000:]}")
+        actual = whole.seconds
+        return {"script": str(script), "args": list(args), "total_steps": est.total_steps, "epochs": est.epochs,
+                "predicted_seconds": est.seconds, "predicted_seconds_low": est.low, "predicted_seconds_high": est.high,
+                "actual_seconds": actual, "error_percent": 100.0 * (est.seconds - actual) / actual,
+                "inside_interval": est.low <= actual <= est.high, "step_seconds": est.step_seconds,
+                "setup_seconds": est.setup_seconds, "between_epochs_seconds": est.between_epochs_seconds,
+                "measure_seconds": run.wall}

@@ -195,3 +195,25 @@ def test_an_agent_stepping_a_python_environment_spends_its_step_outside_pytorch(
                                            seconds=30, total_steps=300)
     assert run.trace is not None and run.trace.python_share > 0.4  # the physics, in Python, between batch-1 forwards
     assert run.trace.classes["gemm"].flops < 10**7
+
+
+SHORT = """
+import sys, torch
+w = torch.nn.Linear(32, 8)
+opt = torch.optim.SGD(w.parameters(), lr=0.01)
+for _ in range(int(sys.argv[1])):
+    opt.zero_grad(); w(torch.randn(16, 32)).sum().backward(); opt.step()
+sys.exit(int(sys.argv[2]) if len(sys.argv) > 2 else 0)
+"""
+
+
+def test_validate_runs_the_script_whole_as_the_user_would_and_compares(tmp_path):
+    data = PlannerService().validate_script(script(tmp_path, SHORT), ["300"], seconds=5, total_steps=300)
+    assert data["actual_seconds"] > 0 and data["total_steps"] == 300
+    assert data["predicted_seconds_low"] <= data["predicted_seconds"] <= data["predicted_seconds_high"]
+    assert data["error_percent"] == pytest.approx(100 * (data["predicted_seconds"] - data["actual_seconds"]) / data["actual_seconds"])
+
+
+def test_a_whole_run_that_fails_is_said_with_its_own_exit(tmp_path):
+    with pytest.raises(RunError, match="whole run exited with 3"):
+        PlannerService().validate_script(script(tmp_path, SHORT), ["100", "3"], seconds=5, total_steps=100)
