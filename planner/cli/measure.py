@@ -9,7 +9,7 @@ from planner.cli.common import escape, flag, print_json, progress, ranged, stder
 from planner.errors import ExitCode, InputError, RunError
 from planner.report.tables import script_json, script_table, bench_json, bench_table, check_summary, check_table, sweep_table
 from planner.report.text import range_text, seconds_text
-from planner.service import BenchOptions, PlannerService, unsteady_reason
+from planner.service import SCRIPT_CAP_EXTRA_SECONDS, BenchOptions, PlannerService, unsteady_reason
 from planner.service.inputs import check_epochs, check_out_file, shown_path
 
 
@@ -57,8 +57,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return ExitCode.OK if result.status == "ok" else ExitCode.RUNTIME_FAILURE
 
 
+def _say_script_cap(args: argparse.Namespace, then: str = "") -> None:
+    stderr().print(f"running {escape(args.spec)} {escape(' '.join(args.script_args))} here, unchanged: "
+                   f"{args.seconds:g} s of training steps (at least 20), and stopped with everything it started at "
+                   f"{args.seconds + SCRIPT_CAP_EXTRA_SECONDS:g} s if it has not finished" + (f"; {then}" if then else ""),
+                   highlight=False, soft_wrap=True)
+
+
 def _bench_script(service: PlannerService, args: argparse.Namespace) -> int:
     """`planner bench train.py -- ARGS`: the script run here unchanged, its steps timed, its whole run estimated."""
+    _say_script_cap(args)
     with progress():
         run, est = service.bench_script(args.spec, args.script_args, args.seconds, args.total_steps, args.epochs)
     data = script_json(run, est)
@@ -99,6 +107,7 @@ def validate_lines(data: dict) -> list[str]:
 def cmd_validate(args: argparse.Namespace) -> int:
     service = PlannerService()
     if args.spec.endswith(".py"):
+        _say_script_cap(args, then="then runs it whole")
         with progress():
             data = service.validate_script(args.spec, args.script_args, args.seconds, args.total_steps, args.epochs)
         if args.json:

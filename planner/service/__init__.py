@@ -24,6 +24,7 @@ from planner.journal import Measured
 from planner.service.account import PriceQuery
 from planner.service.measure import BenchOptions, unsteady_reason
 from planner.service.plan import Runs, SavedRun, preflight
+from runner.local import SCRIPT_CAP_EXTRA_SECONDS
 from planner.service.settings import (
     OBJECTIVES, PURCHASES, AwsOptions, PlanOptions, RunCallbacks, TargetChoice, parse_targets, plan_options,
     resolve_objective,
@@ -31,7 +32,7 @@ from planner.service.settings import (
 from planner.units import parse_duration
 
 __all__ = ["AwsOptions", "BenchOptions", "Cancelled", "LeftRunning", "Measured", "OBJECTIVES", "PURCHASES", "PlanDocument",
-           "PlanOptions", "PlannerService", "PriceQuery", "RankedOption", "Recommendation", "RunCallbacks", "SavedRun",
+           "PlanOptions", "PlannerService", "PriceQuery", "RankedOption", "Recommendation", "RunCallbacks", "SCRIPT_CAP_EXTRA_SECONDS", "SavedRun",
            "TargetChoice", "parse_duration", "parse_targets", "plan_options", "preflight", "resolve_objective",
            "unsteady_reason"]
 
