@@ -238,8 +238,11 @@ def main(argv: list[str]) -> int:
     except SystemExit as exc:
         if exc.code not in (None, 0):
             timeline.finish("error", f"the script exited with {exc.code!r}", "error" if not timeline.step_ends() else "ok")
-    except BaseException:  # noqa: BLE001 - the script's own error, shown as its own
-        text = traceback.format_exc()
+    except BaseException as exc:  # noqa: BLE001 - the script's own error, shown as its own
+        shown = traceback.TracebackException.from_exception(exc)
+        shown.stack = traceback.StackSummary.from_list(  # the script's frames, not the launcher's or runpy's
+            [f for f in shown.stack if f.filename != __file__ and "runpy" not in f.filename])
+        text = "".join(shown.format())
         timeline.finish("error", text, "error" if not timeline.step_ends() else "ok")
     timeline.finish("finished")
     return 0

@@ -25,7 +25,9 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
-        self.exit(ExitCode.BAD_INPUT, f"{self.prog}: error: {shown_message(message)}\n  (see {self.prog} --help)\n")
+        script = "unrecognized arguments" in message and any(a.endswith(".py") for a in sys.argv[1:])
+        hint = "  (a training script's own arguments go after --: planner bench train.py -- --lr 0.1)\n" if script else ""
+        self.exit(ExitCode.BAD_INPUT, f"{self.prog}: error: {shown_message(message)}\n{hint}  (see {self.prog} --help)\n")
 
 
 def shown_message(message: str, word: int = 80, total: int = 1_000) -> str:

@@ -64,8 +64,20 @@ def _say_script_cap(args: argparse.Namespace, then: str = "") -> None:
                    highlight=False, soft_wrap=True)
 
 
+def _check_script_flags(args: argparse.Namespace, flags: tuple[str, ...]) -> None:
+    defaults = {"out": None, "device": "auto", "threads": None, "sweep": False, "processes": 1}
+    given = [f"--{name.replace('_', '-')}" for name in flags if getattr(args, name, None) != defaults[name]]
+    if given:
+        raise InputError(f"{', '.join(given)}: not for a training script (it picks its own device, threads and batch)",
+                         hint="give them to a spec, or set them in the script's own arguments after --")
+    if args.total_steps and args.epochs:
+        raise InputError("--total-steps and --epochs: give one length of the whole run, not both",
+                         hint="--total-steps N (optimizer steps) or --epochs N (DataLoader epochs)")
+
+
 def _bench_script(service: PlannerService, args: argparse.Namespace) -> int:
     """`planner bench train.py -- ARGS`: the script run here unchanged, its steps timed, its whole run estimated."""
+    _check_script_flags(args, ("out", "device", "threads", "sweep", "processes"))
     _say_script_cap(args)
     with progress():
         run, est = service.bench_script(args.spec, args.script_args, args.seconds, args.total_steps, args.epochs)
@@ -107,6 +119,7 @@ def validate_lines(data: dict) -> list[str]:
 def cmd_validate(args: argparse.Namespace) -> int:
     service = PlannerService()
     if args.spec.endswith(".py"):
+        _check_script_flags(args, ("device",))
         _say_script_cap(args, then="then runs it whole")
         with progress():
             data = service.validate_script(args.spec, args.script_args, args.seconds, args.total_steps, args.epochs)
@@ -138,7 +151,10 @@ def add_parsers(sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=cmd_check)
 
-    p = sub.add_parser("bench", help="measure the steady-state training step on this machine",
+    p = sub.add_parser("bench", help="measure the steady-state training step on this machine (a spec, or your own train.py)",
+                       description="Measure a spec's training step here, or run your own training script unchanged and "
+                                   "time its steps: `planner bench train.py --epochs 10 -- --lr 0.1` (everything after -- "
+                                   "goes to the script). For a script only --seconds, --total-steps, --epochs and --json apply.",
                        usage="planner bench [options] SPEC | train.py [--total-steps N | --epochs N] [-- ARGS...]")
     p.add_argument("spec", help="workload spec (YAML or JSON), or your training script (train.py) run unchanged")
     p.add_argument("--total-steps", type=flag("--total-steps"), metavar="N",

@@ -150,6 +150,11 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
     steps_per_epoch = float(statistics.median(per_epoch)) if per_epoch else None
     between = max(statistics.median(spanning) - statistics.median(steady), 0.0) if spanning else None  # robust to a slow step
     notes = []
+    training_epochs = len(per_epoch)
+    if total_steps is None and epochs is None and run.stopped_because == "finished":  # measured whole: the run itself
+        total_steps, epochs = len(run.steps), training_epochs or None
+        notes.append("the script finished within the budget: the estimate is of the run measured (give --total-steps "
+                     "or --epochs for a longer one)")
     if total_steps is None:
         if epochs is None or steps_per_epoch is None:
             raise InputError("the whole run's length is not known: "

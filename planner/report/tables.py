@@ -204,9 +204,11 @@ def instances_table(rows: list[dict[str, Any]]):
 
 def script_json(run: ScriptRun, est: ScriptEstimate) -> dict[str, Any]:
     """A script's measurement and its whole run, as JSON data."""
+    trace = run.trace
     return {"boundary": run.boundary, "optimizers": run.optimizers, "stopped_because": run.stopped_because,
-            "cuda_used": run.cuda_used, "threads": run.threads, "steps_seen": len(run.steps),
-            "epochs_seen": len(run.epochs), **asdict(est)}
+            "cuda_used": run.cuda_used, "threads": run.threads, "steps_seen": len(run.steps), **asdict(est),
+            "trace": None if trace is None else {"flops": trace.flops, "bytes": trace.bytes,
+                                                 "python_share": trace.python_share, **asdict(trace)}}
 
 
 def script_table(script: str, run: ScriptRun, est: ScriptEstimate):
@@ -231,7 +233,8 @@ def script_table(script: str, run: ScriptRun, est: ScriptEstimate):
         tr = run.trace
         mix = ", ".join(f"{name} {c.flops / tr.flops:.0%}" for name, c in sorted(tr.classes.items(), key=lambda kv: -kv[1].flops)
                         if tr.flops and c.flops / tr.flops >= 0.01)
-        t.add_row("work per step", f"{human_count(tr.flops)}FLOP" + (f" ({mix})" if mix else "") + f", {human_bytes(tr.bytes)} "
+        t.add_row("work per step", f"{human_count(tr.flops)} FLOP" + (f" ({mix})" if mix else "") + f", {human_bytes(tr.bytes)} "
                                    f"read and written, {sum(c.ops for c in tr.classes.values()):,} ops")
-        t.add_row("outside PyTorch", f"{tr.python_share:.0%} of a step (Python: an environment, data preparation)")
+        t.add_row("outside PyTorch", f"{tr.python_share:.0%} of a step in Python code (an environment, data preparation, "
+                                     "the training loop itself)")
     return t

@@ -223,15 +223,17 @@ class Measure(Describe):
         RunError (the script failed before its first step, with its own traceback; it never stepped;
         it was stopped at the cap before its first step)."""
         path = Path(script)
-        if path.suffix != ".py" or not path.is_file():
+        if path.suffix != ".py":
             raise InputError(f"{shown_path(str(script))}: not a Python file to run", hint="give the training script, e.g. train.py")
+        if not path.is_file():
+            raise InputError(f"{shown_path(str(script))}: no such file", hint="check the path of the training script")
         with tempfile.TemporaryDirectory(prefix="planner-script-") as tmp:
             done = run_script(path.resolve(), list(args), seconds, Path(tmp))
         run = ScriptRun.from_json(done.result) if done.result else None
         said = (done.stderr_tail or done.stdout_tail).strip()
         if done.returncode is None and (run is None or not run.steps):
             raise RunError(f"{path.name} took no training step within {done.seconds:.0f} s (the cap): it was stopped, with "
-                           "everything it started", hint="does it wait for input, or load a large dataset first?")
+                           "everything it started", hint="does it download or load a large dataset first, or wait on a lock, a port or a GPU?")
         if run is None or run.status == "error":
             own = (run.message if run is not None and run.message else said).strip()
             raise RunError(f"{path.name} failed before its first training step; its own error:\n{own}")

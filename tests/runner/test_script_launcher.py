@@ -217,3 +217,32 @@ def test_validate_runs_the_script_whole_as_the_user_would_and_compares(tmp_path)
 def test_a_whole_run_that_fails_is_said_with_its_own_exit(tmp_path):
     with pytest.raises(RunError, match="whole run exited with 3"):
         PlannerService().validate_script(script(tmp_path, SHORT), ["100", "3"], seconds=5, total_steps=100)
+
+
+def _cli(*argv: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "planner.cli", *argv], capture_output=True, text=True, env=env, cwd=cwd,
+                          timeout=120)
+
+
+def test_flags_a_script_cannot_honour_are_refused_not_ignored(tmp_path):
+    path = str(script(tmp_path, SHORT))
+    for argv, said in ((["--threads", "1"], "--threads: not for a training script"),
+                       (["--out", "x.json", "--device", "cpu"], "--out, --device: not for a training script"),
+                       (["--total-steps", "10", "--epochs", "3"], "give one length of the whole run, not both"),
+                       (["--total-steps", "10", "300"], "own arguments go after --")):
+        proc = _cli("bench", path, *argv, cwd=tmp_path)
+        assert proc.returncode == 2 and said in proc.stderr, (argv, proc.stderr)
+
+
+def test_a_script_that_finishes_inside_the_budget_is_its_own_whole_run(tmp_path):
+    run, est = PlannerService().bench_script(script(tmp_path, SHORT), ["120"], seconds=30)
+    assert run.stopped_because == "finished" and est.total_steps == 120 and any("finished within" in n for n in est.notes)
+
+
+def test_the_scripts_own_error_shows_its_frames_not_the_launchers(tmp_path):
+    with pytest.raises(RunError) as caught:
+        PlannerService().bench_script(script(tmp_path, "import torch\n\ndef load():\n    raise FileNotFoundError('data/')\n\nload()\n"),
+                                      [], seconds=5, total_steps=10)
+    assert 'train.py", line 4, in load' in caught.value.message
+    assert "runner/script.py" not in caught.value.message and "runpy" not in caught.value.message
