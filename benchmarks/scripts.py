@@ -37,7 +37,7 @@ CASES = [  # (script, its arguments, --total-steps, --epochs)
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--trials", type=int, default=3)
-    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--seconds", type=float, default=10.0)  # planner bench's default
     args = parser.parse_args()
     service = PlannerService()
     print(f"load average before: {os.getloadavg()[0]:.2f}")
