@@ -23,7 +23,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-from planner.core.estimate import PROCESS_EXIT_SECONDS, RUN_TO_RUN_NOISE
+from planner.core.estimate import PROCESS_EXIT_SECONDS, RUN_TO_RUN_NOISE, StepMeasurement, estimate_training
 from planner.errors import InputError
 
 WARMUP_SHARE = 0.1  # of the steps measured, at least MIN_WARMUP_STEPS: allocator, caches, lazy init
@@ -72,12 +72,6 @@ class StepTrace:
         """The share of the step outside PyTorch ops: Python (an environment, data preparation)."""
         return max(self.wall - self.op_seconds, 0.0) / self.wall if self.wall > 0 else 0.0
 
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> StepTrace:
-        return cls(float(data["start"]), float(data["wall"]), float(data["op_seconds"]),
-                   {k: OpClassWork(int(v["ops"]), int(v["flops"]), int(v["bytes"]), float(v["seconds"]))
-                    for k, v in data["classes"].items()}, int(data.get("uncounted", 0)))
-
 
 @dataclass(frozen=True)
 class ScriptRun:
@@ -98,12 +92,10 @@ class ScriptRun:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ScriptRun:
-        return cls(str(data["status"]), str(data["stopped_because"]), str(data["boundary"]),
-                   [float(t) for t in data["steps"]], [Epoch(float(e["start"]), float(e["end"]), int(e["batches"]))
-                                                        for e in data.get("epochs", [])],
-                   int(data.get("optimizers", 0)), str(data.get("message", "")), data.get("imports_done"),
-                   float(data.get("wall", 0.0)), bool(data.get("cuda_used")), int(data.get("threads", 0)),
-                   StepTrace.from_json(data["trace"]) if data.get("trace") else None)
+        """The launcher's result file, read by the dataclasses' own types (pydantic, as the plan document is)."""
+        from pydantic import TypeAdapter
+
+        return TypeAdapter(cls).validate_python(data)
 
 
 @dataclass(frozen=True)
@@ -166,10 +158,12 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
     if between is None:
         notes.append("no epoch boundary was seen: the time between epochs (evaluation, checkpoints) is not in the estimate")
     setup = max(run.steps[0] - mean, 0.0)
-    fixed = setup + PROCESS_EXIT_SECONDS + (between or 0.0) * n_epochs
-    below, above = math.hypot(half, noise), math.hypot(half, noise)
-    steps_time = total_steps * mean
-    return ScriptEstimate(setup, mean, mean * (1 - half), mean * (1 + half), len(steady), warmup, steps_per_epoch, between,
-                          total_steps, n_epochs, fixed + steps_time,
-                          fixed * (1 - noise) + steps_time * max(0.0, 1 - below),
-                          fixed * (1 + noise) + steps_time * (1 + above), notes)
+    # the spec's extrapolation (planner/core/estimate.py): the time between epochs is one-time work too, and
+    # setup runs from the spawn (no separate process start); exit as a bench's parent would measure it
+    step = StepMeasurement(mean, mean * (1 - half), mean * (1 + half), setup + (between or 0.0) * n_epochs,
+                           process_start_seconds=0.0, exit_seconds=PROCESS_EXIT_SECONDS, steps_measured=len(steady))
+    whole = estimate_training(step, total_steps, noise=noise)
+    if whole.note:
+        notes.append(whole.note)
+    return ScriptEstimate(setup, mean, step.step_seconds_ci_low, step.step_seconds_ci_high, len(steady), warmup,
+                          steps_per_epoch, between, total_steps, n_epochs, whole.seconds, whole.low, whole.high, notes)
