@@ -108,17 +108,21 @@ class ScriptProcess:
 
 
 def run_script(script: Path, args: list[str], seconds: float, workdir: Path, min_steps: int = 20,
-               cap_seconds: float | None = None, whole: bool = False) -> ScriptProcess:
+               cap_seconds: float | None = None, whole: bool = False, until_epoch: bool = False) -> ScriptProcess:
     """Run `script ARGS` unchanged under runner.script (its steps timed by PyTorch's own hooks) in a
     child that dies with the planner, in the script's folder, with no stdin; stopped at the cap
     (`seconds` + SCRIPT_CAP_EXTRA_SECONDS) with everything it started (its process group). `whole`:
-    nothing hooked, run to its end (timed spawn to exit, as `python train.py` would take)."""
+    nothing hooked, run to its end (timed spawn to exit, as `python train.py` would take). `until_epoch`:
+    past the budget, keep measuring until a whole training epoch and the step after it were seen (`--epochs`
+    counts steps from it), at most until shortly before the cap."""
     out = workdir / "script-result.json"
     cap = cap_seconds if cap_seconds is not None else seconds + SCRIPT_CAP_EXTRA_SECONDS
     env = {**child_env(), "PLANNER_SPAWN_TIME": repr(time.time())}
     start = time.perf_counter()
     proc = subprocess.Popen(child_command("runner.script", "--out", str(out), "--seconds", str(seconds), "--min-steps",
-                                          str(min_steps), *(["--whole"] if whole else []), str(script), "--", *args),
+                                          str(min_steps), *(["--whole"] if whole else []),
+                                          *(["--until-epoch", "--latest", str(max(cap - 15, seconds))] if until_epoch else []),
+                                          str(script), "--", *args),
                             cwd=script.parent, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, errors="replace", env=env, start_new_session=True)
     try:

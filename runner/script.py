@@ -61,9 +61,20 @@ def _nbytes(value: Any) -> int:
     return 0
 
 
+def _first_dtype(value: Any) -> str:
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return str(value.dtype).replace("torch.", "")
+    if isinstance(value, (list, tuple)) and value:
+        return _first_dtype(value[0])
+    return "other"
+
+
 def trace_mode(trace: dict[str, Any]) -> Any:
     """A TorchDispatchMode that records every aten op of the traced step: its class, FLOPs (PyTorch's own
-    formulas, torch.utils.flop_counter), bytes read and written, and the time spent inside it."""
+    formulas, torch.utils.flop_counter) and their dtype, bytes read and written, and the time spent inside
+    it. A view launches no kernel and moves nothing: it is counted apart."""
     from torch.utils._python_dispatch import TorchDispatchMode
     from torch.utils.flop_counter import flop_registry
 
@@ -73,28 +84,106 @@ def trace_mode(trace: dict[str, Any]) -> Any:
             start = time.perf_counter()
             out = func(*args, **kwargs)
             took = time.perf_counter() - start
+            trace["op_seconds"] += took
+            if getattr(func, "is_view", False):  # no kernel; its input is the whole base tensor
+                trace["views"] += 1
+                return out
             entry = trace["classes"].setdefault(op_class(str(func)), {"ops": 0, "flops": 0, "bytes": 0, "seconds": 0.0})
             entry["ops"] += 1
             entry["seconds"] += took
-            if not getattr(func, "is_view", False):  # a view moves nothing (its input is the whole base tensor)
-                entry["bytes"] += _nbytes(list(args)) + _nbytes(out)
+            entry["bytes"] += _nbytes(list(args)) + _nbytes(out)
             counter = flop_registry.get(func._overloadpacket)
             if counter is not None:
                 try:
-                    entry["flops"] += int(counter(*args, **kwargs, out_val=out))
+                    flops = int(counter(*args, **kwargs, out_val=out))
                 except Exception:  # noqa: BLE001 - an op PyTorch's formula does not cover: its FLOPs unknown
                     trace["uncounted"] += 1
-            trace["op_seconds"] += took
+                else:
+                    entry["flops"] += flops
+                    by_dtype = trace["flops_by_dtype"]
+                    by_dtype[_first_dtype(out)] = by_dtype.get(_first_dtype(out), 0) + flops
             return out
 
     return Trace()
 
 
+TO_HOST = ("item", "cpu", "tolist")  # on a GPU each waits for the GPU (a sync) and copies to the host
+
+
+class Moves:
+    """Records what would cross PCIe if the script's device were a GPU: tensors sent to a device
+    (`.to(device)`, `.cuda()`, `torch.tensor(..., device=)`) and values read back on the host (`.item()`,
+    `.cpu()`, `.tolist()`: each a synchronisation there), called by the script, not by torch itself. On
+    this machine they copy nothing. The methods are wrapped while the traced step runs and restored after
+    it (not a TorchFunctionMode: a step boundary inside `Tensor.backward` would have to leave the mode
+    from within its own handler)."""
+
+    def __init__(self, trace: dict[str, Any]):
+        import torch
+
+        self.torch, self.trace = torch, trace
+        self.saved: dict[tuple[Any, str], Any] = {}
+        self.torch_dir = os.path.dirname(torch.__file__) + os.sep
+
+    def _moves(self, name: str, args: tuple, kwargs: dict[str, Any]) -> bool:
+        if name in ("tensor", "as_tensor"):
+            return kwargs.get("device") is not None
+        if name == "cuda":
+            return True
+        return name == "to" and (kwargs.get("device") is not None or any(
+            isinstance(a, (str, self.torch.device)) or (isinstance(a, int) and not isinstance(a, bool)) for a in args[1:2]))
+
+    def _wrap(self, owner: Any, name: str) -> None:
+        original = getattr(owner, name)
+        self.saved[(owner, name)] = original
+        entry = self.trace["to_host"] if name in TO_HOST else self.trace["to_device"]
+        made_here = name in ("tensor", "as_tensor")
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            out = original(*args, **kwargs)
+            if not sys._getframe(1).f_code.co_filename.startswith(self.torch_dir) and (
+                    name in TO_HOST or self._moves(name, (None, *args) if made_here else args, kwargs)):
+                entry["calls"] += 1  # torch's own bookkeeping (Adam reads its CPU step counters) is not the script's data
+                entry["bytes"] += _nbytes(out) if made_here else _nbytes(args[0] if args else None)
+            return out
+
+        setattr(owner, name, wrapper)
+
+    def __enter__(self) -> "Moves":
+        for name in (*TO_HOST, "to", "cuda"):
+            self._wrap(self.torch.Tensor, name)
+        for name in ("tensor", "as_tensor"):
+            self._wrap(self.torch, name)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        for (owner, name), original in self.saved.items():
+            setattr(owner, name, original)
+        self.saved = {}
+
+
+def op_overhead_seconds() -> float:
+    """What one tiny eager op costs this CPU outside its kernel (Python binding, dispatcher, autograd
+    bookkeeping): the median of a few timed rounds of 200 adds on one-element tensors."""
+    import torch
+
+    a, b = torch.zeros(1), torch.zeros(1)
+    rounds = []
+    for _ in range(5):
+        start = time.perf_counter()
+        for _ in range(200):
+            torch.add(a, b)
+        rounds.append((time.perf_counter() - start) / 200)
+    return sorted(rounds)[len(rounds) // 2]
+
+
 class Timeline:
     """What the hooks saw, in seconds since the spawn."""
 
-    def __init__(self, spawn: float, seconds: float, min_steps: int, max_steps: int, out: str):
+    def __init__(self, spawn: float, seconds: float, min_steps: int, max_steps: int, out: str,
+                 until_epoch: bool = False, latest: float = float("inf")):
         self.spawn, self.seconds, self.min_steps, self.max_steps, self.out = spawn, seconds, min_steps, max_steps, out
+        self.until_epoch, self.latest = until_epoch, latest  # past the budget, wait for an epoch's end until `latest`
         self.steps: list[float] = []  # the end of each step
         self.epochs: list[dict[str, Any]] = []  # {"start", "end", "batches"} of each DataLoader iterated to its end
         self.optimizers: set[int] = set()
@@ -103,8 +192,10 @@ class Timeline:
         self.backward_ends: list[float] = []
         self.imports_done: float | None = None
         self.trace_after = max(5, min_steps // 2)  # steps before the one traced: past the warm-up
-        self.trace: dict[str, Any] = {"classes": {}, "op_seconds": 0.0, "uncounted": 0}
-        self.tracing: Any = None  # the dispatch mode while the traced step runs
+        self.trace: dict[str, Any] = {"classes": {}, "op_seconds": 0.0, "uncounted": 0, "views": 0, "flops_by_dtype": {},
+                                      "to_device": {"calls": 0, "bytes": 0}, "to_host": {"calls": 0, "bytes": 0},
+                                      "op_overhead_seconds": op_overhead_seconds()}
+        self.tracing: list[Any] = []  # the modes while the traced step runs
         self.traced_step: int | None = None  # the index of the traced step (slower: not timed)
 
     def now(self) -> float:
@@ -141,15 +232,17 @@ class Timeline:
     def boundary_reached(self, t: float) -> None:
         """At a step's end: start tracing the next step once past the warm-up, end the trace after it."""
         n = len(self.step_ends())
-        if self.tracing is not None:
-            self.tracing.__exit__(None, None, None)
-            self.tracing = None
+        if self.tracing:
+            for mode in reversed(self.tracing):
+                mode.__exit__(None, None, None)
+            self.tracing = []
             self.trace["wall"] = t - self.trace["start"]
             self.traced_step = n
         elif self.traced_step is None and n >= self.trace_after and "start" not in self.trace:
             self.trace["start"] = t
-            self.tracing = trace_mode(self.trace)
-            self.tracing.__enter__()
+            self.tracing = [Moves(self.trace), trace_mode(self.trace)]
+            for mode in self.tracing:
+                mode.__enter__()
 
     def check(self, t: float) -> None:
         """Stop once the budget is spent (at least min_steps), or at max_steps."""
@@ -160,7 +253,13 @@ class Timeline:
         if len(ends) >= self.max_steps:
             self.finish("max_steps")
         elif len(ends) >= self.min_steps and t - ends[0] >= self.seconds:
+            if self.until_epoch and t < self.latest and not self.epoch_seen(ends):
+                return  # --epochs needs a whole training epoch and the step after it (the time between epochs)
             self.finish("budget")
+
+    def epoch_seen(self, ends: list[float]) -> bool:
+        """A DataLoader iterated to its end with steps in it, and a step after it."""
+        return any(any(e["start"] < t <= e["end"] for t in ends) and ends[-1] > e["end"] for e in self.epochs)
 
     def finish(self, why: str, message: str = "", status: str = "ok") -> None:
         self.write(why, message, status)
@@ -216,6 +315,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--min-steps", type=int, default=20)
     parser.add_argument("--max-steps", type=int, default=100_000)
+    parser.add_argument("--until-epoch", action="store_true", help="past the budget, wait for a training epoch's end")
+    parser.add_argument("--latest", type=float, default=float("inf"), help="seconds since the spawn: stop waiting then")
     parser.add_argument("--whole", action="store_true", help="run the script whole, nothing hooked: as `python train.py`")
     parser.add_argument("script")
     parser.add_argument("args", nargs=argparse.REMAINDER)
@@ -227,7 +328,7 @@ def main(argv: list[str]) -> int:
         runpy.run_path(script, run_name="__main__")
         return 0
     spawn = float(os.environ.get("PLANNER_SPAWN_TIME") or time.time())
-    timeline = Timeline(spawn, a.seconds, a.min_steps, a.max_steps, a.out)
+    timeline = Timeline(spawn, a.seconds, a.min_steps, a.max_steps, a.out, a.until_epoch, a.latest)
     install(timeline)
     timeline.imports_done = time.time() - spawn
     script = os.path.abspath(a.script)

@@ -36,19 +36,20 @@ def main() -> None:
     args = parser.parse_args()
     torch.manual_seed(0)
     random.seed(0)
-    policy = torch.nn.Sequential(torch.nn.Linear(4, 128), torch.nn.ReLU(), torch.nn.Linear(128, 2))
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    policy = torch.nn.Sequential(torch.nn.Linear(4, 128), torch.nn.ReLU(), torch.nn.Linear(128, 2)).to(device)
     optimizer = torch.optim.Adam(policy.parameters(), lr=1e-2)
     env = CartPole()
     for episode in range(args.episodes):
         state, log_probs = env.reset(), []
         for _ in range(args.steps):
-            dist = torch.distributions.Categorical(logits=policy(torch.tensor(state)))
+            dist = torch.distributions.Categorical(logits=policy(torch.tensor(state, device=device)))
             action = dist.sample()
             log_probs.append(dist.log_prob(action))
             state, done = env.step(int(action.item()))
             if done:
                 break
-        returns = torch.tensor([0.99 ** k for k in range(len(log_probs))]).flip(0).cumsum(0).flip(0)
+        returns = torch.tensor([0.99 ** k for k in range(len(log_probs))], device=device).flip(0).cumsum(0).flip(0)
         loss = -(torch.stack(log_probs) * (returns - returns.mean())).sum()
         optimizer.zero_grad()
         loss.backward()

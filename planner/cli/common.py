@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from planner.errors import ExitCode, InputError
 from planner.report.text import escape, progress_text, to_json
-from planner.service import OBJECTIVES
+from planner.service import OBJECTIVES, SCRIPT_CAP_EXTRA_SECONDS
 from planner.report.plan import answers_text, failed_lines, plan_table, recommendation_text
 from planner.service.inputs import flag_range, parse_flag
 
@@ -181,3 +181,32 @@ def plan_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:
 
 def region_argument(p, text: str = "AWS region (default: AWS_REGION, else us-east-1)") -> None:
     p.add_argument("--region", type=flag("--region"), help=text)
+
+
+def say_script_cap(args: argparse.Namespace, then: str = "") -> None:
+    """Say, before it starts, what a script's measurement will do and where it is stopped."""
+    running = " ".join([args.spec, *args.script_args])
+    epoch = " (longer if no whole epoch was seen yet: --epochs counts steps from one)" if getattr(args, "epochs", None) else ""
+    stderr().print(f"running {escape(running)} here, unchanged: "
+                   f"{args.seconds:g} s of training steps (at least 20){epoch}, and stopped with everything it started at "
+                   f"{args.seconds + SCRIPT_CAP_EXTRA_SECONDS:g} s if it has not finished" + (f"; {then}" if then else ""),
+                   highlight=False, soft_wrap=True)
+
+
+def check_script_flags(args: argparse.Namespace, flags: tuple[str, ...]) -> None:
+    """Refuse the spec-only flags a script cannot honour, and two lengths of its run."""
+    defaults = {"out": None, "device": "auto", "threads": None, "sweep": False, "processes": 1}
+    given = [f"--{name.replace('_', '-')}" for name in flags if getattr(args, name, None) != defaults[name]]
+    if given:
+        raise InputError(f"{', '.join(given)}: not for a training script (it picks its own device, threads and batch)",
+                         hint="give them to a spec, or set them in the script's own arguments after --")
+    if args.total_steps and args.epochs:
+        raise InputError("--total-steps and --epochs: give one length of the whole run, not both",
+                         hint="--total-steps N (optimizer steps) or --epochs N (DataLoader epochs)")
+
+
+def script_length_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--total-steps", type=flag("--total-steps"), metavar="N",
+                   help=ranged("--total-steps", "a script's whole run, in optimizer steps"))
+    p.add_argument("--epochs", type=flag("--epochs"), metavar="N",
+                   help=ranged("--epochs", "a script's whole run, in DataLoader epochs (counted in steps from one epoch seen)"))

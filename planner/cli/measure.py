@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 
-from planner.cli.common import escape, flag, print_json, progress, ranged, stderr, stdout, warn
+from planner.cli.common import check_script_flags, say_script_cap, script_length_arguments, escape, flag, print_json, progress, ranged, stderr, stdout, warn
 from planner.errors import ExitCode, InputError, RunError
 from planner.report.tables import script_json, script_table, bench_json, bench_table, check_summary, check_table, sweep_table
 from planner.report.text import range_text, seconds_text
-from planner.service import SCRIPT_CAP_EXTRA_SECONDS, BenchOptions, PlannerService, unsteady_reason
+from planner.service import BenchOptions, PlannerService, unsteady_reason
 from planner.service.inputs import check_epochs, check_out_file, shown_path
 
 
@@ -57,28 +57,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return ExitCode.OK if result.status == "ok" else ExitCode.RUNTIME_FAILURE
 
 
-def _say_script_cap(args: argparse.Namespace, then: str = "") -> None:
-    stderr().print(f"running {escape(args.spec)} {escape(' '.join(args.script_args))} here, unchanged: "
-                   f"{args.seconds:g} s of training steps (at least 20), and stopped with everything it started at "
-                   f"{args.seconds + SCRIPT_CAP_EXTRA_SECONDS:g} s if it has not finished" + (f"; {then}" if then else ""),
-                   highlight=False, soft_wrap=True)
-
-
-def _check_script_flags(args: argparse.Namespace, flags: tuple[str, ...]) -> None:
-    defaults = {"out": None, "device": "auto", "threads": None, "sweep": False, "processes": 1}
-    given = [f"--{name.replace('_', '-')}" for name in flags if getattr(args, name, None) != defaults[name]]
-    if given:
-        raise InputError(f"{', '.join(given)}: not for a training script (it picks its own device, threads and batch)",
-                         hint="give them to a spec, or set them in the script's own arguments after --")
-    if args.total_steps and args.epochs:
-        raise InputError("--total-steps and --epochs: give one length of the whole run, not both",
-                         hint="--total-steps N (optimizer steps) or --epochs N (DataLoader epochs)")
-
-
 def _bench_script(service: PlannerService, args: argparse.Namespace) -> int:
     """`planner bench train.py -- ARGS`: the script run here unchanged, its steps timed, its whole run estimated."""
-    _check_script_flags(args, ("out", "device", "threads", "sweep", "processes"))
-    _say_script_cap(args)
+    check_script_flags(args, ("out", "device", "threads", "sweep", "processes"))
+    say_script_cap(args)
     with progress():
         run, est = service.bench_script(args.spec, args.script_args, args.seconds, args.total_steps, args.epochs)
     data = script_json(run, est)
@@ -119,8 +101,8 @@ def validate_lines(data: dict) -> list[str]:
 def cmd_validate(args: argparse.Namespace) -> int:
     service = PlannerService()
     if args.spec.endswith(".py"):
-        _check_script_flags(args, ("device",))
-        _say_script_cap(args, then="then runs it whole")
+        check_script_flags(args, ("device",))
+        say_script_cap(args, then="then runs it whole")
         with progress():
             data = service.validate_script(args.spec, args.script_args, args.seconds, args.total_steps, args.epochs)
         if args.json:
@@ -157,10 +139,7 @@ def add_parsers(sub) -> None:
                                    "goes to the script). For a script only --seconds, --total-steps, --epochs and --json apply.",
                        usage="planner bench [options] SPEC | train.py [--total-steps N | --epochs N] [-- ARGS...]")
     p.add_argument("spec", help="workload spec (YAML or JSON), or your training script (train.py) run unchanged")
-    p.add_argument("--total-steps", type=flag("--total-steps"), metavar="N",
-                   help=ranged("--total-steps", "a script's whole run, in optimizer steps"))
-    p.add_argument("--epochs", type=flag("--epochs"), metavar="N",
-                   help=ranged("--epochs", "a script's whole run, in DataLoader epochs (counted in steps from one epoch seen)"))
+    script_length_arguments(p)
     p.add_argument("--device", choices=("cpu", "cuda", "auto"), default="auto",
                    help="where to train (auto: CUDA when present, else CPU)")
     p.add_argument("--seconds", type=flag("--seconds"), default=10.0,

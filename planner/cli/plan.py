@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planner.cli.common import (
-    default_region, escape, flag, plan_arguments, print_json, print_plan, progress, ranged, region_argument, stderr, stdout,
+    check_script_flags, default_region, escape, flag, plan_arguments, print_json, print_plan, progress, ranged,
+    region_argument, say_script_cap, script_length_arguments, stderr, stdout,
 )
-from planner.errors import ExitCode
+from planner.errors import ExitCode, InputError
 from planner.service import PURCHASES, AwsOptions, BenchOptions, parse_targets, plan_options, PlannerService, RunCallbacks
 from planner.report.plan import predicted_footer
 from planner.report.text import seconds_text
@@ -112,8 +113,13 @@ def _run_exit_code(doc: PlanDocument) -> int:
 
 def cmd_estimate(args: argparse.Namespace) -> int:
     service = PlannerService()
-    spec = service.load(args.spec)
     region = args.region or default_region()
+    if args.spec.endswith(".py"):
+        return _estimate_script(service, args, region)
+    if args.script_args or args.total_steps or args.epochs:
+        raise InputError(f"--total-steps, --epochs and arguments after -- are for a training script (.py), not {args.spec}",
+                         hint="a spec gives its own train.epochs")
+    spec = service.load(args.spec)
     options = _plan_options(args, region)
     with progress() as on_progress:
         doc = service.estimate(spec, options, args.seconds, gpu=True if args.gpu else False if args.cpu else None,
@@ -126,10 +132,30 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _print_predicted_footer(doc: PlanDocument, spec: str) -> None:
+def _estimate_script(service: PlannerService, args: argparse.Namespace, region: str) -> int:
+    """`planner estimate train.py [--total-steps N | --epochs N] -- ARGS`: the script measured here unchanged,
+    every instance predicted from it."""
+    check_script_flags(args, ())
+    if args.predict_only:
+        raise InputError("--predict-only: a script is planned from its own run here (nothing else describes it)",
+                         hint="leave --predict-only out; --seconds bounds the measurement")
+    options = _plan_options(args, region)
+    say_script_cap(args)
+    with progress():
+        doc, _run, _est = service.estimate_script(args.spec, args.script_args, options, args.seconds, args.total_steps,
+                                                args.epochs, gpu=True if args.gpu else False if args.cpu else None)
+    if args.json:
+        print_json(doc)
+        return ExitCode.OK
+    print_plan(doc, False, args.wide)
+    _print_predicted_footer(doc, args.spec, args.script_args)
+    return ExitCode.OK
+
+
+def _print_predicted_footer(doc: PlanDocument, spec: str, script_args: list[str] | None = None) -> None:
     """Under a plan with predicted rows: where they come from, and the paid benchmarks that would settle it."""
     out = stdout()
-    for line in predicted_footer(doc, spec):
+    for line in predicted_footer(doc, spec, script_args):
         out.print(line, highlight=False, markup=False)
 
 
@@ -195,8 +221,13 @@ def add_run_parser(sub) -> None:
 
 
 def add_estimate_parser(sub) -> None:
-    p = sub.add_parser("estimate", help="measure here, predict every catalog instance, say which ones a paid benchmark would settle")
-    p.add_argument("spec", help="workload spec (YAML or JSON)")
+    p = sub.add_parser("estimate", help="measure here, predict every catalog instance, say which ones a paid benchmark would settle",
+                       description="Measure a spec's step here, or run your own training script unchanged "
+                                   "(`planner estimate train.py --epochs 10 -- --lr 0.1`: everything after -- goes to the "
+                                   "script), and predict every instance in the region from it.",
+                       usage="planner estimate [options] SPEC | train.py [--total-steps N | --epochs N] [-- ARGS...]")
+    p.add_argument("spec", help="workload spec (YAML or JSON), or your training script (train.py) run unchanged")
+    script_length_arguments(p)
     region_argument(p)
     kind = p.add_mutually_exclusive_group()
     kind.add_argument("--gpu", action="store_true", help="GPU instances only")

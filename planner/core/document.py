@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from planner.workload.spec import WorkloadSpec
 
 SCHEMA_VERSION = 2
+SCRIPT_KIND = "script"  # WorkloadSummary.kind of a user's training script (its task: the step boundary found)
 
 
 @dataclass(frozen=True)
@@ -276,5 +277,5 @@ def from_json(data: Any, source: str = "the plan") -> PlanDocument:
                          hint="the document was edited or cut short; `planner plan RUN_DIR` writes it again") from None
 
 
-__all__ = ["LeftRunning", "PlanDocument", "PlanOptions", "PriceSource", "SCHEMA_VERSION", "WorkloadSummary",
+__all__ = ["LeftRunning", "PlanDocument", "PlanOptions", "PriceSource", "SCHEMA_VERSION", "SCRIPT_KIND", "WorkloadSummary",
            "from_json", "plan_json", "strict_json", "to_json"]

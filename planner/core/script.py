@@ -23,8 +23,16 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-from planner.core.estimate import PROCESS_EXIT_SECONDS, RUN_TO_RUN_NOISE, StepMeasurement, estimate_training
+from planner.core.candidates import LOCAL, Candidate, Hardware, _widened
+from planner.core.decide import ErrorBasis
+from planner.core.estimate import (
+    PROCESS_EXIT_SECONDS, RUN_TO_RUN_NOISE, StepMeasurement, estimate_training, relative_half_widths,
+)
+from planner.core.predict.cpu import cpu_speed_ratio, physical_cores, predict_cpu
+from planner.core.predict.trace import host_seconds, predict_trace_gpu
+from planner.core.kinds import Device
 from planner.errors import InputError
+from pricing.facts import InstanceFacts
 
 WARMUP_SHARE = 0.1  # of the steps measured, at least MIN_WARMUP_STEPS: allocator, caches, lazy init
 MIN_WARMUP_STEPS = 2
@@ -49,6 +57,14 @@ class OpClassWork:
 
 
 @dataclass(frozen=True)
+class Moved:
+    """Calls that would cross PCIe were the script's device a GPU, and the bytes they carry."""
+
+    calls: int = 0
+    bytes: int = 0
+
+
+@dataclass(frozen=True)
 class StepTrace:
     """One steady step as PyTorch dispatched it (TorchDispatchMode over the whole interval between two
     step boundaries: forward passes outside the step too, an RL agent's action choices)."""
@@ -58,6 +74,22 @@ class StepTrace:
     op_seconds: float  # of it, inside PyTorch ops
     classes: dict[str, OpClassWork]
     uncounted: int = 0  # ops whose FLOPs PyTorch's formulas do not cover
+    views: int = 0  # ops that only view a tensor: no kernel, nothing moved
+    flops_by_dtype: dict[str, int] = field(default_factory=dict)
+    to_device: Moved = Moved()  # .to(device), .cuda(), torch.tensor(..., device=)
+    to_host: Moved = Moved()  # .item(), .cpu(), .tolist(): on a GPU, each a synchronisation
+    op_overhead_seconds: float = 0.0  # one tiny eager op's cost outside its kernel on this CPU
+
+    @property
+    def kernels(self) -> int:
+        return sum(c.ops for c in self.classes.values())
+
+    @property
+    def precision(self) -> str:
+        """The step's math precision: the dtype most of its FLOPs ran in (fp32 when none were counted)."""
+        names = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
+        counted = {names[d]: n for d, n in self.flops_by_dtype.items() if d in names}
+        return max(counted, key=lambda d: counted[d]) if counted else "fp32"
 
     @property
     def flops(self) -> int:
@@ -167,3 +199,83 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
         notes.append(whole.note)
     return ScriptEstimate(setup, mean, step.step_seconds_ci_low, step.step_seconds_ci_high, len(steady), warmup,
                           steps_per_epoch, between, total_steps, n_epochs, whole.seconds, whole.low, whole.high, notes)
+
+
+# ----------------------------------------------------------------------------- every instance, from the script
+
+def _local_step(est: ScriptEstimate, one_time: float) -> StepMeasurement:
+    return StepMeasurement(est.step_seconds, est.step_low, est.step_high, one_time, process_start_seconds=0.0,
+                           exit_seconds=PROCESS_EXIT_SECONDS, steps_measured=est.steps_measured)
+
+
+def _one_time(est: ScriptEstimate, ratio: float = 1.0) -> float:
+    """Setup, and the time between epochs scaled as the step is (an evaluation pass is the same kind of work)."""
+    return est.setup_seconds + (est.between_epochs_seconds or 0.0) * est.epochs * ratio
+
+
+def script_candidates(run: ScriptRun, est: ScriptEstimate, instances: list[InstanceFacts], purchase: str,
+                      hardware: Hardware, local_price_per_hour: float = 0.0) -> list[Candidate]:
+    """This machine's row, measured, and every priced instance predicted from it: a CPU instance scales the
+    measured step by processor (planner/core/predict/cpu.py, the traced FLOPs as the work), a GPU instance
+    runs the traced ops through the device model and the script's Python on its CPU
+    (planner/core/predict/trace.py). One GPU per instance: the script decides how many it uses."""
+    device: Device = "cuda" if run.cuda_used else "cpu"
+    local = _local_step(est, _one_time(est))
+    below, above = relative_half_widths(local)
+    label = LOCAL.label(device)
+    out = [Candidate(target=LOCAL.name, device=device, source="measured", price_per_hour=local_price_per_hour,
+                     billing="local", device_name=f"{run.threads} threads" if device == "cpu" else "", step=local,
+                     basis=ErrorBasis(model=f"measured:{label}", bench=label, bench_below=below, bench_above=above))]
+    trace, precision = run.trace, run.trace.precision if run.trace else "fp32"
+    for facts in instances:
+        price = facts.price(purchase)
+        if price is None:
+            continue
+        common: dict[str, Any] = dict(target=f"aws:{facts.instance_type}", instance_type=facts.instance_type,
+                                      source="predicted", price_per_hour=float(price), billing="ec2", region=facts.region,
+                                      purchase=purchase)
+        cpu = hardware.cpus.get(facts.family)
+        if not facts.gpu_count:
+            cores = physical_cores(facts.vcpus, facts.arch, facts.instance_type)
+            pred = predict_cpu(est.step_seconds, max(run.threads, 1), cores, float(trace.flops if trace else 0),
+                               (hardware.calibration or {}).get(f"cpu:{facts.family}"), local=hardware.local_cpu,
+                               target=cpu, precision=precision)
+            low, high = _widened(pred, local)
+            base = {**common, "device": "cpu", "device_name": f"{facts.vcpus} vCPU {facts.arch}"}
+            basis = ErrorBasis(model="cpu-model", bench=label, bench_below=below, bench_above=above)
+        else:
+            gpu = hardware.gpus.get(facts.gpu_name)
+            base = {**common, "device": "cuda", "device_name": facts.gpu_name, "gpus_used": 1}
+            if gpu is None or trace is None:
+                why = f"no spec for GPU {facts.gpu_name}" if gpu is None else "not predicted: no step of the script was traced"
+                out.append(Candidate(**base, note=why))
+                continue
+            scalar = cpu_speed_ratio(hardware.local_cpu, cpu, precision)[0] if hardware.local_cpu and cpu else 1.0
+            pred = predict_trace_gpu(trace, est.step_seconds, (below, above), gpu, scalar)
+            low, high = pred.low, pred.high
+            # the bench's share is inside the band already; the same GPU behind the same CPU family: one estimate
+            basis = ErrorBasis(model=f"gpu-model:{gpu.arch}:{precision}", estimate=f"trace:{gpu.name}:{facts.family}")
+            if facts.gpu_count > 1:
+                base["note"] = f"1 of its {facts.gpu_count} GPUs used (the script picks its device); priced for the whole instance"
+        if pred.step_seconds is None or low is None or high is None:
+            out.append(Candidate(**{**base, "note": pred.note or base.get("note", "")}))
+            continue
+        step = StepMeasurement(pred.step_seconds, low, high, _one_time(est, pred.step_seconds / est.step_seconds))
+        note = "; ".join(x for x in (base.pop("note", ""), pred.note) if x)
+        out.append(Candidate(**base, step=step, note=note, basis=basis))
+    return out
+
+
+def script_warnings(run: ScriptRun, est: ScriptEstimate) -> list[str]:
+    """What a plan of the script says about how it was measured and what its GPU rows rest on."""
+    said = [f"steps found by {'torch.optim optimizer steps' if run.boundary == 'optimizer' else 'backward passes (no torch.optim)'}"
+            + (f" ({run.optimizers} optimizers: one step when each has stepped)" if run.optimizers > 1 else "")]
+    t = run.trace
+    if t is None:
+        said.append("no step was traced (too few steps): GPU instances are not predicted")
+        return said
+    said.append(f"GPU rows: the traced step's {t.kernels:,} kernels ({t.flops / 1e9:.3g} G FLOPs, {t.precision}) on the "
+                f"device model, its Python ({host_seconds(t, est.step_seconds) / est.step_seconds:.0%} of a step here) on the instance's CPU, "
+                f"{t.to_device.calls:,} copies to the device and {t.to_host.calls:,} values read back (a sync each)")
+    said.append("GPU memory is not checked for a script (its footprint is not traced): a benchmark tells")
+    return said

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from planner.core.document import SCRIPT_KIND
 from planner.report.text import escape, money_text, range_text, seconds_text, short
 
 if TYPE_CHECKING:
@@ -68,6 +69,10 @@ def plan_title(doc: PlanDocument) -> str:
     if plan.headline_time_value is not None and doc.has_both_answers:
         rule = (f"; here vs rent at ${plan.headline_time_value:g}/h of waiting"
                 + (" (default)" if doc.headline_time_value_is_default else ""))
+    if w.kind == SCRIPT_KIND:  # the script sets its own batch; its epochs when a DataLoader epoch was seen
+        epochs = f" ({w.epochs:,} epochs x {w.steps_per_epoch:,})" if w.steps_per_epoch else ""
+        return escape(f"{w.name} {w.data_location}".rstrip() + f": {w.total_steps:,} optimizer steps{epochs}, as the script "
+                      f"runs them; objective: {objective}{rule}")
     return escape(f"{w.name}: {w.total_steps:,} steps ({w.epochs:,} epochs x {w.steps_per_epoch:,}), "
                   f"batch {w.batch_size:,}; objective: {objective}{rule}")
 
@@ -182,7 +187,7 @@ def unterminated_lines(doc: PlanDocument | None) -> list[str]:
     return [x.line() for x in (doc.unterminated or [])] if doc is not None else []
 
 
-def predicted_footer(doc: PlanDocument, spec: str) -> list[str]:
+def predicted_footer(doc: PlanDocument, spec: str, script_args: list[str] | None = None) -> list[str]:
     """Under a plan with predicted rows (plain lines): where they come from, and the paid benchmarks that
     would settle it, with the command that runs them."""
     measured_here = any(o.target == "local" and o.source == "measured" and o.train_seconds for o in doc.plan.options)
@@ -197,6 +202,8 @@ def predicted_footer(doc: PlanDocument, spec: str) -> list[str]:
         targets = ",".join(c.target for c in benchmark)
         lines.append("A paid benchmark would settle:")
         lines += [f"  {c.target}: {c.reason}" for c in benchmark]
-        lines.append(f"  -> planner run {spec} --targets local,{targets} --region {doc.options.region}   (or --targets auto)")
+        after = f" -- {' '.join(script_args)}" if script_args else ""
+        lines.append(f"  -> planner run {spec} --targets local,{targets} --region {doc.options.region}{after}"
+                     + ("" if doc.workload.kind == SCRIPT_KIND else "   (or --targets auto)"))
     lines.append(f"Not worth benchmarking: {len(doc.skipped or [])} instance(s) (see --json for each reason).")
     return lines

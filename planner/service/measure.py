@@ -228,7 +228,7 @@ class Measure(Describe):
         if not path.is_file():
             raise InputError(f"{shown_path(str(script))}: no such file", hint="check the path of the training script")
         with tempfile.TemporaryDirectory(prefix="planner-script-") as tmp:
-            done = run_script(path.resolve(), list(args), seconds, Path(tmp))
+            done = run_script(path.resolve(), list(args), seconds, Path(tmp), until_epoch=epochs is not None)
         run = ScriptRun.from_json(done.result) if done.result else None
         said = (done.stderr_tail or done.stdout_tail).strip()
         if done.returncode is None and (run is None or not run.steps):

@@ -246,3 +246,45 @@ def test_the_scripts_own_error_shows_its_frames_not_the_launchers(tmp_path):
                                       [], seconds=5, total_steps=10)
     assert 'train.py", line 4, in load' in caught.value.message
     assert "runner/script.py" not in caught.value.message and "runpy" not in caught.value.message
+
+
+def test_the_trace_counts_what_would_cross_pcie_and_leaves_torchs_own_bookkeeping_out(tmp_path):
+    moving = """
+    import torch
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    w = torch.nn.Linear(32, 8).to(device)
+    opt = torch.optim.Adam(w.parameters())  # Adam reads its step counters with .item(): torch's own, not the script's
+    batch = torch.randn(16, 32)
+    for _ in range(200):
+        x = batch.to(device)                                # 16 x 32 floats to the device
+        t = torch.tensor([1.0, 2.0], device=device)         # 2 floats made there
+        loss = (w(x).view(-1).sum() * t.sum())
+        opt.zero_grad(); loss.backward(); opt.step()
+        print(loss.item()) if False else loss.item()        # one value read back
+    """
+    run, _ = PlannerService().bench_script(script(tmp_path, moving), [], seconds=30, total_steps=1000)
+    t = run.trace
+    assert t is not None
+    assert (t.to_device.calls, t.to_device.bytes) == (2, 16 * 32 * 4 + 2 * 4)
+    assert (t.to_host.calls, t.to_host.bytes) == (1, 4)
+    assert t.views >= 1 and t.precision == "fp32" and t.flops_by_dtype.get("float32", 0) > 0
+    assert 0 < t.op_overhead_seconds < 1e-3
+
+
+def test_with_epochs_asked_the_measurement_waits_past_its_budget_for_an_epoch_to_end(tmp_path):
+    slow_epochs = """
+    import time, torch
+    from torch.utils.data import DataLoader, TensorDataset
+    loader = DataLoader(TensorDataset(torch.randn(600, 8)), batch_size=4)  # 150 steps of ~20 ms: 3 s an epoch
+    w = torch.nn.Linear(8, 1)
+    opt = torch.optim.SGD(w.parameters(), lr=0.01)
+    for epoch in range(100):
+        for (x,) in loader:
+            time.sleep(0.02); opt.zero_grad(); w(x).sum().backward(); opt.step()
+    """
+    path = script(tmp_path, slow_epochs)
+    run, est = PlannerService().bench_script(path, [], seconds=1, epochs=10)
+    assert run.stopped_because == "budget" and run.steps[-1] - run.steps[0] > 2.5  # past the 1 s budget
+    assert est.steps_per_epoch == 150 and est.total_steps == 1500
+    run, est = PlannerService().bench_script(path, [], seconds=1, total_steps=5000)  # no --epochs: the budget
+    assert run.stopped_because == "budget" and run.steps[-1] - run.steps[0] < 2.5 and est.steps_per_epoch is None

@@ -1,0 +1,92 @@
+"""Pure: a user's script on a GPU not measured, from one step of it as PyTorch dispatched it here.
+
+The launcher (runner/script.py) traced one steady step on this machine's CPU: every aten op by class
+(gemm, conv, attention, recurrent, elementwise, copy, sync) with its FLOPs and bytes, the time inside
+the ops, what would cross PCIe on a GPU (tensors sent to the script's device, values read back with
+`.item()`/`.cpu()`/`.tolist()`), and what one tiny eager op costs this CPU outside its kernel. The
+step measured without the trace splits into:
+
+    ops      = the time inside PyTorch's kernels here (traced)
+    eager    = kernels x the per-op overhead measured here (binding, dispatcher, autograd)
+    python   = step - ops - eager: the script's own Python (an environment, data preparation)
+
+On the GPU (the same device model as a spec's layers, planner/core/predict/gpu.py, one op class
+at a time, its FLOPs and bytes spread evenly over its kernels):
+
+    gpu      = sum over op classes of kernels x (max(FLOPs / rate, bytes / bandwidth) + ramp)
+    dispatch = kernels x the device model's eager cost per kernel on a GPU (launch included)
+    host     = python x this CPU's scalar speed / the instance CPU's (1 when either is unknown)
+    copies   = bytes sent / PCIe + a small copy's latency per call
+    step     = max(host + dispatch, gpu) + copies                  no value read back: the CPU runs ahead
+             = host + max(dispatch, gpu) + reads x SYNC + copies   else: each read waits for the GPU, so
+                                                                   the Python between reads never overlaps it
+
+An RL agent choosing each action with a batch-1 forward and `.item()` is host + dispatch + a sync per
+action: slower on a GPU than on the CPU that runs the same Python faster. A convnet over a large batch
+is its GPU kernels. The interval is the device model's band for the GPU and precision, widened by the
+measured step's own interval in proportion to the host's share.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from planner.core.predict.constants import DEFAULT, DeviceConstants
+from planner.core.predict.gpu import Prediction, layer_gpu_seconds, prediction_band
+from planner.workload.footprint import FP32, Layer
+from pricing.facts import GpuSpec
+
+if TYPE_CHECKING:
+    from planner.core.script import StepTrace
+
+# A value read back from the GPU: the host waits for the queue to drain, then a small device-to-host
+# copy's round trip over PCIe, ~10 us (NVIDIA developer blog, "How to Optimize Data Transfers in CUDA
+# C/C++", 2012: small transfers are latency-bound at ~10 us).
+SYNC_SECONDS = 10e-6
+COPY_LATENCY_SECONDS = 10e-6  # each host-to-device copy call, the same small-transfer latency
+
+
+def host_seconds(trace: StepTrace, step_seconds: float) -> float:
+    """The script's own Python in one (untraced) step here: the step less the time inside the ops and
+    the eager overhead of each (views too: they pass the dispatcher)."""
+    eager = (trace.kernels + trace.views) * trace.op_overhead_seconds
+    return max(step_seconds - trace.op_seconds - eager, 0.0)
+
+
+def predict_trace_gpu(trace: StepTrace, step_seconds: float, relative_bench: tuple[float, float], gpu: GpuSpec,
+                      scalar_ratio: float = 1.0, constants: DeviceConstants = DEFAULT) -> Prediction:
+    """One step of the traced script on `gpu` (see the module docstring). `step_seconds`: the steady
+    step measured here; `relative_bench`: its interval's relative half-widths (below, above);
+    `scalar_ratio`: the instance CPU's per-core speed over this machine's."""
+    precision = trace.precision
+    gpu_seconds = compute = 0.0
+    by_op: dict[str, float] = {}
+    for name, work in trace.classes.items():
+        if not work.ops:
+            continue
+        layer = Layer(name, params=0, forward_flops=float(work.flops), activation_elems=0.0, kernels=work.ops, op=name,
+                      backward_flops=0.0, backward_kernels=0, moved_elems=0.0, fixed_elems=work.bytes / FP32)
+        timed = layer_gpu_seconds(layer, gpu, 1, precision, constants)
+        if isinstance(timed, str):
+            return Prediction(None, None, None, note=timed)
+        seconds, compute_bound = timed
+        gpu_seconds += seconds
+        compute += seconds if compute_bound else 0.0
+        by_op[name] = seconds
+    host = host_seconds(trace, step_seconds) / max(scalar_ratio, 1e-3)
+    dispatch = trace.kernels * constants.dispatch_seconds
+    copies = trace.to_device.bytes / constants.pcie_bytes_per_second + trace.to_device.calls * COPY_LATENCY_SECONDS
+    reads = trace.to_host.calls
+    if reads:
+        step = host + max(dispatch, gpu_seconds) + reads * SYNC_SECONDS + copies
+    else:
+        step = max(host + dispatch, gpu_seconds) + copies
+    (low_f, high_f), note = prediction_band(gpu, precision)
+    share = host / step if step > 0 else 0.0  # the measured part carries the bench's interval
+    below, above = relative_bench
+    low = step * max(1 - math.hypot(1 - low_f, share * below), 0.05)
+    high = step * (1 + math.hypot(high_f - 1, share * above)) if math.isfinite(above) else math.inf
+    return Prediction(step, low, high, note=note, compute_seconds=compute, memory_seconds=gpu_seconds - compute,
+                      launch_seconds=host + dispatch, transfer_seconds=copies + reads * SYNC_SECONDS,
+                      kernels=trace.kernels, by_op=by_op)

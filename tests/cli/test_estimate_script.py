@@ -1,0 +1,40 @@
+"""`planner estimate train.py -- ARGS`: the user's own script measured here unchanged and every instance
+predicted from its traced step (examples/scripts: an RL agent stepping a Python environment, a convnet)."""
+
+from __future__ import annotations
+
+import json
+
+from tests.cli.helpers import planner
+from tests.conftest import EXAMPLES
+
+SCRIPTS = EXAMPLES / "scripts"
+
+
+def test_an_agent_stepping_a_python_environment_is_answered_with_a_cpu():
+    r = planner("estimate", SCRIPTS / "reinforce.py", "--seconds", "3", "--total-steps", "2000", "--json",
+                "--", "--episodes", "100000")
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    assert doc["workload"]["kind"] == "script" and doc["workload"]["total_steps"] == 2000
+    assert doc["workload"]["data_location"] == "--episodes 100000"  # the script's arguments, as planned
+    assert doc["recommendation"]["device"] == "cpu" and doc["answers"]["rent"]["device"] == "cpu"
+    gpus = [o for o in doc["options"] if o["device"] == "cuda" and o["step_seconds"]]
+    assert gpus and all(o["source"] == "predicted" for o in gpus)
+    assert any("values read back" in w for w in doc["warnings"])
+
+
+def test_a_bigger_convnet_rents_a_gpu_and_the_suggested_run_keeps_the_scripts_arguments():
+    r = planner("estimate", SCRIPTS / "convnet.py", "--seconds", "3", "--total-steps", "50000", "--region", "us-east-1",
+                "--", "--samples", "8192", "--width", "64")
+    assert r.code == 0, r.err
+    assert "Recommendation: aws:g" in r.out or "If you rent: aws:g" in r.out
+    assert "convnet.py --samples 8192 --width 64: 50,000 optimizer steps, as the script runs them" in r.out.replace("\n", " ")
+    assert "-- --samples 8192 --width 64" in r.out
+
+
+def test_flags_that_need_a_spec_or_a_script_are_refused_for_the_other():
+    r = planner("estimate", SCRIPTS / "reinforce.py", "--predict-only")
+    assert r.code == 2 and "--predict-only: a script is planned from its own run here" in r.err
+    r = planner("estimate", EXAMPLES / "surface-mlp.yaml", "--total-steps", "10")
+    assert r.code == 2 and "are for a training script (.py)" in r.err

@@ -1,0 +1,92 @@
+"""A user's script planned on every instance from one traced step (planner/core/predict/trace.py and
+planner/core/script.py's script_candidates): the GPU rows from the traced ops, the host's Python and
+the syncs; the CPU rows scaled from the measured step; the decision the numbers make."""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.core.decide import decide
+from planner.core.predict.trace import SYNC_SECONDS, host_seconds, predict_trace_gpu
+from planner.core.script import Moved, OpClassWork, ScriptEstimate, ScriptRun, StepTrace, script_candidates
+from planner.service.predictions import hardware
+from pricing.catalog import gpu_specs_by_name, instances, load_catalog
+
+
+def _estimate(step: float, total_steps: int) -> ScriptEstimate:
+    return ScriptEstimate(setup_seconds=2.0, step_seconds=step, step_low=step * 0.97, step_high=step * 1.03,
+                          steps_measured=100, warmup_steps=2, steps_per_epoch=None, between_epochs_seconds=None,
+                          total_steps=total_steps, epochs=0.0, seconds=0.0, low=0.0, high=0.0)
+
+
+# An RL agent: one episode per optimizer step, ~40 batch-1 forwards between Python physics, each action read
+# back with .item(); ~900 tiny kernels; 65% of the step in Python (as examples/scripts/reinforce.py here).
+AGENT = StepTrace(start=1.0, wall=0.05, op_seconds=0.004, op_overhead_seconds=3e-6, views=200,
+                  classes={"gemm": OpClassWork(160, 2_000_000, 400_000, 0.001),
+                           "elementwise": OpClassWork(700, 200_000, 900_000, 0.003)},
+                  flops_by_dtype={"float32": 2_200_000}, to_device=Moved(41, 41 * 16), to_host=Moved(40, 40 * 8))
+# A convnet: 85 kernels over 150 G FLOPs a step (3 s here), a batch sent to the device, the loss read back once.
+CONVNET = StepTrace(start=1.0, wall=3.0, op_seconds=2.98, op_overhead_seconds=3e-6, views=10,
+                    classes={"conv": OpClassWork(12, 150_000_000_000, 1_200_000_000, 2.7),
+                             "gemm": OpClassWork(3, 200_000_000, 1_000_000, 0.01),
+                             "elementwise": OpClassWork(70, 0, 3_000_000_000, 0.2)},
+                    flops_by_dtype={"float32": 150_200_000_000}, to_device=Moved(2, 256 * 3 * 64 * 64 * 4 + 256 * 8),
+                    to_host=Moved(1, 4))
+
+
+def test_the_hosts_python_is_the_step_less_its_ops_and_their_eager_overhead():
+    assert host_seconds(AGENT, 0.03) == pytest.approx(0.03 - 0.004 - (860 + 200) * 3e-6)
+    assert host_seconds(CONVNET, 2.5) == 0.0  # never negative: the untraced step ran its ops faster
+
+
+def test_values_read_back_serialise_the_host_and_the_gpu_and_cost_a_sync_each():
+    gpu = gpu_specs_by_name()["A10G"]
+    read = predict_trace_gpu(AGENT, 0.03, (0.05, 0.05), gpu)
+    free = predict_trace_gpu(StepTrace(**{**AGENT.__dict__, "to_host": Moved()}), 0.03, (0.05, 0.05), gpu)
+    assert read.step_seconds is not None and free.step_seconds is not None
+    # without a read-back the host's Python overlaps the GPU; with 40 it cannot, and each costs a sync
+    assert read.step_seconds - free.step_seconds >= 40 * SYNC_SECONDS * (1 - 1e-9)
+    assert read.low is not None and read.high is not None and read.low < read.step_seconds < read.high
+
+
+def test_a_faster_host_cpu_shortens_a_python_bound_step_and_not_a_kernel_bound_one():
+    gpu = gpu_specs_by_name()["A10G"]
+    slow, fast = (predict_trace_gpu(AGENT, 0.03, (0.05, 0.05), gpu, r).step_seconds for r in (1.0, 2.0))
+    assert slow is not None and fast is not None and fast < 0.7 * slow
+    unread = StepTrace(**{**CONVNET.__dict__, "to_host": Moved()})  # nothing read back: the host runs ahead of the GPU
+    slow, fast = (predict_trace_gpu(unread, 3.0, (0.05, 0.05), gpu, r).step_seconds for r in (1.0, 2.0))
+    assert slow is not None and fast is not None and fast == pytest.approx(slow, rel=1e-9)
+
+
+def test_precision_is_the_dtype_most_flops_ran_in():
+    assert CONVNET.precision == "fp32"
+    assert StepTrace(0, 1, 0, {}, flops_by_dtype={"bfloat16": 10, "float32": 3}).precision == "bf16"
+    assert StepTrace(0, 1, 0, {}).precision == "fp32"
+
+
+def _plan(trace: StepTrace, step: float, total_steps: int):
+    run = ScriptRun("ok", "budget", "optimizer", [1.0 + i * step for i in range(60)], optimizers=1, threads=2, trace=trace)
+    facts = instances(load_catalog().frame, region="us-east-1")
+    candidates = script_candidates(run, _estimate(step, total_steps), facts, "on-demand", hardware())
+    return decide([c.option(total_steps) for c in candidates], "cheapest", None, None), candidates
+
+
+def test_an_agent_stepping_a_python_environment_is_planned_on_a_cpu():
+    plan, candidates = _plan(AGENT, 0.03, 20_000)
+    gpus = [c for c in candidates if c.device == "cuda" and c.step is not None]
+    assert gpus and all(c.step is not None and c.step.step_seconds > 0.5 * 0.03 for c in gpus)  # no GPU speeds it up much
+    assert plan.recommendation.device == "cpu" and plan.answers["rent"].device == "cpu"
+
+
+def test_a_convnet_over_a_large_dataset_is_planned_on_a_gpu():
+    plan, candidates = _plan(CONVNET, 3.0, 20_000)  # ~17 h here
+    gpus = [c for c in candidates if c.device == "cuda" and c.step is not None]
+    assert all(c.step is not None and c.step.step_seconds < 3.0 / 10 for c in gpus)
+    assert plan.answers["rent"].device == "cuda"
+
+
+def test_without_a_trace_gpu_rows_say_why_they_are_not_predicted():
+    _, candidates = _plan(None, 0.03, 1000)  # type: ignore[arg-type]
+    gpus = [c for c in candidates if c.device == "cuda"]
+    assert gpus and all(c.step is None and "no step of the script was traced" in c.note for c in gpus)
+    assert any(c.device == "cpu" and c.source == "predicted" and c.step is not None for c in candidates)
