@@ -3,6 +3,8 @@
     planner-runs/<UTC timestamp>-<name>/
         spec.yaml          the spec as the user wrote it (for people)
         spec.json          the validated spec (what `planner plan` re-reads)
+        script.json        a run of the user's training script instead: the script, its own arguments, the length
+        script-results/<label>.json   the script's timeline on a target (runner/script.py's result)
         run.json           targets and plan options of the run
         results/<label>.json   one bench result per target, written atomically as it arrives
         plan.json          the plan (options + recommendation), rewritten by `planner plan`
@@ -24,13 +26,14 @@ import datetime as dt
 import json
 import os
 import stat
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from planner import units
 from planner.core.document import PlanDocument, from_json, to_json
 from planner.core.kinds import DEVICES, OBJECTIVES, PURCHASES
+from planner.core.script import ScriptJob, ScriptRun
 from planner.errors import InputError, JournalError, RunError
 from planner.core.candidates import Target
 from planner.workload.limits import brief
@@ -272,7 +275,7 @@ class RunJournal:
             raise JournalError(f"{shown_path(text)}: the path {problem}", hint=hint)
         try:
             mode = os.stat(text).st_mode
-            has_spec = stat.S_ISDIR(mode) and os.path.lexists(os.path.join(text, "spec.json"))
+            has_spec = stat.S_ISDIR(mode) and any(os.path.lexists(os.path.join(text, name)) for name in ("spec.json", "script.json"))
         except FileNotFoundError:
             raise JournalError(f"{shown_path(text)}: no such directory", hint=hint) from None
         except OSError as exc:
@@ -280,7 +283,7 @@ class RunJournal:
         if not stat.S_ISDIR(mode):
             raise JournalError(f"{shown_path(text)}: is a file, not a run directory", hint=hint)
         if not has_spec:
-            raise JournalError(f"{shown_path(text)}: not a run directory (no spec.json)", hint=hint)
+            raise JournalError(f"{shown_path(text)}: not a run directory (no spec.json), nor a script's run (no script.json)", hint=hint)
         return cls(path)
 
     # ------------------------------------------------------------------ write
@@ -350,3 +353,51 @@ class RunJournal:
             return from_json(data, shown_path(str(path)))
         except InputError as exc:
             raise _edited(path, [str(exc).split(": ", 1)[-1]]) from None
+
+    # ------------------------------------------------------------------ a run of the user's training script
+
+    @property
+    def is_script(self) -> bool:
+        return (self.path / "script.json").exists()
+
+    def write_script(self, job: ScriptJob) -> None:
+        (self.path / "script-results").mkdir(exist_ok=True)
+        _write_atomic(self.path / "script.json", _dumps(asdict(job)))
+
+    def read_script(self) -> ScriptJob:
+        path = self.path / "script.json"
+        return _typed(path, _read_json(path), ScriptJob.from_json)
+
+    def write_script_result(self, label: str, measured: MeasuredScript) -> None:
+        _write_atomic(self.path / "script-results" / f"{label}.json", _dumps(asdict(measured)))
+
+    def read_script_results(self) -> dict[str, MeasuredScript]:
+        paths = sorted((self.path / "script-results").glob("*.json"))[:MAX_RESULTS]
+        return {p.stem: _typed(p, _read_json(p), MeasuredScript.from_json) for p in paths}
+
+
+@dataclass(frozen=True)
+class MeasuredScript:
+    """The script's timeline on one target (runner/script.py's result), and where it was measured."""
+
+    target: str  # local | aws:INSTANCE_TYPE
+    run: ScriptRun
+    region: str | None = None
+    purchase: str | None = None
+
+    @classmethod
+    def from_json(cls, data: Any) -> MeasuredScript:
+        from pydantic import TypeAdapter
+
+        return TypeAdapter(cls).validate_python(data)
+
+
+def _typed(path: Path, data: Any, read: Callable[[Any], Any]) -> Any:
+    """`data` read by its dataclass's own types; a JournalError naming the file and the field when it is not one."""
+    from pydantic import ValidationError
+
+    try:
+        return read(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise _edited(path, [f"{'.'.join(str(p) for p in first['loc']) or 'the file'}: {first['msg']}"]) from None

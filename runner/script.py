@@ -162,18 +162,29 @@ class Moves:
         self.saved = {}
 
 
-def op_overhead_seconds() -> float:
+def _empty_trace() -> dict[str, Any]:
+    return {"classes": {}, "op_seconds": 0.0, "uncounted": 0, "views": 0, "flops_by_dtype": {},
+            "to_device": {"calls": 0, "bytes": 0}, "to_host": {"calls": 0, "bytes": 0}}
+
+
+def op_overhead_seconds(traced: bool = False) -> float:
     """What one tiny eager op costs this CPU outside its kernel (Python binding, dispatcher, autograd
-    bookkeeping): the median of a few timed rounds of 200 adds on one-element tensors."""
+    bookkeeping), `traced`: under the trace's dispatch mode (what tracing adds to each op is then known):
+    the median of a few timed rounds of 200 adds on one-element tensors."""
     import torch
 
     a, b = torch.zeros(1), torch.zeros(1)
     rounds = []
     for _ in range(5):
+        mode = trace_mode(_empty_trace()) if traced else None
+        if mode is not None:
+            mode.__enter__()
         start = time.perf_counter()
         for _ in range(200):
             torch.add(a, b)
         rounds.append((time.perf_counter() - start) / 200)
+        if mode is not None:
+            mode.__exit__(None, None, None)
     return sorted(rounds)[len(rounds) // 2]
 
 
@@ -192,9 +203,8 @@ class Timeline:
         self.backward_ends: list[float] = []
         self.imports_done: float | None = None
         self.trace_after = max(5, min_steps // 2)  # steps before the one traced: past the warm-up
-        self.trace: dict[str, Any] = {"classes": {}, "op_seconds": 0.0, "uncounted": 0, "views": 0, "flops_by_dtype": {},
-                                      "to_device": {"calls": 0, "bytes": 0}, "to_host": {"calls": 0, "bytes": 0},
-                                      "op_overhead_seconds": op_overhead_seconds()}
+        self.trace: dict[str, Any] = {**_empty_trace(), "op_overhead_seconds": op_overhead_seconds(),
+                                      "traced_op_overhead_seconds": op_overhead_seconds(traced=True)}
         self.tracing: list[Any] = []  # the modes while the traced step runs
         self.traced_step: int | None = None  # the index of the traced step (slower: not timed)
 

@@ -11,7 +11,7 @@ from planner.cli.common import (
     region_argument, say_script_cap, script_length_arguments, stderr, stdout,
 )
 from planner.errors import ExitCode, InputError
-from planner.service import PURCHASES, AwsOptions, BenchOptions, parse_targets, plan_options, PlannerService, RunCallbacks
+from planner.service import SCRIPT_KIND, PURCHASES, AwsOptions, BenchOptions, parse_targets, plan_options, PlannerService, RunCallbacks
 from planner.report.plan import predicted_footer
 from planner.report.text import seconds_text
 from planner.service.inputs import check_run_dir
@@ -27,12 +27,17 @@ def _plan_options(args: argparse.Namespace, region: str):
 
 def cmd_run(args: argparse.Namespace) -> int:
     service = PlannerService()
-    spec = service.load(args.spec)
     if args.out is not None:
         check_run_dir(args.out)  # a file, a non-empty directory, a path too long: refused before any work
     targets = parse_targets(args.targets)
     region = args.region or default_region()
     options = _plan_options(args, region)
+    if args.spec.endswith(".py"):
+        return _run_script(service, args, targets, options)
+    if args.script_args or args.total_steps or args.epochs:
+        raise InputError(f"--total-steps, --epochs and arguments after -- are for a training script (.py), not {args.spec}",
+                         hint="a spec gives its own train.epochs")
+    spec = service.load(args.spec)
     aws = AwsOptions(region=region, purchase=args.purchase, ami=args.ami, ami_type=args.ami_type, subnet=args.subnet,
                      bucket=args.bucket, max_bench_minutes=args.max_bench_minutes, bench_budget=args.bench_budget,
                      max_instances=args.max_instances, poll_seconds=args.poll_seconds)
@@ -86,6 +91,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     if doc.bench_cost_usd is not None:
         err.print(f"bench instances: about ${doc.bench_cost_usd:.4f} billed (per-second, 60 s minimum each, root volume included)",
                   highlight=False)
+    return _run_exit_code(doc)
+
+
+def _run_script(service: PlannerService, args: argparse.Namespace, targets, options) -> int:
+    """`planner run train.py --targets local -- ARGS`: the script measured here, journaled, planned."""
+    check_script_flags(args, ("processes",))
+    say_script_cap(args)
+    with progress():
+        doc, _journal = service.run_script(args.spec, args.script_args, targets, options, args.seconds, args.total_steps,
+                                          args.epochs, Path(args.out) if args.out else None)
+    print_plan(doc, args.json, args.wide)
     return _run_exit_code(doc)
 
 
@@ -165,7 +181,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
     doc = PlannerService().replan(args.run_dir, overrides, measured_only=args.measured_only)
     print_plan(doc, args.json, args.wide)
     if not args.json and not args.measured_only:
-        _print_predicted_footer(doc, str(Path(args.run_dir) / "spec.json"))
+        script = doc.workload.kind == SCRIPT_KIND
+        _print_predicted_footer(doc, doc.workload.name if script else str(Path(args.run_dir) / "spec.json"),
+                                doc.workload.data_location.split() if script else None)
     return ExitCode.OK if doc.recommendation.target else ExitCode.RUNTIME_FAILURE
 
 
@@ -186,8 +204,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 
 def add_run_parser(sub) -> None:
-    p = sub.add_parser("run", help="measure targets, estimate the full training run, and recommend where to train")
-    p.add_argument("spec", help="workload spec (YAML or JSON)")
+    p = sub.add_parser("run", help="measure targets, estimate the full training run, and recommend where to train",
+                       usage="planner run [options] SPEC | train.py --targets local [--total-steps N | --epochs N] [-- ARGS...]")
+    p.add_argument("spec", help="workload spec (YAML or JSON), or your training script (train.py): measured here, unchanged")
+    script_length_arguments(p)
     p.add_argument("--targets", default="local", type=flag("--targets"),
                    help="comma-separated: local (this machine's CPU, and its GPU when present), aws:INSTANCE_TYPE, "
                         "auto (measure here, predict every instance, benchmark only those that could change the decision)")

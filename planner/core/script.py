@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from planner.core.candidates import LOCAL, Candidate, Hardware, _widened
@@ -79,6 +79,25 @@ class StepTrace:
     to_device: Moved = Moved()  # .to(device), .cuda(), torch.tensor(..., device=)
     to_host: Moved = Moved()  # .item(), .cpu(), .tolist(): on a GPU, each a synchronisation
     op_overhead_seconds: float = 0.0  # one tiny eager op's cost outside its kernel on this CPU
+    traced_op_overhead_seconds: float = 0.0  # the same under the trace (what tracing adds to every op)
+
+    def scaled_to(self, step_seconds: float) -> StepTrace:
+        """The traced step as a mean step of `step_seconds` would run it: its wall without what tracing added to
+        each op, and every count and time scaled by the mean step over that wall (an RL episode traced may be
+        longer or shorter than the mean one; a convnet's steps are alike: a factor ~1)."""
+        added = (self.kernels + self.views) * max(self.traced_op_overhead_seconds - self.op_overhead_seconds, 0.0)
+        wall = max(self.wall - added, self.op_seconds + (self.kernels + self.views) * self.op_overhead_seconds, 1e-9)
+        k = step_seconds / wall
+
+        def n(x: int) -> int:
+            return int(round(x * k))
+
+        return replace(self, wall=step_seconds, op_seconds=self.op_seconds * k, traced_op_overhead_seconds=self.op_overhead_seconds,
+                       classes={c: OpClassWork(n(w.ops), n(w.flops), n(w.bytes), w.seconds * k) for c, w in self.classes.items()},
+                       views=n(self.views), uncounted=n(self.uncounted),
+                       flops_by_dtype={d: n(f) for d, f in self.flops_by_dtype.items()},
+                       to_device=Moved(n(self.to_device.calls), n(self.to_device.bytes)),
+                       to_host=Moved(n(self.to_host.calls), n(self.to_host.bytes)))
 
     @property
     def kernels(self) -> int:
@@ -125,6 +144,25 @@ class ScriptRun:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ScriptRun:
         """The launcher's result file, read by the dataclasses' own types (pydantic, as the plan document is)."""
+        from pydantic import TypeAdapter
+
+        return TypeAdapter(cls).validate_python(data)
+
+
+@dataclass(frozen=True)
+class ScriptJob:
+    """What a run of a script measures (the journal's script.json): the script as the user named it and
+    where it is, its own arguments, the whole run's length as given, the seconds of steps measured."""
+
+    script: str
+    path: str
+    args: list[str] = field(default_factory=list)
+    total_steps: int | None = None
+    epochs: int | None = None
+    seconds: float = 10.0
+
+    @classmethod
+    def from_json(cls, data: Any) -> ScriptJob:
         from pydantic import TypeAdapter
 
         return TypeAdapter(cls).validate_python(data)
@@ -226,7 +264,8 @@ def script_candidates(run: ScriptRun, est: ScriptEstimate, instances: list[Insta
     out = [Candidate(target=LOCAL.name, device=device, source="measured", price_per_hour=local_price_per_hour,
                      billing="local", device_name=f"{run.threads} threads" if device == "cpu" else "", step=local,
                      basis=ErrorBasis(model=f"measured:{label}", bench=label, bench_below=below, bench_above=above))]
-    trace, precision = run.trace, run.trace.precision if run.trace else "fp32"
+    trace = run.trace.scaled_to(est.step_seconds) if run.trace else None  # the traced step as a mean one
+    precision = trace.precision if trace else "fp32"
     for facts in instances:
         price = facts.price(purchase)
         if price is None:
@@ -270,11 +309,11 @@ def script_warnings(run: ScriptRun, est: ScriptEstimate) -> list[str]:
     """What a plan of the script says about how it was measured and what its GPU rows rest on."""
     said = [f"steps found by {'torch.optim optimizer steps' if run.boundary == 'optimizer' else 'backward passes (no torch.optim)'}"
             + (f" ({run.optimizers} optimizers: one step when each has stepped)" if run.optimizers > 1 else "")]
-    t = run.trace
+    t = run.trace.scaled_to(est.step_seconds) if run.trace else None
     if t is None:
         said.append("no step was traced (too few steps): GPU instances are not predicted")
         return said
-    said.append(f"GPU rows: the traced step's {t.kernels:,} kernels ({t.flops / 1e9:.3g} G FLOPs, {t.precision}) on the "
+    said.append(f"GPU rows: a mean step's {t.kernels:,} kernels ({t.flops / 1e9:.3g} G FLOPs, {t.precision}) on the "
                 f"device model, its Python ({host_seconds(t, est.step_seconds) / est.step_seconds:.0%} of a step here) on the instance's CPU, "
                 f"{t.to_device.calls:,} copies to the device and {t.to_host.calls:,} values read back (a sync each)")
     said.append("GPU memory is not checked for a script (its footprint is not traced): a benchmark tells")

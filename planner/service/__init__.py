@@ -9,6 +9,7 @@ PlannerService inherits, so no method passes through to another):
     measure.py      Measure: bench, validate
     predictions.py  Predict: estimate and its re-plans (plan_of: THE plan of every use case), `auto`, calibrate
     plan.py         Runs: run, a saved run's plan (estimate_run, replan), saved runs
+    scripts.py      Scripts: the user's own training script estimated, run and re-planned
 
 It owns no presentation: callers pass callbacks (`on_progress`, ...) and render what comes back.
 Heavy libraries (torch, pandas, boto3, pydantic) are imported inside the methods, so importing the
@@ -18,12 +19,13 @@ service is cheap (`planner --help` must not pay for them).
 from __future__ import annotations
 
 from planner.core.decide import RankedOption, Recommendation
-from planner.core.document import LeftRunning, PlanDocument
+from planner.core.document import SCRIPT_KIND, LeftRunning, PlanDocument
 from planner.errors import Cancelled
 from planner.journal import Measured
 from planner.service.account import PriceQuery
 from planner.service.measure import BenchOptions, unsteady_reason
-from planner.service.plan import Runs, SavedRun, preflight
+from planner.service.plan import SavedRun, preflight
+from planner.service.scripts import Scripts
 from runner.local import SCRIPT_CAP_EXTRA_SECONDS
 from planner.service.settings import (
     OBJECTIVES, PURCHASES, AwsOptions, PlanOptions, RunCallbacks, TargetChoice, parse_targets, plan_options,
@@ -32,12 +34,12 @@ from planner.service.settings import (
 from planner.units import parse_duration
 
 __all__ = ["AwsOptions", "BenchOptions", "Cancelled", "LeftRunning", "Measured", "OBJECTIVES", "PURCHASES", "PlanDocument",
-           "PlanOptions", "PlannerService", "PriceQuery", "RankedOption", "Recommendation", "RunCallbacks", "SCRIPT_CAP_EXTRA_SECONDS", "SavedRun",
+           "PlanOptions", "PlannerService", "PriceQuery", "RankedOption", "Recommendation", "RunCallbacks", "SCRIPT_CAP_EXTRA_SECONDS", "SCRIPT_KIND", "SavedRun",
            "TargetChoice", "parse_duration", "parse_targets", "plan_options", "preflight", "resolve_objective",
            "unsteady_reason"]
 
 
-class PlannerService(Runs):
+class PlannerService(Scripts):
     """Every use case, one method each, implemented by the module that owns it (the mixins' chain:
-    Account -> Describe -> Measure -> Predict -> Runs). The CLI and the TUI call these and nothing
+    Account -> Describe -> Measure -> Predict -> Runs -> Scripts). The CLI and the TUI call these and nothing
     below them."""

@@ -181,6 +181,16 @@ def validate(spec: WorkloadSpec, fp: Footprint, epochs: int | None, options: Ben
     return out
 
 
+def script_path(script: str | Path) -> Path:
+    """The training script to run; InputError unless it is a .py file."""
+    path = Path(script)
+    if path.suffix != ".py":
+        raise InputError(f"{shown_path(str(script))}: not a Python file to run", hint="give the training script, e.g. train.py")
+    if not path.is_file():
+        raise InputError(f"{shown_path(str(script))}: no such file", hint="check the path of the training script")
+    return path
+
+
 def unsteady_reason(drift_percent: float, spread_percent: float | None) -> str | None:
     """Why the machine did not hold its speed around a validate run, or None when it did."""
     if abs(drift_percent) > STEADY_MACHINE_PERCENT:
@@ -222,11 +232,7 @@ class Measure(Describe):
         Raises InputError (not a readable .py file; the run's length cannot be known; too few steps),
         RunError (the script failed before its first step, with its own traceback; it never stepped;
         it was stopped at the cap before its first step)."""
-        path = Path(script)
-        if path.suffix != ".py":
-            raise InputError(f"{shown_path(str(script))}: not a Python file to run", hint="give the training script, e.g. train.py")
-        if not path.is_file():
-            raise InputError(f"{shown_path(str(script))}: no such file", hint="check the path of the training script")
+        path = script_path(script)
         with tempfile.TemporaryDirectory(prefix="planner-script-") as tmp:
             done = run_script(path.resolve(), list(args), seconds, Path(tmp), until_epoch=epochs is not None)
         run = ScriptRun.from_json(done.result) if done.result else None

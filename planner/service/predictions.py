@@ -9,8 +9,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from planner.core.script import ScriptEstimate, ScriptRun, script_candidates, script_warnings
-from planner.core.document import SCRIPT_KIND, PlanDocument, PlanOptions, PriceSource, WorkloadSummary
+from planner.core.document import PlanDocument, PlanOptions, PriceSource, WorkloadSummary
 from planner.service.measure import BenchOptions, Measure, ProgressFn, measure_here
 from planner.service.settings import AwsOptions
 from planner.core.candidates import Hardware, LOCAL, measured_candidate, measurement_warnings, predicted_candidates
@@ -123,31 +122,6 @@ class Predict(Measure):
         return PlanDocument(WorkloadSummary.of(spec), plan, options, str(run_dir) if run_dir else None,
                             prices=PriceSource(catalog.source, catalog.as_of),
                             benchmark=[c for c in choices if c.benchmark], skipped=[c for c in choices if not c.benchmark])
-
-    def estimate_script(self, script: str | Path, args: list[str], options: PlanOptions, seconds: float = 10.0,
-                        total_steps: int | None = None, epochs: int | None = None,
-                        gpu: bool | None = None) -> tuple[PlanDocument, ScriptRun, ScriptEstimate]:
-        """`planner estimate train.py -- ARGS`: the script measured here unchanged (bench_script), its whole
-        run here, every instance in the region predicted from it (planner/core/script.py), decided, with
-        the paid benchmarks that would settle it; and the measurement it rests on.
-        Raises InputError (a region the prices lack; what bench_script refuses), RunError (the script failed)."""
-        from pricing.catalog import check_region, instances
-
-        catalog = self.catalog()
-        check_region(catalog.frame, options.region)
-        run, est = self.bench_script(script, args, seconds, total_steps, epochs)
-        facts = instances(catalog.frame, region=options.region, gpu=gpu)
-        candidates = script_candidates(run, est, facts, options.purchase, hardware(), options.local_price_per_hour)
-        plan = decide([c.option(est.total_steps) for c in candidates], options.objective, options.deadline_seconds,
-                      options.time_value_per_hour)
-        plan.warnings[:0] = [*est.notes, *script_warnings(run, est)]
-        choices = benchmark_choices(plan)
-        summary = WorkloadSummary(Path(script).name, SCRIPT_KIND, run.boundary, 0, 0, int(round(est.epochs)),
-                                  int(round(est.steps_per_epoch or 0)), est.total_steps,
-                                  run.trace.precision if run.trace else "fp32", " ".join(args))
-        doc = PlanDocument(summary, plan, options, prices=PriceSource(catalog.source, catalog.as_of),
-                           benchmark=[c for c in choices if c.benchmark], skipped=[c for c in choices if not c.benchmark])
-        return doc, run, est
 
     def auto_choices(self, spec: WorkloadSpec, options: PlanOptions, local, aws: AwsOptions) -> list[BenchmarkChoice]:
         """`--targets auto`: which instances to benchmark, given this machine's measurement (a BenchResult)."""

@@ -38,3 +38,27 @@ def test_flags_that_need_a_spec_or_a_script_are_refused_for_the_other():
     assert r.code == 2 and "--predict-only: a script is planned from its own run here" in r.err
     r = planner("estimate", EXAMPLES / "surface-mlp.yaml", "--total-steps", "10")
     assert r.code == 2 and "are for a training script (.py)" in r.err
+
+
+def test_a_script_run_is_journaled_and_replanned_from_its_journal(tmp_path):
+    out = tmp_path / "run"
+    r = planner("run", SCRIPTS / "reinforce.py", "--targets", "local", "--seconds", "3", "--total-steps", "2000",
+                "--out", out, "--json", "--", "--episodes", "100000")
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    assert [o["target"] for o in doc["options"]] == ["local"]  # a run plans what it measured
+    assert (out / "script.json").is_file() and (out / "script-results" / "local-cpu.json").is_file()
+    assert json.loads((out / "script.json").read_text())["args"] == ["--episodes", "100000"]
+    r = planner("plan", out)
+    assert r.code == 0, r.err
+    said = " ".join(r.out.split())
+    assert "reinforce.py --episodes 100000: 2,000 optimizer steps" in said
+    assert "aws:g4dn.xlarge" in said and "-- --episodes 100000" in said  # every instance predicted from the journal
+    (out / "script-results" / "local-cpu.json").write_text('{"target": "local", "run": {"status": "ok"}}')
+    r = planner("plan", out)
+    assert r.code == 2 and "local-cpu.json" in r.err and "run.stopped_because" in r.err and "Traceback" not in r.err
+
+
+def test_a_script_is_not_sent_to_rented_instances_yet_and_says_so():
+    r = planner("run", SCRIPTS / "reinforce.py", "--targets", "local,aws:g4dn.xlarge")
+    assert r.code == 2 and "measured here only for now" in r.err and "planner estimate" in r.err
