@@ -4,9 +4,9 @@
         spec.yaml          the spec as the user wrote it (for people)
         spec.json          the validated spec (what `planner plan` re-reads)
         script.json        a run of the user's training script instead: the script, its own arguments, the length
-        script-results/<label>.json   the script's timeline on a target (runner/script.py's result)
         run.json           targets and plan options of the run
-        results/<label>.json   one bench result per target, written atomically as it arrives
+        results/<label>.json   one bench result per target, written atomically as it arrives (a script's carries
+                           its whole timeline: runner/script_job.py)
         plan.json          the plan (options + recommendation), rewritten by `planner plan`
 
 Nothing is lost: a run killed halfway keeps every result measured before it died, and
@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from planner import units
 from planner.core.document import PlanDocument, from_json, to_json
 from planner.core.kinds import DEVICES, OBJECTIVES, PURCHASES
-from planner.core.script import ScriptJob, ScriptRun
+from planner.core.script import ScriptJob
 from planner.errors import InputError, JournalError, RunError
 from planner.core.candidates import Target
 from planner.workload.limits import brief
@@ -99,6 +99,7 @@ _BY_TYPE: dict[str, Check] = {  # a BenchResult field's annotation -> its check
     "list[float]": (lambda v: isinstance(v, list) and all(_AMOUNT.holds(x) for x in v), "a list of numbers from 0"),
     "list[dict[str, Any]]": (lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v), "a list of objects"),
     "dict[str, Any]": (lambda v: isinstance(v, dict), "an object"),
+    "dict[str, Any] | None": (lambda v: v is None or isinstance(v, dict), "an object, or null"),
 }
 _RESULT_CHECKS: dict[str, Check] = {
     **{f.name: _BY_TYPE[str(f.type)] for f in fields(BenchResult)},
@@ -361,39 +362,16 @@ class RunJournal:
         return (self.path / "script.json").exists()
 
     def write_script(self, job: ScriptJob) -> None:
-        (self.path / "script-results").mkdir(exist_ok=True)
         _write_atomic(self.path / "script.json", _dumps(asdict(job)))
 
     def read_script(self) -> ScriptJob:
         path = self.path / "script.json"
-        return _typed(path, _read_json(path), ScriptJob.from_json)
-
-    def write_script_result(self, label: str, measured: MeasuredScript) -> None:
-        _write_atomic(self.path / "script-results" / f"{label}.json", _dumps(asdict(measured)))
-
-    def read_script_results(self) -> dict[str, MeasuredScript]:
-        paths = sorted((self.path / "script-results").glob("*.json"))[:MAX_RESULTS]
-        return {p.stem: _typed(p, _read_json(p), MeasuredScript.from_json) for p in paths}
+        return typed(path, _read_json(path), ScriptJob.from_json)
 
 
-@dataclass(frozen=True)
-class MeasuredScript:
-    """The script's timeline on one target (runner/script.py's result), and where it was measured."""
-
-    target: str  # local | aws:INSTANCE_TYPE
-    run: ScriptRun
-    region: str | None = None
-    purchase: str | None = None
-
-    @classmethod
-    def from_json(cls, data: Any) -> MeasuredScript:
-        from pydantic import TypeAdapter
-
-        return TypeAdapter(cls).validate_python(data)
-
-
-def _typed(path: Path, data: Any, read: Callable[[Any], Any]) -> Any:
-    """`data` read by its dataclass's own types; a JournalError naming the file and the field when it is not one."""
+def typed(path: Path, data: Any, read: Callable[[Any], Any]) -> Any:
+    """`data` (read from the journal file `path`) by its dataclass's own types; a JournalError naming the file and
+    the field when it is not one."""
     from pydantic import ValidationError
 
     try:

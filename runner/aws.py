@@ -326,7 +326,8 @@ class AwsTarget:
 
     def _failed(self, message: str) -> BenchResult:
         return BenchResult(status="error", device="cuda" if self.job.get("device") == "cuda" else "cpu",
-                           workload=self.job["spec"]["name"], message=message)
+                           workload=self.job["spec"]["name"] if "spec" in self.job else self.job.get("script", ""),
+                           message=message)
 
     def _read_result(self) -> BenchResult:
         """The uploaded result, read bounded; a truncated or malformed one is a failed result with

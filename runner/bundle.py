@@ -91,10 +91,12 @@ def job_for_instance(job: dict[str, Any], files: UserFiles) -> dict[str, Any]:
 
 
 def bench_bundle(files: UserFiles | None = None) -> bytes:
-    """runner/__init__.py + runner/bench/*.py, and the user's files: all the instance needs."""
+    """runner/__init__.py + runner/bench/*.py + the script launcher, and the user's files: all the instance needs."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.write(PACKAGE_ROOT / "runner" / "__init__.py", "runner/__init__.py")
+        for name in ("script.py", "script_job.py"):  # a user's training script as a bench job
+            zf.write(PACKAGE_ROOT / "runner" / name, f"runner/{name}")
         for path in sorted((PACKAGE_ROOT / "runner" / "bench").glob("*.py")):
             zf.write(path, f"runner/bench/{path.name}")
         for path, name in files or ():

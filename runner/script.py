@@ -188,6 +188,14 @@ def op_overhead_seconds(traced: bool = False) -> float:
     return sorted(rounds)[len(rounds) // 2]
 
 
+def _cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
+    except OSError:
+        return ""
+
+
 class Timeline:
     """What the hooks saw, in seconds since the spawn."""
 
@@ -284,6 +292,8 @@ class Timeline:
                 "boundary": self.boundary(), "optimizers": len(self.optimizers), "steps": self.step_ends(),
                 "epochs": self.epochs, "imports_done": self.imports_done, "wall": time.time() - self.spawn,
                 "cuda_used": bool(torch.cuda.is_available() and torch.cuda.is_initialized()),
+                "device_name": torch.cuda.get_device_name(0) if torch.cuda.is_available() and torch.cuda.is_initialized()
+                else _cpu_name(),
                 "torch_version": torch.__version__, "threads": torch.get_num_threads(),
                 "trace": self.trace if self.traced_step is not None else None}
         tmp = self.out + ".tmp"

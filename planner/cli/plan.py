@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,12 +33,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     targets = parse_targets(args.targets)
     region = args.region or default_region()
     options = _plan_options(args, region)
-    if args.spec.endswith(".py"):
-        return _run_script(service, args, targets, options)
-    if args.script_args or args.total_steps or args.epochs:
-        raise InputError(f"--total-steps, --epochs and arguments after -- are for a training script (.py), not {args.spec}",
-                         hint="a spec gives its own train.epochs")
-    spec = service.load(args.spec)
+    script = args.spec.endswith(".py")
+    if not script and (args.script_args or args.total_steps or args.epochs or args.requirements):
+        raise InputError(f"--total-steps, --epochs, --requirements and arguments after -- are for a training script (.py), "
+                         f"not {args.spec}", hint="a spec gives its own train.epochs")
+    spec = None if script else service.load(args.spec)
     aws = AwsOptions(region=region, purchase=args.purchase, ami=args.ami, ami_type=args.ami_type, subnet=args.subnet,
                      bucket=args.bucket, max_bench_minutes=args.max_bench_minutes, bench_budget=args.bench_budget,
                      max_instances=args.max_instances, poll_seconds=args.poll_seconds)
@@ -67,6 +67,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             if not c.benchmark:
                 err.print(f"  - {c.target}: {c.reason}", highlight=False)
 
+    if spec is None:
+        return _run_script(service, args, targets, options, aws,
+                           RunCallbacks(on_result=on_result, on_state=on_state, on_choices=on_choices, on_notice=on_notice))
     try:
         with progress() as on_progress:
             callbacks = RunCallbacks(on_progress=on_progress, on_result=on_result, on_state=on_state, on_choices=on_choices,
@@ -75,18 +78,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                                                   BenchOptions(seconds=args.seconds, processes=args.processes),
                                                   Path(args.out) if args.out else None,
                                                   callbacks, aws)
-    except KeyboardInterrupt as exc:  # SIGINT, SIGTERM, SIGHUP: everything the run started was terminated ...
-        _print_unterminated(getattr(exc, "unterminated_instances", []))  # ... or is named here
-        run_dir = getattr(exc, "run_dir", None)
-        if run_dir and getattr(exc, "results_count", 1) == 0:
-            where = f": stopped before any result, so there is nothing to plan yet ({run_dir} holds only the spec); run it again"
-        elif run_dir:
-            where = f": the results measured so far are in {run_dir}; `planner plan {run_dir}` plans from them"
-        else:
-            where = ""
-        err.print(f"interrupted ({getattr(exc, 'signal_name', 'SIGINT')}){where}", markup=False, highlight=False,
-                  soft_wrap=True)
-        return 128 + int(getattr(exc, "signum", 2))
+    except KeyboardInterrupt as exc:
+        return _interrupted(exc)
     print_plan(doc, args.json, args.wide)
     if doc.bench_cost_usd is not None:
         err.print(f"bench instances: about ${doc.bench_cost_usd:.4f} billed (per-second, 60 s minimum each, root volume included)",
@@ -94,14 +87,38 @@ def cmd_run(args: argparse.Namespace) -> int:
     return _run_exit_code(doc)
 
 
-def _run_script(service: PlannerService, args: argparse.Namespace, targets, options) -> int:
-    """`planner run train.py --targets local -- ARGS`: the script measured here, journaled, planned."""
+def _interrupted(exc: KeyboardInterrupt) -> int:
+    """SIGINT, SIGTERM, SIGHUP: everything the run started was terminated, or is named here."""
+    _print_unterminated(getattr(exc, "unterminated_instances", []))
+    run_dir = getattr(exc, "run_dir", None)
+    if run_dir and getattr(exc, "results_count", 1) == 0:
+        where = f": stopped before any result, so there is nothing to plan yet ({run_dir} holds only the spec); run it again"
+    elif run_dir:
+        where = f": the results measured so far are in {run_dir}; `planner plan {run_dir}` plans from them"
+    else:
+        where = ""
+    stderr().print(f"interrupted ({getattr(exc, 'signal_name', 'SIGINT')}){where}", markup=False, highlight=False,
+                   soft_wrap=True)
+    return 128 + int(getattr(exc, "signum", 2))
+
+
+def _run_script(service: PlannerService, args: argparse.Namespace, targets, options, aws: AwsOptions,
+                callbacks: RunCallbacks) -> int:
+    """`planner run train.py --targets local,aws:TYPE -- ARGS`: the script measured here and on rented
+    instances, journaled, planned."""
     check_script_flags(args, ("processes",))
     say_script_cap(args)
-    with progress():
-        doc, _journal = service.run_script(args.spec, args.script_args, targets, options, args.seconds, args.total_steps,
-                                          args.epochs, Path(args.out) if args.out else None)
+    try:
+        with progress() as on_progress:
+            doc, _journal = service.run_script(args.spec, args.script_args, targets, options, args.seconds,
+                                               args.total_steps, args.epochs, Path(args.out) if args.out else None,
+                                               replace(callbacks, on_progress=on_progress), aws, args.requirements)
+    except KeyboardInterrupt as exc:
+        return _interrupted(exc)
     print_plan(doc, args.json, args.wide)
+    if doc.bench_cost_usd is not None:
+        stderr().print(f"bench instances: about ${doc.bench_cost_usd:.4f} billed (per-second, 60 s minimum each, root "
+                       "volume included)", highlight=False)
     return _run_exit_code(doc)
 
 
@@ -217,6 +234,8 @@ def add_run_parser(sub) -> None:
     aws = p.add_argument_group("AWS targets")
     region_argument(aws)
     aws.add_argument("--purchase", choices=PURCHASES, default="on-demand")
+    aws.add_argument("--requirements", metavar="FILE",
+                     help="a training script's requirements.txt (in its folder), pip-installed on each instance at boot")
     aws.add_argument("--processes", type=flag("--processes"), default=1,
                      help=ranged("--processes", "data-parallel processes on each AWS instance: its bench runs under "
                                  "torchrun with DistributedDataParallel (NCCL, at most one per GPU); local targets "

@@ -23,7 +23,7 @@ import statistics
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from planner.core.candidates import LOCAL, Candidate, Hardware, _widened
+from planner.core.candidates import LOCAL, Candidate, Hardware, Target, _widened
 from planner.core.decide import ErrorBasis
 from planner.core.estimate import (
     PROCESS_EXIT_SECONDS, RUN_TO_RUN_NOISE, StepMeasurement, estimate_training, relative_half_widths,
@@ -138,6 +138,7 @@ class ScriptRun:
     imports_done: float | None = None
     wall: float = 0.0
     cuda_used: bool = False
+    device_name: str = ""  # the GPU's name when the script used one, else the CPU's
     threads: int = 0
     trace: StepTrace | None = None
 
@@ -249,6 +250,21 @@ def _local_step(est: ScriptEstimate, one_time: float) -> StepMeasurement:
 def _one_time(est: ScriptEstimate, ratio: float = 1.0) -> float:
     """Setup, and the time between epochs scaled as the step is (an evaluation pass is the same kind of work)."""
     return est.setup_seconds + (est.between_epochs_seconds or 0.0) * est.epochs * ratio
+
+
+def measured_script_candidate(target: Target, run: ScriptRun, est: ScriptEstimate, price_per_hour: float,
+                              options: Any, requirements_seconds: float = 0.0) -> Candidate:
+    """A rented instance's row from the script measured there (its steps timed on its own device; the
+    requirements installed at boot are one-time cost)."""
+    device: Device = "cuda" if run.cuda_used else "cpu"
+    step = replace(_local_step(est, requirements_seconds + _one_time(est)), exit_seconds=None)
+    below, above = relative_half_widths(step)
+    label = target.label(device)
+    note = "" if run.cuda_used else "measured on its CPU: the script did not use a GPU there"
+    return Candidate(target=target.name, instance_type=target.instance_type, device=device, source="measured",
+                     price_per_hour=price_per_hour, billing="ec2", device_name=run.device_name, region=options.region,
+                     purchase=options.purchase, gpus_used=1 if run.cuda_used else None, step=step, note=note,
+                     basis=ErrorBasis(model=f"measured:{label}", bench=label, bench_below=below, bench_above=above))
 
 
 def script_candidates(run: ScriptRun, est: ScriptEstimate, instances: list[InstanceFacts], purchase: str,

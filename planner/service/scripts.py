@@ -11,20 +11,28 @@ from __future__ import annotations
 
 import datetime as dt
 import secrets
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
 from planner.core.decide import decide
 from planner.core.document import SCRIPT_KIND, PlanDocument, PlanOptions, PriceSource, WorkloadSummary
-from planner.core.candidates import LOCAL
-from planner.core.script import ScriptEstimate, ScriptJob, ScriptRun, estimate_script, script_candidates, script_warnings
-from planner.errors import InputError
-from planner.journal import MeasuredScript, RunJournal
+from planner.core.candidates import LOCAL, Target, measured_candidate
+from planner.core.document import LeftRunning
+from planner.core.script import (
+    ScriptEstimate, ScriptJob, ScriptRun, estimate_script, measured_script_candidate, script_candidates, script_warnings,
+)
+from planner.errors import Cancelled, InputError
+from planner.journal import Measured, RunJournal, result_problems, typed
 from planner.service.measure import script_path
-from planner.service.plan import Runs, saved_options
+from planner.service.plan import Runs, preflight, saved_options, unterminated
 from planner.service.predictions import benchmark_choices, hardware
-from planner.service.settings import TargetChoice
+from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice
+from runner.aws import AwsRun, AwsTarget
+from runner.folder import script_folder
+from runner.local import SCRIPT_CAP_EXTRA_SECONDS
+from runner.script_job import script_result
+from runner.session import BenchSession
 from planner.units import shown_path
 
 
@@ -32,7 +40,8 @@ class Scripts(Runs):
     """A user's training script: estimate, run, re-plan."""
 
     def script_plan(self, job: ScriptJob, run: ScriptRun, est: ScriptEstimate, options: PlanOptions,
-                    gpu: bool | None = None, measured_only: bool = False, run_dir: Path | None = None) -> PlanDocument:
+                    gpu: bool | None = None, measured_only: bool = False, run_dir: Path | None = None,
+                    measured: list | None = None) -> PlanDocument:
         """THE plan of a script: this machine's row measured, every instance in the region predicted from it
         (none with `measured_only`), decided, with the paid benchmarks that would settle it."""
         from pricing.catalog import check_region, instances
@@ -40,7 +49,10 @@ class Scripts(Runs):
         catalog = self.catalog()
         check_region(catalog.frame, options.region)
         facts = [] if measured_only else instances(catalog.frame, region=options.region, gpu=gpu)
-        candidates = script_candidates(run, est, facts, options.purchase, hardware(), options.local_price_per_hour)
+        done = {c.target for c in measured or []}
+        facts = [f for f in facts if f"aws:{f.instance_type}" not in done]
+        candidates = [*script_candidates(run, est, facts, options.purchase, hardware(), options.local_price_per_hour),
+                      *(measured or [])]
         plan = decide([c.option(est.total_steps) for c in candidates], options.objective, options.deadline_seconds,
                       options.time_value_per_hour)
         plan.warnings[:0] = [*est.notes, *script_warnings(run, est)]
@@ -67,44 +79,132 @@ class Scripts(Runs):
 
     def run_script(self, script: str | Path, args: list[str], targets: TargetChoice, options: PlanOptions,
                    seconds: float = 10.0, total_steps: int | None = None, epochs: int | None = None,
-                   out: Path | None = None) -> tuple[PlanDocument, RunJournal]:
-        """`planner run train.py --targets local -- ARGS`: measure the script here, journal its job and its
-        timeline the moment it arrives, plan, write plan.json. Rented targets are refused for a script
-        (not built yet): `planner estimate` predicts them.
-        Raises InputError (an AWS target, a region the prices lack, what bench_script refuses), RunError."""
-        from pricing.catalog import check_region
+                   out: Path | None = None, callbacks: RunCallbacks | None = None, aws: AwsOptions | None = None,
+                   requirements: str | None = None, cancel=None) -> tuple[PlanDocument, RunJournal]:
+        """`planner run train.py --targets local,aws:TYPE,... -- ARGS`: measure the script here and on rented
+        instances (its folder shipped as runner/folder.py bounds and filters it, `requirements` installed at
+        boot), journal each result the moment it arrives (a bench result carrying the script's timeline),
+        plan what was measured, write plan.json. Every instance started is terminated before it returns,
+        also on Ctrl-C, SIGTERM and SIGHUP (runner/session.py), as for a spec.
+        Raises InputError (refused before anything is written or launched: `auto`, budget, region, a folder
+        too big, a requirements file outside it), RunError, Cancelled/KeyboardInterrupt carrying `run_dir`."""
+        from pricing.catalog import check_region, instance_facts
 
-        if targets.aws_types or targets.auto:
-            raise InputError(f"--targets {','.join(targets.tokens)}: a training script is measured here only for now "
-                             "(running it on rented instances is not built yet)",
-                             hint="use --targets local; `planner estimate` predicts every instance from it")
-        check_region(self.catalog().frame, options.region)
-        job = ScriptJob(shown_path(str(script)), str(Path(script).resolve()), list(args), total_steps, epochs, seconds)
-        script_path(script)  # refused before a journal is made
-        journal = RunJournal.create(Path(script).stem, out)
+        path = script_path(script)
+        cb = callbacks or RunCallbacks()
+        if targets.auto:
+            raise InputError("--targets auto: not for a training script yet", hint="`planner estimate train.py` names the "
+                             "instances worth a paid benchmark; give them as --targets local,aws:TYPE")
+        aws_types = targets.aws_types
+        aws = aws or AwsOptions(region=options.region, purchase=options.purchase)
+        catalog = self.catalog().frame
+        check_region(catalog, options.region)
+        priced = preflight(aws_types, aws, catalog) if aws_types else None
+        shipped = script_folder(path) if aws_types else None
+        needs = _requirements(path, requirements) if requirements else None
+        job = ScriptJob(shown_path(str(script)), str(path.resolve()), list(args), total_steps, epochs, seconds)
+        journal = RunJournal.create(path.stem, out)
         journal.write_script(job)
         run_id = f"{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
         journal.write_run({"run_id": run_id, "targets": list(targets.tokens), "plan_options": options.as_dict()})
-        run, est = self.bench_script(script, args, seconds, total_steps, epochs)
-        journal.write_script_result(LOCAL.label("cuda" if run.cuda_used else "cpu"), MeasuredScript(LOCAL.name, run))
-        doc = self.script_plan(job, run, est, options, measured_only=True, run_dir=journal.path)
-        doc = replace(doc, failed_targets=[], unterminated=[])
+
+        def record(label: str, measured: Measured) -> None:
+            journal.write_result(label, measured)  # on disk before anything else looks at it
+            if cb.on_result:
+                cb.on_result(label, measured)
+
+        if LOCAL in targets.targets:
+            run, _ = self.bench_script(path, args, seconds, total_steps, epochs)
+            here = script_result({**asdict(run), "script": path.name}, "", 0, seconds + SCRIPT_CAP_EXTRA_SECONDS)
+            record(LOCAL.label(here.device), Measured(LOCAL, here))
+        session = None
+        if aws_types and shipped is not None and priced is not None:
+            for line in shipped.lines():
+                if cb.on_notice:
+                    cb.on_notice("", line)
+            settings = aws.settings()
+            aws_run = AwsRun(settings, run_id, session=self.aws_session, check_result=result_problems)
+            aws_run.user_files = shipped.files
+            cap = min(seconds + SCRIPT_CAP_EXTRA_SECONDS, max(60.0, settings.max_bench_minutes * 60 - 240))
+            script_job = {"kind": "script", "folder": "user", "script": path.name, "args": list(args), "seconds": seconds,
+                          "until_epoch": epochs is not None, "cap_seconds": cap, "requirements": needs}
+            where = {}
+            aws_targets: list = []  # runner.target.Target
+            for itype in aws_types:
+                target = Target("aws", itype)
+                gpu = instance_facts(catalog, itype, aws.region)["gpu_count"]
+                where[target.label()] = target
+                aws_targets.append(AwsTarget(aws_run, itype, {**script_job, "device": "cuda" if gpu else "cpu"},
+                                             target.label(), priced[0][itype], priced[1][itype]))
+            session = BenchSession(aws_targets, on_state=cb.on_state, on_progress=cb.on_progress, cancel=cancel,
+                                   on_result=lambda label, result: record(label, Measured(where[label], result, aws.region,
+                                                                                           aws.purchase)),
+                                   backstops=[aws_run.terminate_run], on_notice=cb.on_notice)
+            try:
+                session.run()
+            except (KeyboardInterrupt, Cancelled) as exc:
+                exc.run_dir = str(journal.path)  # type: ignore[union-attr]
+                exc.unterminated_instances = [LeftRunning(**x) for x in unterminated(session)]  # type: ignore[union-attr]
+                exc.results_count = len(journal.read_results())  # type: ignore[union-attr]
+                raise
+        doc = self.estimate_run(journal.path, measured_only=True)
+        results = journal.read_results()
+        doc = replace(doc, failed_targets=sorted(label for label, m in results.items() if m.result.status == "error"),
+                      unterminated=[LeftRunning(**x) for x in unterminated(session)] if session else [],
+                      bench_cost_usd=session.billed_usd() if session else None)
         journal.write_plan(doc)
         return doc, journal
 
     def estimate_run(self, run_dir: str | Path, overrides: dict[str, Any] | None = None, gpu: bool | None = None,
                      options: PlanOptions | None = None, measured_only: bool = False) -> PlanDocument:
-        """A saved run's plan (see Runs.estimate_run); a script's run is re-planned from its journal: its
-        timeline here extrapolated again, every instance predicted from it (`measured_only`: its row alone).
-        Raises JournalError (naming the file and the field), InputError (no result yet; an option out of range)."""
+        """A saved run's plan (see Runs.estimate_run); a script's run is re-planned from its journal: each
+        target's timeline extrapolated again, every instance not measured predicted from this machine's
+        (`measured_only`: its measured rows alone).
+        Raises JournalError (naming the file and the field), InputError (no result here yet; an option out of range)."""
         journal = RunJournal.open(run_dir)
         if not journal.is_script:
             return super().estimate_run(run_dir, overrides, gpu, options, measured_only)
         options = options or saved_options(journal, overrides or {})
         job = journal.read_script()
-        results = journal.read_script_results()
-        here = results.get(LOCAL.label("cpu")) or results.get(LOCAL.label("cuda"))
-        if here is None:
-            raise InputError(f"{journal.path}: the run has no result here yet", hint="run `planner run` to measure the script")
-        est = estimate_script(here.run, job.total_steps, job.epochs)
-        return self.script_plan(job, here.run, est, options, gpu, measured_only, run_dir=journal.path)
+        results = journal.read_results()
+        runs = {label: _timeline(journal, label, m) for label, m in results.items() if m.result.status == "ok"}
+        here_label = next((label for label in runs if label.startswith("local-")), None)
+        if here_label is None:
+            raise InputError(f"{journal.path}: the run has no result here (this machine's measurement is what every "
+                             "other instance is predicted from)", hint="run `planner run train.py --targets local` first")
+        est = estimate_script(runs[here_label], job.total_steps, job.epochs)
+        measured = []
+        for label, m in sorted(results.items()):
+            if not m.target.cloud:
+                continue
+            price = self.price_of(m.target.instance_type or "", options)
+            if label in runs:
+                there = estimate_script(runs[label], job.total_steps, job.epochs)
+                setup = float((m.result.script or {}).get("requirements_seconds") or 0.0)
+                measured.append(measured_script_candidate(m.target, runs[label], there, price, options, setup))
+            else:
+                measured.append(measured_candidate(m.target, m.result, price, options.region, options.purchase))
+        return self.script_plan(job, runs[here_label], est, options, gpu, measured_only, run_dir=journal.path,
+                                measured=measured)
+
+    def price_of(self, instance_type: str, options: PlanOptions) -> float:
+        from pricing.catalog import hourly_price
+
+        return float(hourly_price(self.catalog().frame, instance_type, options.region, options.purchase))
+
+
+def _timeline(journal: RunJournal, label: str, m: Measured) -> ScriptRun:
+    """A journaled result's script timeline, by its dataclass's own types; JournalError naming the file."""
+    return typed(journal.path / "results" / f"{label}.json", m.result.script, ScriptRun.from_json)
+
+
+def _requirements(script: Path, requirements: str) -> str:
+    """The requirements file as the instance finds it: inside the script's folder (it ships with it)."""
+    path = Path(requirements).resolve()
+    folder = script.resolve().parent
+    if not path.is_file():
+        raise InputError(f"--requirements {shown_path(requirements)}: no such file", hint="give the script's requirements.txt")
+    if folder not in path.parents:
+        raise InputError(f"--requirements {shown_path(requirements)}: not inside the script's folder {folder}",
+                         hint="keep requirements.txt beside the script: the folder is what ships")
+    return path.relative_to(folder).as_posix()

@@ -22,6 +22,13 @@ def main(argv: list[str]) -> int:
     job_path, result_path = argv
     with open(job_path) as f:
         job = json.load(f)
+    if job.get("kind") == "script":  # a user's own training script (runner/script_job.py)
+        from runner.script_job import run_job as run_script_job
+
+        script_result = run_script_job(job, ".")
+        script_result.write(result_path)
+        print(json.dumps({"event": "done", "status": script_result.status}), flush=True)
+        return 0
 
     from runner.bench.distributed import processes_for, relaunch, world
 

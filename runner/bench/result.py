@@ -71,6 +71,7 @@ class BenchResult:
     allreduce_seconds: float | None = None  # one all_reduce of the gradients' bytes, none of it hidden
     gradient_bytes: int | None = None
     fabric: dict[str, Any] = field(default_factory=dict)  # the all-reduce probe: points, latency, bus bandwidth
+    script: dict[str, Any] | None = None  # a user's training script: its whole timeline (runner/script.py's result)
     hostname: str = ""
     started_at: str = ""
     wall_seconds: float | None = None

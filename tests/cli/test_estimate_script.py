@@ -25,11 +25,11 @@ def test_an_agent_stepping_a_python_environment_is_answered_with_a_cpu():
 
 
 def test_a_bigger_convnet_rents_a_gpu_and_the_suggested_run_keeps_the_scripts_arguments():
-    r = planner("estimate", SCRIPTS / "convnet.py", "--seconds", "3", "--total-steps", "50000", "--region", "us-east-1",
+    r = planner("estimate", SCRIPTS / "convnet.py", "--seconds", "3", "--total-steps", "200000", "--region", "us-east-1",
                 "--", "--samples", "8192", "--width", "64")
     assert r.code == 0, r.err
     assert "Recommendation: aws:g" in r.out or "If you rent: aws:g" in r.out
-    assert "convnet.py --samples 8192 --width 64: 50,000 optimizer steps, as the script runs them" in r.out.replace("\n", " ")
+    assert "convnet.py --samples 8192 --width 64: 200,000 optimizer steps, as the script runs them" in r.out.replace("\n", " ")
     assert "-- --samples 8192 --width 64" in r.out
 
 
@@ -47,18 +47,21 @@ def test_a_script_run_is_journaled_and_replanned_from_its_journal(tmp_path):
     assert r.code == 0, r.err
     doc = json.loads(r.out)
     assert [o["target"] for o in doc["options"]] == ["local"]  # a run plans what it measured
-    assert (out / "script.json").is_file() and (out / "script-results" / "local-cpu.json").is_file()
+    assert (out / "script.json").is_file() and "steps" in json.loads((out / "results" / "local-cpu.json").read_text())["script"]
     assert json.loads((out / "script.json").read_text())["args"] == ["--episodes", "100000"]
     r = planner("plan", out)
     assert r.code == 0, r.err
     said = " ".join(r.out.split())
     assert "reinforce.py --episodes 100000: 2,000 optimizer steps" in said
     assert "aws:g4dn.xlarge" in said and "-- --episodes 100000" in said  # every instance predicted from the journal
-    (out / "script-results" / "local-cpu.json").write_text('{"target": "local", "run": {"status": "ok"}}')
+    result = json.loads((out / "results" / "local-cpu.json").read_text())
+    (out / "results" / "local-cpu.json").write_text(json.dumps({**result, "script": {"status": "ok"}}))  # cut short
     r = planner("plan", out)
-    assert r.code == 2 and "local-cpu.json" in r.err and "run.stopped_because" in r.err and "Traceback" not in r.err
+    assert r.code == 2 and "local-cpu.json" in r.err and "Traceback" not in r.err
 
 
-def test_a_script_is_not_sent_to_rented_instances_yet_and_says_so():
-    r = planner("run", SCRIPTS / "reinforce.py", "--targets", "local,aws:g4dn.xlarge")
-    assert r.code == 2 and "measured here only for now" in r.err and "planner estimate" in r.err
+def test_auto_is_not_for_a_script_yet_and_a_spec_refuses_a_scripts_flags():
+    r = planner("run", SCRIPTS / "reinforce.py", "--targets", "local,auto")
+    assert r.code == 2 and "--targets auto: not for a training script yet" in r.err and "planner estimate" in r.err
+    r = planner("run", EXAMPLES / "surface-mlp.yaml", "--requirements", "r.txt")
+    assert r.code == 2 and "are for a training script (.py)" in r.err

@@ -1,0 +1,108 @@
+"""A user's training script as a bench job: `python -m runner.bench JOB.json RESULT.json` with a job of
+kind "script" runs it here under runner/script.py and writes a BenchResult like any bench's, carrying
+the script's whole timeline (`script`), so every target, guard, fault rule and journal rule of a bench
+holds for a script too.
+
+SHIPPED TO INSTANCES: standard library only (runner/script.py brings torch in the child). On an
+instance the job's folder is the bundle's `user/`, the script's folder as runner/folder.py shipped it;
+`requirements` (a file in it) is installed first, its time counted as one-time cost. On a CPU target
+GPUs are hidden from the script (CUDA_VISIBLE_DEVICES=""); on a GPU target a script that never touched
+the GPU is measured as what it is, a CPU run, and said so.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any
+
+from runner.bench.result import BenchResult
+
+WARMUP_SHARE, MIN_WARMUP_STEPS = 0.1, 2  # as planner/core/script.py drops them
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
+
+
+def script_result(data: dict[str, Any] | None, said: str, returncode: int | None, cap_seconds: float,
+                  want_device: str = "auto", setup_seconds: float = 0.0) -> BenchResult:
+    """The launcher's timeline (`data`, None when it wrote none) as a bench result: the mean steady step and
+    its interval for the progress line and the journal's checks; the whole timeline in `script`."""
+    failed = BenchResult(status="error", device="cuda" if want_device == "cuda" else "cpu")
+    if data is None or (data.get("status") == "error" and not data.get("steps")):
+        failed.message = ((data or {}).get("message") or said or "").strip() or (
+            f"the script took no training step within {cap_seconds:.0f} s (the cap): stopped, with everything it started"
+            if returncode is None else f"the script exited with {returncode} before its first training step")
+        return failed
+    steps = data.get("steps") or []
+    if len(steps) < 2:
+        failed.message = "the script finished without a training step (no optimizer step, no backward pass)"
+        return failed
+    warmup = max(MIN_WARMUP_STEPS, int(len(steps) * WARMUP_SHARE))
+    durations = [b - a for a, b in zip(steps[max(warmup, 1) - 1:], steps[max(warmup, 1):])] or [steps[-1] - steps[-2]]
+    mean = statistics.fmean(durations)
+    half = 1.96 * statistics.stdev(durations) / math.sqrt(len(durations)) if len(durations) > 1 else math.inf
+    device = "cuda" if data.get("cuda_used") else "cpu"
+    warnings = []
+    if want_device == "cuda" and device == "cpu":
+        warnings.append("the script never used the GPU on this GPU instance: this is a measurement of its CPU")
+    return BenchResult(status="ok", device=device, device_name=str(data.get("device_name") or ""),
+                       workload=str(data.get("script") or ""), torch_version=str(data.get("torch_version") or ""),
+                       threads=int(data.get("threads") or 0), steps_measured=len(durations), step_seconds=mean,
+                       step_seconds_ci_low=max(mean - half, min(durations)) if math.isfinite(half) else mean,
+                       step_seconds_ci_high=mean + half if math.isfinite(half) else None,
+                       setup_seconds=setup_seconds + max(steps[0] - mean, 0.0), process_start_seconds=0.0,
+                       stopped_because=str(data.get("stopped_because") or ""), warnings=warnings,
+                       wall_seconds=float(data.get("wall") or 0.0), script={**data, "requirements_seconds": setup_seconds})
+
+
+def run_job(job: dict[str, Any], workdir: str) -> BenchResult:
+    """Run the job's script (in its folder, no stdin, in a process group killed at the end and at the cap)."""
+    folder = os.path.abspath(job.get("folder") or ".")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (os.getcwd(), os.environ.get("PYTHONPATH")) if p)}
+    setup = 0.0
+    if job.get("requirements"):
+        start = time.time()
+        pip = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-r", job["requirements"]], cwd=folder,
+                             capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=1800)
+        setup = time.time() - start
+        if pip.returncode != 0:
+            return BenchResult(status="error", device="cpu", message=f"pip install -r {job['requirements']} failed:\n"
+                                                                      f"{(pip.stderr or pip.stdout)[-2000:]}")
+    if job.get("device") == "cpu":
+        env["CUDA_VISIBLE_DEVICES"] = ""  # a CPU target: the script cannot pick a GPU
+    seconds, cap = float(job.get("seconds", 10.0)), float(job.get("cap_seconds", 310.0))
+    out = os.path.join(os.path.abspath(workdir), "script-result.json")
+    env["PLANNER_SPAWN_TIME"] = repr(time.time())
+    command = [sys.executable, "-m", "runner.script", "--out", out, "--seconds", str(seconds), "--min-steps",
+               str(job.get("min_steps", 20)),
+               *(["--until-epoch", "--latest", str(max(cap - 15, seconds))] if job.get("until_epoch") else []),
+               *(["--whole"] if job.get("whole") else []),
+               os.path.join(folder, job["script"]), "--", *job.get("args", [])]
+    proc = subprocess.Popen(command, cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, errors="replace", env=env, start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=cap)
+        code: int | None = proc.returncode
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        stdout, stderr = proc.communicate()
+        code = None
+    _kill_group(proc)  # what the script started (DataLoader workers, a simulator) ends with it
+    data = None
+    if os.path.isfile(out):
+        with open(out) as f:
+            data = json.load(f)
+        data["script"] = job["script"]
+    return script_result(data, (stderr or stdout)[-4000:], code, cap, str(job.get("device", "auto")), setup)

@@ -1,0 +1,57 @@
+"""What of a script's folder ships to an instance (runner/folder.py) and how its timeline comes back as a
+bench result (runner/script_job.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from planner.errors import InputError
+from runner.folder import script_folder
+from runner.script_job import script_result
+
+
+def tree(root: Path, files: dict[str, str | bytes]) -> Path:
+    for name, body in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(body if isinstance(body, bytes) else body.encode())
+    return root / "train.py"
+
+
+def test_gitignore_rules_apply_below_their_folder_and_secrets_never_ship(tmp_path):
+    script = tree(tmp_path, {"train.py": "", "lib/model.py": "", "lib/.gitignore": "*.ckpt\n", "lib/last.ckpt": "x",
+                             "top.ckpt": "kept: the root's .gitignore does not list it", ".gitignore": "out/\n",
+                             "out/log.txt": "", ".env": "KEY=1", "prod.env": "KEY=2", "conf/id_ed25519": "k",
+                             "keys/site.pem": "k", ".aws/credentials": "k", "__pycache__/x.pyc": "", "notes.md": ""})
+    shipped = script_folder(script)
+    names = sorted(name for _, name in shipped.files)
+    assert names == ["user/.gitignore", "user/lib/.gitignore", "user/lib/model.py", "user/notes.md", "user/top.ckpt",
+                     "user/train.py"]
+    secrets = sorted(p for p, why in shipped.left_out if why == "a secret")
+    assert secrets == [".aws/", ".env", "conf/id_ed25519", "keys/site.pem", "prod.env"]
+    listing = "\n".join(shipped.lines())
+    assert "shipping 6 file(s)" in listing and "never shipped (secrets): .aws/, .env" in listing
+
+
+def test_a_folder_holding_a_dataset_is_refused_before_anything_launches(tmp_path):
+    script = tree(tmp_path, {"train.py": "", "data.bin": b"\0" * 4096})
+    with pytest.raises(InputError, match="more than 0 MiB") as caught:
+        script_folder(script, max_bytes=1024)
+    assert ".gitignore" in (caught.value.hint or "")
+    tree(tmp_path, {".gitignore": "*.bin\n"})
+    assert [name for _, name in script_folder(script, max_bytes=1024).files] == ["user/.gitignore", "user/train.py"]
+
+
+def test_a_timeline_comes_back_as_a_bench_result_and_a_cpu_run_on_a_gpu_instance_says_so():
+    timeline = {"status": "ok", "steps": [1.0 + 0.01 * i for i in range(40)], "cuda_used": False, "device_name": "Xeon",
+                "threads": 4, "stopped_because": "budget", "boundary": "optimizer"}
+    r = script_result(timeline, "", 0, 300, want_device="cuda", setup_seconds=5.0)
+    assert r.status == "ok" and r.device == "cpu" and r.step_seconds == pytest.approx(0.01)
+    assert any("never used the GPU" in w for w in r.warnings) and r.script is not None
+    assert r.script["requirements_seconds"] == 5.0 and r.setup_seconds is not None and r.setup_seconds >= 5.0
+    hung = script_result(None, "", None, 300)
+    assert hung.status == "error" and "no training step within 300 s" in hung.message
+    failed = script_result({"status": "error", "steps": [], "message": "ZeroDivisionError: division by zero"}, "", 1, 300)
+    assert failed.status == "error" and failed.message == "ZeroDivisionError: division by zero"
