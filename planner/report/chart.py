@@ -28,6 +28,11 @@ TIME_TICKS = [(1, "1 s"), (2, "2 s"), (5, "5 s"), (10, "10 s"), (30, "30 s"), (6
               (36000, "10 h"), (86400, "1 d"), (172800, "2 d"), (432000, "5 d"), (864000, "10 d"), (2592000, "30 d"),
               (8640000, "100 d"), (31536000, "1 y")]
 COST_TICKS = [(10.0 ** e, f"${10.0 ** e:g}") for e in range(-4, 6)]
+# a file has room for more: 3 min and 20 min, $0.02 and $0.05 too
+TIME_TICKS_FINE = sorted({*TIME_TICKS, *[(n * scale, f"{n} {unit}") for unit, scale, more in
+                                         (("s", 1, (3, 20)), ("min", 60, (3, 4, 20)), ("h", 3600, (3, 20)), ("d", 86400, (3, 20)))
+                                         for n in more]})
+COST_TICKS_FINE = [(m * 10.0 ** e, f"${m * 10.0 ** e:g}") for e in range(-4, 6) for m in (1, 2, 5)]
 TOP = 10  # options drawn by rank, before the recommendation, the answers and the best GPU
 
 Kind = Literal["chosen", "measured", "predicted"]  # the headline's option, and the others by where they come from
@@ -90,13 +95,15 @@ class ChartData:
     x_label: str
     y_label: str
 
-    def x_ticks(self, most: int) -> tuple[list[float], list[str]]:
-        """At most `most` training-time ticks in human units (1 min, 2 h) inside the box."""
-        return ticks(TIME_TICKS, self.box[0], self.box[1], most)
+    def x_ticks(self, most: int, fine: bool = False) -> tuple[list[float], list[str]]:
+        """At most `most` training-time ticks in human units (1 min, 2 h) inside the box; `fine`: from
+        the finer table (3 min, 20 min too)."""
+        return ticks(TIME_TICKS_FINE if fine else TIME_TICKS, self.box[0], self.box[1], most)
 
-    def y_ticks(self, most: int) -> tuple[list[float], list[str]]:
-        """Cost ticks inside the box ($0.01, $1), the floor labelled $0 when something is free."""
-        yt, yl = ticks(COST_TICKS, self.box[2], self.box[3], most)
+    def y_ticks(self, most: int, fine: bool = False) -> tuple[list[float], list[str]]:
+        """Cost ticks inside the box ($0.01, $1; `fine`: $0.02, $0.05 too), the floor labelled $0 when
+        something is free."""
+        yt, yl = ticks(COST_TICKS_FINE if fine else COST_TICKS, self.box[2], self.box[3], most)
         if self.has_free:
             keep = [(t, lab) for t, lab in zip(yt, yl) if t > self.floor]
             yt, yl = [self.floor, *[t for t, _ in keep]], ["$0", *[lab for _, lab in keep]]
