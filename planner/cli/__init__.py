@@ -12,6 +12,7 @@ renders with `planner.report`): one command module per use case.
     measure.py   check, bench, validate
     plan.py      run, estimate, plan, calibrate
     account.py   prices, reap, infra, ls, tui
+    completion.py  completion (a shell's completion script)
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import os
 import sys
 
 from planner import __version__
-from planner.cli import account, measure, plan
+from planner.cli import account, completion, measure, plan
 from planner.cli.common import Parser
 from planner.errors import ExitCode, PlannerError
 
@@ -42,6 +43,7 @@ def build_parser() -> Parser:
     plan.add_plan_parser(sub)
     account.add_account_parsers(sub)
     measure.add_validate_parser(sub)
+    completion.add_completion_parser(sub, parser)
     return parser
 
 

@@ -14,7 +14,7 @@ from planner.errors import ExitCode, InputError
 from planner.report.text import escape, progress_text, to_json
 from planner.service import OBJECTIVES, SCRIPT_CAP_EXTRA_SECONDS
 from planner.report.plan import answers_text, failed_lines, plan_table, recommendation_text
-from planner.service.inputs import flag_range, parse_flag
+from planner.service.inputs import check_out_file, flag_range, parse_flag
 
 if TYPE_CHECKING:
     from planner.service import PlanDocument
@@ -210,3 +210,29 @@ def script_length_arguments(p: argparse.ArgumentParser) -> None:
                    help=ranged("--total-steps", "a script's whole run, in optimizer steps"))
     p.add_argument("--epochs", type=flag("--epochs"), metavar="N",
                    help=ranged("--epochs", "a script's whole run, in DataLoader epochs (counted in steps from one epoch seen)"))
+def chart_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--chart", metavar="FILE", help="also draw the plan's chart (training time against cost, log axes, "
+                   "intervals, the break-even line, the headline marked) into FILE: .svg, .png or .html "
+                   "(needs the extra: pip install 'cloud-planner[chart]')")
+
+
+def check_chart(path: str | None) -> str | None:
+    """`--chart FILE`: its format, the extra that draws it and the path, checked before any work."""
+    if path is None:
+        return None
+    from planner.report.chart_file import chart_format
+
+    fmt = chart_format(path)
+    check_out_file(path, "--chart")
+    return fmt
+
+
+def write_chart(doc: PlanDocument, path: str | None) -> None:
+    if path is None:
+        return
+    from planner.report.chart_file import write_chart as draw
+
+    data = draw(doc, path)
+    shown = f"{len(data.points)} options" if data else "no option to draw"
+    stderr().print(f"chart: {escape(path)} ({shown}; the headline {escape(doc.recommendation.target or 'none')} marked)",
+                   highlight=False)

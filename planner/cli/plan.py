@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planner.cli.common import (
-    check_script_flags, default_region, escape, flag, plan_arguments, print_json, print_plan, progress, ranged,
-    region_argument, say_script_cap, script_length_arguments, stderr, stdout,
+    chart_argument, check_chart, check_script_flags, default_region, escape, flag, plan_arguments, print_json, print_plan,
+    progress, ranged, region_argument, say_script_cap, script_length_arguments, stderr, stdout, write_chart,
 )
 from planner.errors import ExitCode, InputError
 from planner.service import SCRIPT_KIND, PURCHASES, AwsOptions, BenchOptions, parse_targets, plan_options, PlannerService, RunCallbacks
@@ -145,6 +145,7 @@ def _run_exit_code(doc: PlanDocument) -> int:
 
 
 def cmd_estimate(args: argparse.Namespace) -> int:
+    check_chart(args.chart)  # before the bench
     service = PlannerService()
     region = args.region or default_region()
     if args.spec.endswith(".py"):
@@ -159,9 +160,10 @@ def cmd_estimate(args: argparse.Namespace) -> int:
                                on_progress=on_progress, predict_only=args.predict_only)
     if args.json:
         print_json(doc)
-        return ExitCode.OK
-    print_plan(doc, False, args.wide)
-    _print_predicted_footer(doc, args.spec)
+    else:
+        print_plan(doc, False, args.wide)
+        _print_predicted_footer(doc, args.spec)
+    write_chart(doc, args.chart)
     return ExitCode.OK
 
 
@@ -179,9 +181,10 @@ def _estimate_script(service: PlannerService, args: argparse.Namespace, region: 
                                                 args.epochs, gpu=True if args.gpu else False if args.cpu else None)
     if args.json:
         print_json(doc)
-        return ExitCode.OK
-    print_plan(doc, False, args.wide)
-    _print_predicted_footer(doc, args.spec, args.script_args)
+    else:
+        print_plan(doc, False, args.wide)
+        _print_predicted_footer(doc, args.spec, args.script_args)
+    write_chart(doc, args.chart)
     return ExitCode.OK
 
 
@@ -195,12 +198,14 @@ def _print_predicted_footer(doc: PlanDocument, spec: str, script_args: list[str]
 def cmd_plan(args: argparse.Namespace) -> int:
     overrides = {"objective": args.objective, "deadline_seconds": args.deadline, "time_value_per_hour": args.time_value,
                  "local_price_per_hour": args.local_price, "region": args.region, "purchase": args.purchase}
+    check_chart(args.chart)  # before the plan
     doc = PlannerService().replan(args.run_dir, overrides, measured_only=args.measured_only)
     print_plan(doc, args.json, args.wide)
     if not args.json and not args.measured_only:
         script = doc.workload.kind == SCRIPT_KIND
         _print_predicted_footer(doc, doc.workload.name if script else str(Path(args.run_dir) / "spec.json"),
                                 doc.workload.data_location.split() if script else None)
+    write_chart(doc, args.chart)
     return ExitCode.OK if doc.recommendation.target else ExitCode.RUNTIME_FAILURE
 
 
@@ -276,6 +281,7 @@ def add_estimate_parser(sub) -> None:
     p.add_argument("--seconds", type=flag("--seconds"), default=5.0, help=ranged("--seconds", "local bench time budget (default 5)"))
     p.add_argument("--predict-only", action="store_true",
                    help="measure nothing here: predict every instance from the work alone (GPUs from their specs)")
+    chart_argument(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_estimate)
 
@@ -295,5 +301,6 @@ def add_plan_parser(sub) -> None:
     p.add_argument("--purchase", choices=PURCHASES, help="price AWS options on-demand or spot")
     p.add_argument("--measured-only", action="store_true",
                    help="plan the run's measured rows alone (default: every other instance predicted, as estimate does)")
+    chart_argument(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=cmd_plan)

@@ -144,15 +144,21 @@ VERDICT_TITLES = {"clear": "Recommendation", "only_option": "Recommendation", "l
                   "nothing_fits": "No option can run this workload", "failed": "No benchmark succeeded"}
 
 
-def recommendation_text(doc: PlanDocument, prefix: str = "") -> str:
-    """The headline: the verdict, where, and why (here or rent, when the plan has both answers)."""
+def headline_label(doc: PlanDocument) -> str:
+    """The headline's first words, plain: 'Recommendation: local (cpu)', 'Too close to call: ...'."""
     rec = doc.recommendation
     option = doc.recommended
     device = device_text(option) if option is not None else rec.device  # "L4", "A100 x8 (85%)": as in the table
     target = f": {rec.target} ({device})" if rec.target else ""
+    return VERDICT_TITLES[rec.verdict] + target
+
+
+def recommendation_text(doc: PlanDocument, prefix: str = "") -> str:
+    """The headline: the verdict, where, and why (here or rent, when the plan has both answers)."""
+    rec = doc.recommendation
     why = rec.choice or rec.reason
     why = why if why.startswith(("aws:", "local")) else why[:1].upper() + why[1:]  # a target keeps its case
-    return f"{prefix}[bold]{escape(VERDICT_TITLES[rec.verdict] + target)}.[/] {escape(why)}."
+    return f"{prefix}[bold]{escape(headline_label(doc))}.[/] {escape(why)}."
 
 
 def answers_text(doc: PlanDocument) -> list[str]:

@@ -60,6 +60,10 @@ class Account:
 
         return regions(self.catalog().frame)
 
+    def instance_types(self) -> list[str]:
+        """The instance types the catalog prices, in any region, sorted."""
+        return sorted(set(self.catalog().frame["instance_type"]))
+
     def prices(self, query: PriceQuery, refresh: bool = False, warn: Callable[[str], None] | None = None):
         """(catalog, matching rows sorted) for `planner prices` and the TUI's target table. The rows
         carry `price_usd_per_hour`: the price of the query's purchase option.

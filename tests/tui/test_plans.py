@@ -15,7 +15,7 @@ from planner.journal import RunJournal
 from planner.service import PlannerService
 from planner.tui.answers import Answers
 from planner.tui.app import PlannerApp
-from planner.tui.chart import COST_TICKS, TIME_TICKS, chart_options, ticks
+from planner.report.chart import COST_TICKS, TIME_TICKS, chart_options, ticks
 from planner.tui.dialogs import OpenRun
 from planner.tui.results import ResultsPane
 from tests.tui.helpers import SAVED_RUN, active_pane, plan_doc, settled, text_of, wait_for
