@@ -12,6 +12,7 @@ renders with `planner.report`): one command module per use case.
     measure.py   check, bench, validate
     plan.py      run, estimate, plan, calibrate
     account.py   prices, reap, infra, ls, tui
+    config.py    config (the defaults file), --profile anywhere
     completion.py  completion (a shell's completion script)
 """
 
@@ -22,7 +23,7 @@ import os
 import sys
 
 from planner import __version__
-from planner.cli import account, completion, measure, plan
+from planner.cli import account, completion, config, measure, plan
 from planner.cli.common import Parser
 from planner.errors import ExitCode, PlannerError
 
@@ -43,6 +44,7 @@ def build_parser() -> Parser:
     plan.add_plan_parser(sub)
     account.add_account_parsers(sub)
     measure.add_validate_parser(sub)
+    config.add_config_parser(sub)
     completion.add_completion_parser(sub, parser)
     return parser
 
@@ -50,6 +52,12 @@ def build_parser() -> Parser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        argv, profile = config.take_profile(argv)  # --profile NAME anywhere, as the AWS CLI takes it
+        config.apply_defaults(parser, profile)  # the config file's defaults, under the flags
+    except PlannerError as exc:
+        sys.stderr.write(exc.render() + "\n")
+        return int(exc.exit_code)
     cut = argv.index("--") if "--" in argv else len(argv)  # after --: a training script's own arguments, as torchrun
     args = parser.parse_args(argv[:cut])
     args.script_args = argv[cut + 1:]
