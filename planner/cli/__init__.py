@@ -59,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(exc.render() + "\n")
         return int(exc.exit_code)
     cut = argv.index("--") if "--" in argv else len(argv)  # after --: a training script's own arguments, as torchrun
+    parser.argv = argv[:cut]  # type: ignore[attr-defined]  # a misspelled flag is matched against its command's
     args = parser.parse_args(argv[:cut])
     args.script_args = argv[cut + 1:]
     handler = getattr(args, "handler", None)

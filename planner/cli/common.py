@@ -27,7 +27,27 @@ class Parser(argparse.ArgumentParser):
         self.print_usage(sys.stderr)
         script = "unrecognized arguments" in message and any(a.endswith(".py") for a in sys.argv[1:])
         hint = "  (a training script's own arguments go after --: planner bench train.py -- --lr 0.1)\n" if script else ""
+        hint += self.did_you_mean(message)
         self.exit(ExitCode.BAD_INPUT, f"{self.prog}: error: {shown_message(message)}\n{hint}  (see {self.prog} --help)\n")
+
+
+    def did_you_mean(self, message: str) -> str:
+        """For a misspelled flag (--regoin), the flags of this command it is closest to."""
+        import difflib
+
+        if "unrecognized arguments" not in message:
+            return ""
+        parsers: list[argparse.ArgumentParser] = [self]
+        for action in self._actions:  # the subcommand's own flags: argparse reports them from the top parser
+            if isinstance(action, argparse._SubParsersAction):
+                parsers += [p for name, p in action.choices.items() if name in getattr(self, "argv", sys.argv[1:])][:1]
+        known = [o for p in parsers for a in p._actions for o in a.option_strings if o.startswith("--")]
+        lines = []
+        for typed in re.findall(r"(--[A-Za-z][\w-]*)", message.split(":", 1)[-1]):
+            close = difflib.get_close_matches(typed, known, n=2, cutoff=0.6)
+            if close:
+                lines.append(f"  ({typed}: did you mean {' or '.join(close)}?)\n")
+        return "".join(lines)
 
 
 def shown_message(message: str, word: int = 80, total: int = 1_000) -> str:
