@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,6 +43,12 @@ def cmd_run(args: argparse.Namespace) -> int:
                      bucket=args.bucket, max_bench_minutes=args.max_bench_minutes, bench_budget=args.bench_budget,
                      max_instances=args.max_instances, poll_seconds=args.poll_seconds)
     err = stderr()
+    if (targets.aws_types or targets.auto) and (args.dry_run or not args.yes):
+        if not _may_launch(service, args, targets, aws):
+            return ExitCode.OK if args.dry_run else ExitCode.RUNTIME_FAILURE
+    elif args.dry_run:
+        err.print("nothing to launch: every target is this machine (--dry-run launches nothing anyway)", highlight=False)
+        return ExitCode.OK
 
     def on_result(label: str, measured: Measured) -> None:
         r = measured.result  # a message may quote a log ("[planner 12:00:00] ..."): escaped
@@ -85,6 +92,35 @@ def cmd_run(args: argparse.Namespace) -> int:
         err.print(f"bench instances: about ${doc.bench_cost_usd:.4f} billed (per-second, 60 s minimum each, root volume included)",
                   highlight=False)
     return _run_exit_code(doc)
+
+
+def _may_launch(service: PlannerService, args: argparse.Namespace, targets, aws: AwsOptions) -> bool:
+    """`--dry-run`: say what would be launched and its worst-case cost, launch nothing (False). On a terminal,
+    ask "Proceed? [y/N]" first (-y/--yes skips it); without one (a script, CI) never wait for input (True)."""
+    err = stderr()
+    lines = service.launch_preview(targets.aws_types, aws).lines() if targets.aws_types else []
+    if targets.auto:
+        lines.append(f"auto: measures here first, then benchmarks the instances that could change the decision, "
+                     f"worst case within --bench-budget ${aws.bench_budget:.2f}")
+    if args.deadline:
+        lines.append(f"the plan's deadline: {seconds_text(args.deadline)}")
+    if args.spec.endswith(".py") and targets.aws_types:
+        lines += service.shipping_preview(args.spec)
+    for line in lines:
+        err.print(line, highlight=False, markup=False, soft_wrap=True)
+    if args.dry_run:
+        err.print("dry run: nothing launched", highlight=False)
+        return False
+    if not sys.stdin.isatty():
+        return True  # scripts and CI: no prompt; the guards above hold
+    try:
+        answer = input("Proceed? [y/N] ")
+    except EOFError:
+        answer = ""
+    if answer.strip().lower() in ("y", "yes"):
+        return True
+    err.print("aborted: nothing launched", highlight=False)
+    return False
 
 
 def _interrupted(exc: KeyboardInterrupt) -> int:
@@ -259,6 +295,9 @@ def add_run_parser(sub) -> None:
                      help=ranged("--max-instances", "at most N instances at once (default 8)"))
     aws.add_argument("--poll-seconds", type=flag("--poll-seconds"), default=5.0,
                      help=ranged("--poll-seconds", "how often to ask AWS for progress (default 5)"))
+    aws.add_argument("--dry-run", action="store_true",
+                     help="show the instances it would launch, where, the guards and the worst-case cost; launch nothing")
+    aws.add_argument("-y", "--yes", action="store_true", help="launch without asking \"Proceed? [y/N]\" on a terminal")
     p.add_argument("--out", metavar="RUN_DIR", help="run journal directory (default planner-runs/<UTC time>-<name>/)")
     p.add_argument("--json", action="store_true", help='print {"workload", "options", "recommendation", ...}')
     p.set_defaults(handler=cmd_run)

@@ -229,6 +229,29 @@ def run_plan(service, spec: WorkloadSpec, spec_text: str | None, choice: TargetC
 
 
 @dataclass(frozen=True)
+class LaunchPreview:
+    """`planner run --dry-run`: the instances, where and how they would be bought, and the worst case."""
+
+    region: str
+    purchase: str
+    ami: str
+    instances: list[tuple[str, float, float]]  # (type, USD per hour, worst-case USD)
+    worst_case_usd: float
+    budget_usd: float
+    deadman_minutes: float
+    grace_minutes: int
+    max_instances: int
+
+    def lines(self) -> list[str]:
+        out = [f"would launch {len(self.instances)} instance(s) in {self.region}, {self.purchase}, AMI {self.ami}:"]
+        out += [f"  aws:{t}  ${p:.3f}/h  worst case ${w:.2f}" for t, p, w in self.instances]
+        out.append(f"worst case in all ${self.worst_case_usd:.2f} of the --bench-budget ${self.budget_usd:.2f}: each instance "
+                   f"halts itself at {self.deadman_minutes:g} min (dead-man timer) and is reaped {self.grace_minutes} min "
+                   f"after (expiry tag); at most {self.max_instances} at once")
+        return out
+
+
+@dataclass(frozen=True)
 class SavedRun:
     """A run journal as the TUI's run picker lists it."""
 
@@ -251,6 +274,18 @@ class Runs(Predict):
         KeyboardInterrupt carrying `run_dir`, `unterminated_instances` and `results_count`, RunError
         (cancelled with instances it could not terminate, named with the reap command)."""
         return run_plan(self, spec, spec_text, targets, options, bench, out, callbacks, aws, cancel)
+
+    def launch_preview(self, aws_types: list[str], aws: AwsOptions) -> LaunchPreview:
+        """What `planner run` would launch, each instance's price and worst-case bill, within the guards.
+        Raises InputError when it would be refused (over the budget, too many instances, a region the prices lack)."""
+        from pricing.catalog import check_region
+
+        check_region(self.catalog().frame, aws.region)
+        prices, _arches, worst = preflight(aws_types, aws, self.catalog().frame)
+        s = aws.settings()
+        return LaunchPreview(aws.region, aws.purchase, aws.ami or f"the latest Deep Learning AMI ({aws.ami_type}, looked up at launch)",
+                             [(t, p, worst_case_bench_cost(p, s)) for t, p in prices.items()], worst, aws.bench_budget,
+                             s.max_bench_minutes, EXPIRY_GRACE_MINUTES, aws.max_instances)
 
     def bench_cost(self, aws_types: list[str], aws: AwsOptions) -> float:
         """The worst-case bench cost of benchmarking `aws_types`. Raises InputError when over budget."""

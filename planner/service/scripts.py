@@ -155,6 +155,11 @@ class Scripts(Runs):
         journal.write_plan(doc)
         return doc, journal
 
+    def shipping_preview(self, script: str | Path) -> list[str]:
+        """What of the script's folder would ship to an instance (runner/folder.py), as the run's log lists it.
+        Raises InputError (not a .py file; a folder too big to ship)."""
+        return script_folder(script_path(script)).lines()
+
     def estimate_run(self, run_dir: str | Path, overrides: dict[str, Any] | None = None, gpu: bool | None = None,
                      options: PlanOptions | None = None, measured_only: bool = False) -> PlanDocument:
         """A saved run's plan (see Runs.estimate_run); a script's run is re-planned from its journal: each

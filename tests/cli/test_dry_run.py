@@ -1,0 +1,66 @@
+"""`planner run --dry-run` shows what it would launch and launches nothing; on a terminal a launch asks
+"Proceed? [y/N]" first (-y skips it); without a terminal it never waits for input."""
+
+from __future__ import annotations
+
+import os
+import pty
+import subprocess
+import sys
+
+from tests.cli.helpers import planner
+from tests.conftest import EXAMPLES, ROOT
+
+NO_AWS = {"AWS_ACCESS_KEY_ID": None, "AWS_SECRET_ACCESS_KEY": None, "AWS_PROFILE": None,
+          "AWS_ENDPOINT_URL": "http://127.0.0.1:9", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent",
+          "AWS_CONFIG_FILE": "/nonexistent", "AWS_EC2_METADATA_DISABLED": "true"}
+
+
+def test_dry_run_names_the_instances_the_guards_and_the_worst_case_and_launches_nothing(tmp_path):
+    r = planner("run", EXAMPLES / "surface-mlp.yaml", "--targets", "local,aws:g4dn.xlarge,aws:c7i.xlarge", "--dry-run",
+                "--out", tmp_path / "run", env=NO_AWS)  # no AWS reachable: nothing may be called
+    assert r.code == 0, r.err
+    assert "would launch 2 instance(s) in us-east-1, on-demand" in r.err
+    assert "aws:g4dn.xlarge  $0.526/h  worst case $0.27" in r.err and "of the --bench-budget $2.00" in r.err
+    assert "dead-man timer" in r.err and "dry run: nothing launched" in r.err
+    assert not (tmp_path / "run").exists()  # not even a journal
+    r = planner("run", EXAMPLES / "scripts" / "convnet.py", "--targets", "aws:g4dn.xlarge", "--dry-run", env=NO_AWS)
+    assert r.code == 0 and "shipping 2 file(s)" in r.err  # what of the script's folder would ship
+    r = planner("run", EXAMPLES / "surface-mlp.yaml", "--targets", "aws:p5.48xlarge", "--dry-run", env=NO_AWS)
+    assert r.code == 2 and "over --bench-budget $2.00" in r.err  # refused as the launch would be
+
+
+def _on_a_terminal(answer: bytes, *args: str) -> tuple[int, str]:
+    leader, follower = pty.openpty()
+    env = {**os.environ, **{k: v for k, v in NO_AWS.items() if v is not None}}
+    for k in [k for k, v in NO_AWS.items() if v is None]:
+        env.pop(k, None)
+    proc = subprocess.Popen([sys.executable, "-m", "planner.cli", *args], stdin=follower, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=ROOT, env=env, text=True)
+    os.close(follower)
+    os.write(leader, answer)
+    _, err = proc.communicate(timeout=120)
+    os.close(leader)
+    return proc.returncode, err
+
+
+def test_on_a_terminal_a_paid_launch_asks_first_and_no_means_nothing_launched(tmp_path):
+    code, err = _on_a_terminal(b"n\n", "run", str(EXAMPLES / "surface-mlp.yaml"), "--targets", "aws:c7i.xlarge",
+                               "--out", str(tmp_path / "run"))
+    assert code == 1 and "would launch 1 instance(s)" in err and "aborted: nothing launched" in err
+    assert not (tmp_path / "run").exists()
+
+
+def test_without_a_terminal_it_never_waits_for_input(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "planner.cli", "run", str(EXAMPLES / "surface-mlp.yaml"), "--targets",
+                           "aws:c7i.xlarge", "--out", str(tmp_path / "run"), "--poll-seconds", "0.1"],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, cwd=ROOT, timeout=120,
+                          env={**{k: v for k, v in os.environ.items() if k not in NO_AWS},
+                               **{k: v for k, v in NO_AWS.items() if v is not None}})
+    assert "Proceed?" not in proc.stderr and "aws-c7i.xlarge" in proc.stderr  # it went on to the (unreachable) AWS
+
+
+def test_yes_skips_the_question_on_a_terminal(tmp_path):
+    code, err = _on_a_terminal(b"", "run", str(EXAMPLES / "surface-mlp.yaml"), "--targets", "aws:c7i.xlarge", "-y",
+                               "--out", str(tmp_path / "run"), "--poll-seconds", "0.1")
+    assert "Proceed?" not in err and "would launch" not in err and "aws-c7i.xlarge" in err
