@@ -18,6 +18,22 @@ TINY_MLP = {
 }
 
 
+@pytest.fixture(scope="session", autouse=True)
+def no_terminal_input():
+    """Every child the tests start reads /dev/null, not the terminal a developer ran `make test` from: a
+    paid launch asks "Proceed? [y/N]" on a terminal, and a test must never wait for an answer (the tests
+    that want a terminal give their child a pty of their own)."""
+    import os
+
+    saved = os.dup(0)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    yield
+    os.dup2(saved, 0)
+    os.close(saved)
+
+
 @pytest.fixture
 def tiny_mlp() -> dict:
     return copy.deepcopy(TINY_MLP)

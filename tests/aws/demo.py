@@ -35,7 +35,7 @@ def main(argv: list[str]) -> int:
             ami = x86_ami(ec2(endpoint))
             print(f"moto server at {endpoint}; AMI {ami}; instances {'played by a thread' if player_on else 'left alone'}",
                   file=sys.stderr)
-            code = subprocess.call([sys.executable, "-m", "planner.cli", "run", *args, "--ami", ami, "--poll-seconds", "1"], env=env)
+            code = subprocess.call([sys.executable, "-m", "planner.cli", "run", *args, "--ami", ami, "--poll-seconds", "1", "--yes"], env=env)
             player.stop.set()
             left = [i["InstanceId"] for i in live_instances(ec2(endpoint))]
             print(f"instances still running in moto afterwards: {len(left)} {left}", file=sys.stderr)
