@@ -77,7 +77,7 @@ class WhatIf(Grid):
         deadline = options.deadline_seconds
         self.query_one("#deadline", Input).value = seconds_text(deadline).replace(" ", "") if deadline else ""
         tv = options.time_value_per_hour
-        self.query_one("#time-value", Input).value = f"{tv:g}" if tv else ""
+        self.query_one("#time-value", Input).value = f"{tv:g}" if tv is not None else ""  # 0: waiting costs nothing, not the default
         price = options.local_price_per_hour
         self.query_one("#local-price", Input).value = f"{price:g}" if price else ""
         wanted: dict[str, str] = {"objective": options.objective, "purchase-whatif": options.purchase}

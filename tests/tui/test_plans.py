@@ -188,6 +188,13 @@ def test_what_if_fields_are_read_by_the_clis_rules(tmp_path):
             await wait_for(pilot, lambda: results.doc.plan.objective == "deadline", timeout=30)  # a deadline alone: the service's rule
             assert results.doc.plan.deadline_seconds == 5400
             assert results.query_one("#objective").value == "deadline"  # the controls show the plan's options
+            waiting = results.query_one("#time-value")
+            waiting.value = "0"  # waiting costs nothing: a value, not the default's placeholder
+            waiting.focus()
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: results.doc.plan.time_value_per_hour == 0.0, timeout=30)
+            await pilot.pause(0.3)
+            assert waiting.value == "0"  # shown as applied, not blanked back to "default 5"
 
     asyncio.run(scenario())
 
