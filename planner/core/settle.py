@@ -8,7 +8,8 @@ from planner.core.plan import BenchmarkChoice, Plan, RankedOption, option_name
 def select_benchmarks(plan: Plan, worst_case_cost: dict[str, float], budget: float, max_instances: int) -> list[BenchmarkChoice]:
     """Which predicted cloud options a paid benchmark could change the decision for (pure).
 
-    Priority: the reference CPU when it is predicted (every GPU is compared with it), then the
+    Priority: the reference CPU when it is predicted (every GPU is compared with it), the options the rent
+    answer calls too close to call (its comparison names them: a benchmark of both settles it), then the
     recommended option if it is a predicted GPU, then GPUs whose speedup interval straddles their
     break-even, then GPUs that could not be predicted at all, cheapest first; one instance per GPU
     model (a bigger instance with the same GPU trains at the same speed). Skipped: what does not
@@ -23,6 +24,13 @@ def select_benchmarks(plan: Plan, worst_case_cost: dict[str, float], budget: flo
     skipped: list[BenchmarkChoice] = []
     if best_cpu is not None:
         wanted.append((best_cpu, "the best predicted CPU instance: the reference each GPU is compared with"))
+    close = rec.comparison
+    if close is not None and close.verdict == "too_close":  # the answer says a benchmark of these settles it
+        for target in close.settle:
+            o = next((o for o in predicted if o.target == target), None)
+            if o is not None and all(w.target != target for w, _ in wanted):
+                wanted.append((o, f"too close to call between {close.winner} and {close.runner_up}: measured, the "
+                                  "answer is clear"))
     seen_gpus: dict[str, str] = {}
     gpus = sorted((o for o in predicted if o.device == "cuda"), key=lambda o: (o.price_per_hour, o.target))
     for o in gpus:
@@ -59,7 +67,7 @@ def select_benchmarks(plan: Plan, worst_case_cost: dict[str, float], budget: flo
                           f"({o.break_even_speedup:.2f}x)" if o.speedup_low < o.break_even_speedup else
                           f"predicted to beat break-even even at its low end ({o.speedup_low:.2f}x > {o.break_even_speedup:.2f}x)"))
     for o in cpus:
-        if best_cpu is not None and o.target != best_cpu.target:
+        if best_cpu is not None and o.target != best_cpu.target and all(w.target != o.target for w, _ in wanted):
             skipped.append(BenchmarkChoice(o.target, False, f"CPU instance predicted no better than {best_cpu.target}"))
     chosen: list[BenchmarkChoice] = []
     spent = 0.0

@@ -272,3 +272,14 @@ def test_every_catalog_gpu_has_its_power_facts_and_their_source():
         assert row["tdp_watts"] and row["sm_count"] and row["boost_clock_mhz"] and "http" in row["power_source"], row["gpu_name"]
     for row in csv.DictReader((ROOT / "pricing" / "data" / "gpu_parts.csv").open()):
         assert row["published_names"] and "http" in row["source"], row["part"]
+
+
+def test_what_the_rent_answer_calls_too_close_to_call_is_benchmarked_as_it_says():
+    options = [option("aws:c-a", "cpu", 10_000, 0.200), option("aws:c-b", "cpu", 9_900, 0.204)]  # 1% apart
+    plan = decide(options)
+    close = plan.answers["rent"].comparison
+    assert close is not None and close.verdict == "too_close" and set(close.settle) == {"aws:c-a", "aws:c-b"}
+    chosen = [c for c in select_benchmarks(plan, {o.target: 0.1 for o in options}, budget=2.0, max_instances=8)
+              if c.benchmark]
+    assert {c.target for c in chosen} == set(close.settle)  # the footer and the Targets pane name what the answer does
+    assert any("too close to call" in c.reason for c in chosen)
