@@ -4,7 +4,8 @@ For each case (examples/scripts: a convnet with a DataLoader, an evaluation pass
 gradient accumulation; an RL agent stepping a Python environment), --trials times: `planner validate
 SCRIPT -- ARGS` — the script measured here for --seconds under the launcher and its whole run
 extrapolated, then the script run whole as a user would (spawn to exit, nothing hooked) — and print
-the estimate, its interval, the real time, the error and how long the planner took to answer. Targets
+the estimate, its interval, the real time, the error and how long the planner took to answer; then
+`planner estimate SCRIPT -- ARGS` once per case (every instance predicted from the script) and its time. Targets
 (issue 26): median |error| <= 7%, worst <= 15%, the answer within 60 s per script. Exit 1 when one is
 missed. Check `uptime` first: a busy machine moves both the measurement and the run.
 
@@ -23,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from planner.service import PlannerService  # noqa: E402
+from planner.service import PlannerService, PlanOptions  # noqa: E402
 
 SCRIPTS = ROOT / "examples" / "scripts"
 CASES = [  # (script, its arguments, --total-steps, --epochs)
@@ -55,6 +56,17 @@ def main() -> int:
                   f"({data['predicted_seconds_low']:.2f}-{data['predicted_seconds_high']:.2f}) | {data['actual_seconds']:.2f} s | "
                   f"{data['error_percent']:+.1f}% | {'yes' if data['inside_interval'] else 'NO'} | {answer:.1f} s "
                   f"(all: {time.perf_counter() - start:.0f} s) |")
+    print("\n| script | arguments | `planner estimate` (every instance planned) in | here | if you rent |")
+    print("|---|---|---:|---|---|")
+    options = PlanOptions(region="us-east-1")
+    for name, script_args, total, epochs in CASES:
+        start = time.perf_counter()
+        doc, _, _ = service.estimate_script(SCRIPTS / name, script_args, options, args.seconds, total, epochs)
+        took = time.perf_counter() - start
+        answers.append(took)
+        rent = doc.answer("rent")
+        print(f"| {name} | {' '.join(script_args)} | {took:.1f} s | {doc.recommendation.target} | "
+              f"{rent.target if rent else '-'} ({rent.device if rent else '-'}) |")
     absolute = [abs(e) for e in errors]
     median, worst = statistics.median(absolute), max(absolute)
     print(f"\nmedian |error| {median:.1f}%, worst {worst:.1f}% over {len(errors)} runs; planner's answer within "
