@@ -31,6 +31,8 @@ import traceback
 from typing import Any
 
 RESULT_VERSION = 1
+STEADY_DRIFT = 0.10  # the first and last thirds' median steps within 10%: steady
+UNSTEADY_EXTENSION = 3.0  # an unsteady measurement goes on to at most 3x its budget
 
 
 OP_CLASSES = (  # (class, substrings of an aten op's name), first match wins: as planner/workload/footprint's op classes
@@ -203,6 +205,7 @@ class Timeline:
                  until_epoch: bool = False, latest: float = float("inf")):
         self.spawn, self.seconds, self.min_steps, self.max_steps, self.out = spawn, seconds, min_steps, max_steps, out
         self.until_epoch, self.latest = until_epoch, latest  # past the budget, wait for an epoch's end until `latest`
+        self.steady = True  # the step time had settled when the measurement stopped
         self.steps: list[float] = []  # the end of each step
         self.epochs: list[dict[str, Any]] = []  # {"start", "end", "batches"} of each DataLoader iterated to its end
         self.optimizers: set[int] = set()
@@ -273,7 +276,22 @@ class Timeline:
         elif len(ends) >= self.min_steps and t - ends[0] >= self.seconds:
             if self.until_epoch and t < self.latest and not self.epoch_seen(ends):
                 return  # --epochs needs a whole training epoch and the step after it (the time between epochs)
+            self.steady = self.drift(ends) <= STEADY_DRIFT
+            if not self.steady and t - ends[0] < UNSTEADY_EXTENSION * self.seconds and t < self.latest:
+                return  # the step time still moves (a warm-up, a neighbour's burst): measure on, up to 3x the budget
             self.finish("budget")
+
+    @staticmethod
+    def drift(ends: list[float]) -> float:
+        """How far the median step of the last third of the steady steps is from the first third's (medians:
+        an evaluation pass between epochs is one slow step, not a drift)."""
+        steps = [b - a for a, b in zip(ends, ends[1:])]
+        steady = steps[max(2, len(steps) // 10):]
+        third = len(steady) // 3
+        if third < 3:
+            return 0.0
+        first, last = sorted(steady[:third])[third // 2], sorted(steady[-third:])[third // 2]
+        return abs(last / first - 1) if first > 0 else 0.0
 
     def epoch_seen(self, ends: list[float]) -> bool:
         """A DataLoader iterated to its end with steps in it, and a step after it."""
@@ -290,6 +308,7 @@ class Timeline:
 
         data = {"version": RESULT_VERSION, "status": status, "stopped_because": why, "message": message,
                 "boundary": self.boundary(), "optimizers": len(self.optimizers), "steps": self.step_ends(),
+                "steady": self.steady,
                 "epochs": self.epochs, "imports_done": self.imports_done, "wall": time.time() - self.spawn,
                 "cuda_used": bool(torch.cuda.is_available() and torch.cuda.is_initialized()),
                 "device_name": torch.cuda.get_device_name(0) if torch.cuda.is_available() and torch.cuda.is_initialized()

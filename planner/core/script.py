@@ -139,6 +139,7 @@ class ScriptRun:
     wall: float = 0.0
     cuda_used: bool = False
     device_name: str = ""  # the GPU's name when the script used one, else the CPU's
+    steady: bool = True  # False: the step time still drifted when the measurement stopped (at 3x its budget)
     threads: int = 0
     trace: StepTrace | None = None
 
@@ -226,6 +227,10 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
                              hint="give --total-steps N (the optimizer steps of the whole run)")
         total_steps = int(round(epochs * steps_per_epoch))
     n_epochs = float(epochs) if epochs is not None else (total_steps / steps_per_epoch if steps_per_epoch else 0.0)
+    if not run.steady:
+        notes.append("the step time was still drifting (more than 10% between the first and last thirds of the measurement) at "
+                     "3x the budget: a busy machine or a long warm-up; the interval may be too narrow — measure again "
+                     "when the machine is quieter, or give more --seconds")
     if between is None:
         notes.append("no epoch boundary was seen: the time between epochs (evaluation, checkpoints) is not in the estimate")
     setup = max(run.steps[0] - mean, 0.0)

@@ -288,3 +288,22 @@ def test_with_epochs_asked_the_measurement_waits_past_its_budget_for_an_epoch_to
     assert est.steps_per_epoch == 150 and est.total_steps == 1500
     run, est = PlannerService().bench_script(path, [], seconds=1, total_steps=5000)  # no --epochs: the budget
     assert run.stopped_because == "budget" and run.steps[-1] - run.steps[0] < 2.5 and est.steps_per_epoch is None
+
+
+def test_a_step_time_still_moving_at_the_budget_is_measured_on_until_it_settles_or_said(tmp_path):
+    settling = """
+    import time, torch
+    w = torch.nn.Linear(2, 1)
+    opt = torch.optim.SGD(w.parameters(), lr=0.01)
+    for i in range(100000):
+        time.sleep(0.06 if i < 10 else 0.02)  # a slow start (a cache warming), then steady
+        opt.zero_grad(); w(torch.ones(1, 2)).sum().backward(); opt.step()
+    """
+    done = run_script(script(tmp_path, settling), [], seconds=1.0, workdir=tmp_path, min_steps=20)
+    steps = done.result["steps"]
+    assert done.result["steady"] is True and steps[-1] - steps[0] > 1.15  # measured past its 1 s budget, until settled
+    drifting = settling.replace("time.sleep(0.06 if i < 10 else 0.02)", "time.sleep(0.004 * (1 + i / 40))")
+    path = script(tmp_path, drifting, "drift.py")
+    run, est = PlannerService().bench_script(path, [], seconds=1.0, total_steps=1000)
+    assert run.steady is False and 2.5 < run.steps[-1] - run.steps[0] < 4.5  # at 3x the budget, and said
+    assert any("still drifting" in n for n in est.notes)
