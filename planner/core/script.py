@@ -326,6 +326,14 @@ def script_candidates(run: ScriptRun, est: ScriptEstimate, instances: list[Insta
     return out
 
 
+def python_share(run: ScriptRun, est: ScriptEstimate) -> float | None:
+    """The share of a mean step spent in the script's own Python (outside PyTorch's ops and their eager
+    overhead), from the traced step scaled to the mean one; None without a trace."""
+    if run.trace is None or est.step_seconds <= 0:
+        return None
+    return host_seconds(run.trace.scaled_to(est.step_seconds), est.step_seconds) / est.step_seconds
+
+
 def script_warnings(run: ScriptRun, est: ScriptEstimate) -> list[str]:
     """What a plan of the script says about how it was measured and what its GPU rows rest on."""
     said = [f"steps found by {'torch.optim optimizer steps' if run.boundary == 'optimizer' else 'backward passes (no torch.optim)'}"
@@ -335,7 +343,7 @@ def script_warnings(run: ScriptRun, est: ScriptEstimate) -> list[str]:
         said.append("no step was traced (too few steps): GPU instances are not predicted")
         return said
     said.append(f"GPU rows: a mean step's {t.kernels:,} kernels ({t.flops / 1e9:.3g} G FLOPs, {t.precision}) on the "
-                f"device model, its Python ({host_seconds(t, est.step_seconds) / est.step_seconds:.0%} of a step here) on the instance's CPU, "
+                f"device model, its Python ({python_share(run, est) or 0.0:.0%} of a step here) on the instance's CPU, "
                 f"{t.to_device.calls:,} copies to the device and {t.to_host.calls:,} values read back (a sync each)")
     said.append("GPU memory is not checked for a script (its footprint is not traced): a benchmark tells")
     return said

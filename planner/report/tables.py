@@ -214,6 +214,8 @@ def script_json(run: ScriptRun, est: ScriptEstimate) -> dict[str, Any]:
 def script_table(script: str, run: ScriptRun, est: ScriptEstimate):
     from rich.table import Table
 
+    from planner.core.script import python_share
+
     t = Table(title=f"{script}: measured here, unchanged", show_header=False, title_justify="left")
     t.add_column(style="bold")
     t.add_column()
@@ -235,6 +237,6 @@ def script_table(script: str, run: ScriptRun, est: ScriptEstimate):
                         if tr.flops and c.flops / tr.flops >= 0.01)
         t.add_row("work per step", f"{human_count(tr.flops)} FLOP" + (f" ({mix})" if mix else "") + f", {human_bytes(tr.bytes)} "
                                    f"read and written, {sum(c.ops for c in tr.classes.values()):,} ops")
-        t.add_row("outside PyTorch", f"{tr.python_share:.0%} of a step in Python code (an environment, data preparation, "
-                                     "the training loop itself)")
+        t.add_row("outside PyTorch", f"{python_share(run, est) or 0.0:.0%} of a step in Python code (an environment, data "
+                                     "preparation, the training loop itself)")
     return t
