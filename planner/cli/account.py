@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from planner.cli.common import default_region, flag, print_json, ranged, region_argument, stderr, stdout, warn
-from planner.errors import ExitCode
+from planner.cli.common import (
+    default_region, flag, print_json, ranged, region_argument, script_length_arguments, stderr, stdout, warn,
+)
+from planner.errors import ExitCode, InputError
 from planner.service import PURCHASES, PlannerService, PriceQuery
 from planner.report.tables import instances_table, prices_json, prices_table
 from planner.service.inputs import check_spec_file
@@ -87,13 +89,20 @@ def cmd_tui(args: argparse.Namespace) -> int:
         except OSError:  # a name too long for the file system: check_spec_file names the fault
             is_dir = False
         if is_dir:  # `planner tui RUN_DIR`: a saved run, refused here unless it is one
-
-            PlannerService().check_run(args.spec)
+            service = PlannerService()
+            if not service.is_script_run(args.spec):
+                service.check_run(args.spec)
+        elif args.spec.endswith(".py"):  # `planner tui train.py -- ARGS`: the user's script, measured here
+            PlannerService().check_script(args.spec)
         else:
             check_spec_file(args.spec)  # the editor reads it whole: a FIFO or /dev/zero is refused here, before it opens
     from planner.tui.app import PlannerApp
 
-    app = PlannerApp(args.spec, bench_seconds=args.seconds, region=args.region or default_region(), ami=args.ami)
+    if (args.script_args or args.total_steps or args.epochs) and not (args.spec or "").endswith(".py"):
+        raise InputError("--total-steps, --epochs and arguments after -- are for a training script (.py)",
+                         hint="planner tui train.py [--total-steps N | --epochs N] -- ARGS")
+    app = PlannerApp(args.spec, bench_seconds=args.seconds, region=args.region or default_region(), ami=args.ami,
+                     script_args=args.script_args, total_steps=args.total_steps, epochs=args.epochs)
     app.run()
     return app.return_code or ExitCode.OK  # 128 + N after a routed SIGTERM/SIGHUP, as the CLI exits
 
@@ -117,9 +126,12 @@ def add_prices_parser(sub) -> None:
 
 
 def add_tui_parser(sub) -> None:
-    p = sub.add_parser("tui", help="plan interactively in the terminal")
-    p.add_argument("spec", nargs="?", metavar="SPEC|RUN_DIR",
-                   help="a workload spec to open (estimated at once), or a saved run's directory to show its plan")
+    p = sub.add_parser("tui", help="plan interactively in the terminal",
+                       usage="planner tui [options] [SPEC | RUN_DIR | train.py [--total-steps N | --epochs N] [-- ARGS...]]")
+    p.add_argument("spec", nargs="?", metavar="SPEC|RUN_DIR|train.py",
+                   help="a workload spec to open (estimated at once), a saved run's directory to show its plan, or your "
+                        "training script (measured here unchanged, then planned)")
+    script_length_arguments(p)
     p.add_argument("--seconds", type=flag("--seconds"), default=10.0,
                    help=ranged("--seconds", "bench time budget per target (default 10)"))
     region_argument(p, "AWS region for prices and targets")

@@ -211,32 +211,41 @@ def script_json(run: ScriptRun, est: ScriptEstimate) -> dict[str, Any]:
                                                  "python_share": trace.python_share, **asdict(trace)}}
 
 
-def script_table(script: str, run: ScriptRun, est: ScriptEstimate):
-    from rich.table import Table
-
+def script_rows(run: ScriptRun, est: ScriptEstimate) -> list[tuple[str, str]]:
+    """What the launcher found in a script and what its whole run comes to, as (what, value) rows."""
     from planner.core.script import python_share
 
-    t = Table(title=f"{script}: measured here, unchanged", show_header=False, title_justify="left")
-    t.add_column(style="bold")
-    t.add_column()
     boundary = {"optimizer": f"optimizer steps ({run.optimizers} optimizer{'s' if run.optimizers != 1 else ''} "
                              "stepping once each is one step)", "backward": "backward passes (no torch.optim)"}
-    t.add_row("step boundary", boundary.get(run.boundary, run.boundary))
-    t.add_row("step time", f"{seconds_text(est.step_seconds)} ({seconds_text(est.step_low)}-{seconds_text(est.step_high)}, "
-                           f"{est.steps_measured:,} steady steps after {est.warmup_steps} warm-up)")
-    t.add_row("setup", f"{seconds_text(est.setup_seconds)} (start, imports, data and model, to the first step)")
-    t.add_row("per epoch", f"{est.steps_per_epoch:,.0f} steps" if est.steps_per_epoch else "no whole DataLoader epoch seen")
-    t.add_row("between epochs", seconds_text(est.between_epochs_seconds) + " (evaluation, checkpoints)"
-              if est.between_epochs_seconds is not None else "not seen")
-    t.add_row("whole run", f"{est.total_steps:,} steps" + (f", {est.epochs:,.1f} epochs" if est.epochs else ""))
-    t.add_row("training time", f"{seconds_text(est.seconds)} ({range_text(est.low, est.high)})")
-    t.add_row("device", ("CUDA" if run.cuda_used else "CPU") + f", {run.threads} threads; stopped: {run.stopped_because}")
+    rows = [
+        ("step boundary", boundary.get(run.boundary, run.boundary)),
+        ("step time", f"{seconds_text(est.step_seconds)} ({seconds_text(est.step_low)}-{seconds_text(est.step_high)}, "
+                      f"{est.steps_measured:,} steady steps after {est.warmup_steps} warm-up)"),
+        ("setup", f"{seconds_text(est.setup_seconds)} (start, imports, data and model, to the first step)"),
+        ("per epoch", f"{est.steps_per_epoch:,.0f} steps" if est.steps_per_epoch else "no whole DataLoader epoch seen"),
+        ("between epochs", seconds_text(est.between_epochs_seconds) + " (evaluation, checkpoints)"
+         if est.between_epochs_seconds is not None else "not seen"),
+        ("whole run", f"{est.total_steps:,} steps" + (f", {est.epochs:,.1f} epochs" if est.epochs else "")),
+        ("training time", f"{seconds_text(est.seconds)} ({range_text(est.low, est.high)})"),
+        ("device", ("CUDA" if run.cuda_used else "CPU") + f", {run.threads} threads; stopped: {run.stopped_because}"),
+    ]
     if run.trace is not None:
         tr = run.trace
         mix = ", ".join(f"{name} {c.flops / tr.flops:.0%}" for name, c in sorted(tr.classes.items(), key=lambda kv: -kv[1].flops)
                         if tr.flops and c.flops / tr.flops >= 0.01)
-        t.add_row("work per step", f"{human_count(tr.flops)} FLOP" + (f" ({mix})" if mix else "") + f", {human_bytes(tr.bytes)} "
-                                   f"read and written, {sum(c.ops for c in tr.classes.values()):,} ops")
-        t.add_row("outside PyTorch", f"{python_share(run, est) or 0.0:.0%} of a step in Python code (an environment, data "
-                                     "preparation, the training loop itself)")
+        rows.append(("work per step", f"{human_count(tr.flops)} FLOP" + (f" ({mix})" if mix else "") + f", "
+                                      f"{human_bytes(tr.bytes)} read and written, {sum(c.ops for c in tr.classes.values()):,} ops"))
+        rows.append(("outside PyTorch", f"{python_share(run, est) or 0.0:.0%} of a step in Python code (an environment, "
+                                        "data preparation, the training loop itself)"))
+    return rows
+
+
+def script_table(script: str, run: ScriptRun, est: ScriptEstimate):
+    from rich.table import Table
+
+    t = Table(title=f"{script}: measured here, unchanged", show_header=False, title_justify="left")
+    t.add_column(style="bold")
+    t.add_column()
+    for what, value in script_rows(run, est):
+        t.add_row(what, value)
     return t

@@ -155,6 +155,22 @@ class Scripts(Runs):
         journal.write_plan(doc)
         return doc, journal
 
+    def check_script(self, script: str | Path) -> Path:
+        """The training script to run. Raises InputError unless it is a readable .py file."""
+        return script_path(script)
+
+    def is_script_run(self, run_dir: str | Path) -> bool:
+        """Whether `run_dir` journals a user's script (script.json) rather than a spec."""
+        return RunJournal.open(run_dir).is_script
+
+    def saved_script(self, run_dir: str | Path) -> tuple[ScriptJob, ScriptRun, ScriptEstimate]:
+        """A script run's job, its timeline here and its whole run extrapolated again (what the TUI's Workload
+        pane shows as detected). Raises JournalError (naming the file and the field), InputError (no result here)."""
+        journal = RunJournal.open(run_dir)
+        job = journal.read_script()
+        label, run = _here(journal)
+        return job, run, estimate_script(run, job.total_steps, job.epochs)
+
     def shipping_preview(self, script: str | Path) -> list[str]:
         """What of the script's folder would ship to an instance (runner/folder.py), as the run's log lists it.
         Raises InputError (not a .py file; a folder too big to ship)."""
@@ -173,10 +189,7 @@ class Scripts(Runs):
         job = journal.read_script()
         results = journal.read_results()
         runs = {label: _timeline(journal, label, m) for label, m in results.items() if m.result.status == "ok"}
-        here_label = next((label for label in runs if label.startswith("local-")), None)
-        if here_label is None:
-            raise InputError(f"{journal.path}: the run has no result here (this machine's measurement is what every "
-                             "other instance is predicted from)", hint="run `planner run train.py --targets local` first")
+        here_label, _ = _here(journal)
         est = estimate_script(runs[here_label], job.total_steps, job.epochs)
         measured = []
         for label, m in sorted(results.items()):
@@ -196,6 +209,15 @@ class Scripts(Runs):
         from pricing.catalog import hourly_price
 
         return float(hourly_price(self.catalog().frame, instance_type, options.region, options.purchase))
+
+
+def _here(journal: RunJournal) -> tuple[str, ScriptRun]:
+    """This machine's timeline of a script run (what every other instance is predicted from)."""
+    for label, m in sorted(journal.read_results().items()):
+        if label.startswith("local-") and m.result.status == "ok":
+            return label, _timeline(journal, label, m)
+    raise InputError(f"{journal.path}: the run has no result here (this machine's measurement is what every other "
+                     "instance is predicted from)", hint="run `planner run train.py --targets local` first")
 
 
 def _timeline(journal: RunJournal, label: str, m: Measured) -> ScriptRun:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer, Header, TabbedContent, TabPane
@@ -32,6 +33,7 @@ from planner.tui.run import RunPane
 from planner.tui.targets import TargetsPane
 from planner.tui.workload import WorkloadPane
 from planner.errors import PlannerError
+from planner.report.tables import script_rows
 
 FOCUS_ON_SHOW = {"workload": "#workload", "targets": "#catalog", "run": "#states", "results": "#options",
                  "instances": "#instance-table"}
@@ -61,14 +63,18 @@ class PlannerApp(Quitting, App):
     def __init__(self, spec_path: str | None = None, service: PlannerService | None = None,
                  runs_dir: Path | None = None, bench_seconds: float = 10.0, region: str = "us-east-1",
                  ami: str | None = None, estimate_seconds: float = 5.0, estimate_on_open: bool = True,
-                 runs_folder: Path | None = None):
+                 runs_folder: Path | None = None, script_args: list[str] | None = None, total_steps: int | None = None,
+                 epochs: int | None = None):
         """`runs_dir`: the next run's journal (as `planner run --out`) while it is new or empty; other
         runs journal in `runs_folder` (None: planner-runs/), where `o` looks for saved runs."""
         super().__init__()
         self.service = service or PlannerService()
         path = Path(spec_path) if spec_path else None
         self.open_at_start = str(path) if path is not None and path.is_dir() else None  # `planner tui RUN_DIR`
-        self.spec_path = None if self.open_at_start else spec_path
+        # `planner tui train.py -- ARGS`: the user's script, measured here as a local run, then planned
+        self.script = spec_path if spec_path and spec_path.endswith(".py") and not self.open_at_start else None
+        self.script_args, self.total_steps, self.epochs = list(script_args or []), total_steps, epochs
+        self.spec_path = None if self.open_at_start or self.script else spec_path
         self.runs_dir, self.runs_folder = runs_dir, runs_folder
         self.bench_seconds, self.estimate_seconds = bench_seconds, estimate_seconds
         self.region, self.purchase, self.ami = region, "on-demand", ami
@@ -100,6 +106,30 @@ class PlannerApp(Quitting, App):
             self.open_run(self.open_at_start)
         else:
             self.query_one("#workload").focus()
+            if self.script:
+                self.measure_script()
+
+    def measure_script(self) -> None:
+        """The user's script measured here (a local run journaled in the runs folder), then its plan shown."""
+        assert self.script is not None
+        self.query_one(WorkloadPane).show_script(self.script, self.script_args, None)
+        self.results.show_status(f"measuring {Path(self.script).name} here, unchanged: {self.estimate_seconds:g} s of "
+                                 "training steps, then every instance predicted from it")
+        self._measure_script(self.script, self.results.plan_options(),
+                             self.service.new_run_dir(Path(self.script).stem, self.runs_folder))
+
+    @work(thread=True, exclusive=True, group="estimate")
+    def _measure_script(self, script: str, options, out: Path) -> None:
+        from planner.service import parse_targets
+
+        try:
+            self.service.run_script(script, self.script_args, parse_targets("local"), options, self.estimate_seconds,
+                                    self.total_steps, self.epochs, out)
+        except PlannerError as exc:
+            self.call_from_thread(self.notify, exc.render(), severity="error", timeout=30)
+            self.call_from_thread(self.results.show_status, exc.message.splitlines()[0])
+            return
+        self.call_from_thread(self.open_run, str(out))
 
     @property
     def run_pane(self) -> RunPane:
@@ -152,7 +182,9 @@ class PlannerApp(Quitting, App):
             self.results.mark_stale(message.spec)
 
     def action_estimate(self) -> None:
-        if self.spec is None:
+        if self.script is not None:
+            self.measure_script()  # a script: measured again (it may have been edited)
+        elif self.spec is None:
             self.notify("the spec is not valid yet: see the Workload pane", severity="error")
         elif self.query_one(RunPane).running:
             self.notify("a run is measuring this machine: estimate after it", severity="warning")
@@ -181,6 +213,11 @@ class PlannerApp(Quitting, App):
         self.targets = message.targets
 
     def action_run(self) -> None:
+        if self.script is not None:
+            self.notify(f"rented benchmarks of a script run from the command line: planner run {self.script} --targets "
+                        f"local,aws:TYPE{' -- ' + ' '.join(self.script_args) if self.script_args else ''} (the Results "
+                        "pane names the instances worth it)", severity="warning", timeout=15)
+            return
         run, results = self.query_one(RunPane), self.results
         if run.running:
             self.notify("a run is already in progress", severity="warning")
@@ -229,8 +266,22 @@ class PlannerApp(Quitting, App):
         self.push_screen(OpenRun(self.service.saved_runs(self.runs_folder), str(folder)), opened)
 
     def open_run(self, run_dir: str) -> None:
-        """Show a saved run: its plan (every instance it did not measure predicted) and its spec."""
+        """Show a saved run: its plan (every instance it did not measure predicted) and its spec (a script's
+        run: the script, read-only, and what was found in it)."""
         path = Path(run_dir)
+        try:
+            if self.service.is_script_run(path):
+                job, measured, est = self.service.saved_script(path)
+                self.script, self.script_args, self.total_steps, self.epochs = job.path, job.args, job.total_steps, job.epochs
+                self.query_one(WorkloadPane).show_script(job.path, job.args, script_rows(measured, est), job.script)
+                self.sub_title = f"{job.script} {' '.join(job.args)}".strip()
+                self.results.show_status("")
+                self.results.open_run(str(path), job)
+                self.action_show("results")
+                return
+        except PlannerError as exc:
+            self.notify(f"{run_dir}: {exc.message.splitlines()[0]}", severity="error")
+            return
         try:
             spec = self.service.load(path / "spec.json")
         except PlannerError as exc:

@@ -200,6 +200,10 @@ class ResultsPane(Vertical):
 
     # ------------------------------------------------------------------ showing
 
+    def show_status(self, text: str) -> None:
+        """A line under the answers: what is being done, or why it failed."""
+        self._status(text)
+
     def _status(self, text: str) -> None:
         self.answers.status = text
         self.post_message(PlanStatus(text))  # the app passes it down to the Workload pane's answers

@@ -48,6 +48,7 @@ class WorkloadPane(Vertical, can_focus=True):
         super().__init__(id="workload")
         self.path = path
         self.saved_text = ""  # the file's text as last loaded or saved
+        self.script: str | None = None  # a user's training script shown (read-only) instead of a spec
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="file-row"):
@@ -65,8 +66,30 @@ class WorkloadPane(Vertical, can_focus=True):
                 yield Answers(compact=True, id="workload-answers")
 
     def on_mount(self) -> None:
-        if self.path and Path(self.path).is_file():
+        if self.path and Path(self.path).is_file() and not self.path.endswith(".py"):
             self.load(self.path)
+
+    def show_script(self, script: str, args: list[str], rows: list[tuple[str, str]] | None, shown: str | None = None) -> None:
+        """A user's training script: its source, read-only (it is planned unchanged: edit it in your editor),
+        its arguments, and what the launcher found in it (None: still measuring)."""
+        from rich.text import Text
+
+        self.script = script
+        try:
+            source = Path(script).read_text(errors="replace")
+        except OSError as exc:
+            source = f"# cannot read {script}: {exc.strerror or exc}"
+        self.path, self.saved_text = None, source
+        self.query_one("#spec-path", Input).value = shown or script
+        self.editor.language = "python"
+        self.editor.read_only = True
+        self.editor.text = source
+        status = self.query_one("#spec-status", Static)
+        status.update(Text(f"script: {' '.join([shown or script, *args])} (read-only: it is planned unchanged)"))
+        status.set_classes("valid")
+        found = ("measuring it here ..." if rows is None else
+                 "\n".join(f"{what}: {value}" for what, value in rows))
+        self.query_one("#spec-summary", Static).update(Text(found))
 
     @property
     def editor(self) -> TextArea:
@@ -77,6 +100,13 @@ class WorkloadPane(Vertical, can_focus=True):
         return self.editor.text != self.saved_text
 
     def load(self, path: str, estimate: bool = True) -> None:
+        if path.endswith(".py"):
+            self.app.notify(f"{path}: a training script opens with `planner tui {path} -- ARGS` (it is measured, "
+                            "not edited)", severity="warning")
+            return
+        self.script = None
+        self.editor.read_only = False
+        self.editor.language = "yaml"
         try:
             text = check_spec_file(path)  # a FIFO, a device or a huge file is refused, not read
         except PlannerError as exc:
@@ -88,6 +118,9 @@ class WorkloadPane(Vertical, can_focus=True):
         self.post_message(SpecLoaded(path, estimate))
 
     def save(self) -> None:
+        if self.script is not None:
+            self.app.notify("the script is shown read-only: edit it in your editor, then e measures it again")
+            return
         path = self.query_one("#spec-path", Input).value.strip() or "spec.yaml"
         try:
             Path(path).write_text(self.editor.text)
@@ -104,6 +137,9 @@ class WorkloadPane(Vertical, can_focus=True):
         await self.toggle_view()
 
     async def toggle_view(self) -> None:
+        if self.script is not None:
+            self.app.notify("a training script has no form: it is planned as it is", severity="warning")
+            return
         switcher = self.query_one("#spec-views", ContentSwitcher)
         if switcher.current == "spec-form":
             switcher.current = "spec-editor"
@@ -148,7 +184,8 @@ class WorkloadPane(Vertical, can_focus=True):
             self.load(event.value.strip())
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        self.validate(event.text_area.text)
+        if self.script is None:  # a script is not a spec: nothing to validate
+            self.validate(event.text_area.text)
 
     @work(exclusive=True, thread=True, group="validate")
     def validate(self, text: str) -> None:

@@ -1,0 +1,41 @@
+"""The TUI opens a user's training script: measured here unchanged (a local run journaled in the runs
+folder), its source shown read-only with what the launcher found, every instance planned from it, the
+what-if controls re-planning it; `r` says where a script's rented benchmarks run."""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual.widgets import Static, TextArea
+
+from planner.tui.app import PlannerApp
+from planner.tui.results import ResultsPane
+from tests.conftest import EXAMPLES
+from tests.tui.helpers import text_of, wait_for
+
+
+def test_a_script_is_measured_shown_read_only_and_planned_and_its_what_ifs_replan(tmp_path):
+    script = str(EXAMPLES / "scripts" / "reinforce.py")
+
+    async def scenario():
+        app = PlannerApp(script, script_args=["--episodes", "100000"], total_steps=2000, estimate_seconds=2,
+                         runs_folder=tmp_path)
+        async with app.run_test(size=(120, 40)) as pilot:
+            results = app.query_one(ResultsPane)
+            await wait_for(pilot, lambda: results.doc is not None, timeout=120)
+            doc = results.doc
+            assert doc.workload.kind == "script" and doc.workload.total_steps == 2000
+            assert any(o.device == "cuda" and o.source == "predicted" for o in doc.plan.options)  # every instance
+            editor = app.query_one("#spec-editor", TextArea)
+            assert editor.read_only and "class CartPole" in editor.text
+            found = str(app.query_one("#spec-summary", Static).render())
+            assert "step boundary: optimizer steps" in found and "outside PyTorch" in found
+            assert list(tmp_path.glob("*-reinforce/script.json"))  # journaled in the runs folder
+            app.query_one("#region-whatif").value = "us-west-2"  # a what-if re-plans the measured script
+            await wait_for(pilot, lambda: results.doc.options.region == "us-west-2", timeout=60)
+            await pilot.press("r")
+            await pilot.pause(0.3)
+            assert any("planner run" in str(n.message) for n in app._notifications)
+            assert "us-west-2" in text_of(app, "#whatif") or results.doc.options.region == "us-west-2"
+
+    asyncio.run(scenario())
