@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planner.cli.common import (
-    default_region, escape, flag, plan_arguments, print_json, print_plan, progress, ranged, region_argument, stderr, stdout,
+    default_region, escape, flag, output_arguments, plan_arguments, print_plan, progress, ranged, region_argument, stderr,
+    stdout,
 )
 from planner.errors import ExitCode
 from planner.service import PURCHASES, AwsOptions, BenchOptions, parse_targets, plan_options, PlannerService, RunCallbacks
@@ -81,7 +82,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         err.print(f"interrupted ({getattr(exc, 'signal_name', 'SIGINT')}){where}", markup=False, highlight=False,
                   soft_wrap=True)
         return 128 + int(getattr(exc, "signum", 2))
-    print_plan(doc, args.json, args.wide)
+    print_plan(doc, args)
     if doc.bench_cost_usd is not None:
         err.print(f"bench instances: about ${doc.bench_cost_usd:.4f} billed (per-second, 60 s minimum each, root volume included)",
                   highlight=False)
@@ -118,11 +119,9 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     with progress() as on_progress:
         doc = service.estimate(spec, options, args.seconds, gpu=True if args.gpu else False if args.cpu else None,
                                on_progress=on_progress, predict_only=args.predict_only)
-    if args.json:
-        print_json(doc)
-        return ExitCode.OK
-    print_plan(doc, False, args.wide)
-    _print_predicted_footer(doc, args.spec)
+    print_plan(doc, args)
+    if args.format == "table":
+        _print_predicted_footer(doc, args.spec)
     return ExitCode.OK
 
 
@@ -137,8 +136,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     overrides = {"objective": args.objective, "deadline_seconds": args.deadline, "time_value_per_hour": args.time_value,
                  "local_price_per_hour": args.local_price, "region": args.region, "purchase": args.purchase}
     doc = PlannerService().replan(args.run_dir, overrides, measured_only=args.measured_only)
-    print_plan(doc, args.json, args.wide)
-    if not args.json and not args.measured_only:
+    print_plan(doc, args)
+    if args.format == "table" and not args.measured_only:
         _print_predicted_footer(doc, str(Path(args.run_dir) / "spec.json"))
     return ExitCode.OK if doc.recommendation.target else ExitCode.RUNTIME_FAILURE
 
@@ -190,7 +189,7 @@ def add_run_parser(sub) -> None:
     aws.add_argument("--poll-seconds", type=flag("--poll-seconds"), default=5.0,
                      help=ranged("--poll-seconds", "how often to ask AWS for progress (default 5)"))
     p.add_argument("--out", metavar="RUN_DIR", help="run journal directory (default planner-runs/<UTC time>-<name>/)")
-    p.add_argument("--json", action="store_true", help='print {"workload", "options", "recommendation", ...}')
+    output_arguments(p, json_help='print {"workload", "options", "recommendation", ...}')
     p.set_defaults(handler=cmd_run)
 
 
@@ -206,7 +205,7 @@ def add_estimate_parser(sub) -> None:
     p.add_argument("--seconds", type=flag("--seconds"), default=5.0, help=ranged("--seconds", "local bench time budget (default 5)"))
     p.add_argument("--predict-only", action="store_true",
                    help="measure nothing here: predict every instance from the work alone (GPUs from their specs)")
-    p.add_argument("--json", action="store_true")
+    output_arguments(p)
     p.set_defaults(handler=cmd_estimate)
 
 
@@ -225,5 +224,5 @@ def add_plan_parser(sub) -> None:
     p.add_argument("--purchase", choices=PURCHASES, help="price AWS options on-demand or spot")
     p.add_argument("--measured-only", action="store_true",
                    help="plan the run's measured rows alone (default: every other instance predicted, as estimate does)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    output_arguments(p)
     p.set_defaults(handler=cmd_plan)

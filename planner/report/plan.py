@@ -7,13 +7,15 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from planner.core.shown import DEFAULT_GROUP_BY, GROUP_BY, GroupBy, Shown, shown_options  # noqa: F401 - re-exported
 from planner.report.text import escape, money_text, range_text, seconds_text, short
 
 if TYPE_CHECKING:
     from planner.core.decide import RankedOption
     from planner.core.document import PlanDocument
 
-PLAN_COLUMNS = ("", "#", "target", "device", "src", "step", "1-time", "training time", "$/h", "cost", "speedup", "b-even")
+MARK_COLUMN = "✔"  # the headline's row; the caption says so
+PLAN_COLUMNS = (MARK_COLUMN, "#", "target", "device", "src", "step", "1-time", "training time", "$/h", "cost", "speedup", "b-even")
 LEFT_COLUMNS = ("target", "device", "src", "training time")
 # To fit a narrow terminal the plan drops columns in this order (`--wide` keeps them all); what is
 # dropped is still in --json, and a line under the table says so. Numbers are never cut.
@@ -93,15 +95,17 @@ def reference_caption(doc: PlanDocument) -> str:
             f"(instance + disk{', + waiting' if plan.time_value_per_hour else ''}): {'; '.join(parts)}.")
 
 
-def plan_table(doc: PlanDocument, width: int | None = None, wide: bool = False):
-    """The plan as a rich table; at most `width` columns wide (dropping DROP_ORDER's columns) unless `wide`."""
+def plan_table(doc: PlanDocument, width: int | None = None, wide: bool = False,
+               options: list[RankedOption] | None = None, note_width: int | None = None):
+    """The plan as a rich table of `options` (default: every one, in the plan's order); at most `width`
+    columns wide (dropping DROP_ORDER's columns) unless `wide`."""
     from rich import box
     from rich.console import Console
     from rich.table import Table
 
     columns = list(PLAN_COLUMNS)
-    note_width = 90 if wide else NOTE_WIDTH  # --wide: the notes (mostly) whole; --json has every one
-    options = doc.plan.options
+    note_width = note_width or (90 if wide else NOTE_WIDTH)  # --wide: the notes (mostly) whole; --json has every one
+    options = doc.plan.options if options is None else options
 
     def build() -> Table:
         parallel = any((o.gpus_used or 1) > 1 for o in options)
@@ -132,6 +136,11 @@ def plan_table(doc: PlanDocument, width: int | None = None, wide: bool = False):
     if dropped:
         table.caption = f"{table.caption} Not shown at this width: {', '.join(dropped)} (--wide shows them)."
     return table
+
+
+def shown_line(shown: Shown, every: str = "--all for every row") -> str:
+    """Under a grouped table: how many rows of how many, and how to see them all ('' when none is left out)."""
+    return f"Shown {len(shown.indices)} of {shown.total} options; {every}" if shown.omitted else ""
 
 
 VERDICT_TITLES = {"clear": "Recommendation", "only_option": "Recommendation", "likely": "Recommendation (likely)",

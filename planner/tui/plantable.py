@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import DataTable
 
-from planner.report.plan import PLAN_COLUMNS, plan_row
+from planner.report.plan import MARK_COLUMN, PLAN_COLUMNS, plan_row
 
 if TYPE_CHECKING:
     from planner.service import PlanDocument, RankedOption
 
-ESSENTIAL = ("", "#", "target", "training time", "cost", "speedup", "b-even", "break-even")
+ESSENTIAL = (MARK_COLUMN, "#", "target", "training time", "cost", "speedup", "b-even", "break-even")
 WIDE = 150  # columns at which the CLI's order fits without cutting
 
 
@@ -60,7 +60,7 @@ class PlanTable(DataTable):
         self._order = order
         self.clear(columns=True)
         for name in order:
-            self.add_column(name, key=name)
+            self.add_column("" if name == MARK_COLUMN else name, key=name)  # its marks say more than the CLI's ✔
         return True
 
     def on_resize(self) -> None:
@@ -79,7 +79,7 @@ class PlanTable(DataTable):
             style = "bold green" if doc.is_recommended(o) else ""
             shown = []
             for name in self._order:
-                if name == "":
+                if name == MARK_COLUMN:
                     shown.append(mark(o, doc))  # the CLI's headline mark, plus measured or predicted
                 elif name == "target" and self._order != list(PLAN_COLUMNS):
                     shown.append(Text(o.target.removeprefix("aws:"), style=style))  # narrow: g5.xlarge is aws's
