@@ -74,13 +74,37 @@ def pipe_width() -> int:
     return min(max(int(text), 20), 1_000) if text.isdigit() and len(text) < 10 else 150
 
 
+class TrimmedLines:
+    """A stream that drops the spaces rich pads a line with (a table's cells, a title justified to the
+    table's width) before its end: piped or written to a file, a line is as long as its text."""
+
+    def __init__(self, stream: Any):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        self.stream.write(re.sub(r" +\n", "\n", text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
 def stdout():
-    width = None if sys.stdout.isatty() else pipe_width()
-    return _console_class()(soft_wrap=False, width=width)
+    if sys.stdout.isatty():
+        return _console_class()(soft_wrap=False)
+    return _console_class()(soft_wrap=False, width=pipe_width(), file=TrimmedLines(sys.stdout))
 
 
 def stderr():
-    return _console_class()(stderr=True)
+    if sys.stderr.isatty():
+        return _console_class()(stderr=True)
+    return _console_class()(file=TrimmedLines(sys.stderr))
 
 
 def warn(text: str) -> None:
