@@ -191,6 +191,9 @@ def unterminated_lines(doc: PlanDocument | None) -> list[str]:
     return [x.line() for x in (doc.unterminated or [])] if doc is not None else []
 
 
+NO_BENCHMARK = "No paid benchmark needed: training here wins clearly, and measuring an instance would not change that"
+
+
 def predicted_footer(doc: PlanDocument, spec: str) -> list[str]:
     """Under a plan with predicted rows (plain lines): where they come from, and the paid benchmarks that
     would settle it, with the command that runs them."""
@@ -201,11 +204,13 @@ def predicted_footer(doc: PlanDocument, spec: str) -> list[str]:
     lines = [f"\nPredicted rows come from the device model (GPUs: fitted to published training measurements, "
              f"interval from its error there; CPU instances: {cpus}); "
              + (f"prices: {prices.source}, as of {prices.as_of}." if prices else "prices: as listed.")]
-    benchmark = doc.benchmark or []
+    benchmark = doc.suggested_benchmarks
     if benchmark:
         targets = ",".join(c.target for c in benchmark)
         lines.append("A paid benchmark would settle:")
         lines += [f"  {c.target}: {c.reason}" for c in benchmark]
         lines.append(f"  -> planner run {spec} --targets local,{targets} --region {doc.options.region}   (or --targets auto)")
+    elif doc.benchmark and doc.trains_here_clearly:
+        lines.append(f"{NO_BENCHMARK} (should you rent anyway, --json lists the ones that would settle which: \"benchmark\").")
     lines.append(f"Not worth benchmarking: {len(doc.skipped or [])} instance(s) (see --json for each reason).")
     return lines

@@ -47,7 +47,7 @@ def test_opening_a_spec_shows_the_estimate_then_run_local_and_every_plan_is_the_
 
             await pilot.pause(0.3)
             targets = app.query_one(TargetsPane)
-            suggested = [c.target for c in doc.benchmark]
+            suggested = [c.target for c in doc.suggested_benchmarks]  # none when training here wins clearly
             assert app.targets == ["local", *suggested]
             if suggested:
                 assert "worst-case bench cost $" in text_of(app, "#selection")

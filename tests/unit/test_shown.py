@@ -1,5 +1,5 @@
-"""Which rows a table shows (planner/core/shown.py, issue 27): the grouping rule on plain row facts, and on
-plans the planner wrote."""
+"""Which rows a table shows (planner/core/shown.py, issue 27): the grouping rule on plain row facts, on
+plans the planner wrote, and the paid benchmark a plan that trains here does not suggest."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from planner.core.document import from_json
 from planner.core.shown import RowFacts, plan_row_facts, shown_options, shown_rows
-from planner.report.plan import plan_table, shown_line
+from planner.report.plan import plan_table, predicted_footer, shown_line
 
 DOCUMENTS = Path(__file__).parent / "documents"
 
@@ -79,3 +79,14 @@ def test_a_plan_shows_its_headline_answers_references_and_a_row_per_gpu_model_an
     table = plan_table(doc, width=200, options=options)
     assert table.row_count == len(options)
 
+
+def test_a_plan_that_trains_here_clearly_suggests_no_paid_benchmark():
+    here = from_json(json.loads((DOCUMENTS / "replan-run-with-aws.json").read_text()))
+    assert here.trains_here_clearly and here.benchmark and here.suggested_benchmarks == []
+    lines = "\n".join(predicted_footer(here, "spec.yaml"))
+    assert "planner run" not in lines and "No paid benchmark needed: training here wins clearly" in lines
+    rent = from_json(json.loads((DOCUMENTS / "estimate-predict-only.json").read_text()))
+    assert not rent.trains_here_clearly and rent.suggested_benchmarks == rent.benchmark
+    assert "-> planner run spec.yaml --targets local," in "\n".join(predicted_footer(rent, "spec.yaml"))
+    deadline = from_json(json.loads((DOCUMENTS / "replan-deadline.json").read_text()))
+    assert not deadline.trains_here_clearly  # no here-against-rent comparison to call it clear by
