@@ -33,12 +33,28 @@ def device_text(o: RankedOption) -> str:
     return name + count + (f" ({o.scaling_efficiency:.0%})" if o.scaling_efficiency is not None else "")
 
 
-def _training_time(o: RankedOption) -> str:
-    """'2.6 min (2.2-3.0 min)': the point and its interval; said so when there is none."""
+def device_short(o: RankedOption) -> str:
+    """device_text without the scaling efficiency, for a narrow column: 'cpu', 'L4', 'A100 x8', 'T4 2x4'."""
+    return device_text(o).split(" (")[0]
+
+
+def _training_time(o: RankedOption, short: bool = False) -> str:
+    """'2.6 min (2.2-3.0 min)': the point and its interval; said so when there is none. `short` (a narrow
+    column): the unit once when both are in it, '2.6 min (2.2-3.0)'."""
     high = o.train_seconds_high
+    point = seconds_text(o.train_seconds)
     if high is None or high == math.inf:
-        return f"{seconds_text(o.train_seconds)} (no usable interval)"
-    return f"{seconds_text(o.train_seconds)} ({range_text(o.train_seconds_low or 0.0, high)})"
+        return f"{point} ({'no interval' if short else 'no usable interval'})"
+    interval = range_text(o.train_seconds_low or 0.0, high)
+    unit = point.rsplit(" ", 1)[-1]
+    if short and interval.endswith(f" {unit}"):
+        interval = interval.removesuffix(f" {unit}")
+    return f"{point} ({interval})"
+
+
+def training_time_short(o: RankedOption) -> str:
+    """The training time cell of a narrow column (the TUI at 80 columns): '2.6 min (2.2-3.0)'."""
+    return _training_time(o, short=True) if o.train_seconds is not None and o.fits else ""
 
 
 def _times(value: float | None) -> str:
