@@ -24,7 +24,7 @@ import sys
 
 from planner import __version__
 from planner.cli import account, completion, config, measure, plan
-from planner.cli.common import Parser
+from planner.cli.common import Parser, run_with_out_file, settle_output
 from planner.errors import ExitCode, PlannerError
 
 
@@ -67,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return ExitCode.BAD_INPUT
     try:
-        return int(handler(args))
+        settle_output(args)
+        return run_with_out_file(handler, args)
     except PlannerError as exc:
         sys.stderr.write(exc.render() + "\n")
         if getattr(args, "json", False):  # a program asked for JSON: it gets the error as JSON too

@@ -6,11 +6,12 @@ import argparse
 import sys
 
 from planner.cli.common import (
-    default_region, flag, print_json, ranged, region_argument, script_length_arguments, stderr, stdout, warn,
+    default_region, flag, output_arguments, print_json, print_shown, print_table, ranged, region_argument, rows_arguments,
+    script_length_arguments, stderr, stdout, warn,
 )
 from planner.errors import ExitCode, InputError
 from planner.service import PURCHASES, PlannerService, PriceQuery
-from planner.report.tables import instances_table, prices_json, prices_table
+from planner.report.tables import instances_table, prices_json, prices_table, shown_prices
 from planner.service.inputs import check_spec_file
 
 
@@ -22,7 +23,9 @@ def cmd_prices(args: argparse.Namespace) -> int:
     if args.json:
         print_json(prices_json(catalog, rows))
     else:
-        stdout().print(prices_table(catalog, rows, args.purchase))
+        shown_rows, shown = shown_prices(rows, args.group_by, args.max_rows)
+        print_table(args, prices_table(catalog, shown_rows, args.purchase))
+        print_shown(args, shown)
     if rows.empty:
         stderr().print("no instance matches these filters", highlight=False)
     return ExitCode.OK
@@ -76,7 +79,7 @@ def cmd_ls(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"instances": rows})
         return ExitCode.OK
-    stdout().print(instances_table(rows))
+    print_table(args, instances_table(rows))
     return ExitCode.OK
 
 
@@ -121,7 +124,8 @@ def add_prices_parser(sub) -> None:
     p.add_argument("--purchase", choices=PURCHASES, default="on-demand", help="price that --max-price and --sort use")
     p.add_argument("--sort", choices=("price", "gpu-memory"), default="price")
     p.add_argument("--refresh", action="store_true", help="fetch live prices from AWS first (needs credentials)")
-    p.add_argument("--json", action="store_true", help='print {"source", "as_of", "instances": [...]}')
+    rows_arguments(p, plan=False)
+    output_arguments(p, json_help='print {"source", "as_of", "instances": [...]}')
     p.set_defaults(handler=cmd_prices)
 
 
@@ -158,5 +162,5 @@ def add_account_parsers(sub) -> None:
 
     p = sub.add_parser("ls", help="list planner-managed instances with age, expiry and cost so far")
     region_argument(p)
-    p.add_argument("--json", action="store_true")
+    output_arguments(p)
     p.set_defaults(handler=cmd_ls)

@@ -1,5 +1,6 @@
 """What every command shares: the parser class, the consoles, JSON output, argument types, the
-bench progress line and the plan printout."""
+output flags (--format, --out-file, --group-by, --all, --max-rows), the bench progress line and the
+plan printout."""
 
 from __future__ import annotations
 
@@ -10,11 +11,14 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any
 
-from planner.errors import ExitCode, InputError
+from planner.errors import ExitCode, InputError, RunError
+from planner.report.export import FORMATS, table_text
 from planner.report.text import escape, progress_text, to_json
 from planner.service import OBJECTIVES, SCRIPT_CAP_EXTRA_SECONDS
-from planner.report.plan import answers_text, failed_lines, plan_table, recommendation_text
-from planner.service.inputs import check_out_file, flag_range, parse_flag
+from planner.report.plan import (
+    DEFAULT_GROUP_BY, GROUP_BY, answers_text, failed_lines, plan_table, recommendation_text, shown_line, shown_options,
+)
+from planner.service.inputs import check_out_file, flag_range, parse_flag, shown_path
 
 if TYPE_CHECKING:
     from planner.service import PlanDocument
@@ -90,13 +94,37 @@ def pipe_width() -> int:
     return min(max(int(text), 20), 1_000) if text.isdigit() and len(text) < 10 else 150
 
 
+class TrimmedLines:
+    """A stream that drops the spaces rich pads a line with (a table's cells, a title justified to the
+    table's width) before its end: piped or written to a file, a line is as long as its text."""
+
+    def __init__(self, stream: Any):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        self.stream.write(re.sub(r" +\n", "\n", text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
 def stdout():
-    width = None if sys.stdout.isatty() else pipe_width()
-    return _console_class()(soft_wrap=False, width=width)
+    if sys.stdout.isatty():
+        return _console_class()(soft_wrap=False)
+    return _console_class()(soft_wrap=False, width=pipe_width(), file=TrimmedLines(sys.stdout))
 
 
 def stderr():
-    return _console_class()(stderr=True)
+    if sys.stderr.isatty():
+        return _console_class()(stderr=True)
+    return _console_class()(file=TrimmedLines(sys.stderr))
 
 
 def warn(text: str) -> None:
@@ -169,19 +197,111 @@ def progress() -> BenchProgress:
     return BenchProgress(enabled=sys.stderr.isatty())
 
 
-def print_plan(doc: PlanDocument, as_json: bool, wide: bool = False) -> None:
-    """The plan: its table (fitted to the terminal unless `wide`), the headline, both answers, and
-    what the measurements warned about — all on stdout: they are the plan."""
-    if as_json:
-        print_json(doc)
+# ----------------------------------------------------------------------------- output flags
+
+
+def output_arguments(p: argparse.ArgumentParser, json_help: str = "print one JSON object") -> None:
+    """--format, --json (= --format json) and --out-file, for a command that prints a table."""
+    p.add_argument("--format", choices=FORMATS, help="table (default), json (= --json), csv or markdown: the table's "
+                                                     "columns and rows as plain text")
+    p.add_argument("--json", action="store_true", help=f"{json_help} (= --format json)")
+    p.add_argument("--out-file", metavar="PATH", help="write the output to PATH instead of stdout (checked before any work)")
+
+
+def rows_arguments(p: argparse.ArgumentParser, plan: bool = True) -> None:
+    """--group-by, --all and --max-rows: which rows a table (and csv, markdown) shows; JSON keeps every one."""
+    best, kept = ("best", ", with the rows the plan names and this machine's") if plan else ("cheapest", "")
+    p.add_argument("--group-by", choices=GROUP_BY, help=f"which rows the table shows (JSON has every one): gpu "
+                   f"(default): the {best} of each GPU model and of each GPU count and the {best} CPU{kept}; "
+                   f"instance: the {best} of each instance type; none: every row")
+    p.add_argument("--all", action="store_true", help="show every row (= --group-by none)")
+    p.add_argument("--max-rows", type=flag("--max-rows"), metavar="N",
+                   help=ranged("--max-rows", "at most N rows" + (", the ones the plan names first" if plan else "")))
+
+
+def settle_output(args: argparse.Namespace) -> None:
+    """One format from --format and --json; --all with --group-by or --max-rows is refused, not guessed."""
+    if not hasattr(args, "format"):
+        return
+    if args.json and args.format not in (None, "json"):
+        raise InputError(f"--json and --format {args.format}: two formats", hint="--json is --format json; give one of them")
+    args.format = "json" if args.json else args.format or "table"
+    args.json = args.format == "json"
+    if getattr(args, "all", False):
+        given = [f for f, v in (("--group-by", args.group_by), ("--max-rows", args.max_rows)) if v is not None]
+        if given:
+            raise InputError(f"--all and {' and '.join(given)}: --all shows every row",
+                             hint=f"give --all, or {' and '.join(given)} without it")
+        args.group_by = "none"
+    if hasattr(args, "group_by") and args.group_by is None:
+        args.group_by = DEFAULT_GROUP_BY
+
+
+def run_with_out_file(handler: Any, args: argparse.Namespace) -> int:
+    """The command, its stdout written to --out-file PATH when given (the path checked before any work;
+    the file written when the command has finished)."""
+    path = getattr(args, "out_file", None)
+    if path is None:
+        return int(handler(args))
+    target = check_out_file(path, "--out-file", example="output.txt")
+    import contextlib
+    import io
+
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        code = int(handler(args))
+    text = buffer.getvalue()
+    if text or code == ExitCode.OK:
+        try:
+            target.write_text(text)
+        except OSError as exc:  # it was writable before the work; a full disk or a removed directory since
+            raise RunError(f"--out-file {shown_path(path)}: cannot write it ({exc.strerror or exc})",
+                           hint="write it somewhere else") from None
+    return code
+
+
+def print_table(args: argparse.Namespace, *tables: Any) -> None:
+    """Tables in the format asked for: rich tables (table), or their columns and rows (csv, markdown: one
+    after the other, a blank line between)."""
+    if args.format in ("csv", "markdown"):
+        sys.stdout.write("\n".join(table_text(t, args.format) for t in tables))
         return
     out = stdout()
-    out.print(plan_table(doc, width=out.width, wide=wide))
-    out.print(recommendation_text(doc), highlight=False)
-    for line in failed_lines(doc) + answers_text(doc):
-        out.print(line, highlight=False)
-    for warning in doc.plan.warnings:
-        out.print(f"[yellow]warning[/]: {escape(warning)}", highlight=False)
+    for t in tables:
+        out.print(t)
+
+
+def print_shown(args: argparse.Namespace, shown: Any) -> None:
+    """'Shown N of M options; --all for every row' under a grouped table (on stderr beside csv or markdown)."""
+    line = shown_line(shown)
+    if not line:
+        return
+    if args.format == "table":
+        stdout().print(line, highlight=False, markup=False)
+    else:
+        stderr().print(line, highlight=False, markup=False)
+
+
+def print_plan(doc: PlanDocument, args: argparse.Namespace) -> None:
+    """The plan: its table (the rows of --group-by; fitted to the terminal unless --wide), the headline,
+    both answers, and what the measurements warned about — all on stdout: they are the plan. JSON: every
+    option; csv, markdown: the table alone, every column."""
+    if args.format == "json":
+        print_json(doc)
+        return
+    options, shown = shown_options(doc, args.group_by, args.max_rows)
+    if args.format == "table":
+        out = stdout()
+        out.print(plan_table(doc, width=out.width, wide=args.wide, options=options))
+        print_shown(args, shown)
+        out.print(recommendation_text(doc), highlight=False)
+        for line in failed_lines(doc) + answers_text(doc):
+            out.print(line, highlight=False)
+        for warning in doc.plan.warnings:
+            out.print(f"[yellow]warning[/]: {escape(warning)}", highlight=False)
+    else:
+        print_table(args, plan_table(doc, wide=True, options=options, note_width=10_000))
+        print_shown(args, shown)
     if doc.run_dir:
         run_dir = escape(doc.run_dir)
         stderr().print(f"run journal: {run_dir}  (re-plan with `planner plan {run_dir}`)", highlight=False)
@@ -197,6 +317,7 @@ def plan_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:
     p.add_argument("--local-price", type=flag("--local-price"), metavar="USD_PER_HOUR", default=0.0 if defaults else None,
                    help=ranged("--local-price", "hourly cost of this machine (amortized hardware, power); default 0"))
     p.add_argument("--wide", action="store_true", help="show every column of the plan, however wide the terminal")
+    rows_arguments(p)
 
 
 def region_argument(p, text: str = "AWS region (default: AWS_REGION, else us-east-1)") -> None:

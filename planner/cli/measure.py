@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 
-from planner.cli.common import check_script_flags, say_script_cap, script_length_arguments, escape, flag, print_json, progress, ranged, stderr, stdout, warn
+from planner.cli.common import (
+    check_script_flags, escape, flag, output_arguments, print_json, print_table, progress, ranged, say_script_cap,
+    script_length_arguments, stderr, stdout, warn,
+)
 from planner.errors import ExitCode, InputError, RunError
 from planner.report.tables import script_json, script_table, bench_json, bench_table, check_summary, check_table, sweep_table
 from planner.report.text import range_text, seconds_text
@@ -20,7 +23,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.json:
         print_json(check_summary(spec, fp))
     else:
-        stdout().print(check_table(spec, fp))
+        print_table(args, check_table(spec, fp))
         stderr().print(f"[green]ok[/]: {escape(args.spec)} is a valid spec")
     return ExitCode.OK
 
@@ -42,10 +45,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.json:
         print_json(data)
     else:
-        out = stdout()
-        out.print(bench_table(result))
-        if result.sweep:
-            out.print(sweep_table(result))
+        print_table(args, bench_table(result), *([sweep_table(result)] if result.sweep else []))
     for warning in result.warnings:
         warn(warning)
     if out_file is not None:
@@ -67,7 +67,7 @@ def _bench_script(service: PlannerService, args: argparse.Namespace) -> int:
     if args.json:
         print_json(data)
         return ExitCode.OK
-    stdout().print(script_table(args.spec, run, est))
+    print_table(args, script_table(args.spec, run, est))
     for note in est.notes:
         warn(note)
     return ExitCode.OK
@@ -130,13 +130,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def add_parsers(sub) -> None:
     p = sub.add_parser("check", help="validate a workload spec; print parameters, FLOPs and training memory")
     p.add_argument("spec", help="workload spec (YAML or JSON)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    output_arguments(p)
     p.set_defaults(handler=cmd_check)
 
     p = sub.add_parser("bench", help="measure the steady-state training step on this machine (a spec, or your own train.py)",
                        description="Measure a spec's training step here, or run your own training script unchanged and "
                                    "time its steps: `planner bench train.py --epochs 10 -- --lr 0.1` (everything after -- "
-                                   "goes to the script). For a script only --seconds, --total-steps, --epochs and --json apply.",
+                                   "goes to the script). For a script only --seconds, --total-steps, --epochs and the output flags (--json, --format, --out-file) apply.",
                        usage="planner bench [options] SPEC | train.py [--total-steps N | --epochs N] [-- ARGS...]")
     p.add_argument("spec", help="workload spec (YAML or JSON), or your training script (train.py) run unchanged")
     script_length_arguments(p)
@@ -149,7 +149,7 @@ def add_parsers(sub) -> None:
     p.add_argument("--processes", type=flag("--processes"), default=1,
                    help=ranged("--processes", "data-parallel processes under torchrun (DistributedDataParallel: gloo "
                                "on CPU, NCCL with one GPU each on CUDA); the batch is split evenly (default 1)"))
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    output_arguments(p)
     p.add_argument("--out", metavar="FILE", help="also write the full result JSON to FILE")
     p.set_defaults(handler=cmd_bench)
 

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planner.cli.common import (
-    chart_argument, check_chart, check_script_flags, default_region, escape, flag, plan_arguments, print_json, print_plan,
-    progress, ranged, region_argument, say_script_cap, script_length_arguments, stderr, stdout, write_chart,
+    chart_argument, check_chart, check_script_flags, default_region, escape, flag, output_arguments, plan_arguments,
+    print_plan, progress, ranged, region_argument, say_script_cap, script_length_arguments, stderr, stdout,
+    write_chart,
 )
 from planner.errors import ExitCode, InputError
 from planner.service import SCRIPT_KIND, PURCHASES, AwsOptions, BenchOptions, parse_targets, plan_options, PlannerService, RunCallbacks
@@ -87,7 +88,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                                                   callbacks, aws)
     except KeyboardInterrupt as exc:
         return _interrupted(exc)
-    print_plan(doc, args.json, args.wide)
+    print_plan(doc, args)
     if doc.bench_cost_usd is not None:
         err.print(f"bench instances: about ${doc.bench_cost_usd:.4f} billed (per-second, 60 s minimum each, root volume included)",
                   highlight=False)
@@ -151,7 +152,7 @@ def _run_script(service: PlannerService, args: argparse.Namespace, targets, opti
                                                replace(callbacks, on_progress=on_progress), aws, args.requirements)
     except KeyboardInterrupt as exc:
         return _interrupted(exc)
-    print_plan(doc, args.json, args.wide)
+    print_plan(doc, args)
     if doc.bench_cost_usd is not None:
         stderr().print(f"bench instances: about ${doc.bench_cost_usd:.4f} billed (per-second, 60 s minimum each, root "
                        "volume included)", highlight=False)
@@ -194,10 +195,8 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     with progress() as on_progress:
         doc = service.estimate(spec, options, args.seconds, gpu=True if args.gpu else False if args.cpu else None,
                                on_progress=on_progress, predict_only=args.predict_only)
-    if args.json:
-        print_json(doc)
-    else:
-        print_plan(doc, False, args.wide)
+    print_plan(doc, args)
+    if args.format == "table":
         _print_predicted_footer(doc, args.spec)
     write_chart(doc, args.chart)
     return ExitCode.OK
@@ -215,10 +214,8 @@ def _estimate_script(service: PlannerService, args: argparse.Namespace, region: 
     with progress():
         doc, _run, _est = service.estimate_script(args.spec, args.script_args, options, args.seconds, args.total_steps,
                                                 args.epochs, gpu=True if args.gpu else False if args.cpu else None)
-    if args.json:
-        print_json(doc)
-    else:
-        print_plan(doc, False, args.wide)
+    print_plan(doc, args)
+    if args.format == "table":
         _print_predicted_footer(doc, args.spec, args.script_args)
     write_chart(doc, args.chart)
     return ExitCode.OK
@@ -236,8 +233,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
                  "local_price_per_hour": args.local_price, "region": args.region, "purchase": args.purchase}
     check_chart(args.chart)  # before the plan
     doc = PlannerService().replan(args.run_dir, overrides, measured_only=args.measured_only)
-    print_plan(doc, args.json, args.wide)
-    if not args.json and not args.measured_only:
+    print_plan(doc, args)
+    if args.format == "table" and not args.measured_only:
         script = doc.workload.kind == SCRIPT_KIND
         _print_predicted_footer(doc, doc.workload.name if script else str(Path(args.run_dir) / "spec.json"),
                                 doc.workload.data_location.split() if script else None)
@@ -299,7 +296,7 @@ def add_run_parser(sub) -> None:
                      help="show the instances it would launch, where, the guards and the worst-case cost; launch nothing")
     aws.add_argument("-y", "--yes", action="store_true", help="launch without asking \"Proceed? [y/N]\" on a terminal")
     p.add_argument("--out", metavar="RUN_DIR", help="run journal directory (default planner-runs/<UTC time>-<name>/)")
-    p.add_argument("--json", action="store_true", help='print {"workload", "options", "recommendation", ...}')
+    output_arguments(p, json_help='print {"workload", "options", "recommendation", ...}')
     p.set_defaults(handler=cmd_run)
 
 
@@ -321,7 +318,7 @@ def add_estimate_parser(sub) -> None:
     p.add_argument("--predict-only", action="store_true",
                    help="measure nothing here: predict every instance from the work alone (GPUs from their specs)")
     chart_argument(p)
-    p.add_argument("--json", action="store_true")
+    output_arguments(p)
     p.set_defaults(handler=cmd_estimate)
 
 
@@ -341,5 +338,5 @@ def add_plan_parser(sub) -> None:
     p.add_argument("--measured-only", action="store_true",
                    help="plan the run's measured rows alone (default: every other instance predicted, as estimate does)")
     chart_argument(p)
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    output_arguments(p)
     p.set_defaults(handler=cmd_plan)

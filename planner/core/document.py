@@ -147,6 +147,23 @@ class PlanDocument:
         return None
 
     @property
+    def trains_here_clearly(self) -> bool:
+        """The headline is to train here and it beats renting clearly (or renting is no answer): no paid
+        benchmark of an instance would change it. Said only when the plan compared the two (its
+        choice_comparison: a deadline, or a document from before it was kept, says no such thing)."""
+        rec = self.recommendation
+        if rec.answer != "here" or rec.target is None:
+            return False
+        cmp = rec.choice_comparison
+        return cmp.verdict == "clear" if cmp is not None else not self.has_both_answers
+
+    @property
+    def suggested_benchmarks(self) -> list[BenchmarkChoice]:
+        """The paid benchmarks the fronts suggest (and the TUI picks): those that would settle the plan,
+        none when training here wins clearly (`benchmark` still lists which would settle renting)."""
+        return [] if self.trains_here_clearly else list(self.benchmark or [])
+
+    @property
     def failed(self) -> list[RankedOption]:
         return [o for o in self.plan.options if o.failed]
 

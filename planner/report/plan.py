@@ -8,13 +8,15 @@ import math
 from typing import TYPE_CHECKING
 
 from planner.core.document import SCRIPT_KIND
+from planner.core.shown import DEFAULT_GROUP_BY, GROUP_BY, GroupBy, Shown, shown_options  # noqa: F401 - re-exported
 from planner.report.text import escape, money_text, range_text, seconds_text, short
 
 if TYPE_CHECKING:
     from planner.core.decide import RankedOption
     from planner.core.document import PlanDocument
 
-PLAN_COLUMNS = ("", "#", "target", "device", "src", "step", "1-time", "training time", "$/h", "cost", "speedup", "b-even")
+MARK_COLUMN = "✔"  # the headline's row; the caption says so
+PLAN_COLUMNS = (MARK_COLUMN, "#", "target", "device", "src", "step", "1-time", "training time", "$/h", "cost", "speedup", "b-even")
 LEFT_COLUMNS = ("target", "device", "src", "training time")
 # To fit a narrow terminal the plan drops columns in this order (`--wide` keeps them all); what is
 # dropped is still in --json, and a line under the table says so. Numbers are never cut.
@@ -32,12 +34,28 @@ def device_text(o: RankedOption) -> str:
     return name + count + (f" ({o.scaling_efficiency:.0%})" if o.scaling_efficiency is not None else "")
 
 
-def _training_time(o: RankedOption) -> str:
-    """'2.6 min (2.2-3.0 min)': the point and its interval; said so when there is none."""
+def device_short(o: RankedOption) -> str:
+    """device_text without the scaling efficiency, for a narrow column: 'cpu', 'L4', 'A100 x8', 'T4 2x4'."""
+    return device_text(o).split(" (")[0]
+
+
+def _training_time(o: RankedOption, short: bool = False) -> str:
+    """'2.6 min (2.2-3.0 min)': the point and its interval; said so when there is none. `short` (a narrow
+    column): the unit once when both are in it, '2.6 min (2.2-3.0)'."""
     high = o.train_seconds_high
+    point = seconds_text(o.train_seconds)
     if high is None or high == math.inf:
-        return f"{seconds_text(o.train_seconds)} (no usable interval)"
-    return f"{seconds_text(o.train_seconds)} ({range_text(o.train_seconds_low or 0.0, high)})"
+        return f"{point} ({'no interval' if short else 'no usable interval'})"
+    interval = range_text(o.train_seconds_low or 0.0, high)
+    unit = point.rsplit(" ", 1)[-1]
+    if short and interval.endswith(f" {unit}"):
+        interval = interval.removesuffix(f" {unit}")
+    return f"{point} ({interval})"
+
+
+def training_time_short(o: RankedOption) -> str:
+    """The training time cell of a narrow column (the TUI at 80 columns): '2.6 min (2.2-3.0)'."""
+    return _training_time(o, short=True) if o.train_seconds is not None and o.fits else ""
 
 
 def _times(value: float | None) -> str:
@@ -98,15 +116,17 @@ def reference_caption(doc: PlanDocument) -> str:
             f"(instance + disk{', + waiting' if plan.time_value_per_hour else ''}): {'; '.join(parts)}.")
 
 
-def plan_table(doc: PlanDocument, width: int | None = None, wide: bool = False):
-    """The plan as a rich table; at most `width` columns wide (dropping DROP_ORDER's columns) unless `wide`."""
+def plan_table(doc: PlanDocument, width: int | None = None, wide: bool = False,
+               options: list[RankedOption] | None = None, note_width: int | None = None):
+    """The plan as a rich table of `options` (default: every one, in the plan's order); at most `width`
+    columns wide (dropping DROP_ORDER's columns) unless `wide`."""
     from rich import box
     from rich.console import Console
     from rich.table import Table
 
     columns = list(PLAN_COLUMNS)
-    note_width = 90 if wide else NOTE_WIDTH  # --wide: the notes (mostly) whole; --json has every one
-    options = doc.plan.options
+    note_width = note_width or (90 if wide else NOTE_WIDTH)  # --wide: the notes (mostly) whole; --json has every one
+    options = doc.plan.options if options is None else options
 
     def build() -> Table:
         parallel = any((o.gpus_used or 1) > 1 for o in options)
@@ -137,6 +157,11 @@ def plan_table(doc: PlanDocument, width: int | None = None, wide: bool = False):
     if dropped:
         table.caption = f"{table.caption} Not shown at this width: {', '.join(dropped)} (--wide shows them)."
     return table
+
+
+def shown_line(shown: Shown, every: str = "--all for every row") -> str:
+    """Under a grouped table: how many rows of how many, and how to see them all ('' when none is left out)."""
+    return f"Shown {len(shown.indices)} of {shown.total} options; {every}" if shown.omitted else ""
 
 
 VERDICT_TITLES = {"clear": "Recommendation", "only_option": "Recommendation", "likely": "Recommendation (likely)",
@@ -193,6 +218,9 @@ def unterminated_lines(doc: PlanDocument | None) -> list[str]:
     return [x.line() for x in (doc.unterminated or [])] if doc is not None else []
 
 
+NO_BENCHMARK = "No paid benchmark needed: training here wins clearly, and measuring an instance would not change that"
+
+
 def predicted_footer(doc: PlanDocument, spec: str, script_args: list[str] | None = None) -> list[str]:
     """Under a plan with predicted rows (plain lines): where they come from, and the paid benchmarks that
     would settle it, with the command that runs them."""
@@ -203,7 +231,7 @@ def predicted_footer(doc: PlanDocument, spec: str, script_args: list[str] | None
     lines = [f"\nPredicted rows come from the device model (GPUs: fitted to published training measurements, "
              f"interval from its error there; CPU instances: {cpus}); "
              + (f"prices: {prices.source}, as of {prices.as_of}." if prices else "prices: as listed.")]
-    benchmark = doc.benchmark or []
+    benchmark = doc.suggested_benchmarks
     if benchmark:
         targets = ",".join(c.target for c in benchmark)
         lines.append("A paid benchmark would settle:")
@@ -211,5 +239,7 @@ def predicted_footer(doc: PlanDocument, spec: str, script_args: list[str] | None
         after = f" -- {' '.join(script_args)}" if script_args else ""
         lines.append(f"  -> planner run {spec} --targets local,{targets} --region {doc.options.region}{after}"
                      + ("" if doc.workload.kind == SCRIPT_KIND else "   (or --targets auto)"))
+    elif doc.benchmark and doc.trains_here_clearly:
+        lines.append(f"{NO_BENCHMARK} (should you rent anyway, --json lists the ones that would settle which: \"benchmark\").")
     lines.append(f"Not worth benchmarking: {len(doc.skipped or [])} instance(s) (see --json for each reason).")
     return lines

@@ -6,6 +6,7 @@ import math
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
+from planner.core.shown import DEFAULT_GROUP_BY, GroupBy, RowFacts, shown_rows
 from planner.report.text import human_bytes, human_count, money_text, range_text, seconds_text
 
 if TYPE_CHECKING:
@@ -33,8 +34,8 @@ def check_table(spec, fp):
     from rich.table import Table
 
     t = Table(title=f"{spec.name}: {spec.model.kind}, {spec.task}", show_header=False, title_justify="left")
-    t.add_column(style="bold")
-    t.add_column()
+    t.add_column("field", style="bold")  # named for csv and markdown; the terminal shows no header
+    t.add_column("value")
     t.add_row("parameters", f"{fp.params:,} ({human_count(fp.params)})")
     t.add_row("FLOPs per sample", f"{human_count(fp.train_flops_per_sample)} (forward + backward)")
     t.add_row("FLOPs per step", f"{human_count(fp.train_flops_per_sample * spec.batch_size)} at batch {spec.batch_size:,}")
@@ -80,8 +81,8 @@ def bench_table(result):
 
     r = result
     t = Table(title=f"{r.workload} on {r.device} ({r.device_name})", show_header=False, title_justify="left")
-    t.add_column(style="bold")
-    t.add_column()
+    t.add_column("field", style="bold")  # named for csv and markdown; the terminal shows no header
+    t.add_column("value")
     if r.status != "ok":
         t.add_row("result", f"[red]{r.status}[/]: {r.message}")
         return t
@@ -150,6 +151,15 @@ def prices_json(catalog, rows) -> dict[str, Any]:
 def _money(value: Any) -> str:
     """A price cell: four decimals under $1 (0.5260), '-' when not offered (the caption says so)."""
     return money_text(_clean(value), unit="", precise_below=1)
+
+
+def shown_prices(rows, group_by: GroupBy = DEFAULT_GROUP_BY, max_rows: int | None = None):
+    """The catalog rows a table shows (planner.core.shown's rule, in the rows' order: their sort), and how
+    many of how many: the cheapest of each GPU model and GPU count and the cheapest CPU by default."""
+    facts = [RowFacts(str(r["instance_type"]), str(r["gpu_name"] or "") if r["gpu_count"] else "", int(r["gpu_count"] or 0))
+             for _, r in rows.iterrows()]
+    shown = shown_rows(facts, group_by, max_rows)
+    return rows.iloc[list(shown.indices)], shown
 
 
 def prices_table(catalog, rows, purchase: str = "on-demand"):
@@ -244,8 +254,8 @@ def script_table(script: str, run: ScriptRun, est: ScriptEstimate):
     from rich.table import Table
 
     t = Table(title=f"{script}: measured here, unchanged", show_header=False, title_justify="left")
-    t.add_column(style="bold")
-    t.add_column()
+    t.add_column("field", style="bold")  # named for csv and markdown; the terminal shows no header
+    t.add_column("value")
     for what, value in script_rows(run, est):
         t.add_row(what, value)
     return t

@@ -36,6 +36,7 @@ FLAGS: dict[str, Callable[[str], Any]] = {
     "--processes": units.PROCESSES.parse,
     "--epochs": units.EPOCHS.parse,
     "--total-steps": units.TOTAL_STEPS.parse,
+    "--max-rows": units.MAX_ROWS.parse,
     "--deadline": units.parse_duration,
     "--region": units.REGION.parse,
     "--ami": units.AMI_ID.parse,
@@ -88,7 +89,7 @@ def _fifo_has_reader(path: Path) -> bool:
     return True
 
 
-def check_out_file(path: str, flag: str = "--out") -> Path:
+def check_out_file(path: str, flag: str = "--out", example: str = "bench.json") -> Path:
     """A file a command writes when it is done (`bench --out`): its directory exists and is
     writable, and it is not a directory, before any work. A pipe with a reader (`/dev/stdout`)
     and a device (`/dev/null`) are fine."""
@@ -103,7 +104,7 @@ def check_out_file(path: str, flag: str = "--out") -> Path:
     except OSError as exc:
         raise InputError(f"{shown}: cannot use this path ({exc.strerror or exc})", hint="give another path") from None
     if mode is not None and stat.S_ISDIR(mode):
-        raise InputError(f"{shown}: is a directory", hint=f"give a file name, e.g. {flag} {shown_path(str(out / 'bench.json'))}")
+        raise InputError(f"{shown}: is a directory", hint=f"give a file name, e.g. {flag} {shown_path(str(out / example))}")
     if mode is not None and stat.S_ISFIFO(mode) and not _fifo_has_reader(out):
         raise InputError(f"{shown}: is a named pipe nothing reads from", hint="give a regular file")
     if mode is not None and stat.S_ISSOCK(mode):

@@ -11,7 +11,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from planner.report.plan import plan_answers
+from planner.report.plan import NO_BENCHMARK, plan_answers
 
 from planner.report.text import escape
 
@@ -57,9 +57,11 @@ class Answers(Static):
         if self.compact:
             lines.append("[dim]4 Results: every option, the chart and what-if.[/]")
             return Text.from_markup("\n".join(lines))
-        if doc.benchmark:
+        if doc.suggested_benchmarks:  # none when training here wins clearly
             lines.append("A paid benchmark would settle it (picked in 2 Targets; r runs them):")
-            lines += [f"  {escape(c.target)}: {escape(c.reason)}" for c in doc.benchmark]
+            lines += [f"  {escape(c.target)}: {escape(c.reason)}" for c in doc.suggested_benchmarks]
+        elif doc.benchmark and doc.trains_here_clearly:
+            lines.append(f"{NO_BENCHMARK}.")
         for warning in doc.plan.warnings:
             lines.append(f"[yellow]warning:[/] {escape(warning)}")
         if doc.prices is not None:

@@ -7,6 +7,8 @@ the service for every plan:
 - a run: each result replaces its predicted row as it arrives (estimate_from), and the finished
   run is planned from its journal (estimate_run), as is a saved run opened later.
 
+The table shows the rows the CLI's table does (grouped: the plan's named rows, this machine's, the best
+of each GPU model and GPU count, the best CPU; a line under it says how many of how many), g every row.
 On a short screen the table and the chart share the space (v switches); on a tall one both show.
 """
 
@@ -27,6 +29,7 @@ from planner.tui.messages import EstimateDone, PlanShown, PlanStatus, WhatIfChan
 from planner.tui.plantable import PlanTable, notes
 from planner.tui.typed import planner_app
 from planner.tui.whatif import WhatIf
+from planner.report.plan import shown_line, shown_options
 from planner.report.text import progress_text
 
 if TYPE_CHECKING:
@@ -38,11 +41,12 @@ class ResultsPane(Vertical):
     ResultsPane #answers-box { height: auto; max-height: 8; padding: 0 1; }
     ResultsPane WhatIf { margin: 1 0 0 0; }
     ResultsPane #options { max-height: 9; }
+    ResultsPane #shown { height: 1; padding: 0 1; color: $text-muted; }
     ResultsPane #row-notes { height: 1; padding: 0 1; color: $text-muted; }
     ResultsPane #legend { height: 1; padding: 0 1; }
     """
     BINDINGS = [Binding("v", "toggle_view", "Table/Chart"), Binding("o", "app.open_run", "Open run"),
-                Binding("e", "app.estimate", "Estimate")]
+                Binding("e", "app.estimate", "Estimate"), Binding("g", "toggle_rows", "Grouped/every row", show=False)]
 
     def __init__(self) -> None:
         super().__init__(id="results")
@@ -59,6 +63,7 @@ class ResultsPane(Vertical):
             yield Answers(id="answers")
         yield WhatIf(planner_app(self).service.regions(), planner_app(self).region, id="whatif")
         yield PlanTable(id="options")
+        yield Static("", id="shown")
         yield Static("", id="row-notes")
         yield Static(LEGEND, id="legend")
         yield PlanChart(id="chart")
@@ -69,6 +74,24 @@ class ResultsPane(Vertical):
 
     def action_toggle_view(self) -> None:
         self.toggle_class("-chart")
+
+    def action_toggle_rows(self) -> None:
+        self.query_one(PlanTable).toggle_rows()
+        self._show_count()
+
+    def _show_count(self) -> None:
+        """'Shown 14 of 64 options; g for every row' (the CLI's line, with the TUI's key), or how to group again."""
+        from rich.text import Text
+
+        table = self.query_one(PlanTable)
+        shown = table.shown
+        if shown is not None and shown.omitted:
+            text = shown_line(shown, "g for every row")
+        elif table.doc is not None and table.group_by == "none" and len(shown_options(table.doc)[0]) < len(table.listed):
+            text = f"Every one of {len(table.listed)} options; g groups them"
+        else:
+            text = ""
+        self.query_one("#shown", Static).update(Text(text))
 
     # ------------------------------------------------------------------ what the plan is of
 
@@ -213,6 +236,7 @@ class ResultsPane(Vertical):
         self.options = doc.options if doc is not None else None
         self.answers.doc = doc
         self.query_one(PlanTable).show(doc)
+        self._show_count()
         self.query_one(PlanChart).show(doc)
         if doc is not None:
             self.query_one(WhatIf).set_options(doc.options, doc.plan.headline_time_value

@@ -131,7 +131,7 @@ class TargetsPane(Vertical):
     def show_plan(self, doc: PlanDocument, fresh: bool) -> None:
         """The plan's predictions in the table; a fresh estimate also picks its suggested benchmarks."""
         self.doc = doc
-        self.suggested = {c.target: c.reason for c in doc.benchmark or []}
+        self.suggested = {c.target: c.reason for c in doc.suggested_benchmarks}  # none when training here wins clearly
         if fresh:
             self.selected = list(self.suggested)
         self.refresh_rows()

@@ -113,6 +113,48 @@ def test_the_headline_and_both_answers_are_the_clis_and_an_unknown_verdict_does_
     asyncio.run(scenario())
 
 
+def test_the_table_shows_the_grouped_rows_a_gpu_with_its_speedup_on_screen_and_g_shows_every_row():
+    """Issue 27: the CLI's grouping (shown_options), in the plan's order; at 120x40 a predicted GPU row and
+    its speedup without scrolling; at 80x24 the device column whole, in short."""
+    from planner.report.plan import shown_options
+    from planner.tui.plantable import PlanTable
+
+    doc = plan_doc()
+    grouped, _ = shown_options(doc)
+
+    async def scenario(size):
+        app = PlannerApp(None, estimate_on_open=False)
+        async with app.run_test(size=size) as pilot:
+            await pilot.press("4")
+            results = app.query_one(ResultsPane)
+            results.show(doc)
+            await pilot.pause(0.3)
+            table = results.query_one(PlanTable)
+            assert table.row_count == len(grouped) < len(doc.plan.options)
+            labels = [str(c.label) for c in table.ordered_columns]
+            assert [table.get_row_at(i)[labels.index("target")].plain for i in range(table.row_count)] == [
+                o.target.removeprefix("aws:") for o in grouped]  # the plan's order
+            assert text_of(app, "#shown") == f"Shown {len(grouped)} of {len(doc.plan.options)} options; g for every row"
+            first_gpu = next(i for i, o in enumerate(grouped) if o.device == "cuda" and o.source == "predicted")
+            assert first_gpu < table.scrollable_content_region.height - 1  # on screen: below the header, unscrolled
+            cells = dict(zip(labels, table.get_row_at(first_gpu)))
+            assert cells["speedup"].plain.endswith("x") and cells["device"].plain == "T4"
+            x = 0
+            for column in table.ordered_columns:  # every deciding column whole on screen, the device among them
+                if str(column.label) in ("device", "speedup", "b-even"):
+                    assert x + column.get_render_width(table) <= table.scrollable_content_region.width
+                x += column.get_render_width(table)
+            await pilot.press("g")
+            await pilot.pause(0.2)
+            assert table.row_count == len(doc.plan.options) and "g groups them" in text_of(app, "#shown")
+            await pilot.press("g")
+            await pilot.pause(0.2)
+            assert table.row_count == len(grouped)
+
+    asyncio.run(scenario((120, 40)))
+    asyncio.run(scenario((80, 24)))
+
+
 def test_the_chart_draws_the_top_options_and_the_chosen_one_of_forty():
     doc = plan_doc()
     assert len(doc.plan.options) == 40

@@ -1,0 +1,127 @@
+"""Which rows a table shows (issue 27): a plan predicts 60-odd options and the catalog lists 150 prices,
+more than a screen; grouped, the rows that answer the question fit one, in the order given (the plan's
+rank, the catalog's sort). The one rule for the CLI's tables and the TUI's, plans and prices alike;
+`--json` keeps every row. Pure: row facts in, the indices shown out.
+
+  gpu (the default)  the rows always shown (below), the first row of each GPU model, the first of each
+                     GPU count (GPUs in all: "how many?"), and the first CPU row: the best of each, as
+                     the order ranks them. A model or count whose rows all cannot run shows its first.
+  instance           the rows always shown and the first row of each instance type (its best GPU count,
+                     its cheapest region).
+  none               every row.
+
+Always shown (`keep`): what a plan names or paid for — the headline, both answers, the reference CPUs
+the speedups compare with, this machine's rows and every measured or failed row. This machine's rows
+(`here`) are in no group: a group's best is the best to rent. `max_rows` then caps the count, the kept
+rows first; the rows shown stay in the order given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, Sequence, get_args
+
+if TYPE_CHECKING:
+    from planner.core.decide import RankedOption
+    from planner.core.document import PlanDocument
+
+GroupBy = Literal["gpu", "instance", "none"]
+GROUP_BY: tuple[GroupBy, ...] = get_args(GroupBy)
+DEFAULT_GROUP_BY: GroupBy = "gpu"
+
+
+@dataclass(frozen=True)
+class RowFacts:
+    """What grouping reads of a row: the instance it rents, its GPU model and how many GPUs in all (0: a
+    CPU), whether it is always shown, and whether it is this machine (always shown, in no group)."""
+
+    instance: str
+    model: str = ""
+    gpus: int = 0
+    keep: bool = False
+    here: bool = False
+
+    @property
+    def always(self) -> bool:
+        return self.keep or self.here
+
+
+@dataclass(frozen=True)
+class Shown:
+    """The rows shown (indices into the rows given, in their order) of `total`."""
+
+    indices: tuple[int, ...]
+    total: int
+
+    @property
+    def omitted(self) -> int:
+        return self.total - len(self.indices)
+
+
+def _group_keys(row: RowFacts, group_by: GroupBy) -> tuple[tuple[str, str], ...]:
+    if group_by == "instance":
+        return (("instance", row.instance),)
+    if row.gpus <= 0:
+        return (("cpu", ""),)
+    return (("model", row.model), ("count", str(row.gpus)))
+
+
+def shown_rows(rows: Sequence[RowFacts], group_by: GroupBy = DEFAULT_GROUP_BY, max_rows: int | None = None) -> Shown:
+    """The rows a table shows of `rows` (best first within each group, as given): see the module docstring."""
+    if group_by not in GROUP_BY:
+        raise ValueError(f"group_by must be one of {', '.join(GROUP_BY)}, got {group_by!r}")
+    if max_rows is not None and max_rows < 1:
+        raise ValueError(f"max_rows must be at least 1, got {max_rows}")
+    if group_by == "none":
+        chosen = list(range(len(rows)))
+    else:
+        seen: set[tuple[str, str]] = set()
+        chosen = []
+        for i, row in enumerate(rows):
+            if row.here:
+                chosen.append(i)
+                continue
+            keys = _group_keys(row, group_by)
+            new = [key for key in keys if key not in seen]
+            seen.update(keys)
+            if row.keep or new:
+                chosen.append(i)
+    if max_rows is not None and len(chosen) > max_rows:
+        first = [i for i in chosen if rows[i].always] + [i for i in chosen if not rows[i].always]
+        chosen = sorted(first[:max_rows])
+    return Shown(tuple(chosen), len(rows))
+
+
+def plan_row_facts(doc: PlanDocument) -> list[RowFacts]:
+    """A plan's options as row facts: kept when the plan names them (the headline, an answer, a reference
+    CPU) or they were measured (or failed); this machine's rows are `here`."""
+    plan = doc.plan
+    named = {o.key for o in (plan.option_of(rec) for rec in (plan.recommendation, *plan.answers.values())) if o is not None}
+    references = set(plan.references.values())
+    predicted = {_model(o.device_name) for o in plan.options if o.device == "cuda" and o.source == "predicted"}
+    facts = []
+    for o in plan.options:
+        reference = o.device == "cpu" and o.target in references and o.usable
+        keep = o.key in named or reference or o.source == "measured" or o.failed
+        gpus = (o.gpus_used or 1) if o.device == "cuda" else 0
+        model = _model(o.device_name, predicted) if gpus else ""
+        facts.append(RowFacts(o.target, model, gpus, keep=keep, here=o.here))
+    return facts
+
+
+def _model(device_name: str, known: set[str] = frozenset()) -> str:  # type: ignore[assignment]
+    """A GPU row's model: "A10G (1 of 4)" is an A10G, and a measured "NVIDIA A10G" the predicted rows'
+    A10G (the longest name it holds: L40S before L4), so a measurement and a prediction share a group."""
+    name = (device_name or "GPU").split(" (")[0]
+    held = [k for k in known if k in name]
+    return name if name in known or not held else max(held, key=len)
+
+
+def shown_options(doc: PlanDocument, group_by: GroupBy = DEFAULT_GROUP_BY,
+                  max_rows: int | None = None) -> tuple[list[RankedOption], Shown]:
+    """The plan's options a table shows, in the plan's order, and how many of how many."""
+    shown = shown_rows(plan_row_facts(doc), group_by, max_rows)
+    return [doc.plan.options[i] for i in shown.indices], shown
+
+
+__all__ = ["DEFAULT_GROUP_BY", "GROUP_BY", "GroupBy", "RowFacts", "Shown", "plan_row_facts", "shown_options", "shown_rows"]
