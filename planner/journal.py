@@ -36,7 +36,7 @@ from planner.core.candidates import Target
 from planner.workload.limits import brief
 from planner.units import path_problem, shown_path
 from runner.bench.result import BenchResult, finite_json
-from planner.workload.load import read_spec_file
+from planner.workload.load import read_regular_file, read_spec_file
 
 if TYPE_CHECKING:  # the spec's models (pydantic) load when a spec is read
     from planner.workload.spec import WorkloadSpec
@@ -167,28 +167,17 @@ def _edited(path: Path, problems: list[str]) -> JournalError:
 def _read_json(path: Path) -> Any:
     """The JSON in a journal file, read bounded: a regular file of at most MAX_JOURNAL_BYTES (a FIFO
     or a directory in its place is refused without blocking), UTF-8, not empty, not cut short."""
-    shown = shown_path(str(path))
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        info, data = read_regular_file(path, MAX_JOURNAL_BYTES)
     except OSError as exc:
-        raise JournalError(f"{shown}: cannot read it ({exc.strerror or exc})", hint="check the run directory") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise _edited(path, ["is not a regular file"])
-        if info.st_size > MAX_JOURNAL_BYTES:
-            raise _edited(path, [f"is {info.st_size:,} bytes; a journal file is at most {MAX_JOURNAL_BYTES:,}"])
-        chunks, left = [], MAX_JOURNAL_BYTES + 1
-        while left > 0 and (chunk := os.read(fd, left)):
-            chunks.append(chunk)
-            left -= len(chunk)
-        data = b"".join(chunks)
-        if len(data) > MAX_JOURNAL_BYTES:  # it grew since fstat
-            raise _edited(path, [f"is more than {MAX_JOURNAL_BYTES:,} bytes; a journal file is at most that"])
-    except OSError as exc:
-        raise JournalError(f"{shown}: cannot read it ({exc.strerror or exc})", hint="check the run directory") from None
-    finally:
-        os.close(fd)
+        raise JournalError(f"{shown_path(str(path))}: cannot read it ({exc.strerror or exc})",
+                           hint="check the run directory") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise _edited(path, ["is not a regular file"])
+    if info.st_size > MAX_JOURNAL_BYTES:
+        raise _edited(path, [f"is {info.st_size:,} bytes; a journal file is at most {MAX_JOURNAL_BYTES:,}"])
+    if len(data) > MAX_JOURNAL_BYTES:  # it grew since fstat
+        raise _edited(path, [f"is more than {MAX_JOURNAL_BYTES:,} bytes; a journal file is at most that"])
     if not data.strip():
         raise _edited(path, ["is empty (the run may have been stopped while writing it)"])
     try:
