@@ -162,6 +162,11 @@ def _default_task(model_spec: dict[str, Any]) -> str:
     return "classification" if model_spec.get("outputs", 1) > 1 else "regression"
 
 
+def _row(name: str, op: str) -> dict[str, Any]:
+    return {"name": name or "(root)", "params": 0, "forward_flops": 0.0, "activation_elems": 0.0, "kernels": 0, "op": op,
+            "backward_flops": 0.0, "backward_kernels": 0, "moved_elems": 0.0, "fixed_elems": 0.0, "param_tensors": 0}
+
+
 def describe(model_spec: dict[str, Any], task: str | None = None) -> list[dict[str, Any]]:
     """Rows per (module, op class) of one training step; see the module docstring for the keys.
     `model_spec` is the job's "model" dict (or a whole job, whose data.task is then used)."""
@@ -185,11 +190,7 @@ def describe(model_spec: dict[str, Any], task: str | None = None) -> list[dict[s
             fixed_moved = max(0, moved - per_moved)
         else:
             per_flops, per_moved, per_out, fixed_moved = flops, moved, out, 0
-        row = rows.setdefault((module, cls), {
-            "name": module or "(root)", "params": 0, "forward_flops": 0.0, "activation_elems": 0.0, "kernels": 0,
-            "op": cls, "backward_flops": 0.0, "backward_kernels": 0, "moved_elems": 0.0, "fixed_elems": 0.0,
-            "param_tensors": 0,
-        })
+        row = rows.setdefault((module, cls), _row(module, cls))
         if phase == "forward":
             row["forward_flops"] += float(max(per_flops, 0.0))
             row["activation_elems"] += float(max(per_out, 0))
@@ -207,16 +208,9 @@ def describe(model_spec: dict[str, Any], task: str | None = None) -> list[dict[s
         own = list(module.parameters(recurse=False))
         if not own:
             continue
-        found = by_module.get(name)
-        if found is not None:
-            row = found
-        else:  # parameters used outside their module's forward, or not at all
-            row = rows.setdefault((name, "(parameters)"), {
-                "name": name or "(root)", "params": 0, "forward_flops": 0.0, "activation_elems": 0.0, "kernels": 0,
-                "op": "elementwise", "backward_flops": 0.0, "backward_kernels": 0, "moved_elems": 0.0,
-                "fixed_elems": 0.0, "param_tensors": 0,
-            })
-            by_module[name] = row
+        if name not in by_module:  # parameters used outside their module's forward, or not at all
+            by_module[name] = rows.setdefault((name, "(parameters)"), _row(name, "elementwise"))
+        row = by_module[name]
         row["params"] += sum(p.numel() for p in own)
         row["param_tensors"] += len(own)
     for (module, cls), row in rows.items():
