@@ -197,10 +197,13 @@ def _rank(ranked: list[RankedOption], objective: str, deadline: float | None) ->
     pool = _eligible(usable, objective, deadline)
     metric = "fastest" if objective == "fastest" else "cheapest"
     in_pool = {o.key for o in pool}
-    order = _order(pool, metric) + _order([o for o in usable if o.key not in in_pool], metric)
+    return _numbered(ranked, _order(pool, metric) + _order([o for o in usable if o.key not in in_pool], metric))
+
+
+def _numbered(ranked: list[RankedOption], order: list[RankedOption]) -> list[RankedOption]:
+    """`ranked` ranked 1, 2, ... in `order` (what it lacks is unranked), ranked rows first."""
     ranks = {o.key: i + 1 for i, o in enumerate(order)}
-    final = [replace(o, rank=ranks.get(o.key)) for o in ranked]
-    return sorted(final, key=lambda o: (o.rank is None, o.rank or 0))
+    return sorted((replace(o, rank=ranks.get(o.key)) for o in ranked), key=lambda o: (o.rank is None, o.rank or 0))
 
 
 def _headline_first(ranked: list[RankedOption], headline: Recommendation) -> list[RankedOption]:
@@ -209,9 +212,7 @@ def _headline_first(ranked: list[RankedOption], headline: Recommendation) -> lis
     top = _option_of(headline, ranked)
     if top is None or top.rank == 1:
         return ranked
-    order = [top] + [o for o in ranked if o.rank is not None and o is not top]
-    ranks = {o.key: i + 1 for i, o in enumerate(order)}
-    return sorted((replace(o, rank=ranks.get(o.key)) for o in ranked), key=lambda o: (o.rank is None, o.rank or 0))
+    return _numbered(ranked, [top] + [o for o in ranked if o.rank is not None and o is not top])
 
 
 def _nothing(group: list[RankedOption], where: str) -> Recommendation:
