@@ -191,8 +191,7 @@ def run_data_parallel(job: dict[str, Any], result: Any, device: torch.device,
     with the step of the global batch and what its all-reduce costs."""
     from torch.nn.parallel import DistributedDataParallel
 
-    from runner.bench.harness import measure, timer_for
-    from runner.bench.run import record
+    from runner.bench.harness import measure, record, timer_for
     from runner.bench.workloads import WorkloadError, build
 
     rank, size, local_rank = world()

@@ -33,6 +33,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
+from runner.bench.result import BenchResult
 from runner.bench.stats import StepStats, summarize
 
 STEADY_TOLERANCE = 0.05
@@ -194,3 +195,16 @@ def _result(times: list[float], warm: list[float], steady: bool, stopped: str, t
                         if math.isfinite(rel) else "too few steps for an interval; give more --seconds")
     return Measurement(stats=stats, times=times, warmup_seconds=warmup_seconds, warmup_steps=len(warm),
                        steady=steady, stopped_because=stopped, warnings=warnings)
+
+
+def record(result: BenchResult, m: Measurement) -> None:
+    """A measurement of steps at `result.batch_size` in `result` (status ok): the mean and its interval,
+    the spread, the warm-up, why it stopped and what it warns of."""
+    s = m.stats
+    result.status, result.steps_measured = "ok", s.n
+    result.step_seconds, result.step_seconds_ci_low, result.step_seconds_ci_high = s.mean, s.ci_low, s.ci_high
+    result.step_seconds_median, result.step_seconds_p10, result.step_seconds_p90 = s.median, s.p10, s.p90
+    result.step_seconds_min, result.coefficient_of_variation = min(m.times), s.cv
+    result.samples_per_second = result.batch_size / s.mean
+    result.warmup_seconds, result.warmup_steps = m.warmup_seconds, m.warmup_steps
+    result.stopped_because, result.warnings = m.stopped_because, list(m.warnings)

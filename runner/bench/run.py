@@ -21,7 +21,7 @@ from typing import Any, Callable
 import torch
 
 from runner.bench.data import sample_bytes
-from runner.bench.harness import Measurement, measure, timer_for
+from runner.bench.harness import measure, record, timer_for
 from runner.bench.machine import Busyness, available_memory, cpu_name, peak_rss_bytes, process_age_seconds
 from runner.bench.result import BenchResult
 from runner.bench.workloads import WorkloadError, build
@@ -201,19 +201,6 @@ def _bench(job: dict[str, Any], result: BenchResult, device: torch.device, progr
     result.machine_busy = bool(busy.warnings())
     result.warnings[:0] = busy.warnings()
     _record_peak_memory(result, device)
-
-
-def record(result: BenchResult, m: Measurement) -> None:
-    """A measurement of steps at `result.batch_size` in `result` (status ok): the mean and its interval,
-    the spread, the warm-up, why it stopped and what it warns of."""
-    s = m.stats
-    result.status, result.steps_measured = "ok", s.n
-    result.step_seconds, result.step_seconds_ci_low, result.step_seconds_ci_high = s.mean, s.ci_low, s.ci_high
-    result.step_seconds_median, result.step_seconds_p10, result.step_seconds_p90 = s.median, s.p10, s.p90
-    result.step_seconds_min, result.coefficient_of_variation = min(m.times), s.cv
-    result.samples_per_second = result.batch_size / s.mean
-    result.warmup_seconds, result.warmup_steps = m.warmup_seconds, m.warmup_steps
-    result.stopped_because, result.warnings = m.stopped_because, list(m.warnings)
 
 
 def _record_peak_memory(result: BenchResult, device: torch.device) -> None:
