@@ -33,7 +33,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import flop_registry
 from torch.utils.module_tracker import ModuleTracker
 
-from runner.bench.workloads import build_model, input_shape
+from runner.bench.workloads import build_model, input_shape, loss_function
 
 # Operators that launch no kernel: views, metadata and allocations.
 NO_KERNEL = {
@@ -126,11 +126,9 @@ class _Recorder(TorchDispatchMode):
 
 
 def _loss(out: torch.Tensor, task: str) -> torch.Tensor:
-    if task == "language_model":
-        return torch.nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]), torch.zeros(out.shape[0] * out.shape[1], dtype=torch.long, device=out.device))
-    if task == "classification":
-        return torch.nn.functional.cross_entropy(out, torch.zeros(out.shape[0], dtype=torch.long, device=out.device))
-    return torch.nn.functional.mse_loss(out, torch.zeros_like(out))
+    """The bench's loss for `task` (workloads.loss_function) against zero targets."""
+    target = torch.zeros_like(out) if task == "regression" else torch.zeros(out.shape[:-1], dtype=torch.long, device=out.device)
+    return loss_function(task)(out, target)
 
 
 def _trace(model_spec: dict[str, Any], task: str, batch: int, device: str) -> tuple[list[tuple], torch.nn.Module]:
