@@ -15,6 +15,7 @@ import stat
 from itertools import islice
 from typing import Any
 
+from planner.core.formats import human_bytes
 from planner.errors import SpecError
 from planner.workload.limits import MAX_DEPTH, MAX_NUMBER_CHARS, MAX_SPEC_BYTES, MAX_VALUES, brief, cut
 
@@ -79,7 +80,7 @@ def read_spec_file(path: str | os.PathLike[str]) -> str:
         raise SpecError(f"{shown}: not a usable path (it contains a NUL character)", hint=_FILE_HINT) from None
     _refuse_unless_regular(info.st_mode, shown)
     if info.st_size > MAX_SPEC_BYTES:
-        raise _too_big(shown, _human_size(info.st_size))
+        raise _too_big(shown, human_bytes(info.st_size))
     if len(data) > MAX_SPEC_BYTES:
         raise _too_big(shown, f"more than {_SIZE_TEXT}")
     return decode_spec_bytes(data, shown)
@@ -109,13 +110,6 @@ def check_text(text: str, source: str) -> None:
     if "\x00" in text:
         raise SpecError(f"{source}: contains a NUL character; a spec is YAML or JSON text",
                         hint="give a YAML or JSON spec saved as UTF-8 text")
-
-
-def _human_size(n: int) -> str:
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}"
-    return f"{n} bytes"
 
 
 # ----------------------------------------------------------------------------- YAML
