@@ -220,6 +220,11 @@ def check_run_dir(path: str | os.PathLike[str], flag: str = "--out") -> Path:
     return out
 
 
+def new_run_dir(name: str, folder: str | Path | None = None, now: dt.datetime | None = None) -> Path:
+    """Where a run of `name` journals in `folder` (None: planner-runs/) without --out: <UTC time>-<name>."""
+    return Path(folder or DEFAULT_BASE) / f"{(now or dt.datetime.now(dt.timezone.utc)):%Y%m%dT%H%M%SZ}-{name}"
+
+
 def _write_atomic(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
     try:
@@ -240,10 +245,7 @@ class RunJournal:
 
     @classmethod
     def create(cls, name: str, out: str | Path | None = None, now: dt.datetime | None = None) -> "RunJournal":
-        if out is None:
-            stamp = (now or dt.datetime.now(dt.timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
-            out = DEFAULT_BASE / f"{stamp}-{name}"
-        path = check_run_dir(out)
+        path = check_run_dir(out if out is not None else new_run_dir(name, now=now))
         try:
             (path / "results").mkdir(parents=True, exist_ok=True)
         except OSError as exc:

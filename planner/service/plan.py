@@ -24,14 +24,12 @@ from planner.service.predictions import measured_candidates, Predict
 from planner.service.measure import BenchOptions, check_processes, local_batch, local_devices, make_job, scaled_to_spec
 from planner.service.settings import AwsOptions, resolve_objective, RunCallbacks, TargetChoice
 from planner.core.candidates import LOCAL, Target
-from planner.journal import DEFAULT_BASE, Measured, result_problems, RunJournal
+from planner.journal import DEFAULT_BASE, Measured, new_run_dir, result_problems, RunJournal
 from runner.aws import EXPIRY_GRACE_MINUTES, AwsRun, AwsTarget, check_settings, worst_case_bench_cost
-from runner.local import memory_available
-from runner.local import LocalTarget
+from runner.local import LocalTarget, memory_available
 from runner.session import BenchSession
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
-    from planner.core.candidates import Target
     from planner.workload.spec import WorkloadSpec
 
 def preflight(aws_types: list[str], aws: AwsOptions, catalog) -> tuple[dict[str, float], dict[str, str], float]:
@@ -280,8 +278,7 @@ class Runs(Predict):
     def new_run_dir(self, name: str, folder: str | Path | None = None, now: dt.datetime | None = None) -> Path:
         """Where a run of `name` journals in `folder` (None: planner-runs/), named as RunJournal.create
         names a run without --out: <UTC time>-<name>."""
-        stamp = (now or dt.datetime.now(dt.timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
-        return Path(folder or DEFAULT_BASE) / f"{stamp}-{name}"
+        return new_run_dir(name, folder, now)
 
     def saved_runs(self, folder: str | Path | None = None) -> list[SavedRun]:
         """The run journals in `folder` (None: planner-runs/), newest first: path, workload name, targets,
