@@ -85,14 +85,10 @@ def _order(pool: list[RankedOption], objective: str, time_value: float | None = 
     return sorted(pool, key=lambda o: (_point(o, objective, time_value), o.train_seconds, hourly_rate(o), o.key))
 
 
-def _high(o: Option) -> float:
-    """The pessimistic end of an option's training time (math.inf: no usable interval)."""
-    return o.train_seconds_high if o.train_seconds_high is not None else math.inf
-
-
 def _eligible(usable: list[RankedOption], objective: str, deadline: float | None) -> list[RankedOption]:
     if objective == "deadline":
-        return [o for o in usable if deadline is not None and _high(o) <= deadline]
+        # its whole interval within the deadline (no usable interval: no pessimistic end to hold to it)
+        return [o for o in usable if deadline is not None and o.train_seconds_high is not None and o.train_seconds_high <= deadline]
     return usable
 
 
