@@ -35,7 +35,7 @@ from planner.errors import InputError
 from pricing.billing import instance_cost
 from runner.bench.result import BenchResult
 from runner.bundle import RESULT_MAX_BYTES, UserFiles, bench_bundle, job_for_instance, render_bootstrap, user_code
-from runner.target import TargetStatus
+from runner.target import FINISHED, TargetStatus
 
 __all__ = ["AwsRun", "AwsSettings", "AwsTarget", "check_settings", "quota_name", "render_bootstrap",
            "worst_case_bench_cost"]
@@ -284,15 +284,15 @@ class AwsTarget:
 
     def poll(self) -> TargetStatus:
         """pending | booting | running | done | failed | terminated"""
-        return TargetStatus(self._poll_state())
+        if self.state not in FINISHED and self.instance_id is not None:
+            self._refresh_state()
+        return TargetStatus(self.state)
 
-    def _poll_state(self) -> str:
-        if self.state in ("done", "failed", "terminated") or self.instance_id is None:
-            return self.state
+    def _refresh_state(self) -> None:
         has_result = self._has("result")
         if has_result and self._has("log"):  # the bootstrap uploads its log right after the result
             self.state = "done"
-            return self.state
+            return
         reservations = self.run.ec2.describe_instances(InstanceIds=[self.instance_id])["Reservations"]
         instance = reservations[0]["Instances"][0]
         name = instance["State"]["Name"]
@@ -305,7 +305,6 @@ class AwsTarget:
                 self.state_reason = (instance.get("StateReason") or {}).get("Message", "")
                 self.ended_at = self.ended_at or utcnow()
                 self.state = "terminated" if self.terminated_by_us else "failed"
-        return self.state
 
     def collect(self) -> BenchResult:
         if self._result is not None:
