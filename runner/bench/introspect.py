@@ -62,24 +62,16 @@ LOSS = {"nll_loss_forward", "nll_loss_backward", "nll_loss2d_forward", "nll_loss
 RECURRENT_MODULES = (torch.nn.RNNBase, torch.nn.RNNCellBase)
 
 
+OP_SETS = (("conv", CONV), ("gemm", GEMM), ("attention", ATTENTION), ("norm", NORM), ("embedding", EMBEDDING),
+           ("pool", POOL), ("loss", LOSS))
+
+
 def op_class(aten_name: str, in_recurrent: bool) -> str:
     if in_recurrent:
         return "recurrent"
-    if aten_name in CONV:
-        return "conv"
-    if aten_name in GEMM:
-        return "gemm"
-    if aten_name in ATTENTION or "scaled_dot_product" in aten_name or "attention" in aten_name:
+    if "scaled_dot_product" in aten_name or "attention" in aten_name:  # fused attention kernels, whatever their name
         return "attention"
-    if aten_name in NORM:
-        return "norm"
-    if aten_name in EMBEDDING:
-        return "embedding"
-    if aten_name in POOL:
-        return "pool"
-    if aten_name in LOSS:
-        return "loss"
-    return "elementwise"
+    return next((cls for cls, names in OP_SETS if aten_name in names), "elementwise")
 
 
 def _elems(value: Any) -> int:
