@@ -86,14 +86,10 @@ class Layer:
 
 def layer_from_row(row: dict) -> Layer:
     """A Layer from one `runner.bench.introspect.describe` row (JSON); unknown keys are ignored,
-    missing new keys keep their defaults (rows from older benches)."""
-    def opt(key: str, cast):  # noqa: ANN001
-        return cast(row[key]) if row.get(key) is not None else None
-
-    return Layer(str(row["name"]), int(row["params"]), float(row["forward_flops"]), float(row["activation_elems"]),
-                 int(row.get("kernels", 1)), str(row.get("op") or ""), opt("backward_flops", float),
-                 opt("backward_kernels", int), opt("moved_elems", float), opt("fixed_elems", float),
-                 opt("param_tensors", int))
+    missing new keys (and nulls) keep their defaults (rows from older benches). The row's numbers are
+    JSON's: counts whole, FLOPs and elements floats, as the describing bench writes them."""
+    known = {f.name for f in fields(Layer)}
+    return Layer(**{key: value for key, value in row.items() if key in known and value is not None})
 
 
 @dataclass(frozen=True)
