@@ -37,11 +37,9 @@ def measured_candidates(results: dict[str, Any], options: PlanOptions, catalog=N
     """A candidate per journaled result (label -> planner.journal.Measured), and the warnings the
     measurements carry; AWS options are priced from `catalog` (a frame) in the plan's region and
     purchase option (re-planning may change both)."""
-    from pricing.catalog import hourly_price, instances
+    from pricing.catalog import hourly_price, instances, load_catalog
 
     if catalog is None and any(m.target.cloud for m in results.values()):
-        from pricing.catalog import load_catalog
-
         catalog = load_catalog().frame
     candidates, warnings = [], []
     rows = {f.instance_type: f for f in instances(catalog, region=options.region)} if catalog is not None else {}
