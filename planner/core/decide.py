@@ -115,14 +115,8 @@ def compare(best: RankedOption, other: RankedOption, objective: str, time_value:
 def closest(best: RankedOption, others: list[RankedOption], objective: str, time_value: float) -> Comparison:
     """The winner against the runner-up — or against the first option, in rank order, that is within
     its own band (too close to call), since that is the one a re-measurement could put first."""
-    runner_up = compare(best, others[0], objective, time_value)
-    if runner_up.verdict == "too_close":
-        return runner_up
-    for other in others[1:]:
-        cmp = compare(best, other, objective, time_value)
-        if cmp.verdict == "too_close":
-            return cmp
-    return runner_up
+    comparisons = (compare(best, other, objective, time_value) for other in others)
+    return next((cmp for cmp in comparisons if cmp.verdict == "too_close"), compare(best, others[0], objective, time_value))
 
 
 # ----------------------------------------------------------------------------- speedups
