@@ -31,13 +31,6 @@ _NOT_A_FILE = [
 ]
 
 
-def _refuse_unless_regular(mode: int, shown: str) -> None:
-    if stat.S_ISREG(mode):
-        return
-    kind = next((name for test, name in _NOT_A_FILE if test(mode)), "a special file")
-    raise SpecError(f"{shown}: is {kind}, not a spec file", hint=_FILE_HINT)
-
-
 def _too_big(shown: str, size: str) -> SpecError:
     return SpecError(f"{shown}: is {size}; a spec file is at most {_SIZE_TEXT}",
                      hint="a workload spec is a few lines of YAML or JSON; see examples/surface-mlp.yaml")
@@ -78,7 +71,9 @@ def read_spec_file(path: str | os.PathLike[str]) -> str:
         raise SpecError(f"{shown}: cannot read it ({exc.strerror or type(exc).__name__})", hint=_FILE_HINT) from None
     except ValueError:  # os.stat: embedded null byte
         raise SpecError(f"{shown}: not a usable path (it contains a NUL character)", hint=_FILE_HINT) from None
-    _refuse_unless_regular(info.st_mode, shown)
+    if not stat.S_ISREG(info.st_mode):
+        kind = next((name for test, name in _NOT_A_FILE if test(info.st_mode)), "a special file")
+        raise SpecError(f"{shown}: is {kind}, not a spec file", hint=_FILE_HINT)
     if info.st_size > MAX_SPEC_BYTES:
         raise _too_big(shown, human_bytes(info.st_size))
     if len(data) > MAX_SPEC_BYTES:
