@@ -164,9 +164,10 @@ def _edited(path: Path, problems: list[str]) -> JournalError:
                                       "file removed is a target not planned), or run `planner run` again")
 
 
-def _read_json(path: Path) -> Any:
+def _read_json(path: Path, problems_of: Callable[[Any], list[str]] = lambda data: []) -> Any:
     """The JSON in a journal file, read bounded: a regular file of at most MAX_JOURNAL_BYTES (a FIFO
-    or a directory in its place is refused without blocking), UTF-8, not empty, not cut short."""
+    or a directory in its place is refused without blocking), UTF-8, not empty, not cut short, and
+    without the problems `problems_of` finds in it (each a line of the JournalError)."""
     try:
         info, data = read_regular_file(path, MAX_JOURNAL_BYTES)
     except OSError as exc:
@@ -181,13 +182,17 @@ def _read_json(path: Path) -> Any:
     if not data.strip():
         raise _edited(path, ["is empty (the run may have been stopped while writing it)"])
     try:
-        return json.loads(data.decode("utf-8"))
+        found = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
         raise _edited(path, ["is not UTF-8 text"]) from None
     except json.JSONDecodeError as exc:
         raise _edited(path, [f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"]) from None
     except (ValueError, RecursionError):  # a number past 4,300 digits, nesting deeper than the parser goes
         raise _edited(path, ["is not a journal's JSON (a number too long or nesting too deep)"]) from None
+    problems = problems_of(found)
+    if problems:
+        raise _edited(path, problems)
+    return found
 
 
 def check_run_dir(path: str | os.PathLike[str], flag: str = "--out") -> Path:
@@ -303,13 +308,7 @@ class RunJournal:
 
     def read_run(self) -> dict[str, Any]:
         path = self.path / "run.json"
-        if not os.path.lexists(path):
-            return {}
-        data = _read_json(path)
-        problems = plan_option_problems(data)
-        if problems:
-            raise _edited(path, problems)
-        return data
+        return _read_json(path, plan_option_problems) if os.path.lexists(path) else {}
 
     def read_results(self) -> dict[str, Measured]:
         try:
@@ -321,10 +320,7 @@ class RunJournal:
                                f"{MAX_RESULTS:,}", hint="give a directory written by `planner run`")
         results = {}
         for path in paths:
-            data = _read_json(path)
-            problems = result_problems(path.stem, data)
-            if problems:
-                raise _edited(path, problems)
+            data = _read_json(path, lambda found: result_problems(path.stem, found))
             results[path.stem] = Measured.from_dict(path.stem, data)
         return results
 
