@@ -19,10 +19,6 @@ STACK_NAME = "cloud-planner"  # the infra stack (PLANNER_STACK_NAME overrides wh
 SECURITY_GROUP_NAME = "cloud-planner-bench"
 
 
-def _tags(instance: dict[str, Any]) -> dict[str, str]:
-    return {t["Key"]: t["Value"] for t in instance.get("Tags", [])}
-
-
 def parse_time(text: str) -> dt.datetime | None:
     try:
         t = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
@@ -45,7 +41,7 @@ def managed_instances(ec2: Any, run_id: str | None = None) -> list[dict[str, Any
 def is_expired(instance: dict[str, Any], now: dt.datetime) -> bool:
     """Past its expiry. A managed instance whose expiry tag is missing or unreadable counts as expired:
     nothing the planner launches lacks it, so such an instance has lost its guard."""
-    expires = parse_time(_tags(instance).get(TAG_EXPIRES, ""))
+    expires = parse_time(next((t["Value"] for t in instance.get("Tags", []) if t["Key"] == TAG_EXPIRES), ""))
     return expires is None or expires <= now
 
 

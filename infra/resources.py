@@ -18,6 +18,7 @@ from typing import Any
 
 from infra.aws import client
 from infra.reaper import SECURITY_GROUP_NAME, STACK_NAME, TAG_MANAGED
+from infra.stack import outputs, stack
 from planner.errors import InputError
 
 RETENTION_DAYS = 7
@@ -28,11 +29,9 @@ def stack_outputs(session: Any, region: str) -> dict[str, str]:
     from botocore.exceptions import ClientError
 
     try:
-        name = os.environ.get("PLANNER_STACK_NAME", STACK_NAME)
-        stacks = client(session, "cloudformation", region).describe_stacks(StackName=name)["Stacks"]
+        return outputs(stack(session, region, os.environ.get("PLANNER_STACK_NAME", STACK_NAME)))
     except ClientError:
         return {}  # the planner makes what it needs
-    return {o["OutputKey"]: o["OutputValue"] for o in stacks[0].get("Outputs", [])}
 
 
 def ensure_bucket(session: Any, region: str) -> str:

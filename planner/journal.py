@@ -39,7 +39,7 @@ from planner.core.candidates import Target
 from planner.workload.limits import brief
 from planner.units import path_problem, shown_path
 from runner.bench.result import BenchResult, finite_json
-from planner.workload.load import read_spec_file
+from planner.workload.load import read_regular_file, read_spec_file
 
 if TYPE_CHECKING:  # the spec's models (pydantic) load when a spec is read
     from planner.workload.spec import WorkloadSpec
@@ -168,41 +168,35 @@ def _edited(path: Path, problems: list[str]) -> JournalError:
                                       "file removed is a target not planned), or run `planner run` again")
 
 
-def _read_json(path: Path) -> Any:
+def _read_json(path: Path, problems_of: Callable[[Any], list[str]] = lambda data: []) -> Any:
     """The JSON in a journal file, read bounded: a regular file of at most MAX_JOURNAL_BYTES (a FIFO
-    or a directory in its place is refused without blocking), UTF-8, not empty, not cut short."""
-    shown = shown_path(str(path))
+    or a directory in its place is refused without blocking), UTF-8, not empty, not cut short, and
+    without the problems `problems_of` finds in it (each a line of the JournalError)."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        info, data = read_regular_file(path, MAX_JOURNAL_BYTES)
     except OSError as exc:
-        raise JournalError(f"{shown}: cannot read it ({exc.strerror or exc})", hint="check the run directory") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise _edited(path, ["is not a regular file"])
-        if info.st_size > MAX_JOURNAL_BYTES:
-            raise _edited(path, [f"is {info.st_size:,} bytes; a journal file is at most {MAX_JOURNAL_BYTES:,}"])
-        chunks, left = [], MAX_JOURNAL_BYTES + 1
-        while left > 0 and (chunk := os.read(fd, left)):
-            chunks.append(chunk)
-            left -= len(chunk)
-        data = b"".join(chunks)
-        if len(data) > MAX_JOURNAL_BYTES:  # it grew since fstat
-            raise _edited(path, [f"is more than {MAX_JOURNAL_BYTES:,} bytes; a journal file is at most that"])
-    except OSError as exc:
-        raise JournalError(f"{shown}: cannot read it ({exc.strerror or exc})", hint="check the run directory") from None
-    finally:
-        os.close(fd)
+        raise JournalError(f"{shown_path(str(path))}: cannot read it ({exc.strerror or exc})",
+                           hint="check the run directory") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise _edited(path, ["is not a regular file"])
+    if info.st_size > MAX_JOURNAL_BYTES:
+        raise _edited(path, [f"is {info.st_size:,} bytes; a journal file is at most {MAX_JOURNAL_BYTES:,}"])
+    if len(data) > MAX_JOURNAL_BYTES:  # it grew since fstat
+        raise _edited(path, [f"is more than {MAX_JOURNAL_BYTES:,} bytes; a journal file is at most that"])
     if not data.strip():
         raise _edited(path, ["is empty (the run may have been stopped while writing it)"])
     try:
-        return json.loads(data.decode("utf-8"))
+        found = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
         raise _edited(path, ["is not UTF-8 text"]) from None
     except json.JSONDecodeError as exc:
         raise _edited(path, [f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"]) from None
     except (ValueError, RecursionError):  # a number past 4,300 digits, nesting deeper than the parser goes
         raise _edited(path, ["is not a journal's JSON (a number too long or nesting too deep)"]) from None
+    problems = problems_of(found)
+    if problems:
+        raise _edited(path, problems)
+    return found
 
 
 def check_run_dir(path: str | os.PathLike[str], flag: str = "--out") -> Path:
@@ -235,6 +229,11 @@ def check_run_dir(path: str | os.PathLike[str], flag: str = "--out") -> Path:
     return out
 
 
+def new_run_dir(name: str, folder: str | Path | None = None, now: dt.datetime | None = None) -> Path:
+    """Where a run of `name` journals in `folder` (None: planner-runs/) without --out: <UTC time>-<name>."""
+    return Path(folder or DEFAULT_BASE) / f"{(now or dt.datetime.now(dt.timezone.utc)):%Y%m%dT%H%M%SZ}-{name}"
+
+
 def _write_atomic(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
     try:
@@ -255,10 +254,7 @@ class RunJournal:
 
     @classmethod
     def create(cls, name: str, out: str | Path | None = None, now: dt.datetime | None = None) -> "RunJournal":
-        if out is None:
-            stamp = (now or dt.datetime.now(dt.timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
-            out = DEFAULT_BASE / f"{stamp}-{name}"
-        path = check_run_dir(out)
+        path = check_run_dir(out if out is not None else new_run_dir(name, now=now))
         try:
             (path / "results").mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -316,13 +312,7 @@ class RunJournal:
 
     def read_run(self) -> dict[str, Any]:
         path = self.path / "run.json"
-        if not os.path.lexists(path):
-            return {}
-        data = _read_json(path)
-        problems = plan_option_problems(data)
-        if problems:
-            raise _edited(path, problems)
-        return data
+        return _read_json(path, plan_option_problems) if os.path.lexists(path) else {}
 
     def read_results(self) -> dict[str, Measured]:
         try:
@@ -334,10 +324,7 @@ class RunJournal:
                                f"{MAX_RESULTS:,}", hint="give a directory written by `planner run`")
         results = {}
         for path in paths:
-            data = _read_json(path)
-            problems = result_problems(path.stem, data)
-            if problems:
-                raise _edited(path, problems)
+            data = _read_json(path, lambda found: result_problems(path.stem, found))
             results[path.stem] = Measured.from_dict(path.stem, data)
         return results
 

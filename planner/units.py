@@ -50,26 +50,12 @@ def parse_duration(text: str, max_seconds: float = MAX_DURATION_SECONDS) -> floa
 def parse_number(text: str, low: float, high: float, *, low_open: bool = False, unit: str = "") -> float:
     """A finite number between `low` and `high` (above `low` when `low_open`): what a float flag
     such as --seconds, --time-value or --local-price accepts. 'nan', 'inf' and '1e999' are refused."""
-    allowed = _allowed(low, high, low_open, unit)
-    try:
-        value = float(text.strip()) if isinstance(text, str) and len(text) <= _MAX_TEXT else math.nan
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value > high or value < low or (low_open and value == low):
-        raise ValueError(f"must be {allowed}, got {_shown(text)}")
-    return value
+    return float(Range(low, high, unit, low_open).parse(text))
 
 
 def parse_whole(text: str, low: int, high: int, *, unit: str = "") -> int:
     """A whole number from `low` to `high`: what an int flag such as --threads or --epochs accepts."""
-    allowed = _allowed(low, high, False, unit, whole=True)
-    try:
-        value = int(text.strip()) if isinstance(text, str) and len(text) <= _MAX_TEXT else None
-    except ValueError:
-        value = None
-    if value is None or not low <= value <= high:
-        raise ValueError(f"must be {allowed}, got {_shown(text)}")
-    return value
+    return int(Range(low, high, unit, whole=True).parse(text))
 
 
 def argparse_type(parse: Callable[[str], T], name: str) -> Callable[[str], T]:
@@ -85,13 +71,6 @@ def argparse_type(parse: Callable[[str], T], name: str) -> Callable[[str], T]:
 
     convert.__name__ = name  # argparse names the type in some messages
     return convert
-
-
-def _allowed(low: float, high: float, low_open: bool, unit: str, whole: bool = False) -> str:
-    kind = "a whole number" if whole else "a number"
-    text = (f"{kind} above {_num(low)} and at most {_num(high)}" if low_open
-            else f"{kind} between {_num(low)} and {_num(high)}")
-    return text + (f" ({unit})" if unit else "")
 
 
 def _shown(text: object) -> str:
@@ -128,9 +107,14 @@ class Range:
     whole: bool = False
 
     def parse(self, text: str) -> float:
-        if self.whole:
-            return parse_whole(text, int(self.low), int(self.high), unit=self.unit)
-        return parse_number(text, self.low, self.high, low_open=self.low_open, unit=self.unit)
+        """The number typed as `text` (an int when `whole`), held to the range; ValueError saying what is accepted."""
+        try:
+            value = (int if self.whole else float)(text.strip()) if isinstance(text, str) and len(text) <= _MAX_TEXT else None
+        except ValueError:
+            value = None
+        if value is None or not self.holds(value):
+            raise ValueError(f"must be {self.describe()}, got {_shown(text)}")
+        return value
 
     def holds(self, value: object) -> bool:
         """Whether a value read back (a run journal's JSON) is in range: a real number, not a bool,
@@ -142,7 +126,10 @@ class Range:
         return self.low <= value <= self.high and not (self.low_open and value == self.low)
 
     def describe(self) -> str:
-        return _allowed(self.low, self.high, self.low_open, self.unit, self.whole)
+        kind = "a whole number" if self.whole else "a number"
+        text = (f"{kind} above {_num(self.low)} and at most {_num(self.high)}" if self.low_open
+                else f"{kind} between {_num(self.low)} and {_num(self.high)}")
+        return text + (f" ({self.unit})" if self.unit else "")
 
 
 # Why these: a bench longer than an hour measures nothing a shorter one misses; no instance costs

@@ -35,7 +35,7 @@ from planner.errors import InputError
 from pricing.billing import instance_cost
 from runner.bench.result import BenchResult
 from runner.bundle import RESULT_MAX_BYTES, UserFiles, bench_bundle, job_for_instance, render_bootstrap, user_code
-from runner.target import TargetStatus
+from runner.target import FINISHED, TargetStatus
 
 __all__ = ["AwsRun", "AwsSettings", "AwsTarget", "check_settings", "quota_name", "render_bootstrap",
            "worst_case_bench_cost"]
@@ -179,13 +179,17 @@ class AwsRun:
         """Terminate every instance carrying this run's tag: the last line of defence in `finally`."""
         if not self.launch_attempted:
             return []  # nothing can carry the tag: no call to AWS (which may be out of reach)
-        ids = [i["InstanceId"] for r in self.ec2.describe_instances(Filters=[
-            {"Name": f"tag:{TAG_RUN}", "Values": [self.run_id]},
-            {"Name": "instance-state-name", "Values": LIVE_STATES}])["Reservations"] for i in r["Instances"]]
+        ids = self.live_instances()
         if ids:
             self.ec2.terminate_instances(InstanceIds=ids)
             self.terminated.update(ids)
         return ids
+
+    def live_instances(self, *filters: dict[str, Any]) -> list[str]:
+        """The ids of this run's instances that bill or could, narrowed by `filters` (describe_instances')."""
+        return [i["InstanceId"] for r in self.ec2.describe_instances(Filters=[
+            {"Name": f"tag:{TAG_RUN}", "Values": [self.run_id]}, *filters,
+            {"Name": "instance-state-name", "Values": LIVE_STATES}])["Reservations"] for i in r["Instances"]]
 
 
 @dataclass
@@ -280,22 +284,20 @@ class AwsTarget:
 
     def poll(self) -> TargetStatus:
         """pending | booting | running | done | failed | terminated"""
-        return TargetStatus(self._poll_state())
+        if self.state not in FINISHED and self.instance_id is not None:
+            self._refresh_state()
+        return TargetStatus(self.state)
 
-    def _poll_state(self) -> str:
-        if self.state in ("done", "failed", "terminated") or self.instance_id is None:
-            return self.state
+    def _refresh_state(self) -> None:
         has_result = self._has("result")
         if has_result and self._has("log"):  # the bootstrap uploads its log right after the result
             self.state = "done"
-            return self.state
+            return
         reservations = self.run.ec2.describe_instances(InstanceIds=[self.instance_id])["Reservations"]
         instance = reservations[0]["Instances"][0]
         name = instance["State"]["Name"]
-        if name == "pending":
-            self.state = "booting"
-        elif name == "running":
-            self.state = "running"
+        if name in ("pending", "running"):
+            self.state = "booting" if name == "pending" else "running"
         elif name in ("shutting-down", "terminated", "stopping", "stopped"):
             if has_result or self._has("result"):  # uploaded just before it halted
                 self.state = "done"
@@ -303,7 +305,6 @@ class AwsTarget:
                 self.state_reason = (instance.get("StateReason") or {}).get("Message", "")
                 self.ended_at = self.ended_at or utcnow()
                 self.state = "terminated" if self.terminated_by_us else "failed"
-        return self.state
 
     def collect(self) -> BenchResult:
         if self._result is not None:
@@ -366,10 +367,7 @@ class AwsTarget:
         """The instance of a launch whose answer never arrived (a signal or a lost connection during
         run_instances), found by the tags it was launched with."""
         if self.instance_id is None and self.launch_requested:
-            found = [i["InstanceId"] for r in self.run.ec2.describe_instances(Filters=[
-                {"Name": f"tag:{TAG_RUN}", "Values": [self.run.run_id]},
-                {"Name": "tag:Name", "Values": [f"cloud-planner {self.label}"]},
-                {"Name": "instance-state-name", "Values": LIVE_STATES}])["Reservations"] for i in r["Instances"]]
+            found = self.run.live_instances({"Name": "tag:Name", "Values": [f"cloud-planner {self.label}"]})
             self.instance_id = found[0] if found else None
             self.launch_requested = bool(found)  # looked: nothing of this launch is running
 
@@ -402,20 +400,18 @@ class AwsTarget:
             self._find_lost_instance()
         except Exception:  # noqa: BLE001 - an instance that may exist but cannot be found is still named below
             pass
-        if self.launch_requested and self.instance_id is None:
-            return {"label": self.label, "instance_id": "(unknown: the launch's answer was lost)", "instance_type":
-                    self.instance_type, "region": self.run.settings.region, "run_id": self.run.run_id,
-                    "expires_at": iso(self.run.expires_at)}
-        if self.instance_id is None or self.instance_id in self.run.terminated:
-            return None
-        try:
-            found = self.run.ec2.describe_instances(InstanceIds=[self.instance_id])["Reservations"]
-            if found and found[0]["Instances"][0]["State"]["Name"] in GONE_STATES:
+        if not (self.launch_requested and self.instance_id is None):  # else: the launch's answer was lost
+            if self.instance_id is None or self.instance_id in self.run.terminated:
                 return None
-        except Exception:  # noqa: BLE001 - unknown counts as running: better named than forgotten
-            pass
-        return {"label": self.label, "instance_id": self.instance_id, "instance_type": self.instance_type,
-                "region": self.run.settings.region, "run_id": self.run.run_id, "expires_at": iso(self.run.expires_at)}
+            try:
+                found = self.run.ec2.describe_instances(InstanceIds=[self.instance_id])["Reservations"]
+                if found and found[0]["Instances"][0]["State"]["Name"] in GONE_STATES:
+                    return None
+            except Exception:  # noqa: BLE001 - unknown counts as running: better named than forgotten
+                pass
+        return {"label": self.label, "instance_id": self.instance_id or "(unknown: the launch's answer was lost)",
+                "instance_type": self.instance_type, "region": self.run.settings.region, "run_id": self.run.run_id,
+                "expires_at": iso(self.run.expires_at)}
 
     def cost_so_far(self, now: dt.datetime | None = None) -> float:
         if self.launched_at is None:

@@ -85,14 +85,10 @@ def _order(pool: list[RankedOption], objective: str, time_value: float | None = 
     return sorted(pool, key=lambda o: (_point(o, objective, time_value), o.train_seconds, hourly_rate(o), o.key))
 
 
-def _high(o: Option) -> float:
-    """The pessimistic end of an option's training time (math.inf: no usable interval)."""
-    return o.train_seconds_high if o.train_seconds_high is not None else math.inf
-
-
 def _eligible(usable: list[RankedOption], objective: str, deadline: float | None) -> list[RankedOption]:
     if objective == "deadline":
-        return [o for o in usable if deadline is not None and _high(o) <= deadline]
+        # its whole interval within the deadline (no usable interval: no pessimistic end to hold to it)
+        return [o for o in usable if deadline is not None and o.train_seconds_high is not None and o.train_seconds_high <= deadline]
     return usable
 
 
@@ -119,14 +115,8 @@ def compare(best: RankedOption, other: RankedOption, objective: str, time_value:
 def closest(best: RankedOption, others: list[RankedOption], objective: str, time_value: float) -> Comparison:
     """The winner against the runner-up — or against the first option, in rank order, that is within
     its own band (too close to call), since that is the one a re-measurement could put first."""
-    runner_up = compare(best, others[0], objective, time_value)
-    if runner_up.verdict == "too_close":
-        return runner_up
-    for other in others[1:]:
-        cmp = compare(best, other, objective, time_value)
-        if cmp.verdict == "too_close":
-            return cmp
-    return runner_up
+    comparisons = (compare(best, other, objective, time_value) for other in others)
+    return next((cmp for cmp in comparisons if cmp.verdict == "too_close"), compare(best, others[0], objective, time_value))
 
 
 # ----------------------------------------------------------------------------- speedups
@@ -197,10 +187,13 @@ def _rank(ranked: list[RankedOption], objective: str, deadline: float | None) ->
     pool = _eligible(usable, objective, deadline)
     metric = "fastest" if objective == "fastest" else "cheapest"
     in_pool = {o.key for o in pool}
-    order = _order(pool, metric) + _order([o for o in usable if o.key not in in_pool], metric)
+    return _numbered(ranked, _order(pool, metric) + _order([o for o in usable if o.key not in in_pool], metric))
+
+
+def _numbered(ranked: list[RankedOption], order: list[RankedOption]) -> list[RankedOption]:
+    """`ranked` ranked 1, 2, ... in `order` (what it lacks is unranked), ranked rows first."""
     ranks = {o.key: i + 1 for i, o in enumerate(order)}
-    final = [replace(o, rank=ranks.get(o.key)) for o in ranked]
-    return sorted(final, key=lambda o: (o.rank is None, o.rank or 0))
+    return sorted((replace(o, rank=ranks.get(o.key)) for o in ranked), key=lambda o: (o.rank is None, o.rank or 0))
 
 
 def _headline_first(ranked: list[RankedOption], headline: Recommendation) -> list[RankedOption]:
@@ -209,9 +202,7 @@ def _headline_first(ranked: list[RankedOption], headline: Recommendation) -> lis
     top = _option_of(headline, ranked)
     if top is None or top.rank == 1:
         return ranked
-    order = [top] + [o for o in ranked if o.rank is not None and o is not top]
-    ranks = {o.key: i + 1 for i, o in enumerate(order)}
-    return sorted((replace(o, rank=ranks.get(o.key)) for o in ranked), key=lambda o: (o.rank is None, o.rank or 0))
+    return _numbered(ranked, [top] + [o for o in ranked if o.rank is not None and o is not top])
 
 
 def _nothing(group: list[RankedOption], where: str) -> Recommendation:

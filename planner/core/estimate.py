@@ -76,8 +76,6 @@ class TrainingEstimate:
     low: float
     high: float  # math.inf when the measurement gave no usable interval (see `usable`)
     one_time_seconds: float
-    steps: int
-    relative_half_width: float  # the larger side, for the step time
     data_seconds: float = 0.0  # part of one_time_seconds: the dataset's materialisation (modelled)
     usable: bool = True
     note: str = ""  # why the interval is not usable
@@ -118,8 +116,6 @@ def estimate_training(m: StepMeasurement, total_steps: int, cloud: bool = False,
         low=fixed * (1 - noise) + steps_time * max(0.0, 1 - below),
         high=fixed * (1 + noise) + steps_time * (1 + above) if usable else math.inf,
         one_time_seconds=fixed,
-        steps=total_steps,
-        relative_half_width=max(below, above),
         data_seconds=m.data_seconds,
         usable=usable,
         note=note,

@@ -66,9 +66,9 @@ def span_text(o: RankedOption) -> str:
 
 def nothing_reason(failed: list[RankedOption], too_big: list[RankedOption], where: str) -> str:
     """No usable option: what failed (its whole reason), apart from what does not fit, and the fix."""
-    if failed and not too_big:
-        return "; ".join(f"{option_name(o)} ({device_label(o)}) failed: {o.note}" for o in failed)
     parts = [f"{option_name(o)} ({device_label(o)}) failed: {o.note}" for o in failed]
+    if failed and not too_big:
+        return "; ".join(parts)
     parts += [f"{option_name(o)} ({device_label(o)}) does not fit: {o.note}" for o in too_big[:3]]
     if len(too_big) > 3:
         parts.append(f"{len(too_big) - 3} more do not fit")

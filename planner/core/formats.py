@@ -5,42 +5,35 @@ from __future__ import annotations
 
 import math
 
-UNITS = (("us", 1e-6, 1e-3), ("ms", 1e-3, 1), ("s", 1, 120), ("min", 60, 7200), ("h", 3600, 172800), ("d", 86400, float("inf")))
+# (unit, scale, below this many seconds, decimals)
+UNITS = (("us", 1e-6, 1e-3, 0), ("ms", 1e-3, 1, 2), ("s", 1, 120, 1), ("min", 60, 7200, 1), ("h", 3600, 172800, 1),
+         ("d", 86400, float("inf"), 1))
 
 
 def seconds_text(s: float | None) -> str:
     """A duration people read at a glance: 812 us, 7.61 ms, 3.2 s, 4.5 min, 2.3 h, 1.5 d."""
     if s is None:
         return "-"
-    if s < 1e-3:
-        return f"{s * 1e6:.0f} us"
-    if s < 1:
-        return f"{s * 1e3:.2f} ms"
-    if s < 120:
-        return f"{s:.1f} s"
-    if s < 7200:
-        return f"{s / 60:.1f} min"
-    if s < 172800:
-        return f"{s / 3600:.1f} h"
-    return f"{s / 86400:.1f} d"
+    unit, scale, _, digits = next((u for u in UNITS if s < u[2]), UNITS[-1])
+    return f"{s / scale:.{digits}f} {unit}"
 
 
 def range_text(low: float, high: float) -> str:
     """'2.7-2.9 min': both ends in the unit of the high end."""
-    for unit, scale, limit in UNITS:
+    for unit, scale, limit, digits in UNITS:
         if high < limit:
-            digits = 0 if unit == "us" else 1 if unit in ("s", "min", "h", "d") else 2
             return f"{low / scale:.{digits}f}-{high / scale:.{digits}f} {unit}"
     return "-"
 
 
+def _sentence_unit(seconds: float) -> tuple[float, str]:
+    return (seconds, "s") if seconds < 120 else (seconds / 60, "min") if seconds < 7200 else (seconds / 3600, "h")
+
+
 def rough_duration(seconds: float) -> str:
     """A duration in a sentence: 16 s, 4 min, 2.5 h."""
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
+    value, unit = _sentence_unit(seconds)
+    return f"{value:.{1 if unit == 'h' else 0}f} {unit}"
 
 
 def money_text(usd: float | None, unit: str = "$", precise_below: float = 0.01) -> str:
@@ -60,7 +53,7 @@ def sig_money(usd: float) -> str:
 
 def sig_duration(seconds: float) -> str:
     """Three significant figures in the unit rough_duration picks: 9.30 min, 45.4 min, 2.95 h, 18.0 s."""
-    value, unit = (seconds, "s") if seconds < 120 else (seconds / 60, "min") if seconds < 7200 else (seconds / 3600, "h")
+    value, unit = _sentence_unit(seconds)
     digits = max(0, 2 - math.floor(math.log10(value))) if value > 0 else 0
     return f"{value:,.{digits}f} {unit}"
 

@@ -191,9 +191,7 @@ def hourly_rate(o: Option) -> float:
 def billed_cost(option: Option, seconds: float) -> float:
     """The hourly rate over the seconds billed: EC2's per-second billing with its minimum; this machine's
     seconds as they are (pricing/billing.py)."""
-    if option.billing == "ec2":
-        return hourly_rate(option) * billed_seconds(seconds) / 3600.0
-    return hourly_rate(option) * max(0.0, seconds) / 3600.0
+    return hourly_rate(option) * (billed_seconds(seconds) if option.billing == "ec2" else max(0.0, seconds)) / 3600.0
 
 
 def value_of(o: Option, seconds: float, time_value: float) -> float:

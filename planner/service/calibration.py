@@ -64,7 +64,4 @@ def append_rows(rows: list[dict[str, object]], path: Path | None = None) -> Path
 
 def gpu_model(device_name: str, known: list[str]) -> str | None:
     """'NVIDIA A10G' -> 'A10G', 'Tesla V100-SXM2-16GB' -> 'V100' (longest match: L40S before L4)."""
-    for name in sorted(known, key=len, reverse=True):
-        if name.lower() in device_name.lower():
-            return name
-    return None
+    return next((name for name in sorted(known, key=len, reverse=True) if name.lower() in device_name.lower()), None)

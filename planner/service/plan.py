@@ -1,6 +1,6 @@
 """Plan: measure targets (`planner run`), re-plan from a run journal (`planner plan`).
 
-`run_plan` measures every target, journaling each result the moment it arrives, then plans what was
+`Runs.run` measures every target, journaling each result the moment it arrives, then plans what was
 measured. Every instance it starts is terminated before it returns, also on Ctrl-C, SIGTERM and
 SIGHUP (runner/session.py); one that no terminate reached is named in the plan document
 (`unterminated_instances`: id, region, expiry and the `planner reap` command) and on the exception
@@ -24,14 +24,12 @@ from planner.service.predictions import measured_candidates, Predict
 from planner.service.measure import BenchOptions, check_processes, local_batch, local_devices, make_job, scaled_to_spec
 from planner.service.settings import AwsOptions, resolve_objective, RunCallbacks, TargetChoice
 from planner.core.candidates import LOCAL, Target
-from planner.journal import DEFAULT_BASE, Measured, result_problems, RunJournal
+from planner.journal import DEFAULT_BASE, Measured, new_run_dir, result_problems, RunJournal
 from runner.aws import EXPIRY_GRACE_MINUTES, AwsRun, AwsTarget, check_settings, worst_case_bench_cost
-from runner.local import memory_available
-from runner.local import LocalTarget
+from runner.local import LocalTarget, memory_available
 from runner.session import BenchSession
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
-    from planner.core.candidates import Target
     from planner.workload.spec import WorkloadSpec
 
 def preflight(aws_types: list[str], aws: AwsOptions, catalog) -> tuple[dict[str, float], dict[str, str], float]:
@@ -81,13 +79,6 @@ def saved_results(journal) -> dict[str, Any]:
     if not results:
         raise InputError(f"{journal.path}: the run has no results yet", hint="run `planner run` to measure targets")
     return results
-
-
-def measured_plan(journal, options: PlanOptions) -> PlanDocument:
-    """A saved run's measured rows alone, planned with `options` (`planner plan --measured-only`)."""
-    spec = journal.read_spec()
-    plan = plan_from_results(spec, saved_results(journal), options, need_bytes=journal.read_run().get("footprint_bytes"))
-    return PlanDocument(WorkloadSummary.of(spec), plan, options, str(journal.path))
 
 
 class _Run:
@@ -181,53 +172,6 @@ def _stopped(exc: BaseException, run: _Run, session) -> BaseException:
     return exc
 
 
-def run_plan(service, spec: WorkloadSpec, spec_text: str | None, choice: TargetChoice, options: PlanOptions,
-             bench: BenchOptions, out: Path | None = None, callbacks: RunCallbacks | None = None,
-             aws: AwsOptions | None = None, cancel=None):
-    """Measure every target, journaling each result the moment it arrives; then plan.
-    `auto` measures here first, predicts every catalog instance, and benchmarks only the candidates
-    that could change the decision (planner.core.decide.select_benchmarks), within the budget.
-    Returns (plan document, journal, session)."""
-    aws_types = choice.aws_types
-    check_processes(spec, bench)
-    aws = aws or AwsOptions(region=options.region, purchase=options.purchase)
-    catalog = service.catalog().frame if (aws_types or choice.auto) else None
-    if catalog is not None:  # a region the price data lacks is refused before anything is measured
-        from pricing.catalog import check_region
-
-        check_region(catalog, options.region)
-    # refuse before anything is written or launched; `auto` prices again once it has chosen
-    priced = preflight(aws_types, aws, catalog) if aws_types else None
-    run = _Run(service, spec, spec_text, choice, options, bench, out, callbacks or RunCallbacks(), cancel)
-    session = None
-    try:
-        targets = run.local_targets()
-        if choice.auto:
-            aws_types += [t for t in run.auto(targets, aws) if t not in aws_types]
-            targets = []
-            priced = preflight(aws_types, aws, catalog) if aws_types else None
-        backstops: list = []
-        if aws_types:
-            aws_targets, backstops = run.aws_targets(aws_types, aws, priced)
-            targets += aws_targets
-        session = run.session(targets, backstops)
-        session.run()
-    except (KeyboardInterrupt, Cancelled) as exc:
-        stopped = _stopped(exc, run, session)
-        if stopped is exc:
-            raise
-        raise stopped from exc
-    results = run.journal.read_results()
-    plan = plan_from_results(spec, results, options, catalog, run.fp.total_bytes)
-    doc = PlanDocument(WorkloadSummary.of(spec), plan, options, str(run.journal.path),
-                        failed_targets=sorted(label for label, m in results.items() if m.result.status == "error"),
-                        unterminated=[LeftRunning(**x) for x in unterminated(session)],
-                        bench_cost_usd=session.billed_usd() if aws_types else None,
-                        auto=run.choices if choice.auto else None)
-    run.journal.write_plan(doc)
-    return doc, run.journal, session
-
-
 @dataclass(frozen=True)
 class LaunchPreview:
     """`planner run --dry-run`: the instances, where and how they would be bought, and the worst case."""
@@ -269,11 +213,50 @@ class Runs(Predict):
             bench: BenchOptions, out: Path | None = None, callbacks: RunCallbacks | None = None,
             aws: AwsOptions | None = None, cancel=None):
         """Measure, journal, plan: (plan document, journal, session). Every instance started is
-        terminated before it returns, also on Ctrl-C, SIGTERM and SIGHUP.
+        terminated before it returns, also on Ctrl-C, SIGTERM and SIGHUP. `auto` measures here first,
+        predicts every catalog instance, and benchmarks only the candidates that could change the
+        decision (planner.core.decide.select_benchmarks), within the budget.
         Raises InputError (refused before anything launches: budget, region, settings), Cancelled or
         KeyboardInterrupt carrying `run_dir`, `unterminated_instances` and `results_count`, RunError
         (cancelled with instances it could not terminate, named with the reap command)."""
-        return run_plan(self, spec, spec_text, targets, options, bench, out, callbacks, aws, cancel)
+        aws_types = targets.aws_types
+        check_processes(spec, bench)
+        aws = aws or AwsOptions(region=options.region, purchase=options.purchase)
+        catalog = self.catalog().frame if (aws_types or targets.auto) else None
+        if catalog is not None:  # a region the price data lacks is refused before anything is measured
+            from pricing.catalog import check_region
+
+            check_region(catalog, options.region)
+        # refuse before anything is written or launched; `auto` prices again once it has chosen
+        priced = preflight(aws_types, aws, catalog) if aws_types else None
+        run = _Run(self, spec, spec_text, targets, options, bench, out, callbacks or RunCallbacks(), cancel)
+        session = None
+        try:
+            started = run.local_targets()
+            if targets.auto:
+                aws_types += [t for t in run.auto(started, aws) if t not in aws_types]
+                started = []
+                priced = preflight(aws_types, aws, catalog) if aws_types else None
+            backstops: list = []
+            if aws_types:
+                aws_targets, backstops = run.aws_targets(aws_types, aws, priced)
+                started += aws_targets
+            session = run.session(started, backstops)
+            session.run()
+        except (KeyboardInterrupt, Cancelled) as exc:
+            stopped = _stopped(exc, run, session)
+            if stopped is exc:
+                raise
+            raise stopped from exc
+        results = run.journal.read_results()
+        plan = plan_from_results(spec, results, options, catalog, run.fp.total_bytes)
+        doc = PlanDocument(WorkloadSummary.of(spec), plan, options, str(run.journal.path),
+                           failed_targets=sorted(label for label, m in results.items() if m.result.status == "error"),
+                           unterminated=[LeftRunning(**x) for x in unterminated(session)],
+                           bench_cost_usd=session.billed_usd() if aws_types else None,
+                           auto=run.choices if targets.auto else None)
+        run.journal.write_plan(doc)
+        return doc, run.journal, session
 
     def launch_preview(self, aws_types: list[str], aws: AwsOptions) -> LaunchPreview:
         """What `planner run` would launch, each instance's price and worst-case bill, within the guards.
@@ -301,9 +284,11 @@ class Runs(Predict):
         InputError when it has no results yet or an option is out of range."""
         journal = RunJournal.open(run_dir)
         options = options or saved_options(journal, overrides or {})
-        if measured_only:
-            return measured_plan(journal, options)
-        return self.plan_of(journal.read_spec(), options, saved_results(journal), gpu, run_dir=journal.path)
+        spec = journal.read_spec()
+        if measured_only:  # its measured rows alone
+            plan = plan_from_results(spec, saved_results(journal), options, need_bytes=journal.read_run().get("footprint_bytes"))
+            return PlanDocument(WorkloadSummary.of(spec), plan, options, str(journal.path))
+        return self.plan_of(spec, options, saved_results(journal), gpu, run_dir=journal.path)
 
     def replan(self, run_dir: str | Path, overrides: dict[str, Any], measured_only: bool = False) -> PlanDocument:
         """estimate_run with some plan options changed, and the new plan.json written.
@@ -315,8 +300,7 @@ class Runs(Predict):
     def new_run_dir(self, name: str, folder: str | Path | None = None, now: dt.datetime | None = None) -> Path:
         """Where a run of `name` journals in `folder` (None: planner-runs/), named as RunJournal.create
         names a run without --out: <UTC time>-<name>."""
-        stamp = (now or dt.datetime.now(dt.timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
-        return Path(folder or DEFAULT_BASE) / f"{stamp}-{name}"
+        return new_run_dir(name, folder, now)
 
     def saved_runs(self, folder: str | Path | None = None) -> list[SavedRun]:
         """The run journals in `folder` (None: planner-runs/), newest first: path, workload name, targets,

@@ -13,7 +13,7 @@ from planner.core.document import PlanDocument, PlanOptions, PriceSource, Worklo
 from planner.service.measure import BenchOptions, Measure, ProgressFn, measure_here
 from planner.service.settings import AwsOptions
 from planner.core.candidates import Hardware, LOCAL, measured_candidate, measurement_warnings, predicted_candidates
-from planner.core.decide import decide, select_benchmarks
+from planner.core.decide import BenchmarkChoice, Plan, decide, select_benchmarks
 from planner.core.predict import physical_cores, predict_cpu, predict_gpu
 from planner.journal import Measured, RunJournal
 from planner.service.calibration import append_rows, corrections, gpu_model
@@ -21,8 +21,6 @@ from planner.workload.footprint import layers_of, sample_bytes
 from runner.aws import worst_case_bench_cost
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
-    from planner.core.decide import BenchmarkChoice, Plan
-    from planner.journal import Measured
     from planner.workload.spec import WorkloadSpec
 
 
@@ -39,11 +37,9 @@ def measured_candidates(results: dict[str, Any], options: PlanOptions, catalog=N
     """A candidate per journaled result (label -> planner.journal.Measured), and the warnings the
     measurements carry; AWS options are priced from `catalog` (a frame) in the plan's region and
     purchase option (re-planning may change both)."""
-    from pricing.catalog import hourly_price, instances
+    from pricing.catalog import hourly_price, instances, load_catalog
 
     if catalog is None and any(m.target.cloud for m in results.values()):
-        from pricing.catalog import load_catalog
-
         catalog = load_catalog().frame
     candidates, warnings = [], []
     rows = {f.instance_type: f for f in instances(catalog, region=options.region)} if catalog is not None else {}

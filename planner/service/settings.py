@@ -15,7 +15,6 @@ from planner.core.candidates import LOCAL, Target
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
     from planner.journal import Measured
-    from planner.core.candidates import Target
 
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the spec's validation uses this module's arithmetic: kinds are told apart by `kind`
@@ -86,14 +86,10 @@ class Layer:
 
 def layer_from_row(row: dict) -> Layer:
     """A Layer from one `runner.bench.introspect.describe` row (JSON); unknown keys are ignored,
-    missing new keys keep their defaults (rows from older benches)."""
-    def opt(key: str, cast):  # noqa: ANN001
-        return cast(row[key]) if row.get(key) is not None else None
-
-    return Layer(str(row["name"]), int(row["params"]), float(row["forward_flops"]), float(row["activation_elems"]),
-                 int(row.get("kernels", 1)), str(row.get("op") or ""), opt("backward_flops", float),
-                 opt("backward_kernels", int), opt("moved_elems", float), opt("fixed_elems", float),
-                 opt("param_tensors", int))
+    missing new keys (and nulls) keep their defaults (rows from older benches). The row's numbers are
+    JSON's: counts whole, FLOPs and elements floats, as the describing bench writes them."""
+    known = {f.name for f in fields(Layer)}
+    return Layer(**{key: value for key, value in row.items() if key in known and value is not None})
 
 
 @dataclass(frozen=True)
@@ -114,39 +110,26 @@ class Footprint:
         return self.weights_bytes + self.gradients_bytes + self.optimizer_bytes + self.activations_bytes + self.data_bytes
 
     def as_dict(self) -> dict[str, float | int | str]:
-        return {
-            "params": self.params,
-            "train_flops_per_sample": self.train_flops_per_sample,
-            "weights_bytes": self.weights_bytes,
-            "gradients_bytes": self.gradients_bytes,
-            "optimizer_bytes": self.optimizer_bytes,
-            "activations_bytes": self.activations_bytes,
-            "data_bytes": self.data_bytes,
-            "total_bytes": self.total_bytes,
-            "batch_size": self.batch_size,
-            "precision": self.precision,
-        }
+        parts = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("layers", "batch_size", "precision")}
+        return {**parts, "total_bytes": self.total_bytes, "batch_size": self.batch_size, "precision": self.precision}
 
 
 def merge_identical(layers: list[Layer]) -> list[Layer]:
     """Rows that describe the same work (e.g. the 24 identical blocks of BERT-large) merged into one
     whose counts are summed: per-kernel FLOPs and bytes are unchanged, so the device model times
     the merged list exactly as the original, faster."""
-    merged: dict[tuple, Layer] = {}
-    counts: dict[tuple, int] = {}
+    groups: dict[tuple, list[Layer]] = {}
     for layer in layers:
-        key = (layer.op_class, layer.kernels, layer.backward_kernels, layer.forward_flops, layer.backward_flops,
-               layer.activation_elems, layer.moved_elems, layer.fixed_elems, layer.params, layer.param_tensors)
-        if key not in merged:
-            merged[key], counts[key] = layer, 0
-        counts[key] += 1
+        groups.setdefault((layer.op_class, layer.kernels, layer.backward_kernels, layer.forward_flops, layer.backward_flops,
+                           layer.activation_elems, layer.moved_elems, layer.fixed_elems, layer.params, layer.param_tensors),
+                          []).append(layer)
 
     def times(value, n):  # noqa: ANN001, ANN202
         return None if value is None else value * n
 
     out = []
-    for key, layer in merged.items():
-        n = counts[key]
+    for group in groups.values():
+        layer, n = group[0], len(group)
         out.append(layer if n == 1 else Layer(
             f"{layer.name} (x{n})", layer.params * n, layer.forward_flops * n, layer.activation_elems * n,
             layer.kernels * n, layer.op_class, times(layer.backward_flops, n), times(layer.backward_kernels, n),

@@ -8,9 +8,8 @@ import typing
 from dataclasses import dataclass
 from typing import Any
 
-from planner.workload.spec import CNNModel, CustomModel, DataSpec, MLPModel, RNNModel, TrainSpec, TransformerModel
+from planner.workload.spec import KIND_MODELS, DataSpec, TrainSpec
 
-KIND_MODELS = {"mlp": MLPModel, "cnn": CNNModel, "rnn": RNNModel, "transformer": TransformerModel, "custom": CustomModel}
 SECTIONS = (("data", DataSpec), ("train", TrainSpec))
 
 

@@ -15,6 +15,7 @@ import stat
 from itertools import islice
 from typing import Any
 
+from planner.core.formats import human_bytes
 from planner.errors import SpecError
 from planner.workload.limits import MAX_DEPTH, MAX_NUMBER_CHARS, MAX_SPEC_BYTES, MAX_VALUES, brief, cut
 
@@ -30,45 +31,38 @@ _NOT_A_FILE = [
 ]
 
 
-def _refuse_unless_regular(mode: int, shown: str) -> None:
-    if stat.S_ISREG(mode):
-        return
-    kind = next((name for test, name in _NOT_A_FILE if test(mode)), "a special file")
-    raise SpecError(f"{shown}: is {kind}, not a spec file", hint=_FILE_HINT)
-
-
 def _too_big(shown: str, size: str) -> SpecError:
     return SpecError(f"{shown}: is {size}; a spec file is at most {_SIZE_TEXT}",
                      hint="a workload spec is a few lines of YAML or JSON; see examples/surface-mlp.yaml")
 
 
+def read_regular_file(path: str | os.PathLike[str], limit: int) -> tuple[os.stat_result, bytes]:
+    """The status of the file at `path` and, when it is a regular file of at most `limit` bytes, at most
+    `limit` + 1 of its bytes (else b"": the caller refuses it by its status). Looks before it reads: a
+    FIFO or a device is never opened (stat), and the open is non-blocking and re-checked with fstat in
+    case the path changed in between. Raises OSError, and ValueError for a NUL in the path."""
+    info, chunks = os.stat(path), []
+    if stat.S_ISREG(info.st_mode) and info.st_size <= limit:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
+        try:
+            info, left = os.fstat(fd), limit + 1
+            while stat.S_ISREG(info.st_mode) and left > 0 and (chunk := os.read(fd, left)):
+                chunks.append(chunk)
+                left -= len(chunk)
+        finally:
+            os.close(fd)
+    return info, b"".join(chunks)
+
+
 def read_spec_file(path: str | os.PathLike[str]) -> str:
-    """The text of the spec file at `path`. Looks before it reads: only a regular file of at most
-    MAX_SPEC_BYTES is opened (a FIFO or a device is refused by stat, and the open is non-blocking
-    and re-checked with fstat in case the path changed in between); at most MAX_SPEC_BYTES + 1
-    bytes are read whatever the file claims; the bytes must be UTF-8 text."""
+    """The text of the spec file at `path`: a regular file of at most MAX_SPEC_BYTES, read bounded
+    whatever the file claims (read_regular_file); the bytes must be UTF-8 text."""
     if not isinstance(path, (str, bytes, os.PathLike)):
         raise SpecError(f"{brief(path)}: not a file path", hint=_FILE_HINT)
     text = os.fsdecode(path)
     shown = cut(text if text.isprintable() else json.dumps(text)[1:-1])  # a NUL or an escape, visibly
     try:
-        info = os.stat(path)
-        _refuse_unless_regular(info.st_mode, shown)
-        if info.st_size > MAX_SPEC_BYTES:
-            raise _too_big(shown, _human_size(info.st_size))
-        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
-        fd = os.open(path, flags)
-        try:
-            _refuse_unless_regular(os.fstat(fd).st_mode, shown)
-            chunks, left = [], MAX_SPEC_BYTES + 1
-            while left > 0:
-                chunk = os.read(fd, left)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                left -= len(chunk)
-        finally:
-            os.close(fd)
+        info, data = read_regular_file(path, MAX_SPEC_BYTES)
     except (FileNotFoundError, NotADirectoryError):
         raise SpecError(f"{shown}: no such file", hint=_FILE_HINT) from None
     except PermissionError:
@@ -77,7 +71,11 @@ def read_spec_file(path: str | os.PathLike[str]) -> str:
         raise SpecError(f"{shown}: cannot read it ({exc.strerror or type(exc).__name__})", hint=_FILE_HINT) from None
     except ValueError:  # os.stat: embedded null byte
         raise SpecError(f"{shown}: not a usable path (it contains a NUL character)", hint=_FILE_HINT) from None
-    data = b"".join(chunks)
+    if not stat.S_ISREG(info.st_mode):
+        kind = next((name for test, name in _NOT_A_FILE if test(info.st_mode)), "a special file")
+        raise SpecError(f"{shown}: is {kind}, not a spec file", hint=_FILE_HINT)
+    if info.st_size > MAX_SPEC_BYTES:
+        raise _too_big(shown, human_bytes(info.st_size))
     if len(data) > MAX_SPEC_BYTES:
         raise _too_big(shown, f"more than {_SIZE_TEXT}")
     return decode_spec_bytes(data, shown)
@@ -107,13 +105,6 @@ def check_text(text: str, source: str) -> None:
     if "\x00" in text:
         raise SpecError(f"{source}: contains a NUL character; a spec is YAML or JSON text",
                         hint="give a YAML or JSON spec saved as UTF-8 text")
-
-
-def _human_size(n: int) -> str:
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}"
-    return f"{n} bytes"
 
 
 # ----------------------------------------------------------------------------- YAML

@@ -39,7 +39,6 @@ Epochs = Annotated[int, BeforeValidator(lambda value: whole_number(value, MAX_EP
 LearningRate = Annotated[float, BeforeValidator(learning_rate)]
 Sizes = Annotated[list[Size], Field(max_length=MAX_LAYERS)]
 Activation = Literal["relu", "tanh", "gelu"]
-MODEL_KINDS = ("mlp", "cnn", "rnn", "transformer", "custom")
 
 
 class _Strict(BaseModel):
@@ -110,6 +109,9 @@ class CustomModel(_Strict):
         return value
 
 
+KIND_MODELS: dict[str, type[BaseModel]] = {"mlp": MLPModel, "cnn": CNNModel, "rnn": RNNModel,
+                                           "transformer": TransformerModel, "custom": CustomModel}
+MODEL_KINDS = tuple(KIND_MODELS)
 ModelSpec = Annotated[
     Union[MLPModel, CNNModel, RNNModel, TransformerModel, CustomModel], Field(discriminator="kind")
 ]
@@ -300,18 +302,22 @@ def _suggest(word: Any, choices: Any) -> str:
     return did_you_mean(word, choices) if isinstance(word, str) and len(word) <= 40 else ""
 
 
-def _fields_at(loc: tuple[Any, ...], data_kind: Any = None) -> list[str]:
+def _fields_at(loc: tuple[Any, ...]) -> list[str]:
     """The allowed keys of the object that holds `loc`, for "did you mean"."""
     parent = loc[:-1]
-    if not parent:
-        return list(WorkloadSpec.model_fields)
-    by_kind: dict[str, type[BaseModel]] = {"mlp": MLPModel, "cnn": CNNModel, "rnn": RNNModel, "transformer": TransformerModel,
-                                           "custom": CustomModel}
-    if parent[0] == "model":
-        cls = by_kind.get(parent[1] if len(parent) > 1 else data_kind)
+    if parent[:1] == ("model",):
+        cls = KIND_MODELS.get(parent[1]) if len(parent) > 1 else None
         return list(cls.model_fields) if cls else []
     sections: dict[str, type[BaseModel]] = {"data": DataSpec, "train": TrainSpec}
-    return list(sections.get(parent[0], WorkloadSpec).model_fields)
+    return list(sections.get(parent[0] if parent else "", WorkloadSpec).model_fields)
+
+
+# pydantic's error types whose message is "must be <what>, got <the value>"
+_MUST_BE = {**dict.fromkeys(("int_type", "int_parsing", "int_from_float"), "a whole number"),
+            **dict.fromkeys(("float_type", "float_parsing", "finite_number"), "a finite number"),
+            **dict.fromkeys(("model_type", "model_attributes_type", "dict_type"), "a mapping of keys"),
+            "string_type": "text", "list_type": "a list"}
+_COMPARISONS = {"greater_than": ">", "greater_than_equal": ">=", "less_than": "<", "less_than_equal": "<="}
 
 
 def _describe(exc: ValidationError) -> list[str]:
@@ -333,24 +339,14 @@ def _describe(exc: ValidationError) -> list[str]:
         elif etype == "literal_error":
             allowed = re.findall(r"'([^']*)'", ctx.get("expected", ""))
             msg = f"must be one of {' | '.join(allowed)}, got {brief(value)}{_suggest(value, allowed)}"
-        elif etype in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
-            op = {"greater_than": ">", "greater_than_equal": ">=", "less_than": "<", "less_than_equal": "<="}[etype]
-            bound = next(iter(ctx.values()), "?")
-            msg = f"must be {op} {bound}, got {brief(value)}"
-        elif etype in ("int_type", "int_parsing", "int_from_float"):
-            msg = f"must be a whole number, got {brief(value)}"
-        elif etype in ("float_type", "float_parsing", "finite_number"):
-            msg = f"must be a finite number, got {brief(value)}"
-        elif etype in ("string_type",):
-            msg = f"must be text, got {brief(value)}"
+        elif etype in _COMPARISONS:
+            msg = f"must be {_COMPARISONS[etype]} {next(iter(ctx.values()), '?')}, got {brief(value)}"
+        elif etype in _MUST_BE:
+            msg = f"must be {_MUST_BE[etype]}, got {brief(value)}"
         elif etype == "string_pattern_mismatch":
             msg = _pattern_message(where, value)
         elif etype in ("too_short", "too_long", "string_too_short", "string_too_long"):
             msg = _length_message(where, etype, ctx, value)
-        elif etype in ("list_type",):
-            msg = f"must be a list, got {brief(value)}"
-        elif etype in ("model_type", "model_attributes_type", "dict_type"):
-            msg = f"must be a mapping of keys, got {brief(value)}"
         elif etype == "value_error":
             msg = str(ctx.get("error", err["msg"]))
         else:

@@ -185,19 +185,13 @@ def probe(device: torch.device, max_mib: float = 16.0) -> dict[str, Any]:
             "ranks": dist.get_world_size(), "backend": dist.get_backend()}
 
 
-def _timer(step: Callable[[], object], device: torch.device) -> Any:
-    from runner.bench.harness import CpuTimer, CudaTimer
-
-    return CudaTimer(step, device) if device.type == "cuda" else CpuTimer(step)
-
-
 def run_data_parallel(job: dict[str, Any], result: Any, device: torch.device,
                       progress: Callable[[dict], None] | None = None) -> Any:
     """This rank's part of a data-parallel bench (under torchrun); rank 0 fills `result` (a BenchResult)
     with the step of the global batch and what its all-reduce costs."""
     from torch.nn.parallel import DistributedDataParallel
 
-    from runner.bench.harness import measure
+    from runner.bench.harness import measure, record, timer_for
     from runner.bench.workloads import WorkloadError, build
 
     rank, size, local_rank = world()
@@ -227,10 +221,10 @@ def run_data_parallel(job: dict[str, Any], result: Any, device: torch.device,
 
         if rank == 0:
             try:
-                m = measure(LeaderTimer(lock, _timer(workload.step, device)), float(job.get("seconds", 10.0)),
+                m = measure(LeaderTimer(lock, timer_for(workload.step, device)), float(job.get("seconds", 10.0)),
                             progress=progress)
-                share, synced, local, cv = exposed_share(lock, _timer(workload.step, device),
-                                                         _timer(no_sync_step, device), m.stats.mean)
+                share, synced, local, cv = exposed_share(lock, timer_for(workload.step, device),
+                                                         timer_for(no_sync_step, device), m.stats.mean)
             finally:
                 lock.stop()
         else:
@@ -244,24 +238,15 @@ def run_data_parallel(job: dict[str, Any], result: Any, device: torch.device,
     finally:
         leave()
     if rank == 0:
-        _fill(result, m, batch, int(spec["data"]["samples"]))
+        result.batch_size, samples = batch, int(spec["data"]["samples"])
+        record(result, m)
+        result.steps_per_epoch = -(-max(samples, batch) // batch)  # of the global batch
         result.step_seconds_no_sync, result.step_cv_no_sync, result.allreduce_share = local, cv, share
         result.allreduce_seconds, result.gradient_bytes, result.fabric = flat, gradient_bytes, fabric
         if abs(synced - m.stats.mean) > 0.25 * m.stats.mean:
             result.warnings.append(f"the all-reduce share was measured at a step of {synced * 1e3:.3g} ms, "
                                    f"the bench at {m.stats.mean * 1e3:.3g} ms: the machine's speed moved")
     return result
-
-
-def _fill(result: Any, m: Any, batch: int, samples: int) -> None:
-    s = m.stats
-    result.status, result.steps_measured, result.batch_size = "ok", s.n, batch
-    result.steps_per_epoch = -(-max(samples, batch) // batch)  # of the global batch
-    result.step_seconds, result.step_seconds_ci_low, result.step_seconds_ci_high = s.mean, s.ci_low, s.ci_high
-    result.step_seconds_median, result.step_seconds_p10, result.step_seconds_p90 = s.median, s.p10, s.p90
-    result.coefficient_of_variation, result.samples_per_second = s.cv, batch / s.mean
-    result.warmup_seconds, result.warmup_steps = m.warmup_seconds, m.warmup_steps
-    result.stopped_because, result.warnings = m.stopped_because, list(m.warnings)
 
 
 def main(argv: list[str]) -> int:

@@ -28,10 +28,12 @@ If not even one step fits after the warm-up, the warm-up's last step is the meas
 from __future__ import annotations
 
 import math
+import statistics
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
+from runner.bench.result import BenchResult
 from runner.bench.stats import StepStats, summarize
 
 STEADY_TOLERANCE = 0.05
@@ -76,6 +78,11 @@ class CudaTimer:
         return [events[i].elapsed_time(events[i + 1]) / 1000.0 for i in range(n)]
 
 
+def timer_for(step: Callable[[], object], device: object) -> StepTimer:
+    """CUDA events on a GPU (`device` a torch.device), the host clock on a CPU."""
+    return CudaTimer(step, device) if getattr(device, "type", "cpu") == "cuda" else CpuTimer(step)
+
+
 @dataclass
 class Measurement:
     stats: StepStats
@@ -85,12 +92,6 @@ class Measurement:
     steady: bool
     stopped_because: str  # "converged" | "budget" | "cap" (slow steps: the hard cap ended the bench)
     warnings: list[str] = field(default_factory=list)
-
-
-def _median(xs: list[float]) -> float:
-    s = sorted(xs)
-    mid = len(s) // 2
-    return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2
 
 
 def _block_size(step_seconds: float, target_seconds: float, lo: int, hi: int = 10_000) -> int:
@@ -110,7 +111,7 @@ def warm_up(timer: StepTimer, budget_seconds: float, progress: Callable[[dict], 
         window = _block_size(times[-1], 0.04 * budget_seconds, lo=3, hi=2000)
         block = timer.run_block(window)
         times += block
-        current = _median(block)
+        current = statistics.median(block)
         if progress:
             progress({"event": "warmup", "seconds": sum(times), "step_seconds": current})
         if previous is not None and current >= (1 - STEADY_TOLERANCE) * previous:
@@ -137,12 +138,12 @@ def measure(
     remaining = max(0.0, budget_seconds - warmup_seconds)
     min_seconds = min(remaining, max(1.0, 0.2 * budget_seconds)) if min_seconds is None else min_seconds
     times: list[float] = []
-    estimate = _median(warm[-3:])
+    estimate = statistics.median(warm[-3:])
     stopped, announced = "budget", False
     while warmup_seconds + sum(times) + estimate <= cap:
         block = timer.run_block(_block_size(estimate, min(0.25, max(remaining / 20, 0.02)), lo=1))
         times += block
-        estimate = _median(block)
+        estimate = statistics.median(block)
         spent = sum(times)
         slow = spent >= remaining and len(times) < MIN_MEASURED_STEPS
         if progress and (len(times) >= 2 or slow):
@@ -194,3 +195,16 @@ def _result(times: list[float], warm: list[float], steady: bool, stopped: str, t
                         if math.isfinite(rel) else "too few steps for an interval; give more --seconds")
     return Measurement(stats=stats, times=times, warmup_seconds=warmup_seconds, warmup_steps=len(warm),
                        steady=steady, stopped_because=stopped, warnings=warnings)
+
+
+def record(result: BenchResult, m: Measurement) -> None:
+    """A measurement of steps at `result.batch_size` in `result` (status ok): the mean and its interval,
+    the spread, the warm-up, why it stopped and what it warns of."""
+    s = m.stats
+    result.status, result.steps_measured = "ok", s.n
+    result.step_seconds, result.step_seconds_ci_low, result.step_seconds_ci_high = s.mean, s.ci_low, s.ci_high
+    result.step_seconds_median, result.step_seconds_p10, result.step_seconds_p90 = s.median, s.p10, s.p90
+    result.step_seconds_min, result.coefficient_of_variation = min(m.times), s.cv
+    result.samples_per_second = result.batch_size / s.mean
+    result.warmup_seconds, result.warmup_steps = m.warmup_seconds, m.warmup_steps
+    result.stopped_because, result.warnings = m.stopped_because, list(m.warnings)

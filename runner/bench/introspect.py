@@ -33,7 +33,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import flop_registry
 from torch.utils.module_tracker import ModuleTracker
 
-from runner.bench.workloads import build_model, input_shape
+from runner.bench.workloads import build_model, input_shape, loss_function
 
 # Operators that launch no kernel: views, metadata and allocations.
 NO_KERNEL = {
@@ -62,24 +62,16 @@ LOSS = {"nll_loss_forward", "nll_loss_backward", "nll_loss2d_forward", "nll_loss
 RECURRENT_MODULES = (torch.nn.RNNBase, torch.nn.RNNCellBase)
 
 
+OP_SETS = (("conv", CONV), ("gemm", GEMM), ("attention", ATTENTION), ("norm", NORM), ("embedding", EMBEDDING),
+           ("pool", POOL), ("loss", LOSS))
+
+
 def op_class(aten_name: str, in_recurrent: bool) -> str:
     if in_recurrent:
         return "recurrent"
-    if aten_name in CONV:
-        return "conv"
-    if aten_name in GEMM:
-        return "gemm"
-    if aten_name in ATTENTION or "scaled_dot_product" in aten_name or "attention" in aten_name:
+    if "scaled_dot_product" in aten_name or "attention" in aten_name:  # fused attention kernels, whatever their name
         return "attention"
-    if aten_name in NORM:
-        return "norm"
-    if aten_name in EMBEDDING:
-        return "embedding"
-    if aten_name in POOL:
-        return "pool"
-    if aten_name in LOSS:
-        return "loss"
-    return "elementwise"
+    return next((cls for cls, names in OP_SETS if aten_name in names), "elementwise")
 
 
 def _elems(value: Any) -> int:
@@ -126,11 +118,9 @@ class _Recorder(TorchDispatchMode):
 
 
 def _loss(out: torch.Tensor, task: str) -> torch.Tensor:
-    if task == "language_model":
-        return torch.nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]), torch.zeros(out.shape[0] * out.shape[1], dtype=torch.long, device=out.device))
-    if task == "classification":
-        return torch.nn.functional.cross_entropy(out, torch.zeros(out.shape[0], dtype=torch.long, device=out.device))
-    return torch.nn.functional.mse_loss(out, torch.zeros_like(out))
+    """The bench's loss for `task` (workloads.loss_function) against zero targets."""
+    target = torch.zeros_like(out) if task == "regression" else torch.zeros(out.shape[:-1], dtype=torch.long, device=out.device)
+    return loss_function(task)(out, target)
 
 
 def _trace(model_spec: dict[str, Any], task: str, batch: int, device: str) -> tuple[list[tuple], torch.nn.Module]:
@@ -162,6 +152,11 @@ def _default_task(model_spec: dict[str, Any]) -> str:
     return "classification" if model_spec.get("outputs", 1) > 1 else "regression"
 
 
+def _row(name: str, op: str) -> dict[str, Any]:
+    return {"name": name or "(root)", "params": 0, "forward_flops": 0.0, "activation_elems": 0.0, "kernels": 0, "op": op,
+            "backward_flops": 0.0, "backward_kernels": 0, "moved_elems": 0.0, "fixed_elems": 0.0, "param_tensors": 0}
+
+
 def describe(model_spec: dict[str, Any], task: str | None = None) -> list[dict[str, Any]]:
     """Rows per (module, op class) of one training step; see the module docstring for the keys.
     `model_spec` is the job's "model" dict (or a whole job, whose data.task is then used)."""
@@ -185,11 +180,7 @@ def describe(model_spec: dict[str, Any], task: str | None = None) -> list[dict[s
             fixed_moved = max(0, moved - per_moved)
         else:
             per_flops, per_moved, per_out, fixed_moved = flops, moved, out, 0
-        row = rows.setdefault((module, cls), {
-            "name": module or "(root)", "params": 0, "forward_flops": 0.0, "activation_elems": 0.0, "kernels": 0,
-            "op": cls, "backward_flops": 0.0, "backward_kernels": 0, "moved_elems": 0.0, "fixed_elems": 0.0,
-            "param_tensors": 0,
-        })
+        row = rows.setdefault((module, cls), _row(module, cls))
         if phase == "forward":
             row["forward_flops"] += float(max(per_flops, 0.0))
             row["activation_elems"] += float(max(per_out, 0))
@@ -207,16 +198,9 @@ def describe(model_spec: dict[str, Any], task: str | None = None) -> list[dict[s
         own = list(module.parameters(recurse=False))
         if not own:
             continue
-        found = by_module.get(name)
-        if found is not None:
-            row = found
-        else:  # parameters used outside their module's forward, or not at all
-            row = rows.setdefault((name, "(parameters)"), {
-                "name": name or "(root)", "params": 0, "forward_flops": 0.0, "activation_elems": 0.0, "kernels": 0,
-                "op": "elementwise", "backward_flops": 0.0, "backward_kernels": 0, "moved_elems": 0.0,
-                "fixed_elems": 0.0, "param_tensors": 0,
-            })
-            by_module[name] = row
+        if name not in by_module:  # parameters used outside their module's forward, or not at all
+            by_module[name] = rows.setdefault((name, "(parameters)"), _row(name, "elementwise"))
+        row = by_module[name]
         row["params"] += sum(p.numel() for p in own)
         row["param_tensors"] += len(own)
     for (module, cls), row in rows.items():

@@ -8,27 +8,23 @@ import os
 import platform
 
 
-def cpu_name() -> str:
+def _field(path: str, key: str) -> str | None:
+    """The value of the first `key: value` line of a /proc file, or None."""
     try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
+        with open(path) as f:
+            return next((line.split(":", 1)[1].strip() for line in f if line.startswith(key)), None)
     except OSError:
-        pass
-    return platform.processor() or platform.machine()
+        return None
+
+
+def cpu_name() -> str:
+    return _field("/proc/cpuinfo", "model name") or platform.processor() or platform.machine()
 
 
 def memory_available() -> int | None:
     """Bytes of host memory available to a new process (MemAvailable), or None."""
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return None
+    found = _field("/proc/meminfo", "MemAvailable:")
+    return int(found.split()[0]) * 1024 if found else None
 
 
 def peak_rss_bytes() -> int | None:

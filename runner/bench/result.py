@@ -77,10 +77,6 @@ class BenchResult:
     wall_seconds: float | None = None
     schema_version: int = SCHEMA_VERSION
 
-    @property
-    def ok(self) -> bool:
-        return self.status == "ok"
-
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 

@@ -21,7 +21,7 @@ from typing import Any, Callable
 import torch
 
 from runner.bench.data import sample_bytes
-from runner.bench.harness import CpuTimer, CudaTimer, measure
+from runner.bench.harness import measure, record, timer_for
 from runner.bench.machine import Busyness, available_memory, cpu_name, peak_rss_bytes, process_age_seconds
 from runner.bench.result import BenchResult
 from runner.bench.workloads import WorkloadError, build
@@ -53,10 +53,6 @@ def _release(device: torch.device) -> None:
         torch.cuda.empty_cache()
 
 
-def _timer(step: Callable[[], Any], device: torch.device):
-    return CudaTimer(step, device) if device.type == "cuda" else CpuTimer(step)
-
-
 def _sweep(job: dict[str, Any], device: torch.device, base_batch: int, seconds: float) -> list[dict[str, Any]]:
     """Throughput at 1/4x to 16x the batch (advice). Each point measures like the bench, with the
     same slow-step rule within its own cap (3x its budget); a point that hit its cap ends the sweep:
@@ -66,7 +62,7 @@ def _sweep(job: dict[str, Any], device: torch.device, base_batch: int, seconds: 
         batch = max(1, round(base_batch * factor))
         try:
             workload = build(job, device, batch_size=batch)
-            m = measure(_timer(workload.step, device), budget_seconds=seconds, target=0.05, min_steps=5,
+            m = measure(timer_for(workload.step, device), budget_seconds=seconds, target=0.05, min_steps=5,
                         hard_cap_seconds=3 * seconds)
             s = m.stats
             usable = s.rel_half_width <= 1.0
@@ -157,10 +153,7 @@ def run_job(job: dict[str, Any], progress: Callable[[dict], None] | None = None)
         from runner.bench.distributed import run_data_parallel
 
         result = run_data_parallel(job, result, device, progress)
-        if device.type == "cuda":
-            result.peak_memory_bytes, result.peak_memory_kind = int(torch.cuda.max_memory_allocated()), "cuda_max_allocated"
-        else:
-            result.peak_memory_bytes, result.peak_memory_kind = peak_rss_bytes(), "process_peak_rss"
+        _record_peak_memory(result, device)
         result.wall_seconds = time.perf_counter() - started
         return result
     if device.type == "cuda":
@@ -199,23 +192,18 @@ def _bench(job: dict[str, Any], result: BenchResult, device: torch.device, progr
     if progress:
         progress({"event": "built", "seconds": result.setup_seconds})
     busy = Busyness.begin()
-    m = measure(_timer(workload.step, device), budget_seconds=float(job.get("seconds", 10.0)), progress=progress)
+    m = measure(timer_for(workload.step, device), budget_seconds=float(job.get("seconds", 10.0)), progress=progress)
     busy.end()
     del workload  # its tensors go before the result is written
-    s = m.stats
-    result.status = "ok"
-    result.steps_measured = s.n
-    result.step_seconds, result.step_seconds_ci_low, result.step_seconds_ci_high = s.mean, s.ci_low, s.ci_high
-    result.step_seconds_median, result.step_seconds_p10, result.step_seconds_p90 = s.median, s.p10, s.p90
-    result.step_seconds_min = min(m.times)
-    result.coefficient_of_variation = s.cv
-    result.samples_per_second = result.batch_size / s.mean
-    result.warmup_seconds, result.warmup_steps = m.warmup_seconds, m.warmup_steps
-    result.stopped_because = m.stopped_because
+    record(result, m)
     result.load_average, result.cpus, result.steal_percent = busy.load_average, busy.cpus, busy.steal_percent
     result.other_cpus = busy.other_cpus
     result.machine_busy = bool(busy.warnings())
-    result.warnings = busy.warnings() + m.warnings
+    result.warnings[:0] = busy.warnings()
+    _record_peak_memory(result, device)
+
+
+def _record_peak_memory(result: BenchResult, device: torch.device) -> None:
     if device.type == "cuda":
         result.peak_memory_bytes, result.peak_memory_kind = int(torch.cuda.max_memory_allocated(device)), "cuda_max_allocated"
     else:

@@ -24,10 +24,7 @@ BATCH_MEANS_FROM = 2 * BATCHES
 def t95(df: int) -> float:
     if df <= 0:
         return math.inf
-    for k in sorted(_T95):
-        if df <= k:
-            return _T95[k]
-    return 1.96
+    return next((_T95[k] for k in sorted(_T95) if df <= k), 1.96)
 
 
 def percentile(sorted_values: list[float], q: float) -> float:

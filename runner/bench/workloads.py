@@ -32,8 +32,7 @@ def set_matmul_precision(precision: str) -> None:
     later, matmuls stay fp32); tf32 = TF32 for matmuls and convolutions. bf16/fp16 are autocast
     (their matmuls and convolutions run in 16 bits; fp32 leftovers follow the fp32 defaults). On a
     CPU the flags change nothing: tf32 runs as fp32."""
-    tf32 = precision == "tf32"
-    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
     torch.backends.cudnn.allow_tf32 = True
 
 

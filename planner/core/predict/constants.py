@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-GENERATIONS = ("volta", "turing", "ampere", "ada", "hopper")
 TENSOR_CORE_BF16_TF32 = ("ampere", "ada", "hopper")  # bf16 and TF32 tensor cores (compute capability >= 8.0)
 
 

@@ -25,9 +25,9 @@ the interval is the model's cross-validated error there, per generation and prec
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from planner.workload.footprint import ACT_BYTES, FP32, Layer
+from planner.workload.footprint import ACT_BYTES, COMPUTE_OPS as COMPUTE, FP32, Layer
 from pricing.facts import GpuSpec, gpu_spec_from_row  # noqa: F401 - gpu_spec_from_row re-exported
 from planner.core.predict.constants import (
     CALIBRATED_UNCERTAINTY,
@@ -40,7 +40,6 @@ from planner.core.predict.constants import (
     DeviceConstants,
 )
 
-COMPUTE = ("gemm", "conv", "attention", "recurrent")
 # fp32 words read + written per parameter by one update of torch.optim's default (foreach)
 # implementation: Adam makes several passes over parameters, gradients and both moments.
 OPTIMIZER_WORDS = {"adam": 16, "adamw": 17, "sgd": 7}
@@ -250,15 +249,12 @@ def unbacked_note(gpu: GpuSpec, precision: str) -> str:
 
 
 def predict_gpu(layers: list[Layer], gpu: GpuSpec, batch: int, precision: str, optimizer: str,
-                host_bytes_per_step: float = 0.0, calibration: float | None = None,
-                slowest: GpuSpec | None = None, *, accumulation: int = 1,
+                host_bytes_per_step: float = 0.0, calibration: float | None = None, *, accumulation: int = 1,
                 constants: DeviceConstants = DEFAULT,
                 intervals: dict[tuple[str, str], tuple[float, float]] | None = None, update: bool = True) -> Prediction:
     """One optimizer step (of `accumulation` micro-batches' update, per micro-batch) of `layers` at
     `batch` on `gpu`, with its interval. `calibration` (measured / predicted on this GPU model)
-    scales the step and narrows the interval to +-20%. `slowest` is accepted for compatibility and
-    unused: every catalog GPU has figures now."""
-    del slowest
+    scales the step and narrows the interval to +-20%."""
     point = step_breakdown(layers, gpu, batch, precision, optimizer, host_bytes_per_step, accumulation, constants, update)
     if point.step_seconds is None:
         return point
@@ -269,7 +265,4 @@ def predict_gpu(layers: list[Layer], gpu: GpuSpec, batch: int, precision: str, o
         note = emulation_note(gpu, precision) or interval_factors(gpu.arch, precision, intervals)[1]
     else:
         (low_f, high_f), note = prediction_band(gpu, precision, intervals)
-    return Prediction(step, step * low_f, step * high_f, note=note, compute_seconds=point.compute_seconds,
-                      memory_seconds=point.memory_seconds, launch_seconds=point.launch_seconds,
-                      transfer_seconds=point.transfer_seconds, optimizer_seconds=point.optimizer_seconds,
-                      kernels=point.kernels, by_op=point.by_op)
+    return replace(point, step_seconds=step, low=step * low_f, high=step * high_f, note=note)

@@ -34,7 +34,7 @@ the reverse order of the registered parameters"), torch.distributed._DEFAULT_FIR
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any
 
 from planner.workload.footprint import FP32, Layer
@@ -158,11 +158,8 @@ class ParallelPrediction:
     single_gpu_step: float | None  # the global batch on one GPU, for the scaling efficiency
     allreduce_seconds: float = 0.0
     exposed_seconds: float = 0.0
-    copy_seconds: float = 0.0
-    buckets: int = 0
     fabric: str = ""
     note: str = ""
-    extra: dict[str, float] = field(default_factory=dict)
 
     @property
     def scaling_efficiency(self) -> float | None:
@@ -199,9 +196,7 @@ def predict_data_parallel(layers: list[Layer], gpu: GpuSpec, global_batch: int, 
     pieces = backward_pieces(timeline_layers or layers, gpu, per_batch, precision, compute, per.optimizer_seconds,
                              constants)
     fast = overlap(pieces, fabric)
-    slow_fabric = Fabric(fabric.ranks, fabric.bus_bytes_per_second / COMM_SLOW_FACTOR, fabric.kind, fabric.hop_latency,
-                         fabric.base_latency, fabric.instances, fabric.net_hop_latency)
-    slow = overlap(pieces, slow_fabric)
+    slow = overlap(pieces, replace(fabric, bus_bytes_per_second=fabric.bus_bytes_per_second / COMM_SLOW_FACTOR))
     bandwidth = gpu.bandwidth_gbps * 1e9 * constants.bandwidth_efficiency
     copies = DDP_COPY_PASSES * fast.gradient_bytes / bandwidth
     per_step = (fast.exposed_seconds + copies) / max(1, accumulation)
@@ -210,8 +205,7 @@ def predict_data_parallel(layers: list[Layer], gpu: GpuSpec, global_batch: int, 
     low = per.low + wait + per_step
     high = per.high + wait + (slow.exposed_seconds + copies) / max(1, accumulation)
     return ParallelPrediction(step, low, high, allreduce_seconds=fast.allreduce_seconds, exposed_seconds=fast.exposed_seconds,
-                              copy_seconds=copies, buckets=fast.buckets, fabric=fabric.describe(), note=per.note,
-                              extra={"straggler_seconds": wait}, **common)
+                              fabric=fabric.describe(), note=per.note, **common)
 
 
 def scaling_note(p: ParallelPrediction) -> str:
