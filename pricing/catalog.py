@@ -271,6 +271,9 @@ def price_column(purchase: str) -> str:
 def hourly_price(df: pd.DataFrame, instance_type: str, region: str, purchase: str = "on-demand") -> float:
     row = instance_row(df, instance_type, region)
     value = row[price_column(purchase)]
+    if pd.isna(value) and purchase == "on-demand":  # e.g. p5e.48xlarge: the source gives no on-demand price
+        raise CatalogLookupError(f"{instance_type} has no on-demand price in {region}",
+                                 hint="use --purchase spot, or another instance type")
     if pd.isna(value):
         raise CatalogLookupError(f"{instance_type} has no spot price in {region} (spot is not offered there)",
                                  hint="use --purchase on-demand, or another region")
