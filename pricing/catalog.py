@@ -119,6 +119,30 @@ def cpu_facts_by_family() -> dict:
     return out
 
 
+def facts_notes(df: pd.DataFrame) -> pd.Series:
+    """Per row, what the device model lacks to predict the instance ('' when nothing), so a catalog
+    that lists every instance type says which it cannot predict instead of guessing: a GPU or other
+    accelerator without a row in gpu_specs.csv is priced, not predicted; a CPU family without sourced
+    processor facts (cpu_specs.csv) is predicted at this machine's per-core speed; an accelerator that is
+    not an NVIDIA GPU (the `accelerator` column) leaves a CPU instance to the planner."""
+    gpus = set(load_gpu_specs()["gpu_name"].astype(str))
+    cpus = set(cpu_facts_by_family())
+
+    def note(count: int, name: str, itype: str, other: str) -> str:
+        if count:
+            return "" if name in gpus else f"no spec for GPU {name} (pricing/data/gpu_specs.csv): priced, not predicted"
+        family = itype.split(".")[0]
+        notes = [f"its {other} is not an NVIDIA GPU: planned as a CPU instance"] if other else []
+        if family not in cpus:
+            notes.append(f"no sourced processor facts for {family} (pricing/data/cpu_specs.csv): predicted at this "
+                         "machine's per-core speed")
+        return "; ".join(notes)
+
+    others = df[ACCELERATOR] if ACCELERATOR in df else [""] * len(df)
+    return pd.Series([note(c, n, t, o) for c, n, t, o in zip(df["gpu_count"], df["gpu_name"], df["instance_type"], others)],
+                     index=df.index, dtype=object)
+
+
 def local_cpu_facts(cpuinfo: str | None = None) -> object:
     """This machine's CpuFacts, read from /proc/cpuinfo (or the given text): model name, clock,
     SIMD width and bf16/AMX flags. FMA units are not visible there: 2 is assumed (every current

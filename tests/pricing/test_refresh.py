@@ -123,7 +123,7 @@ NO_CREDENTIALS = {
 
 def test_cli_refresh_without_credentials_falls_back_to_the_snapshot(tmp_path):
     env = {**NO_CREDENTIALS, "PLANNER_CACHE_DIR": str(tmp_path)}
-    r = planner("prices", "--region", "us-east-1", "--gpu", "--refresh", "--json", env=env, timeout=120)
+    r = planner("prices", "--region", "us-east-1", "--gpu", "--refresh", "--source", "aws", "--json", env=env, timeout=120)
     assert r.code == 0, r.err
     assert "no AWS credentials found" in r.err and "Traceback" not in r.err
     data = json.loads(r.out)
@@ -153,5 +153,5 @@ def test_cli_prices_acceptance(tmp_path):
 
 def test_cli_refresh_with_an_unknown_profile_is_a_clear_warning(tmp_path):
     env = {**NO_CREDENTIALS, "AWS_PROFILE": "nobody", "PLANNER_CACHE_DIR": str(tmp_path)}
-    r = planner("prices", "--region", "us-east-1", "--refresh", env=env, timeout=120)
+    r = planner("prices", "--region", "us-east-1", "--refresh", "--source", "aws", env=env, timeout=120)
     assert r.code == 0 and "nobody" in r.err and "Traceback" not in r.err
