@@ -353,4 +353,4 @@ def instances(df: pd.DataFrame, region: str | None = None, gpu: bool | None = No
     return [InstanceFacts(r["instance_type"], r["region"], int(r["vcpus"]), float(r["memory_gib"]), r["arch"],
                           r["gpu_name"] or "", int(r["gpu_count"]), _number(r["gpu_memory_gib"]),
                           _number(r["ondemand_usd_per_hour"]), _number(r["spot_usd_per_hour_median"]))
-            for _, r in rows.iterrows()]
+            for r in rows.to_dict("records")]  # not iterrows: ten times faster on a catalog of every instance type
