@@ -88,10 +88,11 @@ def test_sorting(frame):
 
 def test_bundled_snapshot_matches_its_source_rules():
     snap = load_snapshot()
-    # 16 CPU types in 4 regions, and every size of the NVIDIA GPU families in the 23 regions that offer them
+    # 20 CPU types in 4 regions, and every size of the NVIDIA GPU families in the 23 regions that offer them
     assert len(snap) == 633 and snap["instance_type"].nunique() == 63 and snap["region"].nunique() == 23
     gpu = snap[snap["gpu_count"] > 0]
-    assert gpu["instance_type"].nunique() == 43 and set(snap.loc[snap["gpu_count"] == 0, "region"]) == {
+    assert gpu["instance_type"].nunique() == 43 and snap.loc[snap["gpu_count"] == 0, "instance_type"].nunique() == 20
+    assert set(snap.loc[snap["gpu_count"] == 0, "region"]) == {
         "us-east-1", "us-west-2", "eu-west-1", "eu-central-1"}
     assert hourly_price(snap, "p5.48xlarge", "us-east-1") == 55.04  # the post-cut price
     assert hourly_price(snap, "g5.48xlarge", "ap-northeast-1") > hourly_price(snap, "g5.48xlarge", "us-east-1")
