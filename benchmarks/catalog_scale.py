@@ -80,12 +80,13 @@ def synthetic_types(total: int) -> list[dict]:
     return types
 
 
-def write_catalog(path: Path, n_types: int, n_regions: int, zones: int = 3, seed: int = 1) -> tuple[int, int]:
-    """The synthetic file; (types, zone rows)."""
+def write_catalog(path: Path, n_types: int, n_regions: int, first: str = "us-east-1", zones: int = 3,
+                  seed: int = 1) -> tuple[int, int]:
+    """The synthetic file, every type in every region (`first` among them); (types, zone rows)."""
     rng = random.Random(seed)
     with open(ROOT / "pricing" / "data" / "aws_prices.csv", newline="") as f:
         real = sorted({r["region"] for r in csv.DictReader(f)})
-    regions = (real + EXTRA_REGIONS)[:n_regions]
+    regions = ([first] + [r for r in real + EXTRA_REGIONS if r != first])[:n_regions]
     types = synthetic_types(n_types)
     rows = 0
     with path.open("w", newline="") as f:
@@ -125,7 +126,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         source, cache, empty = Path(tmp) / "vms.csv", Path(tmp) / "cache", Path(tmp) / "empty"
         start = time.perf_counter()
-        n_types, n_rows = write_catalog(source, args.types, args.regions)
+        n_types, n_rows = write_catalog(source, args.types, args.regions, args.region)
         print(f"synthetic catalog: {n_types} instance types x {args.regions} regions, {n_rows:,} zone rows, "
               f"{source.stat().st_size / 2**20:.1f} MiB (written in {time.perf_counter() - start:.1f} s)")
         wall, proc = timed(["prices", "--refresh", "--region", args.region, "--json"],
