@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 SPEC   ?= examples/surface-mlp.yaml
 
-.PHONY: run test bench-accuracy bench-predict bench-drift bench-published bench-big bench-cpu bench-parallel bench-scripts clean
+.PHONY: run test bench-accuracy bench-predict bench-drift bench-published bench-big bench-catalog bench-cpu bench-parallel bench-scripts clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,9 @@ bench-drift: $(VENV)/.installed
 
 bench-big: $(VENV)/.installed
 	$(BIN)/python benchmarks/big_estimate.py
+
+bench-catalog: $(VENV)/.installed
+	$(BIN)/python benchmarks/catalog_scale.py
 
 bench-scripts: $(VENV)/.installed
 	$(BIN)/python benchmarks/scripts.py

@@ -26,7 +26,7 @@ from typing import Any
 import pandas as pd
 
 from infra.aws import AwsError, client, explain_aws_error, session_or_default
-from pricing.catalog import COLUMNS, cache_paths, load_snapshot, merge_live
+from pricing.catalog import COLUMNS, load_snapshot, merge_live, write_cache
 
 PRICING_REGION = "us-east-1"  # the Price List Query API endpoint (also ap-south-1, eu-central-1)
 ONDEMAND_FILTERS = {
@@ -167,13 +167,3 @@ def refresh(
     merged = merge_live(snapshot, live) if not live.empty else snapshot
     write_cache(merged, now, regions, directory)
     return merged
-
-
-def write_cache(frame: pd.DataFrame, fetched_at: dt.datetime, regions: list[str], directory: Path | None = None) -> Path:
-    csv_path, meta_path = cache_paths(directory)
-    csv_path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = csv_path.with_suffix(".tmp")
-    frame.to_csv(tmp, index=False)
-    tmp.replace(csv_path)
-    meta_path.write_text(json.dumps({"fetched_at": fetched_at.isoformat(timespec="seconds"), "regions": regions}, indent=2))
-    return csv_path

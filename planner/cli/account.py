@@ -10,7 +10,7 @@ from planner.cli.common import (
     script_length_arguments, stderr, stdout, warn,
 )
 from planner.errors import ExitCode, InputError
-from planner.service import PURCHASES, PlannerService, PriceQuery
+from planner.service import PRICE_SOURCES, PURCHASES, PlannerService, PriceQuery
 from planner.report.tables import instances_table, prices_json, prices_table, shown_prices
 from planner.service.inputs import check_spec_file
 
@@ -19,7 +19,16 @@ def cmd_prices(args: argparse.Namespace) -> int:
     query = PriceQuery(region=args.region, gpu=True if args.gpu else False if args.cpu else None, arch=args.arch,
                        min_gpu_memory_gib=args.min_gpu_memory, max_price=args.max_price, purchase=args.purchase,
                        sort=args.sort)
-    catalog, rows = PlannerService().prices(query, refresh=args.refresh, warn=warn)
+    if args.source and not args.refresh:
+        raise InputError(f"--source {args.source}: says where --refresh reads prices from; without --refresh nothing is read",
+                         hint=f"planner prices --refresh --source {args.source}")
+    source = args.source or "catalog"
+    if args.refresh:
+        where = "the hosted catalog" if source == "catalog" else "AWS's Price List API"
+        with stderr().status(f"reading prices from {where} ..."):
+            catalog, rows = PlannerService().prices(query, refresh=True, warn=warn, source=source)
+    else:
+        catalog, rows = PlannerService().prices(query, warn=warn)
     if args.json:
         print_json(prices_json(catalog, rows))
     else:
@@ -123,7 +132,13 @@ def add_prices_parser(sub) -> None:
                    help=ranged("--max-price", "at most this many dollars per hour"))
     p.add_argument("--purchase", choices=PURCHASES, default="on-demand", help="price that --max-price and --sort use")
     p.add_argument("--sort", choices=("price", "gpu-memory"), default="price")
-    p.add_argument("--refresh", action="store_true", help="fetch live prices from AWS first (needs credentials)")
+    p.add_argument("--refresh", action="store_true",
+                   help="read current prices first: by default every instance type and region from the hosted catalog "
+                        "(SkyPilot's public AWS catalog; PLANNER_CATALOG_URL: a mirror, a file path or file:// URL), "
+                        "no credentials; kept for 24 h")
+    p.add_argument("--source", choices=PRICE_SOURCES,
+                   help="with --refresh: catalog (the hosted catalog, the default) or aws (AWS's Price List API and spot "
+                        "price history for the catalog's instance types; needs credentials)")
     rows_arguments(p, plan=False)
     output_arguments(p, json_help='print {"source", "as_of", "instances": [...]}')
     p.set_defaults(handler=cmd_prices)

@@ -28,13 +28,11 @@ def take_profile(argv: list[str]) -> tuple[list[str], str | None]:
 
 def apply_defaults(parser: argparse.ArgumentParser, profile: str | None) -> None:
     """The config file's values as the defaults of every subcommand's flags they stand for (a flag given on
-    the command line still wins); the AWS profile and the catalog's URL as the environment boto3 and the
-    catalog read (a flag's or a set variable's value wins)."""
+    the command line still wins); the AWS profile as the environment boto3 reads (--profile wins, then a set
+    AWS_PROFILE, then the file). The catalog's URL the service reads from the file itself."""
     values = read_config()
     if profile or values.get("profile"):
         os.environ["AWS_PROFILE"] = profile or (os.environ.get("AWS_PROFILE") or values["profile"])
-    if values.get("catalog_url") and not os.environ.get("PLANNER_CATALOG_URL"):
-        os.environ["PLANNER_CATALOG_URL"] = values["catalog_url"]
     defaults = {KEYS[name].dest: value for name, value in values.items() if KEYS[name].dest and name != "profile"}
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):

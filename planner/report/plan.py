@@ -128,7 +128,7 @@ def plan_table(doc: PlanDocument, width: int | None = None, wide: bool = False,
     note_width = note_width or (90 if wide else NOTE_WIDTH)  # --wide: the notes (mostly) whole; --json has every one
     options = doc.plan.options if options is None else options
 
-    def build() -> Table:
+    def build(rows: list | None = None) -> Table:
         parallel = any((o.gpus_used or 1) > 1 for o in options)
         t = Table(title=plan_title(doc), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
                   caption=PLAN_CAPTION + escape(reference_caption(doc)) + (PARALLEL_CAPTION if parallel else ""),
@@ -136,23 +136,39 @@ def plan_table(doc: PlanDocument, width: int | None = None, wide: bool = False,
         for name in columns:
             t.add_column(name, no_wrap=True, justify="left" if name in LEFT_COLUMNS else "right")
         keep = [PLAN_COLUMNS.index(c) for c in columns]
-        for o in options:
+        for o in options if rows is None else rows:
             cells = plan_row(o, doc, note_width)
             t.add_row(*(cells[i] for i in keep), style="bold green" if doc.is_recommended(o) else None)
         return t
 
-    table = build()
     if wide or width is None:
-        return table
+        return build()
     measure = Console(width=10_000)
+    widest_rows: dict[int, list] = {}  # by note width
+
+    def too_wide() -> bool:
+        """Whether the table is wider than `width`. Every column is no_wrap, so the table is as wide as
+        its widest cell per column: measuring those rows alone is exact, and fast on a catalog of
+        hundreds of instances (measuring every row, five times over, took seconds)."""
+        from rich.text import Text
+
+        if note_width not in widest_rows:
+            widest: dict[int, tuple[int, int]] = {}
+            for row, o in enumerate(options):
+                for col, cell in enumerate(plan_row(o, doc, note_width)):
+                    size = Text.from_markup(cell).cell_len
+                    if size > widest.get(col, (-1, 0))[0]:
+                        widest[col] = (size, row)
+            widest_rows[note_width] = [options[r] for r in sorted({r for _, r in widest.values()})]
+        return measure.measure(build(widest_rows[note_width])).maximum > width
+
     for name in DROP_ORDER:
-        if measure.measure(table).maximum <= width:
+        if not too_wide():
             break
         columns.remove(name)
-        table = build()
-    while measure.measure(table).maximum > width and note_width > 16:  # then the notes of rows that cannot run
+    while too_wide() and note_width > 16:  # then the notes of rows that cannot run
         note_width -= 4
-        table = build()
+    table = build()
     dropped = [c for c in PLAN_COLUMNS if c not in columns]
     if dropped:
         table.caption = f"{table.caption} Not shown at this width: {', '.join(dropped)} (--wide shows them)."

@@ -143,8 +143,12 @@ def _clean(value: Any) -> Any:
 
 def prices_json(catalog, rows) -> dict[str, Any]:
     instances = [{col: _clean(row[col]) for col in PRICE_JSON_COLUMNS} for _, row in rows.iterrows()]
-    for inst in instances:
+    notes = list(rows["facts_note"]) if "facts_note" in rows else [""] * len(instances)
+    others = list(rows["accelerator"]) if "accelerator" in rows else [""] * len(instances)
+    for inst, note, other in zip(instances, notes, others):
         inst["gpu_name"] = inst["gpu_name"] or None
+        inst["accelerator"] = other or None  # an accelerator that is not an NVIDIA GPU ("Inferentia2 x1")
+        inst["facts_note"] = note or None  # what the device model lacks to predict it (None: nothing)
     return {"source": catalog.source, "as_of": catalog.as_of, "note": catalog.note, "instances": instances}
 
 
@@ -170,7 +174,8 @@ def prices_table(catalog, rows, purchase: str = "on-demand"):
     title = f"AWS instances in {rows['region'].iloc[0]}" if one_region else "AWS instances"
     t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
               caption=f"Source: {catalog.source}, as of {catalog.as_of}; {catalog.note}.\n"
-                      "Prices in USD per hour; spot is the median over the region's zones ('-': not offered).",
+                      "Prices in USD per hour; spot is the median over the region's zones ('-': not offered)."
+                      + _unknown_facts_caption(rows),
               caption_justify="left")
     any_gpu = bool((rows["gpu_count"] > 0).any())
     columns = [("instance", "left"), ("vCPUs", "right"), ("GiB", "right")]
@@ -181,12 +186,36 @@ def prices_table(catalog, rows, purchase: str = "on-demand"):
         t.add_column("region", no_wrap=True)
     for _, r in rows.iterrows():
         gpu = f"{int(r['gpu_count'])}x {r['gpu_name']}" if r["gpu_count"] else "-"
-        gpu_mem = f"{_clean(r['gpu_memory_gib']):.4g}" if r["gpu_count"] else "-"
+        memory = _clean(r["gpu_memory_gib"])
+        gpu_mem = "-" if not r["gpu_count"] else "?" if memory is None else f"{memory:.4g}"
         cells = [r["instance_type"], f"{int(r['vcpus'])}", f"{_clean(r['memory_gib']):g}"]
         cells += [gpu, gpu_mem] if any_gpu else []
         cells += [_money(r["ondemand_usd_per_hour"]), _money(r["spot_usd_per_hour_median"])]
         t.add_row(*cells, *([] if one_region else [r["region"]]))
     return t
+
+
+def _unknown_facts_caption(rows) -> str:
+    """The rows' models the device model lacks facts for (their `facts_note`), named once under the table."""
+    if "facts_note" not in rows or not rows["facts_note"].astype(bool).any():
+        return ""
+    unknown = rows[rows["facts_note"].astype(bool)]
+
+    def names(items) -> str:
+        items = sorted(set(items))
+        return ", ".join(items[:8]) + (f" and {len(items) - 8} more" if len(items) > 8 else "")
+
+    gpus = unknown.loc[unknown["gpu_count"] > 0, "gpu_name"]
+    others = unknown.loc[unknown["accelerator"].astype(bool), "accelerator"] if "accelerator" in unknown else []
+    cpus = unknown.loc[unknown["facts_note"].str.contains("no sourced processor"), "instance_type"].str.split(".").str[0]
+    text = ""
+    if len(gpus):
+        text += f"\nNo spec, priced but not predicted: {names(gpus)}."
+    if len(others):
+        text += f"\nNot NVIDIA GPUs, planned as CPU instances: {names(o.split(' x')[0] for o in others)}."
+    if len(cpus):
+        text += f"\nNo sourced processor facts, predicted at this machine's per-core speed: {names(cpus)}."
+    return text
 
 
 # ----------------------------------------------------------------------------- instances

@@ -22,7 +22,7 @@ from planner.core.decide import RankedOption, Recommendation
 from planner.core.document import SCRIPT_KIND, LeftRunning, PlanDocument
 from planner.errors import Cancelled
 from planner.journal import Measured
-from planner.service.account import PriceQuery
+from planner.service.account import PRICE_SOURCES, PriceQuery
 from planner.service.measure import BenchOptions, unsteady_reason
 from planner.service.plan import SavedRun, preflight
 from planner.service.scripts import Scripts
@@ -33,7 +33,7 @@ from planner.service.settings import (
 )
 from planner.units import parse_duration
 
-__all__ = ["AwsOptions", "BenchOptions", "Cancelled", "LeftRunning", "Measured", "OBJECTIVES", "PURCHASES", "PlanDocument",
+__all__ = ["AwsOptions", "BenchOptions", "Cancelled", "LeftRunning", "Measured", "OBJECTIVES", "PRICE_SOURCES", "PURCHASES", "PlanDocument",
            "PlanOptions", "PlannerService", "PriceQuery", "RankedOption", "Recommendation", "RunCallbacks", "SCRIPT_CAP_EXTRA_SECONDS", "SCRIPT_KIND", "SavedRun",
            "TargetChoice", "parse_duration", "parse_targets", "plan_options", "preflight", "resolve_objective",
            "unsteady_reason"]

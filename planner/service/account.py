@@ -1,5 +1,6 @@
-"""Prices and the AWS account: the catalog (bundled or refreshed), planner-managed instances with
-their age, expiry and cost so far, terminate, reap, and the account stack (infra).
+"""Prices and the AWS account: the catalog (bundled or refreshed: from the hosted catalog, no
+credentials, or from AWS's Price List API), planner-managed instances with their age, expiry and
+cost so far, terminate, reap, and the account stack (infra).
 
 Every AWS call goes through the service's boto3 session (None: standard configuration) and
 `infra.aws`'s client factory; every failure is explained by `infra.aws.explain_aws_error`.
@@ -21,6 +22,9 @@ if TYPE_CHECKING:
     from pricing.catalog import Catalog
 
 
+PRICE_SOURCES = ("catalog", "aws")  # where a refresh reads prices: the hosted catalog (the default), AWS's APIs
+
+
 @dataclass(frozen=True)
 class PriceQuery:
     region: str | None = None
@@ -35,8 +39,9 @@ class PriceQuery:
 class Account:
     """Prices and the AWS account; the base of PlannerService, holding its boto3 session."""
 
-    def __init__(self, aws_session: Any = None):
+    def __init__(self, aws_session: Any = None, catalog_url: str | None = None):
         self.aws_session = aws_session  # boto3.Session; None: standard configuration
+        self.catalog_url = catalog_url  # the config file's `catalog_url`; PLANNER_CATALOG_URL overrides it
 
     def catalog(self, refresh_regions: list[str] | None = None, warn: Callable[[str], None] | None = None) -> Catalog:
         """The price catalog; with `refresh_regions`, fetch live prices first and fall back to the
@@ -54,6 +59,25 @@ class Account:
                     warn(exc.render())
         return load_catalog()
 
+    def refresh_catalog(self, warn: Callable[[str], None] | None = None) -> Catalog:
+        """Read the hosted catalog (pricing.hosted: every instance type and region, no credentials)
+        into the price cache, then the catalog. A source that cannot be had or read now (server down,
+        HTTP error, broken or truncated file) leaves the cache and the snapshot as they were, with a
+        warning through `warn` saying why and what is used instead.
+        Raises InputError when the setting itself is wrong (not a URL or readable file)."""
+        from planner.service.config import read_config
+        from pricing.catalog import load_catalog
+        from pricing.hosted import CatalogFetchError, catalog_location, refresh_from_catalog
+
+        try:  # PLANNER_CATALOG_URL wins over the service's URL, that over the config file's `catalog_url`
+            refresh_from_catalog(catalog_location(self.catalog_url or read_config().get("catalog_url")))
+        except CatalogFetchError as exc:
+            kept = load_catalog()
+            if warn:
+                warn(f"{exc.render()}\n  meanwhile: {kept.note}")
+            return kept
+        return load_catalog()
+
     def regions(self) -> list[str]:
         """The regions the catalog prices."""
         from pricing.catalog import regions
@@ -64,22 +88,29 @@ class Account:
         """The instance types the catalog prices, in any region, sorted."""
         return sorted(set(self.catalog().frame["instance_type"]))
 
-    def prices(self, query: PriceQuery, refresh: bool = False, warn: Callable[[str], None] | None = None):
+    def prices(self, query: PriceQuery, refresh: bool = False, warn: Callable[[str], None] | None = None,
+               source: str = "catalog"):
         """(catalog, matching rows sorted) for `planner prices` and the TUI's target table. The rows
-        carry `price_usd_per_hour`: the price of the query's purchase option.
-        Raises InputError (a region the catalog lacks, before any network call)."""
-        from pricing.catalog import check_region, filter_instances, price_column, regions, sort_instances
+        carry `price_usd_per_hour` (the price of the query's purchase option) and `facts_note` (what
+        the device model lacks to predict the row, '' when nothing). `refresh` reads `source` first:
+        "catalog" the hosted catalog (every region at once), "aws" the Price List API (the query's
+        region, else the catalog's regions).
+        Raises InputError (an unknown source; a region the catalog lacks, before any AWS call; a bad
+        catalog setting)."""
+        from pricing.catalog import check_region, facts_notes, filter_instances, price_column, regions, sort_instances
 
-        found = self.catalog(None, warn)
+        if source not in PRICE_SOURCES:
+            raise InputError(f"--source: must be one of {' | '.join(PRICE_SOURCES)}, got {source!r}")
+        found = self.refresh_catalog(warn) if refresh and source == "catalog" else self.catalog(None, warn)
         if query.region:
-            check_region(found.frame, query.region)  # before any network call
-        if refresh:
+            check_region(found.frame, query.region)  # before any AWS call
+        if refresh and source == "aws":
             found = self.catalog([query.region] if query.region else regions(found.frame), warn)
         rows = filter_instances(found.frame, region=query.region, gpu=query.gpu, arch=query.arch,
                                 min_gpu_memory_gib=query.min_gpu_memory_gib, max_price=query.max_price,
                                 purchase=query.purchase)
         rows = sort_instances(rows, query.sort, query.purchase)
-        return found, rows.assign(price_usd_per_hour=rows[price_column(query.purchase)])
+        return found, rows.assign(price_usd_per_hour=rows[price_column(query.purchase)], facts_note=facts_notes(rows))
 
     def instances(self, region: str, now: dt.datetime | None = None) -> list[dict[str, Any]]:
         """Planner-managed instances in `region` that are billed or could be: id, type, state, run,

@@ -121,7 +121,7 @@ class TargetsPane(Vertical):
             cells = {"pick": "✓" if target in self.selected else "", "instance": r["instance_type"],
                      "vCPUs": str(int(r["vcpus"])), "GiB": f"{r['memory_gib']:g}",
                      "GPU": f"{int(r['gpu_count'])}x {r['gpu_name']}" if r["gpu_count"] else "-",
-                     "GPU GiB": "-" if not r["gpu_count"] else f"{r['gpu_memory_gib']:.4g}",
+                     "GPU GiB": "-" if not r["gpu_count"] else "?" if r["gpu_memory_gib"] != r["gpu_memory_gib"] else f"{r['gpu_memory_gib']:.4g}",
                      "$/h": "-" if price != price else f"{price:.4f}", "training time": time_cell, "cost": cost_cell}
             table.add_row(*(Text.from_markup(cells[name]) for name in self._order), key=target)
         self.query_one("#price-source", Static).update(

@@ -76,6 +76,7 @@ def world(tmp_path_factory):
     mp.setenv("AWS_CONFIG_FILE", str(root / "no-config"))
     mp.setenv("AWS_EC2_METADATA_DISABLED", "true")
     mp.setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:9")  # discard port: nothing listens
+    mp.setenv("PLANNER_CATALOG_URL", "http://127.0.0.1:9/vms.csv")  # the hosted catalog: likewise
     mp.setenv("PLANNER_CACHE_DIR", str(root / "cache"))
     mp.chdir(root)  # a default run directory (planner-runs/) would land here
     good = root / "tiny.yaml"
@@ -120,7 +121,7 @@ VALID = {"--seconds": ["0.2", "3600"], "--time-value": ["0", "25"], "--local-pri
          "--arch": ["x86_64", "arm64"], "--ami-type": ["oss-nvidia-driver-gpu-pytorch-2.9-ubuntu-24.04"],
          "--targets": ["local", "auto", "aws:g5.xlarge", "aws:nope.nope", "local,,local"],
          "--objective": ["cheapest", "fastest", "deadline"], "--purchase": ["on-demand", "spot"], "--device": ["cpu", "cuda", "auto"],
-         "--sort": ["price", "gpu-memory"], "--target": ["local"]}
+         "--sort": ["price", "gpu-memory"], "--target": ["local"], "--source": ["catalog", "aws"]}
 # Values each measuring flag refuses whatever else is typed: argparse stops there, before any work.
 REFUSED = {"--seconds": ["inf", "nan", "0", "-1", "1e9", "", "ten", "9" * 5000, "\x00"],
            "--threads": ["0", "1025", "1.5", "nan", ""], "--epochs": ["0", "-3", "1e3", "10000001"],
@@ -141,7 +142,7 @@ COMMANDS = {  # command: (positional kind, its flags)
     "plan": ("journal", [*PLAN, "--region", "--purchase"]),
     "calibrate": ("journal", ["--dry-run"]),
     "prices": (None, ["--region", "--gpu", "--cpu", "--arch", "--min-gpu-memory", "--max-price", "--purchase", "--sort",
-                      "--refresh", "--json"]),
+                      "--refresh", "--source", "--json"]),
     "reap": (None, ["--region", "--run-id", "--dry-run", "--at"]),
     "ls": (None, ["--region", "--json"]),
     "infra": ("action", ["--region", "--stack-name", "--vpc", "--schedule"]),

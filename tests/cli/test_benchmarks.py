@@ -51,3 +51,12 @@ def test_parallel_benchmark_scores_multi_gpu_rows(tmp_path):
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode in (0, 1), proc.stderr[-2000:]  # 1: the made-up row misses the target
     assert "| made-up-rn9-8gpu | V100 | 8 | nvlink" in proc.stdout and "multi-GPU rows: median factor" in proc.stdout
+
+
+def test_catalog_benchmark_refreshes_a_synthetic_catalog_and_times_estimate():
+    proc = subprocess.run([sys.executable, "benchmarks/catalog_scale.py", "--types", "80", "--regions", "3", "--repeats", "1",
+                           "--seconds", "1"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
+    assert "synthetic catalog: 80 instance types x 3 regions, 720 zone rows" in proc.stdout
+    # us-east-1: the file's 80 types and the snapshot's 20 CPU types the file does not hold
+    assert proc.stdout.count("| synthetic 80 x 3 | 100 |") == 2 and "met in every run" in proc.stdout

@@ -62,7 +62,7 @@ def test_a_big_convnet_rents_a_gpu(tmp_path):
 
 
 def test_a_workload_that_does_not_fit_here_is_still_planned(tmp_path):
-    spec = tmp_path / "huge.yaml"  # 37 GiB of images on the training device: not here, but on a 48 GB L40S or an H100
+    spec = tmp_path / "huge.yaml"  # 37 GiB of images on the training device: not here, but on a 48 GB L40S, an 80 GB H100 or A100, an H200
     spec.write_text("name: huge\nmodel: {kind: cnn, input_shape: [3, 64, 64], channels: [16], outputs: 10}\n"
                     "data: {samples: 800000, task: classification, location: device}\n"
                     "train: {batch_size: 256, epochs: 1, optimizer: sgd, learning_rate: 0.05}\n")
@@ -76,7 +76,7 @@ def test_a_workload_that_does_not_fit_here_is_still_planned(tmp_path):
     assert len(said) == 1 and "the whole dataset (36.6 GiB)" in said[0] and "is modelled" in said[0], doc["warnings"]
     assert local["data_seconds"] > 0 and local["one_time_seconds"] >= local["data_seconds"]
     fitting = [o for o in doc["options"] if o["fits"] and o["train_seconds"] is not None and o["device"] == "cuda"]
-    assert fitting and {o["device_name"].split(" ")[0] for o in fitting} <= {"H100", "L40S"}
+    assert fitting and {o["device_name"].split(" ")[0] for o in fitting} <= {"H100", "L40S", "A100-80GB", "H200"}
     assert doc["recommendation"]["answer"] == "rent" and doc["recommendation"]["target"]
 
 

@@ -88,12 +88,23 @@ def test_sorting(frame):
 
 def test_bundled_snapshot_matches_its_source_rules():
     snap = load_snapshot()
-    assert len(snap) == 146 and snap["instance_type"].nunique() == 39
+    # 20 CPU types in 4 regions, and every size of the NVIDIA GPU families in the 23 regions that offer them
+    assert len(snap) == 633 and snap["instance_type"].nunique() == 63 and snap["region"].nunique() == 23
+    gpu = snap[snap["gpu_count"] > 0]
+    assert gpu["instance_type"].nunique() == 43 and snap.loc[snap["gpu_count"] == 0, "instance_type"].nunique() == 20
+    assert set(snap.loc[snap["gpu_count"] == 0, "region"]) == {
+        "us-east-1", "us-west-2", "eu-west-1", "eu-central-1"}
     assert hourly_price(snap, "p5.48xlarge", "us-east-1") == 55.04  # the post-cut price
-    assert snap.loc[snap["instance_type"] == "p5.4xlarge", "spot_usd_per_hour_median"].isna().all()
+    assert hourly_price(snap, "g5.48xlarge", "ap-northeast-1") > hourly_price(snap, "g5.48xlarge", "us-east-1")
+    assert instance_facts(snap, "p4de.24xlarge", "us-east-1")["gpu_memory_gib"] == 80.0
+    p5_small = snap[snap["instance_type"] == "p5.4xlarge"].set_index("region")["spot_usd_per_hour_median"]
+    assert p5_small[["us-east-1", "us-west-2"]].isna().all() and p5_small.notna().any()  # no spot there; some regions have it
     assert not ((snap["instance_type"].str.startswith(("g6.", "g6e."))) & (snap["region"] == "eu-west-1")).any()
+    with pytest.raises(CatalogLookupError, match="no on-demand price"):  # p5e: no on-demand price in the source
+        hourly_price(snap, "p5e.48xlarge", "us-east-2")
     specs = load_gpu_specs()
-    assert set(specs["gpu_name"]) == {"T4", "A10G", "L4", "L40S", "V100", "A100", "H100"}
+    assert set(specs["gpu_name"]) == {"T4", "A10G", "L4", "L40S", "V100", "A100", "H100", "A100-80GB", "V100-32GB", "H200"}
+    assert set(gpu["gpu_name"]) <= set(specs["gpu_name"])  # every bundled GPU is predicted
     assert specs["source"].str.startswith("http").all()
 
 
