@@ -233,8 +233,8 @@ def settle_output(args: argparse.Namespace) -> None:
             raise InputError(f"--all and {' and '.join(given)}: --all shows every row",
                              hint=f"give --all, or {' and '.join(given)} without it")
         args.group_by = "none"
-    if hasattr(args, "group_by") and args.group_by is None:
-        args.group_by = DEFAULT_GROUP_BY
+    if hasattr(args, "group_by") and args.group_by is None:  # `prices --cpu`: no GPU to group by, each type once
+        args.group_by = "instance" if getattr(args, "cpu", False) and args.command == "prices" else DEFAULT_GROUP_BY
 
 
 def run_with_out_file(handler: Any, args: argparse.Namespace) -> int:

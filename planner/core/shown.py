@@ -4,8 +4,9 @@ rank, the catalog's sort). The one rule for the CLI's tables and the TUI's, plan
 `--json` keeps every row. Pure: row facts in, the indices shown out.
 
   gpu (the default)  the rows always shown (below), the first row of each GPU model, the first of each
-                     GPU count (GPUs in all: "how many?"), and the first CPU row: the best of each, as
-                     the order ranks them. A model or count whose rows all cannot run shows its first.
+                     GPU count on one instance (GPUs in all: "how many?"; several instances, predicted on
+                     paper only, are in their model's group alone), and the first CPU row: the best of
+                     each, as the order ranks them. A model or count whose rows all cannot run shows its first.
   instance           the rows always shown and the first row of each instance type (its best GPU count,
                      its cheapest region).
   none               every row.
@@ -40,6 +41,7 @@ class RowFacts:
     gpus: int = 0
     keep: bool = False
     here: bool = False
+    across: bool = False  # several instances (on paper): no GPU-count group of its own
 
     @property
     def always(self) -> bool:
@@ -63,6 +65,8 @@ def _group_keys(row: RowFacts, group_by: GroupBy) -> tuple[tuple[str, str], ...]
         return (("instance", row.instance),)
     if row.gpus <= 0:
         return (("cpu", ""),)
+    if row.across:
+        return (("model", row.model),)
     return (("model", row.model), ("count", str(row.gpus)))
 
 
@@ -105,7 +109,7 @@ def plan_row_facts(doc: PlanDocument) -> list[RowFacts]:
         keep = o.key in named or reference or o.source == "measured" or o.failed
         gpus = (o.gpus_used or 1) if o.device == "cuda" else 0
         model = _model(o.device_name, predicted) if gpus else ""
-        facts.append(RowFacts(o.target, model, gpus, keep=keep, here=o.here))
+        facts.append(RowFacts(o.target, model, gpus, keep=keep, here=o.here, across=o.instances > 1))
     return facts
 
 
