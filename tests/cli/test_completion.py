@@ -17,6 +17,9 @@ from tests.cli.helpers import planner
 
 SHELLS = ("bash", "zsh", "fish")
 
+P4 = sorted(t for t in PlannerService().instance_types() if t.startswith("p4"))
+US_REGIONS = sorted(r for r in PlannerService().regions() if r.startswith("us-"))  # the bundled catalog's
+
 
 def subcommands() -> list[str]:
     sub = next(a for a in build_parser()._actions if a.dest == "command")
@@ -107,7 +110,7 @@ def test_bash_completes_targets_regions_commands_and_specs(scripts, folder):
     assert bash_completes(script, "planner run a.yaml --targets aws:g5.x", folder) == ["g5.xlarge"]
     assert "p4d.24xlarge" in bash_completes(script, "planner run a.yaml --targets local,aws:p", folder)
     assert bash_completes(script, "planner run a.yaml --targets lo", folder) == ["local"]
-    assert bash_completes(script, "planner estimate a.yaml --region us-", folder) == ["us-east-1", "us-west-2"]
+    assert bash_completes(script, "planner estimate a.yaml --region us-", folder) == US_REGIONS
     assert bash_completes(script, "planner estimate ", folder) == ["a.yaml", "b.yml", "c.json", "runs", "train.py"]
     assert bash_completes(script, "planner plan ", folder) == ["runs"]
 
@@ -125,8 +128,8 @@ def test_fish_completes_targets_regions_commands_and_specs(scripts, folder):
     script = scripts["fish"]
     assert fish_completes(script, "planner es", folder) == ["estimate"]
     assert fish_completes(script, "planner run a.yaml --targets aws:g5.x", folder) == ["aws:g5.xlarge"]
-    assert fish_completes(script, "planner run a.yaml --targets local,aws:p4", folder) == ["local,aws:p4d.24xlarge"]
-    assert fish_completes(script, "planner estimate a.yaml --region us-", folder) == ["us-east-1", "us-west-2"]
+    assert fish_completes(script, "planner run a.yaml --targets local,aws:p4", folder) == [f"local,aws:{t}" for t in P4]
+    assert fish_completes(script, "planner estimate a.yaml --region us-", folder) == US_REGIONS
     assert fish_completes(script, "planner estimate ", folder) == ["a.yaml", "b.yml", "c.json", "runs/", "train.py"]
 
 

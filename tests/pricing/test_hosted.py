@@ -133,9 +133,9 @@ def test_refresh_over_https_url_lists_every_type_with_its_facts_and_the_estimate
     assert "no sourced processor facts for r7i" in rows["r7i.large"]["facts_note"]
     assert rows["c7i.xlarge"]["facts_note"] is None and rows["c7i.xlarge"]["accelerator"] is None
 
-    r = planner("prices", "--region", "ap-northeast-1", "--gpu", env=env)  # from the cache, no network
+    r = planner("prices", "--region", "ap-northeast-1", "--gpu", "--all", env=env)  # from the cache, no network
     assert r.code == 0 and "p4de.24xlarge" in r.out and "g5.48xlarge" in r.out
-    caption = " ".join(planner("prices", "--region", "us-east-1", env=env).out.split())  # the caption wraps
+    caption = " ".join(planner("prices", "--region", "us-east-1", "--all", env=env).out.split())  # the caption wraps
     assert "No spec, priced but not predicted: L4 (0.125 of one), T4g." in caption
     assert "Not NVIDIA GPUs, planned as CPU instances: Inferentia2." in caption
     assert "No sourced processor facts, predicted at this machine's per-core speed: c7a, inf2, r7i." in caption
