@@ -25,7 +25,8 @@ run: $(VENV)/.installed
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m ruff check .
 	$(BIN)/python -m mypy
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 -m "not serial"  # two workers: the tests that do not time this machine
+	$(BIN)/python -m pytest -q -m serial  # alone: the tests that measure it (tests/conftest.py SERIAL)
 
 bench-accuracy: $(VENV)/.installed
 	$(BIN)/python benchmarks/accuracy.py

@@ -18,6 +18,19 @@ TINY_MLP = {
 }
 
 
+# Tests whose answer depends on this machine's speed (a decision from a local bench, a timed window, a busy-
+# machine check): `make test` runs them alone after the rest ran on two workers (pytest-xdist), so that no
+# other test shares the cores they measure.
+SERIAL = ("tests/runner/", "tests/cli/test_estimate.py", "tests/cli/test_estimate_script.py", "tests/cli/test_run_plan.py",
+          "tests/cli/test_check_bench.py", "tests/cli/test_benchmarks.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.nodeid.startswith(SERIAL):
+            item.add_marker(pytest.mark.serial)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def no_terminal_input():
     """Every child the tests start reads /dev/null, not the terminal a developer ran `make test` from: a

@@ -257,7 +257,8 @@ def test_tui_refuses_a_spec_it_cannot_read_before_it_opens(tmp_path, path):
 # ----------------------------------------------------------------------------- text that looks like markup
 
 
-def test_a_spec_path_that_looks_like_rich_markup_is_shown_as_typed(tmp_path):
+def test_a_spec_path_that_looks_like_rich_markup_is_shown_as_typed(tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "400")  # the long path on one line, wherever the temporary folder is
     (tmp_path / "a[").mkdir()
     path = tmp_path / "a[" / "bold]b.yaml"  # the path reads ".../a[/bold]b.yaml": a closing tag to rich
     path.write_text(yaml.safe_dump(TINY_MLP))

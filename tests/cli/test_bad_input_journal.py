@@ -161,7 +161,8 @@ def test_plan_needs_a_run_directory(tmp_path, make, expected):
     refused(r, expected, "to fix: give a directory written by `planner run`")
 
 
-def test_text_from_a_journal_that_looks_like_markup_is_shown_not_parsed(tmp_path):
+def test_text_from_a_journal_that_looks_like_markup_is_shown_not_parsed(tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "400")  # the long path on one line, wherever the temporary folder is
     (tmp_path / "runs[").mkdir()
     run = write_journal(tmp_path / "runs[" / "x]")  # the run directory reads "runs[/x]"
     edit(RESULT, status="error", message="needs [/x] [bold]")(run)  # the table shows a failed result's message
