@@ -30,6 +30,7 @@ from typing import Any
 from runner.bench.procfs import memory_available  # noqa: F401 - this machine's free memory, for the planner
 from runner.bench.result import BenchResult
 from runner.lifeline import PARENT_ENV
+from runner.script_job import kill_group, launcher_arguments, run_group
 from runner.target import TargetStatus
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
@@ -72,7 +73,7 @@ def describe_model(model: dict[str, Any], timeout: float = DESCRIBE_TIMEOUT_SECO
         try:
             out, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            _kill_group(proc)
+            kill_group(proc)
             raise DescribeError(f"model.factory: describing the model did not finish within {timeout:g} s "
                                 "(does the factory or the forward pass hang?)") from None
     for line in reversed(out.splitlines()):
@@ -119,30 +120,10 @@ def run_script(script: Path, args: list[str], seconds: float, workdir: Path, min
     cap = cap_seconds if cap_seconds is not None else seconds + SCRIPT_CAP_EXTRA_SECONDS
     env = {**child_env(), "PLANNER_SPAWN_TIME": repr(time.time())}
     start = time.perf_counter()
-    proc = subprocess.Popen(child_command("runner.script", "--out", str(out), "--seconds", str(seconds), "--min-steps",
-                                          str(min_steps), *(["--whole"] if whole else []),
-                                          *(["--until-epoch", "--latest", str(max(cap - 15, seconds))] if until_epoch else []),
-                                          str(script), "--", *args),
-                            cwd=script.parent, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, errors="replace", env=env, start_new_session=True)
-    try:
-        stdout, stderr = proc.communicate(timeout=cap)
-        code: int | None = proc.returncode
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        stdout, stderr = proc.communicate()
-        code = None
-    _kill_group(proc)  # what the script started (DataLoader workers, a simulator) ends with it
+    stdout, stderr, code = run_group(child_command("runner.script", *launcher_arguments(
+        str(out), seconds, min_steps, str(script), args, cap, whole, until_epoch)), str(script.parent), env, cap)
     result = json.loads(out.read_text()) if out.is_file() else None
     return ScriptProcess(result, code, stdout[-4000:], stderr[-4000:], time.perf_counter() - start)
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    proc.wait()
 
 
 class LocalTarget:

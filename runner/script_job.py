@@ -27,12 +27,36 @@ from runner.bench.result import BenchResult
 WARMUP_SHARE, MIN_WARMUP_STEPS = 0.1, 2  # as planner/core/script.py drops them
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
+def kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL a child's whole process group (it was started with start_new_session), then reap it."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
     proc.wait()
+
+
+def launcher_arguments(out: str, seconds: float, min_steps: int, script: str, args: list[str], cap: float,
+                       whole: bool = False, until_epoch: bool = False) -> list[str]:
+    """runner.script's command line (after `-m runner.script`), here and on an instance alike."""
+    return ["--out", out, "--seconds", str(seconds), "--min-steps", str(min_steps), *(["--whole"] if whole else []),
+            *(["--until-epoch", "--latest", str(max(cap - 15, seconds))] if until_epoch else []), script, "--", *args]
+
+
+def run_group(command: list[str], cwd: str, env: dict[str, str], cap: float) -> tuple[str, str, int | None]:
+    """`command` in its own process group, no stdin, in `cwd`; at `cap` seconds it is killed with everything
+    it started (DataLoader workers, a simulator), and at its end too. (stdout, stderr, exit code; None: the cap)."""
+    proc = subprocess.Popen(command, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, errors="replace", env=env, start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=cap)
+        code: int | None = proc.returncode
+    except subprocess.TimeoutExpired:
+        kill_group(proc)
+        stdout, stderr = proc.communicate()
+        code = None
+    kill_group(proc)
+    return stdout, stderr, code
 
 
 def script_result(data: dict[str, Any] | None, said: str, returncode: int | None, cap_seconds: float,
@@ -85,21 +109,10 @@ def run_job(job: dict[str, Any], workdir: str) -> BenchResult:
     seconds, cap = float(job.get("seconds", 10.0)), float(job.get("cap_seconds", 310.0))
     out = os.path.join(os.path.abspath(workdir), "script-result.json")
     env["PLANNER_SPAWN_TIME"] = repr(time.time())
-    command = [sys.executable, "-m", "runner.script", "--out", out, "--seconds", str(seconds), "--min-steps",
-               str(job.get("min_steps", 20)),
-               *(["--until-epoch", "--latest", str(max(cap - 15, seconds))] if job.get("until_epoch") else []),
-               *(["--whole"] if job.get("whole") else []),
-               os.path.join(folder, job["script"]), "--", *job.get("args", [])]
-    proc = subprocess.Popen(command, cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, errors="replace", env=env, start_new_session=True)
-    try:
-        stdout, stderr = proc.communicate(timeout=cap)
-        code: int | None = proc.returncode
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        stdout, stderr = proc.communicate()
-        code = None
-    _kill_group(proc)  # what the script started (DataLoader workers, a simulator) ends with it
+    command = [sys.executable, "-m", "runner.script",
+               *launcher_arguments(out, seconds, int(job.get("min_steps", 20)), os.path.join(folder, job["script"]),
+                                   list(job.get("args", [])), cap, bool(job.get("whole")), bool(job.get("until_epoch")))]
+    stdout, stderr, code = run_group(command, folder, env, cap)
     data = None
     if os.path.isfile(out):
         with open(out) as f:
