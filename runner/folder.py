@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from planner.errors import InputError
+from runner.bundle import SKIPPED_DIRS as BUNDLE_SKIPPED_DIRS
 
 MAX_BYTES = 50 * 2**20  # code and configs; a dataset downloads on the instance
 MAX_FILES = 2000
-SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".hg", ".svn", ".venv", "venv", "env", "node_modules",
-                          ".mypy_cache", ".pytest_cache", ".ipynb_checkpoints", ".tox", ".ruff_cache"})
+SKIPPED_DIRS = BUNDLE_SKIPPED_DIRS | {".ruff_cache"}  # caches, VCS and virtualenvs, as a custom model's code skips them
 SECRET_DIRS = frozenset({".aws", ".ssh", ".gnupg", ".docker", ".kube"})
 SECRET_FILES = (".env", ".env.*", "*.env", "*.pem", "*.key", "*.p12", "*.pfx", "*.keystore", "*.jks", "id_rsa*",
                 "id_dsa*", "id_ecdsa*", "id_ed25519*", "credentials", "credentials.*", ".netrc", ".pypirc", ".npmrc",

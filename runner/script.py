@@ -128,6 +128,7 @@ class Moves:
         self.torch_dir = os.path.dirname(torch.__file__) + os.sep
 
     def _moves(self, name: str, args: tuple, kwargs: dict[str, Any]) -> bool:
+        """Whether this call sends data to a device (`args`: a method's, self first)."""
         if name in ("tensor", "as_tensor"):
             return kwargs.get("device") is not None
         if name == "cuda":
@@ -144,7 +145,7 @@ class Moves:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             out = original(*args, **kwargs)
             if not sys._getframe(1).f_code.co_filename.startswith(self.torch_dir) and (
-                    name in TO_HOST or self._moves(name, (None, *args) if made_here else args, kwargs)):
+                    name in TO_HOST or self._moves(name, args, kwargs)):
                 entry["calls"] += 1  # torch's own bookkeeping (Adam reads its CPU step counters) is not the script's data
                 entry["bytes"] += _nbytes(out) if made_here else _nbytes(args[0] if args else None)
             return out

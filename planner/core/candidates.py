@@ -215,7 +215,7 @@ def _cpu_candidate(spec: WorkloadSpec, fp: Footprint, layers: list[Layer], local
         measured = StepMeasurement.from_result(local)
         below, above = relative_half_widths(measured)  # the bench's interval and its run-to-run noise: shared
         basis = ErrorBasis(model="cpu-model", bench=LOCAL.label("cpu"), bench_below=below, bench_above=above)
-        low, high = _widened(pred, measured)
+        low, high = widened(pred, measured)
     if pred.step_seconds is None or low is None or high is None:
         return Candidate(**common, device="cpu", device_name=name, fits=ok,
                          note="; ".join(x for x in (note, pred.note) if x))
@@ -223,7 +223,7 @@ def _cpu_candidate(spec: WorkloadSpec, fp: Footprint, layers: list[Layer], local
     return Candidate(**common, device="cpu", device_name=name, step=step, fits=ok, note=note or pred.note, basis=basis)
 
 
-def _widened(pred: Any, measured: StepMeasurement) -> tuple[float | None, float | None]:
+def widened(pred: Any, measured: StepMeasurement) -> tuple[float | None, float | None]:
     """A CPU instance's step interval: the model's band and the measurement it scales (the bench's own
     interval of its mean), in quadrature — a noisy bench here widens every CPU row it predicts."""
     if pred.step_seconds is None or measured.step_seconds <= 0:

@@ -23,7 +23,7 @@ import statistics
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from planner.core.candidates import LOCAL, Candidate, Hardware, Target, _widened
+from planner.core.candidates import LOCAL, Candidate, Hardware, Target, widened
 from planner.core.decide import ErrorBasis
 from planner.core.estimate import (
     PROCESS_EXIT_SECONDS, RUN_TO_RUN_NOISE, StepMeasurement, estimate_training, relative_half_widths,
@@ -300,7 +300,7 @@ def script_candidates(run: ScriptRun, est: ScriptEstimate, instances: list[Insta
             pred = predict_cpu(est.step_seconds, max(run.threads, 1), cores, float(trace.flops if trace else 0),
                                (hardware.calibration or {}).get(f"cpu:{facts.family}"), local=hardware.local_cpu,
                                target=cpu, precision=precision)
-            low, high = _widened(pred, local)
+            low, high = widened(pred, local)
             base = {**common, "device": "cpu", "device_name": f"{facts.vcpus} vCPU {facts.arch}"}
             basis = ErrorBasis(model="cpu-model", bench=label, bench_below=below, bench_above=above)
         else:

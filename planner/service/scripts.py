@@ -168,7 +168,8 @@ class Scripts(Runs):
         pane shows as detected). Raises JournalError (naming the file and the field), InputError (no result here)."""
         journal = RunJournal.open(run_dir)
         job = journal.read_script()
-        label, run = _here(journal)
+        runs = _timelines(journal, journal.read_results())
+        run = runs[_here(journal, runs)]
         return job, run, estimate_script(run, job.total_steps, job.epochs)
 
     def shipping_preview(self, script: str | Path) -> list[str]:
@@ -188,8 +189,8 @@ class Scripts(Runs):
         options = options or saved_options(journal, overrides or {})
         job = journal.read_script()
         results = journal.read_results()
-        runs = {label: _timeline(journal, label, m) for label, m in results.items() if m.result.status == "ok"}
-        here_label, _ = _here(journal)
+        runs = _timelines(journal, results)
+        here_label = _here(journal, runs)
         est = estimate_script(runs[here_label], job.total_steps, job.epochs)
         measured = []
         for label, m in sorted(results.items()):
@@ -211,18 +212,20 @@ class Scripts(Runs):
         return float(hourly_price(self.catalog().frame, instance_type, options.region, options.purchase))
 
 
-def _here(journal: RunJournal) -> tuple[str, ScriptRun]:
-    """This machine's timeline of a script run (what every other instance is predicted from)."""
-    for label, m in sorted(journal.read_results().items()):
-        if label.startswith("local-") and m.result.status == "ok":
-            return label, _timeline(journal, label, m)
+def _here(journal: RunJournal, runs: dict[str, ScriptRun]) -> str:
+    """The label of this machine's timeline among a script run's (what every other instance is predicted from)."""
+    for label in sorted(runs):
+        if label.startswith("local-"):
+            return label
     raise InputError(f"{journal.path}: the run has no result here (this machine's measurement is what every other "
                      "instance is predicted from)", hint="run `planner run train.py --targets local` first")
 
 
-def _timeline(journal: RunJournal, label: str, m: Measured) -> ScriptRun:
-    """A journaled result's script timeline, by its dataclass's own types; JournalError naming the file."""
-    return typed(journal.path / "results" / f"{label}.json", m.result.script, ScriptRun.from_json)
+def _timelines(journal: RunJournal, results: dict[str, Measured]) -> dict[str, ScriptRun]:
+    """The script timelines of a run's successful results, by their dataclass's own types; JournalError naming
+    the file of one that is not."""
+    return {label: typed(journal.path / "results" / f"{label}.json", m.result.script, ScriptRun.from_json)
+            for label, m in results.items() if m.result.status == "ok"}
 
 
 def _requirements(script: Path, requirements: str) -> str:
