@@ -86,16 +86,20 @@ def validate_lines(data: dict) -> list[str]:
     if data["actual_window_spread_percent"] is not None:
         lines.append(f"  during the run the step time varied by {data['actual_window_spread_percent']:.0f}% "
                      "(p10 to p90 of its 20 windows)")
-    drift, spread = data["machine_drift_percent"], data["actual_window_spread_percent"]
-    if drift is not None:
-        lines.append(f"  machine   a second bench after the run measured {data['recheck_step_seconds'] * 1e3:.3g} ms per step, "
-                     f"{drift:+.1f}% from the first")
-        why = unsteady_reason(drift, spread)
-        lines += (["            the machine held its speed before, during and after the run: the error is the",
-                   "            prediction's own"] if not why else
-                  [f"            {why}:", "            runs of the same work differ by about that much here; validate again "
-                   "when it is", "            quieter before blaming the prediction"])
-    return lines
+    return lines + machine_lines(data["machine_drift_percent"], data["actual_window_spread_percent"],
+                                 data["recheck_step_seconds"], "a second bench")
+
+
+def machine_lines(drift: float | None, spread: float | None, recheck_step: float | None, again: str) -> list[str]:
+    """Whether the machine held its speed around a validate run (planner/service/measure.unsteady_reason)."""
+    if drift is None or recheck_step is None:
+        return []
+    why = unsteady_reason(drift, spread)
+    return [f"  machine   {again} after the run measured {recheck_step * 1e3:.3g} ms per step, {drift:+.1f}% from the first",
+            *(["            the machine held its speed before, during and after the run: the error is the",
+               "            prediction's own"] if not why else
+              [f"            {why}:", "            runs of the same work differ by about that much here; validate again "
+               "when it is", "            quieter before blaming the prediction"])]
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -104,7 +108,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         check_script_flags(args, ("device",))
         say_script_cap(args, then="then runs it whole")
         with progress():
-            data = service.validate_script(args.spec, args.script_args, args.seconds, args.total_steps, args.epochs)
+            data = service.validate_script(args.spec, args.script_args, args.seconds, args.total_steps, args.epochs,
+                                           recheck=args.recheck)
         if args.json:
             print_json(data)
         else:
@@ -112,6 +117,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
                            f"({range_text(data['predicted_seconds_low'], data['predicted_seconds_high'])}), "
                            f"took {seconds_text(data['actual_seconds'])} spawn to exit: error {data['error_percent']:+.1f}%, "
                            f"{'inside' if data['inside_interval'] else 'outside'} the interval", highlight=False)
+            lines = machine_lines(data["machine_drift_percent"], data["window_spread_percent"], data["recheck_step_seconds"],
+                                  "a second measurement of the script")
+            if data["window_spread_percent"] is not None:
+                lines.insert(0, f"  while measured, the step time varied by {data['window_spread_percent']:.0f}% "
+                                "(p10 to p90 of its windows)")
+            if lines:
+                stdout().print("\n".join(lines), highlight=False)
         return ExitCode.OK
     if args.script_args or args.total_steps:
         raise InputError(f"--total-steps and arguments after -- are for a training script (.py), not {args.spec}")
@@ -166,6 +178,7 @@ def add_validate_parser(sub) -> None:
     p.add_argument("--seconds", type=flag("--seconds"), default=10.0,
                    help=ranged("--seconds", "bench time budget for the prediction (default 10)"))
     p.add_argument("--no-recheck", dest="recheck", action="store_false",
-                   help="skip the second bench after the run that tells whether the machine held its speed")
+                   help="skip the second bench (for a script: its second measurement) after the run that tells whether the "
+                        "machine held its speed")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_validate)

@@ -4,7 +4,8 @@ every DataLoader epoch) -> its parts and the whole run, with an honest interval.
     whole run = setup + steps x step time + epochs x time between epochs + exit
 
 - setup: spawn to the start of the first step (interpreter, imports, data, model), i.e. the first
-  step's end less one steady step;
+  step's end less one steady step, plus what the warm-up steps after it took beyond steady ones
+  (allocator, caches, oneDNN primitives: a step of the first epoch ran ~40% slower here);
 - step time: the mean of the steady steps (the first WARMUP_SHARE dropped, and every step that
   spans an epoch boundary: it holds the evaluation, the checkpoint), its 95% interval (normal
   approximation) and the run-to-run noise of a machine, in quadrature (planner/core/estimate.py);
@@ -188,21 +189,34 @@ class ScriptEstimate:
     notes: list[str] = field(default_factory=list)
 
 
-def _durations(run: ScriptRun) -> tuple[list[float], list[float], int]:
-    """(steady step durations, durations of steps that span an epoch's end, warm-up steps dropped)."""
+def _durations(run: ScriptRun) -> tuple[list[float], list[float], int, list[float]]:
+    """(steady step durations, durations of steps that span an epoch's end, warm-up steps dropped, the
+    durations of the warm-up steps after the first that span no epoch's end and were not traced)."""
     ends = run.steps
     spans = {i for e in run.epochs for i in range(1, len(ends)) if ends[i - 1] <= e.end < ends[i]}
     traced = set() if run.trace is None else {  # ran slower under the dispatch mode: not a timing
         i for i in range(1, len(ends)) if ends[i] > run.trace.start and ends[i - 1] < run.trace.start + run.trace.wall}
     warmup = max(MIN_WARMUP_STEPS, int(len(ends) * WARMUP_SHARE))
     steady = [ends[i] - ends[i - 1] for i in range(max(1, warmup), len(ends)) if i not in spans | traced]
-    return steady, [ends[i] - ends[i - 1] for i in sorted(spans - traced)], warmup
+    warming = [ends[i] - ends[i - 1] for i in range(1, min(warmup, len(ends))) if i not in spans | traced]
+    return steady, [ends[i] - ends[i - 1] for i in sorted(spans - traced)], warmup, warming
+
+
+def steady_windows(run: ScriptRun, windows: int = 20) -> list[float]:
+    """The steady steps' mean in up to `windows` consecutive windows of at least 5 steps (as a spec's bench
+    reports its windows): how much the machine's speed moved during the measurement."""
+    steady = _durations(run)[0]
+    n = min(windows, len(steady) // 5)
+    if n < 1:
+        return []
+    size = len(steady) / n
+    return [statistics.fmean(steady[int(i * size):int((i + 1) * size)]) for i in range(n)]
 
 
 def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int | None = None,
                     noise: float = RUN_TO_RUN_NOISE) -> ScriptEstimate:
     """The whole run of the script from its measured part (see the module docstring)."""
-    steady, spanning, warmup = _durations(run)
+    steady, spanning, warmup, warming = _durations(run)
     if len(steady) < MIN_STEADY_STEPS:
         raise InputError(f"the script took {len(run.steps)} step(s) before it stopped ({run.stopped_because}): too few "
                          f"to time a steady step (at least {MIN_STEADY_STEPS + warmup + 1})",
@@ -233,7 +247,7 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
                      "when the machine is quieter, or give more --seconds")
     if between is None:
         notes.append("no epoch boundary was seen: the time between epochs (evaluation, checkpoints) is not in the estimate")
-    setup = max(run.steps[0] - mean, 0.0)
+    setup = max(run.steps[0] - mean, 0.0) + sum(max(d - mean, 0.0) for d in warming)
     # the spec's extrapolation (planner/core/estimate.py): the time between epochs is one-time work too, and
     # setup runs from the spawn (no separate process start); exit as a bench's parent would measure it
     step = StepMeasurement(mean, mean * (1 - half), mean * (1 + half), setup + (between or 0.0) * n_epochs,

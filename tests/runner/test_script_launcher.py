@@ -212,6 +212,10 @@ def test_validate_runs_the_script_whole_as_the_user_would_and_compares(tmp_path)
     assert data["actual_seconds"] > 0 and data["total_steps"] == 300
     assert data["predicted_seconds_low"] <= data["predicted_seconds"] <= data["predicted_seconds_high"]
     assert data["error_percent"] == pytest.approx(100 * (data["predicted_seconds"] - data["actual_seconds"]) / data["actual_seconds"])
+    # measured again after the run: whether the machine held its speed, as a spec's validate says
+    assert data["recheck_step_seconds"] > 0 and data["machine_drift_percent"] == pytest.approx(
+        100 * (data["recheck_step_seconds"] - data["step_seconds"]) / data["step_seconds"])
+    assert data["window_spread_percent"] >= 0 and isinstance(data["machine_steady"], bool)
 
 
 def test_a_whole_run_that_fails_is_said_with_its_own_exit(tmp_path):

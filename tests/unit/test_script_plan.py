@@ -90,3 +90,18 @@ def test_without_a_trace_gpu_rows_say_why_they_are_not_predicted():
     gpus = [c for c in candidates if c.device == "cuda"]
     assert gpus and all(c.step is None and "no step of the script was traced" in c.note for c in gpus)
     assert any(c.device == "cpu" and c.source == "predicted" and c.step is not None for c in candidates)
+
+
+def test_the_warm_up_steps_beyond_a_steady_step_are_one_time_work_not_dropped():
+    from planner.core.script import estimate_script
+
+    # setup 2 s to the first step's end (0.5 s), then 4 warm-up steps of 0.3 s, then 95 steps of 0.1 s
+    ends, t = [], 2.0
+    for d in [0.3] * 4 + [0.1] * 95:
+        t += d
+        ends.append(t)
+    ends.insert(0, 2.0)
+    est = estimate_script(ScriptRun("ok", "budget", "optimizer", ends), total_steps=1000)
+    assert est.warmup_steps == 10 and est.step_seconds == pytest.approx(0.1)
+    assert est.setup_seconds == pytest.approx(2.0 - 0.1 + 4 * 0.2)  # the first step's end less a step, + the excess
+    assert est.seconds == pytest.approx(est.setup_seconds + 0.3 + 1000 * 0.1)
