@@ -73,10 +73,12 @@ def _first_dtype(value: Any) -> str:
     return "other"
 
 
-def trace_mode(trace: dict[str, Any]) -> Any:
+def trace_mode(trace: dict[str, Any], loading: Any = None) -> Any:
     """A TorchDispatchMode that records every aten op of the traced step: its class, FLOPs (PyTorch's own
     formulas, torch.utils.flop_counter) and their dtype, bytes read and written, and the time spent inside
-    it. A view launches no kernel and moves nothing: it is counted apart."""
+    it. A view launches no kernel and moves nothing: it is counted apart. An op run while `loading()`
+    (a DataLoader fetching a batch in the main process: its collate) is of class "data": host work
+    whatever the script's device, never a GPU kernel."""
     from torch.utils._python_dispatch import TorchDispatchMode
     from torch.utils.flop_counter import flop_registry
 
@@ -90,7 +92,8 @@ def trace_mode(trace: dict[str, Any]) -> Any:
             if getattr(func, "is_view", False):  # no kernel; its input is the whole base tensor
                 trace["views"] += 1
                 return out
-            entry = trace["classes"].setdefault(op_class(str(func)), {"ops": 0, "flops": 0, "bytes": 0, "seconds": 0.0})
+            cls = "data" if loading is not None and loading() else op_class(str(func))
+            entry = trace["classes"].setdefault(cls, {"ops": 0, "flops": 0, "bytes": 0, "seconds": 0.0})
             entry["ops"] += 1
             entry["seconds"] += took
             entry["bytes"] += _nbytes(list(args)) + _nbytes(out)
@@ -218,6 +221,7 @@ class Timeline:
         self.trace: dict[str, Any] = {**_empty_trace(), "op_overhead_seconds": op_overhead_seconds(),
                                       "traced_op_overhead_seconds": op_overhead_seconds(traced=True)}
         self.tracing: list[Any] = []  # the modes while the traced step runs
+        self.loading = 0  # > 0 while a DataLoader fetches a batch in this process
         self.traced_step: int | None = None  # the index of the traced step (slower: not timed)
 
     def now(self) -> float:
@@ -262,7 +266,7 @@ class Timeline:
             self.traced_step = n
         elif self.traced_step is None and n >= self.trace_after and "start" not in self.trace:
             self.trace["start"] = t
-            self.tracing = [Moves(self.trace), trace_mode(self.trace)]
+            self.tracing = [Moves(self.trace), trace_mode(self.trace, lambda: self.loading > 0)]
             for mode in self.tracing:
                 mode.__enter__()
 
@@ -341,7 +345,15 @@ def install(timeline: Timeline) -> None:
 
     def timed_iter(self: Any) -> Any:
         start, batches = timeline.now(), 0
-        for batch in iterate(self):
+        batches_of = iterate(self)
+        while True:
+            timeline.loading += 1  # its collate's ops (num_workers=0) are the host's, not the device's
+            try:
+                batch = next(batches_of)
+            except StopIteration:
+                break
+            finally:
+                timeline.loading -= 1
             batches += 1
             yield batch
         timeline.epochs.append({"start": start, "end": timeline.now(), "batches": batches})

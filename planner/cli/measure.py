@@ -120,8 +120,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
             lines = machine_lines(data["machine_drift_percent"], data["window_spread_percent"], data["recheck_step_seconds"],
                                   "a second measurement of the script")
             if data["window_spread_percent"] is not None:
-                lines.insert(0, f"  while measured, the step time varied by {data['window_spread_percent']:.0f}% "
-                                "(p10 to p90 of its windows)")
+                lines.insert(0, f"  measured twice, the same steps' times moved by {data['window_spread_percent']:.0f}% "
+                                "between the two (p10 to p90 of their windows' ratios)")
             if lines:
                 stdout().print("\n".join(lines), highlight=False)
         return ExitCode.OK

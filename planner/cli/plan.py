@@ -105,7 +105,7 @@ def _may_launch(service: PlannerService, args: argparse.Namespace, targets, aws:
                      f"worst case within --bench-budget ${aws.bench_budget:.2f}")
     if args.deadline:
         lines.append(f"the plan's deadline: {seconds_text(args.deadline)}")
-    if args.spec.endswith(".py") and targets.aws_types:
+    if args.spec.endswith(".py") and (targets.aws_types or targets.auto):
         lines += service.shipping_preview(args.spec)
     for line in lines:
         err.print(line, highlight=False, markup=False, soft_wrap=True)

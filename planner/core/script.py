@@ -9,6 +9,9 @@ every DataLoader epoch) -> its parts and the whole run, with an honest interval.
 - step time: the mean of the steady steps (the first WARMUP_SHARE dropped, and every step that
   spans an epoch boundary: it holds the evaluation, the checkpoint), its 95% interval (normal
   approximation) and the run-to-run noise of a machine, in quadrature (planner/core/estimate.py);
+  when the steady steps' windows (20 of them) move more than that interval allows (an RL agent's
+  episodes lengthen and shorten as it learns; a machine changes speed), the steps not measured may
+  run at any of their levels: the interval is the windows' own standard deviation instead;
 - between epochs: what a step spanning an epoch's end takes beyond the median steady step (the evaluation
   pass, a checkpoint, the next epoch's first batch), the median over the boundaries seen; without a
   boundary it is not known, and the estimate says so instead of pretending it is nothing;
@@ -38,6 +41,7 @@ from pricing.facts import InstanceFacts
 WARMUP_SHARE = 0.1  # of the steps measured, at least MIN_WARMUP_STEPS: allocator, caches, lazy init
 MIN_WARMUP_STEPS = 2
 MIN_STEADY_STEPS = 5
+HOST_CLASS = "data"  # the launcher's class of ops run while a DataLoader fetches a batch in the main process
 
 
 @dataclass(frozen=True)
@@ -49,7 +53,8 @@ class Epoch:
 
 @dataclass(frozen=True)
 class OpClassWork:
-    """What one class of ops (gemm, conv, attention, recurrent, elementwise, copy, sync) did in the traced step."""
+    """What one class of ops (gemm, conv, attention, recurrent, elementwise, copy, sync; data: a DataLoader's
+    collate in the main process) did in the traced step."""
 
     ops: int
     flops: int
@@ -101,8 +106,18 @@ class StepTrace:
                        to_host=Moved(n(self.to_host.calls), n(self.to_host.bytes)))
 
     @property
+    def device_classes(self) -> dict[str, OpClassWork]:
+        """The op classes that run on the script's device ("data": a DataLoader's collate in the main
+        process, host work on any instance)."""
+        return {c: w for c, w in self.classes.items() if c != HOST_CLASS}
+
+    @property
     def kernels(self) -> int:
-        return sum(c.ops for c in self.classes.values())
+        return sum(c.ops for c in self.device_classes.values())
+
+    @property
+    def host_ops(self) -> OpClassWork:
+        return self.classes.get(HOST_CLASS, OpClassWork(0, 0, 0, 0.0))
 
     @property
     def precision(self) -> str:
@@ -113,11 +128,11 @@ class StepTrace:
 
     @property
     def flops(self) -> int:
-        return sum(c.flops for c in self.classes.values())
+        return sum(c.flops for c in self.device_classes.values())
 
     @property
     def bytes(self) -> int:
-        return sum(c.bytes for c in self.classes.values())
+        return sum(c.bytes for c in self.device_classes.values())
 
     @property
     def python_share(self) -> float:
@@ -202,15 +217,19 @@ def _durations(run: ScriptRun) -> tuple[list[float], list[float], int, list[floa
     return steady, [ends[i] - ends[i - 1] for i in sorted(spans - traced)], warmup, warming
 
 
-def steady_windows(run: ScriptRun, windows: int = 20) -> list[float]:
-    """The steady steps' mean in up to `windows` consecutive windows of at least 5 steps (as a spec's bench
-    reports its windows): how much the machine's speed moved during the measurement."""
-    steady = _durations(run)[0]
-    n = min(windows, len(steady) // 5)
-    if n < 1:
-        return []
-    size = len(steady) / n
-    return [statistics.fmean(steady[int(i * size):int((i + 1) * size)]) for i in range(n)]
+def _windows(durations: list[float], size: int) -> list[float]:
+    """The mean of each `size` consecutive steps, in step order."""
+    return [statistics.fmean(durations[i:i + size]) for i in range(0, len(durations) - size + 1, size)]
+
+
+def paired_windows(first: ScriptRun, second: ScriptRun, windows: int = 20) -> list[float]:
+    """Two measurements of the same script, window by window (the same steps, at least 5 a window, up to
+    `windows`): the second's mean step over the first's. A seeded script runs the same steps both times,
+    so these ratios move with the machine, not with the workload (an RL agent's episodes grow as it learns:
+    its own windows spread whatever the machine does)."""
+    common = min(len(_durations(first)[0]), len(_durations(second)[0]))
+    size = max(5, common // windows)
+    return [b / a for a, b in zip(_windows(_durations(first)[0], size), _windows(_durations(second)[0], size)) if a > 0]
 
 
 def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int | None = None,
@@ -223,6 +242,10 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
                          hint="give more --seconds, or a run with more steps")
     mean = statistics.fmean(steady)
     half = 1.96 * statistics.stdev(steady) / math.sqrt(len(steady)) / mean
+    windows = _windows(steady, max(5, len(steady) // 20))
+    moving = statistics.stdev(windows) / mean if len(windows) >= 5 else 0.0
+    if moving > half:  # not i.i.d. steps: the levels the windows moved between are what the rest may run at
+        half = moving
     # a training epoch is a DataLoader iterated to its end with steps in it (an evaluation loader has none)
     per_epoch = [n for e in run.epochs if (n := sum(1 for t in run.steps if e.start < t <= e.end))]
     steps_per_epoch = float(statistics.median(per_epoch)) if per_epoch else None

@@ -260,7 +260,7 @@ def script_rows(run: ScriptRun, est: ScriptEstimate) -> list[tuple[str, str]]:
         ("step boundary", boundary.get(run.boundary, run.boundary)),
         ("step time", f"{seconds_text(est.step_seconds)} ({seconds_text(est.step_low)}-{seconds_text(est.step_high)}, "
                       f"{est.steps_measured:,} steady steps after {est.warmup_steps} warm-up)"),
-        ("setup", f"{seconds_text(est.setup_seconds)} (start, imports, data and model, to the first step)"),
+        ("setup", f"{seconds_text(est.setup_seconds)} (start, imports, data and model, to the first step; the warm-up steps beyond a steady one)"),
         ("per epoch", f"{est.steps_per_epoch:,.0f} steps" if est.steps_per_epoch else "no whole DataLoader epoch seen"),
         ("between epochs", seconds_text(est.between_epochs_seconds) + " (evaluation, checkpoints)"
          if est.between_epochs_seconds is not None else "not seen"),
@@ -270,12 +270,14 @@ def script_rows(run: ScriptRun, est: ScriptEstimate) -> list[tuple[str, str]]:
     ]
     if run.trace is not None:
         tr = run.trace
-        mix = ", ".join(f"{name} {c.flops / tr.flops:.0%}" for name, c in sorted(tr.classes.items(), key=lambda kv: -kv[1].flops)
+        mix = ", ".join(f"{name} {c.flops / tr.flops:.0%}" for name, c in sorted(tr.device_classes.items(), key=lambda kv: -kv[1].flops)
                         if tr.flops and c.flops / tr.flops >= 0.01)
+        loader = f"; {tr.host_ops.ops:,} more in DataLoader collate (host)" if tr.host_ops.ops else ""
         rows.append(("work per step", f"{human_count(tr.flops)} FLOP" + (f" ({mix})" if mix else "") + f", "
-                                      f"{human_bytes(tr.bytes)} read and written, {sum(c.ops for c in tr.classes.values()):,} ops"))
-        rows.append(("outside PyTorch", f"{python_share(run, est) or 0.0:.0%} of a step in Python code (an environment, "
-                                        "data preparation, the training loop itself)"))
+                                      f"{human_bytes(tr.bytes)} read and written, {tr.kernels:,} ops{loader}"))
+        rows.append(("outside PyTorch", f"{python_share(run, est) or 0.0:.0%} of a step on the host: Python code (an "
+                                        "environment, data preparation, the training loop itself)"
+                                        + (" and DataLoader collate" if tr.host_ops.ops else "")))
     return rows
 
 

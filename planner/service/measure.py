@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from planner.errors import InputError, RunError
-from planner.core.script import ScriptEstimate, ScriptRun, estimate_script, steady_windows
+from planner.core.script import ScriptEstimate, ScriptRun, estimate_script, paired_windows
 from planner.service.describe import Describe
 from planner.units import PROCESSES, shown_path
 from planner.core.estimate import estimate_training, StepMeasurement
@@ -252,10 +252,10 @@ class Measure(Describe):
                         epochs: int | None = None, recheck: bool = True) -> dict[str, Any]:
         """Estimate the script's whole run (bench_script), then run it whole as the user would (spawn to
         exit, nothing hooked) and compare. With `recheck`, the script is measured again after the run, as
-        a spec's validate benches again: when the two measurements' steps disagree by more than
-        STEADY_MACHINE_PERCENT, or either measurement's own steps spread by more than
-        STEADY_RUN_SPREAD_PERCENT, the machine did not hold its speed around the run and an error of that
-        size may be the machine's (`machine_steady`). Raises what bench_script raises, and RunError when
+        a spec's validate benches again: when the same steps of the two measurements (paired_windows: the
+        median ratio of their windows) disagree by more than STEADY_MACHINE_PERCENT, or those ratios spread
+        by more than STEADY_RUN_SPREAD_PERCENT, the machine did not hold its speed around the run and an error of
+        that size may be the machine's (`machine_steady`). Raises what bench_script raises, and RunError when
         the whole run fails or outlasts three times the estimate's high end (at least 10 minutes)."""
         run, est = self.bench_script(script, args, seconds, total_steps, epochs)
         cap = max(3 * est.high, 600.0)
@@ -271,13 +271,13 @@ class Measure(Describe):
                "actual_seconds": actual, "error_percent": 100.0 * (est.seconds - actual) / actual,
                "inside_interval": est.low <= actual <= est.high, "step_seconds": est.step_seconds,
                "setup_seconds": est.setup_seconds, "between_epochs_seconds": est.between_epochs_seconds,
-               "measure_seconds": run.wall, "window_spread_percent": window_spread_percent(steady_windows(run)),
-               "recheck_step_seconds": None, "machine_drift_percent": None, "machine_steady": None}
+               "measure_seconds": run.wall, "recheck_step_seconds": None, "machine_drift_percent": None,
+               "window_spread_percent": None, "machine_steady": None}
         if recheck:
             after, again = self.bench_script(script, args, seconds, total_steps, epochs)
-            drift = 100.0 * (again.step_seconds - est.step_seconds) / est.step_seconds
-            spreads = [s for s in (out["window_spread_percent"], window_spread_percent(steady_windows(after))) if s is not None]
-            out.update(recheck_step_seconds=again.step_seconds, machine_drift_percent=drift,
-                       window_spread_percent=max(spreads, default=None),
-                       machine_steady=unsteady_reason(drift, max(spreads, default=None)) is None)
+            paired = paired_windows(run, after)  # the same steps twice: the machine's move, not the workload's
+            drift = 100.0 * ((statistics.median(paired) if paired else again.step_seconds / est.step_seconds) - 1)
+            spread = window_spread_percent(paired)
+            out.update(recheck_step_seconds=again.step_seconds, machine_drift_percent=drift, window_spread_percent=spread,
+                       machine_steady=unsteady_reason(drift, spread) is None)
         return out

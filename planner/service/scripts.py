@@ -86,37 +86,46 @@ class Scripts(Runs):
         boot), journal each result the moment it arrives (a bench result carrying the script's timeline),
         plan what was measured, write plan.json. Every instance started is terminated before it returns,
         also on Ctrl-C, SIGTERM and SIGHUP (runner/session.py), as for a spec.
-        Raises InputError (refused before anything is written or launched: `auto`, budget, region, a folder
-        too big, a requirements file outside it), RunError, Cancelled/KeyboardInterrupt carrying `run_dir`."""
+        `auto` measures here first, plans every instance from it, and benchmarks the instances that could
+        change the decision (the paid benchmarks `planner estimate train.py` names), within the budget.
+        Raises InputError (refused before anything is written or launched: budget, region, a folder too big,
+        a requirements file outside it), RunError, Cancelled/KeyboardInterrupt carrying `run_dir`."""
         from pricing.catalog import check_region, instance_facts
 
         path = script_path(script)
         cb = callbacks or RunCallbacks()
-        if targets.auto:
-            raise InputError("--targets auto: not for a training script yet", hint="`planner estimate train.py` names the "
-                             "instances worth a paid benchmark; give them as --targets local,aws:TYPE")
         aws_types = targets.aws_types
         aws = aws or AwsOptions(region=options.region, purchase=options.purchase)
         catalog = self.catalog().frame
         check_region(catalog, options.region)
         priced = preflight(aws_types, aws, catalog) if aws_types else None
-        shipped = script_folder(path) if aws_types else None
+        shipped = script_folder(path) if aws_types or targets.auto else None
         needs = _requirements(path, requirements) if requirements else None
         job = ScriptJob(shown_path(str(script)), str(path.resolve()), list(args), total_steps, epochs, seconds)
         journal = RunJournal.create(path.stem, out)
         journal.write_script(job)
         run_id = f"{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
-        journal.write_run({"run_id": run_id, "targets": list(targets.tokens), "plan_options": options.as_dict()})
+        info: dict[str, Any] = {"run_id": run_id, "targets": list(targets.tokens), "plan_options": options.as_dict()}
+        journal.write_run(info)
 
         def record(label: str, measured: Measured) -> None:
             journal.write_result(label, measured)  # on disk before anything else looks at it
             if cb.on_result:
                 cb.on_result(label, measured)
 
-        if LOCAL in targets.targets:
-            run, _ = self.bench_script(path, args, seconds, total_steps, epochs)
+        choices = None
+        if LOCAL in targets.targets:  # `auto` adds it: every other instance is predicted from this measurement
+            run, est = self.bench_script(path, args, seconds, total_steps, epochs)
             here = script_result({**asdict(run), "script": path.name}, "", 0, seconds + SCRIPT_CAP_EXTRA_SECONDS)
             record(LOCAL.label(here.device), Measured(LOCAL, here))
+            if targets.auto:  # the instances a paid benchmark could change the decision for, within the budget
+                choices = benchmark_choices(self.script_plan(job, run, est, options).plan, aws)
+                info["auto"] = [asdict(c) for c in choices]
+                journal.write_run(info)
+                if cb.on_choices:
+                    cb.on_choices(choices)
+                aws_types += [c.target[4:] for c in choices if c.benchmark and c.target[4:] not in aws_types]
+                priced = preflight(aws_types, aws, catalog) if aws_types else None
         session = None
         if aws_types and shipped is not None and priced is not None:
             for line in shipped.lines():
@@ -151,7 +160,7 @@ class Scripts(Runs):
         results = journal.read_results()
         doc = replace(doc, failed_targets=sorted(label for label, m in results.items() if m.result.status == "error"),
                       unterminated=[LeftRunning(**x) for x in unterminated(session)] if session else [],
-                      bench_cost_usd=session.billed_usd() if session else None)
+                      bench_cost_usd=session.billed_usd() if session else None, auto=choices)
         journal.write_plan(doc)
         return doc, journal
 

@@ -84,6 +84,7 @@ class PlannerApp(Quitting, App):
         self.estimate_on_open = estimate_on_open  # False: only `e` estimates (tests pin screens without a live bench)
         self._estimate_when_valid = False  # a spec was just opened: estimate it once it validates
         self._run_after_estimate = False  # `r` while the estimate measured: run when it is done
+        self._measuring_script = False  # the script's own measurement (e) is under way
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -115,6 +116,7 @@ class PlannerApp(Quitting, App):
         self.query_one(WorkloadPane).show_script(self.script, self.script_args, None)
         self.results.show_status(f"measuring {Path(self.script).name} here, unchanged: {self.estimate_seconds:g} s of "
                                  "training steps, then every instance predicted from it")
+        self._measuring_script = True
         self._measure_script(self.script, self.results.plan_options(),
                              self.service.new_run_dir(Path(self.script).stem, self.runs_folder))
 
@@ -128,8 +130,17 @@ class PlannerApp(Quitting, App):
         except PlannerError as exc:
             self.call_from_thread(self.notify, exc.render(), severity="error", timeout=30)
             self.call_from_thread(self.results.show_status, exc.message.splitlines()[0])
+            self.call_from_thread(self._script_measured, None)
             return
-        self.call_from_thread(self.open_run, str(out))
+        self.call_from_thread(self._script_measured, str(out))
+
+    def _script_measured(self, run_dir: str | None) -> None:
+        self._measuring_script = False
+        if run_dir:
+            self.open_run(run_dir)
+        if self._run_after_estimate:
+            self._run_after_estimate = False
+            self.action_run()
 
     @property
     def run_pane(self) -> RunPane:
@@ -182,12 +193,14 @@ class PlannerApp(Quitting, App):
             self.results.mark_stale(message.spec)
 
     def action_estimate(self) -> None:
-        if self.script is not None:
+        if self.query_one(RunPane).running:
+            self.notify("a run is measuring this machine: estimate after it", severity="warning")
+        elif self._measuring_script:
+            self.notify("the script is being measured already", severity="warning")
+        elif self.script is not None:
             self.measure_script()  # a script: measured again (it may have been edited)
         elif self.spec is None:
             self.notify("the spec is not valid yet: see the Workload pane", severity="error")
-        elif self.query_one(RunPane).running:
-            self.notify("a run is measuring this machine: estimate after it", severity="warning")
         else:
             self.results.estimate(self.spec, self.estimate_seconds)
 
@@ -213,19 +226,14 @@ class PlannerApp(Quitting, App):
         self.targets = message.targets
 
     def action_run(self) -> None:
-        if self.script is not None:
-            self.notify(f"rented benchmarks of a script run from the command line: planner run {self.script} --targets "
-                        f"local,aws:TYPE{' -- ' + ' '.join(self.script_args) if self.script_args else ''} (the Results "
-                        "pane names the instances worth it)", severity="warning", timeout=15)
-            return
         run, results = self.query_one(RunPane), self.results
         if run.running:
             self.notify("a run is already in progress", severity="warning")
             return
-        if self.spec is None:
+        if self.script is None and self.spec is None:
             self.notify("the spec is not valid yet: see the Workload pane", severity="error")
             return
-        if results.estimating:  # two benches at once would disturb each other: the run waits
+        if results.estimating or self._measuring_script:  # two benches at once would disturb each other: the run waits
             self._run_after_estimate = True
             self.notify("the estimate is measuring this machine: the run starts when it is done")
             return
@@ -235,12 +243,26 @@ class PlannerApp(Quitting, App):
             render = getattr(exc, "render", None)
             self.notify(render() if callable(render) else str(exc), severity="error")
             return
+        from planner.service import AwsOptions, BenchOptions, parse_targets
+
+        name = Path(self.script).stem if self.script is not None else self.spec.name
         out = self.runs_dir
         if out is None or (Path(out).exists() and any(Path(out).iterdir())):
-            out = self.service.new_run_dir(self.spec.name, self.runs_folder)
+            out = self.service.new_run_dir(name, self.runs_folder)
+        aws = AwsOptions(region=options.region, purchase=options.purchase, ami=self.ami, poll_seconds=2.0)
+        targets = list(dict.fromkeys(["local", *self.targets]))  # every other instance is predicted from here
         self.action_show("run")
-        results.run_started(self.spec)
-        run.start(self.spec, self.spec_text, list(self.targets), options, out)
+        if self.script is not None:  # the user's script: measured here again, then on the instances picked
+            script, args, total, epochs, seconds = self.script, self.script_args, self.total_steps, self.epochs, self.bench_seconds
+            results.run_started(results.spec, str(out))
+            run.start(Path(script).name, targets, lambda callbacks, cancel: self.service.run_script(
+                script, args, parse_targets(",".join(targets)), options, seconds, total, epochs, Path(out), callbacks, aws,
+                cancel=cancel)[0])
+            return
+        spec, text, bench = self.spec, self.spec_text, BenchOptions(seconds=self.bench_seconds)
+        results.run_started(spec)
+        run.start(spec.name, targets, lambda callbacks, cancel: self.service.run(
+            spec, text, parse_targets(",".join(targets)), options, bench, Path(out), callbacks, aws, cancel=cancel)[0])
 
     def on_run_result(self, message: RunResult) -> None:
         self.results.run_result(message.label, message.measured)
@@ -248,6 +270,9 @@ class PlannerApp(Quitting, App):
     def on_run_finished(self, message: RunFinished) -> None:
         if self.quitting is not None:  # a quit waited for the run's cleanup: it is done
             self._quit(self.quitting)
+            return
+        if self.script is not None and message.doc is not None and message.doc.run_dir:
+            self.open_run(message.doc.run_dir)  # the script's run: its journal, re-planned, and what was found in it
             return
         self.results.run_finished(message.doc.run_dir if message.doc is not None else None)
         if message.doc is not None:

@@ -54,6 +54,7 @@ class ResultsPane(Vertical):
         self.spec = None  # the spec the plan is of
         self.results: dict[str, Measured] = {}  # measurements of an estimate or a live run
         self.run_dir: str | None = None  # a finished or saved run: plans come from its journal
+        self._journal: str | None = None  # a script's run under way: its journal, planned from once a result is in
         self.options: PlanOptions | None = None  # the plan options of the plan shown
         self.estimating = False
         self._generation = 0  # of the newest plan asked for: an older replan that finishes later is dropped
@@ -148,16 +149,19 @@ class ResultsPane(Vertical):
         self.show(doc, fresh=True)
         self.post_message(EstimateDone())
 
-    def run_started(self, spec) -> None:
-        """A run of `spec` began: its results will replace the estimate's rows (another spec: a new plan)."""
+    def run_started(self, spec, run_dir: str | None = None) -> None:
+        """A run of `spec` began: its results will replace the estimate's rows (another spec: a new plan).
+        `run_dir`: a script's run, re-planned from its journal as each result is written there."""
         if spec != self.spec:
             self.spec, self.results, self.doc = spec, {}, None
             self.show(None)
-        self.run_dir = None
-        self._status(f"running {spec.name}: measured rows replace predicted ones as they arrive")
+        self.run_dir, self._journal = None, run_dir
+        self._status(f"running {getattr(spec, 'name', None) or getattr(spec, 'script', '')}: measured rows replace "
+                     "predicted ones as they arrive")
 
     def run_result(self, label: str, data: Measured) -> None:
         self.results[label] = data
+        self.run_dir = self._journal or self.run_dir  # a script's: planned from its journal, where the result is
         self.replan()
 
     def run_finished(self, run_dir: str | None) -> None:

@@ -2,15 +2,16 @@
 done/failed, terminated), elapsed time ticking every second, cost so far, the bench's progress;
 the log. A new run starts from a clean table and log; cancel terminates everything the run started.
 
-The run itself is PlannerService.run in a thread worker; each result is posted up (RunResult) the
-moment it is journaled, so the Results pane replaces that target's predicted row at once.
+The run itself is PlannerService.run (a spec) or run_script (a training script) in a thread worker,
+bound by the app; each result is posted up (RunResult) the moment it is journaled, so the Results
+pane replaces that target's predicted row at once.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from rich.text import Text
 from textual import work
@@ -24,10 +25,12 @@ from planner.tui.messages import RunFinished, RunResult
 from planner.tui.typed import planner_app
 from planner.report.plan import unterminated_lines
 from planner.report.text import label_target, progress_text, seconds_text
-from planner.service import AwsOptions, BenchOptions, Cancelled, parse_targets, RunCallbacks
+from planner.service import Cancelled, RunCallbacks
 
 if TYPE_CHECKING:
     from planner.service import Measured, PlanDocument
+
+Launch = Callable[[RunCallbacks, threading.Event], "PlanDocument"]
 
 FINISHED = ("done", "failed", "terminated", "cancelled")
 COLUMNS = ("target", "state", "elapsed", "cost so far", "progress")
@@ -129,8 +132,9 @@ class RunPane(Vertical):
 
     # ------------------------------------------------------------------ a run
 
-    def start(self, spec, spec_text: str, targets: list[str], options, out) -> None:
-        """Run `spec` on `targets` with plan `options` (PlanOptions), journaling into `out` (None: the default)."""
+    def start(self, name: str, targets: list[str], launch: Launch) -> None:
+        """Run `name` on `targets`: `launch(callbacks, cancel)` is the service's run of a spec or a script
+        (PlannerService.run or run_script, its options and journal folder bound by the app)."""
         self.running = True
         self.cancel_event.clear()
         self.started = time.monotonic()
@@ -141,10 +145,10 @@ class RunPane(Vertical):
             self._row(target)
         self.query_one("#start", Button).disabled = True
         self.query_one("#cancel", Button).disabled = False
-        self.query_one("#run-status", Static).update(f"running {spec.name} on {', '.join(targets)} ...")
-        self.log_line(f"run {spec.name} on {', '.join(targets)}")
+        self.query_one("#run-status", Static).update(Text(f"running {name} on {', '.join(targets)} ..."))
+        self.log_line(f"run {name} on {', '.join(targets)}")
         self.refresh_bindings()
-        self.run_worker_thread(spec, spec_text, list(targets), options, out)
+        self.run_worker_thread(launch)
 
     def action_cancel(self) -> None:
         if self.running and not self.cancel_event.is_set():
@@ -152,10 +156,8 @@ class RunPane(Vertical):
             self.log_line("cancelling: terminating everything this run started ...")
 
     @work(thread=True, exclusive=True, group="run")
-    def run_worker_thread(self, spec, spec_text: str, targets: list[str], options, out) -> None:
-        app = planner_app(self)
-        call = app.call_from_thread
-        aws = AwsOptions(region=options.region, purchase=options.purchase, ami=app.ami, poll_seconds=2.0)
+    def run_worker_thread(self, launch: Launch) -> None:
+        call = planner_app(self).call_from_thread
 
         def on_state(label: str, state: str, elapsed: float, cost: float) -> None:
             call(self.set_state, label, state, cost)
@@ -177,9 +179,7 @@ class RunPane(Vertical):
         doc, error = None, None
         try:
             callbacks = RunCallbacks(on_progress=on_progress, on_result=on_result, on_state=on_state, on_notice=on_notice)
-            doc, _journal, _session = app.service.run(spec, spec_text, parse_targets(",".join(targets)), options,
-                                                      BenchOptions(seconds=app.bench_seconds), out,
-                                                      callbacks, aws, cancel=self.cancel_event)
+            doc = launch(callbacks, self.cancel_event)
         except Cancelled:
             error = "cancelled: every instance and process of the run was terminated"
         except PlannerError as exc:

@@ -60,8 +60,16 @@ def test_a_script_run_is_journaled_and_replanned_from_its_journal(tmp_path):
     assert r.code == 2 and "local-cpu.json" in r.err and "Traceback" not in r.err
 
 
-def test_auto_is_not_for_a_script_yet_and_a_spec_refuses_a_scripts_flags():
-    r = planner("run", SCRIPTS / "reinforce.py", "--targets", "local,auto")
-    assert r.code == 2 and "--targets auto: not for a training script yet" in r.err and "planner estimate" in r.err
+def test_auto_plans_a_script_from_its_measurement_here_and_a_spec_refuses_a_scripts_flags(tmp_path):
+    # a budget no instance fits in: auto measures here, chooses from the script's plan, launches nothing
+    out = tmp_path / "run"
+    r = planner("run", SCRIPTS / "reinforce.py", "--targets", "auto", "--bench-budget", "0.01", "--seconds", "3",
+                "--total-steps", "2000", "--out", out, "--json", "--", "--episodes", "100000")
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    assert doc["auto"] and not any(c["benchmark"] for c in doc["auto"]) and all(c["reason"] for c in doc["auto"])
+    assert any("over --bench-budget" in c["reason"] for c in doc["auto"]) and "auto: benchmarking 0 of" in r.err
+    assert json.loads((out / "run.json").read_text())["auto"] == doc["auto"]  # journaled with the run
+    assert [o["target"] for o in doc["options"]] == ["local"]
     r = planner("run", EXAMPLES / "surface-mlp.yaml", "--requirements", "r.txt")
     assert r.code == 2 and "are for a training script (.py)" in r.err

@@ -1,6 +1,6 @@
 """The TUI opens a user's training script: measured here unchanged (a local run journaled in the runs
 folder), its source shown read-only with what the launcher found, every instance planned from it, the
-what-if controls re-planning it; `r` says where a script's rented benchmarks run."""
+what-if controls re-planning it; `r` runs it from the Run pane, journaled and re-planned."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from textual.widgets import Static, TextArea
 
 from planner.tui.app import PlannerApp
 from planner.tui.results import ResultsPane
+from planner.tui.run import RunPane
 from tests.conftest import EXAMPLES
-from tests.tui.helpers import text_of, wait_for
+from tests.tui.helpers import wait_for
 
 
 def test_a_script_is_measured_shown_read_only_and_planned_and_its_what_ifs_replan(tmp_path):
@@ -19,7 +20,7 @@ def test_a_script_is_measured_shown_read_only_and_planned_and_its_what_ifs_repla
 
     async def scenario():
         app = PlannerApp(script, script_args=["--episodes", "100000"], total_steps=2000, estimate_seconds=2,
-                         runs_folder=tmp_path)
+                         bench_seconds=2, runs_folder=tmp_path)
         async with app.run_test(size=(120, 40)) as pilot:
             results = app.query_one(ResultsPane)
             await wait_for(pilot, lambda: results.doc is not None, timeout=120)
@@ -33,9 +34,13 @@ def test_a_script_is_measured_shown_read_only_and_planned_and_its_what_ifs_repla
             assert list(tmp_path.glob("*-reinforce/script.json"))  # journaled in the runs folder
             app.query_one("#region-whatif").value = "us-west-2"  # a what-if re-plans the measured script
             await wait_for(pilot, lambda: results.doc.options.region == "us-west-2", timeout=60)
-            await pilot.press("r")
-            await pilot.pause(0.3)
-            assert any("planner run" in str(n.message) for n in app._notifications)
-            assert "us-west-2" in text_of(app, "#whatif") or results.doc.options.region == "us-west-2"
+            first = results.doc.run_dir
+            await pilot.press("r")  # the Run pane runs the script: here (the picks would add rented instances)
+            await wait_for(pilot, lambda: results.doc is not None and results.doc.run_dir not in (None, first), timeout=120)
+            assert app.query_one(RunPane).rows["local-cpu"]["state"] == "done"
+            doc = results.doc
+            assert doc.workload.kind == "script" and doc.options.region == "us-west-2"  # the what-if's region kept
+            assert [o.source for o in doc.plan.options if o.target == "local"] == ["measured"]
+            assert len(list(tmp_path.glob("*-reinforce/script.json"))) == 2  # the run journaled beside the first
 
     asyncio.run(scenario())

@@ -105,3 +105,57 @@ def test_the_warm_up_steps_beyond_a_steady_step_are_one_time_work_not_dropped():
     assert est.warmup_steps == 10 and est.step_seconds == pytest.approx(0.1)
     assert est.setup_seconds == pytest.approx(2.0 - 0.1 + 4 * 0.2)  # the first step's end less a step, + the excess
     assert est.seconds == pytest.approx(est.setup_seconds + 0.3 + 1000 * 0.1)
+
+
+def test_a_dataloaders_collate_is_host_work_on_a_gpu_not_a_kernel():
+    from dataclasses import replace
+
+    gpu = gpu_specs_by_name()["T4"]
+    collate = OpClassWork(400, 0, 400 * 4_000_000, 0.2)  # 400 stacks of 1 MB each, 0.2 s of this CPU
+    as_kernels = replace(CONVNET, classes={**CONVNET.classes, "elementwise": OpClassWork(470, 0, 3_000_000_000 + collate.bytes, 0.4)},
+                         op_seconds=CONVNET.op_seconds + 0.2)
+    as_host = replace(CONVNET, classes={**CONVNET.classes, "data": collate}, op_seconds=CONVNET.op_seconds + 0.2)
+    assert as_host.kernels == CONVNET.kernels and as_host.bytes == CONVNET.bytes
+    assert host_seconds(as_host, 3.2) == pytest.approx(3.2 - 2.98 - (85 + 10) * 3e-6)  # the collate stays on the host
+    on_gpu = predict_trace_gpu(as_host, 3.2, (0.02, 0.02), gpu)
+    assert on_gpu.kernels == 85 and on_gpu.launch_seconds == pytest.approx(host_seconds(as_host, 3.2) + 85 * 3e-6, rel=0.5)
+    assert predict_trace_gpu(as_kernels, 3.2, (0.02, 0.02), gpu).kernels == 485  # had it been counted as the GPU's
+
+
+def test_two_measurements_of_a_script_are_compared_window_by_window_not_by_its_own_variation():
+    from planner.core.script import paired_windows
+    from planner.service.measure import window_spread_percent
+
+    def run(durations):
+        ends, t = [], 1.0
+        for d in durations:
+            t += d
+            ends.append(t)
+        return ScriptRun("ok", "budget", "optimizer", ends)
+
+    episodes = [0.01 * (1 + i / 20) for i in range(400)]  # an agent's episodes grow 20x as it learns
+    first, slower = run(episodes), run([d * 1.1 for d in episodes])
+    assert window_spread_percent(paired_windows(first, slower)) == pytest.approx(0.0, abs=1e-6)  # the workload's own
+    assert all(r == pytest.approx(1.1) for r in paired_windows(first, slower))
+    bursty = run([d * (1.5 if 100 <= i < 200 else 1.0) for i, d in enumerate(episodes)])  # a neighbour's burst
+    assert window_spread_percent(paired_windows(first, bursty)) > 15
+
+
+def test_steps_whose_level_moves_get_the_interval_of_their_windows_not_of_iid_steps():
+    import random
+
+    from planner.core.script import estimate_script
+
+    def run(durations):
+        ends, t = [], 1.0
+        for d in durations:
+            t += d
+            ends.append(t)
+        return ScriptRun("ok", "budget", "optimizer", ends)
+
+    rng = random.Random(0)
+    iid = [0.02 * (1 + 0.2 * (rng.random() - 0.5)) for _ in range(1000)]
+    levels = [0.02 * (0.6 + 0.8 * (i // 100 % 2)) * (1 + 0.2 * (rng.random() - 0.5)) for i in range(1000)]  # episodes
+    flat, moving = estimate_script(run(iid), total_steps=5000), estimate_script(run(levels), total_steps=5000)
+    assert flat.step_high / flat.step_seconds - 1 < 0.01  # i.i.d.: the mean's own 95% interval
+    assert moving.step_high / moving.step_seconds - 1 > 0.3  # two levels, 0.012 and 0.028 s: either may follow

@@ -8,7 +8,8 @@ step measured without the trace splits into:
 
     ops      = the time inside PyTorch's kernels here (traced)
     eager    = kernels x the per-op overhead measured here (binding, dispatcher, autograd)
-    python   = step - ops - eager: the script's own Python (an environment, data preparation)
+    python   = step - ops - eager: the script's own Python (an environment, data preparation), and
+               the ops of a DataLoader's collate in the main process (class "data": host work)
 
 On the GPU (the same device model as a spec's layers, planner/core/predict/gpu.py, one op class
 at a time, its FLOPs and bytes spread evenly over its kernels):
@@ -48,10 +49,11 @@ COPY_LATENCY_SECONDS = 10e-6  # each host-to-device copy call, the same small-tr
 
 
 def host_seconds(trace: StepTrace, step_seconds: float) -> float:
-    """The script's own Python in one (untraced) step here: the step less the time inside the ops and
-    the eager overhead of each (views too: they pass the dispatcher)."""
+    """The script's own host work in one (untraced) step here: the step less the time inside the device's
+    ops and the eager overhead of each (views too: they pass the dispatcher). A DataLoader's collate in
+    the main process stays in it: its ops run on the host CPU whatever the device."""
     eager = (trace.kernels + trace.views) * trace.op_overhead_seconds
-    return max(step_seconds - trace.op_seconds - eager, 0.0)
+    return max(step_seconds - (trace.op_seconds - trace.host_ops.seconds) - eager, 0.0)
 
 
 def predict_trace_gpu(trace: StepTrace, step_seconds: float, relative_bench: tuple[float, float], gpu: GpuSpec,
@@ -62,7 +64,7 @@ def predict_trace_gpu(trace: StepTrace, step_seconds: float, relative_bench: tup
     precision = trace.precision
     gpu_seconds = compute = 0.0
     by_op: dict[str, float] = {}
-    for name, work in trace.classes.items():
+    for name, work in trace.device_classes.items():
         if not work.ops:
             continue
         layer = Layer(name, params=0, forward_flops=float(work.flops), activation_elems=0.0, kernels=work.ops, op=name,
