@@ -115,6 +115,8 @@ class Scripts(Runs):
 
         choices = None
         if LOCAL in targets.targets:  # `auto` adds it: every other instance is predicted from this measurement
+            if cb.on_state:
+                cb.on_state(LOCAL.name, "running", 0.0, 0.0)
             run, est = self.bench_script(path, args, seconds, total_steps, epochs)
             here = script_result({**asdict(run), "script": path.name}, "", 0, seconds + SCRIPT_CAP_EXTRA_SECONDS)
             record(LOCAL.label(here.device), Measured(LOCAL, here))

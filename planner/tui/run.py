@@ -83,11 +83,11 @@ class RunPane(Vertical):
     # ------------------------------------------------------------------ the rows
 
     def _row(self, label: str) -> dict[str, Any]:
-        """The row of `label`, taking over the pending row of its target (local-cpu is local's)."""
+        """The row of `label`, taking over the unfinished row of its target (local-cpu is local's)."""
         if label not in self.rows:
             table = self.query_one("#states", DataTable)
             target = label_target(label)
-            if target in self.rows and target != label and self.rows[target]["state"] == "pending":
+            if target in self.rows and target != label and self.rows[target]["state"] not in FINISHED:
                 del self.rows[target]
                 table.remove_row(target)
             self.rows[label] = {"state": "pending", "elapsed": None, "cost": 0.0, "progress": ""}
