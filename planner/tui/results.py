@@ -208,8 +208,9 @@ class ResultsPane(Vertical):
 
     def _show_if_newest(self, generation: int, doc: PlanDocument) -> None:
         """Plans are computed in threads; one asked for earlier can finish later (a live result's
-        replan after the finished run's): only the newest is shown."""
-        if generation == self._generation:
+        replan after the finished run's): only the newest is shown, and none once the app is closing
+        (a plan that finishes while the panes are being removed has nowhere to go)."""
+        if generation == self._generation and self.query("#answers"):
             self.show(doc)
 
     @work(thread=True, exclusive=True, group="plan")

@@ -147,7 +147,7 @@ def test_r_while_the_estimate_measures_runs_once_it_is_done(spec_file, tmp_path)
             assert not run.running  # two benches at once would disturb each other
             await wait_for(pilot, lambda: run.running, timeout=60)
             assert not results.estimating and results.doc is not None  # it started once the estimate was done
-            await wait_for(pilot, lambda: not run.running and results.run_dir is not None, timeout=120)
+            await wait_for(pilot, lambda: not run.running and results.doc is not None and results.doc.run_dir, timeout=120)
             assert (tmp_path / "runs" / "plan.json").exists()  # runs_dir: the run's journal, as `planner run --out`
 
     asyncio.run(scenario())
