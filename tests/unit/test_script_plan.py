@@ -13,6 +13,15 @@ from planner.service.predictions import hardware
 from pricing.catalog import gpu_specs_by_name, instances, load_catalog
 
 
+def timeline(durations: list[float], start: float = 1.0) -> ScriptRun:
+    """A measured run whose steps took `durations`, the first ending `start` s after the spawn plus its own."""
+    ends, t = [], start
+    for d in durations:
+        t += d
+        ends.append(t)
+    return ScriptRun("ok", "budget", "optimizer", ends)
+
+
 def _estimate(step: float, total_steps: int) -> ScriptEstimate:
     return ScriptEstimate(setup_seconds=2.0, step_seconds=step, step_low=step * 0.97, step_high=step * 1.03,
                           steps_measured=100, warmup_steps=2, steps_per_epoch=None, between_epochs_seconds=None,
@@ -95,13 +104,8 @@ def test_without_a_trace_gpu_rows_say_why_they_are_not_predicted():
 def test_the_warm_up_steps_beyond_a_steady_step_are_one_time_work_not_dropped():
     from planner.core.script import estimate_script
 
-    # setup 2 s to the first step's end (0.5 s), then 4 warm-up steps of 0.3 s, then 95 steps of 0.1 s
-    ends, t = [], 2.0
-    for d in [0.3] * 4 + [0.1] * 95:
-        t += d
-        ends.append(t)
-    ends.insert(0, 2.0)
-    est = estimate_script(ScriptRun("ok", "budget", "optimizer", ends), total_steps=1000)
+    # the first step ends 2 s after the spawn, then 4 warm-up steps of 0.3 s, then 95 steps of 0.1 s
+    est = estimate_script(timeline([2.0] + [0.3] * 4 + [0.1] * 95, start=0.0), total_steps=1000)
     assert est.warmup_steps == 10 and est.step_seconds == pytest.approx(0.1)
     assert est.setup_seconds == pytest.approx(2.0 - 0.1 + 4 * 0.2)  # the first step's end less a step, + the excess
     assert est.seconds == pytest.approx(est.setup_seconds + 0.3 + 1000 * 0.1)
@@ -126,18 +130,11 @@ def test_two_measurements_of_a_script_are_compared_window_by_window_not_by_its_o
     from planner.core.script import paired_windows
     from planner.service.measure import window_spread_percent
 
-    def run(durations):
-        ends, t = [], 1.0
-        for d in durations:
-            t += d
-            ends.append(t)
-        return ScriptRun("ok", "budget", "optimizer", ends)
-
     episodes = [0.01 * (1 + i / 20) for i in range(400)]  # an agent's episodes grow 20x as it learns
-    first, slower = run(episodes), run([d * 1.1 for d in episodes])
+    first, slower = timeline(episodes), timeline([d * 1.1 for d in episodes])
     assert window_spread_percent(paired_windows(first, slower)) == pytest.approx(0.0, abs=1e-6)  # the workload's own
     assert all(r == pytest.approx(1.1) for r in paired_windows(first, slower))
-    bursty = run([d * (1.5 if 100 <= i < 200 else 1.0) for i, d in enumerate(episodes)])  # a neighbour's burst
+    bursty = timeline([d * (1.5 if 100 <= i < 200 else 1.0) for i, d in enumerate(episodes)])  # a neighbour's burst
     assert window_spread_percent(paired_windows(first, bursty)) > 15
 
 
@@ -146,16 +143,9 @@ def test_steps_whose_level_moves_get_the_interval_of_their_windows_not_of_iid_st
 
     from planner.core.script import estimate_script
 
-    def run(durations):
-        ends, t = [], 1.0
-        for d in durations:
-            t += d
-            ends.append(t)
-        return ScriptRun("ok", "budget", "optimizer", ends)
-
     rng = random.Random(0)
     iid = [0.02 * (1 + 0.2 * (rng.random() - 0.5)) for _ in range(1000)]
     levels = [0.02 * (0.6 + 0.8 * (i // 100 % 2)) * (1 + 0.2 * (rng.random() - 0.5)) for i in range(1000)]  # episodes
-    flat, moving = estimate_script(run(iid), total_steps=5000), estimate_script(run(levels), total_steps=5000)
+    flat, moving = estimate_script(timeline(iid), total_steps=5000), estimate_script(timeline(levels), total_steps=5000)
     assert flat.step_high / flat.step_seconds - 1 < 0.01  # i.i.d.: the mean's own 95% interval
     assert moving.step_high / moving.step_seconds - 1 > 0.3  # two levels, 0.012 and 0.028 s: either may follow
