@@ -25,7 +25,9 @@ from runner.bundle import SKIPPED_DIRS as BUNDLE_SKIPPED_DIRS
 
 MAX_BYTES = 50 * 2**20  # code and configs; a dataset downloads on the instance
 MAX_FILES = 2000
-SKIPPED_DIRS = BUNDLE_SKIPPED_DIRS | {".ruff_cache"}  # caches, VCS and virtualenvs, as a custom model's code skips them
+# caches, VCS and virtualenvs, as a custom model's code skips them; and the planner's own run journals (planner/journal's
+# DEFAULT_BASE), which land beside a script run from its folder
+SKIPPED_DIRS = BUNDLE_SKIPPED_DIRS | {".ruff_cache", "planner-runs"}
 SECRET_DIRS = frozenset({".aws", ".ssh", ".gnupg", ".docker", ".kube"})
 SECRET_FILES = (".env", ".env.*", "*.env", "*.pem", "*.key", "*.p12", "*.pfx", "*.keystore", "*.jks", "id_rsa*",
                 "id_dsa*", "id_ecdsa*", "id_ed25519*", "credentials", "credentials.*", ".netrc", ".pypirc", ".npmrc",

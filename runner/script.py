@@ -28,6 +28,7 @@ import runpy
 import sys
 import time
 import traceback
+import weakref
 from typing import Any
 
 RESULT_VERSION = 1
@@ -168,8 +169,57 @@ class Moves:
         self.saved = {}
 
 
+class SavedForBackward:
+    """The tensors autograd saves for the backward pass while the traced step runs (torch.autograd.graph's
+    saved_tensors_hooks, unchanged tensors back): their bytes, each storage once — the step's activations,
+    what a GPU would hold for it on top of the weights, gradients and optimizer state. A backward pass frees
+    what was saved for it: with gradient accumulation the peak is the largest micro-batch's, not their sum."""
+
+    def __init__(self, trace: dict[str, Any]):
+        import torch
+
+        self.trace, self.seen, self.held = trace, set[int](), 0
+        self.hooks = torch.autograd.graph.saved_tensors_hooks(self.pack, lambda t: t)
+
+    def pack(self, tensor: Any) -> Any:
+        storage = tensor.untyped_storage()
+        if storage.data_ptr() not in self.seen:
+            self.seen.add(storage.data_ptr())
+            self.held += storage.nbytes()
+            self.trace["saved_bytes"] = max(self.trace["saved_bytes"], self.held)
+        return tensor
+
+    def released(self) -> None:
+        """A backward pass ended: what was saved for it is freed."""
+        self.seen.clear()
+        self.held = 0
+
+    def __enter__(self) -> "SavedForBackward":
+        self.hooks.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.hooks.__exit__(*exc)
+
+
+def state_bytes(optimizers: list[Any]) -> int:
+    """What the optimizers hold on the script's device: their parameters, gradients and state (Adam's
+    moments), each storage once."""
+    import torch
+
+    seen: dict[int, int] = {}
+    for opt in optimizers:
+        tensors = [t for group in opt.param_groups for p in group["params"] for t in (p, p.grad) if t is not None]
+        tensors += [v for state in opt.state.values() for v in state.values() if isinstance(v, torch.Tensor)]
+        for t in tensors:
+            storage = t.untyped_storage()
+            seen[storage.data_ptr()] = storage.nbytes()
+    return sum(seen.values())
+
+
 def _empty_trace() -> dict[str, Any]:
-    return {"classes": {}, "op_seconds": 0.0, "uncounted": 0, "views": 0, "flops_by_dtype": {},
+    return {"classes": {}, "op_seconds": 0.0, "uncounted": 0, "views": 0, "flops_by_dtype": {}, "saved_bytes": 0,
+            "state_bytes": 0,
             "to_device": {"calls": 0, "bytes": 0}, "to_host": {"calls": 0, "bytes": 0}}
 
 
@@ -213,6 +263,7 @@ class Timeline:
         self.steps: list[float] = []  # the end of each step
         self.epochs: list[dict[str, Any]] = []  # {"start", "end", "batches"} of each DataLoader iterated to its end
         self.optimizers: set[int] = set()
+        self.optimizer_refs: dict[int, Any] = {}  # weakrefs: the traced step's state bytes are read from them
         self.in_step: list[int] = []  # optimizers that stepped in the iteration under way
         self.last_event: float | None = None
         self.backward_ends: list[float] = []
@@ -235,6 +286,7 @@ class Timeline:
         t = self.now()
         key = id(optimizer)
         self.optimizers.add(key)
+        self.optimizer_refs.setdefault(key, weakref.ref(optimizer))
         if key in self.in_step and self.last_event is not None:  # a new iteration: the last one ended at its last step
             self.steps.append(self.last_event)
             self.in_step = []
@@ -244,6 +296,9 @@ class Timeline:
 
     def backward_done(self) -> None:
         self.backward_ends.append(self.now())
+        for mode in self.tracing:
+            if isinstance(mode, SavedForBackward):
+                mode.released()
         if not self.optimizers:
             self.check(self.backward_ends[-1])
 
@@ -263,10 +318,11 @@ class Timeline:
                 mode.__exit__(None, None, None)
             self.tracing = []
             self.trace["wall"] = t - self.trace["start"]
+            self.trace["state_bytes"] = state_bytes([o for ref in self.optimizer_refs.values() if (o := ref()) is not None])
             self.traced_step = n
         elif self.traced_step is None and n >= self.trace_after and "start" not in self.trace:
             self.trace["start"] = t
-            self.tracing = [Moves(self.trace), trace_mode(self.trace, lambda: self.loading > 0)]
+            self.tracing = [Moves(self.trace), SavedForBackward(self.trace), trace_mode(self.trace, lambda: self.loading > 0)]
             for mode in self.tracing:
                 mode.__enter__()
 

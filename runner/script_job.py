@@ -43,19 +43,28 @@ def launcher_arguments(out: str, seconds: float, min_steps: int, script: str, ar
             *(["--until-epoch", "--latest", str(max(cap - 15, seconds))] if until_epoch else []), script, "--", *args]
 
 
-def run_group(command: list[str], cwd: str, env: dict[str, str], cap: float) -> tuple[str, str, int | None]:
-    """`command` in its own process group, no stdin, in `cwd`; at `cap` seconds it is killed with everything
-    it started (DataLoader workers, a simulator), and at its end too. (stdout, stderr, exit code; None: the cap)."""
+def run_group(command: list[str], cwd: str, env: dict[str, str], cap: float,
+              cancel: Any = None) -> tuple[str, str, int | None]:
+    """`command` in its own process group, no stdin, in `cwd`; at `cap` seconds, when `cancel` (a
+    threading.Event) is set, or when this process is interrupted, it is killed with everything it started
+    (DataLoader workers, a simulator), and at its end too. (stdout, stderr, exit code; None: stopped)."""
     proc = subprocess.Popen(command, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, errors="replace", env=env, start_new_session=True)
+    deadline = time.monotonic() + cap
     try:
-        stdout, stderr = proc.communicate(timeout=cap)
-        code: int | None = proc.returncode
-    except subprocess.TimeoutExpired:
+        while True:
+            try:
+                stdout, stderr = proc.communicate(timeout=max(min(0.25, deadline - time.monotonic()), 0.01))
+                code: int | None = proc.returncode
+                break
+            except subprocess.TimeoutExpired:
+                if time.monotonic() >= deadline or (cancel is not None and cancel.is_set()):
+                    kill_group(proc)
+                    stdout, stderr = proc.communicate()
+                    code = None
+                    break
+    finally:
         kill_group(proc)
-        stdout, stderr = proc.communicate()
-        code = None
-    kill_group(proc)
     return stdout, stderr, code
 
 

@@ -87,19 +87,36 @@ def validate_lines(data: dict) -> list[str]:
         lines.append(f"  during the run the step time varied by {data['actual_window_spread_percent']:.0f}% "
                      "(p10 to p90 of its 20 windows)")
     return lines + machine_lines(data["machine_drift_percent"], data["actual_window_spread_percent"],
-                                 data["recheck_step_seconds"], "a second bench")
+                                 data["recheck_step_seconds"])
 
 
-def machine_lines(drift: float | None, spread: float | None, recheck_step: float | None, again: str) -> list[str]:
+def machine_lines(drift: float | None, spread: float | None, recheck_step: float | None) -> list[str]:
     """Whether the machine held its speed around a validate run (planner/service/measure.unsteady_reason)."""
     if drift is None or recheck_step is None:
         return []
-    why = unsteady_reason(drift, spread)
-    return [f"  machine   {again} after the run measured {recheck_step * 1e3:.3g} ms per step, {drift:+.1f}% from the first",
-            *(["            the machine held its speed before, during and after the run: the error is the",
-               "            prediction's own"] if not why else
-              [f"            {why}:", "            runs of the same work differ by about that much here; validate again "
-               "when it is", "            quieter before blaming the prediction"])]
+    return [f"  machine   a second bench after the run measured {recheck_step * 1e3:.3g} ms per step, {drift:+.1f}% from the first",
+            *verdict_lines(unsteady_reason(drift, spread))]
+
+
+def verdict_lines(why: str | None) -> list[str]:
+    """What a validate run's error means, given why the machine did not hold its speed (None: it did)."""
+    if not why:
+        return ["            the machine held its speed before, during and after the run: the error is the",
+                "            prediction's own"]
+    return [f"            {why}:", "            runs of the same work differ by about that much here; validate again "
+            "when it is", "            quieter before blaming the prediction"]
+
+
+def script_machine_lines(data: dict) -> list[str]:
+    """Whether the machine held its speed around a script's validate run: the script measured twice, the
+    same steps compared window by window (planner/core/script.paired_windows)."""
+    why = data["machine_unsteady_reason"]
+    lines = [f"  machine   measured again after the run, the same steps took {data['machine_drift_percent']:+.1f}% "
+             f"(the median of their windows' ratios; mean step {data['recheck_step_seconds'] * 1e3:.3g} ms against "
+             f"{data['step_seconds'] * 1e3:.3g} ms)"]
+    if data["window_spread_percent"] is not None:
+        lines.append(f"            their windows' ratios spread {data['window_spread_percent']:.0f}% (p10 to p90)")
+    return lines + verdict_lines(why)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -117,13 +134,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
                            f"({range_text(data['predicted_seconds_low'], data['predicted_seconds_high'])}), "
                            f"took {seconds_text(data['actual_seconds'])} spawn to exit: error {data['error_percent']:+.1f}%, "
                            f"{'inside' if data['inside_interval'] else 'outside'} the interval", highlight=False)
-            lines = machine_lines(data["machine_drift_percent"], data["window_spread_percent"], data["recheck_step_seconds"],
-                                  "a second measurement of the script")
-            if data["window_spread_percent"] is not None:
-                lines.insert(0, f"  measured twice, the same steps' times moved by {data['window_spread_percent']:.0f}% "
-                                "between the two (p10 to p90 of their windows' ratios)")
-            if lines:
-                stdout().print("\n".join(lines), highlight=False)
+            if data["machine_drift_percent"] is not None:
+                stdout().print("\n".join(script_machine_lines(data)), highlight=False)
         return ExitCode.OK
     if args.script_args or args.total_steps:
         raise InputError(f"--total-steps and arguments after -- are for a training script (.py), not {args.spec}")

@@ -27,7 +27,7 @@ import statistics
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from planner.core.candidates import LOCAL, Candidate, Hardware, Target, widened
+from planner.core.candidates import LOCAL, Candidate, Hardware, Target, does_not_fit_note, fits, widened
 from planner.core.decide import ErrorBasis
 from planner.core.estimate import (
     PROCESS_EXIT_SECONDS, RUN_TO_RUN_NOISE, StepMeasurement, estimate_training, relative_half_widths,
@@ -86,6 +86,8 @@ class StepTrace:
     to_host: Moved = Moved()  # .item(), .cpu(), .tolist(): on a GPU, each a synchronisation
     op_overhead_seconds: float = 0.0  # one tiny eager op's cost outside its kernel on this CPU
     traced_op_overhead_seconds: float = 0.0  # the same under the trace (what tracing adds to every op)
+    saved_bytes: int = 0  # the activations autograd saved for the backward pass (each storage once)
+    state_bytes: int = 0  # the optimizers' parameters, gradients and state (0: not recorded, or no torch.optim)
 
     def scaled_to(self, step_seconds: float) -> StepTrace:
         """The traced step as a mean step of `step_seconds` would run it: its wall without what tracing added to
@@ -100,7 +102,7 @@ class StepTrace:
 
         return replace(self, wall=step_seconds, op_seconds=self.op_seconds * k, traced_op_overhead_seconds=self.op_overhead_seconds,
                        classes={c: OpClassWork(n(w.ops), n(w.flops), n(w.bytes), w.seconds * k) for c, w in self.classes.items()},
-                       views=n(self.views), uncounted=n(self.uncounted),
+                       views=n(self.views), uncounted=n(self.uncounted), saved_bytes=n(self.saved_bytes),
                        flops_by_dtype={d: n(f) for d, f in self.flops_by_dtype.items()},
                        to_device=Moved(n(self.to_device.calls), n(self.to_device.bytes)),
                        to_host=Moved(n(self.to_host.calls), n(self.to_host.bytes)))
@@ -133,6 +135,13 @@ class StepTrace:
     @property
     def bytes(self) -> int:
         return sum(c.bytes for c in self.device_classes.values())
+
+    @property
+    def device_bytes(self) -> int | None:
+        """What a GPU would hold for the step: the optimizers' state, the activations saved for backward and
+        the step's inputs sent to the device; None when the state was not recorded (no torch.optim, or a
+        journal from before it was)."""
+        return self.state_bytes + self.saved_bytes + self.to_device.bytes if self.state_bytes else None
 
     @property
     def python_share(self) -> float:
@@ -265,15 +274,16 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
         total_steps = int(round(epochs * steps_per_epoch))
     n_epochs = float(epochs) if epochs is not None else (total_steps / steps_per_epoch if steps_per_epoch else 0.0)
     if not run.steady:
-        notes.append("the step time was still drifting (more than 10% between the first and last thirds of the measurement) at "
-                     "3x the budget: a busy machine or a long warm-up; the interval may be too narrow — measure again "
+        when = "when the script finished" if run.stopped_because == "finished" else "at 3x the budget"
+        notes.append("the step time was still drifting (more than 10% between the first and last thirds of the measurement) "
+                     f"{when}: a busy machine or a long warm-up; the interval may be too narrow — measure again "
                      "when the machine is quieter, or give more --seconds")
     if between is None:
         notes.append("no epoch boundary was seen: the time between epochs (evaluation, checkpoints) is not in the estimate")
     setup = max(run.steps[0] - mean, 0.0) + sum(max(d - mean, 0.0) for d in warming)
     # the spec's extrapolation (planner/core/estimate.py): the time between epochs is one-time work too, and
     # setup runs from the spawn (no separate process start); exit as a bench's parent would measure it
-    step = StepMeasurement(mean, mean * (1 - half), mean * (1 + half), setup + (between or 0.0) * n_epochs,
+    step = StepMeasurement(mean, mean * max(1 - half, 0.05), mean * (1 + half), setup + (between or 0.0) * n_epochs,
                            process_start_seconds=0.0, exit_seconds=PROCESS_EXIT_SECONDS, steps_measured=len(steady))
     whole = estimate_training(step, total_steps, noise=noise)
     if whole.note:
@@ -350,10 +360,14 @@ def script_candidates(run: ScriptRun, est: ScriptEstimate, instances: list[Insta
             scalar = cpu_speed_ratio(hardware.local_cpu, cpu, precision)[0] if hardware.local_cpu and cpu else 1.0
             pred = predict_trace_gpu(trace, est.step_seconds, (below, above), gpu, scalar)
             low, high = pred.low, pred.high
+            memory, need = float(facts.gpu_memory_gib or 0.0) * 2**30, trace.device_bytes
+            if need is not None and memory and not fits(need, memory):
+                base.update(fits=False, note=does_not_fit_note(need, memory))
             # the bench's share is inside the band already; the same GPU behind the same CPU family: one estimate
             basis = ErrorBasis(model=f"gpu-model:{gpu.arch}:{precision}", estimate=f"trace:{gpu.name}:{facts.family}")
             if facts.gpu_count > 1:
-                base["note"] = f"1 of its {facts.gpu_count} GPUs used (the script picks its device); priced for the whole instance"
+                base["note"] = "; ".join(x for x in (base.get("note", ""), f"1 of its {facts.gpu_count} GPUs used (the script "
+                                                     "picks its device); priced for the whole instance") if x)
         if pred.step_seconds is None or low is None or high is None:
             out.append(Candidate(**{**base, "note": pred.note or base.get("note", "")}))
             continue
@@ -371,10 +385,13 @@ def python_share(run: ScriptRun, est: ScriptEstimate) -> float | None:
     return host_seconds(run.trace.scaled_to(est.step_seconds), est.step_seconds) / est.step_seconds
 
 
-def script_warnings(run: ScriptRun, est: ScriptEstimate) -> list[str]:
-    """What a plan of the script says about how it was measured and what its GPU rows rest on."""
+def script_warnings(run: ScriptRun, est: ScriptEstimate, predicted: bool = True) -> list[str]:
+    """What a plan of the script says about how it was measured and (`predicted`: it has predicted rows)
+    what its GPU rows rest on."""
     said = [f"steps found by {'torch.optim optimizer steps' if run.boundary == 'optimizer' else 'backward passes (no torch.optim)'}"
             + (f" ({run.optimizers} optimizers: one step when each has stepped)" if run.optimizers > 1 else "")]
+    if not predicted:
+        return said
     t = run.trace.scaled_to(est.step_seconds) if run.trace else None
     if t is None:
         said.append("no step was traced (too few steps): GPU instances are not predicted")
@@ -382,5 +399,10 @@ def script_warnings(run: ScriptRun, est: ScriptEstimate) -> list[str]:
     said.append(f"GPU rows: a mean step's {t.kernels:,} kernels ({t.flops / 1e9:.3g} G FLOPs, {t.precision}) on the "
                 f"device model, its Python ({python_share(run, est) or 0.0:.0%} of a step here) on the instance's CPU, "
                 f"{t.to_device.calls:,} copies to the device and {t.to_host.calls:,} values read back (a sync each)")
-    said.append("GPU memory is not checked for a script (its footprint is not traced): a benchmark tells")
+    need = t.device_bytes
+    said.append("GPU memory is not checked for a script: no torch.optim optimizer held its state (a benchmark tells)"
+                if need is None else
+                f"GPU memory: ~{need / 2**30:.2g} GiB a GPU would hold (the optimizers' weights, gradients and state, the "
+                "activations saved for backward, the inputs sent), checked against each GPU's; the allocator's cache and "
+                "what the script keeps outside its optimizers are not counted")
     return said

@@ -3,6 +3,7 @@ its prediction (`planner validate`)."""
 
 from __future__ import annotations
 
+import math
 import statistics
 import tempfile
 import time
@@ -10,7 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from planner.errors import InputError, RunError
+from planner.errors import Cancelled, InputError, RunError
 from planner.core.script import ScriptEstimate, ScriptRun, estimate_script, paired_windows
 from planner.service.describe import Describe
 from planner.units import PROCESSES, shown_path
@@ -226,15 +227,18 @@ class Measure(Describe):
         return validate(spec, self.footprint(spec), epochs, options, on_progress, recheck)
 
     def bench_script(self, script: str | Path, args: list[str], seconds: float = 10.0, total_steps: int | None = None,
-                     epochs: int | None = None) -> tuple[ScriptRun, ScriptEstimate]:
+                     epochs: int | None = None, cancel=None) -> tuple[ScriptRun, ScriptEstimate]:
         """Run the user's training script here, unchanged (runner/script.py times its steps by PyTorch's
         own hooks), and extrapolate its whole run (planner/core/script.py).
         Raises InputError (not a readable .py file; the run's length cannot be known; too few steps),
         RunError (the script failed before its first step, with its own traceback; it never stepped;
-        it was stopped at the cap before its first step)."""
+        it was stopped at the cap before its first step), Cancelled (`cancel`, a threading.Event, was set: the
+        script was stopped with everything it started)."""
         path = script_path(script)
         with tempfile.TemporaryDirectory(prefix="planner-script-") as tmp:
-            done = run_script(path.resolve(), list(args), seconds, Path(tmp), until_epoch=epochs is not None)
+            done = run_script(path.resolve(), list(args), seconds, Path(tmp), until_epoch=epochs is not None, cancel=cancel)
+        if cancel is not None and cancel.is_set():
+            raise Cancelled(f"cancelled: the measurement of {path.name} here was stopped, with everything it started")
         run = ScriptRun.from_json(done.result) if done.result else None
         said = (done.stderr_tail or done.stdout_tail).strip()
         if done.returncode is None and (run is None or not run.steps):
@@ -258,7 +262,7 @@ class Measure(Describe):
         that size may be the machine's (`machine_steady`). Raises what bench_script raises, and RunError when
         the whole run fails or outlasts three times the estimate's high end (at least 10 minutes)."""
         run, est = self.bench_script(script, args, seconds, total_steps, epochs)
-        cap = max(3 * est.high, 600.0)
+        cap = max(3 * (est.high if math.isfinite(est.high) else 10 * est.seconds), 600.0)  # no usable interval: 10x the point
         with tempfile.TemporaryDirectory(prefix="planner-script-") as tmp:
             whole = run_script(Path(script).resolve(), list(args), seconds, Path(tmp), cap_seconds=cap, whole=True)
         if whole.returncode != 0:
@@ -272,12 +276,13 @@ class Measure(Describe):
                "inside_interval": est.low <= actual <= est.high, "step_seconds": est.step_seconds,
                "setup_seconds": est.setup_seconds, "between_epochs_seconds": est.between_epochs_seconds,
                "measure_seconds": run.wall, "recheck_step_seconds": None, "machine_drift_percent": None,
-               "window_spread_percent": None, "machine_steady": None}
+               "window_spread_percent": None, "machine_steady": None, "machine_unsteady_reason": None}
         if recheck:
             after, again = self.bench_script(script, args, seconds, total_steps, epochs)
             paired = paired_windows(run, after)  # the same steps twice: the machine's move, not the workload's
             drift = 100.0 * ((statistics.median(paired) if paired else again.step_seconds / est.step_seconds) - 1)
             spread = window_spread_percent(paired)
+            unsteady = unsteady_reason(drift, spread)
             out.update(recheck_step_seconds=again.step_seconds, machine_drift_percent=drift, window_spread_percent=spread,
-                       machine_steady=unsteady_reason(drift, spread) is None)
+                       machine_steady=unsteady is None, machine_unsteady_reason=unsteady)
         return out

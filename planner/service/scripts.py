@@ -55,7 +55,7 @@ class Scripts(Runs):
                       *(measured or [])]
         plan = decide([c.option(est.total_steps) for c in candidates], options.objective, options.deadline_seconds,
                       options.time_value_per_hour)
-        plan.warnings[:0] = [*est.notes, *script_warnings(run, est)]
+        plan.warnings[:0] = [*est.notes, *script_warnings(run, est, predicted=not measured_only)]
         choices = [] if measured_only else benchmark_choices(plan)
         summary = WorkloadSummary(job.script, SCRIPT_KIND, run.boundary, 0, 0, int(round(est.epochs)),
                                   int(round(est.steps_per_epoch or 0)), est.total_steps,
@@ -87,7 +87,8 @@ class Scripts(Runs):
         plan what was measured, write plan.json. Every instance started is terminated before it returns,
         also on Ctrl-C, SIGTERM and SIGHUP (runner/session.py), as for a spec.
         `auto` measures here first, plans every instance from it, and benchmarks the instances that could
-        change the decision (the paid benchmarks `planner estimate train.py` names), within the budget.
+        change the decision (the paid benchmarks `planner estimate train.py` suggests), within the budget;
+        none when training here wins clearly (each choice then says so).
         Raises InputError (refused before anything is written or launched: budget, region, a folder too big,
         a requirements file outside it), RunError, Cancelled/KeyboardInterrupt carrying `run_dir`."""
         from pricing.catalog import check_region, instance_facts
@@ -117,11 +118,20 @@ class Scripts(Runs):
         if LOCAL in targets.targets:  # `auto` adds it: every other instance is predicted from this measurement
             if cb.on_state:
                 cb.on_state(LOCAL.name, "running", 0.0, 0.0)
-            run, est = self.bench_script(path, args, seconds, total_steps, epochs)
+            try:
+                run, est = self.bench_script(path, args, seconds, total_steps, epochs, cancel)
+            except Cancelled as exc:
+                exc.run_dir = str(journal.path)  # type: ignore[attr-defined]
+                exc.unterminated_instances, exc.results_count = [], 0  # type: ignore[attr-defined]
+                raise
             here = script_result({**asdict(run), "script": path.name}, "", 0, seconds + SCRIPT_CAP_EXTRA_SECONDS)
             record(LOCAL.label(here.device), Measured(LOCAL, here))
             if targets.auto:  # the instances a paid benchmark could change the decision for, within the budget
-                choices = benchmark_choices(self.script_plan(job, run, est, options).plan, aws)
+                planned = self.script_plan(job, run, est, options)
+                choices = benchmark_choices(planned.plan, aws)
+                if planned.trains_here_clearly:  # as estimate says and the TUI picks: nothing worth paying for
+                    choices = [replace(c, benchmark=False, reason=f"not needed: training here wins clearly, whatever "
+                                       f"an instance measures ({c.reason})") for c in choices]
                 info["auto"] = [asdict(c) for c in choices]
                 journal.write_run(info)
                 if cb.on_choices:

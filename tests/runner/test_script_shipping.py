@@ -24,7 +24,8 @@ def test_gitignore_rules_apply_below_their_folder_and_secrets_never_ship(tmp_pat
     script = tree(tmp_path, {"train.py": "", "lib/model.py": "", "lib/.gitignore": "*.ckpt\n", "lib/last.ckpt": "x",
                              "top.ckpt": "kept: the root's .gitignore does not list it", ".gitignore": "out/\n",
                              "out/log.txt": "", ".env": "KEY=1", "prod.env": "KEY=2", "conf/id_ed25519": "k",
-                             "keys/site.pem": "k", ".aws/credentials": "k", "__pycache__/x.pyc": "", "notes.md": ""})
+                             "keys/site.pem": "k", ".aws/credentials": "k", "__pycache__/x.pyc": "", "notes.md": "",
+                             "planner-runs/20261124T000000Z-train/run.json": "{}"})  # the planner's own journals
     shipped = script_folder(script)
     names = sorted(name for _, name in shipped.files)
     assert names == ["user/.gitignore", "user/lib/.gitignore", "user/lib/model.py", "user/notes.md", "user/top.ckpt",

@@ -149,3 +149,20 @@ def test_steps_whose_level_moves_get_the_interval_of_their_windows_not_of_iid_st
     flat, moving = estimate_script(timeline(iid), total_steps=5000), estimate_script(timeline(levels), total_steps=5000)
     assert flat.step_high / flat.step_seconds - 1 < 0.01  # i.i.d.: the mean's own 95% interval
     assert moving.step_high / moving.step_seconds - 1 > 0.3  # two levels, 0.012 and 0.028 s: either may follow
+
+
+def test_a_script_that_needs_more_than_a_gpus_memory_does_not_fit_it():
+    from dataclasses import replace
+
+    from planner.core.script import script_warnings
+
+    # 10 GiB of weights and optimizer state, 6 GiB of activations saved for backward: more than a T4's 16 GiB
+    big = replace(CONVNET, state_bytes=10 * 2**30, saved_bytes=6 * 2**30)
+    est = _estimate(3.0, 1000)
+    run = ScriptRun("ok", "budget", "optimizer", [1.0 + 3 * i for i in range(50)], trace=big)
+    _plan_of_big, candidates = _plan(big, 3.0, 1000)
+    rows = {c.instance_type: c for c in candidates}
+    assert not rows["g4dn.xlarge"].fits and "needs ~16.0 GiB" in rows["g4dn.xlarge"].note
+    assert rows["p4de.24xlarge"].fits and "1 of its 8 GPUs used" in rows["p4de.24xlarge"].note
+    assert any("~16 GiB a GPU would hold" in w for w in script_warnings(run, est))
+    assert any("not checked" in w for w in script_warnings(replace(run, trace=CONVNET), est))  # no optimizer state seen
