@@ -29,6 +29,7 @@ from typing import Any
 
 from planner.core.candidates import LOCAL, Candidate, Hardware, Target, does_not_fit_note, fits, widened
 from planner.core.decide import ErrorBasis
+from planner.core.formats import human_bytes
 from planner.core.estimate import (
     PROCESS_EXIT_SECONDS, RUN_TO_RUN_NOISE, StepMeasurement, estimate_training, relative_half_widths,
 )
@@ -402,7 +403,7 @@ def script_warnings(run: ScriptRun, est: ScriptEstimate, predicted: bool = True)
     need = t.device_bytes
     said.append("GPU memory is not checked for a script: no torch.optim optimizer held its state (a benchmark tells)"
                 if need is None else
-                f"GPU memory: ~{need / 2**30:.2g} GiB a GPU would hold (the optimizers' weights, gradients and state, the "
+                f"GPU memory: ~{human_bytes(need)} a GPU would hold (the optimizers' weights, gradients and state, the "
                 "activations saved for backward, the inputs sent), checked against each GPU's; the allocator's cache and "
                 "what the script keeps outside its optimizers are not counted")
     return said

@@ -164,5 +164,5 @@ def test_a_script_that_needs_more_than_a_gpus_memory_does_not_fit_it():
     rows = {c.instance_type: c for c in candidates}
     assert not rows["g4dn.xlarge"].fits and "needs ~16.0 GiB" in rows["g4dn.xlarge"].note
     assert rows["p4de.24xlarge"].fits and "1 of its 8 GPUs used" in rows["p4de.24xlarge"].note
-    assert any("~16 GiB a GPU would hold" in w for w in script_warnings(run, est))
+    assert any("~16.0 GiB a GPU would hold" in w for w in script_warnings(run, est))
     assert any("not checked" in w for w in script_warnings(replace(run, trace=CONVNET), est))  # no optimizer state seen
