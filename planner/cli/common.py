@@ -325,7 +325,11 @@ def region_argument(p, text: str = "AWS region (default: AWS_REGION, else us-eas
 
 
 def say_script_cap(args: argparse.Namespace, then: str = "") -> None:
-    """Say, before it starts, what a script's measurement will do and where it is stopped."""
+    """Say, before it starts, what a script's measurement will do and where it is stopped (a script that is not
+    there is refused first: InputError)."""
+    from planner.service import PlannerService
+
+    PlannerService().check_script(args.spec)
     running = " ".join([args.spec, *args.script_args])
     epoch = " (longer if no whole epoch was seen yet: --epochs counts steps from one)" if getattr(args, "epochs", None) else ""
     stderr().print(f"running {escape(running)} here, unchanged: "

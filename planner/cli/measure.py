@@ -184,8 +184,9 @@ def add_validate_parser(sub) -> None:
     p.add_argument("spec", help="workload spec (YAML or JSON), or your training script (train.py): estimated, then run whole")
     p.add_argument("--total-steps", type=flag("--total-steps"), metavar="N",
                    help=ranged("--total-steps", "a script's whole run, in optimizer steps"))
-    p.add_argument("--target", choices=("local",), default="local")
-    p.add_argument("--device", choices=("cpu", "cuda", "auto"), default="auto")
+    p.add_argument("--target", choices=("local",), default="local", help="where to train: this machine (the only choice)")
+    p.add_argument("--device", choices=("cpu", "cuda", "auto"), default="auto",
+                   help="a spec's device here (default auto: CUDA when this machine has it); a script picks its own")
     p.add_argument("--epochs", type=flag("--epochs"), help=ranged("--epochs", "epochs to train (default: the spec's)"))
     p.add_argument("--seconds", type=flag("--seconds"), default=10.0,
                    help=ranged("--seconds", "bench time budget for the prediction (default 10)"))

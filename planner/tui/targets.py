@@ -160,6 +160,8 @@ class TargetsPane(Vertical):
     def action_suggested(self) -> None:
         self.selected = list(self.suggested)
         self.refresh_rows()
+        if not self.suggested:
+            self.app.notify("no paid benchmark suggested: the plan is clear without one (or not made yet: e estimates)")
 
     def action_local_only(self) -> None:
         self.selected = []
