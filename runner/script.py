@@ -262,8 +262,7 @@ class Timeline:
         self.steady = True  # the step time had settled when the measurement stopped
         self.steps: list[float] = []  # the end of each step
         self.epochs: list[dict[str, Any]] = []  # {"start", "end", "batches"} of each DataLoader iterated to its end
-        self.optimizers: set[int] = set()
-        self.optimizer_refs: dict[int, Any] = {}  # weakrefs: the traced step's state bytes are read from them
+        self.optimizers: dict[int, Any] = {}  # id -> a weakref to each optimizer seen (its state bytes are read at the trace)
         self.in_step: list[int] = []  # optimizers that stepped in the iteration under way
         self.last_event: float | None = None
         self.backward_ends: list[float] = []
@@ -272,6 +271,7 @@ class Timeline:
         self.trace: dict[str, Any] = {**_empty_trace(), "op_overhead_seconds": op_overhead_seconds(),
                                       "traced_op_overhead_seconds": op_overhead_seconds(traced=True)}
         self.tracing: list[Any] = []  # the modes while the traced step runs
+        self.saved: SavedForBackward | None = None  # of them, the one counting what autograd saves
         self.loading = 0  # > 0 while a DataLoader fetches a batch in this process
         self.traced_step: int | None = None  # the index of the traced step (slower: not timed)
 
@@ -285,8 +285,7 @@ class Timeline:
     def optimizer_stepped(self, optimizer: Any) -> None:
         t = self.now()
         key = id(optimizer)
-        self.optimizers.add(key)
-        self.optimizer_refs.setdefault(key, weakref.ref(optimizer))
+        self.optimizers.setdefault(key, weakref.ref(optimizer))
         if key in self.in_step and self.last_event is not None:  # a new iteration: the last one ended at its last step
             self.steps.append(self.last_event)
             self.in_step = []
@@ -296,9 +295,8 @@ class Timeline:
 
     def backward_done(self) -> None:
         self.backward_ends.append(self.now())
-        for mode in self.tracing:
-            if isinstance(mode, SavedForBackward):
-                mode.released()
+        if self.saved is not None:
+            self.saved.released()
         if not self.optimizers:
             self.check(self.backward_ends[-1])
 
@@ -316,13 +314,14 @@ class Timeline:
         if self.tracing:
             for mode in reversed(self.tracing):
                 mode.__exit__(None, None, None)
-            self.tracing = []
+            self.tracing, self.saved = [], None
             self.trace["wall"] = t - self.trace["start"]
-            self.trace["state_bytes"] = state_bytes([o for ref in self.optimizer_refs.values() if (o := ref()) is not None])
+            self.trace["state_bytes"] = state_bytes([o for ref in self.optimizers.values() if (o := ref()) is not None])
             self.traced_step = n
         elif self.traced_step is None and n >= self.trace_after and "start" not in self.trace:
             self.trace["start"] = t
-            self.tracing = [Moves(self.trace), SavedForBackward(self.trace), trace_mode(self.trace, lambda: self.loading > 0)]
+            self.saved = SavedForBackward(self.trace)
+            self.tracing = [Moves(self.trace), self.saved, trace_mode(self.trace, lambda: self.loading > 0)]
             for mode in self.tracing:
                 mode.__enter__()
 

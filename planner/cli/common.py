@@ -21,7 +21,7 @@ from planner.report.plan import (
 from planner.service.inputs import check_out_file, flag_range, parse_flag, shown_path
 
 if TYPE_CHECKING:
-    from planner.service import PlanDocument
+    from planner.service import PlanDocument, PlannerService
 
 
 class Parser(argparse.ArgumentParser):
@@ -324,12 +324,10 @@ def region_argument(p, text: str = "AWS region (default: AWS_REGION, else us-eas
     p.add_argument("--region", type=flag("--region"), help=text)
 
 
-def say_script_cap(args: argparse.Namespace, then: str = "") -> None:
+def say_script_cap(service: PlannerService, args: argparse.Namespace, then: str = "") -> None:
     """Say, before it starts, what a script's measurement will do and where it is stopped (a script that is not
     there is refused first: InputError)."""
-    from planner.service import PlannerService
-
-    PlannerService().check_script(args.spec)
+    service.check_script(args.spec)
     running = " ".join([args.spec, *args.script_args])
     epoch = " (longer if no whole epoch was seen yet: --epochs counts steps from one)" if getattr(args, "epochs", None) else ""
     stderr().print(f"running {escape(running)} here, unchanged: "

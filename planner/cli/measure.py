@@ -60,7 +60,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def _bench_script(service: PlannerService, args: argparse.Namespace) -> int:
     """`planner bench train.py -- ARGS`: the script run here unchanged, its steps timed, its whole run estimated."""
     check_script_flags(args, ("out", "device", "threads", "sweep", "processes"))
-    say_script_cap(args)
+    say_script_cap(service, args)
     with progress():
         run, est = service.bench_script(args.spec, args.script_args, args.seconds, args.total_steps, args.epochs)
     data = script_json(run, est)
@@ -123,7 +123,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     service = PlannerService()
     if args.spec.endswith(".py"):
         check_script_flags(args, ("device",))
-        say_script_cap(args, then="then runs it whole")
+        say_script_cap(service, args, then="then runs it whole")
         with progress():
             data = service.validate_script(args.spec, args.script_args, args.seconds, args.total_steps, args.epochs,
                                            recheck=args.recheck)

@@ -144,7 +144,7 @@ def _run_script(service: PlannerService, args: argparse.Namespace, targets, opti
     """`planner run train.py --targets local,aws:TYPE -- ARGS`: the script measured here and on rented
     instances, journaled, planned."""
     check_script_flags(args, ("processes",))
-    say_script_cap(args)
+    say_script_cap(service, args)
     try:
         with progress() as on_progress:
             doc, _journal = service.run_script(args.spec, args.script_args, targets, options, args.seconds,
@@ -210,7 +210,7 @@ def _estimate_script(service: PlannerService, args: argparse.Namespace, region: 
         raise InputError("--predict-only: a script is planned from its own run here (nothing else describes it)",
                          hint="leave --predict-only out; --seconds bounds the measurement")
     options = _plan_options(args, region)
-    say_script_cap(args)
+    say_script_cap(service, args)
     with progress():
         doc, _run, _est = service.estimate_script(args.spec, args.script_args, options, args.seconds, args.total_steps,
                                                 args.epochs, gpu=True if args.gpu else False if args.cpu else None)

@@ -237,9 +237,9 @@ def paired_windows(first: ScriptRun, second: ScriptRun, windows: int = 20) -> li
     `windows`): the second's mean step over the first's. A seeded script runs the same steps both times,
     so these ratios move with the machine, not with the workload (an RL agent's episodes grow as it learns:
     its own windows spread whatever the machine does)."""
-    common = min(len(_durations(first)[0]), len(_durations(second)[0]))
-    size = max(5, common // windows)
-    return [b / a for a, b in zip(_windows(_durations(first)[0], size), _windows(_durations(second)[0], size)) if a > 0]
+    one, two = _durations(first)[0], _durations(second)[0]
+    size = max(5, min(len(one), len(two)) // windows)
+    return [b / a for a, b in zip(_windows(one, size), _windows(two, size)) if a > 0]
 
 
 def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int | None = None,

@@ -185,14 +185,20 @@ def prices_table(catalog, rows, purchase: str = "on-demand"):
     if not one_region:
         t.add_column("region", no_wrap=True)
     for _, r in rows.iterrows():
-        gpu = f"{int(r['gpu_count'])}x {r['gpu_name']}" if r["gpu_count"] else "-"
-        memory = _clean(r["gpu_memory_gib"])
-        gpu_mem = "-" if not r["gpu_count"] else "?" if memory is None else f"{memory:.4g}"
+        gpu, gpu_mem = gpu_cells(r)
         cells = [r["instance_type"], f"{int(r['vcpus'])}", f"{_clean(r['memory_gib']):g}"]
         cells += [gpu, gpu_mem] if any_gpu else []
         cells += [_money(r["ondemand_usd_per_hour"]), _money(r["spot_usd_per_hour_median"])]
         t.add_row(*cells, *([] if one_region else [r["region"]]))
     return t
+
+
+def gpu_cells(row) -> tuple[str, str]:
+    """A catalog row's GPU ("4x A10G", "-" for none) and GPU memory in GiB ("?" when the catalog lacks it)."""
+    if not row["gpu_count"]:
+        return "-", "-"
+    memory = _clean(row["gpu_memory_gib"])
+    return f"{int(row['gpu_count'])}x {row['gpu_name']}", "?" if memory is None else f"{memory:.4g}"
 
 
 def _unknown_facts_caption(rows) -> str:

@@ -279,8 +279,9 @@ class Measure(Describe):
                "window_spread_percent": None, "machine_steady": None, "machine_unsteady_reason": None}
         if recheck:
             after, again = self.bench_script(script, args, seconds, total_steps, epochs)
-            paired = paired_windows(run, after)  # the same steps twice: the machine's move, not the workload's
-            drift = 100.0 * ((statistics.median(paired) if paired else again.step_seconds / est.step_seconds) - 1)
+            # the same steps twice: the machine's move, not the workload's (both have 5+ steady steps: a window each)
+            paired = paired_windows(run, after)
+            drift = 100.0 * (statistics.median(paired) - 1)
             spread = window_spread_percent(paired)
             unsteady = unsteady_reason(drift, spread)
             out.update(recheck_step_seconds=again.step_seconds, machine_drift_percent=drift, window_spread_percent=spread,

@@ -19,6 +19,7 @@ from planner.report.text import escape
 from planner.tui.messages import TargetsChanged
 from planner.tui.typed import planner_app
 from planner.report.plan import PLAN_COLUMNS, plan_row
+from planner.report.tables import gpu_cells
 from planner.service import AwsOptions, PriceQuery
 from planner.service.inputs import parse_flag
 
@@ -118,10 +119,9 @@ class TargetsPane(Vertical):
             target = f"aws:{r['instance_type']}"
             price = r["price_usd_per_hour"]
             time_cell, cost_cell = estimates.get(target, ("-", "-"))
+            gpu, gpu_mem = gpu_cells(r)
             cells = {"pick": "✓" if target in self.selected else "", "instance": r["instance_type"],
-                     "vCPUs": str(int(r["vcpus"])), "GiB": f"{r['memory_gib']:g}",
-                     "GPU": f"{int(r['gpu_count'])}x {r['gpu_name']}" if r["gpu_count"] else "-",
-                     "GPU GiB": "-" if not r["gpu_count"] else "?" if r["gpu_memory_gib"] != r["gpu_memory_gib"] else f"{r['gpu_memory_gib']:.4g}",
+                     "vCPUs": str(int(r["vcpus"])), "GiB": f"{r['memory_gib']:g}", "GPU": gpu, "GPU GiB": gpu_mem,
                      "$/h": "-" if price != price else f"{price:.4f}", "training time": time_cell, "cost": cost_cell}
             table.add_row(*(Text.from_markup(cells[name]) for name in self._order), key=target)
         self.query_one("#price-source", Static).update(
