@@ -273,6 +273,8 @@ class Timeline:
         self.tracing: list[Any] = []  # the modes while the traced step runs
         self.saved: SavedForBackward | None = None  # of them, the one counting what autograd saves
         self.loading = 0  # > 0 while a DataLoader fetches a batch in this process
+        self.loaders_started = 0  # DataLoader iterations begun (an epoch, an evaluation pass)
+        self.under_way: list[dict[str, Any]] = []  # {"start", "batches", "length"} of each DataLoader being iterated
         self.traced_step: int | None = None  # the index of the traced step (slower: not timed)
 
     def now(self) -> float:
@@ -334,7 +336,7 @@ class Timeline:
         if len(ends) >= self.max_steps:
             self.finish("max_steps")
         elif len(ends) >= self.min_steps and t - ends[0] >= self.seconds:
-            if self.until_epoch and t < self.latest and not self.epoch_seen(ends):
+            if self.until_epoch and t < self.latest and not self.epoch_seen(ends) and self.epoch_may_end(t):
                 return  # --epochs needs a whole training epoch and the step after it (the time between epochs)
             self.steady = self.drift(ends) <= STEADY_DRIFT
             if not self.steady and t - ends[0] < UNSTEADY_EXTENSION * self.seconds and t < self.latest:
@@ -353,6 +355,13 @@ class Timeline:
         first, last = sorted(steady[:third])[third // 2], sorted(steady[-third:])[third // 2]
         return abs(last / first - 1) if first > 0 else 0.0
 
+    def epoch_may_end(self, t: float) -> bool:
+        """Whether waiting on can show a whole epoch: a DataLoader is being iterated and, at the pace of its
+        batches so far, ends before `latest` (or its length is unknown). With none begun, or one that ends
+        later, the measurement stops at its budget: waiting to the cap would only delay the same answer."""
+        return any(not e["length"] or not e["batches"]
+                   or e["start"] + (t - e["start"]) * e["length"] / e["batches"] < self.latest for e in self.under_way)
+
     def epoch_seen(self, ends: list[float]) -> bool:
         """A DataLoader iterated to its end with steps in it, and a step after it."""
         return any(any(e["start"] < t <= e["end"] for t in ends) and ends[-1] > e["end"] for e in self.epochs)
@@ -370,6 +379,7 @@ class Timeline:
                 "boundary": self.boundary(), "optimizers": len(self.optimizers), "steps": self.step_ends(),
                 "steady": self.steady,
                 "epochs": self.epochs, "imports_done": self.imports_done, "wall": time.time() - self.spawn,
+                "loaders_started": self.loaders_started, "under_way": self.under_way,
                 "cuda_used": bool(torch.cuda.is_available() and torch.cuda.is_initialized()),
                 "device_name": torch.cuda.get_device_name(0) if torch.cuda.is_available() and torch.cuda.is_initialized()
                 else _cpu_name(),
@@ -401,17 +411,28 @@ def install(timeline: Timeline) -> None:
     def timed_iter(self: Any) -> Any:
         start, batches = timeline.now(), 0
         batches_of = iterate(self)
-        while True:
-            timeline.loading += 1  # its collate's ops (num_workers=0) are the host's, not the device's
-            try:
-                batch = next(batches_of)
-            except StopIteration:
-                break
-            finally:
-                timeline.loading -= 1
-            batches += 1
-            yield batch
-        timeline.epochs.append({"start": start, "end": timeline.now(), "batches": batches})
+        try:
+            length = len(self)
+        except Exception:  # an iterable dataset without __len__
+            length = 0
+        timeline.loaders_started += 1
+        under_way = {"start": start, "batches": 0, "length": length}
+        timeline.under_way.append(under_way)
+        try:
+            while True:
+                timeline.loading += 1  # its collate's ops (num_workers=0) are the host's, not the device's
+                try:
+                    batch = next(batches_of)
+                except StopIteration:
+                    break
+                finally:
+                    timeline.loading -= 1
+                batches += 1
+                under_way["batches"] = batches
+                yield batch
+            timeline.epochs.append({"start": start, "end": timeline.now(), "batches": batches})
+        finally:  # also when the script breaks out of the loop (the generator is closed)
+            timeline.under_way[:] = [e for e in timeline.under_way if e is not under_way]
 
     DataLoader.__iter__ = timed_iter  # type: ignore[method-assign]
 

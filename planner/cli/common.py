@@ -329,7 +329,7 @@ def say_script_cap(service: PlannerService, args: argparse.Namespace, then: str 
     there is refused first: InputError)."""
     service.check_script(args.spec)
     running = " ".join([args.spec, *args.script_args])
-    epoch = " (longer if no whole epoch was seen yet: --epochs counts steps from one)" if getattr(args, "epochs", None) else ""
+    epoch = " (longer while an epoch under way can end before the cap: --epochs counts steps from a whole one)" if getattr(args, "epochs", None) else ""
     stderr().print(f"running {escape(running)} here, unchanged: "
                    f"{args.seconds:g} s of training steps (at least 20){epoch}, and stopped with everything it started at "
                    f"{args.seconds + SCRIPT_CAP_EXTRA_SECONDS:g} s if it has not finished" + (f"; {then}" if then else ""),

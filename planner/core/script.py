@@ -17,7 +17,9 @@ every DataLoader epoch) -> its parts and the whole run, with an honest interval.
   boundary it is not known, and the estimate says so instead of pretending it is nothing;
 - steps: `--total-steps`, or `--epochs` x the optimizer steps of one whole training epoch seen (a
   DataLoader iterated to its end with steps in it; an evaluation loader has none; accumulation shows as
-  fewer steps than batches); when neither can be known, InputError.
+  fewer steps than batches); with no whole epoch seen, a training DataLoader still under way gives them
+  as its length / the batches per step seen so far (an epoch longer than the measurement); when neither
+  can be known, InputError saying why (no DataLoader at all, or one without a length).
 """
 
 from __future__ import annotations
@@ -50,6 +52,16 @@ class Epoch:
     start: float
     end: float
     batches: int
+
+
+@dataclass(frozen=True)
+class LoaderUnderWay:
+    """A DataLoader still being iterated when the measurement stopped: its batches so far and its length
+    (0: an iterable dataset without one)."""
+
+    start: float
+    batches: int
+    length: int
 
 
 @dataclass(frozen=True)
@@ -168,6 +180,8 @@ class ScriptRun:
     steady: bool = True  # False: the step time still drifted when the measurement stopped (at 3x its budget)
     threads: int = 0
     trace: StepTrace | None = None
+    loaders_started: int | None = None  # DataLoader iterations begun (None: a journal from before it was counted)
+    under_way: list[LoaderUnderWay] = field(default_factory=list)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ScriptRun:
@@ -242,6 +256,31 @@ def paired_windows(first: ScriptRun, second: ScriptRun, windows: int = 20) -> li
     return [b / a for a, b in zip(_windows(one, size), _windows(two, size)) if a > 0]
 
 
+def _steps_per_epoch_from_length(run: ScriptRun) -> tuple[float, int, float] | None:
+    """(steps per epoch, the loader's length, batches per step) of the training DataLoader under way when the
+    measurement stopped: the one with the most steps in it (at least 3), of a known length."""
+    best: tuple[int, LoaderUnderWay] | None = None
+    for e in run.under_way:
+        n = sum(1 for t in run.steps if t > e.start)
+        if e.length > 0 and e.batches > 0 and n >= 3 and (best is None or n > best[0]):
+            best = (n, e)
+    if best is None:
+        return None
+    n, e = best
+    per_step = max(round(e.batches / n), 1)  # accumulation: whole batches per optimizer step
+    return float(math.ceil(e.length / per_step)), e.length, float(per_step)
+
+
+def _why_no_epoch(run: ScriptRun) -> str:
+    """Why --epochs cannot be counted in steps, from what the launcher saw."""
+    if run.loaders_started == 0:
+        return (f"the script iterated no DataLoader in the {len(run.steps)} steps measured, so --epochs (DataLoader "
+                "epochs) cannot be counted in steps")
+    if run.under_way and all(e.length == 0 for e in run.under_way):
+        return "its DataLoader has no length (an iterable dataset), so --epochs cannot be counted in steps"
+    return "no whole DataLoader epoch was seen, so --epochs cannot be counted in steps"
+
+
 def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int | None = None,
                     noise: float = RUN_TO_RUN_NOISE) -> ScriptEstimate:
     """The whole run of the script from its measured part (see the module docstring)."""
@@ -259,6 +298,9 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
     # a training epoch is a DataLoader iterated to its end with steps in it (an evaluation loader has none)
     per_epoch = [n for e in run.epochs if (n := sum(1 for t in run.steps if e.start < t <= e.end))]
     steps_per_epoch = float(statistics.median(per_epoch)) if per_epoch else None
+    from_length = None if steps_per_epoch is not None else _steps_per_epoch_from_length(run)
+    if from_length is not None:
+        steps_per_epoch = from_length[0]
     between = max(statistics.median(spanning) - statistics.median(steady), 0.0) if spanning else None  # robust to a slow step
     notes = []
     training_epochs = len(per_epoch)
@@ -269,10 +311,13 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
     if total_steps is None:
         if epochs is None or steps_per_epoch is None:
             raise InputError("the whole run's length is not known: "
-                             + ("no whole DataLoader epoch was seen, so --epochs cannot be counted in steps"
-                                if epochs is not None else "give --total-steps N, or --epochs N with a DataLoader epoch in the measurement"),
+                             + (_why_no_epoch(run) if epochs is not None
+                                else "give --total-steps N, or --epochs N with a DataLoader epoch in the measurement"),
                              hint="give --total-steps N (the optimizer steps of the whole run)")
         total_steps = int(round(epochs * steps_per_epoch))
+        if from_length is not None:
+            notes.append(f"no whole epoch was seen: {steps_per_epoch:g} steps per epoch is the training DataLoader's "
+                         f"length ({from_length[1]} batches) / the {from_length[2]:g} batch(es) per step seen")
     n_epochs = float(epochs) if epochs is not None else (total_steps / steps_per_epoch if steps_per_epoch else 0.0)
     if not run.steady:
         when = "when the script finished" if run.stopped_because == "finished" else "at 3x the budget"

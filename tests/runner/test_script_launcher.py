@@ -5,6 +5,7 @@ budget with everything the script started, and a clear answer for each kind of b
 
 from __future__ import annotations
 
+from dataclasses import replace
 import os
 import subprocess
 import sys
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.core.script import Epoch, ScriptRun, estimate_script
+from planner.core.script import Epoch, LoaderUnderWay, ScriptRun, estimate_script
 from planner.errors import InputError, RunError
 from planner.service import PlannerService
 from runner.local import run_script
@@ -147,6 +148,14 @@ def test_the_whole_run_is_asked_for_when_it_cannot_be_known(tmp_path):
         estimate_script(run)
     with pytest.raises(InputError, match="no whole DataLoader epoch"):
         estimate_script(run, epochs=5)
+    with pytest.raises(InputError, match="iterated no DataLoader in the 100 steps"):
+        estimate_script(replace(run, loaders_started=0), epochs=5)
+    with pytest.raises(InputError, match="has no length"):
+        estimate_script(replace(run, loaders_started=1, under_way=[LoaderUnderWay(0.5, 200, 0)]), epochs=5)
+    # a training loader under way: 200 of its 1,000 batches gave 100 steps (2 a step): 500 steps an epoch
+    est = estimate_script(replace(run, loaders_started=1, under_way=[LoaderUnderWay(0.5, 200, 1000)]), epochs=5)
+    assert est.steps_per_epoch == 500 and est.total_steps == 2500 and est.between_epochs_seconds is None
+    assert any("DataLoader's length (1000 batches) / the 2 batch(es) per step" in n for n in est.notes)
 
 
 def test_the_extrapolation_on_a_known_timeline():
@@ -312,7 +321,38 @@ def test_with_epochs_asked_the_measurement_waits_past_its_budget_for_an_epoch_to
     assert run.stopped_because == "budget" and run.steps[-1] - run.steps[0] > 2.5  # past the 1 s budget
     assert est.steps_per_epoch == 150 and est.total_steps == 1500
     run, est = PlannerService().bench_script(path, [], seconds=1, total_steps=5000)  # no --epochs: the budget
-    assert run.stopped_because == "budget" and run.steps[-1] - run.steps[0] < 2.5 and est.steps_per_epoch is None
+    assert run.stopped_because == "budget" and run.steps[-1] - run.steps[0] < 2.5 and not run.epochs
+    assert est.steps_per_epoch == 150  # no whole epoch: the loader's length / its batch a step
+
+
+def test_with_epochs_asked_the_measurement_stops_at_its_budget_when_no_epoch_can_end_before_the_cap(tmp_path):
+    no_loader = """
+    import time, torch
+    w = torch.nn.Linear(2, 1)
+    opt = torch.optim.SGD(w.parameters(), lr=0.01)
+    for i in range(100000):
+        time.sleep(0.01); opt.zero_grad(); w(torch.ones(1, 2)).sum().backward(); opt.step()
+    """
+    start = time.perf_counter()
+    done = run_script(script(tmp_path, no_loader), [], seconds=1.0, workdir=tmp_path, until_epoch=True, cap_seconds=60)
+    assert done.result["stopped_because"] == "budget" and done.result["loaders_started"] == 0
+    assert time.perf_counter() - start < 20  # at the budget, not 45 s on waiting for an epoch that cannot come
+    long_epoch = """
+    import time, torch
+    from torch.utils.data import DataLoader, TensorDataset
+    loader = DataLoader(TensorDataset(torch.randn(60000, 8)), batch_size=2)  # 30,000 batches of ~10 ms: 300 s an epoch
+    w = torch.nn.Linear(8, 1)
+    opt = torch.optim.SGD(w.parameters(), lr=0.01)
+    for epoch in range(10):
+        for i, (x,) in enumerate(loader):
+            time.sleep(0.01); w(x).sum().backward()
+            if i % 2 == 1:
+                opt.step(); opt.zero_grad()
+    """
+    start = time.perf_counter()
+    run, est = PlannerService().bench_script(script(tmp_path, long_epoch, "long.py"), [], seconds=1, epochs=10)
+    assert time.perf_counter() - start < 20 and run.stopped_because == "budget" and not run.epochs  # it ends past the cap
+    assert est.steps_per_epoch == 15000 and est.total_steps == 150000  # its length / the 2 batches a step seen
 
 
 def test_a_step_time_still_moving_at_the_budget_is_measured_on_until_it_settles_or_said(tmp_path):
