@@ -35,8 +35,9 @@ def device_text(o: RankedOption) -> str:
 
 
 def device_short(o: RankedOption) -> str:
-    """device_text without the scaling efficiency, for a narrow column: 'cpu', 'L4', 'A100 x8', 'T4 2x4'."""
-    return device_text(o).split(" (")[0]
+    """device_text without the scaling efficiency or a measured GPU's vendor, for a narrow column: 'cpu',
+    'L4', 'A100 x8', 'T4 2x4', 'A10G' (measured as 'NVIDIA A10G')."""
+    return device_text(o).split(" (")[0].removeprefix("NVIDIA ")
 
 
 def _training_time(o: RankedOption, short: bool = False) -> str:
@@ -58,15 +59,22 @@ def training_time_short(o: RankedOption) -> str:
     return _training_time(o, short=True) if o.train_seconds is not None and o.fits else ""
 
 
-def _times(value: float | None) -> str:
-    return "-" if value is None else ("inf" if value == math.inf else f"{value:.2f}x")
+def _times(value: float | None, compact: bool = False) -> str:
+    """'1.37x'; `compact`: three significant digits at most ('121x', '10.3x')."""
+    if value is None:
+        return "-"
+    if value == math.inf:
+        return "inf"
+    return f"{value:.{0 if value >= 100 else 1 if value >= 10 else 2}f}x" if compact else f"{value:.2f}x"
 
 
-def plan_row(o: RankedOption, doc: PlanDocument | None = None, note_width: int = NOTE_WIDTH) -> list[str]:
+def plan_row(o: RankedOption, doc: PlanDocument | None = None, note_width: int = NOTE_WIDTH,
+             compact: bool = False) -> list[str]:
     """One option as the plan's cells (rich markup), one per PLAN_COLUMNS, for the CLI's table and
-    the TUI's alike."""
+    the TUI's alike. `compact` (a narrow terminal): the device without its scaling efficiency, the
+    training time's unit said once."""
     mark = "✔" if doc is not None and doc.is_recommended(o) else ""
-    head = [mark, str(o.rank) if o.rank else "-", escape(o.target), escape(device_text(o)),
+    head = [mark, str(o.rank) if o.rank else "-", escape(o.target), escape(device_short(o) if compact else device_text(o)),
             "meas." if o.source == "measured" else "pred."]
     if o.train_seconds is None or not o.fits:
         what = ("[red]does not fit[/]" if not o.fits else "not predicted" if o.source == "predicted"
@@ -75,9 +83,9 @@ def plan_row(o: RankedOption, doc: PlanDocument | None = None, note_width: int =
         note = o.note
         for said in ("does not fit", "not predicted"):  # the cell already says it
             note = note[len(said):].lstrip(":; ") if note.startswith(said) else note
-        return head + [step, "", f"{what}: {short(note, note_width)}" if note else what, "", "", "", ""]
-    return head + [seconds_text(o.step_seconds), seconds_text(o.one_time_seconds), _training_time(o),
-                   f"{o.price_per_hour:.3f}", money_text(o.cost_usd), _times(o.speedup), _times(o.break_even_speedup)]
+        return head + [step, "", f"{what}: {short(note, note_width)}" if note and note_width else what, "", "", "", ""]
+    return head + [seconds_text(o.step_seconds), seconds_text(o.one_time_seconds), _training_time(o, short=compact),
+                   f"{o.price_per_hour:.3f}", money_text(o.cost_usd), _times(o.speedup, compact), _times(o.break_even_speedup, compact)]
 
 
 def plan_title(doc: PlanDocument) -> str:
@@ -126,25 +134,26 @@ def plan_table(doc: PlanDocument, width: int | None = None, wide: bool = False,
 
     columns = list(PLAN_COLUMNS)
     note_width = note_width or (90 if wide else NOTE_WIDTH)  # --wide: the notes (mostly) whole; --json has every one
+    compact = False
     options = doc.plan.options if options is None else options
 
     def build(rows: list | None = None) -> Table:
         parallel = any((o.gpus_used or 1) > 1 for o in options)
-        t = Table(title=plan_title(doc), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+        t = Table(title=plan_title(doc), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=compact,
                   caption=PLAN_CAPTION + escape(reference_caption(doc)) + (PARALLEL_CAPTION if parallel else ""),
                   caption_justify="left")
         for name in columns:
             t.add_column(name, no_wrap=True, justify="left" if name in LEFT_COLUMNS else "right")
         keep = [PLAN_COLUMNS.index(c) for c in columns]
         for o in options if rows is None else rows:
-            cells = plan_row(o, doc, note_width)
+            cells = plan_row(o, doc, note_width, compact)
             t.add_row(*(cells[i] for i in keep), style="bold green" if doc.is_recommended(o) else None)
         return t
 
     if wide or width is None:
         return build()
     measure = Console(width=10_000)
-    widest_rows: dict[int, list] = {}  # by note width
+    widest_rows: dict[tuple[int, bool], list] = {}  # by note width and compactness
 
     def too_wide() -> bool:
         """Whether the table is wider than `width`. Every column is no_wrap, so the table is as wide as
@@ -152,26 +161,31 @@ def plan_table(doc: PlanDocument, width: int | None = None, wide: bool = False,
         hundreds of instances (measuring every row, five times over, took seconds)."""
         from rich.text import Text
 
-        if note_width not in widest_rows:
+        key = (note_width, compact)
+        if key not in widest_rows:
             widest: dict[int, tuple[int, int]] = {}
             for row, o in enumerate(options):
-                for col, cell in enumerate(plan_row(o, doc, note_width)):
+                for col, cell in enumerate(plan_row(o, doc, note_width, compact)):
                     size = Text.from_markup(cell).cell_len
                     if size > widest.get(col, (-1, 0))[0]:
                         widest[col] = (size, row)
-            widest_rows[note_width] = [options[r] for r in sorted({r for _, r in widest.values()})]
-        return measure.measure(build(widest_rows[note_width])).maximum > width
+            widest_rows[key] = [options[r] for r in sorted({r for _, r in widest.values()})]
+        return measure.measure(build(widest_rows[key])).maximum > width
 
     for name in DROP_ORDER:
         if not too_wide():
             break
         columns.remove(name)
-    while too_wide() and note_width > 16:  # then the notes of rows that cannot run
+    compact = too_wide()  # then shorter cells: 'A100 x8', '2.6 min (2.2-3.0)'
+    while too_wide() and note_width > 12:  # then the notes of rows that cannot run (failed_lines has them whole)
         note_width -= 4
+    if too_wide():
+        note_width = 0  # 'failed', 'does not fit': the reason is under the table
     table = build()
     dropped = [c for c in PLAN_COLUMNS if c not in columns]
-    if dropped:
-        table.caption = f"{table.caption} Not shown at this width: {', '.join(dropped)} (--wide shows them)."
+    if dropped or compact:
+        said = [*dropped, *(["scaling efficiency"] if compact and any((o.gpus_used or 1) > 1 for o in options) else [])]
+        table.caption = f"{table.caption} Not shown at this width: {', '.join(said)} (--wide shows them)."
     return table
 
 

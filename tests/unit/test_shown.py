@@ -90,3 +90,21 @@ def test_a_plan_that_trains_here_clearly_suggests_no_paid_benchmark():
     assert "-> planner run spec.yaml --targets local," in "\n".join(predicted_footer(rent, "spec.yaml"))
     deadline = from_json(json.loads((DOCUMENTS / "replan-deadline.json").read_text()))
     assert not deadline.trains_here_clearly  # no here-against-rent comparison to call it clear by
+
+
+@pytest.mark.parametrize("name", ["replan-run-with-aws.json", "estimate-predict-only.json"])
+def test_at_80_columns_the_grouped_plan_cuts_no_number(name):
+    from rich.console import Console
+
+    doc = from_json(json.loads((DOCUMENTS / name).read_text()))
+    options, _ = shown_options(doc)
+    console = Console(width=80, record=True)
+    console.print(plan_table(doc, width=80, options=options))
+    text = console.export_text()
+    lines = text.splitlines()
+    head = next(i for i, line in enumerate(lines) if "target" in line and "b-even" in line)
+    rows = lines[head + 2:head + 2 + len(options)]
+    numbers = [row for row in rows if "failed" not in row and "does not fit" not in row]  # (their notes are cut)
+    assert len(rows) == len(options) and numbers and not any("…" in row for row in numbers)  # compact, not cut
+    assert all(len(line) <= 80 for line in lines)
+    assert "Not shown at this width" in text
