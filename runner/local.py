@@ -25,12 +25,12 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from runner.bench.procfs import memory_available  # noqa: F401 - this machine's free memory, for the planner
 from runner.bench.result import BenchResult
 from runner.lifeline import PARENT_ENV
-from runner.script_job import kill_group, launcher_arguments, run_group
+from runner.script_job import ProgressWatch, kill_group, launcher_arguments, run_group
 from runner.target import TargetStatus
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
@@ -110,19 +110,21 @@ class ScriptProcess:
 
 def run_script(script: Path, args: list[str], seconds: float, workdir: Path, min_steps: int = 20,
                cap_seconds: float | None = None, whole: bool = False, until_epoch: bool = False,
-               cancel: Any = None) -> ScriptProcess:
+               cancel: Any = None, progress: Callable[[dict[str, Any]], None] | None = None) -> ScriptProcess:
     """Run `script ARGS` unchanged under runner.script (its steps timed by PyTorch's own hooks) in a
     child that dies with the planner, in the script's folder, with no stdin; stopped at the cap
     (`seconds` + SCRIPT_CAP_EXTRA_SECONDS) with everything it started (its process group). `whole`:
     nothing hooked, run to its end (timed spawn to exit, as `python train.py` would take). `until_epoch`:
     past the budget, keep measuring until a whole training epoch and the step after it were seen (`--epochs`
-    counts steps from it), at most until shortly before the cap. `cancel` (a threading.Event): stopped when set."""
+    counts steps from it), at most until shortly before the cap. `cancel` (a threading.Event): stopped when set.
+    `progress` gets the measurement's progress events (runner.script_job.ProgressWatch)."""
     out = workdir / "script-result.json"
     cap = cap_seconds if cap_seconds is not None else seconds + SCRIPT_CAP_EXTRA_SECONDS
     env = {**child_env(), "PLANNER_SPAWN_TIME": repr(time.time())}
     start = time.perf_counter()
     stdout, stderr, code = run_group(child_command("runner.script", *launcher_arguments(
-        str(out), seconds, min_steps, str(script), args, cap, whole, until_epoch)), str(script.parent), env, cap, cancel)
+        str(out), seconds, min_steps, str(script), args, cap, whole, until_epoch)), str(script.parent), env, cap, cancel,
+        on_tick=ProgressWatch(str(out), progress))
     result = json.loads(out.read_text()) if out.is_file() else None
     return ScriptProcess(result, code, stdout[-4000:], stderr[-4000:], time.perf_counter() - start)
 

@@ -16,13 +16,16 @@ use, each boundary synchronises first, so a step's time is its kernels' too. Onc
 had `--seconds` (and at least `--min-steps` steps), or at `--max-steps`, the result is written and
 the process ends at once (os._exit: the script's own cleanup is not timed, its DataLoader workers
 die with it); a script that finishes first is measured whole. Times are seconds since the spawn
-(PLANNER_SPAWN_TIME, the parent's time.time() when it started this process).
+(PLANNER_SPAWN_TIME, the parent's time.time() when it started this process). While it measures,
+`RESULT.json.progress` holds its latest progress (phase, steps, the recent median step), replaced at
+most twice a second, for the parent's progress line (runner.script_job.ProgressWatch).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import runpy
 import sys
@@ -34,6 +37,7 @@ from typing import Any
 RESULT_VERSION = 1
 STEADY_DRIFT = 0.10  # the first and last thirds' median steps within 10%: steady
 UNSTEADY_EXTENSION = 3.0  # an unsteady measurement goes on to at most 3x its budget
+PROGRESS_SECONDS = 0.5  # the progress file is written at most this often
 
 
 OP_CLASSES = (  # (class, substrings of an aten op's name), first match wins: as planner/workload/footprint's op classes
@@ -276,6 +280,7 @@ class Timeline:
         self.loaders_started = 0  # DataLoader iterations begun (an epoch, an evaluation pass)
         self.under_way: list[dict[str, Any]] = []  # {"start", "batches", "length"} of each DataLoader being iterated
         self.traced_step: int | None = None  # the index of the traced step (slower: not timed)
+        self.reported = -math.inf  # when the progress file was last written
 
     def now(self) -> float:
         import torch
@@ -337,11 +342,31 @@ class Timeline:
             self.finish("max_steps")
         elif len(ends) >= self.min_steps and t - ends[0] >= self.seconds:
             if self.until_epoch and t < self.latest and not self.epoch_seen(ends) and self.epoch_may_end(t):
+                self.report(t, ends, "past the budget, until an epoch ends")
                 return  # --epochs needs a whole training epoch and the step after it (the time between epochs)
             self.steady = self.drift(ends) <= STEADY_DRIFT
             if not self.steady and t - ends[0] < UNSTEADY_EXTENSION * self.seconds and t < self.latest:
+                self.report(t, ends, "past the budget, until the step time settles")
                 return  # the step time still moves (a warm-up, a neighbour's burst): measure on, up to 3x the budget
             self.finish("budget")
+        else:
+            self.report(t, ends, "measuring")
+
+    def report(self, t: float, ends: list[float], phase: str) -> None:
+        """The progress file (`out`.progress, replaced whole, at most twice a second): the planner shows it
+        as the measurement's progress line, here and on an instance alike."""
+        if t - self.reported < PROGRESS_SECONDS:
+            return
+        self.reported = t
+        recent = [b - a for a, b in zip(ends[-21:], ends[-20:])]
+        event = {"event": "script", "phase": phase, "steps": len(ends), "seconds": t, "measured_seconds": t - ends[0],
+                 "budget_seconds": self.seconds, "step_seconds": sorted(recent)[len(recent) // 2] if recent else None}
+        try:
+            with open(self.out + ".progress.tmp", "w") as f:
+                json.dump(event, f)
+            os.replace(self.out + ".progress.tmp", self.out + ".progress")
+        except OSError:
+            pass  # progress is for people: a full disk must not stop the measurement
 
     @staticmethod
     def drift(ends: list[float]) -> float:

@@ -20,7 +20,7 @@ import statistics
 import subprocess
 import sys
 import time
-from typing import Any
+from typing import Any, Callable
 
 from runner.bench.result import BenchResult
 
@@ -43,11 +43,43 @@ def launcher_arguments(out: str, seconds: float, min_steps: int, script: str, ar
             *(["--until-epoch", "--latest", str(max(cap - 15, seconds))] if until_epoch else []), script, "--", *args]
 
 
+class ProgressWatch:
+    """The launcher's progress file (`out`.progress) as progress events: each new one is passed on; until
+    the first arrives, a "setup" event each second (the script imports, loads and builds before its first
+    step). Called at each poll of run_group."""
+
+    def __init__(self, out: str, progress: Callable[[dict[str, Any]], None] | None):
+        self.path, self.progress = out + ".progress", progress
+        self.start, self.seen, self.said = time.monotonic(), 0.0, -1
+
+    def __call__(self) -> None:
+        if self.progress is None:
+            return
+        try:
+            mtime = os.stat(self.path).st_mtime
+        except OSError:
+            elapsed = int(time.monotonic() - self.start)
+            if elapsed > self.said:  # not stepping yet
+                self.said = elapsed
+                self.progress({"event": "script", "phase": "setup", "seconds": float(elapsed)})
+            return
+        if mtime == self.seen:
+            return
+        try:
+            with open(self.path) as f:
+                event = json.load(f)
+        except (OSError, ValueError):
+            return  # being replaced: the next poll reads it
+        self.seen = mtime
+        self.progress(event)
+
+
 def run_group(command: list[str], cwd: str, env: dict[str, str], cap: float,
-              cancel: Any = None) -> tuple[str, str, int | None]:
+              cancel: Any = None, on_tick: Callable[[], None] | None = None) -> tuple[str, str, int | None]:
     """`command` in its own process group, no stdin, in `cwd`; at `cap` seconds, when `cancel` (a
     threading.Event) is set, or when this process is interrupted, it is killed with everything it started
-    (DataLoader workers, a simulator), and at its end too. (stdout, stderr, exit code; None: stopped)."""
+    (DataLoader workers, a simulator), and at its end too. `on_tick` is called at each poll (4 a second).
+    (stdout, stderr, exit code; None: stopped)."""
     proc = subprocess.Popen(command, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, errors="replace", env=env, start_new_session=True)
     deadline = time.monotonic() + cap
@@ -58,6 +90,8 @@ def run_group(command: list[str], cwd: str, env: dict[str, str], cap: float,
                 code: int | None = proc.returncode
                 break
             except subprocess.TimeoutExpired:
+                if on_tick is not None:
+                    on_tick()
                 if time.monotonic() >= deadline or (cancel is not None and cancel.is_set()):
                     kill_group(proc)
                     stdout, stderr = proc.communicate()
@@ -100,12 +134,15 @@ def script_result(data: dict[str, Any] | None, said: str, returncode: int | None
                        wall_seconds=float(data.get("wall") or 0.0), script={**data, "requirements_seconds": setup_seconds})
 
 
-def run_job(job: dict[str, Any], workdir: str) -> BenchResult:
-    """Run the job's script (in its folder, no stdin, in a process group killed at the end and at the cap)."""
+def run_job(job: dict[str, Any], workdir: str, progress: Callable[[dict[str, Any]], None] | None = None) -> BenchResult:
+    """Run the job's script (in its folder, no stdin, in a process group killed at the end and at the cap);
+    `progress` gets its progress events (runner.bench prints them as JSON lines, as a spec's)."""
     folder = os.path.abspath(job.get("folder") or ".")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (os.getcwd(), os.environ.get("PYTHONPATH")) if p)}
     setup = 0.0
     if job.get("requirements"):
+        if progress is not None:
+            progress({"event": "script", "phase": f"installing {job['requirements']}"})
         start = time.time()
         pip = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-r", job["requirements"]], cwd=folder,
                              capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=1800)
@@ -121,7 +158,7 @@ def run_job(job: dict[str, Any], workdir: str) -> BenchResult:
     command = [sys.executable, "-m", "runner.script",
                *launcher_arguments(out, seconds, int(job.get("min_steps", 20)), os.path.join(folder, job["script"]),
                                    list(job.get("args", [])), cap, bool(job.get("whole")), bool(job.get("until_epoch")))]
-    stdout, stderr, code = run_group(command, folder, env, cap)
+    stdout, stderr, code = run_group(command, folder, env, cap, on_tick=ProgressWatch(out, progress))
     data = None
     if os.path.isfile(out):
         with open(out) as f:

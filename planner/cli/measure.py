@@ -61,8 +61,9 @@ def _bench_script(service: PlannerService, args: argparse.Namespace) -> int:
     """`planner bench train.py -- ARGS`: the script run here unchanged, its steps timed, its whole run estimated."""
     check_script_flags(args, ("out", "device", "threads", "sweep", "processes"))
     say_script_cap(service, args)
-    with progress():
-        run, est = service.bench_script(args.spec, args.script_args, args.seconds, args.total_steps, args.epochs)
+    with progress() as on_progress:
+        run, est = service.bench_script(args.spec, args.script_args, args.seconds, args.total_steps, args.epochs,
+                                        on_progress=on_progress)
     data = script_json(run, est)
     if args.json:
         print_json(data)
@@ -124,9 +125,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if args.spec.endswith(".py"):
         check_script_flags(args, ("device",))
         say_script_cap(service, args, then="then runs it whole")
-        with progress():
+        with progress() as on_progress:
             data = service.validate_script(args.spec, args.script_args, args.seconds, args.total_steps, args.epochs,
-                                           recheck=args.recheck)
+                                           recheck=args.recheck, on_progress=on_progress)
         if args.json:
             print_json(data)
         else:

@@ -211,9 +211,10 @@ def _estimate_script(service: PlannerService, args: argparse.Namespace, region: 
                          hint="leave --predict-only out; --seconds bounds the measurement")
     options = _plan_options(args, region)
     say_script_cap(service, args)
-    with progress():
+    with progress() as on_progress:
         doc, _run, _est = service.estimate_script(args.spec, args.script_args, options, args.seconds, args.total_steps,
-                                                args.epochs, gpu=True if args.gpu else False if args.cpu else None)
+                                                args.epochs, gpu=True if args.gpu else False if args.cpu else None,
+                                                on_progress=on_progress)
     print_plan(doc, args)
     if args.format == "table":
         _print_predicted_footer(doc, args.spec, args.script_args)

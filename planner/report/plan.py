@@ -133,7 +133,7 @@ def plan_table(doc: PlanDocument, width: int | None = None, wide: bool = False,
     from rich.table import Table
 
     columns = list(PLAN_COLUMNS)
-    note_width = note_width or (90 if wide else NOTE_WIDTH)  # --wide: the notes (mostly) whole; --json has every one
+    notes: int = note_width or (90 if wide else NOTE_WIDTH)  # --wide: the notes (mostly) whole; --json has every one
     compact = False
     options = doc.plan.options if options is None else options
 
@@ -146,7 +146,7 @@ def plan_table(doc: PlanDocument, width: int | None = None, wide: bool = False,
             t.add_column(name, no_wrap=True, justify="left" if name in LEFT_COLUMNS else "right")
         keep = [PLAN_COLUMNS.index(c) for c in columns]
         for o in options if rows is None else rows:
-            cells = plan_row(o, doc, note_width, compact)
+            cells = plan_row(o, doc, notes, compact)
             t.add_row(*(cells[i] for i in keep), style="bold green" if doc.is_recommended(o) else None)
         return t
 
@@ -161,11 +161,11 @@ def plan_table(doc: PlanDocument, width: int | None = None, wide: bool = False,
         hundreds of instances (measuring every row, five times over, took seconds)."""
         from rich.text import Text
 
-        key = (note_width, compact)
+        key = (notes, compact)
         if key not in widest_rows:
             widest: dict[int, tuple[int, int]] = {}
             for row, o in enumerate(options):
-                for col, cell in enumerate(plan_row(o, doc, note_width, compact)):
+                for col, cell in enumerate(plan_row(o, doc, notes, compact)):
                     size = Text.from_markup(cell).cell_len
                     if size > widest.get(col, (-1, 0))[0]:
                         widest[col] = (size, row)
@@ -177,10 +177,10 @@ def plan_table(doc: PlanDocument, width: int | None = None, wide: bool = False,
             break
         columns.remove(name)
     compact = too_wide()  # then shorter cells: 'A100 x8', '2.6 min (2.2-3.0)'
-    while too_wide() and note_width > 12:  # then the notes of rows that cannot run (failed_lines has them whole)
-        note_width -= 4
+    while too_wide() and notes > 12:  # then the notes of rows that cannot run (failed_lines has them whole)
+        notes -= 4
     if too_wide():
-        note_width = 0  # 'failed', 'does not fit': the reason is under the table
+        notes = 0  # 'failed', 'does not fit': the reason is under the table
     table = build()
     dropped = [c for c in PLAN_COLUMNS if c not in columns]
     if dropped or compact:

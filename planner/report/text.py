@@ -47,10 +47,30 @@ def progress_text(event: dict[str, Any]) -> str:
                 f"+-{event.get('rel_ci', 0):.1%}")
     elif kind == "sweep":
         text = "batch-size sweep"
+    elif kind == "script":
+        return script_progress_text(event)
     else:
         text = str(kind)
     elapsed = event.get("seconds")
     return text + (f"  ({elapsed:.0f} s)" if elapsed else "")
+
+
+def script_progress_text(event: dict[str, Any]) -> str:
+    """A user's script being measured (runner/script.py's progress file) as a short line."""
+    phase, seconds = str(event.get("phase") or ""), event.get("seconds")
+    if phase == "setup":
+        return f"starting the script (imports, data, model){f'  ({seconds:.0f} s)' if seconds else ''}"
+    if phase == "whole run":
+        return f"running the script whole, as you would (estimate {seconds_text(event.get('estimate_seconds'))})"
+    if "steps" not in event:
+        return phase
+    step = event.get("step_seconds")
+    text = (f"{'measuring' if phase == 'measuring' else f'measuring {phase}'}: {event.get('steps', 0):,} steps"
+            + (f", {seconds_text(step)}/step" if step else ""))
+    budget, measured = event.get("budget_seconds"), event.get("measured_seconds")
+    if phase == "measuring" and budget and measured is not None:
+        text += f", {min(measured, budget):.0f} of {budget:.0f} s"
+    return text + (f"  ({seconds:.0f} s)" if seconds else "")
 
 
 def label_target(label: str) -> str:

@@ -227,16 +227,18 @@ class Measure(Describe):
         return validate(spec, self.footprint(spec), epochs, options, on_progress, recheck)
 
     def bench_script(self, script: str | Path, args: list[str], seconds: float = 10.0, total_steps: int | None = None,
-                     epochs: int | None = None, cancel=None) -> tuple[ScriptRun, ScriptEstimate]:
+                     epochs: int | None = None, cancel=None, on_progress: ProgressFn | None = None,
+                     label: str = "local") -> tuple[ScriptRun, ScriptEstimate]:
         """Run the user's training script here, unchanged (runner/script.py times its steps by PyTorch's
         own hooks), and extrapolate its whole run (planner/core/script.py).
         Raises InputError (not a readable .py file; the run's length cannot be known; too few steps),
         RunError (the script failed before its first step, with its own traceback; it never stepped;
         it was stopped at the cap before its first step), Cancelled (`cancel`, a threading.Event, was set: the
-        script was stopped with everything it started)."""
+        script was stopped with everything it started). `on_progress` gets (`label`, each progress event)."""
         path = script_path(script)
         with tempfile.TemporaryDirectory(prefix="planner-script-") as tmp:
-            done = run_script(path.resolve(), list(args), seconds, Path(tmp), until_epoch=epochs is not None, cancel=cancel)
+            done = run_script(path.resolve(), list(args), seconds, Path(tmp), until_epoch=epochs is not None, cancel=cancel,
+                              progress=None if on_progress is None else lambda event: on_progress(label, event))
         if cancel is not None and cancel.is_set():
             raise Cancelled(f"cancelled: the measurement of {path.name} here was stopped, with everything it started")
         run = ScriptRun.from_json(done.result) if done.result else None
@@ -253,7 +255,8 @@ class Measure(Describe):
         return run, estimate_script(run, total_steps, epochs)
 
     def validate_script(self, script: str | Path, args: list[str], seconds: float = 10.0, total_steps: int | None = None,
-                        epochs: int | None = None, recheck: bool = True) -> dict[str, Any]:
+                        epochs: int | None = None, recheck: bool = True,
+                        on_progress: ProgressFn | None = None) -> dict[str, Any]:
         """Estimate the script's whole run (bench_script), then run it whole as the user would (spawn to
         exit, nothing hooked) and compare. With `recheck`, the script is measured again after the run, as
         a spec's validate benches again: when the same steps of the two measurements (paired_windows: the
@@ -261,8 +264,10 @@ class Measure(Describe):
         by more than STEADY_RUN_SPREAD_PERCENT, the machine did not hold its speed around the run and an error of
         that size may be the machine's (`machine_steady`). Raises what bench_script raises, and RunError when
         the whole run fails or outlasts three times the estimate's high end (at least 10 minutes)."""
-        run, est = self.bench_script(script, args, seconds, total_steps, epochs)
+        run, est = self.bench_script(script, args, seconds, total_steps, epochs, on_progress=on_progress, label="bench")
         cap = max(3 * (est.high if math.isfinite(est.high) else 10 * est.seconds), 600.0)  # no usable interval: 10x the point
+        if on_progress is not None:
+            on_progress("train", {"event": "script", "phase": "whole run", "estimate_seconds": est.seconds})
         with tempfile.TemporaryDirectory(prefix="planner-script-") as tmp:
             whole = run_script(Path(script).resolve(), list(args), seconds, Path(tmp), cap_seconds=cap, whole=True)
         if whole.returncode != 0:
@@ -278,7 +283,8 @@ class Measure(Describe):
                "measure_seconds": run.wall, "recheck_step_seconds": None, "machine_drift_percent": None,
                "window_spread_percent": None, "machine_steady": None, "machine_unsteady_reason": None}
         if recheck:
-            after, again = self.bench_script(script, args, seconds, total_steps, epochs)
+            after, again = self.bench_script(script, args, seconds, total_steps, epochs, on_progress=on_progress,
+                                             label="recheck")
             # the same steps twice: the machine's move, not the workload's (both have 5+ steady steps: a window each)
             paired = paired_windows(run, after)
             drift = 100.0 * (statistics.median(paired) - 1)

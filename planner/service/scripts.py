@@ -24,7 +24,7 @@ from planner.core.script import (
 )
 from planner.errors import Cancelled, InputError
 from planner.journal import Measured, RunJournal, result_problems, typed
-from planner.service.measure import script_path
+from planner.service.measure import ProgressFn, script_path
 from planner.service.plan import Runs, preflight, saved_options, unterminated
 from planner.service.predictions import benchmark_choices, hardware
 from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice
@@ -66,7 +66,8 @@ class Scripts(Runs):
 
     def estimate_script(self, script: str | Path, args: list[str], options: PlanOptions, seconds: float = 10.0,
                         total_steps: int | None = None, epochs: int | None = None,
-                        gpu: bool | None = None) -> tuple[PlanDocument, ScriptRun, ScriptEstimate]:
+                        gpu: bool | None = None, on_progress: ProgressFn | None = None,
+                        ) -> tuple[PlanDocument, ScriptRun, ScriptEstimate]:
         """`planner estimate train.py -- ARGS`: the script measured here unchanged (bench_script), its whole
         run here, every instance in the region predicted from it, decided; and the measurement it rests on.
         Raises InputError (a region the prices lack; what bench_script refuses), RunError (the script failed)."""
@@ -74,7 +75,7 @@ class Scripts(Runs):
 
         check_region(self.catalog().frame, options.region)  # before the measurement, not after it
         job = ScriptJob(shown_path(str(script)), str(Path(script).resolve()), list(args), total_steps, epochs, seconds)
-        run, est = self.bench_script(script, args, seconds, total_steps, epochs)
+        run, est = self.bench_script(script, args, seconds, total_steps, epochs, on_progress=on_progress)
         return self.script_plan(job, run, est, options, gpu), run, est
 
     def run_script(self, script: str | Path, args: list[str], targets: TargetChoice, options: PlanOptions,
@@ -119,7 +120,7 @@ class Scripts(Runs):
             if cb.on_state:
                 cb.on_state(LOCAL.name, "running", 0.0, 0.0)
             try:
-                run, est = self.bench_script(path, args, seconds, total_steps, epochs, cancel)
+                run, est = self.bench_script(path, args, seconds, total_steps, epochs, cancel, cb.on_progress, LOCAL.name)
             except Cancelled as exc:
                 exc.run_dir = str(journal.path)  # type: ignore[attr-defined]
                 exc.unterminated_instances, exc.results_count = [], 0  # type: ignore[attr-defined]

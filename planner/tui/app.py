@@ -39,6 +39,12 @@ FOCUS_ON_SHOW = {"workload": "#workload", "targets": "#catalog", "run": "#states
                  "instances": "#instance-table"}
 
 
+def script_title(script: str, args: list[str]) -> str:
+    """The title of a script's plan: its file name and arguments, as the user runs it ('convnet.py --epochs 20'),
+    whether it was opened by a relative path or from a saved run's absolute one."""
+    return f"{Path(script).name} {' '.join(args)}".strip()
+
+
 class PlannerApp(Quitting, App):
     TITLE = "cloud-planner"
     CSS_PATH = "app.tcss"
@@ -113,6 +119,7 @@ class PlannerApp(Quitting, App):
     def measure_script(self) -> None:
         """The user's script measured here (a local run journaled in the runs folder), then its plan shown."""
         assert self.script is not None
+        self.sub_title = script_title(self.script, self.script_args)
         self.query_one(WorkloadPane).show_script(self.script, self.script_args, None)
         self.results.show_status(f"measuring {Path(self.script).name} here, unchanged: {self.estimate_seconds:g} s of "
                                  "training steps, then every instance predicted from it")
@@ -299,7 +306,7 @@ class PlannerApp(Quitting, App):
                 job, measured, est = self.service.saved_script(path)
                 self.script, self.script_args, self.total_steps, self.epochs = job.path, job.args, job.total_steps, job.epochs
                 self.query_one(WorkloadPane).show_script(job.path, job.args, script_rows(measured, est), job.script)
-                self.sub_title = f"{job.script} {' '.join(job.args)}".strip()
+                self.sub_title = script_title(job.script, job.args)
                 self.results.show_status("")
                 self.results.open_run(str(path), job)
                 self.action_show("results")

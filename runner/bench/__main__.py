@@ -25,7 +25,7 @@ def main(argv: list[str]) -> int:
     if job.get("kind") == "script":  # a user's own training script (runner/script_job.py)
         from runner.script_job import run_job as run_script_job
 
-        script_result = run_script_job(job, ".")
+        script_result = run_script_job(job, ".", lambda event: print(json.dumps(event), flush=True))
         script_result.write(result_path)
         print(json.dumps({"event": "done", "status": script_result.status}), flush=True)
         return 0

@@ -62,6 +62,8 @@ def test_a_script_runs_on_a_played_instance_and_its_folder_ships_without_secrets
     there = rows["aws:c7i.xlarge"]
     assert there["source"] == "measured" and there["device"] == "cpu" and there["train_seconds"] > 0 and there["cost_usd"] > 0
     assert doc["workload"]["kind"] == "script" and doc["workload"]["total_steps"] == 40 * 32  # 512 / 16 per epoch
+    log = "".join(p.read_text() for p in (tmp_path / "instances").glob("*/work/log.txt"))
+    assert '"phase": "installing requirements.txt"' in log and '"phase": "setup"' in log  # its progress lines
     shipped = {p.name for p in (tmp_path / "instances").glob("*/work/bundle/user/**/*") if p.is_file()}
     assert shipped == {"train.py", "helper.py", "requirements.txt", ".gitignore"}
     result = json.loads((out / "results" / "aws-c7i.xlarge.json").read_text())

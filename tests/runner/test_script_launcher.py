@@ -17,6 +17,7 @@ import pytest
 
 from planner.core.script import Epoch, LoaderUnderWay, ScriptRun, estimate_script
 from planner.errors import InputError, RunError
+from planner.report.text import progress_text
 from planner.service import PlannerService
 from runner.local import run_script
 from tests.conftest import ROOT
@@ -317,8 +318,15 @@ def test_with_epochs_asked_the_measurement_waits_past_its_budget_for_an_epoch_to
             time.sleep(0.02); opt.zero_grad(); w(x).sum().backward(); opt.step()
     """
     path = script(tmp_path, slow_epochs)
-    run, est = PlannerService().bench_script(path, [], seconds=1, epochs=10)
+    events: list[tuple[str, dict]] = []
+    run, est = PlannerService().bench_script(path, [], seconds=1, epochs=10, on_progress=lambda *e: events.append(e))
     assert run.stopped_because == "budget" and run.steps[-1] - run.steps[0] > 2.5  # past the 1 s budget
+    # its progress, as the progress line shows it: starting, measuring, then past the budget for the epoch
+    phases = [e["phase"] for label, e in events if label == "local" and e["event"] == "script"]
+    assert phases[0] == "setup" and "measuring" in phases and phases[-1] == "past the budget, until an epoch ends"
+    last = events[-1][1]
+    assert 0 < last["steps"] <= len(run.steps) and 0.015 < last["step_seconds"] < 0.2
+    assert "until an epoch ends: " in progress_text(last) and "/step" in progress_text(last)
     assert est.steps_per_epoch == 150 and est.total_steps == 1500
     run, est = PlannerService().bench_script(path, [], seconds=1, total_steps=5000)  # no --epochs: the budget
     assert run.stopped_because == "budget" and run.steps[-1] - run.steps[0] < 2.5 and not run.epochs

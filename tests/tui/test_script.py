@@ -35,12 +35,16 @@ def test_a_script_is_measured_shown_read_only_and_planned_and_its_what_ifs_repla
             app.query_one("#region-whatif").value = "us-west-2"  # a what-if re-plans the measured script
             await wait_for(pilot, lambda: results.doc.options.region == "us-west-2", timeout=60)
             first = results.doc.run_dir
+            assert app.sub_title == "reinforce.py --episodes 100000"
             await pilot.press("r")  # the Run pane runs the script: here (the picks would add rented instances)
+            rows = app.query_one(RunPane).rows  # its row shows the measurement's progress as it goes
+            await wait_for(pilot, lambda: "measuring: " in rows.get("local", {}).get("progress", ""), timeout=60)
             await wait_for(pilot, lambda: results.doc is not None and results.doc.run_dir not in (None, first), timeout=120)
             assert app.query_one(RunPane).rows["local-cpu"]["state"] == "done"
             doc = results.doc
             assert doc.workload.kind == "script" and doc.options.region == "us-west-2"  # the what-if's region kept
             assert [o.source for o in doc.plan.options if o.target == "local"] == ["measured"]
             assert len(list(tmp_path.glob("*-reinforce/script.json"))) == 2  # the run journaled beside the first
+            assert app.sub_title == "reinforce.py --episodes 100000"  # its name as the user gave it, not a path
 
     asyncio.run(scenario())
