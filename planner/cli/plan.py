@@ -28,6 +28,9 @@ def _plan_options(args: argparse.Namespace, region: str):
                         local_price_per_hour=args.local_price, region=region, purchase=args.purchase)
 
 
+AUTO_SKIPPED_SHOWN = 8  # `auto`'s instances not benchmarked, listed on stderr (--json has every one)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     service = PlannerService()
     if args.out is not None:
@@ -68,12 +71,20 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     def on_choices(choices: list) -> None:
         chosen = [c for c in choices if c.benchmark]
-        err.print(f"auto: benchmarking {len(chosen)} of {len(choices)} candidate instances", highlight=False)
+        left = [c for c in choices if not c.benchmark]
+        said = f"auto: benchmarking {len(chosen)} of {len(choices)} candidate instances"
+        if not chosen and left and all(c.here_wins for c in left):
+            err.print(f"{said}: training here wins clearly, whatever an instance measures (--json lists each and why)",
+                      highlight=False)
+            return
+        err.print(said, highlight=False)
         for c in chosen:
             err.print(f"  + {c.target}: {c.reason}", highlight=False)
-        for c in choices:
-            if not c.benchmark:
-                err.print(f"  - {c.target}: {c.reason}", highlight=False)
+        for c in left[:AUTO_SKIPPED_SHOWN]:
+            err.print(f"  - {c.target}: {c.reason}", highlight=False)
+        if len(left) > AUTO_SKIPPED_SHOWN:
+            err.print(f"  ... and {len(left) - AUTO_SKIPPED_SHOWN} more not benchmarked (--json lists each and why)",
+                      highlight=False)
 
     if spec is None:
         return _run_script(service, args, targets, options, aws,

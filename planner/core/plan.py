@@ -176,6 +176,7 @@ class BenchmarkChoice:
     target: str
     benchmark: bool
     reason: str
+    here_wins: bool = False  # not benchmarked: training here wins clearly, whatever this instance would measure
 
 
 # ----------------------------------------------------------------------------- costs

@@ -131,7 +131,7 @@ class _Run:
         local = self.journal.read_results().get(LOCAL.label("cpu"))
         if local is None or local.result.status != "ok":
             return []
-        choices = self.service.auto_choices(self.spec, self.options, local.result, aws)
+        choices = self.service.auto_choices(self.spec, self.options, local, aws)
         self.choices = choices
         self.info["auto"] = [asdict(c) for c in choices]
         self.journal.write_run(self.info)

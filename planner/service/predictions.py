@@ -6,6 +6,7 @@ brings them the catalog, the GPU specs and the calibration."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -73,6 +74,18 @@ def benchmark_choices(plan, aws: AwsOptions | None = None) -> list:
     return select_benchmarks(plan, worst, aws.bench_budget, aws.max_instances)
 
 
+HERE_WINS = "not needed: training here wins clearly, whatever an instance measures"
+
+
+def auto_benchmarks(choices: list, here: PlanDocument) -> list:
+    """`--targets auto`'s choice, given the plan with this machine's measurement in it (`here`): when
+    training here wins clearly, whatever an instance would measure, nothing is worth paying for (as
+    estimate says and the TUI picks); each choice keeps its reason, with why it is not benchmarked."""
+    if not here.trains_here_clearly:
+        return choices
+    return [replace(c, benchmark=False, here_wins=True, reason=f"{HERE_WINS} ({c.reason})") for c in choices]
+
+
 class Predict(Measure):
     """Predict before renting: the estimate, its re-plans, `auto`'s choice, calibration."""
 
@@ -119,9 +132,12 @@ class Predict(Measure):
                             prices=PriceSource(catalog.source, catalog.as_of),
                             benchmark=[c for c in choices if c.benchmark], skipped=[c for c in choices if not c.benchmark])
 
-    def auto_choices(self, spec: WorkloadSpec, options: PlanOptions, local, aws: AwsOptions) -> list[BenchmarkChoice]:
-        """`--targets auto`: which instances to benchmark, given this machine's measurement (a BenchResult)."""
-        return benchmark_choices(self._predicted_plan(spec, options, local, include_local=False), aws)
+    def auto_choices(self, spec: WorkloadSpec, options: PlanOptions, local: Measured,
+                     aws: AwsOptions) -> list[BenchmarkChoice]:
+        """`--targets auto`: which instances to benchmark, given this machine's measurement: those that could
+        change the rent answer (its plan leaves this machine out), none when training here wins clearly."""
+        choices = benchmark_choices(self._predicted_plan(spec, options, local.result, include_local=False), aws)
+        return auto_benchmarks(choices, self.plan_of(spec, options, {local.label: local}))
 
     def _predicted_plan(self, spec: WorkloadSpec, options: PlanOptions, local, gpu: bool | None = None,
                         include_local: bool = True, measured: list | None = None) -> Plan:

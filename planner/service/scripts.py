@@ -26,7 +26,7 @@ from planner.errors import Cancelled, InputError
 from planner.journal import Measured, RunJournal, result_problems, typed
 from planner.service.measure import ProgressFn, script_path
 from planner.service.plan import Runs, preflight, saved_options, unterminated
-from planner.service.predictions import benchmark_choices, hardware
+from planner.service.predictions import auto_benchmarks, benchmark_choices, hardware
 from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice
 from runner.aws import AwsRun, AwsTarget
 from runner.folder import script_folder
@@ -129,10 +129,7 @@ class Scripts(Runs):
             record(LOCAL.label(here.device), Measured(LOCAL, here))
             if targets.auto:  # the instances a paid benchmark could change the decision for, within the budget
                 planned = self.script_plan(job, run, est, options)
-                choices = benchmark_choices(planned.plan, aws)
-                if planned.trains_here_clearly:  # as estimate says and the TUI picks: nothing worth paying for
-                    choices = [replace(c, benchmark=False, reason=f"not needed: training here wins clearly, whatever "
-                                       f"an instance measures ({c.reason})") for c in choices]
+                choices = auto_benchmarks(benchmark_choices(planned.plan, aws), planned)
                 info["auto"] = [asdict(c) for c in choices]
                 journal.write_run(info)
                 if cb.on_choices:

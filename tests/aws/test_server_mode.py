@@ -115,7 +115,10 @@ def test_budget_cap_launches_nothing(endpoint, env, tmp_path):
 def test_targets_auto_benchmarks_fewer_than_the_catalog_and_explains(endpoint, env, tmp_path):
     from pricing.catalog import filter_instances, load_snapshot
 
-    proc, stdout, stderr, out, player = played_run(endpoint, env, tmp_path, "auto", "--json", "--max-bench-minutes", "5", timeout=420)
+    # this machine at $1,000/h: renting may win, so auto has instances worth a paid benchmark (when training
+    # here wins clearly it benchmarks none: tests/cli/test_run_plan.py)
+    proc, stdout, stderr, out, player = played_run(endpoint, env, tmp_path, "auto", "--json", "--max-bench-minutes", "5",
+                                                   "--local-price", "1000", timeout=420)
     assert proc.returncode == 0, stderr
     doc = json.loads(stdout)
     chosen = [c for c in doc["auto"] if c["benchmark"]]

@@ -82,6 +82,22 @@ def test_plan_of_a_local_run_predicts_every_instance_as_estimate_does(run_dir):
     assert "A paid benchmark would settle" not in text.out and "--targets" not in text.out
 
 
+def test_auto_benchmarks_nothing_when_training_here_wins_clearly_and_needs_no_aws(tmp_path):
+    """As estimate says and the TUI picks (issue 27): a paid benchmark cannot change a clear win here."""
+    spec = tmp_path / "s.yaml"
+    spec.write_text(SPEC)
+    r = planner("run", spec, "--targets", "auto", "--seconds", "1", "--out", tmp_path / "j", "--json", env=NO_AWS)
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    assert {o["target"] for o in doc["options"] if o["source"] == "measured"} == {"local"}
+    assert doc["auto"] and all(not c["benchmark"] and c["here_wins"] for c in doc["auto"])
+    assert all(c["reason"].startswith("not needed: training here wins clearly") for c in doc["auto"])
+    said = [line for line in r.err.splitlines() if line.startswith(("auto:", "  - ", "  + "))]
+    assert said[-1].startswith(f"auto: benchmarking 0 of {len(doc['auto'])} candidate instances: training here wins "
+                               "clearly")  # one line, not one per instance
+    assert json.loads((tmp_path / "j" / "run.json").read_text())["auto"][0]["here_wins"] is True  # journaled
+
+
 NO_AWS = {"AWS_ACCESS_KEY_ID": None, "AWS_SECRET_ACCESS_KEY": None, "AWS_SESSION_TOKEN": None, "AWS_PROFILE": None,
           "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/credentials", "AWS_CONFIG_FILE": "/nonexistent/config",
           "AWS_EC2_METADATA_DISABLED": "true", "COLUMNS": "100"}
