@@ -238,8 +238,8 @@ def to_json(doc: PlanDocument) -> dict[str, Any]:
     if doc.prices is not None:  # an estimate
         out["cloud_recommendation"] = asdict(doc.plan.answers["rent"]) if "rent" in doc.plan.answers else None
         out["prices"] = asdict(doc.prices)
-        out["benchmark"] = [asdict(c) for c in doc.benchmark or []]
-        out["skipped"] = [asdict(c) for c in doc.skipped or []]
+        out["benchmark"] = [choice_json(c) for c in doc.benchmark or []]
+        out["skipped"] = [choice_json(c) for c in doc.skipped or []]
     if doc.run_dir is not None:
         out["run_dir"] = doc.run_dir
     if doc.failed_targets is not None:  # a run
@@ -248,8 +248,14 @@ def to_json(doc: PlanDocument) -> dict[str, Any]:
         if doc.bench_cost_usd is not None:
             out["bench_cost_usd"] = doc.bench_cost_usd
         if doc.auto is not None:
-            out["auto"] = [asdict(c) for c in doc.auto]
+            out["auto"] = [choice_json(c) for c in doc.auto]
     return strict_json(out)
+
+
+def choice_json(choice: BenchmarkChoice) -> dict[str, Any]:
+    """A paid benchmark's choice as documents have always written it; `here_wins` only when true (a document
+    written before it existed is written back as it was)."""
+    return {k: v for k, v in asdict(choice).items() if k != "here_wins" or v}
 
 
 def from_json(data: Any, source: str = "the plan") -> PlanDocument:
