@@ -70,9 +70,11 @@ def _ignore_specs(folder: Path, directory: Path) -> list[tuple[Path, object]]:
     return [(directory, GitIgnoreSpec.from_lines(path.read_text(errors="replace").splitlines()))]
 
 
-def script_folder(script: Path, prefix: str = "user", max_bytes: int = MAX_BYTES, max_files: int = MAX_FILES) -> Shipped:
-    """The script's folder as it ships (see the module docstring); InputError when it is too big."""
-    folder = script.resolve().parent
+def script_folder(script: Path, prefix: str = "user", max_bytes: int = MAX_BYTES, max_files: int = MAX_FILES,
+                  folder: Path | None = None) -> Shipped:
+    """The script's folder (or `folder`, the --workdir that holds it) as it ships (see the module docstring);
+    InputError when it is too big."""
+    folder = (folder or script.parent).resolve()
     specs: dict[Path, list[tuple[Path, object]]] = {folder: _ignore_specs(folder, folder)}
     files: list[tuple[Path, str]] = []
     left_out: list[tuple[str, str]] = []
@@ -114,5 +116,10 @@ def script_folder(script: Path, prefix: str = "user", max_bytes: int = MAX_BYTES
                 raise InputError(
                     f"{script}: its folder {folder} holds more than {max_bytes // 2**20} MiB or {max_files:,} files to ship "
                     f"(at {rel}); the whole folder goes to the instance with the script",
-                    hint="list data, checkpoints and outputs in the folder's .gitignore, or give the script a folder of its own")
+                    hint="list data, checkpoints and outputs in the folder's .gitignore, or give the script a folder of its own "
+                         "(or a smaller --workdir)")
+    own = f"{prefix}/{script.resolve().relative_to(folder).as_posix()}"
+    if all(name != own for _, name in files):
+        raise InputError(f"{script}: the script itself would not ship: {folder}'s .gitignore (or the usual caches) leave it out",
+                         hint="un-ignore the script, or move it out of the ignored folder")
     return Shipped(folder, files, total, left_out)

@@ -7,7 +7,7 @@ import sys
 
 from planner.cli.common import (
     default_region, flag, output_arguments, print_json, print_shown, print_table, ranged, region_argument, rows_arguments,
-    script_length_arguments, stderr, stdout, warn,
+    refuse_script_flags, script_length_arguments, stderr, stdout, warn,
 )
 from planner.errors import ExitCode, InputError
 from planner.service import PRICE_SOURCES, PURCHASES, PlannerService, PriceQuery
@@ -105,16 +105,15 @@ def cmd_tui(args: argparse.Namespace) -> int:
             if not service.is_script_run(args.spec):
                 service.check_run(args.spec)
         elif args.spec.endswith(".py"):  # `planner tui train.py -- ARGS`: the user's script, measured here
-            PlannerService().check_script(args.spec)
+            PlannerService().check_script(args.spec, args.workdir)
         else:
             check_spec_file(args.spec)  # the editor reads it whole: a FIFO or /dev/zero is refused here, before it opens
     from planner.tui.app import PlannerApp
 
-    if (args.script_args or args.total_steps or args.epochs) and not (args.spec or "").endswith(".py"):
-        raise InputError("--total-steps, --epochs and arguments after -- are for a training script (.py)",
-                         hint="planner tui train.py [--total-steps N | --epochs N] -- ARGS")
+    if not (args.spec or "").endswith(".py"):
+        refuse_script_flags(args, args.spec)
     app = PlannerApp(args.spec, bench_seconds=args.seconds, region=args.region or default_region(), ami=args.ami,
-                     script_args=args.script_args, total_steps=args.total_steps, epochs=args.epochs)
+                     script_args=args.script_args, total_steps=args.total_steps, epochs=args.epochs, workdir=args.workdir)
     app.run()
     return app.return_code or ExitCode.OK  # 128 + N after a routed SIGTERM/SIGHUP, as the CLI exits
 

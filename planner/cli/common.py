@@ -327,8 +327,8 @@ def region_argument(p, text: str = "AWS region (default: AWS_REGION, else us-eas
 def say_script_cap(service: PlannerService, args: argparse.Namespace, then: str = "") -> None:
     """Say, before it starts, what a script's measurement will do and where it is stopped (a script that is not
     there is refused first: InputError)."""
-    service.check_script(args.spec)
-    running = " ".join([args.spec, *args.script_args])
+    service.check_script(args.spec, getattr(args, "workdir", None))
+    running = " ".join([args.spec, *args.script_args]) + (f" in {args.workdir}" if getattr(args, "workdir", None) else "")
     epoch = " (longer while an epoch under way can end before the cap: --epochs counts steps from a whole one)" if getattr(args, "epochs", None) else ""
     stderr().print(f"running {escape(running)} here, unchanged: "
                    f"{args.seconds:g} s of training steps (at least 20){epoch}, and stopped with everything it started at "
@@ -348,11 +348,28 @@ def check_script_flags(args: argparse.Namespace, flags: tuple[str, ...]) -> None
                          hint="--total-steps N (optimizer steps) or --epochs N (DataLoader epochs)")
 
 
+SCRIPT_ONLY = (("total_steps", "--total-steps"), ("epochs", "--epochs"), ("workdir", "--workdir"),
+               ("requirements", "--requirements"), ("script_args", "arguments after --"))
+
+
+def refuse_script_flags(args: argparse.Namespace, spec: str | None, but: tuple[str, ...] = ()) -> None:
+    """A spec given what only a training script takes: InputError naming exactly those given (`but`: the
+    command's own flags of the same name, as validate's --epochs for a spec)."""
+    given = [flag for name, flag in SCRIPT_ONLY if name not in but and getattr(args, name, None)]
+    if given:
+        raise InputError(f"{', '.join(given)}: {'is' if len(given) == 1 else 'are'} for a training script (.py), "
+                         f"not {spec or 'a spec'}", hint="a spec gives its own train.epochs; a script is run as "
+                         "`planner COMMAND train.py [--total-steps N | --epochs N] [--workdir DIR] -- ARGS`")
+
+
 def script_length_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--total-steps", type=flag("--total-steps"), metavar="N",
                    help=ranged("--total-steps", "a script's whole run, in optimizer steps"))
     p.add_argument("--epochs", type=flag("--epochs"), metavar="N",
                    help=ranged("--epochs", "a script's whole run, in DataLoader epochs (counted in steps from one epoch seen)"))
+    p.add_argument("--workdir", metavar="DIR", help="the folder a script runs in, and that ships whole to an instance "
+                   "(default: the script's own folder); it must hold the script. As SkyPilot's workdir: relative paths "
+                   "in the script's arguments are relative to it")
 def chart_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("--chart", metavar="FILE", help="also draw the plan's chart (training time against cost, log axes, "
                    "intervals, the break-even line, the headline marked) into FILE: .svg, .png or .html "

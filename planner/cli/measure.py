@@ -7,9 +7,9 @@ import json
 
 from planner.cli.common import (
     check_script_flags, escape, flag, output_arguments, print_json, print_table, progress, ranged, say_script_cap,
-    script_length_arguments, stderr, stdout, warn,
+    refuse_script_flags, script_length_arguments, stderr, stdout, warn,
 )
-from planner.errors import ExitCode, InputError, RunError
+from planner.errors import ExitCode, RunError
 from planner.report.tables import script_json, script_table, bench_json, bench_table, check_summary, check_table, sweep_table
 from planner.report.text import range_text, seconds_text
 from planner.service import BenchOptions, PlannerService, unsteady_reason
@@ -32,9 +32,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     service = PlannerService()
     if args.spec.endswith(".py"):
         return _bench_script(service, args)
-    if args.script_args or args.total_steps or args.epochs:
-        raise InputError(f"--total-steps, --epochs and arguments after -- are for a training script (.py), not {args.spec}",
-                         hint="a spec gives its own train.epochs")
+    refuse_script_flags(args, args.spec)
     spec = service.load(args.spec)
     out_file = check_out_file(args.out) if args.out is not None else None  # before the bench, not after it
     options = BenchOptions(device=args.device, seconds=args.seconds, sweep=args.sweep, threads=args.threads,
@@ -63,7 +61,7 @@ def _bench_script(service: PlannerService, args: argparse.Namespace) -> int:
     say_script_cap(service, args)
     with progress() as on_progress:
         run, est = service.bench_script(args.spec, args.script_args, args.seconds, args.total_steps, args.epochs,
-                                        on_progress=on_progress)
+                                        on_progress=on_progress, workdir=args.workdir)
     data = script_json(run, est)
     if args.json:
         print_json(data)
@@ -127,7 +125,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         say_script_cap(service, args, then="then runs it whole")
         with progress() as on_progress:
             data = service.validate_script(args.spec, args.script_args, args.seconds, args.total_steps, args.epochs,
-                                           recheck=args.recheck, on_progress=on_progress)
+                                           recheck=args.recheck, on_progress=on_progress, workdir=args.workdir)
         if args.json:
             print_json(data)
         else:
@@ -138,8 +136,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             if data["machine_drift_percent"] is not None:
                 stdout().print("\n".join(script_machine_lines(data)), highlight=False)
         return ExitCode.OK
-    if args.script_args or args.total_steps:
-        raise InputError(f"--total-steps and arguments after -- are for a training script (.py), not {args.spec}")
+    refuse_script_flags(args, args.spec, but=("epochs",))
     spec = service.load(args.spec)
     check_epochs(spec, args.epochs)
     with progress() as on_progress:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from planner.cli.common import (
     chart_argument, check_chart, check_script_flags, default_region, escape, flag, output_arguments, plan_arguments,
-    print_plan, progress, ranged, region_argument, say_script_cap, script_length_arguments, stderr, stdout,
+    print_plan, progress, ranged, region_argument, say_script_cap, refuse_script_flags, script_length_arguments, stderr, stdout,
     write_chart,
 )
 from planner.errors import ExitCode, InputError
@@ -39,9 +39,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     region = args.region or default_region()
     options = _plan_options(args, region)
     script = args.spec.endswith(".py")
-    if not script and (args.script_args or args.total_steps or args.epochs or args.requirements):
-        raise InputError(f"--total-steps, --epochs, --requirements and arguments after -- are for a training script (.py), "
-                         f"not {args.spec}", hint="a spec gives its own train.epochs")
+    if not script:
+        refuse_script_flags(args, args.spec)
     spec = None if script else service.load(args.spec)
     aws = AwsOptions(region=region, purchase=args.purchase, ami=args.ami, ami_type=args.ami_type, subnet=args.subnet,
                      bucket=args.bucket, max_bench_minutes=args.max_bench_minutes, bench_budget=args.bench_budget,
@@ -117,7 +116,7 @@ def _may_launch(service: PlannerService, args: argparse.Namespace, targets, aws:
     if args.deadline:
         lines.append(f"the plan's deadline: {seconds_text(args.deadline)}")
     if args.spec.endswith(".py") and (targets.aws_types or targets.auto):
-        lines += service.shipping_preview(args.spec)
+        lines += service.shipping_preview(args.spec, args.workdir)
     for line in lines:
         err.print(line, highlight=False, markup=False, soft_wrap=True)
     if args.dry_run:
@@ -160,7 +159,8 @@ def _run_script(service: PlannerService, args: argparse.Namespace, targets, opti
         with progress() as on_progress:
             doc, _journal = service.run_script(args.spec, args.script_args, targets, options, args.seconds,
                                                args.total_steps, args.epochs, Path(args.out) if args.out else None,
-                                               replace(callbacks, on_progress=on_progress), aws, args.requirements)
+                                               replace(callbacks, on_progress=on_progress), aws, args.requirements,
+                                               workdir=args.workdir)
     except KeyboardInterrupt as exc:
         return _interrupted(exc)
     print_plan(doc, args)
@@ -198,9 +198,7 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     region = args.region or default_region()
     if args.spec.endswith(".py"):
         return _estimate_script(service, args, region)
-    if args.script_args or args.total_steps or args.epochs:
-        raise InputError(f"--total-steps, --epochs and arguments after -- are for a training script (.py), not {args.spec}",
-                         hint="a spec gives its own train.epochs")
+    refuse_script_flags(args, args.spec)
     spec = service.load(args.spec)
     options = _plan_options(args, region)
     with progress() as on_progress:
@@ -225,10 +223,10 @@ def _estimate_script(service: PlannerService, args: argparse.Namespace, region: 
     with progress() as on_progress:
         doc, _run, _est = service.estimate_script(args.spec, args.script_args, options, args.seconds, args.total_steps,
                                                 args.epochs, gpu=True if args.gpu else False if args.cpu else None,
-                                                on_progress=on_progress)
+                                                on_progress=on_progress, workdir=args.workdir)
     print_plan(doc, args)
     if args.format == "table":
-        _print_predicted_footer(doc, args.spec, args.script_args)
+        _print_predicted_footer(doc, args.spec + (f" --workdir {args.workdir}" if args.workdir else ""), args.script_args)
     write_chart(doc, args.chart)
     return ExitCode.OK
 

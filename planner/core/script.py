@@ -194,7 +194,8 @@ class ScriptRun:
 @dataclass(frozen=True)
 class ScriptJob:
     """What a run of a script measures (the journal's script.json): the script as the user named it and
-    where it is, its own arguments, the whole run's length as given, the seconds of steps measured."""
+    where it is, its own arguments, the whole run's length as given, the seconds of steps measured, the
+    folder it runs in when it is not the script's own."""
 
     script: str
     path: str
@@ -202,6 +203,7 @@ class ScriptJob:
     total_steps: int | None = None
     epochs: int | None = None
     seconds: float = 10.0
+    workdir: str | None = None  # the folder it ran in and shipped (--workdir); None: the script's own
 
     @classmethod
     def from_json(cls, data: Any) -> ScriptJob:

@@ -192,6 +192,22 @@ def script_path(script: str | Path) -> Path:
     return path
 
 
+def script_workdir(script: Path, workdir: str | Path | None) -> Path:
+    """The folder the script runs in and that ships with it: `workdir` (--workdir, as SkyPilot's: relative paths
+    in its arguments are relative to it), or the script's own folder. InputError unless it is a folder that
+    holds the script."""
+    if workdir is None:
+        return script.resolve().parent
+    folder = Path(workdir)
+    if not folder.is_dir():
+        raise InputError(f"--workdir {shown_path(str(workdir))}: no such folder",
+                         hint="give the folder the script runs in (it ships whole to an instance), e.g. --workdir .")
+    if folder.resolve() not in script.resolve().parents:
+        raise InputError(f"--workdir {shown_path(str(workdir))}: the script {shown_path(str(script))} is not inside it",
+                         hint="give a folder that holds the script: it runs there, and ships whole to an instance")
+    return folder.resolve()
+
+
 def unsteady_reason(drift_percent: float, spread_percent: float | None) -> str | None:
     """Why the machine did not hold its speed around a validate run, or None when it did."""
     if abs(drift_percent) > STEADY_MACHINE_PERCENT:
@@ -228,17 +244,19 @@ class Measure(Describe):
 
     def bench_script(self, script: str | Path, args: list[str], seconds: float = 10.0, total_steps: int | None = None,
                      epochs: int | None = None, cancel=None, on_progress: ProgressFn | None = None,
-                     label: str = "local") -> tuple[ScriptRun, ScriptEstimate]:
+                     label: str = "local", workdir: str | Path | None = None) -> tuple[ScriptRun, ScriptEstimate]:
         """Run the user's training script here, unchanged (runner/script.py times its steps by PyTorch's
         own hooks), and extrapolate its whole run (planner/core/script.py).
         Raises InputError (not a readable .py file; the run's length cannot be known; too few steps),
         RunError (the script failed before its first step, with its own traceback; it never stepped;
         it was stopped at the cap before its first step), Cancelled (`cancel`, a threading.Event, was set: the
-        script was stopped with everything it started). `on_progress` gets (`label`, each progress event)."""
+        script was stopped with everything it started). `on_progress` gets (`label`, each progress event).
+        `workdir`: the folder it runs in (script_workdir)."""
         path = script_path(script)
+        cwd = script_workdir(path, workdir)
         with tempfile.TemporaryDirectory(prefix="planner-script-") as tmp:
             done = run_script(path.resolve(), list(args), seconds, Path(tmp), until_epoch=epochs is not None, cancel=cancel,
-                              progress=None if on_progress is None else lambda event: on_progress(label, event))
+                              progress=None if on_progress is None else lambda event: on_progress(label, event), cwd=cwd)
         if cancel is not None and cancel.is_set():
             raise Cancelled(f"cancelled: the measurement of {path.name} here was stopped, with everything it started")
         run = ScriptRun.from_json(done.result) if done.result else None
@@ -248,7 +266,11 @@ class Measure(Describe):
                            "everything it started", hint="does it download or load a large dataset first, or wait on a lock, a port or a GPU?")
         if run is None or run.status == "error":
             own = (run.message if run is not None and run.message else said).strip()
-            raise RunError(f"{path.name} failed before its first training step; its own error:\n{own}")
+            here = Path.cwd()
+            lost = workdir is None and "No such file or directory" in own and cwd != here and here in cwd.parents
+            raise RunError(f"{path.name} failed before its first training step; its own error:\n{own}",
+                           hint=f"it ran in its own folder, {shown_path(str(cwd))}; to run it from here, as "
+                                f"`python {shown_path(str(script))}` would, give --workdir ." if lost else "")
         if not run.steps:
             raise RunError(f"{path.name} finished without a training step (no optimizer step, no backward pass)",
                            hint="is the training loop behind a flag or an `if __name__ == \"__main__\"` it did not reach?")
@@ -256,7 +278,7 @@ class Measure(Describe):
 
     def validate_script(self, script: str | Path, args: list[str], seconds: float = 10.0, total_steps: int | None = None,
                         epochs: int | None = None, recheck: bool = True,
-                        on_progress: ProgressFn | None = None) -> dict[str, Any]:
+                        on_progress: ProgressFn | None = None, workdir: str | Path | None = None) -> dict[str, Any]:
         """Estimate the script's whole run (bench_script), then run it whole as the user would (spawn to
         exit, nothing hooked) and compare. With `recheck`, the script is measured again after the run, as
         a spec's validate benches again: when the same steps of the two measurements (paired_windows: the
@@ -264,12 +286,14 @@ class Measure(Describe):
         by more than STEADY_RUN_SPREAD_PERCENT, the machine did not hold its speed around the run and an error of
         that size may be the machine's (`machine_steady`). Raises what bench_script raises, and RunError when
         the whole run fails or outlasts three times the estimate's high end (at least 10 minutes)."""
-        run, est = self.bench_script(script, args, seconds, total_steps, epochs, on_progress=on_progress, label="bench")
+        run, est = self.bench_script(script, args, seconds, total_steps, epochs, on_progress=on_progress, label="bench",
+                                     workdir=workdir)
         cap = max(3 * (est.high if math.isfinite(est.high) else 10 * est.seconds), 600.0)  # no usable interval: 10x the point
         if on_progress is not None:
             on_progress("train", {"event": "script", "phase": "whole run", "estimate_seconds": est.seconds})
         with tempfile.TemporaryDirectory(prefix="planner-script-") as tmp:
-            whole = run_script(Path(script).resolve(), list(args), seconds, Path(tmp), cap_seconds=cap, whole=True)
+            whole = run_script(Path(script).resolve(), list(args), seconds, Path(tmp), cap_seconds=cap, whole=True,
+                               cwd=script_workdir(Path(script), workdir))
         if whole.returncode != 0:
             why = "was stopped at the cap" if whole.returncode is None else f"exited with {whole.returncode}"
             raise RunError(f"{Path(script).name}'s whole run {why} after {whole.seconds:.0f} s; its own output:\n"
@@ -284,7 +308,7 @@ class Measure(Describe):
                "window_spread_percent": None, "machine_steady": None, "machine_unsteady_reason": None}
         if recheck:
             after, again = self.bench_script(script, args, seconds, total_steps, epochs, on_progress=on_progress,
-                                             label="recheck")
+                                             label="recheck", workdir=workdir)
             # the same steps twice: the machine's move, not the workload's (both have 5+ steady steps: a window each)
             paired = paired_windows(run, after)
             drift = 100.0 * (statistics.median(paired) - 1)

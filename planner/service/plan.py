@@ -13,11 +13,11 @@ from __future__ import annotations
 import datetime as dt
 import json
 import secrets
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from planner.core.document import LeftRunning, PlanDocument, PlanOptions, WorkloadSummary
+from planner.core.document import LeftRunning, PlanDocument, PlanOptions, WorkloadSummary, choice_json
 from planner.core.decide import decide, Recommendation
 from planner.errors import Cancelled, InputError, PlannerError, RunError
 from planner.service.predictions import measured_candidates, Predict
@@ -133,7 +133,7 @@ class _Run:
             return []
         choices = self.service.auto_choices(self.spec, self.options, local, aws)
         self.choices = choices
-        self.info["auto"] = [asdict(c) for c in choices]
+        self.info["auto"] = [choice_json(c) for c in choices]
         self.journal.write_run(self.info)
         if self.cb.on_choices:
             self.cb.on_choices(choices)

@@ -18,13 +18,13 @@ from typing import Any
 from planner.core.decide import decide
 from planner.core.document import SCRIPT_KIND, PlanDocument, PlanOptions, PriceSource, WorkloadSummary
 from planner.core.candidates import LOCAL, Target, measured_candidate
-from planner.core.document import LeftRunning
+from planner.core.document import LeftRunning, choice_json
 from planner.core.script import (
     ScriptEstimate, ScriptJob, ScriptRun, estimate_script, measured_script_candidate, script_candidates, script_warnings,
 )
 from planner.errors import Cancelled, InputError
 from planner.journal import Measured, RunJournal, result_problems, typed
-from planner.service.measure import ProgressFn, script_path
+from planner.service.measure import ProgressFn, script_path, script_workdir
 from planner.service.plan import Runs, preflight, saved_options, unterminated
 from planner.service.predictions import auto_benchmarks, benchmark_choices, hardware
 from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice
@@ -67,21 +67,24 @@ class Scripts(Runs):
     def estimate_script(self, script: str | Path, args: list[str], options: PlanOptions, seconds: float = 10.0,
                         total_steps: int | None = None, epochs: int | None = None,
                         gpu: bool | None = None, on_progress: ProgressFn | None = None,
-                        ) -> tuple[PlanDocument, ScriptRun, ScriptEstimate]:
+                        workdir: str | Path | None = None) -> tuple[PlanDocument, ScriptRun, ScriptEstimate]:
         """`planner estimate train.py -- ARGS`: the script measured here unchanged (bench_script), its whole
         run here, every instance in the region predicted from it, decided; and the measurement it rests on.
         Raises InputError (a region the prices lack; what bench_script refuses), RunError (the script failed)."""
         from pricing.catalog import check_region
 
         check_region(self.catalog().frame, options.region)  # before the measurement, not after it
-        job = ScriptJob(shown_path(str(script)), str(Path(script).resolve()), list(args), total_steps, epochs, seconds)
-        run, est = self.bench_script(script, args, seconds, total_steps, epochs, on_progress=on_progress)
+        cwd = script_workdir(script_path(script), workdir)
+        job = ScriptJob(shown_path(str(script)), str(Path(script).resolve()), list(args), total_steps, epochs, seconds,
+                        str(cwd) if workdir is not None else None)
+        run, est = self.bench_script(script, args, seconds, total_steps, epochs, on_progress=on_progress, workdir=cwd)
         return self.script_plan(job, run, est, options, gpu), run, est
 
     def run_script(self, script: str | Path, args: list[str], targets: TargetChoice, options: PlanOptions,
                    seconds: float = 10.0, total_steps: int | None = None, epochs: int | None = None,
                    out: Path | None = None, callbacks: RunCallbacks | None = None, aws: AwsOptions | None = None,
-                   requirements: str | None = None, cancel=None) -> tuple[PlanDocument, RunJournal]:
+                   requirements: str | None = None, cancel=None,
+                   workdir: str | Path | None = None) -> tuple[PlanDocument, RunJournal]:
         """`planner run train.py --targets local,aws:TYPE,... -- ARGS`: measure the script here and on rented
         instances (its folder shipped as runner/folder.py bounds and filters it, `requirements` installed at
         boot), journal each result the moment it arrives (a bench result carrying the script's timeline),
@@ -91,19 +94,22 @@ class Scripts(Runs):
         change the decision (the paid benchmarks `planner estimate train.py` suggests), within the budget;
         none when training here wins clearly (each choice then says so).
         Raises InputError (refused before anything is written or launched: budget, region, a folder too big,
-        a requirements file outside it), RunError, Cancelled/KeyboardInterrupt carrying `run_dir`."""
+        a requirements file outside it), RunError, Cancelled/KeyboardInterrupt carrying `run_dir`. `workdir`: the
+        folder the script runs in and that ships (--workdir; default the script's own)."""
         from pricing.catalog import check_region, instance_facts
 
         path = script_path(script)
+        cwd = script_workdir(path, workdir)
         cb = callbacks or RunCallbacks()
         aws_types = targets.aws_types
         aws = aws or AwsOptions(region=options.region, purchase=options.purchase)
         catalog = self.catalog().frame
         check_region(catalog, options.region)
         priced = preflight(aws_types, aws, catalog) if aws_types else None
-        shipped = script_folder(path) if aws_types or targets.auto else None
-        needs = _requirements(path, requirements) if requirements else None
-        job = ScriptJob(shown_path(str(script)), str(path.resolve()), list(args), total_steps, epochs, seconds)
+        shipped = script_folder(path, folder=cwd) if aws_types or targets.auto else None
+        needs = _requirements(cwd, requirements) if requirements else None
+        job = ScriptJob(shown_path(str(script)), str(path.resolve()), list(args), total_steps, epochs, seconds,
+                        str(cwd) if workdir is not None else None)
         journal = RunJournal.create(path.stem, out)
         journal.write_script(job)
         run_id = f"{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
@@ -120,7 +126,8 @@ class Scripts(Runs):
             if cb.on_state:
                 cb.on_state(LOCAL.name, "running", 0.0, 0.0)
             try:
-                run, est = self.bench_script(path, args, seconds, total_steps, epochs, cancel, cb.on_progress, LOCAL.name)
+                run, est = self.bench_script(path, args, seconds, total_steps, epochs, cancel, cb.on_progress, LOCAL.name,
+                                             workdir=cwd)
             except Cancelled as exc:
                 exc.run_dir = str(journal.path)  # type: ignore[attr-defined]
                 exc.unterminated_instances, exc.results_count = [], 0  # type: ignore[attr-defined]
@@ -130,7 +137,7 @@ class Scripts(Runs):
             if targets.auto:  # the instances a paid benchmark could change the decision for, within the budget
                 planned = self.script_plan(job, run, est, options)
                 choices = auto_benchmarks(benchmark_choices(planned.plan, aws), planned)
-                info["auto"] = [asdict(c) for c in choices]
+                info["auto"] = [choice_json(c) for c in choices]
                 journal.write_run(info)
                 if cb.on_choices:
                     cb.on_choices(choices)
@@ -145,7 +152,8 @@ class Scripts(Runs):
             aws_run = AwsRun(settings, run_id, session=self.aws_session, check_result=result_problems)
             aws_run.user_files = shipped.files
             cap = min(seconds + SCRIPT_CAP_EXTRA_SECONDS, max(60.0, settings.max_bench_minutes * 60 - 240))
-            script_job = {"kind": "script", "folder": "user", "script": path.name, "args": list(args), "seconds": seconds,
+            script_job = {"kind": "script", "folder": "user", "script": path.resolve().relative_to(cwd).as_posix(),
+                          "args": list(args), "seconds": seconds,
                           "until_epoch": epochs is not None, "cap_seconds": cap, "requirements": needs}
             where = {}
             aws_targets: list = []  # runner.target.Target
@@ -174,9 +182,12 @@ class Scripts(Runs):
         journal.write_plan(doc)
         return doc, journal
 
-    def check_script(self, script: str | Path) -> Path:
-        """The training script to run. Raises InputError unless it is a readable .py file."""
-        return script_path(script)
+    def check_script(self, script: str | Path, workdir: str | Path | None = None) -> Path:
+        """The training script to run. Raises InputError unless it is a readable .py file (inside `workdir`, a
+        folder, when one is given)."""
+        path = script_path(script)
+        script_workdir(path, workdir)
+        return path
 
     def is_script_run(self, run_dir: str | Path) -> bool:
         """Whether `run_dir` journals a user's script (script.json) rather than a spec."""
@@ -191,10 +202,11 @@ class Scripts(Runs):
         run = runs[_here(journal, runs)]
         return job, run, estimate_script(run, job.total_steps, job.epochs)
 
-    def shipping_preview(self, script: str | Path) -> list[str]:
-        """What of the script's folder would ship to an instance (runner/folder.py), as the run's log lists it.
-        Raises InputError (not a .py file; a folder too big to ship)."""
-        return script_folder(script_path(script)).lines()
+    def shipping_preview(self, script: str | Path, workdir: str | Path | None = None) -> list[str]:
+        """What of the script's folder (or `workdir`) would ship to an instance (runner/folder.py), as the run's
+        log lists it. Raises InputError (not a .py file; a folder too big to ship; a workdir without the script)."""
+        path = script_path(script)
+        return script_folder(path, folder=script_workdir(path, workdir)).lines()
 
     def estimate_run(self, run_dir: str | Path, overrides: dict[str, Any] | None = None, gpu: bool | None = None,
                      options: PlanOptions | None = None, measured_only: bool = False) -> PlanDocument:
@@ -247,13 +259,12 @@ def _timelines(journal: RunJournal, results: dict[str, Measured]) -> dict[str, S
             for label, m in results.items() if m.result.status == "ok"}
 
 
-def _requirements(script: Path, requirements: str) -> str:
-    """The requirements file as the instance finds it: inside the script's folder (it ships with it)."""
+def _requirements(folder: Path, requirements: str) -> str:
+    """The requirements file as the instance finds it: inside the folder that ships (the script's, or --workdir)."""
     path = Path(requirements).resolve()
-    folder = script.resolve().parent
     if not path.is_file():
         raise InputError(f"--requirements {shown_path(requirements)}: no such file", hint="give the script's requirements.txt")
     if folder not in path.parents:
-        raise InputError(f"--requirements {shown_path(requirements)}: not inside the script's folder {folder}",
-                         hint="keep requirements.txt beside the script: the folder is what ships")
+        raise InputError(f"--requirements {shown_path(requirements)}: not inside the folder that ships, {folder}",
+                         hint="keep requirements.txt beside the script (or in --workdir): that folder is what ships")
     return path.relative_to(folder).as_posix()

@@ -70,9 +70,10 @@ class PlannerApp(Quitting, App):
                  runs_dir: Path | None = None, bench_seconds: float = 10.0, region: str = "us-east-1",
                  ami: str | None = None, estimate_seconds: float = 5.0, estimate_on_open: bool = True,
                  runs_folder: Path | None = None, script_args: list[str] | None = None, total_steps: int | None = None,
-                 epochs: int | None = None):
+                 epochs: int | None = None, workdir: str | None = None):
         """`runs_dir`: the next run's journal (as `planner run --out`) while it is new or empty; other
-        runs journal in `runs_folder` (None: planner-runs/), where `o` looks for saved runs."""
+        runs journal in `runs_folder` (None: planner-runs/), where `o` looks for saved runs. A script's
+        `workdir`: the folder it runs in and ships (--workdir; None: its own)."""
         super().__init__()
         self.service = service or PlannerService()
         path = Path(spec_path) if spec_path else None
@@ -80,6 +81,7 @@ class PlannerApp(Quitting, App):
         # `planner tui train.py -- ARGS`: the user's script, measured here as a local run, then planned
         self.script = spec_path if spec_path and spec_path.endswith(".py") and not self.open_at_start else None
         self.script_args, self.total_steps, self.epochs = list(script_args or []), total_steps, epochs
+        self.workdir = workdir
         self.spec_path = None if self.open_at_start or self.script else spec_path
         self.runs_dir, self.runs_folder = runs_dir, runs_folder
         self.bench_seconds, self.estimate_seconds = bench_seconds, estimate_seconds
@@ -120,7 +122,7 @@ class PlannerApp(Quitting, App):
         """The user's script measured here (a local run journaled in the runs folder), then its plan shown."""
         assert self.script is not None
         self.sub_title = script_title(self.script, self.script_args)
-        self.query_one(WorkloadPane).show_script(self.script, self.script_args, None)
+        self.query_one(WorkloadPane).show_script(self.script, self.script_args, None, workdir=self.workdir)
         self.results.show_status(f"measuring {Path(self.script).name} here, unchanged: {self.estimate_seconds:g} s of "
                                  "training steps, then every instance predicted from it")
         self._measuring_script = True
@@ -133,7 +135,7 @@ class PlannerApp(Quitting, App):
 
         try:
             self.service.run_script(script, self.script_args, parse_targets("local"), options, self.estimate_seconds,
-                                    self.total_steps, self.epochs, out)
+                                    self.total_steps, self.epochs, out, workdir=self.workdir)
         except PlannerError as exc:
             self.call_from_thread(self.notify, exc.render(), severity="error", timeout=30)
             self.call_from_thread(self.results.show_status, exc.message.splitlines()[0])
@@ -261,10 +263,11 @@ class PlannerApp(Quitting, App):
         self.action_show("run")
         if self.script is not None:  # the user's script: measured here again, then on the instances picked
             script, args, total, epochs, seconds = self.script, self.script_args, self.total_steps, self.epochs, self.bench_seconds
+            workdir = self.workdir
             results.run_started(results.spec, str(out))
             run.start(Path(script).name, targets, lambda callbacks, cancel: self.service.run_script(
                 script, args, parse_targets(",".join(targets)), options, seconds, total, epochs, Path(out), callbacks, aws,
-                cancel=cancel)[0])
+                cancel=cancel, workdir=workdir)[0])
             return
         spec, text, bench = self.spec, self.spec_text, BenchOptions(seconds=self.bench_seconds)
         results.run_started(spec)
@@ -305,7 +308,9 @@ class PlannerApp(Quitting, App):
             if self.service.is_script_run(path):
                 job, measured, est = self.service.saved_script(path)
                 self.script, self.script_args, self.total_steps, self.epochs = job.path, job.args, job.total_steps, job.epochs
-                self.query_one(WorkloadPane).show_script(job.path, job.args, script_rows(measured, est), job.script)
+                self.workdir = job.workdir
+                self.query_one(WorkloadPane).show_script(job.path, job.args, script_rows(measured, est), job.script,
+                                                         workdir=job.workdir)
                 self.sub_title = script_title(job.script, job.args)
                 self.results.show_status("")
                 self.results.open_run(str(path), job)

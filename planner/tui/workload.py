@@ -69,9 +69,11 @@ class WorkloadPane(Vertical, can_focus=True):
         if self.path and Path(self.path).is_file() and not self.path.endswith(".py"):
             self.load(self.path)
 
-    def show_script(self, script: str, args: list[str], rows: list[tuple[str, str]] | None, shown: str | None = None) -> None:
+    def show_script(self, script: str, args: list[str], rows: list[tuple[str, str]] | None, shown: str | None = None,
+                    workdir: str | None = None) -> None:
         """A user's training script: its source, read-only (it is planned unchanged: edit it in your editor),
-        its arguments, and what the launcher found in it (None: still measuring)."""
+        its arguments, the folder it runs in when not its own (--workdir), and what the launcher found in it
+        (None: still measuring)."""
         from rich.text import Text
 
         self.script = script
@@ -85,7 +87,8 @@ class WorkloadPane(Vertical, can_focus=True):
         self.editor.read_only = True
         self.editor.text = source
         status = self.query_one("#spec-status", Static)
-        status.update(Text(f"script: {' '.join([shown or script, *args])} (read-only: it is planned unchanged)"))
+        where = f" in {workdir}" if workdir else ""
+        status.update(Text(f"script: {' '.join([shown or script, *args])}{where} (read-only: it is planned unchanged)"))
         status.set_classes("valid")
         found = ("measuring it here ..." if rows is None else
                  "\n".join(f"{what}: {value}" for what, value in rows))

@@ -29,7 +29,9 @@ def test_a_bigger_convnet_rents_a_gpu_and_the_suggested_run_keeps_the_scripts_ar
                 "--", "--samples", "8192", "--width", "64")
     assert r.code == 0, r.err
     assert "Recommendation: aws:g" in r.out or "If you rent: aws:g" in r.out
-    assert "convnet.py --samples 8192 --width 64: 200,000 optimizer steps, as the script runs them" in r.out.replace("\n", " ")
+    # no whole epoch in 3 s: the steps per epoch are its DataLoader's length (8192 / 64) over the one batch a step
+    assert ("convnet.py --samples 8192 --width 64: 200,000 optimizer steps (1,562 epochs x 128), as the script runs them"
+            in r.out.replace("\n", " "))
     assert "-- --samples 8192 --width 64" in r.out
 
 
@@ -37,7 +39,11 @@ def test_flags_that_need_a_spec_or_a_script_are_refused_for_the_other():
     r = planner("estimate", SCRIPTS / "reinforce.py", "--predict-only")
     assert r.code == 2 and "--predict-only: a script is planned from its own run here" in r.err
     r = planner("estimate", EXAMPLES / "surface-mlp.yaml", "--total-steps", "10")
-    assert r.code == 2 and "are for a training script (.py)" in r.err
+    assert r.code == 2 and "--total-steps: is for a training script (.py), not" in r.err
+    r = planner("bench", EXAMPLES / "surface-mlp.yaml", "--workdir", ".", "--epochs", "3")
+    assert r.code == 2 and "--epochs, --workdir: are for a training script (.py), not" in r.err
+    r = planner("estimate", SCRIPTS / "reinforce.py", "--workdir", EXAMPLES / "no-such-folder")
+    assert r.code == 2 and "--workdir" in r.err and "no such folder" in r.err and "running" not in r.err
 
 
 def test_a_script_run_is_journaled_and_replanned_from_its_journal(tmp_path):
@@ -74,4 +80,4 @@ def test_auto_plans_a_script_from_its_measurement_here_and_a_spec_refuses_a_scri
     assert json.loads((out / "run.json").read_text())["auto"] == doc["auto"]  # journaled with the run
     assert [o["target"] for o in doc["options"]] == ["local"]
     r = planner("run", EXAMPLES / "surface-mlp.yaml", "--requirements", "r.txt")
-    assert r.code == 2 and "are for a training script (.py)" in r.err
+    assert r.code == 2 and "--requirements: is for a training script (.py)" in r.err

@@ -380,3 +380,28 @@ def test_a_step_time_still_moving_at_the_budget_is_measured_on_until_it_settles_
     run, est = PlannerService().bench_script(path, [], seconds=1.0, total_steps=1000)
     assert run.steady is False and 2.5 < run.steps[-1] - run.steps[0] < 4.5  # at 3x the budget, and said
     assert any("still drifting" in n for n in est.notes)
+
+
+def test_a_workdir_is_where_the_script_runs_and_a_lost_relative_path_says_so(tmp_path, monkeypatch):
+    reads = """
+    import sys, torch
+    n = int(open(sys.argv[1]).read())  # a path relative to where the user runs it
+    w = torch.nn.Linear(2, 1)
+    opt = torch.optim.SGD(w.parameters(), lr=0.01)
+    for i in range(n):
+        opt.zero_grad(); w(torch.ones(1, 2)).sum().backward(); opt.step()
+    """
+    (tmp_path / "src").mkdir()
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "n.txt").write_text("60")
+    path = script(tmp_path / "src", reads)
+    monkeypatch.chdir(tmp_path)
+    service = PlannerService()
+    with pytest.raises(RunError, match="No such file or directory: 'data/n.txt'") as caught:
+        service.bench_script(Path("src/train.py"), ["data/n.txt"], seconds=2, total_steps=100)
+    assert "give --workdir ." in (caught.value.hint or "")  # it ran in src/; the path is the user's folder's
+    run, est = service.bench_script(Path("src/train.py"), ["data/n.txt"], seconds=2, total_steps=100, workdir=".")
+    assert run.stopped_because == "finished" and len(run.steps) == 60
+    for bad, said in ((tmp_path / "data", "is not inside it"), (tmp_path / "nowhere", "no such folder")):
+        with pytest.raises(InputError, match=said):
+            service.bench_script(path, [], seconds=2, total_steps=100, workdir=bad)

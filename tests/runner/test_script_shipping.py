@@ -56,3 +56,35 @@ def test_a_timeline_comes_back_as_a_bench_result_and_a_cpu_run_on_a_gpu_instance
     assert hung.status == "error" and "no training step within 300 s" in hung.message
     failed = script_result({"status": "error", "steps": [], "message": "ZeroDivisionError: division by zero"}, "", 1, 300)
     assert failed.status == "error" and failed.message == "ZeroDivisionError: division by zero"
+
+
+def test_a_workdir_ships_whole_with_the_script_inside_it_and_an_ignored_script_is_refused(tmp_path):
+    tree(tmp_path, {"src/train.py": "", "src/model.py": "", "configs/base.yaml": "", "data/small.csv": "1,2\n",
+                    ".env": "KEY=1", ".gitignore": "outputs/\n", "outputs/ckpt.pt": "x"})
+    shipped = script_folder(tmp_path / "src" / "train.py", folder=tmp_path)
+    assert sorted(name for _, name in shipped.files) == ["user/.gitignore", "user/configs/base.yaml",
+                                                         "user/data/small.csv", "user/src/model.py", "user/src/train.py"]
+    assert [p for p, why in shipped.left_out if why == "a secret"] == [".env"]
+    tree(tmp_path, {".gitignore": "src/\n"})
+    with pytest.raises(InputError, match="the script itself would not ship"):
+        script_folder(tmp_path / "src" / "train.py", folder=tmp_path)
+
+
+def test_a_script_job_runs_a_script_below_its_folder_in_that_folder(tmp_path):
+    """The instance's side of --workdir: the job names the script by its path in the shipped folder and runs
+    it there (relative paths in its arguments are the folder's)."""
+    from runner.script_job import run_job
+
+    tree(tmp_path, {"data/x.txt": "3\n", "src/train.py": (
+        "import sys, torch\n"
+        "n = int(open(sys.argv[1]).read())\n"
+        "w = torch.nn.Linear(2, 1)\n"
+        "opt = torch.optim.SGD(w.parameters(), lr=0.01)\n"
+        "for i in range(40 * n):\n"
+        "    opt.zero_grad(); w(torch.ones(1, 2)).sum().backward(); opt.step()\n")})
+    events: list[dict] = []
+    r = run_job({"kind": "script", "folder": str(tmp_path), "script": "src/train.py", "args": ["data/x.txt"],
+                 "seconds": 5, "cap_seconds": 120, "device": "cpu"}, str(tmp_path), events.append)
+    assert r.status == "ok", r.message
+    assert r.script is not None and len(r.script["steps"]) == 120 and r.script["stopped_because"] == "finished"
+    assert events and events[0]["phase"] == "setup"  # progress, as runner.bench prints it on an instance
