@@ -281,6 +281,7 @@ class Timeline:
         self.under_way: list[dict[str, Any]] = []  # {"start", "batches", "length"} of each DataLoader being iterated
         self.traced_step: int | None = None  # the index of the traced step (slower: not timed)
         self.reported = -math.inf  # when the progress file was last written
+        self.busy: Any = None  # runner.bench.machine.Busyness from the first step on: who else used the CPUs
 
     def now(self) -> float:
         import torch
@@ -338,6 +339,10 @@ class Timeline:
         ends = self.step_ends()
         if not ends:
             return
+        if self.busy is None:  # the steps are measured from here: so is what else ran on the machine
+            from runner.bench.machine import Busyness, tree_cpu_jiffies
+
+            self.busy = Busyness.begin(own=tree_cpu_jiffies, what="the script was")
         if len(ends) >= self.max_steps:
             self.finish("max_steps")
         elif len(ends) >= self.min_steps and t - ends[0] >= self.seconds:
@@ -400,11 +405,16 @@ class Timeline:
     def write(self, why: str, message: str = "", status: str = "ok") -> None:
         import torch
 
+        busy: list[str] = []
+        if self.busy is not None:
+            self.busy.end()
+            busy = self.busy.warnings()
         data = {"version": RESULT_VERSION, "status": status, "stopped_because": why, "message": message,
                 "boundary": self.boundary(), "optimizers": len(self.optimizers), "steps": self.step_ends(),
                 "steady": self.steady,
                 "epochs": self.epochs, "imports_done": self.imports_done, "wall": time.time() - self.spawn,
-                "loaders_started": self.loaders_started, "under_way": self.under_way,
+                "loaders_started": self.loaders_started, "under_way": self.under_way, "busy_warnings": busy,
+                "other_cpus": self.busy.other_cpus if self.busy is not None else None,
                 "cuda_used": bool(torch.cuda.is_available() and torch.cuda.is_initialized()),
                 "device_name": torch.cuda.get_device_name(0) if torch.cuda.is_available() and torch.cuda.is_initialized()
                 else _cpu_name(),

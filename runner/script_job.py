@@ -124,6 +124,7 @@ def script_result(data: dict[str, Any] | None, said: str, returncode: int | None
     warnings = []
     if want_device == "cuda" and device == "cpu":
         warnings.append("the script never used the GPU on this GPU instance: this is a measurement of its CPU")
+    warnings += [str(w) for w in data.get("busy_warnings") or []]
     return BenchResult(status="ok", device=device, device_name=str(data.get("device_name") or ""),
                        workload=str(data.get("script") or ""), torch_version=str(data.get("torch_version") or ""),
                        threads=int(data.get("threads") or 0), steps_measured=len(durations), step_seconds=mean,
@@ -131,6 +132,7 @@ def script_result(data: dict[str, Any] | None, said: str, returncode: int | None
                        step_seconds_ci_high=mean + half if math.isfinite(half) else None,
                        setup_seconds=setup_seconds + max(steps[0] - mean, 0.0), process_start_seconds=0.0,
                        stopped_because=str(data.get("stopped_because") or ""), warnings=warnings,
+                       machine_busy=bool(data.get("busy_warnings")),
                        wall_seconds=float(data.get("wall") or 0.0), script={**data, "requirements_seconds": setup_seconds})
 
 

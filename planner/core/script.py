@@ -182,6 +182,8 @@ class ScriptRun:
     trace: StepTrace | None = None
     loaders_started: int | None = None  # DataLoader iterations begun (None: a journal from before it was counted)
     under_way: list[LoaderUnderWay] = field(default_factory=list)
+    busy_warnings: list[str] = field(default_factory=list)  # other processes or the hypervisor took the CPUs meanwhile
+    other_cpus: float | None = None  # CPUs' worth of time other processes used while the steps were measured
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ScriptRun:
@@ -328,6 +330,7 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
                      "when the machine is quieter, or give more --seconds")
     if between is None:
         notes.append("no epoch boundary was seen: the time between epochs (evaluation, checkpoints) is not in the estimate")
+    notes[:0] = [f"{w}; measure again when it is quiet" for w in run.busy_warnings]
     setup = max(run.steps[0] - mean, 0.0) + sum(max(d - mean, 0.0) for d in warming)
     # the spec's extrapolation (planner/core/estimate.py): the time between epochs is one-time work too, and
     # setup runs from the spawn (no separate process start); exit as a bench's parent would measure it
@@ -379,6 +382,7 @@ def script_candidates(run: ScriptRun, est: ScriptEstimate, instances: list[Insta
     label = LOCAL.label(device)
     out = [Candidate(target=LOCAL.name, device=device, source="measured", price_per_hour=local_price_per_hour,
                      billing="local", device_name=f"{run.threads} threads" if device == "cpu" else "", step=local,
+                     caveat="measured while the machine was busy (see the warnings)" if run.busy_warnings else "",
                      basis=ErrorBasis(model=f"measured:{label}", bench=label, bench_below=below, bench_above=above))]
     trace = run.trace.scaled_to(est.step_seconds) if run.trace else None  # the traced step as a mean one
     precision = trace.precision if trace else "fp32"

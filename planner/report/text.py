@@ -56,21 +56,29 @@ def progress_text(event: dict[str, Any]) -> str:
 
 
 def script_progress_text(event: dict[str, Any]) -> str:
-    """A user's script being measured (runner/script.py's progress file) as a short line."""
+    """A user's script being measured (runner/script.py's progress file) as a line short enough for the TUI's
+    Run row at 80 columns: 'measuring: 412 steps at 10.6 ms, 4/10 s'."""
     phase, seconds = str(event.get("phase") or ""), event.get("seconds")
     if phase == "setup":
-        return f"starting the script (imports, data, model){f'  ({seconds:.0f} s)' if seconds else ''}"
+        return f"starting (imports, data, model): {seconds or 0:.0f} s"
     if phase == "whole run":
-        return f"running the script whole, as you would (estimate {seconds_text(event.get('estimate_seconds'))})"
+        return f"running it whole (estimate {seconds_text(event.get('estimate_seconds'))})"
     if "steps" not in event:
         return phase
-    step = event.get("step_seconds")
-    text = (f"{'measuring' if phase == 'measuring' else f'measuring {phase}'}: {event.get('steps', 0):,} steps"
-            + (f", {seconds_text(step)}/step" if step else ""))
+    steps, step = int(event.get("steps") or 0), event.get("step_seconds")
+    text = f"{steps:,} step{'' if steps == 1 else 's'}" + (f" at {_short_seconds(step)}" if step else "")
     budget, measured = event.get("budget_seconds"), event.get("measured_seconds")
-    if phase == "measuring" and budget and measured is not None:
-        text += f", {min(measured, budget):.0f} of {budget:.0f} s"
-    return text + (f"  ({seconds:.0f} s)" if seconds else "")
+    if phase == "measuring":
+        return f"measuring: {text}" + (f", {min(measured, budget):.0f}/{budget:.0f} s" if budget and measured is not None else "")
+    return f"{text}; {phase.removeprefix('past the budget, ')}" + (f" ({seconds:.0f} s)" if seconds else "")
+
+
+def _short_seconds(value: float) -> str:
+    """Three significant digits: '284 ms', '10.6 ms', '512 us', '1.23 s'."""
+    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us")):
+        if value >= scale:
+            return f"{value / scale:.3g} {unit}"
+    return f"{value * 1e6:.2g} us"
 
 
 def label_target(label: str) -> str:

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any, Callable
 
 import torch
 
 from runner.bench.procfs import (  # noqa: F401 - re-exported for run.py
-    cpu_name, cpu_times, memory_available, own_cpu_jiffies, peak_rss_bytes, process_age_seconds,
+    cpu_name, cpu_times, memory_available, own_cpu_jiffies, peak_rss_bytes, process_age_seconds, tree_cpu_jiffies,
 )
 
 BUSY_OTHER_CPUS = 0.5  # other processes used half a CPU or more while the bench measured: they competed
@@ -43,17 +44,21 @@ class Busyness:
     steal_percent: float | None = None
     other_cpus: float | None = None  # CPUs' worth of time other processes used while the bench measured
     _start: tuple | None = None
+    _own: Any = None  # what counts as this measurement's own CPU time (default: this process's)
+    what: str = "the bench"
 
     @classmethod
-    def begin(cls) -> "Busyness":
+    def begin(cls, own: Callable[[], int | None] = own_cpu_jiffies, what: str = "the bench") -> "Busyness":
+        """From now on; `own` counts the measured work's CPU time (a script's: its process and its children)."""
         try:
             load = os.getloadavg()[0]
         except (OSError, AttributeError):
             load = None
-        return cls(load, os.cpu_count() or 1, None, None, (cpu_times(), own_cpu_jiffies()))
+        return cls(load, os.cpu_count() or 1, None, None, (cpu_times(), own()), own, what)
 
     def end(self) -> None:
-        (before, own_before), now, own_now = self._start or (None, None), cpu_times(), own_cpu_jiffies()
+        own = self._own or own_cpu_jiffies
+        (before, own_before), now, own_now = self._start or (None, None), cpu_times(), own()
         if not before or not now or now[2] <= before[2]:
             return
         total = now[2] - before[2]
@@ -65,9 +70,9 @@ class Busyness:
     def warnings(self) -> list[str]:
         out = []
         if self.other_cpus is not None and self.other_cpus > BUSY_OTHER_CPUS:
-            out.append(f"the machine was busy while the bench measured: other processes used {self.other_cpus:.1f} of "
+            out.append(f"the machine was busy while {self.what} measured: other processes used {self.other_cpus:.1f} of "
                        f"its {self.cpus} CPUs, so the step time is likely slower and noisier than on a quiet machine")
         if self.steal_percent is not None and self.steal_percent > BUSY_STEAL_PERCENT:
-            out.append(f"the hypervisor took {self.steal_percent:.0f}% of the CPUs while the bench measured "
+            out.append(f"the hypervisor took {self.steal_percent:.0f}% of the CPUs while {self.what} measured "
                        "(steal time): a shared host's neighbours slowed this measurement")
         return out

@@ -70,3 +70,25 @@ def own_cpu_jiffies() -> int | None:
         return int(fields[11]) + int(fields[12])
     except (OSError, ValueError, IndexError):
         return None
+
+
+def tree_cpu_jiffies() -> int | None:
+    """CPU time this process and its children have used, in jiffies: its own and its reaped children's
+    (utime + stime + cutime + cstime), and each live child's likewise (a training script's DataLoader
+    workers: theirs is the script's work, not a competitor's)."""
+    me = os.getpid()
+    total = None
+    try:
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # it exited meanwhile
+            if int(entry) == me or int(fields[1]) == me:
+                total = (total or 0) + sum(int(v) for v in fields[11:15])
+    except (OSError, ValueError, IndexError):
+        return None
+    return total

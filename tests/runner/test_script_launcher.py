@@ -326,7 +326,7 @@ def test_with_epochs_asked_the_measurement_waits_past_its_budget_for_an_epoch_to
     assert phases[0] == "setup" and "measuring" in phases and phases[-1] == "past the budget, until an epoch ends"
     last = events[-1][1]
     assert 0 < last["steps"] <= len(run.steps) and 0.015 < last["step_seconds"] < 0.2
-    assert "until an epoch ends: " in progress_text(last) and "/step" in progress_text(last)
+    assert progress_text(last).startswith(f"{last['steps']:,} steps at ") and "; until an epoch ends (" in progress_text(last)
     assert est.steps_per_epoch == 150 and est.total_steps == 1500
     run, est = PlannerService().bench_script(path, [], seconds=1, total_steps=5000)  # no --epochs: the budget
     assert run.stopped_because == "budget" and run.steps[-1] - run.steps[0] < 2.5 and not run.epochs
@@ -405,3 +405,31 @@ def test_a_workdir_is_where_the_script_runs_and_a_lost_relative_path_says_so(tmp
     for bad, said in ((tmp_path / "data", "is not inside it"), (tmp_path / "nowhere", "no such folder")):
         with pytest.raises(InputError, match=said):
             service.bench_script(path, [], seconds=2, total_steps=100, workdir=bad)
+
+
+def test_a_machine_busy_with_other_work_while_the_script_is_measured_is_said(tmp_path):
+    """Another process burning a CPU (a real one: the fault is at the machine) shows as other processes'
+    CPU time over the measured steps; the script's own DataLoader workers do not."""
+    burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        run, est = PlannerService().bench_script(script(tmp_path, LOOP.format(epochs=10**6)), ["1", "2"], seconds=2,
+                                                 total_steps=10_000)  # with two DataLoader workers of its own
+    finally:
+        burner.kill()
+        burner.wait()
+    assert run.other_cpus is not None and run.other_cpus >= 0.6  # the burner: about one CPU
+    assert run.busy_warnings and "the machine was busy while the script was measured" in run.busy_warnings[0]
+    assert est.notes[0].startswith("the machine was busy") and est.notes[0].endswith("measure again when it is quiet")
+
+
+def test_a_scripts_own_cpu_time_counts_its_children():
+    from runner.bench.procfs import own_cpu_jiffies, tree_cpu_jiffies
+
+    tree, own = tree_cpu_jiffies(), own_cpu_jiffies()
+    child = subprocess.Popen([sys.executable, "-c", "import time\nt = time.time()\nwhile time.time() - t < 0.6: pass"])
+    time.sleep(0.4)
+    live = tree_cpu_jiffies()  # the child still runs: counted as ours
+    child.wait()
+    assert tree is not None and own is not None and live is not None
+    assert live - tree >= 20 and own_cpu_jiffies() - own < 20  # ~0.4 s of the child's CPU (100 jiffies a second)
+    assert tree_cpu_jiffies() - tree >= 40  # reaped: in this process's cutime
