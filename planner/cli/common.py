@@ -367,6 +367,10 @@ def script_length_arguments(p: argparse.ArgumentParser) -> None:
                    help=ranged("--total-steps", "a script's whole run, in optimizer steps"))
     p.add_argument("--epochs", type=flag("--epochs"), metavar="N",
                    help=ranged("--epochs", "a script's whole run, in DataLoader epochs (counted in steps from one epoch seen)"))
+    workdir_argument(p)
+
+
+def workdir_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workdir", metavar="DIR", help="the folder a script runs in, and that ships whole to an instance "
                    "(default: the script's own folder); it must hold the script. As SkyPilot's workdir: relative paths "
                    "in the script's arguments are relative to it")

@@ -7,7 +7,7 @@ import json
 
 from planner.cli.common import (
     check_script_flags, escape, flag, output_arguments, print_json, print_table, progress, ranged, say_script_cap,
-    refuse_script_flags, script_length_arguments, stderr, stdout, warn,
+    refuse_script_flags, script_length_arguments, stderr, stdout, warn, workdir_argument,
 )
 from planner.errors import ExitCode, RunError
 from planner.report.tables import script_json, script_table, bench_json, bench_table, check_summary, check_table, sweep_table
@@ -158,8 +158,8 @@ def add_parsers(sub) -> None:
     p = sub.add_parser("bench", help="measure the steady-state training step on this machine (a spec, or your own train.py)",
                        description="Measure a spec's training step here, or run your own training script unchanged and "
                                    "time its steps: `planner bench train.py --epochs 10 -- --lr 0.1` (everything after -- "
-                                   "goes to the script). For a script only --seconds, --total-steps, --epochs and the output flags (--json, --format, --out-file) apply.",
-                       usage="planner bench [options] SPEC | train.py [--total-steps N | --epochs N] [-- ARGS...]")
+                                   "goes to the script). For a script only --seconds, --total-steps, --epochs, --workdir and the output flags (--json, --format, --out-file) apply.",
+                       usage="planner bench [options] SPEC | train.py [--total-steps N | --epochs N] [--workdir DIR] [-- ARGS...]")
     p.add_argument("spec", help="workload spec (YAML or JSON), or your training script (train.py) run unchanged")
     script_length_arguments(p)
     p.add_argument("--device", choices=("cpu", "cuda", "auto"), default="auto",
@@ -178,10 +178,11 @@ def add_parsers(sub) -> None:
 
 def add_validate_parser(sub) -> None:
     p = sub.add_parser("validate", help="really train for N epochs and compare with the prediction",
-                       usage="planner validate [options] SPEC | train.py [--total-steps N | --epochs N] [-- ARGS...]")
+                       usage="planner validate [options] SPEC | train.py [--total-steps N | --epochs N] [--workdir DIR] [-- ARGS...]")
     p.add_argument("spec", help="workload spec (YAML or JSON), or your training script (train.py): estimated, then run whole")
     p.add_argument("--total-steps", type=flag("--total-steps"), metavar="N",
                    help=ranged("--total-steps", "a script's whole run, in optimizer steps"))
+    workdir_argument(p)
     p.add_argument("--target", choices=("local",), default="local", help="where to train: this machine (the only choice)")
     p.add_argument("--device", choices=("cpu", "cuda", "auto"), default="auto",
                    help="a spec's device here (default auto: CUDA when this machine has it); a script picks its own")

@@ -46,7 +46,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                      bucket=args.bucket, max_bench_minutes=args.max_bench_minutes, bench_budget=args.bench_budget,
                      max_instances=args.max_instances, poll_seconds=args.poll_seconds)
     err = stderr()
-    if (targets.aws_types or targets.auto) and (args.dry_run or not args.yes):
+    if targets.aws_types or targets.auto:  # what it may launch and bill, said first, also with -y
         if not _may_launch(service, args, targets, aws):
             return ExitCode.OK if args.dry_run else ExitCode.RUNTIME_FAILURE
     elif args.dry_run:
@@ -106,8 +106,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _may_launch(service: PlannerService, args: argparse.Namespace, targets, aws: AwsOptions) -> bool:
-    """`--dry-run`: say what would be launched and its worst-case cost, launch nothing (False). On a terminal,
-    ask "Proceed? [y/N]" first (-y/--yes skips it); without one (a script, CI) never wait for input (True)."""
+    """Say what would be launched and its worst-case cost (always: -y skips the question, not the facts).
+    `--dry-run`: launch nothing (False). On a terminal, ask "Proceed? [y/N]" (-y/--yes skips it); without one
+    (a script, CI) never wait for input (True). A script's folder is listed here when the user is asked or
+    it is a dry run; otherwise the run lists it as it ships, right before launching."""
     err = stderr()
     lines = service.launch_preview(targets.aws_types, aws).lines() if targets.aws_types else []
     if targets.auto:
@@ -115,15 +117,16 @@ def _may_launch(service: PlannerService, args: argparse.Namespace, targets, aws:
                      f"worst case within --bench-budget ${aws.bench_budget:.2f}")
     if args.deadline:
         lines.append(f"the plan's deadline: {seconds_text(args.deadline)}")
-    if args.spec.endswith(".py") and (targets.aws_types or targets.auto):
+    asking = args.dry_run or (not args.yes and sys.stdin.isatty())
+    if args.spec.endswith(".py") and (targets.aws_types or targets.auto) and asking:
         lines += service.shipping_preview(args.spec, args.workdir)
     for line in lines:
         err.print(line, highlight=False, markup=False, soft_wrap=True)
     if args.dry_run:
         err.print("dry run: nothing launched", highlight=False)
         return False
-    if not sys.stdin.isatty():
-        return True  # scripts and CI: no prompt; the guards above hold
+    if args.yes or not sys.stdin.isatty():
+        return True  # -y, scripts and CI: no prompt; the guards above hold
     try:
         answer = input("Proceed? [y/N] ")
     except EOFError:

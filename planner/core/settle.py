@@ -14,7 +14,8 @@ def select_benchmarks(plan: Plan, worst_case_cost: dict[str, float], budget: flo
     break-even, then GPUs that could not be predicted at all, cheapest first; one instance per GPU
     model (a bigger instance with the same GPU trains at the same speed). Skipped: what does not
     fit, GPUs predicted to lose even at the optimistic end of their interval, CPU instances other
-    than the best, and whatever the budget or --max-instances leave out.
+    than the best, and whatever the budget or --max-instances leave out. One choice per instance type,
+    the first reason kept (an instance chosen is not also listed as skipped for its other options).
     """
     rec = plan.answers.get("rent", plan.recommendation)  # the question a paid benchmark settles: which instance
     predicted = [o for o in plan.options if o.source == "predicted"]
@@ -29,8 +30,8 @@ def select_benchmarks(plan: Plan, worst_case_cost: dict[str, float], budget: flo
         for target in close.settle:
             o = next((o for o in predicted if o.target == target), None)
             if o is not None and all(w.target != target for w, _ in wanted):
-                wanted.append((o, f"too close to call between {close.winner} and {close.runner_up}: measured, the "
-                                  "answer is clear"))
+                wanted.append((o, f"too close to call between {close.winner} and {close.runner_up}: measuring "
+                                  "them would settle it"))
     seen_gpus: dict[str, str] = {}
     gpus = sorted((o for o in predicted if o.device == "cuda"), key=lambda o: (o.price_per_hour, o.target))
     for o in gpus:
@@ -71,6 +72,7 @@ def select_benchmarks(plan: Plan, worst_case_cost: dict[str, float], budget: flo
             skipped.append(BenchmarkChoice(o.target, False, f"CPU instance predicted no better than {best_cpu.target}"))
     chosen: list[BenchmarkChoice] = []
     spent = 0.0
+    wanted = [(o, reason) for i, (o, reason) in enumerate(wanted) if all(w.target != o.target for w, _ in wanted[:i])]
     for o, reason in wanted:
         cost = worst_case_cost.get(o.target, 0.0)
         if len(chosen) >= max_instances:
@@ -80,4 +82,6 @@ def select_benchmarks(plan: Plan, worst_case_cost: dict[str, float], budget: flo
         else:
             spent += cost
             chosen.append(BenchmarkChoice(o.target, True, reason))
-    return chosen + skipped
+    # one choice per instance: benchmarking one measures it (its data-parallel options are predicted from that)
+    seen: set[str] = set()
+    return [c for c in chosen + skipped if not (c.target in seen or seen.add(c.target))]  # type: ignore[func-returns-value]

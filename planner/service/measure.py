@@ -199,8 +199,10 @@ def script_workdir(script: Path, workdir: str | Path | None) -> Path:
     if workdir is None:
         return script.resolve().parent
     folder = Path(workdir)
-    if not folder.is_dir():
-        raise InputError(f"--workdir {shown_path(str(workdir))}: no such folder",
+    if not str(workdir) or not folder.is_dir():
+        why = "is empty" if not str(workdir) else "is a file, not a folder" if folder.exists() else "no such folder"
+        raise InputError(f"--workdir {shown_path(str(workdir))!r}: {why}" if not str(workdir) else
+                         f"--workdir {shown_path(str(workdir))}: {why}",
                          hint="give the folder the script runs in (it ships whole to an instance), e.g. --workdir .")
     if folder.resolve() not in script.resolve().parents:
         raise InputError(f"--workdir {shown_path(str(workdir))}: the script {shown_path(str(script))} is not inside it",

@@ -44,6 +44,11 @@ def test_flags_that_need_a_spec_or_a_script_are_refused_for_the_other():
     assert r.code == 2 and "--epochs, --workdir: are for a training script (.py), not" in r.err
     r = planner("estimate", SCRIPTS / "reinforce.py", "--workdir", EXAMPLES / "no-such-folder")
     assert r.code == 2 and "--workdir" in r.err and "no such folder" in r.err and "running" not in r.err
+    for command in ("bench", "validate", "run", "tui"):  # every command that takes a script takes --workdir
+        r = planner(command, SCRIPTS / "reinforce.py", "--workdir", SCRIPTS / "reinforce.py")
+        assert r.code == 2 and "is a file, not a folder" in r.err, (command, r.err)
+    r = planner("bench", SCRIPTS / "reinforce.py", "--workdir", "")
+    assert r.code == 2 and "--workdir '': is empty" in r.err
 
 
 def test_a_script_run_is_journaled_and_replanned_from_its_journal(tmp_path):

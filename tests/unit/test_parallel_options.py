@@ -89,8 +89,10 @@ def test_only_single_gpu_options_are_chosen_for_a_paid_benchmark():
     plan = decide(opts, "cheapest")
     choices = select_benchmarks(plan, {}, 100.0, 10)
     chosen = {c.target for c in choices if c.benchmark}
-    data_parallel = [c for c in choices if "data-parallel option" in c.reason]
-    assert data_parallel and all(not c.benchmark for c in data_parallel)
+    assert len({c.target for c in choices}) == len(choices)  # one choice per instance type
+    single = {o.target for o in plan.options if (o.gpus_used or 1) == 1 and o.instances == 1}
+    assert chosen and chosen <= single  # a benchmark measures an instance's one-GPU option (or a CPU instance)
+    assert any((o.gpus_used or 0) > 1 for o in plan.options)  # there were data-parallel options to leave out
     assert all("(" not in c.target for c in choices)  # a benchmark target is an instance type, never a GPU count
     assert chosen <= {o.target for o in plan.options}
     assert asdict(plan.options[0]).keys() >= {"gpus_used", "instances", "scaling_efficiency"}
