@@ -282,11 +282,12 @@ class Timeline:
         self.traced_step: int | None = None  # the index of the traced step (slower: not timed)
         self.reported = -math.inf  # when the progress file was last written
         self.busy: Any = None  # runner.bench.machine.Busyness from the first step on: who else used the CPUs
+        self.gpu_asked = False  # the script asked PyTorch whether a GPU is there (it would use one where there is)
 
     def now(self) -> float:
         import torch
 
-        if torch.cuda.is_available() and torch.cuda.is_initialized():
+        if cuda_available() and torch.cuda.is_initialized():
             torch.cuda.synchronize()
         return time.time() - self.spawn
 
@@ -415,8 +416,9 @@ class Timeline:
                 "epochs": self.epochs, "imports_done": self.imports_done, "wall": time.time() - self.spawn,
                 "loaders_started": self.loaders_started, "under_way": self.under_way, "busy_warnings": busy,
                 "other_cpus": self.busy.other_cpus if self.busy is not None else None,
-                "cuda_used": bool(torch.cuda.is_available() and torch.cuda.is_initialized()),
-                "device_name": torch.cuda.get_device_name(0) if torch.cuda.is_available() and torch.cuda.is_initialized()
+                "cuda_used": bool(cuda_available() and torch.cuda.is_initialized()),
+                "gpu_asked": self.gpu_asked,
+                "device_name": torch.cuda.get_device_name(0) if cuda_available() and torch.cuda.is_initialized()
                 else _cpu_name(),
                 "torch_version": torch.__version__, "threads": torch.get_num_threads(),
                 "trace": self.trace if self.traced_step is not None else None}
@@ -426,12 +428,44 @@ class Timeline:
         os.replace(tmp, self.out)
 
 
+_CUDA_AVAILABLE: list[Any] = []  # torch.cuda.is_available as PyTorch has it (the launcher's own checks are not the script's)
+
+
+def cuda_available() -> bool:
+    import torch
+
+    return bool((_CUDA_AVAILABLE[0] if _CUDA_AVAILABLE else torch.cuda.is_available)())
+
+
+def watch_gpu_questions(timeline: Timeline) -> None:
+    """Whether the script asks for a GPU: torch.cuda.is_available / device_count and torch.accelerator's
+    questions, as `device = "cuda" if torch.cuda.is_available() else "cpu"`, Lightning and accelerate ask them.
+    Here, without a GPU, the answer is no and it trains on the CPU; a script that never asks never uses a GPU
+    on an instance either (its device comes from its own code or arguments, the same there)."""
+    import torch
+
+    def asking(real: Any) -> Any:
+        def asked(*args: Any, **kwargs: Any) -> Any:
+            timeline.gpu_asked = True
+            return real(*args, **kwargs)
+        return asked
+
+    _CUDA_AVAILABLE.append(torch.cuda.is_available)
+    torch.cuda.is_available = asking(torch.cuda.is_available)  # type: ignore[method-assign]
+    torch.cuda.device_count = asking(torch.cuda.device_count)  # type: ignore[method-assign]
+    accelerator = getattr(torch, "accelerator", None)
+    for name in ("is_available", "current_accelerator", "device_count"):
+        if accelerator is not None and hasattr(accelerator, name):
+            setattr(accelerator, name, asking(getattr(accelerator, name)))
+
+
 def install(timeline: Timeline) -> None:
-    """The hooks: optimizer steps, backward passes, DataLoader epochs."""
+    """The hooks: optimizer steps, backward passes, DataLoader epochs, questions for a GPU."""
     import torch
     from torch.optim.optimizer import register_optimizer_step_post_hook
     from torch.utils.data import DataLoader
 
+    watch_gpu_questions(timeline)
     register_optimizer_step_post_hook(lambda optimizer, args, kwargs: timeline.optimizer_stepped(optimizer))
     backward = torch.autograd.backward
 

@@ -183,6 +183,7 @@ class ScriptRun:
     loaders_started: int | None = None  # DataLoader iterations begun (None: a journal from before it was counted)
     under_way: list[LoaderUnderWay] = field(default_factory=list)
     busy_warnings: list[str] = field(default_factory=list)  # other processes or the hypervisor took the CPUs meanwhile
+    gpu_asked: bool | None = None  # it asked PyTorch for a GPU (False: never, so it never uses one; None: not known)
     other_cpus: float | None = None  # CPUs' worth of time other processes used while the steps were measured
 
     @classmethod
@@ -370,6 +371,16 @@ def measured_script_candidate(target: Target, run: ScriptRun, est: ScriptEstimat
                      basis=ErrorBasis(model=f"measured:{label}", bench=label, bench_below=below, bench_above=above))
 
 
+NO_GPU_ASKED = ("the script never asks for a GPU (no torch.cuda.is_available() or device_count()): on a GPU instance "
+                "it would train on the instance's CPU, at a GPU's price")
+
+
+def never_asks_for_a_gpu(run: ScriptRun) -> bool:
+    """The script ran on a CPU and never asked PyTorch whether a GPU is there: its device is its own code's or
+    arguments' choice, the same on an instance, so a GPU would sit idle."""
+    return run.gpu_asked is False and not run.cuda_used
+
+
 def script_candidates(run: ScriptRun, est: ScriptEstimate, instances: list[InstanceFacts], purchase: str,
                       hardware: Hardware, local_price_per_hour: float = 0.0) -> list[Candidate]:
     """This machine's row, measured, and every priced instance predicted from it: a CPU instance scales the
@@ -405,6 +416,9 @@ def script_candidates(run: ScriptRun, est: ScriptEstimate, instances: list[Insta
         else:
             gpu = hardware.gpus.get(facts.gpu_name)
             base = {**common, "device": "cuda", "device_name": facts.gpu_name, "gpus_used": 1}
+            if never_asks_for_a_gpu(run):
+                out.append(Candidate(**base, note=f"not predicted: {NO_GPU_ASKED}"))
+                continue
             if gpu is None or trace is None:
                 why = f"no spec for GPU {facts.gpu_name}" if gpu is None else "not predicted: no step of the script was traced"
                 out.append(Candidate(**base, note=why))
@@ -445,6 +459,10 @@ def script_warnings(run: ScriptRun, est: ScriptEstimate, predicted: bool = True)
     if not predicted:
         return said
     t = run.trace.scaled_to(est.step_seconds) if run.trace else None
+    if never_asks_for_a_gpu(run):
+        said.append(f"GPU rows are not predicted: {NO_GPU_ASKED}; pick the device from torch.cuda.is_available() "
+                    "to plan GPUs")
+        return said
     if t is None:
         said.append("no step was traced (too few steps): GPU instances are not predicted")
         return said

@@ -272,7 +272,9 @@ def script_rows(run: ScriptRun, est: ScriptEstimate) -> list[tuple[str, str]]:
          if est.between_epochs_seconds is not None else "not seen"),
         ("whole run", f"{est.total_steps:,} steps" + (f", {est.epochs:,.1f} epochs" if est.epochs else "")),
         ("training time", f"{seconds_text(est.seconds)} ({range_text(est.low, est.high)})"),
-        ("device", ("CUDA" if run.cuda_used else "CPU") + f", {run.threads} threads; stopped: {run.stopped_because}"),
+        ("device", ("CUDA" if run.cuda_used else "CPU") + f", {run.threads} threads; stopped: {run.stopped_because}"
+                   + ("; never asks for a GPU (it would not use one on an instance)" if run.gpu_asked is False
+                      and not run.cuda_used else "")),
     ]
     if run.trace is not None:
         tr = run.trace

@@ -433,3 +433,28 @@ def test_a_scripts_own_cpu_time_counts_its_children():
     assert tree is not None and own is not None and live is not None
     assert live - tree >= 20 and own_cpu_jiffies() - own < 20  # ~0.4 s of the child's CPU (100 jiffies a second)
     assert tree_cpu_jiffies() - tree >= 40  # reaped: in this process's cutime
+
+
+def test_a_script_that_never_asks_for_a_gpu_is_not_planned_on_one(tmp_path):
+    """It trains on whatever device its own code picks: one that never asks PyTorch for a GPU would sit on a
+    GPU instance's CPU, so no GPU row is predicted for it; one that asks is (the launcher's own checks don't count)."""
+    from planner.service import PlanOptions
+
+    body = """
+    import torch
+    {device}
+    w = torch.nn.Linear(8, 8).to(device)
+    opt = torch.optim.SGD(w.parameters(), lr=0.01)
+    for i in range(400):
+        opt.zero_grad(); w(torch.randn(16, 8, device=device)).sum().backward(); opt.step()
+    """
+    service = PlannerService()
+    never = script(tmp_path, body.format(device='device = "cpu"'), "never.py")
+    doc, run, _ = service.estimate_script(never, [], PlanOptions(region="us-east-1"), seconds=1, total_steps=10_000)
+    assert run.gpu_asked is False and not run.cuda_used
+    gpus = [o for o in doc.plan.options if o.device == "cuda"]
+    assert gpus and all(o.train_seconds is None and "never asks for a GPU" in o.note for o in gpus)
+    assert any("GPU rows are not predicted: the script never asks for a GPU" in w for w in doc.plan.warnings)
+    asks = script(tmp_path, body.format(device='device = "cuda" if torch.cuda.is_available() else "cpu"'), "asks.py")
+    doc, run, _ = service.estimate_script(asks, [], PlanOptions(region="us-east-1"), seconds=1, total_steps=10_000)
+    assert run.gpu_asked is True and any(o.device == "cuda" and o.train_seconds for o in doc.plan.options)
