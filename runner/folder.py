@@ -57,7 +57,8 @@ class Shipped:
             out.append("never shipped (secrets): " + ", ".join(secrets))
         ignored = [p for p, why in self.left_out if why != "a secret"]
         if ignored:
-            out.append(f"left out by .gitignore and the usual caches: {len(ignored)} path(s)")
+            out.append(f"left out by .gitignore and the usual caches: {len(ignored)} path(s): " + ", ".join(ignored[:8])
+                       + (f", ... ({len(ignored) - 8} more)" if len(ignored) > 8 else ""))
         return out
 
 

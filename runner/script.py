@@ -347,9 +347,12 @@ class Timeline:
         if len(ends) >= self.max_steps:
             self.finish("max_steps")
         elif len(ends) >= self.min_steps and t - ends[0] >= self.seconds:
-            if self.until_epoch and t < self.latest and not self.epoch_seen(ends) and self.epoch_may_end(t):
-                self.report(t, ends, "past the budget, until an epoch ends")
-                return  # --epochs needs a whole training epoch and the step after it (the time between epochs)
+            if self.until_epoch and not self.epoch_seen(ends):
+                if t < self.latest and self.epoch_may_end(t):
+                    self.report(t, ends, "past the budget, until an epoch ends")
+                    return  # --epochs needs a whole training epoch and the step after it (the time between epochs)
+                if not any(e["length"] for e in self.under_way):
+                    self.finish("budget")  # no epoch to count --epochs by, now or later: the answer is an error, at once
             self.steady = self.drift(ends) <= STEADY_DRIFT
             if not self.steady and t - ends[0] < UNSTEADY_EXTENSION * self.seconds and t < self.latest:
                 self.report(t, ends, "past the budget, until the step time settles")

@@ -121,10 +121,18 @@ def stdout():
     return _console_class()(soft_wrap=False, width=pipe_width(), file=TrimmedLines(sys.stdout))
 
 
+_TERMINAL_STDERR: list[Any] = []  # one console for the terminal: a progress line's spinner is cleared before each print
+
+
 def stderr():
+    """The console for messages: on a terminal one shared console (its live status line and the messages
+    printed under it do not overwrite each other); in a pipe or a log, lines are not wrapped (a command in a
+    message stays whole)."""
     if sys.stderr.isatty():
-        return _console_class()(stderr=True)
-    return _console_class()(file=TrimmedLines(sys.stderr))
+        if not _TERMINAL_STDERR:
+            _TERMINAL_STDERR.append(_console_class()(stderr=True))
+        return _TERMINAL_STDERR[0]
+    return _console_class()(file=TrimmedLines(sys.stderr), soft_wrap=True)
 
 
 def warn(text: str) -> None:
@@ -358,8 +366,9 @@ def refuse_script_flags(args: argparse.Namespace, spec: str | None, but: tuple[s
     given = [flag for name, flag in SCRIPT_ONLY if name not in but and getattr(args, name, None)]
     if given:
         raise InputError(f"{', '.join(given)}: {'is' if len(given) == 1 else 'are'} for a training script (.py), "
-                         f"not {spec or 'a spec'}", hint="a spec gives its own train.epochs; a script is run as "
-                         "`planner COMMAND train.py [--total-steps N | --epochs N] [--workdir DIR] -- ARGS`")
+                         f"not {spec or 'a spec'}", hint="leave them out for a spec (its run is its train.epochs, in "
+                         "its own folder); a script takes them: `planner COMMAND train.py [--total-steps N | --epochs N] "
+                         "[--workdir DIR] -- ARGS`")
 
 
 def script_length_arguments(p: argparse.ArgumentParser) -> None:

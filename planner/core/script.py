@@ -451,6 +451,10 @@ def python_share(run: ScriptRun, est: ScriptEstimate) -> float | None:
     return host_seconds(run.trace.scaled_to(est.step_seconds), est.step_seconds) / est.step_seconds
 
 
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n:,} {one if n == 1 else many}"
+
+
 def script_warnings(run: ScriptRun, est: ScriptEstimate, predicted: bool = True) -> list[str]:
     """What a plan of the script says about how it was measured and (`predicted`: it has predicted rows)
     what its GPU rows rest on."""
@@ -468,7 +472,8 @@ def script_warnings(run: ScriptRun, est: ScriptEstimate, predicted: bool = True)
         return said
     said.append(f"GPU rows: a mean step's {t.kernels:,} kernels ({t.flops / 1e9:.3g} G FLOPs, {t.precision}) on the "
                 f"device model, its Python ({python_share(run, est) or 0.0:.0%} of a step here) on the instance's CPU, "
-                f"{t.to_device.calls:,} copies to the device and {t.to_host.calls:,} values read back (a sync each)")
+                f"{_count(t.to_device.calls, 'copy', 'copies')} to the device and "
+                f"{_count(t.to_host.calls, 'value', 'values')} read back (a sync each)")
     need = t.device_bytes
     said.append("GPU memory is not checked for a script: no torch.optim optimizer held its state (a benchmark tells)"
                 if need is None else

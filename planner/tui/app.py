@@ -245,6 +245,8 @@ class PlannerApp(Quitting, App):
         if results.estimating or self._measuring_script:  # two benches at once would disturb each other: the run waits
             self._run_after_estimate = True
             self.notify("the estimate is measuring this machine: the run starts when it is done")
+            run.say("waiting: the estimate is measuring this machine; the run starts when it is done "
+                    "(two measurements at once would disturb each other)")
             return
         try:
             options = results.plan_options()

@@ -114,6 +114,10 @@ class RunPane(Vertical):
         for column, value in values.items():
             table.update_cell(label, column, value, update_width=True)
 
+    def say(self, text: str) -> None:
+        """The pane's status line (a run waiting for the estimate's measurement, say)."""
+        self.query_one("#run-status", Static).update(Text(text))
+
     def set_progress(self, label: str, progress: str) -> None:
         """The bench's latest progress line; a finished row keeps its state (late events arrive)."""
         row = self._row(label)
