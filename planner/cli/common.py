@@ -9,6 +9,7 @@ import functools
 import os
 import re
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.errors import ExitCode, InputError, RunError
@@ -336,12 +337,13 @@ def say_script_cap(service: PlannerService, args: argparse.Namespace, then: str 
     """Say, before it starts, what a script's measurement will do and where it is stopped (a script that is not
     there is refused first: InputError)."""
     service.check_script(args.spec, getattr(args, "workdir", None))
-    running = " ".join([args.spec, *args.script_args]) + (f" in {args.workdir}" if getattr(args, "workdir", None) else "")
+    workdir = getattr(args, "workdir", None)
+    running = " ".join([args.spec, *args.script_args]) + (f" in {Path(workdir).resolve()}" if workdir else "")
     epoch = " (longer while an epoch under way can end before the cap: --epochs counts steps from a whole one)" if getattr(args, "epochs", None) else ""
     stderr().print(f"running {escape(running)} here, unchanged: "
                    f"{args.seconds:g} s of training steps (at least 20){epoch}, and stopped with everything it started at "
                    f"{args.seconds + SCRIPT_CAP_EXTRA_SECONDS:g} s if it has not finished" + (f"; {then}" if then else ""),
-                   highlight=False, soft_wrap=True)
+                   highlight=False)  # a terminal wraps it at words; a pipe keeps it one line
 
 
 def check_script_flags(args: argparse.Namespace, flags: tuple[str, ...]) -> None:
