@@ -245,12 +245,15 @@ def cmd_plan(args: argparse.Namespace) -> int:
     overrides = {"objective": args.objective, "deadline_seconds": args.deadline, "time_value_per_hour": args.time_value,
                  "local_price_per_hour": args.local_price, "region": args.region, "purchase": args.purchase}
     check_chart(args.chart)  # before the plan
-    doc = PlannerService().replan(args.run_dir, overrides, measured_only=args.measured_only)
+    service = PlannerService()
+    doc = service.replan(args.run_dir, overrides, measured_only=args.measured_only)
     print_plan(doc, args)
     if args.format == "table" and not args.measured_only:
-        script = doc.workload.kind == SCRIPT_KIND
-        _print_predicted_footer(doc, doc.workload.name if script else str(Path(args.run_dir) / "spec.json"),
-                                doc.workload.data_location.split() if script else None)
+        if doc.workload.kind == SCRIPT_KIND:  # the suggested run: the script as it was run, where it was run
+            job = service.script_job(args.run_dir)
+            _print_predicted_footer(doc, job.script + (f" --workdir {job.workdir}" if job.workdir else ""), job.args)
+        else:
+            _print_predicted_footer(doc, str(Path(args.run_dir) / "spec.json"))
     write_chart(doc, args.chart)
     return ExitCode.OK if doc.recommendation.target else ExitCode.RUNTIME_FAILURE
 

@@ -193,6 +193,11 @@ class Scripts(Runs):
         """Whether `run_dir` journals a user's script (script.json) rather than a spec."""
         return RunJournal.open(run_dir).is_script
 
+    def script_job(self, run_dir: str | Path) -> ScriptJob:
+        """What a script run measured (its script.json): the script, its arguments, its length, its --workdir.
+        Raises JournalError naming the file and the field."""
+        return RunJournal.open(run_dir).read_script()
+
     def saved_script(self, run_dir: str | Path) -> tuple[ScriptJob, ScriptRun, ScriptEstimate]:
         """A script run's job, its timeline here and its whole run extrapolated again (what the TUI's Workload
         pane shows as detected). Raises JournalError (naming the file and the field), InputError (no result here)."""

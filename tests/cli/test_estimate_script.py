@@ -54,12 +54,13 @@ def test_flags_that_need_a_spec_or_a_script_are_refused_for_the_other():
 def test_a_script_run_is_journaled_and_replanned_from_its_journal(tmp_path):
     out = tmp_path / "run"
     r = planner("run", SCRIPTS / "reinforce.py", "--targets", "local", "--seconds", "3", "--total-steps", "2000",
-                "--out", out, "--json", "--", "--episodes", "100000")
+                "--out", out, "--json", "--workdir", EXAMPLES, "--", "--episodes", "100000")
     assert r.code == 0, r.err
     doc = json.loads(r.out)
     assert [o["target"] for o in doc["options"]] == ["local"]  # a run plans what it measured
     assert (out / "script.json").is_file() and "steps" in json.loads((out / "results" / "local-cpu.json").read_text())["script"]
-    assert json.loads((out / "script.json").read_text())["args"] == ["--episodes", "100000"]
+    job = json.loads((out / "script.json").read_text())
+    assert job["args"] == ["--episodes", "100000"] and job["workdir"] == str(EXAMPLES.resolve())  # where it ran
     r = planner("plan", out)
     assert r.code == 0, r.err
     said = " ".join(r.out.split())
