@@ -256,6 +256,15 @@ def _cpu_name() -> str:
         return ""
 
 
+def end_what_it_started() -> None:
+    """SIGKILL every process the script started (DataLoader workers, a simulator, a detached burner): while
+    this process lives, they are found below it (runner.script_job.descendants), also those that left its
+    process group, which the parent's group kill would miss."""
+    from runner.script_job import descendants, kill_tree
+
+    kill_tree(descendants(os.getpid()))
+
+
 class Timeline:
     """What the hooks saw, in seconds since the spawn."""
 
@@ -404,6 +413,7 @@ class Timeline:
         self.write(why, message, status)
         sys.stdout.flush()
         sys.stderr.flush()
+        end_what_it_started()
         os._exit(0 if status == "ok" else 1)
 
     def write(self, why: str, message: str = "", status: str = "ok") -> None:
@@ -525,7 +535,10 @@ def main(argv: list[str]) -> int:
         script = os.path.abspath(a.script)
         sys.argv = [script, *(a.args[1:] if a.args[:1] == ["--"] else a.args)]
         sys.path.insert(0, os.path.dirname(script))
-        runpy.run_path(script, run_name="__main__")
+        try:
+            runpy.run_path(script, run_name="__main__")
+        finally:
+            end_what_it_started()
         return 0
     spawn = float(os.environ.get("PLANNER_SPAWN_TIME") or time.time())
     timeline = Timeline(spawn, a.seconds, a.min_steps, a.max_steps, a.out, a.until_epoch, a.latest)

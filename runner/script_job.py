@@ -27,13 +27,60 @@ from runner.bench.result import BenchResult
 WARMUP_SHARE, MIN_WARMUP_STEPS = 0.1, 2  # as planner/core/script.py drops them
 
 
+def descendants(pid: int) -> list[int]:
+    """Every process below `pid` (children, theirs...), from /proc: also those that left its process group
+    (a subprocess started with start_new_session, a daemon). Linux; elsewhere none are found."""
+    children: dict[int, list[int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    parent = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    found, todo = [], list(children.get(pid, []))
+    while todo:
+        child = todo.pop()
+        found.append(child)
+        todo += children.get(child, [])
+    return found
+
+
+def kill_tree(pids: list[int]) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
 def kill_group(proc: subprocess.Popen) -> None:
-    """SIGKILL a child's whole process group (it was started with start_new_session), then reap it."""
+    """SIGKILL a child's whole process group (it was started with start_new_session) and every process below
+    it that left the group, then reap it."""
+    below = descendants(proc.pid) if proc.poll() is None else []
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+    kill_tree(below)
     proc.wait()
+
+
+def _rest_of(proc: subprocess.Popen) -> tuple[str, str]:
+    """What is left of the child's output once it is gone: read for a moment, then given up (a process that
+    left its group may still hold the pipes; it is not waited for)."""
+    try:
+        return proc.communicate(timeout=2)
+    except subprocess.TimeoutExpired:
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+        return "", ""
 
 
 def launcher_arguments(out: str, seconds: float, min_steps: int, script: str, args: list[str], cap: float,
@@ -92,9 +139,14 @@ def run_group(command: list[str], cwd: str, env: dict[str, str], cap: float,
             except subprocess.TimeoutExpired:
                 if on_tick is not None:
                     on_tick()
+                if proc.poll() is not None:  # it ended; what it started still holds its output: ended too
+                    code = proc.returncode
+                    kill_group(proc)
+                    stdout, stderr = _rest_of(proc)
+                    break
                 if time.monotonic() >= deadline or (cancel is not None and cancel.is_set()):
                     kill_group(proc)
-                    stdout, stderr = proc.communicate()
+                    stdout, stderr = _rest_of(proc)
                     code = None
                     break
     finally:

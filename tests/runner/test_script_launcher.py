@@ -458,3 +458,25 @@ def test_a_script_that_never_asks_for_a_gpu_is_not_planned_on_one(tmp_path):
     asks = script(tmp_path, body.format(device='device = "cuda" if torch.cuda.is_available() else "cpu"'), "asks.py")
     doc, run, _ = service.estimate_script(asks, [], PlanOptions(region="us-east-1"), seconds=1, total_steps=10_000)
     assert run.gpu_asked is True and any(o.device == "cuda" and o.train_seconds for o in doc.plan.options)
+
+
+def test_what_a_script_starts_outside_its_process_group_ends_with_the_measurement(tmp_path):
+    """A burner the script starts in a session of its own (it leaves the process group the parent kills) and
+    keeps the script's output pipes: the measurement still ends at its budget, and the burner with it."""
+    marker = f"burner-{os.getpid()}-{time.monotonic_ns()}"
+    detached = f"""
+    import subprocess, sys, torch
+    subprocess.Popen([sys.executable, "-c", "import time\\nwhile True: time.sleep(0.05)", "{marker}"],
+                     start_new_session=True)
+    w = torch.nn.Linear(2, 1)
+    opt = torch.optim.SGD(w.parameters(), lr=0.01)
+    for i in range({{steps}}):
+        opt.zero_grad(); w(torch.ones(1, 2)).sum().backward(); opt.step()
+    """
+    for steps, why in ((10**7, "budget"), (50, "finished")):  # stopped by the launcher; ended by itself
+        start = time.monotonic()
+        run, _ = PlannerService().bench_script(script(tmp_path, detached.format(steps=steps)), [], seconds=1,
+                                               total_steps=100)
+        assert run.stopped_because == why and time.monotonic() - start < 30
+        time.sleep(0.3)
+        assert subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split() == []
