@@ -229,9 +229,15 @@ def _estimate_script(service: PlannerService, args: argparse.Namespace, region: 
                                                 on_progress=on_progress, workdir=args.workdir)
     print_plan(doc, args)
     if args.format == "table":
-        _print_predicted_footer(doc, args.spec + (f" --workdir {args.workdir}" if args.workdir else ""), args.script_args)
+        _print_predicted_footer(doc, script_command(args.spec, args.workdir, args.total_steps, args.epochs), args.script_args)
     write_chart(doc, args.chart)
     return ExitCode.OK
+
+
+def script_command(script: str, workdir: str | None, total_steps: int | None, epochs: int | None) -> str:
+    """A script as a suggested `planner run` names it: where it runs and how long its whole run is."""
+    return (script + (f" --workdir {workdir}" if workdir else "") + (f" --total-steps {total_steps}" if total_steps else "")
+            + (f" --epochs {epochs}" if epochs else ""))
 
 
 def _print_predicted_footer(doc: PlanDocument, spec: str, script_args: list[str] | None = None) -> None:
@@ -251,7 +257,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if args.format == "table" and not args.measured_only:
         if doc.workload.kind == SCRIPT_KIND:  # the suggested run: the script as it was run, where it was run
             job = service.script_job(args.run_dir)
-            _print_predicted_footer(doc, job.script + (f" --workdir {job.workdir}" if job.workdir else ""), job.args)
+            _print_predicted_footer(doc, script_command(job.script, job.workdir, job.total_steps, job.epochs), job.args)
         else:
             _print_predicted_footer(doc, str(Path(args.run_dir) / "spec.json"))
     write_chart(doc, args.chart)

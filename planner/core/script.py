@@ -321,8 +321,8 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
                              hint="give --total-steps N (the optimizer steps of the whole run)")
         total_steps = int(round(epochs * steps_per_epoch))
         if from_length is not None:
-            notes.append(f"no whole epoch was seen: {steps_per_epoch:g} steps per epoch is the training DataLoader's "
-                         f"length ({from_length[1]} batches) / the {from_length[2]:g} batch(es) per step seen")
+            notes.append(f"no whole epoch was seen: {steps_per_epoch:,.0f} steps per epoch is the training DataLoader's "
+                         f"length ({from_length[1]:,} batches) / the {from_length[2]:g} batch(es) per step seen")
     n_epochs = float(epochs) if epochs is not None else (total_steps / steps_per_epoch if steps_per_epoch else 0.0)
     if not run.steady:
         when = "when the script finished" if run.stopped_because == "finished" else "at 3x the budget"
@@ -417,8 +417,7 @@ def script_candidates(run: ScriptRun, est: ScriptEstimate, instances: list[Insta
             gpu = hardware.gpus.get(facts.gpu_name)
             base = {**common, "device": "cuda", "device_name": facts.gpu_name, "gpus_used": 1}
             if never_asks_for_a_gpu(run):
-                out.append(Candidate(**base, note=f"not predicted: {NO_GPU_ASKED}"))
-                continue
+                continue  # no GPU row, no paid GPU benchmark: the plan's warnings say why
             if gpu is None or trace is None:
                 why = f"no spec for GPU {facts.gpu_name}" if gpu is None else "not predicted: no step of the script was traced"
                 out.append(Candidate(**base, note=why))
@@ -464,8 +463,8 @@ def script_warnings(run: ScriptRun, est: ScriptEstimate, predicted: bool = True)
         return said
     t = run.trace.scaled_to(est.step_seconds) if run.trace else None
     if never_asks_for_a_gpu(run):
-        said.append(f"GPU rows are not predicted: {NO_GPU_ASKED}; pick the device from torch.cuda.is_available() "
-                    "to plan GPUs")
+        said.append(f"GPU rows are not predicted (GPU instances are left out of the plan): {NO_GPU_ASKED}; pick the "
+                    "device from torch.cuda.is_available() to plan GPUs")
         return said
     if t is None:
         said.append("no step was traced (too few steps): GPU instances are not predicted")

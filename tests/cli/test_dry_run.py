@@ -65,3 +65,14 @@ def test_yes_skips_the_question_on_a_terminal(tmp_path):
                                "--out", str(tmp_path / "run"), "--poll-seconds", "0.1")
     assert "Proceed?" not in err and "aws-c7i.xlarge" in err
     assert "would launch 1 instance(s)" in err  # -y skips the question, not what it launches and may bill
+
+
+def test_an_aws_profile_that_does_not_exist_is_bad_input_not_a_bug(tmp_path):
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("AWS_")},
+           "AWS_PROFILE": "no-such-profile", "AWS_CONFIG_FILE": str(tmp_path / "config"),
+           "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "credentials")}
+    proc = subprocess.run([sys.executable, "-m", "planner.cli", "run", str(EXAMPLES / "surface-mlp.yaml"), "--targets",
+                           "aws:c7i.xlarge", "-y", "--out", str(tmp_path / "run")], stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, cwd=ROOT, timeout=120, env=env)
+    assert proc.returncode == 2 and "internal error" not in proc.stderr
+    assert "(no-such-profile) could not be found" in proc.stderr and "to fix: set AWS_PROFILE" in proc.stderr

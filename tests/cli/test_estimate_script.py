@@ -33,6 +33,7 @@ def test_a_bigger_convnet_rents_a_gpu_and_the_suggested_run_keeps_the_scripts_ar
     assert ("convnet.py --samples 8192 --width 64: 200,000 optimizer steps (1,562 epochs x 128), as the script runs them"
             in r.out.replace("\n", " "))
     assert "-- --samples 8192 --width 64" in r.out
+    assert "convnet.py --total-steps 200000 --targets local," in " ".join(r.out.split())  # the suggested run: its length kept
 
 
 def test_flags_that_need_a_spec_or_a_script_are_refused_for_the_other():

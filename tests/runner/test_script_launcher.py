@@ -156,7 +156,8 @@ def test_the_whole_run_is_asked_for_when_it_cannot_be_known(tmp_path):
     # a training loader under way: 200 of its 1,000 batches gave 100 steps (2 a step): 500 steps an epoch
     est = estimate_script(replace(run, loaders_started=1, under_way=[LoaderUnderWay(0.5, 200, 1000)]), epochs=5)
     assert est.steps_per_epoch == 500 and est.total_steps == 2500 and est.between_epochs_seconds is None
-    assert any("DataLoader's length (1000 batches) / the 2 batch(es) per step" in n for n in est.notes)
+    assert any("500 steps per epoch is the training DataLoader's length (1,000 batches) / the 2 batch(es) per step" in n
+               for n in est.notes)
 
 
 def test_the_extrapolation_on_a_known_timeline():
@@ -452,9 +453,9 @@ def test_a_script_that_never_asks_for_a_gpu_is_not_planned_on_one(tmp_path):
     never = script(tmp_path, body.format(device='device = "cpu"'), "never.py")
     doc, run, _ = service.estimate_script(never, [], PlanOptions(region="us-east-1"), seconds=1, total_steps=10_000)
     assert run.gpu_asked is False and not run.cuda_used
-    gpus = [o for o in doc.plan.options if o.device == "cuda"]
-    assert gpus and all(o.train_seconds is None and "never asks for a GPU" in o.note for o in gpus)
-    assert any("GPU rows are not predicted: the script never asks for a GPU" in w for w in doc.plan.warnings)
+    assert not [o for o in doc.plan.options if o.device == "cuda"]  # nothing to rent a GPU for, or benchmark one
+    assert not [c for c in doc.benchmark or [] if "g" in c.target.split(":")[1][:2]]
+    assert any("GPU instances are left out of the plan): the script never asks for a GPU" in w for w in doc.plan.warnings)
     asks = script(tmp_path, body.format(device='device = "cuda" if torch.cuda.is_available() else "cpu"'), "asks.py")
     doc, run, _ = service.estimate_script(asks, [], PlanOptions(region="us-east-1"), seconds=1, total_steps=10_000)
     assert run.gpu_asked is True and any(o.device == "cuda" and o.train_seconds for o in doc.plan.options)
