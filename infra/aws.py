@@ -10,20 +10,28 @@ from __future__ import annotations
 
 from typing import Any
 
-from planner.errors import PlannerError
+from planner.errors import InputError, PlannerError
 
 
 class AwsError(PlannerError):
     title = "AWS"
 
 
+PROFILE_HINT = "set AWS_PROFILE (or `planner config`'s profile) to a profile in ~/.aws/config, or unset it"
+
+
 def session_or_default(session: Any = None):
-    """The given boto3 session, or one from the standard configuration."""
+    """The given boto3 session, or one from the standard configuration; InputError when that names a profile
+    ~/.aws/config lacks (the user's setting, not a fault of AWS's)."""
     if session is not None:
         return session
     import boto3
+    from botocore.exceptions import ProfileNotFound
 
-    return boto3.Session()
+    try:
+        return boto3.Session()
+    except ProfileNotFound as exc:
+        raise InputError(str(exc), hint=PROFILE_HINT) from None
 
 
 def client(session: Any, service: str, region: str):
@@ -63,7 +71,7 @@ def explain_aws_error(exc: Exception, doing: str, cls: type[AwsError] = AwsError
     if isinstance(exc, PlannerError):
         return cls(f"{doing}: {exc.message}", hint=exc.hint)
     if isinstance(exc, ProfileNotFound):
-        return cls(f"{doing}: {exc}", hint="set AWS_PROFILE to a profile in ~/.aws/config, or unset it")
+        return cls(f"{doing}: {exc}", hint=PROFILE_HINT)
     if isinstance(exc, (NoCredentialsError, PartialCredentialsError)):
         what = "no AWS credentials found" if isinstance(exc, NoCredentialsError) else f"incomplete AWS credentials ({exc})"
         return cls(f"{doing}: {what}",

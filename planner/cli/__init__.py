@@ -25,7 +25,7 @@ import sys
 from planner import __version__
 from planner.cli import account, completion, config, measure, plan
 from planner.cli.common import Parser, run_with_out_file, settle_output
-from planner.errors import ExitCode, InputError, PlannerError
+from planner.errors import ExitCode, PlannerError
 
 
 def build_parser() -> Parser:
@@ -81,12 +81,6 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("interrupted\n")
         return 130
     except Exception as exc:
-        if type(exc).__name__ == "ProfileNotFound" and type(exc).__module__.startswith("botocore"):
-            # an AWS profile named (AWS_PROFILE, `planner config`) that ~/.aws/config lacks: the user's input
-            error = InputError(f"{exc}", hint="set AWS_PROFILE (or `planner config`'s profile) to a profile in "
-                                              "~/.aws/config, or unset it")
-            sys.stderr.write(error.render() + "\n")
-            return int(error.exit_code)
         if isinstance(exc, OSError) and exc.errno in (errno.EPIPE, errno.ENOSPC, errno.EIO):
             sys.stderr.write(f"error: cannot write the output ({exc.strerror})\n")  # a closed pipe, a full disk
             return int(ExitCode.RUNTIME_FAILURE)  # a bug: say so in one line; the traceback on request
