@@ -258,9 +258,10 @@ def _cpu_name() -> str:
 
 def end_what_it_started() -> None:
     """SIGKILL every process the script started (DataLoader workers, a simulator, a detached burner): while
-    this process lives, they are found below it (runner.script_job.descendants), also those that left its
+    this process lives, they are found below it (runner.bench.procfs.descendants), also those that left its
     process group, which the parent's group kill would miss."""
-    from runner.script_job import descendants, kill_tree
+    from runner.bench.procfs import descendants
+    from runner.script_job import kill_tree
 
     kill_tree(descendants(os.getpid()))
 
@@ -491,7 +492,7 @@ def install(timeline: Timeline) -> None:
     iterate = DataLoader.__iter__
 
     def timed_iter(self: Any) -> Any:
-        start, batches = timeline.now(), 0
+        start = timeline.now()
         batches_of = iterate(self)
         try:
             length = len(self)
@@ -509,10 +510,9 @@ def install(timeline: Timeline) -> None:
                     break
                 finally:
                     timeline.loading -= 1
-                batches += 1
-                under_way["batches"] = batches
+                under_way["batches"] += 1
                 yield batch
-            timeline.epochs.append({"start": start, "end": timeline.now(), "batches": batches})
+            timeline.epochs.append({"start": start, "end": timeline.now(), "batches": under_way["batches"]})
         finally:  # also when the script breaks out of the loop (the generator is closed)
             timeline.under_way[:] = [e for e in timeline.under_way if e is not under_way]
 

@@ -22,33 +22,10 @@ import sys
 import time
 from typing import Any, Callable
 
+from runner.bench.procfs import descendants
 from runner.bench.result import BenchResult
 
 WARMUP_SHARE, MIN_WARMUP_STEPS = 0.1, 2  # as planner/core/script.py drops them
-
-
-def descendants(pid: int) -> list[int]:
-    """Every process below `pid` (children, theirs...), from /proc: also those that left its process group
-    (a subprocess started with start_new_session, a daemon). Linux; elsewhere none are found."""
-    children: dict[int, list[int]] = {}
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return []
-    for entry in entries:
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    parent = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-            children.setdefault(parent, []).append(int(entry))
-    found, todo = [], list(children.get(pid, []))
-    while todo:
-        child = todo.pop()
-        found.append(child)
-        todo += children.get(child, [])
-    return found
 
 
 def kill_tree(pids: list[int]) -> None:

@@ -336,8 +336,8 @@ def region_argument(p, text: str = "AWS region (default: AWS_REGION, else us-eas
 def say_script_cap(service: PlannerService, args: argparse.Namespace, then: str = "") -> None:
     """Say, before it starts, what a script's measurement will do and where it is stopped (a script that is not
     there is refused first: InputError)."""
-    service.check_script(args.spec, getattr(args, "workdir", None))
     workdir = getattr(args, "workdir", None)
+    service.check_script(args.spec, workdir)
     running = " ".join([args.spec, *args.script_args]) + (f" in {Path(workdir).resolve()}" if workdir else "")
     epoch = " (longer while an epoch under way can end before the cap: --epochs counts steps from a whole one)" if getattr(args, "epochs", None) else ""
     stderr().print(f"running {escape(running)} here, unchanged: "
@@ -385,6 +385,8 @@ def workdir_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workdir", metavar="DIR", help="the folder a script runs in, and that ships whole to an instance "
                    "(default: the script's own folder); it must hold the script. As SkyPilot's workdir: relative paths "
                    "in the script's arguments are relative to it")
+
+
 def chart_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("--chart", metavar="FILE", help="also draw the plan's chart (training time against cost, log axes, "
                    "intervals, the break-even line, the headline marked) into FILE: .svg, .png or .html "

@@ -413,11 +413,11 @@ def script_candidates(run: ScriptRun, est: ScriptEstimate, instances: list[Insta
             low, high = widened(pred, local)
             base = {**common, "device": "cpu", "device_name": f"{facts.vcpus} vCPU {facts.arch}"}
             basis = ErrorBasis(model="cpu-model", bench=label, bench_below=below, bench_above=above)
+        elif never_asks_for_a_gpu(run):
+            continue  # no GPU row, no paid GPU benchmark: the plan's warnings say why
         else:
             gpu = hardware.gpus.get(facts.gpu_name)
             base = {**common, "device": "cuda", "device_name": facts.gpu_name, "gpus_used": 1}
-            if never_asks_for_a_gpu(run):
-                continue  # no GPU row, no paid GPU benchmark: the plan's warnings say why
             if gpu is None or trace is None:
                 why = f"no spec for GPU {facts.gpu_name}" if gpu is None else "not predicted: no step of the script was traced"
                 out.append(Candidate(**base, note=why))

@@ -72,8 +72,10 @@ def select_benchmarks(plan: Plan, worst_case_cost: dict[str, float], budget: flo
             skipped.append(BenchmarkChoice(o.target, False, f"CPU instance predicted no better than {best_cpu.target}"))
     chosen: list[BenchmarkChoice] = []
     spent = 0.0
-    wanted = [(o, reason) for i, (o, reason) in enumerate(wanted) if all(w.target != o.target for w, _ in wanted[:i])]
-    for o, reason in wanted:
+    first: dict[str, tuple[RankedOption, str]] = {}
+    for o, reason in wanted:  # an instance wanted for two reasons is benchmarked once, for the first
+        first.setdefault(o.target, (o, reason))
+    for o, reason in first.values():
         cost = worst_case_cost.get(o.target, 0.0)
         if len(chosen) >= max_instances:
             skipped.append(BenchmarkChoice(o.target, False, f"--max-instances {max_instances} reached ({reason})"))
@@ -83,5 +85,7 @@ def select_benchmarks(plan: Plan, worst_case_cost: dict[str, float], budget: flo
             spent += cost
             chosen.append(BenchmarkChoice(o.target, True, reason))
     # one choice per instance: benchmarking one measures it (its data-parallel options are predicted from that)
-    seen: set[str] = set()
-    return [c for c in chosen + skipped if not (c.target in seen or seen.add(c.target))]  # type: ignore[func-returns-value]
+    once: dict[str, BenchmarkChoice] = {}
+    for c in chosen + skipped:
+        once.setdefault(c.target, c)
+    return list(once.values())

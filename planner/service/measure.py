@@ -198,12 +198,12 @@ def script_workdir(script: Path, workdir: str | Path | None) -> Path:
     holds the script."""
     if workdir is None:
         return script.resolve().parent
-    folder = Path(workdir)
-    if not str(workdir) or not folder.is_dir():
-        why = "is empty" if not str(workdir) else "is a file, not a folder" if folder.exists() else "no such folder"
-        raise InputError(f"--workdir {shown_path(str(workdir))!r}: {why}" if not str(workdir) else
-                         f"--workdir {shown_path(str(workdir))}: {why}",
-                         hint="give the folder the script runs in (it ships whole to an instance), e.g. --workdir .")
+    folder, hint = Path(workdir), "give the folder the script runs in (it ships whole to an instance), e.g. --workdir ."
+    if not str(workdir):
+        raise InputError("--workdir '': is empty", hint=hint)
+    if not folder.is_dir():
+        raise InputError(f"--workdir {shown_path(str(workdir))}: "
+                         + ("is a file, not a folder" if folder.exists() else "no such folder"), hint=hint)
     if folder.resolve() not in script.resolve().parents:
         raise InputError(f"--workdir {shown_path(str(workdir))}: the script {shown_path(str(script))} is not inside it",
                          hint="give a folder that holds the script: it runs there, and ships whole to an instance")
@@ -288,14 +288,14 @@ class Measure(Describe):
         by more than STEADY_RUN_SPREAD_PERCENT, the machine did not hold its speed around the run and an error of
         that size may be the machine's (`machine_steady`). Raises what bench_script raises, and RunError when
         the whole run fails or outlasts three times the estimate's high end (at least 10 minutes)."""
+        cwd = script_workdir(script_path(script), workdir)
         run, est = self.bench_script(script, args, seconds, total_steps, epochs, on_progress=on_progress, label="bench",
-                                     workdir=workdir)
+                                     workdir=cwd)
         cap = max(3 * (est.high if math.isfinite(est.high) else 10 * est.seconds), 600.0)  # no usable interval: 10x the point
         if on_progress is not None:
             on_progress("train", {"event": "script", "phase": "whole run", "estimate_seconds": est.seconds})
         with tempfile.TemporaryDirectory(prefix="planner-script-") as tmp:
-            whole = run_script(Path(script).resolve(), list(args), seconds, Path(tmp), cap_seconds=cap, whole=True,
-                               cwd=script_workdir(Path(script), workdir))
+            whole = run_script(Path(script).resolve(), list(args), seconds, Path(tmp), cap_seconds=cap, whole=True, cwd=cwd)
         if whole.returncode != 0:
             why = "was stopped at the cap" if whole.returncode is None else f"exited with {whole.returncode}"
             raise RunError(f"{Path(script).name}'s whole run {why} after {whole.seconds:.0f} s; its own output:\n"
@@ -310,7 +310,7 @@ class Measure(Describe):
                "window_spread_percent": None, "machine_steady": None, "machine_unsteady_reason": None}
         if recheck:
             after, again = self.bench_script(script, args, seconds, total_steps, epochs, on_progress=on_progress,
-                                             label="recheck", workdir=workdir)
+                                             label="recheck", workdir=cwd)
             # the same steps twice: the machine's move, not the workload's (both have 5+ steady steps: a window each)
             paired = paired_windows(run, after)
             drift = 100.0 * (statistics.median(paired) - 1)

@@ -72,23 +72,47 @@ def own_cpu_jiffies() -> int | None:
         return None
 
 
+def process_stats() -> dict[int, list[str]]:
+    """Every live process's /proc/PID/stat fields after its name (state, ppid, ..., utime at [11]); {} where
+    there is no /proc. A process that exits meanwhile is left out."""
+    out: dict[int, list[str]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return out
+    for entry in entries:
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if len(fields) > 14 and fields[1].isdigit():  # up to cstime, the last one read here
+                out[int(entry)] = fields
+    return out
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below `pid` (children, theirs...): also those that left its process group (a subprocess
+    started with start_new_session, a daemon). Linux; elsewhere none are found."""
+    children: dict[int, list[int]] = {}
+    for child, fields in process_stats().items():
+        children.setdefault(int(fields[1]), []).append(child)
+    found, todo = [], list(children.get(pid, []))
+    while todo:
+        child = todo.pop()
+        found.append(child)
+        todo += children.get(child, [])
+    return found
+
+
 def tree_cpu_jiffies() -> int | None:
     """CPU time this process and its children have used, in jiffies: its own and its reaped children's
     (utime + stime + cutime + cstime), and each live child's likewise (a training script's DataLoader
     workers: theirs is the script's work, not a competitor's)."""
     me = os.getpid()
-    total = None
+    mine = [fields for pid, fields in process_stats().items() if pid == me or int(fields[1]) == me]
     try:
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue  # it exited meanwhile
-            if int(entry) == me or int(fields[1]) == me:
-                total = (total or 0) + sum(int(v) for v in fields[11:15])
-    except (OSError, ValueError, IndexError):
+        return sum(int(v) for fields in mine for v in fields[11:15]) if mine else None
+    except ValueError:
         return None
-    return total
