@@ -140,6 +140,11 @@ def warn(text: str) -> None:
     stderr().print(f"[yellow]warning[/]: {escape(text)}", highlight=False)
 
 
+def note(text: str) -> None:
+    """How something was made (not a caveat: that is `warn`)."""
+    stderr().print(f"[dim]note: {escape(text)}[/]", highlight=False)
+
+
 def print_json(data: Any) -> None:
     """Strict JSON (no NaN or Infinity: null plus a note), which every parser accepts."""
     sys.stdout.write(to_json(data) + "\n")
@@ -308,6 +313,8 @@ def print_plan(doc: PlanDocument, args: argparse.Namespace) -> None:
             out.print(line, highlight=False)
         for warning in doc.plan.warnings:
             out.print(f"[yellow]warning[/]: {escape(warning)}", highlight=False)
+        for note in doc.plan.notes:
+            out.print(f"[dim]note: {escape(note)}[/]", highlight=False)
     else:
         print_table(args, plan_table(doc, wide=True, options=options, note_width=10_000))
         print_shown(args, shown)

@@ -7,7 +7,7 @@ import json
 
 from planner.cli.common import (
     check_script_flags, escape, flag, output_arguments, print_json, print_table, progress, ranged, say_script_cap,
-    refuse_script_flags, script_length_arguments, stderr, stdout, warn, workdir_argument,
+    refuse_script_flags, script_length_arguments, note, stderr, stdout, warn, workdir_argument,
 )
 from planner.errors import ExitCode, RunError
 from planner.report.tables import script_json, script_table, bench_json, bench_table, check_summary, check_table, sweep_table
@@ -67,8 +67,10 @@ def _bench_script(service: PlannerService, args: argparse.Namespace) -> int:
         print_json(data)
         return ExitCode.OK
     print_table(args, script_table(args.spec, run, est))
-    for note in est.notes:
-        warn(note)
+    for text in est.warnings:
+        warn(text)
+    for text in est.notes:
+        note(text)
     return ExitCode.OK
 
 

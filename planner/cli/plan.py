@@ -16,7 +16,7 @@ from planner.cli.common import (
 from planner.errors import ExitCode, InputError
 from planner.service import SCRIPT_KIND, PURCHASES, AwsOptions, BenchOptions, parse_targets, plan_options, PlannerService, RunCallbacks
 from planner.report.plan import predicted_footer
-from planner.report.text import seconds_text
+from planner.report.text import label_text, seconds_text
 from planner.service.inputs import check_run_dir
 
 if TYPE_CHECKING:
@@ -53,20 +53,22 @@ def cmd_run(args: argparse.Namespace) -> int:
         err.print("nothing to launch: every target is this machine (--dry-run launches nothing anyway)", highlight=False)
         return ExitCode.OK
 
+    # labels name journal files (aws-g5.xlarge); lines name targets as the plan does (aws:g5.xlarge)
     def on_result(label: str, measured: Measured) -> None:
         r = measured.result  # a message may quote a log ("[planner 12:00:00] ..."): escaped
         if r.status == "ok":
-            err.print(f"[green]measured[/] {label}: {seconds_text(r.step_seconds)}/step on {escape(r.device_name)}",
-                      highlight=False)
+            err.print(f"[green]measured[/] {label_text(label)}: {seconds_text(r.step_seconds)}/step on "
+                      f"{escape(r.device_name)}", highlight=False)
         else:
-            err.print(f"[red]{r.status}[/] {label}: {escape(r.message)}", highlight=False)
+            err.print(f"[red]{r.status}[/] {label_text(label)}: {escape(r.message)}", highlight=False)
 
     def on_state(label: str, state: str, elapsed: float, cost: float) -> None:
         if label.startswith("aws-"):
-            err.print(f"[{elapsed:5.0f} s] {label}: {state}  (${cost:.4f} so far)", highlight=False)
+            err.print(f"[{elapsed:5.0f} s] {label_text(label)}: {state}  (${cost:.4f} so far)", highlight=False)
 
     def on_notice(label: str, text: str) -> None:
-        err.print(f"{label}: {text}" if label else text, style="yellow", markup=False, highlight=False, soft_wrap=True)
+        err.print(f"{label_text(label)}: {text}" if label else text, style="yellow", markup=False, highlight=False,
+                  soft_wrap=True)
 
     def on_choices(choices: list) -> None:
         chosen = [c for c in choices if c.benchmark]

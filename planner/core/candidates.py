@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
-from planner.core.decide import ErrorBasis, Option
+from planner.core.decide import ErrorBasis, Option, Said
 from planner.core.estimate import StepMeasurement, dataset_seconds, estimate_training, relative_half_widths
 from planner.core.formats import human_bytes
 from planner.workload.footprint import Footprint, Layer, footprint, merge_identical, sample_bytes
@@ -140,11 +140,11 @@ def measured_candidate(target: Target, result: BenchResult, price_per_hour: floa
     return Candidate(**common, step=step, caveat=caveat, basis=basis)
 
 
-def measurement_warnings(label: str, result: BenchResult) -> list[str]:
+def measurement_said(label: str, result: BenchResult) -> Said:
     """What the bench saw (variation, warm-up, interval, a busy machine), for the plan's warnings,
     and, when the bench held a pool of batches smaller than the dataset, what was measured and what
-    was modelled."""
-    return [f"{label}: {w}" for w in result.warnings or []] + [f"{label}: {n}" for n in [data_note(result)] if n]
+    was modelled (a note)."""
+    return Said([f"{label}: {w}" for w in result.warnings or []], [f"{label}: {n}" for n in [data_note(result)] if n])
 
 
 def data_note(result: BenchResult) -> str:

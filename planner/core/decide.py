@@ -52,7 +52,7 @@ from planner.core.explain import (
 )
 from planner.core.plan import (  # noqa: F401 - the plan's types, re-exported: decide() returns them
     HEADLINE_TIME_VALUE, TOO_CLOSE_MARGIN, BenchmarkChoice, Comparison, ErrorBasis, Option, Plan, RankedOption,
-    Recommendation, _option_of, billed_cost, device_label, hourly_rate, option_name, value_of,
+    Recommendation, Said, _option_of, billed_cost, device_label, hourly_rate, option_name, value_of,
 )
 from planner.core.ratios import noise_band, time_ratio  # noqa: F401 - re-exported
 from planner.core.settle import select_benchmarks  # noqa: F401 - re-exported

@@ -2,14 +2,16 @@
 
 `PlanDocument` is what every use case returns (estimate, run, replan, a what-if, a saved run): the
 workload, the plan options, the typed `Plan` (ranked options, the headline and both answers with the
-comparisons they rest on, the reference CPUs, the warnings) and, by use case, the prices it used and
+comparisons they rest on, the reference CPUs, its warnings and notes) and, by use case, the prices it used and
 the paid benchmarks it suggests (an estimate) or the failed targets, what could not be terminated and
 the bench's bill (a run). The fronts render it; none looks a field up by string key.
 
 JSON only at the edges: `to_json` writes the document as `planner ... --json` prints it and a run's
 plan.json holds it (strict JSON: an infinite number is null with a `<key>_note` beside it);
 `from_json` reads any version this planner ever wrote. SCHEMA_VERSION 1 is every document written
-before the version was stated (no `schema_version` key); 2 adds the key, nothing else. Pure: no I/O.
+before the version was stated (no `schema_version` key); 2 adds the key, nothing else; 3 splits `notes` (how the
+plan was made) from `warnings` (caveats), which held both before (an older document's are read as warnings).
+Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from planner.errors import InputError
 if TYPE_CHECKING:
     from planner.workload.spec import WorkloadSpec
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SCRIPT_KIND = "script"  # WorkloadSummary.kind of a user's training script (its task: the step boundary found)
 
 
@@ -228,6 +230,7 @@ def plan_json(plan: Plan) -> dict[str, Any]:
         "references": dict(plan.references),
         "too_close_margin": TOO_CLOSE_MARGIN,
         "warnings": list(plan.warnings),
+        "notes": list(plan.notes),
     }
 
 
@@ -283,7 +286,8 @@ def from_json(data: Any, source: str = "the plan") -> PlanDocument:
         "plan": {"objective": d.get("objective"), "options": d.get("options", []), "recommendation": d.get("recommendation"),
                  "deadline_seconds": d.get("deadline_seconds"), "time_value_per_hour": d.get("time_value_per_hour"),
                  "warnings": d.get("warnings", []), "answers": answers or {},
-                 "headline_time_value": headline.get("time_value_per_hour"), "references": references},
+                 "headline_time_value": headline.get("time_value_per_hour"), "references": references,
+                 "notes": d.get("notes", [])},
         "options": d.get("plan_options", {}),
         "run_dir": d.get("run_dir"), "prices": d.get("prices"), "benchmark": d.get("benchmark"), "skipped": d.get("skipped"),
         "failed_targets": d.get("failed_targets"), "unterminated": d.get("unterminated_instances"),

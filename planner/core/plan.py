@@ -148,16 +148,35 @@ class Recommendation:
 
 
 @dataclass(frozen=True)
+class Said:
+    """What a plan says beside its rows, kept apart so a caveat is not buried among facts: `warnings`
+    (a busy machine, a drifting step, time the estimate leaves out, an emulated precision) and `notes`
+    (how it was made: the step boundary found, what the GPU rows rest on, a modelled dataset)."""
+
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def __add__(self, other: Said) -> Said:
+        return Said([*self.warnings, *other.warnings], [*self.notes, *other.notes])
+
+
+@dataclass(frozen=True)
 class Plan:
     objective: Objective
     options: list[RankedOption]
     recommendation: Recommendation  # the headline
     deadline_seconds: float | None = None
     time_value_per_hour: float | None = None
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # caveats: what makes a row or the answer less certain
     answers: dict[AnswerName, Recommendation] = field(default_factory=dict)
     headline_time_value: float | None = None  # the $/h of waiting the headline used
     references: dict[AnswerName, str] = field(default_factory=dict)  # the reference CPU's target
+    notes: list[str] = field(default_factory=list)  # how the plan was made (facts, not caveats)
+
+    def say(self, said: Said) -> None:
+        """Put what the measurements say before what the decision said."""
+        self.warnings[:0] = said.warnings
+        self.notes[:0] = said.notes
 
     def option_of(self, rec: Recommendation) -> RankedOption | None:
         """The row a recommendation names: its target on its device at its GPU count."""

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from planner.core.candidates import LOCAL, Candidate, Hardware, Target, does_not_fit_note, fits, widened
-from planner.core.decide import ErrorBasis
+from planner.core.decide import ErrorBasis, Said
 from planner.core.formats import human_bytes
 from planner.core.estimate import (
     PROCESS_EXIT_SECONDS, RUN_TO_RUN_NOISE, StepMeasurement, estimate_training, relative_half_widths,
@@ -230,7 +230,12 @@ class ScriptEstimate:
     seconds: float
     low: float
     high: float
-    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # what makes the estimate less certain
+    notes: list[str] = field(default_factory=list)  # how it was made
+
+    @property
+    def said(self) -> Said:
+        return Said(self.warnings, self.notes)
 
 
 def _durations(run: ScriptRun) -> tuple[list[float], list[float], int, list[float]]:
@@ -307,7 +312,8 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
     if from_length is not None:
         steps_per_epoch = from_length[0]
     between = max(statistics.median(spanning) - statistics.median(steady), 0.0) if spanning else None  # robust to a slow step
-    notes = []
+    notes: list[str] = []
+    warnings: list[str] = []
     training_epochs = len(per_epoch)
     if total_steps is None and epochs is None and run.stopped_because == "finished":  # measured whole: the run itself
         total_steps, epochs = len(run.steps), training_epochs or None
@@ -326,12 +332,15 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
     n_epochs = float(epochs) if epochs is not None else (total_steps / steps_per_epoch if steps_per_epoch else 0.0)
     if not run.steady:
         when = "when the script finished" if run.stopped_because == "finished" else "at 3x the budget"
-        notes.append("the step time was still drifting (more than 10% between the first and last thirds of the measurement) "
+        warnings.append("the step time was still drifting (more than 10% between the first and last thirds of the measurement) "
                      f"{when}: a busy machine or a long warm-up; the interval may be too narrow — measure again "
                      "when the machine is quieter, or give more --seconds")
-    if between is None:
-        notes.append("no epoch boundary was seen: the time between epochs (evaluation, checkpoints) is not in the estimate")
-    notes[:0] = [f"{w}; measure again when it is quiet" for w in run.busy_warnings]
+    if between is None and run.loaders_started == 0:  # no epochs to be between: work outside steps is inside a step's time
+        notes.append("the script iterated no DataLoader: its run is setup + steps (what it does between two steps, such "
+                     "as an evaluation every so many, is in the step time measured)")
+    elif between is None:
+        warnings.append("no epoch boundary was seen: the time between epochs (evaluation, checkpoints) is not in the estimate")
+    warnings[:0] = [f"{w}; measure again when it is quiet" for w in run.busy_warnings]
     setup = max(run.steps[0] - mean, 0.0) + sum(max(d - mean, 0.0) for d in warming)
     # the spec's extrapolation (planner/core/estimate.py): the time between epochs is one-time work too, and
     # setup runs from the spawn (no separate process start); exit as a bench's parent would measure it
@@ -339,9 +348,10 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
                            process_start_seconds=0.0, exit_seconds=PROCESS_EXIT_SECONDS, steps_measured=len(steady))
     whole = estimate_training(step, total_steps, noise=noise)
     if whole.note:
-        notes.append(whole.note)
+        warnings.append(whole.note)
     return ScriptEstimate(setup, mean, step.step_seconds_ci_low, step.step_seconds_ci_high, len(steady), warmup,
-                          steps_per_epoch, between, total_steps, n_epochs, whole.seconds, whole.low, whole.high, notes)
+                          steps_per_epoch, between, total_steps, n_epochs, whole.seconds, whole.low, whole.high,
+                          warnings, notes)
 
 
 # ----------------------------------------------------------------------------- every instance, from the script
@@ -454,29 +464,28 @@ def _count(n: int, one: str, many: str) -> str:
     return f"{n:,} {one if n == 1 else many}"
 
 
-def script_warnings(run: ScriptRun, est: ScriptEstimate, predicted: bool = True) -> list[str]:
-    """What a plan of the script says about how it was measured and (`predicted`: it has predicted rows)
-    what its GPU rows rest on."""
-    said = [f"steps found by {'torch.optim optimizer steps' if run.boundary == 'optimizer' else 'backward passes (no torch.optim)'}"
-            + (f" ({run.optimizers} optimizers: one step when each has stepped)" if run.optimizers > 1 else "")]
+def script_said(run: ScriptRun, est: ScriptEstimate, predicted: bool = True) -> Said:
+    """What a plan of the script says: the estimate's own warnings and notes, how the steps were found and
+    (`predicted`: it has predicted rows) what its GPU rows rest on, or why there are none (a warning)."""
+    said = est.said + Said(notes=[
+        f"steps found by {'torch.optim optimizer steps' if run.boundary == 'optimizer' else 'backward passes (no torch.optim)'}"
+        + (f" ({run.optimizers} optimizers: one step when each has stepped)" if run.optimizers > 1 else "")])
     if not predicted:
         return said
     t = run.trace.scaled_to(est.step_seconds) if run.trace else None
     if never_asks_for_a_gpu(run):
-        said.append(f"GPU rows are not predicted (GPU instances are left out of the plan): {NO_GPU_ASKED}; pick the "
-                    "device from torch.cuda.is_available() to plan GPUs")
-        return said
+        return said + Said([f"GPU rows are not predicted (GPU instances are left out of the plan): {NO_GPU_ASKED}; "
+                            "pick the device from torch.cuda.is_available() to plan GPUs"])
     if t is None:
-        said.append("no step was traced (too few steps): GPU instances are not predicted")
-        return said
-    said.append(f"GPU rows: a mean step's {t.kernels:,} kernels ({t.flops / 1e9:.3g} G FLOPs, {t.precision}) on the "
-                f"device model, its Python ({python_share(run, est) or 0.0:.0%} of a step here) on the instance's CPU, "
-                f"{_count(t.to_device.calls, 'copy', 'copies')} to the device and "
-                f"{_count(t.to_host.calls, 'value', 'values')} read back (a sync each)")
-    need = t.device_bytes
-    said.append("GPU memory is not checked for a script: no torch.optim optimizer held its state (a benchmark tells)"
-                if need is None else
-                f"GPU memory: ~{human_bytes(need)} a GPU would hold (the optimizers' weights, gradients and state, the "
-                "activations saved for backward, the inputs sent), checked against each GPU's; the allocator's cache and "
-                "what the script keeps outside its optimizers are not counted")
-    return said
+        return said + Said(["no step was traced (too few steps): GPU instances are not predicted"])
+    said += Said(notes=[f"GPU rows: a mean step's {t.kernels:,} kernels ({t.flops / 1e9:.3g} G FLOPs, {t.precision}) on "
+                        f"the device model, its Python ({python_share(run, est) or 0.0:.0%} of a step here) on the "
+                        f"instance's CPU, {_count(t.to_device.calls, 'copy', 'copies')} to the device and "
+                        f"{_count(t.to_host.calls, 'value', 'values')} read back (a sync each)"])
+    if t.device_bytes is None:
+        return said + Said(["GPU memory is not checked for a script: no torch.optim optimizer held its state "
+                            "(a benchmark tells)"])
+    return said + Said(notes=[f"GPU memory: ~{human_bytes(t.device_bytes)} a GPU would hold (the optimizers' weights, "
+                              "gradients and state, the activations saved for backward, the inputs sent), checked against "
+                              "each GPU's; the allocator's cache and what the script keeps outside its optimizers are not "
+                              "counted"])

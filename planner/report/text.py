@@ -88,3 +88,10 @@ def label_target(label: str) -> str:
         return Target.parse(label).name
     except ValueError:
         return Target.from_label(label).name
+
+
+def label_text(label: str) -> str:
+    """A run's label as progress lines show it: the target as the plan names it (aws-g5.xlarge -> aws:g5.xlarge,
+    local-cpu -> local), with the device when this machine measured another one (local-cuda)."""
+    target = label_target(label)
+    return target if target != "local" or label in ("local", "local-cpu") else label

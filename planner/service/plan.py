@@ -55,11 +55,11 @@ def preflight(aws_types: list[str], aws: AwsOptions, catalog) -> tuple[dict[str,
 def plan_from_results(spec: WorkloadSpec, results: dict[str, Any], options: PlanOptions, catalog=None,
                       need_bytes: int | None = None):
     """The plan over journaled results (label -> planner.journal.Measured), priced as measured_candidates
-    does, with the warnings the measurements carry."""
-    candidates, warnings = measured_candidates(results, options, catalog, need_bytes)
+    does, with what the measurements say."""
+    candidates, said = measured_candidates(results, options, catalog, need_bytes)
     opts = [c.option(spec.total_steps) for c in candidates]
     plan = decide(opts, options.objective, options.deadline_seconds, options.time_value_per_hour)
-    plan.warnings[:0] = warnings
+    plan.say(said)
     return plan
 
 

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from planner.core.document import PlanDocument, PlanOptions, PriceSource, WorkloadSummary
 from planner.service.measure import BenchOptions, Measure, ProgressFn, measure_here
 from planner.service.settings import AwsOptions
-from planner.core.candidates import Hardware, LOCAL, measured_candidate, measurement_warnings, predicted_candidates
-from planner.core.decide import BenchmarkChoice, Plan, decide, select_benchmarks
+from planner.core.candidates import Hardware, LOCAL, measured_candidate, measurement_said, predicted_candidates
+from planner.core.decide import BenchmarkChoice, Plan, Said, decide, select_benchmarks
 from planner.core.predict import physical_cores, predict_cpu, predict_gpu
 from planner.journal import Measured, RunJournal
 from planner.service.calibration import append_rows, corrections, gpu_model
@@ -34,23 +34,23 @@ def hardware():
 
 
 def measured_candidates(results: dict[str, Any], options: PlanOptions, catalog=None,
-                        need_bytes: int | None = None) -> tuple[list, list[str]]:
-    """A candidate per journaled result (label -> planner.journal.Measured), and the warnings the
-    measurements carry; AWS options are priced from `catalog` (a frame) in the plan's region and
+                        need_bytes: int | None = None) -> tuple[list, Said]:
+    """A candidate per journaled result (label -> planner.journal.Measured), and what the measurements
+    say (warnings, notes); AWS options are priced from `catalog` (a frame) in the plan's region and
     purchase option (re-planning may change both)."""
     from pricing.catalog import hourly_price, instances, load_catalog
 
     if catalog is None and any(m.target.cloud for m in results.values()):
         catalog = load_catalog().frame
-    candidates, warnings = [], []
+    candidates, said = [], Said()
     rows = {f.instance_type: f for f in instances(catalog, region=options.region)} if catalog is not None else {}
     for label, m in sorted(results.items()):
         price = (hourly_price(catalog, m.target.instance_type, options.region, options.purchase) if m.target.cloud
                  else options.local_price_per_hour)
         candidates.append(measured_candidate(m.target, m.result, price, options.region, options.purchase, need_bytes,
                                              facts=rows.get(m.target.instance_type or "")))
-        warnings += measurement_warnings(label, m.result)
-    return candidates, warnings
+        said += measurement_said(label, m.result)
+    return candidates, said
 
 
 def emulation_warnings(options: list) -> list[str]:
@@ -123,10 +123,10 @@ class Predict(Measure):
         instance in the region predicted (CPU instances from this machine's CPU measurement; without
         one, GPUs alone, from their specs), decided, with the paid benchmarks that would settle it."""
         catalog = self.catalog()
-        measured, warnings = measured_candidates(results, options, catalog.frame, self.footprint(spec).total_bytes)
+        measured, said = measured_candidates(results, options, catalog.frame, self.footprint(spec).total_bytes)
         local = results.get(LOCAL.label("cpu"))
         plan = self._predicted_plan(spec, options, local.result if local else None, gpu=gpu, measured=measured)
-        plan.warnings[:0] = warnings
+        plan.say(said)
         choices = benchmark_choices(plan)
         return PlanDocument(WorkloadSummary.of(spec), plan, options, str(run_dir) if run_dir else None,
                             prices=PriceSource(catalog.source, catalog.as_of),
@@ -156,7 +156,7 @@ class Predict(Measure):
         opts = [c.option(spec.total_steps) for c in measured + [c for c in predicted if c.target not in done]]
         plan = decide(opts, options.objective, options.deadline_seconds, options.time_value_per_hour)
         if here:
-            plan.warnings[:0] = measurement_warnings(LOCAL.label(local.device), local)
+            plan.say(measurement_said(LOCAL.label(local.device), local))
         plan.warnings.extend(emulation_warnings(plan.options))
         return plan
 

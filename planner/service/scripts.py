@@ -20,7 +20,7 @@ from planner.core.document import SCRIPT_KIND, PlanDocument, PlanOptions, PriceS
 from planner.core.candidates import LOCAL, Target, measured_candidate
 from planner.core.document import LeftRunning, choice_json
 from planner.core.script import (
-    ScriptEstimate, ScriptJob, ScriptRun, estimate_script, measured_script_candidate, script_candidates, script_warnings,
+    ScriptEstimate, ScriptJob, ScriptRun, estimate_script, measured_script_candidate, script_candidates, script_said,
 )
 from planner.errors import Cancelled, InputError
 from planner.journal import Measured, RunJournal, result_problems, typed
@@ -55,7 +55,7 @@ class Scripts(Runs):
                       *(measured or [])]
         plan = decide([c.option(est.total_steps) for c in candidates], options.objective, options.deadline_seconds,
                       options.time_value_per_hour)
-        plan.warnings[:0] = [*est.notes, *script_warnings(run, est, predicted=not measured_only)]
+        plan.say(script_said(run, est, predicted=not measured_only))
         choices = [] if measured_only else benchmark_choices(plan)
         summary = WorkloadSummary(job.script, SCRIPT_KIND, run.boundary, 0, 0, int(round(est.epochs)),
                                   int(round(est.steps_per_epoch or 0)), est.total_steps,

@@ -1,5 +1,5 @@
 """Answers: what a plan document says, in words — the headline, "here" and "if you rent", the
-paid benchmarks that would settle it, the warnings and where the prices come from. Every sentence
+paid benchmarks that would settle it, the warnings, the notes and where the prices come from. Every sentence
 is the service's (planner.report.plan_answers); this widget only lays them out. Compact (the
 Workload pane's side): the answers alone."""
 
@@ -64,6 +64,7 @@ class Answers(Static):
             lines.append(f"{NO_BENCHMARK}.")
         for warning in doc.plan.warnings:
             lines.append(f"[yellow]warning:[/] {escape(warning)}")
+        lines += [f"[dim]note: {escape(note)}[/]" for note in doc.plan.notes]
         if doc.prices is not None:
             lines.append(f"[dim]Predicted rows come from a device model; prices: {escape(doc.prices.source)}, "
                          f"as of {escape(doc.prices.as_of)}.[/]")

@@ -24,7 +24,7 @@ from planner.errors import PlannerError
 from planner.tui.messages import RunFinished, RunResult
 from planner.tui.typed import planner_app
 from planner.report.plan import unterminated_lines
-from planner.report.text import label_target, progress_text, seconds_text
+from planner.report.text import label_target, label_text, progress_text, seconds_text
 from planner.service import Cancelled, RunCallbacks
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ class RunPane(Vertical):
                 del self.rows[target]
                 table.remove_row(target)
             self.rows[label] = {"state": "pending", "elapsed": None, "cost": 0.0, "progress": ""}
-            table.add_row(label, "pending", "0 s", "$0.0000", "", key=label)
+            table.add_row(label_text(label), "pending", "0 s", "$0.0000", "", key=label)
         return self.rows[label]
 
     def set_state(self, label: str, state: str, cost: float | None = None, progress: str | None = None) -> None:
@@ -170,12 +170,12 @@ class RunPane(Vertical):
             call(self.set_progress, label, progress_text(event))
 
         def on_notice(label: str | None, text: str) -> None:
-            call(self.log_line, f"{label}: {text}" if label else text)
+            call(self.log_line, f"{label_text(label)}: {text}" if label else text)
 
         def on_result(label: str, measured: Measured) -> None:
             r = measured.result
             ok = r.status == "ok"
-            text = f"{label}: {r.status}" + (f" {r.step_seconds * 1e3:.2f} ms/step" if ok and r.step_seconds else f" {r.message}")
+            text = f"{label_text(label)}: {r.status}" + (f" {r.step_seconds * 1e3:.2f} ms/step" if ok and r.step_seconds else f" {r.message}")
             call(self.log_line, text)
             call(self.set_state, label, "done" if ok else "failed", None, "" if ok else r.message[:60])
             call(self.post_message, RunResult(label, measured))

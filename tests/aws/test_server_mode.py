@@ -33,7 +33,7 @@ def test_planner_collects_results_from_played_instances_and_leaves_nothing_runni
     # every result was journaled
     assert {p.stem for p in (out / "results").glob("*.json")} == {"local-cpu", "aws-c7i.xlarge", "aws-g4dn.xlarge"}
     assert live_instances(ec2(endpoint), run_id(out)) == []
-    assert "aws-g4dn.xlarge: booting" in stderr or "aws-g4dn.xlarge: running" in stderr
+    assert "aws:g4dn.xlarge: booting" in stderr or "aws:g4dn.xlarge: running" in stderr
 
 
 def test_without_anyone_playing_each_target_ends_with_no_result_and_nothing_running(endpoint, env, tmp_path):

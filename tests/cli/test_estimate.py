@@ -72,8 +72,8 @@ def test_a_workload_that_does_not_fit_here_is_still_planned(tmp_path):
     local = next(o for o in doc["options"] if o["target"] == "local")
     assert not local["fits"] and "does not fit here" in local["note"] and "GiB" in local["note"]
     assert local["step_seconds"] > 0  # measured anyway: the bench held a pool of batches, not the dataset
-    said = [w for w in doc["warnings"] if "measured on a pool of" in w]  # and the plan says what it modelled
-    assert len(said) == 1 and "the whole dataset (36.6 GiB)" in said[0] and "is modelled" in said[0], doc["warnings"]
+    said = [w for w in doc["notes"] if "measured on a pool of" in w]  # and the plan says what it modelled
+    assert len(said) == 1 and "the whole dataset (36.6 GiB)" in said[0] and "is modelled" in said[0], doc["notes"]
     assert local["data_seconds"] > 0 and local["one_time_seconds"] >= local["data_seconds"]
     fitting = [o for o in doc["options"] if o["fits"] and o["train_seconds"] is not None and o["device"] == "cuda"]
     assert fitting and {o["device_name"].split(" ")[0] for o in fitting} <= {"H100", "L40S", "A100-80GB", "H200"}

@@ -58,7 +58,7 @@ def test_rows_show_within_a_second_and_elapsed_ticks_and_a_new_run_starts_clean(
             if run.running:
                 assert cells(table, "local-cpu")[2] != first  # ticking while it runs
             await wait_for(pilot, lambda: not run.running, timeout=60)
-            assert cells(table, "local-cpu")[1] == "done"
+            assert cells(table, "local-cpu")[1] == "done" and cells(table, "local-cpu")[0] == "local"  # as the plan names it
             final = cells(table, "local-cpu")[2]
             await pilot.pause(1.5)
             assert cells(table, "local-cpu")[2] == final  # a finished row stops ticking

@@ -154,7 +154,7 @@ def test_steps_whose_level_moves_get_the_interval_of_their_windows_not_of_iid_st
 def test_a_script_that_needs_more_than_a_gpus_memory_does_not_fit_it():
     from dataclasses import replace
 
-    from planner.core.script import script_warnings
+    from planner.core.script import script_said
 
     # 10 GiB of weights and optimizer state, 6 GiB of activations saved for backward: more than a T4's 16 GiB
     big = replace(CONVNET, state_bytes=10 * 2**30, saved_bytes=6 * 2**30)
@@ -164,5 +164,5 @@ def test_a_script_that_needs_more_than_a_gpus_memory_does_not_fit_it():
     rows = {c.instance_type: c for c in candidates}
     assert not rows["g4dn.xlarge"].fits and "needs ~16.0 GiB" in rows["g4dn.xlarge"].note
     assert rows["p4de.24xlarge"].fits and "1 of its 8 GPUs used" in rows["p4de.24xlarge"].note
-    assert any("~16.0 GiB a GPU would hold" in w for w in script_warnings(run, est))
-    assert any("not checked" in w for w in script_warnings(replace(run, trace=CONVNET), est))  # no optimizer state seen
+    assert any("~16.0 GiB a GPU would hold" in n for n in script_said(run, est).notes)  # how the rows were made
+    assert any("not checked" in w for w in script_said(replace(run, trace=CONVNET), est).warnings)  # a caveat
