@@ -49,6 +49,21 @@ def build_parser() -> Parser:
     return parser
 
 
+def error_text(exc: PlannerError) -> str:
+    """The error as `render` writes it; on a terminal, its hint wrapped between words (a terminal would cut a
+    command in it mid-word), continued under itself. In a pipe it stays one line, whole for a program to read."""
+    text = exc.render()
+    if not exc.hint or not sys.stderr.isatty():
+        return text
+    import shutil
+    import textwrap
+
+    width = shutil.get_terminal_size((80, 24)).columns
+    head, _, hint = text.rpartition("\n")
+    return head + "\n" + textwrap.fill(hint, width=max(width - 1, 40), subsequent_indent="    ",
+                                        break_long_words=False, break_on_hyphens=False)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -56,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         argv, profile = config.take_profile(argv)  # --profile NAME anywhere, as the AWS CLI takes it
         config.apply_defaults(parser, profile)  # the config file's defaults, under the flags
     except PlannerError as exc:
-        sys.stderr.write(exc.render() + "\n")
+        sys.stderr.write(error_text(exc) + "\n")
         return int(exc.exit_code)
     cut = argv.index("--") if "--" in argv else len(argv)  # after --: a training script's own arguments, as torchrun
     parser.argv = argv[:cut]  # type: ignore[attr-defined]  # a misspelled flag is matched against its command's
@@ -70,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         settle_output(args)
         return run_with_out_file(handler, args)
     except PlannerError as exc:
-        sys.stderr.write(exc.render() + "\n")
+        sys.stderr.write(error_text(exc) + "\n")
         if getattr(args, "json", False):  # a program asked for JSON: it gets the error as JSON too
             from planner.cli.common import print_json
 

@@ -269,7 +269,8 @@ class Measure(Describe):
         if run is None or run.status == "error":
             own = (run.message if run is not None and run.message else said).strip()
             here = Path.cwd()
-            lost = workdir is None and "No such file or directory" in own and cwd != here and here in cwd.parents
+            # run from its own folder below this one (also when the caller resolved the default), it looked for a file
+            lost = cwd == path.resolve().parent and "No such file or directory" in own and here in cwd.parents
             raise RunError(f"{path.name} failed before its first training step; its own error:\n{own}",
                            hint=f"it ran in its own folder, {shown_path(str(cwd))}; to run it from here, as "
                                 f"`python {shown_path(str(script))}` would, give --workdir ." if lost else "")

@@ -316,6 +316,7 @@ class PlannerApp(Quitting, App):
                 self.sub_title = script_title(job.script, job.args)
                 self.results.show_status("")
                 self.results.open_run(str(path), job)
+                self._runs_beside(path)
                 self.action_show("results")
                 return
         except PlannerError as exc:
@@ -329,7 +330,14 @@ class PlannerApp(Quitting, App):
         workload = self.query_one(WorkloadPane)
         workload.load(str(path / "spec.yaml") if (path / "spec.yaml").is_file() else str(path / "spec.json"), estimate=False)
         self.results.open_run(str(path), spec)
+        self._runs_beside(path)
         self.action_show("results")
+
+    def _runs_beside(self, run_dir: Path) -> None:
+        """A saved run opened: its re-runs journal beside it, and `o` lists its neighbours (unless the app was
+        given a folder for them)."""
+        if self.runs_folder is None:
+            self.runs_folder = run_dir.resolve().parent
 
     # ------------------------------------------------------------------ editing, theme
 

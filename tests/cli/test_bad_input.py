@@ -282,3 +282,24 @@ def test_columns_that_are_not_a_width_fall_back_to_150(monkeypatch, columns):
     r = call("prices", "--region", "us-east-1", "--gpu")
     assert r.code == 0 and "internal error" not in r.err
     assert max(len(line) for line in r.out.splitlines()) <= 1_000
+
+
+def test_a_hint_on_a_terminal_wraps_between_words_and_stays_one_line_in_a_pipe(monkeypatch):
+    import sys
+
+    from planner.cli import error_text
+    from planner.errors import InputError
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    hint = "it ran in its own folder, /tmp/proj/src; to run it from here, as `python src/train.py` would, give --workdir ."
+    exc = InputError("train.py failed", hint=hint)
+    monkeypatch.setenv("COLUMNS", "60")
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    assert error_text(exc).splitlines() == ["bad input: train.py failed", f"  to fix: {hint}"]  # a program reads it whole
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    lines = error_text(exc).splitlines()
+    assert lines[0] == "bad input: train.py failed" and len(lines) == 4 and all(len(line) < 60 for line in lines)
+    assert lines[3].startswith("    ") and " ".join(line.strip() for line in lines[1:]) == f"to fix: {hint}"  # no word cut

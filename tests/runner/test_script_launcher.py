@@ -18,7 +18,7 @@ import pytest
 from planner.core.script import Epoch, LoaderUnderWay, ScriptRun, estimate_script
 from planner.errors import InputError, RunError
 from planner.report.text import progress_text
-from planner.service import PlannerService
+from planner.service import PlannerService, PlanOptions
 from runner.local import run_script
 from tests.conftest import ROOT
 
@@ -403,6 +403,9 @@ def test_a_workdir_is_where_the_script_runs_and_a_lost_relative_path_says_so(tmp
     with pytest.raises(RunError, match="No such file or directory: 'data/n.txt'") as caught:
         service.bench_script(Path("src/train.py"), ["data/n.txt"], seconds=2, total_steps=100)
     assert "give --workdir ." in (caught.value.hint or "")  # it ran in src/; the path is the user's folder's
+    with pytest.raises(RunError) as caught:  # `planner estimate` says so too (it resolves the folder first)
+        service.estimate_script(Path("src/train.py"), ["data/n.txt"], PlanOptions(), seconds=2, total_steps=100)
+    assert "give --workdir ." in (caught.value.hint or "")
     run, est = service.bench_script(Path("src/train.py"), ["data/n.txt"], seconds=2, total_steps=100, workdir=".")
     assert run.stopped_because == "finished" and len(run.steps) == 60
     for bad, said in ((tmp_path / "data", "is not inside it"), (tmp_path / "nowhere", "no such folder")):

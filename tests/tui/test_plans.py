@@ -74,6 +74,29 @@ def test_the_picker_lists_the_runs_folder_and_opens_the_chosen_run(tmp_path):
     asyncio.run(scenario())
 
 
+def test_a_saved_run_opened_from_elsewhere_keeps_its_runs_beside_it(tmp_path, monkeypatch):
+    """`planner tui ../project/planner-runs/X`: `o` lists X's neighbours and a re-run journals there, not in the
+    current folder's planner-runs/."""
+    runs = tmp_path / "project" / "planner-runs"
+    shutil.copytree(SAVED_RUN, runs / "20251122T101500Z-surface-mlp")
+    shutil.copytree(SAVED_RUN, runs / "20251123T090000Z-surface-mlp")
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+
+    async def scenario():
+        app = PlannerApp(str(runs / "20251122T101500Z-surface-mlp"))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await plan_shown(pilot)
+            assert app.service.new_run_dir("surface-mlp", app.runs_folder).parent == runs  # where `r` journals
+            await pilot.press("o")
+            await pilot.pause(0.3)
+            assert isinstance(app.screen, OpenRun)
+            assert app.screen.query_one("#run-list").option_count == 2  # both runs beside it
+
+    asyncio.run(scenario())
+    assert not (tmp_path / "here" / "planner-runs").exists()
+
+
 def test_a_plan_of_another_spec_says_so(tmp_path):
     run_dir = saved_run(tmp_path)
 
