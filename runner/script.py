@@ -537,6 +537,11 @@ def main(argv: list[str]) -> int:
         sys.path.insert(0, os.path.dirname(script))
         try:
             runpy.run_path(script, run_name="__main__")
+        except SystemExit:
+            raise  # its own exit code, as `python train.py` would end
+        except BaseException as exc:  # noqa: BLE001 - its traceback as `python train.py` prints it: its own frames
+            sys.stderr.write(own_traceback(exc))
+            return 1
         finally:
             end_what_it_started()
         return 0
@@ -549,17 +554,22 @@ def main(argv: list[str]) -> int:
     sys.path.insert(0, os.path.dirname(script))
     try:
         runpy.run_path(script, run_name="__main__")
-    except SystemExit as exc:
+    except SystemExit as exc:  # a failure after steps too: the whole run would fail there, not finish
         if exc.code not in (None, 0):
-            timeline.finish("error", f"the script exited with {exc.code!r}", "error" if not timeline.step_ends() else "ok")
+            timeline.finish("error", f"the script exited with {exc.code!r}", "error")
     except BaseException as exc:  # noqa: BLE001 - the script's own error, shown as its own
-        shown = traceback.TracebackException.from_exception(exc)
-        shown.stack = traceback.StackSummary.from_list(  # the script's frames, not the launcher's or runpy's
-            [f for f in shown.stack if f.filename != __file__ and "runpy" not in f.filename])
-        text = "".join(shown.format())
-        timeline.finish("error", text, "error" if not timeline.step_ends() else "ok")
+        timeline.finish("error", own_traceback(exc), "error")
     timeline.finish("finished")
     return 0
+
+
+def own_traceback(exc: BaseException) -> str:
+    """The script's traceback with its own frames only, not the launcher's, the lifeline's or runpy's."""
+    shown = traceback.TracebackException.from_exception(exc)
+    ours = {os.path.abspath(__file__), os.path.join(os.path.dirname(os.path.abspath(__file__)), "lifeline.py")}
+    shown.stack = traceback.StackSummary.from_list(
+        [f for f in shown.stack if os.path.abspath(f.filename) not in ours and "runpy" not in f.filename])
+    return "".join(shown.format())
 
 
 if __name__ == "__main__":

@@ -131,13 +131,26 @@ def run_group(command: list[str], cwd: str, env: dict[str, str], cap: float,
     return stdout, stderr, code
 
 
+def own_error(message: str, said: str) -> str:
+    """The script's own error: its traceback, or, when it ended by sys.exit(CODE), what it wrote before (argparse's
+    usage and complaint, its own log line) and the code."""
+    message, said = message.strip(), said.strip()
+    if message.startswith("the script exited with") and said:
+        return f"{said}\n({message})"
+    return message or said
+
+
 def script_result(data: dict[str, Any] | None, said: str, returncode: int | None, cap_seconds: float,
                   want_device: str = "auto", setup_seconds: float = 0.0) -> BenchResult:
     """The launcher's timeline (`data`, None when it wrote none) as a bench result: the mean steady step and
     its interval for the progress line and the journal's checks; the whole timeline in `script`."""
     failed = BenchResult(status="error", device="cuda" if want_device == "cuda" else "cpu")
-    if data is None or (data.get("status") == "error" and not data.get("steps")):
-        failed.message = ((data or {}).get("message") or said or "").strip() or (
+    if data is not None and data.get("status") == "error" and data.get("steps"):  # the whole run would fail there too
+        failed.message = (f"the script failed after {len(data['steps']):,} training steps; its own error:\n"
+                          + own_error(str(data.get("message") or ""), said))
+        return failed
+    if data is None or data.get("status") == "error":
+        failed.message = own_error(str((data or {}).get("message") or ""), said) or (
             f"the script took no training step within {cap_seconds:.0f} s (the cap): stopped, with everything it started"
             if returncode is None else f"the script exited with {returncode} before its first training step")
         return failed

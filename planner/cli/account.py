@@ -112,8 +112,9 @@ def cmd_tui(args: argparse.Namespace) -> int:
 
     if not (args.spec or "").endswith(".py"):
         refuse_script_flags(args, args.spec)
-    app = PlannerApp(args.spec, bench_seconds=args.seconds, region=args.region or default_region(), ami=args.ami,
-                     script_args=args.script_args, total_steps=args.total_steps, epochs=args.epochs, workdir=args.workdir)
+    seconds = {} if args.seconds is None else {"bench_seconds": args.seconds, "estimate_seconds": args.seconds}
+    app = PlannerApp(args.spec, region=args.region or default_region(), ami=args.ami, script_args=args.script_args,
+                     total_steps=args.total_steps, epochs=args.epochs, workdir=args.workdir, **seconds)
     app.run()
     return app.return_code or ExitCode.OK  # 128 + N after a routed SIGTERM/SIGHUP, as the CLI exits
 
@@ -150,8 +151,9 @@ def add_tui_parser(sub) -> None:
                    help="a workload spec to open (estimated at once), a saved run's directory to show its plan, or your "
                         "training script (measured here unchanged, then planned)")
     script_length_arguments(p)
-    p.add_argument("--seconds", type=flag("--seconds"), default=10.0,
-                   help=ranged("--seconds", "bench time budget per target (default 10)"))
+    p.add_argument("--seconds", type=flag("--seconds"),
+                   help=ranged("--seconds", "time budget of each measurement: the one on opening (default 5, a quick "
+                                            "first answer) and each run's per target (default 10)"))
     region_argument(p, "AWS region for prices and targets")
     p.add_argument("--ami", type=flag("--ami"), help="AMI id for AWS targets (default: the PyTorch Deep Learning AMI)")
     p.set_defaults(handler=cmd_tui)

@@ -26,7 +26,13 @@ if TYPE_CHECKING:
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse exits 2 on usage errors already; keep its message short and point to --help."""
+    """argparse exits 2 on usage errors already; keep its message short and point to --help. No abbreviated
+    flags (as the AWS CLI): `planner estimate train.py --epoch 3` meant for the script must not become the
+    planner's --epochs; a misspelled flag gets "did you mean" instead."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)

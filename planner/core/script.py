@@ -44,6 +44,7 @@ from pricing.facts import InstanceFacts
 WARMUP_SHARE = 0.1  # of the steps measured, at least MIN_WARMUP_STEPS: allocator, caches, lazy init
 MIN_WARMUP_STEPS = 2
 MIN_STEADY_STEPS = 5
+ALIKE_SPREAD = 1.5  # steps whose middle half is within this ratio do alike work (see steps_alike)
 HOST_CLASS = "data"  # the launcher's class of ops run while a DataLoader fetches a batch in the main process
 
 
@@ -102,16 +103,19 @@ class StepTrace:
     saved_bytes: int = 0  # the activations autograd saved for the backward pass (each storage once)
     state_bytes: int = 0  # the optimizers' parameters, gradients and state (0: not recorded, or no torch.optim)
 
-    def scaled_to(self, step_seconds: float) -> StepTrace:
+    def scaled_to(self, step_seconds: float, alike: bool = False) -> StepTrace:
         """The traced step as a mean step of `step_seconds` would run it: its wall without what tracing added to
-        each op, and every count and time scaled by the mean step over that wall (an RL episode traced may be
-        longer or shorter than the mean one; a convnet's steps are alike: a factor ~1)."""
+        each op, and every time scaled by the mean step over that wall. Its work (ops, FLOPs, bytes, copies) is
+        scaled the same way when steps differ (an RL episode traced may be longer or shorter than the mean one);
+        when they are `alike` (a convnet's), the traced step's work is the mean step's, and what the time ratio
+        holds besides is tracing's cost that the per-op correction missed, or the machine's noise."""
         added = (self.kernels + self.views) * max(self.traced_op_overhead_seconds - self.op_overhead_seconds, 0.0)
         wall = max(self.wall - added, self.op_seconds + (self.kernels + self.views) * self.op_overhead_seconds, 1e-9)
         k = step_seconds / wall
+        work = 1.0 if alike else k
 
         def n(x: int) -> int:
-            return int(round(x * k))
+            return int(round(x * work))
 
         return replace(self, wall=step_seconds, op_seconds=self.op_seconds * k, traced_op_overhead_seconds=self.op_overhead_seconds,
                        classes={c: OpClassWork(n(w.ops), n(w.flops), n(w.bytes), w.seconds * k) for c, w in self.classes.items()},
@@ -251,6 +255,22 @@ def _durations(run: ScriptRun) -> tuple[list[float], list[float], int, list[floa
     return steady, [ends[i] - ends[i - 1] for i in sorted(spans - traced)], warmup, warming
 
 
+def steps_alike(run: ScriptRun) -> bool:
+    """Whether the script's steady steps do alike work: their middle half within 1.5x (a convnet's batches, even
+    on a noisy machine: ~1.1-1.3x; an RL agent's episodes while it learns: ~1.7-1.9x, measured on
+    examples/scripts/reinforce.py)."""
+    steady = _durations(run)[0]
+    if len(steady) < 4:
+        return False
+    q1, _, q3 = statistics.quantiles(steady, n=4)
+    return q1 > 0 and q3 / q1 <= ALIKE_SPREAD
+
+
+def mean_trace(run: ScriptRun, est: ScriptEstimate) -> StepTrace | None:
+    """The traced step as a mean one (StepTrace.scaled_to), None when no step was traced."""
+    return run.trace.scaled_to(est.step_seconds, alike=steps_alike(run)) if run.trace else None
+
+
 def _windows(durations: list[float], size: int) -> list[float]:
     """The mean of each `size` consecutive steps, in step order."""
     return [statistics.fmean(durations[i:i + size]) for i in range(0, len(durations) - size + 1, size)]
@@ -315,7 +335,8 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
     notes: list[str] = []
     warnings: list[str] = []
     training_epochs = len(per_epoch)
-    if total_steps is None and epochs is None and run.stopped_because == "finished":  # measured whole: the run itself
+    asked = total_steps is not None or epochs is not None  # the user said how long the run is
+    if not asked and run.stopped_because == "finished":  # measured whole: the run itself
         total_steps, epochs = len(run.steps), training_epochs or None
         notes.append("the script finished within the budget: the estimate is of the run measured (give --total-steps "
                      "or --epochs for a longer one)")
@@ -329,6 +350,13 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
         if from_length is not None:
             notes.append(f"no whole epoch was seen: {steps_per_epoch:,.0f} steps per epoch is the training DataLoader's "
                          f"length ({from_length[1]:,} batches) / the {from_length[2]:g} batch(es) per step seen")
+    ran = len(run.steps)
+    if asked and run.stopped_because == "finished" and abs(total_steps - ran) > max(1.0, 0.02 * ran):
+        warnings.append(f"the script finished by itself after {ran:,} steps"
+                        + (f" ({training_epochs} epochs)" if training_epochs else "")
+                        + f" while it was measured, and the plan is of {total_steps:,}: right when its arguments (after --) "
+                        "were a shorter run than the one planned; if they are the run you will train, its run is the one "
+                        "measured")
     n_epochs = float(epochs) if epochs is not None else (total_steps / steps_per_epoch if steps_per_epoch else 0.0)
     if not run.steady:
         when = "when the script finished" if run.stopped_because == "finished" else "at 3x the budget"
@@ -402,10 +430,10 @@ def script_candidates(run: ScriptRun, est: ScriptEstimate, instances: list[Insta
     below, above = relative_half_widths(local)
     label = LOCAL.label(device)
     out = [Candidate(target=LOCAL.name, device=device, source="measured", price_per_hour=local_price_per_hour,
-                     billing="local", device_name=f"{run.threads} threads" if device == "cpu" else "", step=local,
+                     billing="local", device_name=_local_device_name(run, device), step=local,
                      caveat="measured while the machine was busy (see the warnings)" if run.busy_warnings else "",
                      basis=ErrorBasis(model=f"measured:{label}", bench=label, bench_below=below, bench_above=above))]
-    trace = run.trace.scaled_to(est.step_seconds) if run.trace else None  # the traced step as a mean one
+    trace = mean_trace(run, est)
     precision = trace.precision if trace else "fp32"
     for facts in instances:
         price = facts.price(purchase)
@@ -452,12 +480,19 @@ def script_candidates(run: ScriptRun, est: ScriptEstimate, instances: list[Insta
     return out
 
 
+def _local_device_name(run: ScriptRun, device: Device) -> str:
+    """This machine's row's device as the launcher saw it: the CPU's model and the threads PyTorch used; the GPU's name."""
+    if device != "cpu":
+        return run.device_name
+    return f"{run.device_name} ({run.threads} threads)" if run.device_name else f"{run.threads} threads"
+
+
 def python_share(run: ScriptRun, est: ScriptEstimate) -> float | None:
     """The share of a mean step spent in the script's own Python (outside PyTorch's ops and their eager
     overhead), from the traced step scaled to the mean one; None without a trace."""
     if run.trace is None or est.step_seconds <= 0:
         return None
-    return host_seconds(run.trace.scaled_to(est.step_seconds), est.step_seconds) / est.step_seconds
+    return host_seconds(mean_trace(run, est) or run.trace, est.step_seconds) / est.step_seconds
 
 
 def _count(n: int, one: str, many: str) -> str:
@@ -472,7 +507,7 @@ def script_said(run: ScriptRun, est: ScriptEstimate, predicted: bool = True) -> 
         + (f" ({run.optimizers} optimizers: one step when each has stepped)" if run.optimizers > 1 else "")])
     if not predicted:
         return said
-    t = run.trace.scaled_to(est.step_seconds) if run.trace else None
+    t = mean_trace(run, est)
     if never_asks_for_a_gpu(run):
         return said + Said([f"GPU rows are not predicted (GPU instances are left out of the plan): {NO_GPU_ASKED}; "
                             "pick the device from torch.cuda.is_available() to plan GPUs"])

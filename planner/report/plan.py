@@ -96,15 +96,26 @@ def plan_title(doc: PlanDocument) -> str:
         rule = (f"; here vs rent at ${plan.headline_time_value:g}/h of waiting"
                 + (" (default)" if doc.headline_time_value_is_default else ""))
     if w.kind == SCRIPT_KIND:  # the script sets its own batch; its epochs when a DataLoader epoch was seen
-        epochs = f" ({w.epochs:,} epochs x {w.steps_per_epoch:,})" if w.steps_per_epoch else ""
+        epochs = f" ({_epochs_of(w.total_steps, w.steps_per_epoch)})" if w.steps_per_epoch else ""
         return escape(f"{w.name} {w.data_location}".rstrip() + f": {w.total_steps:,} optimizer steps{epochs}, as the script "
                       f"runs them; objective: {objective}{rule}")
     return escape(f"{w.name}: {w.total_steps:,} steps ({w.epochs:,} epochs x {w.steps_per_epoch:,}), "
                   f"batch {w.batch_size:,}; objective: {objective}{rule}")
 
 
+def _epochs_of(steps: int, per_epoch: int) -> str:
+    """A script's steps in epochs, as exact as the arithmetic: '40 epochs x 128', '319.5 epochs of 313 steps'."""
+    epochs = steps / per_epoch
+    if steps % per_epoch == 0:
+        return f"{steps // per_epoch:,} epoch{'' if steps == per_epoch else 's'} x {per_epoch:,}"
+    return f"{epochs:,.1f} epochs of {per_epoch:,} steps" if epochs >= 1 else f"{epochs:.2g} of an epoch of {per_epoch:,} steps"
+
+
 PLAN_CAPTION = ("✔ the headline. src: measured or predicted. 1-time: process start, setup, warm-up, the dataset's "
                 "materialisation and, on an instance, its boot (included in training time).")
+SCRIPT_CAPTION = ("✔ the headline. src: measured or predicted. 1-time: the script's start, imports and setup to its first "
+                  "step, warm-up, the time between its epochs over the whole run (evaluation, checkpoints) and, on an "
+                  "instance, its boot and requirements (included in training time).")
 PARALLEL_CAPTION = (" x4 (N%): four GPUs data-parallel at N% scaling efficiency; 2x8: two instances of eight GPUs "
                     "(on paper).")
 
@@ -140,7 +151,7 @@ def plan_table(doc: PlanDocument, width: int | None = None, wide: bool = False,
     def build(rows: list | None = None) -> Table:
         parallel = any((o.gpus_used or 1) > 1 for o in options)
         t = Table(title=plan_title(doc), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=compact,
-                  caption=PLAN_CAPTION + escape(reference_caption(doc)) + (PARALLEL_CAPTION if parallel else ""),
+                  caption=(SCRIPT_CAPTION if doc.workload.kind == SCRIPT_KIND else PLAN_CAPTION) + escape(reference_caption(doc)) + (PARALLEL_CAPTION if parallel else ""),
                   caption_justify="left")
         for name in columns:
             t.add_column(name, no_wrap=True, justify="left" if name in LEFT_COLUMNS else "right")

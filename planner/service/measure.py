@@ -19,6 +19,7 @@ from planner.core.estimate import estimate_training, StepMeasurement
 from planner.workload.footprint import bench_bytes, footprint
 from runner.local import memory_available, run_script
 from runner.local import LocalTarget
+from runner.script_job import own_error
 from runner.session import BenchSession
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
@@ -267,11 +268,12 @@ class Measure(Describe):
             raise RunError(f"{path.name} took no training step within {done.seconds:.0f} s (the cap): it was stopped, with "
                            "everything it started", hint="does it download or load a large dataset first, or wait on a lock, a port or a GPU?")
         if run is None or run.status == "error":
-            own = (run.message if run is not None and run.message else said).strip()
+            own = own_error(run.message if run is not None else "", said)
             here = Path.cwd()
             # run from its own folder below this one (also when the caller resolved the default), it looked for a file
             lost = cwd == path.resolve().parent and "No such file or directory" in own and here in cwd.parents
-            raise RunError(f"{path.name} failed before its first training step; its own error:\n{own}",
+            when = f"after {len(run.steps):,} training steps" if run is not None and run.steps else "before its first training step"
+            raise RunError(f"{path.name} failed {when}; its own error:\n{own}",
                            hint=f"it ran in its own folder, {shown_path(str(cwd))}; to run it from here, as "
                                 f"`python {shown_path(str(script))}` would, give --workdir ." if lost else "")
         if not run.steps:

@@ -303,17 +303,22 @@ class Runs(Predict):
         return new_run_dir(name, folder, now)
 
     def saved_runs(self, folder: str | Path | None = None) -> list[SavedRun]:
-        """The run journals in `folder` (None: planner-runs/), newest first: path, workload name, targets,
-        how many results, and the saved plan's recommendation (None when it has no plan yet)."""
+        """The run journals in `folder` (None: planner-runs/), a spec's or a script's, newest first: path, workload
+        name (a script's: its name and arguments), targets, how many results, and the saved plan's recommendation
+        (None when it has no plan yet)."""
         base = Path(folder or DEFAULT_BASE)
         runs = []
         for path in sorted(base.iterdir() if base.is_dir() else [], reverse=True):
-            if not (path / "spec.json").is_file():
-                continue
             journal = RunJournal(path)
+            if not (path / "spec.json").is_file() and not journal.is_script:
+                continue
             try:
                 info, plan = journal.read_run(), journal.read_plan()
-                name = json.loads((path / "spec.json").read_text()).get("name", path.name)
+                if journal.is_script:
+                    job = journal.read_script()
+                    name = " ".join([Path(job.script).name, *job.args])
+                else:
+                    name = json.loads((path / "spec.json").read_text()).get("name", path.name)
             except (OSError, ValueError, PlannerError):
                 continue  # a damaged journal is not offered
             runs.append(SavedRun(str(path), name, list(info.get("targets", [])), len(list((path / "results").glob("*.json"))),

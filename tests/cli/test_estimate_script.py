@@ -31,7 +31,7 @@ def test_a_bigger_convnet_rents_a_gpu_and_the_suggested_run_keeps_the_scripts_ar
     assert r.code == 0, r.err
     assert "Recommendation: aws:g" in r.out or "If you rent: aws:g" in r.out
     # no whole epoch in 3 s: the steps per epoch are its DataLoader's length (8192 / 64) over the one batch a step
-    assert ("convnet.py --samples 8192 --width 64: 200,000 optimizer steps (1,562 epochs x 128), as the script runs them"
+    assert ("convnet.py --samples 8192 --width 64: 200,000 optimizer steps (1,562.5 epochs of 128 steps), as the script runs them"
             in r.out.replace("\n", " "))
     assert "-- --samples 8192 --width 64" in r.out
     assert "convnet.py --total-steps 200000 --targets local," in " ".join(r.out.split())  # the suggested run: its length kept

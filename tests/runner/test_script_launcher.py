@@ -54,6 +54,9 @@ def test_accumulation_epochs_and_the_time_between_them_are_found_and_the_run_ext
     assert len(run.epochs) == 4 and [e.batches for e in run.epochs] == [32] * 4
     assert est.steps_per_epoch == 8  # 32 batches, an optimizer step every 4: accumulation is within a step
     assert len(run.steps) == 32 and est.total_steps == 320
+    # its own arguments ran 4 epochs: planning 40 is right for a short run measured, and said either way
+    assert any("finished by itself after 32 steps (4 epochs) while it was measured, and the plan is of 320" in w
+               for w in est.warnings)
     assert est.between_epochs_seconds is not None and 0.04 <= est.between_epochs_seconds <= 0.5  # the 50 ms pass
     assert est.low <= est.seconds <= est.high
     assert est.seconds >= est.setup_seconds + 320 * est.step_seconds + 40 * 0.04
@@ -253,8 +256,22 @@ def test_validate_runs_the_script_whole_as_the_user_would_and_compares(tmp_path)
 
 
 def test_a_whole_run_that_fails_is_said_with_its_own_exit(tmp_path):
-    with pytest.raises(RunError, match="whole run exited with 3"):
-        PlannerService().validate_script(script(tmp_path, SHORT), ["100", "3"], seconds=5, total_steps=100)
+    flaky = SHORT.replace("sys.exit(", "import os\nmark = os.path.join(os.path.dirname(__file__), 'ran')\n"
+                          "if not os.path.exists(mark):\n    open(mark, 'w').close()\n    sys.exit(0)\nsys.exit(", 1)
+    with pytest.raises(RunError, match="whole run exited with 3"):  # measured fine, then failed when run whole
+        PlannerService().validate_script(script(tmp_path, flaky), ["100", "3"], seconds=5, total_steps=100)
+
+
+@pytest.mark.parametrize("ending, said", [
+    ("raise ValueError('loss is nan at step 100')", "ValueError: loss is nan at step 100"),
+    ("print('checkpoint folder is full', file=sys.stderr); sys.exit(3)", "checkpoint folder is full\n(the script exited with 3)"),
+])
+def test_a_script_that_fails_after_its_steps_is_a_failure_with_its_own_error(tmp_path, ending, said):
+    """Its whole run would fail there too: no plan is made of it, and what it said is shown as its own."""
+    text = SHORT.replace("sys.exit(int(sys.argv[2]) if len(sys.argv) > 2 else 0)", ending)
+    with pytest.raises(RunError, match="failed after 100 training steps; its own error") as caught:
+        PlannerService().bench_script(script(tmp_path, text), ["100"], seconds=30, total_steps=1000)
+    assert said in caught.value.message and "lifeline" not in caught.value.message and "runpy" not in caught.value.message
 
 
 def _cli(*argv: str, cwd: Path) -> subprocess.CompletedProcess:

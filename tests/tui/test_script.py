@@ -46,5 +46,9 @@ def test_a_script_is_measured_shown_read_only_and_planned_and_its_what_ifs_repla
             assert [o.source for o in doc.plan.options if o.target == "local"] == ["measured"]
             assert len(list(tmp_path.glob("*-reinforce/script.json"))) == 2  # the run journaled beside the first
             assert app.sub_title == "reinforce.py --episodes 100000"  # its name as the user gave it, not a path
+            await pilot.press("o")  # the picker offers both script runs, by the script's name and arguments
+            await pilot.pause(0.3)
+            listed = app.screen.query_one("#run-list")
+            assert listed.option_count == 2 and "reinforce.py --episodes 100000" in str(listed.get_option_at_index(0).prompt)
 
     asyncio.run(scenario())

@@ -113,3 +113,11 @@ def test_answers_of_a_document_with_both_answers_are_rendered_from_it():
     doc = from_json(json.loads((DOCUMENTS / "replan-run-with-aws.json").read_text()))
     lines = answers_text(doc)
     assert [line.split("[/]")[0].strip() for line in lines] == ["[bold]Here:", "[bold]If you rent:"]
+
+
+def test_a_scripts_epochs_in_its_title_are_what_the_arithmetic_gives():
+    from planner.report.plan import _epochs_of
+
+    assert _epochs_of(5120, 128) == "40 epochs x 128" and _epochs_of(128, 128) == "1 epoch x 128"
+    assert _epochs_of(100_000, 313) == "319.5 epochs of 313 steps"  # not '319 epochs x 313' (99,847)
+    assert _epochs_of(5, 32) == "0.16 of an epoch of 32 steps"  # not '0 epochs x 32'

@@ -166,3 +166,22 @@ def test_a_script_that_needs_more_than_a_gpus_memory_does_not_fit_it():
     assert rows["p4de.24xlarge"].fits and "1 of its 8 GPUs used" in rows["p4de.24xlarge"].note
     assert any("~16.0 GiB a GPU would hold" in n for n in script_said(run, est).notes)  # how the rows were made
     assert any("not checked" in w for w in script_said(replace(run, trace=CONVNET), est).warnings)  # a caveat
+
+
+def test_a_traced_step_keeps_its_work_when_steps_are_alike_and_scales_it_when_they_differ():
+    """The traced step ran slower than the mean (tracing's cost the per-op correction missed): a convnet's steps
+    do alike work, so the mean step has the traced step's FLOPs and kernels; an RL agent's episodes differ, so a
+    traced episode longer than the mean one is scaled down to it."""
+    from dataclasses import replace
+
+    from planner.core.script import mean_trace, steps_alike
+
+    slow = replace(CONVNET, wall=4.0, start=0.0)  # 3 s steps: the traced one took 4 s under the trace
+    alike = replace(timeline([3.0, 3.1, 2.9, 3.0] * 8, start=1.0), trace=slow)
+    assert steps_alike(alike)
+    t = mean_trace(alike, _estimate(3.0, 100))
+    assert t is not None and t.kernels == CONVNET.kernels and t.flops == CONVNET.flops and t.wall == 3.0
+    episodes = replace(timeline([0.01, 0.03, 0.05, 0.02, 0.04, 0.06] * 6, start=1.0), trace=replace(AGENT, start=0.0, wall=0.07))
+    assert not steps_alike(episodes)
+    t = mean_trace(episodes, _estimate(0.035, 100))
+    assert t is not None and t.kernels < AGENT.kernels * 0.6 and t.flops < AGENT.flops * 0.6  # a ~0.035 s episode's
