@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from planner.cli.common import (
     chart_argument, check_chart, check_script_flags, default_region, escape, flag, output_arguments, plan_arguments,
-    print_plan, progress, ranged, region_argument, say_script_cap, refuse_script_flags, script_length_arguments, stderr, stdout,
+    print_json, print_plan, progress, ranged, region_argument, say_script_cap, refuse_script_flags, script_length_arguments, stderr, stdout,
     write_chart,
 )
 from planner.errors import ExitCode, InputError
@@ -51,6 +51,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             return ExitCode.OK if args.dry_run else ExitCode.RUNTIME_FAILURE
     elif args.dry_run:
         err.print("nothing to launch: every target is this machine (--dry-run launches nothing anyway)", highlight=False)
+        if args.format == "json":
+            print_json(_dry_run_json(service, args, targets, None))
         return ExitCode.OK
 
     # labels name journal files (aws-g5.xlarge); lines name targets as the plan does (aws:g5.xlarge)
@@ -126,6 +128,8 @@ def _may_launch(service: PlannerService, args: argparse.Namespace, targets, aws:
         err.print(line, highlight=False, markup=False, soft_wrap=True)
     if args.dry_run:
         err.print("dry run: nothing launched", highlight=False)
+        if args.format == "json":
+            print_json(_dry_run_json(service, args, targets, aws))
         return False
     if args.yes or not sys.stdin.isatty():
         return True  # -y, scripts and CI: no prompt; the guards above hold
@@ -137,6 +141,26 @@ def _may_launch(service: PlannerService, args: argparse.Namespace, targets, aws:
         return True
     err.print("aborted: nothing launched", highlight=False)
     return False
+
+
+def _dry_run_json(service: PlannerService, args: argparse.Namespace, targets, aws: AwsOptions | None) -> dict:
+    """`run --dry-run --json`: what the lines on stderr say, for a program: the instances, their prices and worst
+    case, the guards, and (a script) the files that would ship and what was left out."""
+    launch = None
+    if aws is not None and targets.aws_types:
+        p = service.launch_preview(targets.aws_types, aws)
+        launch = {"region": p.region, "purchase": p.purchase, "ami": p.ami,
+                  "instances": [{"target": f"aws:{t}", "price_per_hour": price, "worst_case_usd": worst}
+                                for t, price, worst in p.instances],
+                  "worst_case_usd": p.worst_case_usd, "bench_budget_usd": p.budget_usd,
+                  "deadman_minutes": p.deadman_minutes, "grace_minutes": p.grace_minutes, "max_instances": p.max_instances}
+    out: dict = {"dry_run": True, "targets": [t.name for t in targets.targets], "auto": targets.auto, "launch": launch}
+    if args.spec.endswith(".py") and (targets.aws_types or targets.auto):
+        shipped = service.shipped(args.spec, args.workdir)
+        out["ships"] = {"folder": str(shipped.folder), "files": [name for _, name in shipped.files],
+                        "total_bytes": shipped.total_bytes,
+                        "left_out": [{"path": path, "why": why} for path, why in shipped.left_out]}
+    return out
 
 
 def _interrupted(exc: KeyboardInterrupt) -> int:

@@ -29,7 +29,7 @@ from planner.service.plan import Runs, preflight, saved_options, unterminated
 from planner.service.predictions import auto_benchmarks, benchmark_choices, hardware
 from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice
 from runner.aws import AwsRun, AwsTarget
-from runner.folder import script_folder
+from runner.folder import Shipped, script_folder
 from runner.local import SCRIPT_CAP_EXTRA_SECONDS
 from runner.script_job import script_result
 from runner.session import BenchSession
@@ -210,8 +210,13 @@ class Scripts(Runs):
     def shipping_preview(self, script: str | Path, workdir: str | Path | None = None) -> list[str]:
         """What of the script's folder (or `workdir`) would ship to an instance (runner/folder.py), as the run's
         log lists it. Raises InputError (not a .py file; a folder too big to ship; a workdir without the script)."""
+        return self.shipped(script, workdir).lines()
+
+    def shipped(self, script: str | Path, workdir: str | Path | None = None) -> Shipped:
+        """What of the script's folder (or `workdir`) would ship to an instance: the files, their size, what was left
+        out and why. Raises InputError as shipping_preview does."""
         path = script_path(script)
-        return script_folder(path, folder=script_workdir(path, workdir)).lines()
+        return script_folder(path, folder=script_workdir(path, workdir))
 
     def estimate_run(self, run_dir: str | Path, overrides: dict[str, Any] | None = None, gpu: bool | None = None,
                      options: PlanOptions | None = None, measured_only: bool = False) -> PlanDocument:

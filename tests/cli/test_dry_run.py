@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import subprocess
@@ -26,6 +27,14 @@ def test_dry_run_names_the_instances_the_guards_and_the_worst_case_and_launches_
     assert not (tmp_path / "run").exists()  # not even a journal
     r = planner("run", EXAMPLES / "scripts" / "convnet.py", "--targets", "aws:g4dn.xlarge", "--dry-run", env=NO_AWS)
     assert r.code == 0 and "shipping 2 file(s)" in r.err  # what of the script's folder would ship
+    r = planner("run", EXAMPLES / "scripts" / "convnet.py", "--targets", "local,aws:g4dn.xlarge", "--dry-run", "--json",
+                env=NO_AWS)  # the same for a program, on stdout
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    assert doc["dry_run"] and doc["targets"] == ["local", "aws:g4dn.xlarge"] and doc["launch"]["region"] == "us-east-1"
+    assert [i["target"] for i in doc["launch"]["instances"]] == ["aws:g4dn.xlarge"]
+    assert doc["launch"]["worst_case_usd"] == doc["launch"]["instances"][0]["worst_case_usd"] > 0
+    assert sorted(doc["ships"]["files"]) == ["user/convnet.py", "user/reinforce.py"] and doc["ships"]["total_bytes"] > 0
     r = planner("run", EXAMPLES / "surface-mlp.yaml", "--targets", "aws:p5.48xlarge", "--dry-run", env=NO_AWS)
     assert r.code == 2 and "over --bench-budget $2.00" in r.err  # refused as the launch would be
 
@@ -57,13 +66,13 @@ def test_without_a_terminal_it_never_waits_for_input(tmp_path):
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, cwd=ROOT, timeout=120,
                           env={**{k: v for k, v in os.environ.items() if k not in NO_AWS},
                                **{k: v for k, v in NO_AWS.items() if v is not None}})
-    assert "Proceed?" not in proc.stderr and "aws-c7i.xlarge" in proc.stderr  # it went on to the (unreachable) AWS
+    assert "Proceed?" not in proc.stderr and "aws:c7i.xlarge: pending" in proc.stderr  # it went on to the (unreachable) AWS
 
 
 def test_yes_skips_the_question_on_a_terminal(tmp_path):
     code, err = _on_a_terminal(b"", "run", str(EXAMPLES / "surface-mlp.yaml"), "--targets", "aws:c7i.xlarge", "-y",
                                "--out", str(tmp_path / "run"), "--poll-seconds", "0.1")
-    assert "Proceed?" not in err and "aws-c7i.xlarge" in err
+    assert "Proceed?" not in err and "aws:c7i.xlarge: pending" in err
     assert "would launch 1 instance(s)" in err  # -y skips the question, not what it launches and may bill
 
 
