@@ -77,6 +77,7 @@ class WorkloadPane(Vertical, can_focus=True):
         from rich.text import Text
 
         self.script = script
+        self._script_shown(True)
         try:
             source = Path(script).read_text(errors="replace")
         except OSError as exc:
@@ -94,6 +95,15 @@ class WorkloadPane(Vertical, can_focus=True):
                  "\n".join(f"{what}: {value}" for what, value in rows))
         self.query_one("#spec-summary", Static).update(Text(found))
 
+    def _script_shown(self, shown: bool) -> None:
+        """A script is planned as it is: no Save, no form (their keys leave the footer too)."""
+        for button in ("#save", "#toggle-view"):
+            self.query_one(button, Button).display = not shown
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (self.script is not None and action in ("save", "toggle_form"))
+
     @property
     def editor(self) -> TextArea:
         return self.query_one("#spec-editor", TextArea)
@@ -108,6 +118,7 @@ class WorkloadPane(Vertical, can_focus=True):
                             "not edited)", severity="warning")
             return
         self.script = None
+        self._script_shown(False)
         self.editor.read_only = False
         self.editor.language = "yaml"
         try:

@@ -29,6 +29,7 @@ def test_a_script_is_measured_shown_read_only_and_planned_and_its_what_ifs_repla
             assert any(o.device == "cuda" and o.source == "predicted" for o in doc.plan.options)  # every instance
             editor = app.query_one("#spec-editor", TextArea)
             assert editor.read_only and "class CartPole" in editor.text
+            assert not app.query_one("#save").display and not app.query_one("#toggle-view").display  # planned as it is
             found = str(app.query_one("#spec-summary", Static).render())
             assert "step boundary: optimizer steps" in found and "outside PyTorch" in found
             assert list(tmp_path.glob("*-reinforce/script.json"))  # journaled in the runs folder
