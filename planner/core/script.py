@@ -484,7 +484,7 @@ def _local_device_name(run: ScriptRun, device: Device) -> str:
     """This machine's row's device as the launcher saw it: the CPU's model and the threads PyTorch used; the GPU's name."""
     if device != "cpu":
         return run.device_name
-    return f"{run.device_name} ({run.threads} threads)" if run.device_name else f"{run.threads} threads"
+    return f"{run.device_name}, {run.threads} threads" if run.device_name else f"{run.threads} threads"
 
 
 def python_share(run: ScriptRun, est: ScriptEstimate) -> float | None:

@@ -5,6 +5,7 @@ answers, and the chart: legible with 40 options, human units, the break-even lin
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 from dataclasses import replace
 
@@ -176,6 +177,40 @@ def test_the_table_shows_the_grouped_rows_a_gpu_with_its_speedup_on_screen_and_g
 
     asyncio.run(scenario((120, 40)))
     asyncio.run(scenario((80, 24)))
+
+
+def test_a_failed_row_says_failed_in_its_cell_and_its_reason_under_the_table():
+    """A failed target's reason (a whole AWS error) in the training time cell made the column as wide as the
+    table and pushed step, 1-time and $/h off the screen: the cell says 'failed', the line under the table why."""
+    from planner.core.document import from_json
+    from planner.tui.plantable import PlanTable
+    from tests.unit.test_plan_document import DOCUMENTS
+
+    doc = from_json(json.loads((DOCUMENTS / "replan-run-with-aws.json").read_text()))
+    failed = next(o for o in doc.plan.options if o.train_seconds is None)
+
+    async def scenario():
+        app = PlannerApp(None, estimate_on_open=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("4")
+            results = app.query_one(ResultsPane)
+            results.show(doc)
+            await pilot.pause(0.3)
+            table = results.query_one(PlanTable)
+            await pilot.press("g")  # every row
+            await pilot.pause(0.2)
+            labels = [str(c.label) for c in table.ordered_columns]
+            row = next(i for i in range(table.row_count)
+                       if table.get_row_at(i)[labels.index("target")].plain == failed.target.removeprefix("aws:")
+                       and table.get_row_at(i)[labels.index("device")].plain == "T4")
+            assert table.get_row_at(row)[labels.index("training time")].plain == "failed"
+            assert "$/h" in labels and sum(c.get_render_width(table) for c in table.ordered_columns) <= 120
+            table.focus()
+            table.move_cursor(row=row)
+            await pilot.pause(0.2)
+            assert "InsufficientInstanceCapacity" in text_of(app, "#row-notes")
+
+    asyncio.run(scenario())
 
 
 def test_the_chart_draws_the_top_options_and_the_chosen_one_of_forty():
