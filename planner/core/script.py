@@ -311,10 +311,11 @@ def _why_no_epoch(run: ScriptRun) -> str:
     return "no whole DataLoader epoch was seen, so --epochs cannot be counted in steps"
 
 
-def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int | None = None,
-                    noise: float = RUN_TO_RUN_NOISE) -> ScriptEstimate:
-    """The whole run of the script from its measured part (see the module docstring)."""
-    steady, spanning, warmup, warming = _durations(run)
+def steady_step(run: ScriptRun) -> tuple[float, float]:
+    """The mean steady step (no warm-up, no traced step, no step spanning an epoch's end) and its relative
+    half-width: the step a plan of the script uses, and the one its progress line says. InputError when too few
+    steps were steady."""
+    steady, _, warmup, _ = _durations(run)
     if len(steady) < MIN_STEADY_STEPS:
         raise InputError(f"the script took {len(run.steps)} step(s) before it stopped ({run.stopped_because}): too few "
                          f"to time a steady step (at least {MIN_STEADY_STEPS + warmup + 1})",
@@ -325,6 +326,14 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
     moving = statistics.stdev(windows) / mean if len(windows) >= 5 else 0.0
     if moving > half:  # not i.i.d. steps: the levels the windows moved between are what the rest may run at
         half = moving
+    return mean, half
+
+
+def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int | None = None,
+                    noise: float = RUN_TO_RUN_NOISE) -> ScriptEstimate:
+    """The whole run of the script from its measured part (see the module docstring)."""
+    steady, spanning, warmup, warming = _durations(run)
+    mean, half = steady_step(run)
     # a training epoch is a DataLoader iterated to its end with steps in it (an evaluation loader has none)
     per_epoch = [n for e in run.epochs if (n := sum(1 for t in run.steps if e.start < t <= e.end))]
     steps_per_epoch = float(statistics.median(per_epoch)) if per_epoch else None

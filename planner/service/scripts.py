@@ -20,7 +20,7 @@ from planner.core.document import SCRIPT_KIND, PlanDocument, PlanOptions, PriceS
 from planner.core.candidates import LOCAL, Target, measured_candidate
 from planner.core.document import LeftRunning, choice_json
 from planner.core.script import (
-    ScriptEstimate, ScriptJob, ScriptRun, estimate_script, measured_script_candidate, script_candidates, script_said,
+    ScriptEstimate, ScriptJob, ScriptRun, estimate_script, measured_script_candidate, script_candidates, script_said, steady_step,
 )
 from planner.errors import Cancelled, InputError
 from planner.journal import Measured, RunJournal, result_problems, typed
@@ -117,6 +117,7 @@ class Scripts(Runs):
         journal.write_run(info)
 
         def record(label: str, measured: Measured) -> None:
+            measured = replace(measured, result=_as_planned(measured.result))
             journal.write_result(label, measured)  # on disk before anything else looks at it
             if cb.on_result:
                 cb.on_result(label, measured)
@@ -260,6 +261,19 @@ def _here(journal: RunJournal, runs: dict[str, ScriptRun]) -> str:
             return label
     raise InputError(f"{journal.path}: the run has no result here (this machine's measurement is what every other "
                      "instance is predicted from)", hint="run `planner run train.py --targets local` first")
+
+
+def _as_planned(result: Any) -> Any:
+    """A script's bench result with the step its plan uses (core.script.steady_step: no traced step, no epoch's
+    end), so the progress line, the journal and the plan say one step time; as it came when it has none."""
+    if result.status != "ok" or not result.script:
+        return result
+    try:
+        mean, half = steady_step(ScriptRun.from_json(result.script))
+    except (InputError, TypeError, ValueError, KeyError):  # too few steady steps; a timeline the journal check refuses
+        return result
+    return replace(result, step_seconds=mean, step_seconds_ci_low=mean * max(1 - half, 0.05),
+                   step_seconds_ci_high=mean * (1 + half))
 
 
 def _timelines(journal: RunJournal, results: dict[str, Measured]) -> dict[str, ScriptRun]:

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from planner.report.text import seconds_text
 from tests.cli.helpers import planner
 from tests.conftest import EXAMPLES
 
@@ -63,6 +66,10 @@ def test_a_script_run_is_journaled_and_replanned_from_its_journal(tmp_path):
     assert (out / "script.json").is_file() and "steps" in json.loads((out / "results" / "local-cpu.json").read_text())["script"]
     job = json.loads((out / "script.json").read_text())
     assert job["args"] == ["--episodes", "100000"] and job["workdir"] == str(EXAMPLES.resolve())  # where it ran
+    journaled = json.loads((out / "results" / "local-cpu.json").read_text())["step_seconds"]
+    # one step time: the progress line's and the journal's are the plan's (its steady steps, not the traced one)
+    assert journaled == pytest.approx(doc["options"][0]["step_seconds"], rel=1e-9)
+    assert f"measured local: {seconds_text(journaled)}/step" in r.err
     r = planner("plan", out)
     assert r.code == 0, r.err
     said = " ".join(r.out.split())

@@ -509,3 +509,20 @@ def test_what_a_script_starts_outside_its_process_group_ends_with_the_measuremen
         assert run.stopped_because == why and time.monotonic() - start < 30
         time.sleep(0.3)
         assert subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split() == []
+
+
+def test_a_script_runs_journal_and_progress_line_say_the_plans_step_time(tmp_path):
+    """The steps that span an evaluation pass (50 ms here, each epoch's end) and the traced one are not steady
+    steps: the journal (and the progress line, which reads it) says the step the plan extrapolates."""
+    import json
+
+    from planner.core.script import ScriptRun
+    from planner.service import parse_targets
+
+    service = PlannerService()
+    service.run_script(script(tmp_path, LOOP.format(epochs=8)), ["1"], parse_targets("local"), PlanOptions(),
+                       seconds=30, epochs=80, out=tmp_path / "run")
+    journaled = json.loads((tmp_path / "run" / "results" / "local-cpu.json").read_text())
+    est = estimate_script(ScriptRun.from_json(journaled["script"]), epochs=80)
+    assert journaled["step_seconds"] == pytest.approx(est.step_seconds, rel=1e-9)
+    assert journaled["step_seconds"] < 0.02  # not pulled up by the 50 ms passes between epochs
