@@ -74,6 +74,13 @@ class Target:
     def name(self) -> str:
         return "local" if self.kind == "local" else f"aws:{self.instance_type}"
 
+    @staticmethod
+    def shown(label: str) -> str:
+        """A journal label as lines name it, the plan's way: aws-g5.xlarge -> aws:g5.xlarge, local-cpu -> local;
+        this machine's other device keeps its label (local-cuda)."""
+        name = Target.from_label(label).name
+        return name if name != "local" or label in ("local", "local-cpu") else label
+
     @property
     def cloud(self) -> bool:
         return self.kind == "aws"
@@ -144,7 +151,8 @@ def measurement_said(label: str, result: BenchResult) -> Said:
     """What the bench saw (variation, warm-up, interval, a busy machine), for the plan's warnings,
     and, when the bench held a pool of batches smaller than the dataset, what was measured and what
     was modelled (a note)."""
-    return Said([f"{label}: {w}" for w in result.warnings or []], [f"{label}: {n}" for n in [data_note(result)] if n])
+    name = Target.shown(label)
+    return Said([f"{name}: {w}" for w in result.warnings or []], [f"{name}: {n}" for n in [data_note(result)] if n])
 
 
 def data_note(result: BenchResult) -> str:

@@ -89,7 +89,9 @@ class LeftRunning:
 
     def line(self) -> str:
         """The sentence `planner run` and the TUI's run pane print for it."""
-        return (f"NOT TERMINATED: {self.instance_id} ({self.label}) in {self.region} is still billing; it halts by its "
+        from planner.core.candidates import Target
+
+        return (f"NOT TERMINATED: {self.instance_id} ({Target.shown(self.label)}) in {self.region} is still billing; it halts by its "
                 f"dead-man timer and is reaped after {self.expires_at}. Terminate it now: {self.reap_command}")
 
 

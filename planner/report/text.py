@@ -93,5 +93,4 @@ def label_target(label: str) -> str:
 def label_text(label: str) -> str:
     """A run's label as progress lines show it: the target as the plan names it (aws-g5.xlarge -> aws:g5.xlarge,
     local-cpu -> local), with the device when this machine measured another one (local-cuda)."""
-    target = label_target(label)
-    return target if target != "local" or label in ("local", "local-cpu") else label
+    return label if label.startswith("aws:") else Target.shown(label)
