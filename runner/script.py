@@ -556,7 +556,9 @@ def main(argv: list[str]) -> int:
         runpy.run_path(script, run_name="__main__")
     except SystemExit as exc:  # a failure after steps too: the whole run would fail there, not finish
         if exc.code not in (None, 0):
-            timeline.finish("error", f"the script exited with {exc.code!r}", "error")
+            from runner.script_job import EXITED_WITH
+
+            timeline.finish("error", f"{EXITED_WITH} {exc.code!r}", "error")
     except BaseException as exc:  # noqa: BLE001 - the script's own error, shown as its own
         timeline.finish("error", own_traceback(exc), "error")
     timeline.finish("finished")

@@ -131,11 +131,14 @@ def run_group(command: list[str], cwd: str, env: dict[str, str], cap: float,
     return stdout, stderr, code
 
 
+EXITED_WITH = "the script exited with"  # the launcher's message for sys.exit(CODE), which own_error recognises
+
+
 def own_error(message: str, said: str) -> str:
     """The script's own error: its traceback, or, when it ended by sys.exit(CODE), what it wrote before (argparse's
     usage and complaint, its own log line) and the code."""
     message, said = message.strip(), said.strip()
-    if message.startswith("the script exited with") and said:
+    if message.startswith(EXITED_WITH) and said:
         return f"{said}\n({message})"
     return message or said
 
@@ -152,7 +155,7 @@ def script_result(data: dict[str, Any] | None, said: str, returncode: int | None
     if data is None or data.get("status") == "error":
         failed.message = own_error(str((data or {}).get("message") or ""), said) or (
             f"the script took no training step within {cap_seconds:.0f} s (the cap): stopped, with everything it started"
-            if returncode is None else f"the script exited with {returncode} before its first training step")
+            if returncode is None else f"{EXITED_WITH} {returncode} before its first training step")
         return failed
     steps = data.get("steps") or []
     if len(steps) < 2:

@@ -20,6 +20,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+from planner.core.candidates import Target
 from planner.core.decide import TOO_CLOSE_MARGIN, BenchmarkChoice, Plan, RankedOption, Recommendation
 from planner.core.kinds import AnswerName, Objective, Purchase
 from planner.errors import InputError
@@ -89,8 +90,6 @@ class LeftRunning:
 
     def line(self) -> str:
         """The sentence `planner run` and the TUI's run pane print for it."""
-        from planner.core.candidates import Target
-
         return (f"NOT TERMINATED: {self.instance_id} ({Target.shown(self.label)}) in {self.region} is still billing; it halts by its "
                 f"dead-man timer and is reaped after {self.expires_at}. Terminate it now: {self.reap_command}")
 

@@ -316,6 +316,11 @@ def steady_step(run: ScriptRun) -> tuple[float, float]:
     half-width: the step a plan of the script uses, and the one its progress line says. InputError when too few
     steps were steady."""
     steady, _, warmup, _ = _durations(run)
+    return _steady_step(run, steady, warmup)
+
+
+def _steady_step(run: ScriptRun, steady: list[float], warmup: int) -> tuple[float, float]:
+    """steady_step over the steady durations _durations found (estimate_script has them already)."""
     if len(steady) < MIN_STEADY_STEPS:
         raise InputError(f"the script took {len(run.steps)} step(s) before it stopped ({run.stopped_because}): too few "
                          f"to time a steady step (at least {MIN_STEADY_STEPS + warmup + 1})",
@@ -333,7 +338,7 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
                     noise: float = RUN_TO_RUN_NOISE) -> ScriptEstimate:
     """The whole run of the script from its measured part (see the module docstring)."""
     steady, spanning, warmup, warming = _durations(run)
-    mean, half = steady_step(run)
+    mean, half = _steady_step(run, steady, warmup)
     # a training epoch is a DataLoader iterated to its end with steps in it (an evaluation loader has none)
     per_epoch = [n for e in run.epochs if (n := sum(1 for t in run.steps if e.start < t <= e.end))]
     steps_per_epoch = float(statistics.median(per_epoch)) if per_epoch else None
@@ -499,9 +504,10 @@ def _local_device_name(run: ScriptRun, device: Device) -> str:
 def python_share(run: ScriptRun, est: ScriptEstimate) -> float | None:
     """The share of a mean step spent in the script's own Python (outside PyTorch's ops and their eager
     overhead), from the traced step scaled to the mean one; None without a trace."""
-    if run.trace is None or est.step_seconds <= 0:
+    trace = mean_trace(run, est)
+    if trace is None or est.step_seconds <= 0:
         return None
-    return host_seconds(mean_trace(run, est) or run.trace, est.step_seconds) / est.step_seconds
+    return host_seconds(trace, est.step_seconds) / est.step_seconds
 
 
 def _count(n: int, one: str, many: str) -> str:
