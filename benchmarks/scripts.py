@@ -25,6 +25,8 @@ measured. How far the machine itself moves is measured too, and reported beside 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import os
 import statistics
 import sys
@@ -49,7 +51,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--trials", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=10.0)  # planner bench's default
+    parser.add_argument("--save", metavar="FILE", help="also write each trial's measurements and real run to FILE (JSON lines)")
     args = parser.parse_args()
+    saved = open(args.save, "a") if args.save else None
     service = PlannerService()
     print(f"load average before: {os.getloadavg()[0]:.2f}")
     print("| script | arguments | trial | estimate (interval) | real | error | inside | machine: drift, spread | "
@@ -60,18 +64,25 @@ def main() -> int:
         reals = []
         for trial in range(1, args.trials + 1):
             start = time.perf_counter()
-            data = service.validate_script(SCRIPTS / name, script_args, args.seconds, total, epochs)
-            answer = data["measure_seconds"]  # the estimate is known once the measurement ends
-            errors.append(data["error_percent"])
-            if data["machine_steady"]:
-                steady_errors.append(data["error_percent"])
+            check = service.validate_script(SCRIPTS / name, script_args, args.seconds, total, epochs)
+            est = check.estimate
+            answer = check.measured.wall  # the estimate is known once the measurement ends
+            errors.append(check.error_percent)
+            if check.machine_steady:
+                steady_errors.append(check.error_percent)
             answers.append(answer)
-            reals.append(data["actual_seconds"])
-            print(f"| {name} | {' '.join(script_args)} | {trial} | {data['predicted_seconds']:.2f} s "
-                  f"({data['predicted_seconds_low']:.2f}-{data['predicted_seconds_high']:.2f}) | {data['actual_seconds']:.2f} s | "
-                  f"{data['error_percent']:+.1f}% | {'yes' if data['inside_interval'] else 'NO'} | "
-                  f"{data['machine_drift_percent']:+.0f}%, {data['window_spread_percent'] or 0:.0f}%"
-                  f"{'' if data['machine_steady'] else ' (unsteady)'} | {answer:.1f} s (all: {time.perf_counter() - start:.0f} s) |",
+            reals.append(check.actual_seconds)
+            if saved is not None:  # the measurements themselves: estimators can be compared on them offline
+                saved.write(json.dumps({"script": name, "args": script_args, "total_steps": total, "epochs": epochs,
+                                        "trial": trial, "actual_seconds": check.actual_seconds,
+                                        "measured": dataclasses.asdict(check.measured),
+                                        "recheck": dataclasses.asdict(check.recheck) if check.recheck else None}) + "\n")
+                saved.flush()
+            print(f"| {name} | {' '.join(script_args)} | {trial} | {est.seconds:.2f} s "
+                  f"({est.low:.2f}-{est.high:.2f}) | {check.actual_seconds:.2f} s | "
+                  f"{check.error_percent:+.1f}% | {'yes' if check.inside_interval else 'NO'} | "
+                  f"{check.machine_drift_percent or 0:+.0f}%, {check.window_spread_percent or 0:.0f}%"
+                  f"{'' if check.machine_steady else ' (unsteady)'} | {answer:.1f} s (all: {time.perf_counter() - start:.0f} s) |",
                   flush=True)
         others = [statistics.median(reals[:i] + reals[i + 1:]) for i in range(len(reals))] if len(reals) > 1 else []
         floor += [100.0 * (m - r) / r for m, r in zip(others, reals)]

@@ -12,7 +12,7 @@ from planner.cli.common import (
 from planner.errors import ExitCode, RunError
 from planner.report.tables import script_json, script_table, bench_json, bench_table, check_summary, check_table, sweep_table
 from planner.report.text import range_text, seconds_text
-from planner.service import BenchOptions, PlannerService, unsteady_reason
+from planner.service import BenchOptions, PlannerService, ScriptValidation, unsteady_reason
 from planner.service.inputs import check_epochs, check_out_file, shown_path
 
 
@@ -108,16 +108,15 @@ def verdict_lines(why: str | None) -> list[str]:
             "when it is", "            quieter before blaming the prediction"]
 
 
-def script_machine_lines(data: dict) -> list[str]:
-    """Whether the machine held its speed around a script's validate run: the script measured twice, the
-    same steps compared window by window (planner/core/script.paired_windows)."""
-    why = data["machine_unsteady_reason"]
-    lines = [f"  machine   measured again after the run, the same steps took {data['machine_drift_percent']:+.1f}% "
-             f"(the median of their windows' ratios; mean step {data['recheck_step_seconds'] * 1e3:.3g} ms against "
-             f"{data['step_seconds'] * 1e3:.3g} ms)"]
-    if data["window_spread_percent"] is not None:
-        lines.append(f"            their windows' ratios spread {data['window_spread_percent']:.0f}% (p10 to p90)")
-    return lines + verdict_lines(why)
+def script_machine_lines(check: ScriptValidation, drift: float, again: float) -> list[str]:
+    """Whether the machine held its speed around a script's validate run: the script measured twice (`again`: the
+    second's mean step), the same steps compared window by window (planner/core/script.paired_windows)."""
+    lines = [f"  machine   measured again after the run, the same steps took {drift:+.1f}% "
+             f"(the median of their windows' ratios; mean step {again * 1e3:.3g} ms against "
+             f"{check.estimate.step_seconds * 1e3:.3g} ms)"]
+    if check.window_spread_percent is not None:
+        lines.append(f"            their windows' ratios spread {check.window_spread_percent:.0f}% (p10 to p90)")
+    return lines + verdict_lines(check.unsteady_reason)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -126,17 +125,18 @@ def cmd_validate(args: argparse.Namespace) -> int:
         check_script_flags(args, ("device",))
         say_script_cap(service, args, then="then runs it whole")
         with progress() as on_progress:
-            data = service.validate_script(args.spec, args.script_args, args.seconds, args.total_steps, args.epochs,
-                                           recheck=args.recheck, on_progress=on_progress, workdir=args.workdir)
+            check = service.validate_script(args.spec, args.script_args, args.seconds, args.total_steps, args.epochs,
+                                            recheck=args.recheck, on_progress=on_progress, workdir=args.workdir)
         if args.json:
-            print_json(data)
+            print_json(check.to_json())
         else:
-            stdout().print(f"{args.spec}: predicted {seconds_text(data['predicted_seconds'])} "
-                           f"({range_text(data['predicted_seconds_low'], data['predicted_seconds_high'])}), "
-                           f"took {seconds_text(data['actual_seconds'])} spawn to exit: error {data['error_percent']:+.1f}%, "
-                           f"{'inside' if data['inside_interval'] else 'outside'} the interval", highlight=False)
-            if data["machine_drift_percent"] is not None:
-                stdout().print("\n".join(script_machine_lines(data)), highlight=False)
+            est = check.estimate
+            stdout().print(f"{args.spec}: predicted {seconds_text(est.seconds)} ({range_text(est.low, est.high)}), "
+                           f"took {seconds_text(check.actual_seconds)} spawn to exit: error {check.error_percent:+.1f}%, "
+                           f"{'inside' if check.inside_interval else 'outside'} the interval", highlight=False)
+            drift, again = check.machine_drift_percent, check.recheck_step_seconds
+            if drift is not None and again is not None:
+                stdout().print("\n".join(script_machine_lines(check, drift, again)), highlight=False)
         return ExitCode.OK
     refuse_script_flags(args, args.spec, but=("epochs",))
     spec = service.load(args.spec)

@@ -23,7 +23,7 @@ from planner.core.document import SCRIPT_KIND, LeftRunning, PlanDocument
 from planner.errors import Cancelled
 from planner.journal import Measured
 from planner.service.account import PRICE_SOURCES, PriceQuery
-from planner.service.measure import BenchOptions, unsteady_reason
+from planner.service.measure import BenchOptions, ScriptValidation, unsteady_reason
 from planner.service.plan import SavedRun, preflight
 from planner.service.scripts import Scripts
 from runner.local import SCRIPT_CAP_EXTRA_SECONDS
@@ -34,7 +34,7 @@ from planner.service.settings import (
 from planner.units import parse_duration
 
 __all__ = ["AwsOptions", "BenchOptions", "Cancelled", "LeftRunning", "Measured", "OBJECTIVES", "PRICE_SOURCES", "PURCHASES", "PlanDocument",
-           "PlanOptions", "PlannerService", "PriceQuery", "RankedOption", "Recommendation", "RunCallbacks", "SCRIPT_CAP_EXTRA_SECONDS", "SCRIPT_KIND", "SavedRun",
+           "PlanOptions", "PlannerService", "PriceQuery", "RankedOption", "Recommendation", "RunCallbacks", "SCRIPT_CAP_EXTRA_SECONDS", "SCRIPT_KIND", "SavedRun", "ScriptValidation",
            "TargetChoice", "parse_duration", "parse_targets", "plan_options", "preflight", "resolve_objective",
            "unsteady_reason"]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from planner.errors import Cancelled, InputError, RunError
-from planner.core.script import ScriptEstimate, ScriptRun, estimate_script, paired_windows
+from planner.core.script import ScriptEstimate, ScriptRun, estimate_script, paired_windows, steady_step
 from planner.service.describe import Describe
 from planner.units import PROCESSES, shown_path
 from planner.core.estimate import estimate_training, StepMeasurement
@@ -229,6 +229,69 @@ def window_spread_percent(windows: list[float]) -> float | None:
     return 100.0 * (deciles[8] - deciles[0]) / statistics.median(s)
 
 
+@dataclass(frozen=True)
+class ScriptValidation:
+    """A script's validate run: its measurement and the whole run estimated from it, the whole run as the user
+    would run it (spawn to exit, nothing hooked), and the script measured again after it (`recheck`; None: not
+    asked). When the same steps of the two measurements (paired_windows: the median ratio of their windows)
+    disagree by more than STEADY_MACHINE_PERCENT, or those ratios spread by more than STEADY_RUN_SPREAD_PERCENT,
+    the machine did not hold its speed around the run and an error of that size may be the machine's."""
+
+    script: str
+    args: list[str]
+    measured: ScriptRun
+    estimate: ScriptEstimate
+    actual_seconds: float
+    recheck: ScriptRun | None = None
+
+    @property
+    def error_percent(self) -> float:
+        return 100.0 * (self.estimate.seconds - self.actual_seconds) / self.actual_seconds
+
+    @property
+    def inside_interval(self) -> bool:
+        return self.estimate.low <= self.actual_seconds <= self.estimate.high
+
+    @property
+    def _paired(self) -> list[float]:  # the same steps twice: the machine's move, not the workload's
+        return paired_windows(self.measured, self.recheck) if self.recheck is not None else []
+
+    @property
+    def machine_drift_percent(self) -> float | None:
+        paired = self._paired
+        return 100.0 * (statistics.median(paired) - 1) if paired else None
+
+    @property
+    def window_spread_percent(self) -> float | None:
+        return window_spread_percent(self._paired) if self._paired else None
+
+    @property
+    def unsteady_reason(self) -> str | None:
+        """Why the machine did not hold its speed around the run; None when it did, or was not measured again."""
+        drift = self.machine_drift_percent
+        return None if drift is None else unsteady_reason(drift, self.window_spread_percent)
+
+    @property
+    def machine_steady(self) -> bool | None:
+        return None if self.machine_drift_percent is None else self.unsteady_reason is None
+
+    @property
+    def recheck_step_seconds(self) -> float | None:
+        return steady_step(self.recheck)[0] if self.recheck is not None else None
+
+    def to_json(self) -> dict[str, Any]:
+        """`planner validate train.py --json`: the comparison (the measurements themselves are not in it)."""
+        est = self.estimate
+        return {"script": self.script, "args": self.args, "total_steps": est.total_steps, "epochs": est.epochs,
+                "predicted_seconds": est.seconds, "predicted_seconds_low": est.low, "predicted_seconds_high": est.high,
+                "actual_seconds": self.actual_seconds, "error_percent": self.error_percent,
+                "inside_interval": self.inside_interval, "step_seconds": est.step_seconds,
+                "setup_seconds": est.setup_seconds, "between_epochs_seconds": est.between_epochs_seconds,
+                "measure_seconds": self.measured.wall, "recheck_step_seconds": self.recheck_step_seconds,
+                "machine_drift_percent": self.machine_drift_percent, "window_spread_percent": self.window_spread_percent,
+                "machine_steady": self.machine_steady, "machine_unsteady_reason": self.unsteady_reason}
+
+
 class Measure(Describe):
     """Measure on this machine."""
 
@@ -283,14 +346,11 @@ class Measure(Describe):
 
     def validate_script(self, script: str | Path, args: list[str], seconds: float = 10.0, total_steps: int | None = None,
                         epochs: int | None = None, recheck: bool = True,
-                        on_progress: ProgressFn | None = None, workdir: str | Path | None = None) -> dict[str, Any]:
+                        on_progress: ProgressFn | None = None, workdir: str | Path | None = None) -> ScriptValidation:
         """Estimate the script's whole run (bench_script), then run it whole as the user would (spawn to
         exit, nothing hooked) and compare. With `recheck`, the script is measured again after the run, as
-        a spec's validate benches again: when the same steps of the two measurements (paired_windows: the
-        median ratio of their windows) disagree by more than STEADY_MACHINE_PERCENT, or those ratios spread
-        by more than STEADY_RUN_SPREAD_PERCENT, the machine did not hold its speed around the run and an error of
-        that size may be the machine's (`machine_steady`). Raises what bench_script raises, and RunError when
-        the whole run fails or outlasts three times the estimate's high end (at least 10 minutes)."""
+        a spec's validate benches again (ScriptValidation.unsteady_reason). Raises what bench_script raises, and
+        RunError when the whole run fails or outlasts three times the estimate's high end (at least 10 minutes)."""
         cwd = script_workdir(script_path(script), workdir)
         run, est = self.bench_script(script, args, seconds, total_steps, epochs, on_progress=on_progress, label="bench",
                                      workdir=cwd)
@@ -303,22 +363,8 @@ class Measure(Describe):
             why = "was stopped at the cap" if whole.returncode is None else f"exited with {whole.returncode}"
             raise RunError(f"{Path(script).name}'s whole run {why} after {whole.seconds:.0f} s; its own output:\n"
                            f"{(whole.stderr_tail or whole.stdout_tail).strip()[-2000:]}")
-        actual = whole.seconds
-        out: dict[str, Any] = {"script": str(script), "args": list(args), "total_steps": est.total_steps, "epochs": est.epochs,
-               "predicted_seconds": est.seconds, "predicted_seconds_low": est.low, "predicted_seconds_high": est.high,
-               "actual_seconds": actual, "error_percent": 100.0 * (est.seconds - actual) / actual,
-               "inside_interval": est.low <= actual <= est.high, "step_seconds": est.step_seconds,
-               "setup_seconds": est.setup_seconds, "between_epochs_seconds": est.between_epochs_seconds,
-               "measure_seconds": run.wall, "recheck_step_seconds": None, "machine_drift_percent": None,
-               "window_spread_percent": None, "machine_steady": None, "machine_unsteady_reason": None}
+        after = None
         if recheck:
-            after, again = self.bench_script(script, args, seconds, total_steps, epochs, on_progress=on_progress,
-                                             label="recheck", workdir=cwd)
-            # the same steps twice: the machine's move, not the workload's (both have 5+ steady steps: a window each)
-            paired = paired_windows(run, after)
-            drift = 100.0 * (statistics.median(paired) - 1)
-            spread = window_spread_percent(paired)
-            unsteady = unsteady_reason(drift, spread)
-            out.update(recheck_step_seconds=again.step_seconds, machine_drift_percent=drift, window_spread_percent=spread,
-                       machine_steady=unsteady is None, machine_unsteady_reason=unsteady)
-        return out
+            after, _ = self.bench_script(script, args, seconds, total_steps, epochs, on_progress=on_progress,
+                                         label="recheck", workdir=cwd)
+        return ScriptValidation(str(script), list(args), run, est, whole.seconds, after)

@@ -246,13 +246,15 @@ sys.exit(int(sys.argv[2]) if len(sys.argv) > 2 else 0)
 
 
 def test_validate_runs_the_script_whole_as_the_user_would_and_compares(tmp_path):
-    data = PlannerService().validate_script(script(tmp_path, SHORT), ["300"], seconds=5, total_steps=300)
-    assert data["actual_seconds"] > 0 and data["total_steps"] == 300
+    check = PlannerService().validate_script(script(tmp_path, SHORT), ["300"], seconds=5, total_steps=300)
+    data = check.to_json()  # `planner validate train.py --json`
+    assert data["actual_seconds"] > 0 and data["total_steps"] == 300 and check.estimate.total_steps == 300
     assert data["predicted_seconds_low"] <= data["predicted_seconds"] <= data["predicted_seconds_high"]
     assert data["error_percent"] == pytest.approx(100 * (data["predicted_seconds"] - data["actual_seconds"]) / data["actual_seconds"])
     # measured again after the run: whether the machine held its speed, as a spec's validate says
     assert data["recheck_step_seconds"] > 0 and data["machine_drift_percent"] > -100  # a ratio of two positive times
     assert data["window_spread_percent"] >= 0 and isinstance(data["machine_steady"], bool)
+    assert check.recheck is not None and check.measured.steps and len(check.recheck.steps) >= len(check.measured.steps) // 3
 
 
 def test_a_whole_run_that_fails_is_said_with_its_own_exit(tmp_path):
