@@ -68,34 +68,48 @@ def explain_aws_error(exc: Exception, doing: str, cls: type[AwsError] = AwsError
         ClientError, ConnectionError, NoCredentialsError, NoRegionError, PartialCredentialsError, ProfileNotFound,
     )
 
+    doing = f"{doing}: " if doing else ""  # "": the problem alone
     if isinstance(exc, PlannerError):
-        return cls(f"{doing}: {exc.message}", hint=exc.hint)
+        return cls(f"{doing}{exc.message}", hint=exc.hint)
     if isinstance(exc, ProfileNotFound):
-        return cls(f"{doing}: {exc}", hint=PROFILE_HINT)
+        return cls(f"{doing}{exc}", hint=PROFILE_HINT)
     if isinstance(exc, (NoCredentialsError, PartialCredentialsError)):
         what = "no AWS credentials found" if isinstance(exc, NoCredentialsError) else f"incomplete AWS credentials ({exc})"
-        return cls(f"{doing}: {what}",
+        return cls(f"{doing}{what}",
                    hint="run `aws configure` (or set AWS_PROFILE / AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)" + meanwhile)
     if isinstance(exc, NoRegionError):
-        return cls(f"{doing}: no AWS region configured", hint="pass --region or set AWS_REGION")
+        return cls(f"{doing}no AWS region configured", hint="pass --region or set AWS_REGION")
     if isinstance(exc, ConnectionError):  # refused, timed out, DNS, TLS: after botocore's retries
         endpoint = os.environ.get("AWS_ENDPOINT_URL")
         where = f"AWS_ENDPOINT_URL is {endpoint}" if endpoint else "check the network, a proxy or a firewall"
-        return cls(f"{doing}: cannot reach AWS ({type(exc).__name__}: {exc})", hint=where + meanwhile)
+        return cls(f"{doing}cannot reach AWS ({type(exc).__name__}: {exc})", hint=where + meanwhile)
     if isinstance(exc, ClientError):
         code = exc.response.get("Error", {}).get("Code", "")
         op = getattr(exc, "operation_name", "")
         if code in ("AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "Forbidden", "403"):
-            return cls(f"{doing}: access denied ({code})",
+            return cls(f"{doing}access denied ({code})",
                        hint=f"grant {PERMISSIONS.get(op, op)} to your AWS identity (`planner infra policy` prints a "
                             f"policy that has everything the planner needs)" + meanwhile)
         if code in CREDENTIAL_CODES:
-            return cls(f"{doing}: AWS refused the credentials ({code})",
+            return cls(f"{doing}AWS refused the credentials ({code})",
                        hint="refresh them: `aws sso login`, `aws configure`, or new keys in AWS_ACCESS_KEY_ID" + meanwhile)
         if code in ("Throttling", "ThrottlingException", "RequestLimitExceeded", "TooManyRequestsException"):
-            return cls(f"{doing}: AWS throttled the requests ({code}) after retries", hint="try again in a minute" + meanwhile)
-        return cls(f"{doing}: AWS answered {code}: {exc.response.get('Error', {}).get('Message', '')}")
-    return cls(f"{doing}: {type(exc).__name__}: {exc}")
+            return cls(f"{doing}AWS throttled the requests ({code}) after retries", hint="try again in a minute" + meanwhile)
+        return cls(f"{doing}AWS answered {code}: {exc.response.get('Error', {}).get('Message', '')}")
+    return cls(f"{doing}{type(exc).__name__}: {exc}")
+
+
+def credentials_problem(session: Any = None) -> AwsError | None:
+    """What stops boto3 from signing a request here, found without a call to AWS (the environment, the profile's
+    files, SSO's cache, an instance role): no credentials, or incomplete ones; None when it has some (AWS may still
+    refuse them: that is found at the first call). InputError for a profile ~/.aws/config lacks."""
+    from botocore.exceptions import BotoCoreError, NoCredentialsError
+
+    try:
+        found = session_or_default(session).get_credentials()
+    except BotoCoreError as exc:
+        return explain_aws_error(exc, "")
+    return None if found is not None else explain_aws_error(NoCredentialsError(), "")
 
 
 def failure_text(exc: Exception, doing: str) -> str:

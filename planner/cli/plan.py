@@ -115,12 +115,17 @@ def _may_launch(service: PlannerService, args: argparse.Namespace, targets, aws:
     (a script, CI) never wait for input (True). A script's folder is listed here when the user is asked or
     it is a dry run; otherwise the run lists it as it ships, right before launching."""
     err = stderr()
-    lines = service.launch_preview(targets.aws_types, aws).lines() if targets.aws_types else []
+    lines = service.launch_preview(targets.aws_types, aws).lines() if targets.aws_types else []  # bad input refused first
+    if not args.dry_run:
+        service.check_credentials(targets.aws_types)  # no credentials here: refused before anything is said or run
     if targets.auto:
         lines.append(f"auto: measures here first, then benchmarks the instances that could change the decision, "
                      f"worst case within --bench-budget ${aws.bench_budget:.2f}")
     if args.deadline:
         lines.append(f"the plan's deadline: {seconds_text(args.deadline)}")
+    problem = service.credentials_problem() if args.dry_run else None
+    if problem:
+        lines.append(f"a run would {'refuse these instances' if targets.aws_types else 'benchmark none'}: {problem}")
     asking = args.dry_run or (not args.yes and sys.stdin.isatty())
     if args.spec.endswith(".py") and (targets.aws_types or targets.auto) and asking:
         lines += service.shipping_preview(args.spec, args.workdir)
@@ -154,7 +159,8 @@ def _dry_run_json(service: PlannerService, args: argparse.Namespace, targets, aw
                                 for t, price, worst in p.instances],
                   "worst_case_usd": p.worst_case_usd, "bench_budget_usd": p.budget_usd,
                   "deadman_minutes": p.deadman_minutes, "grace_minutes": p.grace_minutes, "max_instances": p.max_instances}
-    out: dict = {"dry_run": True, "targets": [t.name for t in targets.targets], "auto": targets.auto, "launch": launch}
+    out: dict = {"dry_run": True, "targets": [t.name for t in targets.targets], "auto": targets.auto, "launch": launch,
+                 "credentials_problem": service.credentials_problem() if targets.aws_types or targets.auto else None}
     if args.spec.endswith(".py") and (targets.aws_types or targets.auto):
         shipped = service.shipped(args.spec, args.workdir)
         out["ships"] = {"folder": str(shipped.folder), "files": [name for _, name in shipped.files],

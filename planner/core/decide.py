@@ -253,7 +253,8 @@ def _headline(answers: dict[AnswerName, Recommendation], ranked: list[RankedOpti
     live = {name: o for name, o in chosen.items() if o is not None}
     if not live:
         return None
-    failed = [answers[n] for n in answers if n not in live and answers[n].verdict == "failed"]
+    failed = {n: [o for o in ranked if o.failed and o.here == (n == "here")] for n in answers
+              if n not in live and answers[n].verdict == "failed"}
     if len(live) == 1:
         alone, only = next(iter(live.items()))
         return replace(answers[alone], reason=alone_reason(answers[alone], only, failed))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from planner.core.kinds import AnswerName
 from planner.core.formats import range_text, rough_duration, sig_duration, sig_money
 from planner.core.plan import Comparison, RankedOption, Recommendation, device_label, hourly_rate, option_name
 
@@ -104,10 +105,13 @@ def winner_reason(best: RankedOption, where: str, objective: str, tv: float, dea
     return f"{option_name(best)} ({device_label(best)}) is the {lead} {where}: {_result(best)}"
 
 
-def alone_reason(rec: Recommendation, only: RankedOption, failed: list[Recommendation]) -> str:
-    """The headline when one answer alone can run the workload: its reason, its caveat, what failed."""
+def alone_reason(rec: Recommendation, only: RankedOption, failed: dict[AnswerName, list[RankedOption]]) -> str:
+    """The headline when one answer alone can run the workload: its reason, its caveat, and the answer not
+    compared because its benchmarks failed, by name (each failure's whole reason is its row's note: a plan
+    prints it once, under the headline)."""
     caveat = f". Careful: {only.target} was {only.caveat}" if only.caveat else ""
-    not_compared = "; ".join(f"{r.answer}: {r.reason}" for r in failed)
+    not_compared = "; ".join(f"{'training here' if name == 'here' else 'renting'} ("
+                             + ", ".join(option_name(o) for o in options) + " failed)" for name, options in failed.items())
     return rec.reason + caveat + (f". Not compared: {not_compared}" if not_compared else "")
 
 

@@ -229,8 +229,8 @@ def recommendation_text(doc: PlanDocument, prefix: str = "") -> str:
 
 def answers_text(doc: PlanDocument) -> list[str]:
     """The two answers under the headline: training here, and the best instance to rent."""
-    if not doc.has_both_answers:
-        return []  # one answer is the headline itself
+    if not doc.has_both_answers or any(rec.verdict == "failed" for rec in doc.plan.answers.values()):
+        return []  # one answer is the headline itself (a failed one is in the headline's "not compared" and failed_lines)
     return [f"  [bold]{label}:[/] {escape(rec.reason)}."
             for key, label in (("here", "Here"), ("rent", "If you rent")) if (rec := doc.answer(key)) is not None]  # type: ignore[arg-type]
 

@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.core.document import LeftRunning, PlanDocument, PlanOptions, WorkloadSummary, choice_json
-from planner.core.decide import decide, Recommendation
+from planner.core.decide import decide, Recommendation, Said
 from planner.errors import Cancelled, InputError, PlannerError, RunError
 from planner.service.predictions import measured_candidates, Predict
 from planner.service.measure import BenchOptions, check_processes, local_batch, local_devices, make_job, scaled_to_spec
 from planner.service.settings import AwsOptions, resolve_objective, RunCallbacks, TargetChoice
 from planner.core.candidates import LOCAL, Target
 from planner.journal import DEFAULT_BASE, Measured, new_run_dir, result_problems, RunJournal
+from infra.aws import credentials_problem
 from runner.aws import EXPIRY_GRACE_MINUTES, AwsRun, AwsTarget, check_settings, worst_case_bench_cost
 from runner.local import LocalTarget, memory_available
 from runner.session import BenchSession
@@ -229,12 +230,15 @@ class Runs(Predict):
             check_region(catalog, options.region)
         # refuse before anything is written or launched; `auto` prices again once it has chosen
         priced = preflight(aws_types, aws, catalog) if aws_types else None
+        self.check_credentials(aws_types)
         run = _Run(self, spec, spec_text, targets, options, bench, out, callbacks or RunCallbacks(), cancel)
         session = None
+        skipped = None
         try:
             started = run.local_targets()
             if targets.auto:
-                aws_types += [t for t in run.auto(started, aws) if t not in aws_types]
+                chosen, skipped = self.benchmarkable(run.auto(started, aws), run.cb)
+                aws_types += [t for t in chosen if t not in aws_types]
                 started = []
                 priced = preflight(aws_types, aws, catalog) if aws_types else None
             backstops: list = []
@@ -250,6 +254,8 @@ class Runs(Predict):
             raise stopped from exc
         results = run.journal.read_results()
         plan = plan_from_results(spec, results, options, catalog, run.fp.total_bytes)
+        if skipped:
+            plan.say(Said([skipped], []))
         doc = PlanDocument(WorkloadSummary.of(spec), plan, options, str(run.journal.path),
                            failed_targets=sorted(label for label, m in results.items() if m.result.status == "error"),
                            unterminated=[LeftRunning(**x) for x in unterminated(session)],
@@ -257,6 +263,32 @@ class Runs(Predict):
                            auto=run.choices if targets.auto else None)
         run.journal.write_plan(doc)
         return doc, run.journal, session
+
+    def check_credentials(self, aws_types: list[str]) -> None:
+        """Refuse the instances named when boto3 finds no credentials here (InputError naming them and the fix),
+        before anything is measured, written or launched: the run could only measure here and fail them, as the
+        AWS CLI refuses at once. Credentials AWS then refuses, or an AWS out of reach, fail the AWS targets, not the
+        run (a fault found while running)."""
+        problem = credentials_problem(self.aws_session) if aws_types else None
+        if problem is not None:
+            raise InputError(f"--targets {','.join(f'aws:{t}' for t in aws_types)}: {problem.message}",
+                             hint=f"{problem.hint}; or measure here only: --targets local")
+
+    def credentials_problem(self) -> str | None:
+        """Why boto3 cannot sign a request here (no credentials; found without calling AWS), None when it can."""
+        problem = credentials_problem(self.aws_session)
+        return None if problem is None else f"{problem.message}; to fix: {problem.hint}"
+
+    def benchmarkable(self, chosen: list[str], cb: RunCallbacks) -> tuple[list[str], str | None]:
+        """`auto`'s chosen instances, and none when boto3 finds no credentials here: (the types, the plan's
+        warning then, said once on the run's log too; every instance is still predicted)."""
+        problem = self.credentials_problem() if chosen else None
+        if problem is None:
+            return chosen, None
+        said = f"auto chose {len(chosen)} instance(s) to benchmark ({', '.join(chosen)}) and benchmarked none: {problem}"
+        if cb.on_notice:
+            cb.on_notice("", said)
+        return [], said
 
     def launch_preview(self, aws_types: list[str], aws: AwsOptions) -> LaunchPreview:
         """What `planner run` would launch, each instance's price and worst-case bill, within the guards.

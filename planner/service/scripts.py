@@ -15,7 +15,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-from planner.core.decide import decide
+from planner.core.decide import Said, decide
 from planner.core.document import SCRIPT_KIND, PlanDocument, PlanOptions, PriceSource, WorkloadSummary
 from planner.core.candidates import LOCAL, Target, measured_candidate
 from planner.core.document import LeftRunning, choice_json
@@ -108,6 +108,7 @@ class Scripts(Runs):
         priced = preflight(aws_types, aws, catalog) if aws_types else None
         shipped = script_folder(path, folder=cwd) if aws_types or targets.auto else None
         needs = _requirements(cwd, requirements) if requirements else None
+        self.check_credentials(aws_types)  # after every check of the input: a typo is said first
         job = ScriptJob(shown_path(str(script)), str(path.resolve()), list(args), total_steps, epochs, seconds,
                         str(cwd) if workdir is not None else None)
         journal = RunJournal.create(path.stem, out)
@@ -122,7 +123,7 @@ class Scripts(Runs):
             if cb.on_result:
                 cb.on_result(label, measured)
 
-        choices = None
+        choices, skipped = None, None
         if LOCAL in targets.targets:  # `auto` adds it: every other instance is predicted from this measurement
             if cb.on_state:
                 cb.on_state(LOCAL.name, "running", 0.0, 0.0)
@@ -142,7 +143,8 @@ class Scripts(Runs):
                 journal.write_run(info)
                 if cb.on_choices:
                     cb.on_choices(choices)
-                aws_types += [c.target[4:] for c in choices if c.benchmark and c.target[4:] not in aws_types]
+                chosen, skipped = self.benchmarkable([c.target[4:] for c in choices if c.benchmark], cb)
+                aws_types += [t for t in chosen if t not in aws_types]
                 priced = preflight(aws_types, aws, catalog) if aws_types else None
         session = None
         if aws_types and shipped is not None and priced is not None:
@@ -176,6 +178,8 @@ class Scripts(Runs):
                 exc.results_count = len(journal.read_results())  # type: ignore[union-attr]
                 raise
         doc = self.estimate_run(journal.path, measured_only=True)
+        if skipped:
+            doc.plan.say(Said([skipped], []))
         results = journal.read_results()
         doc = replace(doc, failed_targets=sorted(label for label, m in results.items() if m.result.status == "error"),
                       unterminated=[LeftRunning(**x) for x in unterminated(session)] if session else [],

@@ -27,6 +27,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import boto3
 import pytest
@@ -175,26 +176,44 @@ def test_a_truncated_result_is_a_failed_result_with_the_instance_log(endpoint, e
     assert live_instances(ec2(endpoint), run_id(out)) == []
 
 
+def test_without_credentials_instances_named_are_refused_before_anything_runs(endpoint, env, tmp_path):
+    """Found without a call to AWS: refused as bad input (exit 2), nothing measured, journaled or launched."""
+    env = {k: v for k, v in env.items() if k not in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_PROFILE")}
+    env.update(AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "absent"), AWS_CONFIG_FILE=str(tmp_path / "absent"))
+    proc, out = start_planner(env, tmp_path, "local,aws:c6i.xlarge", *QUICK, ami="ami-12345678")
+    stdout, stderr = proc.communicate(timeout=180)
+    assert proc.returncode == 2, stderr
+    no_traceback(stderr)
+    assert "--targets aws:c6i.xlarge: no AWS credentials found" in stderr and "to fix: run `aws configure`" in stderr
+    assert not Path(out).exists() and "no AWS credentials found" in json.loads(stdout)["error"]["message"]  # --json
+
+
 @pytest.mark.parametrize("case", ["no credentials", "out of reach"])
-def test_without_aws_the_local_target_is_still_measured_and_planned(endpoint, env, tmp_path, case):
+def test_without_aws_auto_still_measures_here_and_plans(endpoint, env, tmp_path, case):
+    """`auto`: AWS is optional. Without credentials the instances it chose are not benchmarked (said once, in the
+    plan's warnings); out of reach, they fail as targets; here is measured and planned either way."""
     if case == "no credentials":
         env = {k: v for k, v in env.items() if k not in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_PROFILE")}
         env.update(AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "absent"), AWS_CONFIG_FILE=str(tmp_path / "absent"))
-        targets, expected = "local,aws:c6i.xlarge", "no AWS credentials found; to fix: run `aws configure`"
     else:
         env = {**env, "AWS_ENDPOINT_URL": f"http://127.0.0.1:{free_port()}"}  # nothing listens there
-        targets, expected = "auto", "cannot reach AWS"
-    more = ("--local-price", "1000") if targets == "auto" else ()  # renting may win: auto has instances to try
-    proc, out = start_planner(env, tmp_path, targets, *QUICK, *more, ami="ami-12345678")
-    stdout, stderr = proc.communicate(timeout=180)
-    assert proc.returncode == 3, stderr  # incomplete: planned from what was measured
+    proc, out = start_planner(env, tmp_path, "auto", *QUICK, "--local-price", "1000", ami="ami-12345678")
+    stdout, stderr = proc.communicate(timeout=180)  # --local-price: renting may win, auto has instances to try
     no_traceback(stderr)
     doc = json.loads(stdout)
     assert measured(doc) == {"local"} and doc["recommendation"]["target"] == "local"
+    assert doc["auto"] and all(c["reason"] for c in doc["auto"]) and "auto: benchmarking" in stderr
+    chosen = [c["target"] for c in doc["auto"] if c["benchmark"]]
+    assert chosen  # the premise: it chose some to benchmark
     failed = [r for r in journaled(out).values() if r["status"] == "error"]
-    assert failed and all(expected in r["message"] for r in failed)
-    if case == "out of reach":  # auto still predicts for free, and says which instances it chose
-        assert doc["auto"] and all(c["reason"] for c in doc["auto"]) and "auto: benchmarking" in stderr
+    if case == "no credentials":
+        assert proc.returncode == 0 and not failed  # nothing was tried
+        said = [w for w in doc["warnings"] if "benchmarked none: no AWS credentials found" in w]
+        assert len(said) == 1 and all(t[4:] in said[0] for t in chosen)
+        assert stderr.count("benchmarked none") == 1  # the log's line when it happened (the warning is in the JSON)
+    else:
+        assert proc.returncode == 3, stderr  # incomplete: planned from what was measured
+        assert failed and all("cannot reach AWS" in r["message"] for r in failed)
     assert doc["unterminated_instances"] == [] and live_instances(ec2(endpoint), run_id(out)) == []
 
 

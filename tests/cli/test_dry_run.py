@@ -15,6 +15,7 @@ from tests.conftest import EXAMPLES, ROOT
 NO_AWS = {"AWS_ACCESS_KEY_ID": None, "AWS_SECRET_ACCESS_KEY": None, "AWS_PROFILE": None,
           "AWS_ENDPOINT_URL": "http://127.0.0.1:9", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent",
           "AWS_CONFIG_FILE": "/nonexistent", "AWS_EC2_METADATA_DISABLED": "true"}
+UNREACHABLE = {**NO_AWS, "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}  # credentials, no AWS
 
 
 def test_dry_run_names_the_instances_the_guards_and_the_worst_case_and_launches_nothing(tmp_path):
@@ -35,14 +36,28 @@ def test_dry_run_names_the_instances_the_guards_and_the_worst_case_and_launches_
     assert [i["target"] for i in doc["launch"]["instances"]] == ["aws:g4dn.xlarge"]
     assert doc["launch"]["worst_case_usd"] == doc["launch"]["instances"][0]["worst_case_usd"] > 0
     assert sorted(doc["ships"]["files"]) == ["user/convnet.py", "user/reinforce.py"] and doc["ships"]["total_bytes"] > 0
+    assert doc["credentials_problem"].startswith("no AWS credentials found; to fix: run `aws configure`")
+    assert "a run would refuse these instances: no AWS credentials found" in r.err  # said, not a refusal: it is a preview
     r = planner("run", EXAMPLES / "surface-mlp.yaml", "--targets", "aws:p5.48xlarge", "--dry-run", env=NO_AWS)
     assert r.code == 2 and "over --bench-budget $2.00" in r.err  # refused as the launch would be
 
 
+def test_without_credentials_a_run_that_names_instances_is_refused_before_anything_runs(tmp_path):
+    """As the AWS CLI does: the credentials boto3 would sign with are looked for first, without calling AWS; a run
+    that could only measure here and fail every instance is bad input, before the local measurement."""
+    for target in ("local,aws:g5.xlarge", "aws:g5.xlarge"):
+        for spec in (EXAMPLES / "scripts" / "convnet.py", EXAMPLES / "surface-mlp.yaml"):
+            r = planner("run", spec, "--targets", target, "-y", "--out", tmp_path / "run", env=NO_AWS)
+            assert r.code == 2 and "internal error" not in r.err and "Traceback" not in r.err
+            assert "--targets aws:g5.xlarge: no AWS credentials found" in r.err and "--targets local" in r.err
+            assert "would launch" not in r.err and "running" not in r.err  # before the preview and any measurement
+            assert not (tmp_path / "run").exists()
+
+
 def _on_a_terminal(answer: bytes, *args: str) -> tuple[int, str]:
     leader, follower = pty.openpty()
-    env = {**os.environ, **{k: v for k, v in NO_AWS.items() if v is not None}}
-    for k in [k for k, v in NO_AWS.items() if v is None]:
+    env = {**os.environ, **{k: v for k, v in UNREACHABLE.items() if v is not None}}
+    for k in [k for k, v in UNREACHABLE.items() if v is None]:
         env.pop(k, None)
     proc = subprocess.Popen([sys.executable, "-m", "planner.cli", *args], stdin=follower, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, cwd=ROOT, env=env, text=True)
@@ -64,8 +79,8 @@ def test_without_a_terminal_it_never_waits_for_input(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "planner.cli", "run", str(EXAMPLES / "surface-mlp.yaml"), "--targets",
                            "aws:c7i.xlarge", "--out", str(tmp_path / "run"), "--poll-seconds", "0.1"],
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, cwd=ROOT, timeout=120,
-                          env={**{k: v for k, v in os.environ.items() if k not in NO_AWS},
-                               **{k: v for k, v in NO_AWS.items() if v is not None}})
+                          env={**{k: v for k, v in os.environ.items() if k not in UNREACHABLE},
+                               **{k: v for k, v in UNREACHABLE.items() if v is not None}})
     assert "Proceed?" not in proc.stderr and "aws:c7i.xlarge: pending" in proc.stderr  # it went on to the (unreachable) AWS
 
 

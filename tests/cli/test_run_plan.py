@@ -101,21 +101,22 @@ def test_auto_benchmarks_nothing_when_training_here_wins_clearly_and_needs_no_aw
 NO_AWS = {"AWS_ACCESS_KEY_ID": None, "AWS_SECRET_ACCESS_KEY": None, "AWS_SESSION_TOKEN": None, "AWS_PROFILE": None,
           "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/credentials", "AWS_CONFIG_FILE": "/nonexistent/config",
           "AWS_EC2_METADATA_DISABLED": "true", "COLUMNS": "100"}
+UNREACHABLE = {**NO_AWS, "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+               "AWS_ENDPOINT_URL": "http://127.0.0.1:9"}  # credentials, and nothing listens there
 
 
 def test_a_failed_gpu_target_keeps_its_device_and_its_whole_reason(tmp_path):
     spec = tmp_path / "s.yaml"
     spec.write_text(SPEC)
-    r = planner("run", spec, "--targets", "aws:g4dn.xlarge", "--out", tmp_path / "j", env=NO_AWS)
+    r = planner("run", spec, "--targets", "aws:g4dn.xlarge", "--out", tmp_path / "j", env=UNREACHABLE)
     assert r.code in (1, 3), r.err
     assert "Traceback" not in r.err and "internal error" not in r.err
     row = next(line for line in r.out.splitlines() if "aws:g4dn.xlarge" in line)
     assert "T4" in row and " cpu " not in row  # the instance's GPU, not the bench's default device
     head = " ".join(r.out.split())
     assert "No benchmark succeeded" in head and "reduce train.batch_size" not in head
-    assert ("no AWS credentials found; to fix: run `aws configure` (or set AWS_PROFILE / AWS_ACCESS_KEY_ID and "
-            "AWS_SECRET_ACCESS_KEY)") in head  # whole, not cut to the table's cell
-    doc = json.loads(planner("plan", tmp_path / "j", "--json", "--measured-only", env=NO_AWS).out)
+    assert "cannot reach AWS" in head and "to fix: AWS_ENDPOINT_URL is http://127.0.0.1:9" in head  # whole, not cut
+    doc = json.loads(planner("plan", tmp_path / "j", "--json", "--measured-only", env=UNREACHABLE).out)
     assert doc["recommendation"]["verdict"] == "failed" and doc["options"][0]["device"] == "cuda"
 
 
