@@ -10,7 +10,10 @@ JSON only at the edges: `to_json` writes the document as `planner ... --json` pr
 plan.json holds it (strict JSON: an infinite number is null with a `<key>_note` beside it);
 `from_json` reads any version this planner ever wrote. SCHEMA_VERSION 1 is every document written
 before the version was stated (no `schema_version` key); 2 adds the key, nothing else; 3 splits `notes` (how the
-plan was made) from `warnings` (caveats), which held both before (an older document's are read as warnings).
+plan was made) from `warnings` (caveats), which held both before (an older document's are read as warnings); 4 gives
+a script's workload its own fields (`script_args`, `step_boundary`; null samples, batch size, data location and
+task, and null epochs when no epoch was seen), where 3 wrote zeros, its arguments as `data_location` and its step
+boundary as `task` (read as 4 writes them).
 Pure: no I/O.
 """
 
@@ -28,8 +31,9 @@ from planner.errors import InputError
 if TYPE_CHECKING:
     from planner.workload.spec import WorkloadSpec
 
-SCHEMA_VERSION = 3
-SCRIPT_KIND = "script"  # WorkloadSummary.kind of a user's training script (its task: the step boundary found)
+SCHEMA_VERSION = 4
+SCRIPT_KIND = "script"  # WorkloadSummary.kind of a user's training script
+SCRIPT_FIELDS = ("script_args", "step_boundary")  # WorkloadSummary's fields only a script has
 
 
 @dataclass(frozen=True)
@@ -54,14 +58,16 @@ class WorkloadSummary:
 
     name: str
     kind: str
-    task: str
-    samples: int
-    batch_size: int
-    epochs: int
-    steps_per_epoch: int
+    task: str | None  # a spec's task; None: a script
+    samples: int | None  # None: a script (it sets its own data and batch)
+    batch_size: int | None
+    epochs: int | float | None  # a script's: its steps over the steps of a DataLoader epoch seen (None: none seen)
+    steps_per_epoch: int | None
     total_steps: int
     precision: str
-    data_location: str
+    data_location: str | None  # a spec's; None: a script
+    script_args: list[str] | None = None  # a script's own arguments (after --), as it runs with them
+    step_boundary: str | None = None  # a script's: what its steps were found by (optimizer | backward)
 
     @classmethod
     def of(cls, spec: WorkloadSpec) -> WorkloadSummary:
@@ -237,7 +243,9 @@ def plan_json(plan: Plan) -> dict[str, Any]:
 
 def to_json(doc: PlanDocument) -> dict[str, Any]:
     """The document as strict JSON data, keys in the order every version has printed them."""
-    out: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "workload": asdict(doc.workload), **plan_json(doc.plan),
+    workload = {k: v for k, v in asdict(doc.workload).items()  # a spec's has no script fields (as 3 wrote it)
+                if doc.workload.kind == SCRIPT_KIND or k not in SCRIPT_FIELDS}
+    out: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "workload": workload, **plan_json(doc.plan),
                            "plan_options": doc.options.as_dict()}
     if doc.prices is not None:  # an estimate
         out["cloud_recommendation"] = asdict(doc.plan.answers["rent"]) if "rent" in doc.plan.answers else None
@@ -262,6 +270,15 @@ def choice_json(choice: BenchmarkChoice) -> dict[str, Any]:
     return {k: v for k, v in asdict(choice).items() if k != "here_wins" or v}
 
 
+def _script_workload_of_3(w: dict[str, Any]) -> dict[str, Any]:
+    """A script's workload as schema 3 wrote it (zeros for what a script does not state, its arguments joined as
+    `data_location`, its step boundary as `task`), as 4 writes it."""
+    location = w.get("data_location")
+    return {**w, "task": None, "samples": None, "batch_size": None, "data_location": None,
+            "epochs": w.get("epochs") or None, "steps_per_epoch": w.get("steps_per_epoch") or None,
+            "script_args": location.split() if isinstance(location, str) and location else [], "step_boundary": w.get("task")}
+
+
 def from_json(data: Any, source: str = "the plan") -> PlanDocument:
     """A document as any version of the planner wrote it (to_json's, or plan.json of a run made before
     SCHEMA_VERSION was stated); InputError naming `source` and the field when it is not one."""
@@ -282,8 +299,11 @@ def from_json(data: Any, source: str = "the plan") -> PlanDocument:
         references = {("here" if o.get("billing") == "local" else "rent"): o["reference"]
                       for o in reversed(d.get("options") or []) if isinstance(o, dict) and o.get("reference")}
     headline = d.get("headline") or {}
+    workload = d.get("workload")
+    if version < 4 and isinstance(workload, dict) and workload.get("kind") == SCRIPT_KIND:
+        workload = _script_workload_of_3(workload)
     shaped = {
-        "workload": d.get("workload"),
+        "workload": workload,
         "plan": {"objective": d.get("objective"), "options": d.get("options", []), "recommendation": d.get("recommendation"),
                  "deadline_seconds": d.get("deadline_seconds"), "time_value_per_hour": d.get("time_value_per_hour"),
                  "warnings": d.get("warnings", []), "answers": answers or {},

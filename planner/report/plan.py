@@ -97,7 +97,7 @@ def plan_title(doc: PlanDocument) -> str:
                 + (" (default)" if doc.headline_time_value_is_default else ""))
     if w.kind == SCRIPT_KIND:  # the script sets its own batch; its epochs when a DataLoader epoch was seen
         epochs = f" ({_epochs_of(w.total_steps, w.steps_per_epoch)})" if w.steps_per_epoch else ""
-        return escape(f"{w.name} {w.data_location}".rstrip() + f": {w.total_steps:,} optimizer steps{epochs}, as the script "
+        return escape(" ".join([w.name, *(w.script_args or [])]) + f": {w.total_steps:,} optimizer steps{epochs}, as the script "
                       f"runs them; objective: {objective}{rule}")
     return escape(f"{w.name}: {w.total_steps:,} steps ({w.epochs:,} epochs x {w.steps_per_epoch:,}), "
                   f"batch {w.batch_size:,}; objective: {objective}{rule}")

@@ -57,9 +57,10 @@ class Scripts(Runs):
                       options.time_value_per_hour)
         plan.say(script_said(run, est, predicted=not measured_only))
         choices = [] if measured_only else benchmark_choices(plan)
-        summary = WorkloadSummary(job.script, SCRIPT_KIND, run.boundary, 0, 0, int(round(est.epochs)),
-                                  int(round(est.steps_per_epoch or 0)), est.total_steps,
-                                  run.trace.precision if run.trace else "fp32", " ".join(job.args))
+        per_epoch = int(round(est.steps_per_epoch)) if est.steps_per_epoch else None
+        summary = WorkloadSummary(job.script, SCRIPT_KIND, None, None, None, est.epochs if per_epoch else None, per_epoch,
+                                  est.total_steps, run.trace.precision if run.trace else "fp32", None,
+                                  script_args=list(job.args), step_boundary=run.boundary)
         return PlanDocument(summary, plan, options, str(run_dir) if run_dir else None,
                             prices=None if measured_only else PriceSource(catalog.source, catalog.as_of),
                             benchmark=[c for c in choices if c.benchmark], skipped=[c for c in choices if not c.benchmark])

@@ -17,7 +17,7 @@ from planner.core.decide import Option, decide
 from planner.core.document import SCHEMA_VERSION, PlanDocument, PlanOptions, WorkloadSummary, from_json, to_json
 from planner.errors import InputError
 from planner.journal import RunJournal
-from planner.report.plan import answers_text, plan_answers, plan_table, recommendation_text
+from planner.report.plan import answers_text, plan_answers, plan_table, plan_title as plan_title_of, recommendation_text
 from planner.report.text import to_json as json_text
 from tests.conftest import ROOT
 
@@ -54,6 +54,24 @@ def test_a_document_written_before_loads_renders_and_is_written_back_as_it_was(p
     assert recommendation_text(doc).startswith("[bold]")
     assert [k for k, _ in plan_answers(doc)][0] == "recommendation"
     json.loads(json_text(doc))  # strict JSON
+
+
+@pytest.mark.parametrize("name", ["script-convnet-v2.json", "script-reinforce-v3.json"])
+def test_a_script_plan_of_schema_3_or_before_reads_as_4_writes_it(name):
+    """3 wrote a script's workload with zeros, its arguments joined as data_location and its step boundary as task."""
+    data = json.loads((DOCUMENTS / "versions" / name).read_text())
+    doc = from_json(data, name)
+    w = doc.workload
+    assert w.kind == "script" and w.step_boundary == "optimizer" and w.task is None
+    assert w.samples is None and w.batch_size is None and w.data_location is None
+    if "convnet" in name:  # an epoch was seen: 20 of 32 steps
+        assert w.script_args == ["--epochs", "20"] and (w.epochs, w.steps_per_epoch) == (20, 32)
+    else:  # none was: not zero epochs, unknown
+        assert w.script_args == ["--episodes", "100000"] and w.epochs is None and w.steps_per_epoch is None
+    again = to_json(doc)
+    assert again["schema_version"] == SCHEMA_VERSION == 4 and again["workload"]["script_args"] == w.script_args
+    assert from_json(again) == doc  # and 4 reads what it wrote
+    assert plan_title_of(doc).startswith(f"examples/scripts/{name.split('-')[1]}.py {' '.join(w.script_args)}: ")
 
 
 def test_the_infinities_strict_json_nulls_come_back_as_infinite():
