@@ -14,7 +14,9 @@ from planner.cli.common import (
     write_chart,
 )
 from planner.errors import ExitCode, InputError
-from planner.service import SCRIPT_KIND, PURCHASES, AwsOptions, BenchOptions, parse_targets, plan_options, PlannerService, RunCallbacks
+from planner.service import (
+    SCRIPT_KIND, PURCHASES, AwsOptions, BenchOptions, parse_targets, plan_options, PlannerService, RunCallbacks, ScriptLength,
+)
 from planner.report.plan import predicted_footer
 from planner.report.text import label_text, seconds_text
 from planner.service.inputs import check_run_dir
@@ -284,11 +286,15 @@ def cmd_plan(args: argparse.Namespace) -> int:
                  "local_price_per_hour": args.local_price, "region": args.region, "purchase": args.purchase}
     check_chart(args.chart)  # before the plan
     service = PlannerService()
-    doc = service.replan(args.run_dir, overrides, measured_only=args.measured_only)
+    if args.total_steps and args.epochs:
+        raise InputError("--total-steps and --epochs: give one length of the whole run, not both",
+                         hint="--total-steps N (optimizer steps) or --epochs N (DataLoader epochs)")
+    length = ScriptLength(args.total_steps, args.epochs) if args.total_steps or args.epochs else None
+    doc = service.replan(args.run_dir, overrides, measured_only=args.measured_only, length=length)
     print_plan(doc, args)
     if args.format == "table" and not args.measured_only:
         if doc.workload.kind == SCRIPT_KIND:  # the suggested run: the script as it was run, where it was run
-            job = service.script_job(args.run_dir)
+            job = service.script_job(args.run_dir).with_length(length)
             _print_predicted_footer(doc, script_command(job.script, job.workdir, job.total_steps, job.epochs), job.args)
         else:
             _print_predicted_footer(doc, str(Path(args.run_dir) / "spec.json"))
@@ -391,6 +397,12 @@ def add_plan_parser(sub) -> None:
     p.add_argument("--purchase", choices=PURCHASES, help="price AWS options on-demand or spot")
     p.add_argument("--measured-only", action="store_true",
                    help="plan the run's measured rows alone (default: every other instance predicted, as estimate does)")
+    p.add_argument("--total-steps", type=flag("--total-steps"), metavar="N",
+                   help=ranged("--total-steps", "a script's run: plan its whole run as N optimizer steps, from the "
+                               "measurement journaled (a run measured without a length keeps this one)"))
+    p.add_argument("--epochs", type=flag("--epochs"), metavar="N",
+                   help=ranged("--epochs", "a script's run: plan it as N DataLoader epochs (counted in steps from one "
+                               "epoch seen)"))
     chart_argument(p)
     output_arguments(p)
     p.set_defaults(handler=cmd_plan)

@@ -198,6 +198,19 @@ class ScriptRun:
         return TypeAdapter(cls).validate_python(data)
 
 
+class RunLengthUnknown(InputError):
+    """The whole run's length cannot be known from the measurement (no --total-steps, and --epochs without a
+    DataLoader epoch to count steps in, or neither): the measurement stands, and a length given later plans it."""
+
+
+@dataclass(frozen=True)
+class ScriptLength:
+    """How long the whole run is, as the user gives it: optimizer steps, or DataLoader epochs (None: not given)."""
+
+    total_steps: int | None = None
+    epochs: int | None = None
+
+
 @dataclass(frozen=True)
 class ScriptJob:
     """What a run of a script measures (the journal's script.json): the script as the user named it and
@@ -211,6 +224,14 @@ class ScriptJob:
     epochs: int | None = None
     seconds: float = 10.0
     workdir: str | None = None  # the folder it ran in and shipped (--workdir); None: the script's own
+
+    @property
+    def length(self) -> ScriptLength:
+        return ScriptLength(self.total_steps, self.epochs)
+
+    def with_length(self, length: ScriptLength | None) -> ScriptJob:
+        """The job planned for another length (None: its own)."""
+        return self if length is None else replace(self, total_steps=length.total_steps, epochs=length.epochs)
 
     @classmethod
     def from_json(cls, data: Any) -> ScriptJob:
@@ -356,7 +377,7 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
                      "or --epochs for a longer one)")
     if total_steps is None:
         if epochs is None or steps_per_epoch is None:
-            raise InputError("the whole run's length is not known: "
+            raise RunLengthUnknown("the whole run's length is not known: "
                              + (_why_no_epoch(run) if epochs is not None
                                 else "give --total-steps N, or --epochs N with a DataLoader epoch in the measurement"),
                              hint="give --total-steps N (the optimizer steps of the whole run)")

@@ -311,17 +311,25 @@ class Measure(Describe):
     def bench_script(self, script: str | Path, args: list[str], seconds: float = 10.0, total_steps: int | None = None,
                      epochs: int | None = None, cancel=None, on_progress: ProgressFn | None = None,
                      label: str = "local", workdir: str | Path | None = None) -> tuple[ScriptRun, ScriptEstimate]:
+        """Run the user's training script here, unchanged (measure_script), and extrapolate its whole run
+        (planner/core/script.py). Raises what measure_script raises, and InputError (the run's length cannot be
+        known: RunLengthUnknown; too few steps)."""
+        run = self.measure_script(script, args, seconds, epochs is not None, cancel, on_progress, label, workdir)
+        return run, estimate_script(run, total_steps, epochs)
+
+    def measure_script(self, script: str | Path, args: list[str], seconds: float = 10.0, until_epoch: bool = False,
+                       cancel=None, on_progress: ProgressFn | None = None, label: str = "local",
+                       workdir: str | Path | None = None) -> ScriptRun:
         """Run the user's training script here, unchanged (runner/script.py times its steps by PyTorch's
-        own hooks), and extrapolate its whole run (planner/core/script.py).
-        Raises InputError (not a readable .py file; the run's length cannot be known; too few steps),
-        RunError (the script failed before its first step, with its own traceback; it never stepped;
-        it was stopped at the cap before its first step), Cancelled (`cancel`, a threading.Event, was set: the
-        script was stopped with everything it started). `on_progress` gets (`label`, each progress event).
+        own hooks): its timeline (`until_epoch`: measure on to a DataLoader epoch's end, to count its steps).
+        Raises InputError (not a readable .py file), RunError (the script failed, with its own traceback; it never
+        stepped; it was stopped at the cap before its first step), Cancelled (`cancel`, a threading.Event, was set:
+        the script was stopped with everything it started). `on_progress` gets (`label`, each progress event).
         `workdir`: the folder it runs in (script_workdir)."""
         path = script_path(script)
         cwd = script_workdir(path, workdir)
         with tempfile.TemporaryDirectory(prefix="planner-script-") as tmp:
-            done = run_script(path.resolve(), list(args), seconds, Path(tmp), until_epoch=epochs is not None, cancel=cancel,
+            done = run_script(path.resolve(), list(args), seconds, Path(tmp), until_epoch=until_epoch, cancel=cancel,
                               progress=None if on_progress is None else lambda event: on_progress(label, event), cwd=cwd)
         if cancel is not None and cancel.is_set():
             raise Cancelled(f"cancelled: the measurement of {path.name} here was stopped, with everything it started")
@@ -342,7 +350,7 @@ class Measure(Describe):
         if not run.steps:
             raise RunError(f"{path.name} finished without a training step (no optimizer step, no backward pass)",
                            hint="is the training loop behind a flag or an `if __name__ == \"__main__\"` it did not reach?")
-        return run, estimate_script(run, total_steps, epochs)
+        return run
 
     def validate_script(self, script: str | Path, args: list[str], seconds: float = 10.0, total_steps: int | None = None,
                         epochs: int | None = None, recheck: bool = True,

@@ -24,6 +24,7 @@ from planner.service.predictions import measured_candidates, Predict
 from planner.service.measure import BenchOptions, check_processes, local_batch, local_devices, make_job, scaled_to_spec
 from planner.service.settings import AwsOptions, resolve_objective, RunCallbacks, TargetChoice
 from planner.core.candidates import LOCAL, Target
+from planner.core.script import ScriptLength
 from planner.journal import DEFAULT_BASE, Measured, new_run_dir, result_problems, RunJournal
 from infra.aws import credentials_problem
 from runner.aws import EXPIRY_GRACE_MINUTES, AwsRun, AwsTarget, check_settings, worst_case_bench_cost
@@ -307,11 +308,12 @@ class Runs(Predict):
         return preflight(aws_types, aws, self.catalog().frame)[2]
 
     def estimate_run(self, run_dir: str | Path, overrides: dict[str, Any] | None = None, gpu: bool | None = None,
-                     options: PlanOptions | None = None, measured_only: bool = False) -> PlanDocument:
+                     options: PlanOptions | None = None, measured_only: bool = False,
+                     length: ScriptLength | None = None) -> PlanDocument:
         """A saved run's plan: its measured rows and every instance it did not measure predicted
         (`measured_only`: its measured rows alone), with plan options changed by `overrides` (None
         keeps the saved value) or `options` instead of the run's altogether (a front whose controls
-        show every option). Nothing is written.
+        show every option). Nothing is written. `length` is a script run's (Scripts.estimate_run).
         Raises JournalError (naming the file and the field) when `run_dir` is not a run journal,
         InputError when it has no results yet or an option is out of range."""
         journal = RunJournal.open(run_dir)
@@ -322,12 +324,23 @@ class Runs(Predict):
             return PlanDocument(WorkloadSummary.of(spec), plan, options, str(journal.path))
         return self.plan_of(spec, options, saved_results(journal), gpu, run_dir=journal.path)
 
-    def replan(self, run_dir: str | Path, overrides: dict[str, Any], measured_only: bool = False) -> PlanDocument:
-        """estimate_run with some plan options changed, and the new plan.json written.
+    def replan(self, run_dir: str | Path, overrides: dict[str, Any], measured_only: bool = False,
+               length: ScriptLength | None = None) -> PlanDocument:
+        """estimate_run with some plan options changed (a script's run: for `length` too), and the new plan.json
+        written; a script's run measured without a length of its own keeps the one given (its script.json).
         Raises what estimate_run raises, and OSError when plan.json cannot be written."""
-        doc = self.estimate_run(run_dir, overrides, measured_only=measured_only)
+        doc = self.estimate_run(run_dir, overrides, measured_only=measured_only, length=length)
+        if length is not None:
+            self.keep_script_length(run_dir, length)
         RunJournal.open(run_dir).write_plan(doc)
         return doc
+
+    def keep_script_length(self, run_dir: str | Path, length: ScriptLength) -> None:
+        """A script's run measured without a length of its own keeps `length` (its script.json), so later plans of
+        it need none; one with a length keeps its own (`length` was a what-if)."""
+        journal = RunJournal.open(run_dir)
+        if journal.is_script and journal.read_script().length == ScriptLength():
+            journal.write_script(journal.read_script().with_length(length))
 
     def new_run_dir(self, name: str, folder: str | Path | None = None, now: dt.datetime | None = None) -> Path:
         """Where a run of `name` journals in `folder` (None: planner-runs/), named as RunJournal.create

@@ -20,7 +20,8 @@ from planner.core.document import SCRIPT_KIND, PlanDocument, PlanOptions, PriceS
 from planner.core.candidates import LOCAL, Target, measured_candidate
 from planner.core.document import LeftRunning, choice_json
 from planner.core.script import (
-    ScriptEstimate, ScriptJob, ScriptRun, estimate_script, measured_script_candidate, script_candidates, script_said, steady_step,
+    RunLengthUnknown, ScriptEstimate, ScriptJob, ScriptLength, ScriptRun, estimate_script, measured_script_candidate,
+    script_candidates, script_said, steady_step,
 )
 from planner.errors import Cancelled, InputError
 from planner.journal import Measured, RunJournal, result_problems, typed
@@ -129,14 +130,21 @@ class Scripts(Runs):
             if cb.on_state:
                 cb.on_state(LOCAL.name, "running", 0.0, 0.0)
             try:
-                run, est = self.bench_script(path, args, seconds, total_steps, epochs, cancel, cb.on_progress, LOCAL.name,
-                                             workdir=cwd)
+                run = self.measure_script(path, args, seconds, epochs is not None, cancel, cb.on_progress, LOCAL.name,
+                                          workdir=cwd)
             except Cancelled as exc:
                 exc.run_dir = str(journal.path)  # type: ignore[attr-defined]
                 exc.unterminated_instances, exc.results_count = [], 0  # type: ignore[attr-defined]
                 raise
             here = script_result({**asdict(run), "script": path.name}, "", 0, seconds + SCRIPT_CAP_EXTRA_SECONDS)
-            record(LOCAL.label(here.device), Measured(LOCAL, here))
+            record(LOCAL.label(here.device), Measured(LOCAL, here))  # journaled before it is planned: nothing is lost
+            try:
+                est = estimate_script(run, total_steps, epochs)
+            except RunLengthUnknown as exc:  # the measurement stands: planned when a length is given
+                exc.run_dir = str(journal.path)  # type: ignore[attr-defined]
+                exc.hint = (f"{exc.hint}; or plan this measurement without measuring again: planner plan "
+                            f"{shown_path(str(journal.path))} --total-steps N")
+                raise
             if targets.auto:  # the instances a paid benchmark could change the decision for, within the budget
                 planned = self.script_plan(job, run, est, options)
                 choices = auto_benchmarks(benchmark_choices(planned.plan, aws), planned)
@@ -204,11 +212,12 @@ class Scripts(Runs):
         Raises JournalError naming the file and the field."""
         return RunJournal.open(run_dir).read_script()
 
-    def saved_script(self, run_dir: str | Path) -> tuple[ScriptJob, ScriptRun, ScriptEstimate]:
-        """A script run's job, its timeline here and its whole run extrapolated again (what the TUI's Workload
-        pane shows as detected). Raises JournalError (naming the file and the field), InputError (no result here)."""
+    def saved_script(self, run_dir: str | Path, length: ScriptLength | None = None) -> tuple[ScriptJob, ScriptRun, ScriptEstimate]:
+        """A script run's job (planned for `length`; None: the one it was run with), its timeline here and its
+        whole run extrapolated again (what the TUI's Workload pane shows as detected). Raises JournalError (naming
+        the file and the field), InputError (no result here; RunLengthUnknown: no length to plan it for)."""
         journal = RunJournal.open(run_dir)
-        job = journal.read_script()
+        job = journal.read_script().with_length(length)
         runs = _timelines(journal, journal.read_results())
         run = runs[_here(journal, runs)]
         return job, run, estimate_script(run, job.total_steps, job.epochs)
@@ -225,16 +234,21 @@ class Scripts(Runs):
         return script_folder(path, folder=script_workdir(path, workdir))
 
     def estimate_run(self, run_dir: str | Path, overrides: dict[str, Any] | None = None, gpu: bool | None = None,
-                     options: PlanOptions | None = None, measured_only: bool = False) -> PlanDocument:
+                     options: PlanOptions | None = None, measured_only: bool = False,
+                     length: ScriptLength | None = None) -> PlanDocument:
         """A saved run's plan (see Runs.estimate_run); a script's run is re-planned from its journal: each
-        target's timeline extrapolated again, every instance not measured predicted from this machine's
-        (`measured_only`: its measured rows alone).
-        Raises JournalError (naming the file and the field), InputError (no result here yet; an option out of range)."""
+        target's timeline extrapolated again (for `length`, a what-if; None: the length it was run with), every
+        instance not measured predicted from this machine's (`measured_only`: its measured rows alone).
+        Raises JournalError (naming the file and the field), InputError (no result here yet; an option out of range;
+        a length given for a spec's run; RunLengthUnknown)."""
         journal = RunJournal.open(run_dir)
         if not journal.is_script:
+            if length is not None:
+                raise InputError("--total-steps and --epochs re-plan a script's run; a spec's run is as long as its "
+                                 "train.epochs", hint="change train.epochs in the spec and estimate or run it again")
             return super().estimate_run(run_dir, overrides, gpu, options, measured_only)
         options = options or saved_options(journal, overrides or {})
-        job = journal.read_script()
+        job = journal.read_script().with_length(length)
         results = journal.read_results()
         runs = _timelines(journal, results)
         here_label = _here(journal, runs)

@@ -6,7 +6,8 @@ as they arrive. `planner tui RUN_DIR` (or `o`) opens a saved run.
 
 Keys (also in the footer, the key panel `?` and the command palette `ctrl+p`): 1-5 switch panes
 (F1-F5 from inside a text field too), e estimates, r runs (ctrl+r anywhere), c cancels, o opens a
-run, ctrl+s saves, f toggles form/YAML, ctrl+t the theme, ? the keys (esc closes), q quits — every
+run, s sets a script's run length (steps or epochs, planned from the measurement made), ctrl+s saves,
+f toggles form/YAML, ctrl+t the theme, ? the keys (esc closes), q quits — every
 quit path (q, ctrl+q, the palette) asks while a run is live or the spec has unsaved edits.
 Work runs in Textual thread workers; errors show with the CLI's text. Quitting, and the signals
 that quit, are planner/tui/quitting.py's.
@@ -21,9 +22,9 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 
-from planner.service import PlannerService
+from planner.service import PlannerService, RunLengthUnknown, ScriptLength
 from planner.tui.commands import PANES, PlannerCommands
-from planner.tui.dialogs import OpenRun
+from planner.tui.dialogs import OpenRun, RunLength
 from planner.tui.instances import InstancesPane
 from planner.tui.answers import Answers
 from planner.tui.messages import EstimateDone, PlanShown, PlanStatus, RunFinished, RunResult, SpecChanged, SpecLoaded, TargetsChanged
@@ -59,6 +60,7 @@ class PlannerApp(Quitting, App):
         Binding("ctrl+r", "run", "Run", show=False, priority=True),  # also from inside the editor
         Binding("e", "estimate", "Estimate", show=False),
         Binding("o", "open_run", "Open run", show=False),
+        Binding("s", "length", "Steps"),  # a script's whole run, planned for another length (footer: a script only)
         Binding("f", "toggle_form", "Form/YAML", show=False),
         Binding("ctrl+t", "toggle_theme", "Theme", show=False),
         Binding("question_mark", "toggle_help", "Keys", key_display="?"),
@@ -136,6 +138,10 @@ class PlannerApp(Quitting, App):
         try:
             self.service.run_script(script, self.script_args, parse_targets("local"), options, self.estimate_seconds,
                                     self.total_steps, self.epochs, out, workdir=self.workdir)
+        except RunLengthUnknown as exc:  # measured and journaled: asked for the length, then planned from it
+            self.call_from_thread(self._script_measured, None)
+            self.call_from_thread(self.ask_length, str(out), exc.message)
+            return
         except PlannerError as exc:
             self.call_from_thread(self.notify, exc.render(), severity="error", timeout=30)
             self.call_from_thread(self.results.show_status, exc.message.splitlines()[0])
@@ -302,13 +308,51 @@ class PlannerApp(Quitting, App):
 
         self.push_screen(OpenRun(self.service.saved_runs(self.runs_folder), str(folder)), opened)
 
-    def open_run(self, run_dir: str) -> None:
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "length":
+            return self.script is not None  # a spec's run is its train.epochs
+        return True
+
+    def action_length(self) -> None:
+        """A script's whole run, planned for another length (the measurement made, not measured again)."""
+        run_dir = self.results.run_dir
+        if self.script is None or not run_dir:
+            self.notify("s sets a script's run length once it is measured; a spec's run is its train.epochs",
+                        severity="warning")
+            return
+        self.ask_length(run_dir, f"{script_title(self.script, self.script_args)}: how long is the whole run?",
+                        ScriptLength(self.total_steps, self.epochs))
+
+    def ask_length(self, run_dir: str, why: str, length: ScriptLength | None = None) -> None:
+        """Ask for a script run's length (its measurement cannot know it, or `l`), then plan the run for it."""
+        def given(length: ScriptLength | None) -> None:
+            if length is None:
+                self.results.show_status("no run length: press s to give one")
+                return
+            try:
+                self.service.saved_script(run_dir, length)  # plans it: a length it cannot plan for is asked again
+                self.service.keep_script_length(run_dir, length)
+            except RunLengthUnknown as exc:
+                self.ask_length(run_dir, exc.message, length)
+                return
+            except PlannerError as exc:
+                self.notify(exc.render(), severity="error")
+                return
+            self.open_run(run_dir, length)
+
+        self.push_screen(RunLength(why, length), given)
+
+    def open_run(self, run_dir: str, length: ScriptLength | None = None) -> None:
         """Show a saved run: its plan (every instance it did not measure predicted) and its spec (a script's
-        run: the script, read-only, and what was found in it)."""
+        run: the script, read-only, and what was found in it; planned for `length`, None: its own)."""
         path = Path(run_dir)
         try:
             if self.service.is_script_run(path):
-                job, measured, est = self.service.saved_script(path)
+                try:
+                    job, measured, est = self.service.saved_script(path, length)
+                except RunLengthUnknown as exc:
+                    self.ask_length(str(path), exc.message)
+                    return
                 self.script, self.script_args, self.total_steps, self.epochs = job.path, job.args, job.total_steps, job.epochs
                 self.workdir = job.workdir
                 self.query_one(WorkloadPane).show_script(job.path, job.args, script_rows(measured, est), job.script,

@@ -20,6 +20,7 @@ def planner_commands(app: Any) -> list[tuple[str, str, Callable[[], Any]]]:
         ("Cancel run", "Stop the run and terminate everything it started (c)", app.action_cancel),
         ("Save spec", "Write the editor's spec to its file (ctrl+s)", app.action_save),
         ("Open run", "Open a saved run from the runs folder (o)", app.action_open_run),
+        ("Run length", "Plan a script's whole run for N steps or epochs, from the measurement made (s)", app.action_length),
         ("Toggle form", "Edit the spec as a form or as YAML (f)", app.action_toggle_form),
         ("Toggle dark/light theme", "Switch between the dark and the light theme (ctrl+t)", app.action_toggle_theme),
         ("Quit planner", "Quit (asks while a run is live or edits are unsaved) (q)", app.action_quit),

@@ -1,6 +1,8 @@
 """The app's dialogs: the quit confirmation (every quit path asks while a run is live or the spec
-has unsaved edits, and says which), and the run picker (the saved runs of the runs folder, newest
-first, with what each recommended — PlannerService.saved_runs — or any run directory typed in)."""
+has unsaved edits, and says which), the run picker (the saved runs of the runs folder, newest
+first, with what each recommended — PlannerService.saved_runs — or any run directory typed in), and a
+script's run length (its whole run in optimizer steps or DataLoader epochs, when the measurement cannot
+know it, or to plan another)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
+
+from planner.service import ScriptLength
+from planner.service.inputs import parse_flag
 
 if TYPE_CHECKING:
     from planner.service import SavedRun
@@ -94,6 +99,62 @@ class OpenRun(ModalScreen[str | None]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.value.strip():
             self.dismiss(event.value.strip())
+
+    def action_dismiss_none(self) -> None:
+        self.dismiss(None)
+
+
+class RunLength(ModalScreen[ScriptLength | None]):
+    """How long the script's whole run is: optimizer steps or DataLoader epochs, each read by its flag's rule
+    (--total-steps, --epochs); dismissed with the length, or None (esc). `why`: what asks for it."""
+
+    DEFAULT_CSS = """
+    RunLength { align: center middle; }
+    RunLength > Vertical { width: 90%; max-width: 80; height: auto; border: thick $primary; background: $surface; padding: 1 2; }
+    RunLength #length-why { height: auto; margin-bottom: 1; }
+    RunLength .length-field { height: 1; margin-bottom: 1; }
+    RunLength .length-field Label { width: 14; }
+    RunLength Input { width: 1fr; }
+    RunLength #length-error { height: auto; color: $error; }
+    """
+    BINDINGS = [Binding("escape", "dismiss_none", "Close")]
+
+    def __init__(self, why: str, length: ScriptLength | None = None):
+        super().__init__()
+        self.why, self.length = why, length or ScriptLength()
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Text(self.why + "\nGive one: enter plans the measurement made, without measuring again; esc "
+                              "closes."), id="length-why")
+            with Horizontal(classes="length-field"):
+                yield Label("total steps")
+                yield Input(str(self.length.total_steps or ""), placeholder="optimizer steps of the whole run",
+                            id="length-steps", compact=True)
+            with Horizontal(classes="length-field"):
+                yield Label("or epochs")
+                yield Input(str(self.length.epochs or ""), placeholder="DataLoader epochs (an epoch must have been seen)",
+                            id="length-epochs", compact=True)
+            yield Static("", id="length-error")
+
+    def on_mount(self) -> None:
+        self.query_one("#length-steps", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        steps = self.query_one("#length-steps", Input).value.strip()
+        epochs = self.query_one("#length-epochs", Input).value.strip()
+        error = self.query_one("#length-error", Static)
+        if bool(steps) == bool(epochs):
+            error.update("give one: total steps, or epochs")
+            return
+        try:
+            length = (ScriptLength(total_steps=parse_flag("--total-steps", steps)) if steps
+                      else ScriptLength(epochs=parse_flag("--epochs", epochs)))
+        except ValueError as exc:
+            error.update(Text(f"{'total steps' if steps else 'epochs'}: {exc}"))
+            return
+        self.dismiss(length)
 
     def action_dismiss_none(self) -> None:
         self.dismiss(None)

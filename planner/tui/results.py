@@ -22,6 +22,7 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
 
+from planner.service import ScriptJob
 from planner.errors import PlannerError
 from planner.tui.answers import Answers
 from planner.tui.chart import LEGEND, PlanChart
@@ -217,8 +218,8 @@ class ResultsPane(Vertical):
     def _replan(self, generation: int, options, run_dir: str | None, spec, results: dict[str, Measured]) -> None:
         service, call = planner_app(self).service, self.app.call_from_thread
         try:
-            if run_dir:
-                doc = service.estimate_run(run_dir, options=options)
+            if run_dir:  # a script's run: for the length its job holds (the app's, when one was given)
+                doc = service.estimate_run(run_dir, options=options, length=spec.length if isinstance(spec, ScriptJob) else None)
             else:
                 doc = service.estimate_from(spec, options, results)
         except PlannerError as exc:

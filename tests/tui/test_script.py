@@ -53,3 +53,54 @@ def test_a_script_is_measured_shown_read_only_and_planned_and_its_what_ifs_repla
             assert listed.option_count == 2 and "reinforce.py --episodes 100000" in str(listed.get_option_at_index(0).prompt)
 
     asyncio.run(scenario())
+
+
+def test_a_script_run_without_a_length_asks_for_it_and_plans_the_measurement_made(tmp_path):
+    """Its measurement was journaled (no --total-steps, no DataLoader): the TUI asks for the length, plans the run
+    for it without measuring again and keeps it as the run's; `s` plans another (a what-if, not kept)."""
+    import json
+    import shutil
+
+    from textual.widgets import Input
+
+    from planner.tui.dialogs import RunLength
+    from tests.conftest import ROOT
+
+    run = shutil.copytree(ROOT / "tests/cli/fixtures/run-reinforce-no-length", tmp_path / "run")
+    job = json.loads((run / "script.json").read_text())
+    (run / "script.json").write_text(json.dumps({**job, "path": str(EXAMPLES / "scripts" / "reinforce.py")}))
+
+    async def scenario():
+        app = PlannerApp(str(run))  # `planner tui RUN_DIR`
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, RunLength), timeout=30)
+            assert "the whole run's length is not known" in str(app.screen.query_one("#length-why", Static).render())
+            await pilot.press("enter")  # nothing typed: said, not planned
+            assert "give one" in str(app.screen.query_one("#length-error", Static).render())
+            app.screen.query_one("#length-steps", Input).value = "0"
+            await pilot.press("enter")  # out of range: the flag's own rule
+            said = str(app.screen.query_one("#length-error", Static).render())
+            assert said.startswith("total steps: must be a whole number between 1 and") and "got '0'" in said
+            app.screen.query_one("#length-steps", Input).value = ""
+            app.screen.query_one("#length-epochs", Input).value = "3"
+            await pilot.press("enter")  # no DataLoader epoch was seen: asked again, why said, nothing kept
+            await wait_for(pilot, lambda: isinstance(app.screen, RunLength) and "iterated no DataLoader" in str(
+                app.screen.query_one("#length-why", Static).render()), timeout=10)
+            assert json.loads((run / "script.json").read_text())["epochs"] is None
+            app.screen.query_one("#length-epochs", Input).value = ""
+            app.screen.query_one("#length-steps", Input).value = "2000"
+            await pilot.press("enter")
+            results = app.query_one(ResultsPane)
+            await wait_for(pilot, lambda: results.doc is not None, timeout=60)
+            assert results.doc.workload.total_steps == 2000 and json.loads((run / "script.json").read_text())["total_steps"] == 2000
+            await pilot.press("s")  # another length: planned from the same measurement
+            await wait_for(pilot, lambda: isinstance(app.screen, RunLength), timeout=10)
+            assert app.screen.query_one("#length-steps", Input).value == "2000"  # the length planned now
+            app.screen.query_one("#length-steps", Input).value = "6000"
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: results.doc is not None and results.doc.workload.total_steps == 6000, timeout=60)
+            assert app.total_steps == 6000  # what `r` would run with
+            assert json.loads((run / "script.json").read_text())["total_steps"] == 2000  # the run's own is kept
+            assert not (run / "results" / "local-cpu.json").read_text() == ""  # nothing measured again
+
+    asyncio.run(scenario())

@@ -1,0 +1,57 @@
+"""A script's run measured without a length keeps its measurement (journaled before it is planned), and
+`planner plan RUN_DIR --total-steps N | --epochs N` plans it without measuring again: the first length given is
+kept as the run's, a later one is a what-if. Fixture: tests/cli/fixtures/run-reinforce-no-length (the RL
+agent measured here with no --total-steps: no DataLoader, so no epochs either)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from tests.cli.helpers import planner
+from tests.conftest import EXAMPLES, ROOT
+
+NO_LENGTH = ROOT / "tests/cli/fixtures/run-reinforce-no-length"
+
+
+@pytest.fixture()
+def run_dir(tmp_path):
+    run = shutil.copytree(NO_LENGTH, tmp_path / "run")
+    job = json.loads((run / "script.json").read_text())
+    (run / "script.json").write_text(json.dumps({**job, "path": str(EXAMPLES / "scripts" / "reinforce.py")}))
+    return run
+
+
+def length_of(run) -> tuple:
+    job = json.loads((run / "script.json").read_text())
+    return job["total_steps"], job["epochs"]
+
+
+def test_a_run_without_a_length_asks_for_one_then_keeps_the_first_given(run_dir):
+    r = planner("plan", run_dir)
+    assert r.code == 2 and "the whole run's length is not known" in r.err and "--total-steps N" in r.err
+    r = planner("plan", run_dir, "--epochs", "3")  # no DataLoader epoch was seen: epochs cannot be counted in steps
+    assert r.code == 2 and "iterated no DataLoader" in r.err and "Traceback" not in r.err
+    assert length_of(run_dir) == (None, None)  # nothing kept from a length that cannot plan it
+    r = planner("plan", run_dir, "--total-steps", "2000", "--json")
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    assert doc["workload"]["total_steps"] == 2000 and doc["workload"]["script_args"] == ["--episodes", "100000"]
+    assert length_of(run_dir) == (2000, None)  # the run's length now
+    assert json.loads((run_dir / "plan.json").read_text())["workload"]["total_steps"] == 2000
+    again = json.loads(planner("plan", run_dir, "--json").out)  # no flag: the kept length
+    assert again["workload"]["total_steps"] == 2000
+    longer = json.loads(planner("plan", run_dir, "--total-steps", "8000", "--json").out)  # a what-if on top
+    assert longer["workload"]["total_steps"] == 8000 and length_of(run_dir) == (2000, None)
+    here = {d["workload"]["total_steps"]: next(o for o in d["options"] if o["target"] == "local") for d in (again, longer)}
+    assert here[8000]["train_seconds"] > 3 * here[2000]["train_seconds"] - here[2000]["one_time_seconds"] * 3  # ~4x the steps
+    r = planner("plan", run_dir, "--total-steps", "2000", "--epochs", "2")
+    assert r.code == 2 and "give one length" in r.err
+
+
+def test_a_length_for_a_specs_run_is_refused_by_name(tmp_path):
+    run = shutil.copytree(ROOT / "tests/tui/fixtures/run-surface-mlp", tmp_path / "run")
+    r = planner("plan", run, "--total-steps", "100")
+    assert r.code == 2 and "re-plan a script's run" in r.err and "train.epochs" in r.err
