@@ -350,7 +350,12 @@ class PlannerApp(Quitting, App):
             if self.service.is_script_run(path):
                 try:
                     job, measured, est = self.service.saved_script(path, length)
-                except RunLengthUnknown as exc:
+                except RunLengthUnknown as exc:  # the script shown, its length asked for
+                    job = self.service.script_job(path)
+                    self.script, self.script_args, self.workdir = job.path, job.args, job.workdir
+                    self.query_one(WorkloadPane).show_script(job.path, job.args, None, job.script, workdir=job.workdir)
+                    self.sub_title = script_title(job.script, job.args)
+                    self.results.run_dir = str(path)  # `s` asks again
                     self.ask_length(str(path), exc.message)
                     return
                 self.script, self.script_args, self.total_steps, self.epochs = job.path, job.args, job.total_steps, job.epochs

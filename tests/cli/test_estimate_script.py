@@ -20,7 +20,7 @@ def test_an_agent_stepping_a_python_environment_is_answered_with_a_cpu():
     assert r.code == 0, r.err
     doc = json.loads(r.out)
     assert doc["workload"]["kind"] == "script" and doc["workload"]["total_steps"] == 2000
-    assert doc["workload"]["data_location"] == "--episodes 100000"  # the script's arguments, as planned
+    assert doc["workload"]["script_args"] == ["--episodes", "100000"]  # the script's arguments, as planned
     assert doc["recommendation"]["device"] == "cpu" and doc["answers"]["rent"]["device"] == "cpu"
     gpus = [o for o in doc["options"] if o["device"] == "cuda" and o["step_seconds"]]
     assert gpus and all(o["source"] == "predicted" for o in gpus)

@@ -75,6 +75,7 @@ def test_a_script_run_without_a_length_asks_for_it_and_plans_the_measurement_mad
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: isinstance(app.screen, RunLength), timeout=30)
             assert "the whole run's length is not known" in str(app.screen.query_one("#length-why", Static).render())
+            assert app.sub_title == "reinforce.py --episodes 100000"  # the script shown behind the question
             await pilot.press("enter")  # nothing typed: said, not planned
             assert "give one" in str(app.screen.query_one("#length-error", Static).render())
             app.screen.query_one("#length-steps", Input).value = "0"
