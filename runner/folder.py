@@ -51,7 +51,9 @@ class Shipped:
         """The listing the progress log shows before anything is launched."""
         names = [name.split("/", 1)[-1] for _, name in self.files]
         shown = ", ".join(names[:12]) + (f", ... ({len(names) - 12} more)" if len(names) > 12 else "")
-        out = [f"shipping {len(names)} file(s), {self.total_bytes / 1024:,.1f} KiB, from {self.folder}: {shown}"]
+        here = Path.cwd()
+        where = os.path.relpath(self.folder) if here == self.folder or here in self.folder.parents else str(self.folder)
+        out = [f"shipping {len(names)} file(s), {self.total_bytes / 1024:,.1f} KiB, from {where}: {shown}"]
         secrets = [p for p, why in self.left_out if why == "a secret"]
         if secrets:
             out.append("never shipped (secrets): " + ", ".join(secrets))

@@ -24,7 +24,7 @@ import sys
 
 from planner import __version__
 from planner.cli import account, completion, config, measure, plan
-from planner.cli.common import Parser, run_with_out_file, settle_output
+from planner.cli.common import Parser, run_with_out_file, settle_output, take_task
 from planner.errors import ExitCode, PlannerError
 
 
@@ -83,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         return ExitCode.BAD_INPUT
     try:
         settle_output(args)
+        take_task(args)  # a SkyPilot task YAML: the script it runs, in its workdir
         return run_with_out_file(handler, args)
     except PlannerError as exc:
         sys.stderr.write(error_text(exc) + "\n")

@@ -8,6 +8,7 @@ import argparse
 import functools
 import os
 import re
+import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from planner.errors import ExitCode, InputError, RunError
 from planner.report.export import FORMATS, table_text
 from planner.report.text import escape, progress_text, to_json
-from planner.service import OBJECTIVES, SCRIPT_CAP_EXTRA_SECONDS
+from planner.service import OBJECTIVES, SCRIPT_CAP_EXTRA_SECONDS, PlannerService
 from planner.report.plan import (
     DEFAULT_GROUP_BY, GROUP_BY, answers_text, failed_lines, plan_table, recommendation_text, shown_line, shown_options,
 )
@@ -426,3 +427,43 @@ def write_chart(doc: PlanDocument, path: str | None) -> None:
     shown = f"{len(data.points)} options" if data else "no option to draw"
     stderr().print(f"chart: {escape(path)} ({shown}; the headline {escape(doc.recommendation.target or 'none')} marked)",
                    highlight=False)
+
+
+def take_task(args: argparse.Namespace) -> None:
+    """`planner COMMAND task.yaml [-- ARGS]`: a SkyPilot task read as the training script it runs
+    (PlannerService.task): the arguments become those of `planner COMMAND WORKDIR/SCRIPT.py --workdir WORKDIR
+    [--requirements FILE] -- TASK_ARGS ARGS`, said on stderr with what of the task is not used. A workload spec is
+    left as it is."""
+    spec = getattr(args, "spec", None)
+    if not spec or not str(spec).endswith((".yaml", ".yml")):
+        return
+    task = PlannerService().task(spec)
+    if task is None:
+        return
+    if getattr(args, "workdir", None):
+        raise InputError(f"--workdir {args.workdir}: {task.source} has its own (workdir: {task.workdir})",
+                         hint="leave --workdir out: the task's workdir is used, as `sky launch` uses it")
+    workdir = os.path.expanduser(task.workdir)
+    if not os.path.isdir(workdir):
+        raise InputError(f"{task.source}: workdir: {task.workdir}: no such folder here",
+                         hint="a relative workdir is relative to where the planner runs, as for `sky launch`: run it from "
+                              "the folder the task is written for, or fix workdir")
+    if not os.path.isfile(os.path.join(workdir, task.script)):
+        beside = Path(spec).parent
+        here = os.path.isfile(beside / os.path.expanduser(task.workdir) / task.script) and beside.resolve() != Path.cwd()
+        raise InputError(f"{task.source}: run: {task.script}: no such file in the workdir ({task.workdir})",
+                         hint=f"a relative workdir is relative to where the planner runs, as for `sky launch`: run it "
+                              f"from {shown_path(str(beside))}" if here
+                         else "the run command's script is relative to the workdir, as on the cluster")
+    args.spec = os.path.normpath(os.path.join(workdir, task.script))
+    args.workdir = workdir
+    args.script_args = [*task.args, *getattr(args, "script_args", [])]
+    if task.requirements and hasattr(args, "requirements") and not args.requirements:
+        args.requirements = os.path.normpath(os.path.join(workdir, task.requirements))
+    err = stderr()
+    shown = " ".join(shlex.quote(a) for a in [args.spec, *args.script_args])
+    err.print(f"{task.source}: SkyPilot task{f' {task.name}' if task.name else ''}: runs `python {shown}` in its workdir "
+              f"{workdir}" + (f", with setup's requirements {args.requirements}" if getattr(args, "requirements", None)
+                               and task.requirements else ""), markup=False, highlight=False, soft_wrap=True)
+    for line in task.notes:
+        note(line)

@@ -18,6 +18,8 @@ from planner.service.inputs import check_epochs, check_out_file, shown_path
 
 def cmd_check(args: argparse.Namespace) -> int:
     service = PlannerService()
+    if args.spec.endswith(".py"):
+        return _check_script(service, args)
     spec = service.load(args.spec)
     fp = service.footprint(spec)
     if args.json:
@@ -99,6 +101,29 @@ def machine_lines(drift: float | None, spread: float | None, recheck_step: float
             *verdict_lines(unsteady_reason(drift, spread))]
 
 
+def _check_script(service: PlannerService, args: argparse.Namespace) -> int:
+    """A training script checked without running it: it parses (its own syntax error, exit 1), and what of its
+    folder would ship; its parameters, FLOPs and memory are measured by running it (bench)."""
+    workdir = getattr(args, "workdir", None)
+    path = service.check_script(args.spec, workdir)
+    error = service.script_syntax(path)
+    if error is not None:
+        raise RunError(f"{args.spec} does not parse as Python; its own error: {error}",
+                       hint="fix the script; `python -m py_compile` shows the same")
+    shipped = service.shipped(path, workdir)
+    if args.json:
+        print_json({"script": args.spec, "parses": True, "folder": str(shipped.folder),
+                    "ships": [name for _, name in shipped.files], "total_bytes": shipped.total_bytes,
+                    "left_out": [{"path": p, "why": why} for p, why in shipped.left_out]})
+        return ExitCode.OK
+    err = stderr()
+    for line in shipped.lines():
+        err.print(line, markup=False, highlight=False, soft_wrap=True)
+    err.print(f"[green]ok[/]: {escape(args.spec)} parses as Python (checked, not run); its steps, parameters, FLOPs and "
+              f"memory are measured by running it: planner bench {escape(args.spec)} -- ARGS", highlight=False)
+    return ExitCode.OK
+
+
 def verdict_lines(why: str | None) -> list[str]:
     """What a validate run's error means, given why the machine did not hold its speed (None: it did)."""
     if not why:
@@ -152,8 +177,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def add_parsers(sub) -> None:
-    p = sub.add_parser("check", help="validate a workload spec; print parameters, FLOPs and training memory")
-    p.add_argument("spec", help="workload spec (YAML or JSON)")
+    p = sub.add_parser("check", help="validate a workload spec (print parameters, FLOPs and training memory), or check that a "
+                       "training script parses and list what of its folder would ship")
+    p.add_argument("spec", help="workload spec (YAML or JSON), training script (train.py) or SkyPilot task (task.yaml)")
     output_arguments(p)
     p.set_defaults(handler=cmd_check)
 

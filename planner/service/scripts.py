@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.core.decide import Said, decide
+from planner.core.task import Task
 from planner.core.document import SCRIPT_KIND, PlanDocument, PlanOptions, PriceSource, WorkloadSummary
 from planner.core.candidates import LOCAL, Target, measured_candidate
 from planner.core.document import LeftRunning, choice_json
@@ -196,12 +197,42 @@ class Scripts(Runs):
         journal.write_plan(doc)
         return doc, journal
 
+    def task(self, path: str | Path) -> Task | None:
+        """A SkyPilot task YAML read as the training script it runs (planner/core/task.py: its workdir, its one
+        python command, the requirements its setup installs, what of it is not used); None when `path` is not one
+        (a workload spec: its own loader says what is wrong with it). Raises InputError naming the task's field
+        when it is a task the planner cannot plan."""
+        from planner.core.task import is_task, read_task
+        from planner.errors import SpecError
+        from planner.workload.load import load_yaml, read_spec_file
+
+        if Path(path).suffix not in (".yaml", ".yml") or not Path(path).is_file():
+            return None
+        try:
+            data = load_yaml(read_spec_file(path), str(path))
+        except SpecError:
+            return None
+        return read_task(data, shown_path(str(path))) if is_task(data) else None
+
     def check_script(self, script: str | Path, workdir: str | Path | None = None) -> Path:
         """The training script to run. Raises InputError unless it is a readable .py file (inside `workdir`, a
         folder, when one is given)."""
         path = script_path(script)
         script_workdir(path, workdir)
         return path
+
+    def script_syntax(self, script: str | Path) -> str | None:
+        """Whether the training script parses as Python (compiled, never run: its code runs only in a child
+        process): its own syntax error ("line 3: invalid syntax"), or None. Raises InputError (not a .py file)."""
+        path = script_path(script)
+        data = path.read_bytes()
+        try:
+            compile(data, str(path), "exec", dont_inherit=True)
+        except SyntaxError as exc:
+            return f"line {exc.lineno}: {exc.msg}" + (f"\n    {exc.text.strip()}" if exc.text else "")
+        except ValueError as exc:  # null bytes
+            return str(exc)
+        return None
 
     def is_script_run(self, run_dir: str | Path) -> bool:
         """Whether `run_dir` journals a user's script (script.json) rather than a spec."""

@@ -1,0 +1,182 @@
+"""Pure: a SkyPilot task YAML read as the training script it runs, so a SkyPilot user plans the task they
+already have (`planner estimate task.yaml`, `run`, `bench`, `validate`, `tui`): its `workdir` is the script's
+folder (shipped whole, as `sky launch` syncs it), its `run` command's one `python SCRIPT.py ARGS` is the script
+and its arguments (`$VAR` and `${VAR}` from its `envs`), and a `pip install -r FILE` in its `setup` is
+`--requirements FILE`.
+
+What the planner does not do with a task is said, never dropped silently (`Task.notes`): setup's other commands
+and run's other lines are not run, `resources` do not narrow the plan (every instance is planned), `num_nodes`
+is planned as one node, `file_mounts` are not mounted. What it cannot plan is refused by field, with the fix: a
+task without a workdir or a run, a run with no python line or several, `python -m MODULE`, a launcher of
+several processes (torchrun, accelerate, deepspeed), a `$VAR` its envs do not set.
+
+Options considered for `run`: executing it in a shell would run whatever it holds (a `cd`, a download, a
+loop), which the launcher cannot time or contain; taking its one python line is what the launcher can run
+unchanged, and is the common shape of a training task. A shape the planner does not take is refused with the
+command that plans the script directly.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+
+from planner.errors import InputError
+
+PYTHON = re.compile(r"^python(3(\.\d+)?)?$")
+LAUNCHERS = ("torchrun", "accelerate", "deepspeed", "mpirun", "horovodrun")
+SKIPPED = ("echo", "set", "nvidia-smi", "conda", "source", "export", "ls", "pwd", "date", "which")  # no step, no cost
+CUT = ("|", "||", "&&", ";", "&", ">", ">>", "2>", "2>&1", "&>", "1>")  # shlex keeps these as tokens
+PIP = re.compile(r"(?:^|\s)(?:python3?\s+-m\s+)?(?:uv\s+)?pip3?\s+install\s+(?:[^\n]*?\s)?-r\s+(\S+)")
+VAR = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
+
+
+@dataclass(frozen=True)
+class Task:
+    """A SkyPilot task as the planner runs it: the script (relative to the workdir) and its arguments, the
+    workdir as written (SkyPilot's rule: relative to where the command is run), the requirements file its setup
+    installs, and what of the task is not used (one line each)."""
+
+    source: str
+    workdir: str
+    script: str
+    args: list[str]
+    requirements: str | None = None
+    name: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def is_task(data: Any) -> bool:
+    """A SkyPilot task (a `run` command), not a workload spec (a `model`)."""
+    return isinstance(data, dict) and "run" in data and "model" not in data
+
+
+def _text(data: dict[str, Any], key: str, source: str) -> str | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InputError(f"{source}: {key}: must be text (a folder or shell commands), got {type(value).__name__}",
+                         hint=f"write {key} as SkyPilot does, e.g. `{key}: .`" if key == "workdir"
+                         else f"write {key} as a block: `{key}: |` then one command per line")
+    return value
+
+
+def _lines(script: str) -> list[str]:
+    """The commands of a shell block: continuation lines joined, comments and blank lines dropped."""
+    joined = re.sub(r"\\\n\s*", " ", script)
+    return [line.strip() for line in joined.splitlines() if line.strip() and not line.strip().startswith("#")]
+
+
+def _expand(line: str, envs: dict[str, str], source: str, strict: bool = True) -> str:
+    """`$VAR` and `${VAR}` from the task's envs; one it does not set is refused (`strict`: the command planned) or
+    left as written (a line the planner does not run)."""
+    def value(m: re.Match[str]) -> str:
+        name = m.group(1) or m.group(2)
+        if name not in envs and not strict:
+            return m.group(0)
+        if name not in envs:
+            raise InputError(f"{source}: run: ${name} is not set by the task's envs",
+                             hint=f"add it to envs (`envs: {{{name}: ...}}`), or write its value in the command")
+        return envs[name]
+
+    return VAR.sub(value, line)
+
+
+def _python_command(tokens: list[str], line: str, source: str) -> tuple[str, list[str], str]:
+    """(script, its arguments, what of the line is not run) of `python [-u] SCRIPT.py ARGS [| tee log]`."""
+    cut = next((i for i, t in enumerate(tokens) if t in CUT), len(tokens))
+    rest, tokens = " ".join(tokens[cut:]), tokens[:cut]
+    i = 1
+    while i < len(tokens) and tokens[i].startswith("-"):
+        if tokens[i] == "-m":
+            raise InputError(f"{source}: run: `{line}` runs a module (python -m), not a script file",
+                             hint="plan the script itself: planner estimate path/to/train.py -- ARGS")
+        i += 2 if tokens[i] in ("-W", "-X") else 1  # an interpreter flag and its value
+    if i >= len(tokens) or not tokens[i].endswith(".py"):
+        raise InputError(f"{source}: run: `{line}` names no script file (.py) after python",
+                         hint="the task's run should hold `python train.py ARGS`")
+    return tokens[i], tokens[i + 1:], rest
+
+
+def read_task(data: dict[str, Any], source: str) -> Task:
+    """The task as the planner runs it (see the module docstring). InputError naming the field."""
+    workdir = _text(data, "workdir", source)
+    run = _text(data, "run", source)
+    if not run or not run.strip():
+        raise InputError(f"{source}: run: is empty: nothing to plan", hint="give the task's training command: `run: python train.py ARGS`")
+    if workdir is None:
+        raise InputError(f"{source}: workdir: not set, so nothing would ship with the script",
+                         hint="add `workdir: .` (the folder that holds the script, as `sky launch` syncs it)")
+    envs = data.get("envs") or {}
+    if not isinstance(envs, dict):
+        raise InputError(f"{source}: envs: must be a mapping of names to values", hint="e.g. `envs: {EPOCHS: 10}`")
+    envs = {str(k): "" if v is None else str(v) for k, v in envs.items()}
+    notes: list[str] = []
+    found: list[tuple[str, list[str], str, str]] = []  # (script, args, rest, line)
+    for line in _lines(run):
+        try:
+            tokens = shlex.split(_expand(line, envs, source, strict=False), posix=True)
+            if tokens and PYTHON.match(tokens[0]):  # the command planned: every variable it uses must be known
+                tokens = shlex.split(_expand(line, envs, source), posix=True)
+        except ValueError as exc:  # an unclosed quote
+            raise InputError(f"{source}: run: `{line}`: {exc}", hint="close the quote, as the shell would need") from None
+        if not tokens:
+            continue
+        if tokens[0] in LAUNCHERS or (PYTHON.match(tokens[0]) and "-m" in tokens[1:3]
+                                      and any(t in LAUNCHERS or t.startswith("torch.distributed") for t in tokens[1:4])):
+            raise InputError(f"{source}: run: `{line}` starts several processes ({tokens[0]}): the planner measures one "
+                             "training process", hint="plan the script as one process: planner estimate train.py -- ARGS")
+        if PYTHON.match(tokens[0]):
+            found.append((*_python_command(tokens, line, source), line))
+        elif tokens[0] not in SKIPPED:
+            notes.append(f"{source}: run: `{line}` is not run by the planner (it runs the python command alone)")
+    if not found:
+        raise InputError(f"{source}: run: no `python SCRIPT.py ARGS` line to plan",
+                         hint="the planner runs the task's training script; plan it directly: planner estimate train.py -- ARGS")
+    if len(found) > 1:
+        raise InputError(f"{source}: run: {len(found)} python commands ({'; '.join(f'`{f[3]}`' for f in found)}): the "
+                         "planner plans one training script", hint="plan each script apart: planner estimate SCRIPT.py -- ARGS")
+    script, args, rest, line = found[0]
+    if rest:
+        notes.append(f"{source}: run: `{rest}` after the python command is not run")
+    setup = _text(data, "setup", source) or ""
+    requirements = None
+    for command in _lines(setup):
+        pip = PIP.search(_expand(command, envs, source, strict=False))
+        if pip and requirements is None:
+            requirements = pip.group(1)
+        elif command.split()[0] not in SKIPPED:
+            notes.append(f"{source}: setup: `{command}` is not run by the planner (only a pip install -r FILE is, as "
+                         "--requirements)")
+    resources = data.get("resources")
+    if resources:
+        notes.append(f"{source}: resources ({_short(resources)}) do not narrow the plan: every instance is planned, and "
+                     "--targets picks the ones benchmarked")
+    if (data.get("num_nodes") or 1) != 1:
+        notes.append(f"{source}: num_nodes: {data['num_nodes']}: planned as one node")
+    if data.get("file_mounts"):
+        notes.append(f"{source}: file_mounts are not mounted: the script's data must be in the workdir, or downloaded "
+                     "by the script")
+    if envs:
+        notes.append(f"{source}: envs are put into the run command ({', '.join(envs)}); the script does not get them "
+                     "as environment variables")
+    name = data.get("name")
+    return Task(source, workdir, script, list(args), requirements, str(name) if name is not None else None, notes)
+
+
+def _short(value: Any) -> str:
+    """A YAML value as it reads in the task: `accelerators: {T4: 1, A10G: 1}`, `cpus: 4+`."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_inner(v)}" for k, v in value.items())
+    return _inner(value)
+
+
+def _inner(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_inner(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_inner(v) for v in value) + "]"
+    return str(value)

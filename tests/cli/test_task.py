@@ -1,0 +1,47 @@
+"""`planner COMMAND task.yaml`: a SkyPilot task planned as the training script it runs (examples/scripts/
+sky-convnet.yaml): its workdir, its python command with its envs put in, said on stderr with what of the task is
+not used; what cannot be planned refused by field. None of these measure: `check` parses, `run --dry-run` lists."""
+
+from __future__ import annotations
+
+import json
+
+from tests.cli.helpers import planner
+from tests.conftest import EXAMPLES, ROOT
+
+SCRIPTS = EXAMPLES / "scripts"
+
+
+def test_a_skypilot_task_is_the_script_it_runs_in_its_workdir():
+    r = planner("check", "sky-convnet.yaml", cwd=SCRIPTS)
+    assert r.code == 0, r.err
+    assert "sky-convnet.yaml: SkyPilot task convnet: runs `python convnet.py --epochs 20` in its workdir ." in r.err
+    assert "resources (accelerators: {T4: 1, L4: 1, A10G: 1}) do not narrow the plan" in r.err  # said, not dropped
+    assert "ok: convnet.py parses as Python (checked, not run)" in r.err
+    r = planner("run", "sky-convnet.yaml", "--targets", "local,aws:g4dn.xlarge", "--dry-run", "--json", cwd=SCRIPTS)
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    assert doc["targets"] == ["local", "aws:g4dn.xlarge"] and "user/convnet.py" in doc["ships"]["files"]
+
+
+def test_a_relative_workdir_is_where_the_planner_runs_as_for_sky_launch():
+    r = planner("estimate", SCRIPTS / "sky-convnet.yaml", cwd=ROOT)  # refused before anything is measured
+    assert r.code == 2 and "run: convnet.py: no such file in the workdir (.)" in r.err
+    assert "run it from examples/scripts" in r.err.replace(str(ROOT) + "/", "")
+
+
+def test_what_a_task_cannot_give_is_refused_by_field(tmp_path):
+    (tmp_path / "train.py").write_text("print('hi')\n")
+    task = tmp_path / "task.yaml"
+    task.write_text("workdir: .\nrun: |\n  torchrun --nproc_per_node 2 train.py\n")
+    r = planner("estimate", "task.yaml", cwd=tmp_path)
+    assert r.code == 2 and "starts several processes (torchrun)" in r.err and "Traceback" not in r.err
+    task.write_text("workdir: .\nrun: python train.py\n")
+    r = planner("bench", "task.yaml", "--workdir", ".", cwd=tmp_path)
+    assert r.code == 2 and "--workdir .: task.yaml has its own (workdir: .)" in r.err
+    task.write_text("workdir: nowhere\nrun: python train.py\n")
+    r = planner("validate", "task.yaml", cwd=tmp_path)
+    assert r.code == 2 and "workdir: nowhere: no such folder here" in r.err
+    (tmp_path / "spec.yaml").write_text("name: x\nrun: [1]\nmodel: {kind: mlp}\n")  # a spec (a model): a spec's errors
+    r = planner("check", tmp_path / "spec.yaml")
+    assert r.code == 2 and "SkyPilot" not in r.err

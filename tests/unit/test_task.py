@@ -1,0 +1,70 @@
+"""A SkyPilot task YAML read as the training script it runs (planner/core/task.py): its workdir, its one python
+command with the task's envs put in, the requirements its setup installs, what of it is not used said; what
+cannot be planned refused by field, with the fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.core.task import is_task, read_task
+from planner.errors import InputError
+
+TASK = {
+    "name": "cifar",
+    "workdir": ".",
+    "resources": {"accelerators": "A10G:1"},
+    "envs": {"EPOCHS": 10, "LR": "0.1"},
+    "setup": "echo installing\npip install -r requirements.txt\nwget https://example.com/data.tar\n",
+    "run": "set -e\n# train\npython -u train.py --epochs $EPOCHS \\\n  --lr ${LR} --out /tmp/x 2>&1 | tee log.txt\n",
+}
+
+
+def test_a_task_is_its_python_command_in_its_workdir_with_its_requirements():
+    task = read_task(TASK, "task.yaml")
+    assert (task.workdir, task.script, task.requirements, task.name) == (".", "train.py", "requirements.txt", "cifar")
+    assert task.args == ["--epochs", "10", "--lr", "0.1", "--out", "/tmp/x"]  # envs put in, continuation joined
+    said = "\n".join(task.notes)
+    assert "`2>&1 | tee log.txt` after the python command is not run" in said
+    assert "setup: `wget https://example.com/data.tar` is not run" in said and "echo installing" not in said
+    assert "resources (accelerators: A10G:1) do not narrow the plan" in said
+    assert "the script does not get them as environment variables" in said
+
+
+def test_a_task_is_told_from_a_workload_spec():
+    assert is_task(TASK) and not is_task({"model": {"kind": "mlp"}, "run": "x"}) and not is_task(["run"])
+
+
+@pytest.mark.parametrize("change, said, fix", [
+    ({"workdir": None}, "task.yaml: workdir: not set", "workdir: ."),
+    ({"workdir": {"url": "https://github.com/x/y"}}, "task.yaml: workdir: must be text", "workdir: ."),
+    ({"run": "  \n"}, "task.yaml: run: is empty", "python train.py"),
+    ({"run": "echo hi\nls"}, "run: no `python SCRIPT.py ARGS` line to plan", "planner estimate train.py"),
+    ({"run": "python a.py\npython b.py"}, "run: 2 python commands (`python a.py`; `python b.py`)", "each script apart"),
+    ({"run": "python -m mypkg.train"}, "runs a module (python -m), not a script file", "plan the script itself"),
+    ({"run": "torchrun --nproc_per_node 8 train.py"}, "starts several processes (torchrun)", "as one process"),
+    ({"run": "python -m torch.distributed.run train.py"}, "starts several processes", "as one process"),
+    ({"run": "python --version"}, "names no script file (.py) after python", "python train.py ARGS"),
+    ({"run": "python train.py --seed $SEED"}, "run: $SEED is not set by the task's envs", "add it to envs"),
+    ({"envs": ["EPOCHS"]}, "envs: must be a mapping", "EPOCHS"),
+    ({"run": "python train.py --name 'x"}, "No closing quotation", "close the quote"),
+    ({"run": 42}, "run: must be text", "run: |"),
+])
+def test_what_cannot_be_planned_is_refused_by_field_with_the_fix(change, said, fix):
+    data = {**TASK, **change}
+    if change.get("workdir", "") is None:
+        del data["workdir"]
+    with pytest.raises(InputError) as caught:
+        read_task(data, "task.yaml")
+    assert said in caught.value.message and fix in (caught.value.hint or "")
+
+
+def test_variables_the_task_does_not_set_are_refused_only_in_the_command_planned():
+    task = read_task({**TASK, "setup": "cd $HOME && pip install -r reqs.txt", "run": "echo $SKYPILOT_NODE_RANK\npython t.py"},
+                     "t.yaml")
+    assert task.requirements == "reqs.txt" and task.script == "t.py"  # the others are not run: left as written
+
+
+def test_one_node_and_mounts_are_said():
+    task = read_task({**TASK, "num_nodes": 4, "file_mounts": {"/data": "s3://b"}}, "t.yaml")
+    assert any("num_nodes: 4: planned as one node" in n for n in task.notes)
+    assert any("file_mounts are not mounted" in n for n in task.notes)
