@@ -106,11 +106,11 @@ def _check_script(service: PlannerService, args: argparse.Namespace) -> int:
     folder would ship; its parameters, FLOPs and memory are measured by running it (bench)."""
     workdir = getattr(args, "workdir", None)
     path = service.check_script(args.spec, workdir)
+    shipped = service.shipped(path, workdir)  # bounded first: a folder too big to ship is refused before reading
     error = service.script_syntax(path)
     if error is not None:
         raise RunError(f"{args.spec} does not parse as Python; its own error: {error}",
                        hint="fix the script; `python -m py_compile` shows the same")
-    shipped = service.shipped(path, workdir)
     if args.json:
         print_json({"script": args.spec, "parses": True, "folder": str(shipped.folder),
                     "ships": [name for _, name in shipped.files], "total_bytes": shipped.total_bytes,

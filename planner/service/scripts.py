@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.core.decide import Said, decide
-from planner.core.task import Task
+from planner.core.task import Task, is_task, read_task
 from planner.core.document import SCRIPT_KIND, PlanDocument, PlanOptions, PriceSource, WorkloadSummary
 from planner.core.candidates import LOCAL, Target, measured_candidate
 from planner.core.document import LeftRunning, choice_json
@@ -24,7 +24,7 @@ from planner.core.script import (
     RunLengthUnknown, ScriptEstimate, ScriptJob, ScriptLength, ScriptRun, estimate_script, measured_script_candidate,
     script_candidates, script_said, steady_step,
 )
-from planner.errors import Cancelled, InputError
+from planner.errors import Cancelled, InputError, SpecError
 from planner.journal import Measured, RunJournal, result_problems, typed
 from planner.service.measure import ProgressFn, script_path, script_workdir
 from planner.service.plan import Runs, preflight, saved_options, unterminated
@@ -202,9 +202,7 @@ class Scripts(Runs):
         python command, the requirements its setup installs, what of it is not used); None when `path` is not one
         (a workload spec: its own loader says what is wrong with it). Raises InputError naming the task's field
         when it is a task the planner cannot plan."""
-        from planner.core.task import is_task, read_task
-        from planner.errors import SpecError
-        from planner.workload.load import load_yaml, read_spec_file
+        from planner.workload.load import load_yaml, read_spec_file  # lazy: importing the service stays cheap
 
         if Path(path).suffix not in (".yaml", ".yml") or not Path(path).is_file():
             return None
