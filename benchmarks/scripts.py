@@ -19,7 +19,10 @@ measured. How far the machine itself moves is measured too, and reported beside 
   perfect estimate would miss by on this machine. When that floor is above the target, no estimate
   can meet the target here, and the summary says so.
 
-    make bench-scripts        # or: python benchmarks/scripts.py [--trials N] [--seconds S]
+    make bench-scripts        # or: python benchmarks/scripts.py [--trials N] [--seconds S] [--save FILE]
+
+--save FILE appends each trial's measurements (the launcher's timelines, before and after the run) and its
+real run to FILE as JSON lines, so other estimators can be compared on the same trials offline.
 """
 
 from __future__ import annotations
