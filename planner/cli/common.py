@@ -448,6 +448,10 @@ def take_task(args: argparse.Namespace) -> None:
         raise InputError(f"{task.source}: workdir: {task.workdir}: no such folder here",
                          hint="a relative workdir is relative to where the planner runs, as for `sky launch`: run it from "
                               "the folder the task is written for, or fix workdir")
+    inside = Path(workdir).resolve()
+    if inside not in Path(workdir, task.script).resolve().parents:
+        raise InputError(f"{task.source}: run: {task.script}: not inside the workdir ({task.workdir}), which is what ships",
+                         hint="point workdir at a folder that holds the script (e.g. `workdir: ..`)")
     if not os.path.isfile(os.path.join(workdir, task.script)):
         beside = Path(spec).parent
         here = os.path.isfile(beside / os.path.expanduser(task.workdir) / task.script) and beside.resolve() != Path.cwd()
@@ -455,6 +459,7 @@ def take_task(args: argparse.Namespace) -> None:
                          hint=f"a relative workdir is relative to where the planner runs, as for `sky launch`: run it "
                               f"from {shown_path(str(beside))}" if here
                          else "the run command's script is relative to the workdir, as on the cluster")
+    args.task_file = spec
     args.spec = os.path.normpath(os.path.join(workdir, task.script))
     args.workdir = workdir
     args.script_args = [*task.args, *getattr(args, "script_args", [])]

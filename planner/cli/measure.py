@@ -9,7 +9,7 @@ from planner.cli.common import (
     check_script_flags, escape, flag, output_arguments, print_json, print_table, progress, ranged, say_script_cap,
     refuse_script_flags, script_length_arguments, note, stderr, stdout, warn, workdir_argument,
 )
-from planner.errors import ExitCode, RunError
+from planner.errors import ExitCode, PlannerError, RunError
 from planner.report.tables import script_json, script_table, bench_json, bench_table, check_summary, check_table, sweep_table
 from planner.report.text import range_text, seconds_text
 from planner.service import BenchOptions, PlannerService, ScriptValidation, unsteady_reason
@@ -109,18 +109,20 @@ def _check_script(service: PlannerService, args: argparse.Namespace) -> int:
     shipped = service.shipped(path, workdir)  # bounded first: a folder too big to ship is refused before reading
     error = service.script_syntax(path)
     if error is not None:
-        raise RunError(f"{args.spec} does not parse as Python; its own error: {error}",
-                       hint="fix the script; `python -m py_compile` shows the same")
+        raise PlannerError(f"{args.spec} does not parse as Python; its own error: {error}",
+                           hint="fix the script; `python -m py_compile` shows the same")
     if args.json:
         print_json({"script": args.spec, "parses": True, "folder": str(shipped.folder),
                     "ships": [name for _, name in shipped.files], "total_bytes": shipped.total_bytes,
                     "left_out": [{"path": p, "why": why} for p, why in shipped.left_out]})
         return ExitCode.OK
-    err = stderr()
+    given = getattr(args, "task_file", None)  # a SkyPilot task: measured as it is, by its own file
+    out = stdout()
     for line in shipped.lines():
-        err.print(line, markup=False, highlight=False, soft_wrap=True)
-    err.print(f"[green]ok[/]: {escape(args.spec)} parses as Python (checked, not run); its steps, parameters, FLOPs and "
-              f"memory are measured by running it: planner bench {escape(args.spec)} -- ARGS", highlight=False)
+        out.print(line, markup=False, highlight=False, soft_wrap=True)
+    out.print(f"[green]ok[/]: {escape(args.spec)} parses as Python (checked, not run); its steps, parameters, FLOPs and "
+              f"memory are measured by running it: planner bench {escape(given) if given else escape(args.spec) + ' -- ARGS'}",
+              highlight=False)
     return ExitCode.OK
 
 
@@ -188,7 +190,7 @@ def add_parsers(sub) -> None:
                                    "time its steps: `planner bench train.py --epochs 10 -- --lr 0.1` (everything after -- "
                                    "goes to the script). For a script only --seconds, --total-steps, --epochs, --workdir and the output flags (--json, --format, --out-file) apply.",
                        usage="planner bench [options] SPEC | train.py [--total-steps N | --epochs N] [--workdir DIR] [-- ARGS...]")
-    p.add_argument("spec", help="workload spec (YAML or JSON), or your training script (train.py) run unchanged")
+    p.add_argument("spec", help="workload spec (YAML or JSON), your training script (train.py) run unchanged, or a SkyPilot task (task.yaml) that runs one")
     script_length_arguments(p)
     p.add_argument("--device", choices=("cpu", "cuda", "auto"), default="auto",
                    help="where to train (auto: CUDA when present, else CPU)")
@@ -207,7 +209,7 @@ def add_parsers(sub) -> None:
 def add_validate_parser(sub) -> None:
     p = sub.add_parser("validate", help="really train for N epochs and compare with the prediction",
                        usage="planner validate [options] SPEC | train.py [--total-steps N | --epochs N] [--workdir DIR] [-- ARGS...]")
-    p.add_argument("spec", help="workload spec (YAML or JSON), or your training script (train.py): estimated, then run whole")
+    p.add_argument("spec", help="workload spec (YAML or JSON), or your training script (train.py) or SkyPilot task (task.yaml): estimated, then run whole")
     p.add_argument("--total-steps", type=flag("--total-steps"), metavar="N",
                    help=ranged("--total-steps", "a script's whole run, in optimizer steps"))
     workdir_argument(p)

@@ -127,7 +127,8 @@ def _may_launch(service: PlannerService, args: argparse.Namespace, targets, aws:
         lines.append(f"the plan's deadline: {seconds_text(args.deadline)}")
     problem = service.credentials_problem() if args.dry_run else None
     if problem:
-        lines.append(f"a run would {'refuse these instances' if targets.aws_types else 'benchmark none'}: {problem}")
+        lines.append(f"a run would {'refuse these instances' if targets.aws_types else 'benchmark none'}: {problem}"
+                     + ("; or measure here only: --targets local" if targets.aws_types else ""))
     asking = args.dry_run or (not args.yes and sys.stdin.isatty())
     if args.spec.endswith(".py") and (targets.aws_types or targets.auto) and asking:
         lines += service.shipping_preview(args.spec, args.workdir)
@@ -321,7 +322,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 def add_run_parser(sub) -> None:
     p = sub.add_parser("run", help="measure targets, estimate the full training run, and recommend where to train",
                        usage="planner run [options] SPEC | train.py --targets local [--total-steps N | --epochs N] [-- ARGS...]")
-    p.add_argument("spec", help="workload spec (YAML or JSON), or your training script (train.py): measured here, unchanged")
+    p.add_argument("spec", help="workload spec (YAML or JSON), or your training script (train.py) or SkyPilot task (task.yaml): measured here, unchanged")
     script_length_arguments(p)
     p.add_argument("--targets", default="local", type=flag("--targets"),
                    help="comma-separated: local (this machine's CPU, and its GPU when present), aws:INSTANCE_TYPE, "
@@ -366,7 +367,7 @@ def add_estimate_parser(sub) -> None:
                                    "(`planner estimate train.py --epochs 10 -- --lr 0.1`: everything after -- goes to the "
                                    "script), and predict every instance in the region from it.",
                        usage="planner estimate [options] SPEC | train.py [--total-steps N | --epochs N] [-- ARGS...]")
-    p.add_argument("spec", help="workload spec (YAML or JSON), or your training script (train.py) run unchanged")
+    p.add_argument("spec", help="workload spec (YAML or JSON), your training script (train.py) run unchanged, or a SkyPilot task (task.yaml) that runs one")
     script_length_arguments(p)
     region_argument(p)
     kind = p.add_mutually_exclusive_group()

@@ -377,10 +377,12 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
                      "or --epochs for a longer one)")
     if total_steps is None:
         if epochs is None or steps_per_epoch is None:
+            seen = (f"--epochs N (an epoch of {steps_per_epoch:,.0f} steps was seen)" if steps_per_epoch
+                    else "--epochs N with a DataLoader epoch in the measurement")
             raise RunLengthUnknown("the whole run's length is not known: "
-                             + (_why_no_epoch(run) if epochs is not None
-                                else "give --total-steps N, or --epochs N with a DataLoader epoch in the measurement"),
-                             hint="give --total-steps N (the optimizer steps of the whole run)")
+                                   + (_why_no_epoch(run) if epochs is not None else f"give --total-steps N, or {seen}"),
+                                   hint="give --total-steps N (the optimizer steps of the whole run)"
+                                        + (" or --epochs N" if steps_per_epoch and epochs is None else ""))
         total_steps = int(round(epochs * steps_per_epoch))
         if from_length is not None:
             notes.append(f"no whole epoch was seen: {steps_per_epoch:,.0f} steps per epoch is the training DataLoader's "

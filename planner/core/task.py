@@ -27,8 +27,8 @@ from planner.errors import InputError
 
 PYTHON = re.compile(r"^python(3(\.\d+)?)?$")
 LAUNCHERS = ("torchrun", "accelerate", "deepspeed", "mpirun", "horovodrun")
-SKIPPED = ("echo", "set", "nvidia-smi", "conda", "source", "export", "ls", "pwd", "date", "which")  # no step, no cost
-CUT = ("|", "||", "&&", ";", "&", ">", ">>", "2>", "2>&1", "&>", "1>")  # shlex keeps these as tokens
+SEPARATORS = (";", "&&", "||", "&")  # between two commands of a line
+OPERATOR_CHARS = set("();<>|&")  # a pipe or a redirection after the python command: not run
 PIP = re.compile(r"(?:^|\s)(?:python3?\s+-m\s+)?(?:uv\s+)?pip3?\s+install\s+(?:[^\n]*?\s)?-r\s+(\S+)")
 VAR = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
 
@@ -58,7 +58,9 @@ def _text(data: dict[str, Any], key: str, source: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise InputError(f"{source}: {key}: must be text (a folder or shell commands), got {type(value).__name__}",
+        raise InputError(f"{source}: {key}: must be text ({'a folder' if key == 'workdir' else 'shell commands'}), got "
+                         f"{type(value).__name__}" + (" (a git workdir is not supported: give the folder checked out)"
+                                                     if key == "workdir" and isinstance(value, dict) else ""),
                          hint=f"write {key} as SkyPilot does, e.g. `{key}: .`" if key == "workdir"
                          else f"write {key} as a block: `{key}: |` then one command per line")
     return value
@@ -85,9 +87,29 @@ def _expand(line: str, envs: dict[str, str], source: str, strict: bool = True) -
     return VAR.sub(value, line)
 
 
+def _commands(line: str, envs: dict[str, str], source: str) -> list[list[str]]:
+    """The commands of one line as the shell splits them (`a && b; c`), each a list of words, with the task's envs
+    put in (a variable they do not set is left as written: refused later only in the command planned)."""
+    lexer = shlex.shlex(_expand(line, envs, source, strict=False), posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        tokens = list(lexer)
+    except ValueError as exc:  # an unclosed quote
+        raise InputError(f"{source}: run: `{line}`: {exc}", hint="close the quote, as the shell would need") from None
+    commands: list[list[str]] = [[]]
+    for token in tokens:
+        if token in SEPARATORS:
+            commands.append([])
+        else:
+            commands[-1].append(token)
+    return [c for c in commands if c]
+
+
 def _python_command(tokens: list[str], line: str, source: str) -> tuple[str, list[str], str]:
     """(script, its arguments, what of the line is not run) of `python [-u] SCRIPT.py ARGS [| tee log]`."""
-    cut = next((i for i, t in enumerate(tokens) if t in CUT), len(tokens))
+    cut = next((i for i, t in enumerate(tokens) if set(t) <= OPERATOR_CHARS), len(tokens))  # | > < ...
+    if 1 < cut < len(tokens) and tokens[cut - 1].isdigit() and tokens[cut][0] in "<>":
+        cut -= 1  # `2>&1`: the descriptor is the redirection's, not an argument
     rest, tokens = " ".join(tokens[cut:]), tokens[:cut]
     i = 1
     while i < len(tokens) and tokens[i].startswith("-"):
@@ -113,44 +135,59 @@ def read_task(data: dict[str, Any], source: str) -> Task:
     envs = data.get("envs") or {}
     if not isinstance(envs, dict):
         raise InputError(f"{source}: envs: must be a mapping of names to values", hint="e.g. `envs: {EPOCHS: 10}`")
-    envs = {str(k): "" if v is None else str(v) for k, v in envs.items()}
+    needed = [str(k) for k, v in envs.items() if v is None]
+    if needed:  # SkyPilot's "required" env: `sky launch --env NAME=VALUE` gives it
+        raise InputError(f"{source}: envs: {', '.join(needed)} has no value (SkyPilot asks for it with --env)",
+                         hint=f"give it a value in the task's envs, e.g. `{needed[0]}: 10`")
+    envs = {str(k): str(v) for k, v in envs.items()}
     notes: list[str] = []
-    found: list[tuple[str, list[str], str, str]] = []  # (script, args, rest, line)
+    found: list[tuple[str, list[str], str, str]] = []  # (script, args, rest, command)
+    not_run: list[str] = []
     for line in _lines(run):
-        try:
-            tokens = shlex.split(_expand(line, envs, source, strict=False), posix=True)
-            if tokens and PYTHON.match(tokens[0]):  # the command planned: every variable it uses must be known
-                tokens = shlex.split(_expand(line, envs, source), posix=True)
-        except ValueError as exc:  # an unclosed quote
-            raise InputError(f"{source}: run: `{line}`: {exc}", hint="close the quote, as the shell would need") from None
-        if not tokens:
-            continue
-        if tokens[0] in LAUNCHERS or (PYTHON.match(tokens[0]) and "-m" in tokens[1:3]
-                                      and any(t in LAUNCHERS or t.startswith("torch.distributed") for t in tokens[1:4])):
-            raise InputError(f"{source}: run: `{line}` starts several processes ({tokens[0]}): the planner measures one "
-                             "training process", hint="plan the script as one process: planner estimate train.py -- ARGS")
-        if PYTHON.match(tokens[0]):
-            found.append((*_python_command(tokens, line, source), line))
-        elif tokens[0] not in SKIPPED:
-            notes.append(f"{source}: run: `{line}` is not run by the planner (it runs the python command alone)")
+        for command in _commands(line, envs, source):
+            shown = " ".join(command)
+            if command[0] in LAUNCHERS or (PYTHON.match(command[0]) and "-m" in command[1:3]
+                                           and any(t in LAUNCHERS or t.startswith("torch.distributed") for t in command[1:4])):
+                raise InputError(f"{source}: run: `{shown}` starts several processes ({command[0]}): the planner "
+                                 "measures one training process", hint="plan the script as one process: planner estimate "
+                                 "train.py -- ARGS")
+            if PYTHON.match(command[0]):
+                unset = next((m.group(1) or m.group(2) for t in command for m in VAR.finditer(t)), None)
+                if unset is not None:
+                    raise InputError(f"{source}: run: ${unset} is not set by the task's envs"
+                                     + (" (SkyPilot sets it on the cluster)" if unset.startswith("SKYPILOT_") else ""),
+                                     hint=f"write its value (for one node) in the command, or add it to envs "
+                                          f"(`envs: {{{unset}: ...}}`)")
+                found.append((*_python_command(command, shown, source), shown))
+            elif command[0] == "cd" and not found:
+                raise InputError(f"{source}: run: `{shown}` changes the folder the script runs in",
+                                 hint=f"point workdir at that folder (`workdir: {command[1] if len(command) > 1 else '~'}`) "
+                                      "and the python command at the script in it")
+            else:
+                not_run.append(f"`{shown}`")
     if not found:
-        raise InputError(f"{source}: run: no `python SCRIPT.py ARGS` line to plan",
+        raise InputError(f"{source}: run: no `python SCRIPT.py ARGS` command to plan",
                          hint="the planner runs the task's training script; plan it directly: planner estimate train.py -- ARGS")
     if len(found) > 1:
         raise InputError(f"{source}: run: {len(found)} python commands ({'; '.join(f'`{f[3]}`' for f in found)}): the "
                          "planner plans one training script", hint="plan each script apart: planner estimate SCRIPT.py -- ARGS")
-    script, args, rest, line = found[0]
+    script, args, rest, _ = found[0]
     if rest:
-        notes.append(f"{source}: run: `{rest}` after the python command is not run")
+        not_run.append(f"`{rest}` after the python command")
+    if not_run:
+        notes.append(f"{source}: run: not run by the planner (it runs the python command alone): {', '.join(not_run)}")
     setup = _text(data, "setup", source) or ""
     requirements = None
-    for command in _lines(setup):
-        pip = PIP.search(_expand(command, envs, source, strict=False))
+    skipped: list[str] = []
+    for line in _lines(setup):
+        pip = PIP.search(_expand(line, envs, source, strict=False))
         if pip and requirements is None:
             requirements = pip.group(1)
-        elif command.split()[0] not in SKIPPED:
-            notes.append(f"{source}: setup: `{command}` is not run by the planner (only a pip install -r FILE is, as "
-                         "--requirements)")
+        else:
+            skipped.append(f"`{line}`")
+    if skipped:
+        notes.append(f"{source}: setup: not run by the planner (a pip install -r FILE is, as --requirements): "
+                     + ", ".join(skipped))
     resources = data.get("resources")
     if resources:
         notes.append(f"{source}: resources ({_short(resources)}) do not narrow the plan: every instance is planned, and "

@@ -233,12 +233,13 @@ class Runs(Predict):
         priced = preflight(aws_types, aws, catalog) if aws_types else None
         self.check_credentials(aws_types)
         run = _Run(self, spec, spec_text, targets, options, bench, out, callbacks or RunCallbacks(), cancel)
+        self.auto_without_credentials(targets, run.cb)
         session = None
         skipped = None
         try:
             started = run.local_targets()
             if targets.auto:
-                chosen, skipped = self.benchmarkable(run.auto(started, aws), run.cb)
+                chosen, skipped = self.benchmarkable(run.auto(started, aws))
                 aws_types += [t for t in chosen if t not in aws_types]
                 started = []
                 priced = preflight(aws_types, aws, catalog) if aws_types else None
@@ -254,14 +255,15 @@ class Runs(Predict):
                 raise
             raise stopped from exc
         results = run.journal.read_results()
-        plan = plan_from_results(spec, results, options, catalog, run.fp.total_bytes)
-        if skipped:
-            plan.say(Said([skipped], []))
-        doc = PlanDocument(WorkloadSummary.of(spec), plan, options, str(run.journal.path),
-                           failed_targets=sorted(label for label, m in results.items() if m.result.status == "error"),
-                           unterminated=[LeftRunning(**x) for x in unterminated(session)],
-                           bench_cost_usd=session.billed_usd() if aws_types else None,
-                           auto=run.choices if targets.auto else None)
+        failed = sorted(label for label, m in results.items() if m.result.status == "error")
+        if skipped:  # nothing rented was measured: the plan of every instance, predicted, as estimate gives it
+            doc = self.estimate_run(run.journal.path)
+            doc.plan.say(Said([skipped], []))
+        else:
+            doc = PlanDocument(WorkloadSummary.of(spec), plan_from_results(spec, results, options, catalog, run.fp.total_bytes),
+                               options, str(run.journal.path))
+        doc = replace(doc, failed_targets=failed, unterminated=[LeftRunning(**x) for x in unterminated(session)],
+                      bench_cost_usd=session.billed_usd() if aws_types else None, auto=run.choices if targets.auto else None)
         run.journal.write_plan(doc)
         return doc, run.journal, session
 
@@ -280,16 +282,21 @@ class Runs(Predict):
         problem = credentials_problem(self.aws_session)
         return None if problem is None else f"{problem.message}; to fix: {problem.hint}"
 
-    def benchmarkable(self, chosen: list[str], cb: RunCallbacks) -> tuple[list[str], str | None]:
-        """`auto`'s chosen instances, and none when boto3 finds no credentials here: (the types, the plan's
-        warning then, said once on the run's log too; every instance is still predicted)."""
+    def auto_without_credentials(self, targets: TargetChoice, cb: RunCallbacks) -> bool:
+        """`auto` with no credentials here: said on the run's log before anything is measured (it measures here,
+        predicts every instance and benchmarks none). Whether it is so."""
+        problem = self.credentials_problem() if targets.auto else None
+        if problem is not None and cb.on_notice:
+            cb.on_notice("", f"auto: {problem}; it measures here, predicts every instance and benchmarks none")
+        return problem is not None
+
+    def benchmarkable(self, chosen: list[str]) -> tuple[list[str], str | None]:
+        """`auto`'s chosen instances, and none when boto3 finds no credentials here: (the types, the plan's warning
+        then; the plan is then of every instance, predicted, as `planner estimate` gives it)."""
         problem = self.credentials_problem() if chosen else None
         if problem is None:
             return chosen, None
-        said = f"auto chose {len(chosen)} instance(s) to benchmark ({', '.join(chosen)}) and benchmarked none: {problem}"
-        if cb.on_notice:
-            cb.on_notice("", said)
-        return [], said
+        return [], f"auto chose {len(chosen)} instance(s) to benchmark ({', '.join(chosen)}) and benchmarked none: {problem}"
 
     def launch_preview(self, aws_types: list[str], aws: AwsOptions) -> LaunchPreview:
         """What `planner run` would launch, each instance's price and worst-case bill, within the guards.

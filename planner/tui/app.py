@@ -95,6 +95,7 @@ class PlannerApp(Quitting, App):
         self._estimate_when_valid = False  # a spec was just opened: estimate it once it validates
         self._run_after_estimate = False  # `r` while the estimate measured: run when it is done
         self._measuring_script = False  # the script's own measurement (e) is under way
+        self._unplanned: str | None = None  # a script's run measured without a length: `s` plans it
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -141,6 +142,7 @@ class PlannerApp(Quitting, App):
         except RunLengthUnknown as exc:  # measured and journaled: asked for the length, then planned from it
             self.call_from_thread(self._script_measured, None)
             self.call_from_thread(self.ask_length, str(out), exc.message)
+            self.call_from_thread(self.results.show_status, "measured; no run length yet: press s to give one")
             return
         except PlannerError as exc:
             self.call_from_thread(self.notify, exc.render(), severity="error", timeout=30)
@@ -315,7 +317,7 @@ class PlannerApp(Quitting, App):
 
     def action_length(self) -> None:
         """A script's whole run, planned for another length (the measurement made, not measured again)."""
-        run_dir = self.results.run_dir
+        run_dir = self.results.run_dir or self._unplanned
         if self.script is None or not run_dir:
             self.notify("s sets a script's run length once it is measured; a spec's run is its train.epochs",
                         severity="warning")
@@ -325,9 +327,12 @@ class PlannerApp(Quitting, App):
 
     def ask_length(self, run_dir: str, why: str, length: ScriptLength | None = None) -> None:
         """Ask for a script run's length (its measurement cannot know it, or `l`), then plan the run for it."""
+        self._unplanned = run_dir  # `s` asks again until a length plans it
+
         def given(length: ScriptLength | None) -> None:
             if length is None:
-                self.results.show_status("no run length: press s to give one")
+                self.results.show_status("measured; no run length yet: press s to give one")
+                self.screen.set_focus(None)  # `s` reaches the app, not a text field
                 return
             try:
                 self.service.saved_script(run_dir, length)  # plans it: a length it cannot plan for is asked again
@@ -355,7 +360,6 @@ class PlannerApp(Quitting, App):
                     self.script, self.script_args, self.workdir = job.path, job.args, job.workdir
                     self.query_one(WorkloadPane).show_script(job.path, job.args, None, job.script, workdir=job.workdir)
                     self.sub_title = script_title(job.script, job.args)
-                    self.results.run_dir = str(path)  # `s` asks again
                     self.ask_length(str(path), exc.message)
                     return
                 self.script, self.script_args, self.total_steps, self.epochs = job.path, job.args, job.total_steps, job.epochs

@@ -190,8 +190,9 @@ def test_without_credentials_instances_named_are_refused_before_anything_runs(en
 
 @pytest.mark.parametrize("case", ["no credentials", "out of reach"])
 def test_without_aws_auto_still_measures_here_and_plans(endpoint, env, tmp_path, case):
-    """`auto`: AWS is optional. Without credentials the instances it chose are not benchmarked (said once, in the
-    plan's warnings); out of reach, they fail as targets; here is measured and planned either way."""
+    """`auto`: AWS is optional. Without credentials (said before anything is measured) the instances it chose are
+    not benchmarked and the plan is of every instance, predicted, as estimate gives it (a plan of `local` alone
+    would call it "the only option"); out of reach, they fail as targets; here is measured either way."""
     if case == "no credentials":
         env = {k: v for k, v in env.items() if k not in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_PROFILE")}
         env.update(AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "absent"), AWS_CONFIG_FILE=str(tmp_path / "absent"))
@@ -201,7 +202,7 @@ def test_without_aws_auto_still_measures_here_and_plans(endpoint, env, tmp_path,
     stdout, stderr = proc.communicate(timeout=180)  # --local-price: renting may win, auto has instances to try
     no_traceback(stderr)
     doc = json.loads(stdout)
-    assert measured(doc) == {"local"} and doc["recommendation"]["target"] == "local"
+    assert measured(doc) == {"local"}
     assert doc["auto"] and all(c["reason"] for c in doc["auto"]) and "auto: benchmarking" in stderr
     chosen = [c["target"] for c in doc["auto"] if c["benchmark"]]
     assert chosen  # the premise: it chose some to benchmark
@@ -210,10 +211,14 @@ def test_without_aws_auto_still_measures_here_and_plans(endpoint, env, tmp_path,
         assert proc.returncode == 0 and not failed  # nothing was tried
         said = [w for w in doc["warnings"] if "benchmarked none: no AWS credentials found" in w]
         assert len(said) == 1 and all(t[4:] in said[0] for t in chosen)
-        assert stderr.count("benchmarked none") == 1  # the log's line when it happened (the warning is in the JSON)
+        early = "auto: no AWS credentials found; to fix: run `aws configure`"
+        assert stderr.count(early) == 1 and stderr.index(early) < stderr.index("auto: benchmarking")  # before measuring
+        assert {o["source"] for o in doc["options"]} == {"measured", "predicted"}  # every instance, as estimate plans it
+        assert doc["recommendation"]["target"] == doc["options"][0]["target"]  # the plan's own rank 1, not "only option"
     else:
         assert proc.returncode == 3, stderr  # incomplete: planned from what was measured
         assert failed and all("cannot reach AWS" in r["message"] for r in failed)
+        assert doc["recommendation"]["target"] == "local"
     assert doc["unterminated_instances"] == [] and live_instances(ec2(endpoint), run_id(out)) == []
 
 

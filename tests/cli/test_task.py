@@ -17,7 +17,7 @@ def test_a_skypilot_task_is_the_script_it_runs_in_its_workdir():
     assert r.code == 0, r.err
     assert "sky-convnet.yaml: SkyPilot task convnet: runs `python convnet.py --epochs 20` in its workdir ." in r.err
     assert "resources (accelerators: {T4: 1, L4: 1, A10G: 1}) do not narrow the plan" in r.err  # said, not dropped
-    assert "ok: convnet.py parses as Python (checked, not run)" in r.err
+    assert "ok: convnet.py parses as Python (checked, not run)" in r.out and "planner bench sky-convnet.yaml" in r.out
     r = planner("run", "sky-convnet.yaml", "--targets", "local,aws:g4dn.xlarge", "--dry-run", "--json", cwd=SCRIPTS)
     assert r.code == 0, r.err
     doc = json.loads(r.out)

@@ -76,6 +76,10 @@ def test_a_script_run_without_a_length_asks_for_it_and_plans_the_measurement_mad
             await wait_for(pilot, lambda: isinstance(app.screen, RunLength), timeout=30)
             assert "the whole run's length is not known" in str(app.screen.query_one("#length-why", Static).render())
             assert app.sub_title == "reinforce.py --episodes 100000"  # the script shown behind the question
+            await pilot.press("escape")  # put off: `s` asks again (the measurement is kept)
+            assert not isinstance(app.screen, RunLength)
+            await pilot.press("s")
+            await wait_for(pilot, lambda: isinstance(app.screen, RunLength), timeout=10)
             await pilot.press("enter")  # nothing typed: said, not planned
             assert "give one" in str(app.screen.query_one("#length-error", Static).render())
             app.screen.query_one("#length-steps", Input).value = "0"

@@ -24,8 +24,9 @@ def test_a_task_is_its_python_command_in_its_workdir_with_its_requirements():
     assert (task.workdir, task.script, task.requirements, task.name) == (".", "train.py", "requirements.txt", "cifar")
     assert task.args == ["--epochs", "10", "--lr", "0.1", "--out", "/tmp/x"]  # envs put in, continuation joined
     said = "\n".join(task.notes)
-    assert "`2>&1 | tee log.txt` after the python command is not run" in said
-    assert "setup: `wget https://example.com/data.tar` is not run" in said and "echo installing" not in said
+    assert ("run: not run by the planner (it runs the python command alone): `set -e`, `2 >& 1 | tee log.txt` after the "
+            "python command") in said  # each command it does not run, named (none dropped silently)
+    assert "setup: not run by the planner (a pip install -r FILE is, as --requirements): `echo installing`, `wget https" in said
     assert "resources (accelerators: A10G:1) do not narrow the plan" in said
     assert "the script does not get them as environment variables" in said
 
@@ -36,9 +37,13 @@ def test_a_task_is_told_from_a_workload_spec():
 
 @pytest.mark.parametrize("change, said, fix", [
     ({"workdir": None}, "task.yaml: workdir: not set", "workdir: ."),
-    ({"workdir": {"url": "https://github.com/x/y"}}, "task.yaml: workdir: must be text", "workdir: ."),
+    ({"workdir": 3}, "task.yaml: workdir: must be text (a folder)", "workdir: ."),
     ({"run": "  \n"}, "task.yaml: run: is empty", "python train.py"),
-    ({"run": "echo hi\nls"}, "run: no `python SCRIPT.py ARGS` line to plan", "planner estimate train.py"),
+    ({"run": "echo hi\nls"}, "run: no `python SCRIPT.py ARGS` command to plan", "planner estimate train.py"),
+    ({"run": "cd other && python train.py"}, "run: `cd other` changes the folder the script runs in", "workdir: other"),
+    ({"run": "python t.py --g $SKYPILOT_NUM_GPUS_PER_NODE"}, "(SkyPilot sets it on the cluster)", "for one node"),
+    ({"envs": {"STEPS": None}}, "envs: STEPS has no value (SkyPilot asks for it with --env)", "STEPS: 10"),
+    ({"workdir": {"url": "https://github.com/x/y", "ref": "main"}}, "a git workdir is not supported", "workdir: ."),
     ({"run": "python a.py\npython b.py"}, "run: 2 python commands (`python a.py`; `python b.py`)", "each script apart"),
     ({"run": "python -m mypkg.train"}, "runs a module (python -m), not a script file", "plan the script itself"),
     ({"run": "torchrun --nproc_per_node 8 train.py"}, "starts several processes (torchrun)", "as one process"),
@@ -62,6 +67,12 @@ def test_variables_the_task_does_not_set_are_refused_only_in_the_command_planned
     task = read_task({**TASK, "setup": "cd $HOME && pip install -r reqs.txt", "run": "echo $SKYPILOT_NODE_RANK\npython t.py"},
                      "t.yaml")
     assert task.requirements == "reqs.txt" and task.script == "t.py"  # the others are not run: left as written
+
+
+def test_chained_commands_are_split_as_the_shell_splits_them():
+    task = read_task({"workdir": ".", "run": "conda activate base && python -u t.py --n 3 2>&1 | tee log; echo done"}, "t.yaml")
+    assert (task.script, task.args) == ("t.py", ["--n", "3"])
+    assert "`conda activate base`, `echo done`, `2 >& 1 | tee log` after the python command" in task.notes[0]
 
 
 def test_one_node_and_mounts_are_said():
