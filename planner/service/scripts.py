@@ -278,7 +278,8 @@ class Scripts(Runs):
                                  "train.epochs", hint="change train.epochs in the spec and estimate or run it again")
             return super().estimate_run(run_dir, overrides, gpu, options, measured_only)
         options = options or saved_options(journal, overrides or {})
-        job = journal.read_script().with_length(length)
+        own = journal.read_script()
+        job = own.with_length(length)
         results = journal.read_results()
         runs = _timelines(journal, results)
         here_label = _here(journal, runs)
@@ -294,13 +295,21 @@ class Scripts(Runs):
                 measured.append(measured_script_candidate(m.target, runs[label], there, price, options, setup))
             else:
                 measured.append(measured_candidate(m.target, m.result, price, options.region, options.purchase))
-        return self.script_plan(job, runs[here_label], est, options, gpu, measured_only, run_dir=journal.path,
-                                measured=measured)
+        doc = self.script_plan(job, runs[here_label], est, options, gpu, measured_only, run_dir=journal.path,
+                               measured=measured)
+        if job.length != own.length and own.length != ScriptLength():
+            doc.plan.say(Said([], [f"planned for {_length_text(job.length)}, a what-if: the run's own length is "
+                                   f"{_length_text(own.length)}"]))
+        return doc
 
     def price_of(self, instance_type: str, options: PlanOptions) -> float:
         from pricing.catalog import hourly_price
 
         return float(hourly_price(self.catalog().frame, instance_type, options.region, options.purchase))
+
+
+def _length_text(length: ScriptLength) -> str:
+    return f"{length.total_steps:,} steps" if length.total_steps else f"{length.epochs:,} epochs"
 
 
 def _here(journal: RunJournal, runs: dict[str, ScriptRun]) -> str:

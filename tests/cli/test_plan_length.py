@@ -45,6 +45,8 @@ def test_a_run_without_a_length_asks_for_one_then_keeps_the_first_given(run_dir)
     assert again["workload"]["total_steps"] == 2000
     longer = json.loads(planner("plan", run_dir, "--total-steps", "8000", "--json").out)  # a what-if on top
     assert longer["workload"]["total_steps"] == 8000 and length_of(run_dir) == (2000, None)
+    assert "planned for 8,000 steps, a what-if: the run's own length is 2,000 steps" in longer["notes"]
+    assert not any("what-if" in n for n in again["notes"])
     here = {d["workload"]["total_steps"]: next(o for o in d["options"] if o["target"] == "local") for d in (again, longer)}
     assert here[8000]["train_seconds"] > 3 * here[2000]["train_seconds"] - here[2000]["one_time_seconds"] * 3  # ~4x the steps
     r = planner("plan", run_dir, "--total-steps", "2000", "--epochs", "2")
