@@ -459,16 +459,17 @@ def take_task(args: argparse.Namespace) -> None:
                          hint=f"a relative workdir is relative to where the planner runs, as for `sky launch`: run it "
                               f"from {shown_path(str(beside))}" if here
                          else "the run command's script is relative to the workdir, as on the cluster")
-    args.task_file = spec
+    args.task_file, args.task = spec, task
     args.spec = os.path.normpath(os.path.join(workdir, task.script))
     args.workdir = workdir
     args.script_args = [*task.args, *getattr(args, "script_args", [])]
     if task.requirements and hasattr(args, "requirements") and not args.requirements:
         args.requirements = os.path.normpath(os.path.join(workdir, task.requirements))
-    err = stderr()
     shown = " ".join(shlex.quote(a) for a in [args.spec, *args.script_args])
-    err.print(f"{task.source}: SkyPilot task{f' {task.name}' if task.name else ''}: runs `python {shown}` in its workdir "
-              f"{workdir}" + (f", with setup's requirements {args.requirements}" if getattr(args, "requirements", None)
-                               and task.requirements else ""), markup=False, highlight=False, soft_wrap=True)
+    head = (f"{task.source}: SkyPilot task{f' {task.name}' if task.name else ''}: runs `python {shown}` in its workdir "
+            f"{workdir}" + (f", with setup's requirements {args.requirements}" if getattr(args, "requirements", None)
+                             and task.requirements else ""))
+    args.task_said = [head, *task.notes]  # the TUI shows them too (this line is gone once it takes the screen)
+    stderr().print(head, markup=False, highlight=False, soft_wrap=True)
     for line in task.notes:
         note(line)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import asdict
 
 from planner.cli.common import (
     check_script_flags, escape, flag, output_arguments, print_json, print_table, progress, ranged, say_script_cap,
@@ -112,9 +113,11 @@ def _check_script(service: PlannerService, args: argparse.Namespace) -> int:
         raise PlannerError(f"{args.spec} does not parse as Python; its own error: {error}",
                            hint="fix the script; `python -m py_compile` shows the same")
     if args.json:
-        print_json({"script": args.spec, "parses": True, "folder": str(shipped.folder),
+        task = getattr(args, "task", None)  # a SkyPilot task: what was read from it
+        print_json({"script": args.spec, "args": list(args.script_args), "parses": True, "folder": str(shipped.folder),
                     "ships": [name for _, name in shipped.files], "total_bytes": shipped.total_bytes,
-                    "left_out": [{"path": p, "why": why} for p, why in shipped.left_out]})
+                    "left_out": [{"path": p, "why": why} for p, why in shipped.left_out],
+                    "skypilot_task": asdict(task) if task is not None else None})
         return ExitCode.OK
     given = getattr(args, "task_file", None)  # a SkyPilot task: measured as it is, by its own file
     out = stdout()

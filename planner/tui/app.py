@@ -72,10 +72,11 @@ class PlannerApp(Quitting, App):
                  runs_dir: Path | None = None, bench_seconds: float = 10.0, region: str = "us-east-1",
                  ami: str | None = None, estimate_seconds: float = 5.0, estimate_on_open: bool = True,
                  runs_folder: Path | None = None, script_args: list[str] | None = None, total_steps: int | None = None,
-                 epochs: int | None = None, workdir: str | None = None):
+                 epochs: int | None = None, workdir: str | None = None, said: list[str] | None = None):
         """`runs_dir`: the next run's journal (as `planner run --out`) while it is new or empty; other
         runs journal in `runs_folder` (None: planner-runs/), where `o` looks for saved runs. A script's
-        `workdir`: the folder it runs in and ships (--workdir; None: its own)."""
+        `workdir`: the folder it runs in and ships (--workdir; None: its own). `said`: what the command line said before
+        the app took the screen (a SkyPilot task read as its script, and what of it is not used), shown as notices."""
         super().__init__()
         self.service = service or PlannerService()
         path = Path(spec_path) if spec_path else None
@@ -96,6 +97,7 @@ class PlannerApp(Quitting, App):
         self._run_after_estimate = False  # `r` while the estimate measured: run when it is done
         self._measuring_script = False  # the script's own measurement (e) is under way
         self._unplanned: str | None = None  # a script's run measured without a length: `s` plans it
+        self.said = list(said or [])
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -114,6 +116,8 @@ class PlannerApp(Quitting, App):
 
     def on_mount(self) -> None:
         self.route_signals()
+        for line in self.said:
+            self.notify(line, timeout=20)
         if self.open_at_start:
             self.open_run(self.open_at_start)
         else:

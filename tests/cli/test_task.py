@@ -18,6 +18,10 @@ def test_a_skypilot_task_is_the_script_it_runs_in_its_workdir():
     assert "sky-convnet.yaml: SkyPilot task convnet: runs `python convnet.py --epochs 20` in its workdir ." in r.err
     assert "resources (accelerators: {T4: 1, L4: 1, A10G: 1}) do not narrow the plan" in r.err  # said, not dropped
     assert "ok: convnet.py parses as Python (checked, not run)" in r.out and "planner bench sky-convnet.yaml" in r.out
+    checked = json.loads(planner("check", "sky-convnet.yaml", "--json", cwd=SCRIPTS).out)  # what was read, for a program
+    assert checked["script"] == "convnet.py" and checked["args"] == ["--epochs", "20"] and checked["parses"]
+    task = checked["skypilot_task"]
+    assert task["source"] == "sky-convnet.yaml" and task["workdir"] == "." and task["name"] == "convnet" and task["notes"]
     r = planner("run", "sky-convnet.yaml", "--targets", "local,aws:g4dn.xlarge", "--dry-run", "--json", cwd=SCRIPTS)
     assert r.code == 0, r.err
     doc = json.loads(r.out)

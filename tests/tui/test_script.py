@@ -109,3 +109,18 @@ def test_a_script_run_without_a_length_asks_for_it_and_plans_the_measurement_mad
             assert not (run / "results" / "local-cpu.json").read_text() == ""  # nothing measured again
 
     asyncio.run(scenario())
+
+
+def test_what_the_command_line_said_before_the_app_took_the_screen_is_shown_in_it():
+    """`planner tui task.yaml`: the task read as its script, and what of it is not used, printed before the app
+    starts (and hidden by it), are notices in the app."""
+    said = ["t.yaml: SkyPilot task x: runs `python t.py` in its workdir .", "t.yaml: resources (accelerators: L4) do not narrow the plan"]
+
+    async def scenario():
+        app = PlannerApp(str(EXAMPLES / "surface-mlp.yaml"), estimate_on_open=False, said=said)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause(0.2)
+            shown = [n.message for n in app._notifications]
+            assert all(line in shown for line in said)
+
+    asyncio.run(scenario())
