@@ -4,8 +4,10 @@
 measured. Every instance it starts is terminated before it returns, also on Ctrl-C, SIGTERM and
 SIGHUP (runner/session.py); one that no terminate reached is named in the plan document
 (`unterminated_instances`: id, region, expiry and the `planner reap` command) and on the exception
-that stops a run (`unterminated_instances`, `run_dir`). AWS that cannot be used (no credentials,
-out of reach, an upload denied) fails the AWS targets, not the run.
+that stops a run (`unterminated_instances`, `run_dir`). AWS that cannot be used once the run is under
+way (out of reach, credentials it refuses, an upload denied) fails the AWS targets, not the run; no
+credentials at all is known before anything runs: a run that names instances is refused
+(check_credentials), and `auto` benchmarks none and plans every instance (benchmarkable).
 """
 
 from __future__ import annotations
