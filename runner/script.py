@@ -28,6 +28,7 @@ import json
 import math
 import os
 import runpy
+import signal
 import sys
 import time
 import traceback
@@ -259,10 +260,14 @@ def _cpu_name() -> str:
 def end_what_it_started() -> None:
     """SIGKILL every process the script started (DataLoader workers, a simulator, a detached burner): while
     this process lives, they are found below it (runner.bench.procfs.descendants), also those that left its
-    process group, which the parent's group kill would miss."""
+    process group, which the parent's group kill would miss. SIGCHLD is blocked first: a DataLoader's handler
+    for it raises "worker exited unexpectedly" in this process when its workers are ended here, which once
+    turned a measurement stopped at its budget into the script's own error."""
     from runner.bench.procfs import descendants
     from runner.script_job import kill_tree
 
+    if hasattr(signal, "pthread_sigmask") and hasattr(signal, "SIGCHLD"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
     kill_tree(descendants(os.getpid()))
 
 
@@ -411,11 +416,17 @@ class Timeline:
         return any(any(e["start"] < t <= e["end"] for t in ends) and ends[-1] > e["end"] for e in self.epochs)
 
     def finish(self, why: str, message: str = "", status: str = "ok") -> None:
-        self.write(why, message, status)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        end_what_it_started()
-        os._exit(0 if status == "ok" else 1)
+        """Write the result, end what the script started, exit: nothing raised meanwhile (a signal handler of the
+        script's) can overturn the result written."""
+        written = False
+        try:
+            self.write(why, message, status)
+            written = True
+            sys.stdout.flush()
+            sys.stderr.flush()
+            end_what_it_started()
+        finally:
+            os._exit(0 if status == "ok" and written else 1)
 
     def write(self, why: str, message: str = "", status: str = "ok") -> None:
         import torch

@@ -528,3 +528,21 @@ def test_a_script_runs_journal_and_progress_line_say_the_plans_step_time(tmp_pat
     est = estimate_script(ScriptRun.from_json(journaled["script"]), epochs=80)
     assert journaled["step_seconds"] == pytest.approx(est.step_seconds, rel=1e-9)
     assert journaled["step_seconds"] < 0.02  # not pulled up by the 50 ms passes between epochs
+
+
+def test_a_signal_handler_of_the_script_cannot_overturn_a_measurement_stopped_at_its_budget(tmp_path):
+    """A DataLoader's SIGCHLD handler raises "worker exited unexpectedly" when the launcher ends its workers at the
+    budget; once (a CI run) that turned the measurement into the script's own error. Here the script's own handler
+    raises the same way for the child it started: the result stays the budget's, and the child is gone."""
+    text = LOOP.format(epochs=10**6).replace("import sys, time, torch", textwrap.dedent("""\
+        import signal, subprocess, sys, time, torch
+        def _raise(signum, frame):
+            raise RuntimeError("a child of mine exited unexpectedly")
+        signal.signal(signal.SIGCHLD, _raise)
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])"""))
+    path = script(tmp_path, text)
+    done = run_script(path, ["1"], seconds=2.0, workdir=tmp_path, min_steps=20)
+    assert done.returncode == 0 and done.result is not None, done.result
+    assert done.result["status"] == "ok" and done.result["stopped_because"] == "budget"
+    time.sleep(0.5)
+    assert subprocess.run(["pgrep", "-f", "time.sleep(600)"], capture_output=True, text=True).stdout.split() == []
