@@ -72,25 +72,16 @@ def _lines(script: str) -> list[str]:
     return [line.strip() for line in joined.splitlines() if line.strip() and not line.strip().startswith("#")]
 
 
-def _expand(line: str, envs: dict[str, str], source: str, strict: bool = True) -> str:
-    """`$VAR` and `${VAR}` from the task's envs; one it does not set is refused (`strict`: the command planned) or
-    left as written (a line the planner does not run)."""
-    def value(m: re.Match[str]) -> str:
-        name = m.group(1) or m.group(2)
-        if name not in envs and not strict:
-            return m.group(0)
-        if name not in envs:
-            raise InputError(f"{source}: run: ${name} is not set by the task's envs",
-                             hint=f"add it to envs (`envs: {{{name}: ...}}`), or write its value in the command")
-        return envs[name]
-
-    return VAR.sub(value, line)
+def _expand(line: str, envs: dict[str, str]) -> str:
+    """`$VAR` and `${VAR}` from the task's envs; one they do not set is left as written (read_task refuses it in the
+    command it plans, and only there)."""
+    return VAR.sub(lambda m: envs.get(m.group(1) or m.group(2), m.group(0)), line)
 
 
 def _commands(line: str, envs: dict[str, str], source: str) -> list[list[str]]:
     """The commands of one line as the shell splits them (`a && b; c`), each a list of words, with the task's envs
     put in (a variable they do not set is left as written: refused later only in the command planned)."""
-    lexer = shlex.shlex(_expand(line, envs, source, strict=False), posix=True, punctuation_chars=True)
+    lexer = shlex.shlex(_expand(line, envs), posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     try:
         tokens = list(lexer)
@@ -180,7 +171,7 @@ def read_task(data: dict[str, Any], source: str) -> Task:
     requirements = None
     skipped: list[str] = []
     for line in _lines(setup):
-        pip = PIP.search(_expand(line, envs, source, strict=False))
+        pip = PIP.search(_expand(line, envs))
         if pip and requirements is None:
             requirements = pip.group(1)
         else:
