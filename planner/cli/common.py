@@ -367,6 +367,11 @@ def check_script_flags(args: argparse.Namespace, flags: tuple[str, ...]) -> None
     if given:
         raise InputError(f"{', '.join(given)}: not for a training script (it picks its own device, threads and batch)",
                          hint="give them to a spec, or set them in the script's own arguments after --")
+    check_one_length(args)
+
+
+def check_one_length(args: argparse.Namespace) -> None:
+    """A script's whole run has one length: --total-steps or --epochs, not both."""
     if args.total_steps and args.epochs:
         raise InputError("--total-steps and --epochs: give one length of the whole run, not both",
                          hint="--total-steps N (optimizer steps) or --epochs N (DataLoader epochs)")

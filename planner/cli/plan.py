@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planner.cli.common import (
-    chart_argument, check_chart, check_script_flags, default_region, escape, flag, output_arguments, plan_arguments,
+    chart_argument, check_chart, check_one_length, check_script_flags, default_region, escape, flag, output_arguments, plan_arguments,
     print_json, print_plan, progress, ranged, region_argument, say_script_cap, refuse_script_flags, script_length_arguments, stderr, stdout,
     write_chart,
 )
@@ -287,9 +287,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
                  "local_price_per_hour": args.local_price, "region": args.region, "purchase": args.purchase}
     check_chart(args.chart)  # before the plan
     service = PlannerService()
-    if args.total_steps and args.epochs:
-        raise InputError("--total-steps and --epochs: give one length of the whole run, not both",
-                         hint="--total-steps N (optimizer steps) or --epochs N (DataLoader epochs)")
+    check_one_length(args)
     length = ScriptLength(args.total_steps, args.epochs) if args.total_steps or args.epochs else None
     doc = service.replan(args.run_dir, overrides, measured_only=args.measured_only, length=length)
     print_plan(doc, args)

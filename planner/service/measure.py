@@ -8,6 +8,7 @@ import statistics
 import tempfile
 import time
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -252,8 +253,8 @@ class ScriptValidation:
     def inside_interval(self) -> bool:
         return self.estimate.low <= self.actual_seconds <= self.estimate.high
 
-    @property
-    def _paired(self) -> list[float]:  # the same steps twice: the machine's move, not the workload's
+    @cached_property
+    def _paired(self) -> list[float]:  # the same steps twice: the machine's move, not the workload's (computed once)
         return paired_windows(self.measured, self.recheck) if self.recheck is not None else []
 
     @property

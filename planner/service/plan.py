@@ -235,13 +235,13 @@ class Runs(Predict):
         priced = preflight(aws_types, aws, catalog) if aws_types else None
         self.check_credentials(aws_types)
         run = _Run(self, spec, spec_text, targets, options, bench, out, callbacks or RunCallbacks(), cancel)
-        self.auto_without_credentials(targets, run.cb)
+        no_credentials = self.auto_without_credentials(targets, run.cb)
         session = None
         skipped = None
         try:
             started = run.local_targets()
             if targets.auto:
-                chosen, skipped = self.benchmarkable(run.auto(started, aws))
+                chosen, skipped = self.benchmarkable(run.auto(started, aws), no_credentials)
                 aws_types += [t for t in chosen if t not in aws_types]
                 started = []
                 priced = preflight(aws_types, aws, catalog) if aws_types else None
@@ -284,19 +284,20 @@ class Runs(Predict):
         problem = credentials_problem(self.aws_session)
         return None if problem is None else f"{problem.message}; to fix: {problem.hint}"
 
-    def auto_without_credentials(self, targets: TargetChoice, cb: RunCallbacks) -> bool:
+    def auto_without_credentials(self, targets: TargetChoice, cb: RunCallbacks) -> str | None:
         """`auto` with no credentials here: said on the run's log before anything is measured (it measures here,
-        predicts every instance and benchmarks none). Whether it is so."""
+        predicts every instance and benchmarks none), and returned (benchmarkable's `problem`); None otherwise."""
         problem = self.credentials_problem() if targets.auto else None
         if problem is not None and cb.on_notice:
             cb.on_notice("", f"auto: {problem}; it measures here, predicts every instance and benchmarks none")
-        return problem is not None
+        return problem
 
-    def benchmarkable(self, chosen: list[str]) -> tuple[list[str], str | None]:
-        """`auto`'s chosen instances, and none when boto3 finds no credentials here: (the types, the plan's warning
-        then; the plan is then of every instance, predicted, as `planner estimate` gives it)."""
-        problem = self.credentials_problem() if chosen else None
-        if problem is None:
+    @staticmethod
+    def benchmarkable(chosen: list[str], problem: str | None) -> tuple[list[str], str | None]:
+        """`auto`'s chosen instances, and none when boto3 found no credentials here (`problem`, looked up once before
+        the run measured anything): (the types, the plan's warning then; the plan is then of every instance,
+        predicted, as `planner estimate` gives it)."""
+        if problem is None or not chosen:
             return chosen, None
         return [], f"auto chose {len(chosen)} instance(s) to benchmark ({', '.join(chosen)}) and benchmarked none: {problem}"
 
@@ -348,8 +349,9 @@ class Runs(Predict):
         """A script's run measured without a length of its own keeps `length` (its script.json), so later plans of
         it need none; one with a length keeps its own (`length` was a what-if)."""
         journal = RunJournal.open(run_dir)
-        if journal.is_script and journal.read_script().length == ScriptLength():
-            journal.write_script(journal.read_script().with_length(length))
+        job = journal.read_script() if journal.is_script else None
+        if job is not None and job.length == ScriptLength():
+            journal.write_script(job.with_length(length))
 
     def new_run_dir(self, name: str, folder: str | Path | None = None, now: dt.datetime | None = None) -> Path:
         """Where a run of `name` journals in `folder` (None: planner-runs/), named as RunJournal.create

@@ -127,7 +127,7 @@ class Scripts(Runs):
                 cb.on_result(label, measured)
 
         choices, skipped = None, None
-        self.auto_without_credentials(targets, cb)
+        no_credentials = self.auto_without_credentials(targets, cb)
         if LOCAL in targets.targets:  # `auto` adds it: every other instance is predicted from this measurement
             if cb.on_state:
                 cb.on_state(LOCAL.name, "running", 0.0, 0.0)
@@ -154,7 +154,7 @@ class Scripts(Runs):
                 journal.write_run(info)
                 if cb.on_choices:
                     cb.on_choices(choices)
-                chosen, skipped = self.benchmarkable([c.target[4:] for c in choices if c.benchmark])
+                chosen, skipped = self.benchmarkable([c.target[4:] for c in choices if c.benchmark], no_credentials)
                 aws_types += [t for t in chosen if t not in aws_types]
                 priced = preflight(aws_types, aws, catalog) if aws_types else None
         session = None

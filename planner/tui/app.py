@@ -330,7 +330,8 @@ class PlannerApp(Quitting, App):
                         ScriptLength(self.total_steps, self.epochs))
 
     def ask_length(self, run_dir: str, why: str, length: ScriptLength | None = None) -> None:
-        """Ask for a script run's length (its measurement cannot know it, or `l`), then plan the run for it."""
+        """Ask for a script run's length (its measurement cannot know it, or `s`), then plan the run for it
+        (open_run: asked again when it cannot plan it)."""
         self._unplanned = run_dir  # `s` asks again until a length plans it
 
         def given(length: ScriptLength | None) -> None:
@@ -338,39 +339,32 @@ class PlannerApp(Quitting, App):
                 self.results.show_status("measured; no run length yet: press s to give one")
                 self.screen.set_focus(None)  # `s` reaches the app, not a text field
                 return
-            try:
-                self.service.saved_script(run_dir, length)  # plans it: a length it cannot plan for is asked again
-                self.service.keep_script_length(run_dir, length)
-            except RunLengthUnknown as exc:
-                self.ask_length(run_dir, exc.message, length)
-                return
-            except PlannerError as exc:
-                self.notify(exc.render(), severity="error")
-                return
             self.open_run(run_dir, length)
 
         self.push_screen(RunLength(why, length), given)
 
     def open_run(self, run_dir: str, length: ScriptLength | None = None) -> None:
         """Show a saved run: its plan (every instance it did not measure predicted) and its spec (a script's
-        run: the script, read-only, and what was found in it; planned for `length`, None: its own)."""
+        run: the script, read-only, and what was found in it; planned for `length`, None: its own, which a run
+        measured without one keeps; a length it cannot be planned for is asked for again)."""
         path = Path(run_dir)
         try:
             if self.service.is_script_run(path):
+                unknown = None
                 try:
                     job, measured, est = self.service.saved_script(path, length)
+                    rows = script_rows(measured, est)
                 except RunLengthUnknown as exc:  # the script shown, its length asked for
-                    job = self.service.script_job(path)
-                    self.script, self.script_args, self.workdir = job.path, job.args, job.workdir
-                    self.query_one(WorkloadPane).show_script(job.path, job.args, None, job.script, workdir=job.workdir)
-                    self.sub_title = script_title(job.script, job.args)
-                    self.ask_length(str(path), exc.message)
-                    return
-                self.script, self.script_args, self.total_steps, self.epochs = job.path, job.args, job.total_steps, job.epochs
-                self.workdir = job.workdir
-                self.query_one(WorkloadPane).show_script(job.path, job.args, script_rows(measured, est), job.script,
-                                                         workdir=job.workdir)
+                    job, rows, unknown = self.service.script_job(path), None, exc.message
+                self.script, self.script_args, self.workdir = job.path, job.args, job.workdir
+                self.query_one(WorkloadPane).show_script(job.path, job.args, rows, job.script, workdir=job.workdir)
                 self.sub_title = script_title(job.script, job.args)
+                if unknown is not None:
+                    self.ask_length(str(path), unknown, length)
+                    return
+                if length is not None:
+                    self.service.keep_script_length(path, length)
+                self.total_steps, self.epochs = job.total_steps, job.epochs
                 self.results.show_status("")
                 self.results.open_run(str(path), job)
                 self._runs_beside(path)
