@@ -355,7 +355,8 @@ class PlannerApp(Quitting, App):
                     job, measured, est = self.service.saved_script(path, length)
                     rows = script_rows(measured, est)
                 except RunLengthUnknown as exc:  # the script shown, its length asked for
-                    job, rows, unknown = self.service.script_job(path), None, exc.message
+                    job, unknown = self.service.script_job(path), exc.message
+                    rows = [("whole run", "its length is not known: s gives it (steps or epochs)")]  # measured, not measuring
                 self.script, self.script_args, self.workdir = job.path, job.args, job.workdir
                 self.query_one(WorkloadPane).show_script(job.path, job.args, rows, job.script, workdir=job.workdir)
                 self.sub_title = script_title(job.script, job.args)
