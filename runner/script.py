@@ -37,6 +37,7 @@ from typing import Any
 
 RESULT_VERSION = 1
 STEADY_DRIFT = 0.10  # the first and last thirds' median steps within 10%: steady
+STEADY_WINDOWS = 0.25  # and the means of 20 windows of steps within a 25% standard deviation of their mean
 UNSTEADY_EXTENSION = 3.0  # an unsteady measurement goes on to at most 3x its budget
 PROGRESS_SECONDS = 0.5  # the progress file is written at most this often
 
@@ -368,23 +369,26 @@ class Timeline:
                     return  # --epochs needs a whole training epoch and the step after it (the time between epochs)
                 if not any(e["length"] for e in self.under_way):
                     self.finish("budget")  # no epoch to count --epochs by, now or later: the answer is an error, at once
-            self.steady = self.drift(ends) <= STEADY_DRIFT
+            self.steady = self.drift(ends) <= STEADY_DRIFT and self.moving(ends) <= STEADY_WINDOWS
             if not self.steady and t - ends[0] < UNSTEADY_EXTENSION * self.seconds and t < self.latest:
-                self.report(t, ends, "past the budget, until the step time settles")
-                return  # the step time still moves (a warm-up, a neighbour's burst): measure on, up to 3x the budget
+                self.report(t, ends, "past the budget, until the step time settles",
+                            cap=min(UNSTEADY_EXTENSION * self.seconds, self.latest - ends[0]))
+                return  # the step time still moves (a warm-up, a neighbour's burst, an agent's episodes): measure on
             self.finish("budget")
         else:
             self.report(t, ends, "measuring")
 
-    def report(self, t: float, ends: list[float], phase: str) -> None:
+    def report(self, t: float, ends: list[float], phase: str, cap: float | None = None) -> None:
         """The progress file (`out`.progress, replaced whole, at most twice a second): the planner shows it
-        as the measurement's progress line, here and on an instance alike."""
+        as the measurement's progress line, here and on an instance alike (`cap`: the most seconds of steps
+        the phase may go on to)."""
         if t - self.reported < PROGRESS_SECONDS:
             return
         self.reported = t
         recent = [b - a for a, b in zip(ends[-21:], ends[-20:])]
         event = {"event": "script", "phase": phase, "steps": len(ends), "seconds": t, "measured_seconds": t - ends[0],
-                 "budget_seconds": self.seconds, "step_seconds": sorted(recent)[len(recent) // 2] if recent else None}
+                 "budget_seconds": self.seconds, "step_seconds": sorted(recent)[len(recent) // 2] if recent else None,
+                 "cap_seconds": cap}
         try:
             with open(self.out + ".progress.tmp", "w") as f:
                 json.dump(event, f)
@@ -403,6 +407,23 @@ class Timeline:
             return 0.0
         first, last = sorted(steady[:third])[third // 2], sorted(steady[-third:])[third // 2]
         return abs(last / first - 1) if first > 0 else 0.0
+
+    @staticmethod
+    def moving(ends: list[float]) -> float:
+        """How far the medians of 20 windows of the steady steps (at least 5 steps each) move: their standard
+        deviation over their mean (medians: an evaluation pass is one slow step, not a move). A machine's
+        burst moves a few windows; an RL agent's episodes, which lengthen and shorten as it learns, move them
+        all (0.31-0.43 on examples/scripts/reinforce.py; a convnet's, 0.01-0.21 on a noisy 2-vCPU VM): their
+        mean needs more of them."""
+        steps = [b - a for a, b in zip(ends, ends[1:])]
+        steady = steps[max(2, len(steps) // 10):]
+        size = max(5, len(steady) // 20)
+        windows = [sorted(steady[i:i + size])[size // 2] for i in range(0, len(steady) - size + 1, size)]
+        if len(windows) < 5:
+            return 0.0
+        mean = sum(windows) / len(windows)
+        sd = math.sqrt(sum((w - mean) ** 2 for w in windows) / (len(windows) - 1))
+        return sd / mean if mean > 0 else 0.0
 
     def epoch_may_end(self, t: float) -> bool:
         """Whether waiting on can show a whole epoch: a DataLoader is being iterated and, at the pace of its

@@ -45,6 +45,8 @@ WARMUP_SHARE = 0.1  # of the steps measured, at least MIN_WARMUP_STEPS: allocato
 MIN_WARMUP_STEPS = 2
 MIN_STEADY_STEPS = 5
 ALIKE_SPREAD = 1.5  # steps whose middle half is within this ratio do alike work (see steps_alike)
+DRIFT = 0.10  # runner/script.py's STEADY_DRIFT: thirds further apart are measured on, then said
+MOVING_WINDOWS = 0.25  # runner/script.py's STEADY_WINDOWS: windows moving more are measured on, then said
 HOST_CLASS = "data"  # the launcher's class of ops run while a DataLoader fetches a batch in the main process
 
 
@@ -340,6 +342,24 @@ def steady_step(run: ScriptRun) -> tuple[float, float]:
     return _steady_step(run, steady, warmup)
 
 
+def _drift(steady: list[float]) -> float:
+    """How far the last third's median steady step is from the first third's (runner/script.py's
+    Timeline.drift, which measures on while it is above DRIFT); 0 with fewer than 9 steps."""
+    third = len(steady) // 3
+    if third < 3:
+        return 0.0
+    first = statistics.median(steady[:third])
+    return abs(statistics.median(steady[-third:]) / first - 1) if first > 0 else 0.0
+
+
+def _moving(steady: list[float]) -> float:
+    """The steady steps' 20 window medians' standard deviation over their mean (runner/script.py's
+    Timeline.moving, which measures on while it is above MOVING_WINDOWS); 0 with fewer than 5 windows."""
+    size = max(5, len(steady) // 20)
+    windows = [statistics.median(steady[i:i + size]) for i in range(0, len(steady) - size + 1, size)]
+    return statistics.stdev(windows) / statistics.fmean(windows) if len(windows) >= 5 else 0.0
+
+
 def _steady_step(run: ScriptRun, steady: list[float], warmup: int) -> tuple[float, float]:
     """steady_step over the steady durations _durations found (estimate_script has them already)."""
     if len(steady) < MIN_STEADY_STEPS:
@@ -395,7 +415,15 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
                         "were a shorter run than the one planned; if they are the run you will train, its run is the one "
                         "measured")
     n_epochs = float(epochs) if epochs is not None else (total_steps / steps_per_epoch if steps_per_epoch else 0.0)
-    if not run.steady:
+    moved = _moving(steady)
+    if not run.steady and _drift(steady) <= DRIFT and moved > MOVING_WINDOWS:  # no trend: levels the rest may run at
+        when = "when the script finished" if run.stopped_because == "finished" else "at 3x the budget (measured on for it)"
+        if total_steps > ran:
+            warnings.append(f"the step time still moved {when}: its windows of steps spread {moved:.0%} about their mean "
+                            "(an RL agent's episodes as it learns, steps of unlike work, or a busy machine); the steps not "
+                            "measured are planned at the mean of those measured, within the interval their windows span: "
+                            "a run whose later steps are longer (an agent learning to keep its episodes going) runs longer")
+    elif not run.steady:
         when = "when the script finished" if run.stopped_because == "finished" else "at 3x the budget"
         warnings.append("the step time was still drifting (more than 10% between the first and last thirds of the measurement) "
                      f"{when}: a busy machine or a long warm-up; the interval may be too narrow — measure again "

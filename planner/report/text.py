@@ -70,6 +70,9 @@ def script_progress_text(event: dict[str, Any]) -> str:
     budget, measured = event.get("budget_seconds"), event.get("measured_seconds")
     if phase == "measuring":
         return f"measuring: {text}" + (f", {min(measured, budget):.0f}/{budget:.0f} s" if budget and measured is not None else "")
+    cap = event.get("cap_seconds")
+    if cap and measured is not None:  # the hard cap of a measurement gone past its budget, said
+        return f"{text}; {phase.removeprefix('past the budget, ')} ({min(measured, cap):.0f} of at most {cap:.0f} s)"
     return f"{text}; {phase.removeprefix('past the budget, ')}" + (f" ({seconds:.0f} s)" if seconds else "")
 
 

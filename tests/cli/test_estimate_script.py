@@ -15,7 +15,7 @@ SCRIPTS = EXAMPLES / "scripts"
 
 
 def test_an_agent_stepping_a_python_environment_is_answered_with_a_cpu():
-    r = planner("estimate", SCRIPTS / "reinforce.py", "--seconds", "3", "--total-steps", "2000", "--json",
+    r = planner("estimate", SCRIPTS / "reinforce.py", "--seconds", "1", "--total-steps", "2000", "--json",
                 "--", "--episodes", "100000")
     assert r.code == 0, r.err
     doc = json.loads(r.out)
@@ -58,7 +58,7 @@ def test_flags_that_need_a_spec_or_a_script_are_refused_for_the_other():
 
 def test_a_script_run_is_journaled_and_replanned_from_its_journal(tmp_path):
     out = tmp_path / "run"
-    r = planner("run", SCRIPTS / "reinforce.py", "--targets", "local", "--seconds", "3", "--total-steps", "2000",
+    r = planner("run", SCRIPTS / "reinforce.py", "--targets", "local", "--seconds", "1", "--total-steps", "2000",
                 "--out", out, "--json", "--workdir", EXAMPLES, "--", "--episodes", "100000")
     assert r.code == 0, r.err
     doc = json.loads(r.out)
@@ -85,7 +85,7 @@ def test_auto_plans_a_script_from_its_measurement_here_and_a_spec_refuses_a_scri
     # auto measures here and chooses from the script's plan: an agent that trains here clearly needs no paid
     # benchmark (the tiny budget only makes sure nothing could launch)
     out = tmp_path / "run"
-    r = planner("run", SCRIPTS / "reinforce.py", "--targets", "auto", "--bench-budget", "0.01", "--seconds", "3",
+    r = planner("run", SCRIPTS / "reinforce.py", "--targets", "auto", "--bench-budget", "0.01", "--seconds", "1",
                 "--total-steps", "2000", "--out", out, "--json", "--", "--episodes", "100000")
     assert r.code == 0, r.err
     doc = json.loads(r.out)

@@ -404,6 +404,29 @@ def test_a_step_time_still_moving_at_the_budget_is_measured_on_until_it_settles_
     assert any("still drifting" in n for n in est.warnings)
 
 
+def test_steps_whose_windows_keep_moving_are_measured_to_the_cap_said_on_the_progress_line_and_in_the_plan(tmp_path):
+    # an RL agent's episodes: runs of short and long steps, as its episodes shorten and lengthen while it learns;
+    # the first and last thirds' medians alike (no drift), every window's median moving
+    episodes = """
+    import time, torch
+    w = torch.nn.Linear(2, 1)
+    opt = torch.optim.SGD(w.parameters(), lr=0.01)
+    for i in range(100000):
+        time.sleep(0.015 if (i // 40) % 3 == 0 else 0.003)  # a third of the steps long, in runs of 40
+        opt.zero_grad(); w(torch.ones(1, 2)).sum().backward(); opt.step()
+    """
+    events: list[tuple[str, dict]] = []
+    run, est = PlannerService().bench_script(script(tmp_path, episodes), [], seconds=1.0, total_steps=5000,
+                                             on_progress=lambda *e: events.append(e))
+    assert run.steady is False and 2.5 < run.steps[-1] - run.steps[0] < 4.5  # measured on, to 3x its 1 s budget
+    last = [e for label, e in events if label == "local" and e.get("phase") == "past the budget, until the step time settles"]
+    assert last and last[-1]["cap_seconds"] == pytest.approx(3.0)
+    assert progress_text(last[-1]).endswith(" of at most 3 s)")  # the hard cap, on the progress line
+    moved = [w for w in est.warnings if "the step time still moved at 3x the budget" in w]
+    assert moved and "an agent learning to keep its episodes going" in moved[0]  # the plan says it, not "drifting"
+    assert not any("still drifting" in w for w in est.warnings)
+
+
 def test_a_workdir_is_where_the_script_runs_and_a_lost_relative_path_says_so(tmp_path, monkeypatch):
     reads = """
     import sys, torch

@@ -19,8 +19,8 @@ def test_a_script_is_measured_shown_read_only_and_planned_and_its_what_ifs_repla
     script = str(EXAMPLES / "scripts" / "reinforce.py")
 
     async def scenario():
-        app = PlannerApp(script, script_args=["--episodes", "100000"], total_steps=2000, estimate_seconds=2,
-                         bench_seconds=2, runs_folder=tmp_path)
+        app = PlannerApp(script, script_args=["--episodes", "100000"], total_steps=2000, estimate_seconds=1,
+                         bench_seconds=1, runs_folder=tmp_path)
         async with app.run_test(size=(120, 40)) as pilot:
             results = app.query_one(ResultsPane)
             await wait_for(pilot, lambda: results.doc is not None, timeout=120)
