@@ -38,10 +38,11 @@ DESCRIBE_TIMEOUT_SECONDS = 120.0
 DESCRIBE_MEMORY_BYTES = 6 * 2**30  # address space of the describing child: torch itself needs ~1 GiB
 
 
-def child_env() -> dict[str, str]:
+def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     """The environment of a child that runs `runner.bench`: this package importable, unbuffered,
-    and this process named as the parent it dies with (runner/lifeline.py)."""
-    env = dict(os.environ)
+    and this process named as the parent it dies with (runner/lifeline.py); `extra`: a script's own
+    (a SkyPilot task's envs), which cannot undo those three."""
+    env = {**os.environ, **(extra or {})}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_ROOT), env.get("PYTHONPATH")]))
     env["PYTHONUNBUFFERED"] = "1"
     env[PARENT_ENV] = str(os.getpid())
@@ -111,7 +112,7 @@ class ScriptProcess:
 def run_script(script: Path, args: list[str], seconds: float, workdir: Path, min_steps: int = 20,
                cap_seconds: float | None = None, whole: bool = False, until_epoch: bool = False,
                cancel: Any = None, progress: Callable[[dict[str, Any]], None] | None = None,
-               cwd: Path | None = None) -> ScriptProcess:
+               cwd: Path | None = None, extra_env: dict[str, str] | None = None) -> ScriptProcess:
     """Run `script ARGS` unchanged under runner.script (its steps timed by PyTorch's own hooks) in a
     child that dies with the planner, in the script's folder, with no stdin; stopped at the cap
     (`seconds` + SCRIPT_CAP_EXTRA_SECONDS) with everything it started (its process group). `whole`:
@@ -119,10 +120,11 @@ def run_script(script: Path, args: list[str], seconds: float, workdir: Path, min
     past the budget, keep measuring until a whole training epoch and the step after it were seen (`--epochs`
     counts steps from it), at most until shortly before the cap. `cancel` (a threading.Event): stopped when set.
     `progress` gets the measurement's progress events (runner.script_job.ProgressWatch). `cwd`: the folder it
-    runs in (`--workdir`; default the script's own)."""
+    runs in (`--workdir`; default the script's own). `extra_env`: set in the script's environment (its task's envs and
+    secrets)."""
     out = workdir / "script-result.json"
     cap = cap_seconds if cap_seconds is not None else seconds + SCRIPT_CAP_EXTRA_SECONDS
-    env = {**child_env(), "PLANNER_SPAWN_TIME": repr(time.time())}
+    env = {**child_env(extra_env), "PLANNER_SPAWN_TIME": repr(time.time())}
     start = time.perf_counter()
     stdout, stderr, code = run_group(child_command("runner.script", *launcher_arguments(
         str(out), seconds, min_steps, str(script), args, cap, whole, until_epoch)), str(cwd or script.parent), env, cap, cancel,

@@ -13,11 +13,13 @@ boundary is found from outside, by PyTorch's own hooks, installed before the scr
 
 A DataLoader iterated to its end is an epoch: its start, end and length are recorded. With CUDA in
 use, each boundary synchronises first, so a step's time is its kernels' too. Once the step time has
-had `--seconds` (and at least `--min-steps` steps), or at `--max-steps`, the result is written and
+had `--seconds` (and at least `--min-steps` steps) and has settled (Timeline.drift, Timeline.moving;
+unsettled, it goes on to 3x `--seconds`), or at `--max-steps`, the result is written and
 the process ends at once (os._exit: the script's own cleanup is not timed, its DataLoader workers
 die with it); a script that finishes first is measured whole. Times are seconds since the spawn
 (PLANNER_SPAWN_TIME, the parent's time.time() when it started this process). While it measures,
-`RESULT.json.progress` holds its latest progress (phase, steps, the recent median step), replaced at
+`RESULT.json.progress` holds its latest progress (phase, steps, the recent median step, the cap of a phase
+past the budget), replaced at
 most twice a second, for the parent's progress line (runner.script_job.ProgressWatch).
 """
 

@@ -185,14 +185,16 @@ def run_job(job: dict[str, Any], workdir: str, progress: Callable[[dict[str, Any
     """Run the job's script (in its folder, no stdin, in a process group killed at the end and at the cap);
     `progress` gets its progress events (runner.bench prints them as JSON lines, as a spec's)."""
     folder = os.path.abspath(job.get("folder") or ".")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (os.getcwd(), os.environ.get("PYTHONPATH")) if p)}
+    own = {str(k): str(v) for k, v in (job.get("env") or {}).items()}  # the script's envs (never its secrets)
+    env = {**os.environ, **own,
+           "PYTHONPATH": os.pathsep.join(p for p in (os.getcwd(), own.get("PYTHONPATH", os.environ.get("PYTHONPATH"))) if p)}
     setup = 0.0
     if job.get("requirements"):
         if progress is not None:
             progress({"event": "script", "phase": f"installing {job['requirements']}"})
         start = time.time()
         pip = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-r", job["requirements"]], cwd=folder,
-                             capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=1800)
+                             capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=1800, env=env)
         setup = time.time() - start
         if pip.returncode != 0:
             return BenchResult(status="error", device="cpu", message=f"pip install -r {job['requirements']} failed:\n"

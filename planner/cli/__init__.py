@@ -24,7 +24,7 @@ import sys
 
 from planner import __version__
 from planner.cli import account, completion, config, measure, plan
-from planner.cli.common import Parser, run_with_out_file, settle_output, take_task
+from planner.cli.common import Parser, run_with_out_file, settle_output, settle_script_env, take_task
 from planner.errors import ExitCode, PlannerError
 
 
@@ -84,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settle_output(args)
         take_task(args)  # a SkyPilot task YAML: the script it runs, in its workdir
+        settle_script_env(args)  # --env, --secret (a task's envs and secrets are read with it)
         return run_with_out_file(handler, args)
     except PlannerError as exc:
         sys.stderr.write(error_text(exc) + "\n")

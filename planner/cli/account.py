@@ -115,6 +115,7 @@ def cmd_tui(args: argparse.Namespace) -> int:
     seconds = {} if args.seconds is None else {"bench_seconds": args.seconds, "estimate_seconds": args.seconds}
     app = PlannerApp(args.spec, region=args.region or default_region(), ami=args.ami, script_args=args.script_args,
                      total_steps=args.total_steps, epochs=args.epochs, workdir=args.workdir,
+                     script_env=getattr(args, "script_env", None),
                      said=getattr(args, "task_said", None), **seconds)
     app.run()
     return app.return_code or ExitCode.OK  # 128 + N after a routed SIGTERM/SIGHUP, as the CLI exits

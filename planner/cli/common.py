@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from planner.errors import ExitCode, InputError, RunError
 from planner.report.export import FORMATS, table_text
 from planner.report.text import escape, progress_text, to_json
-from planner.service import OBJECTIVES, SCRIPT_CAP_EXTRA_SECONDS, PlannerService
+from planner.service import OBJECTIVES, SCRIPT_CAP_EXTRA_SECONDS, UNSTEADY_EXTENSION, PlannerService, ScriptEnv
 from planner.report.plan import (
     DEFAULT_GROUP_BY, GROUP_BY, answers_text, failed_lines, plan_table, recommendation_text, shown_line, shown_options,
 )
@@ -57,6 +57,8 @@ class Parser(argparse.ArgumentParser):
         lines = []
         for typed in re.findall(r"(--[A-Za-z][\w-]*)", message.split(":", 1)[-1]):
             close = difflib.get_close_matches(typed, known, n=2, cutoff=0.6)
+            ratios = [difflib.SequenceMatcher(None, typed, c).ratio() for c in close]
+            close = [c for c, r in zip(close, ratios) if r >= ratios[0] - 0.1]  # a far second guess is noise
             if close:
                 lines.append(f"  ({typed}: did you mean {' or '.join(close)}?)\n")
         return "".join(lines)
@@ -353,9 +355,10 @@ def say_script_cap(service: PlannerService, args: argparse.Namespace, then: str 
     workdir = getattr(args, "workdir", None)
     service.check_script(args.spec, workdir)
     running = " ".join([args.spec, *args.script_args]) + (f" in {Path(workdir).resolve()}" if workdir else "")
-    epoch = " (longer while an epoch under way can end before the cap: --epochs counts steps from a whole one)" if getattr(args, "epochs", None) else ""
+    epoch = "; longer while an epoch under way can end before the cap: --epochs counts steps from a whole one" if getattr(args, "epochs", None) else ""
     stderr().print(f"running {escape(running)} here, unchanged: "
-                   f"{args.seconds:g} s of training steps (at least 20){epoch}, and stopped with everything it started at "
+                   f"{args.seconds:g} s of training steps (at least 20; up to {UNSTEADY_EXTENSION * args.seconds:g} s while the step time has "
+                   f"not settled{epoch}), and stopped with everything it started at "
                    f"{args.seconds + SCRIPT_CAP_EXTRA_SECONDS:g} s if it has not finished" + (f"; {then}" if then else ""),
                    highlight=False)  # a terminal wraps it at words; a pipe keeps it one line
 
@@ -378,7 +381,8 @@ def check_one_length(args: argparse.Namespace) -> None:
 
 
 SCRIPT_ONLY = (("total_steps", "--total-steps"), ("epochs", "--epochs"), ("workdir", "--workdir"),
-               ("requirements", "--requirements"), ("script_args", "arguments after --"))
+               ("requirements", "--requirements"), ("env", "--env"), ("secret", "--secret"),
+               ("script_args", "arguments after --"))
 
 
 def refuse_script_flags(args: argparse.Namespace, spec: str | None, but: tuple[str, ...] = ()) -> None:
@@ -404,6 +408,49 @@ def workdir_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workdir", metavar="DIR", help="the folder a script runs in, and that ships whole to an instance "
                    "(default: the script's own folder); it must hold the script. As SkyPilot's workdir: relative paths "
                    "in the script's arguments are relative to it")
+    env_arguments(p)
+
+
+def env_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--env", action="append", metavar="NAME[=VALUE]", help="set NAME in a script's environment, here and "
+                   "on instances (over a SkyPilot task's envs, as sky launch --env); NAME alone takes its value from yours. "
+                   "Repeat it for several")
+    p.add_argument("--secret", action="append", metavar="NAME[=VALUE]", help="set NAME in a script's environment here "
+                   "only: never journaled or uploaded (as sky launch --secret); NAME alone takes its value from yours")
+
+
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def env_pairs(values: list[str] | None, flag: str) -> dict[str, str]:
+    """`--env NAME=VALUE` / `--env NAME` (its value from this environment, as sky launch takes it), in order: the
+    last one given for a name wins. InputError naming the flag and the value."""
+    pairs: dict[str, str] = {}
+    for value in values or []:
+        name, eq, given = value.partition("=")
+        if not ENV_NAME.match(name):
+            raise InputError(f"{flag} {value}: {name or 'the name'} is not an environment variable's name",
+                             hint=f"{flag} NAME=VALUE, NAME of letters, digits and _ (not starting with a digit)")
+        if not eq and name not in os.environ:
+            raise InputError(f"{flag} {name}: not set in your environment, to take its value from",
+                             hint=f"give its value: {flag} {name}=VALUE, or export {name} first")
+        pairs[name] = given if eq else os.environ[name]
+    return pairs
+
+
+def settle_script_env(args: argparse.Namespace) -> None:
+    """`args.script_env` (a ScriptEnv) from --env and --secret (a task's envs and secrets are read with them:
+    take_task), said on stderr by name when there is one."""
+    if not hasattr(args, "env") or hasattr(args, "script_env"):
+        return
+    args.script_env = ScriptEnv.of(env_pairs(args.env, "--env"), env_pairs(args.secret, "--secret"))
+    _say_env(args)
+
+
+def _say_env(args: argparse.Namespace) -> None:
+    for line in args.script_env.said():
+        note(line)
+        args.task_said = [*(getattr(args, "task_said", None) or []), line]
 
 
 def chart_argument(p: argparse.ArgumentParser) -> None:
@@ -442,7 +489,8 @@ def take_task(args: argparse.Namespace) -> None:
     spec = getattr(args, "spec", None)
     if not spec or not str(spec).endswith((".yaml", ".yml")):
         return
-    task = PlannerService().task(spec)
+    task = PlannerService().task(spec, env_pairs(getattr(args, "env", None), "--env"),
+                                 env_pairs(getattr(args, "secret", None), "--secret"))
     if task is None:
         return
     if getattr(args, "workdir", None):
@@ -478,3 +526,6 @@ def take_task(args: argparse.Namespace) -> None:
     stderr().print(head, markup=False, highlight=False, soft_wrap=True)
     for line in task.notes:
         note(line)
+    if hasattr(args, "env"):
+        args.script_env = ScriptEnv.of(task.envs, task.secrets)
+        _say_env(args)

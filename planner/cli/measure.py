@@ -8,7 +8,7 @@ from dataclasses import asdict
 
 from planner.cli.common import (
     check_script_flags, escape, flag, output_arguments, print_json, print_table, progress, ranged, say_script_cap,
-    refuse_script_flags, script_length_arguments, note, stderr, stdout, warn, workdir_argument,
+    refuse_script_flags, script_length_arguments, note, stderr, stdout, warn, workdir_argument, env_arguments,
 )
 from planner.errors import ExitCode, PlannerError, RunError
 from planner.report.tables import script_json, script_table, bench_json, bench_table, check_summary, check_table, sweep_table
@@ -21,6 +21,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     service = PlannerService()
     if args.spec.endswith(".py"):
         return _check_script(service, args)
+    refuse_script_flags(args, args.spec)
     spec = service.load(args.spec)
     fp = service.footprint(spec)
     if args.json:
@@ -64,7 +65,7 @@ def _bench_script(service: PlannerService, args: argparse.Namespace) -> int:
     say_script_cap(service, args)
     with progress() as on_progress:
         run, est = service.bench_script(args.spec, args.script_args, args.seconds, args.total_steps, args.epochs,
-                                        on_progress=on_progress, workdir=args.workdir)
+                                        on_progress=on_progress, workdir=args.workdir, env=args.script_env)
     data = script_json(run, est)
     if args.json:
         print_json(data)
@@ -117,7 +118,9 @@ def _check_script(service: PlannerService, args: argparse.Namespace) -> int:
         print_json({"script": args.spec, "args": list(args.script_args), "parses": True, "folder": str(shipped.folder),
                     "ships": [name for _, name in shipped.files], "total_bytes": shipped.total_bytes,
                     "left_out": [{"path": p, "why": why} for p, why in shipped.left_out],
-                    "skypilot_task": asdict(task) if task is not None else None})
+                    "skypilot_task": {**asdict(task), "secrets": sorted(task.secrets), "envs": {
+                        k: v for k, v in task.envs.items() if k not in args.script_env.secrets}} if task is not None else None,
+                    "env": args.script_env.envs, "secrets": sorted(args.script_env.secrets)})  # a secret by name only
         return ExitCode.OK
     given = getattr(args, "task_file", None)  # a SkyPilot task: measured as it is, by its own file
     out = stdout()
@@ -153,10 +156,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
     service = PlannerService()
     if args.spec.endswith(".py"):
         check_script_flags(args, ("device",))
+        service.check_validated_epochs(args.script_args, args.epochs)
         say_script_cap(service, args, then="then runs it whole")
         with progress() as on_progress:
             check = service.validate_script(args.spec, args.script_args, args.seconds, args.total_steps, args.epochs,
-                                            recheck=args.recheck, on_progress=on_progress, workdir=args.workdir)
+                                            recheck=args.recheck, on_progress=on_progress, workdir=args.workdir,
+                                            env=args.script_env)
         if args.json:
             print_json(check.to_json())
         else:
@@ -185,6 +190,7 @@ def add_parsers(sub) -> None:
     p = sub.add_parser("check", help="validate a workload spec (print parameters, FLOPs and training memory), or check that a "
                        "training script parses and list what of its folder would ship")
     p.add_argument("spec", help="workload spec (YAML or JSON), training script (train.py) or SkyPilot task (task.yaml)")
+    env_arguments(p)
     output_arguments(p)
     p.set_defaults(handler=cmd_check)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -198,7 +199,7 @@ def _run_script(service: PlannerService, args: argparse.Namespace, targets, opti
             doc, _journal = service.run_script(args.spec, args.script_args, targets, options, args.seconds,
                                                args.total_steps, args.epochs, Path(args.out) if args.out else None,
                                                replace(callbacks, on_progress=on_progress), aws, args.requirements,
-                                               workdir=args.workdir)
+                                               workdir=args.workdir, env=args.script_env)
     except KeyboardInterrupt as exc:
         return _interrupted(exc)
     print_plan(doc, args)
@@ -261,12 +262,30 @@ def _estimate_script(service: PlannerService, args: argparse.Namespace, region: 
     with progress() as on_progress:
         doc, _run, _est = service.estimate_script(args.spec, args.script_args, options, args.seconds, args.total_steps,
                                                 args.epochs, gpu=True if args.gpu else False if args.cpu else None,
-                                                on_progress=on_progress, workdir=args.workdir)
+                                                on_progress=on_progress, workdir=args.workdir, env=args.script_env)
     print_plan(doc, args)
     if args.format == "table":
-        _print_predicted_footer(doc, script_command(args.spec, args.workdir, args.total_steps, args.epochs), args.script_args)
+        task = getattr(args, "task", None)
+        if task is not None:  # the suggested run is of the task, as the user gave it (its own arguments in it)
+            named = script_command(args.task_file, None, args.total_steps, args.epochs) + env_flags(args)
+            _print_predicted_footer(doc, named, args.script_args[len(task.args):])
+        else:
+            named = script_command(args.spec, args.workdir, args.total_steps, args.epochs) + env_flags(args)
+            _print_predicted_footer(doc, named, args.script_args)
     write_chart(doc, args.chart)
     return ExitCode.OK
+
+
+def env_flags(args: argparse.Namespace) -> str:
+    """The --env and --secret given, as a suggested command repeats them: a secret (or an env named like one) by
+    its name alone, so its value is taken from the environment and never printed."""
+    flags = []
+    for option, values in (("--env", args.env or []), ("--secret", args.secret or [])):
+        for value in values:
+            name, eq, given = value.partition("=")
+            shown = name if option == "--secret" or name in args.script_env.secrets or not eq else f"{name}={given}"
+            flags.append(f" {option} {shlex.quote(shown)}")
+    return "".join(flags)
 
 
 def script_command(script: str, workdir: str | None, total_steps: int | None, epochs: int | None) -> str:

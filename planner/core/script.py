@@ -11,7 +11,9 @@ every DataLoader epoch) -> its parts and the whole run, with an honest interval.
   approximation) and the run-to-run noise of a machine, in quadrature (planner/core/estimate.py);
   when the steady steps' windows (20 of them) move more than that interval allows (an RL agent's
   episodes lengthen and shorten as it learns; a machine changes speed), the steps not measured may
-  run at any of their levels: the interval is the windows' own standard deviation instead;
+  run at any of their levels: the interval is the windows' own standard deviation instead (the launcher
+  measured on to 3x its budget while they moved more than MOVING_WINDOWS, and a plan from a measurement
+  that never settled says so: an agent whose later episodes are longer runs longer than planned);
 - between epochs: what a step spanning an epoch's end takes beyond the median steady step (the evaluation
   pass, a checkpoint, the next epoch's first batch), the median over the boundaries seen; without a
   boundary it is not known, and the estimate says so instead of pretending it is nothing;
@@ -183,7 +185,7 @@ class ScriptRun:
     wall: float = 0.0
     cuda_used: bool = False
     device_name: str = ""  # the GPU's name when the script used one, else the CPU's
-    steady: bool = True  # False: the step time still drifted when the measurement stopped (at 3x its budget)
+    steady: bool = True  # False: the step time had not settled (drift, moving windows) when it stopped (at 3x its budget)
     threads: int = 0
     trace: StepTrace | None = None
     loaders_started: int | None = None  # DataLoader iterations begun (None: a journal from before it was counted)
@@ -214,6 +216,42 @@ class ScriptLength:
 
 
 @dataclass(frozen=True)
+class ScriptEnv:
+    """What a script gets in its environment beyond the planner's own (a SkyPilot task's `envs` and `secrets`,
+    `--env`, `--secret`): `envs` are set wherever it runs, journaled and sent with it to an instance; `secrets` are
+    set here only — never journaled, never uploaded. An env whose name looks like a secret (an API key, a token, a
+    password, a cloud's credentials: planner.core.task.secret_env) is a secret, wherever it was given."""
+
+    envs: dict[str, str] = field(default_factory=dict)
+    secrets: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, envs: dict[str, str] | None = None, secrets: dict[str, str] | None = None) -> ScriptEnv:
+        from planner.core.task import secret_env
+
+        envs, hidden = dict(envs or {}), set(secret_env(envs or {}))
+        return cls({k: v for k, v in envs.items() if k not in hidden},
+                   {**{k: v for k, v in envs.items() if k in hidden}, **(secrets or {})})
+
+    @property
+    def here(self) -> dict[str, str]:
+        """The environment it gets on this machine."""
+        return {**self.envs, **self.secrets}
+
+    def __bool__(self) -> bool:
+        return bool(self.envs or self.secrets)
+
+    def said(self) -> list[str]:
+        """One line saying what it gets (names only: a value may be a secret's), none when it gets nothing."""
+        if not self:
+            return []
+        parts = ([f"{', '.join(self.envs)} set here and on instances"] if self.envs else []) + (
+            [f"{', '.join(self.secrets)} set here only (a secret is never journaled or uploaded: on an instance the "
+             "script runs without it)"] if self.secrets else [])
+        return ["the script's environment: " + "; ".join(parts)]
+
+
+@dataclass(frozen=True)
 class ScriptJob:
     """What a run of a script measures (the journal's script.json): the script as the user named it and
     where it is, its own arguments, the whole run's length as given, the seconds of steps measured, the
@@ -226,6 +264,8 @@ class ScriptJob:
     epochs: int | None = None
     seconds: float = 10.0
     workdir: str | None = None  # the folder it ran in and shipped (--workdir); None: the script's own
+    env: dict[str, str] = field(default_factory=dict)  # ScriptEnv.envs it ran with (its secrets are not journaled)
+    secret_names: list[str] = field(default_factory=list)  # the names of the secrets it ran with here
 
     @property
     def length(self) -> ScriptLength:
@@ -563,6 +603,38 @@ def python_share(run: ScriptRun, est: ScriptEstimate) -> float | None:
 
 def _count(n: int, one: str, many: str) -> str:
     return f"{n:,} {one if n == 1 else many}"
+
+
+EPOCH_FLAGS = ("--epochs", "--num-epochs", "--num_epochs", "--n-epochs", "--n_epochs", "--max-epochs", "--max_epochs")
+
+
+def own_epochs(args: list[str]) -> tuple[str, int] | None:
+    """The epochs the script's own arguments give it (`--epochs 20`, `--num_epochs=20`, the last one given, as
+    argparse takes it): (the flag, its number); None when they name none, or not as a whole number. Only these
+    spellings: a script's `--steps` may count environment steps or batches, not the optimizer steps planned."""
+    found = None
+    for i, arg in enumerate(args):
+        flag, eq, value = arg.partition("=")
+        if flag in EPOCH_FLAGS:
+            value = value if eq else (args[i + 1] if i + 1 < len(args) else "")
+            found = (flag, int(value)) if value.isdigit() else None
+    return found
+
+
+def length_disagreement(args: list[str], run: ScriptRun, est: ScriptEstimate) -> str | None:
+    """A warning when the run planned is not the one the script's own arguments train: `planner estimate
+    train.py --epochs 5 -- --epochs 20` plans 5 epochs of a script told to run 20 (a what-if the user may
+    mean, or a slip). None when they agree (within an epoch's step), when the arguments name no epochs, when
+    the epochs planned are not known, or when the script finished while measured (estimate_script says so)."""
+    own = own_epochs(args)
+    if own is None or not est.steps_per_epoch or run.stopped_because == "finished":
+        return None
+    flag, epochs = own
+    if abs(est.epochs - epochs) * est.steps_per_epoch < 1:
+        return None
+    return (f"the plan is of {est.epochs:,.4g} epochs ({est.total_steps:,} steps) and the script's own arguments say "
+            f"{flag} {epochs:,}: the plan is not of the run they train; give the planner --epochs {epochs} (or the "
+            f"script {flag} {est.epochs:,.4g}) to plan the run you will start")
 
 
 def script_said(run: ScriptRun, est: ScriptEstimate, predicted: bool = True) -> Said:

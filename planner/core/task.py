@@ -6,7 +6,9 @@ and its arguments (`$VAR` and `${VAR}` from its `envs`), and a `pip install -r F
 
 What the planner does not do with a task is said, never dropped silently (`Task.notes`): setup's other commands
 and run's other lines are not run, `resources` do not narrow the plan (every instance is planned), `num_nodes`
-is planned as one node, `file_mounts` are not mounted. What it cannot plan is refused by field, with the fix: a
+is planned as one node, `file_mounts` are not mounted. Its `envs` and `secrets` are set in the script's
+environment, as SkyPilot sets them (planner.core.script.ScriptEnv: a secret, or an env named like one, is set
+here only, never journaled or uploaded). What it cannot plan is refused by field, with the fix: a
 task without a workdir or a run, a run with no python line or several, `python -m MODULE`, a launcher of
 several processes (torchrun, accelerate, deepspeed), a `$VAR` its envs do not set.
 
@@ -46,6 +48,8 @@ class Task:
     requirements: str | None = None
     name: str | None = None
     notes: list[str] = field(default_factory=list)
+    envs: dict[str, str] = field(default_factory=dict)  # set in the script's environment, as SkyPilot sets them
+    secrets: dict[str, str] = field(default_factory=dict)  # set here only (planner.core.script.ScriptEnv)
 
 
 def is_task(data: Any) -> bool:
@@ -114,8 +118,11 @@ def _python_command(tokens: list[str], line: str, source: str) -> tuple[str, lis
     return tokens[i], tokens[i + 1:], rest
 
 
-def read_task(data: dict[str, Any], source: str) -> Task:
-    """The task as the planner runs it (see the module docstring). InputError naming the field."""
+def read_task(data: dict[str, Any], source: str, overrides: dict[str, str] | None = None,
+              secret_overrides: dict[str, str] | None = None) -> Task:
+    """The task as the planner runs it (see the module docstring); `overrides`, `secret_overrides`: `--env
+    NAME=VALUE`, `--secret NAME=VALUE`, which set or replace an env or a secret, as `sky launch` takes them (and give
+    a value to one the task leaves empty). InputError naming the field."""
     workdir = _text(data, "workdir", source)
     run = _text(data, "run", source)
     if not run or not run.strip():
@@ -126,16 +133,28 @@ def read_task(data: dict[str, Any], source: str) -> Task:
     envs = data.get("envs") or {}
     if not isinstance(envs, dict):
         raise InputError(f"{source}: envs: must be a mapping of names to values", hint="e.g. `envs: {EPOCHS: 10}`")
+    envs = {**envs, **(overrides or {})}
     needed = [str(k) for k, v in envs.items() if v is None]
     if needed:  # SkyPilot's "required" env: `sky launch --env NAME=VALUE` gives it
         raise InputError(f"{source}: envs: {', '.join(needed)} has no value (SkyPilot asks for it with --env)",
-                         hint=f"give it a value in the task's envs, e.g. `{needed[0]}: 10`")
-    envs = {str(k): str(v) for k, v in envs.items()}
+                         hint=f"give it with --env {needed[0]}=VALUE, or a value in the task's envs (`{needed[0]}: 10`)")
+    envs = {str(k): _env_value(v) for k, v in envs.items()}
+    secrets = data.get("secrets") or {}
+    if not isinstance(secrets, dict):
+        raise InputError(f"{source}: secrets: must be a mapping of names to values", hint="e.g. `secrets: {HF_TOKEN: null}`")
+    secrets = {**secrets, **(secret_overrides or {})}
+    needed = [str(k) for k, v in secrets.items() if v is None]
+    if needed:  # `sky launch --secret NAME` takes it from the environment: so does the planner's --secret NAME
+        raise InputError(f"{source}: secrets: {', '.join(needed)} has no value",
+                         hint=f"give it with --secret {needed[0]} (from your environment) or --secret {needed[0]}=VALUE")
+    secrets = {str(k): _env_value(v) for k, v in secrets.items()}
     notes: list[str] = []
     found: list[tuple[str, list[str], str, str]] = []  # (script, args, rest, command)
     not_run: list[str] = []
+    hidden = set(secrets) | set(secret_env(envs))  # never put into a command: shown, journaled, uploaded
+    plain = {k: v for k, v in envs.items() if k not in hidden}
     for line in _lines(run):
-        for command in _commands(line, envs, source):
+        for command in _commands(line, plain, source):
             shown = " ".join(command)
             if command[0] in LAUNCHERS or (PYTHON.match(command[0]) and "-m" in command[1:3]
                                            and any(t in LAUNCHERS or t.startswith("torch.distributed") for t in command[1:4])):
@@ -144,6 +163,11 @@ def read_task(data: dict[str, Any], source: str) -> Task:
                                  "train.py -- ARGS")
             if PYTHON.match(command[0]):
                 unset = next((m.group(1) or m.group(2) for t in command for m in VAR.finditer(t)), None)
+                if unset is not None and unset in hidden:  # a secret is never put in: it would be journaled, uploaded
+                    raise InputError(f"{source}: run: the python command puts the secret ${unset} on the script's "
+                                     "command line, which the planner journals and sends to instances",
+                                     hint=f"read it in the script from the environment (os.environ[\"{unset}\"]): the "
+                                          "planner sets it there, here only")
                 if unset is not None:
                     raise InputError(f"{source}: run: ${unset} is not set by the task's envs"
                                      + (" (SkyPilot sets it on the cluster)" if unset.startswith("SKYPILOT_") else ""),
@@ -171,7 +195,7 @@ def read_task(data: dict[str, Any], source: str) -> Task:
     requirements = None
     skipped: list[str] = []
     for line in _lines(setup):
-        pip = PIP.search(_expand(line, envs))
+        pip = PIP.search(_expand(line, plain))
         if pip and requirements is None:
             requirements = pip.group(1)
         else:
@@ -188,11 +212,23 @@ def read_task(data: dict[str, Any], source: str) -> Task:
     if data.get("file_mounts"):
         notes.append(f"{source}: file_mounts are not mounted: the script's data must be in the workdir, or downloaded "
                      "by the script")
-    if envs:
-        notes.append(f"{source}: envs are put into the run command ({', '.join(envs)}); the script does not get them "
-                     "as environment variables")
     name = data.get("name")
-    return Task(source, workdir, script, list(args), requirements, str(name) if name is not None else None, notes)
+    return Task(source, workdir, script, list(args), requirements, str(name) if name is not None else None, notes, envs,
+                secrets)
+
+
+def _env_value(value: Any) -> str:
+    """An env's value as the shell gets it: YAML's true/false as SkyPilot writes them, numbers as written."""
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|^AWS_|^AZURE_|^GOOGLE_", re.I)
+
+
+def secret_env(names: Any) -> list[str]:
+    """The env names that look like a secret (an API key, a token, a password, a cloud's credentials): set in the
+    script's environment here, never written to the journal or sent to an instance."""
+    return [n for n in names if SECRET.search(n)]
 
 
 def _short(value: Any) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from planner.core.decide import RankedOption, Recommendation
 from planner.core.document import SCRIPT_KIND, LeftRunning, PlanDocument
-from planner.core.script import RunLengthUnknown, ScriptJob, ScriptLength
+from planner.core.script import RunLengthUnknown, ScriptEnv, ScriptJob, ScriptLength
 from planner.core.task import Task
 from planner.errors import Cancelled
 from planner.journal import Measured
@@ -29,6 +29,7 @@ from planner.service.measure import BenchOptions, ScriptValidation, unsteady_rea
 from planner.service.plan import SavedRun, preflight
 from planner.service.scripts import Scripts
 from runner.local import SCRIPT_CAP_EXTRA_SECONDS
+from runner.script import UNSTEADY_EXTENSION
 from planner.service.settings import (
     OBJECTIVES, PURCHASES, AwsOptions, PlanOptions, RunCallbacks, TargetChoice, parse_targets, plan_options,
     resolve_objective,
@@ -36,7 +37,7 @@ from planner.service.settings import (
 from planner.units import parse_duration
 
 __all__ = ["AwsOptions", "BenchOptions", "Cancelled", "LeftRunning", "Measured", "OBJECTIVES", "PRICE_SOURCES", "PURCHASES", "PlanDocument",
-           "PlanOptions", "PlannerService", "PriceQuery", "RankedOption", "Recommendation", "RunCallbacks", "RunLengthUnknown", "SCRIPT_CAP_EXTRA_SECONDS", "SCRIPT_KIND", "SavedRun", "ScriptJob", "ScriptLength", "ScriptValidation", "Task",
+           "PlanOptions", "PlannerService", "PriceQuery", "RankedOption", "Recommendation", "RunCallbacks", "RunLengthUnknown", "SCRIPT_CAP_EXTRA_SECONDS", "SCRIPT_KIND", "SavedRun", "ScriptEnv", "ScriptJob", "ScriptLength", "ScriptValidation", "Task", "UNSTEADY_EXTENSION",
            "TargetChoice", "parse_duration", "parse_targets", "plan_options", "preflight", "resolve_objective",
            "unsteady_reason"]
 

@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from planner.errors import Cancelled, InputError, RunError
-from planner.core.script import ScriptEstimate, ScriptRun, estimate_script, paired_windows, steady_step
+from planner.core.script import (
+    ScriptEnv, ScriptEstimate, ScriptRun, estimate_script, length_disagreement, own_epochs, paired_windows, steady_step,
+)
 from planner.service.describe import Describe
 from planner.units import PROCESSES, shown_path
 from planner.core.estimate import estimate_training, StepMeasurement
@@ -311,27 +313,29 @@ class Measure(Describe):
 
     def bench_script(self, script: str | Path, args: list[str], seconds: float = 10.0, total_steps: int | None = None,
                      epochs: int | None = None, cancel=None, on_progress: ProgressFn | None = None,
-                     label: str = "local", workdir: str | Path | None = None) -> tuple[ScriptRun, ScriptEstimate]:
+                     label: str = "local", workdir: str | Path | None = None,
+                     env: ScriptEnv | None = None) -> tuple[ScriptRun, ScriptEstimate]:
         """Run the user's training script here, unchanged (measure_script), and extrapolate its whole run
         (planner/core/script.py). Raises what measure_script raises, and InputError (the run's length cannot be
         known: RunLengthUnknown; too few steps)."""
-        run = self.measure_script(script, args, seconds, epochs is not None, cancel, on_progress, label, workdir)
+        run = self.measure_script(script, args, seconds, epochs is not None, cancel, on_progress, label, workdir, env)
         return run, estimate_script(run, total_steps, epochs)
 
     def measure_script(self, script: str | Path, args: list[str], seconds: float = 10.0, until_epoch: bool = False,
                        cancel=None, on_progress: ProgressFn | None = None, label: str = "local",
-                       workdir: str | Path | None = None) -> ScriptRun:
+                       workdir: str | Path | None = None, env: ScriptEnv | None = None) -> ScriptRun:
         """Run the user's training script here, unchanged (runner/script.py times its steps by PyTorch's
         own hooks): its timeline (`until_epoch`: measure on to a DataLoader epoch's end, to count its steps).
         Raises InputError (not a readable .py file), RunError (the script failed, with its own traceback; it never
         stepped; it was stopped at the cap before its first step), Cancelled (`cancel`, a threading.Event, was set:
         the script was stopped with everything it started). `on_progress` gets (`label`, each progress event).
-        `workdir`: the folder it runs in (script_workdir)."""
+        `workdir`: the folder it runs in (script_workdir). `env`: set in its environment (ScriptEnv.here)."""
         path = script_path(script)
         cwd = script_workdir(path, workdir)
         with tempfile.TemporaryDirectory(prefix="planner-script-") as tmp:
             done = run_script(path.resolve(), list(args), seconds, Path(tmp), until_epoch=until_epoch, cancel=cancel,
-                              progress=None if on_progress is None else lambda event: on_progress(label, event), cwd=cwd)
+                              progress=None if on_progress is None else lambda event: on_progress(label, event), cwd=cwd,
+                              extra_env=env.here if env else None)
         if cancel is not None and cancel.is_set():
             raise Cancelled(f"cancelled: the measurement of {path.name} here was stopped, with everything it started")
         run = ScriptRun.from_json(done.result) if done.result else None
@@ -353,21 +357,36 @@ class Measure(Describe):
                            hint="is the training loop behind a flag or an `if __name__ == \"__main__\"` it did not reach?")
         return run
 
+    @staticmethod
+    def check_validated_epochs(args: list[str], epochs: int | None) -> None:
+        """validate compares the estimate with the run the script's own arguments train: `--epochs 5 -- --epochs 20`
+        is refused before anything runs (InputError). A --total-steps is checked once the epoch is known."""
+        own = own_epochs(list(args))
+        if own is not None and epochs is not None and own[1] != epochs:
+            raise InputError(f"--epochs {epochs}: the script's own arguments say {own[0]} {own[1]}, and validate compares "
+                             "the estimate with the run they train", hint=f"give --epochs {own[1]}, or the script {own[0]} {epochs}")
+
     def validate_script(self, script: str | Path, args: list[str], seconds: float = 10.0, total_steps: int | None = None,
                         epochs: int | None = None, recheck: bool = True,
-                        on_progress: ProgressFn | None = None, workdir: str | Path | None = None) -> ScriptValidation:
+                        on_progress: ProgressFn | None = None, workdir: str | Path | None = None,
+                        env: ScriptEnv | None = None) -> ScriptValidation:
         """Estimate the script's whole run (bench_script), then run it whole as the user would (spawn to
         exit, nothing hooked) and compare. With `recheck`, the script is measured again after the run, as
         a spec's validate benches again (ScriptValidation.unsteady_reason). Raises what bench_script raises, and
         RunError when the whole run fails or outlasts three times the estimate's high end (at least 10 minutes)."""
         cwd = script_workdir(script_path(script), workdir)
+        self.check_validated_epochs(args, epochs)
         run, est = self.bench_script(script, args, seconds, total_steps, epochs, on_progress=on_progress, label="bench",
-                                     workdir=cwd)
+                                     workdir=cwd, env=env)
+        if (differs := length_disagreement(list(args), run, est)) is not None:  # --total-steps against its epochs
+            raise InputError(f"validate compares the estimate with the script's own run, and {differs}",
+                             hint="give the planner the length the script's arguments train")
         cap = max(3 * (est.high if math.isfinite(est.high) else 10 * est.seconds), 600.0)  # no usable interval: 10x the point
         if on_progress is not None:
             on_progress("train", {"event": "script", "phase": "whole run", "estimate_seconds": est.seconds})
         with tempfile.TemporaryDirectory(prefix="planner-script-") as tmp:
-            whole = run_script(Path(script).resolve(), list(args), seconds, Path(tmp), cap_seconds=cap, whole=True, cwd=cwd)
+            whole = run_script(Path(script).resolve(), list(args), seconds, Path(tmp), cap_seconds=cap, whole=True, cwd=cwd,
+                               extra_env=env.here if env else None)
         if whole.returncode != 0:
             why = "was stopped at the cap" if whole.returncode is None else f"exited with {whole.returncode}"
             raise RunError(f"{Path(script).name}'s whole run {why} after {whole.seconds:.0f} s; its own output:\n"
@@ -375,5 +394,5 @@ class Measure(Describe):
         after = None
         if recheck:
             after, _ = self.bench_script(script, args, seconds, total_steps, epochs, on_progress=on_progress,
-                                         label="recheck", workdir=cwd)
+                                         label="recheck", workdir=cwd, env=env)
         return ScriptValidation(str(script), list(args), run, est, whole.seconds, after)

@@ -21,8 +21,8 @@ from planner.core.document import SCRIPT_KIND, PlanDocument, PlanOptions, PriceS
 from planner.core.candidates import LOCAL, Target, measured_candidate
 from planner.core.document import LeftRunning, choice_json
 from planner.core.script import (
-    RunLengthUnknown, ScriptEstimate, ScriptJob, ScriptLength, ScriptRun, estimate_script, measured_script_candidate,
-    script_candidates, script_said, steady_step,
+    RunLengthUnknown, ScriptEnv, ScriptEstimate, ScriptJob, ScriptLength, ScriptRun, estimate_script, measured_script_candidate,
+    length_disagreement, script_candidates, script_said, steady_step,
 )
 from planner.errors import Cancelled, InputError, SpecError
 from planner.journal import Measured, RunJournal, result_problems, typed
@@ -43,9 +43,10 @@ class Scripts(Runs):
 
     def script_plan(self, job: ScriptJob, run: ScriptRun, est: ScriptEstimate, options: PlanOptions,
                     gpu: bool | None = None, measured_only: bool = False, run_dir: Path | None = None,
-                    measured: list | None = None) -> PlanDocument:
+                    measured: list | None = None, what_if: bool = False) -> PlanDocument:
         """THE plan of a script: this machine's row measured, every instance in the region predicted from it
-        (none with `measured_only`), decided, with the paid benchmarks that would settle it."""
+        (none with `measured_only`), decided, with the paid benchmarks that would settle it; warned when its length
+        is not the one the script's own arguments train (not for a `what_if`, a length asked of a run made)."""
         from pricing.catalog import check_region, instances
 
         catalog = self.catalog()
@@ -58,6 +59,8 @@ class Scripts(Runs):
         plan = decide([c.option(est.total_steps) for c in candidates], options.objective, options.deadline_seconds,
                       options.time_value_per_hour)
         plan.say(script_said(run, est, predicted=not measured_only))
+        if not what_if and (differs := length_disagreement(job.args, run, est)) is not None:
+            plan.say(Said([differs]))
         choices = [] if measured_only else benchmark_choices(plan)
         per_epoch = int(round(est.steps_per_epoch)) if est.steps_per_epoch else None
         summary = WorkloadSummary(job.script, SCRIPT_KIND, None, None, None, est.epochs if per_epoch else None, per_epoch,
@@ -70,24 +73,28 @@ class Scripts(Runs):
     def estimate_script(self, script: str | Path, args: list[str], options: PlanOptions, seconds: float = 10.0,
                         total_steps: int | None = None, epochs: int | None = None,
                         gpu: bool | None = None, on_progress: ProgressFn | None = None,
-                        workdir: str | Path | None = None) -> tuple[PlanDocument, ScriptRun, ScriptEstimate]:
+                        workdir: str | Path | None = None,
+                        env: ScriptEnv | None = None) -> tuple[PlanDocument, ScriptRun, ScriptEstimate]:
         """`planner estimate train.py -- ARGS`: the script measured here unchanged (bench_script), its whole
         run here, every instance in the region predicted from it, decided; and the measurement it rests on.
-        Raises InputError (a region the prices lack; what bench_script refuses), RunError (the script failed)."""
+        Raises InputError (a region the prices lack; what bench_script refuses), RunError (the script failed).
+        `env`: set in its environment (ScriptEnv)."""
         from pricing.catalog import check_region
 
         check_region(self.catalog().frame, options.region)  # before the measurement, not after it
         cwd = script_workdir(script_path(script), workdir)
+        env = env or ScriptEnv()
         job = ScriptJob(shown_path(str(script)), str(Path(script).resolve()), list(args), total_steps, epochs, seconds,
-                        str(cwd) if workdir is not None else None)
-        run, est = self.bench_script(script, args, seconds, total_steps, epochs, on_progress=on_progress, workdir=cwd)
+                        str(cwd) if workdir is not None else None, env.envs, list(env.secrets))
+        run, est = self.bench_script(script, args, seconds, total_steps, epochs, on_progress=on_progress, workdir=cwd,
+                                     env=env)
         return self.script_plan(job, run, est, options, gpu), run, est
 
     def run_script(self, script: str | Path, args: list[str], targets: TargetChoice, options: PlanOptions,
                    seconds: float = 10.0, total_steps: int | None = None, epochs: int | None = None,
                    out: Path | None = None, callbacks: RunCallbacks | None = None, aws: AwsOptions | None = None,
                    requirements: str | None = None, cancel=None,
-                   workdir: str | Path | None = None) -> tuple[PlanDocument, RunJournal]:
+                   workdir: str | Path | None = None, env: ScriptEnv | None = None) -> tuple[PlanDocument, RunJournal]:
         """`planner run train.py --targets local,aws:TYPE,... -- ARGS`: measure the script here and on rented
         instances (its folder shipped as runner/folder.py bounds and filters it, `requirements` installed at
         boot), journal each result the moment it arrives (a bench result carrying the script's timeline),
@@ -98,7 +105,8 @@ class Scripts(Runs):
         none when training here wins clearly (each choice then says so).
         Raises InputError (refused before anything is written or launched: budget, region, a folder too big,
         a requirements file outside it), RunError, Cancelled/KeyboardInterrupt carrying `run_dir`. `workdir`: the
-        folder the script runs in and that ships (--workdir; default the script's own)."""
+        folder the script runs in and that ships (--workdir; default the script's own). `env`: set in its environment,
+        here (envs and secrets) and on instances (envs only: ScriptEnv)."""
         from pricing.catalog import check_region, instance_facts
 
         path = script_path(script)
@@ -112,8 +120,9 @@ class Scripts(Runs):
         shipped = script_folder(path, folder=cwd) if aws_types or targets.auto else None
         needs = _requirements(cwd, requirements) if requirements else None
         self.check_credentials(aws_types)  # after every check of the input: a typo is said first
+        env = env or ScriptEnv()
         job = ScriptJob(shown_path(str(script)), str(path.resolve()), list(args), total_steps, epochs, seconds,
-                        str(cwd) if workdir is not None else None)
+                        str(cwd) if workdir is not None else None, env.envs, list(env.secrets))
         journal = RunJournal.create(path.stem, out)
         journal.write_script(job)
         run_id = f"{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
@@ -133,7 +142,7 @@ class Scripts(Runs):
                 cb.on_state(LOCAL.name, "running", 0.0, 0.0)
             try:
                 run = self.measure_script(path, args, seconds, epochs is not None, cancel, cb.on_progress, LOCAL.name,
-                                          workdir=cwd)
+                                          workdir=cwd, env=env)
             except Cancelled as exc:
                 exc.run_dir = str(journal.path)  # type: ignore[attr-defined]
                 exc.unterminated_instances, exc.results_count = [], 0  # type: ignore[attr-defined]
@@ -167,7 +176,7 @@ class Scripts(Runs):
             aws_run.user_files = shipped.files
             cap = min(seconds + SCRIPT_CAP_EXTRA_SECONDS, max(60.0, settings.max_bench_minutes * 60 - 240))
             script_job = {"kind": "script", "folder": "user", "script": path.resolve().relative_to(cwd).as_posix(),
-                          "args": list(args), "seconds": seconds,
+                          "args": list(args), "seconds": seconds, "env": env.envs,  # never its secrets
                           "until_epoch": epochs is not None, "cap_seconds": cap, "requirements": needs}
             where = {}
             aws_targets: list = []  # runner.target.Target
@@ -198,11 +207,11 @@ class Scripts(Runs):
         journal.write_plan(doc)
         return doc, journal
 
-    def task(self, path: str | Path) -> Task | None:
+    def task(self, path: str | Path, env: dict[str, str] | None = None, secrets: dict[str, str] | None = None) -> Task | None:
         """A SkyPilot task YAML read as the training script it runs (planner/core/task.py: its workdir, its one
         python command, the requirements its setup installs, what of it is not used); None when `path` is not one
         (a workload spec: its own loader says what is wrong with it). Raises InputError naming the task's field
-        when it is a task the planner cannot plan."""
+        when it is a task the planner cannot plan. `env`, `secrets`: `--env`, `--secret`, over the task's own."""
         from planner.workload.load import load_yaml, read_spec_file  # lazy: importing the service stays cheap
 
         if Path(path).suffix not in (".yaml", ".yml") or not Path(path).is_file():
@@ -211,7 +220,7 @@ class Scripts(Runs):
             data = load_yaml(read_spec_file(path), str(path))
         except SpecError:
             return None
-        return read_task(data, shown_path(str(path))) if is_task(data) else None
+        return read_task(data, shown_path(str(path)), env, secrets) if is_task(data) else None
 
     def check_script(self, script: str | Path, workdir: str | Path | None = None) -> Path:
         """The training script to run. Raises InputError unless it is a readable .py file (inside `workdir`, a
@@ -295,9 +304,10 @@ class Scripts(Runs):
                 measured.append(measured_script_candidate(m.target, runs[label], there, price, options, setup))
             else:
                 measured.append(measured_candidate(m.target, m.result, price, options.region, options.purchase))
+        what_if = job.length != own.length and own.length != ScriptLength()
         doc = self.script_plan(job, runs[here_label], est, options, gpu, measured_only, run_dir=journal.path,
-                               measured=measured)
-        if job.length != own.length and own.length != ScriptLength():
+                               measured=measured, what_if=what_if)
+        if what_if:
             doc.plan.say(Said([], [f"planned for {_length_text(job.length)}, a what-if: the run's own length is "
                                    f"{_length_text(own.length)}"]))
         return doc

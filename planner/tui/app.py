@@ -22,7 +22,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 
-from planner.service import PlannerService, RunLengthUnknown, ScriptLength
+from planner.service import PlannerService, RunLengthUnknown, ScriptEnv, ScriptLength
 from planner.tui.commands import PANES, PlannerCommands
 from planner.tui.dialogs import OpenRun, RunLength
 from planner.tui.instances import InstancesPane
@@ -72,11 +72,13 @@ class PlannerApp(Quitting, App):
                  runs_dir: Path | None = None, bench_seconds: float = 10.0, region: str = "us-east-1",
                  ami: str | None = None, estimate_seconds: float = 5.0, estimate_on_open: bool = True,
                  runs_folder: Path | None = None, script_args: list[str] | None = None, total_steps: int | None = None,
-                 epochs: int | None = None, workdir: str | None = None, said: list[str] | None = None):
+                 epochs: int | None = None, workdir: str | None = None, said: list[str] | None = None,
+                 script_env: ScriptEnv | None = None):
         """`runs_dir`: the next run's journal (as `planner run --out`) while it is new or empty; other
         runs journal in `runs_folder` (None: planner-runs/), where `o` looks for saved runs. A script's
         `workdir`: the folder it runs in and ships (--workdir; None: its own). `said`: what the command line said before
-        the app took the screen (a SkyPilot task read as its script, and what of it is not used), shown as notices."""
+        the app took the screen (a SkyPilot task read as its script, and what of it is not used), shown as notices.
+        `script_env`: set in the script's environment (--env, --secret, a task's envs and secrets)."""
         super().__init__()
         self.service = service or PlannerService()
         path = Path(spec_path) if spec_path else None
@@ -84,7 +86,7 @@ class PlannerApp(Quitting, App):
         # `planner tui train.py -- ARGS`: the user's script, measured here as a local run, then planned
         self.script = spec_path if spec_path and spec_path.endswith(".py") and not self.open_at_start else None
         self.script_args, self.total_steps, self.epochs = list(script_args or []), total_steps, epochs
-        self.workdir = workdir
+        self.workdir, self.script_env = workdir, script_env
         self.spec_path = None if self.open_at_start or self.script else spec_path
         self.runs_dir, self.runs_folder = runs_dir, runs_folder
         self.bench_seconds, self.estimate_seconds = bench_seconds, estimate_seconds
@@ -142,7 +144,7 @@ class PlannerApp(Quitting, App):
 
         try:
             self.service.run_script(script, self.script_args, parse_targets("local"), options, self.estimate_seconds,
-                                    self.total_steps, self.epochs, out, workdir=self.workdir)
+                                    self.total_steps, self.epochs, out, workdir=self.workdir, env=self.script_env)
         except RunLengthUnknown as exc:  # measured and journaled: asked for the length, then planned from it
             self.call_from_thread(self._script_measured, None)
             self.call_from_thread(self.ask_length, str(out), exc.message)
@@ -277,11 +279,11 @@ class PlannerApp(Quitting, App):
         self.action_show("run")
         if self.script is not None:  # the user's script: measured here again, then on the instances picked
             script, args, total, epochs, seconds = self.script, self.script_args, self.total_steps, self.epochs, self.bench_seconds
-            workdir = self.workdir
+            workdir, env = self.workdir, self.script_env
             results.run_started(results.spec, str(out))
             run.start(Path(script).name, targets, lambda callbacks, cancel: self.service.run_script(
                 script, args, parse_targets(",".join(targets)), options, seconds, total, epochs, Path(out), callbacks, aws,
-                cancel=cancel, workdir=workdir)[0])
+                cancel=cancel, workdir=workdir, env=env)[0])
             return
         spec, text, bench = self.spec, self.spec_text, BenchOptions(seconds=self.bench_seconds)
         results.run_started(spec)
@@ -358,6 +360,7 @@ class PlannerApp(Quitting, App):
                     job, unknown = self.service.script_job(path), exc.message
                     rows = [("whole run", "its length is not known: s gives it (steps or epochs)")]  # measured, not measuring
                 self.script, self.script_args, self.workdir = job.path, job.args, job.workdir
+                self.script_env = ScriptEnv(job.env)  # its secrets were never journaled: a run from here goes without
                 self.query_one(WorkloadPane).show_script(job.path, job.args, rows, job.script, workdir=job.workdir)
                 self.sub_title = script_title(job.script, job.args)
                 if unknown is not None:

@@ -54,6 +54,9 @@ def test_flags_that_need_a_spec_or_a_script_are_refused_for_the_other():
         assert r.code == 2 and "is a file, not a folder" in r.err, (command, r.err)
     r = planner("bench", SCRIPTS / "reinforce.py", "--workdir", "")
     assert r.code == 2 and "--workdir '': is empty" in r.err
+    # validate compares with the run the script's own arguments train: another length is refused before it runs
+    r = planner("validate", SCRIPTS / "convnet.py", "--epochs", "5", "--", "--epochs", "20")
+    assert r.code == 2 and "--epochs 5: the script's own arguments say --epochs 20" in r.err and "running" not in r.err
 
 
 def test_a_script_run_is_journaled_and_replanned_from_its_journal(tmp_path):

@@ -49,3 +49,22 @@ def test_what_a_task_cannot_give_is_refused_by_field(tmp_path):
     (tmp_path / "spec.yaml").write_text("name: x\nrun: [1]\nmodel: {kind: mlp}\n")  # a spec (a model): a spec's errors
     r = planner("check", tmp_path / "spec.yaml")
     assert r.code == 2 and "SkyPilot" not in r.err
+
+
+def test_env_and_secret_flags_set_the_scripts_environment_over_the_tasks_and_a_secret_is_never_printed():
+    r = planner("run", "sky-convnet.yaml", "--env", "EPOCHS=3", "--secret", "HF_TOKEN=hf_never_printed", "--targets",
+                "local", "--dry-run", cwd=SCRIPTS)
+    assert r.code == 0, r.err
+    assert "runs `python convnet.py --epochs 3`" in r.err  # --env over the task's envs, as sky launch --env
+    assert "the script's environment: EPOCHS set here and on instances; HF_TOKEN set here only" in r.err
+    assert "hf_never_printed" not in r.err + r.out
+    checked = planner("check", "sky-convnet.yaml", "--json", "--secret", "HF_TOKEN=hf_never_printed", cwd=SCRIPTS)
+    doc = json.loads(checked.out)
+    assert doc["env"] == {"EPOCHS": "20"} and doc["secrets"] == ["HF_TOKEN"] and doc["skypilot_task"]["secrets"] == ["HF_TOKEN"]
+    assert "hf_never_printed" not in checked.out + checked.err
+    r = planner("estimate", SCRIPTS / "convnet.py", "--env", "1LR=0.1")
+    assert r.code == 2 and "--env 1LR=0.1: 1LR is not an environment variable's name" in r.err
+    r = planner("estimate", SCRIPTS / "convnet.py", "--secret", "PLANNER_TEST_NEVER_SET", env={"PLANNER_TEST_NEVER_SET": None})
+    assert r.code == 2 and "--secret PLANNER_TEST_NEVER_SET: not set in your environment" in r.err
+    r = planner("estimate", EXAMPLES / "surface-mlp.yaml", "--env", "LR=0.1")
+    assert r.code == 2 and "--env: is for a training script (.py)" in r.err

@@ -8,7 +8,10 @@ import pytest
 
 from planner.core.decide import decide
 from planner.core.predict.trace import SYNC_SECONDS, host_seconds, predict_trace_gpu
-from planner.core.script import Moved, OpClassWork, ScriptEstimate, ScriptRun, StepTrace, script_candidates
+from planner.core.script import (
+    Epoch, Moved, OpClassWork, ScriptEstimate, ScriptRun, StepTrace, estimate_script, length_disagreement, own_epochs,
+    script_candidates,
+)
 from planner.service.predictions import hardware
 from pricing.catalog import gpu_specs_by_name, instances, load_catalog
 
@@ -185,3 +188,43 @@ def test_a_traced_step_keeps_its_work_when_steps_are_alike_and_scales_it_when_th
     assert not steps_alike(episodes)
     t = mean_trace(episodes, _estimate(0.035, 100))
     assert t is not None and t.kernels < AGENT.kernels * 0.6 and t.flops < AGENT.flops * 0.6  # a ~0.035 s episode's
+
+
+def test_the_scripts_own_epochs_are_read_from_its_arguments_as_argparse_would_take_them():
+    assert own_epochs(["--epochs", "20", "--lr", "0.1"]) == ("--epochs", 20)
+    assert own_epochs(["--num_epochs=8"]) == ("--num_epochs", 8)
+    assert own_epochs(["--epochs", "3", "--epochs", "5"]) == ("--epochs", 5)  # the last one given
+    assert own_epochs(["--steps", "100"]) is None and own_epochs(["--epochs"]) is None  # not an epoch; no value
+    assert own_epochs(["--epochs", "2.5"]) is None
+
+
+def test_a_plan_of_another_length_than_the_scripts_own_arguments_is_warned():
+    # 10 steps an epoch seen twice (an evaluation pass at each end), stopped at its budget
+    run = timeline([0.1] * 40)
+    run = ScriptRun("ok", "budget", "optimizer", run.steps,
+                    epochs=[Epoch(run.steps[0] - 0.05, run.steps[9] + 0.01, 10), Epoch(run.steps[9] + 0.01, run.steps[19] + 0.01, 10)])
+    asked = estimate_script(run, epochs=5)
+    assert asked.steps_per_epoch == 10 and asked.total_steps == 50
+    warned = length_disagreement(["--epochs", "20"], run, asked)
+    assert warned and "5 epochs (50 steps)" in warned and "--epochs 20" in warned
+    assert length_disagreement(["--epochs", "5"], run, asked) is None  # they agree
+    assert length_disagreement(["--epochs", "5"], run, estimate_script(run, total_steps=50)) is None  # in steps too
+    assert length_disagreement(["--lr", "0.1"], run, asked) is None  # the script names no epochs
+    finished = ScriptRun("ok", "finished", "optimizer", run.steps, epochs=run.epochs)
+    assert length_disagreement(["--epochs", "20"], finished, estimate_script(finished, epochs=5)) is None  # said already
+
+
+def test_the_plan_of_a_script_warns_a_length_its_arguments_do_not_train_and_a_what_if_asked_of_a_run_does_not():
+    from planner.core.document import PlanOptions
+    from planner.core.script import ScriptJob
+    from planner.service import PlannerService
+
+    steps = timeline([0.1] * 40).steps
+    run = ScriptRun("ok", "budget", "optimizer", steps,
+                    epochs=[Epoch(steps[0] - 0.05, steps[9] + 0.01, 10), Epoch(steps[9] + 0.01, steps[19] + 0.01, 10)])
+    job = ScriptJob("train.py", "/work/train.py", ["--epochs", "20"], None, 5)
+    est = estimate_script(run, epochs=5)
+    doc = PlannerService().script_plan(job, run, est, PlanOptions(), measured_only=True)
+    assert any("the script's own arguments say --epochs 20" in w for w in doc.plan.warnings)
+    asked = PlannerService().script_plan(job, run, est, PlanOptions(), measured_only=True, what_if=True)
+    assert not any("own arguments say" in w for w in asked.plan.warnings)

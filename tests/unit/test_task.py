@@ -28,7 +28,7 @@ def test_a_task_is_its_python_command_in_its_workdir_with_its_requirements():
             "python command") in said  # each command it does not run, named (none dropped silently)
     assert "setup: not run by the planner (a pip install -r FILE is, as --requirements): `echo installing`, `wget https" in said
     assert "resources (accelerators: A10G:1) do not narrow the plan" in said
-    assert "the script does not get them as environment variables" in said
+    assert task.envs == {"EPOCHS": "10", "LR": "0.1"} and task.secrets == {}  # and set in the script's environment
 
 
 def test_a_task_is_told_from_a_workload_spec():
@@ -42,7 +42,13 @@ def test_a_task_is_told_from_a_workload_spec():
     ({"run": "echo hi\nls"}, "run: no `python SCRIPT.py ARGS` command to plan", "planner estimate train.py"),
     ({"run": "cd other && python train.py"}, "run: `cd other` changes the folder the script runs in", "workdir: other"),
     ({"run": "python t.py --g $SKYPILOT_NUM_GPUS_PER_NODE"}, "(SkyPilot sets it on the cluster)", "for one node"),
-    ({"envs": {"STEPS": None}}, "envs: STEPS has no value (SkyPilot asks for it with --env)", "STEPS: 10"),
+    ({"envs": {"STEPS": None}}, "envs: STEPS has no value (SkyPilot asks for it with --env)", "--env STEPS=VALUE"),
+    ({"secrets": {"HF_TOKEN": None}}, "secrets: HF_TOKEN has no value", "--secret HF_TOKEN (from your environment)"),
+    ({"secrets": ["HF_TOKEN"]}, "secrets: must be a mapping", "HF_TOKEN: null"),
+    ({"secrets": {"HF_TOKEN": "hf_x"}, "run": "python train.py --token $HF_TOKEN"},
+     "run: the python command puts the secret $HF_TOKEN on the script's command line", 'os.environ["HF_TOKEN"]'),
+    ({"envs": {"WANDB_API_KEY": "k"}, "run": "python train.py --key ${WANDB_API_KEY}"},
+     "puts the secret $WANDB_API_KEY on the script's command line", "here only"),
     ({"workdir": {"url": "https://github.com/x/y", "ref": "main"}}, "a git workdir is not supported", "workdir: ."),
     ({"run": "python a.py\npython b.py"}, "run: 2 python commands (`python a.py`; `python b.py`)", "each script apart"),
     ({"run": "python -m mypkg.train"}, "runs a module (python -m), not a script file", "plan the script itself"),
@@ -79,3 +85,20 @@ def test_one_node_and_mounts_are_said():
     task = read_task({**TASK, "num_nodes": 4, "file_mounts": {"/data": "s3://b"}}, "t.yaml")
     assert any("num_nodes: 4: planned as one node" in n for n in task.notes)
     assert any("file_mounts are not mounted" in n for n in task.notes)
+
+
+def test_envs_and_secrets_are_the_scripts_environment_and_a_secret_is_never_put_into_a_command():
+    from planner.core.script import ScriptEnv
+
+    data = {**TASK, "envs": {"EPOCHS": 10, "LR": "0.1", "WANDB_API_KEY": "k-env", "DEBUG": True, "STEPS": None},
+            "secrets": {"HF_TOKEN": None}, "run": "echo $HF_TOKEN\npython train.py --epochs $EPOCHS"}
+    task = read_task(data, "task.yaml", {"STEPS": "5", "LR": "0.2"}, {"HF_TOKEN": "hf_secret"})  # --env, --secret
+    assert task.envs == {"EPOCHS": "10", "LR": "0.2", "WANDB_API_KEY": "k-env", "DEBUG": "true", "STEPS": "5"}
+    assert task.secrets == {"HF_TOKEN": "hf_secret"} and task.args == ["--epochs", "10"]
+    assert "hf_secret" not in "\n".join(task.notes) and "`echo $HF_TOKEN`" in "\n".join(task.notes)  # not put in
+    env = ScriptEnv.of(task.envs, task.secrets)  # an env named like a secret is one: here only
+    assert set(env.envs) == {"EPOCHS", "LR", "DEBUG", "STEPS"} and env.secrets == {"WANDB_API_KEY": "k-env", "HF_TOKEN": "hf_secret"}
+    assert env.here["HF_TOKEN"] == "hf_secret" and env.here["LR"] == "0.2"
+    said = " ".join(env.said())
+    assert "EPOCHS, LR, DEBUG, STEPS set here and on instances" in said and "WANDB_API_KEY, HF_TOKEN set here only" in said
+    assert "k-env" not in said and not ScriptEnv() and ScriptEnv().said() == []
