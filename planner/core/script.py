@@ -455,19 +455,20 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
                         "were a shorter run than the one planned; if they are the run you will train, its run is the one "
                         "measured")
     n_epochs = float(epochs) if epochs is not None else (total_steps / steps_per_epoch if steps_per_epoch else 0.0)
-    moved = _moving(steady)
-    if not run.steady and _drift(steady) <= DRIFT and moved > MOVING_WINDOWS:  # no trend: levels the rest may run at
-        when = "when the script finished" if run.stopped_because == "finished" else "at 3x the budget (measured on for it)"
-        if total_steps > ran:
-            warnings.append(f"the step time still moved {when}: its windows of steps spread {moved:.0%} about their mean "
-                            "(an RL agent's episodes as it learns, steps of unlike work, or a busy machine); the steps not "
-                            "measured are planned at the mean of those measured, within the interval their windows span: "
-                            "a run whose later steps are longer (an agent learning to keep its episodes going) runs longer")
-    elif not run.steady:
-        when = "when the script finished" if run.stopped_because == "finished" else "at 3x the budget"
-        warnings.append("the step time was still drifting (more than 10% between the first and last thirds of the measurement) "
-                     f"{when}: a busy machine or a long warm-up; the interval may be too narrow — measure again "
-                     "when the machine is quieter, or give more --seconds")
+    if not run.steady:
+        when = "when the script finished" if run.stopped_because == "finished" else "at 3x the budget, measured on for it"
+        moved, drift = _moving(steady), _drift(steady)
+        what = ", ".join([f"its last third {drift:.0%} off its first"] * (drift > DRIFT)
+                         + [f"its windows spread {moved:.0%} about their mean"] * (moved > MOVING_WINDOWS)) or "at the end"
+        if not steps_alike(run):  # the workload's own steps differ and move: an agent's episodes as it learns
+            if total_steps > ran:
+                warnings.append(f"the step time had not settled {when} — {what} — and the steps are unlike each other (an RL "
+                                "agent's episodes as it learns, batches of unlike work): the steps not measured are planned at "
+                                "the mean of those measured, within the interval their windows span; later, longer steps (an "
+                                "agent learning to keep its episodes going) would make the run longer")
+        else:  # alike steps that moved: the machine, or a warm-up longer than the measurement
+            warnings.append(f"the step time had not settled {when} — {what}: a busy machine or a long warm-up; the interval "
+                            "may be too narrow — measure again when the machine is quieter, or give more --seconds")
     if between is None and run.loaders_started == 0:  # no epochs to be between: work outside steps is inside a step's time
         notes.append("the script iterated no DataLoader: its run is setup + steps (what it does between two steps, such "
                      "as an evaluation every so many, is in the step time measured)")
