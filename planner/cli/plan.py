@@ -313,7 +313,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if args.format == "table" and not args.measured_only:
         if doc.workload.kind == SCRIPT_KIND:  # the suggested run: the script as it was run, where it was run
             job = service.script_job(args.run_dir).with_length(length)
-            _print_predicted_footer(doc, script_command(job.script, job.workdir, job.total_steps, job.epochs), job.args)
+            again = "".join(f" --env {shlex.quote(f'{k}={v}')}" for k, v in job.env.items()) + "".join(
+                f" --secret {shlex.quote(name)}" for name in job.secret_names)  # a secret by name: yours, not journaled
+            _print_predicted_footer(doc, script_command(job.script, job.workdir, job.total_steps, job.epochs) + again, job.args)
         else:
             _print_predicted_footer(doc, str(Path(args.run_dir) / "spec.json"))
     write_chart(doc, args.chart)

@@ -459,7 +459,7 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
         when = "when the script finished" if run.stopped_because == "finished" else "at 3x the budget, measured on for it"
         moved, drift = _moving(steady), _drift(steady)
         what = ", ".join([f"its last third {drift:.0%} off its first"] * (drift > DRIFT)
-                         + [f"its windows spread {moved:.0%} about their mean"] * (moved > MOVING_WINDOWS)) or "at the end"
+                         + [f"its windows spread {moved:.0%} about their mean"] * (moved > MOVING_WINDOWS)) or "still moving as it stopped"
         if not steps_alike(run):  # the workload's own steps differ and move: an agent's episodes as it learns
             if total_steps > ran:
                 warnings.append(f"the step time had not settled {when} — {what} — and the steps are unlike each other (an RL "

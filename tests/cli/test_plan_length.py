@@ -57,3 +57,12 @@ def test_a_length_for_a_specs_run_is_refused_by_name(tmp_path):
     run = shutil.copytree(ROOT / "tests/tui/fixtures/run-surface-mlp", tmp_path / "run")
     r = planner("plan", run, "--total-steps", "100")
     assert r.code == 2 and "re-plan a script's run" in r.err and "train.epochs" in r.err
+
+
+def test_the_run_a_replan_suggests_sets_the_scripts_envs_again_and_names_its_secrets_without_their_values(run_dir):
+    job = json.loads((run_dir / "script.json").read_text())
+    (run_dir / "script.json").write_text(json.dumps({**job, "env": {"LR": "0.1"}, "secret_names": ["HF_TOKEN"]}))
+    r = planner("plan", run_dir, "--total-steps", "2000", "--local-price", "50")  # here dear: renting is worth a benchmark
+    assert r.code == 0, r.err
+    said = " ".join(r.out.split())
+    assert "--total-steps 2000 --env LR=0.1 --secret HF_TOKEN --targets" in said  # the secret's value: the user's own
