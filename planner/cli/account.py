@@ -100,9 +100,11 @@ def cmd_tui(args: argparse.Namespace) -> int:
             is_dir = Path(args.spec).is_dir()
         except OSError:  # a name too long for the file system: check_spec_file names the fault
             is_dir = False
+        script_run = False
         if is_dir:  # `planner tui RUN_DIR`: a saved run, refused here unless it is one
             service = PlannerService()
-            if not service.is_script_run(args.spec):
+            script_run = service.is_script_run(args.spec)
+            if not script_run:
                 service.check_run(args.spec)
         elif args.spec.endswith(".py"):  # `planner tui train.py -- ARGS`: the user's script, measured here
             PlannerService().check_script(args.spec, args.workdir)
@@ -110,8 +112,8 @@ def cmd_tui(args: argparse.Namespace) -> int:
             check_spec_file(args.spec)  # the editor reads it whole: a FIFO or /dev/zero is refused here, before it opens
     from planner.tui.app import PlannerApp
 
-    if not (args.spec or "").endswith(".py"):
-        refuse_script_flags(args, args.spec)
+    if not (args.spec or "").endswith(".py"):  # a saved script run takes its secrets again (never journaled)
+        refuse_script_flags(args, args.spec, but=("env", "secret") if args.spec is not None and script_run else ())
     seconds = {} if args.seconds is None else {"bench_seconds": args.seconds, "estimate_seconds": args.seconds}
     app = PlannerApp(args.spec, region=args.region or default_region(), ami=args.ami, script_args=args.script_args,
                      total_steps=args.total_steps, epochs=args.epochs, workdir=args.workdir,

@@ -367,6 +367,8 @@ def check_script_flags(args: argparse.Namespace, flags: tuple[str, ...]) -> None
     """Refuse the spec-only flags a script cannot honour, and two lengths of its run."""
     defaults = {"out": None, "device": "auto", "threads": None, "sweep": False, "processes": 1}
     given = [f"--{name.replace('_', '-')}" for name in flags if getattr(args, name, None) != defaults[name]]
+    if given == ["--out"]:
+        raise InputError("--out: not for a training script's bench", hint="write its result with --json --out-file FILE")
     if given:
         raise InputError(f"{', '.join(given)}: not for a training script (it picks its own device, threads and batch)",
                          hint="give them to a spec, or set them in the script's own arguments after --")
@@ -390,8 +392,8 @@ def refuse_script_flags(args: argparse.Namespace, spec: str | None, but: tuple[s
     command's own flags of the same name, as validate's --epochs for a spec)."""
     given = [flag for name, flag in SCRIPT_ONLY if name not in but and getattr(args, name, None)]
     if given:
-        raise InputError(f"{', '.join(given)}: {'is' if len(given) == 1 else 'are'} for a training script (.py), "
-                         f"not {spec or 'a spec'}", hint="leave them out for a spec (its run is its train.epochs, in "
+        raise InputError(f"{', '.join(given)}: {'is' if len(given) == 1 else 'are'} for a training script (.py) or a "
+                         f"SkyPilot task, not {spec or 'a spec'}", hint="leave them out for a spec (its run is its train.epochs, in "
                          "its own folder); a script takes them: `planner COMMAND train.py [--total-steps N | --epochs N] "
                          "[--workdir DIR] -- ARGS`")
 
@@ -444,10 +446,17 @@ def settle_script_env(args: argparse.Namespace) -> None:
     if not hasattr(args, "env") or hasattr(args, "script_env"):
         return
     args.script_env = ScriptEnv.of(env_pairs(args.env, "--env"), env_pairs(args.secret, "--secret"))
-    _say_env(args)
+    if str(getattr(args, "spec", "") or "").endswith(".py"):  # a spec refuses them (its command says so)
+        _say_env(args)
 
 
 def _say_env(args: argparse.Namespace) -> None:
+    """Refuse a secret's value in the script's arguments (a shell's `-- --token $HF_TOKEN`); say the env by name."""
+    leaked = args.script_env.leaked_in(getattr(args, "script_args", None) or [])
+    if leaked is not None:
+        raise InputError(f"arguments after --: one holds the value of the secret {leaked}, which the planner would print, "
+                         "journal and send to instances", hint=f"read it in the script from the environment "
+                         f"(os.environ[\"{leaked}\"]): the planner sets it there, here only")
     for line in args.script_env.said():
         note(line)
         args.task_said = [*(getattr(args, "task_said", None) or []), line]

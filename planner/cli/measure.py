@@ -197,7 +197,7 @@ def add_parsers(sub) -> None:
     p = sub.add_parser("bench", help="measure the steady-state training step on this machine (a spec, or your own train.py)",
                        description="Measure a spec's training step here, or run your own training script unchanged and "
                                    "time its steps: `planner bench train.py --epochs 10 -- --lr 0.1` (everything after -- "
-                                   "goes to the script). For a script only --seconds, --total-steps, --epochs, --workdir and the output flags (--json, --format, --out-file) apply.",
+                                   "goes to the script). For a script only --seconds, --total-steps, --epochs, --workdir, --env, --secret and the output flags (--json, --format, --out-file) apply.",
                        usage="planner bench [options] SPEC | train.py [--total-steps N | --epochs N] [--workdir DIR] [-- ARGS...]")
     p.add_argument("spec", help="workload spec (YAML or JSON), your training script (train.py) run unchanged, or a SkyPilot task (task.yaml) that runs one")
     script_length_arguments(p)

@@ -229,6 +229,10 @@ class ScriptEnv:
     def of(cls, envs: dict[str, str] | None = None, secrets: dict[str, str] | None = None) -> ScriptEnv:
         from planner.core.task import secret_env
 
+        both = sorted(set(envs or {}) & set(secrets or {}))
+        if both:  # which would the script get, here and on an instance?
+            raise InputError(f"{', '.join(both)}: given both as an env and as a secret",
+                             hint="give each name once: --env/envs (set everywhere) or --secret/secrets (set here only)")
         envs, hidden = dict(envs or {}), set(secret_env(envs or {}))
         return cls({k: v for k, v in envs.items() if k not in hidden},
                    {**{k: v for k, v in envs.items() if k in hidden}, **(secrets or {})})
@@ -249,6 +253,11 @@ class ScriptEnv:
             [f"{', '.join(self.secrets)} set here only (a secret is never journaled or uploaded: on an instance the "
              "script runs without it)"] if self.secrets else [])
         return ["the script's environment: " + "; ".join(parts)]
+
+    def leaked_in(self, args: list[str]) -> str | None:
+        """The name of a secret whose value is in the script's arguments (a shell's `-- --token $HF_TOKEN`), which
+        the planner prints, journals and sends to instances; None when none is."""
+        return next((k for k, v in self.secrets.items() if len(v) >= 4 and any(v in a for a in args)), None)
 
 
 @dataclass(frozen=True)
@@ -451,9 +460,9 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
     if asked and run.stopped_because == "finished" and abs(total_steps - ran) > max(1.0, 0.02 * ran):
         warnings.append(f"the script finished by itself after {ran:,} steps"
                         + (f" ({training_epochs} epochs)" if training_epochs else "")
-                        + f" while it was measured, and the plan is of {total_steps:,}: right when its arguments (after --) "
-                        "were a shorter run than the one planned; if they are the run you will train, its run is the one "
-                        "measured")
+                        + f" while it was measured, and the plan is of {total_steps:,}: the run its arguments (after --) "
+                        "train is the one measured; a plan of another length is a what-if — give the script the arguments "
+                        "of the run you will train")
     n_epochs = float(epochs) if epochs is not None else (total_steps / steps_per_epoch if steps_per_epoch else 0.0)
     if not run.steady:
         when = "when the script finished" if run.stopped_because == "finished" else "at 3x the budget, measured on for it"

@@ -33,6 +33,7 @@ SEPARATORS = (";", "&&", "||", "&")  # between two commands of a line
 OPERATOR_CHARS = set("();<>|&")  # a pipe or a redirection after the python command: not run
 PIP = re.compile(r"(?:^|\s)(?:python3?\s+-m\s+)?(?:uv\s+)?pip3?\s+install\s+(?:[^\n]*?\s)?-r\s+(\S+)")
 VAR = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 @dataclass(frozen=True)
@@ -140,6 +141,10 @@ def read_task(data: dict[str, Any], source: str, overrides: dict[str, str] | Non
                          hint=f"give it with --env {needed[0]}=VALUE, or a value in the task's envs (`{needed[0]}: 10`)")
     envs = {str(k): _env_value(v) for k, v in envs.items()}
     secrets = data.get("secrets") or {}
+    bad = next((str(k) for k in [*envs, *(secrets if isinstance(secrets, dict) else {})] if not ENV_NAME.match(str(k))), None)
+    if bad is not None:
+        raise InputError(f"{source}: envs/secrets: {bad} is not an environment variable's name",
+                         hint="a name of letters, digits and _, not starting with a digit")
     if not isinstance(secrets, dict):
         raise InputError(f"{source}: secrets: must be a mapping of names to values", hint="e.g. `secrets: {HF_TOKEN: null}`")
     secrets = {**secrets, **(secret_overrides or {})}
@@ -148,6 +153,9 @@ def read_task(data: dict[str, Any], source: str, overrides: dict[str, str] | Non
         raise InputError(f"{source}: secrets: {', '.join(needed)} has no value",
                          hint=f"give it with --secret {needed[0]} (from your environment) or --secret {needed[0]}=VALUE")
     secrets = {str(k): _env_value(v) for k, v in secrets.items()}
+    both = sorted(set(envs) & set(secrets))
+    if both:
+        raise InputError(f"{source}: {', '.join(both)}: in both envs and secrets", hint="keep each name in one of them")
     notes: list[str] = []
     found: list[tuple[str, list[str], str, str]] = []  # (script, args, rest, command)
     not_run: list[str] = []

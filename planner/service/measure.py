@@ -378,6 +378,12 @@ class Measure(Describe):
         self.check_validated_epochs(args, epochs)
         run, est = self.bench_script(script, args, seconds, total_steps, epochs, on_progress=on_progress, label="bench",
                                      workdir=cwd, env=env)
+        ran = len(run.steps)
+        if run.stopped_because == "finished" and (total_steps or epochs) and abs(est.total_steps - ran) > max(1.0, 0.02 * ran):
+            raise InputError(f"validate compares the estimate with the script's own run, which finished after {ran:,} "
+                             f"steps while it was measured: the plan is of {est.total_steps:,}",
+                             hint="leave --total-steps/--epochs out (a run measured whole is its own length), or give the "
+                                  "script the arguments of the run to validate")
         if (differs := length_disagreement(list(args), run, est)) is not None:  # --total-steps against its epochs
             raise InputError(f"validate compares the estimate with the script's own run, and {differs}",
                              hint="give the planner the length the script's arguments train")

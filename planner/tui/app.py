@@ -360,7 +360,11 @@ class PlannerApp(Quitting, App):
                     job, unknown = self.service.script_job(path), exc.message
                     rows = [("whole run", "its length is not known: s gives it (steps or epochs)")]  # measured, not measuring
                 self.script, self.script_args, self.workdir = job.path, job.args, job.workdir
-                self.script_env = ScriptEnv(job.env)  # its secrets were never journaled: a run from here goes without
+                given = self.script_env.secrets if self.script_env else {}  # this session's, never journaled
+                self.script_env = ScriptEnv(job.env, {k: v for k, v in given.items() if k in job.secret_names})
+                if missing := [n for n in job.secret_names if n not in given]:
+                    self.notify(f"its secrets ({', '.join(missing)}) were never journaled: a run from here goes without "
+                                "them (give them: planner tui RUN_DIR --secret NAME)", severity="warning")
                 self.query_one(WorkloadPane).show_script(job.path, job.args, rows, job.script, workdir=job.workdir)
                 self.sub_title = script_title(job.script, job.args)
                 if unknown is not None:

@@ -44,9 +44,9 @@ def test_flags_that_need_a_spec_or_a_script_are_refused_for_the_other():
     r = planner("estimate", SCRIPTS / "reinforce.py", "--predict-only")
     assert r.code == 2 and "--predict-only: a script is planned from its own run here" in r.err
     r = planner("estimate", EXAMPLES / "surface-mlp.yaml", "--total-steps", "10")
-    assert r.code == 2 and "--total-steps: is for a training script (.py), not" in r.err
+    assert r.code == 2 and "--total-steps: is for a training script (.py) or a SkyPilot task, not" in r.err
     r = planner("bench", EXAMPLES / "surface-mlp.yaml", "--workdir", ".", "--epochs", "3")
-    assert r.code == 2 and "--epochs, --workdir: are for a training script (.py), not" in r.err
+    assert r.code == 2 and "--epochs, --workdir: are for a training script (.py) or a SkyPilot task, not" in r.err
     r = planner("estimate", SCRIPTS / "reinforce.py", "--workdir", EXAMPLES / "no-such-folder")
     assert r.code == 2 and "--workdir" in r.err and "no such folder" in r.err and "running" not in r.err
     for command in ("bench", "validate", "run", "tui"):  # every command that takes a script takes --workdir

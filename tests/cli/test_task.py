@@ -66,5 +66,7 @@ def test_env_and_secret_flags_set_the_scripts_environment_over_the_tasks_and_a_s
     assert r.code == 2 and "--env 1LR=0.1: 1LR is not an environment variable's name" in r.err
     r = planner("estimate", SCRIPTS / "convnet.py", "--secret", "PLANNER_TEST_NEVER_SET", env={"PLANNER_TEST_NEVER_SET": None})
     assert r.code == 2 and "--secret PLANNER_TEST_NEVER_SET: not set in your environment" in r.err
+    r = planner("estimate", SCRIPTS / "convnet.py", "--secret", "T=tok_12345", "--", "--token", "tok_12345")
+    assert r.code == 2 and "one holds the value of the secret T" in r.err and "tok_12345" not in r.err  # before it runs
     r = planner("estimate", EXAMPLES / "surface-mlp.yaml", "--env", "LR=0.1")
     assert r.code == 2 and "--env: is for a training script (.py)" in r.err

@@ -257,6 +257,12 @@ def test_validate_runs_the_script_whole_as_the_user_would_and_compares(tmp_path)
     assert check.recheck is not None and check.measured.steps and len(check.recheck.steps) >= len(check.measured.steps) // 3
 
 
+def test_validate_refuses_a_length_the_script_does_not_run_before_running_it_whole(tmp_path):
+    # measured whole (300 steps in its 5 s): a plan of 3,000 is not the run its arguments train
+    with pytest.raises(InputError, match="which finished after 300 steps while it was measured: the plan is of 3,000"):
+        PlannerService().validate_script(script(tmp_path, SHORT), ["300"], seconds=5, total_steps=3000)
+
+
 def test_a_whole_run_that_fails_is_said_with_its_own_exit(tmp_path):
     flaky = SHORT.replace("sys.exit(", "import os\nmark = os.path.join(os.path.dirname(__file__), 'ran')\n"
                           "if not os.path.exists(mark):\n    open(mark, 'w').close()\n    sys.exit(0)\nsys.exit(", 1)
@@ -402,6 +408,26 @@ def test_a_step_time_still_moving_at_the_budget_is_measured_on_until_it_settles_
     run, est = PlannerService().bench_script(path, [], seconds=1.0, total_steps=1000)
     assert run.steady is False and 2.5 < run.steps[-1] - run.steps[0] < 4.5  # at 3x the budget, and said
     assert any("the step time had not settled at 3x the budget, measured on for it" in n for n in est.warnings)
+
+
+def test_a_fast_steady_step_stops_at_its_budget_at_its_own_speed(tmp_path):
+    # a 0.1 ms step: deciding whether it settled at every step past the budget (reading every step) once made
+    # it threefold slower, which then looked unsettled and was measured on to the cap
+    fast = """
+    import torch
+    m = torch.nn.Linear(64, 1)
+    opt = torch.optim.SGD(m.parameters(), lr=0.01)
+    x = torch.randn(32, 64)
+    for i in range(10**7):
+        opt.zero_grad(); m(x).sum().backward(); opt.step()
+    """
+    run, est = PlannerService().bench_script(script(tmp_path, fast), [], seconds=1.0, total_steps=10**6)
+    steps = [b - a for a, b in zip(run.steps, run.steps[1:])]
+    tenth = len(steps) // 10
+    first, last = sorted(steps[tenth:2 * tenth])[tenth // 2], sorted(steps[-tenth:])[tenth // 2]
+    assert run.steady and run.steps[-1] - run.steps[0] < 1.6  # settled at its budget
+    assert last < 1.5 * first  # the last steps as fast as the early ones: the check costs them nothing
+    assert not any("had not settled" in w for w in est.warnings)
 
 
 def test_steps_whose_windows_keep_moving_are_measured_to_the_cap_said_on_the_progress_line_and_in_the_plan(tmp_path):

@@ -68,12 +68,18 @@ def test_a_script_run_without_a_length_asks_for_it_and_plans_the_measurement_mad
 
     run = shutil.copytree(ROOT / "tests/cli/fixtures/run-reinforce-no-length", tmp_path / "run")
     job = json.loads((run / "script.json").read_text())
-    (run / "script.json").write_text(json.dumps({**job, "path": str(EXAMPLES / "scripts" / "reinforce.py")}))
+    (run / "script.json").write_text(json.dumps({**job, "path": str(EXAMPLES / "scripts" / "reinforce.py"),
+                                                 "env": {"LR": "0.1"}, "secret_names": ["HF_TOKEN", "WANDB_API_KEY"]}))
 
     async def scenario():
-        app = PlannerApp(str(run))  # `planner tui RUN_DIR`
+        from planner.service import ScriptEnv
+
+        app = PlannerApp(str(run), script_env=ScriptEnv(secrets={"HF_TOKEN": "hf_given"}))  # `planner tui RUN_DIR --secret`
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: isinstance(app.screen, RunLength), timeout=30)
+            # its envs from the journal, the session's secret kept, the one not given said (never journaled)
+            assert app.script_env == ScriptEnv({"LR": "0.1"}, {"HF_TOKEN": "hf_given"})
+            assert any("(WANDB_API_KEY) were never journaled" in n.message for n in app._notifications)
             assert "the whole run's length is not known" in str(app.screen.query_one("#length-why", Static).render())
             assert app.sub_title == "reinforce.py --episodes 100000"  # the script shown behind the question
             await pilot.press("escape")  # put off: `s` asks again (the measurement is kept)

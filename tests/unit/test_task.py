@@ -45,6 +45,8 @@ def test_a_task_is_told_from_a_workload_spec():
     ({"envs": {"STEPS": None}}, "envs: STEPS has no value (SkyPilot asks for it with --env)", "--env STEPS=VALUE"),
     ({"secrets": {"HF_TOKEN": None}}, "secrets: HF_TOKEN has no value", "--secret HF_TOKEN (from your environment)"),
     ({"secrets": ["HF_TOKEN"]}, "secrets: must be a mapping", "HF_TOKEN: null"),
+    ({"envs": {"1LR": 3}}, "envs/secrets: 1LR is not an environment variable's name", "letters, digits and _"),
+    ({"secrets": {"LR": "x"}}, "LR: in both envs and secrets", "keep each name in one"),
     ({"secrets": {"HF_TOKEN": "hf_x"}, "run": "python train.py --token $HF_TOKEN"},
      "run: the python command puts the secret $HF_TOKEN on the script's command line", 'os.environ["HF_TOKEN"]'),
     ({"envs": {"WANDB_API_KEY": "k"}, "run": "python train.py --key ${WANDB_API_KEY}"},
@@ -102,3 +104,13 @@ def test_envs_and_secrets_are_the_scripts_environment_and_a_secret_is_never_put_
     said = " ".join(env.said())
     assert "EPOCHS, LR, DEBUG, STEPS set here and on instances" in said and "WANDB_API_KEY, HF_TOKEN set here only" in said
     assert "k-env" not in said and not ScriptEnv() and ScriptEnv().said() == []
+
+
+def test_one_name_given_as_an_env_and_as_a_secret_is_refused_and_a_secrets_value_is_found_in_arguments():
+    from planner.core.script import ScriptEnv
+
+    with pytest.raises(InputError, match="LR: given both as an env and as a secret"):
+        ScriptEnv.of({"LR": "0.1"}, {"LR": "0.2"})
+    env = ScriptEnv.of({"LR": "0.1"}, {"HF_TOKEN": "hf_abcdef"})
+    assert env.leaked_in(["--token", "hf_abcdef"]) == "HF_TOKEN" and env.leaked_in(["--token=hf_abcdef"]) == "HF_TOKEN"
+    assert env.leaked_in(["--lr", "0.1"]) is None  # an env's value is no secret
