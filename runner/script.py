@@ -13,13 +13,13 @@ boundary is found from outside, by PyTorch's own hooks, installed before the scr
 
 A DataLoader iterated to its end is an epoch: its start, end and length are recorded. With CUDA in
 use, each boundary synchronises first, so a step's time is its kernels' too. Once the step time has
-had `--seconds` (and at least `--min-steps` steps) and has settled (Timeline.drift, Timeline.moving;
+had `--seconds` (and at least `--min-steps` steps) and has settled (`settled`: thirds_drift, windows_spread;
 unsettled, it goes on to 3x `--seconds`), or at `--max-steps`, the result is written and
 the process ends at once (os._exit: the script's own cleanup is not timed, its DataLoader workers
 die with it); a script that finishes first is measured whole. Times are seconds since the spawn
 (PLANNER_SPAWN_TIME, the parent's time.time() when it started this process). While it measures,
-`RESULT.json.progress` holds its latest progress (phase, steps, the recent median step, the cap of a phase
-past the budget), replaced at
+`RESULT.json.progress` holds its latest progress (phase, steps, the mean step of the last 2 s, the cap of a
+phase past the budget), replaced at
 most twice a second, for the parent's progress line (runner.script_job.ProgressWatch).
 """
 
@@ -31,6 +31,7 @@ import math
 import os
 import runpy
 import signal
+import statistics
 import sys
 import time
 import traceback
@@ -39,7 +40,7 @@ from typing import Any
 
 RESULT_VERSION = 1
 STEADY_DRIFT = 0.10  # the first and last thirds' median steps within 10%: steady
-STEADY_WINDOWS = 0.25  # and the means of 20 windows of steps within a 25% standard deviation of their mean
+STEADY_WINDOWS = 0.25  # and the medians of 20 windows of steps within a 25% standard deviation of their mean
 UNSTEADY_EXTENSION = 3.0  # an unsteady measurement goes on to at most 3x its budget
 PROGRESS_SECONDS = 0.5  # the progress file is written at most this often
 DECIDE_SECONDS = 0.25  # past the budget, whether the step time has settled is decided at most this often
@@ -275,6 +276,37 @@ def end_what_it_started() -> None:
     kill_tree(descendants(os.getpid()))
 
 
+def thirds_drift(durations: list[float]) -> float:
+    """How far the median of the last third of these step durations is from the first third's (medians: an
+    evaluation pass between epochs is one slow step, not a drift); 0 with fewer than 9. The launcher measures
+    on while it is above STEADY_DRIFT, and a plan (planner/core/script.py) says so by the same measure."""
+    third = len(durations) // 3
+    if third < 3:
+        return 0.0
+    first, last = sorted(durations[:third])[third // 2], sorted(durations[-third:])[third // 2]
+    return abs(last / first - 1) if first > 0 else 0.0
+
+
+def windows_spread(durations: list[float]) -> float:
+    """How far the medians of 20 windows of these step durations (at least 5 steps each) move: their standard
+    deviation over their mean (medians: an evaluation pass is one slow step, not a move); 0 with fewer than 5
+    windows. A machine's burst moves a few windows; an RL agent's episodes, which lengthen and shorten as it
+    learns, move them all (0.31-0.43 on examples/scripts/reinforce.py; a convnet's, 0.01-0.21 on a noisy 2-vCPU
+    VM): their mean needs more of them. The launcher measures on while it is above STEADY_WINDOWS."""
+    size = max(5, len(durations) // 20)
+    windows = [sorted(durations[i:i + size])[size // 2] for i in range(0, len(durations) - size + 1, size)]
+    if len(windows) < 5:
+        return 0.0
+    return statistics.stdev(windows) / statistics.fmean(windows)
+
+
+def settled(ends: list[float]) -> bool:
+    """Whether the step time has settled: the steps past a 10% warm-up neither drift nor move."""
+    steps = [b - a for a, b in zip(ends, ends[1:])]
+    steady = steps[max(2, len(steps) // 10):]
+    return thirds_drift(steady) <= STEADY_DRIFT and windows_spread(steady) <= STEADY_WINDOWS
+
+
 class Timeline:
     """What the hooks saw, in seconds since the spawn."""
 
@@ -393,7 +425,7 @@ class Timeline:
                     return  # --epochs needs a whole training epoch and the step after it (the time between epochs)
                 if not any(e["length"] for e in self.under_way):
                     self.finish("budget")  # no epoch to count --epochs by, now or later: the answer is an error, at once
-            self.steady = self.drift(ends) <= STEADY_DRIFT and self.moving(ends) <= STEADY_WINDOWS
+            self.steady = settled(ends)
             if not self.steady and t - first < UNSTEADY_EXTENSION * self.seconds and t < self.latest:
                 self.report(t, "past the budget, until the step time settles",
                             cap=min(UNSTEADY_EXTENSION * self.seconds, self.latest - first))
@@ -422,35 +454,6 @@ class Timeline:
             os.replace(self.out + ".progress.tmp", self.out + ".progress")
         except OSError:
             pass  # progress is for people: a full disk must not stop the measurement
-
-    @staticmethod
-    def drift(ends: list[float]) -> float:
-        """How far the median step of the last third of the steady steps is from the first third's (medians:
-        an evaluation pass between epochs is one slow step, not a drift)."""
-        steps = [b - a for a, b in zip(ends, ends[1:])]
-        steady = steps[max(2, len(steps) // 10):]
-        third = len(steady) // 3
-        if third < 3:
-            return 0.0
-        first, last = sorted(steady[:third])[third // 2], sorted(steady[-third:])[third // 2]
-        return abs(last / first - 1) if first > 0 else 0.0
-
-    @staticmethod
-    def moving(ends: list[float]) -> float:
-        """How far the medians of 20 windows of the steady steps (at least 5 steps each) move: their standard
-        deviation over their mean (medians: an evaluation pass is one slow step, not a move). A machine's
-        burst moves a few windows; an RL agent's episodes, which lengthen and shorten as it learns, move them
-        all (0.31-0.43 on examples/scripts/reinforce.py; a convnet's, 0.01-0.21 on a noisy 2-vCPU VM): their
-        mean needs more of them."""
-        steps = [b - a for a, b in zip(ends, ends[1:])]
-        steady = steps[max(2, len(steps) // 10):]
-        size = max(5, len(steady) // 20)
-        windows = [sorted(steady[i:i + size])[size // 2] for i in range(0, len(steady) - size + 1, size)]
-        if len(windows) < 5:
-            return 0.0
-        mean = sum(windows) / len(windows)
-        sd = math.sqrt(sum((w - mean) ** 2 for w in windows) / (len(windows) - 1))
-        return sd / mean if mean > 0 else 0.0
 
     def epoch_may_end(self, t: float) -> bool:
         """Whether waiting on can show a whole epoch: a DataLoader is being iterated and, at the pace of its

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from planner.errors import ExitCode, InputError, RunError
 from planner.report.export import FORMATS, table_text
 from planner.report.text import escape, progress_text, to_json
-from planner.service import OBJECTIVES, SCRIPT_CAP_EXTRA_SECONDS, UNSTEADY_EXTENSION, PlannerService, ScriptEnv
+from planner.service import ENV_NAME, OBJECTIVES, SCRIPT_CAP_EXTRA_SECONDS, UNSTEADY_EXTENSION, PlannerService, ScriptEnv
 from planner.report.plan import (
     DEFAULT_GROUP_BY, GROUP_BY, answers_text, failed_lines, plan_table, recommendation_text, shown_line, shown_options,
 )
@@ -419,9 +419,6 @@ def env_arguments(p: argparse.ArgumentParser) -> None:
                    "Repeat it for several")
     p.add_argument("--secret", action="append", metavar="NAME[=VALUE]", help="set NAME in a script's environment here "
                    "only: never journaled or uploaded (as sky launch --secret); NAME alone takes its value from yours")
-
-
-ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def env_pairs(values: list[str] | None, flag: str) -> dict[str, str]:

@@ -12,7 +12,7 @@ every DataLoader epoch) -> its parts and the whole run, with an honest interval.
   when the steady steps' windows (20 of them) move more than that interval allows (an RL agent's
   episodes lengthen and shorten as it learns; a machine changes speed), the steps not measured may
   run at any of their levels: the interval is the windows' own standard deviation instead (the launcher
-  measured on to 3x its budget while they moved more than MOVING_WINDOWS, and a plan from a measurement
+  measured on to 3x its budget while they moved more than STEADY_WINDOWS, and a plan from a measurement
   that never settled says so: an agent whose later episodes are longer runs longer than planned);
 - between epochs: what a step spanning an epoch's end takes beyond the median steady step (the evaluation
   pass, a checkpoint, the next epoch's first batch), the median over the boundaries seen; without a
@@ -40,15 +40,15 @@ from planner.core.estimate import (
 from planner.core.predict.cpu import cpu_speed_ratio, physical_cores, predict_cpu
 from planner.core.predict.trace import host_seconds, predict_trace_gpu
 from planner.core.kinds import Device
+from planner.core.task import secret_env
 from planner.errors import InputError
 from pricing.facts import InstanceFacts
+from runner.script import STEADY_DRIFT, STEADY_WINDOWS, thirds_drift, windows_spread  # the launcher's own rule (stdlib only)
 
 WARMUP_SHARE = 0.1  # of the steps measured, at least MIN_WARMUP_STEPS: allocator, caches, lazy init
 MIN_WARMUP_STEPS = 2
 MIN_STEADY_STEPS = 5
 ALIKE_SPREAD = 1.5  # steps whose middle half is within this ratio do alike work (see steps_alike)
-DRIFT = 0.10  # runner/script.py's STEADY_DRIFT: thirds further apart are measured on, then said
-MOVING_WINDOWS = 0.25  # runner/script.py's STEADY_WINDOWS: windows moving more are measured on, then said
 HOST_CLASS = "data"  # the launcher's class of ops run while a DataLoader fetches a batch in the main process
 
 
@@ -227,8 +227,6 @@ class ScriptEnv:
 
     @classmethod
     def of(cls, envs: dict[str, str] | None = None, secrets: dict[str, str] | None = None) -> ScriptEnv:
-        from planner.core.task import secret_env
-
         both = sorted(set(envs or {}) & set(secrets or {}))
         if both:  # which would the script get, here and on an instance?
             raise InputError(f"{', '.join(both)}: given both as an env and as a secret",
@@ -391,24 +389,6 @@ def steady_step(run: ScriptRun) -> tuple[float, float]:
     return _steady_step(run, steady, warmup)
 
 
-def _drift(steady: list[float]) -> float:
-    """How far the last third's median steady step is from the first third's (runner/script.py's
-    Timeline.drift, which measures on while it is above DRIFT); 0 with fewer than 9 steps."""
-    third = len(steady) // 3
-    if third < 3:
-        return 0.0
-    first = statistics.median(steady[:third])
-    return abs(statistics.median(steady[-third:]) / first - 1) if first > 0 else 0.0
-
-
-def _moving(steady: list[float]) -> float:
-    """The steady steps' 20 window medians' standard deviation over their mean (runner/script.py's
-    Timeline.moving, which measures on while it is above MOVING_WINDOWS); 0 with fewer than 5 windows."""
-    size = max(5, len(steady) // 20)
-    windows = [statistics.median(steady[i:i + size]) for i in range(0, len(steady) - size + 1, size)]
-    return statistics.stdev(windows) / statistics.fmean(windows) if len(windows) >= 5 else 0.0
-
-
 def _steady_step(run: ScriptRun, steady: list[float], warmup: int) -> tuple[float, float]:
     """steady_step over the steady durations _durations found (estimate_script has them already)."""
     if len(steady) < MIN_STEADY_STEPS:
@@ -466,9 +446,9 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
     n_epochs = float(epochs) if epochs is not None else (total_steps / steps_per_epoch if steps_per_epoch else 0.0)
     if not run.steady:
         when = "when the script finished" if run.stopped_because == "finished" else "at 3x the budget, measured on for it"
-        moved, drift = _moving(steady), _drift(steady)
-        what = ", ".join([f"its last third {drift:.0%} off its first"] * (drift > DRIFT)
-                         + [f"its windows spread {moved:.0%} about their mean"] * (moved > MOVING_WINDOWS)) or "still moving as it stopped"
+        moved, drift = windows_spread(steady), thirds_drift(steady)
+        what = ", ".join([f"its last third {drift:.0%} off its first"] * (drift > STEADY_DRIFT)
+                         + [f"its windows spread {moved:.0%} about their mean"] * (moved > STEADY_WINDOWS)) or "still moving as it stopped"
         if not steps_alike(run):  # the workload's own steps differ and move: an agent's episodes as it learns
             if total_steps > ran:
                 warnings.append(f"the step time had not settled {when} — {what} — and the steps are unlike each other (an RL "

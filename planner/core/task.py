@@ -131,28 +131,8 @@ def read_task(data: dict[str, Any], source: str, overrides: dict[str, str] | Non
     if workdir is None:
         raise InputError(f"{source}: workdir: not set, so nothing would ship with the script",
                          hint="add `workdir: .` (the folder that holds the script, as `sky launch` syncs it)")
-    envs = data.get("envs") or {}
-    if not isinstance(envs, dict):
-        raise InputError(f"{source}: envs: must be a mapping of names to values", hint="e.g. `envs: {EPOCHS: 10}`")
-    envs = {**envs, **(overrides or {})}
-    needed = [str(k) for k, v in envs.items() if v is None]
-    if needed:  # SkyPilot's "required" env: `sky launch --env NAME=VALUE` gives it
-        raise InputError(f"{source}: envs: {', '.join(needed)} has no value (SkyPilot asks for it with --env)",
-                         hint=f"give it with --env {needed[0]}=VALUE, or a value in the task's envs (`{needed[0]}: 10`)")
-    envs = {str(k): _env_value(v) for k, v in envs.items()}
-    secrets = data.get("secrets") or {}
-    bad = next((str(k) for k in [*envs, *(secrets if isinstance(secrets, dict) else {})] if not ENV_NAME.match(str(k))), None)
-    if bad is not None:
-        raise InputError(f"{source}: envs/secrets: {bad} is not an environment variable's name",
-                         hint="a name of letters, digits and _, not starting with a digit")
-    if not isinstance(secrets, dict):
-        raise InputError(f"{source}: secrets: must be a mapping of names to values", hint="e.g. `secrets: {HF_TOKEN: null}`")
-    secrets = {**secrets, **(secret_overrides or {})}
-    needed = [str(k) for k, v in secrets.items() if v is None]
-    if needed:  # `sky launch --secret NAME` takes it from the environment: so does the planner's --secret NAME
-        raise InputError(f"{source}: secrets: {', '.join(needed)} has no value",
-                         hint=f"give it with --secret {needed[0]} (from your environment) or --secret {needed[0]}=VALUE")
-    secrets = {str(k): _env_value(v) for k, v in secrets.items()}
+    envs = _named_values(data, "envs", overrides, source)
+    secrets = _named_values(data, "secrets", secret_overrides, source)
     both = sorted(set(envs) & set(secrets))
     if both:
         raise InputError(f"{source}: {', '.join(both)}: in both envs and secrets", hint="keep each name in one of them")
@@ -223,6 +203,32 @@ def read_task(data: dict[str, Any], source: str, overrides: dict[str, str] | Non
     name = data.get("name")
     return Task(source, workdir, script, list(args), requirements, str(name) if name is not None else None, notes, envs,
                 secrets)
+
+
+NO_VALUE = {  # (what is said, the fix) of an env or a secret left without a value, as SkyPilot asks for it
+    "envs": ("(SkyPilot asks for it with --env)", "give it with --env {0}=VALUE, or a value in the task's envs (`{0}: 10`)"),
+    "secrets": ("", "give it with --secret {0} (from your environment) or --secret {0}=VALUE"),
+}
+
+
+def _named_values(data: dict[str, Any], key: str, overrides: dict[str, str] | None, source: str) -> dict[str, str]:
+    """A task's `envs` or `secrets` with `--env`/`--secret` over them, as text. InputError for a value that is not a
+    mapping, a name no environment variable can have, or a name left without a value (`sky launch` asks for it)."""
+    given = data.get(key) or {}
+    if not isinstance(given, dict):
+        raise InputError(f"{source}: {key}: must be a mapping of names to values",
+                         hint="e.g. `envs: {EPOCHS: 10}`" if key == "envs" else "e.g. `secrets: {HF_TOKEN: null}`")
+    given = {**given, **(overrides or {})}
+    bad = next((str(k) for k in given if not ENV_NAME.match(str(k))), None)
+    if bad is not None:
+        raise InputError(f"{source}: envs/secrets: {bad} is not an environment variable's name",
+                         hint="a name of letters, digits and _, not starting with a digit")
+    needed = [str(k) for k, v in given.items() if v is None]
+    if needed:
+        said, fix = NO_VALUE[key]
+        raise InputError(f"{source}: {key}: {', '.join(needed)} has no value" + (f" {said}" if said else ""),
+                         hint=fix.format(needed[0]))
+    return {str(k): _env_value(v) for k, v in given.items()}
 
 
 def _env_value(value: Any) -> str:

@@ -84,8 +84,7 @@ class Scripts(Runs):
         check_region(self.catalog().frame, options.region)  # before the measurement, not after it
         cwd = script_workdir(script_path(script), workdir)
         env = env or ScriptEnv()
-        job = ScriptJob(shown_path(str(script)), str(Path(script).resolve()), list(args), total_steps, epochs, seconds,
-                        str(cwd) if workdir is not None else None, env.envs, list(env.secrets))
+        job = _script_job(script, args, total_steps, epochs, seconds, cwd if workdir is not None else None, env)
         run, est = self.bench_script(script, args, seconds, total_steps, epochs, on_progress=on_progress, workdir=cwd,
                                      env=env)
         return self.script_plan(job, run, est, options, gpu), run, est
@@ -121,8 +120,7 @@ class Scripts(Runs):
         needs = _requirements(cwd, requirements) if requirements else None
         self.check_credentials(aws_types)  # after every check of the input: a typo is said first
         env = env or ScriptEnv()
-        job = ScriptJob(shown_path(str(script)), str(path.resolve()), list(args), total_steps, epochs, seconds,
-                        str(cwd) if workdir is not None else None, env.envs, list(env.secrets))
+        job = _script_job(script, args, total_steps, epochs, seconds, cwd if workdir is not None else None, env)
         journal = RunJournal.create(path.stem, out)
         journal.write_script(job)
         run_id = f"{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
@@ -316,6 +314,13 @@ class Scripts(Runs):
         from pricing.catalog import hourly_price
 
         return float(hourly_price(self.catalog().frame, instance_type, options.region, options.purchase))
+
+
+def _script_job(script: str | Path, args: list[str], total_steps: int | None, epochs: int | None, seconds: float,
+                workdir: Path | None, env: ScriptEnv) -> ScriptJob:
+    """What a run of the script measures, as the journal keeps it (its envs; its secrets by name only)."""
+    return ScriptJob(shown_path(str(script)), str(Path(script).resolve()), list(args), total_steps, epochs, seconds,
+                     str(workdir) if workdir is not None else None, env.envs, list(env.secrets))
 
 
 def _length_text(length: ScriptLength) -> str:

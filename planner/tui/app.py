@@ -362,7 +362,8 @@ class PlannerApp(Quitting, App):
                 self.script, self.script_args, self.workdir = job.path, job.args, job.workdir
                 given = self.script_env.secrets if self.script_env else {}  # this session's, never journaled
                 self.script_env = ScriptEnv(job.env, {k: v for k, v in given.items() if k in job.secret_names})
-                if missing := [n for n in job.secret_names if n not in given]:
+                missing = [n for n in job.secret_names if n not in given]
+                if missing and str(path) != self.results.run_dir:  # once per run opened, not at each length planned
                     self.notify(f"its secrets ({', '.join(missing)}) were never journaled: a run from here goes without "
                                 "them (give them: planner tui RUN_DIR --secret NAME)", severity="warning")
                 self.query_one(WorkloadPane).show_script(job.path, job.args, rows, job.script, workdir=job.workdir)
