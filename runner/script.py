@@ -13,7 +13,7 @@ boundary is found from outside, by PyTorch's own hooks, installed before the scr
 
 A DataLoader iterated to its end is an epoch: its start, end and length are recorded. With CUDA in
 use, each boundary synchronises first, so a step's time is its kernels' too. Once the step time has
-had `--seconds` (and at least `--min-steps` steps) and has settled (`settled`: thirds_drift, windows_spread;
+had `--seconds` (and at least `--min-steps` steps) and has settled (settle_figures: thirds_drift, windows_spread;
 unsettled, it goes on to 3x `--seconds`), or at `--max-steps`, the result is written and
 the process ends at once (os._exit: the script's own cleanup is not timed, its DataLoader workers
 die with it); a script that finishes first is measured whole. Times are seconds since the spawn
@@ -279,7 +279,7 @@ def end_what_it_started() -> None:
 def thirds_drift(durations: list[float]) -> float:
     """How far the median of the last third of these step durations is from the first third's (medians: an
     evaluation pass between epochs is one slow step, not a drift); 0 with fewer than 9. The launcher measures
-    on while it is above STEADY_DRIFT, and a plan (planner/core/script.py) says so by the same measure."""
+    on while it is above STEADY_DRIFT; the result carries it (`drift`), so a plan says so by the same figure."""
     third = len(durations) // 3
     if third < 3:
         return 0.0
@@ -300,11 +300,12 @@ def windows_spread(durations: list[float]) -> float:
     return statistics.stdev(windows) / statistics.fmean(windows)
 
 
-def settled(ends: list[float]) -> bool:
-    """Whether the step time has settled: the steps past a 10% warm-up neither drift nor move."""
+def settle_figures(ends: list[float]) -> tuple[float, float]:
+    """(thirds_drift, windows_spread) of the steps past a 10% warm-up: the step time has settled when neither is
+    above its bound (STEADY_DRIFT, STEADY_WINDOWS). Both go in the result, so a plan says why it had not."""
     steps = [b - a for a, b in zip(ends, ends[1:])]
     steady = steps[max(2, len(steps) // 10):]
-    return thirds_drift(steady) <= STEADY_DRIFT and windows_spread(steady) <= STEADY_WINDOWS
+    return thirds_drift(steady), windows_spread(steady)
 
 
 class Timeline:
@@ -315,6 +316,7 @@ class Timeline:
         self.spawn, self.seconds, self.min_steps, self.max_steps, self.out = spawn, seconds, min_steps, max_steps, out
         self.until_epoch, self.latest = until_epoch, latest  # past the budget, wait for an epoch's end until `latest`
         self.steady = True  # the step time had settled when the measurement stopped
+        self.figures: tuple[float, float] | None = None  # settle_figures when it was last decided, past the budget
         self.steps: list[float] = []  # the end of each step
         self.epochs: list[dict[str, Any]] = []  # {"start", "end", "batches"} of each DataLoader iterated to its end
         self.optimizers: dict[int, Any] = {}  # id -> a weakref to each optimizer seen (its state bytes are read at the trace)
@@ -425,7 +427,8 @@ class Timeline:
                     return  # --epochs needs a whole training epoch and the step after it (the time between epochs)
                 if not any(e["length"] for e in self.under_way):
                     self.finish("budget")  # no epoch to count --epochs by, now or later: the answer is an error, at once
-            self.steady = settled(ends)
+            self.figures = settle_figures(ends)
+            self.steady = self.figures[0] <= STEADY_DRIFT and self.figures[1] <= STEADY_WINDOWS
             if not self.steady and t - first < UNSTEADY_EXTENSION * self.seconds and t < self.latest:
                 self.report(t, "past the budget, until the step time settles",
                             cap=min(UNSTEADY_EXTENSION * self.seconds, self.latest - first))
@@ -489,6 +492,8 @@ class Timeline:
         data = {"version": RESULT_VERSION, "status": status, "stopped_because": why, "message": message,
                 "boundary": self.boundary(), "optimizers": len(self.optimizers), "steps": self.step_ends(),
                 "steady": self.steady,
+                "drift": self.figures[0] if self.figures else None,
+                "windows_spread": self.figures[1] if self.figures else None,
                 "epochs": self.epochs, "imports_done": self.imports_done, "wall": time.time() - self.spawn,
                 "loaders_started": self.loaders_started, "under_way": self.under_way, "busy_warnings": busy,
                 "other_cpus": self.busy.other_cpus if self.busy is not None else None,

@@ -12,7 +12,7 @@ every DataLoader epoch) -> its parts and the whole run, with an honest interval.
   when the steady steps' windows (20 of them) move more than that interval allows (an RL agent's
   episodes lengthen and shorten as it learns; a machine changes speed), the steps not measured may
   run at any of their levels: the interval is the windows' own standard deviation instead (the launcher
-  measured on to 3x its budget while they moved more than STEADY_WINDOWS, and a plan from a measurement
+  measured on to 3x its budget while they moved more than runner/script.py's STEADY_WINDOWS, and a plan from a measurement
   that never settled says so: an agent whose later episodes are longer runs longer than planned);
 - between epochs: what a step spanning an epoch's end takes beyond the median steady step (the evaluation
   pass, a checkpoint, the next epoch's first batch), the median over the boundaries seen; without a
@@ -43,7 +43,6 @@ from planner.core.kinds import Device
 from planner.core.task import secret_env
 from planner.errors import InputError
 from pricing.facts import InstanceFacts
-from runner.script import STEADY_DRIFT, STEADY_WINDOWS, thirds_drift, windows_spread  # the launcher's own rule (stdlib only)
 
 WARMUP_SHARE = 0.1  # of the steps measured, at least MIN_WARMUP_STEPS: allocator, caches, lazy init
 MIN_WARMUP_STEPS = 2
@@ -186,6 +185,8 @@ class ScriptRun:
     cuda_used: bool = False
     device_name: str = ""  # the GPU's name when the script used one, else the CPU's
     steady: bool = True  # False: the step time had not settled (drift, moving windows) when it stopped (at 3x its budget)
+    drift: float | None = None  # runner/script.py's settle figures when it last decided (None: it never had to)
+    windows_spread: float | None = None
     threads: int = 0
     trace: StepTrace | None = None
     loaders_started: int | None = None  # DataLoader iterations begun (None: a journal from before it was counted)
@@ -446,9 +447,9 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
     n_epochs = float(epochs) if epochs is not None else (total_steps / steps_per_epoch if steps_per_epoch else 0.0)
     if not run.steady:
         when = "when the script finished" if run.stopped_because == "finished" else "at 3x the budget, measured on for it"
-        moved, drift = windows_spread(steady), thirds_drift(steady)
-        what = ", ".join([f"its last third {drift:.0%} off its first"] * (drift > STEADY_DRIFT)
-                         + [f"its windows spread {moved:.0%} about their mean"] * (moved > STEADY_WINDOWS)) or "still moving as it stopped"
+        what = (f"its last third {run.drift:.0%} off its first, its windows spread {run.windows_spread:.0%} about their mean"
+                if run.drift is not None and run.windows_spread is not None  # the launcher's own figures
+                else "still moving as it stopped")
         if not steps_alike(run):  # the workload's own steps differ and move: an agent's episodes as it learns
             if total_steps > ran:
                 warnings.append(f"the step time had not settled {when} — {what} — and the steps are unlike each other (an RL "
