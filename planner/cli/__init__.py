@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         return ExitCode.BAD_INPUT
     try:
         settle_output(args)
-        take_task(args)  # a SkyPilot task YAML: the script it runs, in its workdir
+        take_task(args, argv[:cut])  # a SkyPilot task YAML: the script it runs, in its workdir
         settle_script_env(args)  # --env, --secret (a task's envs and secrets are read with it)
         return run_with_out_file(handler, args)
     except PlannerError as exc:

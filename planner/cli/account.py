@@ -117,7 +117,8 @@ def cmd_tui(args: argparse.Namespace) -> int:
     seconds = {} if args.seconds is None else {"bench_seconds": args.seconds, "estimate_seconds": args.seconds}
     app = PlannerApp(args.spec, region=args.region or default_region(), ami=args.ami, script_args=args.script_args,
                      total_steps=args.total_steps, epochs=args.epochs, workdir=args.workdir,
-                     script_env=getattr(args, "script_env", None),
+                     script_env=getattr(args, "script_env", None), purchase=args.purchase or "on-demand",
+                     task=task.origin if (task := getattr(args, "task", None)) is not None else None,
                      said=getattr(args, "task_said", None), **seconds)
     app.run()
     return app.return_code or ExitCode.OK  # 128 + N after a routed SIGTERM/SIGHUP, as the CLI exits
@@ -159,6 +160,7 @@ def add_tui_parser(sub) -> None:
                    help=ranged("--seconds", "time budget of each measurement: the one on opening (default 5, a quick "
                                             "first answer) and each run's per target (default 10)"))
     region_argument(p, "AWS region for prices and targets")
+    p.add_argument("--purchase", choices=PURCHASES, help="price AWS options on-demand (the default) or spot")
     p.add_argument("--ami", type=flag("--ami"), help="AMI id for AWS targets (default: the PyTorch Deep Learning AMI)")
     p.set_defaults(handler=cmd_tui)
 

@@ -19,6 +19,7 @@ from planner.report.text import escape, progress_text, to_json
 from planner.service import ENV_NAME, OBJECTIVES, SCRIPT_CAP_EXTRA_SECONDS, UNSTEADY_EXTENSION, PlannerService, ScriptEnv
 from planner.report.plan import (
     DEFAULT_GROUP_BY, GROUP_BY, answers_text, failed_lines, plan_table, recommendation_text, shown_line, shown_options,
+    task_choice_lines,
 )
 from planner.service.inputs import check_out_file, flag_range, parse_flag, shown_path
 
@@ -318,7 +319,7 @@ def print_plan(doc: PlanDocument, args: argparse.Namespace) -> None:
         out.print(plan_table(doc, width=out.width, wide=args.wide, options=options))
         print_shown(args, shown)
         out.print(recommendation_text(doc), highlight=False)
-        for line in failed_lines(doc) + answers_text(doc):
+        for line in failed_lines(doc) + answers_text(doc) + task_choice_lines(doc):
             out.print(line, highlight=False)
         for warning in doc.plan.warnings:
             out.print(f"[yellow]warning[/]: {escape(warning)}", highlight=False)
@@ -487,11 +488,17 @@ def write_chart(doc: PlanDocument, path: str | None) -> None:
                    highlight=False)
 
 
-def take_task(args: argparse.Namespace) -> None:
+def _given(argv: set[str], flag: str) -> bool:
+    """Whether `flag` is on the command line (`--region X` or `--region=X`)."""
+    return flag in argv or any(a.startswith(flag + "=") for a in argv)
+
+
+def take_task(args: argparse.Namespace, argv: list[str] | None = None) -> None:
     """`planner COMMAND task.yaml [-- ARGS]`: a SkyPilot task read as the training script it runs
     (PlannerService.task): the arguments become those of `planner COMMAND WORKDIR/SCRIPT.py --workdir WORKDIR
-    [--requirements FILE] -- TASK_ARGS ARGS`, said on stderr with what of the task is not used. A workload spec is
-    left as it is."""
+    [--requirements FILE] -- TASK_ARGS ARGS`, said on stderr with what of the task is not used. Its resources' region
+    and use_spot price the plan, as `sky launch` reads them, unless --region or --purchase is in `argv` (the command
+    line: a config file's default is under the task's). A workload spec is left as it is."""
     spec = getattr(args, "spec", None)
     if not spec or not str(spec).endswith((".yaml", ".yml")):
         return
@@ -528,6 +535,19 @@ def take_task(args: argparse.Namespace) -> None:
     head = (f"{task.source}: SkyPilot task{f' {task.name}' if task.name else ''}: runs `python {shown}` in its workdir "
             f"{workdir}" + (f", with setup's requirements {args.requirements}" if getattr(args, "requirements", None)
                              and task.requirements else ""))
+    given = set((argv or []))
+    asks = task.asks
+    if asks is not None and asks.region and hasattr(args, "region") and not _given(given, "--region"):
+        try:
+            args.region = parse_flag("--region", asks.region)
+        except ValueError as exc:
+            raise InputError(f"{task.source}: resources.region: {exc}",
+                             hint="write an AWS region such as us-east-1 (or infra: aws/us-east-1), or pass --region") from None
+        task.notes.append(f"{task.source}: resources: priced in {args.region}, the task's region (--region overrides it)")
+    if asks is not None and asks.use_spot is not None and hasattr(args, "purchase") and not _given(given, "--purchase"):
+        args.purchase = "spot" if asks.use_spot else "on-demand"
+        task.notes.append(f"{task.source}: resources: use_spot: {'true' if asks.use_spot else 'false'}: priced "
+                          f"{args.purchase} (--purchase overrides it)")
     args.task_said = [head, *task.notes]  # the TUI shows them too (this line is gone once it takes the screen)
     stderr().print(head, markup=False, highlight=False, soft_wrap=True)
     for line in task.notes:

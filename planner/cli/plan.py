@@ -199,7 +199,7 @@ def _run_script(service: PlannerService, args: argparse.Namespace, targets, opti
             doc, _journal = service.run_script(args.spec, args.script_args, targets, options, args.seconds,
                                                args.total_steps, args.epochs, Path(args.out) if args.out else None,
                                                replace(callbacks, on_progress=on_progress), aws, args.requirements,
-                                               workdir=args.workdir, env=args.script_env)
+                                               workdir=args.workdir, env=args.script_env, task=task_origin(args))
     except KeyboardInterrupt as exc:
         return _interrupted(exc)
     print_plan(doc, args)
@@ -262,7 +262,8 @@ def _estimate_script(service: PlannerService, args: argparse.Namespace, region: 
     with progress() as on_progress:
         doc, _run, _est = service.estimate_script(args.spec, args.script_args, options, args.seconds, args.total_steps,
                                                 args.epochs, gpu=True if args.gpu else False if args.cpu else None,
-                                                on_progress=on_progress, workdir=args.workdir, env=args.script_env)
+                                                on_progress=on_progress, workdir=args.workdir, env=args.script_env,
+                                                task=task_origin(args))
     print_plan(doc, args)
     if args.format == "table":
         task = getattr(args, "task", None)
@@ -274,6 +275,12 @@ def _estimate_script(service: PlannerService, args: argparse.Namespace, region: 
             _print_predicted_footer(doc, named, args.script_args)
     write_chart(doc, args.chart)
     return ExitCode.OK
+
+
+def task_origin(args: argparse.Namespace):
+    """The SkyPilot task the script came from (take_task), as the service journals it; None: the script itself."""
+    task = getattr(args, "task", None)
+    return task.origin if task is not None else None
 
 
 def env_flags(args: argparse.Namespace) -> str:

@@ -82,6 +82,17 @@ class PriceSource:
 
 
 @dataclass(frozen=True)
+class TaskChoice:
+    """What the workload's SkyPilot task asks for (its `resources`: planner.core.task.TaskAsks), as the plan prices it:
+    the task file, its choice as written, and the catalog instances in the plan's region it allows (none: no instance
+    there has it). The plan is of every instance; this is the task's own pick among them, compared with the answer."""
+
+    source: str
+    written: str
+    targets: list[str]
+
+
+@dataclass(frozen=True)
 class LeftRunning:
     """An instance a run could not terminate, with the command that will (the reaper's)."""
 
@@ -115,6 +126,7 @@ class PlanDocument:
     unterminated: list[LeftRunning] | None = None
     bench_cost_usd: float | None = None
     auto: list[BenchmarkChoice] | None = None
+    task_choice: TaskChoice | None = None  # a SkyPilot task's resources (None: not a task, or it chose none)
 
     # ------------------------------------------------------------------ what the fronts ask of a plan
 
@@ -133,6 +145,16 @@ class PlanDocument:
 
     def answer(self, name: AnswerName) -> Recommendation | None:
         return self.plan.answers.get(name)
+
+    @property
+    def task_option(self) -> RankedOption | None:
+        """The task's choice as the plan ranks it: the best usable option on an instance its resources allow (else the
+        best of them, unusable); None when it chose none or no instance has it."""
+        if self.task_choice is None:
+            return None
+        allowed = set(self.task_choice.targets)
+        rows = [o for o in self.plan.options if o.target in allowed]
+        return next((o for o in rows if o.usable), rows[0] if rows else None)
 
     @property
     def has_both_answers(self) -> bool:
@@ -261,6 +283,9 @@ def to_json(doc: PlanDocument) -> dict[str, Any]:
             out["bench_cost_usd"] = doc.bench_cost_usd
         if doc.auto is not None:
             out["auto"] = [choice_json(c) for c in doc.auto]
+    if doc.task_choice is not None:  # the task's own pick, and the row the plan prices it by (null: none here)
+        chosen = doc.task_option
+        out["task_choice"] = {**asdict(doc.task_choice), "target": chosen.target if chosen else None}
     return strict_json(out)
 
 
@@ -313,6 +338,8 @@ def from_json(data: Any, source: str = "the plan") -> PlanDocument:
         "run_dir": d.get("run_dir"), "prices": d.get("prices"), "benchmark": d.get("benchmark"), "skipped": d.get("skipped"),
         "failed_targets": d.get("failed_targets"), "unterminated": d.get("unterminated_instances"),
         "bench_cost_usd": d.get("bench_cost_usd"), "auto": d.get("auto"),
+        "task_choice": {k: v for k, v in d["task_choice"].items() if k != "target"}
+        if isinstance(d.get("task_choice"), dict) else d.get("task_choice"),
     }
     if shaped["failed_targets"] is None and shaped["unterminated"] is not None:
         shaped["failed_targets"] = []
@@ -325,5 +352,6 @@ def from_json(data: Any, source: str = "the plan") -> PlanDocument:
                          hint="the document was edited or cut short; `planner plan RUN_DIR` writes it again") from None
 
 
-__all__ = ["LeftRunning", "PlanDocument", "PlanOptions", "PriceSource", "SCHEMA_VERSION", "SCRIPT_KIND", "WorkloadSummary",
+__all__ = ["LeftRunning", "PlanDocument", "PlanOptions", "PriceSource", "SCHEMA_VERSION", "SCRIPT_KIND", "TaskChoice",
+           "WorkloadSummary",
            "from_json", "plan_json", "strict_json", "to_json"]

@@ -144,3 +144,23 @@ def headline_texts(reason: str, name: str, why: str, pair: tuple[RankedOption, R
     """(reason, choice) of the headline: the winning answer's reason and why here or rent, with caveats."""
     caveats = "".join(f". Careful: {o.target} was {o.caveat}" for o in pair if o.caveat)
     return f"{reason}. Why {name}: {why}{caveats}", f"{'rent' if name == 'rent' else 'train here'} — {why}{caveats}"
+
+
+def task_choice_text(source: str, written: str, chosen: RankedOption | None, allowed: int, answer: RankedOption | None,
+                     region: str, answer_name: str) -> str:
+    """A SkyPilot task's own pick (its resources) against the plan's answer: its best option's time and cost, and
+    their ratios to the answer's (`answer_name`: "the answer to renting", "the headline")."""
+    asks = f"{source} asks for {written}"
+    if chosen is None:
+        return f"{asks}: no instance in {region} has it, so the plan cannot price it (the catalog's instances are in the table)"
+    what = f"{option_name(chosen)} ({device_label(chosen)})" + (f", the best of the {allowed} instances it allows" if allowed > 1 else "")
+    if not chosen.usable:
+        return f"{asks} — {what} cannot run this workload: {chosen.note}"
+    if answer is None or answer.key == chosen.key:
+        return f"{asks} — {what}: {_result(chosen)}" + (f", {answer_name} too" if answer is not None else "")
+    cost = (f"{chosen.cost_usd / answer.cost_usd:.2f}x the cost" if chosen.cost_usd is not None and answer.cost_usd
+            else "the cost of " + sig_money(chosen.cost_usd or 0.0))
+    time = (f"{chosen.train_seconds / answer.train_seconds:.2f}x the time" if chosen.train_seconds and answer.train_seconds
+            else "")
+    return (f"{asks} — {what}: {_result(chosen)}, {cost}{' and ' + time if time else ''} of {answer_name}, "
+            f"{option_name(answer)} ({device_label(answer)}): {_result(answer)}")

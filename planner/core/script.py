@@ -40,7 +40,7 @@ from planner.core.estimate import (
 from planner.core.predict.cpu import cpu_speed_ratio, physical_cores, predict_cpu
 from planner.core.predict.trace import host_seconds, predict_trace_gpu
 from planner.core.kinds import Device
-from planner.core.task import secret_env
+from planner.core.task import TaskOrigin, secret_env
 from planner.errors import InputError
 from pricing.facts import InstanceFacts
 
@@ -274,6 +274,7 @@ class ScriptJob:
     workdir: str | None = None  # the folder it ran in and shipped (--workdir); None: the script's own
     env: dict[str, str] = field(default_factory=dict)  # ScriptEnv.envs it ran with (its secrets are not journaled)
     secret_names: list[str] = field(default_factory=list)  # the names of the secrets it ran with here
+    task: TaskOrigin | None = None  # the SkyPilot task that named it (None: the script itself was given)
 
     @property
     def length(self) -> ScriptLength:

@@ -11,7 +11,7 @@ rank, the catalog's sort). The one rule for the CLI's tables and the TUI's, plan
                      its cheapest region).
   none               every row.
 
-Always shown (`keep`): what a plan names or paid for — the headline, both answers, the reference CPUs
+Always shown (`keep`): what a plan names or paid for — the headline, both answers, a SkyPilot task's own pick, the reference CPUs
 the speedups compare with, this machine's rows and every measured or failed row. This machine's rows
 (`here`) are in no group: a group's best is the best to rent. `max_rows` then caps the count, the kept
 rows first; the rows shown stay in the order given.
@@ -101,6 +101,8 @@ def plan_row_facts(doc: PlanDocument) -> list[RowFacts]:
     CPU) or they were measured (or failed); this machine's rows are `here`."""
     plan = doc.plan
     named = {o.key for o in (plan.option_of(rec) for rec in (plan.recommendation, *plan.answers.values())) if o is not None}
+    if (asked := doc.task_option) is not None:  # a SkyPilot task's own pick, which a line under the plan prices
+        named.add(asked.key)
     references = set(plan.references.values())
     predicted = {_model(o.device_name) for o in plan.options if o.device == "cuda" and o.source == "predicted"}
     facts = []

@@ -250,7 +250,8 @@ def plan_answers(doc: PlanDocument) -> list[tuple[str, str]]:
     out = [("recommendation", recommendation_text(doc))]
     out += [("failed", line) for line in failed_lines(doc)]
     keys = [key for key in ("here", "rent") if doc.answer(key) is not None]  # type: ignore[arg-type]
-    return out + [(key, line.strip()) for key, line in zip(keys, answers_text(doc))]
+    return (out + [(key, line.strip()) for key, line in zip(keys, answers_text(doc))]
+            + [("task", line.strip()) for line in task_choice_lines(doc)])
 
 
 def unterminated_lines(doc: PlanDocument | None) -> list[str]:
@@ -284,3 +285,18 @@ def predicted_footer(doc: PlanDocument, spec: str, script_args: list[str] | None
         lines.append(f"{NO_BENCHMARK} (should you rent anyway, --json lists the ones that would settle which: \"benchmark\").")
     lines.append(f"Not worth benchmarking: {len(doc.skipped or [])} instance(s) (see --json for each reason).")
     return lines
+
+
+def task_choice_lines(doc: PlanDocument) -> list[str]:
+    """A SkyPilot task's own pick (its resources), priced against the answer to renting (else the headline): a line
+    under the answers, for both fronts."""
+    if doc.task_choice is None:
+        return []
+    from planner.core.explain import task_choice_text
+
+    rent = doc.answer("rent")
+    answer = doc.plan.option_of(rent) if rent is not None and doc.has_both_answers else doc.recommended
+    name = "the answer to renting" if rent is not None and doc.has_both_answers else "the headline"
+    text = task_choice_text(doc.task_choice.source, doc.task_choice.written, doc.task_option, len(doc.task_choice.targets),
+                            answer, doc.options.region, name)
+    return [f"  [bold]Your task:[/] {escape(text)}."]

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from planner.core.decide import Said, decide
-from planner.core.task import Task, is_task, read_task
-from planner.core.document import SCRIPT_KIND, PlanDocument, PlanOptions, PriceSource, WorkloadSummary
+from planner.core.task import Task, TaskOrigin, is_task, read_task
+from planner.core.document import SCRIPT_KIND, PlanDocument, PlanOptions, PriceSource, TaskChoice, WorkloadSummary
 from planner.core.candidates import LOCAL, Target, measured_candidate
 from planner.core.document import LeftRunning, choice_json
 from planner.core.script import (
@@ -62,29 +62,36 @@ class Scripts(Runs):
         if not what_if and (differs := length_disagreement(job.args, run, est)) is not None:
             plan.say(Said([differs]))
         choices = [] if measured_only else benchmark_choices(plan)
+        chosen = None
+        if job.task is not None and job.task.asks is not None and job.task.asks.chooses:  # the task's pick, priced
+            asks = job.task.asks
+            allowed = [f"aws:{f.instance_type}" for f in instances(catalog.frame, region=options.region) if asks.matches(f)]
+            chosen = TaskChoice(job.task.source, asks.written, allowed)
         per_epoch = int(round(est.steps_per_epoch)) if est.steps_per_epoch else None
         summary = WorkloadSummary(job.script, SCRIPT_KIND, None, None, None, est.epochs if per_epoch else None, per_epoch,
                                   est.total_steps, run.trace.precision if run.trace else "fp32", None,
                                   script_args=list(job.args), step_boundary=run.boundary)
         return PlanDocument(summary, plan, options, str(run_dir) if run_dir else None,
                             prices=None if measured_only else PriceSource(catalog.source, catalog.as_of),
-                            benchmark=[c for c in choices if c.benchmark], skipped=[c for c in choices if not c.benchmark])
+                            benchmark=[c for c in choices if c.benchmark], skipped=[c for c in choices if not c.benchmark],
+                            task_choice=chosen)
 
     def estimate_script(self, script: str | Path, args: list[str], options: PlanOptions, seconds: float = 10.0,
                         total_steps: int | None = None, epochs: int | None = None,
                         gpu: bool | None = None, on_progress: ProgressFn | None = None,
-                        workdir: str | Path | None = None,
-                        env: ScriptEnv | None = None) -> tuple[PlanDocument, ScriptRun, ScriptEstimate]:
+                        workdir: str | Path | None = None, env: ScriptEnv | None = None,
+                        task: TaskOrigin | None = None) -> tuple[PlanDocument, ScriptRun, ScriptEstimate]:
         """`planner estimate train.py -- ARGS`: the script measured here unchanged (bench_script), its whole
         run here, every instance in the region predicted from it, decided; and the measurement it rests on.
         Raises InputError (a region the prices lack; what bench_script refuses), RunError (the script failed).
-        `env`: set in its environment (ScriptEnv)."""
+        `env`: set in its environment (ScriptEnv); `task`: the SkyPilot task that named it (its resources' choice is
+        priced against the answer)."""
         from pricing.catalog import check_region
 
         check_region(self.catalog().frame, options.region)  # before the measurement, not after it
         cwd = script_workdir(script_path(script), workdir)
         env = env or ScriptEnv()
-        job = _script_job(script, args, total_steps, epochs, seconds, cwd if workdir is not None else None, env)
+        job = _script_job(script, args, total_steps, epochs, seconds, cwd if workdir is not None else None, env, task)
         run, est = self.bench_script(script, args, seconds, total_steps, epochs, on_progress=on_progress, workdir=cwd,
                                      env=env)
         return self.script_plan(job, run, est, options, gpu), run, est
@@ -93,7 +100,8 @@ class Scripts(Runs):
                    seconds: float = 10.0, total_steps: int | None = None, epochs: int | None = None,
                    out: Path | None = None, callbacks: RunCallbacks | None = None, aws: AwsOptions | None = None,
                    requirements: str | None = None, cancel=None,
-                   workdir: str | Path | None = None, env: ScriptEnv | None = None) -> tuple[PlanDocument, RunJournal]:
+                   workdir: str | Path | None = None, env: ScriptEnv | None = None,
+                   task: TaskOrigin | None = None) -> tuple[PlanDocument, RunJournal]:
         """`planner run train.py --targets local,aws:TYPE,... -- ARGS`: measure the script here and on rented
         instances (its folder shipped as runner/folder.py bounds and filters it, `requirements` installed at
         boot), journal each result the moment it arrives (a bench result carrying the script's timeline),
@@ -120,7 +128,7 @@ class Scripts(Runs):
         needs = _requirements(cwd, requirements) if requirements else None
         self.check_credentials(aws_types)  # after every check of the input: a typo is said first
         env = env or ScriptEnv()
-        job = _script_job(script, args, total_steps, epochs, seconds, cwd if workdir is not None else None, env)
+        job = _script_job(script, args, total_steps, epochs, seconds, cwd if workdir is not None else None, env, task)
         journal = RunJournal.create(path.stem, out)
         journal.write_script(job)
         run_id = f"{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
@@ -317,10 +325,11 @@ class Scripts(Runs):
 
 
 def _script_job(script: str | Path, args: list[str], total_steps: int | None, epochs: int | None, seconds: float,
-                workdir: Path | None, env: ScriptEnv) -> ScriptJob:
-    """What a run of the script measures, as the journal keeps it (its envs; its secrets by name only)."""
+                workdir: Path | None, env: ScriptEnv, task: TaskOrigin | None = None) -> ScriptJob:
+    """What a run of the script measures, as the journal keeps it (its envs; its secrets by name only; the task that
+    named it)."""
     return ScriptJob(shown_path(str(script)), str(Path(script).resolve()), list(args), total_steps, epochs, seconds,
-                     str(workdir) if workdir is not None else None, env.envs, list(env.secrets))
+                     str(workdir) if workdir is not None else None, env.envs, list(env.secrets), task)
 
 
 def _length_text(length: ScriptLength) -> str:

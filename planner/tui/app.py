@@ -22,7 +22,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 
-from planner.service import PlannerService, RunLengthUnknown, ScriptEnv, ScriptLength
+from planner.service import PlannerService, RunLengthUnknown, ScriptEnv, ScriptLength, TaskOrigin
 from planner.tui.commands import PANES, PlannerCommands
 from planner.tui.dialogs import OpenRun, RunLength
 from planner.tui.instances import InstancesPane
@@ -73,12 +73,13 @@ class PlannerApp(Quitting, App):
                  ami: str | None = None, estimate_seconds: float = 5.0, estimate_on_open: bool = True,
                  runs_folder: Path | None = None, script_args: list[str] | None = None, total_steps: int | None = None,
                  epochs: int | None = None, workdir: str | None = None, said: list[str] | None = None,
-                 script_env: ScriptEnv | None = None):
+                 script_env: ScriptEnv | None = None, purchase: str = "on-demand", task: TaskOrigin | None = None):
         """`runs_dir`: the next run's journal (as `planner run --out`) while it is new or empty; other
         runs journal in `runs_folder` (None: planner-runs/), where `o` looks for saved runs. A script's
         `workdir`: the folder it runs in and ships (--workdir; None: its own). `said`: what the command line said before
         the app took the screen (a SkyPilot task read as its script, and what of it is not used), shown as notices.
-        `script_env`: set in the script's environment (--env, --secret, a task's envs and secrets)."""
+        `script_env`: set in the script's environment (--env, --secret, a task's envs and secrets). `task`: the SkyPilot
+        task the script came from (its resources' choice is priced under the plan)."""
         super().__init__()
         self.service = service or PlannerService()
         path = Path(spec_path) if spec_path else None
@@ -86,11 +87,11 @@ class PlannerApp(Quitting, App):
         # `planner tui train.py -- ARGS`: the user's script, measured here as a local run, then planned
         self.script = spec_path if spec_path and spec_path.endswith(".py") and not self.open_at_start else None
         self.script_args, self.total_steps, self.epochs = list(script_args or []), total_steps, epochs
-        self.workdir, self.script_env = workdir, script_env
+        self.workdir, self.script_env, self.script_task = workdir, script_env, task
         self.spec_path = None if self.open_at_start or self.script else spec_path
         self.runs_dir, self.runs_folder = runs_dir, runs_folder
         self.bench_seconds, self.estimate_seconds = bench_seconds, estimate_seconds
-        self.region, self.purchase, self.ami = region, "on-demand", ami
+        self.region, self.purchase, self.ami = region, purchase, ami
         self.spec = None
         self.spec_text = ""
         self.targets: list[str] = ["local"]
@@ -144,7 +145,8 @@ class PlannerApp(Quitting, App):
 
         try:
             self.service.run_script(script, self.script_args, parse_targets("local"), options, self.estimate_seconds,
-                                    self.total_steps, self.epochs, out, workdir=self.workdir, env=self.script_env)
+                                    self.total_steps, self.epochs, out, workdir=self.workdir, env=self.script_env,
+                                    task=self.script_task)
         except RunLengthUnknown as exc:  # measured and journaled: asked for the length, then planned from it
             self.call_from_thread(self._script_measured, None)
             self.call_from_thread(self.ask_length, str(out), exc.message)
@@ -279,11 +281,11 @@ class PlannerApp(Quitting, App):
         self.action_show("run")
         if self.script is not None:  # the user's script: measured here again, then on the instances picked
             script, args, total, epochs, seconds = self.script, self.script_args, self.total_steps, self.epochs, self.bench_seconds
-            workdir, env = self.workdir, self.script_env
+            workdir, env, task = self.workdir, self.script_env, self.script_task
             results.run_started(results.spec, str(out))
             run.start(Path(script).name, targets, lambda callbacks, cancel: self.service.run_script(
                 script, args, parse_targets(",".join(targets)), options, seconds, total, epochs, Path(out), callbacks, aws,
-                cancel=cancel, workdir=workdir, env=env)[0])
+                cancel=cancel, workdir=workdir, env=env, task=task)[0])
             return
         spec, text, bench = self.spec, self.spec_text, BenchOptions(seconds=self.bench_seconds)
         results.run_started(spec)
@@ -359,7 +361,7 @@ class PlannerApp(Quitting, App):
                 except RunLengthUnknown as exc:  # the script shown, its length asked for
                     job, unknown = self.service.script_job(path), exc.message
                     rows = [("whole run", "its length is not known: s gives it (steps or epochs)")]  # measured, not measuring
-                self.script, self.script_args, self.workdir = job.path, job.args, job.workdir
+                self.script, self.script_args, self.workdir, self.script_task = job.path, job.args, job.workdir, job.task
                 given = self.script_env.secrets if self.script_env else {}  # this session's, never journaled
                 self.script_env = ScriptEnv(job.env, {k: v for k, v in given.items() if k in job.secret_names})
                 missing = [n for n in job.secret_names if n not in given]

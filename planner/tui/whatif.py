@@ -38,16 +38,16 @@ class WhatIf(Grid):
     WhatIf Input { width: 1fr; }
     """
 
-    def __init__(self, regions: list[str], region: str, id: str | None = None):
+    def __init__(self, regions: list[str], region: str, id: str | None = None, purchase: str = "on-demand"):
         super().__init__(id=id)
-        self.regions, self.initial_region = regions, region
+        self.regions, self.initial_region, self.initial_purchase = regions, region, purchase
         self._expected: dict[str, Any] = {}  # values set_options gave the selects: their echoes are not edits
 
     def compose(self) -> ComposeResult:
         yield _field("objective", Select(OBJECTIVE_CHOICES, value="cheapest", id="objective", allow_blank=False, compact=True))
         yield _field("region", Select([(r, r) for r in self.regions], value=self.initial_region, id="region-whatif",
                                       allow_blank=False, compact=True))
-        yield _field("purchase", Select(PURCHASE_CHOICES, value="on-demand", id="purchase-whatif", allow_blank=False, compact=True))
+        yield _field("purchase", Select(PURCHASE_CHOICES, value=self.initial_purchase, id="purchase-whatif", allow_blank=False, compact=True))
         yield _field("deadline", Input(placeholder="none, e.g. 4h", id="deadline", compact=True))
         yield _field("waiting $/h", Input(placeholder="none, e.g. 20", id="time-value", compact=True))
         yield _field("local $/h", Input(placeholder="0", id="local-price", compact=True))

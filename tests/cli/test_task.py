@@ -70,3 +70,21 @@ def test_env_and_secret_flags_set_the_scripts_environment_over_the_tasks_and_a_s
     assert r.code == 2 and "one holds the value of the secret T" in r.err and "tok_12345" not in r.err  # before it runs
     r = planner("estimate", EXAMPLES / "surface-mlp.yaml", "--env", "LR=0.1")
     assert r.code == 2 and "--env: is for a training script (.py)" in r.err
+
+
+def test_a_tasks_region_and_spot_price_the_run_unless_the_command_line_says_otherwise(tmp_path):
+    (tmp_path / "train.py").write_text("print('hi')\n")
+    (tmp_path / "task.yaml").write_text("workdir: .\nresources:\n  infra: aws/us-west-2\n  use_spot: true\n"
+                                        "  accelerators: L4:1\nrun: python train.py\n")
+    r = planner("run", "task.yaml", "--targets", "local,aws:g6.xlarge", "--dry-run", "--json", cwd=tmp_path)
+    assert r.code == 0, r.err
+    launch = json.loads(r.out)["launch"]
+    assert (launch["region"], launch["purchase"]) == ("us-west-2", "spot")  # as sky launch would buy it
+    assert "priced in us-west-2, the task's region (--region overrides it)" in r.err and "priced spot" in r.err
+    r = planner("run", "task.yaml", "--targets", "local,aws:g6.xlarge", "--dry-run", "--json", "--region", "us-east-1",
+                "--purchase=on-demand", cwd=tmp_path)
+    launch = json.loads(r.out)["launch"]
+    assert (launch["region"], launch["purchase"]) == ("us-east-1", "on-demand") and "priced in" not in r.err
+    (tmp_path / "task.yaml").write_text("workdir: .\nresources:\n  region: mars-1\nrun: python train.py\n")
+    r = planner("run", "task.yaml", "--dry-run", cwd=tmp_path)
+    assert r.code == 2 and "task.yaml: resources.region:" in r.err and "Traceback" not in r.err

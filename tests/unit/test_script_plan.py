@@ -228,3 +228,33 @@ def test_the_plan_of_a_script_warns_a_length_its_arguments_do_not_train_and_a_wh
     assert any("the script's own arguments say --epochs 20" in w for w in doc.plan.warnings)
     asked = PlannerService().script_plan(job, run, est, PlanOptions(), measured_only=True, what_if=True)
     assert not any("own arguments say" in w for w in asked.plan.warnings)
+
+
+def test_a_tasks_own_pick_is_priced_against_the_answer_and_shown_and_kept_in_its_json():
+    from planner.core.document import PlanOptions, from_json, to_json
+    from planner.core.script import ScriptJob
+    from planner.core.shown import shown_options
+    from planner.core.task import TaskOrigin, task_asks
+    from planner.report.plan import plan_answers
+    from planner.service import PlannerService
+
+    run = ScriptRun("ok", "budget", "optimizer", [1.0 + i * 0.03 for i in range(60)], optimizers=1, threads=2, trace=AGENT)
+    est = estimate_script(run, total_steps=20_000)
+    asks = task_asks({"accelerators": "L4:1"}, "task.yaml")
+    job = ScriptJob("reinforce.py", "/work/reinforce.py", [], 20_000, None, 5, task=TaskOrigin("task.yaml", asks))
+    doc = PlannerService().script_plan(job, run, est, PlanOptions())
+    chosen = doc.task_option
+    assert doc.task_choice is not None and "aws:g6.xlarge" in doc.task_choice.targets
+    assert chosen is not None and chosen.device == "cuda" and "L4" in (chosen.device_name or "")
+    assert all(o.target not in doc.task_choice.targets or o.rank >= chosen.rank for o in doc.plan.options if o.usable)
+    rent = doc.plan.option_of(doc.plan.answers["rent"])
+    assert rent is not None and rent.device == "cpu"  # the agent: a CPU, and the task's L4 priced against it
+    line = dict(plan_answers(doc))["task"]
+    assert "task.yaml asks for accelerators: L4:1" in line and f"{chosen.cost_usd / rent.cost_usd:.2f}x the cost" in line
+    assert chosen.key in {o.key for o in shown_options(doc)[0]}  # its row is in the table, whatever the grouping
+    data = to_json(doc)
+    assert data["task_choice"]["target"] == chosen.target
+    assert from_json(data).task_choice == doc.task_choice
+    none = PlannerService().script_plan(job.__class__(**{**job.__dict__, "task": TaskOrigin(
+        "task.yaml", task_asks({"accelerators": "H100:3"}, "task.yaml"))}), run, est, PlanOptions())
+    assert none.task_option is None and "no instance in us-east-1 has it" in dict(plan_answers(none))["task"]

@@ -114,3 +114,56 @@ def test_one_name_given_as_an_env_and_as_a_secret_is_refused_and_a_secrets_value
     env = ScriptEnv.of({"LR": "0.1"}, {"HF_TOKEN": "hf_abcdef"})
     assert env.leaked_in(["--token", "hf_abcdef"]) == "HF_TOKEN" and env.leaked_in(["--token=hf_abcdef"]) == "HF_TOKEN"
     assert env.leaked_in(["--lr", "0.1"]) is None  # an env's value is no secret
+
+
+def _facts(itype: str, gpu: str = "", count: int = 0, vcpus: int = 4):
+    from pricing.facts import InstanceFacts
+
+    return InstanceFacts(itype, "us-east-1", vcpus, 16.0, "x86_64", gpu, count, 24.0 if gpu else None, 1.0, 0.5)
+
+
+@pytest.mark.parametrize("accelerators, yes, no", [
+    ("L4:1", ["g6.xlarge"], ["g6.12xlarge", "g5.xlarge", "c6i.xlarge"]),
+    ("l4", ["g6.xlarge"], ["g6.12xlarge"]),  # SkyPilot's names, any case; one when no count is given
+    ({"L4": 1, "A10G": 1}, ["g6.xlarge", "g5.xlarge"], ["g6.12xlarge"]),  # either
+    (["L4:4", "A10G:1"], ["g6.12xlarge", "g5.xlarge"], ["g6.xlarge"]),
+])
+def test_a_tasks_accelerators_are_the_instances_with_exactly_that_gpu_and_count(accelerators, yes, no):
+    from planner.core.task import task_asks
+
+    asks = task_asks({"accelerators": accelerators}, "t.yaml")
+    facts = {f.instance_type: f for f in [_facts("g6.xlarge", "L4", 1), _facts("g6.12xlarge", "L4", 4, 48),
+                                          _facts("g5.xlarge", "A10G", 1), _facts("c6i.xlarge")]}
+    assert asks is not None and asks.chooses
+    assert [t for t in yes if asks.matches(facts[t])] == yes and not any(asks.matches(facts[t]) for t in no)
+
+
+def test_a_tasks_instance_type_cpus_any_of_region_and_spot_are_read_as_sky_launch_reads_them():
+    from planner.core.task import task_asks
+
+    asks = task_asks({"any_of": [{"accelerators": "T4:1"}, {"instance_type": "c7i.2xlarge"}],
+                      "infra": "aws/us-west-2", "use_spot": True}, "t.yaml")
+    assert asks is not None and (asks.region, asks.use_spot, asks.cloud) == ("us-west-2", True, "aws")
+    assert asks.matches(_facts("c7i.2xlarge", vcpus=8)) and asks.matches(_facts("g4dn.xlarge", "T4", 1))
+    assert not asks.matches(_facts("c7i.xlarge"))
+    cpus = task_asks({"cpus": "8+"}, "t.yaml")
+    assert cpus is not None and cpus.matches(_facts("c7i.2xlarge", vcpus=8)) and cpus.matches(_facts("c7i.4xlarge", vcpus=16))
+    assert not cpus.matches(_facts("c7i.xlarge", vcpus=4)) and not cpus.matches(_facts("g5.2xlarge", "A10G", 1, 8))
+    where = task_asks({"region": "eu-west-1"}, "t.yaml")  # where only: no choice of instance to price
+    assert where is not None and not where.chooses and where.region == "eu-west-1"
+    task = read_task({**TASK, "resources": {"infra": "gcp", "accelerators": "L4:1"}}, "t.yaml")
+    assert any("the task asks for gcp; the planner prices AWS instances only" in n for n in task.notes)
+
+
+@pytest.mark.parametrize("resources, said, fix", [
+    ({"accelerators": "L4:1.5"}, "resources.accelerators: 'L4:1.5' is not an accelerator and a whole count", "L4:1"),
+    ({"accelerators": {"L4": 0}}, "'L4:0' is not an accelerator", "L4:1"),
+    ({"cpus": "many"}, "resources.cpus: 'many' is not a vCPU count", "cpus: 4+"),
+    ({"use_spot": "maybe"}, "resources.use_spot: must be true or false, got 'maybe'", "use_spot: true"),
+    ({"any_of": {"accelerators": "L4"}}, "resources.any_of: must be a list of resources", "any_of: ["),
+    ("L4:1", "resources: must be a mapping", "accelerators: L4:1"),
+])
+def test_resources_sky_would_refuse_are_refused_by_field(resources, said, fix):
+    with pytest.raises(InputError) as exc:
+        read_task({**TASK, "resources": resources}, "t.yaml")
+    assert said in exc.value.message and fix in (exc.value.hint or "")
