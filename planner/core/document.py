@@ -13,7 +13,9 @@ before the version was stated (no `schema_version` key); 2 adds the key, nothing
 plan was made) from `warnings` (caveats), which held both before (an older document's are read as warnings); 4 gives
 a script's workload its own fields (`script_args`, `step_boundary`; null samples, batch size, data location and
 task, and null epochs when no epoch was seen), where 3 wrote zeros, its arguments as `data_location` and its step
-boundary as `task` (read as 4 writes them).
+boundary as `task` (read as 4 writes them). A plan of a SkyPilot task whose resources pick instances also carries
+`task_choice` (its source, its pick as written, the instances it allows and the `target` the plan prices it by): a key
+added within 4, absent elsewhere and read as none.
 Pure: no I/O.
 """
 
