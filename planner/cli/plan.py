@@ -16,7 +16,8 @@ from planner.cli.common import (
 )
 from planner.errors import ExitCode, InputError
 from planner.service import (
-    SCRIPT_KIND, PURCHASES, AwsOptions, BenchOptions, parse_targets, plan_options, PlannerService, RunCallbacks, ScriptLength,
+    SCRIPT_KIND, PURCHASES, AwsOptions, BenchOptions, choice_json, parse_targets, plan_options, PlannerService, RunCallbacks,
+    ScriptLength,
 )
 from planner.report.plan import predicted_footer
 from planner.report.text import label_text, seconds_text
@@ -50,7 +51,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                      max_instances=args.max_instances, poll_seconds=args.poll_seconds)
     err = stderr()
     if targets.aws_types or targets.auto:  # what it may launch and bill, said first, also with -y
-        if not _may_launch(service, args, targets, aws):
+        if not _may_launch(service, args, targets, aws, spec, options):
             return ExitCode.OK if args.dry_run else ExitCode.RUNTIME_FAILURE
     elif args.dry_run:
         err.print("nothing to launch: every target is this machine (--dry-run launches nothing anyway)", highlight=False)
@@ -76,21 +77,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                   soft_wrap=True)
 
     def on_choices(choices: list) -> None:
-        chosen = [c for c in choices if c.benchmark]
-        left = [c for c in choices if not c.benchmark]
-        said = f"auto: benchmarking {len(chosen)} of {len(choices)} candidate instances"
-        if not chosen and left and all(c.here_wins for c in left):
-            err.print(f"{said}: training here wins clearly, whatever an instance measures (--json lists each and why)",
-                      highlight=False)
-            return
-        err.print(said, highlight=False)
-        for c in chosen:
-            err.print(f"  + {c.target}: {c.reason}", highlight=False)
-        for c in left[:AUTO_SKIPPED_SHOWN]:
-            err.print(f"  - {c.target}: {c.reason}", highlight=False)
-        if len(left) > AUTO_SKIPPED_SHOWN:
-            err.print(f"  ... and {len(left) - AUTO_SKIPPED_SHOWN} more not benchmarked (--json lists each and why)",
-                      highlight=False)
+        _say_choices(choices)
 
     if spec is None:
         return _run_script(service, args, targets, options, aws,
@@ -112,7 +99,48 @@ def cmd_run(args: argparse.Namespace) -> int:
     return _run_exit_code(doc)
 
 
-def _may_launch(service: PlannerService, args: argparse.Namespace, targets, aws: AwsOptions) -> bool:
+def _say_choices(choices: list, verb: str = "benchmarking") -> None:
+    """`auto`'s choice on stderr: the instances it benchmarks, each with why, and the first it leaves out."""
+    err = stderr()
+    chosen = [c for c in choices if c.benchmark]
+    left = [c for c in choices if not c.benchmark]
+    said = f"auto: {verb} {len(chosen)} of {len(choices)} candidate instances"
+    if not chosen and left and all(c.here_wins for c in left):
+        err.print(f"{said}: training here wins clearly, whatever an instance measures (--json lists each and why)",
+                  highlight=False)
+        return
+    err.print(said, highlight=False)
+    for c in chosen:
+        err.print(f"  + {c.target}: {c.reason}", highlight=False)
+    for c in left[:AUTO_SKIPPED_SHOWN]:
+        err.print(f"  - {c.target}: {c.reason}", highlight=False)
+    if len(left) > AUTO_SKIPPED_SHOWN:
+        err.print(f"  ... and {len(left) - AUTO_SKIPPED_SHOWN} more not benchmarked (--json lists each and why)",
+                  highlight=False)
+
+
+def _auto_preview(service: PlannerService, args: argparse.Namespace, spec, options, aws: AwsOptions) -> list:
+    """`run --targets auto --dry-run`: this machine measured (free) and `auto`'s choice made as a run makes it;
+    said on stderr with what it would launch. Returns the choices."""
+    err = stderr()
+    err.print("dry run: measuring here to choose what auto would benchmark (free: nothing is rented)", highlight=False)
+    with progress() as on_progress:
+        if spec is None:
+            choices = service.script_auto_preview(args.spec, args.script_args, options, aws, args.seconds,
+                                                  args.total_steps, args.epochs, on_progress=on_progress,
+                                                  workdir=args.workdir, env=args.script_env, task=task_origin(args))
+        else:
+            choices = service.auto_preview(spec, options, args.seconds, aws, on_progress)
+    _say_choices(choices, verb="would benchmark")
+    chosen = [c.target.removeprefix("aws:") for c in choices if c.benchmark]
+    if chosen:
+        for line in service.launch_preview(chosen, aws).lines():
+            err.print(line, highlight=False, markup=False, soft_wrap=True)
+    return choices
+
+
+def _may_launch(service: PlannerService, args: argparse.Namespace, targets, aws: AwsOptions, spec=None,
+                options=None) -> bool:
     """Say what would be launched and its worst-case cost (always: -y skips the question, not the facts).
     `--dry-run`: launch nothing (False). On a terminal, ask "Proceed? [y/N]" (-y/--yes skips it); without one
     (a script, CI) never wait for input (True). A script's folder is listed here when the user is asked or
@@ -136,9 +164,10 @@ def _may_launch(service: PlannerService, args: argparse.Namespace, targets, aws:
     for line in lines:
         err.print(line, highlight=False, markup=False, soft_wrap=True)
     if args.dry_run:
+        choices = _auto_preview(service, args, spec, options, aws) if targets.auto else None
         err.print("dry run: nothing launched", highlight=False)
         if args.format == "json":
-            print_json(_dry_run_json(service, args, targets, aws))
+            print_json(_dry_run_json(service, args, targets, aws, choices))
         return False
     if args.yes or not sys.stdin.isatty():
         return True  # -y, scripts and CI: no prompt; the guards above hold
@@ -152,18 +181,22 @@ def _may_launch(service: PlannerService, args: argparse.Namespace, targets, aws:
     return False
 
 
-def _dry_run_json(service: PlannerService, args: argparse.Namespace, targets, aws: AwsOptions | None) -> dict:
+def _dry_run_json(service: PlannerService, args: argparse.Namespace, targets, aws: AwsOptions | None,
+                  choices: list | None = None) -> dict:
     """`run --dry-run --json`: what the lines on stderr say, for a program: the instances, their prices and worst
-    case, the guards, and (a script) the files that would ship and what was left out."""
+    case, the guards, `auto`'s choice (`auto_choices`, each with why; its instances are in `launch`), and (a
+    script) the files that would ship and what was left out."""
     launch = None
-    if aws is not None and targets.aws_types:
-        p = service.launch_preview(targets.aws_types, aws)
+    types = list(dict.fromkeys([*targets.aws_types, *(c.target.removeprefix("aws:") for c in choices or [] if c.benchmark)]))
+    if aws is not None and types:
+        p = service.launch_preview(types, aws)
         launch = {"region": p.region, "purchase": p.purchase, "ami": p.ami,
                   "instances": [{"target": f"aws:{t}", "price_per_hour": price, "worst_case_usd": worst}
                                 for t, price, worst in p.instances],
                   "worst_case_usd": p.worst_case_usd, "bench_budget_usd": p.budget_usd,
                   "deadman_minutes": p.deadman_minutes, "grace_minutes": p.grace_minutes, "max_instances": p.max_instances}
     out: dict = {"dry_run": True, "targets": [t.name for t in targets.targets], "auto": targets.auto, "launch": launch,
+                 **({"auto_choices": [choice_json(c) for c in choices]} if choices is not None else {}),
                  "credentials_problem": service.credentials_problem() if targets.aws_types or targets.auto else None}
     if args.spec.endswith(".py") and (targets.aws_types or targets.auto):
         shipped = service.shipped(args.spec, args.workdir)

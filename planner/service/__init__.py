@@ -19,7 +19,7 @@ service is cheap (`planner --help` must not pay for them).
 from __future__ import annotations
 
 from planner.core.decide import RankedOption, Recommendation
-from planner.core.document import SCRIPT_KIND, LeftRunning, PlanDocument
+from planner.core.document import SCRIPT_KIND, LeftRunning, PlanDocument, choice_json
 from planner.core.script import RunLengthUnknown, ScriptEnv, ScriptJob, ScriptLength
 from planner.core.task import ENV_NAME, Task, TaskOrigin
 from planner.errors import Cancelled
@@ -38,7 +38,7 @@ from planner.units import parse_duration
 
 __all__ = ["ENV_NAME", "AwsOptions", "BenchOptions", "Cancelled", "LeftRunning", "Measured", "OBJECTIVES", "PRICE_SOURCES", "PURCHASES", "PlanDocument",
            "PlanOptions", "PlannerService", "PriceQuery", "RankedOption", "Recommendation", "RunCallbacks", "RunLengthUnknown", "SCRIPT_CAP_EXTRA_SECONDS", "SCRIPT_KIND", "SavedRun", "ScriptEnv", "ScriptJob", "ScriptLength", "ScriptValidation", "Task", "TaskOrigin", "UNSTEADY_EXTENSION",
-           "TargetChoice", "parse_duration", "parse_targets", "plan_options", "preflight", "resolve_objective",
+           "TargetChoice", "choice_json", "parse_duration", "parse_targets", "plan_options", "preflight", "resolve_objective",
            "unsteady_reason"]
 
 

@@ -16,6 +16,7 @@ from planner.service.settings import AwsOptions
 from planner.core.candidates import Hardware, LOCAL, measured_candidate, measurement_said, predicted_candidates
 from planner.core.decide import BenchmarkChoice, Plan, Said, decide, select_benchmarks
 from planner.core.predict import physical_cores, predict_cpu, predict_gpu
+from planner.errors import RunError
 from planner.journal import Measured, RunJournal
 from planner.service.calibration import append_rows, corrections, gpu_model
 from planner.workload.footprint import layers_of, sample_bytes
@@ -138,6 +139,16 @@ class Predict(Measure):
         change the rent answer (its plan leaves this machine out), none when training here wins clearly."""
         choices = benchmark_choices(self._predicted_plan(spec, options, local.result, include_local=False), aws)
         return auto_benchmarks(choices, self.plan_of(spec, options, {local.label: local}))
+
+    def auto_preview(self, spec: WorkloadSpec, options: PlanOptions, seconds: float, aws: AwsOptions,
+                     on_progress: ProgressFn | None = None) -> list[BenchmarkChoice]:
+        """`planner run SPEC --targets auto --dry-run`: what `auto` would benchmark, chosen as a run chooses (this
+        machine measured, free; nothing journaled, nothing rented). Raises RunError (the bench failed)."""
+        local = Measured(LOCAL, measure_here(spec, self.footprint(spec), BenchOptions(device="cpu", seconds=seconds),
+                                             on_progress))
+        if local.result.status != "ok":
+            raise RunError(f"this machine's measurement failed, so auto cannot choose: {local.result.message}")
+        return self.auto_choices(spec, options, local, aws)
 
     def _predicted_plan(self, spec: WorkloadSpec, options: PlanOptions, local, gpu: bool | None = None,
                         include_local: bool = True, measured: list | None = None) -> Plan:

@@ -15,7 +15,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-from planner.core.decide import Said, decide
+from planner.core.decide import BenchmarkChoice, Said, decide
 from planner.core.task import Task, TaskOrigin, is_task, read_task
 from planner.core.document import SCRIPT_KIND, PlanDocument, PlanOptions, PriceSource, TaskChoice, WorkloadSummary
 from planner.core.candidates import LOCAL, Target, measured_candidate
@@ -95,6 +95,16 @@ class Scripts(Runs):
         run, est = self.bench_script(script, args, seconds, total_steps, epochs, on_progress=on_progress, workdir=cwd,
                                      env=env)
         return self.script_plan(job, run, est, options, gpu), run, est
+
+    def script_auto_preview(self, script: str | Path, args: list[str], options: PlanOptions, aws: AwsOptions,
+                            seconds: float = 10.0, total_steps: int | None = None, epochs: int | None = None,
+                            on_progress: ProgressFn | None = None, workdir: str | Path | None = None,
+                            env: ScriptEnv | None = None, task: TaskOrigin | None = None) -> list[BenchmarkChoice]:
+        """`planner run train.py --targets auto --dry-run`: what `auto` would benchmark, chosen as run_script
+        chooses (the script measured here, free; nothing journaled, nothing rented). Raises as estimate_script."""
+        planned, _run, _est = self.estimate_script(script, args, options, seconds, total_steps, epochs,
+                                                   on_progress=on_progress, workdir=workdir, env=env, task=task)
+        return auto_benchmarks(benchmark_choices(planned.plan, aws), planned)
 
     def run_script(self, script: str | Path, args: list[str], targets: TargetChoice, options: PlanOptions,
                    seconds: float = 10.0, total_steps: int | None = None, epochs: int | None = None,

@@ -98,6 +98,24 @@ def test_auto_benchmarks_nothing_when_training_here_wins_clearly_and_needs_no_aw
     assert json.loads((tmp_path / "j" / "run.json").read_text())["auto"][0]["here_wins"] is True  # journaled
 
 
+def test_a_dry_run_of_auto_measures_here_and_names_what_it_would_launch_and_launches_nothing(tmp_path):
+    """As `sky launch` shows what it would start before it starts it: auto's choice needs this machine's
+    measurement (free), so the dry run makes it, then lists the instances and their worst case."""
+    spec = tmp_path / "s.yaml"
+    spec.write_text(SPEC)
+    r = planner("run", spec, "--targets", "auto", "--seconds", "1", "--local-price", "1000", "--time-value", "0", "--dry-run",
+                "--json",
+                env=UNREACHABLE, cwd=tmp_path)  # credentials (never used: a call would fail), a dear machine here
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    chosen = [c["target"] for c in doc["auto_choices"] if c["benchmark"]]
+    assert chosen and [i["target"] for i in doc["launch"]["instances"]] == chosen  # what it would launch is auto's pick
+    assert doc["launch"]["worst_case_usd"] <= doc["launch"]["bench_budget_usd"]
+    assert "dry run: measuring here to choose what auto would benchmark (free: nothing is rented)" in r.err
+    assert f"would launch {len(chosen)} instance(s) in us-east-1" in r.err and all(f"  + {t}: " in r.err for t in chosen)
+    assert r.err.rstrip().endswith("dry run: nothing launched") and not list(tmp_path.glob("planner-runs*"))
+
+
 NO_AWS = {"AWS_ACCESS_KEY_ID": None, "AWS_SECRET_ACCESS_KEY": None, "AWS_SESSION_TOKEN": None, "AWS_PROFILE": None,
           "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/credentials", "AWS_CONFIG_FILE": "/nonexistent/config",
           "AWS_EC2_METADATA_DISABLED": "true", "COLUMNS": "100"}
