@@ -132,7 +132,8 @@ class PlannerApp(Quitting, App):
         """The user's script measured here (a local run journaled in the runs folder), then its plan shown."""
         assert self.script is not None
         self.sub_title = script_title(self.script, self.script_args)
-        self.query_one(WorkloadPane).show_script(self.script, self.script_args, None, workdir=self.workdir)
+        self.query_one(WorkloadPane).show_script(self.script, self.script_args, None, workdir=self.workdir,
+                                                 task=self.script_task, env=self.script_env)
         self.results.show_status(f"measuring {Path(self.script).name} here, unchanged: {self.estimate_seconds:g} s of "
                                  "training steps, then every instance predicted from it")
         self._measuring_script = True
@@ -368,7 +369,8 @@ class PlannerApp(Quitting, App):
                 if missing and str(path) != self.results.run_dir:  # once per run opened, not at each length planned
                     self.notify(f"its secrets ({', '.join(missing)}) were never journaled: a run from here goes without "
                                 "them (give them: planner tui RUN_DIR --secret NAME)", severity="warning")
-                self.query_one(WorkloadPane).show_script(job.path, job.args, rows, job.script, workdir=job.workdir)
+                self.query_one(WorkloadPane).show_script(job.path, job.args, rows, job.script, workdir=job.workdir,
+                                                         task=job.task, env=self.script_env)
                 self.sub_title = script_title(job.script, job.args)
                 if unknown is not None:
                     self.ask_length(str(path), unknown, length)

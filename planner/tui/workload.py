@@ -17,6 +17,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, ContentSwitcher, Input, Static, TextArea
 
 from planner.errors import PlannerError
+from planner.service import ScriptEnv, TaskOrigin
 from planner.service.inputs import check_spec_file
 from planner.tui import yamledit
 from planner.tui.answers import Answers
@@ -70,10 +71,11 @@ class WorkloadPane(Vertical, can_focus=True):
             self.load(self.path)
 
     def show_script(self, script: str, args: list[str], rows: list[tuple[str, str]] | None, shown: str | None = None,
-                    workdir: str | None = None) -> None:
+                    workdir: str | None = None, task: TaskOrigin | None = None, env: ScriptEnv | None = None) -> None:
         """A user's training script: its source, read-only (it is planned unchanged: edit it in your editor),
-        its arguments, the folder it runs in when not its own (--workdir), and what the launcher found in it
-        (None: still measuring)."""
+        its arguments, the folder it runs in when not its own (--workdir), the SkyPilot task it came from and what
+        its resources pick, its environment by name (`env`: a secret's value is never shown), and what the launcher
+        found in it (None: still measuring)."""
         from rich.text import Text
 
         self.script = script
@@ -91,8 +93,11 @@ class WorkloadPane(Vertical, can_focus=True):
         where = f" in {workdir}" if workdir else ""
         status.update(Text(f"script: {' '.join([shown or script, *args])}{where} (read-only: it is planned unchanged)"))
         status.set_classes("valid")
-        found = ("measuring it here ..." if rows is None else
-                 "\n".join(f"{what}: {value}" for what, value in rows))
+        given = ([("SkyPilot task", task.source + (f" (resources: {task.asks.written})" if task.asks and task.asks.written
+                                                   else ""))] if task is not None else [])
+        given += [("environment", line.removeprefix("the script's environment: ")) for line in (env.said() if env else [])]
+        found = "\n".join([*(f"{what}: {value}" for what, value in given),
+                            *(["measuring it here ..."] if rows is None else [f"{what}: {value}" for what, value in rows])])
         self.query_one("#spec-summary", Static).update(Text(found))
 
     def _script_shown(self, shown: bool) -> None:
