@@ -27,6 +27,12 @@ if TYPE_CHECKING:
     from planner.service import PlanDocument, PlannerService
 
 
+def _asks_json(argv: list[str]) -> bool:
+    """Whether the command line (before `--`: a script's own arguments are not the planner's) asks for JSON."""
+    own = argv[:argv.index("--")] if "--" in argv else argv
+    return "--json" in own or "--format=json" in own or any(a == "--format" and b == "json" for a, b in zip(own, own[1:]))
+
+
 class Parser(argparse.ArgumentParser):
     """argparse exits 2 on usage errors already; keep its message short and point to --help. No abbreviated
     flags (as the AWS CLI): `planner estimate train.py --epoch 3` meant for the script must not become the
@@ -41,6 +47,12 @@ class Parser(argparse.ArgumentParser):
         script = "unrecognized arguments" in message and any(a.endswith(".py") for a in sys.argv[1:])
         hint = "  (a training script's own arguments go after --: planner bench train.py -- --lr 0.1)\n" if script else ""
         hint += self.did_you_mean(message)
+        if _asks_json(sys.argv[1:]):  # a program asked for JSON: it gets the usage error as JSON too, as every other error
+            import json
+
+            fix = "; ".join(line.strip(" ()") for line in hint.splitlines() if line.strip()) or f"see {self.prog} --help"
+            sys.stdout.write(json.dumps({"error": {"title": "usage error", "message": shown_message(message), "hint": fix,
+                                                   "exit_code": int(ExitCode.BAD_INPUT)}}, indent=2) + "\n")
         self.exit(ExitCode.BAD_INPUT, f"{self.prog}: error: {shown_message(message)}\n{hint}  (see {self.prog} --help)\n")
 
 

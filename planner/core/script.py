@@ -407,8 +407,10 @@ def _steady_step(run: ScriptRun, steady: list[float], warmup: int) -> tuple[floa
 
 
 def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int | None = None,
-                    noise: float = RUN_TO_RUN_NOISE) -> ScriptEstimate:
-    """The whole run of the script from its measured part (see the module docstring)."""
+                    noise: float = RUN_TO_RUN_NOISE, args: list[str] | None = None) -> ScriptEstimate:
+    """The whole run of the script from its measured part (see the module docstring). `args`: the script's own; when
+    the length is not known and they hold an --epochs its DataLoader could count, the error suggests it (never assumed:
+    a script's flag may mean something else)."""
     steady, spanning, warmup, warming = _durations(run)
     mean, half = _steady_step(run, steady, warmup)
     # a training epoch is a DataLoader iterated to its end with steps in it (an evaluation loader has none)
@@ -430,10 +432,13 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
         if epochs is None or steps_per_epoch is None:
             seen = (f"--epochs N (an epoch of {steps_per_epoch:,.0f} steps was seen)" if steps_per_epoch
                     else "--epochs N with a DataLoader epoch in the measurement")
+            own = own_epochs(args or []) if epochs is None and steps_per_epoch else None
             raise RunLengthUnknown("the whole run's length is not known: "
                                    + (_why_no_epoch(run) if epochs is not None else f"give --total-steps N, or {seen}"),
                                    hint="give --total-steps N (the optimizer steps of the whole run)"
-                                        + (" or --epochs N" if steps_per_epoch and epochs is None else ""))
+                                        + (" or --epochs N" if steps_per_epoch and epochs is None else "")
+                                        + (f"; its own arguments say {own[0]} {own[1]}: --epochs {own[1]} if that is "
+                                           "the whole run" if own else ""))
         total_steps = int(round(epochs * steps_per_epoch))
         if from_length is not None:
             notes.append(f"no whole epoch was seen: {steps_per_epoch:,.0f} steps per epoch is the training DataLoader's "

@@ -268,7 +268,11 @@ def read_task(data: dict[str, Any], source: str, overrides: dict[str, str] | Non
                      "says what the task's choice would cost against its answer; --targets picks the ones benchmarked")
     if asks is not None and asks.cloud not in (None, "aws"):
         notes.append(f"{source}: resources: the task asks for {asks.cloud}; the planner prices AWS instances only")
-    if (data.get("num_nodes") or 1) != 1:
+    nodes = data.get("num_nodes")
+    if nodes is not None and (isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1):
+        raise InputError(f"{source}: num_nodes: must be a whole number of nodes, got {nodes!r}",
+                         hint="write `num_nodes: 1` (the planner plans one node), or leave it out")
+    if (nodes or 1) != 1:
         notes.append(f"{source}: num_nodes: {data['num_nodes']}: planned as one node")
     if data.get("file_mounts"):
         notes.append(f"{source}: file_mounts are not mounted: the script's data must be in the workdir, or downloaded "
@@ -382,6 +386,10 @@ def _named_values(data: dict[str, Any], key: str, overrides: dict[str, str] | No
         said, fix = NO_VALUE[key]
         raise InputError(f"{source}: {key}: {', '.join(needed)} has no value" + (f" {said}" if said else ""),
                          hint=fix.format(needed[0]))
+    odd = next((str(k) for k, v in given.items() if isinstance(v, (list, dict, set))), None)
+    if odd is not None:
+        raise InputError(f"{source}: {key}: {odd}: a value must be text or a number, got {type(given[odd]).__name__} "
+                         f"{_inner(given[odd])}", hint=f"write it as the shell gets it, quoted: `{odd}: \"...\"`")
     return {str(k): _env_value(v) for k, v in given.items()}
 
 

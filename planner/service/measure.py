@@ -319,7 +319,7 @@ class Measure(Describe):
         (planner/core/script.py). Raises what measure_script raises, and InputError (the run's length cannot be
         known: RunLengthUnknown; too few steps)."""
         run = self.measure_script(script, args, seconds, epochs is not None, cancel, on_progress, label, workdir, env)
-        return run, estimate_script(run, total_steps, epochs)
+        return run, estimate_script(run, total_steps, epochs, args=args)
 
     def measure_script(self, script: str | Path, args: list[str], seconds: float = 10.0, until_epoch: bool = False,
                        cancel=None, on_progress: ProgressFn | None = None, label: str = "local",

@@ -166,7 +166,7 @@ class Scripts(Runs):
             here = script_result({**asdict(run), "script": path.name}, "", 0, seconds + SCRIPT_CAP_EXTRA_SECONDS)
             record(LOCAL.label(here.device), Measured(LOCAL, here))  # journaled before it is planned: nothing is lost
             try:
-                est = estimate_script(run, total_steps, epochs)
+                est = estimate_script(run, total_steps, epochs, args=args)
             except RunLengthUnknown as exc:  # the measurement stands: planned when a length is given
                 exc.run_dir = str(journal.path)  # type: ignore[attr-defined]
                 exc.hint = (f"{exc.hint}; or plan this measurement without measuring again: planner plan "
@@ -275,7 +275,7 @@ class Scripts(Runs):
         job = journal.read_script().with_length(length)
         runs = _timelines(journal, journal.read_results())
         run = runs[_here(journal, runs)]
-        return job, run, estimate_script(run, job.total_steps, job.epochs)
+        return job, run, estimate_script(run, job.total_steps, job.epochs, args=job.args)
 
     def shipping_preview(self, script: str | Path, workdir: str | Path | None = None) -> list[str]:
         """What of the script's folder (or `workdir`) would ship to an instance (runner/folder.py), as the run's
@@ -308,7 +308,7 @@ class Scripts(Runs):
         results = journal.read_results()
         runs = _timelines(journal, results)
         here_label = _here(journal, runs)
-        est = estimate_script(runs[here_label], job.total_steps, job.epochs)
+        est = estimate_script(runs[here_label], job.total_steps, job.epochs, args=job.args)
         measured = []
         for label, m in sorted(results.items()):
             if not m.target.cloud:

@@ -258,3 +258,17 @@ def test_a_tasks_own_pick_is_priced_against_the_answer_and_shown_and_kept_in_its
     none = PlannerService().script_plan(job.__class__(**{**job.__dict__, "task": TaskOrigin(
         "task.yaml", task_asks({"accelerators": "H100:3"}, "task.yaml"))}), run, est, PlanOptions())
     assert none.task_option is None and "no instance in us-east-1 has it" in dict(plan_answers(none))["task"]
+
+
+def test_an_unknown_length_suggests_the_scripts_own_epochs_and_never_assumes_them():
+    from planner.core.script import RunLengthUnknown
+
+    steps = timeline([0.1] * 40).steps
+    run = ScriptRun("ok", "budget", "optimizer", steps, loaders_started=1,
+                    epochs=[Epoch(steps[0] - 0.05, steps[9] + 0.01, 10), Epoch(steps[9] + 0.01, steps[19] + 0.01, 10)])
+    with pytest.raises(RunLengthUnknown) as exc:
+        estimate_script(run, args=["--lr", "0.1", "--epochs=30"])
+    assert "its own arguments say --epochs 30: --epochs 30 if that is the whole run" in (exc.value.hint or "")
+    with pytest.raises(RunLengthUnknown) as exc:
+        estimate_script(run, args=["--lr", "0.1"])
+    assert "own arguments" not in (exc.value.hint or "")

@@ -167,3 +167,16 @@ def test_resources_sky_would_refuse_are_refused_by_field(resources, said, fix):
     with pytest.raises(InputError) as exc:
         read_task({**TASK, "resources": resources}, "t.yaml")
     assert said in exc.value.message and fix in (exc.value.hint or "")
+
+
+@pytest.mark.parametrize("change, said", [
+    ({"num_nodes": "two"}, "num_nodes: must be a whole number of nodes, got 'two'"),
+    ({"num_nodes": 0}, "num_nodes: must be a whole number of nodes, got 0"),
+    ({"envs": {"EPOCHS": [3]}}, "envs: EPOCHS: a value must be text or a number, got list [3]"),
+    ({"envs": {"EPOCHS": 3, "X": {"a": 1}}}, "envs: X: a value must be text or a number, got dict {a: 1}"),
+    ({"resources": {"accelerators": 7}}, "resources.accelerators: '7' is not an accelerator"),
+])
+def test_values_of_the_wrong_type_sky_would_refuse_are_refused(change, said):
+    with pytest.raises(InputError) as exc:
+        read_task({**TASK, **change}, "t.yaml")
+    assert said in exc.value.message
