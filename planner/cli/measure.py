@@ -166,9 +166,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
             print_json(check.to_json())
         else:
             est = check.estimate
-            stdout().print(f"{args.spec}: predicted {seconds_text(est.seconds)} ({range_text(est.low, est.high)}), "
-                           f"took {seconds_text(check.actual_seconds)} spawn to exit: error {check.error_percent:+.1f}%, "
-                           f"{'inside' if check.inside_interval else 'outside'} the interval", highlight=False)
+            span = range_text(est.low, est.high) if check.interval_usable else "no usable interval"
+            verdict = ("inside the interval" if check.inside_interval else "outside the interval" if check.interval_usable
+                       else "no interval to be inside of (see the warnings)")
+            stdout().print(f"{args.spec}: predicted {seconds_text(est.seconds)} ({span}), took "
+                           f"{seconds_text(check.actual_seconds)} spawn to exit: error {check.error_percent:+.1f}%, {verdict}",
+                           highlight=False)
+            for warning in est.warnings:
+                stdout().print(f"[yellow]warning[/]: {escape(warning)}", highlight=False)
             drift, again = check.machine_drift_percent, check.recheck_step_seconds
             if drift is not None and again is not None:
                 stdout().print("\n".join(script_machine_lines(check, drift, again)), highlight=False)

@@ -54,9 +54,13 @@ def certainty_text(cmp: Comparison) -> str:
     """Rule 3 in words: how sure a comparison beyond the band is (the ratio's interval)."""
     if math.isclose(cmp.ratio_low, cmp.ratio_high, rel_tol=1e-9):
         return "clear: the same estimate, only the price differs"
+    how = 'clear' if cmp.verdict == 'clear' else 'likely, not certain'
+    if cmp.ratio_low < 0.005:  # an interval with no usable end: 0.00x says nothing
+        return (f"{how}: at most {cmp.ratio_high:.2f}x over both intervals (one has no usable end)"
+                if math.isfinite(cmp.ratio_high) else f"{how}: the intervals have no usable ends to compare")
     spread = (f"{cmp.ratio_low:.2f}-{cmp.ratio_high:.2f}x" if math.isfinite(cmp.ratio_high)
               else f"{cmp.ratio_low:.2f}x or more")
-    return f"{'clear' if cmp.verdict == 'clear' else 'likely, not certain'}: {spread} over both intervals"
+    return f"{how}: {spread} over both intervals"
 
 
 def span_text(o: RankedOption) -> str:

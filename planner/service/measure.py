@@ -252,8 +252,14 @@ class ScriptValidation:
         return 100.0 * (self.estimate.seconds - self.actual_seconds) / self.actual_seconds
 
     @property
+    def interval_usable(self) -> bool:
+        """Whether the estimate has an interval to be inside of (finite ends, a low end above 0)."""
+        return self.estimate.low > 0 and math.isfinite(self.estimate.high)
+
+    @property
     def inside_interval(self) -> bool:
-        return self.estimate.low <= self.actual_seconds <= self.estimate.high
+        """The real run within the estimate's interval; never for an interval with no usable end (inside one is no news)."""
+        return self.interval_usable and self.estimate.low <= self.actual_seconds <= self.estimate.high
 
     @cached_property
     def _paired(self) -> list[float]:  # the same steps twice: the machine's move, not the workload's (computed once)
@@ -292,7 +298,8 @@ class ScriptValidation:
                 "setup_seconds": est.setup_seconds, "between_epochs_seconds": est.between_epochs_seconds,
                 "measure_seconds": self.measured.wall, "recheck_step_seconds": self.recheck_step_seconds,
                 "machine_drift_percent": self.machine_drift_percent, "window_spread_percent": self.window_spread_percent,
-                "machine_steady": self.machine_steady, "machine_unsteady_reason": self.unsteady_reason}
+                "machine_steady": self.machine_steady, "machine_unsteady_reason": self.unsteady_reason,
+                "interval_usable": self.interval_usable, "warnings": list(est.warnings), "notes": list(est.notes)}
 
 
 class Measure(Describe):

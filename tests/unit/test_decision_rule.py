@@ -199,3 +199,27 @@ def test_does_not_fit_states_the_rule_and_its_numbers():
     assert not c.fits
     assert "does not fit here: the run needs ~22.7 GiB; may use 20.5 GiB (90% of 22.8 GiB" in c.note
     assert "kept free" in c.note
+
+
+def test_a_ratio_over_an_interval_with_no_usable_end_never_reads_as_0x():
+    from planner.core.explain import certainty_text
+    from planner.core.plan import Comparison
+
+    cmp = Comparison("cost", "a", "b", 1.0, 3.0, 3.0, 0.0, 28.77, 0.1, "10%", "likely")
+    said = certainty_text(cmp)
+    assert "0.00" not in said and "at most 28.77x over both intervals (one has no usable end)" in said
+    assert "no usable ends" in certainty_text(Comparison("cost", "a", "b", 1.0, 3.0, 3.0, 0.0, math.inf, 0.1, "10%", "likely"))
+    assert "1.50-4.00x over both intervals" in certainty_text(Comparison("cost", "a", "b", 1.0, 3.0, 3.0, 1.5, 4.0, 0.1, "10%", "clear"))
+
+
+def test_a_validation_with_no_usable_interval_is_never_inside_it():
+    from planner.core.script import ScriptEstimate, ScriptRun
+    from planner.service import ScriptValidation
+
+    def check(low: float, high: float) -> ScriptValidation:
+        est = ScriptEstimate(1.0, 0.1, 0.09, 0.11, 50, 2, None, None, 100, 0.0, 11.0, low, high)
+        return ScriptValidation("t.py", [], ScriptRun("ok", "budget", "optimizer", [1.0, 1.1]), est, 12.0)
+
+    assert check(9.0, 13.0).inside_interval and check(9.0, 13.0).interval_usable
+    assert not check(9.0, math.inf).inside_interval and not check(9.0, math.inf).interval_usable
+    assert not check(0.0, 20.0).inside_interval and check(0.0, 20.0).to_json()["interval_usable"] is False
