@@ -70,8 +70,14 @@ class Busyness:
     def warnings(self) -> list[str]:
         out = []
         if self.other_cpus is not None and self.other_cpus > BUSY_OTHER_CPUS:
+            free = max(self.cpus - self.other_cpus, 0.0)
+            threads = torch.get_num_threads()
+            crowded = (f"; torch's {threads} threads had about {free:.1f} CPUs free, and threads that outnumber the free "
+                       "CPUs wait for each other: a step can take many times longer than on a quiet machine (up to 20x, "
+                       "measured on a 2-CPU machine with one CPU busy), and the CPU instances are predicted from it"
+                       if threads > free + 0.25 else "")
             out.append(f"the machine was busy while {self.what} measured: other processes used {self.other_cpus:.1f} of "
-                       f"its {self.cpus} CPUs, so the step time is likely slower and noisier than on a quiet machine")
+                       f"its {self.cpus} CPUs, so the step time is likely slower and noisier than on a quiet machine{crowded}")
         if self.steal_percent is not None and self.steal_percent > BUSY_STEAL_PERCENT:
             out.append(f"the hypervisor took {self.steal_percent:.0f}% of the CPUs while {self.what} measured "
                        "(steal time): a shared host's neighbours slowed this measurement")

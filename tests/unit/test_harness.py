@@ -142,3 +142,22 @@ def test_a_step_longer_than_the_cap_is_the_only_measurement_and_said_so():
     m = measure(fake_timer(steps_of(50.0, 50.0)), budget_seconds=5.0)
     assert m.times == [50.0] and math.isinf(m.stats.ci_high)
     assert any("nothing but the warm-up fitted" in w for w in m.warnings)
+
+
+def test_a_busy_machine_whose_free_cpus_torchs_threads_outnumber_is_warned_of_the_threads_waiting():
+    """Trial: with one of two CPUs busy, torch's two threads made a 7 ms step take 80-175 ms here."""
+    import torch
+
+    from runner.bench.machine import Busyness
+
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        crowded = " ".join(Busyness(cpus=2, other_cpus=1.0).warnings())
+        assert "other processes used 1.0 of its 2 CPUs" in crowded and "torch's 2 threads had about 1.0 CPUs free" in crowded
+        torch.set_num_threads(1)
+        room = " ".join(Busyness(cpus=4, other_cpus=1.0).warnings())
+        assert "other processes used 1.0 of its 4 CPUs" in room and "wait for each other" not in room
+        assert Busyness(cpus=2, other_cpus=0.2).warnings() == []
+    finally:
+        torch.set_num_threads(threads)
