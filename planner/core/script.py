@@ -376,7 +376,7 @@ def _steps_per_epoch_from_length(run: ScriptRun) -> tuple[float, int, float] | N
 def _why_no_epoch(run: ScriptRun) -> str:
     """Why --epochs cannot be counted in steps, from what the launcher saw."""
     if run.loaders_started == 0:
-        return (f"the script iterated no DataLoader in the {len(run.steps)} steps measured, so --epochs (DataLoader "
+        return (f"the script iterated no DataLoader in the {len(run.steps):,} steps measured, so --epochs (DataLoader "
                 "epochs) cannot be counted in steps")
     if run.under_way and all(e.length == 0 for e in run.under_way):
         return "its DataLoader has no length (an iterable dataset), so --epochs cannot be counted in steps"

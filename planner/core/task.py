@@ -217,9 +217,10 @@ def read_task(data: dict[str, Any], source: str, overrides: dict[str, str] | Non
             shown = " ".join(command)
             if command[0] in LAUNCHERS or (PYTHON.match(command[0]) and "-m" in command[1:3]
                                            and any(t in LAUNCHERS or t.startswith("torch.distributed") for t in command[1:4])):
+                named = next((t for t in command if t.endswith(".py")), "train.py")
                 raise InputError(f"{source}: run: `{shown}` starts several processes ({command[0]}): the planner "
                                  "measures one training process", hint="plan the script as one process: planner estimate "
-                                 "train.py -- ARGS")
+                                 f"{named} -- ARGS")
             if PYTHON.match(command[0]):
                 unset = next((m.group(1) or m.group(2) for t in command for m in VAR.finditer(t)), None)
                 if unset is not None and unset in hidden:  # a secret is never put in: it would be journaled, uploaded

@@ -221,7 +221,9 @@ def load_yaml(text: str, source: str) -> Any:
         problem = getattr(exc, "problem", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
         if getattr(exc, "refused", False):
             raise SpecError(f"{source}{where}: {cut(problem)}") from None
-        raise SpecError(f"{source}: not valid YAML{where}: {cut(problem)}") from None
+        raise SpecError(f"{source}: not valid YAML{where}: {cut(problem)}",
+                        hint=f"fix the YAML{' at line ' + str(mark.line + 1) if mark else ''} (a workload spec or a "
+                             "SkyPilot task is a YAML mapping)") from None
     except RecursionError:  # not reachable with MAX_DEPTH; kept so no input can escape as a crash
         raise SpecError(f"{source}: not valid YAML: nested too deeply") from None
     finally:

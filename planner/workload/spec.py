@@ -216,7 +216,8 @@ def parse_spec(data: Any, source: str = "<spec>", base_dir: Path | None = None) 
     if not isinstance(data, dict):
         raise SpecError(
             f"{source}: a spec is a mapping with keys name, model, data, train; got {type(data).__name__}",
-            hint="see examples/surface-mlp.yaml",
+            hint="give a workload spec (YAML or JSON, as examples/surface-mlp.yaml), a training script (train.py) or a "
+                 "SkyPilot task (task.yaml, with a run)",
         )
     problem = structure_problem(data)  # depth, size and key types, before pydantic walks it
     if problem:
