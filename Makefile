@@ -25,7 +25,7 @@ run: $(VENV)/.installed
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m ruff check .
 	$(BIN)/python -m mypy
-	$(BIN)/python -m pytest -q -n 2 -m "not serial"  # two workers: the tests that do not time this machine
+	$(BIN)/python -m pytest -q -n 3 -m "not serial"  # three workers on two cores (many tests wait on a pilot, a child or moto): the tests that do not time this machine
 	$(BIN)/python -m pytest -q -m serial  # alone: the tests that measure it (tests/conftest.py SERIAL)
 
 bench-accuracy: $(VENV)/.installed

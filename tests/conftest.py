@@ -19,9 +19,11 @@ TINY_MLP = {
 
 
 # Tests whose answer depends on this machine's speed (a decision from a local bench, a timed window, a busy-
-# machine check): `make test` runs them alone after the rest ran on two workers (pytest-xdist), so that no
-# other test shares the cores they measure.
-SERIAL = ("tests/runner/", "tests/cli/test_estimate.py", "tests/cli/test_estimate_script.py", "tests/cli/test_run_plan.py",
+# machine check): `make test` runs them alone after the rest ran on three workers (pytest-xdist), so that no
+# other test shares the cores they measure. The runner's tests that measure nothing (workloads built, models
+# described, a folder bundled, a child stopped at its limit or with its parent) run with the rest.
+SERIAL = ("tests/runner/test_script_launcher.py", "tests/runner/test_bench_run.py", "tests/runner/test_distributed.py",
+          "tests/cli/test_estimate.py", "tests/cli/test_estimate_script.py", "tests/cli/test_run_plan.py",
           "tests/cli/test_check_bench.py", "tests/cli/test_benchmarks.py")
 
 

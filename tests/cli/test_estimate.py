@@ -57,7 +57,7 @@ def test_a_big_convnet_rents_a_gpu(tmp_path):
     local = next(o for o in doc["options"] if o["target"] == "local")
     assert local["train_seconds_low"] <= local["train_seconds"] <= local["train_seconds_high"] <= 2 * local["train_seconds"]
     # waiting worth nothing: the free machine is the answer again
-    r = planner("estimate", spec, "--seconds", "2", "--json", "--time-value", "0", env={"PLANNER_CACHE_DIR": str(tmp_path)})
+    r = planner("estimate", spec, "--seconds", "1", "--json", "--time-value", "0", env={"PLANNER_CACHE_DIR": str(tmp_path)})
     assert strict(r.out)["recommendation"]["answer"] == "here"
 
 

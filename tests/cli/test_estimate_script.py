@@ -4,6 +4,7 @@ predicted from its traced step (examples/scripts: an RL agent stepping a Python 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -28,11 +29,16 @@ def test_an_agent_stepping_a_python_environment_is_answered_with_a_cpu():
     assert not any("steps found by" in w or "GPU rows" in w for w in doc["warnings"])  # not a caveat among the warnings
 
 
-def test_a_bigger_convnet_rents_a_gpu_and_the_suggested_run_keeps_the_scripts_arguments():
+def test_a_bigger_convnet_is_faster_on_a_gpu_and_the_suggested_run_keeps_the_scripts_arguments():
+    """Whether renting the GPU is the answer is a close call for this small convnet (the T4 ~1.35x cheaper than the
+    best CPU instance predicted from this machine, whose own speed moves by ~30% from one run to the next): the
+    decision on a traced convnet is tested with a fixed trace (tests/unit/test_script_plan.py); here, that every GPU
+    row is predicted from the script's trace faster than the CPU it is compared with."""
     r = planner("estimate", SCRIPTS / "convnet.py", "--seconds", "3", "--total-steps", "200000", "--region", "us-east-1",
                 "--", "--samples", "8192", "--width", "64")
     assert r.code == 0, r.err
-    assert "Recommendation: aws:g" in r.out or "If you rent: aws:g" in r.out
+    best = re.search(r"speedup (\d+\.\d+)x over the reference CPU", " ".join(r.out.split()))  # the GPU rule's best GPU
+    assert best is not None and float(best.group(1)) > 1.0, r.out
     # no whole epoch in 3 s: the steps per epoch are its DataLoader's length (8192 / 64) over the one batch a step
     assert ("convnet.py --samples 8192 --width 64: 200,000 optimizer steps (1,562.5 epochs of 128 steps), as the script runs them"
             in r.out.replace("\n", " "))
