@@ -272,3 +272,16 @@ def test_an_unknown_length_suggests_the_scripts_own_epochs_and_never_assumes_the
     with pytest.raises(RunLengthUnknown) as exc:
         estimate_script(run, args=["--lr", "0.1"])
     assert "own arguments" not in (exc.value.hint or "")
+
+
+def test_on_a_busy_machine_steps_a_dataloader_fed_are_alike_by_their_work_whatever_their_times():
+    from planner.core.script import LoaderUnderWay, steps_alike
+
+    spread = [0.1, 0.3] * 30  # middle half 3x apart: unlike by their times
+    steps = timeline(spread).steps
+    busy = ["the machine was busy while the script was measured: other processes used 1.0 of its 2 CPUs"]
+    loader = [LoaderUnderWay(steps[0] - 0.05, 60, 128)]
+    assert steps_alike(ScriptRun("ok", "budget", "optimizer", steps, loaders_started=1, under_way=loader, busy_warnings=busy))
+    assert not steps_alike(ScriptRun("ok", "budget", "optimizer", steps, loaders_started=1, under_way=loader))  # quiet: times tell
+    assert not steps_alike(ScriptRun("ok", "budget", "optimizer", steps, busy_warnings=busy))  # an agent: no loader feeds it
+    assert steps_alike(timeline([0.1, 0.11] * 30))
