@@ -26,7 +26,7 @@ test: $(VENV)/.installed-dev
 	$(BIN)/python -m ruff check .
 	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest -q -n 3 -m "not serial"  # three workers on two cores (many tests wait on a pilot, a child or moto): the tests that do not time this machine
-	$(BIN)/python -m pytest -q -m serial  # alone: the tests that measure it (tests/conftest.py SERIAL)
+	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -n 2 -m serial  # the tests that measure it (tests/conftest.py SERIAL): two workers, one torch thread each, so each measures on a core of its own
 
 bench-accuracy: $(VENV)/.installed
 	$(BIN)/python benchmarks/accuracy.py

@@ -19,8 +19,9 @@ TINY_MLP = {
 
 
 # Tests whose answer depends on this machine's speed (a decision from a local bench, a timed window, a busy-
-# machine check): `make test` runs them alone after the rest ran on three workers (pytest-xdist), so that no
-# other test shares the cores they measure. The runner's tests that measure nothing (workloads built, models
+# machine check): `make test` runs them after the rest (three pytest-xdist workers), on two workers with one torch
+# thread each (OMP_NUM_THREADS=1), so that each measures on a core of its own: torch's two threads sharing a core
+# with another process wait for each other, and a step can take many times longer (runner/bench/machine.py). The runner's tests that measure nothing (workloads built, models
 # described, a folder bundled, a child stopped at its limit or with its parent) run with the rest.
 SERIAL = ("tests/runner/test_script_launcher.py", "tests/runner/test_bench_run.py", "tests/runner/test_distributed.py",
           "tests/cli/test_estimate.py", "tests/cli/test_estimate_script.py", "tests/cli/test_run_plan.py",
