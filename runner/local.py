@@ -112,7 +112,8 @@ class ScriptProcess:
 def run_script(script: Path, args: list[str], seconds: float, workdir: Path, min_steps: int = 20,
                cap_seconds: float | None = None, whole: bool = False, until_epoch: bool = False,
                cancel: Any = None, progress: Callable[[dict[str, Any]], None] | None = None,
-               cwd: Path | None = None, extra_env: dict[str, str] | None = None) -> ScriptProcess:
+               cwd: Path | None = None, extra_env: dict[str, str] | None = None,
+               standin: dict[str, Any] | None = None, max_steps: int | None = None) -> ScriptProcess:
     """Run `script ARGS` unchanged under runner.script (its steps timed by PyTorch's own hooks) in a
     child that dies with the planner, in the script's folder, with no stdin; stopped at the cap
     (`seconds` + SCRIPT_CAP_EXTRA_SECONDS) with everything it started (its process group). `whole`:
@@ -121,13 +122,15 @@ def run_script(script: Path, args: list[str], seconds: float, workdir: Path, min
     counts steps from it), at most until shortly before the cap. `cancel` (a threading.Event): stopped when set.
     `progress` gets the measurement's progress events (runner.script_job.ProgressWatch). `cwd`: the folder it
     runs in (`--workdir`; default the script's own). `extra_env`: set in the script's environment (its task's envs and
-    secrets)."""
-    out = workdir / "script-result.json"
+    secrets). `standin`: the script's GPU is the stand-in (runner/standin.py) this describes, its step traced, not timed;
+    `max_steps`: stop after so many steps."""
+    out = workdir / ("standin-result.json" if standin is not None else "script-result.json")
     cap = cap_seconds if cap_seconds is not None else seconds + SCRIPT_CAP_EXTRA_SECONDS
     env = {**child_env(extra_env), "PLANNER_SPAWN_TIME": repr(time.time())}
     start = time.perf_counter()
     stdout, stderr, code = run_group(child_command("runner.script", *launcher_arguments(
-        str(out), seconds, min_steps, str(script), args, cap, whole, until_epoch)), str(cwd or script.parent), env, cap, cancel,
+        str(out), seconds, min_steps, str(script), args, cap, whole, until_epoch, standin, max_steps)), str(cwd or script.parent),
+        env, cap, cancel,
         on_tick=ProgressWatch(str(out), progress))
     result = json.loads(out.read_text()) if out.is_file() else None
     return ScriptProcess(result, code, stdout[-4000:], stderr[-4000:], time.perf_counter() - start)

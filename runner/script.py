@@ -229,7 +229,7 @@ def state_bytes(optimizers: list[Any]) -> int:
 
 def _empty_trace() -> dict[str, Any]:
     return {"classes": {}, "op_seconds": 0.0, "uncounted": 0, "views": 0, "flops_by_dtype": {}, "saved_bytes": 0,
-            "state_bytes": 0,
+            "state_bytes": 0, "class_dtypes": {}, "uncounted_ops": {}, "peak_bytes": 0,
             "to_device": {"calls": 0, "bytes": 0}, "to_host": {"calls": 0, "bytes": 0}}
 
 
@@ -312,7 +312,7 @@ class Timeline:
     """What the hooks saw, in seconds since the spawn."""
 
     def __init__(self, spawn: float, seconds: float, min_steps: int, max_steps: int, out: str,
-                 until_epoch: bool = False, latest: float = float("inf")):
+                 until_epoch: bool = False, latest: float = float("inf"), standin: Any = None):
         self.spawn, self.seconds, self.min_steps, self.max_steps, self.out = spawn, seconds, min_steps, max_steps, out
         self.until_epoch, self.latest = until_epoch, latest  # past the budget, wait for an epoch's end until `latest`
         self.steady = True  # the step time had settled when the measurement stopped
@@ -324,9 +324,13 @@ class Timeline:
         self.last_event: float | None = None
         self.backward_ends: list[float] = []
         self.imports_done: float | None = None
-        self.trace_after = max(5, min_steps // 2)  # steps before the one traced: past the warm-up
+        self.standin = standin  # runner.standin.StandIn: the script's GPU is the stand-in (nothing is timed but the host)
+        self.host_marks: list[float] = []  # on the stand-in: the script's own CPU seconds (outside torch) at each step's end
+        # steps before the one traced: past the warm-up (on the stand-in, past the first step's lazy state)
+        self.trace_after = 2 if standin is not None else max(5, min_steps // 2)
         self.trace: dict[str, Any] = {**_empty_trace(), "op_overhead_seconds": op_overhead_seconds(),
-                                      "traced_op_overhead_seconds": op_overhead_seconds(traced=True)}
+                                      "traced_op_overhead_seconds": op_overhead_seconds(traced=True)} \
+            if standin is None else _empty_trace()
         self.tracing: list[Any] = []  # the modes while the traced step runs
         self.saved: SavedForBackward | None = None  # of them, the one counting what autograd saves
         self.loading = 0  # > 0 while a DataLoader fetches a batch in this process
@@ -374,6 +378,17 @@ class Timeline:
     def boundary_reached(self, t: float) -> None:
         """At a step's end: start tracing the next step once past the warm-up, end the trace after it."""
         n = self.step_count()
+        if self.standin is not None:
+            self.host_marks.append(time.thread_time() - self.standin.torch_cpu)
+            if self.standin.trace is not None:
+                self.standin.trace = None
+                self.trace["wall"] = t - self.trace["start"]
+                self.traced_step = n
+            elif self.traced_step is None and n >= self.trace_after:
+                self.trace["start"] = t
+                self.trace["peak_bytes"] = self.standin.allocated
+                self.standin.trace = self.trace
+            return
         if self.tracing:
             for mode in reversed(self.tracing):
                 mode.__exit__(None, None, None)
@@ -503,6 +518,9 @@ class Timeline:
                 else _cpu_name(),
                 "torch_version": torch.__version__, "threads": torch.get_num_threads(),
                 "trace": self.trace if self.traced_step is not None else None}
+        if self.standin is not None:  # the stand-in GPU: what it was, what it saw, the host's CPU per step
+            data.update(cuda_used=self.standin.used, device_name=self.standin.gpu["name"], standin=self.standin.summary(),
+                        host_cpu=[b - a for a, b in zip(self.host_marks, self.host_marks[1:])])
         tmp = self.out + ".tmp"
         with open(tmp, "w") as f:
             json.dump(data, f)
@@ -540,13 +558,15 @@ def watch_gpu_questions(timeline: Timeline) -> None:
             setattr(accelerator, name, asking(getattr(accelerator, name)))
 
 
-def install(timeline: Timeline) -> None:
-    """The hooks: optimizer steps, backward passes, DataLoader epochs, questions for a GPU."""
+def install(timeline: Timeline, watch: bool = True) -> None:
+    """The hooks: optimizer steps, backward passes, DataLoader epochs, questions for a GPU (`watch`; the stand-in
+    GPU answers them itself)."""
     import torch
     from torch.optim.optimizer import register_optimizer_step_post_hook
     from torch.utils.data import DataLoader
 
-    watch_gpu_questions(timeline)
+    if watch:
+        watch_gpu_questions(timeline)
     register_optimizer_step_post_hook(lambda optimizer, args, kwargs: timeline.optimizer_stepped(optimizer))
     backward = torch.autograd.backward
 
@@ -595,6 +615,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--until-epoch", action="store_true", help="past the budget, wait for a training epoch's end")
     parser.add_argument("--latest", type=float, default=float("inf"), help="seconds since the spawn: stop waiting then")
     parser.add_argument("--whole", action="store_true", help="run the script whole, nothing hooked: as `python train.py`")
+    parser.add_argument("--standin", help="trace it on the stand-in GPU (runner/standin.py) described by this JSON ({} or "
+                        "the GPU's name, capability, memory_bytes, sm_count)")
     parser.add_argument("script")
     parser.add_argument("args", nargs=argparse.REMAINDER)
     a = parser.parse_args(argv)
@@ -613,8 +635,17 @@ def main(argv: list[str]) -> int:
             end_what_it_started()
         return 0
     spawn = float(os.environ.get("PLANNER_SPAWN_TIME") or time.time())
-    timeline = Timeline(spawn, a.seconds, a.min_steps, a.max_steps, a.out, a.until_epoch, a.latest)
-    install(timeline)
+    standin = None
+    if a.standin is not None:
+        from runner.standin import StandIn, install as install_standin
+
+        standin = StandIn(json.loads(a.standin) or None)
+        standin.script_dir = os.path.dirname(os.path.abspath(a.script))
+    timeline = Timeline(spawn, a.seconds, a.min_steps, a.max_steps, a.out, a.until_epoch, a.latest, standin)
+    if standin is not None:
+        install_standin(standin, on_question=lambda: setattr(timeline, "gpu_asked", True))
+        _CUDA_AVAILABLE.append(lambda: False)  # the launcher's own clock needs no synchronisation: nothing runs
+    install(timeline, watch=standin is None)
     timeline.imports_done = time.time() - spawn
     script = os.path.abspath(a.script)
     sys.argv = [script, *(a.args[1:] if a.args[:1] == ["--"] else a.args)]  # as `python train.py ARGS` sees them

@@ -61,10 +61,14 @@ def _rest_of(proc: subprocess.Popen) -> tuple[str, str]:
 
 
 def launcher_arguments(out: str, seconds: float, min_steps: int, script: str, args: list[str], cap: float,
-                       whole: bool = False, until_epoch: bool = False) -> list[str]:
-    """runner.script's command line (after `-m runner.script`), here and on an instance alike."""
+                       whole: bool = False, until_epoch: bool = False, standin: dict[str, Any] | None = None,
+                       max_steps: int | None = None) -> list[str]:
+    """runner.script's command line (after `-m runner.script`), here and on an instance alike (`standin`: traced on
+    the stand-in GPU it describes, here only)."""
     return ["--out", out, "--seconds", str(seconds), "--min-steps", str(min_steps), *(["--whole"] if whole else []),
-            *(["--until-epoch", "--latest", str(max(cap - 15, seconds))] if until_epoch else []), script, "--", *args]
+            *(["--until-epoch", "--latest", str(max(cap - 15, seconds))] if until_epoch else []),
+            *(["--standin", json.dumps(standin)] if standin is not None else []),
+            *(["--max-steps", str(max_steps)] if max_steps is not None else []), script, "--", *args]
 
 
 class ProgressWatch:

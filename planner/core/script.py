@@ -105,6 +105,10 @@ class StepTrace:
     traced_op_overhead_seconds: float = 0.0  # the same under the trace (what tracing adds to every op)
     saved_bytes: int = 0  # the activations autograd saved for the backward pass (each storage once)
     state_bytes: int = 0  # the optimizers' parameters, gradients and state (0: not recorded, or no torch.optim)
+    class_dtypes: dict[str, dict[str, int]] = field(default_factory=dict)  # FLOPs per op class and dtype (the stand-in's)
+    uncounted_ops: dict[str, int] = field(default_factory=dict)  # compute ops with no FLOP formula -> how many
+    peak_bytes: int = 0  # on the stand-in GPU: the most its storages held during the step (weights to activations)
+    matmul_tf32: bool = False  # fp32 matmuls ran on TF32 tensor cores (set_float32_matmul_precision, allow_tf32)
 
     def scaled_to(self, step_seconds: float, alike: bool = False) -> StepTrace:
         """The traced step as a mean step of `step_seconds` would run it: its wall without what tracing added to
@@ -146,7 +150,8 @@ class StepTrace:
         """The step's math precision: the dtype most of its FLOPs ran in (fp32 when none were counted)."""
         names = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
         counted = {names[d]: n for d, n in self.flops_by_dtype.items() if d in names}
-        return max(counted, key=lambda d: counted[d]) if counted else "fp32"
+        most = max(counted, key=lambda d: counted[d]) if counted else "fp32"
+        return "tf32" if most == "fp32" and self.matmul_tf32 else most
 
     @property
     def flops(self) -> int:
@@ -161,12 +166,36 @@ class StepTrace:
         """What a GPU would hold for the step: the optimizers' state, the activations saved for backward and
         the step's inputs sent to the device; None when the state was not recorded (no torch.optim, or a
         journal from before it was)."""
+        if self.peak_bytes:  # the stand-in GPU's own count: every storage alive at the step's peak
+            return self.peak_bytes
         return self.state_bytes + self.saved_bytes + self.to_device.bytes if self.state_bytes else None
+
+    @property
+    def uncounted_share(self) -> float:
+        """The share of the step's compute ops (gemm, conv, attention, recurrent) whose FLOPs no formula counts."""
+        compute = sum(w.ops for c, w in self.device_classes.items() if c in ("gemm", "conv", "attention", "recurrent"))
+        return sum(self.uncounted_ops.values()) / compute if compute else 0.0
 
     @property
     def python_share(self) -> float:
         """The share of the step outside PyTorch ops: Python (an environment, data preparation)."""
         return max(self.wall - self.op_seconds, 0.0) / self.wall if self.wall > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class StandinSeen:
+    """What the stand-in GPU was and saw (runner/standin.py StandIn.summary)."""
+
+    gpu: dict[str, Any]
+    used: bool = False  # the script put tensors on it
+    compiled: int = 0  # torch.compile calls: traced eager
+    syncs: int = 0  # values read back and synchronisations, over the whole run traced
+    read_sites: dict[str, int] = field(default_factory=dict)  # the script's lines that read values back -> how many
+    asked: list[str] = field(default_factory=list)  # what it asked of the GPU whose answer differs by GPU
+    autocast: list[str] = field(default_factory=list)  # autocast dtypes entered on cuda
+    matmul_tf32: bool = False
+    cudnn_tf32: bool = True
+    peak_bytes: int = 0
 
 
 @dataclass(frozen=True)
@@ -194,6 +223,9 @@ class ScriptRun:
     busy_warnings: list[str] = field(default_factory=list)  # other processes or the hypervisor took the CPUs meanwhile
     gpu_asked: bool | None = None  # it asked PyTorch for a GPU (False: never, so it never uses one; None: not known)
     other_cpus: float | None = None  # CPUs' worth of time other processes used while the steps were measured
+    standin: StandinSeen | None = None  # a run on the stand-in GPU (runner/standin.py): what it was and saw
+    host_cpu: list[float] = field(default_factory=list)  # on the stand-in: the script's own CPU seconds of each step
+    gpu_run: ScriptRun | None = None  # the same script traced on the stand-in GPU: its GPU rows come from it
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ScriptRun:
@@ -341,6 +373,39 @@ def steps_alike(run: ScriptRun) -> bool:
         return True
     fed = any(e.batches > 0 for e in run.under_way) or any(e.batches > 0 for e in run.epochs)
     return bool(run.busy_warnings) and fed
+
+
+@dataclass(frozen=True)
+class StandinStep:
+    """A step of the script as the stand-in GPU traced it: its ops (the GPU's work) and the script's own host work
+    measured here (median CPU seconds of the steps past the first two, and that median's relative half-widths)."""
+
+    trace: StepTrace
+    host_seconds: float
+    relative: tuple[float, float]
+    seen: StandinSeen
+
+
+def standin_step(run: ScriptRun) -> StandinStep | None:
+    """The stand-in GPU's step of this script (None: it was not traced there, or no step was traced)."""
+    gpu = run.gpu_run
+    if gpu is None or gpu.trace is None or gpu.standin is None or not gpu.standin.used:
+        return None
+    host = sorted(gpu.host_cpu[2:] or gpu.host_cpu)
+    if not host:
+        return None
+    median = host[len(host) // 2]
+    # the middle half of the steps' host time about their median: its spread, the band the host's share carries
+    low, high = host[len(host) // 4], host[min(len(host) - 1, (3 * len(host)) // 4)]
+    relative = ((median - low) / median if median > 0 else 0.0, (high - median) / median if median > 0 else 0.0)
+    trace = replace(gpu.trace, matmul_tf32=gpu.standin.matmul_tf32)
+    return StandinStep(trace, median, (max(relative[0], 0.05), max(relative[1], 0.05)), gpu.standin)
+
+
+def gpu_precision(run: ScriptRun) -> str:
+    """The precision the script's step runs in on a GPU: the stand-in GPU's trace, else this CPU's."""
+    on = standin_step(run)
+    return on.trace.precision if on is not None else run.trace.precision if run.trace else "fp32"
 
 
 def mean_trace(run: ScriptRun, est: ScriptEstimate) -> StepTrace | None:
@@ -542,6 +607,7 @@ def script_candidates(run: ScriptRun, est: ScriptEstimate, instances: list[Insta
                      basis=ErrorBasis(model=f"measured:{label}", bench=label, bench_below=below, bench_above=above))]
     trace = mean_trace(run, est)
     precision = trace.precision if trace else "fp32"
+    on_standin = standin_step(run)  # the GPU rows' step, as a GPU runs it (None: from this CPU's trace)
     for facts in instances:
         price = facts.price(purchase)
         if price is None:
@@ -563,18 +629,24 @@ def script_candidates(run: ScriptRun, est: ScriptEstimate, instances: list[Insta
         else:
             gpu = hardware.gpus.get(facts.gpu_name)
             base = {**common, "device": "cuda", "device_name": facts.gpu_name, "gpus_used": 1}
-            if gpu is None or trace is None:
+            gpu_trace = on_standin.trace if on_standin is not None else trace
+            if gpu is None or gpu_trace is None:
                 why = f"no spec for GPU {facts.gpu_name}" if gpu is None else "not predicted: no step of the script was traced"
                 out.append(Candidate(**base, note=why))
                 continue
-            scalar = cpu_speed_ratio(hardware.local_cpu, cpu, precision)[0] if hardware.local_cpu and cpu else 1.0
-            pred = predict_trace_gpu(trace, est.step_seconds, (below, above), gpu, scalar)
+            gpu_precision = gpu_trace.precision
+            scalar = cpu_speed_ratio(hardware.local_cpu, cpu, precision if on_standin is None else "fp32")[0] if hardware.local_cpu and cpu else 1.0
+            if on_standin is not None:  # the host's work measured as CPU time here, the ops as the GPU would run them
+                pred = predict_trace_gpu(gpu_trace, est.step_seconds, on_standin.relative, gpu, scalar,
+                                         host_here=on_standin.host_seconds)
+            else:
+                pred = predict_trace_gpu(gpu_trace, est.step_seconds, (below, above), gpu, scalar)
             low, high = pred.low, pred.high
-            memory, need = float(facts.gpu_memory_gib or 0.0) * 2**30, trace.device_bytes
+            memory, need = float(facts.gpu_memory_gib or 0.0) * 2**30, gpu_trace.device_bytes
             if need is not None and memory and not fits(need, memory):
                 base.update(fits=False, note=does_not_fit_note(need, memory))
             # the bench's share is inside the band already; the same GPU behind the same CPU family: one estimate
-            basis = ErrorBasis(model=f"gpu-model:{gpu.arch}:{precision}", estimate=f"trace:{gpu.name}:{facts.family}")
+            basis = ErrorBasis(model=f"gpu-model:{gpu.arch}:{gpu_precision}", estimate=f"trace:{gpu.name}:{facts.family}")
             if facts.gpu_count > 1:
                 base["note"] = "; ".join(x for x in (base.get("note", ""), f"1 of its {facts.gpu_count} GPUs used (the script "
                                                      "picks its device); priced for the whole instance") if x)
@@ -601,6 +673,37 @@ def python_share(run: ScriptRun, est: ScriptEstimate) -> float | None:
     if trace is None or est.step_seconds <= 0:
         return None
     return host_seconds(trace, est.step_seconds) / est.step_seconds
+
+
+def standin_said(on: StandinStep) -> Said:
+    """What the GPU rows rest on when the stand-in GPU traced the step: the precision it saw, what stood in, what
+    no formula counts, the memory it held."""
+    t, seen = on.trace, on.seen
+    precision = ", ".join(seen.autocast) + " autocast" if seen.autocast else t.precision
+    notes = [f"GPU rows: the script traced on a stand-in GPU ({seen.gpu.get('name', 'a GPU')}; no arithmetic run): a step's "
+             f"{t.kernels:,} kernels ({t.flops / 1e9:.3g} G FLOPs, {precision}"
+             + (", fp32 matmuls on TF32" if t.matmul_tf32 else "") + ") on the device model, the script's own host work "
+             f"({on.host_seconds * 1e3:.3g} ms of CPU a step here) on the instance's CPU, "
+             f"{_count(t.to_device.calls, 'copy', 'copies')} to the device and {_count(t.to_host.calls, 'value', 'values')} "
+             "read back (a sync each)",
+             f"GPU memory: {human_bytes(t.peak_bytes)} at the step's peak on the stand-in (weights, gradients, optimizer state, "
+             "activations, inputs), checked against each GPU's; the allocator's cache is not counted"]
+    warnings = []
+    if seen.compiled:
+        warnings.append("torch.compile was traced eager on the stand-in GPU: what it fuses is not modelled (the GPU rows "
+                        "are of the eager step; compiled, elementwise-heavy steps run faster)")
+    if seen.read_sites:
+        sites = ", ".join(f"{site} ({n:,}x)" for site, n in seen.read_sites.items())
+        notes.append(f"values read back on the stand-in GPU read as zeros (a loss printed, a metric): at {sites}; "
+                     "control flow that depends on one ran as if it were zero")
+    if t.uncounted_ops:
+        ops = ", ".join(sorted(t.uncounted_ops))
+        warnings.append(f"{t.uncounted_share:.0%} of the step's compute ops have no FLOP formula and are timed by their "
+                        f"bytes only: {ops}")
+    if seen.asked and any(q in seen.asked for q in ("bf16", "capability", "properties")):
+        notes.append(f"the script asked the GPU's {', '.join(seen.asked)}: the stand-in answered as "
+                     f"{seen.gpu.get('name')}; on an older GPU (T4, V100: no bf16) it may choose another precision")
+    return Said(warnings, notes)
 
 
 def _count(n: int, one: str, many: str) -> str:
@@ -651,6 +754,8 @@ def script_said(run: ScriptRun, est: ScriptEstimate, predicted: bool = True) -> 
     if never_asks_for_a_gpu(run):
         return said + Said([f"GPU rows are not predicted (GPU instances are left out of the plan): {NO_GPU_ASKED}; "
                             "pick the device from torch.cuda.is_available() to plan GPUs"])
+    if (on := standin_step(run)) is not None:
+        return said + standin_said(on)
     if t is None:
         return said + Said(["no step was traced (too few steps): GPU instances are not predicted"])
     said += Said(notes=[f"GPU rows: a mean step's {t.kernels:,} kernels ({t.flops / 1e9:.3g} G FLOPs, {t.precision}) on "

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from planner.errors import Cancelled, InputError, RunError
 from planner.core.script import (
-    ScriptEnv, ScriptEstimate, ScriptRun, estimate_script, length_disagreement, own_epochs, paired_windows, steady_step,
+    ScriptEnv, ScriptEstimate, ScriptRun, estimate_script, length_disagreement, never_asks_for_a_gpu, own_epochs, paired_windows,
+    steady_step,
 )
 from planner.service.describe import Describe
 from planner.units import PROCESSES, shown_path
@@ -31,6 +32,11 @@ if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads i
 
 ProgressFn = Callable[[str, dict[str, Any]], None]  # (target label, event)
 
+# The stand-in GPU's trace (runner/standin.py): steps there cost only the host's work and the tracing, so a few
+# are enough (the first two hold lazy state: the one traced is the third); its cap bounds a long setup.
+STANDIN_STEPS = 8
+STANDIN_SECONDS = 2.0
+STANDIN_CAP_SECONDS = 120.0
 STEADY_MACHINE_PERCENT = 5.0  # the benches before and after the run agree this closely: the machine held its speed
 STEADY_RUN_SPREAD_PERCENT = 15.0  # p10-p90 of a run's 20 windows; steady runs here spread 3-9%
 
@@ -362,7 +368,26 @@ class Measure(Describe):
         if not run.steps:
             raise RunError(f"{path.name} finished without a training step (no optimizer step, no backward pass)",
                            hint="is the training loop behind a flag or an `if __name__ == \"__main__\"` it did not reach?")
-        return run
+        if never_asks_for_a_gpu(run):
+            return run  # it trains on a CPU wherever it runs: no GPU row to trace
+        return replace(run, gpu_run=self.trace_on_standin(path, args, cwd, env, cancel, on_progress, label))
+
+    def trace_on_standin(self, path: Path, args: list[str], cwd: Path, env: ScriptEnv | None = None, cancel=None,
+                         on_progress: ProgressFn | None = None, label: str = "local") -> ScriptRun | None:
+        """The script run again, unchanged, on the stand-in GPU (runner/standin.py): a GPU's step traced in seconds,
+        with the precision and kernels the GPU run would use, and its own host work timed as CPU time. None when it
+        failed there (its GPU rows then come from this CPU's trace, said so)."""
+        if on_progress is not None:
+            on_progress(label, {"event": "script", "phase": "tracing a step on the stand-in GPU"})
+        with tempfile.TemporaryDirectory(prefix="planner-standin-") as tmp:
+            done = run_script(path.resolve(), list(args), STANDIN_SECONDS, Path(tmp), min_steps=STANDIN_STEPS,
+                              cap_seconds=STANDIN_CAP_SECONDS, cancel=cancel, cwd=cwd,
+                              extra_env=env.here if env else None, standin={}, max_steps=STANDIN_STEPS)
+        if cancel is not None and cancel.is_set():
+            raise Cancelled(f"cancelled: the trace of {path.name} on the stand-in GPU was stopped")
+        if not done.result or done.result.get("status") != "ok" or not done.result.get("trace"):
+            return None
+        return ScriptRun.from_json(done.result)
 
     @staticmethod
     def check_validated_epochs(args: list[str], epochs: int | None) -> None:

@@ -21,7 +21,8 @@ from planner.core.document import SCRIPT_KIND, PlanDocument, PlanOptions, PriceS
 from planner.core.candidates import LOCAL, Target, measured_candidate
 from planner.core.document import LeftRunning, choice_json
 from planner.core.script import (
-    RunLengthUnknown, ScriptEnv, ScriptEstimate, ScriptJob, ScriptLength, ScriptRun, estimate_script, measured_script_candidate,
+    RunLengthUnknown, ScriptEnv, ScriptEstimate, ScriptJob, ScriptLength, ScriptRun, estimate_script, gpu_precision,
+    measured_script_candidate,
     length_disagreement, script_candidates, script_said, steady_step,
 )
 from planner.errors import Cancelled, InputError, SpecError
@@ -69,7 +70,7 @@ class Scripts(Runs):
             chosen = TaskChoice(job.task.source, asks.written, allowed)
         per_epoch = int(round(est.steps_per_epoch)) if est.steps_per_epoch else None
         summary = WorkloadSummary(job.script, SCRIPT_KIND, None, None, None, est.epochs if per_epoch else None, per_epoch,
-                                  est.total_steps, run.trace.precision if run.trace else "fp32", None,
+                                  est.total_steps, gpu_precision(run), None,
                                   script_args=list(job.args), step_boundary=run.boundary)
         return PlanDocument(summary, plan, options, str(run_dir) if run_dir else None,
                             prices=None if measured_only else PriceSource(catalog.source, catalog.as_of),

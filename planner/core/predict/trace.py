@@ -56,27 +56,46 @@ def host_seconds(trace: StepTrace, step_seconds: float) -> float:
     return max(step_seconds - (trace.op_seconds - trace.host_ops.seconds) - eager, 0.0)
 
 
+DTYPE_PRECISION = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
+
+
+def class_parts(trace: StepTrace, name: str) -> list[tuple[str, float]]:
+    """An op class's work by the precision its FLOPs ran in, as shares: the stand-in GPU traced them per dtype
+    (autocast, .half(), TF32 for fp32 matmuls when the script allowed it); a CPU trace has the step's one precision."""
+    by_dtype = {DTYPE_PRECISION.get(d, "fp32"): f for d, f in trace.class_dtypes.get(name, {}).items() if f > 0}
+    total = sum(by_dtype.values())
+    if not total:
+        return [(trace.precision, 1.0)]
+    tf32 = trace.matmul_tf32 and name in ("gemm", "attention")
+    return [("tf32" if p == "fp32" and tf32 else p, f / total) for p, f in by_dtype.items()]
+
+
 def predict_trace_gpu(trace: StepTrace, step_seconds: float, relative_bench: tuple[float, float], gpu: GpuSpec,
-                      scalar_ratio: float = 1.0, constants: DeviceConstants = DEFAULT) -> Prediction:
+                      scalar_ratio: float = 1.0, constants: DeviceConstants = DEFAULT,
+                      host_here: float | None = None) -> Prediction:
     """One step of the traced script on `gpu` (see the module docstring). `step_seconds`: the steady
     step measured here; `relative_bench`: its interval's relative half-widths (below, above);
-    `scalar_ratio`: the instance CPU's per-core speed over this machine's."""
+    `scalar_ratio`: the instance CPU's per-core speed over this machine's; `host_here`: the script's own host
+    work per step measured here (the stand-in GPU's CPU time outside torch), instead of the step less its ops."""
     precision = trace.precision
     gpu_seconds = compute = 0.0
     by_op: dict[str, float] = {}
     for name, work in trace.device_classes.items():
         if not work.ops:
             continue
-        layer = Layer(name, params=0, forward_flops=float(work.flops), activation_elems=0.0, kernels=work.ops, op=name,
-                      backward_flops=0.0, backward_kernels=0, moved_elems=0.0, fixed_elems=work.bytes / FP32)
-        timed = layer_gpu_seconds(layer, gpu, 1, precision, constants)
-        if isinstance(timed, str):
-            return Prediction(None, None, None, note=timed)
-        seconds, compute_bound = timed
-        gpu_seconds += seconds
-        compute += seconds if compute_bound else 0.0
-        by_op[name] = seconds
-    host = host_seconds(trace, step_seconds) / max(scalar_ratio, 1e-3)
+        for part, share in class_parts(trace, name):
+            flops = work.flops * share if trace.class_dtypes.get(name) else float(work.flops)
+            layer = Layer(name, params=0, forward_flops=flops, activation_elems=0.0, kernels=max(1, round(work.ops * share)),
+                          op=name, backward_flops=0.0, backward_kernels=0, moved_elems=0.0,
+                          fixed_elems=work.bytes * share / FP32)
+            timed = layer_gpu_seconds(layer, gpu, 1, part, constants)
+            if isinstance(timed, str):
+                return Prediction(None, None, None, note=timed)
+            seconds, compute_bound = timed
+            gpu_seconds += seconds
+            compute += seconds if compute_bound else 0.0
+            by_op[name] = by_op.get(name, 0.0) + seconds
+    host = (host_seconds(trace, step_seconds) if host_here is None else host_here) / max(scalar_ratio, 1e-3)
     dispatch = trace.kernels * constants.dispatch_seconds
     copies = trace.to_device.bytes / constants.pcie_bytes_per_second + trace.to_device.calls * COPY_LATENCY_SECONDS
     reads = trace.to_host.calls

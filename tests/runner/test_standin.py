@@ -1,0 +1,103 @@
+"""The stand-in GPU (runner/standin.py): a script written for CUDA runs here unchanged, its step traced as a GPU
+would run it (autocast, TF32, fused attention, GradScaler, the memory it holds), its reads answered with zeros and
+counted; and the plan's GPU rows come from that trace (planner/core/script.py standin_step)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from planner.core.script import ScriptRun, StepTrace, OpClassWork, standin_step
+from planner.core.predict.trace import predict_trace_gpu
+from planner.service.predictions import hardware
+from runner.local import run_script
+
+# A GPU script as people write them: CUDA hard-coded, bf16 autocast, TF32 allowed, GradScaler, fused AdamW,
+# scaled-dot-product attention, a loss printed every step. On this CPU it cannot run at all.
+GPU_SCRIPT = """
+import torch, torch.nn as nn, torch.nn.functional as F
+assert torch.cuda.is_available() and torch.cuda.is_bf16_supported()
+torch.set_float32_matmul_precision("high")
+name = torch.cuda.get_device_name(0)
+class Block(nn.Module):
+    def __init__(self, d=128, h=4):
+        super().__init__()
+        self.h, self.qkv, self.out, self.ln = h, nn.Linear(d, 3 * d), nn.Linear(d, d), nn.LayerNorm(d)
+    def forward(self, x):
+        B, T, C = x.shape
+        q, k, v = (t.view(B, T, self.h, C // self.h).transpose(1, 2) for t in self.qkv(self.ln(x)).split(C, dim=2))
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return x + self.out(y.transpose(1, 2).reshape(B, T, C))
+model = nn.Sequential(nn.Embedding(64, 128), Block(), Block(), nn.Linear(128, 64)).cuda()
+model = torch.compile(model)
+opt = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
+scaler = torch.amp.GradScaler("cuda")
+for step in range(1000):
+    x = torch.randint(0, 64, (16, 32), pin_memory=True).cuda(non_blocking=True)
+    with torch.autocast("cuda", dtype=torch.bfloat16):
+        loss = F.cross_entropy(model(x).view(-1, 64), x.view(-1))
+    scaler.scale(loss).backward()
+    scaler.step(opt)
+    scaler.update()
+    opt.zero_grad(set_to_none=True)
+    torch.cuda.synchronize()
+    print(f"step {step} loss {loss.item():.4f} mem {torch.cuda.max_memory_allocated()}")
+"""
+
+
+@pytest.fixture(scope="module")
+def traced(tmp_path_factory) -> tuple[Path, dict]:
+    folder = tmp_path_factory.mktemp("gpu-script")
+    script = folder / "train.py"
+    script.write_text(textwrap.dedent(GPU_SCRIPT))
+    done = run_script(script, [], 2.0, folder, min_steps=6, cap_seconds=120, standin={}, max_steps=6)
+    assert done.result is not None, done.stderr_tail
+    return script, done.result
+
+
+def test_a_script_that_hard_codes_cuda_runs_on_the_stand_in_and_is_traced_as_the_gpu_runs_it(traced):
+    script, result = traced
+    assert result["status"] == "ok", result["message"]
+    assert result["cuda_used"] and result["device_name"] == "NVIDIA A100-SXM4-80GB"
+    assert len(result["steps"]) == 6 and len(result["host_cpu"]) >= 5
+    trace, seen = result["trace"], result["standin"]
+    # autocast regions and TF32 as the GPU run sets them, the precision per op class
+    assert seen["autocast"] == ["bfloat16"] and seen["matmul_tf32"] and seen["compiled"] == 1
+    assert set(trace["class_dtypes"]["gemm"]) == {"bfloat16"}
+    # attention runs as the fused kernel a GPU picks, and its FLOPs are counted (flash: 4 x B x H x T^2 x D forward)
+    assert trace["classes"]["attention"]["flops"] > 0 and not trace["uncounted_ops"]
+    # the loss printed each step: a value read back (a sync), answered with zero, its line named
+    assert trace["to_host"]["calls"] >= 1 and seen["read_sites"] == {"train.py:28": 6}  # the print line
+    assert seen["syncs"] >= 12  # .item() and torch.cuda.synchronize() in each of 6 steps
+    # the memory the step holds on the GPU: at least the weights, their gradients and AdamW's two moments
+    params = (64 * 128 + 2 * (128 * 384 + 384 + 128 * 128 + 128 + 2 * 128) + 128 * 64 + 64) * 4
+    assert trace["peak_bytes"] >= 4 * params
+
+
+def test_the_plans_gpu_rows_rest_on_the_stand_ins_trace_and_host_time(traced):
+    _script, result = traced
+    gpu_run = ScriptRun.from_json(result)
+    on = standin_step(ScriptRun(status="ok", stopped_because="budget", boundary="optimizer", steps=[0.0, 1.0],
+                                gpu_run=gpu_run))
+    assert on is not None and on.trace.precision == "bf16" and 0 < on.host_seconds < 1.0
+    a100, t4 = hardware().gpus["A100"], hardware().gpus["T4"]
+    fast, slow = (predict_trace_gpu(on.trace, 1.0, on.relative, g, host_here=on.host_seconds) for g in (a100, t4))
+    assert fast.step_seconds is not None and slow.step_seconds is not None
+    # the step measured here (1 s) plays no part: the host's own work and the GPU's kernels do
+    assert fast.step_seconds < 0.5 and fast.step_seconds <= slow.step_seconds
+
+
+def test_an_op_class_runs_in_the_precision_its_flops_were_traced_in():
+    gemm = OpClassWork(ops=100, flops=int(4e12), bytes=int(1e9), seconds=0.0)
+    trace = StepTrace(start=0.0, wall=1.0, op_seconds=0.0, classes={"gemm": gemm}, flops_by_dtype={"float32": int(4e12)},
+                      class_dtypes={"gemm": {"float32": int(4e12)}})
+    half = StepTrace(start=0.0, wall=1.0, op_seconds=0.0, classes={"gemm": gemm}, flops_by_dtype={"bfloat16": int(4e12)},
+                     class_dtypes={"gemm": {"bfloat16": int(4e12)}})
+    a100 = hardware().gpus["A100"]
+    fp32, tf32, bf16 = (predict_trace_gpu(t, 1.0, (0.05, 0.05), a100, host_here=0.0).step_seconds
+                        for t in (trace, StepTrace(**{**trace.__dict__, "matmul_tf32": True}), half))
+    assert fp32 is not None and tf32 is not None and bf16 is not None
+    assert fp32 > 4 * tf32 and tf32 > 1.5 * bf16  # 19.5 fp32 TFLOPS, 156 TF32, 312 bf16 on an A100
+    assert StepTrace(**{**trace.__dict__, "matmul_tf32": True}).precision == "tf32"
