@@ -95,7 +95,7 @@ def bench_bundle(files: UserFiles | None = None) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.write(PACKAGE_ROOT / "runner" / "__init__.py", "runner/__init__.py")
-        for name in ("script.py", "script_job.py"):  # a user's training script as a bench job
+        for name in ("script.py", "script_job.py", "standin.py"):  # a user's training script as a bench job
             zf.write(PACKAGE_ROOT / "runner" / name, f"runner/{name}")
         for path in sorted((PACKAGE_ROOT / "runner" / "bench").glob("*.py")):
             zf.write(path, f"runner/bench/{path.name}")

@@ -643,7 +643,7 @@ def main(argv: list[str]) -> int:
         standin.script_dir = os.path.dirname(os.path.abspath(a.script))
     timeline = Timeline(spawn, a.seconds, a.min_steps, a.max_steps, a.out, a.until_epoch, a.latest, standin)
     if standin is not None:
-        install_standin(standin, on_question=lambda: setattr(timeline, "gpu_asked", True))
+        install_standin(standin, sys.modules[__name__], on_question=lambda: setattr(timeline, "gpu_asked", True))
         _CUDA_AVAILABLE.append(lambda: False)  # the launcher's own clock needs no synchronisation: nothing runs
     install(timeline, watch=standin is None)
     timeline.imports_done = time.time() - spawn

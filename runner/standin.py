@@ -133,9 +133,10 @@ def _zeros_like_value(dtype: Any) -> Any:
     return 0.0 if dtype.is_floating_point or dtype.is_complex else 0
 
 
-def install(standin: StandIn, on_question: Any = None) -> None:
-    """Make this process see the stand-in as its CUDA GPU (see the module docstring). `on_question` is called when
-    the script asks whether a GPU is there."""
+def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
+    """Make this process see the stand-in as its CUDA GPU (see the module docstring). `ops`: the launcher's op
+    bookkeeping (runner.script: op_class, _nbytes, _first_dtype), so that a stand-in op is classed as a traced one;
+    `on_question` is called when the script asks whether a GPU is there."""
     import torch
     from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
     from torch.overrides import TorchFunctionMode
@@ -144,7 +145,7 @@ def install(standin: StandIn, on_question: Any = None) -> None:
     from torch.utils.backend_registration import _setup_privateuseone_for_python_backend
     from torch.utils.flop_counter import flop_registry
 
-    from runner.script import _first_dtype, _nbytes, op_class
+    op_class, _nbytes, _first_dtype = ops.op_class, ops._nbytes, ops._first_dtype
 
     _setup_privateuseone_for_python_backend(STANDIN, backend_module=_backend_module(standin))
     device = torch.device(STANDIN, 0)
