@@ -146,7 +146,9 @@ def test_the_bench_holds_a_bounded_pool_of_batches_not_the_dataset(tiny_mlp):
     assert r.status == "ok", r.message
     assert r.dataset_bytes == 2_000_000 * (512 * 4 + 4)
     assert 2 * 256 <= r.data_pool_samples < 2_000_000 and r.data_pool_samples % 256 == 0
-    assert r.data_pool_bytes <= POOL_MAX_BYTES and r.data_pool_bytes < r.dataset_bytes / 10
+    # the pool is sized from the last-level cache, at most POOL_MAX_BYTES: a VM that reports a 300 MiB L3 gets the
+    # whole 512 MiB, an eighth of the 4.1 GB dataset (the 2026-11-28 machine; earlier ones stopped below a tenth)
+    assert r.data_pool_bytes <= POOL_MAX_BYTES and r.data_pool_bytes < r.dataset_bytes / 7
     assert r.peak_memory_bytes < 2 * 2**30 and time.monotonic() - started < 60  # the 4 GB were never built
     # the real run's one-time cost of materialising every sample is modelled from the pool's rate
     m = StepMeasurement.from_result(r)
