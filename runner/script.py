@@ -84,6 +84,32 @@ def _first_dtype(value: Any) -> str:
     return "other"
 
 
+NO_FORMULA, FORMULA_FAILED = "no formula", "formula failed"  # why count_op counted no FLOPs
+
+
+def count_op(trace: dict[str, Any], cls: str, func: Any, args: Any, kwargs: Any, out: Any) -> tuple[int, str] | str:
+    """One op (not a view) counted into the trace's class `cls`: its launch, the bytes it reads and writes, its FLOPs
+    by PyTorch's own formula (torch.utils.flop_counter) and their dtype. (FLOPs, dtype), or why none were counted
+    (NO_FORMULA, FORMULA_FAILED: a formula that does not cover these arguments). Shared by this CPU's trace and the
+    stand-in GPU's (runner/standin.py)."""
+    from torch.utils.flop_counter import flop_registry
+
+    entry = trace["classes"].setdefault(cls, {"ops": 0, "flops": 0, "bytes": 0, "seconds": 0.0})
+    entry["ops"] += 1
+    entry["bytes"] += _nbytes(list(args)) + _nbytes(out)
+    counter = flop_registry.get(func._overloadpacket)
+    if counter is None:
+        return NO_FORMULA
+    try:
+        flops = int(counter(*args, **kwargs, out_val=out))
+    except Exception:  # noqa: BLE001 - an op PyTorch's formula does not cover: its FLOPs unknown
+        return FORMULA_FAILED
+    dtype = _first_dtype(out)
+    entry["flops"] += flops
+    trace["flops_by_dtype"][dtype] = trace["flops_by_dtype"].get(dtype, 0) + flops
+    return flops, dtype
+
+
 def trace_mode(trace: dict[str, Any], loading: Any = None) -> Any:
     """A TorchDispatchMode that records every aten op of the traced step: its class, FLOPs (PyTorch's own
     formulas, torch.utils.flop_counter) and their dtype, bytes read and written, and the time spent inside
@@ -91,7 +117,6 @@ def trace_mode(trace: dict[str, Any], loading: Any = None) -> Any:
     (a DataLoader fetching a batch in the main process: its collate) is of class "data": host work
     whatever the script's device, never a GPU kernel."""
     from torch.utils._python_dispatch import TorchDispatchMode
-    from torch.utils.flop_counter import flop_registry
 
     class Trace(TorchDispatchMode):
         def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
@@ -104,20 +129,9 @@ def trace_mode(trace: dict[str, Any], loading: Any = None) -> Any:
                 trace["views"] += 1
                 return out
             cls = "data" if loading is not None and loading() else op_class(str(func))
-            entry = trace["classes"].setdefault(cls, {"ops": 0, "flops": 0, "bytes": 0, "seconds": 0.0})
-            entry["ops"] += 1
-            entry["seconds"] += took
-            entry["bytes"] += _nbytes(list(args)) + _nbytes(out)
-            counter = flop_registry.get(func._overloadpacket)
-            if counter is not None:
-                try:
-                    flops = int(counter(*args, **kwargs, out_val=out))
-                except Exception:  # noqa: BLE001 - an op PyTorch's formula does not cover: its FLOPs unknown
-                    trace["uncounted"] += 1
-                else:
-                    entry["flops"] += flops
-                    by_dtype = trace["flops_by_dtype"]
-                    by_dtype[_first_dtype(out)] = by_dtype.get(_first_dtype(out), 0) + flops
+            if count_op(trace, cls, func, args, kwargs, out) == FORMULA_FAILED:
+                trace["uncounted"] += 1
+            trace["classes"][cls]["seconds"] += took
             return out
 
     return Trace()

@@ -70,8 +70,8 @@ class StandIn:
         self.compiled = 0  # torch.compile calls (traced eager)
         self.asked: set[str] = set()  # questions whose answer differs between GPUs: capability, bf16, memory
         self.autocast: set[str] = set()  # the autocast dtypes the script entered on cuda
-        self.fake: Any = None
         self.script_dir = ""
+        self.autocast_libraries: tuple[Any, ...] = ()  # the autocast kernels' registrations, alive while it runs
 
     # --------------------------------------------------------------------------------------------- memory
     def _hold(self, tensor: Any) -> None:
@@ -135,17 +135,16 @@ def _zeros_like_value(dtype: Any) -> Any:
 
 def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
     """Make this process see the stand-in as its CUDA GPU (see the module docstring). `ops`: the launcher's op
-    bookkeeping (runner.script: op_class, _nbytes, _first_dtype), so that a stand-in op is classed as a traced one;
+    bookkeeping (runner.script: op_class, count_op, _nbytes), so that a stand-in op is counted as a traced one;
     `on_question` is called when the script asks whether a GPU is there."""
     import torch
     from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
     from torch.overrides import TorchFunctionMode
     from torch.utils._python_dispatch import TorchDispatchMode
-    from torch.utils._pytree import tree_leaves, tree_map
+    from torch.utils._pytree import tree_leaves
     from torch.utils.backend_registration import _setup_privateuseone_for_python_backend
-    from torch.utils.flop_counter import flop_registry
 
-    op_class, _nbytes, _first_dtype = ops.op_class, ops._nbytes, ops._first_dtype
+    op_class, count_op, _nbytes = ops.op_class, ops.count_op, ops._nbytes
 
     _setup_privateuseone_for_python_backend(STANDIN, backend_module=_backend_module(standin))
     device = torch.device(STANDIN, 0)
@@ -153,7 +152,7 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
     class Fake(FakeTensorMode):
         avoid_device_init = True  # no device is initialised, no constant is propagated across a device move
 
-    fake = standin.fake = Fake(allow_non_fake_inputs=True)
+    fake = Fake(allow_non_fake_inputs=True)
     aten = torch.ops.aten
     scalar_read, to_copy, copy_ = aten._local_scalar_dense.default, aten._to_copy.default, aten.copy_.default
     compute = ("gemm", "conv", "attention", "recurrent")
@@ -169,22 +168,12 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
             trace["views"] += 1
             return
         cls = op_class(name)
-        entry = trace["classes"].setdefault(cls, {"ops": 0, "flops": 0, "bytes": 0, "seconds": 0.0})
-        entry["ops"] += 1
-        entry["bytes"] += _nbytes(list(args)) + _nbytes(out if isinstance(out, (list, tuple)) else [out])
-        counter = flop_registry.get(func._overloadpacket)
-        if counter is None:
-            if cls in compute:
+        counted = count_op(trace, cls, func, args, kwargs, out)
+        if isinstance(counted, str):  # no FLOPs: said of a compute op (an elementwise op is timed by its bytes anyway)
+            if cls in compute or counted == ops.FORMULA_FAILED:
                 trace["uncounted_ops"][name] = trace["uncounted_ops"].get(name, 0) + 1
             return
-        try:
-            flops = int(counter(*args, **kwargs, out_val=out))
-        except Exception:  # noqa: BLE001 - a formula that does not cover these arguments
-            trace["uncounted_ops"][name] = trace["uncounted_ops"].get(name, 0) + 1
-            return
-        dtype = _first_dtype(out)
-        entry["flops"] += flops
-        trace["flops_by_dtype"][dtype] = trace["flops_by_dtype"].get(dtype, 0) + flops
+        flops, dtype = counted
         by_class = trace["class_dtypes"].setdefault(cls, {})
         by_class[dtype] = by_class.get(dtype, 0) + flops
 
@@ -278,11 +267,9 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
                     standin.read_back(_nbytes(first))
                     return repr(torch.zeros(first.shape, dtype=first.dtype)).replace(")", ", device='cuda:0')", 1) \
                         if first.dim() else f"tensor({_zeros_like_value(first.dtype)}, device='cuda:0')"
-                if func is torch.Tensor.pin_memory:
-                    return first
                 if func is sdpa:
                     return self.timed(start, attention, args, kwargs)
-            elif func is torch.Tensor.pin_memory:  # no page-locked memory without a GPU: the tensor as it is
+            if func is torch.Tensor.pin_memory:  # no page-locked memory without a GPU: the tensor as it is
                 return first
             return self.timed(start, func, args, kwargs)
 
@@ -298,7 +285,6 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
     _patch_modules(FakeTensor)
     Devices().__enter__()
     Router().__enter__()
-    _ = tree_map  # noqa: F841 - imported with the rest of pytree for the kernels' use
 
 
 def _zeros_shape(func: Any, args: Any, kwargs: Any, fake: Any, device: Any) -> Any:
@@ -361,7 +347,7 @@ def _autocast_kernels(standin: StandIn) -> None:
     lib = torch.library.Library("aten", "IMPL")
     every = torch.library.Library("_", "IMPL")  # every other op passes through, as autocast_mode.cpp has it for CUDA
     every.fallback(torch.library.fallthrough_kernel, "AutocastPrivateUse1")
-    standin._autocast_library = (lib, every)  # type: ignore[attr-defined]
+    standin.autocast_libraries = (lib, every)
     key = torch._C.DispatchKeySet(getattr(torch._C.DispatchKey, "AutocastPrivateUse1"))
 
     def kernel(op: Any, lower: bool) -> Any:

@@ -38,7 +38,7 @@ from planner.core.estimate import (
     PROCESS_EXIT_SECONDS, RUN_TO_RUN_NOISE, StepMeasurement, estimate_training, relative_half_widths,
 )
 from planner.core.predict.cpu import cpu_speed_ratio, physical_cores, predict_cpu
-from planner.core.predict.trace import host_seconds, predict_trace_gpu
+from planner.core.predict.trace import DTYPE_PRECISION, host_seconds, predict_trace_gpu
 from planner.core.kinds import Device
 from planner.core.task import TaskOrigin, secret_env
 from planner.errors import InputError
@@ -148,8 +148,7 @@ class StepTrace:
     @property
     def precision(self) -> str:
         """The step's math precision: the dtype most of its FLOPs ran in (fp32 when none were counted)."""
-        names = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
-        counted = {names[d]: n for d, n in self.flops_by_dtype.items() if d in names}
+        counted = {DTYPE_PRECISION[d]: n for d, n in self.flops_by_dtype.items() if d in DTYPE_PRECISION}
         most = max(counted, key=lambda d: counted[d]) if counted else "fp32"
         return "tf32" if most == "fp32" and self.matmul_tf32 else most
 
@@ -634,19 +633,16 @@ def script_candidates(run: ScriptRun, est: ScriptEstimate, instances: list[Insta
                 why = f"no spec for GPU {facts.gpu_name}" if gpu is None else "not predicted: no step of the script was traced"
                 out.append(Candidate(**base, note=why))
                 continue
-            gpu_precision = gpu_trace.precision
             scalar = cpu_speed_ratio(hardware.local_cpu, cpu, precision if on_standin is None else "fp32")[0] if hardware.local_cpu and cpu else 1.0
-            if on_standin is not None:  # the host's work measured as CPU time here, the ops as the GPU would run them
-                pred = predict_trace_gpu(gpu_trace, est.step_seconds, on_standin.relative, gpu, scalar,
-                                         host_here=on_standin.host_seconds)
-            else:
-                pred = predict_trace_gpu(gpu_trace, est.step_seconds, (below, above), gpu, scalar)
+            # on the stand-in, the host's work measured as CPU time here, the ops as the GPU would run them
+            relative, host_here = (on_standin.relative, on_standin.host_seconds) if on_standin else ((below, above), None)
+            pred = predict_trace_gpu(gpu_trace, est.step_seconds, relative, gpu, scalar, host_here=host_here)
             low, high = pred.low, pred.high
             memory, need = float(facts.gpu_memory_gib or 0.0) * 2**30, gpu_trace.device_bytes
             if need is not None and memory and not fits(need, memory):
                 base.update(fits=False, note=does_not_fit_note(need, memory))
             # the bench's share is inside the band already; the same GPU behind the same CPU family: one estimate
-            basis = ErrorBasis(model=f"gpu-model:{gpu.arch}:{gpu_precision}", estimate=f"trace:{gpu.name}:{facts.family}")
+            basis = ErrorBasis(model=f"gpu-model:{gpu.arch}:{gpu_trace.precision}", estimate=f"trace:{gpu.name}:{facts.family}")
             if facts.gpu_count > 1:
                 base["note"] = "; ".join(x for x in (base.get("note", ""), f"1 of its {facts.gpu_count} GPUs used (the script "
                                                      "picks its device); priced for the whole instance") if x)

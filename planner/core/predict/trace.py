@@ -56,7 +56,7 @@ def host_seconds(trace: StepTrace, step_seconds: float) -> float:
     return max(step_seconds - (trace.op_seconds - trace.host_ops.seconds) - eager, 0.0)
 
 
-DTYPE_PRECISION = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
+DTYPE_PRECISION = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}  # torch's dtype names -> the model's
 
 
 def class_parts(trace: StepTrace, name: str) -> list[tuple[str, float]]:
