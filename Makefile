@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 SPEC   ?= examples/surface-mlp.yaml
 
-.PHONY: run test bench-accuracy bench-predict bench-drift bench-published bench-big bench-catalog bench-cpu bench-parallel bench-scripts clean
+.PHONY: run test bench-accuracy bench-predict bench-drift bench-published bench-big bench-catalog bench-cpu bench-parallel bench-scripts bench-device bench-device-dry clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,14 @@ bench-scripts: $(VENV)/.installed
 
 bench-cpu: $(VENV)/.installed
 	$(BIN)/python benchmarks/cpu_unmeasured.py
+
+# The GPU check (benchmarks/device.py): on a machine with a CUDA GPU, with the torch it has (no venv needed there);
+# the dry run checks the whole path on this CPU (tests/test_bench_device.py runs it in make test)
+bench-device:
+	$(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON)) benchmarks/device.py
+
+bench-device-dry: $(VENV)/.installed
+	$(BIN)/python benchmarks/device.py --dry-run
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -393,7 +393,7 @@ class Timeline:
         """At a step's end: start tracing the next step once past the warm-up, end the trace after it."""
         n = self.step_count()
         if self.standin is not None:
-            self.host_marks.append(time.thread_time() - self.standin.torch_cpu)
+            self.host_marks.append(time.thread_time() - self.standin.not_script())
             if self.standin.trace is not None:
                 self.standin.trace = None
                 self.trace["wall"] = t - self.trace["start"]
@@ -532,6 +532,8 @@ class Timeline:
                 else _cpu_name(),
                 "torch_version": torch.__version__, "threads": torch.get_num_threads(),
                 "trace": self.trace if self.traced_step is not None else None}
+        if data["cuda_used"]:  # a real GPU: the peak its caching allocator handed out, as the stand-in's peak_bytes
+            data["cuda_peak_bytes"] = int(torch.cuda.max_memory_allocated())
         if self.standin is not None:  # the stand-in GPU: what it was, what it saw, the host's CPU per step
             data.update(cuda_used=self.standin.used, device_name=self.standin.gpu["name"], standin=self.standin.summary(),
                         host_cpu=[b - a for a, b in zip(self.host_marks, self.host_marks[1:])])

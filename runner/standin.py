@@ -24,7 +24,10 @@ How (written down, as the design asks; the options and why this one):
   and the plan says so). scaled_dot_product_attention runs as the fused kernel a GPU picks (flash for
   fp16/bf16 without a mask, memory-efficient otherwise), not the CPU's math fallback.
 - Host time: the CPU time of the script's own thread outside PyTorch's calls on the stand-in, per step
-  (time.thread_time: a busy machine does not add to it), is the script's Python and data loading.
+  (time.thread_time: a busy machine does not add to it), is the script's Python and data loading. What the
+  stand-in itself costs is taken out: its modes' own work on every call, and the way into them (PyTorch's
+  torch-function handling, ~10-20 us a call, calibrated when it is installed: `call_overhead`). Without that, a
+  GPU row's host was 2-4x the host of the same script on an H200 (benchmarks/results/device-h200-2026-11-28.csv).
 - Memory: every stand-in storage is counted from its allocation to its last tensor's death; the peak of a
   step is what the GPU would hold (weights, gradients, optimizer state, activations, inputs).
 """
@@ -64,7 +67,12 @@ class StandIn:
         self.allocated = 0
         self.peak = 0
         self.storages: dict[int, list[int]] = {}  # storage -> [bytes, live tensors]
-        self.torch_cpu = 0.0  # this thread's CPU seconds inside PyTorch calls on the stand-in (not the script's)
+        self.torch_cpu = 0.0  # this thread's CPU seconds inside PyTorch calls on the stand-in and the modes' own work
+        self.calls = 0  # torch calls the modes handled (each paid call_overhead on the way in)
+        self.call_overhead = 0.0  # CPU seconds of one call's way into the modes, measured at install
+        self.depth = 0  # > 0 inside a call the modes time
+        self.deaths = 0  # stand-in tensors freed outside a timed call (each paid death_overhead there)
+        self.death_overhead = 0.0  # CPU seconds of one fake tensor's teardown, measured at install
         self.syncs = 0  # values read back, synchronize(), Event.synchronize() (all of the run)
         self.read_sites: dict[str, int] = {}  # file:line of the script's reads -> count
         self.compiled = 0  # torch.compile calls (traced eager)
@@ -91,6 +99,8 @@ class StandIn:
         weakref.finalize(tensor, self._release, key)
 
     def _release(self, key: int) -> None:
+        if not self.depth:  # a stand-in tensor freed by the script's own code: its Python teardown is the stand-in's
+            self.deaths += 1
         entry = self.storages.get(key)
         if entry is None:
             return
@@ -113,6 +123,10 @@ class StandIn:
             self.trace["to_host"]["calls"] += 1
             self.trace["to_host"]["bytes"] += nbytes
 
+    def not_script(self) -> float:
+        """This thread's CPU seconds so far that were the stand-in's or PyTorch's on it, not the script's own."""
+        return self.torch_cpu + self.calls * self.call_overhead + self.deaths * self.death_overhead
+
     def summary(self) -> dict[str, Any]:
         """What the plan says of the stand-in run."""
         import torch
@@ -121,7 +135,9 @@ class StandIn:
                 "read_sites": dict(sorted(self.read_sites.items(), key=lambda kv: -kv[1])[:5]),
                 "asked": sorted(self.asked), "autocast": sorted(self.autocast),
                 "matmul_tf32": torch.get_float32_matmul_precision() != "highest" or bool(torch.backends.cuda.matmul.allow_tf32),
-                "cudnn_tf32": bool(torch.backends.cudnn.allow_tf32), "peak_bytes": self.peak}
+                "cudnn_tf32": bool(torch.backends.cudnn.allow_tf32), "peak_bytes": self.peak,
+                "call_overhead_us": round(self.call_overhead * 1e6, 2),
+                "death_overhead_us": round(self.death_overhead * 1e6, 2)}
 
 
 def _zeros_like_value(dtype: Any) -> Any:
@@ -181,7 +197,19 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
         """Ops that touch the stand-in run on FakeTensors (and are traced); every other op runs for real."""
 
         def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
-            kwargs = kwargs or {}
+            if standin.depth:  # under a torch call the Devices mode times already
+                return self.route(func, args, kwargs or {})
+            # reached with torch functions disabled (optimizers, clip_grad_norm_ and autograd internals do so):
+            # timed here, or the fake tensors' work would count as the script's (it did: 2x its host time)
+            start = time.thread_time()
+            standin.depth += 1
+            try:
+                return self.route(func, args, kwargs or {})
+            finally:
+                standin.depth -= 1
+                standin.torch_cpu += time.thread_time() - start
+
+        def route(self, func: Any, args: Any, kwargs: Any) -> Any:
             flat = tree_leaves((args, kwargs))
             if not any(on_standin(a) for a in flat):
                 return func(*args, **kwargs)
@@ -245,8 +273,20 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
         """`cuda` means the stand-in; reading a stand-in tensor gives zeros; the CPU time of calls on it is counted."""
 
         def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
-            start = time.thread_time()  # all of this call is PyTorch's (and the stand-in's) when it touches the stand-in
-            kwargs = kwargs or {}
+            if standin.depth:  # a call made by the stand-in's own work (the fake tensors' Python): timed by its caller
+                return self.handle(func, args, kwargs or {})[0]
+            start = time.thread_time()  # all of this call is PyTorch's (and the stand-in's) but a CPU op's own work
+            standin.calls += 1
+            standin.depth += 1
+            try:
+                out, own = self.handle(func, args, kwargs or {})
+            finally:
+                standin.depth -= 1
+            standin.torch_cpu += time.thread_time() - start - own
+            return out
+
+        def handle(self, func: Any, args: Any, kwargs: Any) -> tuple[Any, float]:
+            """The call's result, and the CPU seconds of it that are the script's own (an op on CPU tensors)."""
             if func is torch.Tensor.cuda:
                 func, args = torch.Tensor.to, (args[0], device, *args[1:2])
                 kwargs.pop("device", None)
@@ -260,31 +300,81 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
                 if func in (torch.Tensor.tolist, torch.Tensor.numpy):
                     standin.read_back(_nbytes(first))
                     zeros = torch.zeros(first.shape, dtype=first.dtype)
-                    return zeros.tolist() if func is torch.Tensor.tolist else zeros.numpy()
+                    return (zeros.tolist() if func is torch.Tensor.tolist else zeros.numpy()), 0.0
                 if func is torch.Tensor.__format__ and first.dim() == 0:
-                    return first.item().__format__(args[1])
+                    return first.item().__format__(args[1]), 0.0
                 if func in (torch.Tensor.__repr__, torch.Tensor.__str__):
                     standin.read_back(_nbytes(first))
-                    return repr(torch.zeros(first.shape, dtype=first.dtype)).replace(")", ", device='cuda:0')", 1) \
-                        if first.dim() else f"tensor({_zeros_like_value(first.dtype)}, device='cuda:0')"
+                    return (repr(torch.zeros(first.shape, dtype=first.dtype)).replace(")", ", device='cuda:0')", 1)
+                            if first.dim() else f"tensor({_zeros_like_value(first.dtype)}, device='cuda:0')"), 0.0
                 if func is sdpa:
-                    return self.timed(start, attention, args, kwargs)
+                    return self.timed(attention, args, kwargs)
             if func is torch.Tensor.pin_memory:  # no page-locked memory without a GPU: the tensor as it is
-                return first
-            return self.timed(start, func, args, kwargs)
+                return first, 0.0
+            return self.timed(func, args, kwargs)
 
         @staticmethod
-        def timed(start: float, func: Any, args: Any, kwargs: Any) -> Any:
+        def timed(func: Any, args: Any, kwargs: Any) -> tuple[Any, float]:
+            begin = time.thread_time()
             out = func(*args, **kwargs)
-            if any(on_standin(a) for a in tree_leaves((args, kwargs, out))):
-                standin.torch_cpu += time.thread_time() - start
-            return out
+            own = time.thread_time() - begin
+            return out, 0.0 if any(on_standin(a) for a in tree_leaves((args, kwargs, out))) else own
 
     _autocast_kernels(standin)
     _patch_cuda(standin, on_question)
     _patch_modules(FakeTensor)
     Devices().__enter__()
     Router().__enter__()
+    _time_grouping(standin)
+    standin.call_overhead, standin.death_overhead = _overheads(standin, device)
+
+
+def _time_grouping(standin: StandIn) -> None:
+    """torch._C._group_tensors_by_device_and_dtype (every foreach optimizer and clip_grad_norm_ calls it) is no torch
+    function: it asks each fake tensor its device from C++, ~10 us a tensor on the stand-in against well under one
+    on a GPU, and none of it the script's. Timed as the stand-in's, like a call on it."""
+    import torch
+
+    group = torch._C._group_tensors_by_device_and_dtype
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        if standin.depth:
+            return group(*args, **kwargs)
+        start = time.thread_time()
+        standin.depth += 1
+        try:
+            return group(*args, **kwargs)
+        finally:
+            standin.depth -= 1
+            standin.torch_cpu += time.thread_time() - start
+
+    torch._C._group_tensors_by_device_and_dtype = timed
+
+
+def _overheads(standin: StandIn, device: Any) -> tuple[float, float]:
+    """The CPU seconds, outside the modes' own timing, of one torch call's way into the stand-in's modes and back
+    (PyTorch's torch-function handling), and of one stand-in tensor's teardown when the script drops it: the
+    medians over rounds of a call that does nothing else, and of one that makes a tensor dropped at once."""
+    import torch
+
+    used, allocated, peak = standin.used, standin.allocated, standin.peak
+    probe = torch.empty(1, device=device)
+
+    def residue(work: Any) -> float:
+        rounds = []
+        for _ in range(11):
+            start, inside = time.thread_time(), standin.torch_cpu
+            for _ in range(200):
+                work()
+            rounds.append(max(time.thread_time() - start - (standin.torch_cpu - inside), 0.0) / 200)
+        return sorted(rounds)[len(rounds) // 2]
+
+    call = residue(probe.dim)
+    death = max(residue(lambda: torch.empty(1, device=device)) - call, 0.0)
+    del probe
+    standin.calls = standin.deaths = 0
+    standin.used, standin.allocated, standin.peak = used, allocated, peak
+    return call, death
 
 
 def _zeros_shape(func: Any, args: Any, kwargs: Any, fake: Any, device: Any) -> Any:

@@ -26,7 +26,7 @@ TINY_MLP = {
 SERIAL = ("tests/runner/test_script_launcher.py", "tests/runner/test_bench_run.py", "tests/runner/test_distributed.py",
           "tests/cli/test_estimate.py", "tests/cli/test_estimate_script.py", "tests/cli/test_run_plan.py",
           "tests/cli/test_check_bench.py::test_bench_", "tests/cli/test_benchmarks.py::test_drift_",
-          "tests/cli/test_benchmarks.py::test_catalog_")  # check's refusals and the benchmarks that compute only: with the rest
+          "tests/cli/test_benchmarks.py::test_catalog_", "tests/runner/test_standin.py::test_host_")  # check's refusals and the benchmarks that compute only: with the rest
 
 
 def pytest_collection_modifyitems(config, items):

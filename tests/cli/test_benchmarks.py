@@ -60,3 +60,41 @@ def test_catalog_benchmark_refreshes_a_synthetic_catalog_and_times_estimate():
     assert "synthetic catalog: 80 instance types x 3 regions, 720 zone rows" in proc.stdout
     # us-east-1: the file's 80 types and the snapshot's 20 CPU types the file does not hold
     assert proc.stdout.count("| synthetic 80 x 3 | 100 |") == 2 and "met in every run" in proc.stdout
+
+
+def test_device_check_dry_run_checks_the_whole_path_on_this_cpu(tmp_path):
+    """make bench-device's dry run (benchmarks/device.py): a spec benched and a GPU script run for real and traced on
+    the stand-in, then predicted for a GPU by the planner, one CSV; everything the lent GPU would do but the
+    measurement on it."""
+    import csv
+    import os
+
+    from benchmarks.device import CSV_COLUMNS
+
+    proc = subprocess.run([sys.executable, "benchmarks/device.py", "--dry-run"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "OUT": str(tmp_path)})
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    with (tmp_path / "device-measured.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0]) == CSV_COLUMNS
+    by_case = {r["case"]: r for r in rows}
+    spec, script = by_case["small-cnn fp32"], by_case["gpt tiny"]
+    assert spec["kind"] == "spec" and float(spec["predicted_ms"]) > 0 and float(spec["measured_ms"]) > 0
+    # the script's GPU row comes from its stand-in trace: the precision the GPU run uses (bf16 autocast)
+    assert script["kind"] == "script" and script["precision"] == "bf16" and float(script["predicted_ms"]) > 0
+    assert all(r["gpu_catalog"] == "H200" and r["ratio"] == "" for r in rows)  # a CPU's step is no GPU's truth
+    # a report merges several measurements of one GPU: a later file's case replaces the earlier one's
+    again = subprocess.run([sys.executable, "benchmarks/device.py", "report", str(tmp_path / "device-measured.json"),
+                            str(tmp_path / "device-measured.json"), "--csv", str(tmp_path / "again.csv")],
+                           cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0 and len((tmp_path / "again.csv").read_text().splitlines()) == len(rows) + 1
+
+
+def test_device_checks_jobs_are_the_ones_the_planner_makes_today():
+    """The GPU half has no planner to make its bench jobs: they travel prepared (benchmarks/data/device-jobs.json),
+    and must not drift from what `planner bench --device cuda` would send (rewrite: python benchmarks/device.py jobs)."""
+    import json
+
+    from benchmarks.device import DRY_SPECS, JOBS, ON_GPU, spec_jobs
+
+    assert json.loads(JOBS.read_text()) == {"dry": spec_jobs(DRY_SPECS), "cases": spec_jobs() + spec_jobs(ON_GPU, "device")}

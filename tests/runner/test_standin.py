@@ -101,3 +101,57 @@ def test_an_op_class_runs_in_the_precision_its_flops_were_traced_in():
     assert fp32 is not None and tf32 is not None and bf16 is not None
     assert fp32 > 4 * tf32 and tf32 > 1.5 * bf16  # 19.5 fp32 TFLOPS, 156 TF32, 312 bf16 on an A100
     assert StepTrace(**{**trace.__dict__, "matmul_tf32": True}).precision == "tf32"
+
+
+# A GPU script with many parameters (the optimizer's and clip_grad_norm_'s fake work runs with torch functions
+# disabled: it once counted as the script's host time) and a known amount of its own Python per step.
+HOST_SCRIPT = """
+import sys, time, torch, torch.nn as nn
+busy = float(sys.argv[1])
+model = nn.Sequential(*[nn.Linear(32, 32) for _ in range(40)]).cuda()
+opt = torch.optim.AdamW(model.parameters(), foreach=True)
+for step in range(1000):
+    x = torch.randn(8, 32, device="cuda")
+    model(x).square().mean().backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    opt.step()
+    opt.zero_grad(set_to_none=True)
+    end = time.thread_time() + busy  # the script's own Python: `busy` CPU seconds a step
+    while time.thread_time() < end:
+        pass
+"""
+
+
+def _host(folder: Path, busy: float) -> float:
+    script = folder / "host.py"
+    script.write_text(textwrap.dedent(HOST_SCRIPT))
+    done = run_script(script, [str(busy)], 2.0, folder, min_steps=10, cap_seconds=120, standin={}, max_steps=10)
+    assert done.result is not None and done.result["status"] == "ok", done.stderr_tail
+    host = sorted(done.result["host_cpu"][2:])
+    return host[len(host) // 2]
+
+
+def test_host_time_on_the_stand_in_is_the_scripts_own_python_not_the_stand_ins_work(tmp_path):
+    idle, busy = _host(tmp_path, 0.0), _host(tmp_path, 0.03)
+    # the 30 ms of the script's own Python per step come through...
+    assert 0.022 < busy - idle < 0.045, (idle, busy)
+    # ...and the stand-in's own work does not: 40 layers' forward, backward, clip and AdamW on fake tensors cost
+    # ~50 ms of CPU a step here, the script's Python around them (module calls, the optimizer's loops) a few (the
+    # stand-in's own work once showed here as 29 ms)
+    assert idle < 0.015, idle
+
+
+def test_host_time_on_the_stand_in_holds_with_a_cpu_hog_beside_it(tmp_path):
+    import subprocess
+    import sys
+
+    quiet = _host(tmp_path, 0.02)
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        loaded = _host(tmp_path, 0.02)
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    # thread CPU time: a busy machine stretches the wall clock, not the script's own CPU seconds
+    assert abs(loaded - quiet) / quiet < 0.3, (quiet, loaded)

@@ -15,6 +15,14 @@ Fixed, not fitted (sources):
 - dispatch_seconds: eager PyTorch spends ~5-20 us of CPU per operator (Python, dispatcher, autograd,
   launch); 10 us sits in the middle of that range (PyTorch performance-tuning guide; the old
   model's 15 us was the same guess). It only matters for launch-bound steps.
+- spec_dispatch_seconds, step_overhead_seconds: a spec's step as the planner's bench runs it in eager PyTorch,
+  launch-bound (a small network), on a real GPU: small-cnn 1.87 ms for the 33 kernels the model counts,
+  tiny-transformer 10.5 ms for 256, on an H200 whose CPU launches an eager op in 7.5 us from Python
+  (`make bench-device`, benchmarks/results/device-h200-2026-11-28.csv): a line through them, 38 us a counted
+  kernel (the module Python, autograd and the several real ops a counted kernel stands for) and 0.6 ms a step
+  (zero_grad, the loss, the step's synchronisation). With dispatch_seconds alone those steps came out 3-4x too
+  fast: every small network's GPU row was too good. The published points are GPU-bound: unchanged.
+  A script's trace counts its real ops and measures its Python: it keeps dispatch_seconds.
 - pcie_bytes_per_second: pinned host-to-device copies on PCIe 3/4 x16 reach ~12 GB/s.
 - optimizer words: torch.optim's default (foreach) Adam reads and writes parameters, gradients and
   both moments over several passes (~16 fp32 words per parameter); SGD with momentum ~7.
@@ -51,7 +59,9 @@ class DeviceConstants:
     # and held there: the 15 large-transformer points cannot identify it (a free refit drifted to 16 us,
     # which would slow every small network by a third on no evidence of small networks).
     kernel_ramp_seconds: float = 4.312e-6
-    dispatch_seconds: float = 10e-6  # per kernel on the CPU (eager PyTorch), overlaps with GPU work
+    dispatch_seconds: float = 10e-6  # per traced op on the CPU (eager PyTorch), overlaps with GPU work
+    spec_dispatch_seconds: float = 38e-6  # per kernel a spec's model counts, its Python included (see above)
+    step_overhead_seconds: float = 0.6e-3  # per step of a spec's bench, beside the kernels (see above)
     pcie_bytes_per_second: float = 12e9
     bf16_emulation: float = 0.5  # bf16 on Volta/Turing: fp32 CUDA-core rate x this x the fp32 efficiency
     # Power drawn by one SM under full load per GHz^3 of its clock: what decides the clock a

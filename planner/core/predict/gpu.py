@@ -182,7 +182,7 @@ def step_breakdown(layers: list[Layer], gpu: GpuSpec, batch: int, precision: str
     by_op["optimizer"] = optimizer_seconds
     gpu_seconds = compute + memory + optimizer_seconds
     dispatched = kernels["model"] + kernels["optimizer"] / max(1, accumulation)
-    launch = dispatched * constants.dispatch_seconds
+    launch = constants.step_overhead_seconds + dispatched * constants.spec_dispatch_seconds
     transfer = host_bytes_per_step / constants.pcie_bytes_per_second
     step = max(gpu_seconds, launch) + transfer  # dispatch overlaps with GPU work; a step takes the longer
     return Prediction(step, step, step, compute_seconds=compute, memory_seconds=memory + optimizer_seconds,
