@@ -43,6 +43,7 @@ STEADY_DRIFT = 0.10  # the first and last thirds' median steps within 10%: stead
 STEADY_WINDOWS = 0.25  # and the medians of 20 windows of steps within a 25% standard deviation of their mean
 UNSTEADY_EXTENSION = 3.0  # an unsteady measurement goes on to at most 3x its budget
 PROGRESS_SECONDS = 0.5  # the progress file is written at most this often
+INTERIM_SECONDS = 2.0  # until min_steps, the result as it stands is written this often (and at the first step)
 DECIDE_SECONDS = 0.25  # past the budget, whether the step time has settled is decided at most this often
 
 
@@ -352,6 +353,7 @@ class Timeline:
         self.under_way: list[dict[str, Any]] = []  # {"start", "batches", "length"} of each DataLoader being iterated
         self.traced_step: int | None = None  # the index of the traced step (slower: not timed)
         self.reported = -math.inf  # when the progress file was last written
+        self.interim = -math.inf  # when the result as it stands was last written (a launcher stopped at the cap keeps it)
         self.decided = -math.inf  # when, past the budget, it was last decided whether to stop
         self.busy: Any = None  # runner.bench.machine.Busyness from the first step on: who else used the CPUs
         self.gpu_asked = False  # the script asked PyTorch whether a GPU is there (it would use one where there is)
@@ -373,6 +375,16 @@ class Timeline:
             self.check(t)
         self.in_step.append(key)
         self.last_event = t
+        self.interim_write(t)  # with this step's end, known only at the next one's otherwise
+
+    def interim_write(self, t: float) -> None:
+        """Slow steps (a large model on a small CPU): until min_steps, the result as it stands is written at the first
+        step and every INTERIM_SECONDS, so that a launcher the planner stops at its cap leaves its steps in the result
+        ("cap"); the final write replaces it."""
+        n = self.step_count()
+        if n and n < self.min_steps and t - self.interim >= INTERIM_SECONDS:
+            self.interim = t
+            self.write("cap")
 
     def backward_done(self) -> None:
         self.backward_ends.append(self.now())
@@ -380,6 +392,7 @@ class Timeline:
             self.saved.released()
         if not self.optimizers:
             self.check(self.backward_ends[-1])
+            self.interim_write(self.backward_ends[-1])
 
     def boundary(self) -> str:
         return "optimizer" if self.optimizers else "backward" if self.backward_ends else "none"

@@ -37,7 +37,9 @@ from planner.core.formats import human_bytes
 from planner.core.estimate import (
     PROCESS_EXIT_SECONDS, RUN_TO_RUN_NOISE, StepMeasurement, estimate_training, relative_half_widths,
 )
-from planner.core.predict.cpu import cpu_speed_ratio, physical_cores, predict_cpu
+from planner.core.predict.cpu import (
+    UNMEASURED_UNCERTAINTY, CpuFacts, cpu_speed_ratio, physical_cores, predict_cpu, predict_cpu_unmeasured,
+)
 from planner.core.predict.trace import DTYPE_PRECISION, host_seconds, predict_trace_gpu
 from planner.core.kinds import Device
 from planner.core.task import TaskOrigin, secret_env
@@ -202,7 +204,7 @@ class ScriptRun:
     """The launcher's result (seconds since the spawn)."""
 
     status: str  # ok | error (the script failed before its first step)
-    stopped_because: str  # budget | max_steps | finished | error
+    stopped_because: str  # budget | max_steps | finished | error | cap (stopped at the planner's cap: its last interim result)
     boundary: str  # optimizer | backward | none
     steps: list[float]
     epochs: list[Epoch] = field(default_factory=list)
@@ -225,6 +227,7 @@ class ScriptRun:
     standin: StandinSeen | None = None  # a run on the stand-in GPU (runner/standin.py): what it was and saw
     host_cpu: list[float] = field(default_factory=list)  # on the stand-in: the script's own CPU seconds of each step
     gpu_run: ScriptRun | None = None  # the same script traced on the stand-in GPU: its GPU rows come from it
+    predicted_here: str = ""  # why it could not be measured on this CPU: its steps here are predicted (predicted_here())
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ScriptRun:
@@ -401,6 +404,40 @@ def standin_step(run: ScriptRun) -> StandinStep | None:
     return StandinStep(trace, median, (max(relative[0], 0.05), max(relative[1], 0.05)), gpu.standin)
 
 
+def predicted_here(gpu_run: ScriptRun, why: str, cpu: CpuFacts | None, cores: int) -> ScriptRun | None:
+    """The script's run on this CPU as its trace on the stand-in GPU predicts it, for a script that cannot be measured
+    here (`why`: CUDA hard-coded, its first step past the cap). A step here is the script's own host work the stand-in
+    measured on this CPU plus the traced work (FLOPs and bytes) at this processor's rates in fp32
+    (predict_cpu_unmeasured: a script that cannot run on a CPU as written runs there in fp32 once it can); the
+    stand-in's timeline re-timed to it, its setup, epochs and DataLoaders kept where it saw them, with enough steps
+    to plan from. None without a traced step or this CPU's facts."""
+    on = standin_step(replace(gpu_run, gpu_run=gpu_run))
+    if on is None or cpu is None or not gpu_run.steps:
+        return None
+    t = on.trace
+    work = predict_cpu_unmeasured(float(t.flops), t.kernels, cores, cpu, "fp32",
+                                  moved_bytes=float(t.bytes))
+    if work.step_seconds is None:
+        return None
+    step = on.host_seconds + work.step_seconds
+    ends = gpu_run.steps
+    gaps = sorted(b - a for a, b in zip(ends, ends[1:]))
+    start = max(ends[0] - (gaps[len(gaps) // 2] if gaps else 0.0), 0.0)  # the first step began about a step earlier
+    new = [start + (k + 1) * step for k in range(max(len(ends), 4 * MIN_STEADY_STEPS))]
+
+    def retimed(x: float) -> float:
+        """A moment of the stand-in's run on the new timeline: shifted with the step it falls in."""
+        k = next((i for i, e in enumerate(ends) if x <= e), len(ends) - 1)
+        return x - ends[k] + new[k]
+
+    cpu_trace = replace(t, flops_by_dtype={"float32": t.flops}, class_dtypes={}, matmul_tf32=False)
+    return replace(gpu_run, steps=new, stopped_because="budget", steady=True, drift=None, windows_spread=None,
+                   epochs=[Epoch(retimed(e.start), retimed(e.end), e.batches) for e in gpu_run.epochs],
+                   under_way=[replace(u, start=retimed(u.start)) for u in gpu_run.under_way],
+                   wall=new[-1], cuda_used=False, device_name=cpu.name, trace=cpu_trace, standin=None, host_cpu=[],
+                   busy_warnings=[], gpu_run=gpu_run, predicted_here=why)
+
+
 def gpu_precision(run: ScriptRun) -> str:
     """The precision the script's step runs in on a GPU: the stand-in GPU's trace, else this CPU's."""
     on = standin_step(run)
@@ -482,6 +519,8 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
     a script's flag may mean something else)."""
     steady, spanning, warmup, warming = _durations(run)
     mean, half = _steady_step(run, steady, warmup)
+    if run.predicted_here:  # its steps here are a prediction from the stand-in's trace, not a measurement
+        half = UNMEASURED_UNCERTAINTY
     # a training epoch is a DataLoader iterated to its end with steps in it (an evaluation loader has none)
     per_epoch = [n for e in run.epochs if (n := sum(1 for t in run.steps if e.start < t <= e.end))]
     steps_per_epoch = float(statistics.median(per_epoch)) if per_epoch else None
@@ -540,6 +579,10 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
     elif between is None:
         warnings.append("no epoch boundary was seen: the time between epochs (evaluation, checkpoints) is not in the estimate")
     warnings[:0] = [f"{w}; measure again when it is quiet" for w in run.busy_warnings]
+    if run.predicted_here:
+        warnings.insert(0, f"the script cannot be measured on this CPU ({run.predicted_here}): its step here, and every CPU "
+                           "row, is predicted from its trace on the stand-in GPU (its FLOPs at this processor's rates in fp32, "
+                           f"its own host work measured), +-{UNMEASURED_UNCERTAINTY:.0%}")
     setup = max(run.steps[0] - mean, 0.0) + sum(max(d - mean, 0.0) for d in warming)
     # the spec's extrapolation (planner/core/estimate.py): the time between epochs is one-time work too, and
     # setup runs from the spawn (no separate process start); exit as a bench's parent would measure it
@@ -600,8 +643,9 @@ def script_candidates(run: ScriptRun, est: ScriptEstimate, instances: list[Insta
     local = _local_step(est, _one_time(est))
     below, above = relative_half_widths(local)
     label = LOCAL.label(device)
-    out = [Candidate(target=LOCAL.name, device=device, source="measured", price_per_hour=local_price_per_hour,
-                     billing="local", device_name=_local_device_name(run, device), step=local,
+    out = [Candidate(target=LOCAL.name, device=device, source="predicted" if run.predicted_here else "measured",
+                     price_per_hour=local_price_per_hour, billing="local", device_name=_local_device_name(run, device),
+                     step=local, note=f"not measured: {run.predicted_here}" if run.predicted_here else "",
                      caveat="measured while the machine was busy (see the warnings)" if run.busy_warnings else "",
                      basis=ErrorBasis(model=f"measured:{label}", bench=label, bench_below=below, bench_above=above))]
     trace = mean_trace(run, est)

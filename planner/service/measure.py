@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from planner.errors import Cancelled, InputError, RunError
 from planner.core.script import (
-    ScriptEnv, ScriptEstimate, ScriptRun, estimate_script, length_disagreement, never_asks_for_a_gpu, own_epochs, paired_windows,
-    steady_step,
+    MIN_STEADY_STEPS, ScriptEnv, ScriptEstimate, ScriptRun, estimate_script, length_disagreement, never_asks_for_a_gpu,
+    own_epochs, paired_windows, predicted_here, steady_step,
 )
 from planner.service.describe import Describe
 from planner.units import PROCESSES, shown_path
@@ -58,6 +58,24 @@ def torch_cuda_available() -> bool:
 
 def local_devices() -> list[str]:
     return ["cpu", "cuda"] if torch_cuda_available() else ["cpu"]
+
+
+def cannot_measure_here(run: ScriptRun | None, done: Any) -> str | None:
+    """Why a script written for a GPU could not be measured on this CPU, when the stand-in GPU may plan it instead:
+    stopped at the cap with too few steps (a large step on a small CPU), or stopped before its first step (CUDA
+    hard-coded; an exit when no GPU is there). None for a failure a GPU would not mend: after steps were taken, or in
+    a script that never asked for a GPU."""
+    steps = len(run.steps) if run is not None else 0
+    if done.returncode is None and steps < MIN_STEADY_STEPS + 2:
+        return (f"its first step here did not end within the {done.seconds:.0f} s cap" if not steps else
+                f"it took {steps} step(s) here within the {done.seconds:.0f} s cap, too few to time")
+    if steps or (run is not None and run.gpu_asked is False):
+        return None
+    said = (done.stderr_tail or done.stdout_tail).strip()
+    if run is None or run.status == "error":
+        own = own_error(run.message if run is not None else "", said).strip().splitlines()
+        return f"here it stops before its first step: {own[-1] if own else 'no error given'}"
+    return "here it ends without a training step"
 
 
 def check_device(device: str) -> None:
@@ -352,6 +370,24 @@ class Measure(Describe):
         if cancel is not None and cancel.is_set():
             raise Cancelled(f"cancelled: the measurement of {path.name} here was stopped, with everything it started")
         run = ScriptRun.from_json(done.result) if done.result else None
+        try:
+            self.check_measured(path, script, cwd, run, done)
+        except RunError as failure:
+            why = cannot_measure_here(run, done)
+            if why is None:
+                raise
+            # a script written for a GPU (CUDA hard-coded, or a first step longer than the cap on this CPU): planned from
+            # its trace on the stand-in GPU, its CPU rows predicted from that trace; if it fails there too, the error stands
+            return self.predicted_from_standin(path, args, cwd, env, cancel, on_progress, label, why, failure)
+        assert run is not None
+        if never_asks_for_a_gpu(run):
+            return run  # it trains on a CPU wherever it runs: no GPU row to trace
+        return replace(run, gpu_run=self.trace_on_standin(path, args, cwd, env, cancel, on_progress, label))
+
+    @staticmethod
+    def check_measured(path: Path, script: str | Path, cwd: Path, run: ScriptRun | None, done: Any) -> None:
+        """RunError unless the measurement here took a training step (stopped at the cap before one, failed, or ended
+        without one), with the script's own error."""
         said = (done.stderr_tail or done.stdout_tail).strip()
         if done.returncode is None and (run is None or not run.steps):
             raise RunError(f"{path.name} took no training step within {done.seconds:.0f} s (the cap): it was stopped, with "
@@ -368,9 +404,24 @@ class Measure(Describe):
         if not run.steps:
             raise RunError(f"{path.name} finished without a training step (no optimizer step, no backward pass)",
                            hint="is the training loop behind a flag or an `if __name__ == \"__main__\"` it did not reach?")
-        if never_asks_for_a_gpu(run):
-            return run  # it trains on a CPU wherever it runs: no GPU row to trace
-        return replace(run, gpu_run=self.trace_on_standin(path, args, cwd, env, cancel, on_progress, label))
+        if done.returncode is None and len(run.steps) < MIN_STEADY_STEPS + 2:
+            raise RunError(f"{path.name} took {len(run.steps)} training step(s) within {done.seconds:.0f} s (the cap), too "
+                           "few to time: it was stopped, with everything it started", hint="give more --seconds")
+
+    def predicted_from_standin(self, path: Path, args: list[str], cwd: Path, env: ScriptEnv | None, cancel: Any,
+                               on_progress: ProgressFn | None, label: str, why: str, failure: RunError) -> ScriptRun:
+        """The script's plan from its trace on the stand-in GPU when it cannot be measured here (`why`); `failure`
+        (the measurement's error) is raised when the stand-in cannot trace it either."""
+        import os
+
+        from planner.service.predictions import hardware
+
+        gpu_run = self.trace_on_standin(path, args, cwd, env, cancel, on_progress, label)
+        here = predicted_here(gpu_run, why, hardware().local_cpu, max(gpu_run.threads, 1) if gpu_run else
+                              os.cpu_count() or 1) if gpu_run is not None else None
+        if here is None:
+            raise failure
+        return here
 
     def trace_on_standin(self, path: Path, args: list[str], cwd: Path, env: ScriptEnv | None = None, cancel=None,
                          on_progress: ProgressFn | None = None, label: str = "local") -> ScriptRun | None:

@@ -155,3 +155,40 @@ def test_host_time_on_the_stand_in_holds_with_a_cpu_hog_beside_it(tmp_path):
             hog.wait()
     # thread CPU time: a busy machine stretches the wall clock, not the script's own CPU seconds
     assert abs(loaded - quiet) / quiet < 0.3, (quiet, loaded)
+
+
+def test_a_script_that_cannot_run_on_this_cpu_is_planned_from_its_trace_on_the_stand_in(tmp_path):
+    """CUDA hard-coded (it asserts a GPU): the measurement here stops before its first step, the stand-in traces it, and
+    the plan answers: GPU rows from the trace, this machine's and the CPU instances' rows predicted from it, said so."""
+    import json
+
+    from tests.cli.helpers import planner
+
+    (tmp_path / "train.py").write_text(textwrap.dedent(GPU_SCRIPT))
+    r = planner("estimate", tmp_path / "train.py", "--total-steps", "2000", "--json", "--seconds", "2")
+    assert r.code == 0, r.err
+    plan = json.loads(r.out)
+    rows = {o["target"]: o for o in plan["options"]}
+    local = rows["local"]
+    assert local["source"] == "predicted" and "stops before its first step: AssertionError" in local["note"]
+    gpu = next(o for o in plan["options"] if o["device"] == "cuda")
+    assert gpu["source"] == "predicted" and gpu["train_seconds"] > 0
+    assert any("cannot be measured on this CPU" in w and "stand-in GPU" in w for w in plan["warnings"])
+
+
+def test_a_first_step_that_ends_before_the_cap_is_not_lost(tmp_path):
+    """A step far slower than the budget: the launcher is stopped at its cap, and the steps it took are in the result
+    the planner reads (written as they end, until the measurement has its minimum of steps)."""
+    script = tmp_path / "slow.py"
+    script.write_text(textwrap.dedent("""
+        import time, torch
+        w = torch.zeros(4, requires_grad=True)
+        opt = torch.optim.SGD([w], lr=0.1)
+        for step in range(100):
+            (w * 2).sum().backward()
+            opt.step(); opt.zero_grad()
+            time.sleep(3)  # a step of 3 s: two end within the 8 s cap
+    """))
+    done = run_script(script, [], 1.0, tmp_path, min_steps=20, cap_seconds=8.0)
+    assert done.returncode is None  # stopped at the cap, not finished
+    assert done.result is not None and done.result["stopped_because"] == "cap" and len(done.result["steps"]) >= 2
