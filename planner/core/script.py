@@ -627,10 +627,22 @@ NO_GPU_ASKED = ("the script never asks for a GPU (no torch.cuda.is_available() o
                 "it would train on the instance's CPU, at a GPU's price")
 
 
+NOTHING_ON_THE_GPU = ("the script put nothing on the GPU when one was there (traced on the stand-in GPU, it asked "
+                      "PyTorch for one, or PyTorch's optimizers and DataLoader asked for it, and kept its tensors on the "
+                      "CPU): on a GPU instance it would train on the instance's CPU, at a GPU's price")
+
+
 def never_asks_for_a_gpu(run: ScriptRun) -> bool:
     """The script ran on a CPU and never asked PyTorch whether a GPU is there: its device is its own code's or
     arguments' choice, the same on an instance, so a GPU would sit idle."""
     return run.gpu_asked is False and not run.cuda_used
+
+
+def uses_no_gpu(run: ScriptRun) -> bool:
+    """A GPU would sit idle under the script: it never asks for one, or, run on the stand-in GPU, it put nothing on
+    it (a device pinned to the CPU: Adam, AdamW, RMSprop and a pinned DataLoader ask torch.cuda themselves)."""
+    seen = run.gpu_run.standin if run.gpu_run is not None else None
+    return never_asks_for_a_gpu(run) or (not run.cuda_used and seen is not None and not seen.used)
 
 
 def script_candidates(run: ScriptRun, est: ScriptEstimate, instances: list[InstanceFacts], purchase: str,
@@ -667,7 +679,7 @@ def script_candidates(run: ScriptRun, est: ScriptEstimate, instances: list[Insta
             low, high = widened(pred, local)
             base = {**common, "device": "cpu", "device_name": f"{facts.vcpus} vCPU {facts.arch}"}
             basis = ErrorBasis(model="cpu-model", bench=label, bench_below=below, bench_above=above)
-        elif never_asks_for_a_gpu(run):
+        elif uses_no_gpu(run):
             continue  # no GPU row, no paid GPU benchmark: the plan's warnings say why
         else:
             gpu = hardware.gpus.get(facts.gpu_name)
@@ -794,6 +806,9 @@ def script_said(run: ScriptRun, est: ScriptEstimate, predicted: bool = True) -> 
     if never_asks_for_a_gpu(run):
         return said + Said([f"GPU rows are not predicted (GPU instances are left out of the plan): {NO_GPU_ASKED}; "
                             "pick the device from torch.cuda.is_available() to plan GPUs"])
+    if uses_no_gpu(run):
+        return said + Said([f"GPU rows are not predicted (GPU instances are left out of the plan): {NOTHING_ON_THE_GPU}; "
+                            "move the model and its batches to the GPU (`.to(device)`) to plan GPUs"])
     if (on := standin_step(run)) is not None:
         return said + standin_said(on)
     if t is None:

@@ -192,3 +192,26 @@ def test_a_first_step_that_ends_before_the_cap_is_not_lost(tmp_path):
     done = run_script(script, [], 1.0, tmp_path, min_steps=20, cap_seconds=8.0)
     assert done.returncode is None  # stopped at the cap, not finished
     assert done.result is not None and done.result["stopped_because"] == "cap" and len(done.result["steps"]) >= 2
+
+
+def test_a_script_pinned_to_the_cpu_gets_no_gpu_rows_though_adam_asks_for_a_gpu(tmp_path):
+    """Adam asks torch.cuda.is_available() itself: the question is PyTorch's, not the script's. On the stand-in GPU
+    nothing lands on it, so a GPU instance would train on its CPU: no GPU rows, and the plan says why."""
+    import json
+
+    from tests.cli.helpers import planner
+
+    (tmp_path / "train.py").write_text(textwrap.dedent("""
+        import torch
+        device = torch.device("cpu")
+        model = torch.nn.Linear(64, 64).to(device)
+        opt = torch.optim.Adam(model.parameters())
+        for step in range(400):
+            model(torch.randn(32, 64, device=device)).square().mean().backward()
+            opt.step(); opt.zero_grad()
+    """))
+    r = planner("estimate", tmp_path / "train.py", "--total-steps", "400", "--json", "--seconds", "1")
+    assert r.code == 0, r.err
+    plan = json.loads(r.out)
+    assert plan["options"] and all(o["device"] == "cpu" for o in plan["options"])
+    assert any("put nothing on the GPU" in w for w in plan["warnings"])
