@@ -398,12 +398,18 @@ class Measure(Describe):
             # run from its own folder below this one (also when the caller resolved the default), it looked for a file
             lost = cwd == path.resolve().parent and "No such file or directory" in own and here in cwd.parents
             when = f"after {len(run.steps):,} training steps" if run is not None and run.steps else "before its first training step"
+            stdin = "EOFError" in own and ("input(" in own or "EOF when reading a line" in own)
             raise RunError(f"{path.name} failed {when}; its own error:\n{own}",
                            hint=f"it ran in its own folder, {shown_path(str(cwd))}; to run it from here, as "
-                                f"`python {shown_path(str(script))}` would, give --workdir ." if lost else "")
+                                f"`python {shown_path(str(script))}` would, give --workdir ." if lost else
+                                "it read its standard input: the planner runs a script with none (no terminal, as on an "
+                                "instance); give it its answers as arguments or environment variables" if stdin else "")
         if not run.steps:
-            raise RunError(f"{path.name} finished without a training step (no optimizer step, no backward pass)",
-                           hint="is the training loop behind a flag or an `if __name__ == \"__main__\"` it did not reach?")
+            last = [line for line in said.splitlines() if line.strip()][-5:]
+            own_words = ("; its last output:\n" + "\n".join(last)) if last else ""
+            raise RunError(f"{path.name} finished without a training step (no optimizer step, no backward pass){own_words}",
+                           hint="is the training loop behind a flag or an `if __name__ == \"__main__\"` it did not reach, "
+                                "or did it stop for want of something (GPUs, a dataset) its output names?")
         if done.returncode is None and len(run.steps) < MIN_STEADY_STEPS + 2:
             raise RunError(f"{path.name} took {len(run.steps)} training step(s) within {done.seconds:.0f} s (the cap), too "
                            "few to time: it was stopped, with everything it started", hint="give more --seconds")

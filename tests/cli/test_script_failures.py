@@ -1,0 +1,25 @@
+"""A script that stops without training says the script's own reason, not only the planner's guess."""
+
+from __future__ import annotations
+
+import textwrap
+
+from tests.cli.helpers import planner
+
+
+def test_a_script_that_exits_for_want_of_gpus_shows_its_own_line(tmp_path):
+    (tmp_path / "ddp.py").write_text(textwrap.dedent("""
+        import sys, torch
+        if torch.cuda.device_count() < 2:
+            print("Unable to locate sufficient 2 gpus to run this example. Exiting.")
+            sys.exit(0)
+    """))
+    r = planner("estimate", tmp_path / "ddp.py", "--total-steps", "10", "--seconds", "1")
+    assert r.code == 1 and "finished without a training step" in r.err
+    assert "Unable to locate sufficient 2 gpus" in r.err and "Traceback" not in r.err
+
+
+def test_a_script_that_reads_its_input_is_told_it_has_none(tmp_path):
+    (tmp_path / "ask.py").write_text("import torch\nname = input('run name? ')\n")
+    r = planner("estimate", tmp_path / "ask.py", "--total-steps", "10", "--seconds", "1")
+    assert r.code == 1 and "EOFError" in r.err and "runs a script with none" in r.err
