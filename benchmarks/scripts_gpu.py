@@ -3,7 +3,7 @@
 Each case is a real public script (never committed: fetched into the ignored benchmarks/dev-scripts/<repo>/) and a
 figure its authors published for one configuration on one GPU (tokens/s, or a whole run's time). The script is traced
 on the stand-in GPU (runner/standin.py) describing that GPU, as `benchmarks/device.py` traces its scripts
-(run_script_case: `python -m runner.script --standin GPU --max-steps 8` in the script's folder); the step is predicted
+(run_script_case's `python -m runner.script --standin GPU --max-steps 8` in the script's folder); the step is predicted
 for the catalog GPU by the same code (device.predict_script: planner/core/predict/trace.py) and converted to the
 published unit. Target: predicted / published within 1.35x for every case that ran; exit 1 when one misses.
 
@@ -38,7 +38,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.device import predict_script, run_script_case  # noqa: E402
+from benchmarks.device import CAP_SECONDS, STANDIN_STEPS, predict_script  # noqa: E402
+from runner.local import run_script  # noqa: E402
 
 DEV = ROOT / "benchmarks" / "dev-scripts"
 TARGET = 1.35
@@ -175,13 +176,14 @@ def main(argv: list[str] | None = None) -> int:
             why = prepare(case)
             pred = ""
             if why is None:
-                entry = run_script_case((case.name, f"benchmarks/dev-scripts/{case.script}", list(case.args)),
-                                        case.standin, Path(tmp))
-                print(f"  traced {case.name}: {entry['seconds']:.1f} s", flush=True)
-                if (entry["result"] or {}).get("status") != "ok":
-                    why = "stand-in trace failed: " + entry["stderr_tail"][-300:].replace("\n", " | ")
+                # as device.run_script_case traces a script (its stand-in steps, its cap)
+                done = run_script(DEV / case.script, list(case.args), 2.0, Path(tmp), min_steps=STANDIN_STEPS,
+                                  cap_seconds=CAP_SECONDS, standin=case.standin, max_steps=STANDIN_STEPS)
+                print(f"  traced {case.name}: {done.seconds:.1f} s", flush=True)
+                if (done.result or {}).get("status") != "ok":
+                    why = "stand-in trace failed: " + (done.stderr_tail or str(done.result))[-300:].replace("\n", " | ")
                 else:
-                    got = predict_script(entry, gpus[case.gpu])
+                    got = predict_script({"result": done.result}, gpus[case.gpu])
                     if got.get("step") is None:
                         why = got.get("note", "no step predicted")
                     else:

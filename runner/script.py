@@ -354,6 +354,7 @@ class Timeline:
         self.traced_step: int | None = None  # the index of the traced step (slower: not timed)
         self.reported = -math.inf  # when the progress file was last written
         self.interim = -math.inf  # when the result as it stands was last written (a launcher stopped at the cap keeps it)
+        self.threads_fitted: dict[str, Any] | None = None  # fit_threads(): the threads set to the CPUs free at the start
         self.decided = -math.inf  # when, past the budget, it was last decided whether to stop
         self.busy: Any = None  # runner.bench.machine.Busyness from the first step on: who else used the CPUs
         self.gpu_asked = False  # the script asked PyTorch whether a GPU is there (it would use one where there is)
@@ -544,6 +545,7 @@ class Timeline:
                 "device_name": torch.cuda.get_device_name(0) if cuda_available() and torch.cuda.is_initialized()
                 else _cpu_name(),
                 "torch_version": torch.__version__, "threads": torch.get_num_threads(),
+                "threads_fitted": self.threads_fitted,
                 "trace": self.trace if self.traced_step is not None else None}
         if data["cuda_used"]:  # a real GPU: the peak its caching allocator handed out, as the stand-in's peak_bytes
             data["cuda_peak_bytes"] = int(torch.cuda.max_memory_allocated())
@@ -671,6 +673,8 @@ def main(argv: list[str]) -> int:
         standin = StandIn(json.loads(a.standin) or None)
         standin.script_dir = os.path.dirname(os.path.abspath(a.script))
     timeline = Timeline(spawn, a.seconds, a.min_steps, a.max_steps, a.out, a.until_epoch, a.latest, standin)
+    if standin is None:
+        timeline.threads_fitted = fit_threads()
     if standin is not None:
         install_standin(standin, sys.modules[__name__], on_question=lambda: setattr(timeline, "gpu_asked", True))
         _CUDA_AVAILABLE.append(lambda: False)  # the launcher's own clock needs no synchronisation: nothing runs
@@ -690,6 +694,36 @@ def main(argv: list[str]) -> int:
         timeline.finish("error", own_traceback(exc), "error")
     timeline.finish("finished")
     return 0
+
+
+THREAD_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")  # the user chose the threads: theirs stand
+FREE_SAMPLE_SECONDS = 0.2  # how long the CPUs are watched before the script starts
+
+
+def fit_threads() -> dict[str, Any] | None:
+    """Torch's threads set to the CPUs free as the script starts (unless the user set them): a step taken with more
+    threads than free CPUs waits on the busy ones (up to 20x slower on a 2-CPU machine with one busy, and as unsteady),
+    and every CPU row is scaled from it. {"threads", "free_cpus", "cpus"}; None when the user's environment sets them
+    or /proc/stat cannot tell. The script may still set its own (torch.set_num_threads): the result records the
+    threads its steps ran with."""
+    import torch
+
+    from runner.bench.procfs import cpu_times
+
+    if any(os.environ.get(name) for name in THREAD_ENV):
+        return None
+    before = cpu_times()
+    time.sleep(FREE_SAMPLE_SECONDS)
+    after = cpu_times()
+    if not before or not after or after[2] <= before[2]:
+        return None
+    cpus = os.cpu_count() or 1
+    total = after[2] - before[2]
+    busy = (total - (after[1] - before[1]) - (after[0] - before[0])) / total * cpus  # this process sleeps meanwhile
+    free = max(cpus - busy, 0.0)
+    threads = max(1, min(torch.get_num_threads(), int(free + 0.25)))
+    torch.set_num_threads(threads)
+    return {"threads": threads, "free_cpus": round(free, 2), "cpus": cpus}
 
 
 def own_traceback(exc: BaseException) -> str:

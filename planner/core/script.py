@@ -228,6 +228,7 @@ class ScriptRun:
     host_cpu: list[float] = field(default_factory=list)  # on the stand-in: the script's own CPU seconds of each step
     gpu_run: ScriptRun | None = None  # the same script traced on the stand-in GPU: its GPU rows come from it
     predicted_here: str = ""  # why it could not be measured on this CPU: its steps here are predicted (predicted_here())
+    threads_fitted: dict[str, float] | None = None  # the launcher set torch's threads to the CPUs free: threads, free_cpus, cpus
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ScriptRun:
@@ -800,6 +801,10 @@ def script_said(run: ScriptRun, est: ScriptEstimate, predicted: bool = True) -> 
     said = est.said + Said(notes=[
         f"steps found by {'torch.optim optimizer steps' if run.boundary == 'optimizer' else 'backward passes (no torch.optim)'}"
         + (f" ({run.optimizers} optimizers: one step when each has stepped)" if run.optimizers > 1 else "")])
+    if (fitted := run.threads_fitted) is not None and int(fitted["threads"]) < int(fitted["cpus"]):
+        said += Said(notes=[f"measured with {run.threads} torch thread(s): {fitted['free_cpus']:g} of this machine's "
+                            f"{int(fitted['cpus'])} CPUs were free as it started (more threads than free CPUs wait on the "
+                            "busy ones); OMP_NUM_THREADS sets them"])
     if not predicted:
         return said
     t = mean_trace(run, est)
