@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 SPEC   ?= examples/surface-mlp.yaml
 
-.PHONY: run test bench-accuracy bench-predict bench-drift bench-published bench-big bench-catalog bench-cpu bench-parallel bench-scripts bench-device bench-device-dry clean
+.PHONY: run test bench-accuracy bench-predict bench-drift bench-published bench-big bench-catalog bench-cpu bench-parallel bench-scripts bench-device bench-device-dry bench-scripts-gpu clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,9 @@ bench-catalog: $(VENV)/.installed
 
 bench-scripts: $(VENV)/.installed
 	$(BIN)/python benchmarks/scripts.py
+
+bench-scripts-gpu: $(VENV)/.installed
+	$(BIN)/python benchmarks/scripts_gpu.py
 
 bench-cpu: $(VENV)/.installed
 	$(BIN)/python benchmarks/cpu_unmeasured.py

@@ -227,7 +227,7 @@ def run_script_case(case: tuple[str, str, list[str]], standin: dict[str, Any] | 
     ok = bool(done.result) and done.result.get("status") == "ok"
     return {"kind": "script", "case": name, "script": script, "args": args, "standin": standin is not None,
             "result": done.result, "seconds": time.perf_counter() - start,
-            "stderr_tail": "" if ok else (done.stderr or "")[-1500:]}
+            "stderr_tail": "" if ok else (done.stderr_tail or done.stdout_tail or "")[-1500:]}
 
 
 def measure(out: Path, dry: bool, cases: str | None = None, standin_only: bool = False) -> Path:

@@ -98,6 +98,12 @@ class StandIn:
         entry[1] += 1
         weakref.finalize(tensor, self._release, key)
 
+    def forget(self, key: int) -> None:
+        """A storage no tensor of the script's holds any more (a parameter given new data): not counted from now."""
+        entry = self.storages.pop(key, None)
+        if entry is not None:
+            self.allocated -= entry[0]
+
     def _release(self, key: int) -> None:
         if not self.depth:  # a stand-in tensor freed by the script's own code: its Python teardown is the stand-in's
             self.deaths += 1
@@ -322,7 +328,8 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
 
     _autocast_kernels(standin)
     _patch_cuda(standin, on_question)
-    _patch_modules(FakeTensor)
+    _patch_modules(FakeTensor, standin)
+    _patch_pinning()
     Devices().__enter__()
     Router().__enter__()
     _time_grouping(standin)
@@ -592,10 +599,35 @@ def _patch_cuda(standin: StandIn, on_question: Any) -> None:
     torch.compile = compile  # type: ignore[assignment]
 
 
-def _patch_modules(fake_tensor: Any) -> None:
-    """Module.to(memory_format=...) swaps a FakeTensor parameter with torch.utils.swap_tensors, which fails on the
-    weak references FakeTensorMode keeps; assigning `.data`, as for any tensor, works."""
+def _patch_modules(fake_tensor: Any, standin: StandIn) -> None:
+    """Module.to(memory_format=...), and .to(torch.bfloat16) / .half() of a model already on the GPU, swap a
+    FakeTensor parameter with torch.utils.swap_tensors, which fails on the weak references FakeTensorMode (and the
+    stand-in's memory count) keep; assigning `.data`, as for any tensor, works: the parameter keeps its identity (an
+    optimizer made before holds it), and the storage it held is no longer counted."""
+    import torch
     import torch.nn.modules.module as module
 
     traceable = module.is_traceable_wrapper_subclass
     module.is_traceable_wrapper_subclass = lambda t: False if isinstance(t, fake_tensor) else traceable(t)  # type: ignore[assignment]
+    swap = torch.utils.swap_tensors
+
+    def swap_or_set(t1: Any, t2: Any) -> None:
+        if not isinstance(t1, fake_tensor):
+            return swap(t1, t2)
+        try:
+            return swap(t1, t2)
+        except RuntimeError:
+            old = t1.untyped_storage()._cdata
+            with torch.no_grad():
+                t1.data = t2
+            standin.forget(old)
+
+    torch.utils.swap_tensors = swap_or_set
+
+
+def _patch_pinning() -> None:
+    """A DataLoader's pin_memory=True pins its batches for the accelerator in a thread of its own (where the stand-in's
+    modes do not reach): PrivateUse1 has no pinned-memory allocator, so its batches stay as they are."""
+    import torch.utils.data._utils.pin_memory as pinning
+
+    pinning.pin_memory = lambda data, device=None: data  # type: ignore[assignment]

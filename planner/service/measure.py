@@ -420,10 +420,10 @@ class Measure(Describe):
         (the measurement's error) is raised when the stand-in cannot trace it either."""
         import os
 
-        from planner.service.predictions import hardware
+        from pricing.catalog import local_cpu_facts
 
         gpu_run = self.trace_on_standin(path, args, cwd, env, cancel, on_progress, label)
-        here = predicted_here(gpu_run, why, hardware().local_cpu, max(gpu_run.threads, 1) if gpu_run else
+        here = predicted_here(gpu_run, why, local_cpu_facts(), max(gpu_run.threads, 1) if gpu_run else  # type: ignore[arg-type]
                               os.cpu_count() or 1) if gpu_run is not None else None
         if here is None:
             raise failure

@@ -215,3 +215,27 @@ def test_a_script_pinned_to_the_cpu_gets_no_gpu_rows_though_adam_asks_for_a_gpu(
     plan = json.loads(r.out)
     assert plan["options"] and all(o["device"] == "cpu" for o in plan["options"])
     assert any("put nothing on the GPU" in w for w in plan["warnings"])
+
+
+def test_a_model_cast_on_the_gpu_and_a_pinned_loader_trace_on_the_stand_in(tmp_path):
+    """`.to("cuda").to(torch.bfloat16)` (LLMs-from-scratch's bf16 step) swaps fake parameters, which PyTorch refuses
+    on tensors with weak references: the stand-in assigns their data instead, and stops counting the fp32 storage;
+    a DataLoader with pin_memory=True and workers pins nothing (PrivateUse1 has no pinned allocator)."""
+    script = tmp_path / "train.py"
+    script.write_text(textwrap.dedent("""
+        import torch, torch.nn as nn
+        from torch.utils.data import DataLoader, TensorDataset
+        model = nn.Sequential(nn.Embedding(1000, 256), nn.Linear(256, 1000)).to("cuda").to(torch.bfloat16)
+        opt = torch.optim.AdamW(model.parameters(), fused=True)
+        loader = DataLoader(TensorDataset(torch.randint(0, 1000, (512, 32))), batch_size=16, pin_memory=True, num_workers=2)
+        for epoch in range(3):
+            for (x,) in loader:
+                model(x.to("cuda", non_blocking=True)).float().logsumexp(-1).mean().backward()
+                opt.step(); opt.zero_grad()
+    """))
+    done = run_script(script, [], 2.0, tmp_path, min_steps=6, cap_seconds=120, standin={}, max_steps=6)
+    assert done.result is not None and done.result["status"] == "ok", done.result and done.result["message"]
+    assert set(done.result["trace"]["class_dtypes"]["gemm"]) == {"bfloat16"}
+    params = 2 * 1000 * 256 + 1000
+    # bf16 weights and gradients, fp32 AdamW moments: the fp32 weights cast away are not counted
+    assert done.result["standin"]["peak_bytes"] < params * (2 + 2 + 8) + 5 * 2**20  # ~10.5 MB; with them, 12.5
