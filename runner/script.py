@@ -674,6 +674,8 @@ def main(argv: list[str]) -> int:
         standin.script_dir = os.path.dirname(os.path.abspath(a.script))
     timeline = Timeline(spawn, a.seconds, a.min_steps, a.max_steps, a.out, a.until_epoch, a.latest, standin)
     if standin is None:
+        from runner.bench.machine import fit_threads
+
         timeline.threads_fitted = fit_threads()
     if standin is not None:
         install_standin(standin, sys.modules[__name__], on_question=lambda: setattr(timeline, "gpu_asked", True))
@@ -694,36 +696,6 @@ def main(argv: list[str]) -> int:
         timeline.finish("error", own_traceback(exc), "error")
     timeline.finish("finished")
     return 0
-
-
-THREAD_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")  # the user chose the threads: theirs stand
-FREE_SAMPLE_SECONDS = 0.2  # how long the CPUs are watched before the script starts
-
-
-def fit_threads() -> dict[str, Any] | None:
-    """Torch's threads set to the CPUs free as the script starts (unless the user set them): a step taken with more
-    threads than free CPUs waits on the busy ones (up to 20x slower on a 2-CPU machine with one busy, and as unsteady),
-    and every CPU row is scaled from it. {"threads", "free_cpus", "cpus"}; None when the user's environment sets them
-    or /proc/stat cannot tell. The script may still set its own (torch.set_num_threads): the result records the
-    threads its steps ran with."""
-    import torch
-
-    from runner.bench.procfs import cpu_times
-
-    if any(os.environ.get(name) for name in THREAD_ENV):
-        return None
-    before = cpu_times()
-    time.sleep(FREE_SAMPLE_SECONDS)
-    after = cpu_times()
-    if not before or not after or after[2] <= before[2]:
-        return None
-    cpus = os.cpu_count() or 1
-    total = after[2] - before[2]
-    busy = (total - (after[1] - before[1]) - (after[0] - before[0])) / total * cpus  # this process sleeps meanwhile
-    free = max(cpus - busy, 0.0)
-    threads = max(1, min(torch.get_num_threads(), int(free + 0.25)))
-    torch.set_num_threads(threads)
-    return {"threads": threads, "free_cpus": round(free, 2), "cpus": cpus}
 
 
 def own_traceback(exc: BaseException) -> str:

@@ -12,6 +12,7 @@ its warnings reach the plan.
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -82,3 +83,29 @@ class Busyness:
             out.append(f"the hypervisor took {self.steal_percent:.0f}% of the CPUs while {self.what} measured "
                        "(steal time): a shared host's neighbours slowed this measurement")
         return out
+
+
+THREAD_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")  # the user chose the threads: theirs stand
+FREE_SAMPLE_SECONDS = 0.2  # how long the CPUs are watched before the script starts
+
+
+def fit_threads() -> dict[str, Any] | None:
+    """Torch's threads set to the CPUs free as a measurement starts, a script's or the bench's (unless the user set them): a step taken with more
+    threads than free CPUs waits on the busy ones (up to 20x slower on a 2-CPU machine with one busy, and as unsteady),
+    and every CPU row is scaled from it. {"threads", "free_cpus", "cpus"}; None when the user's environment sets them
+    or /proc/stat cannot tell. The script may still set its own (torch.set_num_threads): the result records the
+    threads its steps ran with."""
+    if any(os.environ.get(name) for name in THREAD_ENV):
+        return None
+    before = cpu_times()
+    time.sleep(FREE_SAMPLE_SECONDS)
+    after = cpu_times()
+    if not before or not after or after[2] <= before[2]:
+        return None
+    cpus = os.cpu_count() or 1
+    total = after[2] - before[2]
+    busy = (total - (after[1] - before[1]) - (after[0] - before[0])) / total * cpus  # this process sleeps meanwhile
+    free = max(cpus - busy, 0.0)
+    threads = max(1, min(torch.get_num_threads(), int(free + 0.25)))
+    torch.set_num_threads(threads)
+    return {"threads": threads, "free_cpus": round(free, 2), "cpus": cpus}

@@ -22,7 +22,7 @@ import torch
 
 from runner.bench.data import sample_bytes
 from runner.bench.harness import measure, record, timer_for
-from runner.bench.machine import Busyness, available_memory, cpu_name, peak_rss_bytes, process_age_seconds
+from runner.bench.machine import Busyness, available_memory, cpu_name, fit_threads, peak_rss_bytes, process_age_seconds
 from runner.bench.result import BenchResult
 from runner.bench.workloads import WorkloadError, build
 
@@ -146,6 +146,9 @@ def run_job(job: dict[str, Any], progress: Callable[[dict], None] | None = None)
         return result
     result.device = device.type
     result.device_name = torch.cuda.get_device_name(device) if device.type == "cuda" else cpu_name()
+    fitted = None
+    if device.type == "cpu" and not job.get("threads") and int(job.get("processes") or 1) == 1:
+        fitted = fit_threads()  # a busy machine: as many threads as CPUs free, or the step waits on the busy ones
     result.threads = torch.get_num_threads()
     if _does_not_fit(job, result, device):
         return result
@@ -162,6 +165,10 @@ def run_job(job: dict[str, Any], progress: Callable[[dict], None] | None = None)
         if job.get("mode") == "train":
             return train_job(job, result, device, progress)
         _bench(job, result, device, progress)
+        if fitted is not None and fitted["threads"] < fitted["cpus"]:
+            result.warnings.append(f"measured with {fitted['threads']} torch thread(s): {fitted['free_cpus']:g} of this "
+                                   f"machine's {fitted['cpus']} CPUs were free as it started (more threads than free "
+                                   "CPUs wait on the busy ones); OMP_NUM_THREADS or --threads sets them")
     except WorkloadError as exc:
         result.status, result.message = "invalid", str(exc)
         return result

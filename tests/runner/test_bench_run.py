@@ -166,3 +166,28 @@ def test_the_planner_and_the_bench_bound_the_pool_alike():
     from runner.bench.data import POOL_MAX_BYTES
 
     assert BENCH_POOL_MAX_BYTES == POOL_MAX_BYTES
+
+
+def test_the_bench_takes_as_many_threads_as_cpus_are_free_and_says_so(tmp_path, tiny_mlp, monkeypatch):
+    """Every CPU busy with another process: the bench measures with one torch thread and says why (a step with more
+    threads than free CPUs waits on the busy ones); --threads (the job's) stands."""
+    import os
+
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)  # the serial tests set it: the bench must choose here
+    monkeypatch.delenv("MKL_NUM_THREADS", raising=False)
+    job = tmp_path / "job.json"
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 1)]
+    try:
+        results = []
+        for threads in (None, 2):
+            job.write_text(json.dumps({**job_for(tiny_mlp), "threads": threads}))
+            subprocess.run([sys.executable, "-m", "runner.bench", str(job), str(tmp_path / "r.json")], cwd=ROOT,
+                           capture_output=True, timeout=120, check=True)
+            results.append(json.loads((tmp_path / "r.json").read_text()))
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    fitted, chosen = results
+    assert fitted["threads"] == 1 and any("measured with 1 torch thread" in w for w in fitted["warnings"])
+    assert chosen["threads"] == 2 and not any("measured with" in w for w in chosen["warnings"])

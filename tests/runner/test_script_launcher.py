@@ -597,15 +597,17 @@ def test_a_signal_handler_of_the_script_cannot_overturn_a_measurement_stopped_at
     assert subprocess.run(["pgrep", "-f", "time.sleep(600)"], capture_output=True, text=True).stdout.split() == []
 
 
-def test_torch_threads_fit_the_cpus_free_as_the_script_starts(tmp_path):
+def test_torch_threads_fit_the_cpus_free_as_the_script_starts(tmp_path, monkeypatch):
     """Every CPU busy with another process: the script's steps are taken with one torch thread (more would wait on the
     busy CPUs, and every CPU row is scaled from that step), recorded for the plan; a user's OMP_NUM_THREADS stands."""
     script = tmp_path / "train.py"
     script.write_text("import torch\nw = torch.zeros(8, requires_grad=True)\nopt = torch.optim.SGD([w], lr=0.1)\n"
                       "for _ in range(200):\n    (w * 2).sum().backward(); opt.step(); opt.zero_grad()\n")
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)  # the serial tests set it: the launcher must choose here
+    monkeypatch.delenv("MKL_NUM_THREADS", raising=False)
     hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 1)]
     try:
-        fitted = run_script(script, [], 0.5, tmp_path, min_steps=20, cap_seconds=60, extra_env={"OMP_NUM_THREADS": ""})
+        fitted = run_script(script, [], 0.5, tmp_path, min_steps=20, cap_seconds=60)
         chosen = run_script(script, [], 0.5, tmp_path, min_steps=20, cap_seconds=60, extra_env={"OMP_NUM_THREADS": "2"})
     finally:
         for hog in hogs:
