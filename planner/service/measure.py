@@ -63,13 +63,15 @@ def local_devices() -> list[str]:
 def cannot_measure_here(run: ScriptRun | None, done: Any) -> str | None:
     """Why a script written for a GPU could not be measured on this CPU, when the stand-in GPU may plan it instead:
     stopped at the cap with too few steps (a large step on a small CPU), or stopped before its first step (CUDA
-    hard-coded; an exit when no GPU is there). None for a failure a GPU would not mend: after steps were taken, or in
-    a script that never asked for a GPU."""
+    hard-coded; an exit when no GPU is there). None for a failure a GPU would not mend: after steps were taken, or slow
+    steps of a script that never asked for a GPU."""
     steps = len(run.steps) if run is not None else 0
     if done.returncode is None and steps < MIN_STEADY_STEPS + 2:
+        if run is not None and run.gpu_asked is False:  # its slow steps would run for real on the stand-in too
+            return None
         return (f"its first step here did not end within the {done.seconds:.0f} s cap" if not steps else
                 f"it took {steps} step(s) here within the {done.seconds:.0f} s cap, too few to time")
-    if steps or (run is not None and run.gpu_asked is False):
+    if steps:
         return None
     said = (done.stderr_tail or done.stdout_tail).strip()
     if run is None or run.status == "error":

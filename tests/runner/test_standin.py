@@ -239,3 +239,20 @@ def test_a_model_cast_on_the_gpu_and_a_pinned_loader_trace_on_the_stand_in(tmp_p
     params = 2 * 1000 * 256 + 1000
     # bf16 weights and gradients, fp32 AdamW moments: the fp32 weights cast away are not counted
     assert done.result["standin"]["peak_bytes"] < params * (2 + 2 + 8) + 5 * 2**20  # ~10.5 MB; with them, 12.5
+
+
+def test_a_script_that_calls_cuda_without_asking_is_planned_from_the_stand_in_too(tmp_path):
+    """`.cuda()` with no is_available() question: on this CPU build it fails ('Torch not compiled with CUDA enabled')
+    before its first step, although the script never asked for a GPU: the stand-in plans it all the same."""
+    import json
+
+    from tests.cli.helpers import planner
+
+    (tmp_path / "train.py").write_text("import torch\nmodel = torch.nn.Linear(64, 64).cuda()\n"
+                                       "opt = torch.optim.SGD(model.parameters(), lr=0.1)\nfor i in range(1000):\n"
+                                       "    model(torch.randn(32, 64).cuda()).sum().backward(); opt.step(); opt.zero_grad()\n")
+    r = planner("estimate", tmp_path / "train.py", "--total-steps", "1000", "--json", "--seconds", "2")
+    assert r.code == 0, r.err
+    plan = json.loads(r.out)
+    assert any(o["device"] == "cuda" for o in plan["options"])
+    assert "Torch not compiled with CUDA enabled" in next(o for o in plan["options"] if o["target"] == "local")["note"]
