@@ -436,7 +436,8 @@ def predicted_here(gpu_run: ScriptRun, why: str, cpu: CpuFacts | None, cores: in
                    epochs=[Epoch(retimed(e.start), retimed(e.end), e.batches) for e in gpu_run.epochs],
                    under_way=[replace(u, start=retimed(u.start)) for u in gpu_run.under_way],
                    wall=new[-1], cuda_used=False, device_name=cpu.name, trace=cpu_trace, standin=None, host_cpu=[],
-                   busy_warnings=[], gpu_run=gpu_run, predicted_here=why)
+                   busy_warnings=[], gpu_run=gpu_run, predicted_here=why,
+                   gpu_asked=True)  # it put its work on the GPU (a `.cuda()` asks no question): GPU rows are its own
 
 
 def gpu_precision(run: ScriptRun) -> str:
