@@ -227,6 +227,7 @@ class ScriptRun:
     standin: StandinSeen | None = None  # a run on the stand-in GPU (runner/standin.py): what it was and saw
     host_cpu: list[float] = field(default_factory=list)  # on the stand-in: the script's own CPU seconds of each step
     gpu_run: ScriptRun | None = None  # the same script traced on the stand-in GPU: its GPU rows come from it
+    gpu_run_no_bf16: ScriptRun | None = None  # on gpu_run: traced again as a T4 (it asked about bf16): Turing/Volta rows
     predicted_here: str = ""  # why it could not be measured on this CPU: its steps here are predicted (predicted_here())
     threads_fitted: dict[str, float] | None = None  # the launcher set torch's threads to the CPUs free: threads, free_cpus, cpus
 
@@ -686,13 +687,19 @@ def script_candidates(run: ScriptRun, est: ScriptEstimate, instances: list[Insta
         else:
             gpu = hardware.gpus.get(facts.gpu_name)
             base = {**common, "device": "cuda", "device_name": facts.gpu_name, "gpus_used": 1}
-            gpu_trace = on_standin.trace if on_standin is not None else trace
+            if gpu is not None and gpu.arch in ("turing", "volta") and run.gpu_run is not None and run.gpu_run.gpu_run_no_bf16 is not None:
+                older = standin_step(replace(run, gpu_run=run.gpu_run.gpu_run_no_bf16))
+                here_on = older if older is not None else on_standin
+            else:
+                here_on = on_standin
+            gpu_trace = here_on.trace if here_on is not None else trace
             if gpu is None or gpu_trace is None:
                 why = f"no spec for GPU {facts.gpu_name}" if gpu is None else "not predicted: no step of the script was traced"
                 out.append(Candidate(**base, note=why))
                 continue
-            scalar = cpu_speed_ratio(hardware.local_cpu, cpu, precision if on_standin is None else "fp32")[0] if hardware.local_cpu and cpu else 1.0
+            scalar = cpu_speed_ratio(hardware.local_cpu, cpu, precision if here_on is None else "fp32")[0] if hardware.local_cpu and cpu else 1.0
             # on the stand-in, the host's work measured as CPU time here, the ops as the GPU would run them
+            # the host's work from the first trace for every row (one measurement: the rows stay comparable)
             relative, host_here = (on_standin.relative, on_standin.host_seconds) if on_standin else ((below, above), None)
             pred = predict_trace_gpu(gpu_trace, est.step_seconds, relative, gpu, scalar, host_here=host_here)
             low, high = pred.low, pred.high
@@ -729,7 +736,7 @@ def python_share(run: ScriptRun, est: ScriptEstimate) -> float | None:
     return host_seconds(trace, est.step_seconds) / est.step_seconds
 
 
-def standin_said(on: StandinStep) -> Said:
+def standin_said(on: StandinStep, older: StandinStep | None = None) -> Said:
     """What the GPU rows rest on when the stand-in GPU traced the step: the precision it saw, what stood in, what
     no formula counts, the memory it held."""
     t, seen = on.trace, on.seen
@@ -754,7 +761,11 @@ def standin_said(on: StandinStep) -> Said:
         ops = ", ".join(sorted(t.uncounted_ops))
         warnings.append(f"{t.uncounted_share:.0%} of the step's compute ops have no FLOP formula and are timed by their "
                         f"bytes only: {ops}")
-    if seen.asked and any(q in seen.asked for q in ("bf16", "capability", "properties")):
+    if older is not None:
+        notes.append(f"the script asked the GPU's {', '.join(seen.asked)}: traced again on a stand-in "
+                     f"{older.seen.gpu.get('name')} (no bf16), where it ran in {older.trace.precision}: the Turing and "
+                     "Volta rows (T4, V100) come from that trace")
+    elif seen.asked and any(q in seen.asked for q in ("bf16", "capability", "properties")):
         notes.append(f"the script asked the GPU's {', '.join(seen.asked)}: the stand-in answered as "
                      f"{seen.gpu.get('name')}; on an older GPU (T4, V100: no bf16) it may choose another precision")
     return Said(warnings, notes)
@@ -816,7 +827,8 @@ def script_said(run: ScriptRun, est: ScriptEstimate, predicted: bool = True) -> 
         return said + Said([f"GPU rows are not predicted (GPU instances are left out of the plan): {NOTHING_ON_THE_GPU}; "
                             "move the model and its batches to the GPU (`.to(device)`) to plan GPUs"])
     if (on := standin_step(run)) is not None:
-        return said + standin_said(on)
+        older = run.gpu_run.gpu_run_no_bf16 if run.gpu_run is not None else None
+        return said + standin_said(on, standin_step(replace(run, gpu_run=older)) if older is not None else None)
     if t is None:
         return said + Said(["no step was traced (too few steps): GPU instances are not predicted"])
     said += Said(notes=[f"GPU rows: a mean step's {t.kernels:,} kernels ({t.flops / 1e9:.3g} G FLOPs, {t.precision}) on "

@@ -60,6 +60,10 @@ def local_devices() -> list[str]:
     return ["cpu", "cuda"] if torch_cuda_available() else ["cpu"]
 
 
+# The stand-in a script is traced on again when it asked what its GPU supports: the cheapest GPU without bf16
+NO_BF16_GPU = {"name": "Tesla T4", "capability": [7, 5], "memory_bytes": 15_828_320_256, "sm_count": 40}
+
+
 def cannot_measure_here(run: ScriptRun | None, done: Any) -> str | None:
     """Why a script written for a GPU could not be measured on this CPU, when the stand-in GPU may plan it instead:
     stopped at the cap with too few steps (a large step on a small CPU), or stopped before its first step (CUDA
@@ -384,7 +388,7 @@ class Measure(Describe):
         assert run is not None
         if never_asks_for_a_gpu(run):
             return run  # it trains on a CPU wherever it runs: no GPU row to trace
-        return replace(run, gpu_run=self.trace_on_standin(path, args, cwd, env, cancel, on_progress, label))
+        return replace(run, gpu_run=self.trace_on_standins(path, args, cwd, env, cancel, on_progress, label))
 
     @staticmethod
     def check_measured(path: Path, script: str | Path, cwd: Path, run: ScriptRun | None, done: Any) -> None:
@@ -424,15 +428,27 @@ class Measure(Describe):
 
         from pricing.catalog import local_cpu_facts
 
-        gpu_run = self.trace_on_standin(path, args, cwd, env, cancel, on_progress, label)
+        gpu_run = self.trace_on_standins(path, args, cwd, env, cancel, on_progress, label)
         here = predicted_here(gpu_run, why, local_cpu_facts(), max(gpu_run.threads, 1) if gpu_run else  # type: ignore[arg-type]
                               os.cpu_count() or 1) if gpu_run is not None else None
         if here is None:
             raise failure
         return here
 
+    def trace_on_standins(self, path: Path, args: list[str], cwd: Path, env: ScriptEnv | None = None, cancel=None,
+                          on_progress: ProgressFn | None = None, label: str = "local") -> ScriptRun | None:
+        """trace_on_standin, and, when the script asked what the GPU supports (bf16, its capability, its properties),
+        again on a stand-in T4 (capability 7.5, no bf16): scripts such as nanoGPT choose fp16 and a GradScaler there,
+        and the Turing and Volta rows come from that trace (`gpu_run_no_bf16` of the run returned)."""
+        gpu_run = self.trace_on_standin(path, args, cwd, env, cancel, on_progress, label)
+        if gpu_run is None or gpu_run.standin is None or not set(gpu_run.standin.asked) & {"bf16", "capability", "properties"}:
+            return gpu_run
+        older = self.trace_on_standin(path, args, cwd, env, cancel, on_progress, label, gpu=NO_BF16_GPU)
+        return replace(gpu_run, gpu_run_no_bf16=older)
+
     def trace_on_standin(self, path: Path, args: list[str], cwd: Path, env: ScriptEnv | None = None, cancel=None,
-                         on_progress: ProgressFn | None = None, label: str = "local") -> ScriptRun | None:
+                         on_progress: ProgressFn | None = None, label: str = "local",
+                         gpu: dict[str, Any] | None = None) -> ScriptRun | None:
         """The script run again, unchanged, on the stand-in GPU (runner/standin.py): a GPU's step traced in seconds,
         with the precision and kernels the GPU run would use, and its own host work timed as CPU time. None when it
         failed there (its GPU rows then come from this CPU's trace, said so)."""
@@ -441,7 +457,7 @@ class Measure(Describe):
         with tempfile.TemporaryDirectory(prefix="planner-standin-") as tmp:
             done = run_script(path.resolve(), list(args), STANDIN_SECONDS, Path(tmp), min_steps=STANDIN_STEPS,
                               cap_seconds=STANDIN_CAP_SECONDS, cancel=cancel, cwd=cwd,
-                              extra_env=env.here if env else None, standin={}, max_steps=STANDIN_STEPS)
+                              extra_env=env.here if env else None, standin=gpu or {}, max_steps=STANDIN_STEPS)
         if cancel is not None and cancel.is_set():
             raise Cancelled(f"cancelled: the trace of {path.name} on the stand-in GPU was stopped")
         if not done.result or done.result.get("status") != "ok" or not done.result.get("trace"):

@@ -256,3 +256,27 @@ def test_a_script_that_calls_cuda_without_asking_is_planned_from_the_stand_in_to
     plan = json.loads(r.out)
     assert any(o["device"] == "cuda" for o in plan["options"])
     assert "Torch not compiled with CUDA enabled" in next(o for o in plan["options"] if o["target"] == "local")["note"]
+
+
+def test_a_script_that_picks_its_precision_by_the_gpu_is_traced_again_as_a_t4(tmp_path):
+    """nanoGPT's rule: bf16 where the GPU has it, else fp16 with a GradScaler. Traced as an A100 it runs bf16; the
+    T4 and V100 rows come from a second trace on a stand-in T4, where it runs fp16 (bf16 is emulated there)."""
+    import json
+
+    from tests.cli.helpers import planner
+
+    (tmp_path / "train.py").write_text(textwrap.dedent("""
+        import torch
+        dtype = torch.bfloat16 if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else torch.float16
+        model = torch.nn.Sequential(torch.nn.Linear(256, 256), torch.nn.ReLU(), torch.nn.Linear(256, 10)).cuda()
+        opt = torch.optim.AdamW(model.parameters())
+        scaler = torch.amp.GradScaler("cuda", enabled=dtype == torch.float16)
+        for step in range(1000):
+            with torch.autocast("cuda", dtype=dtype):
+                loss = model(torch.randn(64, 256, device="cuda")).square().mean()
+            scaler.scale(loss).backward(); scaler.step(opt); scaler.update(); opt.zero_grad()
+    """))
+    r = planner("estimate", tmp_path / "train.py", "--total-steps", "1000", "--json", "--seconds", "2")
+    assert r.code == 0, r.err
+    notes = json.loads(r.out)["notes"]
+    assert any("traced again on a stand-in Tesla T4 (no bf16), where it ran in fp16" in n for n in notes), notes
