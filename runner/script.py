@@ -50,6 +50,7 @@ DECIDE_SECONDS = 0.25  # past the budget, whether the step time has settled is d
 OP_CLASSES = (  # (class, substrings of an aten op's name), first match wins: as planner/workload/footprint's op classes
     ("sync", ("_local_scalar_dense", "item")),
     ("copy", ("_to_copy", "copy_")),
+    ("elementwise", ("_thnn_fused_",)),  # an LSTM/GRU cell's gate arithmetic on a GPU (its matmuls are mm ops of their own)
     ("attention", ("attention", "sdpa")),
     ("conv", ("convolution",)),
     ("recurrent", ("lstm", "gru", "rnn_")),
