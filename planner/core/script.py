@@ -239,6 +239,34 @@ class ScriptRun:
         return TypeAdapter(cls).validate_python(data)
 
 
+PER_STEPS = 1_000  # without the run's length, the plan is of this many steps
+LENGTHS = tuple(m * 10**k for k in range(2, 9) for m in (1, 2, 5))  # the lengths the answer is checked at, then bisected
+
+
+@dataclass(frozen=True)
+class Crossover:
+    """The run length (steps) from which the headline's pick is `after`, `before` below it."""
+
+    steps: int
+    before: str
+    after: str
+
+
+def length_free_warning(crossovers: list[Crossover]) -> str:
+    """What a plan without the run's length says: that it is of PER_STEPS steps, and where the answer changes."""
+    def shown(target: str) -> str:
+        return "train here" if target == "local" else "nothing" if target == "none" else f"rent {target.removeprefix('aws:')}"
+
+    if crossovers:
+        changes = "; ".join(f"{shown(c.before)} below ~{c.steps:,} steps, {shown(c.after)} above" for c in crossovers)
+        where = f"the answer changes with the length: {changes}"
+    else:
+        where = f"the answer is the same at every length from {LENGTHS[0]:,} to {LENGTHS[-1]:,} steps"
+    return (f"the run's length was not given: planned for {PER_STEPS:,} steps (each row's time and cost per "
+            f"{PER_STEPS:,}); {where}; give --total-steps N for your run's (or --epochs N, counted in a DataLoader's "
+            "epochs)")
+
+
 class RunLengthUnknown(InputError):
     """The whole run's length cannot be known from the measurement (no --total-steps, and --epochs without a
     DataLoader epoch to count steps in, or neither): the measurement stands, and a length given later plans it."""

@@ -21,8 +21,8 @@ from planner.core.document import SCRIPT_KIND, PlanDocument, PlanOptions, PriceS
 from planner.core.candidates import LOCAL, Target, measured_candidate
 from planner.core.document import LeftRunning, choice_json
 from planner.core.script import (
-    RunLengthUnknown, ScriptEnv, ScriptEstimate, ScriptJob, ScriptLength, ScriptRun, estimate_script, gpu_precision,
-    measured_script_candidate,
+    LENGTHS, PER_STEPS, Crossover, RunLengthUnknown, ScriptEnv, ScriptEstimate, ScriptJob, ScriptLength, ScriptRun,
+    estimate_script, gpu_precision, length_free_warning, measured_script_candidate,
     length_disagreement, script_candidates, script_said, steady_step,
 )
 from planner.errors import Cancelled, InputError, SpecError
@@ -93,9 +93,47 @@ class Scripts(Runs):
         cwd = script_workdir(script_path(script), workdir)
         env = env or ScriptEnv()
         job = _script_job(script, args, total_steps, epochs, seconds, cwd if workdir is not None else None, env, task)
-        run, est = self.bench_script(script, args, seconds, total_steps, epochs, on_progress=on_progress, workdir=cwd,
-                                     env=env)
+        run = self.measure_script(script, args, seconds, epochs is not None, on_progress=on_progress, workdir=cwd, env=env)
+        try:
+            est = estimate_script(run, total_steps, epochs, args=args)
+        except RunLengthUnknown:
+            if total_steps is not None or epochs is not None:
+                raise  # a length was given that the measurement cannot count: say so
+            # no length: the answer per PER_STEPS steps, and the lengths at which it changes
+            est = estimate_script(run, PER_STEPS, None, args=args)
+            doc = self.script_plan(replace(job, total_steps=PER_STEPS), run, est, options, gpu)
+            doc.plan.warnings.insert(0, length_free_warning(self.length_crossovers(run, options, gpu)))
+            return doc, run, est
         return self.script_plan(job, run, est, options, gpu), run, est
+
+    def length_crossovers(self, run: ScriptRun, options: PlanOptions, gpu: bool | None = None) -> list[Crossover]:
+        """The run lengths (steps) at which the headline's pick changes, from LENGTHS and bisection between them: a
+        script measured without its length still answers at every length (no measurement is repeated)."""
+        from pricing.catalog import instances
+
+        facts = instances(self.catalog().frame, region=options.region, gpu=gpu)
+        facts_of = hardware()
+
+        def pick(steps: int) -> str:
+            est = estimate_script(run, steps, None)
+            rows = script_candidates(run, est, facts, options.purchase, facts_of, options.local_price_per_hour)
+            plan = decide([c.option(steps) for c in rows], options.objective, options.deadline_seconds,
+                          options.time_value_per_hour)
+            return plan.recommendation.target or "none"
+
+        picks = [(n, pick(n)) for n in LENGTHS]
+        out = []
+        for (lo, a), (hi, b) in zip(picks, picks[1:]):
+            if a == b:
+                continue
+            while hi - lo > max(1, lo // 50):  # to 2%
+                mid = (lo + hi) // 2
+                if pick(mid) == a:
+                    lo = mid
+                else:
+                    hi = mid
+            out.append(Crossover(hi, a, b))
+        return out
 
     def script_auto_preview(self, script: str | Path, args: list[str], options: PlanOptions, aws: AwsOptions,
                             seconds: float = 10.0, total_steps: int | None = None, epochs: int | None = None,

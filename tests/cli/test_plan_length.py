@@ -66,3 +66,19 @@ def test_the_run_a_replan_suggests_sets_the_scripts_envs_again_and_names_its_sec
     assert r.code == 0, r.err
     said = " ".join(r.out.split())
     assert "--total-steps 2000 --env LR=0.1 --secret HF_TOKEN --targets" in said  # the secret's value: the user's own
+
+
+def test_an_estimate_without_a_length_answers_per_1000_steps_and_names_where_the_answer_changes(tmp_path):
+    """No --total-steps and no DataLoader epoch: instead of refusing after the measurement, the plan is of 1,000
+    steps and names the run length at which the pick changes (there is one: a rented instance's boot is one-time
+    work, so a short run stays here)."""
+    (tmp_path / "train.py").write_text(
+        "import torch\nmodel = torch.nn.Linear(256, 256)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for i in range(10**9):\n    model(torch.randn(256, 256)).square().mean().backward(); opt.step(); opt.zero_grad()\n")
+    r = planner("estimate", tmp_path / "train.py", "--seconds", "2", "--json")
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    assert doc["workload"]["total_steps"] == 1000
+    said = next(w for w in doc["warnings"] if "length was not given" in w)
+    assert "planned for 1,000 steps" in said and "--total-steps N" in said
+    assert "the answer changes with the length: train here below ~" in said or "the same at every length" in said
