@@ -278,3 +278,19 @@ def test_the_headline_names_the_device_as_the_table_does():
     assert "aws:p4d.24xlarge (A100 x8 (85%))" in recommendation_text(doc_of(rec))
     rec = Recommendation("local", "cpu", "clear", "it is the cheapest option", gpus_used=None)
     assert "local (cpu)" in recommendation_text(doc_of(rec))  # no such option row: the device kind
+
+
+def test_a_bench_with_no_upper_end_makes_a_close_call_only_where_that_end_could_swap_the_two():
+    """One step measured here: its bench has no upper end (the step could be any slower). A rented GPU far cheaper
+    than this machine is not 'too close to call within inf%' (the local row could only get worse); where this
+    machine is the better one, its missing upper end could swap them, and the call stays open."""
+    from planner.core.plan import ErrorBasis
+
+    one_step = ErrorBasis(model="measured:local-cpu", bench="local-cpu", bench_below=0.05, bench_above=math.inf)
+    slow_here = Option(**{**local_cpu(400 * HOUR).__dict__, "train_seconds_high": math.inf, "basis": one_step})
+    plan = decide([slow_here, gpu(HOUR / 6, price=0.8)])
+    assert plan.recommendation.target == "aws:g5.xlarge" and plan.recommendation.verdict != "too_close"
+    assert "inf" not in plan.recommendation.reason
+    fast_here = Option(**{**local_cpu(HOUR / 60).__dict__, "train_seconds_high": math.inf, "basis": one_step})
+    close = decide([fast_here, gpu(HOUR / 6, price=0.8)])
+    assert close.recommendation.target == "local"
