@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import dataclasses
 import datetime as dt
 import json
 import math
@@ -326,10 +325,9 @@ def predict_spec(entry: dict[str, Any], gpu: Any) -> dict[str, Any]:
 def predict_script(entry: dict[str, Any], gpu: Any) -> dict[str, Any]:
     """The planner's GPU row for the script from its stand-in trace (planner/core/script.script_candidates' path)."""
     from planner.core.predict.trace import predict_trace_gpu
-    from planner.core.script import ScriptRun, standin_step
+    from planner.core.script import ScriptRun, traced_step
 
-    traced = ScriptRun.from_json(entry["result"])
-    on = standin_step(dataclasses.replace(traced, gpu_run=traced))
+    on = traced_step(ScriptRun.from_json(entry["result"]))
     if on is None:
         return {"note": "the stand-in traced no step"}
     pred = predict_trace_gpu(on.trace, on.host_seconds, on.relative, gpu, 1.0, host_here=on.host_seconds)

@@ -420,7 +420,11 @@ class StandinStep:
 
 def standin_step(run: ScriptRun) -> StandinStep | None:
     """The stand-in GPU's step of this script (None: it was not traced there, or no step was traced)."""
-    gpu = run.gpu_run
+    return traced_step(run.gpu_run)
+
+
+def traced_step(gpu: ScriptRun | None) -> StandinStep | None:
+    """The step of a run on the stand-in GPU (None: no step was traced there)."""
     if gpu is None or gpu.trace is None or gpu.standin is None or not gpu.standin.used:
         return None
     host = sorted(gpu.host_cpu[2:] or gpu.host_cpu)
@@ -441,7 +445,7 @@ def predicted_here(gpu_run: ScriptRun, why: str, cpu: CpuFacts | None, cores: in
     (predict_cpu_unmeasured: a script that cannot run on a CPU as written runs there in fp32 once it can); the
     stand-in's timeline re-timed to it, its setup, epochs and DataLoaders kept where it saw them, with enough steps
     to plan from. None without a traced step or this CPU's facts."""
-    on = standin_step(replace(gpu_run, gpu_run=gpu_run))
+    on = traced_step(gpu_run)
     if on is None or cpu is None or not gpu_run.steps:
         return None
     t = on.trace
@@ -694,6 +698,7 @@ def script_candidates(run: ScriptRun, est: ScriptEstimate, instances: list[Insta
     trace = mean_trace(run, est)
     precision = trace.precision if trace else "fp32"
     on_standin = standin_step(run)  # the GPU rows' step, as a GPU runs it (None: from this CPU's trace)
+    on_no_bf16 = traced_step(run.gpu_run.gpu_run_no_bf16) if run.gpu_run is not None else None  # Turing, Volta rows
     for facts in instances:
         price = facts.price(purchase)
         if price is None:
@@ -715,11 +720,7 @@ def script_candidates(run: ScriptRun, est: ScriptEstimate, instances: list[Insta
         else:
             gpu = hardware.gpus.get(facts.gpu_name)
             base = {**common, "device": "cuda", "device_name": facts.gpu_name, "gpus_used": 1}
-            if gpu is not None and gpu.arch in ("turing", "volta") and run.gpu_run is not None and run.gpu_run.gpu_run_no_bf16 is not None:
-                older = standin_step(replace(run, gpu_run=run.gpu_run.gpu_run_no_bf16))
-                here_on = older if older is not None else on_standin
-            else:
-                here_on = on_standin
+            here_on = on_no_bf16 if gpu is not None and gpu.arch in ("turing", "volta") and on_no_bf16 else on_standin
             gpu_trace = here_on.trace if here_on is not None else trace
             if gpu is None or gpu_trace is None:
                 why = f"no spec for GPU {facts.gpu_name}" if gpu is None else "not predicted: no step of the script was traced"
@@ -856,7 +857,7 @@ def script_said(run: ScriptRun, est: ScriptEstimate, predicted: bool = True) -> 
                             "move the model and its batches to the GPU (`.to(device)`) to plan GPUs"])
     if (on := standin_step(run)) is not None:
         older = run.gpu_run.gpu_run_no_bf16 if run.gpu_run is not None else None
-        return said + standin_said(on, standin_step(replace(run, gpu_run=older)) if older is not None else None)
+        return said + standin_said(on, traced_step(older))
     if t is None:
         return said + Said(["no step was traced (too few steps): GPU instances are not predicted"])
     said += Said(notes=[f"GPU rows: a mean step's {t.kernels:,} kernels ({t.flops / 1e9:.3g} G FLOPs, {t.precision}) on "

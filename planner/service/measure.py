@@ -64,13 +64,18 @@ def local_devices() -> list[str]:
 NO_BF16_GPU = {"name": "Tesla T4", "capability": [7, 5], "memory_bytes": 15_828_320_256, "sm_count": 40}
 
 
+def capped_too_soon(steps: int, done: Any) -> bool:
+    """Stopped at the cap with too few steps to time a steady one (the warm-up and the traced step aside)."""
+    return done.returncode is None and steps < MIN_STEADY_STEPS + 2
+
+
 def cannot_measure_here(run: ScriptRun | None, done: Any) -> str | None:
     """Why a script written for a GPU could not be measured on this CPU, when the stand-in GPU may plan it instead:
     stopped at the cap with too few steps (a large step on a small CPU), or stopped before its first step (CUDA
     hard-coded; an exit when no GPU is there). None for a failure a GPU would not mend: after steps were taken, or slow
     steps of a script that never asked for a GPU."""
     steps = len(run.steps) if run is not None else 0
-    if done.returncode is None and steps < MIN_STEADY_STEPS + 2:
+    if capped_too_soon(steps, done):
         if run is not None and run.gpu_asked is False:  # its slow steps would run for real on the stand-in too
             return None
         return (f"its first step here did not end within the {done.seconds:.0f} s cap" if not steps else
@@ -416,7 +421,7 @@ class Measure(Describe):
             raise RunError(f"{path.name} finished without a training step (no optimizer step, no backward pass){own_words}",
                            hint="is the training loop behind a flag or an `if __name__ == \"__main__\"` it did not reach, "
                                 "or did it stop for want of something (GPUs, a dataset) its output names?")
-        if done.returncode is None and len(run.steps) < MIN_STEADY_STEPS + 2:
+        if capped_too_soon(len(run.steps), done):
             raise RunError(f"{path.name} took {len(run.steps)} training step(s) within {done.seconds:.0f} s (the cap), too "
                            "few to time: it was stopped, with everything it started", hint="give more --seconds")
 
@@ -424,13 +429,11 @@ class Measure(Describe):
                                on_progress: ProgressFn | None, label: str, why: str, failure: RunError) -> ScriptRun:
         """The script's plan from its trace on the stand-in GPU when it cannot be measured here (`why`); `failure`
         (the measurement's error) is raised when the stand-in cannot trace it either."""
-        import os
-
         from pricing.catalog import local_cpu_facts
 
         gpu_run = self.trace_on_standins(path, args, cwd, env, cancel, on_progress, label)
-        here = predicted_here(gpu_run, why, local_cpu_facts(), max(gpu_run.threads, 1) if gpu_run else  # type: ignore[arg-type]
-                              os.cpu_count() or 1) if gpu_run is not None else None
+        here = None if gpu_run is None else predicted_here(gpu_run, why, local_cpu_facts(),  # type: ignore[arg-type]
+                                                           max(gpu_run.threads, 1))
         if here is None:
             raise failure
         return here

@@ -97,15 +97,12 @@ def fit_threads() -> dict[str, Any] | None:
     threads its steps ran with."""
     if any(os.environ.get(name) for name in THREAD_ENV):
         return None
-    before = cpu_times()
+    watch = Busyness.begin()  # the other processes' CPU time while this one sleeps
     time.sleep(FREE_SAMPLE_SECONDS)
-    after = cpu_times()
-    if not before or not after or after[2] <= before[2]:
+    watch.end()
+    if watch.other_cpus is None:
         return None
-    cpus = os.cpu_count() or 1
-    total = after[2] - before[2]
-    busy = (total - (after[1] - before[1]) - (after[0] - before[0])) / total * cpus  # this process sleeps meanwhile
-    free = max(cpus - busy, 0.0)
+    free = max(watch.cpus - watch.other_cpus, 0.0)
     threads = max(1, min(torch.get_num_threads(), int(free + 0.25)))
     torch.set_num_threads(threads)
-    return {"threads": threads, "free_cpus": round(free, 2), "cpus": cpus}
+    return {"threads": threads, "free_cpus": round(free, 2), "cpus": watch.cpus}
