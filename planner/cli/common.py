@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.errors import ExitCode, InputError, RunError
-from planner.report.export import FORMATS, table_text
+from planner.report.export import FORMATS, csv_text, table_text
 from planner.report.text import escape, progress_text, to_json
 from planner.service import ENV_NAME, OBJECTIVES, SCRIPT_CAP_EXTRA_SECONDS, UNSTEADY_EXTENSION, PlannerService, ScriptEnv
 from planner.report.plan import (
-    DEFAULT_GROUP_BY, GROUP_BY, answers_text, failed_lines, plan_table, recommendation_text, shown_line, shown_options,
-    task_choice_lines,
+    DEFAULT_GROUP_BY, GROUP_BY, PLAN_COLUMNS, PLAN_CSV_COLUMNS, TERSE_ROWS, answers_text, failed_lines, plan_table, recommendation_text,
+    plan_csv_rows, shown_line, shown_options, task_choice_lines, terse_answer, terse_footer, terse_title,
 )
 from planner.service.inputs import check_out_file, flag_range, parse_flag, shown_path
 
@@ -269,6 +269,7 @@ def settle_output(args: argparse.Namespace) -> None:
             raise InputError(f"--all and {' and '.join(given)}: --all shows every row",
                              hint=f"give --all, or {' and '.join(given)} without it")
         args.group_by = "none"
+    args.rows_defaulted = getattr(args, "group_by", None) is None and getattr(args, "max_rows", None) is None
     if hasattr(args, "group_by") and args.group_by is None:  # `prices --cpu`: no GPU to group by, each type once
         args.group_by = "instance" if getattr(args, "cpu", False) and args.command == "prices" else DEFAULT_GROUP_BY
 
@@ -319,24 +320,40 @@ def print_shown(args: argparse.Namespace, shown: Any) -> None:
 
 
 def print_plan(doc: PlanDocument, args: argparse.Namespace) -> None:
-    """The plan: its table (the rows of --group-by; fitted to the terminal unless --wide), the headline,
-    both answers, and what the measurements warned about — all on stdout: they are the plan. JSON: every
-    option; csv, markdown: the table alone, every column."""
+    """The plan on stdout. table: the terse answer (report.plan.terse_answer), the grouped table (at most TERSE_ROWS
+    rows unless the rows were asked for), one line of warnings; --explain: the table with its legend, the headline's
+    reasoning and both answers whole; --verbose: every warning and note. JSON: every option; csv, markdown: the table
+    alone, every column."""
     if args.format == "json":
         print_json(doc)
         return
-    options, shown = shown_options(doc, args.group_by, args.max_rows)
+    explain = getattr(args, "explain", False)
+    cap = TERSE_ROWS if args.format == "table" and not explain and getattr(args, "rows_defaulted", False) else None
+    options, shown = shown_options(doc, args.group_by, args.max_rows or cap)
     if args.format == "table":
         out = stdout()
-        out.print(plan_table(doc, width=out.width, wide=args.wide, options=options))
-        print_shown(args, shown)
-        out.print(recommendation_text(doc), highlight=False)
-        for line in failed_lines(doc) + answers_text(doc) + task_choice_lines(doc):
-            out.print(line, highlight=False)
-        for warning in doc.plan.warnings:
-            out.print(f"[yellow]warning[/]: {escape(warning)}", highlight=False)
-        for note in doc.plan.notes:
-            out.print(f"[dim]note: {escape(note)}[/]", highlight=False)
+        if explain:
+            out.print(plan_table(doc, width=out.width, wide=args.wide, options=options))
+            print_shown(args, shown)
+            out.print(recommendation_text(doc), highlight=False)
+            for line in failed_lines(doc) + answers_text(doc) + task_choice_lines(doc):
+                out.print(line, highlight=False)
+        else:
+            out.print(terse_title(doc), highlight=False)
+            for line in terse_answer(doc) + [f"  {line.strip()}" for line in task_choice_lines(doc)]:
+                out.print(line, highlight=False)
+            table = plan_table(doc, width=out.width, wide=args.wide, options=options, terse=True)
+            out.print(table)
+            dropped = [c for c in PLAN_COLUMNS if c not in {str(col.header) for col in table.columns}]
+            for line in terse_footer(doc, shown, dropped, out.width, verbose=getattr(args, "verbose", False)):
+                out.print(line, highlight=False)
+        if explain or getattr(args, "verbose", False):
+            for warning in doc.plan.warnings:
+                out.print(f"[yellow]warning[/]: {escape(warning)}", highlight=False)
+            for note in doc.plan.notes:
+                out.print(f"[dim]note: {escape(note)}[/]", highlight=False)
+    elif args.format == "csv":  # data: every option, numbers in SI units (the grouped view is for people)
+        sys.stdout.write(csv_text(list(PLAN_CSV_COLUMNS), plan_csv_rows(doc)))
     else:
         print_table(args, plan_table(doc, wide=True, options=options, note_width=10_000))
         print_shown(args, shown)
@@ -355,6 +372,10 @@ def plan_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:
     p.add_argument("--local-price", type=flag("--local-price"), metavar="USD_PER_HOUR", default=0.0 if defaults else None,
                    help=ranged("--local-price", "hourly cost of this machine (amortized hardware, power); default 0"))
     p.add_argument("--wide", action="store_true", help="show every column of the plan, however wide the terminal")
+    p.add_argument("--explain", action="store_true",
+                   help="the reasoning whole: the rule's arithmetic, the close calls, what a paid benchmark would settle, the "
+                        "table's legend")
+    p.add_argument("-v", "--verbose", action="store_true", help="every warning and note of the measurements")
     rows_arguments(p)
 
 

@@ -278,7 +278,7 @@ def cmd_estimate(args: argparse.Namespace) -> int:
                                on_progress=on_progress, predict_only=args.predict_only)
     print_plan(doc, args)
     if args.format == "table":
-        _print_predicted_footer(doc, args.spec)
+        _print_predicted_footer(doc, args.spec, explain=args.explain)
     write_chart(doc, args.chart)
     return ExitCode.OK
 
@@ -302,10 +302,10 @@ def _estimate_script(service: PlannerService, args: argparse.Namespace, region: 
         task = getattr(args, "task", None)
         if task is not None:  # the suggested run is of the task, as the user gave it (its own arguments in it)
             named = script_command(args.task_file, None, args.total_steps, args.epochs) + env_flags(args)
-            _print_predicted_footer(doc, named, args.script_args[len(task.args):])
+            _print_predicted_footer(doc, named, args.script_args[len(task.args):], explain=args.explain)
         else:
             named = script_command(args.spec, args.workdir, args.total_steps, args.epochs) + env_flags(args)
-            _print_predicted_footer(doc, named, args.script_args)
+            _print_predicted_footer(doc, named, args.script_args, explain=args.explain)
     write_chart(doc, args.chart)
     return ExitCode.OK
 
@@ -334,10 +334,11 @@ def script_command(script: str, workdir: str | None, total_steps: int | None, ep
             + (f" --epochs {epochs}" if epochs else ""))
 
 
-def _print_predicted_footer(doc: PlanDocument, spec: str, script_args: list[str] | None = None) -> None:
+def _print_predicted_footer(doc: PlanDocument, spec: str, script_args: list[str] | None = None,
+                            explain: bool = True) -> None:
     """Under a plan with predicted rows: where they come from, and the paid benchmarks that would settle it."""
     out = stdout()
-    for line in predicted_footer(doc, spec, script_args):
+    for line in predicted_footer(doc, spec, script_args, explain):
         out.print(line, highlight=False, markup=False)
 
 
@@ -355,9 +356,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
             job = service.script_job(args.run_dir).with_length(length)
             again = "".join(f" --env {shlex.quote(f'{k}={v}')}" for k, v in job.env.items()) + "".join(
                 f" --secret {shlex.quote(name)}" for name in job.secret_names)  # a secret by name: yours, not journaled
-            _print_predicted_footer(doc, script_command(job.script, job.workdir, job.total_steps, job.epochs) + again, job.args)
+            _print_predicted_footer(doc, script_command(job.script, job.workdir, job.total_steps, job.epochs) + again, job.args,
+                                    explain=args.explain)
         else:
-            _print_predicted_footer(doc, str(Path(args.run_dir) / "spec.json"))
+            _print_predicted_footer(doc, str(Path(args.run_dir) / "spec.json"), explain=args.explain)
     write_chart(doc, args.chart)
     return ExitCode.OK if doc.recommendation.target else ExitCode.RUNTIME_FAILURE
 

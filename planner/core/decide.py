@@ -273,10 +273,9 @@ def _headline(answers: dict[AnswerName, Recommendation], ranked: list[RankedOpti
         name = "here" if best is here else "rent"
         why = here_or_rent_text(name, best, other, rent, cmp, metric, tv, tv_default)
         current = answers[name].verdict
-        if current == "only_option":  # the answer had nothing to beat: here against rent is the comparison
-            verdict = cmp.verdict
-        else:
-            verdict = max(current, cmp.verdict, key=SEVERITY.index) if current in SEVERITY else current
+        # here against rent is the headline's question: a close call between two instances of the answer (its own
+        # comparison) is said beside it, and does not colour it (issue 40); a missed deadline does
+        verdict = cmp.verdict if current in (*SEVERITY, "only_option") else current
         if current == "too_close" and cmp.verdict != "too_close":
             why += instance_too_close_text(name)
     reason, choice = headline_texts(answers[name].reason, name, why, (here, rent))

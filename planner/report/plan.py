@@ -8,8 +8,10 @@ import math
 from typing import TYPE_CHECKING
 
 from planner.core.document import SCRIPT_KIND
+from planner.core.formats import UNITS
+from planner.core.plan import hourly_rate, option_name
 from planner.core.shown import DEFAULT_GROUP_BY, GROUP_BY, GroupBy, Shown, shown_options  # noqa: F401 - re-exported
-from planner.report.text import escape, money_text, range_text, seconds_text, short
+from planner.report.text import escape, range_text, seconds_text, short
 
 if TYPE_CHECKING:
     from planner.core.decide import RankedOption
@@ -85,7 +87,7 @@ def plan_row(o: RankedOption, doc: PlanDocument | None = None, note_width: int =
             note = note[len(said):].lstrip(":; ") if note.startswith(said) else note
         return head + [step, "", f"{what}: {short(note, note_width)}" if note and note_width else what, "", "", "", ""]
     return head + [seconds_text(o.step_seconds), seconds_text(o.one_time_seconds), _training_time(o, short=compact),
-                   f"{o.price_per_hour:.3f}", money_text(o.cost_usd), _times(o.speedup, compact), _times(o.break_even_speedup, compact)]
+                   f"{hourly_rate(o):.3f}", money_short(o.cost_usd), _times(o.speedup, compact), _times(o.break_even_speedup, compact)]
 
 
 def plan_title(doc: PlanDocument) -> str:
@@ -136,9 +138,10 @@ def reference_caption(doc: PlanDocument) -> str:
 
 
 def plan_table(doc: PlanDocument, width: int | None = None, wide: bool = False,
-               options: list[RankedOption] | None = None, note_width: int | None = None):
+               options: list[RankedOption] | None = None, note_width: int | None = None, terse: bool = False):
     """The plan as a rich table of `options` (default: every one, in the plan's order); at most `width`
-    columns wide (dropping DROP_ORDER's columns) unless `wide`."""
+    columns wide (dropping DROP_ORDER's columns) unless `wide`. `terse`: no title and no caption (the terse answer
+    says the workload above it; --explain has the legend)."""
     from rich import box
     from rich.console import Console
     from rich.table import Table
@@ -150,9 +153,10 @@ def plan_table(doc: PlanDocument, width: int | None = None, wide: bool = False,
 
     def build(rows: list | None = None) -> Table:
         parallel = any((o.gpus_used or 1) > 1 for o in options)
-        t = Table(title=plan_title(doc), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=compact,
-                  caption=(SCRIPT_CAPTION if doc.workload.kind == SCRIPT_KIND else PLAN_CAPTION) + escape(reference_caption(doc)) + (PARALLEL_CAPTION if parallel else ""),
-                  caption_justify="left")
+        caption = ((SCRIPT_CAPTION if doc.workload.kind == SCRIPT_KIND else PLAN_CAPTION) + escape(reference_caption(doc))
+                   + (PARALLEL_CAPTION if parallel else ""))
+        t = Table(title=None if terse else plan_title(doc), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+                  collapse_padding=compact, caption=None if terse else caption, caption_justify="left")
         for name in columns:
             t.add_column(name, no_wrap=True, justify="left" if name in LEFT_COLUMNS else "right")
         keep = [PLAN_COLUMNS.index(c) for c in columns]
@@ -194,7 +198,7 @@ def plan_table(doc: PlanDocument, width: int | None = None, wide: bool = False,
         notes = 0  # 'failed', 'does not fit': the reason is under the table
     table = build()
     dropped = [c for c in PLAN_COLUMNS if c not in columns]
-    if dropped or compact:
+    if (dropped or compact) and not terse:
         said = [*dropped, *(["scaling efficiency"] if compact and any((o.gpus_used or 1) > 1 for o in options) else [])]
         table.caption = f"{table.caption} Not shown at this width: {', '.join(said)} (--wide shows them)."
     return table
@@ -263,9 +267,9 @@ def unterminated_lines(doc: PlanDocument | None) -> list[str]:
 NO_BENCHMARK = "No paid benchmark needed: training here wins clearly, and measuring an instance would not change that"
 
 
-def predicted_footer(doc: PlanDocument, spec: str, script_args: list[str] | None = None) -> list[str]:
+def predicted_footer(doc: PlanDocument, spec: str, script_args: list[str] | None = None, explain: bool = True) -> list[str]:
     """Under a plan with predicted rows (plain lines): where they come from, and the paid benchmarks that
-    would settle it, with the command that runs them."""
+    would settle it, with the command that runs them. Not `explain` (the terse default): that command alone."""
     measured_here = any(o.target == "local" and o.source == "measured" and o.train_seconds for o in doc.plan.options)
     cpus = ("this machine's step scaled by processor, +-40%" if measured_here
             else "nothing was measured here, so from the work alone (a roofline), +-60%")
@@ -279,8 +283,12 @@ def predicted_footer(doc: PlanDocument, spec: str, script_args: list[str] | None
         lines.append("A paid benchmark would settle:")
         lines += [f"  {c.target}: {c.reason}" for c in benchmark]
         after = f" -- {' '.join(script_args)}" if script_args else ""
-        lines.append(f"  -> planner run {spec} --targets local,{targets} --region {doc.options.region}{after}"
-                     + ("" if doc.workload.kind == SCRIPT_KIND else "   (or --targets auto)"))
+        command = f"planner run {spec} --targets local,{targets} --region {doc.options.region}{after}"
+        if not explain:
+            return [f"A paid benchmark would settle it: {command}"]
+        lines.append(f"  -> {command}" + ("" if doc.workload.kind == SCRIPT_KIND else "   (or --targets auto)"))
+    elif not explain:
+        return []
     elif doc.benchmark and doc.trains_here_clearly:
         lines.append(f"{NO_BENCHMARK} (should you rent anyway, --json lists the ones that would settle which: \"benchmark\").")
     lines.append(f"Not worth benchmarking: {len(doc.skipped or [])} instance(s) (see --json for each reason).")
@@ -300,3 +308,202 @@ def task_choice_lines(doc: PlanDocument) -> list[str]:
     text = task_choice_text(doc.task_choice.source, doc.task_choice.written, doc.task_option, len(doc.task_choice.targets),
                             answer, doc.options.region, name)
     return [f"  [bold]Your task:[/] {escape(text)}."]
+
+
+# ----------------------------------------------------------------------------- the terse answer (issue 40)
+#
+# The default of `estimate`, `run` and `plan`: line 1 the workload and the question, then the answer (what to do,
+# its time with its interval and cost, how sure), the one reason here or rent, the one reason GPU or not; the
+# grouped table; one line of warnings. `--explain` prints the reasoning whole (plan_answers, the captions, the
+# footer); `--verbose` every warning and note. Every number is read from the document's typed facts.
+
+TERSE_ROWS = 12  # the table's rows by default on a terminal: with the answer above it, 80x24 holds it all
+
+
+def money_short(usd: float | None) -> str:
+    """A cost with at least two significant figures, so two costs compare: $0, $0.0081, $0.019, $0.24, $2.8, $12,
+    $1,235 ('-' when there is none)."""
+    if usd is None or not math.isfinite(usd):
+        return "-"
+    if usd == 0:
+        return "$0"
+    if usd >= 100:
+        return f"${usd:,.0f}"
+    return f"${usd:,.{max(0, 1 - math.floor(math.log10(abs(usd))))}f}"
+
+
+def time_interval_text(o: RankedOption) -> str:
+    """'2.6 min (2.2-3.1 min)': the point in its interval's unit, so the rounded point is inside the rounded
+    interval; the point alone when the option has no interval."""
+    point, low, high = o.train_seconds, o.train_seconds_low, o.train_seconds_high
+    if point is None:
+        return "-"
+    if high is None or low is None or not math.isfinite(high) or high <= low:
+        return seconds_text(point)
+    interval = range_text(low, high)
+    unit = interval.rsplit(" ", 1)[-1]
+    scale = next(u[1] for u in UNITS if u[0] == unit)
+    digits = next(u[3] for u in UNITS if u[0] == unit)
+    return f"{point / scale:.{digits}f} {unit} ({interval})"
+
+
+def _what(o: RankedOption) -> str:
+    """What the answer says to do with an option: 'Train here', 'Train here on its GPU (RTX 4090)',
+    'Rent aws:g4dn.xlarge (T4)'."""
+    if o.here:
+        return "Train here" + (f" on its GPU ({device_short(o)})" if o.device == "cuda" else "")
+    return f"Rent {option_name(o)} ({device_short(o)})"
+
+
+def _ratio(value: float) -> str:
+    return f"{value:.{0 if value >= 100 else 1 if value >= 10 else 2}f}x"
+
+
+VERDICT_TAGS = {"clear": "", "only_option": "", "likely": " — likely, not certain",
+                "too_close": " — too close to call", "deadline_missed": " — the deadline is not met for sure"}
+
+
+def answer_line(doc: PlanDocument) -> str:
+    """The answer in one line (markup): what to do, its time and interval, its cost, how sure."""
+    rec, o = doc.recommendation, doc.recommended
+    if o is None:
+        reason = " ".join(rec.reason.split())
+        return f"[bold red]{escape(VERDICT_TITLES[rec.verdict])}[/]: {short(reason, 200)}"
+    rate = "" if o.here else f" at ${hourly_rate(o):.3g}/h"
+    return (f"[bold]{escape(_what(o))}: {time_interval_text(o)}, {money_short(o.cost_usd)}{rate}[/]"
+            f"{VERDICT_TAGS.get(rec.verdict, '')}.")
+
+
+def _here_or_rent_line(doc: PlanDocument) -> str:
+    """Why this answer and not the other (here or rent): the other's time and cost, and how much more it comes to."""
+    rec, cmp = doc.recommendation, doc.recommendation.choice_comparison
+    if cmp is None or not doc.has_both_answers:
+        return ""
+    other_name = "rent" if rec.answer == "here" else "here"
+    other_rec = doc.answer(other_name)  # type: ignore[arg-type]
+    other = doc.plan.option_of(other_rec) if other_rec is not None else None
+    if other is None:
+        return ""
+    what = _what(other).replace("Train here", "Training here").replace("Rent ", "Renting ")
+    facts = f"{seconds_text(other.train_seconds)}, {money_short(other.cost_usd)}"
+    if cmp.metric == "training time":
+        how = f"{_ratio(cmp.ratio)} slower" if math.isfinite(cmp.ratio) else "slower"
+    elif cmp.winner_value <= 0:
+        how = f"{money_short(cmp.runner_up_value)} against nothing here"
+    else:
+        how = f"{_ratio(cmp.ratio)} the cost" + (" with waiting" if doc.plan.headline_time_value else "")
+    close = f" (within {cmp.band_reason})" if cmp.verdict == "too_close" else ""
+    return f"  {escape(what)}: {facts} — {how}{escape(close)}."
+
+
+def _gpu_line(doc: PlanDocument) -> str:
+    """Rule 4 in one line, for renting (this machine's GPU when nothing is rented): the GPU that pays off, or the best
+    one and the break-even it misses."""
+    place = "rent" if doc.answer("rent") is not None else "here"
+    answer = doc.answer(place)  # type: ignore[arg-type]
+    chosen = doc.plan.option_of(answer) if answer is not None else None
+    gpus = [o for o in doc.plan.options if o.here == (place == "here") and o.device == "cuda" and o.usable
+            and o.speedup is not None and o.break_even_speedup is not None]
+    if not gpus or chosen is None:
+        return ""
+    gpu = chosen if chosen.device == "cuda" and chosen.speedup is not None else gpus[0]
+    ref = gpu.reference or "the reference CPU"
+    speed = f"{gpu.speedup:.2f}x the speed of {ref}"
+    be = gpu.break_even_speedup or 0.0
+    if doc.plan.objective == "fastest":
+        return f"  Fastest GPU: {escape(device_short(gpu))} at {escape(speed)}."
+    if gpu is chosen:
+        return f"  The {escape(device_short(gpu))} pays off: {escape(speed)}, break-even {_ratio(be)}."
+    return f"  No GPU pays off: best is {escape(device_short(gpu))} at {escape(speed)}, needs {_ratio(be)}."
+
+
+def _close_instances_line(doc: PlanDocument) -> str:
+    """The answer's own instance a close call (rule 2 inside one kind of place): said apart, so it does not colour
+    the rent-or-not answer."""
+    rec = doc.recommendation
+    answer = doc.answer(rec.answer) if rec.answer else None  # type: ignore[arg-type]
+    cmp = answer.comparison if answer is not None else None
+    if cmp is None or cmp.verdict != "too_close":
+        return ""
+    return f"  Close call: {escape(cmp.runner_up)} is within {escape(cmp.band_reason)} of {escape(cmp.winner)} (--explain)."
+
+
+def terse_answer(doc: PlanDocument) -> list[str]:
+    """The answer and its reasons (markup lines): see the section's comment."""
+    lines = [answer_line(doc), _here_or_rent_line(doc), _gpu_line(doc), _close_instances_line(doc)]
+    return [line for line in lines if line]
+
+
+def terse_title(doc: PlanDocument) -> str:
+    """Line 1: the workload and the question. 'surface-mlp: 2,000 steps of batch 40,000; cheapest, waiting at $5/h
+    (default)'."""
+    w, plan = doc.workload, doc.plan
+    if w.kind == SCRIPT_KIND:
+        what = " ".join([w.name, *(w.script_args or [])]) + f": {w.total_steps:,} optimizer steps"
+    else:
+        what = f"{w.name}: {w.total_steps:,} steps of batch {w.batch_size:,}"
+    question = (f"cheapest within {seconds_text(plan.deadline_seconds)}" if plan.objective == "deadline"
+                else plan.objective)
+    if plan.headline_time_value is not None and doc.has_both_answers and plan.objective != "fastest":
+        question += f", waiting at ${plan.headline_time_value:g}/h" + (" (default)" if doc.headline_time_value_is_default else "")
+    return escape(f"{what}; {question}")
+
+
+def terse_footer(doc: PlanDocument, shown: Shown, dropped: list[str], width: int, verbose: bool = False) -> list[str]:
+    """Under the table: how many rows of how many and the flags that show more; the warnings in one line (none when
+    `verbose`: they follow whole)."""
+    more = [f"--all every row ({len(shown.indices)} of {shown.total} shown)"] if shown.omitted else []
+    if dropped:
+        more.append("--wide every column")
+    more.append("--explain why")
+    lines = [", ".join(more)]
+    warnings = doc.plan.warnings
+    if warnings and not verbose:
+        first = " ".join(warnings[0].split())
+        count = f"{len(warnings)} warnings" if len(warnings) > 1 else "warning"
+        tail = " (--verbose: all)" if len(warnings) > 1 else ""
+        room = max(20, width - len(count) - len(tail) - 4)
+        lines.append(f"[yellow]{count}[/]: {short(first, room)}{tail}")
+    return lines
+
+
+# ----------------------------------------------------------------------------- the plan as data (issue 40)
+
+PLAN_CSV_COLUMNS = (
+    "rank", "recommended", "target", "instance_type", "region", "purchase", "device", "device_name", "gpus", "instances",
+    "source", "step_s", "step_low_s", "step_high_s", "one_time_s", "train_s", "train_low_s", "train_high_s",
+    "usd_per_hour", "cost_usd", "cost_low_usd", "cost_high_usd", "speedup", "speedup_low", "speedup_high",
+    "break_even_speedup", "reference", "scaling_efficiency", "fits", "failed", "note",
+)
+
+
+def _number(value: float | int | None) -> str:
+    """A CSV number: repr-exact, empty when there is none (or no finite value)."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return ""
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def plan_csv_rows(doc: PlanDocument) -> list[list[str]]:
+    """Every option of the plan (not the grouped view), in its order, as numbers in SI units (seconds, USD per hour
+    and USD, ratios) and plain words; empty where an option has no such value. A spreadsheet or pandas reads them as
+    numbers (issue 40: never display text)."""
+    out = []
+    for o in doc.plan.options:
+        cost_low = cost_high = None
+        if o.train_seconds_low is not None and o.train_seconds_high is not None and o.usable:
+            from planner.core.plan import billed_cost
+
+            cost_low = billed_cost(o, o.train_seconds_low)
+            cost_high = billed_cost(o, o.train_seconds_high) if math.isfinite(o.train_seconds_high) else None
+        out.append([
+            _number(o.rank), "true" if doc.is_recommended(o) else "false", o.target, o.instance_type or "",
+            o.region or "", o.purchase or "", o.device, o.device_name or "", _number(o.gpus_used or 0), _number(o.instances),
+            o.source, _number(o.step_seconds), _number(o.step_seconds_low), _number(o.step_seconds_high),
+            _number(o.one_time_seconds), _number(o.train_seconds), _number(o.train_seconds_low),
+            _number(o.train_seconds_high), _number(hourly_rate(o)), _number(o.cost_usd), _number(cost_low),
+            _number(cost_high), _number(o.speedup), _number(o.speedup_low), _number(o.speedup_high),
+            _number(o.break_even_speedup), o.reference or "", _number(o.scaling_efficiency),
+            "true" if o.fits else "false", "true" if o.failed else "false", " ".join(o.note.split()),
+        ])
+    return out

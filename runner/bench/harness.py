@@ -129,6 +129,7 @@ def measure(
     min_seconds: float | None = None,
     progress: Callable[[dict], None] | None = None,
     hard_cap_seconds: float | None = None,
+    noise_probe: Callable[[], float] | None = None,
 ) -> Measurement:
     """Warm up, then time steps until the mean's 95% interval is within +-target or the budget ends;
     slow steps get at least MIN_MEASURED_STEPS within the hard cap (default budget + 30 s)."""
@@ -162,11 +163,41 @@ def measure(
             break
     else:
         stopped = "cap"
-    return _result(times, warm, steady, stopped, target, cap, announced)
+    return _result(times, warm, steady, stopped, target, cap, announced, noise_probe)
+
+
+# One measured step: its mean's interval is the machine's own timing noise, measured when it happens
+# (`machine_noise`): ONE_STEP_Z (95%) coefficients of variation of the same small op repeated, at least
+# ONE_STEP_MIN (a step is never known better than that from one sample) and at most ONE_STEP_MAX.
+ONE_STEP_Z = 1.96
+ONE_STEP_MIN = 0.10
+ONE_STEP_MAX = 0.9  # with the run-to-run noise in quadrature, still under the estimate's x2 (MAX_USABLE_RELATIVE)
+
+
+def machine_noise(repeats: int = 15) -> float:
+    """How much the same work's time varies on this machine now: the coefficient of variation of a small CPU matmul
+    (~2 ms) repeated, after one untimed run. A quiet machine gives a few percent; one busy CPU of two, tens."""
+    import torch
+
+    a = torch.randn(160, 160)
+    b = torch.randn(160, 160)
+
+    def work() -> None:
+        for _ in range(8):
+            a.mm(b)
+
+    work()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - start)
+    mean = statistics.fmean(times)
+    return statistics.stdev(times) / mean if mean > 0 else 0.0
 
 
 def _result(times: list[float], warm: list[float], steady: bool, stopped: str, target: float, cap: float,
-            slow: bool) -> Measurement:
+            slow: bool, noise_probe: Callable[[], float] | None = None) -> Measurement:
     warmup_seconds = sum(warm)
     warnings: list[str] = []
     only_warmup = not times
@@ -175,7 +206,15 @@ def _result(times: list[float], warm: list[float], steady: bool, stopped: str, t
         warnings.append(f"one step took {times[0]:.1f} s: nothing but the warm-up fitted in the bench's "
                         f"{cap:.0f} s cap, so its last step is the measurement; give more --seconds")
     stats = summarize(times)
-    if len(times) < MIN_MEASURED_STEPS and not only_warmup:
+    if len(times) == 1:  # one step has no spread of its own: the machine's, measured now (issue 40: never infinite)
+        cv = (noise_probe or machine_noise)()
+        half = min(max(ONE_STEP_Z * cv, ONE_STEP_MIN), ONE_STEP_MAX)
+        slowest = warm[-1] if warm and not only_warmup else times[0]  # the warm-up's last step, no faster than steady
+        stats.ci_low = times[0] * (1 - half)
+        stats.ci_high = min(max(times[0] * (1 + half), slowest), times[0] * (1 + ONE_STEP_MAX))
+        warnings.append(f"one step measured: its interval (+-{half:.0%}) is this machine's own noise, measured now "
+                        f"(the same small op repeated varied {cv:.0%}); give more --seconds for a firmer estimate")
+    if 1 < len(times) < MIN_MEASURED_STEPS and not only_warmup:
         # Too few steps for a t-interval (with 2 it spans 12.7 standard deviations). What they
         # show instead: the mean lies between the fastest step and the slowest, where the warm-up's
         # last step — not yet steady, so no faster than a steady one — counts as a slow one.

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 import shutil
 
@@ -53,7 +54,7 @@ def test_estimate_prints_a_grouped_plan_without_trailing_spaces_and_json_keeps_e
     assert any(re.search(r"\b(T4|L4|A10G|H100)\b.* \d+\.\d\dx +\d+\.\d\dx *$", line) for line in shown)  # speedup, b-even
     ranks = [int(ROW.match(line).group(2)) for line in shown if ROW.match(line).group(2) != "-"]
     assert ranks == sorted(ranks) and ranks[0] == 1  # the plan's order, the headline first
-    said = re.search(r"^Shown (\d+) of (\d+) options; --all for every row$", r.out, re.M)
+    said = re.search(r"^--all every row \((\d+) of (\d+) shown\), (--wide every column, )?--explain why$", r.out, re.M)
     assert said and int(said.group(1)) == len(shown)
     assert [line for line in r.out.splitlines() if line.endswith(" ")] == []  # `| grep -c ' $'` finds none
     doc = json.loads(planner("estimate", EXAMPLES / "surface-mlp.yaml", "--seconds", "1", "--predict-only", "--json",
@@ -72,18 +73,31 @@ def test_group_by_all_and_max_rows_choose_the_rows_in_the_plans_order(run_dir, c
     targets = [line.split()[2 if line.lstrip().startswith("✔") else 1] for line in by_instance]
     assert len(targets) == len(set(targets)) == len({o["target"] for o in every})  # one row per instance type
     three = plan(run_dir, cache, "--max-rows", "3")
-    assert len(rows(three.out)) == 3 and f"Shown 3 of {len(every)} options; --all for every row" in three.out
+    assert len(rows(three.out)) == 3 and f"--all every row (3 of {len(every)} shown)" in three.out
     assert rows(three.out)[0].lstrip().startswith("✔")  # the headline is never the row left out
 
 
-def test_csv_and_markdown_carry_the_tables_column_names_and_its_grouped_rows(run_dir, cache):
-    table = rows(plan(run_dir, {**cache, "COLUMNS": "250"}, "--wide").out)  # every column, none cut
+def test_csv_is_every_option_as_numbers_and_markdown_the_grouped_table(run_dir, cache):
+    """Issue 40: CSV is data (every option, numbers in SI units that pandas reads as numbers, never '4.0 d' or
+    '$0.05'); markdown is the table a person reads, its column names and grouped rows."""
+    import pandas as pd
+
+    from planner.report.plan import PLAN_CSV_COLUMNS
+
+    table = rows(plan(run_dir, {**cache, "COLUMNS": "250"}, "--wide", "--explain").out)  # every column and grouped row
+    doc = json.loads(plan(run_dir, cache, "--json").out)
     r = plan(run_dir, cache, "--format", "csv")
-    parsed = list(csv.reader(io.StringIO(r.out)))
-    assert parsed[0] == list(PLAN_COLUMNS)  # the table's names, every column
-    assert len(parsed) - 1 == len(table) and parsed[1][:3] == ["✔", "1", "local"]
-    assert [row[2] for row in parsed[1:]] == [ROW.match(line).group(3) for line in table]
-    assert "Shown" in r.err and "Recommendation" not in r.out  # the table alone on stdout
+    frame = pd.read_csv(io.StringIO(r.out))
+    assert list(frame.columns) == list(PLAN_CSV_COLUMNS) and len(frame) == len(doc["options"])
+    for column in ("rank", "step_s", "train_s", "train_low_s", "train_high_s", "usd_per_hour", "cost_usd", "speedup",
+                   "break_even_speedup", "gpus"):
+        assert pd.api.types.is_numeric_dtype(frame[column]), column
+    assert frame["recommended"].sum() == 1 and frame.loc[frame["recommended"], "target"].item() == doc["recommendation"]["target"]
+    first = doc["options"][0]
+    assert frame.loc[0, "train_s"] == pytest.approx(first["train_seconds"]) and frame.loc[0, "target"] == first["target"]
+    gpu = frame[frame["device"] == "cuda"].iloc[0]  # cost = the hourly rate (instance and disk) x the billed time
+    assert gpu["cost_usd"] == pytest.approx(gpu["usd_per_hour"] * max(math.ceil(gpu["train_s"]), 60) / 3600, rel=1e-9)
+    assert "Recommendation" not in r.out and "Shown" not in r.err  # data alone, all of it
     md = plan(run_dir, cache, "--format", "markdown").out.splitlines()
     assert md[0] == "| " + " | ".join(PLAN_COLUMNS) + " |" and set(md[1]) <= set("|-: ")
     assert len(md) - 2 == len(table) and all(line.startswith("| ") and line.endswith(" |") for line in md)
@@ -131,3 +145,50 @@ def test_bad_output_flags_are_refused_before_any_work(tmp_path, args, said):
     assert r.code == 2, r.err
     assert said.replace("{tmp}", str(tmp_path)) in r.err and "Traceback" not in r.err
     assert "measuring" not in r.err and r.out in ("", "\n") or r.out.lstrip().startswith("{")
+
+
+UNIT_SECONDS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def test_the_answer_fits_80x24_above_its_table_and_says_no_inf(run_dir, cache):
+    """Issue 40's acceptance at make run's size: the answer on line 2 (what to do, time and interval, cost), its
+    reasons, the grouped table, one line of warnings; at most 24 lines; never 'inf'. --explain has the reasoning."""
+    r = plan(run_dir, {**cache, "COLUMNS": "80", "LINES": "24"})
+    lines = r.out.splitlines()
+    assert len(lines) <= 23, r.out  # 24 with make's echo of the command
+    assert lines[0].startswith("surface-mlp: ") and "cheapest" in lines[0]
+    assert re.match(r"^(Train here|Rent aws:\S+ \(.+\)): [\d.]+ \w+ \([\d.]+-[\d.]+ \w+\), \$[\d.,]+", lines[1]), lines[1]
+    assert any("pays off" in line for line in lines[2:5])  # rule 4 in one line
+    table = [line for line in lines if re.match(r"^ *(✔ +)?(local|aws:\S+) ", line)]
+    assert 3 <= len(table) <= 12 and all(len(line) <= 80 for line in lines)
+    assert re.search(r"^--all every row \(\d+ of \d+ shown\), --wide every column, --explain why$", r.out, re.M)
+    assert "inf" not in r.out.replace("info", "")
+    assert "Predicted rows come from" not in r.out and "Recommendation" not in r.out
+    explained = plan(run_dir, {**cache, "COLUMNS": "80"}, "--explain").out
+    assert "Recommendation" in explained and "GPU rule" in explained and "Predicted rows come from" in explained
+
+
+def test_every_rows_cost_is_its_hourly_rate_times_its_time_as_shown(run_dir, cache):
+    """Numbers that add up (issue 40): each row's cost is the $/h shown (instance and disk) x the training time shown
+    (EC2's 60 s minimum), within the rounding of what is shown; costs keep two significant figures."""
+    md = plan(run_dir, cache, "--format", "markdown", "--all").out.splitlines()
+    names = [c.strip() for c in md[0].strip("|").split("|")]
+    checked = 0
+    for line in md[2:]:
+        cells = dict(zip(names, (c.strip() for c in line.strip("|").split("|"))))
+        if not cells["cost"].startswith("$"):
+            continue  # a row that cannot run
+        time, cost, rate = cells["training time"], cells["cost"], cells["$/h"]
+        point = re.match(r"([\d.]+) (\w+)", time)
+        assert point and cost.startswith("$"), line
+        seconds = float(point.group(1)) * UNIT_SECONDS[point.group(2)]
+        shown = float(cost[1:].replace(",", ""))
+        digits = len(cost[1:].replace(",", "").replace(".", "").lstrip("0"))
+        assert shown == 0 or digits >= 2, cost  # two significant figures at least
+        billed = seconds if cells["target"] == "local" else max(seconds, 60)
+        expected = float(rate) * billed / 3600
+        time_digits = len(point.group(1).replace(".", "").lstrip("0"))
+        tolerance = 0.5 * 10 ** -(time_digits - 1) + 0.0006 / max(float(rate), 1e-9) + 0.05  # the shown roundings
+        assert shown == pytest.approx(expected, rel=tolerance, abs=1e-4), line
+        checked += 1
+    assert checked > 30

@@ -74,7 +74,7 @@ def test_plan_of_a_local_run_predicts_every_instance_as_estimate_does(run_dir):
     assert doc["answers"]["rent"]["target"].startswith("aws:") and doc["references"]["rent"].startswith("aws:")
     deadline = json.loads(planner("plan", out, "--json", "--deadline", "1h").out)
     assert deadline["recommendation"]["verdict"] != "deadline_missed"  # rented instances meet it too
-    text = planner("plan", out, "--region", "us-east-1")
+    text = planner("plan", out, "--region", "us-east-1", "--explain")
     assert "Predicted rows come from the device model" in text.out
     # a tiny MLP: training here wins clearly, so no paid benchmark is suggested (issue 27)
     assert doc["recommendation"]["answer"] == "here" and doc["recommendation"]["choice_comparison"]["verdict"] == "clear"

@@ -294,3 +294,15 @@ def test_a_bench_with_no_upper_end_makes_a_close_call_only_where_that_end_could_
     fast_here = Option(**{**local_cpu(HOUR / 60).__dict__, "train_seconds_high": math.inf, "basis": one_step})
     close = decide([fast_here, gpu(HOUR / 6, price=0.8)])
     assert close.recommendation.target == "local"
+
+
+def test_a_close_call_between_two_instances_does_not_colour_the_rent_or_not_answer():
+    """Issue 40: 'Too close to call: aws:g5.xlarge ... Rent ... clear' read as a contradiction. Renting against this
+    machine is the headline's question; which of two near-equal rented GPUs is the answer's own close call, said
+    beside it."""
+    twin = gpu(HOUR / 6 * 1.03, price=0.8, target="aws:g6.xlarge")
+    plan = decide([local_cpu(40 * HOUR), cpu(12 * HOUR, price=0.2), gpu(HOUR / 6, price=0.8), twin])
+    assert plan.answers["rent"].verdict == "too_close"  # g5 against g6: 3% apart
+    rec = plan.recommendation
+    assert rec.answer == "rent" and rec.choice_comparison.verdict == "clear" and rec.verdict == "clear"
+    assert "which instance is too close to call" in rec.reason

@@ -130,18 +130,33 @@ def test_slow_steps_get_a_minimum_count_past_the_budget_and_say_so():
 
 
 def test_steps_too_slow_for_the_minimum_stop_at_the_hard_cap_with_an_honest_interval():
-    m = measure(fake_timer(steps_of(14.0, 12.0)), budget_seconds=5.0)
+    m = measure(fake_timer(steps_of(14.0, 12.0)), budget_seconds=5.0, noise_probe=lambda: 0.01)
     assert m.stopped_because == "cap" and 1 <= len(m.times) < 5
     assert m.warmup_seconds + sum(m.times) <= 35.0
-    # what the steps show: between the fastest measured and the warm-up's last step
-    assert m.stats.ci_low == pytest.approx(min(m.times)) and m.stats.ci_high == pytest.approx(14.0)
+    # what the steps show: up to the warm-up's last step; below, one step's floor of the machine's noise (10%)
+    low = min(m.times) * (0.9 if len(m.times) == 1 else 1.0)
+    assert m.stats.ci_low == pytest.approx(low) and m.stats.ci_high == pytest.approx(14.0)
     assert any("slow steps: only" in w for w in m.warnings)
 
 
 def test_a_step_longer_than_the_cap_is_the_only_measurement_and_said_so():
-    m = measure(fake_timer(steps_of(50.0, 50.0)), budget_seconds=5.0)
-    assert m.times == [50.0] and math.isinf(m.stats.ci_high)
+    """Issue 40: one step gets a finite interval, this machine's own noise measured in the same run (a quiet probe:
+    the floor; a noisy one: wider, never past x1.9)."""
+    m = measure(fake_timer(steps_of(50.0, 50.0)), budget_seconds=5.0, noise_probe=lambda: 0.01)
+    assert m.times == [50.0] and (m.stats.ci_low, m.stats.ci_high) == pytest.approx((45.0, 55.0))
     assert any("nothing but the warm-up fitted" in w for w in m.warnings)
+    assert any("its interval (+-10%) is this machine's own noise" in w for w in m.warnings)
+    noisy = measure(fake_timer(steps_of(50.0, 50.0)), budget_seconds=5.0, noise_probe=lambda: 0.2)
+    assert (noisy.stats.ci_low, noisy.stats.ci_high) == pytest.approx((50 * (1 - 0.392), 50 * 1.392))
+    wild = measure(fake_timer(steps_of(50.0, 50.0)), budget_seconds=5.0, noise_probe=lambda: 3.0)
+    assert wild.stats.ci_high == pytest.approx(95.0) and math.isfinite(wild.stats.ci_high)
+
+
+def test_the_machines_noise_is_measured_not_assumed():
+    from runner.bench.harness import machine_noise
+
+    cv = machine_noise()
+    assert 0.0 < cv < 5.0 and math.isfinite(cv)
 
 
 def test_a_busy_machine_whose_free_cpus_torchs_threads_outnumber_is_warned_of_the_threads_waiting():
