@@ -397,10 +397,20 @@ def say_script_cap(service: PlannerService, args: argparse.Namespace, then: str 
                    highlight=False)  # a terminal wraps it at words; a pipe keeps it one line
 
 
+def threads_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--threads", type=flag("--threads"),
+                   help=ranged("--threads", "torch CPU threads of this machine's bench (default: as many as the CPUs free "
+                               "when it starts; a script: OMP_NUM_THREADS=N before the command)"))
+
+
 def check_script_flags(args: argparse.Namespace, flags: tuple[str, ...]) -> None:
     """Refuse the spec-only flags a script cannot honour, and two lengths of its run."""
     defaults = {"out": None, "device": "auto", "threads": None, "sweep": False, "processes": 1}
     given = [f"--{name.replace('_', '-')}" for name in flags if getattr(args, name, None) != defaults[name]]
+    if given == ["--threads"]:
+        raise InputError(f"--threads {args.threads}: not for a training script (the planner does not change its code)",
+                         hint=f"set them in its environment: OMP_NUM_THREADS={args.threads} planner ... (the launcher "
+                              "and torch honour it)")
     if given == ["--out"]:
         raise InputError("--out: not for a training script's bench", hint="write its result with --json --out-file FILE")
     if given:

@@ -9,6 +9,7 @@ from dataclasses import asdict
 from planner.cli.common import (
     check_script_flags, escape, flag, output_arguments, print_json, print_table, progress, ranged, say_script_cap,
     refuse_script_flags, script_length_arguments, note, stderr, stdout, warn, workdir_argument, env_arguments,
+    threads_argument,
 )
 from planner.errors import ExitCode, PlannerError, RunError
 from planner.report.tables import script_json, script_table, bench_json, bench_table, check_summary, check_table, sweep_table
@@ -211,7 +212,7 @@ def add_parsers(sub) -> None:
     p.add_argument("--seconds", type=flag("--seconds"), default=10.0,
                    help=ranged("--seconds", "time budget of the measurement (default 10)"))
     p.add_argument("--sweep", action="store_true", help="also measure throughput at 1/4x to 16x the batch size (advice)")
-    p.add_argument("--threads", type=flag("--threads"), help=ranged("--threads", "torch CPU threads (default: torch's choice)"))
+    threads_argument(p)
     p.add_argument("--processes", type=flag("--processes"), default=1,
                    help=ranged("--processes", "data-parallel processes under torchrun (DistributedDataParallel: gloo "
                                "on CPU, NCCL with one GPU each on CUDA); the batch is split evenly (default 1)"))

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planner.cli.common import (
-    chart_argument, check_chart, check_one_length, check_script_flags, default_region, escape, flag, output_arguments, plan_arguments,
+    chart_argument, check_chart, threads_argument, check_one_length, check_script_flags, default_region, escape, flag, output_arguments, plan_arguments,
     print_json, print_plan, progress, ranged, region_argument, say_script_cap, refuse_script_flags, script_length_arguments, stderr, stdout,
     write_chart,
 )
@@ -87,7 +87,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             callbacks = RunCallbacks(on_progress=on_progress, on_result=on_result, on_state=on_state, on_choices=on_choices,
                                      on_notice=on_notice)
             doc, _journal, _session = service.run(spec, Path(args.spec).read_text(), targets, options,
-                                                  BenchOptions(seconds=args.seconds, processes=args.processes),
+                                                  BenchOptions(seconds=args.seconds, processes=args.processes, threads=args.threads),
                                                   Path(args.out) if args.out else None,
                                                   callbacks, aws)
     except KeyboardInterrupt as exc:
@@ -225,7 +225,7 @@ def _run_script(service: PlannerService, args: argparse.Namespace, targets, opti
                 callbacks: RunCallbacks) -> int:
     """`planner run train.py --targets local,aws:TYPE -- ARGS`: the script measured here and on rented
     instances, journaled, planned."""
-    check_script_flags(args, ("processes",))
+    check_script_flags(args, ("processes", "threads"))
     say_script_cap(service, args)
     try:
         with progress() as on_progress:
@@ -275,7 +275,7 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     options = _plan_options(args, region)
     with progress() as on_progress:
         doc = service.estimate(spec, options, args.seconds, gpu=True if args.gpu else False if args.cpu else None,
-                               on_progress=on_progress, predict_only=args.predict_only)
+                               on_progress=on_progress, predict_only=args.predict_only, threads=args.threads)
     print_plan(doc, args)
     if args.format == "table":
         _print_predicted_footer(doc, args.spec, explain=args.explain)
@@ -286,7 +286,7 @@ def cmd_estimate(args: argparse.Namespace) -> int:
 def _estimate_script(service: PlannerService, args: argparse.Namespace, region: str) -> int:
     """`planner estimate train.py [--total-steps N | --epochs N] -- ARGS`: the script measured here unchanged,
     every instance predicted from it."""
-    check_script_flags(args, ())
+    check_script_flags(args, ("threads",))
     if args.predict_only:
         raise InputError("--predict-only: a script is planned from its own run here (nothing else describes it)",
                          hint="leave --predict-only out; --seconds bounds the measurement")
@@ -391,6 +391,7 @@ def add_run_parser(sub) -> None:
     plan_arguments(p, defaults=True)
     p.add_argument("--seconds", type=flag("--seconds"), default=10.0,
                    help=ranged("--seconds", "bench time budget per target (default 10)"))
+    threads_argument(p)
     aws = p.add_argument_group("AWS targets")
     region_argument(aws)
     aws.add_argument("--purchase", choices=PURCHASES, default="on-demand")
@@ -437,6 +438,7 @@ def add_estimate_parser(sub) -> None:
     p.add_argument("--purchase", choices=PURCHASES, default="on-demand")
     plan_arguments(p, defaults=True)
     p.add_argument("--seconds", type=flag("--seconds"), default=5.0, help=ranged("--seconds", "local bench time budget (default 5)"))
+    threads_argument(p)
     p.add_argument("--predict-only", action="store_true",
                    help="measure nothing here: predict every instance from the work alone (GPUs from their specs)")
     chart_argument(p)

@@ -368,7 +368,7 @@ def answer_line(doc: PlanDocument) -> str:
     rec, o = doc.recommendation, doc.recommended
     if o is None:
         reason = " ".join(rec.reason.split())
-        return f"[bold red]{escape(VERDICT_TITLES[rec.verdict])}[/]: {short(reason, 200)}"
+        return f"[bold red]{escape(VERDICT_TITLES[rec.verdict])}[/]: {escape(reason)}"  # whole: each failure's fix
     rate = "" if o.here else f" at ${hourly_rate(o):.3g}/h"
     return (f"[bold]{escape(_what(o))}: {time_interval_text(o)}, {money_short(o.cost_usd)}{rate}[/]"
             f"{VERDICT_TAGS.get(rec.verdict, '')}.")
@@ -425,7 +425,9 @@ def _close_instances_line(doc: PlanDocument) -> str:
     cmp = answer.comparison if answer is not None else None
     if cmp is None or cmp.verdict != "too_close":
         return ""
-    return f"  Close call: {escape(cmp.runner_up)} is within {escape(cmp.band_reason)} of {escape(cmp.winner)} (--explain)."
+    what = "the time" if cmp.metric.startswith("training time") else "the cost"
+    return (f"  Close call: {escape(cmp.runner_up)} at {_ratio(cmp.ratio)} {what} is within {escape(cmp.band_reason)}; "
+            "a paid benchmark would settle it.")
 
 
 def terse_answer(doc: PlanDocument) -> list[str]:

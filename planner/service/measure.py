@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import statistics
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -151,15 +152,16 @@ def scaled_to_spec(result, spec_batch: int):
 
 def run_bench(spec: WorkloadSpec, fp: Footprint, options: BenchOptions, workdir: Path | None = None,
               on_progress: ProgressFn | None = None, label: str = "local", extra: dict[str, Any] | None = None,
-              batch_size: int | None = None):
+              batch_size: int | None = None, cancel: threading.Event | None = None):
     """Run the bench for `spec` on this machine in a subprocess; return its BenchResult.
-    Raises InputError (the job asks what this machine cannot do), RunError (the bench failed)."""
+    Raises InputError (the job asks what this machine cannot do), RunError (the bench failed), Cancelled (`cancel`
+    was set: the bench's process group was ended first)."""
     check_device(options.device)
     check_processes(spec, options)
     job = {**make_job(spec, options, fp, batch_size), **(extra or {})}
     with tempfile.TemporaryDirectory(prefix="planner-bench-") as tmp:
         target = LocalTarget(job, Path(workdir or tmp), label=label)
-        result = BenchSession([target], on_progress=on_progress).run()[label]
+        result = BenchSession([target], on_progress=on_progress, cancel=cancel).run()[label]
     if result.status == "invalid":
         raise InputError(result.message)
     if result.status == "error":
@@ -167,12 +169,14 @@ def run_bench(spec: WorkloadSpec, fp: Footprint, options: BenchOptions, workdir:
     return result
 
 
-def measure_here(spec: WorkloadSpec, fp: Footprint, options: BenchOptions, on_progress: ProgressFn | None = None):
+def measure_here(spec: WorkloadSpec, fp: Footprint, options: BenchOptions, on_progress: ProgressFn | None = None,
+                 cancel: threading.Event | None = None):
     """This machine's measurement of `spec` for a plan: at the spec's batch when the bench fits
     LOCAL_BENCH_BUDGET_BYTES here, else at a smaller batch scaled to the spec's (said in its
     warnings). A workload too big for even that is a `does_not_fit` result, not an error."""
     batch = local_batch(spec, fp, memory_available())
-    result = run_bench(spec, fp, options, on_progress=on_progress, batch_size=batch if batch != spec.batch_size else None)
+    result = run_bench(spec, fp, options, on_progress=on_progress, batch_size=batch if batch != spec.batch_size else None,
+                       cancel=cancel)
     return scaled_to_spec(result, spec.batch_size)
 
 

@@ -6,6 +6,7 @@ brings them the catalog, the GPU specs and the calibration."""
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -92,7 +93,8 @@ class Predict(Measure):
 
     def estimate(self, spec: WorkloadSpec, options: PlanOptions, seconds: float = 5.0, gpu: bool | None = None,
                  on_progress: ProgressFn | None = None, predict_only: bool = False,
-                 on_result: Callable[[str, Measured], None] | None = None) -> PlanDocument:
+                 on_result: Callable[[str, Measured], None] | None = None, threads: int | None = None,
+                 cancel: threading.Event | None = None) -> PlanDocument:
         """Measure here (unless `predict_only`: GPUs are then predicted from their specs alone and CPU
         instances, which scale this machine's measurement, are not), predict every instance in the
         region, headline and both answers, and the paid benchmarks that would settle it. `on_result`
@@ -103,8 +105,8 @@ class Predict(Measure):
         check_region(self.catalog().frame, options.region)
         results = {}
         if not predict_only:
-            local = Measured(LOCAL, measure_here(spec, self.footprint(spec), BenchOptions(device="cpu", seconds=seconds),
-                                                 on_progress))
+            local = Measured(LOCAL, measure_here(spec, self.footprint(spec), BenchOptions(device="cpu", seconds=seconds, threads=threads),
+                                                 on_progress, cancel))
             results[local.label] = local
             if on_result:
                 on_result(local.label, local)

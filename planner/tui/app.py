@@ -15,6 +15,7 @@ that quit, are planner/tui/quitting.py's.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from textual import work
@@ -33,7 +34,7 @@ from planner.tui.results import ResultsPane
 from planner.tui.run import RunPane
 from planner.tui.targets import TargetsPane
 from planner.tui.workload import WorkloadPane
-from planner.errors import PlannerError
+from planner.errors import Cancelled, PlannerError
 from planner.report.tables import script_rows
 
 FOCUS_ON_SHOW = {"workload": "#workload", "targets": "#catalog", "run": "#states", "results": "#options",
@@ -81,6 +82,7 @@ class PlannerApp(Quitting, App):
         `script_env`: set in the script's environment (--env, --secret, a task's envs and secrets). `task`: the SkyPilot
         task the script came from (its resources' choice is priced under the plan)."""
         super().__init__()
+        self.leaving = threading.Event()  # set as the app quits: a measurement of this machine in progress ends at once
         self.service = service or PlannerService()
         path = Path(spec_path) if spec_path else None
         self.open_at_start = str(path) if path is not None and path.is_dir() else None  # `planner tui RUN_DIR`
@@ -147,7 +149,9 @@ class PlannerApp(Quitting, App):
         try:
             self.service.run_script(script, self.script_args, parse_targets("local"), options, self.estimate_seconds,
                                     self.total_steps, self.epochs, out, workdir=self.workdir, env=self.script_env,
-                                    task=self.script_task)
+                                    task=self.script_task, cancel=self.leaving)
+        except Cancelled:
+            return  # the app is quitting: the script's processes are ended, nothing to show
         except RunLengthUnknown as exc:  # measured and journaled: asked for the length, then planned from it
             self.call_from_thread(self._script_measured, None)
             self.call_from_thread(self.ask_length, str(out), exc.message)

@@ -55,6 +55,9 @@ class Quitting(_AppBase):
         self.quit_after_run(128 + signum)
 
     def _quit(self, exit_code: int) -> None:
+        leaving = getattr(self, "leaving", None)
+        if leaving is not None:  # a measurement of this machine (the opening estimate, a script) ends with the app
+            leaving.set()
         if self.terminal_gone:
             os._exit(exit_code)  # everything the run started has ended; no terminal to restore
         self.exit(return_code=exit_code)

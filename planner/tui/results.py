@@ -23,7 +23,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
 
 from planner.service import ScriptJob
-from planner.errors import PlannerError
+from planner.errors import Cancelled, PlannerError
 from planner.tui.answers import Answers
 from planner.tui.chart import LEGEND, PlanChart
 from planner.tui.messages import EstimateDone, PlanShown, PlanStatus, WhatIfChanged
@@ -128,7 +128,10 @@ class ResultsPane(Vertical):
             measured[label] = data
 
         try:
-            doc = planner_app(self).service.estimate(spec, options, seconds, on_progress=on_progress, on_result=on_result)
+            doc = planner_app(self).service.estimate(spec, options, seconds, on_progress=on_progress, on_result=on_result,
+                                                     cancel=planner_app(self).leaving)
+        except Cancelled:
+            return  # the app is quitting: the bench's processes are ended, nothing to show
         except PlannerError as exc:
             call(self._failed, exc.render())
             return

@@ -43,7 +43,11 @@ class WorkloadPane(Vertical, can_focus=True):
         Binding("f", "toggle_form", "Form/YAML"),
         Binding("ctrl+s", "save", "Save", priority=True),
         Binding("e", "app.estimate", "Estimate"),
+        Binding("escape", "leave_editor", "Leave the editor", show=False),  # the YAML editor keeps every other key
     ]
+
+    def action_leave_editor(self) -> None:
+        self.focus()  # the pane: its single keys (f, e) and the app's work again
 
     def __init__(self, path: str | None = None):
         super().__init__(id="workload")
@@ -107,6 +111,8 @@ class WorkloadPane(Vertical, can_focus=True):
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_editor":  # only from inside the editor: elsewhere escape is the app's
+            return self.editor.has_focus
         return not (self.script is not None and action in ("save", "toggle_form"))
 
     @property

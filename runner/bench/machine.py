@@ -75,7 +75,8 @@ class Busyness:
             threads = torch.get_num_threads()
             crowded = (f"; torch's {threads} threads had about {free:.1f} CPUs free, and threads that outnumber the free "
                        "CPUs wait for each other: a step can take many times longer than on a quiet machine (up to 20x, "
-                       "measured on a 2-CPU machine with one CPU busy), and the CPU instances are predicted from it"
+                       "measured on a 2-CPU machine with one CPU busy), and the CPU instances are predicted from it; --threads N "
+                       "(OMP_NUM_THREADS=N for a script) sets them"
                        if threads > free + 0.25 else "")
             out.append(f"the machine was busy while {self.what} measured: other processes used {self.other_cpus:.1f} of "
                        f"its {self.cpus} CPUs, so the step time is likely slower and noisier than on a quiet machine{crowded}")

@@ -152,7 +152,9 @@ def test_plan_table_and_recommendation_for_people(run_dir):
     out, _ = run_dir
     r = planner("plan", out, "--deadline", "1h")
     assert r.code == 0, r.err
-    assert "cheapest within" in r.out and "Recommendation" in r.out and "local" in r.out
+    lines = r.out.splitlines()
+    assert "cheapest within 60.0 min" in lines[0] and lines[1].startswith(("Train here: ", "Rent aws:")) and "local" in r.out
+    assert "Recommendation: " in planner("plan", out, "--deadline", "1h", "--explain").out  # the reasoning, on demand
 
 
 def test_plan_of_a_directory_that_is_not_a_run_exits_2(tmp_path):
@@ -223,3 +225,16 @@ def test_window_spread_is_p10_to_p90_over_the_median():
     assert window_spread_percent(windows) == pytest.approx(0.0)
     assert window_spread_percent([1.4, 1.0, 1.2, 1.1, 1.3]) == pytest.approx(100 * (1.36 - 1.04) / 1.2)  # interpolated
     assert window_spread_percent([1.0, 2.0]) is None
+
+
+def test_threads_are_the_users_on_every_measuring_command(tmp_path):
+    """Issue 40: --threads on run and estimate as on bench (the measurement's threads, journaled); a script is told
+    to set OMP_NUM_THREADS instead, before anything runs."""
+    spec = tmp_path / "s.yaml"
+    spec.write_text(SPEC)
+    r = planner("run", spec, "--targets", "local", "--threads", "1", "--seconds", "1", "--out", tmp_path / "j", "--json")
+    assert r.code == 0, r.err
+    results = [json.loads(p.read_text()) for p in (tmp_path / "j" / "results").glob("*.json")]
+    assert results and all(res.get("threads") == 1 for res in results)
+    script = planner("estimate", EXAMPLES_DIR / "scripts" / "convnet.py", "--threads", "2")
+    assert script.code == 2 and "OMP_NUM_THREADS=2" in script.err and "Traceback" not in script.err
