@@ -258,7 +258,8 @@ def _run_exit_code(doc: PlanDocument) -> int:
     if not doc.recommendation.target:
         return ExitCode.RUNTIME_FAILURE
     if failed:
-        stderr().print(f"incomplete: {', '.join(failed)} failed (see above); the plan covers what was measured",
+        stderr().print(f"incomplete: {', '.join(failed)} failed (see above); the plan is of what was measured and "
+                       "predicted",
                        markup=False, highlight=False)
         return ExitCode.INCOMPLETE
     return ExitCode.OK

@@ -258,12 +258,10 @@ class Runs(Predict):
             raise stopped from exc
         results = run.journal.read_results()
         failed = sorted(label for label, m in results.items() if m.result.status == "error")
-        if skipped:  # nothing rented was measured: the plan of every instance, predicted, as estimate gives it
-            doc = self.estimate_run(run.journal.path)
+        # the plan `planner plan RUN_DIR` gives (issue 40): the measured rows, and every instance not measured predicted
+        doc = self.estimate_run(run.journal.path)
+        if skipped:  # auto chose instances and benchmarked none
             doc.plan.say(Said([skipped], []))
-        else:
-            doc = PlanDocument(WorkloadSummary.of(spec), plan_from_results(spec, results, options, catalog, run.fp.total_bytes),
-                               options, str(run.journal.path))
         doc = replace(doc, failed_targets=failed, unterminated=[LeftRunning(**x) for x in unterminated(session)],
                       bench_cost_usd=session.billed_usd() if aws_types else None, auto=run.choices if targets.auto else None)
         run.journal.write_plan(doc)

@@ -252,7 +252,7 @@ class Scripts(Runs):
                 exc.unterminated_instances = [LeftRunning(**x) for x in unterminated(session)]  # type: ignore[union-attr]
                 exc.results_count = len(journal.read_results())  # type: ignore[union-attr]
                 raise
-        doc = self.estimate_run(journal.path, measured_only=not skipped)  # nothing rented measured: every instance
+        doc = self.estimate_run(journal.path)  # as `planner plan RUN_DIR`: every instance not measured predicted (issue 40)
         if skipped:
             doc.plan.say(Said([skipped], []))
         results = journal.read_results()

@@ -21,8 +21,9 @@ def test_planner_collects_results_from_played_instances_and_leaves_nothing_runni
     proc, stdout, stderr, out, player = played_run(endpoint, env, tmp_path, "local,aws:c7i.xlarge,aws:g4dn.xlarge", "--json", "--max-bench-minutes", "5", timeout=420)
     assert proc.returncode == 0, stderr
     doc = json.loads(stdout)
-    by_target = {o["target"]: o for o in doc["options"]}
+    by_target = {o["target"]: o for o in doc["options"] if o["source"] == "measured"}
     assert set(by_target) == {"local", "aws:c7i.xlarge", "aws:g4dn.xlarge"}
+    assert len(doc["options"]) > 30  # every instance not measured, predicted, as `planner plan` gives it (issue 40)
     for target in ("aws:c7i.xlarge", "aws:g4dn.xlarge"):
         option = by_target[target]
         assert option["source"] == "measured" and option["step_seconds"] > 0 and option["train_seconds"] > 0
@@ -41,7 +42,7 @@ def test_without_anyone_playing_each_target_ends_with_no_result_and_nothing_runn
     stdout, stderr = proc.communicate(timeout=120)
     for label in ("aws-c7i.xlarge", "aws-g4dn.xlarge"):
         assert f"no result from {label} within 0.1 minutes" in stderr
-    assert proc.returncode == 1  # nothing measured: no recommendation
+    assert proc.returncode == 3  # incomplete: nothing measured, the plan predicted from the work alone
     assert live_instances(ec2(endpoint), run_id(out)) == []
 
 
