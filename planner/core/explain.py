@@ -28,6 +28,8 @@ def gpu_rule_text(best: RankedOption, ordered: list[RankedOption], ref: RankedOp
     waiting = f" + ${tv:g}/h waiting" if tv else ""
     rates = f"(${hourly_rate(gpu):.3f}/h / ${hourly_rate(ref):.3f}/h{waiting})"
     relation = ("at least" if gpu.speedup >= gpu.break_even_speedup else "below")
+    if not math.isfinite(gpu.break_even_speedup):  # a free reference CPU and no waiting: no speedup pays for a GPU
+        return f". GPU rule: {name} {speed} cannot pay off: the reference CPU costs nothing {rates}"
     return (f". GPU rule: {name} {speed} is {relation} its break-even speedup {gpu.break_even_speedup:.2f}x {rates}"
             + (": the GPU costs less" if gpu.speedup >= gpu.break_even_speedup else ": the CPU costs less"))
 
@@ -52,6 +54,8 @@ def comparison_text(cmp: Comparison, tv: float) -> str:
 
 def certainty_text(cmp: Comparison) -> str:
     """Rule 3 in words: how sure a comparison beyond the band is (the ratio's interval)."""
+    if not math.isfinite(cmp.ratio):  # the winner costs nothing (a free machine, no waiting counted)
+        return "clear: it costs nothing"
     if math.isclose(cmp.ratio_low, cmp.ratio_high, rel_tol=1e-9):
         return "clear: the same estimate, only the price differs"
     how = 'clear' if cmp.verdict == 'clear' else 'likely, not certain'
@@ -136,7 +140,8 @@ def here_or_rent_text(name: str, best: RankedOption, other: RankedOption, rent: 
         value = f"${tv:g}/h of your waiting" + (" (the default; --time-value sets yours)" if tv_default else "")
         why = (f"at {value}, {where[name]} ({sig_duration(best.train_seconds or 0.0)}, {sig_money(best.cost_usd or 0.0)}) "
                f"comes to {sig_money(cmp.winner_value)} and {where[other_name]} ({sig_duration(other.train_seconds or 0.0)}, "
-               f"{sig_money(other.cost_usd or 0.0)}) to {sig_money(cmp.runner_up_value)}: {cmp.ratio:.2f}x as much")
+               f"{sig_money(other.cost_usd or 0.0)}) to {sig_money(cmp.runner_up_value)}"
+               + (f": {cmp.ratio:.2f}x as much" if math.isfinite(cmp.ratio) else ", against nothing"))
     return why + (f"; too close to call: within {cmp.band_reason}" if cmp.verdict == "too_close" else f"; {certainty_text(cmp)}")
 
 

@@ -65,8 +65,8 @@ def _times(value: float | None, compact: bool = False) -> str:
     """'1.37x'; `compact`: three significant digits at most ('121x', '10.3x')."""
     if value is None:
         return "-"
-    if value == math.inf:
-        return "inf"
+    if not math.isfinite(value):
+        return "never"  # a break-even against a free CPU with no waiting: no speedup pays for a GPU
     return f"{value:.{0 if value >= 100 else 1 if value >= 10 else 2}f}x" if compact else f"{value:.2f}x"
 
 
@@ -414,7 +414,8 @@ def _gpu_line(doc: PlanDocument) -> str:
         return f"  Fastest GPU: {escape(device_short(gpu))} at {escape(speed)}."
     if gpu is chosen:
         return f"  The {escape(device_short(gpu))} pays off: {escape(speed)}, break-even {_ratio(be)}."
-    return f"  No GPU pays off: best is {escape(device_short(gpu))} at {escape(speed)}, needs {_ratio(be)}."
+    needs = f"needs {_ratio(be)}" if math.isfinite(be) else "no speedup pays against a free CPU"
+    return f"  No GPU pays off: best is {escape(device_short(gpu))} at {escape(speed)}, {needs}."
 
 
 def _close_instances_line(doc: PlanDocument) -> str:

@@ -192,3 +192,11 @@ def test_every_rows_cost_is_its_hourly_rate_times_its_time_as_shown(run_dir, cac
         assert shown == pytest.approx(expected, rel=tolerance, abs=1e-4), line
         checked += 1
     assert checked > 30
+
+
+def test_no_output_says_inf_even_when_training_here_costs_nothing(run_dir, cache):
+    """Issue 40: --time-value 0 made this machine free against every rental: 'infx as much', 'inf' break-evens.
+    No format of the plan says inf (JSON writes null with a note, as strict JSON must)."""
+    for args in ((), ("--explain",), ("--format", "markdown"), ("--format", "csv"), ("--json",)):
+        out = plan(run_dir, {**cache, "COLUMNS": "200"}, "--time-value", "0", "--all", *args).out
+        assert not re.search(r"\binf|infx|inf%|Infinity|NaN", out), (args, re.search(r".{40}\binf.{20}", out))
