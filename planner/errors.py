@@ -71,6 +71,10 @@ class RunError(PlannerError):
     title = "run failed"
 
 
+class StepTooLong(RunError):
+    """This machine's bench was stopped at its wall-clock cap before one step ended: nothing measured here."""
+
+
 class Cancelled(PlannerError):
     title = "cancelled"
 

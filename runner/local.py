@@ -94,6 +94,7 @@ def describe_model(model: dict[str, Any], timeout: float = DESCRIBE_TIMEOUT_SECO
                         + (f" ({tail})" if tail else "") + "; run the factory by itself to see why")
 
 
+STOPPED_AT_CAP = "stopped at the bench's wall-clock cap"  # a local bench ended from outside (LocalTarget.expire)
 SCRIPT_CAP_EXTRA_SECONDS = 300.0  # beyond the budget: imports, data and model setup before the first step
 
 
@@ -139,7 +140,6 @@ def run_script(script: Path, args: list[str], seconds: float, workdir: Path, min
 class LocalTarget:
     exclusive = True  # one local bench at a time: they share this machine's cores
     poll_seconds = 0.1
-    deadline = None  # the bench keeps its own time budget
 
     def __init__(self, job: dict[str, Any], workdir: Path, label: str = "local"):
         self.job, self.workdir, self.label = job, Path(workdir), label
@@ -157,12 +157,29 @@ class LocalTarget:
         self._spawned_at: float | None = None
         self._done_at: float | None = None
         self._eof_at: float | None = None
+        self._spawned_utc: dt.datetime | None = None
+
+    @property
+    def wall_cap(self) -> float | None:
+        """Seconds of wall time the bench process may take (the job's `wall_cap_seconds`: its budget, the harness's
+        cap past it, and its start-up); None: no bound (a training run, a sweep). The harness bounds its own
+        measuring, but only between steps: one step longer than that is bounded here, from outside (issue 40)."""
+        cap = self.job.get("wall_cap_seconds")
+        return float(cap) if cap else None
+
+    @property
+    def deadline(self) -> dt.datetime | None:
+        cap = self.wall_cap
+        if cap is None or self._spawned_utc is None:
+            return None
+        return self._spawned_utc + dt.timedelta(seconds=cap)
 
     def start(self) -> None:
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.job_path.write_text(json.dumps(self.job, indent=2))
         env = child_env()
         self._spawned_at = time.perf_counter()
+        self._spawned_utc = dt.datetime.now(dt.timezone.utc)
         self.proc = subprocess.Popen(
             child_command("runner.bench", str(self.job_path), str(self.result_path)),
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
@@ -246,7 +263,10 @@ class LocalTarget:
                     pass
 
     def expire(self) -> None:
-        self.abandon("terminated")
+        step = self.last_event.get("step_seconds")
+        seen = f" (its last step took {step:.1f} s)" if isinstance(step, (int, float)) else ""
+        self.abandon(f"{STOPPED_AT_CAP} of {self.wall_cap or 0:.0f} s with no result{seen}: one step of this workload "
+                     "takes longer than the bench may run here")
 
     def abandon(self, reason: str) -> None:
         self.abandoned = reason

@@ -13,7 +13,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from planner.errors import Cancelled, InputError, RunError
+from planner.errors import Cancelled, InputError, RunError, StepTooLong
 from planner.core.script import (
     MIN_STEADY_STEPS, ScriptEnv, ScriptEstimate, ScriptRun, estimate_script, length_disagreement, never_asks_for_a_gpu,
     own_epochs, paired_windows, predicted_here, steady_step,
@@ -23,7 +23,7 @@ from planner.units import PROCESSES, shown_path
 from planner.core.estimate import estimate_training, StepMeasurement
 from planner.workload.footprint import bench_bytes, footprint
 from runner.local import memory_available, run_script
-from runner.local import LocalTarget
+from runner.local import STOPPED_AT_CAP, LocalTarget
 from runner.script_job import own_error
 from runner.session import BenchSession
 
@@ -108,6 +108,9 @@ def check_processes(spec: WorkloadSpec, options: BenchOptions) -> None:
         raise InputError("--sweep measures one process: drop --sweep or --processes")
 
 
+# A local bench's wall-clock bound beyond its budget: the harness's own cap past the budget (30 s, between steps) and
+# the bench process's start-up (torch, the dataset's pool, the model); one step longer than that ends it from outside.
+BENCH_WALL_EXTRA_SECONDS = 90.0
 LOCAL_BENCH_BUDGET_BYTES = 2 * 2**30  # a local bench holds at most this (or 90% of what is free)
 
 
@@ -118,7 +121,8 @@ def make_job(spec: WorkloadSpec, options: BenchOptions, fp: Footprint, batch_siz
         fp = footprint(spec, list(fp.layers), batch_size)
     return {"spec": spec.to_job(), "device": options.device, "seconds": options.seconds, "sweep": options.sweep,
             "threads": options.threads, "memory_estimate_bytes": bench_bytes(fp, spec), "batch_size": batch_size,
-            "processes": options.processes}
+            "processes": options.processes,
+            "wall_cap_seconds": None if options.sweep else options.seconds + BENCH_WALL_EXTRA_SECONDS}
 
 
 def local_batch(spec: WorkloadSpec, fp: Footprint, available_bytes: int | None) -> int:
@@ -159,12 +163,17 @@ def run_bench(spec: WorkloadSpec, fp: Footprint, options: BenchOptions, workdir:
     check_device(options.device)
     check_processes(spec, options)
     job = {**make_job(spec, options, fp, batch_size), **(extra or {})}
+    if job.get("mode") == "train":  # a whole training run (validate) is as long as it is
+        job["wall_cap_seconds"] = None
     with tempfile.TemporaryDirectory(prefix="planner-bench-") as tmp:
         target = LocalTarget(job, Path(workdir or tmp), label=label)
         result = BenchSession([target], on_progress=on_progress, cancel=cancel).run()[label]
     if result.status == "invalid":
         raise InputError(result.message)
     if result.status == "error":
+        if result.message.startswith(STOPPED_AT_CAP):
+            raise StepTooLong(f"the bench on {label}: {result.message.splitlines()[0]}",
+                              hint="give more --seconds, or plan from the work alone: --predict-only")
         raise RunError(f"the bench on {label} failed: {result.message}")
     return result
 

@@ -17,7 +17,7 @@ from planner.service.settings import AwsOptions
 from planner.core.candidates import Hardware, LOCAL, measured_candidate, measurement_said, predicted_candidates
 from planner.core.decide import BenchmarkChoice, Plan, Said, decide, select_benchmarks
 from planner.core.predict import physical_cores, predict_cpu, predict_gpu
-from planner.errors import RunError
+from planner.errors import RunError, StepTooLong
 from planner.journal import Measured, RunJournal
 from planner.service.calibration import append_rows, corrections, gpu_model
 from planner.workload.footprint import layers_of, sample_bytes
@@ -104,13 +104,22 @@ class Predict(Measure):
 
         check_region(self.catalog().frame, options.region)
         results = {}
+        stopped = None
         if not predict_only:
-            local = Measured(LOCAL, measure_here(spec, self.footprint(spec), BenchOptions(device="cpu", seconds=seconds, threads=threads),
-                                                 on_progress, cancel))
-            results[local.label] = local
-            if on_result:
-                on_result(local.label, local)
-        return self.plan_of(spec, options, results, gpu)
+            try:
+                local = Measured(LOCAL, measure_here(spec, self.footprint(spec), BenchOptions(device="cpu", seconds=seconds,
+                                                     threads=threads), on_progress, cancel))
+            except StepTooLong as exc:  # an answer all the same, on time: every row from the work alone (issue 40)
+                stopped = (f"{exc.message}; every row is predicted from the work alone (as --predict-only); give "
+                           "more --seconds to measure it here")
+            else:
+                results[local.label] = local
+                if on_result:
+                    on_result(local.label, local)
+        doc = self.plan_of(spec, options, results, gpu)
+        if stopped:
+            doc.plan.say(Said([stopped], []))
+        return doc
 
     def estimate_from(self, spec: WorkloadSpec, options: PlanOptions, results: dict[str, Measured],
                       gpu: bool | None = None) -> PlanDocument:
