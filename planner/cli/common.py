@@ -340,7 +340,7 @@ def print_plan(doc: PlanDocument, args: argparse.Namespace) -> None:
                 out.print(line, highlight=False)
         else:
             out.print(terse_title(doc), highlight=False)
-            for line in terse_answer(doc) + [f"  {line.strip()}" for line in task_choice_lines(doc)]:
+            for line in terse_answer(doc) + [f"  {line.strip()}" for line in task_choice_lines(doc) + failed_lines(doc)]:
                 out.print(line, highlight=False)
             table = plan_table(doc, width=out.width, wide=args.wide, options=options, terse=True)
             out.print(table)

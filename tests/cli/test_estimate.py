@@ -88,7 +88,7 @@ def test_the_table_fits_100_columns_without_cutting_numbers(tmp_path):
     assert table and all(len(line.rstrip()) <= 100 for line in lines)
     assert "…" not in "".join(table)  # no number cut
     assert "measured on a pool of" not in r.out  # a dataset the bench held whole: nothing modelled to say
-    assert "✔" in r.out and "--wide shows them" in r.out
+    assert "✔" in r.out and "--wide every column" in r.out
     wide = planner("plan", "--help")
     assert "--wide" in wide.out
 

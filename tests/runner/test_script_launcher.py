@@ -290,7 +290,7 @@ def _cli(*argv: str, cwd: Path) -> subprocess.CompletedProcess:
 
 def test_flags_a_script_cannot_honour_are_refused_not_ignored(tmp_path):
     path = str(script(tmp_path, SHORT))
-    for argv, said in ((["--threads", "1"], "--threads: not for a training script"),
+    for argv, said in ((["--threads", "1"], "--threads 1: not for a training script"),
                        (["--out", "x.json", "--device", "cpu"], "--out, --device: not for a training script"),
                        (["--total-steps", "10", "--epochs", "3"], "give one length of the whole run, not both"),
                        (["--total-steps", "10", "300"], "own arguments go after --")):

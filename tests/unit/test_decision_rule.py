@@ -111,8 +111,9 @@ def test_every_sentence_quotes_the_numbers_of_the_comparison_it_states(step, ci,
         amount = sig_duration if cmp.metric.startswith("training time") else sig_money
         assert f"({amount(cmp.runner_up_value)} vs {amount(cmp.winner_value)}" in rent.reason
     head = plan.recommendation
-    if head.choice_comparison is not None:  # the headline's here-vs-rent sentence quotes its own ratio
-        assert f"{head.choice_comparison.ratio:.2f}x" in head.choice
+    if head.choice_comparison is not None:  # the headline's here-vs-rent sentence quotes its own ratio (never 'inf')
+        ratio = head.choice_comparison.ratio
+        assert (f"{ratio:.2f}x" if math.isfinite(ratio) else "against nothing") in head.choice and "inf" not in head.choice
         assert (head.answer == "here") == (head.choice_comparison.winner == "local")
     gpus_rows = [o for o in plan.options if o.device == "cuda" and o.usable]
     if gpus_rows and objective == "cheapest":
