@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 SPEC   ?= examples/surface-mlp.yaml
 
-.PHONY: run test bench-accuracy bench-predict bench-drift bench-published bench-big bench-catalog bench-cpu bench-parallel bench-scripts bench-device bench-device-dry bench-scripts-gpu clean
+.PHONY: run test docs bench-accuracy bench-predict bench-drift bench-published bench-big bench-catalog bench-cpu bench-parallel bench-scripts bench-device bench-device-dry bench-scripts-gpu clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,8 +25,14 @@ run: $(VENV)/.installed
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m ruff check .
 	$(BIN)/python -m mypy
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --site-dir site  # the docs site (not -q: mkdocs 1.6 then passes warnings in strict mode)
 	$(BIN)/python -m pytest -q -n 3 -m "not serial"  # three workers on two cores (many tests wait on a pilot, a child or moto): the tests that do not time this machine
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -n 2 -m serial  # the tests that measure it (tests/conftest.py SERIAL): two workers, one torch thread each, so each measures on a core of its own
+
+# Every sample output in README.md and docs/ regenerated from real commands, the CLI reference from the parser, then
+# the site built with --strict into site/ (docs/gen.py; about three minutes: it measures)
+docs: $(VENV)/.installed-dev
+	$(BIN)/python docs/gen.py
 
 bench-accuracy: $(VENV)/.installed
 	$(BIN)/python benchmarks/accuracy.py
@@ -67,4 +73,4 @@ bench-device-dry: $(VENV)/.installed
 	$(BIN)/python benchmarks/device.py --dry-run
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build site *.egg-info

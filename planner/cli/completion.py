@@ -124,6 +124,6 @@ def add_completion_parser(sub, root: argparse.ArgumentParser) -> None:
                        description="Print a completion script for your shell: subcommands, flags, spec files, run "
                                    "directories, and the price catalog's regions and instance types. Install it once, "
                                    "e.g. `planner completion bash > ~/.local/share/bash-completion/completions/planner` "
-                                   "(README.md: every shell).")
+                                   "(docs/guides/config.md: every shell).")
     p.add_argument("shell", choices=SHELLS)
     p.set_defaults(handler=lambda args: cmd_completion(args, root))

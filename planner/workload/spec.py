@@ -225,7 +225,7 @@ def parse_spec(data: Any, source: str = "<spec>", base_dir: Path | None = None) 
     try:
         spec = WorkloadSpec.model_validate(data)
     except ValidationError as exc:
-        raise SpecError(source, _describe(exc), hint="see the spec format in README.md") from None
+        raise SpecError(source, _describe(exc), hint="see the spec format: docs/guides/specs.md") from None
     problems = consistency_problems(spec)
     if problems:
         raise SpecError(source, problems)
