@@ -143,6 +143,19 @@ def facts_notes(df: pd.DataFrame) -> pd.Series:
                      index=df.index, dtype=object)
 
 
+def local_cpu_flags(cpuinfo: str | None = None) -> set[str] | None:
+    """This machine's CPU feature flags from /proc/cpuinfo (x86 `flags`, Arm `Features`); None when it cannot be read."""
+    import re
+
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text()
+        except OSError:
+            return None
+    line = re.search(r"^(?:flags|Features)\s*:\s*(.+)$", cpuinfo, re.M)
+    return set(line.group(1).split()) if line else None
+
+
 def local_cpu_facts(cpuinfo: str | None = None) -> object:
     """This machine's CpuFacts, read from /proc/cpuinfo (or the given text): model name, clock,
     SIMD width and bf16/AMX flags. FMA units are not visible there: 2 is assumed (every current

@@ -274,6 +274,8 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     refuse_script_flags(args, args.spec)
     spec = service.load(args.spec)
     options = _plan_options(args, region)
+    if not args.predict_only and (emulated := service.emulated_here(spec)):
+        stderr().print(f"[yellow]note[/]: {escape(emulated)}", highlight=False)  # before it measures
     with progress() as on_progress:
         doc = service.estimate(spec, options, args.seconds, gpu=True if args.gpu else False if args.cpu else None,
                                on_progress=on_progress, predict_only=args.predict_only, threads=args.threads)

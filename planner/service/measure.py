@@ -178,14 +178,39 @@ def run_bench(spec: WorkloadSpec, fp: Footprint, options: BenchOptions, workdir:
     return result
 
 
+# The CPU instructions that run a 16-bit precision natively (/proc/cpuinfo flags): without them PyTorch's CPU autocast
+# converts through fp32, and a bf16 step was measured 51-75x slower than fp32 on such a CPU (issue 40).
+HALF_UNITS = {"bf16": ({"avx512_bf16", "amx_bf16", "bf16", "svebf16"}, "AVX-512 BF16 or AMX"),
+              "fp16": ({"avx512_fp16", "amx_fp16", "fphp"}, "AVX-512 FP16 or AMX-FP16")}
+
+
+def emulated_here(precision: str, flags: set[str] | None = None) -> str:
+    """Why this machine would emulate `precision` ('' when it runs it natively, or cannot tell): measured in fp32."""
+    from pricing.catalog import local_cpu_flags
+
+    needed = HALF_UNITS.get(precision)
+    flags = local_cpu_flags() if flags is None else flags
+    if needed is None or flags is None or flags & needed[0]:
+        return ""
+    return (f"this CPU has no {precision} units ({needed[1]}): {precision} would be emulated here, many times slower "
+            f"(51-75x measured on one such CPU), so its step was measured in fp32, the precision to train in here; "
+            f"each CPU instance is predicted for the {precision} units it has")
+
+
 def measure_here(spec: WorkloadSpec, fp: Footprint, options: BenchOptions, on_progress: ProgressFn | None = None,
                  cancel: threading.Event | None = None):
     """This machine's measurement of `spec` for a plan: at the spec's batch when the bench fits
     LOCAL_BENCH_BUDGET_BYTES here, else at a smaller batch scaled to the spec's (said in its
-    warnings). A workload too big for even that is a `does_not_fit` result, not an error."""
+    warnings). A workload too big for even that is a `does_not_fit` result, not an error. A 16-bit precision this
+    CPU would emulate (`emulated_here`) is measured in fp32, and said first in its warnings."""
+    emulated = emulated_here(spec.train.precision) if options.device == "cpu" else ""
+    if emulated:
+        spec = spec.model_copy(update={"train": spec.train.model_copy(update={"precision": "fp32"})})
     batch = local_batch(spec, fp, memory_available())
     result = run_bench(spec, fp, options, on_progress=on_progress, batch_size=batch if batch != spec.batch_size else None,
                        cancel=cancel)
+    if emulated and result.status == "ok":
+        result.warnings = [emulated, *(result.warnings or [])]
     return scaled_to_spec(result, spec.batch_size)
 
 
@@ -352,6 +377,11 @@ class ScriptValidation:
 
 class Measure(Describe):
     """Measure on this machine."""
+
+    def emulated_here(self, spec: WorkloadSpec) -> str:
+        """Why an estimate measures `spec` in fp32 on this CPU (its precision has no units here), said before it
+        measures; '' when it measures the spec's own precision."""
+        return emulated_here(spec.train.precision)
 
     def bench(self, spec: WorkloadSpec, options: BenchOptions, workdir: Path | None = None,
               on_progress: ProgressFn | None = None, label: str = "local", extra: dict[str, Any] | None = None,
