@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 SPEC   ?= examples/surface-mlp.yaml
 
-.PHONY: run test docs bench-accuracy bench-predict bench-drift bench-published bench-big bench-catalog bench-cpu bench-parallel bench-scripts bench-device bench-device-dry bench-scripts-gpu clean
+.PHONY: run test docs bench-accuracy bench-predict bench-drift bench-published bench-big bench-catalog bench-cpu bench-parallel bench-scripts bench-device bench-device-dry bench-scripts-gpu bench-stability clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,9 @@ bench-published: $(VENV)/.installed
 
 bench-parallel: $(VENV)/.installed
 	$(BIN)/python benchmarks/parallel.py
+
+bench-stability: $(VENV)/.installed
+	$(BIN)/python benchmarks/stability.py
 
 bench-drift: $(VENV)/.installed
 	$(BIN)/python benchmarks/drift.py
