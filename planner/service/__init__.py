@@ -18,23 +18,61 @@ service is cheap (`planner --help` must not pay for them).
 
 from __future__ import annotations
 
-from planner.core.decide import RankedOption, Recommendation
-from planner.core.document import SCRIPT_KIND, LeftRunning, PlanDocument, choice_json
-from planner.core.script import RunLengthUnknown, ScriptEnv, ScriptJob, ScriptLength
-from planner.core.task import ENV_NAME, Task, TaskOrigin
-from planner.errors import Cancelled
-from planner.journal import Measured
-from planner.service.account import PRICE_SOURCES, PriceQuery
-from planner.service.measure import BenchOptions, ScriptValidation, unsteady_reason
-from planner.service.plan import SavedRun, preflight
-from planner.service.scripts import Scripts
-from runner.local import SCRIPT_CAP_EXTRA_SECONDS
-from runner.script import UNSTEADY_EXTENSION
-from planner.service.settings import (
-    OBJECTIVES, PURCHASES, AwsOptions, PlanOptions, RunCallbacks, TargetChoice, parse_targets, plan_options,
-    resolve_objective,
-)
-from planner.units import parse_duration
+from typing import TYPE_CHECKING, Any
+
+# Each name the service exports, and the module it lives in: imported on first use (PEP 562), so a front that needs
+# one constant (the CLI's parser: OBJECTIVES, ENV_NAME) does not import every use case and the core with it.
+_WHERE = {
+    "RankedOption": "planner.core.decide", "Recommendation": "planner.core.decide",
+    "SCRIPT_KIND": "planner.core.document", "LeftRunning": "planner.core.document", "PlanDocument": "planner.core.document",
+    "choice_json": "planner.core.document",
+    "RunLengthUnknown": "planner.core.script", "ScriptEnv": "planner.core.script", "ScriptJob": "planner.core.script",
+    "ScriptLength": "planner.core.script",
+    "ENV_NAME": "planner.core.task", "Task": "planner.core.task", "TaskOrigin": "planner.core.task",
+    "Cancelled": "planner.errors", "Measured": "planner.journal",
+    "PRICE_SOURCES": "planner.service.account", "PriceQuery": "planner.service.account",
+    "BenchOptions": "planner.service.measure", "ScriptValidation": "planner.service.measure",
+    "unsteady_reason": "planner.service.measure",
+    "SavedRun": "planner.service.plan", "preflight": "planner.service.plan",
+    "SCRIPT_CAP_EXTRA_SECONDS": "runner.local", "UNSTEADY_EXTENSION": "runner.script",
+    "OBJECTIVES": "planner.service.settings", "PURCHASES": "planner.service.settings", "AwsOptions": "planner.service.settings",
+    "PlanOptions": "planner.service.settings", "RunCallbacks": "planner.service.settings",
+    "TargetChoice": "planner.service.settings", "parse_targets": "planner.service.settings",
+    "plan_options": "planner.service.settings", "resolve_objective": "planner.service.settings",
+    "parse_duration": "planner.units",
+    "PlannerService": "planner.service.facade",
+}
+
+if TYPE_CHECKING:
+    from planner.core.decide import RankedOption, Recommendation
+    from planner.core.document import SCRIPT_KIND, LeftRunning, PlanDocument, choice_json
+    from planner.core.script import RunLengthUnknown, ScriptEnv, ScriptJob, ScriptLength
+    from planner.core.task import ENV_NAME, Task, TaskOrigin
+    from planner.errors import Cancelled
+    from planner.journal import Measured
+    from planner.service.account import PRICE_SOURCES, PriceQuery
+    from planner.service.facade import PlannerService
+    from planner.service.measure import BenchOptions, ScriptValidation, unsteady_reason
+    from planner.service.plan import SavedRun, preflight
+    from planner.service.settings import (
+        OBJECTIVES, PURCHASES, AwsOptions, PlanOptions, RunCallbacks, TargetChoice, parse_targets, plan_options,
+        resolve_objective,
+    )
+    from planner.units import parse_duration
+    from runner.local import SCRIPT_CAP_EXTRA_SECONDS
+    from runner.script import UNSTEADY_EXTENSION
+
+
+def __getattr__(name: str) -> Any:
+    import importlib
+
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'planner.service' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # once
+    return value
+
 
 __all__ = ["ENV_NAME", "AwsOptions", "BenchOptions", "Cancelled", "LeftRunning", "Measured", "OBJECTIVES", "PRICE_SOURCES", "PURCHASES", "PlanDocument",
            "PlanOptions", "PlannerService", "PriceQuery", "RankedOption", "Recommendation", "RunCallbacks", "RunLengthUnknown", "SCRIPT_CAP_EXTRA_SECONDS", "SCRIPT_KIND", "SavedRun", "ScriptEnv", "ScriptJob", "ScriptLength", "ScriptValidation", "Task", "TaskOrigin", "UNSTEADY_EXTENSION",
@@ -42,7 +80,3 @@ __all__ = ["ENV_NAME", "AwsOptions", "BenchOptions", "Cancelled", "LeftRunning",
            "unsteady_reason"]
 
 
-class PlannerService(Scripts):
-    """Every use case, one method each, implemented by the module that owns it (the mixins' chain:
-    Account -> Describe -> Measure -> Predict -> Runs -> Scripts). The CLI and the TUI call these and nothing
-    below them."""
