@@ -57,9 +57,15 @@ class Parser(argparse.ArgumentParser):
 
 
     def did_you_mean(self, message: str) -> str:
-        """For a misspelled flag (--regoin), the flags of this command it is closest to."""
+        """For a misspelled flag (--regoin), the flags of this command it is closest to; for a misspelled command or
+        choice (estimte), the choices it is closest to."""
         import difflib
 
+        choice = re.match(r"argument ([^:]+): invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if choice:  # argparse quotes the choices before Python 3.12.8, not after
+            options = re.findall(r"'([^']*)'", choice.group(3)) or [c.strip() for c in choice.group(3).split(",")]
+            close = difflib.get_close_matches(choice.group(2), options, n=2, cutoff=0.6)
+            return f"  ({choice.group(2)}: did you mean {' or '.join(close)}?)\n" if close else ""
         if "unrecognized arguments" not in message:
             return ""
         parsers: list[argparse.ArgumentParser] = [self]
@@ -328,7 +334,8 @@ def print_plan(doc: PlanDocument, args: argparse.Namespace) -> None:
         print_json(doc)
         return
     explain = getattr(args, "explain", False)
-    cap = TERSE_ROWS if args.format == "table" and not explain and getattr(args, "rows_defaulted", False) else None
+    terse = args.format == "table" and not explain
+    cap = _terse_rows(doc, stdout()) if terse and getattr(args, "rows_defaulted", False) else None
     options, shown = shown_options(doc, args.group_by, args.max_rows or cap)
     if args.format == "table":
         out = stdout()
@@ -360,6 +367,25 @@ def print_plan(doc: PlanDocument, args: argparse.Namespace) -> None:
     if doc.run_dir:
         run_dir = escape(doc.run_dir)
         stderr().print(f"run journal: {run_dir}  (re-plan with `planner plan {run_dir}`)", highlight=False)
+
+
+SCREEN_RESERVE = 3  # a terminal's lines the plan leaves: the command typed, make's echo of it, the next prompt
+
+
+def _terse_rows(doc: PlanDocument, out: Any) -> int:
+    """How many rows the terse table shows: TERSE_ROWS, fewer on a terminal too short for them with the answer above
+    and the lines below (the answer, at the top, must stay on the screen: issue 40), and never fewer than three."""
+    if not out.is_terminal:
+        return TERSE_ROWS
+    from math import ceil
+
+    from rich.text import Text
+
+    width = max(out.width, 20)
+    said = [terse_title(doc), *terse_answer(doc), *failed_lines(doc), *task_choice_lines(doc), "footer", "warnings"]
+    used = sum(max(1, ceil(Text.from_markup(line).cell_len / width)) for line in said)
+    used += 4 + (3 if doc.suggested_benchmarks else 0)  # the table's blank lines, header and rule; a paid benchmark's command
+    return max(3, min(TERSE_ROWS, out.height - SCREEN_RESERVE - used))
 
 
 def plan_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:

@@ -49,11 +49,9 @@ def _training_time(o: RankedOption, short: bool = False) -> str:
     point = seconds_text(o.train_seconds)
     if high is None or high == math.inf:
         return f"{point} ({'no interval' if short else 'no usable interval'})"
-    interval = range_text(o.train_seconds_low or 0.0, high)
-    unit = point.rsplit(" ", 1)[-1]
-    if short and interval.endswith(f" {unit}"):
-        interval = interval.removesuffix(f" {unit}")
-    return f"{point} ({interval})"
+    text = time_interval_text(o)  # the point in its interval's unit: '0.7 h (0.4-2.1 h)', not '43.5 min (0.4-2.1 h)'
+    unit = text.rsplit(" ", 1)[-1].rstrip(")")
+    return text.removesuffix(f" {unit})") + ")" if short else text
 
 
 def training_time_short(o: RankedOption) -> str:
@@ -329,7 +327,8 @@ def money_short(usd: float | None) -> str:
         return "$0"
     if usd >= 100:
         return f"${usd:,.0f}"
-    return f"${usd:,.{max(0, 1 - math.floor(math.log10(abs(usd))))}f}"
+    rounded = float(f"{usd:.2g}")  # two significant figures first: 0.00999 is $0.010, not $0.0100
+    return f"${rounded:,.{max(0, 1 - math.floor(math.log10(abs(rounded))))}f}"
 
 
 def time_interval_text(o: RankedOption) -> str:
@@ -384,14 +383,14 @@ def _here_or_rent_line(doc: PlanDocument) -> str:
     other = doc.plan.option_of(other_rec) if other_rec is not None else None
     if other is None:
         return ""
-    what = _what(other).replace("Train here", "Training here").replace("Rent ", "Renting ")
-    facts = f"{seconds_text(other.train_seconds)}, {money_short(other.cost_usd)}"
+    what = _what(other).replace("Train here", "Training here").replace("Rent ", "Renting ").replace(" (cpu)", "")
+    facts = f"{seconds_text(other.train_seconds)}{_boot_share(other)}, {money_short(other.cost_usd)}"
     if cmp.metric == "training time":
         how = f"{_ratio(cmp.ratio)} slower" if math.isfinite(cmp.ratio) else "slower"
     elif cmp.winner_value <= 0:
         how = f"{money_short(cmp.runner_up_value)} against nothing here"
     else:
-        how = f"{_ratio(cmp.ratio)} the cost" + (" with waiting" if doc.plan.headline_time_value else "")
+        how = f"{_ratio(cmp.ratio)} the cost"  # with the waiting the title names
     close = f" (within {cmp.band_reason})" if cmp.verdict == "too_close" else ""
     return f"  {escape(what)}: {facts} — {how}{escape(close)}."
 
@@ -427,13 +426,31 @@ def _close_instances_line(doc: PlanDocument) -> str:
     if cmp is None or cmp.verdict != "too_close":
         return ""
     what = "the time" if cmp.metric.startswith("training time") else "the cost"
-    return (f"  Close call: {escape(cmp.runner_up)} at {_ratio(cmp.ratio)} {what} is within {escape(cmp.band_reason)}; "
-            "a paid benchmark would settle it.")
+    band = cmp.band_reason.split(",")[0]  # "10%, the margin" -> "10%"; the noise band's reason whole is in --explain
+    return f"  Close call: {escape(cmp.runner_up)} at {_ratio(cmp.ratio)} {what}, within {escape(band)}."
+
+
+def _boot_share(o: RankedOption) -> str:
+    """' (2.5 min of it boot)' when an instance's one-time start (its boot, setup) is most of its training time: why
+    every GPU of a short run takes the same minutes."""
+    once, total = o.one_time_seconds, o.train_seconds
+    if o.here or not once or not total or once < total / 2:
+        return ""
+    return f" ({seconds_text(once)} start-up)"
+
+
+LENGTH_NOT_GIVEN = "the run's length was not given"  # planner.core.script.length_free_warning's opening words
+
+
+def length_line(doc: PlanDocument) -> str:
+    """A script planned without its length: said whole under the answer, since the answer may change with it."""
+    said = next((w for w in doc.plan.warnings if w.startswith(LENGTH_NOT_GIVEN)), "")
+    return f"  [yellow]{escape(said[:1].upper() + said[1:])}[/]" if said else ""
 
 
 def terse_answer(doc: PlanDocument) -> list[str]:
     """The answer and its reasons (markup lines): see the section's comment."""
-    lines = [answer_line(doc), _here_or_rent_line(doc), _gpu_line(doc), _close_instances_line(doc)]
+    lines = [answer_line(doc), length_line(doc), _here_or_rent_line(doc), _gpu_line(doc), _close_instances_line(doc)]
     return [line for line in lines if line]
 
 
@@ -460,7 +477,7 @@ def terse_footer(doc: PlanDocument, shown: Shown, dropped: list[str], width: int
         more.append("--wide every column")
     more.append("--explain why")
     lines = [", ".join(more)]
-    warnings = doc.plan.warnings
+    warnings = [w for w in doc.plan.warnings if not w.startswith(LENGTH_NOT_GIVEN)]  # that one is under the answer
     if warnings and not verbose:
         first = " ".join(warnings[0].split())
         count = f"{len(warnings)} warnings" if len(warnings) > 1 else "warning"

@@ -43,7 +43,7 @@ class WorkloadPane(Vertical, can_focus=True):
         Binding("f", "toggle_form", "Form/YAML"),
         Binding("ctrl+s", "save", "Save", priority=True),
         Binding("e", "app.estimate", "Estimate"),
-        Binding("escape", "leave_editor", "Leave the editor", show=False),  # the YAML editor keeps every other key
+        Binding("escape", "leave_editor", "Leave the field", show=False),  # the editor and the fields keep every other key
     ]
 
     def action_leave_editor(self) -> None:
@@ -111,8 +111,9 @@ class WorkloadPane(Vertical, can_focus=True):
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "leave_editor":  # only from inside the editor: elsewhere escape is the app's
-            return self.editor.has_focus
+        if action == "leave_editor":  # only from inside a field or the editor: elsewhere escape is the app's
+            focused = self.screen.focused
+            return isinstance(focused, (Input, TextArea)) and self in focused.ancestors
         return not (self.script is not None and action in ("save", "toggle_form"))
 
     @property

@@ -17,6 +17,15 @@ def test_a_misspelled_flag_is_matched_against_its_own_commands_flags():
     assert r.code == 2 and "did you mean" not in r.err and "unrecognized arguments: --zzzzzz" in r.err
 
 
+def test_a_misspelled_command_or_choice_gets_the_closest_one():
+    r = planner("estimte", EXAMPLES / "surface-mlp.yaml")
+    assert r.code == 2 and "(estimte: did you mean estimate?)" in r.err
+    r = planner("estimate", EXAMPLES / "surface-mlp.yaml", "--objective", "cheapst")
+    assert r.code == 2 and "(cheapst: did you mean cheapest?)" in r.err
+    r = planner("zzzz")
+    assert r.code == 2 and "did you mean" not in r.err
+
+
 def test_a_usage_error_with_json_asked_is_a_json_error_too_and_a_scripts_own_json_flag_is_not_the_planners():
     r = planner("estimate", "train.py", "--seconds", "0", "--json")
     assert r.code == 2 and "argument --seconds" in r.err  # said for people on stderr

@@ -212,5 +212,12 @@ def test_escape_leaves_the_yaml_editor(spec_file, tmp_path):
             await pilot.press("escape")
             await pilot.pause()
             assert not editor.has_focus and app.focused is app.workload_pane and editor.text == before
+            path = app.query_one("#spec-path")  # the spec's path too: its next key is the pane's, not typed into it
+            path.focus()
+            await pilot.pause()
+            typed = path.value
+            await pilot.press("escape", "2")
+            await pilot.pause()
+            assert path.value == typed and not path.has_focus
 
     asyncio.run(scenario())
