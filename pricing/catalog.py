@@ -143,15 +143,23 @@ def facts_notes(df: pd.DataFrame) -> pd.Series:
                      index=df.index, dtype=object)
 
 
+def _cpuinfo(given: str | None) -> str | None:
+    """/proc/cpuinfo's text (or the given text); None where there is none (macOS, Windows)."""
+    if given is not None:
+        return given
+    try:
+        return Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return None
+
+
 def local_cpu_flags(cpuinfo: str | None = None) -> set[str] | None:
     """This machine's CPU feature flags from /proc/cpuinfo (x86 `flags`, Arm `Features`); None when it cannot be read."""
     import re
 
+    cpuinfo = _cpuinfo(cpuinfo)
     if cpuinfo is None:
-        try:
-            cpuinfo = Path("/proc/cpuinfo").read_text()
-        except OSError:
-            return None
+        return None
     line = re.search(r"^(?:flags|Features)\s*:\s*(.+)$", cpuinfo, re.M)
     return set(line.group(1).split()) if line else None
 
@@ -162,17 +170,13 @@ def local_cpu_facts(cpuinfo: str | None = None) -> object:
     server core). None when /proc/cpuinfo cannot be read (macOS, Windows)."""
     import re
 
-
+    cpuinfo = _cpuinfo(cpuinfo)
     if cpuinfo is None:
-        try:
-            cpuinfo = Path("/proc/cpuinfo").read_text()
-        except OSError:
-            return None
+        return None
     name = re.search(r"^model name\s*:\s*(.+)$", cpuinfo, re.M)
     mhz = re.search(r"^cpu MHz\s*:\s*([\d.]+)$", cpuinfo, re.M)
     at = re.search(r"@\s*([\d.]+)\s*GHz", name.group(1)) if name else None
-    flags_line = re.search(r"^(?:flags|Features)\s*:\s*(.+)$", cpuinfo, re.M)
-    flags = set(flags_line.group(1).split()) if flags_line else set()
+    flags = local_cpu_flags(cpuinfo) or set()
     clock = float(at.group(1)) if at else (float(mhz.group(1)) / 1000 if mhz else None)
     if clock is None:
         return None

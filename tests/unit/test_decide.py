@@ -180,7 +180,7 @@ _rel = st.floats(min_value=0.0, max_value=0.5)
 @given(_seconds, _price, _seconds, _price)
 def test_without_uncertainty_the_rule_is_speedup_versus_price_ratio(cs, cp, gs, gp):
     plan = decide([cpu(cs, cp, rel=0.0), gpu(gs, gp, rel=0.0)])
-    speedup, break_even = cs / gs, (gp + VOLUME) / (cp + VOLUME)
+    break_even = (gp + VOLUME) / (cp + VOLUME)
     c_cost, g_cost = billed_cost(cpu(cs, cp), cs), billed_cost(gpu(gs, gp), gs)
     if g_cost < c_cost:
         assert plan.recommendation.device == "cuda"
