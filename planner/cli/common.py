@@ -335,7 +335,9 @@ def print_plan(doc: PlanDocument, args: argparse.Namespace) -> None:
         return
     explain = getattr(args, "explain", False)
     terse = args.format == "table" and not explain
-    cap = _terse_rows(doc, stdout()) if terse and getattr(args, "rows_defaulted", False) else None
+    head = ([terse_title(doc), *terse_answer(doc)] + [f"  {line.strip()}" for line in task_choice_lines(doc) + failed_lines(doc)]
+            if terse else [])  # the lines above the terse table
+    cap = _terse_rows(doc, head, stdout()) if terse and getattr(args, "rows_defaulted", False) else None
     options, shown = shown_options(doc, args.group_by, args.max_rows or cap)
     if args.format == "table":
         out = stdout()
@@ -346,8 +348,7 @@ def print_plan(doc: PlanDocument, args: argparse.Namespace) -> None:
             for line in failed_lines(doc) + answers_text(doc) + task_choice_lines(doc):
                 out.print(line, highlight=False)
         else:
-            out.print(terse_title(doc), highlight=False)
-            for line in terse_answer(doc) + [f"  {line.strip()}" for line in task_choice_lines(doc) + failed_lines(doc)]:
+            for line in head:
                 out.print(line, highlight=False)
             table = plan_table(doc, width=out.width, wide=args.wide, options=options, terse=True)
             out.print(table)
@@ -372,9 +373,10 @@ def print_plan(doc: PlanDocument, args: argparse.Namespace) -> None:
 SCREEN_RESERVE = 3  # a terminal's lines the plan leaves: the command typed, make's echo of it, the next prompt
 
 
-def _terse_rows(doc: PlanDocument, out: Any) -> int:
-    """How many rows the terse table shows: TERSE_ROWS, fewer on a terminal too short for them with the answer above
-    and the lines below (the answer, at the top, must stay on the screen: issue 40), and never fewer than three."""
+def _terse_rows(doc: PlanDocument, head: list[str], out: Any) -> int:
+    """How many rows the terse table shows: TERSE_ROWS, fewer on a terminal too short for them with `head` (the
+    answer's lines) above and the lines below (the answer, at the top, must stay on the screen: issue 40), and never
+    fewer than three."""
     if not out.is_terminal:
         return TERSE_ROWS
     from math import ceil
@@ -382,9 +384,9 @@ def _terse_rows(doc: PlanDocument, out: Any) -> int:
     from rich.text import Text
 
     width = max(out.width, 20)
-    said = [terse_title(doc), *terse_answer(doc), *failed_lines(doc), *task_choice_lines(doc), "footer", "warnings"]
-    used = sum(max(1, ceil(Text.from_markup(line).cell_len / width)) for line in said)
-    used += 4 + (3 if doc.suggested_benchmarks else 0)  # the table's blank lines, header and rule; a paid benchmark's command
+    used = sum(max(1, ceil(Text.from_markup(line).cell_len / width)) for line in head)
+    used += 2 + 4 + (3 if doc.suggested_benchmarks else 0)  # the footer's two lines; the table's blank lines, header
+    # and rule; a paid benchmark's command
     return max(3, min(TERSE_ROWS, out.height - SCREEN_RESERVE - used))
 
 

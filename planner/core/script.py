@@ -252,6 +252,9 @@ class Crossover:
     after: str
 
 
+LENGTH_NOT_GIVEN = "the run's length was not given"  # length_free_warning's opening words: the report finds it by them
+
+
 def length_free_warning(crossovers: list[Crossover]) -> str:
     """What a plan without the run's length says: that it is of PER_STEPS steps, and where the answer changes."""
     def shown(target: str) -> str:
@@ -262,7 +265,7 @@ def length_free_warning(crossovers: list[Crossover]) -> str:
         where = f"the answer changes with the length: {changes}"
     else:
         where = f"the answer is the same at every length from {LENGTHS[0]:,} to {LENGTHS[-1]:,} steps"
-    return (f"the run's length was not given: planned for {PER_STEPS:,} steps (each row's time and cost per "
+    return (f"{LENGTH_NOT_GIVEN}: planned for {PER_STEPS:,} steps (each row's time and cost per "
             f"{PER_STEPS:,}); {where}; give --total-steps N for your run's (or --epochs N, counted in a DataLoader's "
             "epochs)")
 

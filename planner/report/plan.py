@@ -8,8 +8,9 @@ import math
 from typing import TYPE_CHECKING
 
 from planner.core.document import SCRIPT_KIND
+from planner.core.script import LENGTH_NOT_GIVEN
 from planner.core.formats import UNITS
-from planner.core.plan import hourly_rate, option_name
+from planner.core.plan import billed_cost, hourly_rate, option_name
 from planner.core.shown import DEFAULT_GROUP_BY, GROUP_BY, GroupBy, Shown, shown_options  # noqa: F401 - re-exported
 from planner.report.text import escape, range_text, seconds_text, short
 
@@ -45,13 +46,11 @@ def device_short(o: RankedOption) -> str:
 def _training_time(o: RankedOption, short: bool = False) -> str:
     """'2.6 min (2.2-3.0 min)': the point and its interval; said so when there is none. `short` (a narrow
     column): the unit once when both are in it, '2.6 min (2.2-3.0)'."""
-    high = o.train_seconds_high
-    point = seconds_text(o.train_seconds)
-    if high is None or high == math.inf:
-        return f"{point} ({'no interval' if short else 'no usable interval'})"
-    text = time_interval_text(o)  # the point in its interval's unit: '0.7 h (0.4-2.1 h)', not '43.5 min (0.4-2.1 h)'
-    unit = text.rsplit(" ", 1)[-1].rstrip(")")
-    return text.removesuffix(f" {unit})") + ")" if short else text
+    parts = _in_interval_unit(o)  # '0.7 h (0.4-2.1 h)', not '43.5 min (0.4-2.1 h)'
+    if parts is None:
+        return f"{seconds_text(o.train_seconds)} ({'no interval' if short else 'no usable interval'})"
+    point, interval, unit = parts
+    return f"{point} {unit} ({interval})" if short else f"{point} {unit} ({interval} {unit})"
 
 
 def training_time_short(o: RankedOption) -> str:
@@ -331,19 +330,25 @@ def money_short(usd: float | None) -> str:
     return f"${rounded:,.{max(0, 1 - math.floor(math.log10(abs(rounded))))}f}"
 
 
+def _in_interval_unit(o: RankedOption) -> tuple[str, str, str] | None:
+    """(point, interval, unit) of the training time, the point written in its interval's unit so the rounded point is
+    inside the rounded interval: ('2.6', '2.2-3.1', 'min'); None without a point or a usable interval."""
+    point, high = o.train_seconds, o.train_seconds_high
+    if point is None or high is None or not math.isfinite(high):
+        return None
+    interval, unit = range_text(o.train_seconds_low or 0.0, high).rsplit(" ", 1)
+    _, scale, _, digits = next(u for u in UNITS if u[0] == unit)
+    return f"{point / scale:.{digits}f}", interval, unit
+
+
 def time_interval_text(o: RankedOption) -> str:
-    """'2.6 min (2.2-3.1 min)': the point in its interval's unit, so the rounded point is inside the rounded
-    interval; the point alone when the option has no interval."""
-    point, low, high = o.train_seconds, o.train_seconds_low, o.train_seconds_high
-    if point is None:
-        return "-"
-    if high is None or low is None or not math.isfinite(high) or high <= low:
-        return seconds_text(point)
-    interval = range_text(low, high)
-    unit = interval.rsplit(" ", 1)[-1]
-    scale = next(u[1] for u in UNITS if u[0] == unit)
-    digits = next(u[3] for u in UNITS if u[0] == unit)
-    return f"{point / scale:.{digits}f} {unit} ({interval})"
+    """'2.6 min (2.2-3.1 min)' (see _in_interval_unit); the point alone when the option has no interval."""
+    parts = _in_interval_unit(o)
+    low, high = o.train_seconds_low, o.train_seconds_high
+    if parts is None or low is None or high is None or high <= low:
+        return seconds_text(o.train_seconds) if o.train_seconds is not None else "-"
+    point, interval, unit = parts
+    return f"{point} {unit} ({interval} {unit})"
 
 
 def _what(o: RankedOption) -> str:
@@ -352,10 +357,6 @@ def _what(o: RankedOption) -> str:
     if o.here:
         return "Train here" + (f" on its GPU ({device_short(o)})" if o.device == "cuda" else "")
     return f"Rent {option_name(o)} ({device_short(o)})"
-
-
-def _ratio(value: float) -> str:
-    return f"{value:.{0 if value >= 100 else 1 if value >= 10 else 2}f}x"
 
 
 VERDICT_TAGS = {"clear": "", "only_option": "", "likely": " — likely, not certain",
@@ -386,11 +387,11 @@ def _here_or_rent_line(doc: PlanDocument) -> str:
     what = _what(other).replace("Train here", "Training here").replace("Rent ", "Renting ").replace(" (cpu)", "")
     facts = f"{seconds_text(other.train_seconds)}{_boot_share(other)}, {money_short(other.cost_usd)}"
     if cmp.metric == "training time":
-        how = f"{_ratio(cmp.ratio)} slower" if math.isfinite(cmp.ratio) else "slower"
+        how = f"{_times(cmp.ratio, True)} slower" if math.isfinite(cmp.ratio) else "slower"
     elif cmp.winner_value <= 0:
         how = f"{money_short(cmp.runner_up_value)} against nothing here"
     else:
-        how = f"{_ratio(cmp.ratio)} the cost"  # with the waiting the title names
+        how = f"{_times(cmp.ratio, True)} the cost"  # with the waiting the title names
     close = f" (within {cmp.band_reason})" if cmp.verdict == "too_close" else ""
     return f"  {escape(what)}: {facts} — {how}{escape(close)}."
 
@@ -412,8 +413,8 @@ def _gpu_line(doc: PlanDocument) -> str:
     if doc.plan.objective == "fastest":
         return f"  Fastest GPU: {escape(device_short(gpu))} at {escape(speed)}."
     if gpu is chosen:
-        return f"  The {escape(device_short(gpu))} pays off: {escape(speed)}, break-even {_ratio(be)}."
-    needs = f"needs {_ratio(be)}" if math.isfinite(be) else "no speedup pays against a free CPU"
+        return f"  The {escape(device_short(gpu))} pays off: {escape(speed)}, break-even {_times(be, True)}."
+    needs = f"needs {_times(be, True)}" if math.isfinite(be) else "no speedup pays against a free CPU"
     return f"  No GPU pays off: best is {escape(device_short(gpu))} at {escape(speed)}, {needs}."
 
 
@@ -427,7 +428,7 @@ def _close_instances_line(doc: PlanDocument) -> str:
         return ""
     what = "the time" if cmp.metric.startswith("training time") else "the cost"
     band = cmp.band_reason.split(",")[0]  # "10%, the margin" -> "10%"; the noise band's reason whole is in --explain
-    return f"  Close call: {escape(cmp.runner_up)} at {_ratio(cmp.ratio)} {what}, within {escape(band)}."
+    return f"  Close call: {escape(cmp.runner_up)} at {_times(cmp.ratio, True)} {what}, within {escape(band)}."
 
 
 def _boot_share(o: RankedOption) -> str:
@@ -437,9 +438,6 @@ def _boot_share(o: RankedOption) -> str:
     if o.here or not once or not total or once < total / 2:
         return ""
     return f" ({seconds_text(once)} start-up)"
-
-
-LENGTH_NOT_GIVEN = "the run's length was not given"  # planner.core.script.length_free_warning's opening words
 
 
 def length_line(doc: PlanDocument) -> str:
@@ -512,8 +510,6 @@ def plan_csv_rows(doc: PlanDocument) -> list[list[str]]:
     for o in doc.plan.options:
         cost_low = cost_high = None
         if o.train_seconds_low is not None and o.train_seconds_high is not None and o.usable:
-            from planner.core.plan import billed_cost
-
             cost_low = billed_cost(o, o.train_seconds_low)
             cost_high = billed_cost(o, o.train_seconds_high) if math.isfinite(o.train_seconds_high) else None
         out.append([

@@ -163,8 +163,6 @@ def run_bench(spec: WorkloadSpec, fp: Footprint, options: BenchOptions, workdir:
     check_device(options.device)
     check_processes(spec, options)
     job = {**make_job(spec, options, fp, batch_size), **(extra or {})}
-    if job.get("mode") == "train":  # a whole training run (validate) is as long as it is
-        job["wall_cap_seconds"] = None
     with tempfile.TemporaryDirectory(prefix="planner-bench-") as tmp:
         target = LocalTarget(job, Path(workdir or tmp), label=label)
         result = BenchSession([target], on_progress=on_progress, cancel=cancel).run()[label]
@@ -235,7 +233,7 @@ def validate(spec: WorkloadSpec, fp: Footprint, epochs: int | None, options: Ben
     est = estimate_training(StepMeasurement.from_result(result), steps)
     start = time.perf_counter()
     trained = run_bench(spec, fp, replace(options, device=result.device), on_progress=on_progress, label="train",
-                    extra={"mode": "train", "epochs": epochs})
+                    extra={"mode": "train", "epochs": epochs, "wall_cap_seconds": None})  # a whole run: no wall cap
     # the training process's own life, spawn to exit, as a user's `python train.py` would take;
     # the planner's polling around it is not part of the run
     actual = trained.process_seconds or (time.perf_counter() - start)

@@ -30,6 +30,7 @@ class Quitting(_AppBase):
 
     quitting: int | None = None
     run_pane: Any  # the App's panes (planner.tui.app.PlannerApp)
+    leaving: Any  # the App's threading.Event: set as it quits, it ends a measurement of this machine in progress
     workload_pane: Any
     terminal_gone = False  # SIGHUP: quit without writing to the terminal
 
@@ -55,9 +56,7 @@ class Quitting(_AppBase):
         self.quit_after_run(128 + signum)
 
     def _quit(self, exit_code: int) -> None:
-        leaving = getattr(self, "leaving", None)
-        if leaving is not None:  # a measurement of this machine (the opening estimate, a script) ends with the app
-            leaving.set()
+        self.leaving.set()  # a measurement of this machine (the opening estimate, a script) ends with the app
         if self.terminal_gone:
             os._exit(exit_code)  # everything the run started has ended; no terminal to restore
         self.exit(return_code=exit_code)

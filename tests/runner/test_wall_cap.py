@@ -25,7 +25,7 @@ def slow_spec(tmp_path):
 def test_a_step_longer_than_the_wall_cap_ends_the_bench_and_estimate_answers_from_the_work(slow_spec, monkeypatch):
     import planner.service.measure as measure
     from planner.service import PlannerService, plan_options
-    from tests.tui.test_app import _bench_children
+    from tests.conftest import bench_children
 
     monkeypatch.setattr(measure, "BENCH_WALL_EXTRA_SECONDS", 3.0)  # the bench may run 3.5 s in all; a step takes more
     service = PlannerService()
@@ -35,7 +35,7 @@ def test_a_step_longer_than_the_wall_cap_ends_the_bench_and_estimate_answers_fro
     said = doc.plan.warnings[0]
     assert "stopped at the bench's wall-clock cap of 4 s with no result" in said and "predicted from the work alone" in said
     assert {o.source for o in doc.plan.options} == {"predicted"} and doc.recommendation.target
-    assert _bench_children() == []  # its process group ended with it
+    assert bench_children() == []  # its process group ended with it
 
 
 def test_a_precision_this_cpu_would_emulate_is_measured_in_fp32_and_said(tmp_path, monkeypatch):

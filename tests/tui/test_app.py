@@ -19,6 +19,7 @@ from planner.tui.messages import RunResult
 from planner.tui.results import ResultsPane
 from planner.tui.run import RunPane
 from planner.tui.targets import TargetsPane
+from tests.conftest import bench_children
 from tests.tui.helpers import TINY, active_pane, text_of, wait_for
 
 
@@ -153,25 +154,6 @@ def test_r_while_the_estimate_measures_runs_once_it_is_done(spec_file, tmp_path)
     asyncio.run(scenario())
 
 
-def _bench_children() -> list[int]:
-    """This process's child processes running the bench (the opening estimate's), by /proc."""
-    import os
-    from pathlib import Path
-
-    found = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            command = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except (OSError, ValueError, IndexError):
-            continue
-        if ppid == os.getpid() and "runner.bench" in command:
-            found.append(int(proc.name))
-    return found
-
-
 def test_quitting_during_the_opening_estimate_takes_under_a_second_and_ends_its_bench(spec_file, tmp_path):
     """Issue 40: q while the opening estimate measures (a 60 s budget) quits at once, with no 'App is not running'
     error, and the bench's process is ended with it, not left to finish."""
@@ -181,7 +163,7 @@ def test_quitting_during_the_opening_estimate_takes_under_a_second_and_ends_its_
         app = PlannerApp(str(spec_file), runs_dir=tmp_path / "runs", estimate_seconds=60)
         async with app.run_test(size=(100, 30)) as pilot:
             results = app.query_one(ResultsPane)
-            await wait_for(pilot, lambda: results.estimating and _bench_children(), timeout=30)
+            await wait_for(pilot, lambda: results.estimating and bench_children(), timeout=30)
             pressed.append(time.monotonic())
             await pilot.press("q")
         assert app.return_code == 0  # q quit it (nothing to lose: no run, no edits), not the test's teardown
@@ -191,9 +173,9 @@ def test_quitting_during_the_opening_estimate_takes_under_a_second_and_ends_its_
     took = time.monotonic() - pressed[0]
     assert took < 1.0
     deadline = time.monotonic() + 5
-    while _bench_children() and time.monotonic() < deadline:
+    while bench_children() and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _bench_children() == []  # the session's cleanup ended the bench's process group
+    assert bench_children() == []  # the session's cleanup ended the bench's process group
 
 
 def test_escape_leaves_the_yaml_editor(spec_file, tmp_path):
