@@ -164,7 +164,7 @@ def local_cpu_flags(cpuinfo: str | None = None) -> set[str] | None:
     return set(line.group(1).split()) if line else None
 
 
-def local_cpu_facts(cpuinfo: str | None = None) -> object:
+def local_cpu_facts(cpuinfo: str | None = None) -> CpuFacts | None:
     """This machine's CpuFacts, read from /proc/cpuinfo (or the given text): model name, clock,
     SIMD width and bf16/AMX flags. FMA units are not visible there: 2 is assumed (every current
     server core). None when /proc/cpuinfo cannot be read (macOS, Windows)."""

@@ -418,7 +418,9 @@ def say_script_cap(service: PlannerService, args: argparse.Namespace, then: str 
     service.check_script(args.spec, workdir)
     running = " ".join([args.spec, *args.script_args]) + (f" in {Path(workdir).resolve()}" if workdir else "")
     epoch = "; longer while an epoch under way can end before the cap: --epochs counts steps from a whole one" if getattr(args, "epochs", None) else ""
-    stderr().print(f"running {escape(running)} here, unchanged: "
+    first = ("traced on a stand-in GPU first (it names CUDA; not run here if that trace says its step is too slow for "
+             "this CPU), then " if service.traced_first(args.spec) else "")
+    stderr().print(f"{first}running {escape(running)} here, unchanged: "
                    f"{args.seconds:g} s of training steps (at least 20; up to {UNSTEADY_EXTENSION * args.seconds:g} s while the step time has "
                    f"not settled{epoch}), and stopped with everything it started at "
                    f"{args.seconds + SCRIPT_CAP_EXTRA_SECONDS:g} s if it has not finished" + (f"; {then}" if then else ""),

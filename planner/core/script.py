@@ -33,7 +33,7 @@ from typing import Any
 
 from planner.core.candidates import LOCAL, Candidate, Hardware, Target, does_not_fit_note, fits, widened
 from planner.core.decide import ErrorBasis, Said
-from planner.core.formats import human_bytes
+from planner.core.formats import human_bytes, rough_duration
 from planner.core.estimate import (
     PROCESS_EXIT_SECONDS, RUN_TO_RUN_NOISE, StepMeasurement, estimate_training, relative_half_widths,
 )
@@ -441,6 +441,37 @@ def traced_step(gpu: ScriptRun | None) -> StandinStep | None:
     return StandinStep(trace, median, (max(relative[0], 0.05), max(relative[1], 0.05)), gpu.standin)
 
 
+def step_here_from_trace(gpu_run: ScriptRun, cpu: CpuFacts | None, cores: int) -> tuple[float, float] | None:
+    """A step of the script on this CPU as its trace on the stand-in GPU predicts it, and the low end of that
+    prediction: its own host work the stand-in measured here plus the traced work (FLOPs and bytes) at this
+    processor's rates in fp32. None without a traced step or this CPU's facts."""
+    on = traced_step(gpu_run)
+    if on is None or cpu is None:
+        return None
+    t = on.trace
+    work = predict_cpu_unmeasured(float(t.flops), t.kernels, cores, cpu, "fp32", moved_bytes=float(t.bytes))
+    if work.step_seconds is None or work.low is None:
+        return None
+    return on.host_seconds + work.step_seconds, on.host_seconds + work.low
+
+
+def too_slow_here(gpu_run: ScriptRun, cpu: CpuFacts | None, cores: int, cap_seconds: float,
+                  memory_bytes: int | None) -> str | None:
+    """Why measuring the script on this CPU is not worth starting, from its trace on the stand-in GPU: even the low end
+    of its predicted step here leaves too few steps to time within the cap, or its step's peak memory (as the stand-in
+    GPU counted it) is more than this machine has free. None when it is worth measuring."""
+    guess = step_here_from_trace(gpu_run, cpu, cores)
+    on = traced_step(gpu_run)
+    need = MIN_STEADY_STEPS + 2  # the measurement's warm-up, traced and steady steps (capped_too_soon)
+    if guess is not None and guess[1] * need > cap_seconds:
+        return (f"its step would take ~{rough_duration(guess[0])} here, as its trace predicts: too long to time {need} steps "
+                f"within the {cap_seconds:.0f} s cap, so it was not run here")
+    if on is not None and memory_bytes and on.trace.peak_bytes > memory_bytes:
+        return (f"its step holds {human_bytes(on.trace.peak_bytes)} at its peak on the stand-in GPU, more than the "
+                f"{human_bytes(memory_bytes)} free here, so it was not run here")
+    return None
+
+
 def predicted_here(gpu_run: ScriptRun, why: str, cpu: CpuFacts | None, cores: int) -> ScriptRun | None:
     """The script's run on this CPU as its trace on the stand-in GPU predicts it, for a script that cannot be measured
     here (`why`: CUDA hard-coded, its first step past the cap). A step here is the script's own host work the stand-in
@@ -449,14 +480,11 @@ def predicted_here(gpu_run: ScriptRun, why: str, cpu: CpuFacts | None, cores: in
     stand-in's timeline re-timed to it, its setup, epochs and DataLoaders kept where it saw them, with enough steps
     to plan from. None without a traced step or this CPU's facts."""
     on = traced_step(gpu_run)
-    if on is None or cpu is None or not gpu_run.steps:
+    guess = step_here_from_trace(gpu_run, cpu, cores)
+    if on is None or cpu is None or guess is None or not gpu_run.steps:
         return None
     t = on.trace
-    work = predict_cpu_unmeasured(float(t.flops), t.kernels, cores, cpu, "fp32",
-                                  moved_bytes=float(t.bytes))
-    if work.step_seconds is None:
-        return None
-    step = on.host_seconds + work.step_seconds
+    step = guess[0]
     ends = gpu_run.steps
     gaps = sorted(b - a for a, b in zip(ends, ends[1:]))
     start = max(ends[0] - (gaps[len(gaps) // 2] if gaps else 0.0), 0.0)  # the first step began about a step earlier

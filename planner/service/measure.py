@@ -4,6 +4,7 @@ its prediction (`planner validate`)."""
 from __future__ import annotations
 
 import math
+import re
 import statistics
 import tempfile
 import threading
@@ -16,14 +17,14 @@ from typing import TYPE_CHECKING, Any, Callable
 from planner.errors import Cancelled, InputError, RunError, StepTooLong
 from planner.core.script import (
     MIN_STEADY_STEPS, ScriptEnv, ScriptEstimate, ScriptRun, estimate_script, length_disagreement, never_asks_for_a_gpu,
-    own_epochs, paired_windows, predicted_here, steady_step,
+    own_epochs, paired_windows, predicted_here, steady_step, too_slow_here,
 )
 from planner.service.describe import Describe
 from planner.units import PROCESSES, shown_path
 from planner.core.estimate import estimate_training, StepMeasurement
 from planner.workload.footprint import bench_bytes, footprint
 from runner.local import memory_available, run_script
-from runner.local import STOPPED_AT_CAP, LocalTarget
+from runner.local import SCRIPT_CAP_EXTRA_SECONDS, STOPPED_AT_CAP, LocalTarget
 from runner.script_job import own_error
 from runner.session import BenchSession
 
@@ -88,6 +89,19 @@ def cannot_measure_here(run: ScriptRun | None, done: Any) -> str | None:
         own = own_error(run.message if run is not None else "", said).strip().splitlines()
         return f"here it stops before its first step: {own[-1] if own else 'no error given'}"
     return "here it ends without a training step"
+
+
+GPU_WORDS = re.compile(r"\bcuda\b|torch\.accelerator|\.cuda\(")
+
+
+def names_a_gpu(path: Path) -> bool:
+    """The script's own text names CUDA (or torch.accelerator): written for a GPU, it is traced on the stand-in GPU
+    before it is measured here (only the order changes: a script that never names one is measured first, and traced
+    after if it asked for a GPU)."""
+    try:
+        return GPU_WORDS.search(path.read_text(errors="replace")) is not None
+    except OSError:
+        return False
 
 
 def check_device(device: str) -> None:
@@ -415,6 +429,17 @@ class Measure(Describe):
         `workdir`: the folder it runs in (script_workdir). `env`: set in its environment (ScriptEnv.here)."""
         path = script_path(script)
         cwd = script_workdir(path, workdir)
+        first = None  # a script written for a GPU is traced on the stand-in GPU first: it may be too slow to measure here
+        if names_a_gpu(path):
+            first = self.trace_on_standins(path, args, cwd, env, cancel, on_progress, label)
+            if first is not None and first.cuda_used:
+                from pricing.catalog import local_cpu_facts
+
+                cpu, cores = local_cpu_facts(), max(first.threads, 1)
+                why = too_slow_here(first, cpu, cores, seconds + SCRIPT_CAP_EXTRA_SECONDS, memory_available())
+                here = None if why is None else predicted_here(first, why, cpu, cores)
+                if here is not None:
+                    return here
         with tempfile.TemporaryDirectory(prefix="planner-script-") as tmp:
             done = run_script(path.resolve(), list(args), seconds, Path(tmp), until_epoch=until_epoch, cancel=cancel,
                               progress=None if on_progress is None else lambda event: on_progress(label, event), cwd=cwd,
@@ -430,11 +455,12 @@ class Measure(Describe):
                 raise
             # a script written for a GPU (CUDA hard-coded, or a first step longer than the cap on this CPU): planned from
             # its trace on the stand-in GPU, its CPU rows predicted from that trace; if it fails there too, the error stands
-            return self.predicted_from_standin(path, args, cwd, env, cancel, on_progress, label, why, failure)
+            return self.predicted_from_standin(path, args, cwd, env, cancel, on_progress, label, why, failure, first)
         assert run is not None
         if never_asks_for_a_gpu(run):
             return run  # it trains on a CPU wherever it runs: no GPU row to trace
-        return replace(run, gpu_run=self.trace_on_standins(path, args, cwd, env, cancel, on_progress, label))
+        gpu_run = first if first is not None else self.trace_on_standins(path, args, cwd, env, cancel, on_progress, label)
+        return replace(run, gpu_run=gpu_run)
 
     @staticmethod
     def check_measured(path: Path, script: str | Path, cwd: Path, run: ScriptRun | None, done: Any) -> None:
@@ -467,13 +493,14 @@ class Measure(Describe):
                            "few to time: it was stopped, with everything it started", hint="give more --seconds")
 
     def predicted_from_standin(self, path: Path, args: list[str], cwd: Path, env: ScriptEnv | None, cancel: Any,
-                               on_progress: ProgressFn | None, label: str, why: str, failure: RunError) -> ScriptRun:
+                               on_progress: ProgressFn | None, label: str, why: str, failure: RunError,
+                               traced: ScriptRun | None = None) -> ScriptRun:
         """The script's plan from its trace on the stand-in GPU when it cannot be measured here (`why`); `failure`
-        (the measurement's error) is raised when the stand-in cannot trace it either."""
+        (the measurement's error) is raised when the stand-in cannot trace it either. `traced`: its trace, if taken."""
         from pricing.catalog import local_cpu_facts
 
-        gpu_run = self.trace_on_standins(path, args, cwd, env, cancel, on_progress, label)
-        here = None if gpu_run is None else predicted_here(gpu_run, why, local_cpu_facts(),  # type: ignore[arg-type]
+        gpu_run = traced or self.trace_on_standins(path, args, cwd, env, cancel, on_progress, label)
+        here = None if gpu_run is None else predicted_here(gpu_run, why, local_cpu_facts(),
                                                            max(gpu_run.threads, 1))
         if here is None:
             raise failure

@@ -27,7 +27,7 @@ from planner.core.script import (
 )
 from planner.errors import Cancelled, InputError, SpecError
 from planner.journal import Measured, RunJournal, result_problems, typed
-from planner.service.measure import ProgressFn, script_path, script_workdir
+from planner.service.measure import ProgressFn, names_a_gpu, script_path, script_workdir
 from planner.service.plan import Runs, preflight, saved_options, unterminated
 from planner.service.predictions import auto_benchmarks, benchmark_choices, hardware
 from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice
@@ -283,6 +283,11 @@ class Scripts(Runs):
         path = script_path(script)
         script_workdir(path, workdir)
         return path
+
+    def traced_first(self, script: str | Path) -> bool:
+        """Whether the script is traced on the stand-in GPU before it is measured here: its text names CUDA
+        (measure.names_a_gpu), and it is not measured here when that trace predicts its step too slow for this CPU."""
+        return names_a_gpu(script_path(script))
 
     def script_syntax(self, script: str | Path) -> str | None:
         """Whether the training script parses as Python (compiled, never run: its code runs only in a child
