@@ -28,6 +28,9 @@ How (written down, as the design asks; the options and why this one):
   stand-in itself costs is taken out: its modes' own work on every call, and the way into them (PyTorch's
   torch-function handling, ~10-20 us a call, calibrated when it is installed: `call_overhead`). Without that, a
   GPU row's host was 2-4x the host of the same script on an H200 (benchmarks/results/device-h200-2026-11-28.csv).
+  A call on host tensors (a data loader's indexing and stacking) is the script's, less the dispatch mode's work on
+  the way to each of its ops (timed in the mode, and a calibrated `host_op_overhead` for the C++ around it): counted
+  whole, nanoGPT's get_batch cost 10-15x its own CPU time, and its GPU rows were host-bound at twice the step.
 - Memory: every stand-in storage is counted from its allocation to its last tensor's death; the peak of a
   step is what the GPU would hold (weights, gradients, optimizer state, activations, inputs).
 """
@@ -70,6 +73,10 @@ class StandIn:
         self.torch_cpu = 0.0  # this thread's CPU seconds inside PyTorch calls on the stand-in and the modes' own work
         self.calls = 0  # torch calls the modes handled (each paid call_overhead on the way in)
         self.call_overhead = 0.0  # CPU seconds of one call's way into the modes, measured at install
+        self.mode_cpu = 0.0  # CPU seconds of the dispatch mode's own work on the way to host ops inside timed calls
+        self.host_op_cpu = 0.0  # CPU seconds of those host ops themselves
+        self.host_ops = 0  # host ops the dispatch mode passed on (each paid host_op_overhead outside its timing)
+        self.host_op_overhead = 0.0  # CPU seconds of one host op's way into the dispatch mode and back, measured at install
         self.depth = 0  # > 0 inside a call the modes time
         self.deaths = 0  # stand-in tensors freed outside a timed call (each paid death_overhead there)
         self.death_overhead = 0.0  # CPU seconds of one fake tensor's teardown, measured at install
@@ -143,7 +150,8 @@ class StandIn:
                 "matmul_tf32": torch.get_float32_matmul_precision() != "highest" or bool(torch.backends.cuda.matmul.allow_tf32),
                 "cudnn_tf32": bool(torch.backends.cudnn.allow_tf32), "peak_bytes": self.peak,
                 "call_overhead_us": round(self.call_overhead * 1e6, 2),
-                "death_overhead_us": round(self.death_overhead * 1e6, 2)}
+                "death_overhead_us": round(self.death_overhead * 1e6, 2),
+                "host_op_overhead_us": round(self.host_op_overhead * 1e6, 2)}
 
 
 def _zeros_like_value(dtype: Any) -> Any:
@@ -204,7 +212,12 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
 
         def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
             if standin.depth:  # under a torch call the Devices mode times already
-                return self.route(func, args, kwargs or {})
+                start = time.thread_time()
+                inside = standin.host_op_cpu
+                try:
+                    return self.route(func, args, kwargs or {})
+                finally:  # this mode's own work on the way to a host op is the stand-in's, not the op's (the script's)
+                    standin.mode_cpu += time.thread_time() - start - (standin.host_op_cpu - inside)
             # reached with torch functions disabled (optimizers, clip_grad_norm_ and autograd internals do so):
             # timed here, or the fake tensors' work would count as the script's (it did: 2x its host time)
             start = time.thread_time()
@@ -218,7 +231,12 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
         def route(self, func: Any, args: Any, kwargs: Any) -> Any:
             flat = tree_leaves((args, kwargs))
             if not any(on_standin(a) for a in flat):
-                return func(*args, **kwargs)
+                begin = time.thread_time()
+                standin.host_ops += 1
+                try:
+                    return func(*args, **kwargs)
+                finally:
+                    standin.host_op_cpu += time.thread_time() - begin
             name = str(func)
             if func is scalar_read:
                 standin.read_back(args[0].element_size())
@@ -321,10 +339,12 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
 
         @staticmethod
         def timed(func: Any, args: Any, kwargs: Any) -> tuple[Any, float]:
-            begin = time.thread_time()
+            """The call's result, and its CPU seconds that are the script's own: a call on host tensors less the
+            dispatch mode's work on the way to each of its ops (~30 us an op: 15x a data loader's own Python)."""
+            begin, modes, ops = time.thread_time(), standin.mode_cpu, standin.host_ops
             out = func(*args, **kwargs)
-            own = time.thread_time() - begin
-            return out, 0.0 if any(on_standin(a) for a in tree_leaves((args, kwargs, out))) else own
+            own = time.thread_time() - begin - (standin.mode_cpu - modes) - (standin.host_ops - ops) * standin.host_op_overhead
+            return out, 0.0 if any(on_standin(a) for a in tree_leaves((args, kwargs, out))) else max(own, 0.0)
 
     _autocast_kernels(standin)
     _patch_cuda(standin, on_question)
@@ -333,7 +353,7 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
     Devices().__enter__()
     Router().__enter__()
     _time_grouping(standin)
-    standin.call_overhead, standin.death_overhead = _overheads(standin, device)
+    standin.call_overhead, standin.death_overhead, standin.host_op_overhead = _overheads(standin, device)
 
 
 def _time_grouping(standin: StandIn) -> None:
@@ -358,10 +378,11 @@ def _time_grouping(standin: StandIn) -> None:
     torch._C._group_tensors_by_device_and_dtype = timed
 
 
-def _overheads(standin: StandIn, device: Any) -> tuple[float, float]:
+def _overheads(standin: StandIn, device: Any) -> tuple[float, float, float]:
     """The CPU seconds, outside the modes' own timing, of one torch call's way into the stand-in's modes and back
-    (PyTorch's torch-function handling), and of one stand-in tensor's teardown when the script drops it: the
-    medians over rounds of a call that does nothing else, and of one that makes a tensor dropped at once."""
+    (PyTorch's torch-function handling), of one stand-in tensor's teardown when the script drops it, and of one host
+    op's way through the dispatch mode: the medians over rounds of a call that does nothing else, of one that makes a
+    tensor dropped at once, and of a host op through the modes less the same op alone."""
     import torch
 
     used, allocated, peak = standin.used, standin.allocated, standin.peak
@@ -378,10 +399,16 @@ def _overheads(standin: StandIn, device: Any) -> tuple[float, float]:
 
     call = residue(probe.dim)
     death = max(residue(lambda: torch.empty(1, device=device)) - call, 0.0)
+    # a host op (a data loader's indexing, stacking): what it costs through the modes beyond the call's way in, less
+    # what it costs alone, is the modes' (the C++ side of dispatching it to Python and back, outside their timing)
+    host = torch.ones(4)
+    through = residue(lambda: host.add(1)) - call
+    with torch.utils._python_dispatch._disable_current_modes(), torch._C.DisableTorchFunction():
+        alone = residue(lambda: host.add(1))
     del probe
-    standin.calls = standin.deaths = 0
+    standin.calls = standin.deaths = standin.host_ops = 0
     standin.used, standin.allocated, standin.peak = used, allocated, peak
-    return call, death
+    return call, death, max(through - alone, 0.0)
 
 
 def _zeros_shape(func: Any, args: Any, kwargs: Any, fake: Any, device: Any) -> Any:
