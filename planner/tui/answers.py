@@ -1,7 +1,9 @@
-"""Answers: what a plan document says, in words — the headline, "here" and "if you rent", the
-paid benchmarks that would settle it, the warnings, the notes and where the prices come from. Every sentence
-is the service's (planner.report.plan_answers); this widget only lays them out. Compact (the
-Workload pane's side): the answers alone."""
+"""Answers: what a plan document says, in words. First the CLI's terse answer (planner.report.plan.terse_answer:
+what to do in one line, then why it and not the other, the GPU's speedup against its break-even, a close call),
+then the paid benchmarks that would settle it, the warnings, the notes and where the prices come from. `explain`
+(x in the Results pane, as the CLI's --explain): the whole reasoning (planner.report.plan.plan_answers) in place
+of the terse lines. Every sentence is the report layer's; this widget only lays them out. Compact (the Workload
+pane's side): the terse answer alone."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from planner.report.plan import NO_BENCHMARK, plan_answers
+from planner.report.plan import NO_BENCHMARK, plan_answers, terse_answer
 
 from planner.report.text import escape
 
@@ -28,6 +30,7 @@ class Answers(Static):
     """
     doc: reactive[PlanDocument | None] = reactive(None, always_update=True)
     status: reactive[str] = reactive("")
+    explain: reactive[bool] = reactive(False)
 
     def __init__(self, compact: bool = False, id: str | None = None):
         super().__init__("", id=id)
@@ -43,6 +46,9 @@ class Answers(Static):
     def watch_status(self) -> None:
         self.update(self._text())
 
+    def watch_explain(self) -> None:
+        self.update(self._text())
+
     def _text(self) -> Text:
         lines: list[str] = []
         if self.status:
@@ -52,11 +58,17 @@ class Answers(Static):
             if not self.status:
                 lines.append("No plan yet: open a spec (the free estimate runs at once) or a saved run (o).")
             return Text.from_markup("\n".join(lines))
-        for key, markup in plan_answers(doc):
-            lines.append(f"[green]{markup}[/]" if key == "recommendation" else markup)
+        if self.explain and not self.compact:
+            for key, markup in plan_answers(doc):
+                lines.append(f"[green]{markup}[/]" if key == "recommendation" else markup)
+        else:
+            answer = terse_answer(doc)
+            lines += [f"[green]{answer[0]}[/]", *(line.strip() for line in answer[1:])]
         if self.compact:
             lines.append("[dim]4 Results: every option, the chart and what-if.[/]")
             return Text.from_markup("\n".join(lines))
+        if not self.explain:
+            lines.append("[dim]x: the whole reasoning[/]")
         if doc.suggested_benchmarks:  # none when training here wins clearly
             lines.append("A paid benchmark would settle it (picked in 2 Targets; r runs them):")
             lines += [f"  {escape(c.target)}: {escape(c.reason)}" for c in doc.suggested_benchmarks]

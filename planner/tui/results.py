@@ -47,7 +47,8 @@ class ResultsPane(Vertical):
     ResultsPane #legend { height: 1; padding: 0 1; }
     """
     BINDINGS = [Binding("v", "toggle_view", "Table/Chart"), Binding("o", "app.open_run", "Open run"),
-                Binding("e", "app.estimate", "Estimate"), Binding("g", "toggle_rows", "Grouped/every row", show=False)]
+                Binding("e", "app.estimate", "Estimate"), Binding("g", "toggle_rows", "Grouped/every row", show=False),
+                Binding("x", "toggle_explain", "Explain")]
 
     def __init__(self) -> None:
         super().__init__(id="results")
@@ -77,6 +78,10 @@ class ResultsPane(Vertical):
 
     def action_toggle_view(self) -> None:
         self.toggle_class("-chart")
+
+    def action_toggle_explain(self) -> None:
+        """The terse answer, or the whole reasoning (the CLI's --explain)."""
+        self.answers.explain = not self.answers.explain
 
     def action_toggle_rows(self) -> None:
         self.query_one(PlanTable).toggle_rows()

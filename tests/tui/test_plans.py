@@ -115,22 +115,32 @@ def test_a_plan_of_another_spec_says_so(tmp_path):
     asyncio.run(scenario())
 
 
-def test_the_headline_and_both_answers_are_the_clis_and_an_unknown_verdict_does_not_break_them():
-    from planner.report.plan import answers_text, recommendation_text
+def test_the_answer_is_the_clis_terse_one_and_x_shows_the_whole_reasoning_as_explain_does():
+    from planner.report.plan import answers_text, recommendation_text, terse_answer
 
     doc = plan_doc()
 
     async def scenario():
-        app = PlannerApp(None)
+        app = PlannerApp(None, estimate_on_open=False)
         async with app.run_test(size=(120, 40)) as pilot:
             answers = app.query_one("#answers", Answers)
             answers.show(doc)
             await pilot.pause(0.2)
             shown = text_of(app, "#answers")
-            for markup in [recommendation_text(doc), *answers_text(doc)]:  # the CLI's words
+            terse = terse_answer(doc)
+            assert shown.splitlines()[0] == Text.from_markup(terse[0]).plain  # the answer on the first line
+            for markup in terse:  # the CLI's words
                 assert Text.from_markup(markup.strip()).plain in shown
+            assert Text.from_markup(recommendation_text(doc)).plain not in shown  # the long reasoning waits for x
             for benchmark in doc.benchmark:
                 assert benchmark.target in shown
+            app.action_show("results")
+            await pilot.pause(0.2)
+            await pilot.press("x")
+            await pilot.pause(0.2)
+            explained = text_of(app, "#answers")
+            for markup in [recommendation_text(doc), *answers_text(doc)]:  # --explain's words
+                assert Text.from_markup(markup.strip()).plain in explained
     # a document from a later planner (a verdict this one does not know) is refused when read, by name,
     # instead of half-rendered: tests/unit/test_plan_document.py
 
