@@ -141,7 +141,7 @@ BENCH_SECONDS = Range(0, 3_600, "seconds", low_open=True)
 USD_PER_HOUR = Range(0, 10_000, "USD per hour")
 BENCH_BUDGET_USD = Range(0, 1_000, "USD", low_open=True)
 MAX_PRICE_USD_PER_HOUR = Range(0, 10_000, "USD per hour", low_open=True)
-GPU_MEMORY_GIB = Range(0, 10_000, "GiB", low_open=True)
+GPU_MEMORY_GB = Range(0, 10_000, "GB", low_open=True)  # per GPU, as its vendor states it
 BENCH_MINUTES = Range(0, 1_440, "minutes", low_open=True)
 POLL_SECONDS = Range(0.05, 600, "seconds")
 MAX_INSTANCES = Range(1, 64, "instances at once", whole=True)

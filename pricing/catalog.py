@@ -21,6 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from pricing.facts import PURCHASES, CpuFacts, gpu_spec_from_row, InstanceFacts, interconnect_from_row
+from pricing.gpus import GpuFilter
 from planner.errors import CatalogLookupError, did_you_mean, InputError
 
 COLUMNS = [
@@ -321,17 +322,30 @@ def hourly_price(df: pd.DataFrame, instance_type: str, region: str, purchase: st
     return float(value)
 
 
+def with_vendor_gb(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows with `gpu_memory_gb`: each GPU's memory as its vendor states it (pricing/gpus.vendor_gb: the A10G's
+    24 GB where AWS reports 22,888 MiB), None for a CPU-only row."""
+    from pricing.gpus import vendor_gb
+
+    sheets = {name: spec.memory_gib for name, spec in gpu_specs_by_name().items()}  # the sheets' figures are GB
+    gb = [vendor_gb(sheets.get(str(name)), _number(gib)) if count else None
+          for name, count, gib in zip(df["gpu_name"], df["gpu_count"], df["gpu_memory_gib"])]
+    return df.assign(gpu_memory_gb=pd.Series(gb, index=df.index, dtype="float64"))
+
+
 def filter_instances(
     df: pd.DataFrame,
     region: str | None = None,
     gpu: bool | None = None,
     arch: str | None = None,
-    min_gpu_memory_gib: float | None = None,
+    min_gpu_memory_gb: float | None = None,
     max_price: float | None = None,
     purchase: str = "on-demand",
+    gpus: GpuFilter | None = None,
 ) -> pd.DataFrame:
-    """Rows matching every given filter; `gpu=True` GPU only, `gpu=False` CPU only."""
-    out = df
+    """Rows matching every given filter; `gpu=True` GPU only, `gpu=False` CPU only; `min_gpu_memory_gb` and `gpus`
+    (a model, a count, memory per GPU) on each GPU's memory in the vendor's GB (the rows get `gpu_memory_gb`)."""
+    out = with_vendor_gb(df)
     if region is not None:
         check_region(df, region)
         out = out[out["region"] == region]
@@ -342,8 +356,12 @@ def filter_instances(
         if arch not in known:
             raise InputError(f"--arch: must be one of {' | '.join(known)}, got {arch!r}")
         out = out[out["arch"] == arch]
-    if min_gpu_memory_gib is not None:
-        out = out[out["gpu_memory_gib"].fillna(0) * out["gpu_count"] >= min_gpu_memory_gib]
+    if min_gpu_memory_gb is not None:
+        out = out[out["gpu_memory_gb"].fillna(0) >= min_gpu_memory_gb]
+    if gpus is not None:
+        keep = [gpus.matches(str(name), int(count or 0), _number(gb))
+                for name, count, gb in zip(out["gpu_name"], out["gpu_count"], out["gpu_memory_gb"])]
+        out = out[pd.Series(keep, index=out.index, dtype=bool)]
     if max_price is not None:
         out = out[out[price_column(purchase)] <= max_price]
     return out

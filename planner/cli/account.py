@@ -9,6 +9,7 @@ from planner.cli.common import (
     default_region, flag, output_arguments, print_json, print_shown, print_table, ranged, region_argument, rows_arguments,
     refuse_script_flags, script_length_arguments, stderr, stdout, warn,
 )
+from planner.core.shown import GroupBy
 from planner.errors import ExitCode, InputError
 from planner.service import PRICE_SOURCES, PURCHASES, PlannerService, PriceQuery
 from planner.report.tables import instances_table, prices_json, prices_table, shown_prices
@@ -17,8 +18,11 @@ from planner.service.inputs import check_spec_file
 
 def cmd_prices(args: argparse.Namespace) -> int:
     query = PriceQuery(region=args.region, gpu=True if args.gpu else False if args.cpu else None, arch=args.arch,
-                       min_gpu_memory_gib=args.min_gpu_memory, max_price=args.max_price, purchase=args.purchase,
-                       sort=args.sort)
+                       min_gpu_memory_gb=args.min_gpu_memory, max_price=args.max_price, purchase=args.purchase,
+                       sort=args.sort, gpus=args.gpus)
+    if args.all_regions and args.region:
+        raise InputError(f"--all-regions and --region {args.region}: one region, or the cheapest of each",
+                         hint="give one of them")
     if args.source and not args.refresh:
         raise InputError(f"--source {args.source}: says where --refresh reads prices from; without --refresh nothing is read",
                          hint=f"planner prices --refresh --source {args.source}")
@@ -32,7 +36,8 @@ def cmd_prices(args: argparse.Namespace) -> int:
     if args.json:
         print_json(prices_json(catalog, rows))
     else:
-        shown_rows, shown = shown_prices(rows, args.group_by, args.max_rows)
+        group_by: GroupBy = "instance" if args.gpus and args.rows_defaulted else args.group_by  # GPUs asked for: each machine
+        shown_rows, shown = shown_prices(rows, group_by, args.max_rows, by_region=args.all_regions)
         print_table(args, prices_table(catalog, shown_rows, args.purchase))
         print_shown(args, shown)
     if rows.empty:
@@ -125,14 +130,22 @@ def cmd_tui(args: argparse.Namespace) -> int:
 
 
 def add_prices_parser(sub) -> None:
-    p = sub.add_parser("prices", help="list AWS instances with on-demand and spot prices (bundled or live)")
-    region_argument(p, "one region (default: all regions in the data)")
+    p = sub.add_parser("prices", help="list AWS instances with on-demand and spot prices (bundled or live)",
+                       usage="planner prices [GPU[:COUNT]] [options]")
+    p.add_argument("gpus", nargs="?", metavar="GPU[:COUNT]",
+                   help="the GPUs asked for, as `sky gpus list` and `dstack offer --gpu` read them: a model (A100: the "
+                        "40 and 80 GB parts), a count (H100:8, L4:1..4), memory per GPU in GB (24GB..80GB), in any order; "
+                        "every machine of them is listed")
+    region_argument(p, "one region (default: all regions in the data, the cheapest of each row)")
+    p.add_argument("--all-regions", action="store_true",
+                   help="the cheapest of each row in every region, cheapest first (as `sky gpus list --all-regions`)")
     kind = p.add_mutually_exclusive_group()
     kind.add_argument("--gpu", action="store_true", help="GPU instances only")
     kind.add_argument("--cpu", action="store_true", help="CPU-only instances")
     p.add_argument("--arch", type=flag("--arch"), help="x86_64 or arm64")
-    p.add_argument("--min-gpu-memory", type=flag("--min-gpu-memory"), metavar="GIB",
-                   help=ranged("--min-gpu-memory", "at least this much GPU memory in total"))
+    p.add_argument("--min-gpu-memory", type=flag("--min-gpu-memory"), metavar="GB",
+                   help=ranged("--min-gpu-memory", "at least this much memory on each GPU, in GB as its vendor states it "
+                                                   "(an A10G has 24)"))
     p.add_argument("--max-price", type=flag("--max-price"), metavar="USD",
                    help=ranged("--max-price", "at most this many dollars per hour"))
     p.add_argument("--purchase", choices=PURCHASES, default="on-demand", help="price that --max-price and --sort use")

@@ -6,7 +6,7 @@ import math
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from planner.core.shown import DEFAULT_GROUP_BY, GroupBy, RowFacts, shown_rows
+from planner.core.shown import DEFAULT_GROUP_BY, GroupBy, Shown
 from planner.report.text import human_bytes, human_count, money_text, range_text, seconds_text
 
 if TYPE_CHECKING:
@@ -123,7 +123,7 @@ def sweep_table(result):
 # ----------------------------------------------------------------------------- prices
 
 PRICE_JSON_COLUMNS = (
-    "instance_type", "region", "vcpus", "memory_gib", "arch", "gpu_name", "gpu_count", "gpu_memory_gib",
+    "instance_type", "region", "vcpus", "memory_gib", "arch", "gpu_name", "gpu_count", "gpu_memory_gib", "gpu_memory_gb",
     "ondemand_usd_per_hour", "spot_usd_per_hour_min", "spot_usd_per_hour_median", "zones", "source", "as_of",
 )
 
@@ -157,13 +157,27 @@ def _money(value: Any) -> str:
     return money_text(_clean(value), unit="", precise_below=1)
 
 
-def shown_prices(rows, group_by: GroupBy = DEFAULT_GROUP_BY, max_rows: int | None = None):
-    """The catalog rows a table shows (planner.core.shown's rule, in the rows' order: their sort), and how
-    many of how many: the cheapest of each GPU model and GPU count and the cheapest CPU by default."""
-    facts = [RowFacts(str(r["instance_type"]), str(r["gpu_name"] or "") if r["gpu_count"] else "", int(r["gpu_count"] or 0))
-             for _, r in rows.iterrows()]
-    shown = shown_rows(facts, group_by, max_rows)
-    return rows.iloc[list(shown.indices)], shown
+def shown_prices(rows, group_by: GroupBy = DEFAULT_GROUP_BY, max_rows: int | None = None, by_region: bool = False):
+    """The catalog rows a table shows, in the rows' order (their sort), and how many of how many: by default the
+    cheapest of each GPU model at each GPU count (every 4- and 8-GPU machine a model comes in) and the cheapest CPU;
+    `instance`: the cheapest of each instance type; `none`: every row. `by_region`: the cheapest of each in every
+    region (`--all-regions`)."""
+    chosen, seen = [], set()
+    for i, (_, r) in enumerate(rows.iterrows()):
+        count = int(r["gpu_count"] or 0)
+        if group_by == "none":
+            key: tuple = (i,)
+        elif group_by == "instance":
+            key = (r["instance_type"],)
+        else:
+            key = (str(r["gpu_name"] or ""), count) if count else ("cpu",)
+        key += (r["region"],) if by_region else ()
+        if key not in seen:
+            seen.add(key)
+            chosen.append(i)
+    if max_rows is not None:
+        chosen = chosen[:max_rows]
+    return rows.iloc[chosen], Shown(tuple(chosen), len(rows))
 
 
 def prices_table(catalog, rows, purchase: str = "on-demand"):
@@ -179,7 +193,7 @@ def prices_table(catalog, rows, purchase: str = "on-demand"):
               caption_justify="left")
     any_gpu = bool((rows["gpu_count"] > 0).any())
     columns = [("instance", "left"), ("vCPUs", "right"), ("GiB", "right")]
-    columns += [("GPU", "left"), ("GPU GiB", "right")] if any_gpu else []
+    columns += [("GPU", "left"), ("GPU GB", "right")] if any_gpu else []
     for name, justify in columns + [("on-demand", "right"), ("spot", "right")]:
         t.add_column(name, justify="right" if justify == "right" else "left", no_wrap=True, style="bold" if name == purchase else None)
     if not one_region:
@@ -194,10 +208,11 @@ def prices_table(catalog, rows, purchase: str = "on-demand"):
 
 
 def gpu_cells(row) -> tuple[str, str]:
-    """A catalog row's GPU ("4x A10G", "-" for none) and GPU memory in GiB ("?" when the catalog lacks it)."""
+    """A catalog row's GPU ("4x A10G", "-" for none) and each GPU's memory in the vendor's GB ("24"; "?" when the
+    catalog lacks it)."""
     if not row["gpu_count"]:
         return "-", "-"
-    memory = _clean(row["gpu_memory_gib"])
+    memory = _clean(row["gpu_memory_gb"]) if "gpu_memory_gb" in row else None
     return f"{int(row['gpu_count'])}x {row['gpu_name']}", "?" if memory is None else f"{memory:.4g}"
 
 

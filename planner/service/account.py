@@ -30,10 +30,11 @@ class PriceQuery:
     region: str | None = None
     gpu: bool | None = None  # True: GPU only, False: CPU only
     arch: str | None = None
-    min_gpu_memory_gib: float | None = None
+    min_gpu_memory_gb: float | None = None  # per GPU, the vendor's GB
     max_price: float | None = None
     purchase: str = "on-demand"
     sort: str = "price"
+    gpus: str | None = None  # GPU[:COUNT] as `sky gpus list` / `dstack offer --gpu` read it: A100, H100:8, 24GB..80GB
 
 
 class Account:
@@ -98,6 +99,7 @@ class Account:
         Raises InputError (an unknown source; a region the catalog lacks, before any AWS call; a bad
         catalog setting)."""
         from pricing.catalog import check_region, facts_notes, filter_instances, price_column, regions, sort_instances
+        from pricing.gpus import parse_gpu_filter
 
         if source not in PRICE_SOURCES:
             raise InputError(f"--source: must be one of {' | '.join(PRICE_SOURCES)}, got {source!r}")
@@ -106,9 +108,13 @@ class Account:
             check_region(found.frame, query.region)  # before any AWS call
         if refresh and source == "aws":
             found = self.catalog([query.region] if query.region else regions(found.frame), warn)
+        if query.gpus is not None and query.gpu is False:
+            raise InputError(f"{query.gpus} and --cpu: a GPU asked for among CPU-only instances",
+                             hint=f"give `planner prices {query.gpus}` or `planner prices --cpu`")
+        gpus = None if query.gpus is None else parse_gpu_filter(query.gpus, set(found.frame["gpu_name"].dropna()) - {""})
         rows = filter_instances(found.frame, region=query.region, gpu=query.gpu, arch=query.arch,
-                                min_gpu_memory_gib=query.min_gpu_memory_gib, max_price=query.max_price,
-                                purchase=query.purchase)
+                                min_gpu_memory_gb=query.min_gpu_memory_gb, max_price=query.max_price,
+                                purchase=query.purchase, gpus=gpus)
         rows = sort_instances(rows, query.sort, query.purchase)
         return found, rows.assign(price_usd_per_hour=rows[price_column(query.purchase)], facts_note=facts_notes(rows))
 

@@ -28,7 +28,7 @@ FLAGS: dict[str, Callable[[str], Any]] = {
     "--local-price": units.USD_PER_HOUR.parse,
     "--bench-budget": units.BENCH_BUDGET_USD.parse,
     "--max-price": units.MAX_PRICE_USD_PER_HOUR.parse,
-    "--min-gpu-memory": units.GPU_MEMORY_GIB.parse,
+    "--min-gpu-memory": units.GPU_MEMORY_GB.parse,
     "--max-bench-minutes": units.BENCH_MINUTES.parse,
     "--poll-seconds": units.POLL_SECONDS.parse,
     "--max-instances": units.MAX_INSTANCES.parse,

@@ -26,8 +26,8 @@ from planner.service.inputs import parse_flag
 if TYPE_CHECKING:
     from planner.service import PlanDocument
 
-WIDE = ("pick", "instance", "vCPUs", "GiB", "GPU", "GPU GiB", "$/h", "training time", "cost")
-NARROW = ("pick", "instance", "GPU", "$/h", "training time", "cost", "vCPUs", "GiB", "GPU GiB")
+WIDE = ("pick", "instance", "vCPUs", "GiB", "GPU", "GPU GB", "$/h", "training time", "cost")
+NARROW = ("pick", "instance", "GPU", "$/h", "training time", "cost", "vCPUs", "GiB", "GPU GB")
 
 
 def _field(label: str, widget) -> Horizontal:
@@ -61,7 +61,7 @@ class TargetsPane(Vertical):
             yield _field("sort", Select([("price", "price"), ("GPU memory", "gpu-memory")], value="price", id="sort",
                                         allow_blank=False, compact=True))
             yield _field("max $/h", Input(placeholder="any", id="max-price", compact=True))
-            yield _field("min GPU GiB", Input(placeholder="any", id="min-gpu", compact=True))
+            yield _field("min GB/GPU", Input(placeholder="any", id="min-gpu", compact=True))
         yield DataTable(id="catalog", cursor_type="row", zebra_stripes=True)
         yield Static("", id="selection")
         yield Static("", id="price-source")
@@ -101,7 +101,7 @@ class TargetsPane(Vertical):
         kind = str(self.query_one("#kind", Select).value)
         query = PriceQuery(region=app.region, gpu={"gpu": True, "cpu": False}.get(kind),
                            max_price=self._number("#max-price", "--max-price", "max $/h"),
-                           min_gpu_memory_gib=self._number("#min-gpu", "--min-gpu-memory", "min GPU GiB"),
+                           min_gpu_memory_gb=self._number("#min-gpu", "--min-gpu-memory", "min GB/GPU"),
                            purchase=app.purchase, sort=str(self.query_one("#sort", Select).value))
         try:
             catalog, rows = app.service.prices(query)
@@ -121,7 +121,7 @@ class TargetsPane(Vertical):
             time_cell, cost_cell = estimates.get(target, ("-", "-"))
             gpu, gpu_mem = gpu_cells(r)
             cells = {"pick": "✓" if target in self.selected else "", "instance": r["instance_type"],
-                     "vCPUs": str(int(r["vcpus"])), "GiB": f"{r['memory_gib']:g}", "GPU": gpu, "GPU GiB": gpu_mem,
+                     "vCPUs": str(int(r["vcpus"])), "GiB": f"{r['memory_gib']:g}", "GPU": gpu, "GPU GB": gpu_mem,
                      "$/h": "-" if price != price else f"{price:.4f}", "training time": time_cell, "cost": cost_cell}
             table.add_row(*(Text.from_markup(cells[name]) for name in self._order), key=target)
         self.query_one("#price-source", Static).update(

@@ -108,7 +108,7 @@ def test_prices_are_grouped_the_same_way(cache):
     r = planner("prices", "--region", "us-east-1", "--format", "csv", env=cache)
     assert r.code == 0, r.err
     parsed = list(csv.reader(io.StringIO(r.out)))
-    assert parsed[0] == ["instance", "vCPUs", "GiB", "GPU", "GPU GiB", "on-demand", "spot"]
+    assert parsed[0] == ["instance", "vCPUs", "GiB", "GPU", "GPU GB", "on-demand", "spot"]
     gpus = [row[3] for row in parsed[1:] if row[3] != "-"]
     assert len(gpus) == len(set(gpus)) and len([row for row in parsed[1:] if row[3] == "-"]) == 1  # one CPU: the cheapest
     assert parsed[1][0] == "c6i.xlarge" and re.search(r"Shown \d+ of \d+ options; --all for every row", r.err)

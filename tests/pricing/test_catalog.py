@@ -74,7 +74,7 @@ def test_filters(frame):
     assert types(filter_instances(frame, region="us-east-1", gpu=True)) == ["g4dn.xlarge", "g5.xlarge", "p5.4xlarge"]
     assert types(filter_instances(frame, gpu=False)) == ["c7g.xlarge", "c7i.xlarge"]
     assert types(filter_instances(frame, arch="arm64")) == ["c7g.xlarge"]
-    assert types(filter_instances(frame, region="us-east-1", min_gpu_memory_gib=20)) == ["g5.xlarge", "p5.4xlarge"]
+    assert types(filter_instances(frame, region="us-east-1", min_gpu_memory_gb=20)) == ["g5.xlarge", "p5.4xlarge"]
     assert types(filter_instances(frame, region="us-east-1", max_price=0.526)) == ["c7g.xlarge", "c7i.xlarge", "g4dn.xlarge"]
     # spot filter: a type without spot is never "under" a spot budget
     assert "p5.4xlarge" not in types(filter_instances(frame, max_price=100, purchase="spot"))

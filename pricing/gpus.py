@@ -1,0 +1,108 @@
+"""Pure: which GPUs a user asks for, written as `sky gpus list` and `dstack offer --gpu` read it.
+
+    A100          every machine with A100s (the 40 GB and the 80 GB part: a name matches its variants)
+    H100:8        eight H100s
+    L4:1..4       one to four L4s
+    24GB..80GB    any GPU with 24 to 80 GB each (the vendor's GB: an A10G has 24, as its sheet says)
+    A100:80GB:8   tokens in any order, split by ':'; a range's end may be left open (40GB.., ..4)
+
+Memory is per GPU in the vendor's gigabytes (10^9 bytes, as every GPU's sheet and every user counts it); a
+GPU without a sheet in pricing/data/gpu_specs.csv has its catalog memory (MiB from AWS) converted.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable
+
+from planner.errors import InputError, did_you_mean
+
+EXAMPLES = "A100, H100:8, L4:1..4, 24GB..80GB"
+_COUNT = re.compile(r"\d+")
+_MEMORY = re.compile(r"\d+(?:\.\d+)?GB", re.IGNORECASE)
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9-]*")
+
+
+@dataclass(frozen=True)
+class GpuFilter:
+    """GPUs asked for: a model (None: any), a count range and a memory range per GPU (GB), each end optional."""
+
+    name: str | None = None
+    count_min: int | None = None
+    count_max: int | None = None
+    memory_min_gb: float | None = None
+    memory_max_gb: float | None = None
+    text: str = ""  # as the user wrote it
+
+    def matches(self, gpu_name: str, count: int, memory_gb: float | None) -> bool:
+        if count <= 0:
+            return False
+        if self.name is not None and not name_matches(self.name, gpu_name):
+            return False
+        if self.count_min is not None and count < self.count_min:
+            return False
+        if self.count_max is not None and count > self.count_max:
+            return False
+        if self.memory_min_gb is not None and (memory_gb is None or memory_gb < self.memory_min_gb):
+            return False
+        return not (self.memory_max_gb is not None and (memory_gb is None or memory_gb > self.memory_max_gb))
+
+
+def name_matches(asked: str, gpu_name: str) -> bool:
+    """'A100' is the A100 and the A100-80GB; 'L4' is not the L40S; case does not matter."""
+    asked, gpu = asked.lower(), gpu_name.lower()
+    return gpu == asked or gpu.split("-")[0] == asked
+
+
+def parse_gpu_filter(text: str, known: Iterable[str], field: str = "GPU") -> GpuFilter:
+    """`text` as a GpuFilter. Raises InputError naming the field, the value and the form (an unknown model: the close
+    names)."""
+    known = sorted(set(known))
+    name = None
+    counts: tuple[int | None, int | None] | None = None
+    memory: tuple[float | None, float | None] | None = None
+    for token in [t.strip() for t in text.split(":")]:
+        ends = token.split("..", 1)
+        ranged = len(ends) == 2
+        if not token or not any(ends):
+            raise InputError(f"{field} {text!r}: an empty part", hint=f"write it as {EXAMPLES}")
+        if all(_COUNT.fullmatch(e) or not e for e in ends):
+            if counts is not None:
+                raise InputError(f"{field} {text!r}: two GPU counts", hint=f"write it as {EXAMPLES}")
+            low, high = (int(e) if e else None for e in (ends[0], ends[-1]))
+            counts = (low, high) if ranged else (low, low)
+        elif all(_MEMORY.fullmatch(e) or not e for e in ends):
+            if memory is not None:
+                raise InputError(f"{field} {text!r}: two memory sizes", hint=f"write it as {EXAMPLES}")
+            low_m, high_m = (float(e[:-2]) if e else None for e in (ends[0], ends[-1]))
+            memory = (low_m, high_m) if ranged else (low_m, low_m)
+        elif not ranged and _NAME.fullmatch(token):
+            if name is not None:
+                raise InputError(f"{field} {text!r}: two GPU models", hint="give one model; compare them with `planner prices --gpu`")
+            if not any(name_matches(token, k) for k in known):
+                raise InputError(f"{field} {text!r}: no GPU named {token!r} in the catalog{did_you_mean(token.upper(), known)}",
+                                 hint="the catalog's GPUs: " + ", ".join(known))
+            name = token
+        else:
+            raise InputError(f"{field} {text!r}: {token!r} is neither a GPU model, a count (8, 1..4) nor a memory size "
+                             "(24GB, 40GB..80GB)", hint=f"write it as {EXAMPLES}")
+    c_low, c_high = counts or (None, None)
+    m_low, m_high = memory or (None, None)
+    if (c_low is not None and c_low < 1) or (c_low is not None and c_high is not None and c_high < c_low):
+        raise InputError(f"{field} {text!r}: a GPU count must be at least 1, low end first", hint=f"write it as {EXAMPLES}")
+    if m_low is not None and m_high is not None and m_high < m_low:
+        raise InputError(f"{field} {text!r}: the memory range's low end comes first", hint=f"write it as {EXAMPLES}")
+    return GpuFilter(name, c_low, c_high, m_low, m_high, text)
+
+
+GIB_TO_GB = 2**30 / 1e9
+
+
+def vendor_gb(sheet_gb: float | None, catalog_gib: float | None) -> float | None:
+    """A GPU's memory as its vendor states it (GB): its sheet's figure, else the catalog's GiB converted (rounded)."""
+    if sheet_gb:
+        return float(sheet_gb)
+    if catalog_gib is None or catalog_gib != catalog_gib:  # NaN: not in the catalog
+        return None
+    return float(round(catalog_gib * GIB_TO_GB))
