@@ -34,14 +34,15 @@ def session_or_default(session: Any = None):
         raise InputError(str(exc), hint=PROFILE_HINT) from None
 
 
-def client(session: Any, service: str, region: str):
-    """A client with standard retries (throttling is retried before it is reported). S3 signs with
-    SigV4: presigned URLs then carry X-Amz-Expires and work in every region."""
+def client(session: Any, service: str, region: str, attempts: int = 5):
+    """A client with standard retries (throttling is retried before it is reported; `attempts` in all: a look that
+    only warns when it fails takes fewer). S3 signs with SigV4: presigned URLs then carry X-Amz-Expires and work in
+    every region."""
     from botocore.config import Config
 
     extra = {"signature_version": "s3v4"} if service == "s3" else {}
     return session_or_default(session).client(service, region_name=region,
-                                              config=Config(retries={"mode": "standard", "max_attempts": 5}, **extra))
+                                              config=Config(retries={"mode": "standard", "max_attempts": attempts}, **extra))
 
 
 PERMISSIONS = {"GetProducts": "pricing:GetProducts", "DescribeSpotPriceHistory": "ec2:DescribeSpotPriceHistory",
@@ -54,7 +55,8 @@ PERMISSIONS = {"GetProducts": "pricing:GetProducts", "DescribeSpotPriceHistory":
                "PutBucketLifecycleConfiguration": "s3:PutLifecycleConfiguration", "GetCallerIdentity": "sts:GetCallerIdentity",
                "DescribeVpcs": "ec2:DescribeVpcs", "DescribeSubnets": "ec2:DescribeSubnets",
                "DescribeSecurityGroups": "ec2:DescribeSecurityGroups", "CreateSecurityGroup": "ec2:CreateSecurityGroup",
-               "GetParameter": "ssm:GetParameter", "DescribeImages": "ec2:DescribeImages"}
+               "GetParameter": "ssm:GetParameter", "DescribeImages": "ec2:DescribeImages",
+               "GetServiceQuota": "servicequotas:GetServiceQuota"}
 CREDENTIAL_CODES = ("ExpiredToken", "ExpiredTokenException", "InvalidClientTokenId", "SignatureDoesNotMatch",
                     "AuthFailure", "UnrecognizedClientException", "InvalidAccessKeyId")
 
@@ -119,9 +121,10 @@ def failure_text(exc: Exception, doing: str) -> str:
 
 
 def quota_name(instance_type: str, purchase: str) -> str:
-    """The EC2 vCPU quota a launch of `instance_type` counts against."""
-    kind = {"g": "G and VT", "p": "P"}.get(instance_type[0], "Standard (A, C, D, H, I, M, R, T, Z)")
-    return f"Running On-Demand {kind} instances" if purchase == "on-demand" else f"All {kind} Spot Instance Requests"
+    """The EC2 vCPU quota a launch of `instance_type` counts against (infra.quotas)."""
+    from infra.quotas import quota_group, quota_name as group_quota
+
+    return group_quota(quota_group(instance_type) or "standard", purchase)
 
 
 def launch_error(exc: Exception, instance_type: str, region: str, purchase: str) -> str:

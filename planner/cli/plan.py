@@ -146,9 +146,15 @@ def _may_launch(service: PlannerService, args: argparse.Namespace, targets, aws:
     (a script, CI) never wait for input (True). A script's folder is listed here when the user is asked or
     it is a dry run; otherwise the run lists it as it ships, right before launching."""
     err = stderr()
-    lines = service.launch_preview(targets.aws_types, aws).lines() if targets.aws_types else []  # bad input refused first
+    preview = service.launch_preview(targets.aws_types, aws) if targets.aws_types else None  # bad input refused first
+    lines = preview.lines() if preview is not None else []
+    refusal = preview.quota_refusal() if preview is not None else None
     if not args.dry_run:
         service.check_credentials(targets.aws_types)  # no credentials here: refused before anything is said or run
+        if refusal is not None:  # EC2 would refuse it for want of vCPU quota: refused before anything starts
+            raise refusal
+    elif refusal is not None:
+        lines.append(f"a run would be refused: {refusal.message}; to fix: {refusal.hint}")
     if targets.auto:
         lines.append(f"auto: measures here first, then benchmarks the instances that could change the decision, "
                      f"worst case within --bench-budget ${aws.bench_budget:.2f}")
@@ -194,7 +200,9 @@ def _dry_run_json(service: PlannerService, args: argparse.Namespace, targets, aw
                   "instances": [{"target": f"aws:{t}", "price_per_hour": price, "worst_case_usd": worst}
                                 for t, price, worst in p.instances],
                   "worst_case_usd": p.worst_case_usd, "bench_budget_usd": p.budget_usd,
-                  "deadman_minutes": p.deadman_minutes, "grace_minutes": p.grace_minutes, "max_instances": p.max_instances}
+                  "deadman_minutes": p.deadman_minutes, "grace_minutes": p.grace_minutes, "max_instances": p.max_instances,
+                  "quotas": [{"name": q.name, "code": q.code, "vcpus": q.limit, "in_use": q.used, "needed": q.needed,
+                              "types": list(q.types), "over": q.over, "not_read": q.problem or None} for q in p.quotas]}
     out: dict = {"dry_run": True, "targets": [t.name for t in targets.targets], "auto": targets.auto, "launch": launch,
                  **({"auto_choices": [choice_json(c) for c in choices]} if choices is not None else {}),
                  "credentials_problem": service.credentials_problem() if targets.aws_types or targets.auto else None}

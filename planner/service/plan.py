@@ -29,6 +29,7 @@ from planner.core.candidates import LOCAL, Target
 from planner.core.script import ScriptLength
 from planner.journal import DEFAULT_BASE, Measured, new_run_dir, result_problems, RunJournal
 from infra.aws import credentials_problem
+from infra.quotas import QuotaCheck
 from runner.aws import EXPIRY_GRACE_MINUTES, AwsRun, AwsTarget, check_settings, worst_case_bench_cost
 from runner.local import LocalTarget, memory_available
 from runner.session import BenchSession
@@ -189,6 +190,7 @@ class LaunchPreview:
     deadman_minutes: float
     grace_minutes: int
     max_instances: int
+    quotas: tuple[QuotaCheck, ...] = ()  # the EC2 vCPU quotas the launch counts against, read now
 
     def lines(self) -> list[str]:
         out = [f"would launch {len(self.instances)} instance(s) in {self.region}, {self.purchase}, AMI {self.ami}:"]
@@ -196,7 +198,19 @@ class LaunchPreview:
         out.append(f"worst case in all ${self.worst_case_usd:.2f} of the --bench-budget ${self.budget_usd:.2f}: each instance "
                    f"halts itself at {self.deadman_minutes:g} min (dead-man timer) and is reaped {self.grace_minutes} min "
                    f"after (expiry tag); at most {self.max_instances} at once")
+        out += [q.line() for q in self.quotas]
         return out
+
+    def quota_refusal(self) -> InputError | None:
+        """Why EC2 would refuse this launch for want of vCPU quota (the first quota it would exceed), before it starts."""
+        over = [q for q in self.quotas if q.over]
+        if not over:
+            return None
+        q = over[0]
+        return InputError(f"refusing to launch: the vCPU quota \"{q.name}\" in {q.region} is {q.limit:g} with {q.used} in use, "
+                          f"and {', '.join(q.types)} need {q.needed}: EC2 would refuse it (VcpuLimitExceeded)",
+                          hint=f"ask AWS for more: {q.raise_request()}; new accounts start at 0 for G and P; or choose "
+                               "another region, another instance type, or --targets local")
 
 
 @dataclass(frozen=True)
@@ -304,12 +318,20 @@ class Runs(Predict):
         Raises InputError when it would be refused (over the budget, too many instances, a region the prices lack)."""
         from pricing.catalog import check_region
 
-        check_region(self.catalog().frame, aws.region)
-        prices, _arches, worst = preflight(aws_types, aws, self.catalog().frame)
+        from infra.quotas import check_quotas
+        from pricing.catalog import instance_facts
+
+        frame = self.catalog().frame
+        check_region(frame, aws.region)
+        prices, _arches, worst = preflight(aws_types, aws, frame)
         s = aws.settings()
+        vcpus = {str(t): int(n) for t, n in zip(frame["instance_type"], frame["vcpus"])}
+        quotas = () if self.credentials_problem() else tuple(check_quotas(
+            self.aws_session, aws.region, {t: int(instance_facts(frame, t, aws.region)["vcpus"]) for t in aws_types},
+            aws.purchase, vcpus))
         return LaunchPreview(aws.region, aws.purchase, aws.ami or f"the latest Deep Learning AMI ({aws.ami_type}, looked up at launch)",
                              [(t, p, worst_case_bench_cost(p, s)) for t, p in prices.items()], worst, aws.bench_budget,
-                             s.max_bench_minutes, EXPIRY_GRACE_MINUTES, aws.max_instances)
+                             s.max_bench_minutes, EXPIRY_GRACE_MINUTES, aws.max_instances, quotas)
 
     def bench_cost(self, aws_types: list[str], aws: AwsOptions) -> float:
         """The worst-case bench cost of benchmarking `aws_types`. Raises InputError when over budget."""

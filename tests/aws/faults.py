@@ -8,6 +8,7 @@ rules in PLANNER_FAULTS (a JSON list) apply to the calls they name:
     {"op": "DescribeInstances", "code": "RequestLimitExceeded", "times": 1, "after": 2}
                                                                        the 3rd call fails, once
     {"op": "TerminateInstances", "delay": 3}                          every call takes 3 s longer
+    {"op": "GetServiceQuota", "answer": {"Quota": {"Value": 0.0}}}    AWS's answer where moto has none
 
 An injected error stands for a call that failed after botocore's own retries: it is raised above
 them, once per call. Nothing of the planner is patched; the planner runs as `planner` would.
@@ -49,6 +50,8 @@ def install(rules: list[dict[str, Any]], log: str | None = None) -> None:
                 time.sleep(rule["delay"])
             if rule.get("code"):
                 raise ClientError({"Error": {"Code": rule["code"], "Message": "injected fault"}}, operation)
+            if "answer" in rule:
+                return rule["answer"]
         return real(self, operation, params)
 
     botocore.client.BaseClient._make_api_call = call

@@ -57,7 +57,7 @@ def measured(doc: dict) -> set[str]:
 
 
 def test_a_describe_and_a_terminate_error_are_retried(endpoint, env, tmp_path):
-    faults = [{"op": "DescribeInstances", "code": "RequestLimitExceeded", "times": 1},
+    faults = [{"op": "DescribeInstances", "code": "RequestLimitExceeded", "times": 1, "after": 1},  # after the quota check's
               {"op": "TerminateInstances", "code": "InternalError", "times": 1}]
     proc, stdout, stderr, out, _ = played_run(endpoint, env, tmp_path, "aws:c7i.xlarge,aws:g4dn.xlarge", *QUICK,
                                               faults=faults, python_stub=result_stub(FAKE_RESULT))

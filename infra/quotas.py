@@ -1,0 +1,133 @@
+"""The EC2 vCPU quotas a launch counts against, read before anything starts.
+
+EC2 limits running instances by vCPUs per family group and purchase option, per region (Service Quotas, service
+code `ec2`; new accounts start at 0 for G and P). A launch fails with VcpuLimitExceeded when the vCPUs already
+running in its group plus its own exceed the quota: the planner reads the quota (GetServiceQuota) and what runs
+now (DescribeInstances: pending and running instances, spot ones apart) and refuses before launching, naming the
+quota, its value, what the launch needs and the request that raises it. A quota that cannot be read (no
+permission for Service Quotas, an endpoint without it) is a warning: the launch goes on, and a refusal by EC2 is
+explained as before (infra.aws.launch_error).
+
+Quota codes (AWS Service Quotas, Amazon EC2; the same codes in every region):
+  L-1216C47A  Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances
+  L-DB2E81BA  Running On-Demand G and VT instances
+  L-417A185B  Running On-Demand P instances
+  L-34B43A08  All Standard (A, C, D, H, I, M, R, T, Z) Spot Instance Requests
+  L-3819A6DF  All G and VT Spot Instance Requests
+  L-7212CCBC  All P Spot Instance Requests
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from infra.aws import client, explain_aws_error
+
+GROUP_NAMES = {"standard": "Standard (A, C, D, H, I, M, R, T, Z)", "g": "G and VT", "p": "P"}
+CODES = {("standard", "on-demand"): "L-1216C47A", ("g", "on-demand"): "L-DB2E81BA", ("p", "on-demand"): "L-417A185B",
+         ("standard", "spot"): "L-34B43A08", ("g", "spot"): "L-3819A6DF", ("p", "spot"): "L-7212CCBC"}
+STANDARD = tuple("acdhimrtz")
+
+
+def quota_group(instance_type: str) -> str | None:
+    """The vCPU quota group of an instance type: "standard", "g" (G and VT), "p"; None for a family with a quota of its
+    own (F, Inf, Trn, DL, X, U, HPC...), which is not checked."""
+    family = instance_type.split(".")[0].lower()
+    if family.startswith(("inf", "trn", "dl", "hpc", "u-", "x")):
+        return None
+    if family.startswith(("g", "vt")):
+        return "g"
+    if family.startswith("p"):
+        return "p"
+    return "standard" if family.startswith(STANDARD) else None
+
+
+def quota_name(group: str, purchase: str) -> str:
+    kind = GROUP_NAMES[group]
+    return f"Running On-Demand {kind} instances" if purchase == "on-demand" else f"All {kind} Spot Instance Requests"
+
+
+@dataclass(frozen=True)
+class QuotaCheck:
+    """One quota a launch counts against: its value and what runs in it now (None: not read, `problem` says why),
+    and the vCPUs the launch adds."""
+
+    name: str
+    code: str
+    region: str
+    needed: int
+    types: tuple[str, ...]
+    limit: float | None = None
+    used: int | None = None
+    problem: str = ""
+
+    @property
+    def over(self) -> bool:
+        return self.limit is not None and self.used is not None and self.used + self.needed > self.limit
+
+    def line(self) -> str:
+        if self.limit is None or self.used is None:
+            return f"quota \"{self.name}\" not read ({self.problem}): a launch over it fails with VcpuLimitExceeded"
+        return (f"quota \"{self.name}\": {self.limit:g} vCPUs, {self.used} in use, this launch {self.needed} "
+                f"({', '.join(self.types)})" + (": OVER" if self.over else ""))
+
+    def raise_request(self) -> str:
+        want = max(int(self.needed + (self.used or 0)), 1)
+        return (f"aws service-quotas request-service-quota-increase --service-code ec2 --quota-code {self.code} "
+                f"--desired-value {want} --region {self.region} (or the Service Quotas console: Amazon EC2 > {self.name})")
+
+
+def running_vcpus(ec2: Any, vcpus_of: dict[str, int]) -> dict[tuple[str, str], int]:
+    """vCPUs of the pending and running instances in the region, by (quota group, purchase): an instance's own
+    CpuOptions (cores x threads), else `vcpus_of` its type."""
+    used: dict[tuple[str, str], int] = {}
+    pages = ec2.get_paginator("describe_instances").paginate(
+        Filters=[{"Name": "instance-state-name", "Values": ["pending", "running"]}])
+    for page in pages:
+        for reservation in page.get("Reservations", []):
+            for inst in reservation.get("Instances", []):
+                group = quota_group(inst["InstanceType"])
+                if group is None:
+                    continue
+                cpu = inst.get("CpuOptions") or {}
+                n = cpu.get("CoreCount", 0) * cpu.get("ThreadsPerCore", 0) or vcpus_of.get(inst["InstanceType"], 0)
+                key = (group, "spot" if inst.get("InstanceLifecycle") == "spot" else "on-demand")
+                used[key] = used.get(key, 0) + n
+    return used
+
+
+def check_quotas(session: Any, region: str, launch: dict[str, int], purchase: str,
+                 vcpus_of: dict[str, int] | None = None) -> list[QuotaCheck]:
+    """The quotas a launch of `launch` (instance type -> vCPUs) as `purchase` counts against in `region`, each read
+    with what runs in it now (an instance's vCPUs: its CpuOptions, else `vcpus_of` its type, e.g. the catalog's); a
+    quota or the usage that cannot be read has its `problem` (no exception)."""
+    needs: dict[str, list[str]] = {}
+    for instance_type in launch:
+        group = quota_group(instance_type)
+        if group is not None:
+            needs.setdefault(group, []).append(instance_type)
+    if not needs:
+        return []
+    used: dict[tuple[str, str], int] | None = None
+    usage_problem = ""
+    try:
+        used = running_vcpus(client(session, "ec2", region, attempts=2), {**(vcpus_of or {}), **launch})
+    except Exception as exc:  # noqa: BLE001 - said in the check's line
+        usage_problem = explain_aws_error(exc, "reading the instances running now").message
+    quotas = client(session, "service-quotas", region, attempts=2) if used is not None else None
+    out = []
+    for group, types in needs.items():
+        code, name = CODES[(group, purchase)], quota_name(group, purchase)
+        needed = sum(launch[t] for t in types)
+        if quotas is None:
+            out.append(QuotaCheck(name, code, region, needed, tuple(types), problem=usage_problem))
+            continue
+        try:
+            limit = float(quotas.get_service_quota(ServiceCode="ec2", QuotaCode=code)["Quota"]["Value"])
+        except Exception as exc:  # noqa: BLE001 - a warning: the launch goes on
+            out.append(QuotaCheck(name, code, region, needed, tuple(types),
+                                  problem=explain_aws_error(exc, "reading it").message))
+            continue
+        out.append(QuotaCheck(name, code, region, needed, tuple(types), limit, (used or {}).get((group, purchase), 0)))
+    return out
