@@ -150,6 +150,16 @@ class AwsRun:
             raise self.failure from None
         self.prepared = True
 
+    def zone_subnets(self) -> list[tuple[str, str]]:
+        """(zone, subnet) of each availability zone of the security group's VPC (its default subnet there, else its
+        first), for a launch to try another zone when EC2 has no capacity where it placed it."""
+        vpc = self.ec2.describe_security_groups(GroupIds=[self.security_group])["SecurityGroups"][0]["VpcId"]
+        subnets = self.ec2.describe_subnets(Filters=[{"Name": "vpc-id", "Values": [vpc]}])["Subnets"]
+        by_zone: dict[str, dict[str, Any]] = {}
+        for subnet in sorted(subnets, key=lambda x: (not x.get("DefaultForAz"), x["SubnetId"])):
+            by_zone.setdefault(subnet["AvailabilityZone"], subnet)
+        return [(zone, by_zone[zone]["SubnetId"]) for zone in sorted(by_zone)]
+
     def ami_for(self, arch: str) -> tuple[str, str]:
         """(image id, root device name); the image's architecture must match the instance's."""
         image_id = self.settings.ami
@@ -192,6 +202,10 @@ class AwsRun:
             {"Name": "instance-state-name", "Values": LIVE_STATES}])["Reservations"] for i in r["Instances"]]
 
 
+# A launch EC2 refuses for where it would place it, not for what it is: another zone may have it
+CAPACITY_CODES = ("InsufficientInstanceCapacity", "InsufficientCapacity", "Unsupported")
+
+
 @dataclass
 class AwsTarget:
     """One instance of a run (runner/target.py's protocol)."""
@@ -212,6 +226,8 @@ class AwsTarget:
     state_reason: str = ""
     log_tail: str = ""
     launch_requested: bool = False  # run_instances was called: an instance may exist even without an answer
+    tries: list[tuple[str, str]] = field(default_factory=list)  # (zone, EC2's answer) of each launch after a capacity error
+    notices: list[str] = field(default_factory=list)  # said once by the session (a launch in another zone)
     _result: BenchResult | None = field(default=None, repr=False)
 
     @property
@@ -259,14 +275,49 @@ class AwsTarget:
                 params["InstanceMarketOptions"] = {"MarketType": "spot", "SpotOptions": {
                     "SpotInstanceType": "one-time", "InstanceInterruptionBehavior": "terminate"}}
             self.run.launch_attempted = self.launch_requested = True
-            response = self.run.ec2.run_instances(**params)
+            response = self._launch(params)
         except InputError:
             raise
         except Exception as exc:  # noqa: BLE001 - a failed launch is this target's result, not a crash
-            self.error, self.state = launch_error(exc, self.instance_type, s.region, s.purchase), "failed"
+            tried = f" (tried every zone of {s.region}: {'; '.join(f'{z}: {c}' for z, c in self.tries)})" if self.tries else ""
+            self.error, self.state = launch_error(exc, self.instance_type, s.region, s.purchase) + tried, "failed"
             return
         self.instance_id = response["Instances"][0]["InstanceId"]
         self.launched_at, self.state = utcnow(), "booting"
+
+    def _launch(self, params: dict[str, Any]) -> dict[str, Any]:
+        """run_instances; when EC2 has no capacity for the type where it placed it (or the zone does not offer the
+        type), again in each other zone of the security group's VPC (one subnet a zone), until one launches. Each try
+        and its reason is in `tries` and said (`notices`); when every zone failed, the error names them all. A subnet
+        pinned by --subnet is not left."""
+        from botocore.exceptions import ClientError
+
+        try:
+            return self.run.ec2.run_instances(**params)
+        except ClientError as exc:
+            code = exc.response.get("Error", {}).get("Code", "")
+            if code not in CAPACITY_CODES or self.run.settings.subnet:
+                raise
+            first = exc
+            self.tries.append(("EC2's choice of zone", code))
+        for zone, subnet in self.run.zone_subnets():
+            tried = {k: v for k, v in params.items() if k != "SecurityGroupIds"}
+            tried["NetworkInterfaces"] = [{"DeviceIndex": 0, "SubnetId": subnet, "Groups": [self.run.security_group],
+                                           "AssociatePublicIpAddress": True}]
+            try:
+                response = self.run.ec2.run_instances(**tried)
+            except ClientError as exc:
+                code = exc.response.get("Error", {}).get("Code", "")
+                if code not in CAPACITY_CODES:
+                    raise
+                self.tries.append((zone, code))
+                continue
+            self.notices.append(f"launched in {zone} after {'; '.join(f'{z}: {c}' for z, c in self.tries)}")
+            self.tries.append((zone, "launched"))
+            return response
+        tried_text = "; ".join(f"{z}: {c}" for z, c in self.tries)
+        raise ClientError({"Error": {"Code": first.response["Error"]["Code"],
+                                     "Message": f"every zone tried ({tried_text})"}}, "RunInstances")
 
     # ------------------------------------------------------------------ progress
 

@@ -198,6 +198,8 @@ class BenchSession:
     def _start(self, t: Target, active: list[Target]) -> None:
         self._launched.add(t.label)
         t.start()
+        for text in getattr(t, "notices", ()):  # what its start did that the user should know (another zone)
+            self._notice(t.label, text)
         active.append(t)
 
     def _tick(self, t: Target, active: list[Target], force: bool = False) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import secrets
+import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -114,9 +115,20 @@ class _Run:
         if self.cb.on_result:
             self.cb.on_result(label, measured)
 
+    def notice(self, label: str, text: str) -> None:
+        """What a target's start or the session said (a launch in another zone, a retried call): in run.json's
+        `notices` as it happens, then to the front (stderr without one, as the session would)."""
+        if label:  # a target's (the run's own, such as a signal's, are said only: they come from a signal handler)
+            self.info.setdefault("notices", []).append({"label": label, "text": text})
+            self.journal.write_run(self.info)
+        if self.cb.on_notice:
+            self.cb.on_notice(label, text)
+        else:
+            sys.stderr.write(f"{label}: {text}\n" if label else f"{text}\n")
+
     def session(self, targets: list, backstops=()):
         return BenchSession(targets, on_state=self.cb.on_state, on_result=self.record, on_progress=self.cb.on_progress,
-                            cancel=self.cancel, backstops=backstops, on_notice=self.cb.on_notice)
+                            cancel=self.cancel, backstops=backstops, on_notice=self.notice)
 
     def local_targets(self) -> list:
         targets = []

@@ -1,0 +1,106 @@
+"""Capacity failover (issue 43, item 3): EC2 out of capacity where it placed an instance is tried again in each other
+zone of the region (the security group's VPC, a subnet a zone) until one launches; every try is kept and said; when
+none has capacity the target fails naming every zone, and nothing is left running. The capacity errors are injected
+at botocore's boundary (`_make_api_call`); moto runs every other call, the launches that succeed included."""
+
+from __future__ import annotations
+
+import botocore.client
+from botocore.exceptions import ClientError
+
+from runner.aws import AwsRun, AwsSettings, AwsTarget
+from runner.session import BenchSession
+from tests.aws.helpers import live_instances, x86_ami
+
+JOB = {"spec": {"name": "tiny"}, "device": "auto"}
+
+
+def out_of_capacity(monkeypatch, ec2, zones: set[str]) -> list[str]:
+    """RunInstances answers InsufficientInstanceCapacity in `zones` ("" : where EC2 would choose, no subnet given).
+    Returns the zone of each RunInstances call."""
+    real = botocore.client.BaseClient._make_api_call
+    subnet_zone = {s["SubnetId"]: s["AvailabilityZone"] for s in ec2.describe_subnets()["Subnets"]}
+    calls: list[str] = []
+
+    def call(self, operation, params):
+        if operation == "RunInstances":
+            nics = params.get("NetworkInterfaces") or [{}]
+            zone = subnet_zone.get(nics[0].get("SubnetId", ""), "")
+            calls.append(zone)
+            if zone in zones:
+                raise ClientError({"Error": {"Code": "InsufficientInstanceCapacity",
+                                             "Message": f"We currently do not have sufficient capacity in {zone or 'the zone'}"}},
+                                  operation)
+        return real(self, operation, params)
+
+    monkeypatch.setattr(botocore.client.BaseClient, "_make_api_call", call)
+    return calls
+
+
+def target(ec2, label="aws-g5.xlarge") -> AwsTarget:
+    run = AwsRun(AwsSettings(ami=x86_ami(ec2), max_bench_minutes=5, poll_seconds=0.05), "run-1")
+    run.prepare()
+    return AwsTarget(run, "g5.xlarge", JOB, label, 1.006)
+
+
+def test_the_first_zone_out_of_capacity_then_the_next_one_launches_and_the_tries_are_said(aws_session, monkeypatch):
+    ec2 = aws_session.client("ec2")
+    zones = sorted({s["AvailabilityZone"] for s in ec2.describe_subnets()["Subnets"]})
+    calls = out_of_capacity(monkeypatch, ec2, {"", zones[0]})
+    t = target(ec2)
+    said: list[tuple[str, str]] = []
+    BenchSession([t], on_notice=lambda label, text: said.append((label, text)))._start(t, [])  # as a run starts it
+    assert t.error is None and t.instance_id, t.error
+    placed = ec2.describe_instances(InstanceIds=[t.instance_id])["Reservations"][0]["Instances"][0]["Placement"]
+    assert placed["AvailabilityZone"] == zones[1] and calls == ["", zones[0], zones[1]]
+    assert t.tries == [("EC2's choice of zone", "InsufficientInstanceCapacity"), (zones[0], "InsufficientInstanceCapacity"),
+                       (zones[1], "launched")]
+    assert said == [("aws-g5.xlarge", f"launched in {zones[1]} after EC2's choice of zone: InsufficientInstanceCapacity; "
+                                      f"{zones[0]}: InsufficientInstanceCapacity")]  # the session says what the start did
+    assert [i["InstanceId"] for i in live_instances(ec2)] == [t.instance_id]
+    t.run.terminate_run()
+
+
+def test_every_zone_out_of_capacity_fails_the_target_naming_each_and_leaves_nothing_running(aws_session, monkeypatch):
+    ec2 = aws_session.client("ec2")
+    zones = {s["AvailabilityZone"] for s in ec2.describe_subnets()["Subnets"]}
+    calls = out_of_capacity(monkeypatch, ec2, zones | {""})
+    t = target(ec2)
+    t.start()
+    assert t.state == "failed" and t.instance_id is None
+    assert len(calls) == len(zones) + 1  # EC2's choice, then each zone once
+    assert "AWS has no capacity for g5.xlarge in us-east-1" in t.error  # type: ignore[operator]
+    assert all(zone in t.error for zone in zones) and "tried every zone of us-east-1" in t.error  # type: ignore[operator]
+    assert live_instances(ec2) == []
+
+
+def test_a_subnet_pinned_by_the_user_is_not_left(aws_session, monkeypatch):
+    ec2 = aws_session.client("ec2")
+    subnet = ec2.describe_subnets()["Subnets"][0]
+    calls = out_of_capacity(monkeypatch, ec2, {subnet["AvailabilityZone"]})
+    run = AwsRun(AwsSettings(ami=x86_ami(ec2), max_bench_minutes=5, subnet=subnet["SubnetId"]), "run-2")
+    run.prepare()
+    t = AwsTarget(run, "g5.xlarge", JOB, "aws-g5.xlarge", 1.006)
+    t.start()
+    assert t.state == "failed" and calls == [subnet["AvailabilityZone"]] and t.tries == []
+    assert live_instances(ec2) == []
+
+
+def test_planner_run_journals_and_says_the_zone_it_fell_over_to(endpoint, env, tmp_path):
+    """`planner run` end to end against moto's server: EC2's first placement has no capacity, the next zone does; the
+    bench runs there, its result is planned, the try is said on stderr and kept in run.json's notices."""
+    import json
+
+    from tests.aws.helpers import FAKE_RESULT, ec2 as ec2_of, played_run, result_stub
+
+    faults = [{"op": "RunInstances", "code": "InsufficientInstanceCapacity", "times": 1}]
+    proc, stdout, stderr, out, _ = played_run(endpoint, env, tmp_path, "aws:g4dn.xlarge", "--json", "--max-bench-minutes",
+                                              "3", faults=faults, python_stub=result_stub(FAKE_RESULT))
+    assert proc.returncode == 0, stderr
+    assert "Traceback" not in stderr and "launched in us-east-1" in stderr
+    doc = json.loads(stdout)
+    assert any(o["target"] == "aws:g4dn.xlarge" and o["source"] == "measured" for o in doc["options"])
+    notices = json.loads((out / "run.json").read_text())["notices"]
+    assert notices[0]["label"] == "aws-g4dn.xlarge" and "after EC2's choice of zone: InsufficientInstanceCapacity" \
+        in notices[0]["text"]
+    assert live_instances(ec2_of(endpoint)) == []
