@@ -67,10 +67,15 @@ class AwsSettings:
     max_bench_minutes: float = 20.0
     root_volume_gb: int = 100
     poll_seconds: float = 5.0  # how often the session asks AWS for progress
+    fallback: str | None = None  # "on-demand": a spot launch no zone has capacity (or price) for is launched on-demand
 
 
 def check_settings(settings: AwsSettings) -> None:
     """Refuse what cannot be honoured, before anything is launched."""
+    if settings.fallback is not None and settings.fallback not in FALLBACKS:
+        raise InputError(f"--fallback {settings.fallback}: must be one of {' | '.join(FALLBACKS)}")
+    if settings.fallback == "on-demand" and settings.purchase != "spot":
+        raise InputError("--fallback on-demand: the launch is on-demand already", hint="give it with --purchase spot")
     if settings.max_bench_minutes * 60 > PRESIGN_MAX_SECONDS:
         raise InputError(f"--max-bench-minutes {settings.max_bench_minutes:g}: an instance reads and writes only through "
                          f"presigned S3 URLs that must last until its deadline, and S3 allows them at most 7 days "
@@ -204,6 +209,9 @@ class AwsRun:
 
 # A launch EC2 refuses for where it would place it, not for what it is: another zone may have it
 CAPACITY_CODES = ("InsufficientInstanceCapacity", "InsufficientCapacity", "Unsupported")
+# A spot launch EC2 refuses in every zone alike (its price): only the fallback may help
+SPOT_CODES = ("SpotMaxPriceTooLow", "InsufficientSpotInstanceCapacity")
+FALLBACKS = ("on-demand",)
 
 
 @dataclass
@@ -226,6 +234,7 @@ class AwsTarget:
     state_reason: str = ""
     log_tail: str = ""
     launch_requested: bool = False  # run_instances was called: an instance may exist even without an answer
+    fallback_price: float | None = None  # USD per hour on-demand, when a spot launch may fall back to it
     tries: list[tuple[str, str]] = field(default_factory=list)  # (zone, EC2's answer) of each launch after a capacity error
     notices: list[str] = field(default_factory=list)  # said once by the session (a launch in another zone)
     _result: BenchResult | None = field(default=None, repr=False)
@@ -286,6 +295,30 @@ class AwsTarget:
         self.launched_at, self.state = utcnow(), "booting"
 
     def _launch(self, params: dict[str, Any]) -> dict[str, Any]:
+        """run_instances across zones (_launch_in_zones); a spot launch that fails for capacity or price everywhere is
+        launched on-demand when --fallback on-demand allows it (its price then the on-demand one), said and kept in
+        `tries` as the zones are."""
+        from botocore.exceptions import ClientError
+
+        s = self.run.settings
+        try:
+            return self._launch_in_zones(params)
+        except ClientError as exc:
+            code = exc.response.get("Error", {}).get("Code", "")
+            if s.fallback != "on-demand" or s.purchase != "spot" or code not in CAPACITY_CODES + SPOT_CODES:
+                raise
+            if not self.tries:
+                self.tries.append(("spot", code))
+        on_demand = {k: v for k, v in params.items() if k != "InstanceMarketOptions"}
+        before = len(self.tries)
+        response = self._launch_in_zones(on_demand, "on-demand, ")
+        self.notices.insert(0, f"launched on-demand (--fallback on-demand) after spot: "
+                               f"{'; '.join(f'{z}: {c}' for z, c in self.tries[:before])}")
+        if self.fallback_price is not None:
+            self.price_per_hour = self.fallback_price
+        return response
+
+    def _launch_in_zones(self, params: dict[str, Any], how: str = "") -> dict[str, Any]:
         """run_instances; when EC2 has no capacity for the type where it placed it (or the zone does not offer the
         type), again in each other zone of the security group's VPC (one subnet a zone), until one launches. Each try
         and its reason is in `tries` and said (`notices`); when every zone failed, the error names them all. A subnet
@@ -299,7 +332,7 @@ class AwsTarget:
             if code not in CAPACITY_CODES or self.run.settings.subnet:
                 raise
             first = exc
-            self.tries.append(("EC2's choice of zone", code))
+            self.tries.append((f"{how}EC2's choice of zone", code))
         for zone, subnet in self.run.zone_subnets():
             tried = {k: v for k, v in params.items() if k != "SecurityGroupIds"}
             tried["NetworkInterfaces"] = [{"DeviceIndex": 0, "SubnetId": subnet, "Groups": [self.run.security_group],
@@ -310,10 +343,10 @@ class AwsTarget:
                 code = exc.response.get("Error", {}).get("Code", "")
                 if code not in CAPACITY_CODES:
                     raise
-                self.tries.append((zone, code))
+                self.tries.append((f"{how}{zone}", code))
                 continue
             self.notices.append(f"launched in {zone} after {'; '.join(f'{z}: {c}' for z, c in self.tries)}")
-            self.tries.append((zone, "launched"))
+            self.tries.append((f"{how}{zone}", "launched"))
             return response
         tried_text = "; ".join(f"{z}: {c}" for z, c in self.tries)
         raise ClientError({"Error": {"Code": first.response["Error"]["Code"],

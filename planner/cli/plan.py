@@ -48,7 +48,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     spec = None if script else service.load(args.spec)
     aws = AwsOptions(region=region, purchase=args.purchase, ami=args.ami, ami_type=args.ami_type, subnet=args.subnet,
                      bucket=args.bucket, max_bench_minutes=args.max_bench_minutes, bench_budget=args.bench_budget,
-                     max_instances=args.max_instances, poll_seconds=args.poll_seconds)
+                     max_instances=args.max_instances, poll_seconds=args.poll_seconds, fallback=args.fallback)
     err = stderr()
     if targets.aws_types or targets.auto:  # what it may launch and bill, said first, also with -y
         if not _may_launch(service, args, targets, aws, spec, options):
@@ -406,6 +406,9 @@ def add_run_parser(sub) -> None:
     aws = p.add_argument_group("AWS targets")
     region_argument(aws)
     aws.add_argument("--purchase", choices=PURCHASES, default="on-demand")
+    aws.add_argument("--fallback", choices=("on-demand",),
+                     help="with --purchase spot: a spot launch no zone has capacity (or price) for is launched on-demand; "
+                          "the --bench-budget check counts the on-demand worst case")
     aws.add_argument("--requirements", metavar="FILE",
                      help="a training script's requirements.txt (in its folder), pip-installed on each instance at boot")
     aws.add_argument("--processes", type=flag("--processes"), default=1,

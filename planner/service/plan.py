@@ -16,7 +16,7 @@ import datetime as dt
 import json
 import secrets
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +38,15 @@ from runner.session import BenchSession
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
     from planner.workload.spec import WorkloadSpec
 
+def fallback_prices(aws_types: list[str], aws: AwsOptions, catalog) -> dict[str, float]:
+    """The on-demand price of each type a spot launch may fall back to (--fallback on-demand); {} without one."""
+    from pricing.catalog import hourly_price
+
+    if aws.fallback != "on-demand" or aws.purchase != "spot":
+        return {}
+    return {t: hourly_price(catalog, t, aws.region, "on-demand") for t in aws_types}
+
+
 def preflight(aws_types: list[str], aws: AwsOptions, catalog) -> tuple[dict[str, float], dict[str, str], float]:
     """Prices, architectures and the worst-case bench cost; refuse before launching anything."""
     from pricing.catalog import hourly_price, instance_facts
@@ -49,7 +58,8 @@ def preflight(aws_types: list[str], aws: AwsOptions, catalog) -> tuple[dict[str,
                          hint="benchmark fewer instance types at once, or raise --max-instances")
     prices = {t: hourly_price(catalog, t, s.region, s.purchase) for t in aws_types}
     arches = {t: instance_facts(catalog, t, s.region)["arch"] for t in aws_types}
-    worst = sum(worst_case_bench_cost(p, s) for p in prices.values())
+    fallback = fallback_prices(aws_types, aws, catalog)
+    worst = sum(worst_case_bench_cost(max(p, fallback.get(t, 0.0)), s) for t, p in prices.items())  # the fallback's, if dearer
     if worst > aws.bench_budget:
         detail = ", ".join(f"{t} ${p:.3f}/h" for t, p in prices.items())
         raise InputError(f"refusing to launch: the worst-case bench cost is ${worst:.2f} ({detail}, each for up to "
@@ -159,6 +169,7 @@ class _Run:
     def aws_targets(self, aws_types: list[str], aws: AwsOptions, priced) -> tuple[list, list]:
         """(targets, backstops) for the instances of the run."""
         prices, arches, _worst = priced
+        fallback = fallback_prices(aws_types, aws, self.service.catalog().frame)
         aws_run = AwsRun(aws.settings(), self.run_id, session=self.service.aws_session, check_result=result_problems)
         # CUDA where the instance has it; a custom model's code ships in the bundle (too big: InputError)
         job = aws_run.ship(make_job(self.spec, replace(self.bench, device="auto"), self.fp))
@@ -166,7 +177,8 @@ class _Run:
         for itype in aws_types:
             target = Target("aws", itype)
             self.where[target.label()] = (target, aws.region, aws.purchase)
-            targets.append(AwsTarget(aws_run, itype, job, target.label(), prices[itype], arches[itype]))
+            targets.append(AwsTarget(aws_run, itype, job, target.label(), prices[itype], arches[itype],
+                                     fallback_price=fallback.get(itype)))
         return targets, [aws_run.terminate_run]
 
 
@@ -203,6 +215,7 @@ class LaunchPreview:
     grace_minutes: int
     max_instances: int
     quotas: tuple[QuotaCheck, ...] = ()  # the EC2 vCPU quotas the launch counts against, read now
+    fallback: dict[str, float] = field(default_factory=dict)  # type -> on-demand USD/h a spot launch may fall back to
 
     def lines(self) -> list[str]:
         out = [f"would launch {len(self.instances)} instance(s) in {self.region}, {self.purchase}, AMI {self.ami}:"]
@@ -210,6 +223,8 @@ class LaunchPreview:
         out.append(f"worst case in all ${self.worst_case_usd:.2f} of the --bench-budget ${self.budget_usd:.2f}: each instance "
                    f"halts itself at {self.deadman_minutes:g} min (dead-man timer) and is reaped {self.grace_minutes} min "
                    f"after (expiry tag); at most {self.max_instances} at once")
+        out += [f"  a spot launch no zone has capacity for falls back to on-demand at ${p:.3f}/h (--fallback on-demand)"
+                for t, p in self.fallback.items()]
         out += [q.line() for q in self.quotas]
         return out
 
@@ -343,7 +358,8 @@ class Runs(Predict):
             aws.purchase, vcpus))
         return LaunchPreview(aws.region, aws.purchase, aws.ami or f"the latest Deep Learning AMI ({aws.ami_type}, looked up at launch)",
                              [(t, p, worst_case_bench_cost(p, s)) for t, p in prices.items()], worst, aws.bench_budget,
-                             s.max_bench_minutes, EXPIRY_GRACE_MINUTES, aws.max_instances, quotas)
+                             s.max_bench_minutes, EXPIRY_GRACE_MINUTES, aws.max_instances, quotas,
+                             fallback_prices(aws_types, aws, frame))
 
     def bench_cost(self, aws_types: list[str], aws: AwsOptions) -> float:
         """The worst-case bench cost of benchmarking `aws_types`. Raises InputError when over budget."""

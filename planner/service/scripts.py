@@ -28,7 +28,7 @@ from planner.core.script import (
 from planner.errors import Cancelled, InputError, SpecError
 from planner.journal import Measured, RunJournal, result_problems, typed
 from planner.service.measure import ProgressFn, names_a_gpu, script_path, script_workdir
-from planner.service.plan import Runs, preflight, saved_options, unterminated
+from planner.service.plan import Runs, fallback_prices, preflight, saved_options, unterminated
 from planner.service.predictions import auto_benchmarks, benchmark_choices, hardware
 from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice
 from runner.aws import AwsRun, AwsTarget
@@ -240,7 +240,8 @@ class Scripts(Runs):
                 gpu = instance_facts(catalog, itype, aws.region)["gpu_count"]
                 where[target.label()] = target
                 aws_targets.append(AwsTarget(aws_run, itype, {**script_job, "device": "cuda" if gpu else "cpu"},
-                                             target.label(), priced[0][itype], priced[1][itype]))
+                                             target.label(), priced[0][itype], priced[1][itype],
+                                             fallback_price=fallback_prices([itype], aws, catalog).get(itype)))
             session = BenchSession(aws_targets, on_state=cb.on_state, on_progress=cb.on_progress, cancel=cancel,
                                    on_result=lambda label, result: record(label, Measured(where[label], result, aws.region,
                                                                                            aws.purchase)),

@@ -104,3 +104,70 @@ def test_planner_run_journals_and_says_the_zone_it_fell_over_to(endpoint, env, t
     assert notices[0]["label"] == "aws-g4dn.xlarge" and "after EC2's choice of zone: InsufficientInstanceCapacity" \
         in notices[0]["text"]
     assert live_instances(ec2_of(endpoint)) == []
+
+
+def spot_refused(monkeypatch, code: str) -> list[str]:
+    """Every spot RunInstances answers `code`; on-demand ones go to moto. Returns the market of each call."""
+    real = botocore.client.BaseClient._make_api_call
+    markets: list[str] = []
+
+    def call(self, operation, params):
+        if operation == "RunInstances":
+            spot = (params.get("InstanceMarketOptions") or {}).get("MarketType") == "spot"
+            markets.append("spot" if spot else "on-demand")
+            if spot:
+                raise ClientError({"Error": {"Code": code, "Message": "injected"}}, operation)
+        return real(self, operation, params)
+
+    monkeypatch.setattr(botocore.client.BaseClient, "_make_api_call", call)
+    return markets
+
+
+def test_spot_out_of_capacity_everywhere_falls_back_to_on_demand_only_when_allowed(aws_session, monkeypatch):
+    ec2 = aws_session.client("ec2")
+    zones = {s["AvailabilityZone"] for s in ec2.describe_subnets()["Subnets"]}
+    markets = spot_refused(monkeypatch, "InsufficientInstanceCapacity")
+    run = AwsRun(AwsSettings(ami=x86_ami(ec2), purchase="spot", fallback="on-demand", poll_seconds=0.05), "run-3")
+    run.prepare()
+    t = AwsTarget(run, "g5.xlarge", JOB, "aws-g5.xlarge", 0.436, fallback_price=1.006)
+    t.start()
+    assert t.error is None and t.instance_id and t.price_per_hour == 1.006  # billed, and costed, on-demand
+    assert markets == ["spot"] * (len(zones) + 1) + ["on-demand"]  # every zone on spot first
+    assert t.notices[0].startswith("launched on-demand (--fallback on-demand) after spot: EC2's choice of zone")
+    inst = ec2.describe_instances(InstanceIds=[t.instance_id])["Reservations"][0]["Instances"][0]
+    assert inst.get("InstanceLifecycle") != "spot"
+    run.terminate_run()
+    assert live_instances(ec2) == []
+
+    markets.clear()  # without --fallback: the target fails, nothing runs
+    run = AwsRun(AwsSettings(ami=x86_ami(ec2), purchase="spot", poll_seconds=0.05), "run-4")
+    run.prepare()
+    t = AwsTarget(run, "g5.xlarge", JOB, "aws-g5.xlarge", 0.436)
+    t.start()
+    assert t.state == "failed" and "on-demand" not in markets and live_instances(ec2) == []
+
+
+def test_a_spot_price_too_low_goes_straight_to_the_fallback(aws_session, monkeypatch):
+    ec2 = aws_session.client("ec2")
+    markets = spot_refused(monkeypatch, "SpotMaxPriceTooLow")
+    run = AwsRun(AwsSettings(ami=x86_ami(ec2), purchase="spot", fallback="on-demand", poll_seconds=0.05), "run-5")
+    run.prepare()
+    t = AwsTarget(run, "g5.xlarge", JOB, "aws-g5.xlarge", 0.436, fallback_price=1.006)
+    t.start()
+    assert markets == ["spot", "on-demand"] and t.tries[0] == ("spot", "SpotMaxPriceTooLow") and t.instance_id
+    run.terminate_run()
+
+
+def test_the_budget_counts_the_fallbacks_worst_case_and_the_fallback_needs_spot():
+    import pytest
+
+    from planner.errors import InputError
+    from planner.service import AwsOptions, preflight
+    from pricing.catalog import load_snapshot
+
+    spot = preflight(["g5.xlarge"], AwsOptions(purchase="spot"), load_snapshot())[2]
+    with_fallback = preflight(["g5.xlarge"], AwsOptions(purchase="spot", fallback="on-demand"), load_snapshot())[2]
+    on_demand = preflight(["g5.xlarge"], AwsOptions(), load_snapshot())[2]
+    assert spot < with_fallback == on_demand
+    with pytest.raises(InputError, match="--fallback on-demand: the launch is on-demand already"):
+        preflight(["g5.xlarge"], AwsOptions(fallback="on-demand"), load_snapshot())
