@@ -120,11 +120,34 @@ def failure_text(exc: Exception, doing: str) -> str:
     return error.message + (f"; to fix: {error.hint}" if error.hint else "")
 
 
-def quota_name(instance_type: str, purchase: str) -> str:
-    """The EC2 vCPU quota a launch of `instance_type` counts against (infra.quotas)."""
-    from infra.quotas import quota_group, quota_name as group_quota
+# EC2's vCPU quotas by family group and purchase (AWS Service Quotas, Amazon EC2; the same codes in every region);
+# infra/quotas.py reads them before a launch
+QUOTA_GROUPS = {"standard": "Standard (A, C, D, H, I, M, R, T, Z)", "g": "G and VT", "p": "P"}
+QUOTA_CODES = {("standard", "on-demand"): "L-1216C47A", ("g", "on-demand"): "L-DB2E81BA", ("p", "on-demand"): "L-417A185B",
+               ("standard", "spot"): "L-34B43A08", ("g", "spot"): "L-3819A6DF", ("p", "spot"): "L-7212CCBC"}
 
-    return group_quota(quota_group(instance_type) or "standard", purchase)
+
+def quota_group(instance_type: str) -> str | None:
+    """The vCPU quota group of an instance type: "standard", "g" (G and VT), "p"; None for a family with a quota of its
+    own (F, Inf, Trn, DL, X, U, HPC...), which is not checked."""
+    family = instance_type.split(".")[0].lower()
+    if family.startswith(("inf", "trn", "dl", "hpc", "u-", "x")):
+        return None
+    if family.startswith(("g", "vt")):
+        return "g"
+    if family.startswith("p"):
+        return "p"
+    return "standard" if family.startswith(tuple("acdhimrtz")) else None
+
+
+def group_quota_name(group: str, purchase: str) -> str:
+    kind = QUOTA_GROUPS[group]
+    return f"Running On-Demand {kind} instances" if purchase == "on-demand" else f"All {kind} Spot Instance Requests"
+
+
+def quota_name(instance_type: str, purchase: str) -> str:
+    """The EC2 vCPU quota a launch of `instance_type` counts against."""
+    return group_quota_name(quota_group(instance_type) or "standard", purchase)
 
 
 def launch_error(exc: Exception, instance_type: str, region: str, purchase: str) -> str:

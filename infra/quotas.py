@@ -22,31 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from infra.aws import client, explain_aws_error
-
-GROUP_NAMES = {"standard": "Standard (A, C, D, H, I, M, R, T, Z)", "g": "G and VT", "p": "P"}
-CODES = {("standard", "on-demand"): "L-1216C47A", ("g", "on-demand"): "L-DB2E81BA", ("p", "on-demand"): "L-417A185B",
-         ("standard", "spot"): "L-34B43A08", ("g", "spot"): "L-3819A6DF", ("p", "spot"): "L-7212CCBC"}
-STANDARD = tuple("acdhimrtz")
-
-
-def quota_group(instance_type: str) -> str | None:
-    """The vCPU quota group of an instance type: "standard", "g" (G and VT), "p"; None for a family with a quota of its
-    own (F, Inf, Trn, DL, X, U, HPC...), which is not checked."""
-    family = instance_type.split(".")[0].lower()
-    if family.startswith(("inf", "trn", "dl", "hpc", "u-", "x")):
-        return None
-    if family.startswith(("g", "vt")):
-        return "g"
-    if family.startswith("p"):
-        return "p"
-    return "standard" if family.startswith(STANDARD) else None
-
-
-def quota_name(group: str, purchase: str) -> str:
-    kind = GROUP_NAMES[group]
-    return f"Running On-Demand {kind} instances" if purchase == "on-demand" else f"All {kind} Spot Instance Requests"
-
+from infra.aws import QUOTA_CODES, client, explain_aws_error, group_quota_name, quota_group
 
 @dataclass(frozen=True)
 class QuotaCheck:
@@ -118,7 +94,7 @@ def check_quotas(session: Any, region: str, launch: dict[str, int], purchase: st
     quotas = client(session, "service-quotas", region, attempts=2) if used is not None else None
     out = []
     for group, types in needs.items():
-        code, name = CODES[(group, purchase)], quota_name(group, purchase)
+        code, name = QUOTA_CODES[(group, purchase)], group_quota_name(group, purchase)
         needed = sum(launch[t] for t in types)
         if quotas is None:
             out.append(QuotaCheck(name, code, region, needed, tuple(types), problem=usage_problem))

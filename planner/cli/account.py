@@ -9,9 +9,9 @@ from planner.cli.common import (
     default_region, flag, output_arguments, print_json, print_shown, print_table, ranged, region_argument, rows_arguments,
     refuse_script_flags, script_length_arguments, stderr, stdout, warn,
 )
-from planner.core.shown import GroupBy
 from planner.errors import ExitCode, InputError
 from planner.service import PRICE_SOURCES, PURCHASES, PlannerService, PriceQuery
+from planner.report.plan import GroupBy
 from planner.report.tables import instances_table, prices_json, prices_table, shown_prices
 from planner.service.inputs import check_spec_file
 

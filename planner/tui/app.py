@@ -25,7 +25,7 @@ from textual.widgets import Footer, Header, TabbedContent, TabPane
 
 from planner.service import PlannerService, RunLengthUnknown, ScriptEnv, ScriptLength, TaskOrigin
 from planner.tui.commands import PANES, PlannerCommands
-from planner.tui.dialogs import OpenRun, RunLength
+from planner.tui.dialogs import ConfirmLaunch, OpenRun, RunLength
 from planner.tui.instances import InstancesPane
 from planner.tui.answers import Answers
 from planner.tui.messages import EstimateDone, PlanShown, PlanStatus, RunFinished, RunResult, SpecChanged, SpecLoaded, TargetsChanged
@@ -275,7 +275,7 @@ class PlannerApp(Quitting, App):
             render = getattr(exc, "render", None)
             self.notify(render() if callable(render) else str(exc), severity="error")
             return
-        from planner.service import AwsOptions, BenchOptions, parse_targets
+        from planner.service import AwsOptions
 
         name = Path(self.script).stem if self.script is not None else self.spec.name
         out = self.runs_dir
@@ -283,6 +283,33 @@ class PlannerApp(Quitting, App):
             out = self.service.new_run_dir(name, self.runs_folder)
         aws = AwsOptions(region=options.region, purchase=options.purchase, ami=self.ami, poll_seconds=2.0)
         targets = list(dict.fromkeys(["local", *self.targets]))  # every other instance is predicted from here
+        rented = [t.removeprefix("aws:") for t in targets if t.startswith("aws:")]
+        if not rented:
+            self._start_run(out, aws, targets, options)
+            return
+        try:  # what it would launch and bill, its guards and quotas; refused here as `planner run` refuses it
+            preview = self.service.launch_preview(rented, aws)
+        except PlannerError as exc:
+            self.notify(exc.render(), severity="error")
+            return
+        refusal = preview.quota_refusal()
+        if refusal is not None:
+            self.notify(refusal.render(), severity="error")
+            return
+
+        def answer(launch: bool | None) -> None:
+            if launch:
+                self._start_run(out, aws, targets, options)
+            else:
+                self.notify("nothing launched")
+
+        self.push_screen(ConfirmLaunch(preview.lines()), answer)
+
+    def _start_run(self, out, aws, targets: list[str], options) -> None:
+        """The run of `targets` (confirmed when it rents), on the Run pane."""
+        from planner.service import BenchOptions, parse_targets
+
+        run, results = self.query_one(RunPane), self.results
         self.action_show("run")
         if self.script is not None:  # the user's script: measured here again, then on the instances picked
             script, args, total, epochs, seconds = self.script, self.script_args, self.total_steps, self.epochs, self.bench_seconds
@@ -293,6 +320,7 @@ class PlannerApp(Quitting, App):
                 cancel=cancel, workdir=workdir, env=env, task=task)[0])
             return
         spec, text, bench = self.spec, self.spec_text, BenchOptions(seconds=self.bench_seconds)
+        assert spec is not None  # action_run checked it
         results.run_started(spec)
         run.start(spec.name, targets, lambda callbacks, cancel: self.service.run(
             spec, text, parse_targets(",".join(targets)), options, bench, Path(out), callbacks, aws, cancel=cancel)[0])

@@ -56,6 +56,40 @@ class ConfirmQuit(ModalScreen[bool]):
         self.dismiss(value)
 
 
+class ConfirmLaunch(ModalScreen[bool]):
+    """Launch these instances? `lines`: what would be launched, its price, worst case and quotas (the CLI's
+    "Proceed? [y/N]"): a run that rents is never one stray key away."""
+
+    DEFAULT_CSS = """
+    ConfirmLaunch { align: center middle; }
+    ConfirmLaunch > Vertical { width: 90%; max-width: 100; height: auto; border: thick $warning; background: $surface; padding: 1 2; }
+    ConfirmLaunch #launch-lines { height: auto; margin-bottom: 1; }
+    ConfirmLaunch Horizontal { height: auto; align: center middle; }
+    ConfirmLaunch Button { margin: 0 1; }
+    """
+    BINDINGS = [Binding("y", "answer(True)", "Yes, launch"), Binding("n,escape", "answer(False)", "No")]
+
+    def __init__(self, lines: list[str]):
+        super().__init__()
+        self.lines = lines
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Text("\n".join(self.lines) + "\nLaunch them?"), id="launch-lines")
+            with Horizontal():
+                yield Button("Launch (y)", id="yes", variant="warning")
+                yield Button("Cancel (n)", id="no", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)
+
+
 def run_line(run: SavedRun) -> Text:
     """A saved run as one line of the picker: directory, workload, results, what it recommended."""
     rec = run.recommendation

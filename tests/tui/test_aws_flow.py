@@ -9,6 +9,7 @@ import pytest
 from moto.server import ThreadedMotoServer
 
 from planner.tui.app import PlannerApp
+from planner.tui.dialogs import ConfirmLaunch
 from planner.tui.results import ResultsPane
 from tests.aws.helpers import FAKE_ENV, Player, ec2, free_port, live_instances, x86_ami
 from tests.tui.helpers import TINY, wait_for
@@ -45,7 +46,11 @@ def test_pick_an_instance_run_it_and_leave_nothing_running(moto_env, tmp_path):
             await pilot.press("space")
             assert app.targets == ["local", "aws:c7i.xlarge"]
             assert "worst-case bench cost $" in str(app.query_one("#selection").render())
-            await pilot.press("r")
+            await pilot.press("r")  # a run that rents asks first, with what it would launch and bill
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmLaunch))
+            asked = str(app.screen.query_one("#launch-lines").render())
+            assert "would launch 1 instance(s)" in asked and "aws:c7i.xlarge" in asked and "worst case" in asked
+            await pilot.press("y")
             results = app.query_one(ResultsPane)
             await wait_for(pilot, lambda: results.doc is not None and results.doc.run_dir, timeout=240)
             doc = results.doc

@@ -234,3 +234,33 @@ def test_selects_and_inputs_keep_their_labels_at_80_columns():
                         assert widget.region.width >= len(str(widget.value)) + 3
 
     asyncio.run(scenario())
+
+
+def test_a_run_that_rents_asks_first_and_no_launches_nothing(tmp_path, monkeypatch):
+    """A stray r with instances picked (the suggested benchmarks are picked by default) is one key from a bill: the
+    TUI asks first, showing what it would launch, its price and worst case, as `planner run` asks "Proceed?"."""
+    from planner.tui.dialogs import ConfirmLaunch
+
+    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_PROFILE", "AWS_SESSION_TOKEN"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    spec = tmp_path / "tiny.yaml"
+    spec.write_text(TINY)
+
+    async def scenario():
+        app = PlannerApp(str(spec), runs_dir=tmp_path / "runs", bench_seconds=1, estimate_on_open=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settled(pilot)
+            app.targets = ["local", "aws:g4dn.xlarge"]
+            await pilot.press("r")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmLaunch))
+            asked = str(app.screen.query_one("#launch-lines").render())
+            assert "aws:g4dn.xlarge  $0.526/h  worst case" in asked and "Launch them?" in asked
+            await pilot.press("n")
+            await pilot.pause(0.3)
+            assert not isinstance(app.screen, ConfirmLaunch) and not app.query_one(RunPane).running
+            assert not (tmp_path / "runs").exists()  # not even a journal
+
+    asyncio.run(scenario())

@@ -26,29 +26,43 @@ def cells(table, key: str) -> list[str]:
     return [str(c) for c in table.get_row(key)]
 
 
-def test_rows_show_within_a_second_and_elapsed_ticks_and_a_new_run_starts_clean(spec_file, tmp_path):
+def test_rows_show_within_a_second_and_elapsed_ticks_and_a_new_run_starts_clean(spec_file, tmp_path, monkeypatch):
+    from planner.tui.dialogs import ConfirmLaunch
+
+    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_PROFILE", "AWS_SESSION_TOKEN"):
+        monkeypatch.delenv(key, raising=False)  # an instance the run accepts, and no AWS to launch it on
+    for key in ("AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE"):
+        monkeypatch.setenv(key, str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+
     async def scenario():
         app = PlannerApp(str(spec_file), runs_dir=tmp_path / "runs", bench_seconds=3, estimate_on_open=False)
         async with app.run_test(size=(80, 24)) as pilot:
             await settled(pilot)
             run = app.query_one(RunPane)
             table = run.query_one("#states")
-            app.query_one("TargetsPane").selected = ["aws:no-such-type.xlarge"]  # a target the run refuses
-            app.targets = ["local", "aws:no-such-type.xlarge"]
+            app.targets = ["local", "aws:no-such-type.xlarge"]  # refused before anything starts, as `planner run` does
             await pilot.press("r")
-            # the rows are made by r's own handler, before the run's work (import torch, AWS) starts: on
-            # screen at the next refresh (a wall clock here would time this shared machine's load instead)
-            assert [str(k.value) for k in table.rows] == ["local", "aws:no-such-type.xlarge"]
+            await pilot.pause(0.3)
+            assert not run.running and not isinstance(app.screen, ConfirmLaunch) and table.row_count == 0
+            app.query_one("TargetsPane").selected = ["aws:g4dn.xlarge"]
+            app.targets = ["local", "aws:g4dn.xlarge"]
+            await pilot.press("r")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmLaunch))
+            await pilot.press("y")
+            # the rows are made by the run's start, before its work (import torch, AWS) starts: on screen at the next
+            # refresh (a wall clock here would time this shared machine's load instead)
+            assert [str(k.value) for k in table.rows] == ["local", "aws:g4dn.xlarge"]
             await wait_for(pilot, lambda: not run.running, timeout=60)
-            assert "not in the price catalog" in str(run.query_one("#run-status").render())
-            assert {cells(table, key)[1] for key in ("local", "aws:no-such-type.xlarge")} == {"failed"}
-            assert "the run ended early" in str(app.query_one("#answers").render())
+            assert "no AWS credentials found" in str(run.query_one("#run-status").render()) + "\n".join(
+                run.query_one("#run-log").lines)
+            assert cells(table, "aws:g4dn.xlarge")[1] == "failed"
 
             app.targets = ["local"]
             await pilot.press("r")
             assert [label_target(str(k.value)) for k in table.rows] == ["local"]  # pending, or already local-cpu
             log = run.query_one("#run-log")
-            assert not any("no-such-type" in line for line in log.lines)  # the previous run's failure is gone
+            assert not any("credentials" in line for line in log.lines)  # the previous run's failure is gone
             await wait_for(pilot, lambda: any(k.value == "local-cpu" for k in table.rows), timeout=60)
             await wait_for(pilot, lambda: "steps" in cells(table, "local-cpu")[4] or not run.running, timeout=60)
             if run.running:  # the bench's progress line, in full
