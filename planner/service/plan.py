@@ -283,7 +283,8 @@ class Runs(Predict):
             started = run.local_targets()
             if targets.auto:
                 chosen, skipped = self.benchmarkable(run.auto(started, aws), no_credentials)
-                aws_types += [t for t in chosen if t not in aws_types]
+                chosen = self.within_quotas([t for t in chosen if t not in aws_types], aws, catalog, run.notice)
+                aws_types += chosen
                 started = []
                 priced = preflight(aws_types, aws, catalog) if aws_types else None
             backstops: list = []
@@ -339,6 +340,21 @@ class Runs(Predict):
         if problem is None or not chosen:
             return chosen, None
         return [], f"auto chose {len(chosen)} instance(s) to benchmark ({', '.join(chosen)}) and benchmarked none: {problem}"
+
+    def within_quotas(self, chosen: list[str], aws: AwsOptions, catalog, notice) -> list[str]:
+        """`auto`'s picks that fit their vCPU quotas (read now, with what runs in them); each one that would not is
+        dropped with a notice naming the quota and the request that raises it (the run goes on without it)."""
+        from infra.quotas import check_quotas
+
+        if not chosen or self.credentials_problem():
+            return chosen
+        vcpus = {str(t): int(n) for t, n in zip(catalog["instance_type"], catalog["vcpus"])}
+        over = {t: q for q in check_quotas(self.aws_session, aws.region, {t: vcpus[t] for t in chosen}, aws.purchase, vcpus)
+                if q.over for t in q.types}
+        for t, q in over.items():
+            notice(f"aws-{t}", f"auto chose aws:{t} but did not benchmark it: the vCPU quota \"{q.name}\" in {q.region} is "
+                               f"{q.limit:g} with {q.used} in use, and its picks need {q.needed}; to fix: {q.raise_request()}")
+        return [t for t in chosen if t not in over]
 
     def launch_preview(self, aws_types: list[str], aws: AwsOptions) -> LaunchPreview:
         """What `planner run` would launch, each instance's price and worst-case bill, within the guards.

@@ -92,3 +92,17 @@ def test_planner_run_over_a_quota_launches_nothing_and_says_what_to_ask_for(endp
         assert r.returncode == 2 and "refusing to launch: the vCPU quota" in r.stderr
         assert not (tmp_path / "run").exists()  # refused before a journal, a bucket or an instance
     assert live_instances(ec2(endpoint)) == []
+
+
+def test_autos_picks_over_a_quota_are_dropped_with_a_notice_and_the_rest_benchmarked(aws_session, monkeypatch):
+    """`auto` chooses its instances once the run is under way (no front previews them): a pick over its quota is not
+    launched, the run says why and goes on with the others."""
+    from pricing.catalog import load_snapshot
+
+    answer_quotas(monkeypatch, {"L-DB2E81BA": 0.0, "L-1216C47A": 640.0})
+    said: list[tuple[str, str]] = []
+    kept = PlannerService(aws_session=aws_session).within_quotas(
+        ["g5.xlarge", "c7i.xlarge"], AwsOptions(), load_snapshot(), lambda label, text: said.append((label, text)))
+    assert kept == ["c7i.xlarge"]
+    assert said[0][0] == "aws-g5.xlarge" and "auto chose aws:g5.xlarge but did not benchmark it" in said[0][1]
+    assert "--quota-code L-DB2E81BA" in said[0][1]
