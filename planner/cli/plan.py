@@ -14,7 +14,7 @@ from planner.cli.common import (
     print_json, print_plan, progress, ranged, region_argument, say_script_cap, refuse_script_flags, script_length_arguments, stderr, stdout,
     write_chart,
 )
-from planner.errors import ExitCode, InputError
+from planner.errors import ExitCode
 from planner.service import (
     SCRIPT_KIND, PURCHASES, AwsOptions, BenchOptions, choice_json, parse_targets, plan_options, PlannerService, RunCallbacks,
     ScriptLength,
@@ -298,16 +298,18 @@ def _estimate_script(service: PlannerService, args: argparse.Namespace, region: 
     """`planner estimate train.py [--total-steps N | --epochs N] -- ARGS`: the script measured here unchanged,
     every instance predicted from it."""
     check_script_flags(args, ("threads",))
-    if args.predict_only:
-        raise InputError("--predict-only: a script is planned from its own run here (nothing else describes it)",
-                         hint="leave --predict-only out; --seconds bounds the measurement")
     options = _plan_options(args, region)
-    say_script_cap(service, args)
+    if args.predict_only:
+        service.check_script(args.spec, args.workdir)
+        stderr().print(f"tracing {escape(args.spec)} on a stand-in GPU only (--predict-only): nothing of it runs here",
+                       highlight=False)
+    else:
+        say_script_cap(service, args)
     with progress() as on_progress:
         doc, _run, _est = service.estimate_script(args.spec, args.script_args, options, args.seconds, args.total_steps,
                                                 args.epochs, gpu=True if args.gpu else False if args.cpu else None,
                                                 on_progress=on_progress, workdir=args.workdir, env=args.script_env,
-                                                task=task_origin(args))
+                                                task=task_origin(args), predict_only=args.predict_only)
     print_plan(doc, args)
     if args.format == "table":
         task = getattr(args, "task", None)
@@ -454,7 +456,8 @@ def add_estimate_parser(sub) -> None:
     p.add_argument("--seconds", type=flag("--seconds"), default=5.0, help=ranged("--seconds", "local bench time budget (default 5)"))
     threads_argument(p)
     p.add_argument("--predict-only", action="store_true",
-                   help="measure nothing here: predict every instance from the work alone (GPUs from their specs)")
+                   help="measure nothing here: predict every instance from the work alone (GPUs from their specs; a GPU "
+                        "script from its trace on the stand-in GPU, nothing of it run here)")
     chart_argument(p)
     output_arguments(p)
     p.set_defaults(handler=cmd_estimate)

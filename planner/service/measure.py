@@ -420,15 +420,20 @@ class Measure(Describe):
 
     def measure_script(self, script: str | Path, args: list[str], seconds: float = 10.0, until_epoch: bool = False,
                        cancel=None, on_progress: ProgressFn | None = None, label: str = "local",
-                       workdir: str | Path | None = None, env: ScriptEnv | None = None) -> ScriptRun:
+                       workdir: str | Path | None = None, env: ScriptEnv | None = None,
+                       predict_only: bool = False) -> ScriptRun:
         """Run the user's training script here, unchanged (runner/script.py times its steps by PyTorch's
         own hooks): its timeline (`until_epoch`: measure on to a DataLoader epoch's end, to count its steps).
         Raises InputError (not a readable .py file), RunError (the script failed, with its own traceback; it never
         stepped; it was stopped at the cap before its first step), Cancelled (`cancel`, a threading.Event, was set:
         the script was stopped with everything it started). `on_progress` gets (`label`, each progress event).
-        `workdir`: the folder it runs in (script_workdir). `env`: set in its environment (ScriptEnv.here)."""
+        `workdir`: the folder it runs in (script_workdir). `env`: set in its environment (ScriptEnv.here).
+        `predict_only`: traced on the stand-in GPU alone, its run here predicted from that trace (InputError for a script
+        that puts nothing on a GPU: only its run here describes it)."""
         path = script_path(script)
         cwd = script_workdir(path, workdir)
+        if predict_only:
+            return self.predicted_only(path, args, cwd, env, cancel, on_progress, label)
         first = None  # a script written for a GPU is traced on the stand-in GPU first: it may be too slow to measure here
         if names_a_gpu(path):
             first = self.trace_on_standins(path, args, cwd, env, cancel, on_progress, label)
@@ -491,6 +496,23 @@ class Measure(Describe):
         if capped_too_soon(len(run.steps), done):
             raise RunError(f"{path.name} took {len(run.steps)} training step(s) within {done.seconds:.0f} s (the cap), too "
                            "few to time: it was stopped, with everything it started", hint="give more --seconds")
+
+    def predicted_only(self, path: Path, args: list[str], cwd: Path, env: ScriptEnv | None, cancel: Any,
+                       on_progress: ProgressFn | None, label: str) -> ScriptRun:
+        """`--predict-only` for a script: its trace on the stand-in GPU, nothing run here (see measure_script)."""
+        from pricing.catalog import local_cpu_facts
+
+        first = self.trace_on_standins(path, args, cwd, env, cancel, on_progress, label)
+        if first is None or not first.cuda_used:
+            did = "failed on the stand-in GPU" if first is None else "put nothing on the stand-in GPU"
+            raise InputError(f"--predict-only: {path.name} {did}: only its own run here describes it",
+                             hint="leave --predict-only out; --seconds bounds the measurement")
+        cpu = local_cpu_facts()
+        here = predicted_here(first, "--predict-only: it was not run here", cpu, max(first.threads, 1))
+        if here is None:
+            raise InputError(f"--predict-only: no sourced facts for this processor ({cpu.name if cpu else 'unknown'}) to "
+                             "predict its step here from the trace", hint="leave --predict-only out")
+        return here
 
     def predicted_from_standin(self, path: Path, args: list[str], cwd: Path, env: ScriptEnv | None, cancel: Any,
                                on_progress: ProgressFn | None, label: str, why: str, failure: RunError,

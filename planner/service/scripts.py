@@ -81,7 +81,8 @@ class Scripts(Runs):
                         total_steps: int | None = None, epochs: int | None = None,
                         gpu: bool | None = None, on_progress: ProgressFn | None = None,
                         workdir: str | Path | None = None, env: ScriptEnv | None = None,
-                        task: TaskOrigin | None = None) -> tuple[PlanDocument, ScriptRun, ScriptEstimate]:
+                        task: TaskOrigin | None = None,
+                        predict_only: bool = False) -> tuple[PlanDocument, ScriptRun, ScriptEstimate]:
         """`planner estimate train.py -- ARGS`: the script measured here unchanged (bench_script), its whole
         run here, every instance in the region predicted from it, decided; and the measurement it rests on.
         Raises InputError (a region the prices lack; what bench_script refuses), RunError (the script failed).
@@ -93,7 +94,8 @@ class Scripts(Runs):
         cwd = script_workdir(script_path(script), workdir)
         env = env or ScriptEnv()
         job = _script_job(script, args, total_steps, epochs, seconds, cwd if workdir is not None else None, env, task)
-        run = self.measure_script(script, args, seconds, epochs is not None, on_progress=on_progress, workdir=cwd, env=env)
+        run = self.measure_script(script, args, seconds, epochs is not None, on_progress=on_progress, workdir=cwd, env=env,
+                                  predict_only=predict_only)
         try:
             est = estimate_script(run, total_steps, epochs, args=args)
         except RunLengthUnknown:

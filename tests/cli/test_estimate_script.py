@@ -46,9 +46,12 @@ def test_a_bigger_convnet_is_faster_on_a_gpu_and_the_suggested_run_keeps_the_scr
     assert "convnet.py --total-steps 200000 --targets local," in " ".join(r.out.split())  # the suggested run: its length kept
 
 
-def test_flags_that_need_a_spec_or_a_script_are_refused_for_the_other():
-    r = planner("estimate", SCRIPTS / "reinforce.py", "--predict-only")
-    assert r.code == 2 and "--predict-only: a script is planned from its own run here" in r.err
+def test_flags_that_need_a_spec_or_a_script_are_refused_for_the_other(tmp_path):
+    cpu_only = tmp_path / "cpu.py"  # --predict-only traces a script on the stand-in GPU: one that never uses one...
+    cpu_only.write_text("import torch\nw = torch.zeros(2, requires_grad=True)\nopt = torch.optim.SGD([w], lr=0.1)\n"
+                        "for _ in range(50):\n    w.sum().backward(); opt.step(); opt.zero_grad()\n")
+    r = planner("estimate", cpu_only, "--predict-only", "--total-steps", "100")
+    assert r.code == 2 and "--predict-only: cpu.py put nothing on the stand-in GPU: only its own run here" in r.err
     r = planner("estimate", EXAMPLES / "surface-mlp.yaml", "--total-steps", "10")
     assert r.code == 2 and "--total-steps: is for a training script (.py) or a SkyPilot task, not" in r.err
     r = planner("bench", EXAMPLES / "surface-mlp.yaml", "--workdir", ".", "--epochs", "3")

@@ -257,6 +257,28 @@ def test_a_gpu_script_too_slow_for_this_cpu_is_not_run_here_and_answers_in_secon
     assert took < 120, took  # the cap alone is 302 s
 
 
+def test_predict_only_plans_a_gpu_script_from_its_trace_without_running_it_here(tmp_path):
+    """`--predict-only` for a script: traced on the stand-in GPU alone, nothing of it run on this CPU. The script
+    appends a line to a file each time it starts: the stand-in trace and its T4 retrace write two, a run here would
+    write a third. (Without --predict-only this script is measured here first: it is fast enough.)"""
+    import json
+
+    from tests.cli.helpers import planner
+
+    (tmp_path / "train.py").write_text(textwrap.dedent(GPU_SCRIPT).replace(
+        "import torch, torch.nn as nn, torch.nn.functional as F",
+        "import torch, torch.nn as nn, torch.nn.functional as F\nopen('runs.txt', 'a').write('run\\n')"))
+    r = planner("estimate", tmp_path / "train.py", "--total-steps", "2000", "--predict-only", "--json")
+    assert r.code == 0, r.err
+    assert "on a stand-in GPU only (--predict-only): nothing of it runs here" in r.err
+    runs = (tmp_path / "runs.txt").read_text().splitlines()
+    assert len(runs) == 2  # the stand-in trace, and its T4 retrace (the script asks for bf16): no run on this CPU
+    plan = json.loads(r.out)
+    local = next(o for o in plan["options"] if o["target"] == "local")
+    assert local["source"] == "predicted" and "--predict-only" in local["note"]
+    assert any(o["device"] == "cuda" and o["train_seconds"] > 0 for o in plan["options"])
+
+
 def test_a_first_step_that_ends_before_the_cap_is_not_lost(tmp_path):
     """A step far slower than the budget: the launcher is stopped at its cap, and the steps it took are in the result
     the planner reads (written as they end, until the measurement has its minimum of steps)."""
