@@ -187,6 +187,66 @@ def machine_rates() -> dict[str, float]:
     return {k: round(v, 2) for k, v in out.items()}  # the buffers go with this frame
 
 
+# GEMMs (M, N, K) of the scripts' steps the device model misses most (issue 38: eager bf16 transformers at d 384-768,
+# an unpadded vocabulary), their weight-gradient shapes, and square ones for scale: measured alone on the GPU, so a
+# shape term of the model (tile and wave quantization, K, alignment) can be fitted to GEMMs, not to the scripts it
+# is scored on.
+GEMM_SHAPES = [(8192, 768, 768), (8192, 2304, 768), (8192, 3072, 768), (8192, 768, 3072), (8192, 50257, 768),
+               (8192, 50304, 768), (768, 768, 8192), (768, 3072, 8192), (16384, 384, 384), (16384, 1152, 384),
+               (16384, 1536, 384), (16384, 384, 1536), (16384, 65, 384), (1024, 1024, 1024), (2048, 2048, 2048),
+               (4096, 4096, 4096), (8192, 8192, 8192)]
+GEMM_PRECISIONS = ("bf16", "tf32", "fp32")
+
+
+def gemm_sweep(dry: bool) -> list[dict[str, Any]]:
+    """Each GEMM_SHAPES matmul at each precision, timed alone (median of 5 rounds of 10 after a warm-up): ms and
+    TFLOP/s. Dry: on this CPU, each dimension / 16, fp32 and bf16 (the code path, not a GPU's figure)."""
+    import torch
+
+    device = "cpu" if dry else "cuda"
+    sync = (lambda: None) if dry else torch.cuda.synchronize
+    rows = []
+    before = torch.backends.cuda.matmul.allow_tf32
+    try:
+        for m, n, k in GEMM_SHAPES:
+            if dry:
+                m, n, k = max(m // 16, 1), max(n // 16, 1), max(k // 16, 1)
+            for precision in GEMM_PRECISIONS if not dry else ("fp32", "bf16"):
+                dtype = torch.bfloat16 if precision == "bf16" else torch.float32
+                torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
+                a, b = torch.randn(m, k, device=device, dtype=dtype), torch.randn(k, n, device=device, dtype=dtype)
+                a @ b
+                sync()
+                rounds = []
+                for _ in range(5):
+                    start = time.perf_counter()
+                    for _ in range(10):
+                        a @ b
+                    sync()
+                    rounds.append((time.perf_counter() - start) / 10)
+                seconds = sorted(rounds)[2]
+                rows.append({"m": m, "n": n, "k": k, "precision": precision, "ms": round(seconds * 1e3, 4),
+                             "tflops": round(2 * m * n * k / seconds / 1e12, 2)})
+                del a, b
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = before
+    return rows
+
+
+def predict_gemm(row: dict[str, Any], gpu: Any) -> float | None:
+    """The device model's time of one GEMM alone (planner/core/predict/gpu.py: a gemm layer of these FLOPs and bytes,
+    one kernel), in seconds; None when the GPU lacks the precision's figures."""
+    from planner.core.predict.gpu import layer_gpu_seconds
+    from planner.workload.footprint import FP32, Layer
+
+    m, n, k = row["m"], row["n"], row["k"]
+    size = 2 if row["precision"] == "bf16" else 4
+    layer = Layer("gemm", params=0, forward_flops=2.0 * m * n * k, activation_elems=0.0, kernels=1, op="gemm",
+                  backward_flops=0.0, backward_kernels=0, moved_elems=0.0, fixed_elems=(m * k + k * n + m * n) * size / FP32)
+    timed = layer_gpu_seconds(layer, gpu, 1, row["precision"])
+    return None if isinstance(timed, str) else timed[0]
+
+
 def bench_spec(case: dict[str, Any], device: str, seconds: float, tmp: Path) -> dict[str, Any]:
     """One spec's bench on `device`, as `planner bench` runs it: runner.bench in a child process."""
     from runner.local import child_env
@@ -260,6 +320,14 @@ def measure(out: Path, dry: bool, cases: str | None = None, standin_only: bool =
         return {"kind": kind, "case": name, "result": {"status": "skipped", "message": f"not started: past the check's "
                 f"{BUDGET_SECONDS:g} s budget"}, "seconds": 0.0, "stderr_tail": ""}
     print(f"measuring on {facts['gpu']} (torch {facts['torch']}, CUDA {facts['cuda'] or '-'})", flush=True)
+    if not standin_only and not wanted:
+        try:
+            start = time.perf_counter()
+            facts["gemm"] = gemm_sweep(dry)
+            print(f"  {'gemm sweep':<40} {'ok':<8} {time.perf_counter() - start:6.1f} s", flush=True)
+        except Exception as exc:  # noqa: BLE001 - the cases still run; the report says the sweep is missing
+            facts["gemm"] = f"failed: {type(exc).__name__}: {exc}"
+        path.write_text(json.dumps(doc))  # journaled as it lands, as the cases are
     with tempfile.TemporaryDirectory(prefix="bench-device-") as tmp:
         for case in prepared["dry" if dry else "cases"]:
             if standin_only or (wanted and not wanted.search(case["case"])):
@@ -435,12 +503,29 @@ def report(measured: list[Path], csv_path: Path | None, gpu_name: str | None = N
         writer.writeheader()
         for row in rows:
             writer.writerow({k: row.get(k, "") for k in CSV_COLUMNS})
-    text = summary_table(facts, key, rows)
+    text = summary_table(facts, key, rows) + gemm_table(facts, gpu)
     print("\n" + text)
     csv_path.with_suffix(".md").write_text(f"<!-- generated by: python benchmarks/device.py report {' '.join(p.name for p in measured)}"
                                            " -->\n" + text)
     print(f"wrote {csv_path} and {csv_path.with_suffix('.md').name}")
     return 1 if failed else 0
+
+
+def gemm_table(facts: dict[str, Any], gpu: Any) -> str:
+    """The GEMM sweep beside the device model's time for each (Markdown), or why there is none."""
+    sweep = facts.get("gemm")
+    if not isinstance(sweep, list):
+        return f"\n\nGEMM sweep: {sweep or 'not measured (an older check)'}\n"
+    out = ["", "", "GEMMs alone (median of 5 x 10): measured against the device model's time for one GEMM of these FLOPs "
+           "and bytes" + (" (dry run: this CPU, dimensions / 16; no ratio)" if facts.get("dry") else ""), "",
+           "| M x N x K | precision | measured ms | TFLOP/s | predicted ms | predicted / measured |",
+           "|---|---|---:|---:|---:|---:|"]
+    for row in sweep:
+        predicted = predict_gemm(row, gpu)
+        ratio = "" if facts.get("dry") or not predicted else f"{predicted * 1e3 / row['ms']:.2f}"
+        out.append(f"| {row['m']} x {row['n']} x {row['k']} | {row['precision']} | {row['ms']} | {row['tflops']} | "
+                   f"{'' if predicted is None else f'{predicted * 1e3:.4f}'} | {ratio} |")
+    return "\n".join(out) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -132,6 +132,7 @@ def test_sighup_is_handled_like_sigterm_and_keeps_the_results(endpoint, env, tmp
 
 def test_sigterm_to_the_tui_ends_its_run_through_the_same_cleanup(endpoint, tmp_path, monkeypatch):
     from planner.tui.app import PlannerApp
+    from planner.tui.dialogs import ConfirmLaunch
     from tests.aws.helpers import SPEC
 
     for key, value in {**FAKE_ENV, "AWS_ENDPOINT_URL": endpoint, "PLANNER_CACHE_DIR": str(tmp_path / "cache")}.items():
@@ -151,7 +152,9 @@ def test_sigterm_to_the_tui_ends_its_run_through_the_same_cleanup(endpoint, tmp_
         async with app.run_test(size=(120, 40)) as pilot:
             await until(lambda: app.spec is not None)
             app.targets = ["aws:c7i.xlarge"]
-            await pilot.press("r")
+            await pilot.press("r")  # a run that rents asks first
+            await until(lambda: isinstance(app.screen, ConfirmLaunch))
+            await pilot.press("y")
             await until(lambda: (tmp_path / "run" / "run.json").exists())
             rid = json.loads((tmp_path / "run" / "run.json").read_text())["run_id"]
             await until(lambda: any(i["State"]["Name"] == "running" for i in live_instances(client, rid)))

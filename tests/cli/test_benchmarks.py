@@ -67,6 +67,7 @@ def test_device_check_dry_run_checks_the_whole_path_on_this_cpu(tmp_path):
     the stand-in, then predicted for a GPU by the planner, one CSV; everything the lent GPU would do but the
     measurement on it."""
     import csv
+    import json
     import os
 
     from benchmarks.device import CSV_COLUMNS
@@ -83,6 +84,12 @@ def test_device_check_dry_run_checks_the_whole_path_on_this_cpu(tmp_path):
     # the script's GPU row comes from its stand-in trace: the precision the GPU run uses (bf16 autocast)
     assert script["kind"] == "script" and script["precision"] == "bf16" and float(script["predicted_ms"]) > 0
     assert all(r["gpu_catalog"] == "H200" and r["ratio"] == "" for r in rows)  # a CPU's step is no GPU's truth
+    # the GEMM sweep (issue 38: what a shape term of the model would be fitted to): measured, journaled, reported
+    sweep = json.loads((tmp_path / "device-measured.json").read_text())["facts"]["gemm"]
+    assert {(r["precision"], r["n"]) for r in sweep} >= {("bf16", 50257 // 16), ("fp32", 50304 // 16)}
+    assert all(r["ms"] > 0 and r["tflops"] > 0 for r in sweep)
+    report = (tmp_path / "device-measured.md").read_text()
+    assert "GEMMs alone" in report and "| 512 x 3141 x 48 | bf16 |" in report
     # a report merges several measurements of one GPU: a later file's case replaces the earlier one's
     again = subprocess.run([sys.executable, "benchmarks/device.py", "report", str(tmp_path / "device-measured.json"),
                             str(tmp_path / "device-measured.json"), "--csv", str(tmp_path / "again.csv")],
