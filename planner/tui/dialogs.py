@@ -23,28 +23,24 @@ if TYPE_CHECKING:
     from planner.service import SavedRun
 
 
-class ConfirmQuit(ModalScreen[bool]):
-    """Quit anyway? `reasons`: what quitting would end or lose."""
+class _Confirm(ModalScreen[bool]):
+    """A yes/no question over `lines`; `n`, escape and the focused default button say no."""
 
-    DEFAULT_CSS = """
-    ConfirmQuit { align: center middle; }
-    ConfirmQuit > Vertical { width: 90%; max-width: 72; height: auto; border: thick $error; background: $surface; padding: 1 2; }
-    ConfirmQuit #quit-reasons { height: auto; margin-bottom: 1; }
-    ConfirmQuit Horizontal { height: auto; align: center middle; }
-    ConfirmQuit Button { margin: 0 1; }
-    """
-    BINDINGS = [Binding("y", "answer(True)", "Yes, quit"), Binding("n,escape", "answer(False)", "No")]
+    TEXT_ID = ""
+    QUESTION = ""
+    YES = NO = ""
+    YES_VARIANT = "error"
 
-    def __init__(self, reasons: list[str] | None = None):
+    def __init__(self, lines: list[str]):
         super().__init__()
-        self.reasons = reasons or ["A run is in progress."]
+        self.lines = lines
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(Text("\n".join(self.reasons) + "\nQuit anyway?"), id="quit-reasons")
+            yield Static(Text("\n".join(self.lines) + f"\n{self.QUESTION}"), id=self.TEXT_ID)
             with Horizontal():
-                yield Button("Quit (y)", id="yes", variant="error")
-                yield Button("Stay (n)", id="no", variant="primary")
+                yield Button(self.YES, id="yes", variant=self.YES_VARIANT)  # type: ignore[arg-type]
+                yield Button(self.NO, id="no", variant="primary")
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()
@@ -56,7 +52,24 @@ class ConfirmQuit(ModalScreen[bool]):
         self.dismiss(value)
 
 
-class ConfirmLaunch(ModalScreen[bool]):
+class ConfirmQuit(_Confirm):
+    """Quit anyway? `reasons`: what quitting would end or lose."""
+
+    DEFAULT_CSS = """
+    ConfirmQuit { align: center middle; }
+    ConfirmQuit > Vertical { width: 90%; max-width: 72; height: auto; border: thick $error; background: $surface; padding: 1 2; }
+    ConfirmQuit #quit-reasons { height: auto; margin-bottom: 1; }
+    ConfirmQuit Horizontal { height: auto; align: center middle; }
+    ConfirmQuit Button { margin: 0 1; }
+    """
+    BINDINGS = [Binding("y", "answer(True)", "Yes, quit"), Binding("n,escape", "answer(False)", "No")]
+    TEXT_ID, QUESTION, YES, NO = "quit-reasons", "Quit anyway?", "Quit (y)", "Stay (n)"
+
+    def __init__(self, reasons: list[str] | None = None):
+        super().__init__(reasons or ["A run is in progress."])
+
+
+class ConfirmLaunch(_Confirm):
     """Launch these instances? `lines`: what would be launched, its price, worst case and quotas (the CLI's
     "Proceed? [y/N]"): a run that rents is never one stray key away."""
 
@@ -68,26 +81,8 @@ class ConfirmLaunch(ModalScreen[bool]):
     ConfirmLaunch Button { margin: 0 1; }
     """
     BINDINGS = [Binding("y", "answer(True)", "Yes, launch"), Binding("n,escape", "answer(False)", "No")]
-
-    def __init__(self, lines: list[str]):
-        super().__init__()
-        self.lines = lines
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static(Text("\n".join(self.lines) + "\nLaunch them?"), id="launch-lines")
-            with Horizontal():
-                yield Button("Launch (y)", id="yes", variant="warning")
-                yield Button("Cancel (n)", id="no", variant="primary")
-
-    def on_mount(self) -> None:
-        self.query_one("#no", Button).focus()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "yes")
-
-    def action_answer(self, value: bool) -> None:
-        self.dismiss(value)
+    TEXT_ID, QUESTION, YES, NO = "launch-lines", "Launch them?", "Launch (y)", "Cancel (n)"
+    YES_VARIANT = "warning"
 
 
 def run_line(run: SavedRun) -> Text:
