@@ -48,6 +48,11 @@ class QuotaCheck:
         return (f"quota \"{self.name}\": {self.limit:g} vCPUs, {self.used} in use, this launch {self.needed} "
                 f"({', '.join(self.types)})" + (": OVER" if self.over else ""))
 
+    def over_text(self) -> str:
+        """Why EC2 would refuse the launch (when `over`): the quota, its value, what runs in it, what the launch needs."""
+        return (f"the vCPU quota \"{self.name}\" in {self.region} is {self.limit:g} with {self.used} in use, and "
+                f"{', '.join(self.types)} need {self.needed}")
+
     def raise_request(self) -> str:
         want = max(int(self.needed + (self.used or 0)), 1)
         return (f"aws service-quotas request-service-quota-increase --service-code ec2 --quota-code {self.code} "

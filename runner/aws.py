@@ -288,7 +288,7 @@ class AwsTarget:
         except InputError:
             raise
         except Exception as exc:  # noqa: BLE001 - a failed launch is this target's result, not a crash
-            tried = f" (tried every zone of {s.region}: {'; '.join(f'{z}: {c}' for z, c in self.tries)})" if self.tries else ""
+            tried = f" (tried every zone of {s.region}: {self.tries_text()})" if self.tries else ""
             self.error, self.state = launch_error(exc, self.instance_type, s.region, s.purchase) + tried, "failed"
             return
         self.instance_id = response["Instances"][0]["InstanceId"]
@@ -312,8 +312,7 @@ class AwsTarget:
         on_demand = {k: v for k, v in params.items() if k != "InstanceMarketOptions"}
         before = len(self.tries)
         response = self._launch_in_zones(on_demand, "on-demand, ")
-        self.notices.insert(0, f"launched on-demand (--fallback on-demand) after spot: "
-                               f"{'; '.join(f'{z}: {c}' for z, c in self.tries[:before])}")
+        self.notices.insert(0, f"launched on-demand (--fallback on-demand) after spot: {self.tries_text(before)}")
         if self.fallback_price is not None:
             self.price_per_hour = self.fallback_price
         return response
@@ -345,12 +344,15 @@ class AwsTarget:
                     raise
                 self.tries.append((f"{how}{zone}", code))
                 continue
-            self.notices.append(f"launched in {zone} after {'; '.join(f'{z}: {c}' for z, c in self.tries)}")
+            self.notices.append(f"launched in {zone} after {self.tries_text()}")
             self.tries.append((f"{how}{zone}", "launched"))
             return response
-        tried_text = "; ".join(f"{z}: {c}" for z, c in self.tries)
         raise ClientError({"Error": {"Code": first.response["Error"]["Code"],
-                                     "Message": f"every zone tried ({tried_text})"}}, "RunInstances")
+                                     "Message": f"every zone tried ({self.tries_text()})"}}, "RunInstances")
+
+    def tries_text(self, count: int | None = None) -> str:
+        """The launch's tries so far (the first `count`): 'us-east-1a: InsufficientInstanceCapacity; ...'."""
+        return "; ".join(f"{zone}: {code}" for zone, code in self.tries[:count])
 
     # ------------------------------------------------------------------ progress
 

@@ -30,6 +30,7 @@ from runner.session import BenchSession
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
     from planner.workload.footprint import Footprint
+    from pricing.facts import CpuFacts
     from planner.workload.spec import WorkloadSpec
 
 ProgressFn = Callable[[str, dict[str, Any]], None]  # (target label, event)
@@ -102,6 +103,14 @@ def names_a_gpu(path: Path) -> bool:
         return GPU_WORDS.search(path.read_text(errors="replace")) is not None
     except OSError:
         return False
+
+
+def this_cpu(gpu_run: ScriptRun) -> tuple[CpuFacts | None, int]:
+    """What a step here is predicted on from a stand-in trace (core.script.predicted_here, too_slow_here): this
+    machine's processor facts, and the torch threads the script ran with."""
+    from pricing.catalog import local_cpu_facts
+
+    return local_cpu_facts(), max(gpu_run.threads, 1)
 
 
 def check_device(device: str) -> None:
@@ -438,9 +447,7 @@ class Measure(Describe):
         if names_a_gpu(path):
             first = self.trace_on_standins(path, args, cwd, env, cancel, on_progress, label)
             if first is not None and first.cuda_used:
-                from pricing.catalog import local_cpu_facts
-
-                cpu, cores = local_cpu_facts(), max(first.threads, 1)
+                cpu, cores = this_cpu(first)
                 why = too_slow_here(first, cpu, cores, seconds + SCRIPT_CAP_EXTRA_SECONDS, memory_available())
                 here = None if why is None else predicted_here(first, why, cpu, cores)
                 if here is not None:
@@ -500,15 +507,13 @@ class Measure(Describe):
     def predicted_only(self, path: Path, args: list[str], cwd: Path, env: ScriptEnv | None, cancel: Any,
                        on_progress: ProgressFn | None, label: str) -> ScriptRun:
         """`--predict-only` for a script: its trace on the stand-in GPU, nothing run here (see measure_script)."""
-        from pricing.catalog import local_cpu_facts
-
         first = self.trace_on_standins(path, args, cwd, env, cancel, on_progress, label)
         if first is None or not first.cuda_used:
             did = "failed on the stand-in GPU" if first is None else "put nothing on the stand-in GPU"
             raise InputError(f"--predict-only: {path.name} {did}: only its own run here describes it",
                              hint="leave --predict-only out; --seconds bounds the measurement")
-        cpu = local_cpu_facts()
-        here = predicted_here(first, "--predict-only: it was not run here", cpu, max(first.threads, 1))
+        cpu, cores = this_cpu(first)
+        here = predicted_here(first, "--predict-only: it was not run here", cpu, cores)
         if here is None:
             raise InputError(f"--predict-only: no sourced facts for this processor ({cpu.name if cpu else 'unknown'}) to "
                              "predict its step here from the trace", hint="leave --predict-only out")
@@ -519,11 +524,8 @@ class Measure(Describe):
                                traced: ScriptRun | None = None) -> ScriptRun:
         """The script's plan from its trace on the stand-in GPU when it cannot be measured here (`why`); `failure`
         (the measurement's error) is raised when the stand-in cannot trace it either. `traced`: its trace, if taken."""
-        from pricing.catalog import local_cpu_facts
-
         gpu_run = traced or self.trace_on_standins(path, args, cwd, env, cancel, on_progress, label)
-        here = None if gpu_run is None else predicted_here(gpu_run, why, local_cpu_facts(),
-                                                           max(gpu_run.threads, 1))
+        here = None if gpu_run is None else predicted_here(gpu_run, why, *this_cpu(gpu_run))
         if here is None:
             raise failure
         return here

@@ -234,8 +234,7 @@ class LaunchPreview:
         if not over:
             return None
         q = over[0]
-        return InputError(f"refusing to launch: the vCPU quota \"{q.name}\" in {q.region} is {q.limit:g} with {q.used} in use, "
-                          f"and {', '.join(q.types)} need {q.needed}: EC2 would refuse it (VcpuLimitExceeded)",
+        return InputError(f"refusing to launch: {q.over_text()}: EC2 would refuse it (VcpuLimitExceeded)",
                           hint=f"ask AWS for more: {q.raise_request()}; new accounts start at 0 for G and P; or choose "
                                "another region, another instance type, or --targets local")
 
@@ -344,34 +343,31 @@ class Runs(Predict):
     def within_quotas(self, chosen: list[str], aws: AwsOptions, catalog, notice) -> list[str]:
         """`auto`'s picks that fit their vCPU quotas (read now, with what runs in them); each one that would not is
         dropped with a notice naming the quota and the request that raises it (the run goes on without it)."""
+        over = {t: q for q in self.quota_checks(chosen, aws, catalog) if q.over for t in q.types}
+        for t, q in over.items():
+            notice(f"aws-{t}", f"auto chose aws:{t} but did not benchmark it: {q.over_text()}; to fix: {q.raise_request()}")
+        return [t for t in chosen if t not in over]
+
+    def quota_checks(self, aws_types: list[str], aws: AwsOptions, catalog) -> tuple[QuotaCheck, ...]:
+        """The vCPU quotas launching `aws_types` counts against, each read now with what runs in it (infra.quotas);
+        none without credentials here (nothing could be launched either). An instance's vCPUs are the catalog's."""
         from infra.quotas import check_quotas
 
-        if not chosen or self.credentials_problem():
-            return chosen
+        if not aws_types or self.credentials_problem():
+            return ()
         vcpus = {str(t): int(n) for t, n in zip(catalog["instance_type"], catalog["vcpus"])}
-        over = {t: q for q in check_quotas(self.aws_session, aws.region, {t: vcpus[t] for t in chosen}, aws.purchase, vcpus)
-                if q.over for t in q.types}
-        for t, q in over.items():
-            notice(f"aws-{t}", f"auto chose aws:{t} but did not benchmark it: the vCPU quota \"{q.name}\" in {q.region} is "
-                               f"{q.limit:g} with {q.used} in use, and its picks need {q.needed}; to fix: {q.raise_request()}")
-        return [t for t in chosen if t not in over]
+        return tuple(check_quotas(self.aws_session, aws.region, {t: vcpus[t] for t in aws_types}, aws.purchase, vcpus))
 
     def launch_preview(self, aws_types: list[str], aws: AwsOptions) -> LaunchPreview:
         """What `planner run` would launch, each instance's price and worst-case bill, within the guards.
         Raises InputError when it would be refused (over the budget, too many instances, a region the prices lack)."""
         from pricing.catalog import check_region
 
-        from infra.quotas import check_quotas
-        from pricing.catalog import instance_facts
-
         frame = self.catalog().frame
         check_region(frame, aws.region)
         prices, _arches, worst = preflight(aws_types, aws, frame)
         s = aws.settings()
-        vcpus = {str(t): int(n) for t, n in zip(frame["instance_type"], frame["vcpus"])}
-        quotas = () if self.credentials_problem() else tuple(check_quotas(
-            self.aws_session, aws.region, {t: int(instance_facts(frame, t, aws.region)["vcpus"]) for t in aws_types},
-            aws.purchase, vcpus))
+        quotas = self.quota_checks(aws_types, aws, frame)
         return LaunchPreview(aws.region, aws.purchase, aws.ami or f"the latest Deep Learning AMI ({aws.ami_type}, looked up at launch)",
                              [(t, p, worst_case_bench_cost(p, s)) for t, p in prices.items()], worst, aws.bench_budget,
                              s.max_bench_minutes, EXPIRY_GRACE_MINUTES, aws.max_instances, quotas,

@@ -72,3 +72,12 @@ def active_pane(app) -> str:
 
 def text_of(app, selector: str) -> str:
     return str(app.query_one(selector).render())
+
+
+def without_aws_credentials(monkeypatch, tmp_path: Path) -> None:
+    """No AWS credentials anywhere boto3 looks (environment, profile files, instance metadata): nothing can launch."""
+    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_PROFILE", "AWS_SESSION_TOKEN"):
+        monkeypatch.delenv(key, raising=False)
+    for key in ("AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE"):
+        monkeypatch.setenv(key, str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")

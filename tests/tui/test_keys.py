@@ -15,7 +15,7 @@ from planner.tui.commands import PANES
 from planner.tui.dialogs import ConfirmQuit
 from planner.tui.run import RunPane
 from tests.conftest import ROOT
-from tests.tui.helpers import TINY, active_pane, settled, wait_for
+from tests.tui.helpers import TINY, active_pane, settled, wait_for, without_aws_credentials
 
 SPEC = str(ROOT / "examples" / "surface-mlp.yaml")
 
@@ -241,11 +241,7 @@ def test_a_run_that_rents_asks_first_and_no_launches_nothing(tmp_path, monkeypat
     TUI asks first, showing what it would launch, its price and worst case, as `planner run` asks "Proceed?"."""
     from planner.tui.dialogs import ConfirmLaunch
 
-    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_PROFILE", "AWS_SESSION_TOKEN"):
-        monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
-    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
-    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    without_aws_credentials(monkeypatch, tmp_path)
     spec = tmp_path / "tiny.yaml"
     spec.write_text(TINY)
 

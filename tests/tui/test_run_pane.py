@@ -12,7 +12,7 @@ import pytest
 from planner.report.text import label_target
 from planner.tui.app import PlannerApp
 from planner.tui.run import RunPane
-from tests.tui.helpers import TINY, settled, wait_for
+from tests.tui.helpers import TINY, settled, wait_for, without_aws_credentials
 
 
 @pytest.fixture
@@ -29,11 +29,7 @@ def cells(table, key: str) -> list[str]:
 def test_rows_show_within_a_second_and_elapsed_ticks_and_a_new_run_starts_clean(spec_file, tmp_path, monkeypatch):
     from planner.tui.dialogs import ConfirmLaunch
 
-    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_PROFILE", "AWS_SESSION_TOKEN"):
-        monkeypatch.delenv(key, raising=False)  # an instance the run accepts, and no AWS to launch it on
-    for key in ("AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE"):
-        monkeypatch.setenv(key, str(tmp_path / "none"))
-    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    without_aws_credentials(monkeypatch, tmp_path)  # an instance the run accepts, and no AWS to launch it on
 
     async def scenario():
         app = PlannerApp(str(spec_file), runs_dir=tmp_path / "runs", bench_seconds=3, estimate_on_open=False)
