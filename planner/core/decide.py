@@ -37,7 +37,8 @@ rent* answer the best AWS instance. The headline picks between them by the same 
 waiting (`--time-value`, HEADLINE_TIME_VALUE $/h when not given, and the plan says so): point cost
 plus waiting, so a free machine wins against a rented GPU that saves minutes and loses against one
 that saves days. Under `fastest` the faster answer wins; under `deadline` the answer that meets it
-(both: the cheaper).
+(both: the cheaper). An answer too close to call between two of its options could be the other one after
+measuring again: when that one would swap here and rent, the headline is too close to call as well.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from dataclasses import fields, replace
 from planner.core.kinds import OBJECTIVES, AnswerName, Objective, Verdict
 from planner.core.explain import (
     alone_reason, comparison_text, deadline_choice_text, deadline_missed_reason, deadline_warning, gpu_rule_text, headline_texts,
-    here_or_rent_text, instance_too_close_text, nothing_reason, only_option_reason, winner_reason,
+    here_or_rent_text, instance_too_close_text, nothing_reason, rival_swaps_text, only_option_reason, winner_reason,
 )
 from planner.core.plan import (  # noqa: F401 - the plan's types, re-exported: decide() returns them
     HEADLINE_TIME_VALUE, TOO_CLOSE_MARGIN, BenchmarkChoice, Comparison, ErrorBasis, Option, Plan, RankedOption,
@@ -171,7 +172,7 @@ def decide(options: list[Option], objective: Objective = "cheapest", deadline_se
         if group:
             answers[name] = _answer(group, objective, deadline_seconds, tv, name, refs[here], warnings)
     headline_tv = time_value_per_hour if time_value_per_hour is not None else HEADLINE_TIME_VALUE
-    headline = _headline(answers, ranked, objective, headline_tv, time_value_per_hour is None)
+    headline = _headline(answers, ranked, objective, headline_tv, time_value_per_hour is None, (tv, deadline_seconds))
     if headline is None:
         headline = _nothing(ranked, "")
     else:
@@ -246,9 +247,39 @@ def _rec(o: RankedOption, verdict: Verdict, reason: str, name: AnswerName, ref: 
 SEVERITY: tuple[Verdict, ...] = ("clear", "likely", "too_close")
 
 
+def _swapped_by_a_rival(answers: dict[AnswerName, Recommendation], here: RankedOption, rent: RankedOption,
+                        ranked: list[RankedOption], objective: str, plan: tuple[float, float | None], metric: str,
+                        weight: float, name: AnswerName) -> tuple[AnswerName, RankedOption, RankedOption] | None:
+    """(the side whose answer could change, its rival, the pick it stands for) when that rival in its place would
+    put the headline on the other side or make it too close to call; None when no rival would."""
+    sides: tuple[tuple[AnswerName, RankedOption], ...] = (("here", here), ("rent", rent))
+    for side, pick in sides:
+        for rival in _rivals(answers[side], pick, ranked, objective, plan):
+            pair = [rival, rent] if side == "here" else [here, rival]
+            best, other = _order(pair, metric, weight)
+            winner = "here" if best is pair[0] else "rent"
+            if winner != name or compare(best, other, metric, weight).verdict == "too_close":
+                return side, rival, pick
+    return None
+
+
+def _rivals(answer: Recommendation, pick: RankedOption, ranked: list[RankedOption], objective: str,
+            plan: tuple[float, float | None]) -> list[RankedOption]:
+    """The options of `pick`'s group that measuring again could make the answer instead of it: those within the
+    answer's too-close band of it (none when the answer is not too close to call)."""
+    if answer.verdict != "too_close":
+        return []
+    tv, deadline = plan
+    metric = "fastest" if objective == "fastest" else "cheapest"
+    group = _eligible([o for o in ranked if o.usable and o.here == pick.here and o is not pick], objective, deadline)
+    return [o for o in _order(group, metric) if compare(pick, o, metric, tv).verdict == "too_close"]
+
+
 def _headline(answers: dict[AnswerName, Recommendation], ranked: list[RankedOption], objective: str,
-              tv: float, tv_default: bool) -> Recommendation | None:
-    """Here or rent, by the same rule at `tv` $/h of waiting: see the module docstring."""
+              tv: float, tv_default: bool, plan: tuple[float, float | None]) -> Recommendation | None:
+    """Here or rent, by the same rule at `tv` $/h of waiting: see the module docstring. An answer that is itself too
+    close to call between two of its options could be the other one after measuring again: when that one would swap
+    the headline, the headline is too close to call as well (the words name it)."""
     chosen = {name: _option_of(rec, ranked) for name, rec in answers.items()}
     live = {name: o for name, o in chosen.items() if o is not None}
     if not live:
@@ -261,6 +292,7 @@ def _headline(answers: dict[AnswerName, Recommendation], ranked: list[RankedOpti
     here, rent = live["here"], live["rent"]
     met = {n: answers[n].verdict != "deadline_missed" for n in ("here", "rent")}
     cmp: Comparison | None = None
+    rival: tuple[str, str] | None = None
     if objective == "deadline" and met["here"] != met["rent"]:
         name: AnswerName = "rent" if met["rent"] else "here"
         verdict: Verdict = "clear"
@@ -278,5 +310,12 @@ def _headline(answers: dict[AnswerName, Recommendation], ranked: list[RankedOpti
         verdict = cmp.verdict if current in (*SEVERITY, "only_option") else current
         if current == "too_close" and cmp.verdict != "too_close":
             why += instance_too_close_text(name)
+        if verdict in SEVERITY and verdict != "too_close":
+            swap = _swapped_by_a_rival(answers, here, rent, ranked, objective, plan, metric, weight, name)
+            if swap is not None:
+                verdict = "too_close"
+                why += rival_swaps_text(*swap)
+                rival = (option_name(swap[1]), option_name(swap[2]))
     reason, choice = headline_texts(answers[name].reason, name, why, (here, rent))
-    return replace(answers[name], verdict=verdict, reason=reason, choice=choice, choice_comparison=cmp)
+    return replace(answers[name], verdict=verdict, reason=reason, choice=choice, choice_comparison=cmp,
+                   choice_rival=rival[0] if rival else None, choice_rival_of=rival[1] if rival else None)

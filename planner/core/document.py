@@ -188,7 +188,7 @@ class PlanDocument:
         if rec.answer != "here" or rec.target is None:
             return False
         cmp = rec.choice_comparison
-        return cmp.verdict == "clear" if cmp is not None else not self.has_both_answers
+        return rec.verdict == "clear" if cmp is not None else not self.has_both_answers
 
     @property
     def suggested_benchmarks(self) -> list[BenchmarkChoice]:

@@ -149,6 +149,12 @@ def instance_too_close_text(name: str) -> str:
     return f"; which instance is too close to call (see {'If you rent' if name == 'rent' else 'Here'})"
 
 
+def rival_swaps_text(side: str, rival: RankedOption, pick: RankedOption) -> str:
+    where = "If you rent" if side == "rent" else "Here"
+    return (f"; but too close to call: {option_name(rival)} is within the noise of {option_name(pick)} "
+            f"(see {where}), and in its place it would change this answer")
+
+
 def headline_texts(reason: str, name: str, why: str, pair: tuple[RankedOption, RankedOption]) -> tuple[str, str]:
     """(reason, choice) of the headline: the winning answer's reason and why here or rent, with caveats."""
     caveats = "".join(f". Careful: {o.target} was {o.caveat}" for o in pair if o.caveat)

@@ -145,6 +145,10 @@ class Recommendation:
     reference: str | None = None  # the reference CPU the speedup compares with
     comparison: Comparison | None = None  # the winner against the runner-up
     choice_comparison: Comparison | None = None  # the headline only: here against rent, at the headline's time value
+    # the headline only: an option within the noise of its answer's pick (`choice_rival_of`) that in its place would
+    # change the headline (which is then too close to call although here against rent is not)
+    choice_rival: str | None = None
+    choice_rival_of: str | None = None
 
 
 @dataclass(frozen=True)

@@ -396,6 +396,16 @@ def _here_or_rent_line(doc: PlanDocument) -> str:
     return f"  {escape(what)}: {facts} — {how}{escape(close)}."
 
 
+def _rival_line(doc: PlanDocument) -> str:
+    """A close call inside one answer that would swap here and rent: why the headline is too close to call although
+    here against rent is not."""
+    rec = doc.recommendation
+    if not rec.choice_rival:
+        return ""
+    return (f"  Close call: {escape(rec.choice_rival)} is within the noise of {escape(rec.choice_rival_of or '')} "
+            "and in its place would change this answer.")
+
+
 def _gpu_line(doc: PlanDocument) -> str:
     """Rule 4 in one line, for renting (this machine's GPU when nothing is rented): the GPU that pays off, or the best
     one and the break-even it misses."""
@@ -448,7 +458,8 @@ def length_line(doc: PlanDocument) -> str:
 
 def terse_answer(doc: PlanDocument) -> list[str]:
     """The answer and its reasons (markup lines): see the section's comment."""
-    lines = [answer_line(doc), length_line(doc), _here_or_rent_line(doc), _gpu_line(doc), _close_instances_line(doc)]
+    lines = [answer_line(doc), length_line(doc), _here_or_rent_line(doc), _rival_line(doc), _gpu_line(doc),
+             _close_instances_line(doc)]
     return [line for line in lines if line]
 
 

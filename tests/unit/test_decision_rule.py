@@ -142,6 +142,8 @@ def test_the_same_measurement_gives_the_same_answer_in_any_order(step, ci, steps
 @settings(max_examples=300, deadline=None)
 @given(st.floats(1e-4, 2.0), st.floats(0, 0.2), STEPS, CPUS, GPUS, TIME_VALUE, st.floats(-1, 1))
 @example(1.0, 0.0, 226, [(0.25, 1.0)], [], None, 1.0)  # one option each side: the headline's own band decides
+# the rent answer too close between a CPU and a GPU: the GPU in its place beats this machine at the headline's waiting
+@example(1.0, 0.0, 698, [(3.0, 1.0)], [(0.09375, 11.0, "ampere")], None, 1.0)
 def test_a_re_measurement_within_the_noise_changes_the_answer_only_when_it_was_too_close(step, ci, steps, cpus, gpus, tv, u):
     """Two estimates a minute apart: this machine's step moves within its run-to-run noise."""
     noise = math.hypot(ci, RUN_TO_RUN_NOISE)
@@ -224,3 +226,26 @@ def test_a_validation_with_no_usable_interval_is_never_inside_it():
     assert check(9.0, 13.0).inside_interval and check(9.0, 13.0).interval_usable
     assert not check(9.0, math.inf).inside_interval and not check(9.0, math.inf).interval_usable
     assert not check(0.0, 20.0).inside_interval and check(0.0, 20.0).to_json()["interval_usable"] is False
+
+
+def test_a_close_call_inside_an_answer_that_would_swap_here_and_rent_makes_the_headline_too_close():
+    """The rent answer is too close between a CPU instance (cheapest without waiting) and a GPU; against this machine,
+    at the headline's waiting, the CPU loses clearly but the GPU in its place wins: measuring again could make the GPU
+    the rent answer and the headline 'rent'. So the headline is too close to call, and says which option would do it."""
+    from planner.core.document import PlanDocument, PlanOptions, WorkloadSummary
+    from planner.report.plan import terse_answer
+
+    plan = decide(workload(1.0, 0.0, 698, [(3.0, 1.0)], [(0.09375, 11.0, "ampere")]))
+    rent, head = plan.answers["rent"], plan.recommendation
+    assert rent.target == "aws:c0.xlarge" and rent.verdict == "too_close"
+    assert head.answer == "here" and head.choice_comparison is not None and head.choice_comparison.verdict == "clear"
+    assert head.verdict == "too_close"
+    assert (head.choice_rival, head.choice_rival_of) == ("aws:g0.xlarge", "aws:c0.xlarge")
+    assert "aws:g0.xlarge is within the noise of aws:c0.xlarge" in head.choice
+    doc = PlanDocument(WorkloadSummary("w", "mlp", "classification", 1, 1, 1, 1, 1, "fp32", "device"), plan, PlanOptions())
+    said = "\n".join(terse_answer(doc))
+    assert "Close call: aws:g0.xlarge is within the noise of aws:c0.xlarge" in said
+    # a rent answer that is clear between its instances leaves the headline to here against rent alone
+    plan = decide(workload(1.0, 0.0, 698, [(3.0, 1.0)], [(0.09375, 30.0, "ampere")]))
+    assert plan.answers["rent"].verdict != "too_close" and plan.recommendation.choice_rival is None
+    assert plan.recommendation.verdict == plan.recommendation.choice_comparison.verdict
