@@ -8,6 +8,9 @@ boundary is found from outside, by PyTorch's own hooks, installed before the scr
   per iteration (a GAN's two, an actor and a critic) are one step: an iteration ends when an
   optimizer that already stepped in it steps again. Gradient accumulation is whatever happens
   between two steps.
+  A closure optimizer (LBFGS: `opt.step(closure)`) steps once however many forward and backward passes its
+  closure runs: an optimizer is known from the moment its first step begins (the step pre-hook), so the
+  passes inside it are not steps; the passes per closure step are recorded.
 - `backward`: a script with no torch.optim (weights updated by hand) steps at each backward pass
   (torch.autograd.backward, which Tensor.backward calls).
 
@@ -337,6 +340,8 @@ class Timeline:
         self.epochs: list[dict[str, Any]] = []  # {"start", "end", "batches"} of each DataLoader iterated to its end
         self.optimizers: dict[int, Any] = {}  # id -> a weakref to each optimizer seen (its state bytes are read at the trace)
         self.in_step: list[int] = []  # optimizers that stepped in the iteration under way
+        self.closure_from: int | None = None  # a closure step under way: the backward passes before it began
+        self.closure_passes: list[int] = []  # the backward passes of each closure step (LBFGS: up to its max_iter)
         self.last_event: float | None = None
         self.backward_ends: list[float] = []
         self.imports_done: float | None = None
@@ -368,10 +373,19 @@ class Timeline:
             torch.cuda.synchronize()
         return time.time() - self.spawn
 
+    def optimizer_starting(self, optimizer: Any, args: tuple, kwargs: dict[str, Any]) -> None:
+        """A step begins: the optimizer is known from now on (its closure's backward passes are not steps)."""
+        self.optimizers.setdefault(id(optimizer), weakref.ref(optimizer))
+        if callable(kwargs.get("closure")) or (len(args) > 1 and callable(args[1])):  # args: (optimizer, closure?)
+            self.closure_from = len(self.backward_ends)
+
     def optimizer_stepped(self, optimizer: Any) -> None:
         t = self.now()
         key = id(optimizer)
         self.optimizers.setdefault(key, weakref.ref(optimizer))
+        if self.closure_from is not None:
+            self.closure_passes.append(len(self.backward_ends) - self.closure_from)
+            self.closure_from = None
         if key in self.in_step and self.last_event is not None:  # a new iteration: the last one ended at its last step
             self.steps.append(self.last_event)
             self.in_step = []
@@ -536,6 +550,8 @@ class Timeline:
             busy = self.busy.warnings()
         data = {"version": RESULT_VERSION, "status": status, "stopped_because": why, "message": message,
                 "boundary": self.boundary(), "optimizers": len(self.optimizers), "steps": self.step_ends(),
+                "closure_steps": len(self.closure_passes),
+                "closure_passes": statistics.median(self.closure_passes) if self.closure_passes else None,
                 "steady": self.steady,
                 "drift": self.figures[0] if self.figures else None,
                 "windows_spread": self.figures[1] if self.figures else None,
@@ -595,11 +611,12 @@ def install(timeline: Timeline, watch: bool = True) -> None:
     """The hooks: optimizer steps, backward passes, DataLoader epochs, questions for a GPU (`watch`; the stand-in
     GPU answers them itself)."""
     import torch
-    from torch.optim.optimizer import register_optimizer_step_post_hook
+    from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
     from torch.utils.data import DataLoader
 
     if watch:
         watch_gpu_questions(timeline)
+    register_optimizer_step_pre_hook(lambda optimizer, args, kwargs: timeline.optimizer_starting(optimizer, args, kwargs))
     register_optimizer_step_post_hook(lambda optimizer, args, kwargs: timeline.optimizer_stepped(optimizer))
     backward = torch.autograd.backward
 

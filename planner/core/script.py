@@ -209,6 +209,8 @@ class ScriptRun:
     steps: list[float]
     epochs: list[Epoch] = field(default_factory=list)
     optimizers: int = 0
+    closure_steps: int = 0  # optimizer steps given a closure (LBFGS), each one step however many passes it ran
+    closure_passes: float | None = None  # the median forward and backward passes of one such step
     message: str = ""
     imports_done: float | None = None
     wall: float = 0.0
@@ -872,7 +874,9 @@ def script_said(run: ScriptRun, est: ScriptEstimate, predicted: bool = True) -> 
     (`predicted`: it has predicted rows) what its GPU rows rest on, or why there are none (a warning)."""
     said = est.said + Said(notes=[
         f"steps found by {'torch.optim optimizer steps' if run.boundary == 'optimizer' else 'backward passes (no torch.optim)'}"
-        + (f" ({run.optimizers} optimizers: one step when each has stepped)" if run.optimizers > 1 else "")])
+        + (f" ({run.optimizers} optimizers: one step when each has stepped)" if run.optimizers > 1 else "")
+        + (f"; a step given a closure (as LBFGS takes) is one step of the {run.closure_passes:g} forward and backward "
+           "passes its closure ran (median)" if run.closure_steps and run.closure_passes is not None else "")])
     if (fitted := run.threads_fitted) is not None and int(fitted["threads"]) < int(fitted["cpus"]):
         said += Said(notes=[f"measured with {run.threads} torch thread(s): {fitted['free_cpus']:g} of this machine's "
                             f"{int(fitted['cpus'])} CPUs were free as it started (more threads than free CPUs wait on the "

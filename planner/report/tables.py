@@ -265,7 +265,8 @@ def instances_table(rows: list[dict[str, Any]]):
 def script_json(run: ScriptRun, est: ScriptEstimate) -> dict[str, Any]:
     """A script's measurement and its whole run, as JSON data."""
     trace = run.trace
-    return {"boundary": run.boundary, "optimizers": run.optimizers, "stopped_because": run.stopped_because,
+    return {"boundary": run.boundary, "optimizers": run.optimizers, "closure_steps": run.closure_steps,
+            "closure_passes": run.closure_passes, "stopped_because": run.stopped_because,
             "cuda_used": run.cuda_used, "threads": run.threads, "steps_seen": len(run.steps), **asdict(est),
             "trace": None if trace is None else {"flops": trace.flops, "bytes": trace.bytes,
                                                  "python_share": trace.python_share, **asdict(trace)}}
@@ -277,8 +278,10 @@ def script_rows(run: ScriptRun, est: ScriptEstimate) -> list[tuple[str, str]]:
 
     boundary = {"optimizer": f"optimizer steps ({run.optimizers} optimizer{'s' if run.optimizers != 1 else ''} "
                              "stepping once each is one step)", "backward": "backward passes (no torch.optim)"}
+    closure = (f"; with a closure: one step of {run.closure_passes:g} passes (median)"
+               if run.closure_steps and run.closure_passes is not None else "")
     rows = [
-        ("step boundary", boundary.get(run.boundary, run.boundary)),
+        ("step boundary", boundary.get(run.boundary, run.boundary) + closure),
         ("step time", f"{seconds_text(est.step_seconds)} ({seconds_text(est.step_low)}-{seconds_text(est.step_high)}, "
                       f"{est.steps_measured:,} steady steps after {est.warmup_steps} warm-up)"),
         ("setup", f"{seconds_text(est.setup_seconds)} (start, imports, data and model, to the first step; the warm-up steps beyond a steady one)"),
