@@ -31,6 +31,9 @@ def test_published_benchmark_runs_and_meets_the_calibration_target():
     assert proc.stdout.count("| bertL-") == 14 and proc.stdout.count("| rn50-") == 14
     assert proc.stdout.count("| ns-") == 15  # the forward + backward set is scored too
     assert "| T4 | 70 W |" in proc.stdout and "no (widened)" in proc.stdout  # every catalog GPU, backed or not
+    # MLPerf's per-GPU throughputs scored as ratios between GPUs, and what is left out said with its reason
+    assert "MLPerf ratio scores: median factor" in proc.stdout and proc.stdout.count("| resnet50 | NVIDIA") == 4
+    assert "left out, bert-large on NVIDIA H100-SXM5-80GB: its runs train in FP8" in proc.stdout
 
 
 def test_parallel_benchmark_scores_multi_gpu_rows(tmp_path):
