@@ -1,13 +1,16 @@
 """How close is the estimate of a user's own training script to the script's real run?
 
 For each case (examples/scripts: a convnet with a DataLoader, an evaluation pass per epoch and
-gradient accumulation; an RL agent stepping a Python environment), --trials times: `planner validate
+gradient accumulation; an RL agent stepping a Python environment, for a number of episodes and until
+solved; LSTM sine waves fitted by LBFGS with a closure, then a final evaluation), --trials times: `planner validate
 SCRIPT -- ARGS` — the script measured here for --seconds under the launcher and its whole run
 extrapolated, then the script run whole as a user would (spawn to exit, nothing hooked) — and print
 the estimate, its interval, the real time, the error and how long the planner took to answer; then
 `planner estimate SCRIPT -- ARGS` once per case (every instance predicted from the script) and its time. Targets
-(issue 26): median |error| <= 7%, worst <= 15%, the answer within 60 s per script. Exit 1 when one is
-missed. Check `uptime` first: a busy machine moves both the measurement and the run.
+(issue 42, judged against the machine's own noise): median |error| <= 7%, each case's worst |error| within its
+truth's spread in this benchmark (max - min of its real runs, in % of their median) + 5 points, the truth inside
+the planner's interval in >= 80% of trials, the answer within 60 s per script. Exit 1 when one is missed. Check
+`uptime` first: a busy machine moves both the measurement and the run.
 
 Each case runs longer than the measurement can go (10 s of steps, measured on to 30 s while the step
 time has not settled: an RL agent's episodes never do), so the whole run is extrapolated, not measured;
@@ -43,11 +46,29 @@ sys.path.insert(0, str(ROOT))
 from planner.service import PlannerService, PlanOptions  # noqa: E402
 
 SCRIPTS = ROOT / "examples" / "scripts"
+SOLVED = -1  # a case's --total-steps: what the script's own plain run prints ("solved after N episodes")
+
+
+def solved_length(name: str, script_args: list[str]) -> int:
+    """The episodes a train-until-solved run takes (seeded: the same every run), from one plain run of it."""
+    import re
+    import subprocess
+
+    out = subprocess.run([sys.executable, str(SCRIPTS / name), *script_args], capture_output=True, text=True,
+                         cwd=SCRIPTS, check=True).stdout
+    found = re.search(r"solved after (\d+) episodes", out)
+    if found is None:
+        raise SystemExit(f"{name} {' '.join(script_args)} did not say when it was solved:\n{out[-500:]}")
+    return int(found.group(1))
 CASES = [  # (script, its arguments, --total-steps, --epochs): a convnet runs ~17 s here, the agent ~38 and ~52 s
     ("convnet.py", ["--epochs", "40", "--accumulate", "2"], None, 40),
     ("convnet.py", ["--samples", "4096", "--epochs", "20"], None, 20),
     ("reinforce.py", ["--episodes", "1500"], 1500, None),
     ("reinforce.py", ["--episodes", "2000"], 2000, None),
+    # a closure optimizer (LBFGS: one step of up to 4 forward and backward passes), then a final evaluation
+    ("lbfgs.py", ["--steps", "60"], 60, None),
+    # trains until solved: no length a user knows beforehand; the benchmark learns it from one plain run first
+    ("reinforce.py", ["--solve-at", "150"], SOLVED, None),
 ]
 
 
@@ -63,15 +84,20 @@ def main() -> int:
     print("| script | arguments | trial | steps measured | estimate (interval) | real | error | inside | "
           "machine: drift, spread | planner's answer in |")
     print("|---|---|---:|---:|---|---:|---:|---|---|---:|")
-    errors, steady_errors, floor, answers = [], [], [], []
-    for name, script_args, total, epochs in CASES:
-        reals = []
+    errors, steady_errors, floor, answers, inside, cases = [], [], [], [], [], []
+    for i, (name, script_args, total, epochs) in enumerate(CASES):
+        if total == SOLVED:
+            total = solved_length(name, script_args)
+            CASES[i] = (name, script_args, total, epochs)
+        reals, case_errors = [], []
         for trial in range(1, args.trials + 1):
             start = time.perf_counter()
             check = service.validate_script(SCRIPTS / name, script_args, args.seconds, total, epochs)
             est = check.estimate
             answer = check.measured.wall  # the estimate is known once the measurement ends
             errors.append(check.error_percent)
+            case_errors.append(check.error_percent)
+            inside.append(bool(check.inside_interval))
             if check.machine_steady:
                 steady_errors.append(check.error_percent)
             answers.append(answer)
@@ -92,6 +118,9 @@ def main() -> int:
                   flush=True)
         others = [statistics.median(reals[:i] + reals[i + 1:]) for i in range(len(reals))] if len(reals) > 1 else []
         floor += [100.0 * (m - r) / r for m, r in zip(others, reals)]
+        # the truth's own spread in this benchmark: how far its real runs lie apart, in % of their median
+        spread = 100.0 * (max(reals) - min(reals)) / statistics.median(reals) if len(reals) > 1 else 0.0
+        cases.append((name, " ".join(script_args), spread, max(abs(e) for e in case_errors)))
     print("\n| script | arguments | `planner estimate` (every instance planned) in | here | if you rent |")
     print("|---|---|---:|---|---|")
     options = PlanOptions(region="us-east-1")
@@ -117,8 +146,17 @@ def main() -> int:
     print(f"the machine's floor (each real run against the median of its case's other real runs): median "
           f"{f_median:.1f}%, worst {f_worst:.1f}%" + (" — above the target: no estimate can meet it on this machine"
                                                       if f_median > 7.0 or f_worst > 15.0 else ""))
-    met = median <= 7.0 and worst <= 15.0 and max(answers) <= 60.0
-    print("targets (median <= 7%, worst <= 15%, answer <= 60 s): " + ("met" if met else "MISSED"))
+    print("\n| script | arguments | the truth's spread (max - min of its real runs) | worst \\|error\\| | within spread + 5 |")
+    print("|---|---|---:|---:|---|")
+    within = []
+    for name, script_args, spread, case_worst in cases:
+        within.append(case_worst <= spread + 5.0)
+        print(f"| {name} | {script_args} | {spread:.1f}% | {case_worst:.1f}% | {'yes' if within[-1] else 'NO'} |")
+    coverage = 100.0 * sum(inside) / max(len(inside), 1)
+    print(f"the truth inside the planner's interval: {sum(inside)} of {len(inside)} ({coverage:.0f}%)")
+    met = median <= 7.0 and all(within) and coverage >= 80.0 and max(answers) <= 60.0
+    print("targets (median <= 7%, each case within its truth's spread + 5 points, the truth inside the interval in "
+          ">= 80%, answer <= 60 s): " + ("met" if met else "MISSED"))
     return 0 if met else 1
 
 

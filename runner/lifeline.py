@@ -60,7 +60,11 @@ def die_with_parent(parent: int | None) -> None:
         threading.Thread(target=_watchdog, args=(parent,), daemon=True, name="lifeline").start()
 
 
+ENTERED_ENV = "PLANNER_LIFELINE_ENTERED"  # time.time() as the lifeline began: what came after is the launcher's
+
+
 def main(argv: list[str]) -> None:
+    os.environ[ENTERED_ENV] = repr(time.time())  # the interpreter's own start before it is any script's too
     if not argv:
         sys.stderr.write("usage: python -m runner.lifeline MODULE [ARGS...]\n")
         sys.exit(2)

@@ -349,9 +349,7 @@ class Timeline:
         self.host_marks: list[float] = []  # on the stand-in: the script's own CPU seconds (outside torch) at each step's end
         # steps before the one traced: past the warm-up (on the stand-in, past the first step's lazy state)
         self.trace_after = 2 if standin is not None else max(5, min_steps // 2)
-        self.trace: dict[str, Any] = {**_empty_trace(), "op_overhead_seconds": op_overhead_seconds(),
-                                      "traced_op_overhead_seconds": op_overhead_seconds(traced=True)} \
-            if standin is None else _empty_trace()
+        self.trace: dict[str, Any] = _empty_trace()  # the op-overhead rounds are taken as the trace begins
         self.tracing: list[Any] = []  # the modes while the traced step runs
         self.saved: SavedForBackward | None = None  # of them, the one counting what autograd saves
         self.loading = 0  # > 0 while a DataLoader fetches a batch in this process
@@ -361,7 +359,8 @@ class Timeline:
         self.reported = -math.inf  # when the progress file was last written
         self.interim = -math.inf  # when the result as it stands was last written (a launcher stopped at the cap keeps it)
         self.threads_fitted: dict[str, Any] | None = None  # fit_threads(): the threads set to the CPUs free at the start
-        self.launcher_seconds = 0.0  # the launcher's own start-up taken off the run's clock (watching the CPUs; main)
+        self.launcher_seconds = 0.0  # the launcher's own start-up taken off the run's clock (all but torch's import; main)
+        self.start_up: dict[str, Any] = {}  # seconds since the spawn: the lifeline entered, torch imported, the script began
         self.decided = -math.inf  # when, past the budget, it was last decided whether to stop
         self.busy: Any = None  # runner.bench.machine.Busyness from the first step on: who else used the CPUs
         self.gpu_asked = False  # the script asked PyTorch whether a GPU is there (it would use one where there is)
@@ -441,7 +440,12 @@ class Timeline:
             self.trace["state_bytes"] = state_bytes([o for ref in self.optimizers.values() if (o := ref()) is not None])
             self.traced_step = n
         elif self.traced_step is None and n >= self.trace_after and "start" not in self.trace:
-            self.trace["start"] = t
+            # what one op costs this CPU, plain and traced, measured now, not before the script: the traced rounds
+            # import torch.utils.flop_counter and with it torch._dynamo (~2 s), which a script that compiles imports
+            # itself. Taken at the traced step's start, it falls in the traced step, which is not timed
+            self.trace.update(op_overhead_seconds=op_overhead_seconds(),
+                              traced_op_overhead_seconds=op_overhead_seconds(traced=True))
+            self.trace["start"] = self.now()
             self.saved = SavedForBackward(self.trace)
             self.tracing = [Moves(self.trace), self.saved, trace_mode(self.trace, lambda: self.loading > 0)]
             for mode in self.tracing:
@@ -563,7 +567,7 @@ class Timeline:
                 "device_name": torch.cuda.get_device_name(0) if cuda_available() and torch.cuda.is_initialized()
                 else _cpu_name(),
                 "torch_version": torch.__version__, "threads": torch.get_num_threads(),
-                "threads_fitted": self.threads_fitted, "launcher_seconds": self.launcher_seconds,
+                "threads_fitted": self.threads_fitted, "launcher_seconds": self.launcher_seconds, "start_up": self.start_up,
                 "trace": self.trace if self.traced_step is not None else None}
         if data["cuda_used"]:  # a real GPU: the peak its caching allocator handed out, as the stand-in's peak_bytes
             data["cuda_peak_bytes"] = int(torch.cuda.max_memory_allocated())
@@ -691,6 +695,13 @@ def main(argv: list[str]) -> int:
 
         standin = StandIn(json.loads(a.standin) or None)
         standin.script_dir = os.path.dirname(os.path.abspath(a.script))
+    from runner.lifeline import ENTERED_ENV
+
+    entered = float(os.environ.pop(ENTERED_ENV, "") or 0.0)
+    importing = time.time()
+    import torch  # noqa: F401 - the script's own import, timed apart: it stays in the script's setup
+
+    torch_seconds = time.time() - importing
     timeline = Timeline(spawn, a.seconds, a.min_steps, a.max_steps, a.out, a.until_epoch, a.latest, standin)
     if standin is None:
         from runner.bench.machine import fit_threads
@@ -702,9 +713,16 @@ def main(argv: list[str]) -> int:
         install_standin(standin, sys.modules[__name__], on_question=lambda: setattr(timeline, "gpu_asked", True))
         _CUDA_AVAILABLE.append(lambda: False)  # the launcher's own clock needs no synchronisation: nothing runs
     install(timeline, watch=standin is None)
-    # watching the CPUs is the launcher's alone: the run's clock starts that much later. Its hooks' imports stay in
-    # the script's setup: taking all of its ~1.2 s start-up off made convnet.py's whole run 4-7% short in validate
-    # (part of it is modules the script imports too)
+    # the launcher's own start-up is taken off the run's clock (the run's clock starts that much later), but not its
+    # import of torch: taking all of its start-up off made convnet.py's whole run 4-7% short in validate (torch is the
+    # script's import too)
+    before_script = time.time()
+    timeline.start_up = {"entered": entered - spawn if entered else None, "torch_import": torch_seconds,
+                         "before_script": before_script - spawn}
+    if entered:  # everything the launcher did but import torch (the script's own): its hooks, its calibrations
+        # (the trace's op-overhead rounds import torch.utils.flop_counter, and with it torch._dynamo: ~2 s here), the
+        # CPUs watched. The interpreter's start before it is the script's own too, as `python train.py` starts
+        timeline.launcher_seconds = max(before_script - entered - torch_seconds, timeline.launcher_seconds)
     timeline.spawn += timeline.launcher_seconds
     timeline.latest -= timeline.launcher_seconds  # the planner's cap does not move
     timeline.imports_done = time.time() - timeline.spawn

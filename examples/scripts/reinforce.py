@@ -3,6 +3,7 @@ time (batch-1 forward passes between Python physics), then updates once per epis
 training practitioners report running faster on a CPU than on a GPU.
 
     python reinforce.py --episodes 300
+    python reinforce.py --solve-at 150     # train until solved: the last 20 episodes last 150 steps on average
 """
 
 import argparse
@@ -33,6 +34,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--episodes", type=int, default=300)
     parser.add_argument("--steps", type=int, default=200, help="at most this many environment steps per episode")
+    parser.add_argument("--solve-at", type=float, default=0.0,
+                        help="stop once the last 20 episodes averaged this many steps (0: run every episode)")
     args = parser.parse_args()
     torch.manual_seed(0)
     random.seed(0)
@@ -40,7 +43,8 @@ def main() -> None:
     policy = torch.nn.Sequential(torch.nn.Linear(4, 128), torch.nn.ReLU(), torch.nn.Linear(128, 2)).to(device)
     optimizer = torch.optim.Adam(policy.parameters(), lr=1e-2)
     env = CartPole()
-    for episode in range(args.episodes):
+    lengths: list[int] = []
+    for episode in range(args.episodes if not args.solve_at else 10**6):
         state, log_probs = env.reset(), []
         for _ in range(args.steps):
             dist = torch.distributions.Categorical(logits=policy(torch.tensor(state, device=device)))
@@ -56,6 +60,10 @@ def main() -> None:
         optimizer.step()
         if episode % 50 == 0:
             print(f"episode {episode}: {len(log_probs)} steps")
+        lengths.append(len(log_probs))
+        if args.solve_at and len(lengths) >= 20 and sum(lengths[-20:]) / 20 >= args.solve_at:
+            print(f"solved after {episode + 1} episodes")
+            break
 
 
 if __name__ == "__main__":

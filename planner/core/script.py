@@ -377,6 +377,7 @@ class ScriptEstimate:
     high: float
     warnings: list[str] = field(default_factory=list)  # what makes the estimate less certain
     notes: list[str] = field(default_factory=list)  # how it was made
+    after_seconds: float | None = None  # what ran after the last step, measured (the run finished while measured)
 
     @property
     def said(self) -> Said:
@@ -643,7 +644,9 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
                             "may be too narrow — measure again when the machine is quieter, or give more --seconds")
     if between is None and run.loaders_started == 0:  # no epochs to be between: work outside steps is inside a step's time
         notes.append("the script iterated no DataLoader: its run is setup + steps (what it does between two steps, such "
-                     "as an evaluation every so many, is in the step time measured)")
+                     "as an evaluation every so many, is in the step time measured"
+                     + ("" if run.stopped_because == "finished" else "; what it does after its last step was not seen")
+                     + ")")
     elif between is None:
         warnings.append("no epoch boundary was seen: the time between epochs (evaluation, checkpoints) is not in the estimate")
     warnings[:0] = [f"{w}; measure again when it is quiet" for w in run.busy_warnings]
@@ -652,16 +655,27 @@ def estimate_script(run: ScriptRun, total_steps: int | None = None, epochs: int 
                            "row, is predicted from its trace on the stand-in GPU (its FLOPs at this processor's rates in fp32, "
                            f"its own host work measured), +-{UNMEASURED_UNCERTAINTY:.0%}")
     setup = max(run.steps[0] - mean, 0.0) + sum(max(d - mean, 0.0) for d in warming)
-    # the spec's extrapolation (planner/core/estimate.py): the time between epochs is one-time work too, and
-    # setup runs from the spawn (no separate process start); exit as a bench's parent would measure it
-    step = StepMeasurement(mean, mean * max(1 - half, 0.05), mean * (1 + half), setup + (between or 0.0) * n_epochs,
+    # the time between epochs is one-time work too: one pass after each epoch, the last one the work after the last
+    # step (a final evaluation) — unless the run finished while measured, when that work was timed: its last step to
+    # its end (a test pass, a checkpoint), in place of the last epoch's pass
+    after = run.wall - run.steps[-1] if run.stopped_because == "finished" and run.wall > run.steps[-1] else None
+    passes = (between or 0.0) * (max(n_epochs - 1, 0.0) if after is not None else n_epochs)
+    if after is not None and after >= max(0.05, 0.02 * run.wall):
+        notes.append(f"after its last step the script ran {after:.3g} s more (a final evaluation, a test, a checkpoint): "
+                     "measured, in the estimate")
+    elif after is None and between is not None:
+        notes.append(f"what the script does after its last step (a final evaluation, a test, a checkpoint) was not seen: "
+                     f"planned as one more between-epoch pass ({between:.3g} s)")
+    # the spec's extrapolation (planner/core/estimate.py): setup runs from the spawn (no separate process start); exit
+    # as a bench's parent would measure it
+    step = StepMeasurement(mean, mean * max(1 - half, 0.05), mean * (1 + half), setup + passes + (after or 0.0),
                            process_start_seconds=0.0, exit_seconds=PROCESS_EXIT_SECONDS, steps_measured=len(steady))
     whole = estimate_training(step, total_steps, noise=noise)
     if whole.note:
         warnings.append(whole.note)
     return ScriptEstimate(setup, mean, step.step_seconds_ci_low, step.step_seconds_ci_high, len(steady), warmup,
                           steps_per_epoch, between, total_steps, n_epochs, whole.seconds, whole.low, whole.high,
-                          warnings, notes)
+                          warnings, notes, after)
 
 
 # ----------------------------------------------------------------------------- every instance, from the script
@@ -672,8 +686,11 @@ def _local_step(est: ScriptEstimate, one_time: float) -> StepMeasurement:
 
 
 def _one_time(est: ScriptEstimate, ratio: float = 1.0) -> float:
-    """Setup, and the time between epochs scaled as the step is (an evaluation pass is the same kind of work)."""
-    return est.setup_seconds + (est.between_epochs_seconds or 0.0) * est.epochs * ratio
+    """Setup, and the time between epochs and after the last step scaled as the step is (an evaluation pass is the
+    same kind of work): as estimate_script counts them."""
+    after = est.after_seconds
+    passes = max(est.epochs - 1, 0.0) if after is not None else est.epochs
+    return est.setup_seconds + ((est.between_epochs_seconds or 0.0) * passes + (after or 0.0)) * ratio
 
 
 def measured_script_candidate(target: Target, run: ScriptRun, est: ScriptEstimate, price_per_hour: float,

@@ -288,6 +288,9 @@ def script_rows(run: ScriptRun, est: ScriptEstimate) -> list[tuple[str, str]]:
         ("per epoch", f"{est.steps_per_epoch:,.0f} steps" if est.steps_per_epoch else "no whole DataLoader epoch seen"),
         ("between epochs", seconds_text(est.between_epochs_seconds) + " (evaluation, checkpoints)"
          if est.between_epochs_seconds is not None else "not seen"),
+        ("after the last step", seconds_text(est.after_seconds) + " (measured: the run finished)"
+         if est.after_seconds is not None else "not seen" if est.between_epochs_seconds is None
+         else "not seen: one between-epoch pass"),
         ("whole run", f"{est.total_steps:,} steps" + (f", {est.epochs:,.1f} epochs" if est.epochs else "")),
         ("training time", f"{seconds_text(est.seconds)} ({range_text(est.low, est.high)})"),
         ("device", ("CUDA" if run.cuda_used else "CPU") + f", {run.threads} threads; stopped: {run.stopped_because}"

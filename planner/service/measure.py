@@ -390,6 +390,7 @@ class ScriptValidation:
                 "actual_seconds": self.actual_seconds, "error_percent": self.error_percent,
                 "inside_interval": self.inside_interval, "step_seconds": est.step_seconds,
                 "setup_seconds": est.setup_seconds, "between_epochs_seconds": est.between_epochs_seconds,
+                "after_last_step_seconds": est.after_seconds,
                 "measure_seconds": self.measured.wall, "recheck_step_seconds": self.recheck_step_seconds,
                 "machine_drift_percent": self.machine_drift_percent, "window_spread_percent": self.window_spread_percent,
                 "machine_steady": self.machine_steady, "machine_unsteady_reason": self.unsteady_reason,

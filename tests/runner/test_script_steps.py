@@ -4,6 +4,8 @@ run with the parallel tests): a closure optimizer's step."""
 from __future__ import annotations
 
 import textwrap
+
+import pytest
 from pathlib import Path
 
 from planner.core.script import ScriptRun, estimate_script, script_said
@@ -41,3 +43,47 @@ def test_a_closure_optimizers_step_is_one_step_however_many_passes_its_closure_r
     assert len(steps) >= 9 and (steps[-1] - steps[0]) / (len(steps) - 1) >= 25 * 0.01  # a step is its 25 passes
     run = ScriptRun.from_json(result)
     assert "one step of the 25 forward and backward passes its closure ran" in " ".join(script_said(run, estimate_script(run, 100), False).notes)
+
+
+def test_the_work_after_the_last_step_of_a_run_that_finished_is_measured_and_in_the_estimate(tmp_path):
+    """A final evaluation (here a 1.5 s pass) after the last step: timed when the run finishes while measured, and part
+    of the whole run on every row; a run planned longer keeps it once, at its end."""
+    from planner.service import PlannerService
+
+    final = """
+    import time, torch
+    w = torch.nn.Linear(8, 1)
+    opt = torch.optim.SGD(w.parameters(), lr=0.01)
+    for _ in range(60):
+        opt.zero_grad(); w(torch.randn(32, 8)).pow(2).mean().backward(); opt.step()
+        time.sleep(0.005)
+    time.sleep(1.5)  # the final evaluation, a checkpoint
+    """
+    run, est = PlannerService().bench_script(script(tmp_path, final), [], seconds=30)
+    assert run.stopped_because == "finished" and est.total_steps == 60
+    assert est.after_seconds is not None and 1.5 <= est.after_seconds < 3.0
+    assert est.seconds >= est.setup_seconds + 60 * est.step_seconds + 1.5
+    assert any("after its last step the script ran" in n for n in est.notes)
+    longer = estimate_script(run, 6000)
+    assert longer.seconds - est.seconds == pytest.approx(5940 * est.step_seconds, rel=0.01)
+
+
+def test_the_launchers_own_start_up_is_off_the_runs_clock_but_the_scripts_import_of_torch_is_not(tmp_path):
+    """The script's setup runs from its own start as `python train.py` would: the interpreter and `import torch` in,
+    the launcher's hooks, its CPU watch and its calibrations out (they cost ~2 s here: +31-77% on a 3 s run)."""
+    quick = """
+    import torch
+    w = torch.nn.Linear(4, 1)
+    opt = torch.optim.SGD(w.parameters(), lr=0.1)
+    for _ in range(30):
+        opt.zero_grad(); w(torch.randn(8, 4)).sum().backward(); opt.step()
+    """
+    done = run_script(script(tmp_path, quick), [], seconds=5.0, workdir=tmp_path, cap_seconds=120)
+    result = done.result
+    start = result["start_up"]
+    assert start["entered"] is not None and 0 <= start["entered"] < start["before_script"]
+    own = start["before_script"] - start["entered"] - start["torch_import"]  # the launcher's own work
+    assert result["launcher_seconds"] == pytest.approx(max(own, 0.0), abs=0.01)
+    # the script begins, on the run's clock, after the interpreter's start and torch's import only
+    assert result["imports_done"] == pytest.approx(start["entered"] + start["torch_import"], abs=0.05)
+    assert result["trace"] is not None and result["trace"]["traced_op_overhead_seconds"] > 0  # taken as the trace began
