@@ -269,11 +269,31 @@ def regions(df: pd.DataFrame) -> list[str]:
 
 
 def check_region(df: pd.DataFrame, region: str) -> str:
+    """`region` when the price data has it (each of a list; `all`: every region)."""
     known = regions(df)
-    if region not in known:
-        raise CatalogLookupError(f"region {region!r} is not in the price data{did_you_mean(region, known)}",
-                                 hint=f"use one of: {', '.join(known)}")
+    for one in region_list(df, region):
+        if one not in known:
+            raise CatalogLookupError(f"region {one!r} is not in the price data{did_you_mean(one, known)}",
+                                     hint=f"use one of: {', '.join(known)} (or several, or all)")
     return region
+
+
+def region_list(df: pd.DataFrame, region: str) -> list[str]:
+    """The regions a plan's --region names: one, a comma-separated list, or `all` (every region of the data)."""
+    from planner.units import ALL_REGIONS
+
+    return regions(df) if region == ALL_REGIONS else region.split(",")
+
+
+def cheapest_regions(rows: pd.DataFrame, purchase: str = "on-demand") -> pd.DataFrame:
+    """One row per instance type: the region where `purchase` is cheapest (a region without that price last; ties:
+    the region's name), in the frame's order of instance types."""
+    if rows.empty:
+        return rows
+    ordered = rows.sort_values([price_column(purchase), "region"], na_position="last", kind="stable")
+    best = ordered.drop_duplicates("instance_type", keep="first")
+    order = {t: i for i, t in enumerate(dict.fromkeys(rows["instance_type"]))}
+    return best.iloc[sorted(range(len(best)), key=lambda i: order[best["instance_type"].iloc[i]])]
 
 
 def check_instance_type(df: pd.DataFrame, instance_type: str) -> str:
@@ -348,7 +368,10 @@ def filter_instances(
     out = with_vendor_gb(df)
     if region is not None:
         check_region(df, region)
-        out = out[out["region"] == region]
+        wanted = region_list(df, region)
+        out = out[out["region"].isin(wanted)]
+        if len(wanted) > 1:  # several regions: each instance type where `purchase` is cheapest
+            out = cheapest_regions(out, purchase)
     if gpu is not None:
         out = out[(out["gpu_count"] > 0) == gpu]
     if arch is not None:
@@ -382,9 +405,10 @@ def _number(value) -> float | None:
     return None if pd.isna(value) else float(value)
 
 
-def instances(df: pd.DataFrame, region: str | None = None, gpu: bool | None = None) -> list:
-    """The rows as planner.core.candidates.InstanceFacts (the pure core's type), in the frame's order."""
-    rows = filter_instances(df, region=region, gpu=gpu)
+def instances(df: pd.DataFrame, region: str | None = None, gpu: bool | None = None, purchase: str = "on-demand") -> list:
+    """The rows as planner.core.candidates.InstanceFacts (the pure core's type), in the frame's order (several regions:
+    each instance type in the one where `purchase` is cheapest)."""
+    rows = filter_instances(df, region=region, gpu=gpu, purchase=purchase)
     return [InstanceFacts(r["instance_type"], r["region"], int(r["vcpus"]), float(r["memory_gib"]), r["arch"],
                           r["gpu_name"] or "", int(r["gpu_count"]), _number(r["gpu_memory_gib"]),
                           _number(r["ondemand_usd_per_hour"]), _number(r["spot_usd_per_hour_median"]))

@@ -407,8 +407,13 @@ def plan_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:
     rows_arguments(p)
 
 
-def region_argument(p, text: str = "AWS region (default: AWS_REGION, else us-east-1)") -> None:
-    p.add_argument("--region", type=flag("--region"), help=text)
+def region_argument(p, text: str = "AWS region (default: AWS_REGION, else us-east-1)", many: bool = False) -> None:
+    """--region; `many`: a plan's, which also takes a comma-separated list or `all` (each instance type priced in the
+    cheapest of them, the answer naming its region)."""
+    convert = flag("--regions") if many else flag("--region")
+    convert.__name__ = "region"
+    p.add_argument("--region", type=convert, help=text + ("; several (us-east-1,us-west-2) or all: each instance type in "
+                                                          "its cheapest, the answer naming the region" if many else ""))
 
 
 def say_script_cap(service: PlannerService, args: argparse.Namespace, then: str = "") -> None:

@@ -447,7 +447,7 @@ def add_estimate_parser(sub) -> None:
                        usage="planner estimate [options] SPEC | train.py [--total-steps N | --epochs N] [-- ARGS...]")
     p.add_argument("spec", help="workload spec (YAML or JSON), your training script (train.py) run unchanged, or a SkyPilot task (task.yaml) that runs one")
     script_length_arguments(p)
-    region_argument(p)
+    region_argument(p, many=True)
     kind = p.add_mutually_exclusive_group()
     kind.add_argument("--gpu", action="store_true", help="GPU instances only")
     kind.add_argument("--cpu", action="store_true", help="CPU instances only")
@@ -474,7 +474,7 @@ def add_plan_parser(sub) -> None:
     p = sub.add_parser("plan", help="recompute a plan from a run directory without running anything")
     p.add_argument("run_dir", help="a directory written by `planner run`")
     plan_arguments(p, defaults=False)
-    region_argument(p, "price AWS options in this region")
+    region_argument(p, "price AWS options in this region", many=True)
     p.add_argument("--purchase", choices=PURCHASES, help="price AWS options on-demand or spot")
     p.add_argument("--measured-only", action="store_true",
                    help="plan the run's measured rows alone (default: every other instance predicted, as estimate does)")

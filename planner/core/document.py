@@ -149,6 +149,13 @@ class PlanDocument:
         return self.plan.answers.get(name)
 
     @property
+    def spans_regions(self) -> bool:
+        """Priced over several regions (--region all, or a list): each instance in its cheapest, named with it."""
+        from planner.units import is_many_regions
+
+        return is_many_regions(self.options.region)
+
+    @property
     def task_option(self) -> RankedOption | None:
         """The task's choice as the plan ranks it: the best usable option on an instance its resources allow (else the
         best of them, unusable); None when it chose none or no instance has it."""

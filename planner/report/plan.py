@@ -73,7 +73,8 @@ def plan_row(o: RankedOption, doc: PlanDocument | None = None, note_width: int =
     the TUI's alike. `compact` (a narrow terminal): the device without its scaling efficiency, the
     training time's unit said once."""
     mark = "✔" if doc is not None and doc.is_recommended(o) else ""
-    head = [mark, str(o.rank) if o.rank else "-", escape(o.target), escape(device_short(o) if compact else device_text(o)),
+    target = o.target + (f" {o.region}" if doc is not None and doc.spans_regions and o.region and not o.here else "")
+    head = [mark, str(o.rank) if o.rank else "-", escape(target), escape(device_short(o) if compact else device_text(o)),
             "meas." if o.source == "measured" else "pred."]
     if o.train_seconds is None or not o.fits:
         what = ("[red]does not fit[/]" if not o.fits else "not predicted" if o.source == "predicted"
@@ -276,20 +277,33 @@ def predicted_footer(doc: PlanDocument, spec: str, script_args: list[str] | None
              + (f"prices: {prices.source}, as of {prices.as_of}." if prices else "prices: as listed.")]
     benchmark = doc.suggested_benchmarks
     if benchmark:
-        targets = ",".join(c.target for c in benchmark)
         lines.append("A paid benchmark would settle:")
         lines += [f"  {c.target}: {c.reason}" for c in benchmark]
         after = f" -- {' '.join(script_args)}" if script_args else ""
-        command = f"planner run {spec} --targets local,{targets} --region {doc.options.region}{after}"
+        commands = [f"planner run {spec} --targets local,{','.join(ts)} --region {region}{after}"
+                    for region, ts in benchmark_regions(doc, benchmark).items()]  # a run launches in one region
         if not explain:
-            return [f"A paid benchmark would settle it: {command}"]
-        lines.append(f"  -> {command}" + ("" if doc.workload.kind == SCRIPT_KIND else "   (or --targets auto)"))
+            return [f"A paid benchmark would settle it: {' ; '.join(commands)}"]
+        lines += [f"  -> {command}" + ("" if doc.workload.kind == SCRIPT_KIND or doc.spans_regions else "   (or --targets auto)")
+                  for command in commands]
     elif not explain:
         return []
     elif doc.benchmark and doc.trains_here_clearly:
         lines.append(f"{NO_BENCHMARK} (should you rent anyway, --json lists the ones that would settle which: \"benchmark\").")
     lines.append(f"Not worth benchmarking: {len(doc.skipped or [])} instance(s) (see --json for each reason).")
     return lines
+
+
+def benchmark_regions(doc: PlanDocument, benchmark: list) -> dict[str, list[str]]:
+    """The suggested benchmarks' targets by the region each is planned in (the plan's region, unless it spans several:
+    then each instance's cheapest)."""
+    if not doc.spans_regions:
+        return {doc.options.region: [c.target for c in benchmark]}
+    where = {o.target: o.region for o in doc.plan.options if o.region}
+    out: dict[str, list[str]] = {}
+    for c in benchmark:
+        out.setdefault(where.get(c.target) or "us-east-1", []).append(c.target)
+    return out
 
 
 def task_choice_lines(doc: PlanDocument) -> list[str]:
@@ -351,12 +365,13 @@ def time_interval_text(o: RankedOption) -> str:
     return f"{point} {unit} ({interval} {unit})"
 
 
-def _what(o: RankedOption) -> str:
+def _what(o: RankedOption, doc: PlanDocument | None = None) -> str:
     """What the answer says to do with an option: 'Train here', 'Train here on its GPU (RTX 4090)',
-    'Rent aws:g4dn.xlarge (T4)'."""
+    'Rent aws:g4dn.xlarge (T4)' ('... in us-east-2' when the plan spans regions)."""
     if o.here:
         return "Train here" + (f" on its GPU ({device_short(o)})" if o.device == "cuda" else "")
-    return f"Rent {option_name(o)} ({device_short(o)})"
+    where = f" in {o.region}" if doc is not None and doc.spans_regions and o.region else ""
+    return f"Rent {option_name(o)} ({device_short(o)}){where}"
 
 
 VERDICT_TAGS = {"clear": "", "only_option": "", "likely": " — likely, not certain",
@@ -370,7 +385,7 @@ def answer_line(doc: PlanDocument) -> str:
         reason = " ".join(rec.reason.split())
         return f"[bold red]{escape(VERDICT_TITLES[rec.verdict])}[/]: {escape(reason)}"  # whole: each failure's fix
     rate = "" if o.here else f" at ${hourly_rate(o):.3g}/h"
-    return (f"[bold]{escape(_what(o))}: {time_interval_text(o)}, {money_short(o.cost_usd)}{rate}[/]"
+    return (f"[bold]{escape(_what(o, doc))}: {time_interval_text(o)}, {money_short(o.cost_usd)}{rate}[/]"
             f"{VERDICT_TAGS.get(rec.verdict, '')}.")
 
 
@@ -384,7 +399,7 @@ def _here_or_rent_line(doc: PlanDocument) -> str:
     other = doc.plan.option_of(other_rec) if other_rec is not None else None
     if other is None:
         return ""
-    what = _what(other).replace("Train here", "Training here").replace("Rent ", "Renting ").replace(" (cpu)", "")
+    what = _what(other, doc).replace("Train here", "Training here").replace("Rent ", "Renting ").replace(" (cpu)", "")
     facts = f"{seconds_text(other.train_seconds)}{_boot_share(other)}, {money_short(other.cost_usd)}"
     if cmp.metric == "training time":
         how = f"{_times(cmp.ratio, True)} slower" if math.isfinite(cmp.ratio) else "slower"
@@ -475,6 +490,9 @@ def terse_title(doc: PlanDocument) -> str:
                 else plan.objective)
     if plan.headline_time_value is not None and doc.has_both_answers and plan.objective != "fastest":
         question += f", waiting at ${plan.headline_time_value:g}/h" + (" (default)" if doc.headline_time_value_is_default else "")
+    if doc.spans_regions:
+        question += "; each instance in its cheapest region" + ("" if doc.options.region == "all" else
+                                                               f" of {doc.options.region.replace(',', ', ')}")
     return escape(f"{what}; {question}")
 
 

@@ -38,7 +38,8 @@ FLAGS: dict[str, Callable[[str], Any]] = {
     "--total-steps": units.TOTAL_STEPS.parse,
     "--max-rows": units.MAX_ROWS.parse,
     "--deadline": units.parse_duration,
-    "--region": units.REGION.parse,
+    "--region": lambda text: _one_region(text),
+    "--regions": units.parse_regions,  # a plan's --region: one, a list, or all
     "--ami": units.AMI_ID.parse,
     "--ami-type": units.AMI_TYPE.parse,
     "--subnet": units.SUBNET_ID.parse,
@@ -54,6 +55,14 @@ FLAGS: dict[str, Callable[[str], Any]] = {
 
 _RANGES = {flag: getattr(parse, "__self__") for flag, parse in FLAGS.items()
            if isinstance(getattr(parse, "__self__", None), units.Range)}
+
+
+def _one_region(text: str) -> str:
+    """A command that launches or looks up instances works in one region; `all` and lists are a plan's."""
+    if units.is_many_regions(text.strip().lower()):
+        raise ValueError(f"must be one AWS region like us-east-1 (this command works in one region), got {text!r}; "
+                         "`planner estimate --region all` prices each instance in its cheapest region")
+    return units.REGION.parse(text)
 
 
 def parse_flag(flag: str, text: str) -> Any:

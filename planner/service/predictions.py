@@ -35,6 +35,16 @@ def hardware():
     return Hardware(gpu_specs_by_name(), cpu_facts_by_family(), local_cpu_facts(), corrections(), interconnects_by_type())
 
 
+def measured_region(options: PlanOptions, ran_in: str | None) -> str:
+    """Where a measured instance is priced: the plan's region, or, when the plan spans several, the region it ran in
+    (the first of the plan's when not journaled)."""
+    from planner.units import ALL_REGIONS, is_many_regions
+
+    if not is_many_regions(options.region):
+        return options.region
+    return ran_in or ("us-east-1" if options.region == ALL_REGIONS else options.region.split(",")[0])
+
+
 def measured_candidates(results: dict[str, Any], options: PlanOptions, catalog=None,
                         need_bytes: int | None = None) -> tuple[list, Said]:
     """A candidate per journaled result (label -> planner.journal.Measured), and what the measurements
@@ -45,11 +55,12 @@ def measured_candidates(results: dict[str, Any], options: PlanOptions, catalog=N
     if catalog is None and any(m.target.cloud for m in results.values()):
         catalog = load_catalog().frame
     candidates, said = [], Said()
-    rows = {f.instance_type: f for f in instances(catalog, region=options.region)} if catalog is not None else {}
     for label, m in sorted(results.items()):
-        price = (hourly_price(catalog, m.target.instance_type, options.region, options.purchase) if m.target.cloud
+        region = measured_region(options, m.region)
+        rows = {f.instance_type: f for f in instances(catalog, region=region)} if catalog is not None else {}
+        price = (hourly_price(catalog, m.target.instance_type, region, options.purchase) if m.target.cloud
                  else options.local_price_per_hour)
-        candidates.append(measured_candidate(m.target, m.result, price, options.region, options.purchase, need_bytes,
+        candidates.append(measured_candidate(m.target, m.result, price, region, options.purchase, need_bytes,
                                              facts=rows.get(m.target.instance_type or "")))
         said += measurement_said(label, m.result)
     return candidates, said
@@ -169,7 +180,7 @@ class Predict(Measure):
         from pricing.catalog import instances
 
         fp = self.footprint(spec)
-        facts = instances(self.catalog().frame, region=options.region, gpu=gpu)
+        facts = instances(self.catalog().frame, region=options.region, gpu=gpu, purchase=options.purchase)
         predicted = predicted_candidates(spec, fp, local, facts, options.purchase, hardware())
         here = local is not None and include_local and measured is None
         if measured is None:

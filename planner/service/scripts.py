@@ -29,7 +29,7 @@ from planner.errors import Cancelled, InputError, SpecError
 from planner.journal import Measured, RunJournal, result_problems, typed
 from planner.service.measure import ProgressFn, names_a_gpu, script_path, script_workdir
 from planner.service.plan import Runs, fallback_prices, preflight, saved_options, unterminated
-from planner.service.predictions import auto_benchmarks, benchmark_choices, hardware
+from planner.service.predictions import auto_benchmarks, benchmark_choices, hardware, measured_region
 from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice
 from runner.aws import AwsRun, AwsTarget
 from runner.folder import Shipped, script_folder
@@ -52,7 +52,7 @@ class Scripts(Runs):
 
         catalog = self.catalog()
         check_region(catalog.frame, options.region)
-        facts = [] if measured_only else instances(catalog.frame, region=options.region, gpu=gpu)
+        facts = [] if measured_only else instances(catalog.frame, region=options.region, gpu=gpu, purchase=options.purchase)
         done = {c.target for c in measured or []}
         facts = [f for f in facts if f"aws:{f.instance_type}" not in done]
         candidates = [*script_candidates(run, est, facts, options.purchase, hardware(), options.local_price_per_hour),
@@ -66,7 +66,8 @@ class Scripts(Runs):
         chosen = None
         if job.task is not None and job.task.asks is not None and job.task.asks.chooses:  # the task's pick, priced
             asks = job.task.asks
-            allowed = [f"aws:{f.instance_type}" for f in instances(catalog.frame, region=options.region) if asks.matches(f)]
+            allowed = [f"aws:{f.instance_type}" for f in instances(catalog.frame, region=options.region, purchase=options.purchase)
+                       if asks.matches(f)]
             chosen = TaskChoice(job.task.source, asks.written, allowed)
         per_epoch = int(round(est.steps_per_epoch)) if est.steps_per_epoch else None
         summary = WorkloadSummary(job.script, SCRIPT_KIND, None, None, None, est.epochs if per_epoch else None, per_epoch,
@@ -113,7 +114,7 @@ class Scripts(Runs):
         script measured without its length still answers at every length (no measurement is repeated)."""
         from pricing.catalog import instances
 
-        facts = instances(self.catalog().frame, region=options.region, gpu=gpu)
+        facts = instances(self.catalog().frame, region=options.region, gpu=gpu, purchase=options.purchase)
         facts_of = hardware()
 
         def pick(steps: int) -> str:
@@ -360,13 +361,15 @@ class Scripts(Runs):
         for label, m in sorted(results.items()):
             if not m.target.cloud:
                 continue
-            price = self.price_of(m.target.instance_type or "", options)
+            region = measured_region(options, m.region)
+            price = self.price_of(m.target.instance_type or "", options, region)
             if label in runs:
                 there = estimate_script(runs[label], job.total_steps, job.epochs)
                 setup = float((m.result.script or {}).get("requirements_seconds") or 0.0)
-                measured.append(measured_script_candidate(m.target, runs[label], there, price, options, setup))
+                measured.append(measured_script_candidate(m.target, runs[label], there, price, replace(options, region=region),
+                                                          setup))
             else:
-                measured.append(measured_candidate(m.target, m.result, price, options.region, options.purchase))
+                measured.append(measured_candidate(m.target, m.result, price, region, options.purchase))
         what_if = job.length != own.length and own.length != ScriptLength()
         doc = self.script_plan(job, runs[here_label], est, options, gpu, measured_only, run_dir=journal.path,
                                measured=measured, what_if=what_if)
@@ -375,10 +378,10 @@ class Scripts(Runs):
                                    f"{_length_text(own.length)}"]))
         return doc
 
-    def price_of(self, instance_type: str, options: PlanOptions) -> float:
+    def price_of(self, instance_type: str, options: PlanOptions, region: str | None = None) -> float:
         from pricing.catalog import hourly_price
 
-        return float(hourly_price(self.catalog().frame, instance_type, options.region, options.purchase))
+        return float(hourly_price(self.catalog().frame, instance_type, region or options.region, options.purchase))
 
 
 def _script_job(script: str | Path, args: list[str], total_steps: int | None, epochs: int | None, seconds: float,
