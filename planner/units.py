@@ -201,12 +201,11 @@ def _region_problem(name: str) -> str | None:
 _REGION_FORM = r"[a-z]{2}(-[a-z]+)+-\d{1,2}"
 _HEX = "8 or 17 hexadecimal digits"
 REGION = Name("an AWS region", _REGION_FORM, "us-east-1", "lowercase letters and dashes, then a number", 32, _region_problem)
-ALL_REGIONS = "all"  # a plan's --region: every region of the price data, each instance type in its cheapest
-
-
 def parse_regions(text: str) -> str:
     """A plan's --region: one region, a comma-separated list (each instance type priced in the cheapest of them) or
     `all` (every region of the price data)."""
+    from pricing.facts import ALL_REGIONS
+
     if text.strip().lower() == ALL_REGIONS:
         return ALL_REGIONS
     parts = [part.strip() for part in text.split(",")]
@@ -216,11 +215,6 @@ def parse_regions(text: str) -> str:
         return ",".join(dict.fromkeys(REGION.parse(part) for part in parts))
     except ValueError as exc:
         raise ValueError(f"{exc}; several: us-east-1,us-west-2; every region: all") from None
-
-
-def is_many_regions(region: str | None) -> bool:
-    """A plan over several regions (`all`, or a list): each instance type priced in its cheapest."""
-    return region is not None and (region == ALL_REGIONS or "," in region)
 AMI_ID = Name("an AMI id", r"ami-([0-9a-f]{8}|[0-9a-f]{17})", "ami-0123456789abcdef0", f"ami- and {_HEX}", 21)
 SUBNET_ID = Name("a subnet id", r"subnet-([0-9a-f]{8}|[0-9a-f]{17})", "subnet-0123456789abcdef0", f"subnet- and {_HEX}", 24)
 VPC_ID = Name("a VPC id", r"vpc-([0-9a-f]{8}|[0-9a-f]{17})", "vpc-0123456789abcdef0", f"vpc- and {_HEX}", 21)

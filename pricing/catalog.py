@@ -280,7 +280,7 @@ def check_region(df: pd.DataFrame, region: str) -> str:
 
 def region_list(df: pd.DataFrame, region: str) -> list[str]:
     """The regions a plan's --region names: one, a comma-separated list, or `all` (every region of the data)."""
-    from planner.units import ALL_REGIONS
+    from pricing.facts import ALL_REGIONS
 
     return regions(df) if region == ALL_REGIONS else region.split(",")
 

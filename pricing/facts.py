@@ -10,6 +10,12 @@ from typing import Literal, get_args
 
 Purchase = Literal["on-demand", "spot"]  # how an instance is bought: the price the plan uses
 PURCHASES: tuple[Purchase, ...] = get_args(Purchase)
+ALL_REGIONS = "all"  # a plan's --region: every region of the price data, each instance type in its cheapest
+
+
+def is_many_regions(region: str | None) -> bool:
+    """A plan over several regions (`all`, or a comma-separated list): each instance type priced in its cheapest."""
+    return region is not None and (region == ALL_REGIONS or "," in region)
 
 @dataclass(frozen=True)
 class GpuSpec:

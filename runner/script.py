@@ -47,6 +47,7 @@ STEADY_WINDOWS = 0.25  # and the medians of 20 windows of steps within a 25% sta
 UNSTEADY_EXTENSION = 3.0  # an unsteady measurement goes on to at most 3x its budget
 PROGRESS_SECONDS = 0.5  # the progress file is written at most this often
 INTERIM_SECONDS = 2.0  # until min_steps, the result as it stands is written this often (and at the first step)
+LIFELINE_ENTERED = "PLANNER_LIFELINE_ENTERED"  # runner/lifeline.py's ENTERED_ENV: when it began (not imported: shipped alone)
 DECIDE_SECONDS = 0.25  # past the budget, whether the step time has settled is decided at most this often
 
 
@@ -695,9 +696,7 @@ def main(argv: list[str]) -> int:
 
         standin = StandIn(json.loads(a.standin) or None)
         standin.script_dir = os.path.dirname(os.path.abspath(a.script))
-    from runner.lifeline import ENTERED_ENV
-
-    entered = float(os.environ.pop(ENTERED_ENV, "") or 0.0)
+    entered = float(os.environ.pop(LIFELINE_ENTERED, "") or 0.0)
     importing = time.time()
     import torch  # noqa: F401 - the script's own import, timed apart: it stays in the script's setup
 

@@ -151,7 +151,7 @@ class PlanDocument:
     @property
     def spans_regions(self) -> bool:
         """Priced over several regions (--region all, or a list): each instance in its cheapest, named with it."""
-        from planner.units import is_many_regions
+        from pricing.facts import is_many_regions
 
         return is_many_regions(self.options.region)
 

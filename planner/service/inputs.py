@@ -59,7 +59,9 @@ _RANGES = {flag: getattr(parse, "__self__") for flag, parse in FLAGS.items()
 
 def _one_region(text: str) -> str:
     """A command that launches or looks up instances works in one region; `all` and lists are a plan's."""
-    if units.is_many_regions(text.strip().lower()):
+    from pricing.facts import is_many_regions
+
+    if is_many_regions(text.strip().lower()):
         raise ValueError(f"must be one AWS region like us-east-1 (this command works in one region), got {text!r}; "
                          "`planner estimate --region all` prices each instance in its cheapest region")
     return units.REGION.parse(text)

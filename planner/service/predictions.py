@@ -38,7 +38,7 @@ def hardware():
 def measured_region(options: PlanOptions, ran_in: str | None) -> str:
     """Where a measured instance is priced: the plan's region, or, when the plan spans several, the region it ran in
     (the first of the plan's when not journaled)."""
-    from planner.units import ALL_REGIONS, is_many_regions
+    from pricing.facts import ALL_REGIONS, is_many_regions
 
     if not is_many_regions(options.region):
         return options.region
