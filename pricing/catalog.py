@@ -13,6 +13,7 @@ catalog, pricing/hosted.py, or AWS's Price List API, pricing/aws.py) when the ca
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import os
 from dataclasses import dataclass
@@ -73,7 +74,13 @@ def load_gpu_specs() -> pd.DataFrame:
 
 
 def gpu_specs_by_name() -> dict:
-    """gpu_name -> planner.core.predict.GpuSpec for every row of gpu_specs.csv (generation, TF32 included)."""
+    """gpu_name -> planner.core.predict.GpuSpec for every row of gpu_specs.csv (generation, TF32 included): read once
+    per process (the TUI's Targets pane asks on every refresh), a copy each call."""
+    return dict(_gpu_specs_by_name())
+
+
+@functools.cache
+def _gpu_specs_by_name() -> dict:
     return {str(r["gpu_name"]): gpu_spec_from_row(r) for r in load_gpu_specs().to_dict("records")}
 
 
@@ -274,7 +281,7 @@ def check_region(df: pd.DataFrame, region: str) -> str:
     for one in region_list(df, region):
         if one not in known:
             raise CatalogLookupError(f"region {one!r} is not in the price data{did_you_mean(one, known)}",
-                                     hint=f"use one of: {', '.join(known)} (or several, or all)")
+                                     hint=f"use one of: {', '.join(known)}")
     return region
 
 
