@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 SPEC   ?= examples/surface-mlp.yaml
 
-.PHONY: run test docs bench-accuracy bench-predict bench-drift bench-published bench-big bench-catalog bench-cpu bench-parallel bench-scripts bench-device bench-device-dry bench-scripts-gpu bench-stability clean
+.PHONY: run test docs bench-accuracy bench-predict bench-drift bench-published bench-big bench-catalog bench-cpu bench-parallel bench-scripts bench-device bench-device-dry bench-scripts-gpu bench-stability bench-multinode clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -60,6 +60,9 @@ bench-catalog: $(VENV)/.installed
 
 bench-scripts: $(VENV)/.installed
 	$(BIN)/python benchmarks/scripts.py
+
+bench-multinode: $(VENV)/.installed  # needs root: two network namespaces joined by a veth pair
+	$(BIN)/python benchmarks/multinode.py
 
 bench-scripts-gpu: $(VENV)/.installed
 	$(BIN)/python benchmarks/scripts_gpu.py

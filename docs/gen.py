@@ -134,9 +134,13 @@ def cli_reference() -> str:
 # --- the benchmark results' pages ------------------------------------------------------------------------------
 
 
+RESULT_WRITERS = {"device": "benchmarks/device.py report", "multinode": "benchmarks/multinode.py --out"}
+
+
 def result_page(result: Path) -> str:
+    writer = next((w for prefix, w in RESULT_WRITERS.items() if result.name.startswith(prefix)), "its benchmark")
     return (f"# {result.stem}\n\n"
-            f"Written by `benchmarks/device.py report` into `benchmarks/results/{result.name}`, included here as it is "
+            f"Written by `{writer}` into `benchmarks/results/{result.name}`, included here as it is "
             "(the CSV and the raw measurements lie beside it). What the check is: [Benchmarks](../index.md).\n\n"
             f'--8<-- "benchmarks/results/{result.name}"\n')
 
