@@ -27,7 +27,7 @@ def test_dry_run_names_the_instances_the_guards_and_the_worst_case_and_launches_
     assert "dead-man timer" in r.err and "dry run: nothing launched" in r.err
     assert not (tmp_path / "run").exists()  # not even a journal
     r = planner("run", EXAMPLES / "scripts" / "convnet.py", "--targets", "aws:g4dn.xlarge", "--dry-run", env=NO_AWS)
-    assert r.code == 0 and "shipping 4 file(s)" in r.err  # what of the script's folder would ship
+    assert r.code == 0 and "shipping 5 file(s)" in r.err  # what of the script's folder would ship
     r = planner("run", EXAMPLES / "scripts" / "convnet.py", "--targets", "local,aws:g4dn.xlarge", "--dry-run", "--json",
                 env=NO_AWS)  # the same for a program, on stdout
     assert r.code == 0, r.err
