@@ -35,7 +35,8 @@ def test_dry_run_names_the_instances_the_guards_and_the_worst_case_and_launches_
     assert doc["dry_run"] and doc["targets"] == ["local", "aws:g4dn.xlarge"] and doc["launch"]["region"] == "us-east-1"
     assert [i["target"] for i in doc["launch"]["instances"]] == ["aws:g4dn.xlarge"]
     assert doc["launch"]["worst_case_usd"] == doc["launch"]["instances"][0]["worst_case_usd"] > 0
-    assert sorted(doc["ships"]["files"]) == ["user/convnet.py", "user/gpt.py", "user/reinforce.py", "user/sky-convnet.yaml"]
+    assert sorted(doc["ships"]["files"]) == ["user/convnet.py", "user/gpt.py", "user/lbfgs.py", "user/reinforce.py",
+                                                  "user/sky-convnet.yaml"]
     assert doc["ships"]["total_bytes"] > 0
     assert doc["credentials_problem"].startswith("no AWS credentials found; to fix: run `aws configure`")
     assert "a run would refuse these instances: no AWS credentials found" in r.err  # said, not a refusal: it is a preview
