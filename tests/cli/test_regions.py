@@ -22,7 +22,7 @@ def test_every_instance_is_priced_in_its_cheapest_region_and_the_answer_names_it
     from pricing.catalog import load_snapshot
 
     env = {"PLANNER_CACHE_DIR": str(tmp_path)}
-    r = planner("estimate", EXAMPLES / "surface-mlp.yaml", "--seconds", "1", "--region", "all", "--purchase", "spot",
+    r = planner("estimate", EXAMPLES / "surface-mlp.yaml", "--predict-only", "--region", "all", "--purchase", "spot",
                 "--json", env=env)
     assert r.code == 0, r.err
     doc = json.loads(r.out)
@@ -33,13 +33,13 @@ def test_every_instance_is_priced_in_its_cheapest_region_and_the_answer_names_it
         assert o["price_per_hour"] / o["instances"] == _cheapest(frame, o["instance_type"], "spot"), o["target"]
     assert doc["plan_options"]["region"] == "all"
     # in words: the table's target and the answer name the region; the suggested runs are one per region
-    text = planner("estimate", EXAMPLES / "surface-mlp.yaml", "--seconds", "1", "--region", "us-east-1,eu-west-1", env=env)
+    text = planner("estimate", EXAMPLES / "surface-mlp.yaml", "--predict-only", "--region", "us-east-1,eu-west-1", env=env)
     assert text.code == 0, text.err
     said = " ".join(text.out.split())  # lines wrapped at the terminal's width
     assert "each instance in its cheapest region of us-east-1, eu-west-1" in said
     assert "Renting aws:" in text.out and (" in us-east-1:" in text.out or " in eu-west-1:" in text.out)
     assert "aws:c6i.xlarge us-east-1" in text.out or "aws:c6i.xlarge eu-west-1" in text.out
-    listed = json.loads(planner("estimate", EXAMPLES / "surface-mlp.yaml", "--seconds", "1", "--region",
+    listed = json.loads(planner("estimate", EXAMPLES / "surface-mlp.yaml", "--predict-only", "--region",
                                 "us-east-1,eu-west-1", "--json", env=env).out)
     for o in (o for o in listed["options"] if o["billing"] == "ec2"):
         assert o["region"] in ("us-east-1", "eu-west-1")
