@@ -4,6 +4,7 @@ names it; commands that launch or look up instances take one region and say why.
 from __future__ import annotations
 
 import json
+import re
 
 from tests.cli.helpers import planner
 from tests.conftest import EXAMPLES
@@ -37,7 +38,7 @@ def test_every_instance_is_priced_in_its_cheapest_region_and_the_answer_names_it
     assert text.code == 0, text.err
     said = " ".join(text.out.split())  # lines wrapped at the terminal's width
     assert "each instance in its cheapest region of us-east-1, eu-west-1" in said
-    assert "Renting aws:" in text.out and (" in us-east-1:" in text.out or " in eu-west-1:" in text.out)
+    assert re.search(r"Rent aws:\S+ \([^)]+\) in (us-east-1|eu-west-1):", said), said  # the answer names the region
     assert "aws:c6i.xlarge us-east-1" in text.out or "aws:c6i.xlarge eu-west-1" in text.out
     listed = json.loads(planner("estimate", EXAMPLES / "surface-mlp.yaml", "--predict-only", "--region",
                                 "us-east-1,eu-west-1", "--json", env=env).out)
