@@ -338,7 +338,7 @@ MLPERF_LINKS = {"H100": "p5.48xlarge", "NVIDIA A100 80GB PCIe": "g5.12xlarge", "
                 "L4": "g6.12xlarge", "L40S": "g6e.12xlarge"}
 
 
-def mlperf_ratios(path: Path, described: dict, gpus: dict, constants: DeviceConstants) -> list[tuple[str, str, float, float, str]]:
+def mlperf_ratios(rows: list[dict], described: dict, gpus: dict, constants: DeviceConstants) -> list[tuple[str, str, float, float, str]]:
     """(benchmark, accelerator, MLPerf ratio, predicted ratio, systems) of each GPU's per-GPU throughput to the
     reference's. MLPerf's: the median over the systems of that GPU in one node (a run listed in two rounds counted
     once; a multi-node system is left out: its network is not stated). The model's: each system predicted as the
@@ -350,8 +350,6 @@ def mlperf_ratios(path: Path, described: dict, gpus: dict, constants: DeviceCons
     from pricing.catalog import interconnects_by_type
 
     links = interconnects_by_type()
-    with path.open(newline="") as f:
-        rows = [r for r in csv.DictReader(f) if r.get("id")]
     out = []
     for benchmark, model in MLPERF_SPECS.items():
         if model not in described:
@@ -391,7 +389,9 @@ def print_mlperf(described: dict, gpus: dict, constants: DeviceConstants) -> boo
     path = BUNDLED / MLPERF
     if not path.exists():
         return False
-    ratios = mlperf_ratios(path, described, gpus, constants)
+    with path.open(newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r.get("id")]
+    ratios = mlperf_ratios(rows, described, gpus, constants)
     print(f"\nMLPerf Training per-GPU throughput ratios between GPUs ({path.relative_to(ROOT)}; the model not fitted to "
           f"them): to the {' and '.join(f'{g} ({b})' for b, g in MLPERF_REFERENCE.items())}")
     print("| benchmark | GPU | MLPerf ratio | predicted ratio | factor | systems |\n|---|---|---:|---:|---:|---|")
@@ -399,7 +399,7 @@ def print_mlperf(described: dict, gpus: dict, constants: DeviceConstants) -> boo
     for benchmark, accelerator, measured, predicted, systems in ratios:
         factors.append(factor(predicted, measured))
         print(f"| {benchmark} | {accelerator} | {measured:.3f} | {predicted:.3f} | {factors[-1]:.2f} | {systems} |")
-    left_out = sorted({a for a in mlperf_accelerators(path) if a not in MLPERF_GPUS})
+    left_out = sorted({r["accelerator"] for r in rows if r["accelerator"] not in MLPERF_GPUS})
     if left_out:
         print(f"left out (no sourced spec of the part): {', '.join(left_out)}")
     for (benchmark, accelerator), why in MLPERF_LEFT_OUT.items():
@@ -409,11 +409,6 @@ def print_mlperf(described: dict, gpus: dict, constants: DeviceConstants) -> boo
     print(f"MLPerf ratio scores: median factor {med:.2f}, worst {worst:.2f} over {len(factors)} ratios "
           f"(targets: median <= {RATIO_MEDIAN_TARGET}, worst <= {RATIO_WORST_TARGET})")
     return med > RATIO_MEDIAN_TARGET or worst > RATIO_WORST_TARGET
-
-
-def mlperf_accelerators(path: Path) -> set[str]:
-    with path.open(newline="") as f:
-        return {r["accelerator"] for r in csv.DictReader(f) if r.get("id")}
 
 
 def print_catalog_table(gpus: dict, constants: DeviceConstants) -> None:

@@ -55,9 +55,12 @@ def measured_candidates(results: dict[str, Any], options: PlanOptions, catalog=N
     if catalog is None and any(m.target.cloud for m in results.values()):
         catalog = load_catalog().frame
     candidates, said = [], Said()
+    by_region: dict[str, dict] = {}  # the catalog's facts of each region a result is priced in, read once
     for label, m in sorted(results.items()):
         region = measured_region(options, m.region)
-        rows = {f.instance_type: f for f in instances(catalog, region=region)} if catalog is not None else {}
+        if region not in by_region:
+            by_region[region] = {f.instance_type: f for f in instances(catalog, region=region)} if catalog is not None else {}
+        rows = by_region[region]
         price = (hourly_price(catalog, m.target.instance_type, region, options.purchase) if m.target.cloud
                  else options.local_price_per_hour)
         candidates.append(measured_candidate(m.target, m.result, price, region, options.purchase, need_bytes,
