@@ -109,7 +109,7 @@ def cli_reference() -> str:
         lines = ["# CLI reference", "",
                  "Every command's `--help`, written from the planner's own parser by `make docs` (`docs/gen.py`); "
                  "do not edit by hand. Exit codes, for every command: `0` success, `1` runtime failure, `2` bad input "
-                 "or usage; `planner run` also `3` (a plan, but a target failed or an instance could not be "
+                 "or usage; `planner run` also `3` (a plan, but a target failed or was cut short by a spot reclaim, or an instance could not be "
                  "terminated) and `128 + N` when stopped by signal N.", ""]
         lines += ["## planner", "", "```text", parser.format_help().rstrip(), "```", ""]
 

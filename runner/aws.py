@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -212,6 +213,8 @@ CAPACITY_CODES = ("InsufficientInstanceCapacity", "InsufficientCapacity", "Unsup
 # A spot launch EC2 refuses in every zone alike (its price): only the fallback may help
 SPOT_CODES = ("SpotMaxPriceTooLow", "InsufficientSpotInstanceCapacity")
 FALLBACKS = ("on-demand",)
+# EC2's state reason for a spot instance it took back (the two-minute notice came first, if the instance saw it)
+SPOT_RECLAIM_CODES = ("Server.SpotInstanceTermination",)
 
 
 @dataclass
@@ -237,11 +240,14 @@ class AwsTarget:
     fallback_price: float | None = None  # USD per hour on-demand, when a spot launch may fall back to it
     tries: list[tuple[str, str]] = field(default_factory=list)  # (zone, EC2's answer) of each launch after a capacity error
     notices: list[str] = field(default_factory=list)  # said once by the session (a launch in another zone)
+    attempt: int = 1  # 2: relaunched on-demand after a spot interruption (--fallback on-demand)
+    interruption: str = ""  # why the spot instance ended early (its notice, or EC2's reclaim), '' when it did not
+    spent_before: float = 0.0  # USD the instances of earlier attempts billed
     _result: BenchResult | None = field(default=None, repr=False)
 
     @property
     def keys(self) -> dict[str, str]:
-        base = f"{self.run.prefix}/{self.label}"
+        base = f"{self.run.prefix}/{self.label}" + (f"/attempt-{self.attempt}" if self.attempt > 1 else "")
         return {"bundle": f"{self.run.prefix}/bundle.zip", "job": f"{base}/job.json",
                 "result": f"{base}/result.json", "log": f"{base}/log.txt"}
 
@@ -252,6 +258,11 @@ class AwsTarget:
     @property
     def deadline(self) -> dt.datetime:
         return self.run.deadline
+
+    @property
+    def purchase(self) -> str:
+        """How this launch buys its instance: the run's option, on-demand once an interrupted spot bench fell back."""
+        return "on-demand" if self.attempt > 1 else self.run.settings.purchase
 
     def start(self) -> None:
         s = self.run.settings
@@ -265,7 +276,10 @@ class AwsTarget:
             self.run.s3.put_object(Bucket=self.run.bucket, Key=self.keys["job"], Body=json.dumps(self.job).encode())
             urls = {k: self.run.presign(v, "get_object" if k in ("bundle", "job") else "put_object") for k, v in self.keys.items()}
             deadman = max(2, int(s.max_bench_minutes))
-            user_data = render_bootstrap(self.run.run_id, self.label, urls, deadman, max(60, int(deadman * 60 - 180)))
+            if self.attempt > 1:  # a relaunch halts by the run's deadline too
+                deadman = max(2, min(deadman, math.ceil((self.run.deadline - utcnow()).total_seconds() / 60)))
+            user_data = render_bootstrap(self.run.run_id, self.label, urls, deadman, max(60, int(deadman * 60 - 180)),
+                                         spot=self.purchase == "spot")
             params: dict[str, Any] = dict(
                 ImageId=image_id, InstanceType=self.instance_type, MinCount=1, MaxCount=1, UserData=user_data,
                 InstanceInitiatedShutdownBehavior="terminate",
@@ -280,7 +294,7 @@ class AwsTarget:
                                                 "AssociatePublicIpAddress": True}]
             else:
                 params["SecurityGroupIds"] = [self.run.security_group]
-            if s.purchase == "spot":
+            if self.purchase == "spot":
                 params["InstanceMarketOptions"] = {"MarketType": "spot", "SpotOptions": {
                     "SpotInstanceType": "one-time", "InstanceInterruptionBehavior": "terminate"}}
             self.run.launch_attempted = self.launch_requested = True
@@ -289,7 +303,9 @@ class AwsTarget:
             raise
         except Exception as exc:  # noqa: BLE001 - a failed launch is this target's result, not a crash
             tried = f" (tried every zone of {s.region}: {self.tries_text()})" if self.tries else ""
-            self.error, self.state = launch_error(exc, self.instance_type, s.region, s.purchase) + tried, "failed"
+            self.error, self.state = launch_error(exc, self.instance_type, s.region, self.purchase) + tried, "failed"
+            if self.interruption:
+                self.error = f"{self.interruption}; its on-demand relaunch failed: {self.error}"
             return
         self.instance_id = response["Instances"][0]["InstanceId"]
         self.launched_at, self.state = utcnow(), "booting"
@@ -305,7 +321,7 @@ class AwsTarget:
             return self._launch_in_zones(params)
         except ClientError as exc:
             code = exc.response.get("Error", {}).get("Code", "")
-            if s.fallback != "on-demand" or s.purchase != "spot" or code not in CAPACITY_CODES + SPOT_CODES:
+            if s.fallback != "on-demand" or self.purchase != "spot" or code not in CAPACITY_CODES + SPOT_CODES:
                 raise
             if not self.tries:
                 self.tries.append(("spot", code))
@@ -372,7 +388,40 @@ class AwsTarget:
         """pending | booting | running | done | failed | terminated"""
         if self.state not in FINISHED and self.instance_id is not None:
             self._refresh_state()
+            if self.state in ("done", "failed") and self._relaunch_wanted():
+                self._relaunch()
         return TargetStatus(self.state)
+
+    def _relaunch_wanted(self) -> bool:
+        """A spot bench interrupted (its notice, or EC2's reclaim) without steps enough to time is launched again
+        on-demand, once, when --fallback on-demand allows it. A partial result that holds enough steps is kept."""
+        if self.attempt > 1 or self.purchase != "spot" or self.run.settings.fallback != "on-demand":
+            return False
+        if self.state == "done":
+            result = self.collect()
+            if not result.interruption or result.status == "ok":
+                return False
+            self.interruption = self.interruption or result.interruption
+        return bool(self.interruption)
+
+    def _relaunch(self) -> None:
+        """The on-demand launch after a spot interruption: the spot instance's bill kept, its own keys (the partial
+        result stays where it is), said and kept in `tries` as the zones are."""
+        old = self.instance_id
+        self.spent_before += self.cost_so_far()
+        self.tries.append(("spot", self.interruption))
+        self.notices.append(f"{self.interruption}: relaunched on-demand (--fallback on-demand)")
+        try:
+            if old is not None and old not in self.run.terminated:  # it halts by itself; every second until then bills
+                self.run.ec2.terminate_instances(InstanceIds=[old])
+                self.run.terminated.add(old)
+        except Exception:  # noqa: BLE001 - the run's backstop terminates it with the rest
+            pass
+        self.attempt, self.instance_id, self.launched_at, self.ended_at = 2, None, None, None
+        self.state, self.state_reason, self.log_tail, self._result = "pending", "", "", None
+        if self.fallback_price is not None:
+            self.price_per_hour = self.fallback_price
+        self.start()
 
     def _refresh_state(self) -> None:
         has_result = self._has("result")
@@ -385,10 +434,13 @@ class AwsTarget:
         if name in ("pending", "running"):
             self.state = "booting" if name == "pending" else "running"
         elif name in ("shutting-down", "terminated", "stopping", "stopped"):
+            reason = instance.get("StateReason") or {}
+            if reason.get("Code") in SPOT_RECLAIM_CODES and not self.terminated_by_us:
+                self.interruption = self.interruption or f"EC2 reclaimed the spot instance ({reason['Code']})"
             if has_result or self._has("result"):  # uploaded just before it halted
                 self.state = "done"
             else:
-                self.state_reason = (instance.get("StateReason") or {}).get("Message", "")
+                self.state_reason = reason.get("Message", "")
                 self.ended_at = self.ended_at or utcnow()
                 self.state = "terminated" if self.terminated_by_us else "failed"
 
@@ -404,6 +456,10 @@ class AwsTarget:
             self.log_tail = self._log_excerpt()
             if self.terminated_by_us:
                 message = f"no result from {self.label}: stopped by the planner"
+            elif self.interruption:
+                message = f"no result from {self.label}: {self.interruption}" + (
+                    "" if self.run.settings.fallback == "on-demand" else "; --fallback on-demand relaunches an interrupted "
+                    "spot bench on-demand")
             else:
                 why = "terminated from outside (a spot interruption, or someone else)" if not self.log_tail else "the instance ended without a result"
                 message = f"no result from {self.label}: {why}" + (f" ({self.state_reason})" if self.state_reason else "")
@@ -414,7 +470,7 @@ class AwsTarget:
     def _failed(self, message: str) -> BenchResult:
         return BenchResult(status="error", device="cuda" if self.job.get("device") == "cuda" else "cpu",
                            workload=self.job["spec"]["name"] if "spec" in self.job else self.job.get("script", ""),
-                           message=message)
+                           message=message, interruption=self.interruption)
 
     def _read_result(self) -> BenchResult:
         """The uploaded result, read bounded; a truncated or malformed one is a failed result with
@@ -426,7 +482,10 @@ class AwsTarget:
         except ValueError as exc:
             problem = f"not JSON ({exc})"
         if problem is None and len(body) <= RESULT_MAX_BYTES:
-            return BenchResult.from_dict(data)
+            result = BenchResult.from_dict(data)
+            if self.interruption and not result.interruption:  # reclaimed right after its upload
+                result.interruption = self.interruption
+            return result
         size = f"more than {RESULT_MAX_BYTES} bytes" if len(body) > RESULT_MAX_BYTES else f"{len(body)} bytes"
         log = self._log_excerpt()
         return self._failed(f"the result {self.label} uploaded is unreadable: {problem} ({size}); the upload was cut "
@@ -501,6 +560,7 @@ class AwsTarget:
 
     def cost_so_far(self, now: dt.datetime | None = None) -> float:
         if self.launched_at is None:
-            return 0.0
+            return self.spent_before
         end = self.ended_at or now or utcnow()
-        return instance_cost(self.price_per_hour, (end - self.launched_at).total_seconds(), self.run.settings.root_volume_gb)
+        return self.spent_before + instance_cost(self.price_per_hour, (end - self.launched_at).total_seconds(),
+                                                 self.run.settings.root_volume_gb)

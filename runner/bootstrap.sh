@@ -18,7 +18,9 @@ LOG="$WORK/log.txt"
 log() { echo "[planner $(date -u +%H:%M:%S)] $*" >> "$LOG"; }
 fetch() { curl -fsS --retry 5 --retry-delay 2 --retry-all-errors -o "$2" "$1"; }
 upload() { curl -fsS --retry 5 --retry-delay 2 --retry-all-errors -X PUT --upload-file "$2" "$1"; }
+WATCHER=""
 finish() {
+  [ -n "$WATCHER" ] && kill "$WATCHER" 2>/dev/null
   log "bootstrap done; halting"
   upload "$LOG_URL" "$LOG" || true
   shutdown -h now
@@ -26,6 +28,21 @@ finish() {
 trap finish EXIT
 
 log "bootstrap started on $(hostname)"
+# A spot instance gets a two-minute notice before EC2 reclaims it (IMDSv2 spot/instance-action answers then): the
+# notice goes to the file the bench checks once a block of steps, and it stops with the steps it has.
+export PLANNER_INTERRUPT_FILE="$WORK/interruption.txt"
+IMDS="${PLANNER_IMDS_URL:-http://169.254.169.254}"
+watch_spot() {
+  while sleep "${PLANNER_IMDS_POLL_SECONDS:-5}"; do
+    token=$(curl -fsS -m 2 -X PUT -H "X-aws-ec2-metadata-token-ttl-seconds: 21600" "$IMDS/latest/api/token") || continue
+    action=$(curl -fsS -m 2 -H "X-aws-ec2-metadata-token: $token" "$IMDS/latest/meta-data/spot/instance-action") || continue
+    [ -n "$action" ] || continue
+    echo "spot interruption notice: $action" > "$PLANNER_INTERRUPT_FILE.tmp" && mv "$PLANNER_INTERRUPT_FILE.tmp" "$PLANNER_INTERRUPT_FILE"
+    log "spot interruption notice: $action"
+    return
+  done
+}
+if [ "__SPOT__" = "1" ]; then watch_spot & WATCHER=$!; fi
 fetch "$BUNDLE_URL" bundle.zip || { log "could not download the bench bundle"; exit 1; }
 fetch "$JOB_URL" job.json || { log "could not download the job"; exit 1; }
 

@@ -104,9 +104,11 @@ def bench_bundle(files: UserFiles | None = None) -> bytes:
     return buf.getvalue()
 
 
-def render_bootstrap(run_id: str, label: str, urls: dict[str, str], deadman_minutes: int, bench_timeout: int) -> str:
+def render_bootstrap(run_id: str, label: str, urls: dict[str, str], deadman_minutes: int, bench_timeout: int,
+                     spot: bool = False) -> str:
+    """The instance's user-data (runner/bootstrap.sh) for one target; `spot`: watch for the interruption notice."""
     text = BOOTSTRAP.read_text()
-    values = {"__RUN_ID__": run_id, "__LABEL__": label, "__BUNDLE_URL__": urls["bundle"], "__JOB_URL__": urls["job"],
+    values = {"__SPOT__": "1" if spot else "0", "__RUN_ID__": run_id, "__LABEL__": label, "__BUNDLE_URL__": urls["bundle"], "__JOB_URL__": urls["job"],
               "__RESULT_URL__": urls["result"], "__LOG_URL__": urls["log"], "__DEADMAN_MINUTES__": str(deadman_minutes),
               "__BENCH_TIMEOUT__": str(bench_timeout)}
     for key, value in values.items():

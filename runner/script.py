@@ -46,6 +46,7 @@ STEADY_DRIFT = 0.10  # the first and last thirds' median steps within 10%: stead
 STEADY_WINDOWS = 0.25  # and the medians of 20 windows of steps within a 25% standard deviation of their mean
 UNSTEADY_EXTENSION = 3.0  # an unsteady measurement goes on to at most 3x its budget
 PROGRESS_SECONDS = 0.5  # the progress file is written at most this often
+NOTICE_CHECK_SECONDS = 0.5  # how often a step's end looks for a spot interruption notice (a stat)
 INTERIM_SECONDS = 2.0  # until min_steps, the result as it stands is written this often (and at the first step)
 LIFELINE_ENTERED = "PLANNER_LIFELINE_ENTERED"  # runner/lifeline.py's ENTERED_ENV: when it began (not imported: shipped alone)
 DECIDE_SECONDS = 0.25  # past the budget, whether the step time has settled is decided at most this often
@@ -358,6 +359,7 @@ class Timeline:
         self.under_way: list[dict[str, Any]] = []  # {"start", "batches", "length"} of each DataLoader being iterated
         self.traced_step: int | None = None  # the index of the traced step (slower: not timed)
         self.reported = -math.inf  # when the progress file was last written
+        self.notice_checked = -math.inf
         self.interim = -math.inf  # when the result as it stands was last written (a launcher stopped at the cap keeps it)
         self.threads_fitted: dict[str, Any] | None = None  # fit_threads(): the threads set to the CPUs free at the start
         self.launcher_seconds = 0.0  # the launcher's own start-up taken off the run's clock (all but torch's import; main)
@@ -478,6 +480,12 @@ class Timeline:
 
             self.busy = Busyness.begin(own=tree_cpu_jiffies, what="the script was")
         first = self.first_end()
+        if t - self.notice_checked >= NOTICE_CHECK_SECONDS:  # a spot interruption notice (runner/bootstrap.sh)
+            self.notice_checked = t
+            from runner.bench.harness import interruption
+
+            if interruption() is not None:
+                self.finish("interrupted")
         if n >= self.max_steps:
             self.finish("max_steps")
         elif n >= self.min_steps and t - first >= self.seconds:

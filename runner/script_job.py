@@ -22,6 +22,7 @@ import sys
 import time
 from typing import Any, Callable
 
+from runner.bench.harness import interruption
 from runner.bench.procfs import descendants
 from runner.bench.result import BenchResult
 
@@ -211,10 +212,39 @@ def run_job(job: dict[str, Any], workdir: str, progress: Callable[[dict[str, Any
     command = [sys.executable, "-m", "runner.script",
                *launcher_arguments(out, seconds, int(job.get("min_steps", 20)), os.path.join(folder, job["script"]),
                                    list(job.get("args", [])), cap, bool(job.get("whole")), bool(job.get("until_epoch")))]
-    stdout, stderr, code = run_group(command, folder, env, cap, on_tick=ProgressWatch(out, progress))
+    stdout, stderr, code = run_group(command, folder, env, cap, cancel=_Notice(), on_tick=ProgressWatch(out, progress))
     data = None
     if os.path.isfile(out):
         with open(out) as f:
             data = json.load(f)
         data["script"] = job["script"]
-    return script_result(data, (stderr or stdout)[-4000:], code, cap, str(job.get("device", "auto")), setup)
+    notice = interruption()
+    if notice is not None and code is None and data is not None and data.get("status") == "ok":
+        data["stopped_because"] = "interrupted"  # killed: its last interim result, the steps until the notice
+    result = script_result(data, (stderr or stdout)[-4000:], code, cap, str(job.get("device", "auto")), setup)
+    if notice is not None:
+        result.interruption = notice
+        if result.status == "ok":
+            result.warnings.insert(0, f"interrupted ({notice}): the {result.steps_measured} steps timed until then are "
+                                      "the measurement")
+        else:
+            result.message = f"interrupted ({notice}) before the script had steps enough to time"
+    return result
+
+
+NOTICE_GRACE_SECONDS = 5.0  # of the notice's two minutes: the launcher stops the script itself at its next step
+
+
+class _Notice:
+    """An interruption notice (runner.bench.harness.interruption) as run_group's `cancel`. The launcher stops the script
+    at the end of a step and writes every step; a step still under way NOTICE_GRACE_SECONDS after the notice is killed,
+    with everything it started, and the launcher's interim result kept."""
+
+    def __init__(self) -> None:
+        self.seen: float | None = None
+
+    def is_set(self) -> bool:
+        if self.seen is None:
+            self.seen = time.monotonic() if interruption() is not None else None
+            return False
+        return time.monotonic() - self.seen >= NOTICE_GRACE_SECONDS

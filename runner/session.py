@@ -115,6 +115,7 @@ class BenchSession:
         self._states: dict[str, str] = {}
         self._next_poll: dict[str, float] = {}
         self._faults: dict[str, int] = {}
+        self._notices_said: dict[str, int] = {}  # how many of each target's notices were said
         self._launched: set[str] = set()
         self._ended: set[str] = set()  # terminate() succeeded
         self._unended: dict[str, tuple[int, float]] = {}  # terminate() failed: (tries, when to try again)
@@ -198,9 +199,16 @@ class BenchSession:
     def _start(self, t: Target, active: list[Target]) -> None:
         self._launched.add(t.label)
         t.start()
-        for text in getattr(t, "notices", ()):  # what its start did that the user should know (another zone)
-            self._notice(t.label, text)
+        self._say_notices(t)
         active.append(t)
+
+    def _say_notices(self, t: Target) -> None:
+        """What the target's start or a poll did that the user should know (another zone, a relaunch), each once."""
+        notices = list(getattr(t, "notices", ()))
+        said = self._notices_said.get(t.label, 0)
+        for text in notices[said:]:
+            self._notice(t.label, text)
+        self._notices_said[t.label] = len(notices)
 
     def _tick(self, t: Target, active: list[Target], force: bool = False) -> None:
         now = time.monotonic()
@@ -221,6 +229,7 @@ class BenchSession:
             self._abandon(t, active, None)
             return
         status = t.poll()
+        self._say_notices(t)
         if self.on_progress and status.event:
             self.on_progress(t.label, status.event)
         if not t.exclusive:

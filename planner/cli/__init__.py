@@ -1,7 +1,7 @@
 """`planner ...`: the headless front end. Data on stdout, progress and diagnostics on stderr.
 
 Exit codes (every command): 0 success, 1 runtime failure, 2 bad input or usage; `planner run` also
-3 (incomplete: a plan, but a target failed or an instance could not be terminated — named with
+3 (incomplete: a plan, but a target failed or a spot reclaim cut one short, or an instance could not be terminated — named with
 the `planner reap` command that ends it) and 128 + N when stopped by signal N. Errors print as
 `<title>: <message>` and `  to fix: <hint>` with no traceback. Heavy modules (torch, pandas, boto3,
 textual, rich) are imported inside the commands, never at module level, so `planner --help` is fast;

@@ -20,7 +20,7 @@ from planner.service import (
     ScriptLength,
 )
 from planner.report.plan import predicted_footer
-from planner.report.text import label_text, seconds_text
+from planner.report.text import interrupted_text, label_text, seconds_text
 from planner.service.inputs import check_run_dir
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         r = measured.result  # a message may quote a log ("[planner 12:00:00] ..."): escaped
         if r.status == "ok":
             err.print(f"[green]measured[/] {label_text(label)}: {seconds_text(r.step_seconds)}/step on "
-                      f"{escape(r.device_name)}", highlight=False)
+                      f"{escape(r.device_name)}{escape(interrupted_text(r))}", highlight=False)
         else:
             err.print(f"[red]{r.status}[/] {label_text(label)}: {escape(r.message)}", highlight=False)
 
@@ -259,15 +259,18 @@ def _print_unterminated(instances: list[LeftRunning]) -> None:
 def _run_exit_code(doc: PlanDocument) -> int:
     """0: everything measured and cleaned up; 3 (incomplete): an instance left running, or a plan
     without some target that failed; 1: nothing to recommend."""
-    left, failed = doc.unterminated or [], doc.failed_targets or []
+    left, failed, cut = doc.unterminated or [], doc.failed_targets or [], doc.interrupted_targets or []
     _print_unterminated(left)
     if left:
         return ExitCode.INCOMPLETE
     if not doc.recommendation.target:
         return ExitCode.RUNTIME_FAILURE
-    if failed:
-        stderr().print(f"incomplete: {', '.join(failed)} failed (see above); the plan is of what was measured and "
-                       "predicted",
+    kept = [label for label in cut if label not in failed]
+    if failed or kept:
+        what = "; ".join(part for part in (f"{', '.join(failed)} failed (see above)" if failed else "",
+                                           f"{', '.join(kept)} interrupted by a spot reclaim (its steps until then are "
+                                           "planned)" if kept else "") if part)
+        stderr().print(f"incomplete: {what}; the plan is of what was measured and predicted",
                        markup=False, highlight=False)
         return ExitCode.INCOMPLETE
     return ExitCode.OK
@@ -409,8 +412,9 @@ def add_run_parser(sub) -> None:
     region_argument(aws)
     aws.add_argument("--purchase", choices=PURCHASES, default="on-demand")
     aws.add_argument("--fallback", choices=("on-demand",),
-                     help="with --purchase spot: a spot launch no zone has capacity (or price) for is launched on-demand; "
-                          "the --bench-budget check counts the on-demand worst case")
+                     help="with --purchase spot: a spot launch no zone has capacity (or price) for, or a spot bench "
+                          "reclaimed before it measured enough steps, is launched on-demand; the --bench-budget check "
+                          "counts the on-demand worst case")
     aws.add_argument("--requirements", metavar="FILE",
                      help="a training script's requirements.txt (in its folder), pip-installed on each instance at boot")
     aws.add_argument("--processes", type=flag("--processes"), default=1,

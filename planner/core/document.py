@@ -125,6 +125,7 @@ class PlanDocument:
     skipped: list[BenchmarkChoice] | None = None
     # a run (None: not one): targets that failed, instances not terminated, the bench's bill, `auto`'s choice
     failed_targets: list[str] | None = None
+    interrupted_targets: list[str] | None = None  # spot benches cut short by a reclaim (those with steps enough: planned)
     unterminated: list[LeftRunning] | None = None
     bench_cost_usd: float | None = None
     auto: list[BenchmarkChoice] | None = None
@@ -287,6 +288,8 @@ def to_json(doc: PlanDocument) -> dict[str, Any]:
         out["run_dir"] = doc.run_dir
     if doc.failed_targets is not None:  # a run
         out["failed_targets"] = list(doc.failed_targets)
+        if doc.interrupted_targets:  # only when a reclaim cut one short (documents written before lack it)
+            out["interrupted_targets"] = list(doc.interrupted_targets)
         out["unterminated_instances"] = [{k: v for k, v in asdict(x).items() if v is not None} for x in doc.unterminated or []]
         if doc.bench_cost_usd is not None:
             out["bench_cost_usd"] = doc.bench_cost_usd
@@ -345,7 +348,8 @@ def from_json(data: Any, source: str = "the plan") -> PlanDocument:
                  "notes": d.get("notes", [])},
         "options": d.get("plan_options", {}),
         "run_dir": d.get("run_dir"), "prices": d.get("prices"), "benchmark": d.get("benchmark"), "skipped": d.get("skipped"),
-        "failed_targets": d.get("failed_targets"), "unterminated": d.get("unterminated_instances"),
+        "failed_targets": d.get("failed_targets"), "interrupted_targets": d.get("interrupted_targets"),
+        "unterminated": d.get("unterminated_instances"),
         "bench_cost_usd": d.get("bench_cost_usd"), "auto": d.get("auto"),
         "task_choice": {k: v for k, v in d["task_choice"].items() if k != "target"}
         if isinstance(d.get("task_choice"), dict) else d.get("task_choice"),

@@ -204,7 +204,7 @@ class ScriptRun:
     """The launcher's result (seconds since the spawn)."""
 
     status: str  # ok | error (the script failed before its first step)
-    stopped_because: str  # budget | max_steps | finished | error | cap (stopped at the planner's cap: its last interim result)
+    stopped_because: str  # budget | max_steps | finished | error | cap (stopped at the planner's cap: its last interim result) | interrupted (a spot notice)
     boundary: str  # optimizer | backward | none
     steps: list[float]
     epochs: list[Epoch] = field(default_factory=list)

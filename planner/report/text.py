@@ -20,6 +20,13 @@ def escape(text: object) -> str:
     return rich_escape(str(text))
 
 
+def interrupted_text(result: Any) -> str:
+    """A bench result's word that a spot reclaim cut it short ('' when none did): what a measured line adds."""
+    if not getattr(result, "interruption", ""):
+        return ""
+    return f", interrupted after {result.steps_measured:,} steps ({result.interruption})"
+
+
 def short(text: str, width: int = NOTE_WIDTH) -> str:
     """One line of at most `width` characters (an ellipsis when cut), escaped."""
     text = " ".join(str(text).split())

@@ -182,6 +182,11 @@ class _Run:
         return targets, [aws_run.terminate_run]
 
 
+def interrupted(results: dict[str, Measured]) -> list[str]:
+    """The targets a spot reclaim cut short (their notice, or EC2's reclaim); those with steps enough are planned."""
+    return sorted(label for label, m in results.items() if m.result.interruption)
+
+
 def unterminated(session) -> list[dict[str, Any]]:
     """What the session could not terminate, each with the command that will."""
     return [{**left, "reap_command": f"planner reap --region {left['region']} --run-id {left['run_id']}"}
@@ -303,7 +308,7 @@ class Runs(Predict):
         doc = self.estimate_run(run.journal.path)
         if skipped:  # auto chose instances and benchmarked none
             doc.plan.say(Said([skipped], []))
-        doc = replace(doc, failed_targets=failed, unterminated=[LeftRunning(**x) for x in unterminated(session)],
+        doc = replace(doc, failed_targets=failed, interrupted_targets=interrupted(results), unterminated=[LeftRunning(**x) for x in unterminated(session)],
                       bench_cost_usd=session.billed_usd() if aws_types else None, auto=run.choices if targets.auto else None)
         run.journal.write_plan(doc)
         return doc, run.journal, session

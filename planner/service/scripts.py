@@ -28,7 +28,7 @@ from planner.core.script import (
 from planner.errors import Cancelled, InputError, SpecError
 from planner.journal import Measured, RunJournal, result_problems, typed
 from planner.service.measure import ProgressFn, names_a_gpu, script_path, script_workdir
-from planner.service.plan import Runs, fallback_prices, preflight, saved_options, unterminated
+from planner.service.plan import Runs, fallback_prices, interrupted, preflight, saved_options, unterminated
 from planner.service.predictions import auto_benchmarks, benchmark_choices, hardware, measured_region
 from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice
 from runner.aws import AwsRun, AwsTarget
@@ -261,6 +261,7 @@ class Scripts(Runs):
             doc.plan.say(Said([skipped], []))
         results = journal.read_results()
         doc = replace(doc, failed_targets=sorted(label for label, m in results.items() if m.result.status == "error"),
+                      interrupted_targets=interrupted(results),
                       unterminated=[LeftRunning(**x) for x in unterminated(session)] if session else [],
                       bench_cost_usd=session.billed_usd() if session else None, auto=choices)
         journal.write_plan(doc)

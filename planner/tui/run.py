@@ -24,7 +24,7 @@ from planner.errors import PlannerError
 from planner.tui.messages import RunFinished, RunResult
 from planner.tui.typed import planner_app
 from planner.report.plan import unterminated_lines
-from planner.report.text import label_target, label_text, progress_text, seconds_text
+from planner.report.text import interrupted_text, label_target, label_text, progress_text, seconds_text
 from planner.service import Cancelled, RunCallbacks
 
 if TYPE_CHECKING:
@@ -175,7 +175,8 @@ class RunPane(Vertical):
         def on_result(label: str, measured: Measured) -> None:
             r = measured.result
             ok = r.status == "ok"
-            text = f"{label_text(label)}: {r.status}" + (f" {r.step_seconds * 1e3:.2f} ms/step" if ok and r.step_seconds else f" {r.message}")
+            text = f"{label_text(label)}: {r.status}" + (f" {r.step_seconds * 1e3:.2f} ms/step{interrupted_text(r)}"
+                                                          if ok and r.step_seconds else f" {r.message}")
             call(self.log_line, text)
             call(self.set_state, label, "done" if ok else "failed", None, "" if ok else r.message[:60])
             call(self.post_message, RunResult(label, measured))
@@ -201,7 +202,9 @@ class RunPane(Vertical):
         self.query_one("#cancel", Button).disabled = True
         failed = (doc.failed_targets if doc is not None else None) or []
         run_dir = (doc.run_dir if doc is not None else None) or ""
-        status = error.splitlines()[0] if error else f"done: {run_dir}" + (f" ({', '.join(failed)} failed)" if failed else "")
+        cut = [label for label in (doc.interrupted_targets if doc is not None else None) or [] if label not in failed]
+        status = error.splitlines()[0] if error else f"done: {run_dir}" + (f" ({', '.join(failed)} failed)" if failed else "") + (
+            f" ({', '.join(cut)} interrupted by a spot reclaim)" if cut else "")
         self.query_one("#run-status", Static).update(Text(status))
         self.log_line(error or f"done: journal {run_dir}")
         for line in unterminated_lines(doc):

@@ -23,11 +23,18 @@ past it — the progress line says so — until it has that many, but never past
 (`budget + HARD_CAP_EXTRA_SECONDS` of wall time in all). What it could measure by then is the
 measurement; `Measurement.stopped_because` says "cap", and a warning says how few steps there are.
 If not even one step fits after the warm-up, the warm-up's last step is the measurement (said so).
+
+Interruption: a spot instance warned it is about to be reclaimed (runner/bootstrap.sh writes the notice to the file
+named by PLANNER_INTERRUPT_FILE) stops the measurement at the end of the current block: the steps measured so far
+are the measurement (`stopped_because` "interrupted", `interruption` the notice), when there are at least
+MIN_MEASURED_STEPS of them; fewer are no measurement at all (InterruptedBench). Rank 0 of a data-parallel bench
+alone decides (the other ranks follow its commands), so the ranks stop together.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -40,6 +47,27 @@ STEADY_TOLERANCE = 0.05
 WARMUP_MAX_FRACTION = 0.4  # of the budget
 MIN_MEASURED_STEPS = 5  # measured past the budget (within the hard cap) when the budget buys fewer
 HARD_CAP_EXTRA_SECONDS = 30.0  # the bench's measuring never runs past budget + this
+
+
+INTERRUPT_FILE_ENV = "PLANNER_INTERRUPT_FILE"
+
+
+class InterruptedBench(Exception):
+    """The bench was told to stop (a spot interruption notice) before it had MIN_MEASURED_STEPS steps to time."""
+
+
+def interruption() -> str | None:
+    """The interruption notice, when one arrived (the file PLANNER_INTERRUPT_FILE names exists: its text, or a
+    generic reason), else None. A stat per call: checked once a block of steps."""
+    path = os.environ.get(INTERRUPT_FILE_ENV)
+    if not path or not os.path.exists(path):
+        return None
+    try:
+        with open(path) as f:
+            text = f.read(400).strip()
+    except OSError:
+        text = ""
+    return text or "an interruption notice arrived"
 
 
 class StepTimer(Protocol):
@@ -90,8 +118,9 @@ class Measurement:
     warmup_seconds: float
     warmup_steps: int
     steady: bool
-    stopped_because: str  # "converged" | "budget" | "cap" (slow steps: the hard cap ended the bench)
+    stopped_because: str  # "converged" | "budget" | "cap" (slow steps: the hard cap ended the bench) | "interrupted"
     warnings: list[str] = field(default_factory=list)
+    interruption: str = ""  # the notice that stopped it ("interrupted")
 
 
 def _block_size(step_seconds: float, target_seconds: float, lo: int, hi: int = 10_000) -> int:
@@ -117,7 +146,7 @@ def warm_up(timer: StepTimer, budget_seconds: float, progress: Callable[[dict], 
         if previous is not None and current >= (1 - STEADY_TOLERANCE) * previous:
             return times, True
         previous = current
-        if sum(times) >= limit:
+        if sum(times) >= limit or interruption() is not None:
             return times, False
 
 
@@ -135,6 +164,8 @@ def measure(
     slow steps get at least MIN_MEASURED_STEPS within the hard cap (default budget + 30 s)."""
     cap = budget_seconds + HARD_CAP_EXTRA_SECONDS if hard_cap_seconds is None else hard_cap_seconds
     warm, steady = warm_up(timer, budget_seconds, progress)
+    if (notice := interruption()) is not None:  # it came during the warm-up
+        return _interrupted([], warm, steady, notice)
     warmup_seconds = sum(warm)
     remaining = max(0.0, budget_seconds - warmup_seconds)
     min_seconds = min(remaining, max(1.0, 0.2 * budget_seconds)) if min_seconds is None else min_seconds
@@ -161,9 +192,23 @@ def measure(
             break
         if spent >= remaining and len(times) >= MIN_MEASURED_STEPS:
             break
+        if (notice := interruption()) is not None:
+            return _interrupted(times, warm, steady, notice)
     else:
         stopped = "cap"
     return _result(times, warm, steady, stopped, target, cap, announced, noise_probe)
+
+
+def _interrupted(times: list[float], warm: list[float], steady: bool, notice: str) -> Measurement:
+    """The steps measured until an interruption notice, as the measurement; InterruptedBench when too few."""
+    if len(times) < MIN_MEASURED_STEPS:
+        raise InterruptedBench(f"interrupted ({notice}) after {len(times)} measured step(s) and {len(warm)} of "
+                               f"warm-up: too few to time (at least {MIN_MEASURED_STEPS})")
+    stats = summarize(times)
+    warnings = [f"interrupted ({notice}): the {len(times)} steps measured until then are the measurement"]
+    warnings += list(stats.warnings)
+    return Measurement(stats=stats, times=times, warmup_seconds=sum(warm), warmup_steps=len(warm), steady=steady,
+                       stopped_because="interrupted", warnings=warnings, interruption=notice)
 
 
 # One measured step: its mean's interval is the machine's own timing noise, measured when it happens
@@ -247,3 +292,4 @@ def record(result: BenchResult, m: Measurement) -> None:
     result.samples_per_second = result.batch_size / s.mean
     result.warmup_seconds, result.warmup_steps = m.warmup_seconds, m.warmup_steps
     result.stopped_because, result.warnings = m.stopped_because, list(m.warnings)
+    result.interruption = m.interruption

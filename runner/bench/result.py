@@ -59,6 +59,7 @@ class BenchResult:
     memory_available_bytes: int | None = None  # free memory on the device when the bench started
     measured_batch_size: int | None = None  # set by the planner when it scaled a smaller batch's step
     stopped_because: str = ""
+    interruption: str = ""  # a spot interruption notice (or EC2's reclaim) that cut the bench short: its reason
     warnings: list[str] = field(default_factory=list)
     sweep: list[dict[str, Any]] = field(default_factory=list)
     step_seconds_windows: list[float] = field(default_factory=list)  # `mode: train`: mean step of each 1/20th of the run

@@ -21,7 +21,7 @@ from typing import Any, Callable
 import torch
 
 from runner.bench.data import sample_bytes
-from runner.bench.harness import measure, record, timer_for
+from runner.bench.harness import InterruptedBench, interruption, measure, record, timer_for
 from runner.bench.machine import Busyness, available_memory, cpu_name, fit_threads, peak_rss_bytes, process_age_seconds
 from runner.bench.result import BenchResult
 from runner.bench.workloads import WorkloadError, build
@@ -135,6 +135,18 @@ def _does_not_fit(job: dict[str, Any], result: BenchResult, device: torch.device
 
 
 def run_job(job: dict[str, Any], progress: Callable[[dict], None] | None = None) -> BenchResult:
+    """The job's result; a bench an interruption notice stopped before it had steps enough to time is a failed one
+    that says so (`interruption`: the notice)."""
+    try:
+        return _run_job(job, progress)
+    except InterruptedBench as exc:
+        result = _new_result(job)
+        result.device = "cuda" if job.get("device", "auto") != "cpu" and torch.cuda.is_available() else "cpu"
+        result.message, result.interruption = str(exc), interruption() or "interrupted"
+        return result
+
+
+def _run_job(job: dict[str, Any], progress: Callable[[dict], None] | None = None) -> BenchResult:
     started = time.perf_counter()
     if job.get("threads"):
         torch.set_num_threads(int(job["threads"]))
@@ -180,7 +192,7 @@ def run_job(job: dict[str, Any], progress: Callable[[dict], None] | None = None)
         return result
     finally:
         _release(device)
-    if job.get("sweep"):
+    if job.get("sweep") and not result.interruption:  # advice: not worth the instance's last minutes
         if progress:
             progress({"event": "sweep"})
         result.sweep = _sweep(job["spec"], device, result.batch_size, max(1.0, float(job.get("seconds", 10.0)) / 4))

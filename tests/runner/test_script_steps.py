@@ -87,3 +87,39 @@ def test_the_launchers_own_start_up_is_off_the_runs_clock_but_the_scripts_import
     # the script begins, on the run's clock, after the interpreter's start and torch's import only
     assert result["imports_done"] == pytest.approx(start["entered"] + start["torch_import"], abs=0.05)
     assert result["trace"] is not None and result["trace"]["traced_op_overhead_seconds"] > 0  # taken as the trace began
+
+
+def test_a_spot_notice_stops_a_script_job_and_keeps_its_steps(tmp_path, monkeypatch):
+    """A script job on a spot instance (runner/script_job.py, what the instance runs) told of its reclaim (the notice
+    file runner/bootstrap.sh writes) stops the script with everything it started and keeps the steps it took: the
+    launcher's interim result, said to be interrupted."""
+    import threading
+    import time
+
+    from runner.script_job import run_job
+
+    slow = """
+    import time, torch
+    model = torch.nn.Linear(4, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    for _ in range(100000):
+        opt.zero_grad()
+        model(torch.randn(8, 4)).sum().backward()
+        opt.step()
+        time.sleep(0.05)
+    """
+    script(tmp_path, slow)
+    flag = tmp_path / "interruption.txt"
+    monkeypatch.setenv("PLANNER_INTERRUPT_FILE", str(flag))
+    timer = threading.Timer(8.0, lambda: flag.write_text("spot interruption notice: {\"action\": \"terminate\"}"))
+    timer.start()
+    started = time.monotonic()
+    try:
+        result = run_job({"kind": "script", "folder": str(tmp_path), "script": "train.py", "seconds": 120,
+                          "cap_seconds": 200, "device": "cpu"}, str(tmp_path))
+    finally:
+        timer.cancel()
+    assert time.monotonic() - started < 60  # stopped at the notice, not at its 120 s budget
+    assert result.status == "ok" and result.stopped_because == "interrupted", result.message
+    assert result.interruption == 'spot interruption notice: {"action": "terminate"}'
+    assert result.steps_measured >= 5 and result.warnings[0].startswith("interrupted (spot interruption notice")
