@@ -68,7 +68,8 @@ class AwsSettings:
     max_bench_minutes: float = 20.0
     root_volume_gb: int = 100
     poll_seconds: float = 5.0  # how often the session asks AWS for progress
-    fallback: str | None = None  # "on-demand": a spot launch no zone has capacity (or price) for is launched on-demand
+    fallback: str | None = None  # "on-demand": a spot launch no zone has capacity (or price) for is launched on-demand;
+    # "next": a launch no zone has capacity for launches the plan's next-best instance of its kind instead
 
 
 def check_settings(settings: AwsSettings) -> None:
@@ -212,7 +213,7 @@ class AwsRun:
 CAPACITY_CODES = ("InsufficientInstanceCapacity", "InsufficientCapacity", "Unsupported")
 # A spot launch EC2 refuses in every zone alike (its price): only the fallback may help
 SPOT_CODES = ("SpotMaxPriceTooLow", "InsufficientSpotInstanceCapacity")
-FALLBACKS = ("on-demand",)
+FALLBACKS = ("on-demand", "next")
 # EC2's state reason for a spot instance it took back (the two-minute notice came first, if the instance saw it)
 SPOT_RECLAIM_CODES = ("Server.SpotInstanceTermination",)
 
@@ -243,6 +244,8 @@ class AwsTarget:
     attempt: int = 1  # 2: relaunched on-demand after a spot interruption (--fallback on-demand)
     interruption: str = ""  # why the spot instance ended early (its notice, or EC2's reclaim), '' when it did not
     spent_before: float = 0.0  # USD the instances of earlier attempts billed
+    alternatives: list[tuple[str, float, str]] = field(default_factory=list)  # --fallback next: (type, USD/h, arch), best first
+    replaced: list[str] = field(default_factory=list)  # the types --fallback next left for want of capacity, in order
     _result: BenchResult | None = field(default=None, repr=False)
 
     @property
@@ -265,12 +268,35 @@ class AwsTarget:
         return "on-demand" if self.attempt > 1 else self.run.settings.purchase
 
     def start(self) -> None:
-        s = self.run.settings
+        """Launch the instance (every zone, then the fallback the run allows); a launch that fails is this target's
+        result (`error`, state "failed"), never a crash."""
         try:
             self.run.prepare()
         except AwsError as exc:
             self.error, self.state = exc.message, "failed"
             return
+        while True:
+            failure = self._start_once()
+            if failure is None or not self._next_instead(failure):
+                return
+
+    def _next_instead(self, failure: Exception) -> bool:
+        """--fallback next: after a launch no zone had capacity (or a spot price) for, the plan's next-best instance of
+        the same kind in its place, said and kept; False when there is none to try (the failure stands)."""
+        code = getattr(failure, "response", {}).get("Error", {}).get("Code", "")
+        if self.run.settings.fallback != "next" or not self.alternatives or code not in CAPACITY_CODES + SPOT_CODES:
+            return False
+        was, tried = self.instance_type, self.tries_text() or code
+        self.replaced.append(was)
+        self.instance_type, self.price_per_hour, self.arch = self.alternatives.pop(0)
+        self.notices.append(f"no capacity for {was} ({tried}): launching {self.instance_type} instead, the plan's "
+                            "next-best (--fallback next)")
+        self.tries, self.error, self.state = [], None, "pending"
+        return True
+
+    def _start_once(self) -> Exception | None:
+        """One launch of `instance_type` (every zone of the region); the exception that failed it, None when launched."""
+        s = self.run.settings
         try:
             image_id, root_device = self.run.ami_for(self.arch)
             self.run.s3.put_object(Bucket=self.run.bucket, Key=self.keys["job"], Body=json.dumps(self.job).encode())
@@ -306,9 +332,12 @@ class AwsTarget:
             self.error, self.state = launch_error(exc, self.instance_type, s.region, self.purchase) + tried, "failed"
             if self.interruption:
                 self.error = f"{self.interruption}; its on-demand relaunch failed: {self.error}"
-            return
+            if self.replaced:
+                self.error += f" (after --fallback next left {', '.join(self.replaced)} for want of capacity)"
+            return exc
         self.instance_id = response["Instances"][0]["InstanceId"]
         self.launched_at, self.state = utcnow(), "booting"
+        return None
 
     def _launch(self, params: dict[str, Any]) -> dict[str, Any]:
         """run_instances across zones (_launch_in_zones); a spot launch that fails for capacity or price everywhere is

@@ -411,10 +411,11 @@ def add_run_parser(sub) -> None:
     aws = p.add_argument_group("AWS targets")
     region_argument(aws)
     aws.add_argument("--purchase", choices=PURCHASES, default="on-demand")
-    aws.add_argument("--fallback", choices=("on-demand",),
-                     help="with --purchase spot: a spot launch no zone has capacity (or price) for, or a spot bench "
-                          "reclaimed before it measured enough steps, is launched on-demand; the --bench-budget check "
-                          "counts the on-demand worst case")
+    aws.add_argument("--fallback", choices=("on-demand", "next"),
+                     help="on-demand (with --purchase spot): a spot launch no zone has capacity (or price) for, or a spot "
+                          "bench reclaimed before it measured enough steps, is launched on-demand; next: a launch no "
+                          "zone has capacity for launches the plan's next-best instance of its kind (GPU or CPU) "
+                          "instead. The --bench-budget check counts the fallback's worst case")
     aws.add_argument("--requirements", metavar="FILE",
                      help="a training script's requirements.txt (in its folder), pip-installed on each instance at boot")
     aws.add_argument("--processes", type=flag("--processes"), default=1,

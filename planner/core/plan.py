@@ -187,6 +187,23 @@ class Plan:
         return _option_of(rec, self.options)
 
 
+def next_best(plan: Plan, instance_type: str, device: str, taken: set[str], count: int = 3) -> list[str]:
+    """`--fallback next`: the instance types the plan ranks best after `instance_type` among the rented options of the
+    same kind (`device`: "cuda" for a GPU instance, "cpu"), usable on one instance, none of `taken`, each once, at most
+    `count` (best first)."""
+    out: list[str] = []
+    ranked = sorted((o for o in plan.options if o.rank is not None), key=lambda o: o.rank or 0)
+    for o in ranked:
+        t = o.instance_type
+        if (o.billing != "ec2" or not o.usable or o.instances > 1 or o.device != device or t is None
+                or t == instance_type or t in taken or t in out):
+            continue
+        out.append(t)
+        if len(out) == count:
+            break
+    return out
+
+
 def _option_of(rec: Recommendation, ranked: list[RankedOption]) -> RankedOption | None:
     if rec.target is None:
         return None

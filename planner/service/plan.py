@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from planner.core.document import LeftRunning, PlanDocument, PlanOptions, WorkloadSummary, choice_json
 from planner.core.decide import decide, Recommendation, Said
+from planner.core.plan import next_best
 from planner.errors import Cancelled, InputError, PlannerError, RunError
 from planner.service.predictions import measured_candidates, Predict
 from planner.service.measure import BenchOptions, check_processes, local_batch, local_devices, make_job, scaled_to_spec
@@ -45,6 +46,30 @@ def fallback_prices(aws_types: list[str], aws: AwsOptions, catalog) -> dict[str,
     if aws.fallback != "on-demand" or aws.purchase != "spot":
         return {}
     return {t: hourly_price(catalog, t, aws.region, "on-demand") for t in aws_types}
+
+
+def next_alternatives(plan: Any, aws_types: list[str], aws: AwsOptions, catalog,
+                      worst: float) -> dict[str, list[tuple[str, float, str]]]:
+    """`--fallback next`: for each type, the plan's next-best instances of its kind (a GPU for a GPU, a CPU for a CPU:
+    planner.core.plan.next_best), none already a target, each with its price and architecture; one whose worst-case
+    bench cost would take the run past --bench-budget (`worst`: the run's worst case as preflight counts it) is left
+    out, so the budget check holds for whatever the fallback launches. {} without --fallback next."""
+    from pricing.catalog import hourly_price, instance_facts
+
+    if aws.fallback != "next":
+        return {}
+    s = aws.settings()
+    out: dict[str, list[tuple[str, float, str]]] = {}
+    for t in aws_types:
+        facts = instance_facts(catalog, t, s.region)
+        own = worst_case_bench_cost(hourly_price(catalog, t, s.region, s.purchase), s)
+        alternatives = []
+        for alt in next_best(plan, t, "cuda" if facts["gpu_count"] else "cpu", set(aws_types)):
+            price = hourly_price(catalog, alt, s.region, s.purchase)
+            if worst - own + worst_case_bench_cost(price, s) <= aws.bench_budget:
+                alternatives.append((alt, float(price), str(instance_facts(catalog, alt, s.region)["arch"])))
+        out[t] = alternatives
+    return out
 
 
 def preflight(aws_types: list[str], aws: AwsOptions, catalog) -> tuple[dict[str, float], dict[str, str], float]:
@@ -115,9 +140,13 @@ class _Run:
         self.journal.write_run(self.info)
         self.where: dict[str, tuple[Target, str | None, str | None]] = {}
         self.choices: list = []  # `auto`'s choice of instances (planner.core.decide.BenchmarkChoice)
+        self.instances: dict[str, AwsTarget] = {}  # the run's AWS targets by label (--fallback next may change the type)
 
     def record(self, label: str, result) -> None:
         target, region, purchase = self.where[label]
+        if label in self.instances and self.instances[label].instance_type != target.instance_type:
+            target = Target("aws", self.instances[label].instance_type)  # --fallback next launched another type
+            label = target.label()
         if not target.cloud:  # measured at a smaller batch when the spec's would not fit the local budget
             result = scaled_to_spec(result, self.spec.batch_size)
         measured = Measured(target, result, region, purchase)
@@ -167,9 +196,13 @@ class _Run:
         return [c.target[4:] for c in choices if c.benchmark]
 
     def aws_targets(self, aws_types: list[str], aws: AwsOptions, priced) -> tuple[list, list]:
-        """(targets, backstops) for the instances of the run."""
-        prices, arches, _worst = priced
-        fallback = fallback_prices(aws_types, aws, self.service.catalog().frame)
+        """(targets, backstops) for the instances of the run; with --fallback next, each with the plan's next-best
+        instances of its kind (the plan of what is measured so far: every instance predicted where nothing is)."""
+        prices, arches, worst = priced
+        catalog = self.service.catalog().frame
+        fallback = fallback_prices(aws_types, aws, catalog)
+        nexts = (next_alternatives(self.service.plan_of(self.spec, self.options, self.journal.read_results()).plan,
+                                   aws_types, aws, catalog, worst) if aws.fallback == "next" else {})
         aws_run = AwsRun(aws.settings(), self.run_id, session=self.service.aws_session, check_result=result_problems)
         # CUDA where the instance has it; a custom model's code ships in the bundle (too big: InputError)
         job = aws_run.ship(make_job(self.spec, replace(self.bench, device="auto"), self.fp))
@@ -178,7 +211,8 @@ class _Run:
             target = Target("aws", itype)
             self.where[target.label()] = (target, aws.region, aws.purchase)
             targets.append(AwsTarget(aws_run, itype, job, target.label(), prices[itype], arches[itype],
-                                     fallback_price=fallback.get(itype)))
+                                     fallback_price=fallback.get(itype), alternatives=nexts.get(itype, [])))
+        self.instances = {t.label: t for t in targets}
         return targets, [aws_run.terminate_run]
 
 

@@ -28,7 +28,9 @@ from planner.core.script import (
 from planner.errors import Cancelled, InputError, SpecError
 from planner.journal import Measured, RunJournal, result_problems, typed
 from planner.service.measure import ProgressFn, names_a_gpu, script_path, script_workdir
-from planner.service.plan import Runs, fallback_prices, interrupted, preflight, saved_options, unterminated
+from planner.service.plan import (
+    Runs, fallback_prices, interrupted, next_alternatives, preflight, saved_options, unterminated,
+)
 from planner.service.predictions import auto_benchmarks, benchmark_choices, hardware, measured_region
 from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice
 from runner.aws import AwsRun, AwsTarget
@@ -176,6 +178,9 @@ class Scripts(Runs):
         catalog = self.catalog().frame
         check_region(catalog, options.region)
         priced = preflight(aws_types, aws, catalog) if aws_types else None
+        if aws.fallback == "next" and LOCAL not in targets.targets:
+            raise InputError("--fallback next: a script's next-best instance is ranked by the plan of its measurement "
+                             "here, and --targets leaves this machine out", hint="add local to --targets (auto has it)")
         shipped = script_folder(path, folder=cwd) if aws_types or targets.auto else None
         needs = _requirements(cwd, requirements) if requirements else None
         self.check_credentials(aws_types)  # after every check of the input: a typo is said first
@@ -238,16 +243,28 @@ class Scripts(Runs):
                           "until_epoch": epochs is not None, "cap_seconds": cap, "requirements": needs}
             where = {}
             aws_targets: list = []  # runner.target.Target
+            # --fallback next: the plan of the measurement here ranks the instances (none without one: refused above)
+            nexts = (next_alternatives(self.script_plan(job, run, est, options).plan, aws_types, aws, catalog, priced[2])
+                     if aws.fallback == "next" else {})
             for itype in aws_types:
                 target = Target("aws", itype)
                 gpu = instance_facts(catalog, itype, aws.region)["gpu_count"]
                 where[target.label()] = target
                 aws_targets.append(AwsTarget(aws_run, itype, {**script_job, "device": "cuda" if gpu else "cpu"},
                                              target.label(), priced[0][itype], priced[1][itype],
-                                             fallback_price=fallback_prices([itype], aws, catalog).get(itype)))
+                                             fallback_price=fallback_prices([itype], aws, catalog).get(itype),
+                                             alternatives=nexts.get(itype, [])))
+            instances = {t.label: t for t in aws_targets}
+
+            def measured_there(label: str, result: Any) -> None:
+                target = where[label]
+                if instances[label].instance_type != target.instance_type:  # --fallback next launched another type
+                    target = Target("aws", instances[label].instance_type)
+                    label = target.label()
+                record(label, Measured(target, result, aws.region, aws.purchase))
+
             session = BenchSession(aws_targets, on_state=cb.on_state, on_progress=cb.on_progress, cancel=cancel,
-                                   on_result=lambda label, result: record(label, Measured(where[label], result, aws.region,
-                                                                                           aws.purchase)),
+                                   on_result=measured_there,
                                    backstops=[aws_run.terminate_run], on_notice=cb.on_notice)
             try:
                 session.run()

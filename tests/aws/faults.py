@@ -9,6 +9,8 @@ rules in PLANNER_FAULTS (a JSON list) apply to the calls they name:
                                                                        the 3rd call fails, once
     {"op": "TerminateInstances", "delay": 3}                          every call takes 3 s longer
     {"op": "GetServiceQuota", "answer": {"Quota": {"Value": 0.0}}}    AWS's answer where moto has none
+    {"op": "RunInstances", "code": "InsufficientInstanceCapacity", "params": {"InstanceType": "g5.xlarge"}}
+                                                                       only the calls with those parameters
 
 An injected error stands for a call that failed after botocore's own retries: it is raised above
 them, once per call. Nothing of the planner is patched; the planner runs as `planner` would.
@@ -41,7 +43,7 @@ def install(rules: list[dict[str, Any]], log: str | None = None) -> None:
                 with open(log, "a") as f:
                     f.write(operation + "\n")
         for rule in rules:
-            if rule["op"] != operation:
+            if rule["op"] != operation or any(params.get(k) != v for k, v in rule.get("params", {}).items()):
                 continue
             after, times = rule.get("after", 0), rule.get("times")
             if n <= after or (times is not None and n > after + times):

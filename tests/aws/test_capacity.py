@@ -171,3 +171,80 @@ def test_the_budget_counts_the_fallbacks_worst_case_and_the_fallback_needs_spot(
     assert spot < with_fallback == on_demand
     with pytest.raises(InputError, match="--fallback on-demand: the launch is on-demand already"):
         preflight(["g5.xlarge"], AwsOptions(fallback="on-demand"), load_snapshot())
+
+
+def out_of_capacity_for(monkeypatch, types: set[str]) -> list[str]:
+    """RunInstances answers InsufficientInstanceCapacity for `types`, in every zone. Returns the type of each call."""
+    real = botocore.client.BaseClient._make_api_call
+    calls: list[str] = []
+
+    def call(self, operation, params):
+        if operation == "RunInstances":
+            calls.append(params["InstanceType"])
+            if params["InstanceType"] in types:
+                raise ClientError({"Error": {"Code": "InsufficientInstanceCapacity", "Message": "injected"}}, operation)
+        return real(self, operation, params)
+
+    monkeypatch.setattr(botocore.client.BaseClient, "_make_api_call", call)
+    return calls
+
+
+def test_every_zone_out_and_fallback_next_launches_the_plans_next_best_instead(aws_session, monkeypatch):
+    ec2 = aws_session.client("ec2")
+    zones = {s["AvailabilityZone"] for s in ec2.describe_subnets()["Subnets"]}
+    calls = out_of_capacity_for(monkeypatch, {"g5.xlarge", "g6.xlarge"})
+    run = AwsRun(AwsSettings(ami=x86_ami(ec2), fallback="next", poll_seconds=0.05), "run-next-1")
+    run.prepare()
+    t = AwsTarget(run, "g5.xlarge", JOB, "aws-g5.xlarge", 1.006,
+                  alternatives=[("g6.xlarge", 0.805, "x86_64"), ("g4dn.xlarge", 0.526, "x86_64")])
+    said: list[tuple[str, str]] = []
+    BenchSession([t], on_notice=lambda label, text: said.append((label, text)))._start(t, [])
+    assert t.error is None and t.instance_id and t.instance_type == "g4dn.xlarge" and t.price_per_hour == 0.526
+    assert calls == ["g5.xlarge"] * (len(zones) + 1) + ["g6.xlarge"] * (len(zones) + 1) + ["g4dn.xlarge"]
+    assert t.replaced == ["g5.xlarge", "g6.xlarge"]
+    inst = ec2.describe_instances(InstanceIds=[t.instance_id])["Reservations"][0]["Instances"][0]
+    assert inst["InstanceType"] == "g4dn.xlarge"
+    assert [text.split(" (")[0] for _, text in said] == ["no capacity for g5.xlarge", "no capacity for g6.xlarge"]
+    assert said[1][1].endswith("launching g4dn.xlarge instead, the plan's next-best (--fallback next)")
+    run.terminate_run()
+    assert live_instances(ec2) == []
+
+
+def test_fallback_next_with_nothing_left_fails_naming_every_type_it_tried(aws_session, monkeypatch):
+    ec2 = aws_session.client("ec2")
+    out_of_capacity_for(monkeypatch, {"g5.xlarge", "g6.xlarge"})
+    run = AwsRun(AwsSettings(ami=x86_ami(ec2), fallback="next", poll_seconds=0.05), "run-next-2")
+    run.prepare()
+    t = AwsTarget(run, "g5.xlarge", JOB, "aws-g5.xlarge", 1.006, alternatives=[("g6.xlarge", 0.805, "x86_64")])
+    t.start()
+    assert t.state == "failed" and t.instance_id is None
+    assert "AWS has no capacity for g6.xlarge" in t.error  # type: ignore[operator]
+    assert t.error.endswith("(after --fallback next left g5.xlarge for want of capacity)")  # type: ignore[union-attr]
+    assert live_instances(ec2) == []
+
+
+def test_planner_run_with_fallback_next_measures_the_next_best_and_journals_it_under_its_own_name(endpoint, env, tmp_path):
+    """`planner run --fallback next` end to end against moto's server: g5.xlarge has no capacity in any zone; the run
+    launches the plan's next-best GPU instance instead, journals its result under that instance's name, says why, and
+    leaves nothing running."""
+    import json
+
+    from pricing.catalog import instance_facts, load_snapshot
+    from tests.aws.helpers import FAKE_RESULT, ec2 as ec2_of, journaled, played_run, result_stub, run_id
+
+    faults = [{"op": "RunInstances", "code": "InsufficientInstanceCapacity", "params": {"InstanceType": "g5.xlarge"}}]
+    proc, stdout, stderr, out, _ = played_run(endpoint, env, tmp_path, "aws:g5.xlarge", "--json", "--fallback", "next",
+                                              "--max-bench-minutes", "3", faults=faults,
+                                              python_stub=result_stub(FAKE_RESULT))
+    assert proc.returncode == 0, stderr
+    assert "Traceback" not in stderr and "aws:g5.xlarge: no capacity for g5.xlarge" in stderr
+    (label,) = journaled(out)
+    instead = label.removeprefix("aws-")
+    assert instead != "g5.xlarge" and instance_facts(load_snapshot(), instead, "us-east-1")["gpu_count"] >= 1
+    assert f"launching {instead} instead, the plan's next-best (--fallback next)" in stderr
+    doc = json.loads(stdout)
+    assert any(o["target"] == f"aws:{instead}" and o["source"] == "measured" for o in doc["options"])
+    assert doc["failed_targets"] == []
+    notices = json.loads((out / "run.json").read_text())["notices"]
+    assert any("--fallback next" in n["text"] for n in notices)
+    assert live_instances(ec2_of(endpoint), run_id(out)) == []
