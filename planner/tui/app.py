@@ -28,7 +28,7 @@ from planner.tui.commands import PANES, PlannerCommands
 from planner.tui.dialogs import ConfirmLaunch, OpenRun, RunLength
 from planner.tui.instances import InstancesPane
 from planner.tui.answers import Answers
-from planner.tui.messages import EstimateDone, PlanShown, PlanStatus, RunFinished, RunResult, SpecChanged, SpecLoaded, TargetsChanged
+from planner.tui.messages import EstimateDone, LaunchNotice, PlanShown, PlanStatus, RunFinished, RunResult, SpecChanged, SpecLoaded, TargetsChanged
 from planner.tui.quitting import Quitting
 from planner.tui.results import ResultsPane
 from planner.tui.run import RunPane
@@ -254,6 +254,10 @@ class PlannerApp(Quitting, App):
 
     def on_targets_changed(self, message: TargetsChanged) -> None:
         self.targets = message.targets
+
+    def on_launch_notice(self, message: LaunchNotice) -> None:
+        for pane in self.query(TargetsPane):  # none while the app closes
+            pane.note_launch(message.label, message.text)
 
     def action_run(self) -> None:
         run, results = self.query_one(RunPane), self.results

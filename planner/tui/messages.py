@@ -85,6 +85,14 @@ class RunResult(Message):
 
 
 @dataclass
+class LaunchNotice(Message):
+    """What a run's launch of a target did that the user should know (another zone, the fallback, a reclaim)."""
+
+    label: str
+    text: str
+
+
+@dataclass
 class RunFinished(Message):
     doc: PlanDocument | None
     error: str | None = None

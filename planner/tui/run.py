@@ -21,7 +21,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, DataTable, Log, Static
 
 from planner.errors import PlannerError
-from planner.tui.messages import RunFinished, RunResult
+from planner.tui.messages import LaunchNotice, RunFinished, RunResult
 from planner.tui.typed import planner_app
 from planner.report.plan import unterminated_lines
 from planner.report.text import interrupted_text, label_target, label_text, progress_text, seconds_text
@@ -171,6 +171,8 @@ class RunPane(Vertical):
 
         def on_notice(label: str | None, text: str) -> None:
             call(self.log_line, f"{label_text(label)}: {text}" if label else text)
+            if label:
+                call(self.post_message, LaunchNotice(label, text))  # the Targets pane keeps each target's latest
 
         def on_result(label: str, measured: Measured) -> None:
             r = measured.result

@@ -2,7 +2,9 @@
 sortable, with each instance's predicted training time and cost from the plan shown; pick the
 instances to benchmark (local is always in). A fresh estimate picks the paid benchmarks that would
 settle its answer; their worst-case cost against the budget shows before anything starts
-(PlannerService.bench_cost, the CLI's pre-flight)."""
+(PlannerService.bench_cost, the CLI's pre-flight), and each picked instance's state: the vCPU quota it would launch
+against (read from AWS in a worker, as `planner run --dry-run` reads it) and what its latest launch did (another
+zone, the fallback, a spot reclaim)."""
 
 from __future__ import annotations
 
@@ -10,12 +12,13 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual import work
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical
 from textual.widgets import DataTable, Input, Label, Select, Static
 
 from planner.errors import PlannerError
-from planner.report.text import escape
+from planner.report.text import escape, label_target, short
 from planner.tui.messages import TargetsChanged
 from planner.tui.typed import planner_app
 from planner.report.plan import PLAN_COLUMNS, plan_row
@@ -41,7 +44,7 @@ class TargetsPane(Vertical):
     TargetsPane .filter-label { width: auto; padding-right: 1; color: $text-muted; }
     TargetsPane .filter Select, TargetsPane .filter Input { width: 1fr; }
     TargetsPane #catalog { height: 1fr; margin-top: 1; }
-    TargetsPane #selection { height: auto; max-height: 6; padding: 0 1; }
+    TargetsPane #selection { height: auto; max-height: 9; padding: 0 1; }
     TargetsPane #price-source { height: auto; padding: 0 1; color: $text-muted; }
     """
     BINDINGS = [Binding("space", "toggle", "Pick"), Binding("a", "suggested", "Suggested"), Binding("u", "local_only", "Local only")]
@@ -53,6 +56,9 @@ class TargetsPane(Vertical):
         self.doc: PlanDocument | None = None
         self.rows = None
         self._order: tuple[str, ...] = ()
+        self.quotas: dict[str, str] = {}  # target -> its vCPU quota's state, as last read
+        self.quotas_read: tuple[str, ...] = ()  # the instance types they were read for
+        self.launches: dict[str, str] = {}  # target -> what its latest launch did (a run's notice)
 
     def compose(self) -> ComposeResult:
         with Grid(id="filters"):
@@ -183,8 +189,49 @@ class TargetsPane(Vertical):
                              f"({aws.max_bench_minutes:g} min dead-man + grace each)")
             except PlannerError as exc:
                 lines.append(f"[red]{escape(exc.message)}[/]")
+            if "" in self.quotas:
+                lines.append(escape(self.quotas[""]))
         for target in self.selected:
-            if target in self.suggested:
-                lines.append(f"  {target}: {escape(self.suggested[target])}")
+            state = [part for part in (self.suggested.get(target), self.quotas.get(target),
+                                       f"last launch: {self.launches[target]}" if target in self.launches else None) if part]
+            if state:
+                lines.append(f"  {target}: {short('; '.join(state), 230)}")
         self.query_one("#selection", Static).update(Text.from_markup("\n".join(lines)))
+        if tuple(aws_types) != self.quotas_read:
+            self.quotas_read = tuple(aws_types)
+            if aws_types:
+                self.read_quotas(tuple(aws_types), aws)
         self.post_message(TargetsChanged(targets))
+
+    @work(thread=True, exclusive=True, group="quotas")
+    def read_quotas(self, aws_types: tuple[str, ...], aws: AwsOptions) -> None:
+        """The vCPU quotas launching `aws_types` counts against, read from AWS off the UI thread (none without
+        credentials here: said so), each picked instance's state shown beside it."""
+        app = planner_app(self)
+        states: dict[str, str] = {}
+        if app.service.credentials_problem():
+            states = {"": "quotas not read: no AWS credentials here (a run that rents needs them)"}  # said once
+        else:
+            try:
+                checks = app.service.launch_preview(list(aws_types), aws).quotas
+            except PlannerError:  # over the budget, a region without prices: the budget line says so
+                checks = ()
+            except Exception as exc:  # noqa: BLE001 - a worker's failure must not end the app: said beside each pick
+                checks, states = (), {f"aws:{t}": f"quota not read ({type(exc).__name__})" for t in aws_types}
+            for q in checks:
+                state = (f'quota "{q.name}" {q.limit:g} vCPUs, {q.used} in use, needs {q.needed}: OVER, a run is '
+                         "refused (r says how to raise it)" if q.over else
+                         f'quota "{q.name}" {q.limit:g} vCPUs, {q.used} in use, needs {q.needed}'
+                         if q.limit is not None and q.used is not None else f"quota not read ({q.problem})")
+                states.update({f"aws:{t}": state for t in q.types})
+        app.call_from_thread(self._show_quotas, aws_types, states)
+
+    def _show_quotas(self, aws_types: tuple[str, ...], states: dict[str, str]) -> None:
+        if aws_types == self.quotas_read:  # still the picks they were read for
+            self.quotas = states
+            self.show_selection()
+
+    def note_launch(self, label: str, text: str) -> None:
+        """A run's notice about a target's launch: kept as its latest state and shown with its quota."""
+        self.launches[label_target(label)] = text
+        self.show_selection()

@@ -51,7 +51,11 @@ def shown(*keys: str, settle=None):
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("pane, keys", [("workload", ()), ("targets", ("2",)), ("run", ("3",)), ("results", ("4",))])
 def test_pane_with_the_plan_shown(snap_compare, pane, keys, size):
-    assert snap_compare(app(), terminal_size=SIZES[size], run_before=shown(*keys))
+    def quotas_said(app) -> bool:  # the picks' quota state is read in a worker: wait for it
+        targets = app.query_one("TargetsPane")
+        return not targets.quotas_read or bool(targets.quotas)
+
+    assert snap_compare(app(), terminal_size=SIZES[size], run_before=shown(*keys, settle=quotas_said))
 
 
 @pytest.mark.parametrize("size", SIZES)
