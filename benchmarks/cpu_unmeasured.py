@@ -42,7 +42,7 @@ def main() -> int:
     rows = []
     for name in EXAMPLES:
         spec = load_spec(ROOT / "examples" / f"{name}.yaml")
-        fp = service.footprint(spec)
+        fp = service.workloads.footprint(spec)
         flops = fp.train_flops_per_sample * spec.batch_size
         kernels = kernels_per_step(list(fp.layers), spec.train.optimizer, spec.train.precision)
         moved = step_bytes(list(fp.layers), spec.batch_size, spec.train.precision, spec.train.optimizer)

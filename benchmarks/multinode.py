@@ -526,7 +526,7 @@ def run(args: argparse.Namespace, say) -> int:
     bandwidths = [float(b) for b in args.bandwidths.split(",") if b.strip()]
     specs = [s for s in SPECS if args.models is None or s["name"] in args.models.split(",")]
     service = PlannerService()
-    layers = {s["name"]: list(service.layers(parse_spec(s))) for s in specs}
+    layers = {s["name"]: list(service.workloads.layers(parse_spec(s))) for s in specs}
     cases: dict[tuple[str, float], Case] = {}
     port = 29500
     began, date = time.monotonic(), dt.date.today().isoformat()

@@ -56,7 +56,7 @@ def ms(seconds: float | None) -> str:
 
 
 def described(service: PlannerService, spec):
-    layers = list(service.layers(spec))
+    layers = list(service.workloads.layers(spec))
     host = sample_bytes(spec) if spec.data.location == "host" else 0.0
     return layers, merge_identical(layers), host
 
@@ -123,7 +123,7 @@ def gloo_check(service: PlannerService, seconds: float, repeats: int = 1) -> Non
         ddp = service.bench(spec, BenchOptions(device="cpu", seconds=seconds, processes=2))
         half = spec.model_copy(update={"train": spec.train.model_copy(update={"batch_size": spec.batch_size // 2})})
         alone = service.bench(half, BenchOptions(device="cpu", seconds=seconds, threads=1))
-        layers = list(service.layers(spec))
+        layers = list(service.workloads.layers(spec))
         fabric = Fabric.measured(2, ddp.fabric["bus_bytes_per_second"], ddp.fabric["latency_seconds"])
         local, cv = ddp.step_seconds_no_sync, ddp.step_cv_no_sync or 0.0
         synced = local / (1 - ddp.allreduce_share)  # the sync blocks' median, measured alongside the no_sync ones

@@ -34,7 +34,7 @@ def main(run_dirs: list[str]) -> int:
     rows = []
     for name in EXAMPLES:
         spec = load_spec(ROOT / "examples" / f"{name}.yaml")
-        fp = service.footprint(spec)
+        fp = service.workloads.footprint(spec)
         one = service.bench(spec, BenchOptions(device="cpu", seconds=6, threads=1))
         two = service.bench(spec, BenchOptions(device="cpu", seconds=6, threads=2))
         pred = predict_cpu(one.step_seconds, 1, 2, fp.train_flops_per_sample * spec.batch_size).step_seconds
@@ -48,8 +48,9 @@ def main(run_dirs: list[str]) -> int:
                 p = predict_gpu(list(fp.layers), specs[model], spec.batch_size, spec.train.precision, spec.train.optimizer, host)
                 if p.step_seconds:
                     rows.append((model, name, cuda.step_seconds, p.step_seconds))
-    for run_dir in run_dirs:
-        rows += [(r["device"], r["workload"], r["measured_step_seconds"], r["predicted_step_seconds"]) for r in service.calibration_rows(run_dir)]
+    if run_dirs:  # what `planner calibrate --dry-run` compares
+        rows += [(r["device"], r["workload"], r["measured_step_seconds"], r["predicted_step_seconds"])
+                 for r in service.calibrate(list(run_dirs), dry_run=True)[0]]
     print("| device | workload | measured | predicted | error |\n|---|---|---:|---:|---:|")
     errors: dict[str, list[float]] = {}
     for device, workload, measured, predicted in rows:

@@ -167,4 +167,7 @@ def launch_error(exc: Exception, instance_type: str, region: str, purchase: str)
                 f"(`planner infra policy` prints a policy that has them; spot also needs the spot-instances-request resource)")
     if code == "SpotMaxPriceTooLow" or code.startswith("InsufficientSpot"):
         return f"no spot capacity for {instance_type} ({code}): try --purchase on-demand or another region"
+    if code == "ParameterNotFound":  # the Deep Learning AMI's public SSM parameter (runner.aws.AMI_PARAMETER)
+        return (f"the latest Deep Learning AMI could not be looked up in {region} ({code}: its public SSM parameter is "
+                f"not there): give an AMI with torch yourself, --ami ami-..., or try another --ami-type or region")
     return failure_text(exc, f"launch of {instance_type}")

@@ -30,9 +30,9 @@ def cmd_prices(args: argparse.Namespace) -> int:
     if args.refresh:
         where = "the hosted catalog" if source == "catalog" else "AWS's Price List API"
         with stderr().status(f"reading prices from {where} ..."):
-            catalog, rows = PlannerService().prices(query, refresh=True, warn=warn, source=source)
+            catalog, rows = PlannerService().account.prices(query, refresh=True, warn=warn, source=source)
     else:
-        catalog, rows = PlannerService().prices(query, warn=warn)
+        catalog, rows = PlannerService().account.prices(query, warn=warn)
     if args.json:
         print_json(prices_json(catalog, rows))
     else:
@@ -46,7 +46,7 @@ def cmd_prices(args: argparse.Namespace) -> int:
 
 
 def cmd_reap(args: argparse.Namespace) -> int:
-    taken = PlannerService().reap(args.region or default_region(), at=args.at, run_id=args.run_id, dry_run=args.dry_run)
+    taken = PlannerService().account.reap(args.region or default_region(), at=args.at, run_id=args.run_id, dry_run=args.dry_run)
     verb = "would terminate" if args.dry_run else "terminated"
     out = stdout()
     for i in taken:
@@ -61,37 +61,41 @@ def cmd_infra(args: argparse.Namespace) -> int:
     service = PlannerService()
     region = args.region or default_region()
     if args.action == "template":
-        sys.stdout.write(service.infra("template", region) + "\n")
+        sys.stdout.write(service.account.infra("template", region) + "\n")
         return ExitCode.OK
     if args.action == "policy":
-        print_json(service.infra("policy", region))
+        print_json(service.account.infra("policy", region))
         return ExitCode.OK
     err = stderr()
     if args.action == "deploy":
         with err.status(f"deploying stack {args.stack_name} in {region} ..."):
-            found = service.infra("deploy", region, args.stack_name, args.vpc, args.schedule)
+            found = service.account.infra("deploy", region, args.stack_name, args.vpc, args.schedule)
     elif args.action == "delete":
         with err.status(f"deleting stack {args.stack_name} in {region} ..."):
-            deleted = service.infra("delete", region, args.stack_name)
+            deleted = service.account.infra("delete", region, args.stack_name)
         err.print(f"stack {args.stack_name} {'deleted' if deleted else 'does not exist'} in {region}; "
                   "the results bucket is kept (delete it yourself when it is no longer needed)", highlight=False)
         return ExitCode.OK
     else:
-        found = service.infra("status", region, args.stack_name)
+        found = service.account.infra("status", region, args.stack_name)
     if found is None:
         err.print(f"stack {args.stack_name} is not deployed in {region}; `planner infra deploy` creates it", highlight=False)
         return ExitCode.RUNTIME_FAILURE if args.action == "status" else ExitCode.OK
     out = stdout()
     out.print(f"stack {found['StackName']}: {found['StackStatus']}", highlight=False)
-    for key, value in service.stack_outputs(found).items():
+    for key, value in service.account.stack_outputs(found).items():
         out.print(f"  {key}: {value}", highlight=False)
     return ExitCode.OK
 
 
 def cmd_ls(args: argparse.Namespace) -> int:
-    rows = PlannerService().instances(args.region or default_region())
+    rows = PlannerService().account.instances(args.region or default_region())
     if args.json:
         print_json({"instances": rows})
+        return ExitCode.OK
+    if not rows:
+        stdout().print(f"no planner-managed instance in {args.region or default_region()} (none billed, none that could be)",
+                       markup=False, highlight=False)
         return ExitCode.OK
     print_table(args, instances_table(rows))
     return ExitCode.OK
@@ -108,11 +112,11 @@ def cmd_tui(args: argparse.Namespace) -> int:
         script_run = False
         if is_dir:  # `planner tui RUN_DIR`: a saved run, refused here unless it is one
             service = PlannerService()
-            script_run = service.is_script_run(args.spec)
+            script_run = service.journals.is_script_run(args.spec)
             if not script_run:
-                service.check_run(args.spec)
+                service.workloads.check_run(args.spec)
         elif args.spec.endswith(".py"):  # `planner tui train.py -- ARGS`: the user's script, measured here
-            PlannerService().check_script(args.spec, args.workdir)
+            PlannerService().workloads.check_script(args.spec, args.workdir)
         else:
             check_spec_file(args.spec)  # the editor reads it whole: a FIFO or /dev/zero is refused here, before it opens
     from planner.tui.app import PlannerApp

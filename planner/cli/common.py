@@ -420,11 +420,11 @@ def say_script_cap(service: PlannerService, args: argparse.Namespace, then: str 
     """Say, before it starts, what a script's measurement will do and where it is stopped (a script that is not
     there is refused first: InputError)."""
     workdir = getattr(args, "workdir", None)
-    service.check_script(args.spec, workdir)
+    service.workloads.check_script(args.spec, workdir)
     running = " ".join([args.spec, *args.script_args]) + (f" in {Path(workdir).resolve()}" if workdir else "")
     epoch = "; longer while an epoch under way can end before the cap: --epochs counts steps from a whole one" if getattr(args, "epochs", None) else ""
     first = ("traced on a stand-in GPU first (it names CUDA; not run here if that trace says its step is too slow for "
-             "this CPU), then " if service.traced_first(args.spec) else "")
+             "this CPU), then " if service.workloads.traced_first(args.spec) else "")
     stderr().print(f"{first}running {escape(running)} here, unchanged: "
                    f"{args.seconds:g} s of training steps (at least 20; up to {UNSTEADY_EXTENSION * args.seconds:g} s while the step time has "
                    f"not settled{epoch}), and stopped with everything it started at "
@@ -580,7 +580,7 @@ def take_task(args: argparse.Namespace, argv: list[str] | None = None) -> None:
     spec = getattr(args, "spec", None)
     if not spec or not str(spec).endswith((".yaml", ".yml")):
         return
-    task = PlannerService().task(spec, env_pairs(getattr(args, "env", None), "--env"),
+    task = PlannerService().workloads.task(spec, env_pairs(getattr(args, "env", None), "--env"),
                                  env_pairs(getattr(args, "secret", None), "--secret"))
     if task is None:
         return

@@ -115,7 +115,7 @@ def _kind(action: argparse.Action) -> str | None:
 
 def cmd_completion(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     service = PlannerService()
-    sys.stdout.write(completion_script(parser, args.shell, service.regions(), service.instance_types()))
+    sys.stdout.write(completion_script(parser, args.shell, service.account.regions(), service.account.instance_types()))
     return ExitCode.OK
 
 

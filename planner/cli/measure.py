@@ -23,8 +23,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.spec.endswith(".py"):
         return _check_script(service, args)
     refuse_script_flags(args, args.spec)
-    spec = service.load(args.spec)
-    fp = service.footprint(spec)
+    spec = service.workloads.load(args.spec)
+    fp = service.workloads.footprint(spec)
     if args.json:
         print_json(check_summary(spec, fp))
     else:
@@ -38,7 +38,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.spec.endswith(".py"):
         return _bench_script(service, args)
     refuse_script_flags(args, args.spec)
-    spec = service.load(args.spec)
+    spec = service.workloads.load(args.spec)
     out_file = check_out_file(args.out) if args.out is not None else None  # before the bench, not after it
     options = BenchOptions(device=args.device, seconds=args.seconds, sweep=args.sweep, threads=args.threads,
                            processes=args.processes)
@@ -108,9 +108,9 @@ def _check_script(service: PlannerService, args: argparse.Namespace) -> int:
     """A training script checked without running it: it parses (its own syntax error, exit 1), and what of its
     folder would ship; its parameters, FLOPs and memory are measured by running it (bench)."""
     workdir = getattr(args, "workdir", None)
-    path = service.check_script(args.spec, workdir)
-    shipped = service.shipped(path, workdir)  # bounded first: a folder too big to ship is refused before reading
-    error = service.script_syntax(path)
+    path = service.workloads.check_script(args.spec, workdir)
+    shipped = service.workloads.shipped(path, workdir)  # bounded first: a folder too big to ship is refused before reading
+    error = service.workloads.script_syntax(path)
     if error is not None:
         raise PlannerError(f"{args.spec} does not parse as Python; its own error: {error}",
                            hint="fix the script; `python -m py_compile` shows the same")
@@ -157,7 +157,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     service = PlannerService()
     if args.spec.endswith(".py"):
         check_script_flags(args, ("device",))
-        service.check_validated_epochs(args.script_args, args.epochs)
+        service.workloads.check_validated_epochs(args.script_args, args.epochs)
         say_script_cap(service, args, then="then runs it whole")
         with progress() as on_progress:
             check = service.validate_script(args.spec, args.script_args, args.seconds, args.total_steps, args.epochs,
@@ -180,7 +180,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 stdout().print("\n".join(script_machine_lines(check, drift, again)), highlight=False)
         return ExitCode.OK
     refuse_script_flags(args, args.spec, but=("epochs",))
-    spec = service.load(args.spec)
+    spec = service.workloads.load(args.spec)
     check_epochs(spec, args.epochs)
     with progress() as on_progress:
         data = service.validate(spec, args.epochs, BenchOptions(device=args.device, seconds=args.seconds), on_progress,

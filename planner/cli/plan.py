@@ -45,7 +45,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     script = args.spec.endswith(".py")
     if not script:
         refuse_script_flags(args, args.spec)
-    spec = None if script else service.load(args.spec)
+    spec = None if script else service.workloads.load(args.spec)
     aws = AwsOptions(region=region, purchase=args.purchase, ami=args.ami, ami_type=args.ami_type, subnet=args.subnet,
                      bucket=args.bucket, max_bench_minutes=args.max_bench_minutes, bench_budget=args.bench_budget,
                      max_instances=args.max_instances, poll_seconds=args.poll_seconds, fallback=args.fallback)
@@ -160,13 +160,13 @@ def _may_launch(service: PlannerService, args: argparse.Namespace, targets, aws:
                      f"worst case within --bench-budget ${aws.bench_budget:.2f}")
     if args.deadline:
         lines.append(f"the plan's deadline: {seconds_text(args.deadline)}")
-    problem = service.credentials_problem() if args.dry_run else None
+    problem = service.account.credentials_problem() if args.dry_run else None
     if problem:
         lines.append(f"a run would {'refuse these instances' if targets.aws_types else 'benchmark none'}: {problem}"
                      + ("; or measure here only: --targets local" if targets.aws_types else ""))
     asking = args.dry_run or (not args.yes and sys.stdin.isatty())
     if args.spec.endswith(".py") and (targets.aws_types or targets.auto) and asking:
-        lines += service.shipping_preview(args.spec, args.workdir)
+        lines += service.workloads.shipping_preview(args.spec, args.workdir)
     for line in lines:
         err.print(line, highlight=False, markup=False, soft_wrap=True)
     if args.dry_run:
@@ -205,9 +205,9 @@ def _dry_run_json(service: PlannerService, args: argparse.Namespace, targets, aw
                               "types": list(q.types), "over": q.over, "not_read": q.problem or None} for q in p.quotas]}
     out: dict = {"dry_run": True, "targets": [t.name for t in targets.targets], "auto": targets.auto, "launch": launch,
                  **({"auto_choices": [choice_json(c) for c in choices]} if choices is not None else {}),
-                 "credentials_problem": service.credentials_problem() if targets.aws_types or targets.auto else None}
+                 "credentials_problem": service.account.credentials_problem() if targets.aws_types or targets.auto else None}
     if args.spec.endswith(".py") and (targets.aws_types or targets.auto):
-        shipped = service.shipped(args.spec, args.workdir)
+        shipped = service.workloads.shipped(args.spec, args.workdir)
         out["ships"] = {"folder": str(shipped.folder), "files": [name for _, name in shipped.files],
                         "total_bytes": shipped.total_bytes,
                         "left_out": [{"path": path, "why": why} for path, why in shipped.left_out]}
@@ -265,7 +265,8 @@ def _run_exit_code(doc: PlanDocument) -> int:
         return ExitCode.INCOMPLETE
     if not doc.recommendation.target:
         return ExitCode.RUNTIME_FAILURE
-    kept = [label for label in cut if label not in failed]
+    kept = [label_text(label) for label in cut if label not in failed]
+    failed = [label_text(label) for label in failed]
     if failed or kept:
         what = "; ".join(part for part in (f"{', '.join(failed)} failed (see above)" if failed else "",
                                            f"{', '.join(kept)} interrupted by a spot reclaim (its steps until then are "
@@ -283,9 +284,9 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     if args.spec.endswith(".py"):
         return _estimate_script(service, args, region)
     refuse_script_flags(args, args.spec)
-    spec = service.load(args.spec)
+    spec = service.workloads.load(args.spec)
     options = _plan_options(args, region)
-    if not args.predict_only and (emulated := service.emulated_here(spec)):
+    if not args.predict_only and (emulated := service.workloads.emulated_here(spec)):
         stderr().print(f"[yellow]note[/]: {escape(emulated)}", highlight=False)  # before it measures
     with progress() as on_progress:
         doc = service.estimate(spec, options, args.seconds, gpu=True if args.gpu else False if args.cpu else None,
@@ -294,7 +295,12 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     if args.format == "table":
         _print_predicted_footer(doc, args.spec, explain=args.explain)
     write_chart(doc, args.chart)
-    return ExitCode.OK
+    return _answer_code(doc)
+
+
+def _answer_code(doc: PlanDocument) -> int:
+    """An estimate's exit code: 1 when nothing can run the workload (no option: the headline says why), else 0."""
+    return ExitCode.OK if doc.recommendation.target else ExitCode.RUNTIME_FAILURE
 
 
 def _estimate_script(service: PlannerService, args: argparse.Namespace, region: str) -> int:
@@ -303,7 +309,7 @@ def _estimate_script(service: PlannerService, args: argparse.Namespace, region: 
     check_script_flags(args, ("threads",))
     options = _plan_options(args, region)
     if args.predict_only:
-        service.check_script(args.spec, args.workdir)
+        service.workloads.check_script(args.spec, args.workdir)
         stderr().print(f"tracing {escape(args.spec)} on a stand-in GPU only (--predict-only): nothing of it runs here",
                        highlight=False)
     else:
@@ -323,7 +329,7 @@ def _estimate_script(service: PlannerService, args: argparse.Namespace, region: 
             named = script_command(args.spec, args.workdir, args.total_steps, args.epochs) + env_flags(args)
             _print_predicted_footer(doc, named, args.script_args, explain=args.explain)
     write_chart(doc, args.chart)
-    return ExitCode.OK
+    return _answer_code(doc)
 
 
 def task_origin(args: argparse.Namespace):
@@ -369,7 +375,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     print_plan(doc, args)
     if args.format == "table" and not args.measured_only:
         if doc.workload.kind == SCRIPT_KIND:  # the suggested run: the script as it was run, where it was run
-            job = service.script_job(args.run_dir).with_length(length)
+            job = service.journals.script_job(args.run_dir).with_length(length)
             again = "".join(f" --env {shlex.quote(f'{k}={v}')}" for k, v in job.env.items()) + "".join(
                 f" --secret {shlex.quote(name)}" for name in job.secret_names)  # a secret by name: yours, not journaled
             _print_predicted_footer(doc, script_command(job.script, job.workdir, job.total_steps, job.epochs) + again, job.args,

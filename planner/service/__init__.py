@@ -1,16 +1,18 @@
 """PlannerService: THE ONLY DOOR. The CLI and the TUI call it and render what it returns; they
 import nothing from runner/, pricing/, infra/, boto3 or botocore, and hold no rule the other lacks.
 
-One method per use case, implemented where the use case lives (each module a link of the chain
-PlannerService inherits, so no method passes through to another):
+A plain object (facade.py) composed of parts, none inheriting from another:
 
-    account.py      Account: prices, the catalog, instances, terminate, reap, infra (holds the session)
-    describe.py     Describe: load, check (live spec text), layers + footprint (once per spec), the form
-    measure.py      Measure: bench, validate
-    predictions.py  Predict: estimate and its re-plans (plan_of: THE plan of every use case), `auto`, calibrate
-    plan.py         Runs: run, a saved run's plan (estimate_run, replan), saved runs
-    scripts.py      Scripts: the user's own training script estimated, run and re-planned
+    account.py      Account: prices, the catalog, instances, terminate, reap, infra, credentials (`service.account`)
+    describe.py     Workloads: a spec loaded, checked and described; a script checked; a SkyPilot task read
+                    (`service.workloads`)
+    journals.py     Journals: where runs journal, the saved ones, a script run's job and timeline (`service.journals`)
+    measure.py      Measure: bench, validate, a script measured here or traced on the stand-in GPU
+    predictions.py  Predict: estimate and its re-plans (plan_of: THE plan of a spec), `auto`, calibrate
+    plan.py         Runs: a spec's run, its launch preview and quotas, a saved spec run's plan
+    scripts.py      Scripts: the user's own training script estimated, run, and any saved run re-planned
 
+The facade's methods are the use cases that measure, predict and plan; each hands its work to the part that owns it.
 It owns no presentation: callers pass callbacks (`on_progress`, ...) and render what comes back.
 Heavy libraries (torch, pandas, boto3, pydantic) are imported inside the methods, so importing the
 service is cheap (`planner --help` must not pay for them).
@@ -33,7 +35,7 @@ _WHERE = {
     "PRICE_SOURCES": "planner.service.account", "PriceQuery": "planner.service.account",
     "BenchOptions": "planner.service.measure", "ScriptValidation": "planner.service.measure",
     "unsteady_reason": "planner.service.measure",
-    "SavedRun": "planner.service.plan", "preflight": "planner.service.plan",
+    "SavedRun": "planner.service.journals", "preflight": "planner.service.plan",
     "SCRIPT_CAP_EXTRA_SECONDS": "runner.local", "UNSTEADY_EXTENSION": "runner.script",
     "OBJECTIVES": "planner.service.settings", "PURCHASES": "planner.service.settings", "AwsOptions": "planner.service.settings",
     "PlanOptions": "planner.service.settings", "RunCallbacks": "planner.service.settings",
@@ -53,7 +55,8 @@ if TYPE_CHECKING:
     from planner.service.account import PRICE_SOURCES, PriceQuery
     from planner.service.facade import PlannerService
     from planner.service.measure import BenchOptions, ScriptValidation, unsteady_reason
-    from planner.service.plan import SavedRun, preflight
+    from planner.service.journals import SavedRun
+    from planner.service.plan import preflight
     from planner.service.settings import (
         OBJECTIVES, PURCHASES, AwsOptions, PlanOptions, RunCallbacks, TargetChoice, parse_targets, plan_options,
         resolve_objective,

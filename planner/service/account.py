@@ -38,7 +38,7 @@ class PriceQuery:
 
 
 class Account:
-    """Prices and the AWS account; the base of PlannerService, holding its boto3 session."""
+    """Prices and the AWS account, through one boto3 session (`PlannerService.account`)."""
 
     def __init__(self, aws_session: Any = None, catalog_url: str | None = None):
         self.aws_session = aws_session  # boto3.Session; None: standard configuration
@@ -187,6 +187,13 @@ class Account:
             return stack.stack(session, region, name)
         except Exception as exc:  # noqa: BLE001
             raise _explain(exc, f"infra {action}") from None
+
+    def credentials_problem(self) -> str | None:
+        """Why boto3 cannot sign a request here (no credentials; found without calling AWS), None when it can."""
+        from infra.aws import credentials_problem
+
+        problem = credentials_problem(self.aws_session)
+        return None if problem is None else f"{problem.message}; to fix: {problem.hint}"
 
     def stack_outputs(self, found: dict[str, Any] | None) -> dict[str, str]:
         """The deployed stack's outputs (bucket, security group, ...) by name."""

@@ -1,4 +1,6 @@
-"""Describe a workload once per spec: its layers and training footprint.
+"""Workloads: read and describe what the user brings before anything is measured: a spec (loaded, checked as it is
+typed, its layers and training footprint described once), a training script (checked, parsed, its folder's shipping)
+and a SkyPilot task read as the script it runs.
 
 Built-in kinds are described by pure arithmetic (planner/workload/footprint.py). A `custom` model is
 described by importing the user's module — in a child process with a time and memory limit
@@ -14,21 +16,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.errors import SpecError
-from planner.service.account import Account
 from planner.journal import RunJournal
+from planner.service.measure import check_validated_epochs, emulated_here, names_a_gpu, script_path, script_workdir
+from planner.units import shown_path
 from planner.workload.footprint import layer_from_row, layers_of
 from runner.local import describe_model, DescribeError
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
+    from planner.core.task import Task
     from planner.workload.footprint import Footprint, Layer
     from planner.workload.spec import WorkloadSpec
+    from runner.folder import Shipped
 
 
-class Describe(Account):
-    """Specs: load, check what is being typed, describe (layers and footprint, once per spec), the form."""
+class Workloads:
+    """What the user brings, read and described: a spec (load, check what is being typed, layers and footprint once per
+    spec, the form), a training script (checked, parsed, what of its folder ships) and a SkyPilot task."""
 
-    def __init__(self, aws_session: Any = None):
-        super().__init__(aws_session)
+    def __init__(self) -> None:
         self._layers: dict[str, list[Layer]] = {}
 
     def load(self, path: str | Path) -> WorkloadSpec:
@@ -68,6 +73,72 @@ class Describe(Account):
     def check_run(self, run_dir: str | Path) -> WorkloadSpec:
         """The spec of a saved run. Raises JournalError naming the file and field unless `run_dir` is one."""
         return RunJournal.open(run_dir).read_spec()
+
+    def emulated_here(self, spec: WorkloadSpec) -> str:
+        """Why an estimate measures `spec` in fp32 on this CPU (its precision has no units here), said before it
+        measures; '' when it measures the spec's own precision."""
+        return emulated_here(spec.train.precision)
+
+    @staticmethod
+    def check_validated_epochs(args: list[str], epochs: int | None) -> None:
+        """validate compares the estimate with the run the script's own arguments train: `--epochs 5 -- --epochs 20`
+        is refused before anything runs. Raises InputError."""
+        check_validated_epochs(args, epochs)
+
+    def task(self, path: str | Path, env: dict[str, str] | None = None, secrets: dict[str, str] | None = None) -> Task | None:
+        """A SkyPilot task YAML read as the training script it runs (planner/core/task.py: its workdir, its one
+        python command, the requirements its setup installs, what of it is not used); None when `path` is not one
+        (a workload spec: its own loader says what is wrong with it). Raises InputError naming the task's field
+        when it is a task the planner cannot plan. `env`, `secrets`: `--env`, `--secret`, over the task's own."""
+        from planner.core.task import is_task, read_task
+        from planner.workload.load import load_yaml, read_spec_file  # lazy: importing the service stays cheap
+
+        if Path(path).suffix not in (".yaml", ".yml") or not Path(path).is_file():
+            return None
+        try:
+            data = load_yaml(read_spec_file(path), str(path))
+        except SpecError:
+            return None
+        return read_task(data, shown_path(str(path)), env, secrets) if is_task(data) else None
+
+    def check_script(self, script: str | Path, workdir: str | Path | None = None) -> Path:
+        """The training script to run. Raises InputError unless it is a readable .py file (inside `workdir`, a
+        folder, when one is given)."""
+        path = script_path(script)
+        script_workdir(path, workdir)
+        return path
+
+    def traced_first(self, script: str | Path) -> bool:
+        """Whether the script is traced on the stand-in GPU before it is measured here: its text names CUDA
+        (measure.names_a_gpu), and it is not measured here when that trace predicts its step too slow for this CPU."""
+        return names_a_gpu(script_path(script))
+
+    def script_syntax(self, script: str | Path) -> str | None:
+        """Whether the training script parses as Python (compiled, never run: its code runs only in a child
+        process): its own syntax error ("line 3: invalid syntax"), or None. Raises InputError (not a .py file)."""
+        path = script_path(script)
+        data = path.read_bytes()
+        try:
+            compile(data, str(path), "exec", dont_inherit=True)
+        except SyntaxError as exc:
+            return f"line {exc.lineno}: {exc.msg}" + (f"\n    {exc.text.strip()}" if exc.text else "")
+        except ValueError as exc:  # null bytes
+            return str(exc)
+        return None
+
+    def shipping_preview(self, script: str | Path, workdir: str | Path | None = None) -> list[str]:
+        """What of the script's folder (or `workdir`) would ship to an instance (runner/folder.py), as the run's
+        log lists it. Raises InputError (not a .py file; a folder too big to ship; a workdir without the script)."""
+        return self.shipped(script, workdir).lines()
+
+    def shipped(self, script: str | Path, workdir: str | Path | None = None) -> Shipped:
+        """What of the script's folder (or `workdir`) would ship to an instance: the files, their size, what was left
+        out and why. Raises InputError as shipping_preview does."""
+        from runner.folder import script_folder
+
+        path = script_path(script)
+        return script_folder(path, folder=script_workdir(path, workdir))
+
 
 
 def _describe(spec: WorkloadSpec) -> list[Layer]:

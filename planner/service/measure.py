@@ -19,7 +19,6 @@ from planner.core.script import (
     MIN_STEADY_STEPS, ScriptEnv, ScriptEstimate, ScriptRun, estimate_script, length_disagreement, never_asks_for_a_gpu,
     own_epochs, paired_windows, predicted_here, steady_step, too_slow_here,
 )
-from planner.service.describe import Describe
 from planner.units import PROCESSES, shown_path
 from planner.core.estimate import estimate_training, StepMeasurement
 from planner.workload.footprint import bench_bytes, footprint
@@ -29,6 +28,7 @@ from runner.script_job import own_error
 from runner.session import BenchSession
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
+    from planner.service.describe import Workloads
     from planner.workload.footprint import Footprint
     from pricing.facts import CpuFacts
     from planner.workload.spec import WorkloadSpec
@@ -308,6 +308,15 @@ def script_workdir(script: Path, workdir: str | Path | None) -> Path:
     return folder.resolve()
 
 
+def check_validated_epochs(args: list[str], epochs: int | None) -> None:
+    """validate compares the estimate with the run the script's own arguments train: `--epochs 5 -- --epochs 20`
+    is refused before anything runs (InputError). A --total-steps is checked once the epoch is known."""
+    own = own_epochs(list(args))
+    if own is not None and epochs is not None and own[1] != epochs:
+        raise InputError(f"--epochs {epochs}: the script's own arguments say {own[0]} {own[1]}, and validate compares "
+                         "the estimate with the run they train", hint=f"give --epochs {own[1]}, or the script {own[0]} {epochs}")
+
+
 def unsteady_reason(drift_percent: float, spread_percent: float | None) -> str | None:
     """Why the machine did not hold its speed around a validate run, or None when it did."""
     if abs(drift_percent) > STEADY_MACHINE_PERCENT:
@@ -397,26 +406,25 @@ class ScriptValidation:
                 "interval_usable": self.interval_usable, "warnings": list(est.warnings), "notes": list(est.notes)}
 
 
-class Measure(Describe):
-    """Measure on this machine."""
+class Measure:
+    """Measure on this machine: a spec's bench and validate run, a script measured (here, or traced on the stand-in
+    GPU) and validated."""
 
-    def emulated_here(self, spec: WorkloadSpec) -> str:
-        """Why an estimate measures `spec` in fp32 on this CPU (its precision has no units here), said before it
-        measures; '' when it measures the spec's own precision."""
-        return emulated_here(spec.train.precision)
+    def __init__(self, workloads: Workloads):
+        self.workloads = workloads
 
     def bench(self, spec: WorkloadSpec, options: BenchOptions, workdir: Path | None = None,
               on_progress: ProgressFn | None = None, label: str = "local", extra: dict[str, Any] | None = None,
               batch_size: int | None = None):
         """One bench of `spec` here, in a child process: its BenchResult.
         Raises InputError (a device or processes this machine lacks), RunError (the bench failed)."""
-        return run_bench(spec, self.footprint(spec), options, workdir, on_progress, label, extra, batch_size)
+        return run_bench(spec, self.workloads.footprint(spec), options, workdir, on_progress, label, extra, batch_size)
 
     def validate(self, spec: WorkloadSpec, epochs: int | None, options: BenchOptions,
                  on_progress: ProgressFn | None = None, recheck: bool = True) -> dict[str, Any]:
         """Predict N epochs from a short bench, train them for real, compare (see `validate`).
         Raises RunError (a bench or the training failed), InputError."""
-        return validate(spec, self.footprint(spec), epochs, options, on_progress, recheck)
+        return validate(spec, self.workloads.footprint(spec), epochs, options, on_progress, recheck)
 
     def bench_script(self, script: str | Path, args: list[str], seconds: float = 10.0, total_steps: int | None = None,
                      epochs: int | None = None, cancel=None, on_progress: ProgressFn | None = None,
@@ -560,15 +568,6 @@ class Measure(Describe):
             return None
         return ScriptRun.from_json(done.result)
 
-    @staticmethod
-    def check_validated_epochs(args: list[str], epochs: int | None) -> None:
-        """validate compares the estimate with the run the script's own arguments train: `--epochs 5 -- --epochs 20`
-        is refused before anything runs (InputError). A --total-steps is checked once the epoch is known."""
-        own = own_epochs(list(args))
-        if own is not None and epochs is not None and own[1] != epochs:
-            raise InputError(f"--epochs {epochs}: the script's own arguments say {own[0]} {own[1]}, and validate compares "
-                             "the estimate with the run they train", hint=f"give --epochs {own[1]}, or the script {own[0]} {epochs}")
-
     def validate_script(self, script: str | Path, args: list[str], seconds: float = 10.0, total_steps: int | None = None,
                         epochs: int | None = None, recheck: bool = True,
                         on_progress: ProgressFn | None = None, workdir: str | Path | None = None,
@@ -578,7 +577,7 @@ class Measure(Describe):
         a spec's validate benches again (ScriptValidation.unsteady_reason). Raises what bench_script raises, and
         RunError when the whole run fails or outlasts three times the estimate's high end (at least 10 minutes)."""
         cwd = script_workdir(script_path(script), workdir)
-        self.check_validated_epochs(args, epochs)
+        check_validated_epochs(args, epochs)
         run, est = self.bench_script(script, args, seconds, total_steps, epochs, on_progress=on_progress, label="bench",
                                      workdir=cwd, env=env)
         ran = len(run.steps)

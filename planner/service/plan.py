@@ -13,7 +13,6 @@ credentials at all is known before anything runs: a run that names instances is 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import secrets
 import sys
 from dataclasses import dataclass, field, replace
@@ -21,15 +20,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.core.document import LeftRunning, PlanDocument, PlanOptions, WorkloadSummary, choice_json
-from planner.core.decide import decide, Recommendation, Said
+from planner.core.decide import decide, Said
 from planner.core.plan import next_best
-from planner.errors import Cancelled, InputError, PlannerError, RunError
-from planner.service.predictions import measured_candidates, Predict
+from planner.errors import Cancelled, InputError, RunError
+from planner.service.predictions import Predict, measured_candidates
 from planner.service.measure import BenchOptions, check_processes, local_batch, local_devices, make_job, scaled_to_spec
 from planner.service.settings import AwsOptions, resolve_objective, RunCallbacks, TargetChoice
 from planner.core.candidates import LOCAL, Target
 from planner.core.script import ScriptLength
-from planner.journal import DEFAULT_BASE, Measured, new_run_dir, result_problems, RunJournal
+from planner.journal import Measured, result_problems, RunJournal
 from infra.aws import credentials_problem
 from infra.quotas import QuotaCheck
 from runner.aws import EXPIRY_GRACE_MINUTES, AwsRun, AwsTarget, check_settings, worst_case_bench_cost
@@ -37,6 +36,8 @@ from runner.local import LocalTarget, memory_available
 from runner.session import BenchSession
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
+    from planner.service.account import Account
+    from planner.service.describe import Workloads
     from planner.workload.spec import WorkloadSpec
 
 def fallback_prices(aws_types: list[str], aws: AwsOptions, catalog) -> dict[str, float]:
@@ -86,7 +87,8 @@ def preflight(aws_types: list[str], aws: AwsOptions, catalog) -> tuple[dict[str,
     fallback = fallback_prices(aws_types, aws, catalog)
     worst = sum(worst_case_bench_cost(max(p, fallback.get(t, 0.0)), s) for t, p in prices.items())  # the fallback's, if dearer
     if worst > aws.bench_budget:
-        detail = ", ".join(f"{t} ${p:.3f}/h" for t, p in prices.items())
+        detail = ", ".join(f"{t} ${p:.3f}/h" + (f", counted at its on-demand fallback's ${fallback[t]:.3f}/h"
+                                               if fallback.get(t, 0.0) > p else "") for t, p in prices.items())
         raise InputError(f"refusing to launch: the worst-case bench cost is ${worst:.2f} ({detail}, each for up to "
                          f"{s.max_bench_minutes:g} min + {EXPIRY_GRACE_MINUTES} min grace), over --bench-budget ${aws.bench_budget:.2f}",
                          hint="raise --bench-budget, lower --max-bench-minutes, or benchmark fewer or cheaper instances")
@@ -135,7 +137,7 @@ class _Run:
         self.run_id = f"{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
         self.info: dict[str, Any] = {"run_id": self.run_id, "targets": list(choice.tokens),
                                      "plan_options": options.as_dict(), "bench": bench.__dict__}
-        self.fp = service.footprint(spec)
+        self.fp = service.workloads.footprint(spec)
         self.info["footprint_bytes"] = self.fp.total_bytes  # what the real run holds: replans check it
         self.journal.write_run(self.info)
         self.where: dict[str, tuple[Target, str | None, str | None]] = {}
@@ -187,7 +189,7 @@ class _Run:
         local = self.journal.read_results().get(LOCAL.label("cpu"))
         if local is None or local.result.status != "ok":
             return []
-        choices = self.service.auto_choices(self.spec, self.options, local, aws)
+        choices = self.service.predict.auto_choices(self.spec, self.options, local, aws)
         self.choices = choices
         self.info["auto"] = [choice_json(c) for c in choices]
         self.journal.write_run(self.info)
@@ -199,11 +201,11 @@ class _Run:
         """(targets, backstops) for the instances of the run; with --fallback next, each with the plan's next-best
         instances of its kind (the plan of what is measured so far: every instance predicted where nothing is)."""
         prices, arches, worst = priced
-        catalog = self.service.catalog().frame
+        catalog = self.service.account.catalog().frame
         fallback = fallback_prices(aws_types, aws, catalog)
-        nexts = (next_alternatives(self.service.plan_of(self.spec, self.options, self.journal.read_results()).plan,
+        nexts = (next_alternatives(self.service.predict.plan_of(self.spec, self.options, self.journal.read_results()).plan,
                                    aws_types, aws, catalog, worst) if aws.fallback == "next" else {})
-        aws_run = AwsRun(aws.settings(), self.run_id, session=self.service.aws_session, check_result=result_problems)
+        aws_run = AwsRun(aws.settings(), self.run_id, session=self.service.account.aws_session, check_result=result_problems)
         # CUDA where the instance has it; a custom model's code ships in the bundle (too big: InputError)
         job = aws_run.ship(make_job(self.spec, replace(self.bench, device="auto"), self.fp))
         targets = []
@@ -255,16 +257,23 @@ class LaunchPreview:
     max_instances: int
     quotas: tuple[QuotaCheck, ...] = ()  # the EC2 vCPU quotas the launch counts against, read now
     fallback: dict[str, float] = field(default_factory=dict)  # type -> on-demand USD/h a spot launch may fall back to
+    fallback_quotas: tuple[QuotaCheck, ...] = ()  # the on-demand quotas that fallback would launch against
+    fallback_next: bool = False  # --fallback next: the plan's next-best instance of a type no zone has capacity for
 
     def lines(self) -> list[str]:
         out = [f"would launch {len(self.instances)} instance(s) in {self.region}, {self.purchase}, AMI {self.ami}:"]
-        out += [f"  aws:{t}  ${p:.3f}/h  worst case ${w:.2f}" for t, p, w in self.instances]
+        out += [f"  aws:{t}  ${p:.3f}/h  worst case ${w:.2f}"
+                + (" (at its on-demand fallback's price)" if self.fallback.get(t, 0.0) > p else "") for t, p, w in self.instances]
         out.append(f"worst case in all ${self.worst_case_usd:.2f} of the --bench-budget ${self.budget_usd:.2f}: each instance "
                    f"halts itself at {self.deadman_minutes:g} min (dead-man timer) and is reaped {self.grace_minutes} min "
                    f"after (expiry tag); at most {self.max_instances} at once")
-        out += [f"  a spot launch no zone has capacity for falls back to on-demand at ${p:.3f}/h (--fallback on-demand)"
-                for t, p in self.fallback.items()]
+        out += [f"  aws:{t}: with no spot capacity in any zone, or reclaimed before it measured enough, it is launched "
+                f"on-demand at ${p:.3f}/h (--fallback on-demand)" for t, p in self.fallback.items()]
+        if self.fallback_next:
+            out.append("  a type no zone has capacity for: the plan's next-best instance of its kind is launched instead, "
+                       "within the budget (--fallback next)")
         out += [q.line() for q in self.quotas]
+        out += [f"fallback: {q.line()}" for q in self.fallback_quotas]
         return out
 
     def quota_refusal(self) -> InputError | None:
@@ -278,19 +287,11 @@ class LaunchPreview:
                                "another region, another instance type, or --targets local")
 
 
-@dataclass(frozen=True)
-class SavedRun:
-    """A run journal as the TUI's run picker lists it."""
+class Runs:
+    """Runs of a spec: measure targets here and on rented instances, journal, plan; a saved run re-planned."""
 
-    path: str
-    name: str
-    targets: list[str]
-    results: int
-    recommendation: Recommendation | None  # None: no plan yet
-
-
-class Runs(Predict):
-    """Runs: measure targets here and on rented instances, journal, plan; saved runs re-planned."""
+    def __init__(self, account: Account, workloads: Workloads, predict: Predict):
+        self.account, self.workloads, self.predict = account, workloads, predict
 
     def run(self, spec: WorkloadSpec, spec_text: str | None, targets: TargetChoice, options: PlanOptions,
             bench: BenchOptions, out: Path | None = None, callbacks: RunCallbacks | None = None,
@@ -305,7 +306,7 @@ class Runs(Predict):
         aws_types = targets.aws_types
         check_processes(spec, bench)
         aws = aws or AwsOptions(region=options.region, purchase=options.purchase)
-        catalog = self.catalog().frame if (aws_types or targets.auto) else None
+        catalog = self.account.catalog().frame if (aws_types or targets.auto) else None
         if catalog is not None:  # a region the price data lacks is refused before anything is measured
             from pricing.catalog import check_region
 
@@ -352,20 +353,15 @@ class Runs(Predict):
         before anything is measured, written or launched: the run could only measure here and fail them, as the
         AWS CLI refuses at once. Credentials AWS then refuses, or an AWS out of reach, fail the AWS targets, not the
         run (a fault found while running)."""
-        problem = credentials_problem(self.aws_session) if aws_types else None
+        problem = credentials_problem(self.account.aws_session) if aws_types else None
         if problem is not None:
             raise InputError(f"--targets {','.join(f'aws:{t}' for t in aws_types)}: {problem.message}",
                              hint=f"{problem.hint}; or measure here only: --targets local")
 
-    def credentials_problem(self) -> str | None:
-        """Why boto3 cannot sign a request here (no credentials; found without calling AWS), None when it can."""
-        problem = credentials_problem(self.aws_session)
-        return None if problem is None else f"{problem.message}; to fix: {problem.hint}"
-
     def auto_without_credentials(self, targets: TargetChoice, cb: RunCallbacks) -> str | None:
         """`auto` with no credentials here: said on the run's log before anything is measured (it measures here,
         predicts every instance and benchmarks none), and returned (benchmarkable's `problem`); None otherwise."""
-        problem = self.credentials_problem() if targets.auto else None
+        problem = self.account.credentials_problem() if targets.auto else None
         if problem is not None and cb.on_notice:
             cb.on_notice("", f"auto: {problem}; it measures here, predicts every instance and benchmarks none")
         return problem
@@ -392,29 +388,32 @@ class Runs(Predict):
         none without credentials here (nothing could be launched either). An instance's vCPUs are the catalog's."""
         from infra.quotas import check_quotas
 
-        if not aws_types or self.credentials_problem():
+        if not aws_types or self.account.credentials_problem():
             return ()
         vcpus = {str(t): int(n) for t, n in zip(catalog["instance_type"], catalog["vcpus"])}
-        return tuple(check_quotas(self.aws_session, aws.region, {t: vcpus[t] for t in aws_types}, aws.purchase, vcpus))
+        return tuple(check_quotas(self.account.aws_session, aws.region, {t: vcpus[t] for t in aws_types}, aws.purchase, vcpus))
 
     def launch_preview(self, aws_types: list[str], aws: AwsOptions) -> LaunchPreview:
         """What `planner run` would launch, each instance's price and worst-case bill, within the guards.
         Raises InputError when it would be refused (over the budget, too many instances, a region the prices lack)."""
         from pricing.catalog import check_region
 
-        frame = self.catalog().frame
+        frame = self.account.catalog().frame
         check_region(frame, aws.region)
         prices, _arches, worst = preflight(aws_types, aws, frame)
         s = aws.settings()
         quotas = self.quota_checks(aws_types, aws, frame)
+        fallback = fallback_prices(aws_types, aws, frame)
+        on_demand = replace(aws, purchase="on-demand", fallback=None)
         return LaunchPreview(aws.region, aws.purchase, aws.ami or f"the latest Deep Learning AMI ({aws.ami_type}, looked up at launch)",
-                             [(t, p, worst_case_bench_cost(p, s)) for t, p in prices.items()], worst, aws.bench_budget,
-                             s.max_bench_minutes, EXPIRY_GRACE_MINUTES, aws.max_instances, quotas,
-                             fallback_prices(aws_types, aws, frame))
+                             [(t, p, worst_case_bench_cost(max(p, fallback.get(t, 0.0)), s)) for t, p in prices.items()],
+                             worst, aws.bench_budget, s.max_bench_minutes, EXPIRY_GRACE_MINUTES, aws.max_instances, quotas,
+                             fallback, self.quota_checks(aws_types, on_demand, frame) if fallback else (),
+                             aws.fallback == "next")
 
     def bench_cost(self, aws_types: list[str], aws: AwsOptions) -> float:
         """The worst-case bench cost of benchmarking `aws_types`. Raises InputError when over budget."""
-        return preflight(aws_types, aws, self.catalog().frame)[2]
+        return preflight(aws_types, aws, self.account.catalog().frame)[2]
 
     def estimate_run(self, run_dir: str | Path, overrides: dict[str, Any] | None = None, gpu: bool | None = None,
                      options: PlanOptions | None = None, measured_only: bool = False,
@@ -431,51 +430,4 @@ class Runs(Predict):
         if measured_only:  # its measured rows alone
             plan = plan_from_results(spec, saved_results(journal), options, need_bytes=journal.read_run().get("footprint_bytes"))
             return PlanDocument(WorkloadSummary.of(spec), plan, options, str(journal.path))
-        return self.plan_of(spec, options, saved_results(journal), gpu, run_dir=journal.path)
-
-    def replan(self, run_dir: str | Path, overrides: dict[str, Any], measured_only: bool = False,
-               length: ScriptLength | None = None) -> PlanDocument:
-        """estimate_run with some plan options changed (a script's run: for `length` too), and the new plan.json
-        written; a script's run measured without a length of its own keeps the one given (its script.json).
-        Raises what estimate_run raises, and OSError when plan.json cannot be written."""
-        doc = self.estimate_run(run_dir, overrides, measured_only=measured_only, length=length)
-        if length is not None:
-            self.keep_script_length(run_dir, length)
-        RunJournal.open(run_dir).write_plan(doc)
-        return doc
-
-    def keep_script_length(self, run_dir: str | Path, length: ScriptLength) -> None:
-        """A script's run measured without a length of its own keeps `length` (its script.json), so later plans of
-        it need none; one with a length keeps its own (`length` was a what-if)."""
-        journal = RunJournal.open(run_dir)
-        job = journal.read_script() if journal.is_script else None
-        if job is not None and job.length == ScriptLength():
-            journal.write_script(job.with_length(length))
-
-    def new_run_dir(self, name: str, folder: str | Path | None = None, now: dt.datetime | None = None) -> Path:
-        """Where a run of `name` journals in `folder` (None: planner-runs/), named as RunJournal.create
-        names a run without --out: <UTC time>-<name>."""
-        return new_run_dir(name, folder, now)
-
-    def saved_runs(self, folder: str | Path | None = None) -> list[SavedRun]:
-        """The run journals in `folder` (None: planner-runs/), a spec's or a script's, newest first: path, workload
-        name (a script's: its name and arguments), targets, how many results, and the saved plan's recommendation
-        (None when it has no plan yet)."""
-        base = Path(folder or DEFAULT_BASE)
-        runs = []
-        for path in sorted(base.iterdir() if base.is_dir() else [], reverse=True):
-            journal = RunJournal(path)
-            if not (path / "spec.json").is_file() and not journal.is_script:
-                continue
-            try:
-                info, plan = journal.read_run(), journal.read_plan()
-                if journal.is_script:
-                    job = journal.read_script()
-                    name = " ".join([Path(job.script).name, *job.args])
-                else:
-                    name = json.loads((path / "spec.json").read_text()).get("name", path.name)
-            except (OSError, ValueError, PlannerError):
-                continue  # a damaged journal is not offered
-            runs.append(SavedRun(str(path), name, list(info.get("targets", [])), len(list((path / "results").glob("*.json"))),
-                                 plan.recommendation if plan is not None else None))
-        return runs
+        return self.predict.plan_of(spec, options, saved_results(journal), gpu, run_dir=journal.path)

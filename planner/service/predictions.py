@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from planner.core.document import PlanDocument, PlanOptions, PriceSource, WorkloadSummary
-from planner.service.measure import BenchOptions, Measure, ProgressFn, measure_here
+from planner.service.measure import BenchOptions, ProgressFn, measure_here
 from planner.service.settings import AwsOptions
 from planner.core.candidates import Hardware, LOCAL, measured_candidate, measurement_said, predicted_candidates
 from planner.core.decide import BenchmarkChoice, Plan, Said, decide, select_benchmarks
@@ -24,6 +24,8 @@ from planner.workload.footprint import layers_of, sample_bytes
 from runner.aws import worst_case_bench_cost
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
+    from planner.service.account import Account
+    from planner.service.describe import Workloads
     from planner.workload.spec import WorkloadSpec
 
 
@@ -90,6 +92,14 @@ def benchmark_choices(plan, aws: AwsOptions | None = None) -> list:
     return select_benchmarks(plan, worst, aws.bench_budget, aws.max_instances)
 
 
+def nothing_priced(options: PlanOptions, gpu: bool | None) -> str:
+    """The plan's warning when the price data has no instance of the kind asked for in its region (and purchase)."""
+    kind = "GPU " if gpu else "CPU " if gpu is False else ""
+    where = "in any region" if options.region == "all" else f"in {options.region}"
+    return (f"the price data has no {kind}instance {where} ({options.purchase}): nothing there to predict; "
+            f"`planner prices{' --gpu' if gpu else ' --cpu' if gpu is False else ''} --all-regions` lists where they are")
+
+
 HERE_WINS = "not needed: training here wins clearly, whatever an instance measures"
 
 
@@ -102,8 +112,11 @@ def auto_benchmarks(choices: list, here: PlanDocument) -> list:
     return [replace(c, benchmark=False, here_wins=True, reason=f"{HERE_WINS} ({c.reason})") for c in choices]
 
 
-class Predict(Measure):
+class Predict:
     """Predict before renting: the estimate, its re-plans, `auto`'s choice, calibration."""
+
+    def __init__(self, account: Account, workloads: Workloads):
+        self.account, self.workloads = account, workloads
 
     def estimate(self, spec: WorkloadSpec, options: PlanOptions, seconds: float = 5.0, gpu: bool | None = None,
                  on_progress: ProgressFn | None = None, predict_only: bool = False,
@@ -116,12 +129,12 @@ class Predict(Measure):
         Raises InputError (a region the prices lack), RunError (the bench failed)."""
         from pricing.catalog import check_region
 
-        check_region(self.catalog().frame, options.region)
+        check_region(self.account.catalog().frame, options.region)
         results = {}
         stopped = None
         if not predict_only:
             try:
-                local = Measured(LOCAL, measure_here(spec, self.footprint(spec), BenchOptions(device="cpu", seconds=seconds,
+                local = Measured(LOCAL, measure_here(spec, self.workloads.footprint(spec), BenchOptions(device="cpu", seconds=seconds,
                                                      threads=threads), on_progress, cancel))
             except StepTooLong as exc:  # an answer all the same, on time: every row from the work alone (issue 40)
                 stopped = (f"{exc.message}; every row is predicted from the work alone (as --predict-only); give "
@@ -148,8 +161,8 @@ class Predict(Measure):
         """THE plan of every use case: the measured rows of `results` (label -> Measured), every other
         instance in the region predicted (CPU instances from this machine's CPU measurement; without
         one, GPUs alone, from their specs), decided, with the paid benchmarks that would settle it."""
-        catalog = self.catalog()
-        measured, said = measured_candidates(results, options, catalog.frame, self.footprint(spec).total_bytes)
+        catalog = self.account.catalog()
+        measured, said = measured_candidates(results, options, catalog.frame, self.workloads.footprint(spec).total_bytes)
         local = results.get(LOCAL.label("cpu"))
         plan = self._predicted_plan(spec, options, local.result if local else None, gpu=gpu, measured=measured)
         plan.say(said)
@@ -169,7 +182,7 @@ class Predict(Measure):
                      on_progress: ProgressFn | None = None) -> list[BenchmarkChoice]:
         """`planner run SPEC --targets auto --dry-run`: what `auto` would benchmark, chosen as a run chooses (this
         machine measured, free; nothing journaled, nothing rented). Raises RunError (the bench failed)."""
-        local = Measured(LOCAL, measure_here(spec, self.footprint(spec), BenchOptions(device="cpu", seconds=seconds),
+        local = Measured(LOCAL, measure_here(spec, self.workloads.footprint(spec), BenchOptions(device="cpu", seconds=seconds),
                                              on_progress))
         if local.result.status != "ok":
             raise RunError(f"this machine's measurement failed, so auto cannot choose: {local.result.message}")
@@ -182,8 +195,8 @@ class Predict(Measure):
         the predictions of the instances it measured."""
         from pricing.catalog import instances
 
-        fp = self.footprint(spec)
-        facts = instances(self.catalog().frame, region=options.region, gpu=gpu, purchase=options.purchase)
+        fp = self.workloads.footprint(spec)
+        facts = instances(self.account.catalog().frame, region=options.region, gpu=gpu, purchase=options.purchase)
         predicted = predicted_candidates(spec, fp, local, facts, options.purchase, hardware())
         here = local is not None and include_local and measured is None
         if measured is None:
@@ -191,6 +204,8 @@ class Predict(Measure):
         done = {c.target for c in measured}
         opts = [c.option(spec.total_steps) for c in measured + [c for c in predicted if c.target not in done]]
         plan = decide(opts, options.objective, options.deadline_seconds, options.time_value_per_hour)
+        if not facts:
+            plan.warnings.append(nothing_priced(options, gpu))
         if here:
             plan.say(measurement_said(LOCAL.label(local.device), local))
         plan.warnings.extend(emulation_warnings(plan.options))
@@ -214,7 +229,7 @@ class Predict(Measure):
         results = journal.read_results()
         if layers_of(spec) is None:
             return []  # custom models: their layers need the user's module; not calibrated
-        fp = self.footprint(spec)
+        fp = self.workloads.footprint(spec)
         facts_of = hardware()
         specs = facts_of.gpus
         local = results.get(LOCAL.label("cpu"))

@@ -13,10 +13,10 @@ import datetime as dt
 import secrets
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner.core.decide import BenchmarkChoice, Said, decide
-from planner.core.task import Task, TaskOrigin, is_task, read_task
+from planner.core.task import TaskOrigin
 from planner.core.document import SCRIPT_KIND, PlanDocument, PlanOptions, PriceSource, TaskChoice, WorkloadSummary
 from planner.core.candidates import LOCAL, Target, measured_candidate
 from planner.core.document import LeftRunning, choice_json
@@ -25,24 +25,32 @@ from planner.core.script import (
     estimate_script, gpu_precision, length_free_warning, measured_script_candidate,
     length_disagreement, script_candidates, script_said, steady_step,
 )
-from planner.errors import Cancelled, InputError, SpecError
-from planner.journal import Measured, RunJournal, result_problems, typed
-from planner.service.measure import ProgressFn, names_a_gpu, script_path, script_workdir
+from planner.errors import Cancelled, InputError
+from planner.journal import Measured, RunJournal, result_problems
+from planner.service.measure import ProgressFn, script_path, script_workdir
+from planner.service.journals import Journals, here_label, timelines
 from planner.service.plan import (
     Runs, fallback_prices, interrupted, next_alternatives, preflight, saved_options, unterminated,
 )
-from planner.service.predictions import auto_benchmarks, benchmark_choices, hardware, measured_region
+from planner.service.predictions import auto_benchmarks, benchmark_choices, hardware, measured_region, nothing_priced
 from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice
 from runner.aws import AwsRun, AwsTarget
-from runner.folder import Shipped, script_folder
+from runner.folder import script_folder
 from runner.local import SCRIPT_CAP_EXTRA_SECONDS
 from runner.script_job import script_result
 from runner.session import BenchSession
 from planner.units import shown_path
 
+if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
+    from planner.service.account import Account
+    from planner.service.measure import Measure
 
-class Scripts(Runs):
-    """A user's training script: estimate, run, re-plan."""
+
+class Scripts:
+    """A user's training script: estimate, run, re-plan (and any saved run re-planned: a spec's by Runs)."""
+
+    def __init__(self, account: Account, measure: Measure, runs: Runs, journals: Journals):
+        self.account, self.measure, self.runs, self.journals = account, measure, runs, journals
 
     def script_plan(self, job: ScriptJob, run: ScriptRun, est: ScriptEstimate, options: PlanOptions,
                     gpu: bool | None = None, measured_only: bool = False, run_dir: Path | None = None,
@@ -52,7 +60,7 @@ class Scripts(Runs):
         is not the one the script's own arguments train (not for a `what_if`, a length asked of a run made)."""
         from pricing.catalog import check_region, instances
 
-        catalog = self.catalog()
+        catalog = self.account.catalog()
         check_region(catalog.frame, options.region)
         facts = [] if measured_only else instances(catalog.frame, region=options.region, gpu=gpu, purchase=options.purchase)
         done = {c.target for c in measured or []}
@@ -62,6 +70,8 @@ class Scripts(Runs):
         plan = decide([c.option(est.total_steps) for c in candidates], options.objective, options.deadline_seconds,
                       options.time_value_per_hour)
         plan.say(script_said(run, est, predicted=not measured_only))
+        if not facts and not measured_only and not measured:
+            plan.warnings.append(nothing_priced(options, gpu))
         if not what_if and (differs := length_disagreement(job.args, run, est)) is not None:
             plan.say(Said([differs]))
         choices = [] if measured_only else benchmark_choices(plan)
@@ -93,11 +103,11 @@ class Scripts(Runs):
         priced against the answer)."""
         from pricing.catalog import check_region
 
-        check_region(self.catalog().frame, options.region)  # before the measurement, not after it
+        check_region(self.account.catalog().frame, options.region)  # before the measurement, not after it
         cwd = script_workdir(script_path(script), workdir)
         env = env or ScriptEnv()
         job = _script_job(script, args, total_steps, epochs, seconds, cwd if workdir is not None else None, env, task)
-        run = self.measure_script(script, args, seconds, epochs is not None, on_progress=on_progress, workdir=cwd, env=env,
+        run = self.measure.measure_script(script, args, seconds, epochs is not None, on_progress=on_progress, workdir=cwd, env=env,
                                   predict_only=predict_only)
         try:
             est = estimate_script(run, total_steps, epochs, args=args)
@@ -116,7 +126,7 @@ class Scripts(Runs):
         script measured without its length still answers at every length (no measurement is repeated)."""
         from pricing.catalog import instances
 
-        facts = instances(self.catalog().frame, region=options.region, gpu=gpu, purchase=options.purchase)
+        facts = instances(self.account.catalog().frame, region=options.region, gpu=gpu, purchase=options.purchase)
         facts_of = hardware()
 
         def pick(steps: int) -> str:
@@ -175,7 +185,7 @@ class Scripts(Runs):
         cb = callbacks or RunCallbacks()
         aws_types = targets.aws_types
         aws = aws or AwsOptions(region=options.region, purchase=options.purchase)
-        catalog = self.catalog().frame
+        catalog = self.account.catalog().frame
         check_region(catalog, options.region)
         priced = preflight(aws_types, aws, catalog) if aws_types else None
         if aws.fallback == "next" and LOCAL not in targets.targets:
@@ -183,7 +193,7 @@ class Scripts(Runs):
                              "here, and --targets leaves this machine out", hint="add local to --targets (auto has it)")
         shipped = script_folder(path, folder=cwd) if aws_types or targets.auto else None
         needs = _requirements(cwd, requirements) if requirements else None
-        self.check_credentials(aws_types)  # after every check of the input: a typo is said first
+        self.runs.check_credentials(aws_types)  # after every check of the input: a typo is said first
         env = env or ScriptEnv()
         job = _script_job(script, args, total_steps, epochs, seconds, cwd if workdir is not None else None, env, task)
         journal = RunJournal.create(path.stem, out)
@@ -199,12 +209,12 @@ class Scripts(Runs):
                 cb.on_result(label, measured)
 
         choices, skipped = None, None
-        no_credentials = self.auto_without_credentials(targets, cb)
+        no_credentials = self.runs.auto_without_credentials(targets, cb)
         if LOCAL in targets.targets:  # `auto` adds it: every other instance is predicted from this measurement
             if cb.on_state:
                 cb.on_state(LOCAL.name, "running", 0.0, 0.0)
             try:
-                run = self.measure_script(path, args, seconds, epochs is not None, cancel, cb.on_progress, LOCAL.name,
+                run = self.measure.measure_script(path, args, seconds, epochs is not None, cancel, cb.on_progress, LOCAL.name,
                                           workdir=cwd, env=env)
             except Cancelled as exc:
                 exc.run_dir = str(journal.path)  # type: ignore[attr-defined]
@@ -226,7 +236,7 @@ class Scripts(Runs):
                 journal.write_run(info)
                 if cb.on_choices:
                     cb.on_choices(choices)
-                chosen, skipped = self.benchmarkable([c.target[4:] for c in choices if c.benchmark], no_credentials)
+                chosen, skipped = self.runs.benchmarkable([c.target[4:] for c in choices if c.benchmark], no_credentials)
                 aws_types += [t for t in chosen if t not in aws_types]
                 priced = preflight(aws_types, aws, catalog) if aws_types else None
         session = None
@@ -235,7 +245,7 @@ class Scripts(Runs):
                 if cb.on_notice:
                     cb.on_notice("", line)
             settings = aws.settings()
-            aws_run = AwsRun(settings, run_id, session=self.aws_session, check_result=result_problems)
+            aws_run = AwsRun(settings, run_id, session=self.account.aws_session, check_result=result_problems)
             aws_run.user_files = shipped.files
             cap = min(seconds + SCRIPT_CAP_EXTRA_SECONDS, max(60.0, settings.max_bench_minutes * 60 - 240))
             script_job = {"kind": "script", "folder": "user", "script": path.resolve().relative_to(cwd).as_posix(),
@@ -284,76 +294,6 @@ class Scripts(Runs):
         journal.write_plan(doc)
         return doc, journal
 
-    def task(self, path: str | Path, env: dict[str, str] | None = None, secrets: dict[str, str] | None = None) -> Task | None:
-        """A SkyPilot task YAML read as the training script it runs (planner/core/task.py: its workdir, its one
-        python command, the requirements its setup installs, what of it is not used); None when `path` is not one
-        (a workload spec: its own loader says what is wrong with it). Raises InputError naming the task's field
-        when it is a task the planner cannot plan. `env`, `secrets`: `--env`, `--secret`, over the task's own."""
-        from planner.workload.load import load_yaml, read_spec_file  # lazy: importing the service stays cheap
-
-        if Path(path).suffix not in (".yaml", ".yml") or not Path(path).is_file():
-            return None
-        try:
-            data = load_yaml(read_spec_file(path), str(path))
-        except SpecError:
-            return None
-        return read_task(data, shown_path(str(path)), env, secrets) if is_task(data) else None
-
-    def check_script(self, script: str | Path, workdir: str | Path | None = None) -> Path:
-        """The training script to run. Raises InputError unless it is a readable .py file (inside `workdir`, a
-        folder, when one is given)."""
-        path = script_path(script)
-        script_workdir(path, workdir)
-        return path
-
-    def traced_first(self, script: str | Path) -> bool:
-        """Whether the script is traced on the stand-in GPU before it is measured here: its text names CUDA
-        (measure.names_a_gpu), and it is not measured here when that trace predicts its step too slow for this CPU."""
-        return names_a_gpu(script_path(script))
-
-    def script_syntax(self, script: str | Path) -> str | None:
-        """Whether the training script parses as Python (compiled, never run: its code runs only in a child
-        process): its own syntax error ("line 3: invalid syntax"), or None. Raises InputError (not a .py file)."""
-        path = script_path(script)
-        data = path.read_bytes()
-        try:
-            compile(data, str(path), "exec", dont_inherit=True)
-        except SyntaxError as exc:
-            return f"line {exc.lineno}: {exc.msg}" + (f"\n    {exc.text.strip()}" if exc.text else "")
-        except ValueError as exc:  # null bytes
-            return str(exc)
-        return None
-
-    def is_script_run(self, run_dir: str | Path) -> bool:
-        """Whether `run_dir` journals a user's script (script.json) rather than a spec."""
-        return RunJournal.open(run_dir).is_script
-
-    def script_job(self, run_dir: str | Path) -> ScriptJob:
-        """What a script run measured (its script.json): the script, its arguments, its length, its --workdir.
-        Raises JournalError naming the file and the field."""
-        return RunJournal.open(run_dir).read_script()
-
-    def saved_script(self, run_dir: str | Path, length: ScriptLength | None = None) -> tuple[ScriptJob, ScriptRun, ScriptEstimate]:
-        """A script run's job (planned for `length`; None: the one it was run with), its timeline here and its
-        whole run extrapolated again (what the TUI's Workload pane shows as detected). Raises JournalError (naming
-        the file and the field), InputError (no result here; RunLengthUnknown: no length to plan it for)."""
-        journal = RunJournal.open(run_dir)
-        job = journal.read_script().with_length(length)
-        runs = _timelines(journal, journal.read_results())
-        run = runs[_here(journal, runs)]
-        return job, run, estimate_script(run, job.total_steps, job.epochs, args=job.args)
-
-    def shipping_preview(self, script: str | Path, workdir: str | Path | None = None) -> list[str]:
-        """What of the script's folder (or `workdir`) would ship to an instance (runner/folder.py), as the run's
-        log lists it. Raises InputError (not a .py file; a folder too big to ship; a workdir without the script)."""
-        return self.shipped(script, workdir).lines()
-
-    def shipped(self, script: str | Path, workdir: str | Path | None = None) -> Shipped:
-        """What of the script's folder (or `workdir`) would ship to an instance: the files, their size, what was left
-        out and why. Raises InputError as shipping_preview does."""
-        path = script_path(script)
-        return script_folder(path, folder=script_workdir(path, workdir))
-
     def estimate_run(self, run_dir: str | Path, overrides: dict[str, Any] | None = None, gpu: bool | None = None,
                      options: PlanOptions | None = None, measured_only: bool = False,
                      length: ScriptLength | None = None) -> PlanDocument:
@@ -367,20 +307,20 @@ class Scripts(Runs):
             if length is not None:
                 raise InputError("--total-steps and --epochs re-plan a script's run; a spec's run is as long as its "
                                  "train.epochs", hint="change train.epochs in the spec and estimate or run it again")
-            return super().estimate_run(run_dir, overrides, gpu, options, measured_only)
+            return self.runs.estimate_run(run_dir, overrides, gpu, options, measured_only)
         options = options or saved_options(journal, overrides or {})
         own = journal.read_script()
         job = own.with_length(length)
         results = journal.read_results()
-        runs = _timelines(journal, results)
-        here_label = _here(journal, runs)
-        est = estimate_script(runs[here_label], job.total_steps, job.epochs, args=job.args)
+        runs = timelines(journal, results)
+        here = here_label(journal, runs)
+        est = estimate_script(runs[here], job.total_steps, job.epochs, args=job.args)
         measured = []
         for label, m in sorted(results.items()):
             if not m.target.cloud:
                 continue
             region = measured_region(options, m.region)
-            price = self.price_of(m.target.instance_type or "", options, region)
+            price = self._price_of(m.target.instance_type or "", options, region)
             if label in runs:
                 there = estimate_script(runs[label], job.total_steps, job.epochs)
                 setup = float((m.result.script or {}).get("requirements_seconds") or 0.0)
@@ -389,17 +329,28 @@ class Scripts(Runs):
             else:
                 measured.append(measured_candidate(m.target, m.result, price, region, options.purchase))
         what_if = job.length != own.length and own.length != ScriptLength()
-        doc = self.script_plan(job, runs[here_label], est, options, gpu, measured_only, run_dir=journal.path,
+        doc = self.script_plan(job, runs[here], est, options, gpu, measured_only, run_dir=journal.path,
                                measured=measured, what_if=what_if)
         if what_if:
             doc.plan.say(Said([], [f"planned for {_length_text(job.length)}, a what-if: the run's own length is "
                                    f"{_length_text(own.length)}"]))
         return doc
 
-    def price_of(self, instance_type: str, options: PlanOptions, region: str | None = None) -> float:
+    def replan(self, run_dir: str | Path, overrides: dict[str, Any], measured_only: bool = False,
+               length: ScriptLength | None = None) -> PlanDocument:
+        """estimate_run with some plan options changed (a script's run: for `length` too), and the new plan.json
+        written; a script's run measured without a length of its own keeps the one given (its script.json).
+        Raises what estimate_run raises, and OSError when plan.json cannot be written."""
+        doc = self.estimate_run(run_dir, overrides, measured_only=measured_only, length=length)
+        if length is not None:
+            self.journals.keep_script_length(run_dir, length)
+        RunJournal.open(run_dir).write_plan(doc)
+        return doc
+
+    def _price_of(self, instance_type: str, options: PlanOptions, region: str | None = None) -> float:
         from pricing.catalog import hourly_price
 
-        return float(hourly_price(self.catalog().frame, instance_type, region or options.region, options.purchase))
+        return float(hourly_price(self.account.catalog().frame, instance_type, region or options.region, options.purchase))
 
 
 def _script_job(script: str | Path, args: list[str], total_steps: int | None, epochs: int | None, seconds: float,
@@ -414,15 +365,6 @@ def _length_text(length: ScriptLength) -> str:
     return f"{length.total_steps:,} steps" if length.total_steps else f"{length.epochs:,} epochs"
 
 
-def _here(journal: RunJournal, runs: dict[str, ScriptRun]) -> str:
-    """The label of this machine's timeline among a script run's (what every other instance is predicted from)."""
-    for label in sorted(runs):
-        if label.startswith("local-"):
-            return label
-    raise InputError(f"{journal.path}: the run has no result here (this machine's measurement is what every other "
-                     "instance is predicted from)", hint="run `planner run train.py --targets local` first")
-
-
 def _as_planned(result: Any) -> Any:
     """A script's bench result with the step its plan uses (core.script.steady_step: no traced step, no epoch's
     end), so the progress line, the journal and the plan say one step time; as it came when it has none."""
@@ -434,13 +376,6 @@ def _as_planned(result: Any) -> Any:
         return result
     return replace(result, step_seconds=mean, step_seconds_ci_low=mean * max(1 - half, 0.05),
                    step_seconds_ci_high=mean * (1 + half))
-
-
-def _timelines(journal: RunJournal, results: dict[str, Measured]) -> dict[str, ScriptRun]:
-    """The script timelines of a run's successful results, by their dataclass's own types; JournalError naming
-    the file of one that is not."""
-    return {label: typed(journal.path / "results" / f"{label}.json", m.result.script, ScriptRun.from_json)
-            for label, m in results.items() if m.result.status == "ok"}
 
 
 def _requirements(folder: Path, requirements: str) -> str:

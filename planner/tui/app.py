@@ -140,7 +140,7 @@ class PlannerApp(Quitting, App):
                                  "training steps, then every instance predicted from it")
         self._measuring_script = True
         self._measure_script(self.script, self.results.plan_options(),
-                             self.service.new_run_dir(Path(self.script).stem, self.runs_folder))
+                             self.service.journals.new_run_dir(Path(self.script).stem, self.runs_folder))
 
     @work(thread=True, exclusive=True, group="estimate")
     def _measure_script(self, script: str, options, out: Path) -> None:
@@ -284,7 +284,7 @@ class PlannerApp(Quitting, App):
         name = Path(self.script).stem if self.script is not None else self.spec.name
         out = self.runs_dir
         if out is None or (Path(out).exists() and any(Path(out).iterdir())):
-            out = self.service.new_run_dir(name, self.runs_folder)
+            out = self.service.journals.new_run_dir(name, self.runs_folder)
         aws = AwsOptions(region=options.region, purchase=options.purchase, ami=self.ami, poll_seconds=2.0)
         targets = list(dict.fromkeys(["local", *self.targets]))  # every other instance is predicted from here
         rented = [t.removeprefix("aws:") for t in targets if t.startswith("aws:")]
@@ -353,7 +353,7 @@ class PlannerApp(Quitting, App):
             if path:
                 self.open_run(path)
 
-        self.push_screen(OpenRun(self.service.saved_runs(self.runs_folder), str(folder)), opened)
+        self.push_screen(OpenRun(self.service.journals.saved_runs(self.runs_folder), str(folder)), opened)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "length":
@@ -390,13 +390,13 @@ class PlannerApp(Quitting, App):
         measured without one keeps; a length it cannot be planned for is asked for again)."""
         path = Path(run_dir)
         try:
-            if self.service.is_script_run(path):
+            if self.service.journals.is_script_run(path):
                 unknown = None
                 try:
-                    job, measured, est = self.service.saved_script(path, length)
+                    job, measured, est = self.service.journals.saved_script(path, length)
                     rows = script_rows(measured, est)
                 except RunLengthUnknown as exc:  # the script shown, its length asked for
-                    job, unknown = self.service.script_job(path), exc.message
+                    job, unknown = self.service.journals.script_job(path), exc.message
                     rows = [("whole run", "its length is not known: s gives it (steps or epochs)")]  # measured, not measuring
                 self.script, self.script_args, self.workdir, self.script_task = job.path, job.args, job.workdir, job.task
                 given = self.script_env.secrets if self.script_env else {}  # this session's, never journaled
@@ -412,7 +412,7 @@ class PlannerApp(Quitting, App):
                     self.ask_length(str(path), unknown, length)
                     return
                 if length is not None:
-                    self.service.keep_script_length(path, length)
+                    self.service.journals.keep_script_length(path, length)
                 self.total_steps, self.epochs = job.total_steps, job.epochs
                 self.results.show_status("")
                 self.results.open_run(str(path), job)
@@ -423,7 +423,7 @@ class PlannerApp(Quitting, App):
             self.notify(f"{run_dir}: {exc.message.splitlines()[0]}", severity="error")
             return
         try:
-            spec = self.service.load(path / "spec.json")
+            spec = self.service.workloads.load(path / "spec.json")
         except PlannerError as exc:
             self.notify(f"{run_dir}: not a run directory ({exc.message.splitlines()[0]})", severity="error")
             return

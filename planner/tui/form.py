@@ -66,7 +66,7 @@ class SpecForm(VerticalScroll):
 
     def _schema(self) -> dict[str, Any]:
         if self._form is None:
-            self._form = planner_app(self).service.spec_form()
+            self._form = planner_app(self).service.workloads.spec_form()
         return self._form
 
     def kind(self) -> str:

@@ -51,7 +51,7 @@ class InstancesPane(Vertical):
     @work(thread=True, exclusive=True, group="instances")
     def load(self, region: str) -> None:
         try:
-            rows = planner_app(self).service.instances(region)
+            rows = planner_app(self).service.account.instances(region)
         except PlannerError as exc:  # the CLI's message, where the table would be
             self.app.call_from_thread(self._status, exc.render())
             return
@@ -86,7 +86,7 @@ class InstancesPane(Vertical):
     @work(thread=True, exclusive=True, group="instances")
     def _terminate(self, region: str, instance_id: str) -> None:
         try:
-            planner_app(self).service.terminate(region, [instance_id])
+            planner_app(self).service.account.terminate(region, [instance_id])
         except PlannerError as exc:
             self.app.call_from_thread(self.app.notify, exc.render(), severity="error")
             return

@@ -29,6 +29,7 @@ from planner.service.inputs import parse_flag
 if TYPE_CHECKING:
     from planner.service import PlanDocument
 
+PICK_LINES = 4  # picks' state lines under the table (the rest counted): the table keeps the screen
 WIDE = ("pick", "instance", "vCPUs", "GiB", "GPU", "GPU GB", "$/h", "training time", "cost")
 NARROW = ("pick", "instance", "GPU", "$/h", "training time", "cost", "vCPUs", "GiB", "GPU GB")
 
@@ -110,7 +111,7 @@ class TargetsPane(Vertical):
                            min_gpu_memory_gb=self._number("#min-gpu", "--min-gpu-memory", "min GB/GPU"),
                            purchase=app.purchase, sort=str(self.query_one("#sort", Select).value))
         try:
-            catalog, rows = app.service.prices(query)
+            catalog, rows = app.service.account.prices(query)
         except PlannerError as exc:
             self.app.notify(exc.render(), severity="error")
             return
@@ -190,12 +191,24 @@ class TargetsPane(Vertical):
             except PlannerError as exc:
                 lines.append(f"[red]{escape(exc.message)}[/]")
             if "" in self.quotas:
-                lines.append(escape(self.quotas[""]))
+                lines.append(short(self.quotas[""], max(30, self.app.size.width - 4)))
+        picks = []
         for target in self.selected:
-            state = [part for part in (self.suggested.get(target), self.quotas.get(target),
-                                       f"last launch: {self.launches[target]}" if target in self.launches else None) if part]
-            if state:
-                lines.append(f"  {target}: {short('; '.join(state), 230)}")
+            quota = self.quotas.get(target, "")
+            launch = f"last launch: {self.launches[target]}" if target in self.launches else ""
+            state = [part for part in ((quota, launch) if "OVER" in quota else (launch, quota)) + (self.suggested.get(target),)
+                     if part]
+            if state:  # what stops a launch first: a quota over, then one not read, then the rest
+                width = max(30, self.app.size.width - len(target) - 8)  # one line each: the table keeps the screen
+                picks.append((0 if "OVER" in quota else 1 if "not read" in quota else 2,
+                              f"  {target}: {short('; '.join(state), width)}"))
+        picks.sort(key=lambda pick: pick[0])
+        shown = picks if len(picks) <= PICK_LINES else picks[:PICK_LINES - 1]
+        lines += [line for _, line in shown]
+        if len(shown) < len(picks):
+            over = sum(1 for rank, _ in picks[len(shown):] if rank == 0)
+            lines.append(f"  … {len(picks) - len(shown)} more picks, " + (f"{over} of them over a quota" if over else
+                                                                         "none over its quota"))
         self.query_one("#selection", Static).update(Text.from_markup("\n".join(lines)))
         if tuple(aws_types) != self.quotas_read:
             self.quotas_read = tuple(aws_types)
@@ -209,7 +222,7 @@ class TargetsPane(Vertical):
         credentials here: said so), each picked instance's state shown beside it."""
         app = planner_app(self)
         states: dict[str, str] = {}
-        if app.service.credentials_problem():
+        if app.service.account.credentials_problem():
             states = {"": "quotas not read: no AWS credentials here (a run that rents needs them)"}  # said once
         else:
             try:
@@ -219,11 +232,13 @@ class TargetsPane(Vertical):
             except Exception as exc:  # noqa: BLE001 - a worker's failure must not end the app: said beside each pick
                 checks, states = (), {f"aws:{t}": f"quota not read ({type(exc).__name__})" for t in aws_types}
             for q in checks:
-                state = (f'quota "{q.name}" {q.limit:g} vCPUs, {q.used} in use, needs {q.needed}: OVER, a run is '
-                         "refused (r says how to raise it)" if q.over else
+                state = (f'OVER quota "{q.name}": {q.limit:g} vCPUs, {q.used} in use, needs {q.needed} (a run is '
+                         "refused; r says how to raise it)" if q.over else
                          f'quota "{q.name}" {q.limit:g} vCPUs, {q.used} in use, needs {q.needed}'
-                         if q.limit is not None and q.used is not None else f"quota not read ({q.problem})")
+                         if q.limit is not None and q.used is not None else f'quota "{q.name}" not read')
                 states.update({f"aws:{t}": state for t in q.types})
+                if q.problem:  # why, once for every quota it stopped
+                    states[""] = f"quotas not read: {q.problem} (a launch over one fails with VcpuLimitExceeded)"
         app.call_from_thread(self._show_quotas, aws_types, states)
 
     def _show_quotas(self, aws_types: tuple[str, ...], states: dict[str, str]) -> None:

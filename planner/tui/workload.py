@@ -217,7 +217,7 @@ class WorkloadPane(Vertical, can_focus=True):
     def validate(self, text: str) -> None:
         base = Path(self.path).parent if self.path else None
         try:
-            spec, fp = planner_app(self).service.check_text(text, self.path or "<editor>", base)
+            spec, fp = planner_app(self).service.workloads.check_text(text, self.path or "<editor>", base)
         except PlannerError as exc:
             self.app.call_from_thread(self._show, exc.render(), "", False, None, text)
             return

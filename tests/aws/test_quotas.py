@@ -101,7 +101,7 @@ def test_autos_picks_over_a_quota_are_dropped_with_a_notice_and_the_rest_benchma
 
     answer_quotas(monkeypatch, {"L-DB2E81BA": 0.0, "L-1216C47A": 640.0})
     said: list[tuple[str, str]] = []
-    kept = PlannerService(aws_session=aws_session).within_quotas(
+    kept = PlannerService(aws_session=aws_session)._runs.within_quotas(  # a step of `auto`'s run: its part
         ["g5.xlarge", "c7i.xlarge"], AwsOptions(), load_snapshot(), lambda label, text: said.append((label, text)))
     assert kept == ["c7i.xlarge"]
     assert said[0][0] == "aws-g5.xlarge" and "auto chose aws:g5.xlarge but did not benchmark it" in said[0][1]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import botocore.client
@@ -95,12 +94,12 @@ def watches_spot(ec2, instance_id: str) -> bool:
 
 
 class Imds(ThreadingHTTPServer):
-    """IMDSv2 as a spot instance sees it: a token for a PUT; `spot/instance-action` 404 until `delay` seconds after it
-    was first asked (the instance's boot), then the notice EC2 gives two minutes before it takes the instance back."""
+    """IMDSv2 as a spot instance sees it: a token for a PUT; `spot/instance-action` 404 until `due()` says the notice
+    is due (EC2 gives it two minutes before it takes the instance back), then the notice."""
 
-    def __init__(self, delay: float):
+    def __init__(self, due):
         super().__init__(("127.0.0.1", 0), _ImdsHandler)
-        self.delay, self.notice_at = delay, float("inf")
+        self.due = due
         self.asked = 0
 
     @property
@@ -119,11 +118,9 @@ class _ImdsHandler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self.server.asked += 1
-        if self.server.asked == 1:
-            self.server.notice_at = time.monotonic() + self.server.delay
         if self.path != "/latest/meta-data/spot/instance-action" or self.headers.get("X-aws-ec2-metadata-token") != "token":
             return self._answer(404, b"")
-        if time.monotonic() < self.server.notice_at:
+        if not self.server.due():
             return self._answer(404, b"")
         self._answer(200, json.dumps({"action": "terminate", "time": "2026-11-29T03:02:00Z"}).encode())
 
@@ -140,7 +137,14 @@ def test_planner_run_keeps_the_steps_a_spot_notice_cut_short_and_exits_3(endpoin
     result is journaled as interrupted and planned, the run says so and exits 3, and nothing is left running."""
     from tests.aws.helpers import ec2 as ec2_of, journaled, played_run, run_id
 
-    imds = Imds(delay=10.0)
+    def measuring() -> bool:  # the notice comes mid-measurement: once the bench on the instance has timed 50 steps
+        for log in (tmp_path / "instances").glob("*/work/log.txt"):
+            for line in log.read_text(errors="replace").splitlines():
+                if line.startswith('{"event": "measure"') and json.loads(line).get("steps", 0) >= 50:
+                    return True
+        return False
+
+    imds = Imds(measuring)
     threading.Thread(target=imds.serve_forever, daemon=True).start()
     monkeypatch.setenv("PLANNER_IMDS_URL", imds.url)  # the played instance's IMDS (a real one has 169.254.169.254)
     monkeypatch.setenv("PLANNER_IMDS_POLL_SECONDS", "0.5")
@@ -151,7 +155,7 @@ def test_planner_run_keeps_the_steps_a_spot_notice_cut_short_and_exits_3(endpoin
         imds.shutdown()
     assert proc.returncode == 3, stderr
     assert "Traceback" not in stderr and imds.asked > 0
-    assert "aws-c7i.xlarge interrupted by a spot reclaim (its steps until then are planned)" in stderr
+    assert "incomplete: aws:c7i.xlarge interrupted by a spot reclaim (its steps until then are planned)" in stderr
     result = journaled(out)["aws-c7i.xlarge"]
     assert result["status"] == "ok" and result["stopped_because"] == "interrupted"
     assert result["interruption"].startswith('spot interruption notice: {"action": "terminate"')

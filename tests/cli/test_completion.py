@@ -17,8 +17,8 @@ from tests.cli.helpers import planner
 
 SHELLS = ("bash", "zsh", "fish")
 
-P4 = sorted(t for t in PlannerService().instance_types() if t.startswith("p4"))
-US_REGIONS = sorted(r for r in PlannerService().regions() if r.startswith("us-"))  # the bundled catalog's
+P4 = sorted(t for t in PlannerService().account.instance_types() if t.startswith("p4"))
+US_REGIONS = sorted(r for r in PlannerService().account.regions() if r.startswith("us-"))  # the bundled catalog's
 
 
 def subcommands() -> list[str]:
@@ -59,9 +59,9 @@ def test_the_script_names_subcommands_regions_and_instance_types(scripts, shell)
     for command in subcommands():
         assert command in script, command
     service = PlannerService()
-    types = service.instance_types()
+    types = service.account.instance_types()
     assert {"g5.xlarge", "c6i.xlarge", "p4d.24xlarge"} <= set(types)
-    for name in ("g5.xlarge", "c6i.xlarge", "p4d.24xlarge", *service.regions()):
+    for name in ("g5.xlarge", "c6i.xlarge", "p4d.24xlarge", *service.account.regions()):
         assert name in script, name
     for flag in ("--targets", "--region", "--chart", "--predict-only"):
         assert flag.lstrip("-") in script, flag  # fish names long flags without their dashes

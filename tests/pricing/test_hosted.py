@@ -191,7 +191,7 @@ def test_a_broken_or_unreachable_source_keeps_the_cache_and_says_why(server, tmp
     monkeypatch.setenv("PLANNER_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("PLANNER_CATALOG_URL", server.url("/vms.csv"))
     service, warnings = PlannerService(), []
-    good, _ = service.prices(PriceQuery(region="us-east-1"), refresh=True, warn=warnings.append)
+    good, _ = service.account.prices(PriceQuery(region="us-east-1"), refresh=True, warn=warnings.append)
     assert warnings == [] and good.frame["source"].eq("catalog").any()
     cached = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
 
@@ -201,7 +201,7 @@ def test_a_broken_or_unreachable_source_keeps_the_cache_and_says_why(server, tmp
     else:
         url = _broken(server, how)
     monkeypatch.setenv("PLANNER_CATALOG_URL", url)
-    kept, rows = service.prices(PriceQuery(region="us-east-1"), refresh=True, warn=warnings.append)
+    kept, rows = service.account.prices(PriceQuery(region="us-east-1"), refresh=True, warn=warnings.append)
     assert len(warnings) == 1 and BROKEN[how] in warnings[0], warnings
     assert url in warnings[0] and "PLANNER_CATALOG_URL" in warnings[0]
     assert "meanwhile: hosted catalog read" in warnings[0]
@@ -255,7 +255,7 @@ def test_a_file_path_and_a_file_url_are_read_alike(tmp_path, monkeypatch):
     monkeypatch.setenv("PLANNER_CACHE_DIR", str(tmp_path / "cache"))
     for value in (str(path), path.as_uri()):
         monkeypatch.setenv("PLANNER_CATALOG_URL", value)
-        found, rows = PlannerService().prices(PriceQuery(region="eu-central-1", gpu=True), refresh=True)
+        found, rows = PlannerService().account.prices(PriceQuery(region="eu-central-1", gpu=True), refresh=True)
         assert found.source == f"AWS prices from {value} (hosted catalog)"
         assert "p4de.24xlarge" in set(rows["instance_type"])
     assert load_catalog(directory=tmp_path / "cache").note.startswith("hosted catalog read")

@@ -30,7 +30,7 @@ def test_a_step_longer_than_the_wall_cap_ends_the_bench_and_estimate_answers_fro
     monkeypatch.setattr(measure, "BENCH_WALL_EXTRA_SECONDS", 3.0)  # the bench may run 3.5 s in all; a step takes more
     service = PlannerService()
     start = time.monotonic()
-    doc = service.estimate(service.load(str(slow_spec)), plan_options(region="us-east-1"), 0.5)
+    doc = service.estimate(service.workloads.load(str(slow_spec)), plan_options(region="us-east-1"), 0.5)
     assert time.monotonic() - start < 20
     said = doc.plan.warnings[0]
     assert "stopped at the bench's wall-clock cap of 4 s with no result" in said and "predicted from the work alone" in said
@@ -53,8 +53,8 @@ def test_a_precision_this_cpu_would_emulate_is_measured_in_fp32_and_said(tmp_pat
     assert emulated_here("bf16", {"avx512f", "amx_bf16"}) == "" and emulated_here("fp32", {"avx2"}) == ""
     monkeypatch.setattr(pricing.catalog, "local_cpu_flags", lambda cpuinfo=None: {"avx2", "fma"})
     service = PlannerService()
-    spec = service.load(str(spec_path))
-    assert "bf16 would be emulated here" in service.emulated_here(spec)
+    spec = service.workloads.load(str(spec_path))
+    assert "bf16 would be emulated here" in service.workloads.emulated_here(spec)
     measured = {}
     doc = service.estimate(spec, plan_options(region="us-east-1"), 0.5,
                            on_result=lambda label, data: measured.update({label: data}))

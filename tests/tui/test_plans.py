@@ -88,7 +88,7 @@ def test_a_saved_run_opened_from_elsewhere_keeps_its_runs_beside_it(tmp_path, mo
         app = PlannerApp(str(runs / "20251122T101500Z-surface-mlp"))
         async with app.run_test(size=(120, 40)) as pilot:
             await plan_shown(pilot)
-            assert app.service.new_run_dir("surface-mlp", app.runs_folder).parent == runs  # where `r` journals
+            assert app.service.journals.new_run_dir("surface-mlp", app.runs_folder).parent == runs  # where `r` journals
             await pilot.press("o")
             await pilot.pause(0.3)
             assert isinstance(app.screen, OpenRun)
@@ -332,7 +332,7 @@ def test_a_replan_that_finishes_late_never_replaces_a_newer_plan():
         app = PlannerApp(None, service=SlowFirstPlan(), estimate_on_open=False)
         async with app.run_test(size=(120, 40)) as pilot:
             results = app.query_one(ResultsPane)
-            spec = app.service.check_run(SAVED_RUN)
+            spec = app.service.workloads.check_run(SAVED_RUN)
             results.run_started(spec)
             results.run_result("local-cpu", RunJournal.open(SAVED_RUN).read_results()["local-cpu"])  # slow
             await pilot.pause(0.2)

@@ -224,9 +224,9 @@ def test_the_plan_of_a_script_warns_a_length_its_arguments_do_not_train_and_a_wh
                     epochs=[Epoch(steps[0] - 0.05, steps[9] + 0.01, 10), Epoch(steps[9] + 0.01, steps[19] + 0.01, 10)])
     job = ScriptJob("train.py", "/work/train.py", ["--epochs", "20"], None, 5)
     est = estimate_script(run, epochs=5)
-    doc = PlannerService().script_plan(job, run, est, PlanOptions(), measured_only=True)
+    doc = PlannerService()._scripts.script_plan(job, run, est, PlanOptions(), measured_only=True)
     assert any("the script's own arguments say --epochs 20" in w for w in doc.plan.warnings)
-    asked = PlannerService().script_plan(job, run, est, PlanOptions(), measured_only=True, what_if=True)
+    asked = PlannerService()._scripts.script_plan(job, run, est, PlanOptions(), measured_only=True, what_if=True)
     assert not any("own arguments say" in w for w in asked.plan.warnings)
 
 
@@ -242,7 +242,7 @@ def test_a_tasks_own_pick_is_priced_against_the_answer_and_shown_and_kept_in_its
     est = estimate_script(run, total_steps=20_000)
     asks = task_asks({"accelerators": "L4:1"}, "task.yaml")
     job = ScriptJob("reinforce.py", "/work/reinforce.py", [], 20_000, None, 5, task=TaskOrigin("task.yaml", asks))
-    doc = PlannerService().script_plan(job, run, est, PlanOptions())
+    doc = PlannerService()._scripts.script_plan(job, run, est, PlanOptions())
     chosen = doc.task_option
     assert doc.task_choice is not None and "aws:g6.xlarge" in doc.task_choice.targets
     assert chosen is not None and chosen.device == "cuda" and "L4" in (chosen.device_name or "")
@@ -255,7 +255,7 @@ def test_a_tasks_own_pick_is_priced_against_the_answer_and_shown_and_kept_in_its
     data = to_json(doc)
     assert data["task_choice"]["target"] == chosen.target
     assert from_json(data).task_choice == doc.task_choice
-    none = PlannerService().script_plan(job.__class__(**{**job.__dict__, "task": TaskOrigin(
+    none = PlannerService()._scripts.script_plan(job.__class__(**{**job.__dict__, "task": TaskOrigin(
         "task.yaml", task_asks({"accelerators": "H100:3"}, "task.yaml"))}), run, est, PlanOptions())
     assert none.task_option is None and "no instance in us-east-1 has it" in dict(plan_answers(none))["task"]
 

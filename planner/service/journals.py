@@ -1,0 +1,101 @@
+"""Run journals, a spec's or a script's: where a run journals, the saved runs the TUI's picker lists, what a script's run
+measured (its job, its timeline here) and the length a script's run is planned for."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from planner.core.decide import Recommendation
+from planner.core.script import ScriptEstimate, ScriptJob, ScriptLength, ScriptRun, estimate_script
+from planner.errors import InputError, PlannerError
+from planner.journal import DEFAULT_BASE, Measured, RunJournal, new_run_dir, typed
+
+
+@dataclass(frozen=True)
+class SavedRun:
+    """A run journal as the TUI's run picker lists it."""
+
+    path: str
+    name: str
+    targets: list[str]
+    results: int
+    recommendation: Recommendation | None  # None: no plan yet
+
+
+
+class Journals:
+    """The run journals: where a run goes, the saved ones, a script run's job and timeline, its kept length."""
+
+    def is_script_run(self, run_dir: str | Path) -> bool:
+        """Whether `run_dir` journals a user's script (script.json) rather than a spec. Raises JournalError."""
+        return RunJournal.open(run_dir).is_script
+
+    def script_job(self, run_dir: str | Path) -> ScriptJob:
+        """What a script run measured (its script.json): the script, its arguments, its length, its --workdir.
+        Raises JournalError naming the file and the field."""
+        return RunJournal.open(run_dir).read_script()
+
+    def saved_script(self, run_dir: str | Path, length: ScriptLength | None = None) -> tuple[ScriptJob, ScriptRun, ScriptEstimate]:
+        """A script run's job (planned for `length`; None: the one it was run with), its timeline here and its
+        whole run extrapolated again (what the TUI's Workload pane shows as detected). Raises JournalError (naming
+        the file and the field), InputError (no result here; RunLengthUnknown: no length to plan it for)."""
+        journal = RunJournal.open(run_dir)
+        job = journal.read_script().with_length(length)
+        runs = timelines(journal, journal.read_results())
+        run = runs[here_label(journal, runs)]
+        return job, run, estimate_script(run, job.total_steps, job.epochs, args=job.args)
+
+    def keep_script_length(self, run_dir: str | Path, length: ScriptLength) -> None:
+        """A script's run measured without a length of its own keeps `length` (its script.json), so later plans of
+        it need none; one with a length keeps its own (`length` was a what-if)."""
+        journal = RunJournal.open(run_dir)
+        job = journal.read_script() if journal.is_script else None
+        if job is not None and job.length == ScriptLength():
+            journal.write_script(job.with_length(length))
+
+    def new_run_dir(self, name: str, folder: str | Path | None = None, now: dt.datetime | None = None) -> Path:
+        """Where a run of `name` journals in `folder` (None: planner-runs/), named as RunJournal.create
+        names a run without --out: <UTC time>-<name>."""
+        return new_run_dir(name, folder, now)
+
+    def saved_runs(self, folder: str | Path | None = None) -> list[SavedRun]:
+        """The run journals in `folder` (None: planner-runs/), a spec's or a script's, newest first: path, workload
+        name (a script's: its name and arguments), targets, how many results, and the saved plan's recommendation
+        (None when it has no plan yet)."""
+        base = Path(folder or DEFAULT_BASE)
+        runs = []
+        for path in sorted(base.iterdir() if base.is_dir() else [], reverse=True):
+            journal = RunJournal(path)
+            if not (path / "spec.json").is_file() and not journal.is_script:
+                continue
+            try:
+                info, plan = journal.read_run(), journal.read_plan()
+                if journal.is_script:
+                    job = journal.read_script()
+                    name = " ".join([Path(job.script).name, *job.args])
+                else:
+                    name = json.loads((path / "spec.json").read_text()).get("name", path.name)
+            except (OSError, ValueError, PlannerError):
+                continue  # a damaged journal is not offered
+            runs.append(SavedRun(str(path), name, list(info.get("targets", [])), len(list((path / "results").glob("*.json"))),
+                                 plan.recommendation if plan is not None else None))
+        return runs
+
+
+def here_label(journal: RunJournal, runs: dict[str, ScriptRun]) -> str:
+    """The label of this machine's timeline among a script run's (what every other instance is predicted from)."""
+    for label in sorted(runs):
+        if label.startswith("local-"):
+            return label
+    raise InputError(f"{journal.path}: the run has no result here (this machine's measurement is what every other "
+                     "instance is predicted from)", hint="run `planner run train.py --targets local` first")
+
+
+def timelines(journal: RunJournal, results: dict[str, Measured]) -> dict[str, ScriptRun]:
+    """The script timelines of a run's successful results, by their dataclass's own types; JournalError naming
+    the file of one that is not."""
+    return {label: typed(journal.path / "results" / f"{label}.json", m.result.script, ScriptRun.from_json)
+            for label, m in results.items() if m.result.status == "ok"}
