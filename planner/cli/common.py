@@ -573,58 +573,35 @@ def _given(argv: set[str], flag: str) -> bool:
 
 def take_task(args: argparse.Namespace, argv: list[str] | None = None) -> None:
     """`planner COMMAND task.yaml [-- ARGS]`: a SkyPilot task read as the training script it runs
-    (PlannerService.task): the arguments become those of `planner COMMAND WORKDIR/SCRIPT.py --workdir WORKDIR
+    (resolved by PlannerService.workloads.open_task): the arguments become those of `planner COMMAND WORKDIR/SCRIPT.py --workdir WORKDIR
     [--requirements FILE] -- TASK_ARGS ARGS`, said on stderr with what of the task is not used. Its resources' region
     and use_spot price the plan, as `sky launch` reads them, unless --region or --purchase is in `argv` (the command
     line: a config file's default is under the task's). A workload spec is left as it is."""
     spec = getattr(args, "spec", None)
     if not spec or not str(spec).endswith((".yaml", ".yml")):
         return
-    task = PlannerService().workloads.task(spec, env_pairs(getattr(args, "env", None), "--env"),
-                                 env_pairs(getattr(args, "secret", None), "--secret"))
-    if task is None:
+    opened = PlannerService().workloads.open_task(spec, env_pairs(getattr(args, "env", None), "--env"),
+                                                  env_pairs(getattr(args, "secret", None), "--secret"),
+                                                  getattr(args, "workdir", None))
+    if opened is None:
         return
-    if getattr(args, "workdir", None):
-        raise InputError(f"--workdir {args.workdir}: {task.source} has its own (workdir: {task.workdir})",
-                         hint="leave --workdir out: the task's workdir is used, as `sky launch` uses it")
-    workdir = os.path.expanduser(task.workdir)
-    if not os.path.isdir(workdir):
-        raise InputError(f"{task.source}: workdir: {task.workdir}: no such folder here",
-                         hint="a relative workdir is relative to where the planner runs, as for `sky launch`: run it from "
-                              "the folder the task is written for, or fix workdir")
-    inside = Path(workdir).resolve()
-    if inside not in Path(workdir, task.script).resolve().parents:
-        raise InputError(f"{task.source}: run: {task.script}: not inside the workdir ({task.workdir}), which is what ships",
-                         hint="point workdir at a folder that holds the script (e.g. `workdir: ..`)")
-    if not os.path.isfile(os.path.join(workdir, task.script)):
-        beside = Path(spec).parent
-        here = os.path.isfile(beside / os.path.expanduser(task.workdir) / task.script) and beside.resolve() != Path.cwd()
-        raise InputError(f"{task.source}: run: {task.script}: no such file in the workdir ({task.workdir})",
-                         hint=f"a relative workdir is relative to where the planner runs, as for `sky launch`: run it "
-                              f"from {shown_path(str(beside))}" if here
-                         else "the run command's script is relative to the workdir, as on the cluster")
+    task = opened.task
     args.task_file, args.task = spec, task
-    args.spec = os.path.normpath(os.path.join(workdir, task.script))
-    args.workdir = workdir
+    args.spec, args.workdir = opened.script, opened.workdir
     args.script_args = [*task.args, *getattr(args, "script_args", [])]
-    if task.requirements and hasattr(args, "requirements") and not args.requirements:
-        args.requirements = os.path.normpath(os.path.join(workdir, task.requirements))
+    if opened.requirements and hasattr(args, "requirements") and not args.requirements:
+        args.requirements = opened.requirements
     shown = " ".join(shlex.quote(a) for a in [args.spec, *args.script_args])
     head = (f"{task.source}: SkyPilot task{f' {task.name}' if task.name else ''}: runs `python {shown}` in its workdir "
-            f"{workdir}" + (f", with setup's requirements {args.requirements}" if getattr(args, "requirements", None)
-                             and task.requirements else ""))
+            f"{opened.workdir}" + (f", with setup's requirements {args.requirements}" if getattr(args, "requirements", None)
+                                    and task.requirements else ""))
     given = set((argv or []))
-    asks = task.asks
-    if asks is not None and asks.region and hasattr(args, "region") and not _given(given, "--region"):
-        try:
-            args.region = parse_flag("--region", asks.region)
-        except ValueError as exc:
-            raise InputError(f"{task.source}: resources.region: {exc}",
-                             hint="write an AWS region such as us-east-1 (or infra: aws/us-east-1), or pass --region") from None
+    if opened.region and hasattr(args, "region") and not _given(given, "--region"):
+        args.region = opened.region
         task.notes.append(f"{task.source}: resources: priced in {args.region}, the task's region (--region overrides it)")
-    if asks is not None and asks.use_spot is not None and hasattr(args, "purchase") and not _given(given, "--purchase"):
-        args.purchase = "spot" if asks.use_spot else "on-demand"
-        task.notes.append(f"{task.source}: resources: use_spot: {'true' if asks.use_spot else 'false'}: priced "
+    if opened.purchase and hasattr(args, "purchase") and not _given(given, "--purchase"):
+        args.purchase = opened.purchase
+        task.notes.append(f"{task.source}: resources: use_spot: {'true' if opened.purchase == 'spot' else 'false'}: priced "
                           f"{args.purchase} (--purchase overrides it)")
     args.task_said = [head, *task.notes]  # the TUI shows them too (this line is gone once it takes the screen)
     stderr().print(head, markup=False, highlight=False, soft_wrap=True)

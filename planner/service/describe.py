@@ -12,10 +12,11 @@ the spec's content: a command describes each spec once however many times it ask
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from planner.errors import SpecError
+from planner.errors import InputError, SpecError
 from planner.journal import RunJournal
 from planner.service.measure import check_validated_epochs, emulated_here, names_a_gpu, script_path, script_workdir
 from planner.units import shown_path
@@ -27,6 +28,18 @@ if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads i
     from planner.workload.footprint import Footprint, Layer
     from planner.workload.spec import WorkloadSpec
     from runner.folder import Shipped
+
+
+@dataclass(frozen=True)
+class OpenedTask:
+    """A SkyPilot task resolved into the run it plans (Workloads.open_task)."""
+
+    task: Task
+    script: str  # the script's path, its workdir joined
+    workdir: str  # the task's workdir, `~` expanded
+    requirements: str | None  # the requirements file its setup installs (a path in the workdir), None: none
+    region: str | None  # where its resources ask to run (checked), None: they do not say
+    purchase: str | None  # "spot" or "on-demand" from their use_spot, None: they do not say
 
 
 class Workloads:
@@ -100,6 +113,50 @@ class Workloads:
         except SpecError:
             return None
         return read_task(data, shown_path(str(path)), env, secrets) if is_task(data) else None
+
+    def open_task(self, path: str | Path, env: dict[str, str] | None = None, secrets: dict[str, str] | None = None,
+                  workdir: str | None = None) -> OpenedTask | None:
+        """A SkyPilot task YAML resolved into the run it plans (`task` read, then checked here): the script in its
+        workdir, its folder, the requirements its setup installs, the region and purchase its resources ask for. None
+        when `path` is not a task. `workdir`: one the user gave (a task has its own: refused). Raises InputError naming
+        the task's field, with the fix (a workdir or script that is not there, a script outside its workdir, a region
+        that is not one)."""
+        import os
+
+        from planner.service.inputs import parse_flag
+
+        task = self.task(path, env, secrets)
+        if task is None:
+            return None
+        if workdir:
+            raise InputError(f"--workdir {workdir}: {task.source} has its own (workdir: {task.workdir})",
+                             hint="leave --workdir out: the task's workdir is used, as `sky launch` uses it")
+        folder = os.path.expanduser(task.workdir)
+        if not os.path.isdir(folder):
+            raise InputError(f"{task.source}: workdir: {task.workdir}: no such folder here",
+                             hint="a relative workdir is relative to where the planner runs, as for `sky launch`: run it from "
+                                  "the folder the task is written for, or fix workdir")
+        if Path(folder).resolve() not in Path(folder, task.script).resolve().parents:
+            raise InputError(f"{task.source}: run: {task.script}: not inside the workdir ({task.workdir}), which is what ships",
+                             hint="point workdir at a folder that holds the script (e.g. `workdir: ..`)")
+        if not os.path.isfile(os.path.join(folder, task.script)):
+            beside = Path(path).parent
+            here = os.path.isfile(beside / os.path.expanduser(task.workdir) / task.script) and beside.resolve() != Path.cwd()
+            raise InputError(f"{task.source}: run: {task.script}: no such file in the workdir ({task.workdir})",
+                             hint=f"a relative workdir is relative to where the planner runs, as for `sky launch`: run it "
+                                  f"from {shown_path(str(beside))}" if here
+                             else "the run command's script is relative to the workdir, as on the cluster")
+        region = None
+        if task.asks is not None and task.asks.region:
+            try:
+                region = parse_flag("--region", task.asks.region)
+            except ValueError as exc:
+                raise InputError(f"{task.source}: resources.region: {exc}",
+                                 hint="write an AWS region such as us-east-1 (or infra: aws/us-east-1), or pass --region") from None
+        use_spot = task.asks.use_spot if task.asks is not None else None
+        return OpenedTask(task, os.path.normpath(os.path.join(folder, task.script)), folder,
+                          os.path.normpath(os.path.join(folder, task.requirements)) if task.requirements else None, region,
+                          None if use_spot is None else "spot" if use_spot else "on-demand")
 
     def check_script(self, script: str | Path, workdir: str | Path | None = None) -> Path:
         """The training script to run. Raises InputError unless it is a readable .py file (inside `workdir`, a
