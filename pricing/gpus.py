@@ -93,6 +93,8 @@ def parse_gpu_filter(text: str, known: Iterable[str], field: str = "GPU") -> Gpu
         raise InputError(f"{field} {text!r}: a GPU count must be at least 1, low end first", hint=f"write it as {EXAMPLES}")
     if m_low is not None and m_high is not None and m_high < m_low:
         raise InputError(f"{field} {text!r}: the memory range's low end comes first", hint=f"write it as {EXAMPLES}")
+    if m_high is not None and m_high <= 0:
+        raise InputError(f"{field} {text!r}: a GPU's memory must be more than 0 GB", hint=f"write it as {EXAMPLES}")
     return GpuFilter(name, c_low, c_high, m_low, m_high, text)
 
 

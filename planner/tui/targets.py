@@ -77,8 +77,8 @@ class TargetsPane(Vertical):
         self.refresh_rows()
 
     def on_resize(self) -> None:
-        if self._order != self._columns():
-            self.refresh_rows()
+        if self._order != self._columns():  # after the resize is laid out: rebuilt during it, columns kept old widths
+            self.call_after_refresh(self.refresh_rows)
 
     def _columns(self) -> tuple[str, ...]:
         return WIDE if self.app.size.width >= 110 else NARROW

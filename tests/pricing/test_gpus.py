@@ -34,6 +34,8 @@ def test_the_forms_sky_and_dstack_users_write(text, want):
     ("0", "at least 1"),
     ("4..2", "low end first"),
     ("80GB..24GB", "low end comes first"),
+    ("0GB", "more than 0 GB"),
+    ("0GB..0GB", "more than 0 GB"),
     ("H100::8", "an empty part"),
     ("8x H100", "neither a GPU model, a count"),
 ])
