@@ -106,55 +106,64 @@ def test_planner_run_journals_and_says_the_zone_it_fell_over_to(endpoint, env, t
     assert live_instances(ec2_of(endpoint)) == []
 
 
-def spot_refused(monkeypatch, code: str) -> list[str]:
-    """Every spot RunInstances answers `code`; on-demand ones go to moto. Returns the market of each call."""
+def refused(monkeypatch, code_for) -> list[dict]:
+    """RunInstances answers `code_for(params)` (an EC2 error code) where it gives one; moto runs the others. Returns
+    the parameters of each RunInstances call."""
     real = botocore.client.BaseClient._make_api_call
-    markets: list[str] = []
+    calls: list[dict] = []
 
     def call(self, operation, params):
         if operation == "RunInstances":
-            spot = (params.get("InstanceMarketOptions") or {}).get("MarketType") == "spot"
-            markets.append("spot" if spot else "on-demand")
-            if spot:
+            calls.append(params)
+            if code := code_for(params):
                 raise ClientError({"Error": {"Code": code, "Message": "injected"}}, operation)
         return real(self, operation, params)
 
     monkeypatch.setattr(botocore.client.BaseClient, "_make_api_call", call)
-    return markets
+    return calls
+
+
+def market(params: dict) -> str:
+    return "spot" if (params.get("InstanceMarketOptions") or {}).get("MarketType") == "spot" else "on-demand"
+
+
+def spot_refused(monkeypatch, code: str) -> list[dict]:
+    """Every spot RunInstances answers `code`; on-demand ones go to moto. Returns each call's parameters."""
+    return refused(monkeypatch, lambda params: code if market(params) == "spot" else None)
 
 
 def test_spot_out_of_capacity_everywhere_falls_back_to_on_demand_only_when_allowed(aws_session, monkeypatch):
     ec2 = aws_session.client("ec2")
     zones = {s["AvailabilityZone"] for s in ec2.describe_subnets()["Subnets"]}
-    markets = spot_refused(monkeypatch, "InsufficientInstanceCapacity")
+    calls = spot_refused(monkeypatch, "InsufficientInstanceCapacity")
     run = AwsRun(AwsSettings(ami=x86_ami(ec2), purchase="spot", fallback="on-demand", poll_seconds=0.05), "run-3")
     run.prepare()
     t = AwsTarget(run, "g5.xlarge", JOB, "aws-g5.xlarge", 0.436, fallback_price=1.006)
     t.start()
     assert t.error is None and t.instance_id and t.price_per_hour == 1.006  # billed, and costed, on-demand
-    assert markets == ["spot"] * (len(zones) + 1) + ["on-demand"]  # every zone on spot first
+    assert [market(p) for p in calls] == ["spot"] * (len(zones) + 1) + ["on-demand"]  # every zone on spot first
     assert t.notices[0].startswith("launched on-demand (--fallback on-demand) after spot: EC2's choice of zone")
     inst = ec2.describe_instances(InstanceIds=[t.instance_id])["Reservations"][0]["Instances"][0]
     assert inst.get("InstanceLifecycle") != "spot"
     run.terminate_run()
     assert live_instances(ec2) == []
 
-    markets.clear()  # without --fallback: the target fails, nothing runs
+    calls.clear()  # without --fallback: the target fails, nothing runs
     run = AwsRun(AwsSettings(ami=x86_ami(ec2), purchase="spot", poll_seconds=0.05), "run-4")
     run.prepare()
     t = AwsTarget(run, "g5.xlarge", JOB, "aws-g5.xlarge", 0.436)
     t.start()
-    assert t.state == "failed" and "on-demand" not in markets and live_instances(ec2) == []
+    assert t.state == "failed" and "on-demand" not in [market(p) for p in calls] and live_instances(ec2) == []
 
 
 def test_a_spot_price_too_low_goes_straight_to_the_fallback(aws_session, monkeypatch):
     ec2 = aws_session.client("ec2")
-    markets = spot_refused(monkeypatch, "SpotMaxPriceTooLow")
+    calls = spot_refused(monkeypatch, "SpotMaxPriceTooLow")
     run = AwsRun(AwsSettings(ami=x86_ami(ec2), purchase="spot", fallback="on-demand", poll_seconds=0.05), "run-5")
     run.prepare()
     t = AwsTarget(run, "g5.xlarge", JOB, "aws-g5.xlarge", 0.436, fallback_price=1.006)
     t.start()
-    assert markets == ["spot", "on-demand"] and t.tries[0] == ("spot", "SpotMaxPriceTooLow") and t.instance_id
+    assert [market(p) for p in calls] == ["spot", "on-demand"] and t.tries[0] == ("spot", "SpotMaxPriceTooLow") and t.instance_id
     run.terminate_run()
 
 
@@ -173,20 +182,9 @@ def test_the_budget_counts_the_fallbacks_worst_case_and_the_fallback_needs_spot(
         preflight(["g5.xlarge"], AwsOptions(fallback="on-demand"), load_snapshot())
 
 
-def out_of_capacity_for(monkeypatch, types: set[str]) -> list[str]:
-    """RunInstances answers InsufficientInstanceCapacity for `types`, in every zone. Returns the type of each call."""
-    real = botocore.client.BaseClient._make_api_call
-    calls: list[str] = []
-
-    def call(self, operation, params):
-        if operation == "RunInstances":
-            calls.append(params["InstanceType"])
-            if params["InstanceType"] in types:
-                raise ClientError({"Error": {"Code": "InsufficientInstanceCapacity", "Message": "injected"}}, operation)
-        return real(self, operation, params)
-
-    monkeypatch.setattr(botocore.client.BaseClient, "_make_api_call", call)
-    return calls
+def out_of_capacity_for(monkeypatch, types: set[str]) -> list[dict]:
+    """RunInstances answers InsufficientInstanceCapacity for `types`, in every zone. Returns each call's parameters."""
+    return refused(monkeypatch, lambda params: "InsufficientInstanceCapacity" if params["InstanceType"] in types else None)
 
 
 def test_every_zone_out_and_fallback_next_launches_the_plans_next_best_instead(aws_session, monkeypatch):
@@ -200,7 +198,8 @@ def test_every_zone_out_and_fallback_next_launches_the_plans_next_best_instead(a
     said: list[tuple[str, str]] = []
     BenchSession([t], on_notice=lambda label, text: said.append((label, text)))._start(t, [])
     assert t.error is None and t.instance_id and t.instance_type == "g4dn.xlarge" and t.price_per_hour == 0.526
-    assert calls == ["g5.xlarge"] * (len(zones) + 1) + ["g6.xlarge"] * (len(zones) + 1) + ["g4dn.xlarge"]
+    assert [p["InstanceType"] for p in calls] == ["g5.xlarge"] * (len(zones) + 1) + ["g6.xlarge"] * (len(zones) + 1) + [
+        "g4dn.xlarge"]
     assert t.replaced == ["g5.xlarge", "g6.xlarge"]
     inst = ec2.describe_instances(InstanceIds=[t.instance_id])["Reservations"][0]["Instances"][0]
     assert inst["InstanceType"] == "g4dn.xlarge"
