@@ -122,6 +122,8 @@ class AwsRun:
         self.failure: AwsError | None = None  # why the run could not be prepared (every target fails with it)
         self.launch_attempted = False  # a run_instances call was made: the backstop must look
         self.terminated: set[str] = set()  # instances a terminate call succeeded for
+        self.claimed: set[str] = set()  # the instance types the run's targets launch (--fallback next takes no other's)
+        self.budget_room = float("inf")  # USD of --bench-budget the run's worst case leaves (--fallback next spends it)
 
     def ship(self, job: dict[str, Any]) -> dict[str, Any]:
         """The job as the instance reads it; a custom model's code goes into the bundle (InputError
@@ -243,6 +245,7 @@ class AwsTarget:
     notices: list[str] = field(default_factory=list)  # said once by the session (a launch in another zone)
     attempt: int = 1  # 2: relaunched on-demand after a spot interruption (--fallback on-demand)
     interruption: str = ""  # why the spot instance ended early (its notice, or EC2's reclaim), '' when it did not
+    relaunched_after: str = ""  # the interruption an on-demand relaunch (attempt 2) replaced
     spent_before: float = 0.0  # USD the instances of earlier attempts billed
     alternatives: list[tuple[str, float, str]] = field(default_factory=list)  # --fallback next: (type, USD/h, arch), best first
     replaced: list[str] = field(default_factory=list)  # the types --fallback next left for want of capacity, in order
@@ -284,11 +287,20 @@ class AwsTarget:
         """--fallback next: after a launch no zone had capacity (or a spot price) for, the plan's next-best instance of
         the same kind in its place, said and kept; False when there is none to try (the failure stands)."""
         code = getattr(failure, "response", {}).get("Error", {}).get("Code", "")
-        if self.run.settings.fallback != "next" or not self.alternatives or code not in CAPACITY_CODES + SPOT_CODES:
+        if self.run.settings.fallback != "next" or code not in CAPACITY_CODES + SPOT_CODES:
             return False
+        own = worst_case_bench_cost(self.price_per_hour, self.run.settings)
+        free = [a for a in self.alternatives if a[0] not in self.run.claimed  # not another target's, within the budget
+                and worst_case_bench_cost(a[1], self.run.settings) - own <= self.run.budget_room]
+        if not free:
+            return False
+        chosen = free[0]
+        self.alternatives = [a for a in self.alternatives if a is not chosen]
+        self.run.claimed.add(chosen[0])
+        self.run.budget_room -= max(0.0, worst_case_bench_cost(chosen[1], self.run.settings) - own)
         was, tried = self.instance_type, self.tries_text() or code
         self.replaced.append(was)
-        self.instance_type, self.price_per_hour, self.arch = self.alternatives.pop(0)
+        self.instance_type, self.price_per_hour, self.arch = chosen
         self.notices.append(f"no capacity for {was} ({tried}): launching {self.instance_type} instead, the plan's "
                             "next-best (--fallback next)")
         self.tries, self.error, self.state = [], None, "pending"
@@ -330,8 +342,8 @@ class AwsTarget:
         except Exception as exc:  # noqa: BLE001 - a failed launch is this target's result, not a crash
             tried = f" (tried every zone of {s.region}: {self.tries_text()})" if self.tries else ""
             self.error, self.state = launch_error(exc, self.instance_type, s.region, self.purchase) + tried, "failed"
-            if self.interruption:
-                self.error = f"{self.interruption}; its on-demand relaunch failed: {self.error}"
+            if self.relaunched_after:
+                self.error = f"{self.relaunched_after}; its on-demand relaunch failed: {self.error}"
             if self.replaced:
                 self.error += f" (after --fallback next left {', '.join(self.replaced)} for want of capacity)"
             return exc
@@ -446,6 +458,7 @@ class AwsTarget:
                 self.run.terminated.add(old)
         except Exception:  # noqa: BLE001 - the run's backstop terminates it with the rest
             pass
+        self.relaunched_after, self.interruption = self.interruption, ""  # the relaunch's own run was not interrupted
         self.attempt, self.instance_id, self.launched_at, self.ended_at = 2, None, None, None
         self.state, self.state_reason, self.log_tail, self._result = "pending", "", "", None
         if self.fallback_price is not None:

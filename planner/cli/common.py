@@ -597,7 +597,11 @@ def take_task(args: argparse.Namespace, argv: list[str] | None = None) -> None:
                                     and task.requirements else ""))
     given = set((argv or []))
     if opened.region and hasattr(args, "region") and not _given(given, "--region"):
-        args.region = opened.region
+        try:
+            args.region = parse_flag("--region", opened.region)
+        except ValueError as exc:
+            raise InputError(f"{task.source}: resources.region: {exc}",
+                             hint="write an AWS region such as us-east-1 (or infra: aws/us-east-1), or pass --region") from None
         task.notes.append(f"{task.source}: resources: priced in {args.region}, the task's region (--region overrides it)")
     if opened.purchase and hasattr(args, "purchase") and not _given(given, "--purchase"):
         args.purchase = opened.purchase

@@ -38,7 +38,7 @@ class OpenedTask:
     script: str  # the script's path, its workdir joined
     workdir: str  # the task's workdir, `~` expanded
     requirements: str | None  # the requirements file its setup installs (a path in the workdir), None: none
-    region: str | None  # where its resources ask to run (checked), None: they do not say
+    region: str | None  # where its resources ask to run, as written (checked where it is used), None: they do not say
     purchase: str | None  # "spot" or "on-demand" from their use_spot, None: they do not say
 
 
@@ -119,11 +119,8 @@ class Workloads:
         """A SkyPilot task YAML resolved into the run it plans (`task` read, then checked here): the script in its
         workdir, its folder, the requirements its setup installs, the region and purchase its resources ask for. None
         when `path` is not a task. `workdir`: one the user gave (a task has its own: refused). Raises InputError naming
-        the task's field, with the fix (a workdir or script that is not there, a script outside its workdir, a region
-        that is not one)."""
+        the task's field, with the fix (a workdir or script that is not there, a script outside its workdir)."""
         import os
-
-        from planner.service.inputs import parse_flag
 
         task = self.task(path, env, secrets)
         if task is None:
@@ -146,13 +143,7 @@ class Workloads:
                              hint=f"a relative workdir is relative to where the planner runs, as for `sky launch`: run it "
                                   f"from {shown_path(str(beside))}" if here
                              else "the run command's script is relative to the workdir, as on the cluster")
-        region = None
-        if task.asks is not None and task.asks.region:
-            try:
-                region = parse_flag("--region", task.asks.region)
-            except ValueError as exc:
-                raise InputError(f"{task.source}: resources.region: {exc}",
-                                 hint="write an AWS region such as us-east-1 (or infra: aws/us-east-1), or pass --region") from None
+        region = task.asks.region if task.asks is not None and task.asks.region else None
         use_spot = task.asks.use_spot if task.asks is not None else None
         return OpenedTask(task, os.path.normpath(os.path.join(folder, task.script)), folder,
                           os.path.normpath(os.path.join(folder, task.requirements)) if task.requirements else None, region,

@@ -67,8 +67,11 @@ def next_alternatives(plan: Any, aws_types: list[str], aws: AwsOptions, catalog,
         alternatives = []
         for alt in next_best(plan, t, "cuda" if facts["gpu_count"] else "cpu", set(aws_types)):
             price = hourly_price(catalog, alt, s.region, s.purchase)
+            arch = str(instance_facts(catalog, alt, s.region)["arch"])
+            if aws.ami and arch != facts["arch"]:
+                continue  # the AMI given is of the type's architecture
             if worst - own + worst_case_bench_cost(price, s) <= aws.bench_budget:
-                alternatives.append((alt, float(price), str(instance_facts(catalog, alt, s.region)["arch"])))
+                alternatives.append((alt, float(price), arch))
         out[t] = alternatives
     return out
 
@@ -146,8 +149,9 @@ class _Run:
 
     def record(self, label: str, result) -> None:
         target, region, purchase = self.where[label]
-        if label in self.instances and self.instances[label].instance_type != target.instance_type:
-            target = Target("aws", self.instances[label].instance_type)  # --fallback next launched another type
+        launched = self.instances.get(label)
+        if launched is not None and launched.launched_at is not None and launched.instance_type != target.instance_type:
+            target = Target("aws", launched.instance_type)  # --fallback next launched another type
             label = target.label()
         if not target.cloud:  # measured at a smaller batch when the spec's would not fit the local budget
             result = scaled_to_spec(result, self.spec.batch_size)
@@ -214,6 +218,7 @@ class _Run:
             self.where[target.label()] = (target, aws.region, aws.purchase)
             targets.append(AwsTarget(aws_run, itype, job, target.label(), prices[itype], arches[itype],
                                      fallback_price=fallback.get(itype), alternatives=nexts.get(itype, [])))
+        aws_run.claimed, aws_run.budget_room = set(aws_types), aws.bench_budget - worst  # what --fallback next may take
         self.instances = {t.label: t for t in targets}
         return targets, [aws_run.terminate_run]
 

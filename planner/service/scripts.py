@@ -265,11 +265,13 @@ class Scripts:
                                              fallback_price=fallback_prices([itype], aws, catalog).get(itype),
                                              alternatives=nexts.get(itype, [])))
             instances = {t.label: t for t in aws_targets}
+            aws_run.claimed, aws_run.budget_room = set(aws_types), aws.bench_budget - priced[2]  # --fallback next's room
 
             def measured_there(label: str, result: Any) -> None:
                 target = where[label]
-                if instances[label].instance_type != target.instance_type:  # --fallback next launched another type
-                    target = Target("aws", instances[label].instance_type)
+                there = instances[label]
+                if there.launched_at is not None and there.instance_type != target.instance_type:  # --fallback next's
+                    target = Target("aws", there.instance_type)
                     label = target.label()
                 record(label, Measured(target, result, aws.region, aws.purchase))
 

@@ -222,7 +222,11 @@ class TargetsPane(Vertical):
         credentials here: said so), each picked instance's state shown beside it."""
         app = planner_app(self)
         states: dict[str, str] = {}
-        if app.service.account.credentials_problem():
+        try:
+            problem = app.service.account.credentials_problem()
+        except PlannerError as exc:  # a profile that is not there: said, as for no credentials
+            problem = exc.message
+        if problem:
             states = {"": "quotas not read: no AWS credentials here (a run that rents needs them)"}  # said once
         else:
             try:

@@ -222,6 +222,23 @@ def test_fallback_next_with_nothing_left_fails_naming_every_type_it_tried(aws_se
     assert live_instances(ec2) == []
 
 
+def test_two_targets_out_of_capacity_do_not_both_take_the_same_next_best(aws_session, monkeypatch):
+    """--fallback next: an alternative one target took is no other's (both would journal under its name)."""
+    ec2 = aws_session.client("ec2")
+    out_of_capacity_for(monkeypatch, {"g5.xlarge", "g6.xlarge"})
+    run = AwsRun(AwsSettings(ami=x86_ami(ec2), fallback="next", poll_seconds=0.05), "run-next-3")
+    run.prepare()
+    run.claimed = {"g5.xlarge", "g6.xlarge"}
+    first, second = (AwsTarget(run, t, JOB, f"aws-{t}", 1.0, alternatives=[("g4dn.xlarge", 0.526, "x86_64")])
+                     for t in ("g5.xlarge", "g6.xlarge"))
+    first.start()
+    second.start()
+    assert first.instance_type == "g4dn.xlarge" and first.instance_id
+    assert second.state == "failed" and second.instance_id is None and second.instance_type == "g6.xlarge"
+    run.terminate_run()
+    assert live_instances(ec2) == []
+
+
 def test_planner_run_with_fallback_next_measures_the_next_best_and_journals_it_under_its_own_name(endpoint, env, tmp_path):
     """`planner run --fallback next` end to end against moto's server: g5.xlarge has no capacity in any zone; the run
     launches the plan's next-best GPU instance instead, journals its result under that instance's name, says why, and

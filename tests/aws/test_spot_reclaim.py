@@ -66,6 +66,7 @@ def test_a_reclaimed_spot_bench_is_relaunched_on_demand_with_the_fallback(aws_se
     assert said == [("aws-g5.xlarge", "EC2 reclaimed the spot instance (Server.SpotInstanceTermination): relaunched "
                                       "on-demand (--fallback on-demand)")]
     assert t.tries[-1] == ("spot", "EC2 reclaimed the spot instance (Server.SpotInstanceTermination)")
+    assert t.interruption == "" and t.relaunched_after.startswith("EC2 reclaimed")  # its own run: not interrupted
     assert not watches_spot(ec2, t.instance_id)  # on-demand: no notice comes
     t.run.terminate_run()
     assert live_instances(ec2) == []
