@@ -49,31 +49,37 @@ def fallback_prices(aws_types: list[str], aws: AwsOptions, catalog) -> dict[str,
     return {t: hourly_price(catalog, t, aws.region, "on-demand") for t in aws_types}
 
 
-def next_alternatives(plan: Any, aws_types: list[str], aws: AwsOptions, catalog,
+def next_alternatives(aws_run: AwsRun, plan: Any, aws_types: list[str], aws: AwsOptions, catalog,
                       worst: float) -> dict[str, list[tuple[str, float, str]]]:
     """`--fallback next`: for each type, the plan's next-best instances of its kind (a GPU for a GPU, a CPU for a CPU:
-    planner.core.plan.next_best), none already a target, each with its price and architecture; one whose worst-case
-    bench cost would take the run past --bench-budget (`worst`: the run's worst case as preflight counts it) is left
-    out, so the budget check holds for whatever the fallback launches. {} without --fallback next."""
+    planner.core.plan.next_best), none already a target, of the type's architecture when an --ami is given, each with
+    its price and architecture. The run's types are claimed and what --bench-budget leaves past the run's worst case
+    (`worst`, as preflight counts it) is the room the switches share (AwsTarget._next_instead), so the budget check
+    holds for whatever the fallback launches. {} without --fallback next."""
     from pricing.catalog import hourly_price, instance_facts
 
     if aws.fallback != "next":
         return {}
+    aws_run.claimed, aws_run.budget_room = set(aws_types), aws.bench_budget - worst
     s = aws.settings()
     out: dict[str, list[tuple[str, float, str]]] = {}
     for t in aws_types:
         facts = instance_facts(catalog, t, s.region)
-        own = worst_case_bench_cost(hourly_price(catalog, t, s.region, s.purchase), s)
         alternatives = []
         for alt in next_best(plan, t, "cuda" if facts["gpu_count"] else "cpu", set(aws_types)):
-            price = hourly_price(catalog, alt, s.region, s.purchase)
             arch = str(instance_facts(catalog, alt, s.region)["arch"])
-            if aws.ami and arch != facts["arch"]:
-                continue  # the AMI given is of the type's architecture
-            if worst - own + worst_case_bench_cost(price, s) <= aws.bench_budget:
-                alternatives.append((alt, float(price), arch))
+            if not aws.ami or arch == facts["arch"]:  # the AMI given is of the type's architecture
+                alternatives.append((alt, float(hourly_price(catalog, alt, s.region, s.purchase)), arch))
         out[t] = alternatives
     return out
+
+
+def measured_target(target: Target, launched: AwsTarget | None) -> Target:
+    """The target a result belongs to: the instance type --fallback next launched in `target`'s place, when it
+    launched one."""
+    if launched is not None and launched.launched_at is not None and launched.instance_type != target.instance_type:
+        return Target("aws", launched.instance_type)
+    return target
 
 
 def preflight(aws_types: list[str], aws: AwsOptions, catalog) -> tuple[dict[str, float], dict[str, str], float]:
@@ -149,10 +155,8 @@ class _Run:
 
     def record(self, label: str, result) -> None:
         target, region, purchase = self.where[label]
-        launched = self.instances.get(label)
-        if launched is not None and launched.launched_at is not None and launched.instance_type != target.instance_type:
-            target = Target("aws", launched.instance_type)  # --fallback next launched another type
-            label = target.label()
+        target = measured_target(target, self.instances.get(label))
+        label = target.label()
         if not target.cloud:  # measured at a smaller batch when the spec's would not fit the local budget
             result = scaled_to_spec(result, self.spec.batch_size)
         measured = Measured(target, result, region, purchase)
@@ -207,9 +211,10 @@ class _Run:
         prices, arches, worst = priced
         catalog = self.service.account.catalog().frame
         fallback = fallback_prices(aws_types, aws, catalog)
-        nexts = (next_alternatives(self.service.predict.plan_of(self.spec, self.options, self.journal.read_results()).plan,
-                                   aws_types, aws, catalog, worst) if aws.fallback == "next" else {})
         aws_run = AwsRun(aws.settings(), self.run_id, session=self.service.account.aws_session, check_result=result_problems)
+        nexts = (next_alternatives(aws_run, self.service.predict.plan_of(self.spec, self.options,
+                                                                         self.journal.read_results()).plan,
+                                   aws_types, aws, catalog, worst) if aws.fallback == "next" else {})
         # CUDA where the instance has it; a custom model's code ships in the bundle (too big: InputError)
         job = aws_run.ship(make_job(self.spec, replace(self.bench, device="auto"), self.fp))
         targets = []
@@ -218,7 +223,6 @@ class _Run:
             self.where[target.label()] = (target, aws.region, aws.purchase)
             targets.append(AwsTarget(aws_run, itype, job, target.label(), prices[itype], arches[itype],
                                      fallback_price=fallback.get(itype), alternatives=nexts.get(itype, [])))
-        aws_run.claimed, aws_run.budget_room = set(aws_types), aws.bench_budget - worst  # what --fallback next may take
         self.instances = {t.label: t for t in targets}
         return targets, [aws_run.terminate_run]
 

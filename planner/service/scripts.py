@@ -30,7 +30,7 @@ from planner.journal import Measured, RunJournal, result_problems
 from planner.service.measure import ProgressFn, script_path, script_workdir
 from planner.service.journals import Journals, here_label, timelines
 from planner.service.plan import (
-    Runs, fallback_prices, interrupted, next_alternatives, preflight, saved_options, unterminated,
+    Runs, fallback_prices, interrupted, measured_target, next_alternatives, preflight, saved_options, unterminated,
 )
 from planner.service.predictions import auto_benchmarks, benchmark_choices, hardware, measured_region, nothing_priced
 from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice
@@ -254,8 +254,8 @@ class Scripts:
             where = {}
             aws_targets: list = []  # runner.target.Target
             # --fallback next: the plan of the measurement here ranks the instances (none without one: refused above)
-            nexts = (next_alternatives(self.script_plan(job, run, est, options).plan, aws_types, aws, catalog, priced[2])
-                     if aws.fallback == "next" else {})
+            nexts = (next_alternatives(aws_run, self.script_plan(job, run, est, options).plan, aws_types, aws, catalog,
+                                       priced[2]) if aws.fallback == "next" else {})
             for itype in aws_types:
                 target = Target("aws", itype)
                 gpu = instance_facts(catalog, itype, aws.region)["gpu_count"]
@@ -265,15 +265,10 @@ class Scripts:
                                              fallback_price=fallback_prices([itype], aws, catalog).get(itype),
                                              alternatives=nexts.get(itype, [])))
             instances = {t.label: t for t in aws_targets}
-            aws_run.claimed, aws_run.budget_room = set(aws_types), aws.bench_budget - priced[2]  # --fallback next's room
 
             def measured_there(label: str, result: Any) -> None:
-                target = where[label]
-                there = instances[label]
-                if there.launched_at is not None and there.instance_type != target.instance_type:  # --fallback next's
-                    target = Target("aws", there.instance_type)
-                    label = target.label()
-                record(label, Measured(target, result, aws.region, aws.purchase))
+                target = measured_target(where[label], instances[label])  # --fallback next may have launched another
+                record(target.label(), Measured(target, result, aws.region, aws.purchase))
 
             session = BenchSession(aws_targets, on_state=cb.on_state, on_progress=cb.on_progress, cancel=cancel,
                                    on_result=measured_there,

@@ -187,12 +187,19 @@ def out_of_capacity_for(monkeypatch, types: set[str]) -> list[dict]:
     return refused(monkeypatch, lambda params: "InsufficientInstanceCapacity" if params["InstanceType"] in types else None)
 
 
-def test_every_zone_out_and_fallback_next_launches_the_plans_next_best_instead(aws_session, monkeypatch):
+def next_run(aws_session, monkeypatch, run_id: str):
+    """(ec2, a prepared run with --fallback next, the RunInstances calls) where g5.xlarge and g6.xlarge have no
+    capacity in any zone."""
     ec2 = aws_session.client("ec2")
-    zones = {s["AvailabilityZone"] for s in ec2.describe_subnets()["Subnets"]}
     calls = out_of_capacity_for(monkeypatch, {"g5.xlarge", "g6.xlarge"})
-    run = AwsRun(AwsSettings(ami=x86_ami(ec2), fallback="next", poll_seconds=0.05), "run-next-1")
+    run = AwsRun(AwsSettings(ami=x86_ami(ec2), fallback="next", poll_seconds=0.05), run_id)
     run.prepare()
+    return ec2, run, calls
+
+
+def test_every_zone_out_and_fallback_next_launches_the_plans_next_best_instead(aws_session, monkeypatch):
+    ec2, run, calls = next_run(aws_session, monkeypatch, "run-next-1")
+    zones = {s["AvailabilityZone"] for s in ec2.describe_subnets()["Subnets"]}
     t = AwsTarget(run, "g5.xlarge", JOB, "aws-g5.xlarge", 1.006,
                   alternatives=[("g6.xlarge", 0.805, "x86_64"), ("g4dn.xlarge", 0.526, "x86_64")])
     said: list[tuple[str, str]] = []
@@ -210,10 +217,7 @@ def test_every_zone_out_and_fallback_next_launches_the_plans_next_best_instead(a
 
 
 def test_fallback_next_with_nothing_left_fails_naming_every_type_it_tried(aws_session, monkeypatch):
-    ec2 = aws_session.client("ec2")
-    out_of_capacity_for(monkeypatch, {"g5.xlarge", "g6.xlarge"})
-    run = AwsRun(AwsSettings(ami=x86_ami(ec2), fallback="next", poll_seconds=0.05), "run-next-2")
-    run.prepare()
+    ec2, run, _ = next_run(aws_session, monkeypatch, "run-next-2")
     t = AwsTarget(run, "g5.xlarge", JOB, "aws-g5.xlarge", 1.006, alternatives=[("g6.xlarge", 0.805, "x86_64")])
     t.start()
     assert t.state == "failed" and t.instance_id is None
@@ -224,10 +228,7 @@ def test_fallback_next_with_nothing_left_fails_naming_every_type_it_tried(aws_se
 
 def test_two_targets_out_of_capacity_do_not_both_take_the_same_next_best(aws_session, monkeypatch):
     """--fallback next: an alternative one target took is no other's (both would journal under its name)."""
-    ec2 = aws_session.client("ec2")
-    out_of_capacity_for(monkeypatch, {"g5.xlarge", "g6.xlarge"})
-    run = AwsRun(AwsSettings(ami=x86_ami(ec2), fallback="next", poll_seconds=0.05), "run-next-3")
-    run.prepare()
+    ec2, run, _ = next_run(aws_session, monkeypatch, "run-next-3")
     run.claimed = {"g5.xlarge", "g6.xlarge"}
     first, second = (AwsTarget(run, t, JOB, f"aws-{t}", 1.0, alternatives=[("g4dn.xlarge", 0.526, "x86_64")])
                      for t in ("g5.xlarge", "g6.xlarge"))
