@@ -155,8 +155,9 @@ class _Run:
 
     def record(self, label: str, result) -> None:
         target, region, purchase = self.where[label]
-        target = measured_target(target, self.instances.get(label))
-        label = target.label()
+        launched = measured_target(target, self.instances.get(label))
+        if launched is not target:  # --fallback next launched another type: journaled under its name
+            target, label = launched, launched.label()
         if not target.cloud:  # measured at a smaller batch when the spec's would not fit the local budget
             result = scaled_to_spec(result, self.spec.batch_size)
         measured = Measured(target, result, region, purchase)
