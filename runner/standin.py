@@ -28,11 +28,11 @@ How (written down, as the design asks; the options and why this one):
   stand-in itself costs is taken out: its modes' own work on every call, and the way into them (PyTorch's
   torch-function handling, ~10-20 us a call, calibrated when it is installed: `call_overhead`). Without that, a
   GPU row's host was 2-4x the host of the same script on an H200 (benchmarks/results/device-h200-2026-11-28.csv).
-  A call on host tensors (a data loader's indexing and stacking) is the script's, less the dispatch mode's work on
-  the way to each of its ops (timed in the mode, and a calibrated `host_op_overhead` for the C++ around it): counted
-  whole, nanoGPT's get_batch cost 10-15x its own CPU time, and its GPU rows were host-bound at twice the step.
-- Memory: every stand-in storage is counted from its allocation to its last tensor's death; the peak of a
-  step is what the GPU would hold (weights, gradients, optimizer state, activations, inputs).
+  A call on host tensors alone (a data loader's indexing and stacking, a CPU model) runs past the dispatch mode, as
+  on a GPU machine, and its CPU time is the script's; its way into the function mode is calibrated apart
+  (`host_call_overhead`: a binary op with a Python scalar takes another ~1.5 us). Through the dispatch mode, nanoGPT's
+  get_batch cost 10-15x its own CPU time and its GPU rows were host-bound at twice the step; with that time taken
+  off by a calibrated estimate, one badly timed calibration on a busy machine gave it all back.
 """
 
 from __future__ import annotations
@@ -72,11 +72,9 @@ class StandIn:
         self.storages: dict[int, list[int]] = {}  # storage -> [bytes, live tensors]
         self.torch_cpu = 0.0  # this thread's CPU seconds inside PyTorch calls on the stand-in and the modes' own work
         self.calls = 0  # torch calls the modes handled (each paid call_overhead on the way in)
+        self.host_calls = 0  # of them, calls on host tensors alone (each paid host_call_overhead instead)
+        self.host_call_overhead = 0.0  # CPU seconds of one host call's way into the modes, measured at install
         self.call_overhead = 0.0  # CPU seconds of one call's way into the modes, measured at install
-        self.mode_cpu = 0.0  # CPU seconds of the dispatch mode's own work on the way to host ops inside timed calls
-        self.host_op_cpu = 0.0  # CPU seconds of those host ops themselves
-        self.host_ops = 0  # host ops the dispatch mode passed on (each paid host_op_overhead outside its timing)
-        self.host_op_overhead = 0.0  # CPU seconds of one host op's way into the dispatch mode and back, measured at install
         self.depth = 0  # > 0 inside a call the modes time
         self.deaths = 0  # stand-in tensors freed outside a timed call (each paid death_overhead there)
         self.death_overhead = 0.0  # CPU seconds of one fake tensor's teardown, measured at install
@@ -138,7 +136,8 @@ class StandIn:
 
     def not_script(self) -> float:
         """This thread's CPU seconds so far that were the stand-in's or PyTorch's on it, not the script's own."""
-        return self.torch_cpu + self.calls * self.call_overhead + self.deaths * self.death_overhead
+        return (self.torch_cpu + (self.calls - self.host_calls) * self.call_overhead
+                + self.host_calls * self.host_call_overhead + self.deaths * self.death_overhead)
 
     def summary(self) -> dict[str, Any]:
         """What the plan says of the stand-in run."""
@@ -151,7 +150,7 @@ class StandIn:
                 "cudnn_tf32": bool(torch.backends.cudnn.allow_tf32), "peak_bytes": self.peak,
                 "call_overhead_us": round(self.call_overhead * 1e6, 2),
                 "death_overhead_us": round(self.death_overhead * 1e6, 2),
-                "host_op_overhead_us": round(self.host_op_overhead * 1e6, 2)}
+                "host_call_overhead_us": round(self.host_call_overhead * 1e6, 2)}
 
 
 def _zeros_like_value(dtype: Any) -> Any:
@@ -171,6 +170,7 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
     from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
     from torch.overrides import TorchFunctionMode
     from torch.utils._python_dispatch import TorchDispatchMode
+    from torch.utils._python_dispatch import _disable_current_modes as no_dispatch_modes
     from torch.utils._pytree import tree_leaves
     from torch.utils.backend_registration import _setup_privateuseone_for_python_backend
 
@@ -212,12 +212,7 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
 
         def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
             if standin.depth:  # under a torch call the Devices mode times already
-                start = time.thread_time()
-                inside = standin.host_op_cpu
-                try:
-                    return self.route(func, args, kwargs or {})
-                finally:  # this mode's own work on the way to a host op is the stand-in's, not the op's (the script's)
-                    standin.mode_cpu += time.thread_time() - start - (standin.host_op_cpu - inside)
+                return self.route(func, args, kwargs or {})
             # reached with torch functions disabled (optimizers, clip_grad_norm_ and autograd internals do so):
             # timed here, or the fake tensors' work would count as the script's (it did: 2x its host time)
             start = time.thread_time()
@@ -231,12 +226,7 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
         def route(self, func: Any, args: Any, kwargs: Any) -> Any:
             flat = tree_leaves((args, kwargs))
             if not any(on_standin(a) for a in flat):
-                begin = time.thread_time()
-                standin.host_ops += 1
-                try:
-                    return func(*args, **kwargs)
-                finally:
-                    standin.host_op_cpu += time.thread_time() - begin
+                return func(*args, **kwargs)
             name = str(func)
             if func is scalar_read:
                 standin.read_back(args[0].element_size())
@@ -303,13 +293,13 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
             standin.calls += 1
             standin.depth += 1
             try:
-                out, own = self.handle(func, args, kwargs or {})
+                out, own = self.handle(func, args, kwargs or {}, top=True)
             finally:
                 standin.depth -= 1
             standin.torch_cpu += time.thread_time() - start - own
             return out
 
-        def handle(self, func: Any, args: Any, kwargs: Any) -> tuple[Any, float]:
+        def handle(self, func: Any, args: Any, kwargs: Any, top: bool = False) -> tuple[Any, float]:
             """The call's result, and the CPU seconds of it that are the script's own (an op on CPU tensors)."""
             if func is torch.Tensor.cuda:
                 func, args = torch.Tensor.to, (args[0], device, *args[1:2])
@@ -332,19 +322,23 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
                     return (repr(torch.zeros(first.shape, dtype=first.dtype)).replace(")", ", device='cuda:0')", 1)
                             if first.dim() else f"tensor({_zeros_like_value(first.dtype)}, device='cuda:0')"), 0.0
                 if func is sdpa:
-                    return self.timed(attention, args, kwargs)
+                    return attention(*args, **kwargs), 0.0
             if func is torch.Tensor.pin_memory:  # no page-locked memory without a GPU: the tensor as it is
                 return first, 0.0
-            return self.timed(func, args, kwargs)
+            if not any(on_standin(a) for a in tree_leaves((args, kwargs))):
+                if top:  # the script's call, not one the stand-in's own work made: its way in was a host call's
+                    standin.host_calls += 1
+                return self.host(func, args, kwargs)
+            return func(*args, **kwargs), 0.0
 
         @staticmethod
-        def timed(func: Any, args: Any, kwargs: Any) -> tuple[Any, float]:
-            """The call's result, and its CPU seconds that are the script's own: a call on host tensors less the
-            dispatch mode's work on the way to each of its ops (~30 us an op: 15x a data loader's own Python)."""
-            begin, modes, ops = time.thread_time(), standin.mode_cpu, standin.host_ops
-            out = func(*args, **kwargs)
-            own = time.thread_time() - begin - (standin.mode_cpu - modes) - (standin.host_ops - ops) * standin.host_op_overhead
-            return out, 0.0 if any(on_standin(a) for a in tree_leaves((args, kwargs, out))) else max(own, 0.0)
+        def host(func: Any, args: Any, kwargs: Any) -> tuple[Any, float]:
+            """A call on host tensors alone: run past the dispatch mode, as on a GPU machine (through it, each op
+            cost ~30 us more, 15x a data loader's own Python), and all its CPU time is the script's."""
+            with no_dispatch_modes():
+                begin = time.thread_time()
+                out = func(*args, **kwargs)
+                return out, time.thread_time() - begin
 
     _autocast_kernels(standin)
     _patch_cuda(standin, on_question)
@@ -353,7 +347,7 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
     Devices().__enter__()
     Router().__enter__()
     _time_grouping(standin)
-    standin.call_overhead, standin.death_overhead, standin.host_op_overhead = _overheads(standin, device)
+    standin.call_overhead, standin.death_overhead, standin.host_call_overhead = _overheads(standin, device)
 
 
 def _time_grouping(standin: StandIn) -> None:
@@ -380,9 +374,9 @@ def _time_grouping(standin: StandIn) -> None:
 
 def _overheads(standin: StandIn, device: Any) -> tuple[float, float, float]:
     """The CPU seconds, outside the modes' own timing, of one torch call's way into the stand-in's modes and back
-    (PyTorch's torch-function handling), of one stand-in tensor's teardown when the script drops it, and of one host
-    op's way through the dispatch mode: the medians over rounds of a call that does nothing else, of one that makes a
-    tensor dropped at once, and of a host op through the modes less the same op alone."""
+    (PyTorch's torch-function handling), of one stand-in tensor's teardown when the script drops it, and of one call
+    on host tensors' way in: the medians over rounds of a call that does nothing else, of one that makes a tensor
+    dropped at once, and of a small host op through the modes less the same op with none."""
     import torch
 
     used, allocated, peak = standin.used, standin.allocated, standin.peak
@@ -399,16 +393,25 @@ def _overheads(standin: StandIn, device: Any) -> tuple[float, float, float]:
 
     call = residue(probe.dim)
     death = max(residue(lambda: torch.empty(1, device=device)) - call, 0.0)
-    # a host op (a data loader's indexing, stacking): what it costs through the modes beyond the call's way in, less
-    # what it costs alone, is the modes' (the C++ side of dispatching it to Python and back, outside their timing)
+    # a call on host tensors (a data loader's): through the modes less the same call with none, round by round
     host = torch.ones(4)
-    through = residue(lambda: host.add(1)) - call
-    with torch.utils._python_dispatch._disable_current_modes(), torch._C.DisableTorchFunction():
-        alone = residue(lambda: host.add(1))
+    rounds = []
+    for _ in range(11):
+        start, inside = time.thread_time(), standin.torch_cpu
+        for _ in range(200):
+            host.add(1)
+        through = time.thread_time() - start - (standin.torch_cpu - inside)
+        with torch.utils._python_dispatch._disable_current_modes(), torch._C.DisableTorchFunction():
+            start = time.thread_time()
+            for _ in range(200):
+                host.add(1)
+            alone = time.thread_time() - start
+        rounds.append(max(through - alone, 0.0) / 200)
+    host_call = sorted(rounds)[len(rounds) // 2]
     del probe
-    standin.calls = standin.deaths = standin.host_ops = 0
+    standin.calls = standin.deaths = standin.host_calls = 0
     standin.used, standin.allocated, standin.peak = used, allocated, peak
-    return call, death, max(through - alone, 0.0)
+    return call, death, host_call
 
 
 def _zeros_shape(func: Any, args: Any, kwargs: Any, fake: Any, device: Any) -> Any:
