@@ -46,11 +46,8 @@ from __future__ import annotations
 import math
 from dataclasses import fields, replace
 
+from planner.core.formats import rough_duration
 from planner.core.kinds import OBJECTIVES, AnswerName, Objective, Verdict
-from planner.core.explain import (
-    alone_reason, comparison_text, deadline_choice_text, deadline_missed_reason, deadline_warning, gpu_rule_text, headline_texts,
-    here_or_rent_text, instance_too_close_text, nothing_reason, rival_swaps_text, only_option_reason, winner_reason,
-)
 from planner.core.plan import (  # noqa: F401 - the plan's types, re-exported: decide() returns them
     HEADLINE_TIME_VALUE, TOO_CLOSE_MARGIN, BenchmarkChoice, Comparison, ErrorBasis, Option, Plan, RankedOption,
     Recommendation, Said, _option_of, billed_cost, device_label, hourly_rate, option_name, value_of,
@@ -172,9 +169,9 @@ def decide(options: list[Option], objective: Objective = "cheapest", deadline_se
         if group:
             answers[name] = _answer(group, objective, deadline_seconds, tv, name, refs[here], warnings)
     headline_tv = time_value_per_hour if time_value_per_hour is not None else HEADLINE_TIME_VALUE
-    headline = _headline(answers, ranked, objective, headline_tv, time_value_per_hour is None, (tv, deadline_seconds))
+    headline = _headline(answers, ranked, objective, headline_tv, (tv, deadline_seconds))
     if headline is None:
-        headline = _nothing(ranked, "")
+        headline = _nothing(ranked)
     else:
         ranked = _headline_first(ranked, headline)
     references: dict[AnswerName, str] = {name: ref.target for name, here in places if (ref := refs[here]) is not None}
@@ -206,42 +203,41 @@ def _headline_first(ranked: list[RankedOption], headline: Recommendation) -> lis
     return _numbered(ranked, [top] + [o for o in ranked if o.rank is not None and o is not top])
 
 
-def _nothing(group: list[RankedOption], where: str) -> Recommendation:
-    """No usable option: say what failed (and its whole reason) apart from what does not fit."""
+def _nothing(group: list[RankedOption]) -> Recommendation:
+    """No usable option: failed when some failed and none is too big for its memory."""
     failed = [o for o in group if o.failed]
     too_big = [o for o in group if not o.fits]
-    return Recommendation(None, None, "failed" if failed and not too_big else "nothing_fits",
-                          nothing_reason(failed, too_big, where))
+    return Recommendation(None, None, "failed" if failed and not too_big else "nothing_fits")
 
 
 def _answer(group: list[RankedOption], objective: str, deadline: float | None, tv: float, name: AnswerName,
             ref: RankedOption | None, warnings: list[str]) -> Recommendation:
     """The best of one group (this machine's options, or the rented ones) by rule 1-4."""
     usable = [o for o in group if o.usable]
-    where = "here" if name == "here" else "to rent"
     if not usable:
-        return replace(_nothing(group, where), answer=name)
+        return replace(_nothing(group), answer=name)
     pool = _eligible(usable, objective, deadline)
     if objective == "deadline" and not pool:
         fastest = min(usable, key=lambda o: (o.train_seconds, hourly_rate(o), o.key))
-        warnings.append(deadline_warning(where, deadline or 0.0))
-        return _rec(fastest, "deadline_missed", deadline_missed_reason(fastest, where, deadline or 0.0), name, ref)
+        where = "here" if name == "here" else "to rent"
+        warnings.append(f"no option {where} finishes within the deadline ({rough_duration(deadline or 0.0)}) "
+                        "with its whole interval")
+        return _rec(fastest, "deadline_missed", name, ref)
     metric = "fastest" if objective == "fastest" else "cheapest"
     ordered = _order(pool, metric)
     best = ordered[0]
-    rule = gpu_rule_text(best, ordered, ref, objective, tv, deadline)
+    gpu = best if best.device == "cuda" else next((o for o in ordered if o.device == "cuda" and o.speedup is not None), None)
     if len(ordered) == 1:
-        return _rec(best, "only_option", only_option_reason(best, where, objective) + rule, name, ref)
+        return _rec(best, "only_option", name, ref, rule_gpu=gpu)
     cmp = closest(best, ordered[1:], metric, tv)
-    return _rec(best, cmp.verdict, f"{winner_reason(best, where, objective, tv, deadline)}. {comparison_text(cmp, tv)}{rule}",
-                name, ref, cmp)
+    return _rec(best, cmp.verdict, name, ref, cmp, gpu)
 
 
-def _rec(o: RankedOption, verdict: Verdict, reason: str, name: AnswerName, ref: RankedOption | None,
-         cmp: Comparison | None = None) -> Recommendation:
-    return Recommendation(o.target, o.device, verdict, reason, o.speedup, o.speedup_low, o.speedup_high,
+def _rec(o: RankedOption, verdict: Verdict, name: AnswerName, ref: RankedOption | None, cmp: Comparison | None = None,
+         rule_gpu: RankedOption | None = None) -> Recommendation:
+    return Recommendation(o.target, o.device, verdict, o.speedup, o.speedup_low, o.speedup_high,
                           o.break_even_speedup, name, o.gpus_used, reference=ref.target if ref is not None else None,
-                          comparison=cmp)
+                          comparison=cmp, rule_gpu=rule_gpu.key if rule_gpu is not None else None)
 
 
 SEVERITY: tuple[Verdict, ...] = ("clear", "likely", "too_close")
@@ -276,7 +272,7 @@ def _rivals(answer: Recommendation, pick: RankedOption, ranked: list[RankedOptio
 
 
 def _headline(answers: dict[AnswerName, Recommendation], ranked: list[RankedOption], objective: str,
-              tv: float, tv_default: bool, plan: tuple[float, float | None]) -> Recommendation | None:
+              tv: float, plan: tuple[float, float | None]) -> Recommendation | None:
     """Here or rent, by the same rule at `tv` $/h of waiting: see the module docstring. An answer that is itself too
     close to call between two of its options could be the other one after measuring again: when that one would swap
     the headline, the headline is too close to call as well (the words name it)."""
@@ -284,38 +280,25 @@ def _headline(answers: dict[AnswerName, Recommendation], ranked: list[RankedOpti
     live = {name: o for name, o in chosen.items() if o is not None}
     if not live:
         return None
-    failed = {n: [o for o in ranked if o.failed and o.here == (n == "here")] for n in answers
-              if n not in live and answers[n].verdict == "failed"}
     if len(live) == 1:
-        alone, only = next(iter(live.items()))
-        return replace(answers[alone], reason=alone_reason(answers[alone], only, failed))
+        return replace(answers[next(iter(live))], choice_basis="alone")
     here, rent = live["here"], live["rent"]
     met = {n: answers[n].verdict != "deadline_missed" for n in ("here", "rent")}
-    cmp: Comparison | None = None
-    rival: tuple[str, str] | None = None
     if objective == "deadline" and met["here"] != met["rent"]:
-        name: AnswerName = "rent" if met["rent"] else "here"
-        verdict: Verdict = "clear"
-        why = deadline_choice_text(name)
-    else:
-        metric = "fastest" if objective == "fastest" else "cheapest"
-        weight = 0.0 if metric == "fastest" else tv
-        best, other = _order([here, rent], metric, weight)
-        cmp = compare(best, other, metric, weight)
-        name = "here" if best is here else "rent"
-        why = here_or_rent_text(name, best, other, rent, cmp, metric, tv, tv_default)
-        current = answers[name].verdict
-        # here against rent is the headline's question: a close call between two instances of the answer (its own
-        # comparison) is said beside it, and does not colour it (issue 40); a missed deadline does
-        verdict = cmp.verdict if current in (*SEVERITY, "only_option") else current
-        if current == "too_close" and cmp.verdict != "too_close":
-            why += instance_too_close_text(name)
-        if verdict in SEVERITY and verdict != "too_close":
-            swap = _swapped_by_a_rival(answers, here, rent, ranked, objective, plan, metric, weight, name)
-            if swap is not None:
-                verdict = "too_close"
-                why += rival_swaps_text(*swap)
-                rival = (option_name(swap[1]), option_name(swap[2]))
-    reason, choice = headline_texts(answers[name].reason, name, why, (here, rent))
-    return replace(answers[name], verdict=verdict, reason=reason, choice=choice, choice_comparison=cmp,
-                   choice_rival=rival[0] if rival else None, choice_rival_of=rival[1] if rival else None)
+        return replace(answers["rent" if met["rent"] else "here"], verdict="clear", choice_basis="deadline")
+    metric = "fastest" if objective == "fastest" else "cheapest"
+    weight = 0.0 if metric == "fastest" else tv
+    best, other = _order([here, rent], metric, weight)
+    cmp = compare(best, other, metric, weight)
+    name: AnswerName = "here" if best is here else "rent"
+    current = answers[name].verdict
+    # here against rent is the headline's question: a close call between two instances of the answer (its own
+    # comparison) is said beside it, and does not colour it (issue 40); a missed deadline does
+    verdict = cmp.verdict if current in (*SEVERITY, "only_option") else current
+    rival: tuple[RankedOption, RankedOption] | None = None
+    if verdict in SEVERITY and verdict != "too_close":
+        swap = _swapped_by_a_rival(answers, here, rent, ranked, objective, plan, metric, weight, name)
+        if swap is not None:
+            verdict, rival = "too_close", (swap[1], swap[2])
+    return replace(answers[name], verdict=verdict, choice_comparison=cmp, choice_basis="compared",
+                   choice_rival=rival[0].key if rival else None, choice_rival_of=rival[1].key if rival else None)

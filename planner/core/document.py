@@ -33,7 +33,7 @@ from planner.errors import InputError
 if TYPE_CHECKING:
     from planner.workload.spec import WorkloadSpec
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5  # docs/reference/json.md: the versions
 SCRIPT_KIND = "script"  # WorkloadSummary.kind of a user's training script
 SCRIPT_FIELDS = ("script_args", "step_boundary")  # WorkloadSummary's fields only a script has
 

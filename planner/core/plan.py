@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from planner.core.kinds import AnswerName, Billing, Device, Objective, Purchase, Source, Verdict
+from planner.core.kinds import AnswerName, Billing, ChoiceBasis, Device, Objective, Purchase, Source, Verdict
 from pricing.billing import billed_seconds, root_volume_usd_per_hour
 
 HEADLINE_TIME_VALUE = 5.0  # USD per hour of waiting, when the user gives none: see the module docstring
@@ -134,21 +134,23 @@ class Recommendation:
     target: str | None
     device: Device | None
     verdict: Verdict
-    reason: str
     speedup: float | None = None
     speedup_low: float | None = None
     speedup_high: float | None = None
     break_even_speedup: float | None = None
     answer: AnswerName | None = None
     gpus_used: int | None = None
-    choice: str = ""  # the headline only: why this answer and not the other
     reference: str | None = None  # the reference CPU the speedup compares with
     comparison: Comparison | None = None  # the winner against the runner-up
     choice_comparison: Comparison | None = None  # the headline only: here against rent, at the headline's time value
     # the headline only: an option within the noise of its answer's pick (`choice_rival_of`) that in its place would
-    # change the headline (which is then too close to call although here against rent is not)
+    # change the headline (which is then too close to call although here against rent is not); option keys
     choice_rival: str | None = None
     choice_rival_of: str | None = None
+    rule_gpu: str | None = None  # rule 4's GPU (the winner, or the best GPU that lost to a CPU): its option key
+    # the headline only: how here or rent was chosen: both compared by the rule, the one that meets the deadline,
+    # or the only answer that can run (the other failed or has no option)
+    choice_basis: ChoiceBasis | None = None
 
 
 @dataclass(frozen=True)

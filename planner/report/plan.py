@@ -13,6 +13,7 @@ from planner.core.formats import UNITS
 from planner.core.plan import billed_cost, hourly_rate, option_name
 from planner.core.shown import DEFAULT_GROUP_BY, GROUP_BY, GroupBy, Shown, shown_options  # noqa: F401 - re-exported
 from planner.report.text import escape, range_text, seconds_text, short
+from planner.report.why import answer_reason, choice_text, headline_reason, task_choice_text
 
 if TYPE_CHECKING:
     from planner.core.decide import RankedOption
@@ -223,8 +224,7 @@ def headline_label(doc: PlanDocument) -> str:
 
 def recommendation_text(doc: PlanDocument, prefix: str = "") -> str:
     """The headline: the verdict, where, and why (here or rent, when the plan has both answers)."""
-    rec = doc.recommendation
-    why = rec.choice or rec.reason
+    why = choice_text(doc.plan) or headline_reason(doc.plan)
     why = why if why.startswith(("aws:", "local")) else why[:1].upper() + why[1:]  # a target keeps its case
     return f"{prefix}[bold]{escape(headline_label(doc))}.[/] {escape(why)}."
 
@@ -233,7 +233,7 @@ def answers_text(doc: PlanDocument) -> list[str]:
     """The two answers under the headline: training here, and the best instance to rent."""
     if not doc.has_both_answers or any(rec.verdict == "failed" for rec in doc.plan.answers.values()):
         return []  # one answer is the headline itself (a failed one is in the headline's "not compared" and failed_lines)
-    return [f"  [bold]{label}:[/] {escape(rec.reason)}."
+    return [f"  [bold]{label}:[/] {escape(answer_reason(doc.plan, rec))}."
             for key, label in (("here", "Here"), ("rent", "If you rent")) if (rec := doc.answer(key)) is not None]  # type: ignore[arg-type]
 
 
@@ -311,7 +311,6 @@ def task_choice_lines(doc: PlanDocument) -> list[str]:
     under the answers, for both fronts."""
     if doc.task_choice is None:
         return []
-    from planner.core.explain import task_choice_text
 
     rent = doc.answer("rent")
     answer = doc.plan.option_of(rent) if rent is not None and doc.has_both_answers else doc.recommended
@@ -382,7 +381,7 @@ def answer_line(doc: PlanDocument) -> str:
     """The answer in one line (markup): what to do, its time and interval, its cost, how sure."""
     rec, o = doc.recommendation, doc.recommended
     if o is None:
-        reason = " ".join(rec.reason.split())
+        reason = " ".join(headline_reason(doc.plan).split())
         return f"[bold red]{escape(VERDICT_TITLES[rec.verdict])}[/]: {escape(reason)}"  # whole: each failure's fix
     rate = "" if o.here else f" at ${hourly_rate(o):.3g}/h"
     return (f"[bold]{escape(_what(o, doc))}: {time_interval_text(o)}, {money_short(o.cost_usd)}{rate}[/]"
@@ -415,10 +414,11 @@ def _rival_line(doc: PlanDocument) -> str:
     """A close call inside one answer that would swap here and rent: why the headline is too close to call although
     here against rent is not."""
     rec = doc.recommendation
+    by_key = {o.key: option_name(o) for o in doc.plan.options}
     if not rec.choice_rival:
         return ""
-    return (f"  Close call: {escape(rec.choice_rival)} is within the noise of {escape(rec.choice_rival_of or '')} "
-            "and in its place would change this answer.")
+    rival, pick = (by_key.get(k or "", k or "") for k in (rec.choice_rival, rec.choice_rival_of))
+    return f"  Close call: {escape(rival)} is within the noise of {escape(pick)} and in its place would change this answer."
 
 
 def _gpu_line(doc: PlanDocument) -> str:

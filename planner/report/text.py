@@ -38,8 +38,22 @@ def to_json(data: Any) -> str:
     import json
 
 
-    return json.dumps(document_json(data) if isinstance(data, PlanDocument) else strict_json(data), indent=2,
+    return json.dumps(worded_json(data) if isinstance(data, PlanDocument) else strict_json(data), indent=2,
                       default=str, allow_nan=False)
+
+
+def worded_json(doc: PlanDocument) -> dict[str, Any]:
+    """The document's JSON with the decision's words beside its facts: each answer's `reason`, and the headline's
+    `reason` and `choice` (why here or rent), as the text output words them (planner/report/why.py)."""
+    from planner.report.why import answer_reason, choice_text, headline_reason
+
+    data = document_json(doc)
+    data["recommendation"].update(reason=headline_reason(doc.plan), choice=choice_text(doc.plan))
+    for name, rec in doc.plan.answers.items():
+        data["answers"][name]["reason"] = answer_reason(doc.plan, rec)
+    if data.get("cloud_recommendation") is not None:
+        data["cloud_recommendation"]["reason"] = data["answers"]["rent"]["reason"]
+    return data
 
 
 def progress_text(event: dict[str, Any]) -> str:

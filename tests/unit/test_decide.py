@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner.core.document import plan_json
+from planner.report.why import headline_reason
 from planner.core.decide import HEADLINE_TIME_VALUE, Option, billed_cost, decide
 from planner.core.estimate import PROCESS_EXIT_SECONDS, PROCESS_START_SECONDS, StepMeasurement, estimate_training
 
@@ -39,16 +40,16 @@ def test_gpu_recommended_when_its_speedup_beats_its_break_even():
     assert rec.speedup == pytest.approx(5.0) and rec.reference == "aws:c7i.2xlarge"
     # independent errors combine once, in quadrature (log space): narrower than corner to corner
     assert 9.5 / 2.1 < rec.speedup_low < 5.0 < rec.speedup_high < 10.5 / 1.9
-    assert "speedup 5.00x over the reference CPU aws:c7i.2xlarge" in rec.reason
-    assert f"at least its break-even speedup {rec.break_even_speedup:.2f}x" in rec.reason
+    assert "speedup 5.00x over the reference CPU aws:c7i.2xlarge" in headline_reason(plan)
+    assert f"at least its break-even speedup {rec.break_even_speedup:.2f}x" in headline_reason(plan)
 
 
 def test_gpu_slower_than_break_even_loses_to_the_cpu():
     plan = decide([cpu(10 * HOUR), gpu(5 * HOUR)])  # 2x faster, 3x the price
     rec = plan.recommendation
     assert rec.target == "aws:c7i.2xlarge" and rec.verdict == "clear"
-    assert "speedup 2.00x over the reference CPU aws:c7i.2xlarge" in rec.reason
-    assert "below its break-even speedup 2.98x" in rec.reason and "the CPU costs less" in rec.reason
+    assert "speedup 2.00x over the reference CPU aws:c7i.2xlarge" in headline_reason(plan)
+    assert "below its break-even speedup 2.98x" in headline_reason(plan) and "the CPU costs less" in headline_reason(plan)
 
 
 def test_the_better_point_value_wins_even_when_the_intervals_overlap():
@@ -57,13 +58,14 @@ def test_the_better_point_value_wins_even_when_the_intervals_overlap():
     rec = plan.recommendation
     assert rec.verdict == "too_close" and rec.target == "aws:g5.xlarge"
     assert rec.comparison.runner_up == "aws:c7i.2xlarge" and rec.comparison.ratio < 1.1
-    assert "Too close to call: aws:c7i.2xlarge at 1.07x the cost" in rec.reason and "within 10%, the margin" in rec.reason
+    assert "Too close to call: aws:c7i.2xlarge at 1.07x the cost" in headline_reason(plan) and "within 10%, the margin" in headline_reason(plan)
     # 25% cheaper with overlapping intervals: named, how sure said, and what would settle it
     pred = [replace(o, source="predicted") for o in (cpu(10 * HOUR, rel=0.3), gpu(2.5 * HOUR, rel=0.3))]
-    rec = decide(pred).recommendation
+    plan = decide(pred)
+    rec = plan.recommendation
     assert rec.verdict == "likely" and rec.target == "aws:g5.xlarge"
     assert rec.comparison.ratio_low < 1 < rec.comparison.ratio
-    assert "likely, not certain" in rec.reason and "a paid benchmark of aws:g5.xlarge and aws:c7i.2xlarge" in rec.reason
+    assert "likely, not certain" in headline_reason(plan) and "a paid benchmark of aws:g5.xlarge and aws:c7i.2xlarge" in headline_reason(plan)
 
 
 def test_break_even_speedup_is_the_ratio_of_billed_hourly_rates_on_every_gpu_option():
@@ -80,7 +82,7 @@ def test_a_free_local_cpu_does_not_win_by_default_against_any_speed():
     plan = decide([local, gpu(HOUR / 10)])  # 10 h here for nothing, or 6 min rented for $0.30
     assert plan.recommendation.target == "aws:g5.xlarge" and plan.recommendation.answer == "rent"
     assert plan.answers["here"].target == "local" and plan.answers["rent"].target == "aws:g5.xlarge"
-    assert plan.headline_time_value == HEADLINE_TIME_VALUE and "the default; --time-value" in plan.recommendation.reason
+    assert plan.headline_time_value == HEADLINE_TIME_VALUE and "the default; --time-value" in headline_reason(plan)
     gpu_row = next(o for o in plan.options if o.device == "cuda")
     assert gpu_row.break_even_speedup is None  # no rented CPU to compare a rented GPU with: like with like
     # waiting worth nothing: the free machine wins on cost
@@ -109,7 +111,7 @@ def test_deadline_picks_the_cheapest_that_surely_finishes():
     plan = decide([cpu(10 * HOUR), gpu(2 * HOUR)], objective="deadline", deadline_seconds=4 * HOUR, time_value_per_hour=None)
     # the CPU is out (10 h > 4 h); the GPU finishes in 2 h
     assert plan.recommendation.target == "aws:g5.xlarge"
-    assert "deadline" in plan.recommendation.reason or plan.recommendation.verdict == "only_option"
+    assert "deadline" in headline_reason(plan) or plan.recommendation.verdict == "only_option"
 
 
 def test_deadline_that_nothing_meets_recommends_the_fastest_with_a_warning():
@@ -131,7 +133,7 @@ def test_time_value_moves_the_decision_towards_the_faster_option():
     # effective break-even (3 + v + 50) / (1 + v + 50) ~ 1.04x; the speedup 2x clears it
     assert plan.recommendation.device == "cuda" and plan.recommendation.verdict == "clear"
     assert plan.recommendation.break_even_speedup == pytest.approx((53 + VOLUME) / (51 + VOLUME))
-    assert "+ $50/h waiting" in plan.recommendation.reason
+    assert "+ $50/h waiting" in headline_reason(plan)
 
 
 def test_options_that_do_not_fit_are_never_recommended():
@@ -231,7 +233,7 @@ def test_a_measurement_without_a_usable_interval_is_said_so_and_never_wins_a_dea
 def test_a_busy_machine_is_named_in_the_headline():
     plan = decide([local_cpu(60.0, caveat="measured while the machine was busy (see the warnings)"),
                    cpu(200.0, price=0.2)])
-    assert plan.recommendation.target == "local" and "busy" in plan.recommendation.reason
+    assert plan.recommendation.target == "local" and "busy" in headline_reason(plan)
 
 
 def test_estimate_never_goes_below_the_fastest_measured_step():
@@ -275,9 +277,9 @@ def test_the_headline_names_the_device_as_the_table_does():
         return PlanDocument(WorkloadSummary("w", "mlp", "classification", 1, 1, 1, 1, 1, "fp32", "device"),
                             Plan("cheapest", [row(1), row(8, instances=1, scaling_efficiency=0.85)], rec), PlanOptions())
 
-    rec = Recommendation("aws:p4d.24xlarge", "cuda", "clear", "it is the cheapest option", gpus_used=8)
+    rec = Recommendation("aws:p4d.24xlarge", "cuda", "clear", gpus_used=8)
     assert "aws:p4d.24xlarge (A100 x8 (85%))" in recommendation_text(doc_of(rec))
-    rec = Recommendation("local", "cpu", "clear", "it is the cheapest option", gpus_used=None)
+    rec = Recommendation("local", "cpu", "clear", gpus_used=None)
     assert "local (cpu)" in recommendation_text(doc_of(rec))  # no such option row: the device kind
 
 
@@ -291,7 +293,7 @@ def test_a_bench_with_no_upper_end_makes_a_close_call_only_where_that_end_could_
     slow_here = Option(**{**local_cpu(400 * HOUR).__dict__, "train_seconds_high": math.inf, "basis": one_step})
     plan = decide([slow_here, gpu(HOUR / 6, price=0.8)])
     assert plan.recommendation.target == "aws:g5.xlarge" and plan.recommendation.verdict != "too_close"
-    assert "inf" not in plan.recommendation.reason
+    assert "inf" not in headline_reason(plan)
     fast_here = Option(**{**local_cpu(HOUR / 60).__dict__, "train_seconds_high": math.inf, "basis": one_step})
     close = decide([fast_here, gpu(HOUR / 6, price=0.8)])
     assert close.recommendation.target == "local"
@@ -306,4 +308,4 @@ def test_a_close_call_between_two_instances_does_not_colour_the_rent_or_not_answ
     assert plan.answers["rent"].verdict == "too_close"  # g5 against g6: 3% apart
     rec = plan.recommendation
     assert rec.answer == "rent" and rec.choice_comparison.verdict == "clear" and rec.verdict == "clear"
-    assert "which instance is too close to call" in rec.reason
+    assert "which instance is too close to call" in headline_reason(plan)

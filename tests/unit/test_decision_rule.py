@@ -16,6 +16,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from planner.report.why import answer_reason, choice_text
 from planner.core.decide import ErrorBasis, Option, decide, noise_band, time_ratio
 from planner.core.estimate import RUN_TO_RUN_NOISE
 from planner.core.formats import sig_duration, sig_money
@@ -98,6 +99,7 @@ def test_the_reference_is_the_best_rented_cpu_and_speedups_are_against_it(step, 
 def test_every_sentence_quotes_the_numbers_of_the_comparison_it_states(step, ci, steps, cpus, gpus, objective, tv):
     plan = decide(workload(step, ci, steps, cpus, gpus), objective, time_value_per_hour=tv)
     rent = plan.answers["rent"]
+    rent_reason, choice = answer_reason(plan, rent), choice_text(plan)
     cmp = rent.comparison
     if rent.verdict == "only_option":
         assert cmp is None
@@ -107,22 +109,22 @@ def test_every_sentence_quotes_the_numbers_of_the_comparison_it_states(step, ci,
         assert (cmp.verdict == "too_close") == (cmp.ratio <= 1 + cmp.band)
         if cmp.verdict != "too_close":
             assert (cmp.verdict == "clear") == (cmp.ratio_low > 1)
-        assert f"{cmp.ratio:.2f}x" in rent.reason and cmp.runner_up in rent.reason
+        assert f"{cmp.ratio:.2f}x" in rent_reason and cmp.runner_up in rent_reason
         amount = sig_duration if cmp.metric.startswith("training time") else sig_money
-        assert f"({amount(cmp.runner_up_value)} vs {amount(cmp.winner_value)}" in rent.reason
+        assert f"({amount(cmp.runner_up_value)} vs {amount(cmp.winner_value)}" in rent_reason
     head = plan.recommendation
     if head.choice_comparison is not None:  # the headline's here-vs-rent sentence quotes its own ratio (never 'inf')
         ratio = head.choice_comparison.ratio
-        assert (f"{ratio:.2f}x" if math.isfinite(ratio) else "against nothing") in head.choice and "inf" not in head.choice
+        assert (f"{ratio:.2f}x" if math.isfinite(ratio) else "against nothing") in choice and "inf" not in choice
         assert (head.answer == "here") == (head.choice_comparison.winner == "local")
     gpus_rows = [o for o in plan.options if o.device == "cuda" and o.usable]
     if gpus_rows and objective == "cheapest":
         chosen = next(o for o in plan.options if o.target == rent.target and o.device == rent.device)
         g = chosen if chosen.device == "cuda" else min(gpus_rows, key=lambda o: (o.objective_value, o.train_seconds))
         # rule 4: the sentence quotes the speedup and break-even it compared, and they agree with the answer
-        assert f"speedup {g.speedup:.2f}x over the reference CPU {plan.references['rent']}" in rent.reason
-        assert f"break-even speedup {g.break_even_speedup:.2f}x" in rent.reason
-        wins = "at least its break-even" in rent.reason
+        assert f"speedup {g.speedup:.2f}x over the reference CPU {plan.references['rent']}" in rent_reason
+        assert f"break-even speedup {g.break_even_speedup:.2f}x" in rent_reason
+        wins = "at least its break-even" in rent_reason
         assert wins == (chosen.device == "cuda")
         assert (g.speedup >= g.break_even_speedup * (1 - 1e-9)) == wins or math.isclose(g.speedup, g.break_even_speedup)
 
@@ -188,7 +190,7 @@ def test_a_random_set_reads_well():
     rnd = random.Random(7)
     cpus = [(rnd.uniform(0.5, 2), rnd.uniform(0.1, 1)) for _ in range(3)]
     plan = decide(workload(0.05, 0.05, 200_000, cpus, [(0.004, 0.53, "turing"), (0.003, 0.8, "ada")]))
-    reason = plan.answers["rent"].reason
+    reason = answer_reason(plan, plan.answers["rent"])
     assert "GPU rule:" in reason and ("Runner-up:" in reason or "Too close to call:" in reason)
 
 
@@ -205,7 +207,7 @@ def test_does_not_fit_states_the_rule_and_its_numbers():
 
 
 def test_a_ratio_over_an_interval_with_no_usable_end_never_reads_as_0x():
-    from planner.core.explain import certainty_text
+    from planner.report.why import certainty_text
     from planner.core.plan import Comparison
 
     cmp = Comparison("cost", "a", "b", 1.0, 3.0, 3.0, 0.0, 28.77, 0.1, "10%", "likely")
@@ -240,8 +242,8 @@ def test_a_close_call_inside_an_answer_that_would_swap_here_and_rent_makes_the_h
     assert rent.target == "aws:c0.xlarge" and rent.verdict == "too_close"
     assert head.answer == "here" and head.choice_comparison is not None and head.choice_comparison.verdict == "clear"
     assert head.verdict == "too_close"
-    assert (head.choice_rival, head.choice_rival_of) == ("aws:g0.xlarge", "aws:c0.xlarge")
-    assert "aws:g0.xlarge is within the noise of aws:c0.xlarge" in head.choice
+    assert (head.choice_rival, head.choice_rival_of) == ("aws:g0.xlarge:cuda:1", "aws:c0.xlarge:cpu:")
+    assert "aws:g0.xlarge is within the noise of aws:c0.xlarge" in choice_text(plan)
     doc = PlanDocument(WorkloadSummary("w", "mlp", "classification", 1, 1, 1, 1, 1, "fp32", "device"), plan, PlanOptions())
     said = "\n".join(terse_answer(doc))
     assert "Close call: aws:g0.xlarge is within the noise of aws:c0.xlarge" in said

@@ -1,24 +1,113 @@
-"""The decision's sentences, in one place, quoting exactly the numbers the rule compared (a Comparison,
-the GPU rule's speedup and break-even): a sentence cannot say what the rule did not do. Pure."""
+"""The decision's words, in one place: each of the plan's facts (planner/core/decide.py: a Recommendation's verdict,
+its Comparison, rule 4's GPU and reference, how the headline chose) worded from the very numbers the rule compared,
+so a sentence cannot say what the rule did not do, and the CLI, the TUI, the chart and the JSON say it alike."""
 
 from __future__ import annotations
 
 import math
 
-from planner.core.kinds import AnswerName
 from planner.core.formats import range_text, rough_duration, sig_duration, sig_money
-from planner.core.plan import Comparison, RankedOption, Recommendation, device_label, hourly_rate, option_name
+from planner.core.kinds import AnswerName, ChoiceBasis
+from planner.core.plan import HEADLINE_TIME_VALUE, Comparison, Plan, RankedOption, Recommendation, _option_of, device_label, hourly_rate, option_name
 
-def gpu_rule_text(best: RankedOption, ordered: list[RankedOption], ref: RankedOption | None, objective: str, tv: float,
-              deadline: float | None) -> str:
+
+def answer_reason(plan: Plan, rec: Recommendation) -> str:
+    """An answer's reason (here, or the best instance to rent; the headline's own when nothing can run): what it is the
+    best of, its time and cost, the runner-up and how sure, rule 4's GPU against the reference CPU."""
+    group = [o for o in plan.options if rec.answer is None or o.here == (rec.answer == "here")]
+    where = "" if rec.answer is None else "here" if rec.answer == "here" else "to rent"
+    best = _option_of(rec, plan.options)
+    if best is None or rec.verdict in ("failed", "nothing_fits"):
+        return nothing_reason([o for o in group if o.failed], [o for o in group if not o.fits], where)
+    if rec.verdict == "deadline_missed":
+        return deadline_missed_reason(best, where, plan.deadline_seconds or 0.0)
+    gpu = _by_key(plan, rec.rule_gpu)
+    ref = _by_key_target(plan, rec.reference)
+    tv = plan.time_value_per_hour or 0.0
+    rule = gpu_rule_text(best, gpu, ref, plan.objective, tv, plan.deadline_seconds) if gpu is not None else ""
+    if rec.verdict == "only_option" or rec.comparison is None:
+        return only_option_reason(best, where, plan.objective) + rule
+    return f"{winner_reason(best, where, plan.objective, tv, plan.deadline_seconds)}. {comparison_text(rec.comparison, tv)}{rule}"
+
+
+def headline_reason(plan: Plan) -> str:
+    """The headline's reason: its answer's, then why that answer and not the other (when both could run)."""
+    rec = plan.recommendation
+    answer = plan.answers.get(rec.answer) if rec.answer is not None else None
+    if answer is None:
+        return answer_reason(plan, rec)
+    reason = answer_reason(plan, answer)
+    if _basis(plan) == "alone":
+        only = _option_of(rec, plan.options)
+        failed = {n: [o for o in plan.options if o.failed and o.here == (n == "here")] for n, a in plan.answers.items()
+                  if n != rec.answer and a.verdict == "failed"}
+        return alone_reason(reason, only, failed)
+    why, caveats = _choice(plan)
+    return f"{reason}. Why {rec.answer}: {why}{caveats}"
+
+
+def choice_text(plan: Plan) -> str:
+    """Why the headline's answer and not the other ("" when only one could run)."""
+    rec = plan.recommendation
+    if _basis(plan) == "alone" or rec.answer is None:
+        return ""
+    why, caveats = _choice(plan)
+    return f"{'rent' if rec.answer == 'rent' else 'train here'} — {why}{caveats}"
+
+
+def _basis(plan: Plan) -> ChoiceBasis:
+    """How the headline chose (a document written before plans said so: from what it holds)."""
+    rec = plan.recommendation
+    if rec.choice_basis is not None:
+        return rec.choice_basis
+    if rec.choice_comparison is not None:
+        return "compared"
+    live = [a for a in plan.answers.values() if _option_of(a, plan.options) is not None]
+    return "deadline" if len(live) == 2 and plan.objective == "deadline" else "alone"
+
+
+def _choice(plan: Plan) -> tuple[str, str]:
+    rec = plan.recommendation
+    name: AnswerName = rec.answer or "here"
+    if _basis(plan) == "deadline":
+        pair = [o for n in ("here", "rent") if (a := plan.answers.get(n)) and (o := _option_of(a, plan.options))]  # type: ignore[call-overload]
+        return deadline_choice_text(name), _caveats(pair)
+    here = _option_of(plan.answers["here"], plan.options)
+    rent = _option_of(plan.answers["rent"], plan.options)
+    assert here is not None and rent is not None and rec.choice_comparison is not None
+    best, other = (here, rent) if name == "here" else (rent, here)
+    metric = "fastest" if plan.objective == "fastest" else "cheapest"
+    tv = plan.headline_time_value if plan.headline_time_value is not None else HEADLINE_TIME_VALUE
+    why = here_or_rent_text(name, best, other, rent, rec.choice_comparison, metric, tv, plan.time_value_per_hour is None)
+    if plan.answers[name].verdict == "too_close" and rec.choice_comparison.verdict != "too_close":
+        why += instance_too_close_text(name)
+    rival, pick = _by_key(plan, rec.choice_rival), _by_key(plan, rec.choice_rival_of)
+    if rival is not None and pick is not None:
+        why += rival_swaps_text("here" if pick.here else "rent", rival, pick)
+    return why, _caveats([here, rent])
+
+
+def _caveats(pair: list[RankedOption]) -> str:
+    return "".join(f". Careful: {o.target} was {o.caveat}" for o in pair if o.caveat)
+
+
+def _by_key(plan: Plan, key: str | None) -> RankedOption | None:
+    return next((o for o in plan.options if o.key == key), None) if key else None
+
+
+def _by_key_target(plan: Plan, target: str | None) -> RankedOption | None:
+    return next((o for o in plan.options if o.target == target and o.device == "cpu" and o.usable), None) if target else None
+
+
+def gpu_rule_text(best: RankedOption, gpu: RankedOption, ref: RankedOption | None, objective: str, tv: float,
+                  deadline: float | None) -> str:
     """Rule 4's sentence, quoting the numbers it compared: the winning GPU against the reference CPU,
     or the best GPU that lost to it."""
     if ref is None:
         return ". No CPU option to compare a GPU with" if best.device == "cuda" else ""
-    gpu = best if best.device == "cuda" else next((o for o in ordered if o.device == "cuda" and o.speedup is not None), None)
-    if gpu is None or gpu.speedup is None or gpu.break_even_speedup is None:
+    if gpu.speedup is None or gpu.break_even_speedup is None:
         return ""
-    name = option_name(gpu) if gpu is best else f"the best GPU, {option_name(gpu)} ({device_label(gpu)}),"
+    name = option_name(gpu) if gpu.key == best.key else f"the best GPU, {option_name(gpu)} ({device_label(gpu)}),"
     speed = (f"speedup {gpu.speedup:.2f}x over the reference CPU {ref.target} ({sig_duration(ref.train_seconds)} / "  # type: ignore[arg-type]
              f"{sig_duration(gpu.train_seconds)}; {gpu.speedup_low:.2f}-{gpu.speedup_high:.2f}x over both intervals)")  # type: ignore[arg-type]
     if objective == "fastest":
@@ -86,10 +175,6 @@ def nothing_reason(failed: list[RankedOption], too_big: list[RankedOption], wher
     return f"nothing{f' {where}' if where else ''} can run this workload" + (f": {'; '.join(parts)}" if parts else "") + fix
 
 
-def deadline_warning(where: str, deadline: float) -> str:
-    return f"no option {where} finishes within the deadline ({rough_duration(deadline)}) with its whole interval"
-
-
 def deadline_missed_reason(fastest: RankedOption, where: str, deadline: float) -> str:
     return (f"no option {where} meets the {rough_duration(deadline)} deadline with confidence; the fastest is "
             f"{option_name(fastest)} ({device_label(fastest)}) at {rough_duration(fastest.train_seconds or 0.0)}"
@@ -113,14 +198,14 @@ def winner_reason(best: RankedOption, where: str, objective: str, tv: float, dea
     return f"{option_name(best)} ({device_label(best)}) is the {lead} {where}: {_result(best)}"
 
 
-def alone_reason(rec: Recommendation, only: RankedOption, failed: dict[AnswerName, list[RankedOption]]) -> str:
+def alone_reason(reason: str, only: RankedOption | None, failed: dict[AnswerName, list[RankedOption]]) -> str:
     """The headline when one answer alone can run the workload: its reason, its caveat, and the answer not
     compared because its benchmarks failed, by name (each failure's whole reason is its row's note: a plan
     prints it once, under the headline)."""
-    caveat = f". Careful: {only.target} was {only.caveat}" if only.caveat else ""
+    caveat = f". Careful: {only.target} was {only.caveat}" if only is not None and only.caveat else ""
     not_compared = "; ".join(f"{'training here' if name == 'here' else 'renting'} ("
                              + ", ".join(option_name(o) for o in options) + " failed)" for name, options in failed.items())
-    return rec.reason + caveat + (f". Not compared: {not_compared}" if not_compared else "")
+    return reason + caveat + (f". Not compared: {not_compared}" if not_compared else "")
 
 
 def deadline_choice_text(name: str) -> str:
@@ -153,12 +238,6 @@ def rival_swaps_text(side: str, rival: RankedOption, pick: RankedOption) -> str:
     where = "If you rent" if side == "rent" else "Here"
     return (f"; but too close to call: {option_name(rival)} is within the noise of {option_name(pick)} "
             f"(see {where}), and in its place it would change this answer")
-
-
-def headline_texts(reason: str, name: str, why: str, pair: tuple[RankedOption, RankedOption]) -> tuple[str, str]:
-    """(reason, choice) of the headline: the winning answer's reason and why here or rent, with caveats."""
-    caveats = "".join(f". Careful: {o.target} was {o.caveat}" for o in pair if o.caveat)
-    return f"{reason}. Why {name}: {why}{caveats}", f"{'rent' if name == 'rent' else 'train here'} — {why}{caveats}"
 
 
 def task_choice_text(source: str, written: str, chosen: RankedOption | None, allowed: int, answer: RankedOption | None,
