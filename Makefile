@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 SPEC   ?= examples/surface-mlp.yaml
 
-.PHONY: run test docs bench-accuracy bench-predict bench-drift bench-published bench-big bench-catalog bench-cpu bench-parallel bench-scripts bench-device bench-device-dry bench-scripts-gpu bench-stability bench-multinode clean
+.PHONY: run test docs bench-accuracy bench-predict bench-drift bench-published bench-big bench-catalog bench-cpu bench-parallel bench-scripts bench-device bench-device-dry bench-scripts-gpu bench-stability bench-tui-start bench-multinode clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,9 @@ bench-parallel: $(VENV)/.installed
 
 bench-stability: $(VENV)/.installed
 	$(BIN)/python benchmarks/stability.py
+
+bench-tui-start: $(VENV)/.installed
+	$(BIN)/python benchmarks/tui_start.py
 
 bench-drift: $(VENV)/.installed
 	$(BIN)/python benchmarks/drift.py

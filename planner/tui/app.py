@@ -16,11 +16,13 @@ that quit, are planner/tui/quitting.py's.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.lazy import Lazy
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 
 from planner.service import PlannerService, RunLengthUnknown, ScriptEnv, ScriptLength, TaskOrigin
@@ -109,26 +111,42 @@ class PlannerApp(Quitting, App):
         with TabbedContent(initial="tab-workload"):
             with TabPane("1 Workload", id="tab-workload"):
                 yield WorkloadPane(self.spec_path)
+            # the panes not shown first are mounted after the first frame (Textual's Lazy): it paints sooner
             with TabPane("2 Targets", id="tab-targets"):
-                yield TargetsPane()
+                yield Lazy(TargetsPane())
             with TabPane("3 Run", id="tab-run"):
-                yield RunPane()
+                yield Lazy(RunPane())
             with TabPane("4 Results", id="tab-results"):
-                yield ResultsPane()
+                yield Lazy(ResultsPane())
             with TabPane("5 Instances", id="tab-instances"):
-                yield InstancesPane()
+                yield Lazy(InstancesPane())
         yield Footer()
 
     def on_mount(self) -> None:
         self.route_signals()
         for line in self.said:
             self.notify(line, timeout=20)
+        self.query_one("#workload").focus()
+        self.when_panes_mounted(self._start)
+
+    def _start(self) -> None:
+        self.refresh_bindings()  # the footer's keys, off until the panes were mounted (check_action)
         if self.open_at_start:
             self.open_run(self.open_at_start)
+        elif self.script:
+            self.measure_script()
+
+    @property
+    def panes_mounted(self) -> bool:
+        """Whether the lazily mounted panes (all but Workload: mounted after the first frame) are there."""
+        return bool(self.query(InstancesPane))
+
+    def when_panes_mounted(self, callback: Callable[..., object], *args: object) -> None:
+        """`callback(*args)` once every pane is mounted (at once when they are)."""
+        if self.panes_mounted:
+            callback(*args)
         else:
-            self.query_one("#workload").focus()
-            if self.script:
-                self.measure_script()
+            self.call_after_refresh(self.when_panes_mounted, callback, *args)
 
     def measure_script(self) -> None:
         """The user's script measured here (a local run journaled in the runs folder), then its plan shown."""
@@ -356,6 +374,8 @@ class PlannerApp(Quitting, App):
         self.push_screen(OpenRun(self.service.journals.saved_runs(self.runs_folder), str(folder)), opened)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if not self.panes_mounted and action not in ("quit", "help_quit"):
+            return False  # a key typed before the first frame's panes are mounted (a few frames): quitting only
         if action == "length":
             return self.script is not None  # a spec's run is its train.epochs
         return True

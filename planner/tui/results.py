@@ -64,7 +64,7 @@ class ResultsPane(Vertical):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="answers-box"):
             yield Answers(id="answers")
-        yield WhatIf(planner_app(self).service.account.regions(), planner_app(self).region, id="whatif",
+        yield WhatIf(planner_app(self).service.account.regions, planner_app(self).region, id="whatif",
                      purchase=planner_app(self).purchase)
         yield PlanTable(id="options")
         yield Static("", id="shown")

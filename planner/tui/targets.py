@@ -74,7 +74,7 @@ class TargetsPane(Vertical):
         yield Static("", id="price-source")
 
     def on_mount(self) -> None:
-        self.refresh_rows()
+        self.call_after_refresh(self.refresh_rows)  # after the first frame: reading the catalog imports pandas (~0.5 s)
 
     def on_resize(self) -> None:
         if self._order != self._columns():  # after the resize is laid out: rebuilt during it, columns kept old widths

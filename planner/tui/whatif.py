@@ -6,7 +6,7 @@ posts WhatIfChanged with the plan options as PlannerService.plan_options takes t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal
@@ -38,10 +38,27 @@ class WhatIf(Grid):
     WhatIf Input { width: 1fr; }
     """
 
-    def __init__(self, regions: list[str], region: str, id: str | None = None, purchase: str = "on-demand"):
+    def __init__(self, regions: Callable[[], list[str]], region: str, id: str | None = None, purchase: str = "on-demand"):
+        """`regions`: the catalog's regions, read after the first frame (reading the catalog imports pandas)."""
         super().__init__(id=id)
-        self.regions, self.initial_region, self.initial_purchase = regions, region, purchase
+        self.read_regions, self.initial_region, self.initial_purchase = regions, region, purchase
+        self.regions = [region]  # until the catalog's are read
         self._expected: dict[str, Any] = {}  # values set_options gave the selects: their echoes are not edits
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self.load_regions)
+
+    def load_regions(self) -> None:
+        """Every region of the catalog in the region select, its value kept (no change event: nothing to re-plan)."""
+        if len(self.regions) > 1:
+            return
+        regions = self.read_regions()
+        self.regions = regions if self.initial_region in regions else [self.initial_region, *regions]
+        select = self.query_one("#region-whatif", Select)
+        value = select.value
+        with select.prevent(Select.Changed):
+            select.set_options([(r, r) for r in self.regions])
+            select.value = value
 
     def compose(self) -> ComposeResult:
         yield _field("objective", Select(OBJECTIVE_CHOICES, value="cheapest", id="objective", allow_blank=False, compact=True))
@@ -81,6 +98,7 @@ class WhatIf(Grid):
         price = options.local_price_per_hour
         self.query_one("#local-price", Input).value = f"{price:g}" if price else ""
         wanted: dict[str, str] = {"objective": options.objective, "purchase-whatif": options.purchase}
+        self.load_regions()
         if options.region in self.regions:
             wanted["region-whatif"] = options.region
         for widget_id, value in wanted.items():

@@ -71,8 +71,8 @@ class WorkloadPane(Vertical, can_focus=True):
                 yield Answers(compact=True, id="workload-answers")
 
     def on_mount(self) -> None:
-        if self.path and Path(self.path).is_file() and not self.path.endswith(".py"):
-            self.load(self.path)
+        if self.path and Path(self.path).is_file() and not self.path.endswith(".py"):  # after the first frame: the
+            planner_app(self).when_panes_mounted(self.load, self.path)  # spec's models import pydantic (~0.9 s)
 
     def show_script(self, script: str, args: list[str], rows: list[tuple[str, str]] | None, shown: str | None = None,
                     workdir: str | None = None, task: TaskOrigin | None = None, env: ScriptEnv | None = None) -> None:

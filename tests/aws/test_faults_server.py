@@ -37,6 +37,7 @@ from tests.aws.helpers import (
     start_planner, wait_for_instances, x86_ami,
 )
 from tests.conftest import ROOT
+from tests.tui.helpers import started
 
 QUICK = ("--json", "--max-bench-minutes", "3")
 
@@ -149,7 +150,7 @@ def test_sigterm_to_the_tui_ends_its_run_through_the_same_cleanup(endpoint, tmp_
             await asyncio.sleep(0.2)
 
     async def scenario() -> None:
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with started(app, (120, 40)) as pilot:
             await until(lambda: app.spec is not None)
             app.targets = ["aws:c7i.xlarge"]
             await pilot.press("r")  # a run that rents asks first

@@ -4,6 +4,7 @@ the app without sleeping longer than it needs."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -81,3 +82,12 @@ def without_aws_credentials(monkeypatch, tmp_path: Path) -> None:
     for key in ("AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE"):
         monkeypatch.setenv(key, str(tmp_path / "none"))
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+
+
+@contextlib.asynccontextmanager
+async def started(app, size: tuple[int, int]):
+    """`app.run_test(size=size)` once its first frame is painted and the panes after it mounted (Textual's Lazy: all
+    but Workload mount after the first frame)."""
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: app.panes_mounted, timeout=10.0, step=0.02)
+        yield pilot

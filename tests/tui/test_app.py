@@ -22,7 +22,7 @@ from planner.tui.results import ResultsPane
 from planner.tui.run import RunPane
 from planner.tui.targets import TargetsPane
 from tests.conftest import bench_children
-from tests.tui.helpers import TINY, active_pane, text_of, wait_for
+from tests.tui.helpers import TINY, active_pane, started, text_of, wait_for
 
 
 @pytest.fixture
@@ -35,7 +35,7 @@ def spec_file(tmp_path):
 def test_opening_a_spec_shows_the_estimate_then_run_local_and_every_plan_is_the_services(spec_file, tmp_path):
     async def scenario():
         app = PlannerApp(str(spec_file), runs_dir=tmp_path / "runs", bench_seconds=1, estimate_seconds=1)
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with started(app, (120, 40)) as pilot:
             results = app.query_one(ResultsPane)
             await wait_for(pilot, lambda: results.doc is not None)  # nothing pressed: opening estimates
             await pilot.pause()  # the plan reaches the Workload pane's answers through the app (PlanShown)
@@ -88,7 +88,7 @@ def test_opening_a_spec_shows_the_estimate_then_run_local_and_every_plan_is_the_
 def test_a_measured_result_replaces_its_predicted_row_as_it_arrives(spec_file, tmp_path):
     async def scenario():
         app = PlannerApp(str(spec_file), runs_dir=tmp_path / "runs", estimate_seconds=1)
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with started(app, (120, 40)) as pilot:
             results = app.query_one(ResultsPane)
             await wait_for(pilot, lambda: results.doc is not None)
             row = next(o for o in results.doc.plan.options if o.source == "predicted" and o.device == "cpu")
@@ -109,7 +109,7 @@ def test_a_measured_result_replaces_its_predicted_row_as_it_arrives(spec_file, t
 def test_validation_messages_are_the_clis(spec_file, tmp_path):
     async def scenario():
         app = PlannerApp(str(spec_file), runs_dir=tmp_path / "runs", estimate_on_open=False)
-        async with app.run_test(size=(100, 30)) as pilot:
+        async with started(app, (100, 30)) as pilot:
             await wait_for(pilot, lambda: app.spec is not None)
             editor = app.query_one("#spec-editor")
             editor.text = TINY.replace("hidden: [16]", "hidden: [16, -5]")
@@ -125,7 +125,7 @@ def test_validation_messages_are_the_clis(spec_file, tmp_path):
 def test_cancel_stops_the_run_and_leaves_nothing_running(spec_file, tmp_path):
     async def scenario():
         app = PlannerApp(str(spec_file), runs_dir=tmp_path / "runs", bench_seconds=60, estimate_on_open=False)
-        async with app.run_test(size=(100, 30)) as pilot:
+        async with started(app, (100, 30)) as pilot:
             await wait_for(pilot, lambda: app.spec is not None)
             await pilot.press("r")
             run = app.query_one(RunPane)
@@ -142,7 +142,7 @@ def test_cancel_stops_the_run_and_leaves_nothing_running(spec_file, tmp_path):
 def test_r_while_the_estimate_measures_runs_once_it_is_done(spec_file, tmp_path):
     async def scenario():
         app = PlannerApp(str(spec_file), runs_dir=tmp_path / "runs", bench_seconds=1, estimate_seconds=2)
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with started(app, (120, 40)) as pilot:
             results, run = app.query_one(ResultsPane), app.query_one(RunPane)
             await wait_for(pilot, lambda: results.estimating, timeout=30)
             app.targets = ["local"]
@@ -163,7 +163,7 @@ def test_quitting_during_the_opening_estimate_takes_under_a_second_and_ends_its_
 
     async def scenario():
         app = PlannerApp(str(spec_file), runs_dir=tmp_path / "runs", estimate_seconds=60)
-        async with app.run_test(size=(100, 30)) as pilot:
+        async with started(app, (100, 30)) as pilot:
             results = app.query_one(ResultsPane)
             await wait_for(pilot, lambda: results.estimating and bench_children(), timeout=30)
             pressed.append(time.monotonic())
@@ -185,7 +185,7 @@ def test_escape_leaves_the_yaml_editor(spec_file, tmp_path):
 
     async def scenario():
         app = PlannerApp(str(spec_file), runs_dir=tmp_path / "runs", estimate_on_open=False)
-        async with app.run_test(size=(100, 30)) as pilot:
+        async with started(app, (100, 30)) as pilot:
             await wait_for(pilot, lambda: app.spec is not None)
             editor = app.query_one("#spec-editor")
             if not editor.display or not editor.region.area:  # the form is shown: f shows the YAML

@@ -12,7 +12,7 @@ from planner.tui.app import PlannerApp
 from planner.tui.dialogs import ConfirmLaunch
 from planner.tui.results import ResultsPane
 from tests.aws.helpers import FAKE_ENV, Player, ec2, free_port, live_instances, x86_ami
-from tests.tui.helpers import TINY, wait_for
+from tests.tui.helpers import TINY, started, wait_for
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ def test_pick_an_instance_run_it_and_leave_nothing_running(moto_env, tmp_path):
     async def scenario():
         app = PlannerApp(str(spec), runs_dir=tmp_path / "runs", bench_seconds=1, ami=x86_ami(ec2(moto_env)),
                          estimate_on_open=False)  # the picks are this test's own
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with started(app, (120, 40)) as pilot:
             await wait_for(pilot, lambda: app.spec is not None)
             await pilot.press("2")
             await pilot.pause(0.5)
@@ -87,7 +87,7 @@ def test_the_targets_pane_shows_each_picks_quota_and_its_latest_launch(moto_env,
     async def scenario():
         app = PlannerApp(str(spec), runs_dir=tmp_path / "runs", bench_seconds=1, ami=x86_ami(ec2(moto_env)),
                          estimate_on_open=False)
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with started(app, (120, 40)) as pilot:
             await wait_for(pilot, lambda: app.spec is not None)
             await pilot.press("2")
             await pilot.pause(0.5)

@@ -10,7 +10,7 @@ from textual.widgets import Input, Select, TextArea
 
 from planner.tui.app import PlannerApp
 from planner.tui.workload import WorkloadPane
-from tests.tui.helpers import COMMENTED, settled, text_of, wait_for
+from tests.tui.helpers import COMMENTED, settled, started, text_of, wait_for
 from tests.tui.test_yamledit import changed_lines
 
 
@@ -20,7 +20,7 @@ def test_form_round_trip_keeps_the_yaml_and_an_edit_changes_one_line(tmp_path):
 
     async def scenario():
         app = PlannerApp(str(spec), estimate_on_open=False)
-        async with app.run_test(size=(80, 24)) as pilot:
+        async with started(app, (80, 24)) as pilot:
             await settled(pilot)
             editor = app.query_one("#spec-editor", TextArea)
             workload = app.query_one(WorkloadPane)
@@ -65,7 +65,7 @@ def test_another_kind_brings_its_fields_and_validation_names_the_missing_ones(tm
 
     async def scenario():
         app = PlannerApp(str(spec), estimate_on_open=False)
-        async with app.run_test(size=(100, 40)) as pilot:
+        async with started(app, (100, 40)) as pilot:
             await settled(pilot)
             await pilot.press("f")
             await pilot.pause(0.5)

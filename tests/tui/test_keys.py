@@ -15,7 +15,7 @@ from planner.tui.commands import PANES
 from planner.tui.dialogs import ConfirmQuit
 from planner.tui.run import RunPane
 from tests.conftest import ROOT
-from tests.tui.helpers import TINY, active_pane, settled, wait_for, without_aws_credentials
+from tests.tui.helpers import TINY, active_pane, settled, started, wait_for, without_aws_credentials
 
 SPEC = str(ROOT / "examples" / "surface-mlp.yaml")
 
@@ -31,7 +31,7 @@ def footer_keys(app) -> list[str]:
 def test_panes_switch_from_every_pane_and_from_inside_every_field():
     async def scenario():
         app = PlannerApp(SPEC, estimate_on_open=False)
-        async with app.run_test(size=(80, 24)) as pilot:
+        async with started(app, (80, 24)) as pilot:
             await settled(pilot)
             await pilot.press("f")  # the form's fields too
             await pilot.pause(0.3)
@@ -66,7 +66,7 @@ def test_panes_switch_from_every_pane_and_from_inside_every_field():
 def test_digits_type_into_a_text_field_and_switch_panes_elsewhere():
     async def scenario():
         app = PlannerApp(SPEC, estimate_on_open=False)
-        async with app.run_test(size=(80, 24)) as pilot:
+        async with started(app, (80, 24)) as pilot:
             await settled(pilot)
             await pilot.press("4")
             deadline = app.query_one("#deadline", Input)
@@ -81,7 +81,7 @@ def test_digits_type_into_a_text_field_and_switch_panes_elsewhere():
 def test_escape_closes_the_key_help_from_any_pane():
     async def scenario():
         app = PlannerApp(SPEC, estimate_on_open=False)
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with started(app, (120, 40)) as pilot:
             await settled(pilot)
             for pane in ("1", "3", "4"):
                 await pilot.press(pane, "question_mark")
@@ -108,7 +108,7 @@ async def _palette(pilot, query: str) -> list[str]:
 def test_the_palette_finds_the_planners_commands(query, command):
     async def scenario():
         app = PlannerApp(SPEC, estimate_on_open=False)
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with started(app, (120, 40)) as pilot:
             await settled(pilot)
             assert command in await _palette(pilot, query)
 
@@ -118,7 +118,7 @@ def test_the_palette_finds_the_planners_commands(query, command):
 def test_the_palettes_theme_command_switches_the_theme():
     async def scenario():
         app = PlannerApp(SPEC, estimate_on_open=False)
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with started(app, (120, 40)) as pilot:
             await settled(pilot)
             before = app.theme
             await _palette(pilot, "dark/light")
@@ -144,7 +144,7 @@ def test_every_quit_path_asks_while_edits_are_unsaved(how, tmp_path):
 
     async def scenario():
         app = PlannerApp(str(spec), estimate_on_open=False)
-        async with app.run_test(size=(80, 24)) as pilot:
+        async with started(app, (80, 24)) as pilot:
             await settled(pilot)
             app.query_one("#spec-editor", TextArea).text = TINY.replace("epochs: 20", "epochs: 30")
             await pilot.pause(0.2)
@@ -169,7 +169,7 @@ def test_quitting_during_a_run_asks_then_cancels_it_and_quits(tmp_path):
 
     async def scenario():
         app = PlannerApp(str(spec), runs_dir=tmp_path / "runs", bench_seconds=60, estimate_on_open=False)
-        async with app.run_test(size=(80, 24)) as pilot:
+        async with started(app, (80, 24)) as pilot:
             await settled(pilot)
             await pilot.press("r")
             run = app.query_one(RunPane)
@@ -187,7 +187,7 @@ def test_quitting_during_a_run_asks_then_cancels_it_and_quits(tmp_path):
 def test_a_clean_app_quits_at_once():
     async def scenario():
         app = PlannerApp(SPEC, estimate_on_open=False)
-        async with app.run_test(size=(80, 24)) as pilot:
+        async with started(app, (80, 24)) as pilot:
             await settled(pilot)
             await pilot.press("q")
             await pilot.pause(0.2)
@@ -199,7 +199,7 @@ def test_a_clean_app_quits_at_once():
 def test_the_footer_shows_the_keys_of_the_pane_in_focus_and_quit_fits_at_80_columns():
     async def scenario():
         app = PlannerApp(SPEC, estimate_on_open=False)
-        async with app.run_test(size=(80, 24)) as pilot:
+        async with started(app, (80, 24)) as pilot:
             await settled(pilot)
             expected = {"1": "f Form/YAML", "2": "space Pick", "4": "v Table/Chart", "5": "x Terminate"}
             for pane, key in expected.items():
@@ -219,7 +219,7 @@ def test_the_footer_shows_the_keys_of_the_pane_in_focus_and_quit_fits_at_80_colu
 def test_selects_and_inputs_keep_their_labels_at_80_columns():
     async def scenario():
         app = PlannerApp(SPEC, estimate_on_open=False)
-        async with app.run_test(size=(80, 24)) as pilot:
+        async with started(app, (80, 24)) as pilot:
             await settled(pilot)
             for pane in ("2", "4"):
                 await pilot.press(pane)
@@ -247,7 +247,7 @@ def test_a_run_that_rents_asks_first_and_no_launches_nothing(tmp_path, monkeypat
 
     async def scenario():
         app = PlannerApp(str(spec), runs_dir=tmp_path / "runs", bench_seconds=1, estimate_on_open=False)
-        async with app.run_test(size=(100, 30)) as pilot:
+        async with started(app, (100, 30)) as pilot:
             await settled(pilot)
             app.targets = ["local", "aws:g4dn.xlarge"]
             await pilot.press("r")

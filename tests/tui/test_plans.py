@@ -19,7 +19,7 @@ from planner.tui.app import PlannerApp
 from planner.report.chart import COST_TICKS, TIME_TICKS, chart_options, ticks
 from planner.tui.dialogs import OpenRun
 from planner.tui.results import ResultsPane
-from tests.tui.helpers import SAVED_RUN, active_pane, plan_doc, settled, text_of, wait_for
+from tests.tui.helpers import SAVED_RUN, active_pane, plan_doc, settled, started, text_of, wait_for
 
 
 def saved_run(tmp_path):
@@ -41,7 +41,7 @@ def test_planner_tui_run_dir_opens_the_saved_run_with_every_instance_predicted(t
 
     async def scenario():
         app = PlannerApp(str(run_dir))
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with started(app, (120, 40)) as pilot:
             results = await plan_shown(pilot)
             assert active_pane(app) == "results" and not results.estimating  # nothing measured: the run's plan
             assert results.doc == PlannerService().estimate_run(run_dir)
@@ -60,7 +60,7 @@ def test_the_picker_lists_the_runs_folder_and_opens_the_chosen_run(tmp_path):
 
     async def scenario():
         app = PlannerApp(None, runs_folder=runs)
-        async with app.run_test(size=(80, 24)) as pilot:
+        async with started(app, (80, 24)) as pilot:
             await pilot.press("f4", "o")
             await pilot.pause(0.3)
             assert isinstance(app.screen, OpenRun)
@@ -86,7 +86,7 @@ def test_a_saved_run_opened_from_elsewhere_keeps_its_runs_beside_it(tmp_path, mo
 
     async def scenario():
         app = PlannerApp(str(runs / "20251122T101500Z-surface-mlp"))
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with started(app, (120, 40)) as pilot:
             await plan_shown(pilot)
             assert app.service.journals.new_run_dir("surface-mlp", app.runs_folder).parent == runs  # where `r` journals
             await pilot.press("o")
@@ -103,7 +103,7 @@ def test_a_plan_of_another_spec_says_so(tmp_path):
 
     async def scenario():
         app = PlannerApp(str(run_dir))
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with started(app, (120, 40)) as pilot:
             await plan_shown(pilot)
             await settled(pilot)
             editor = app.query_one("#spec-editor", TextArea)
@@ -122,7 +122,7 @@ def test_the_answer_is_the_clis_terse_one_and_x_shows_the_whole_reasoning_as_exp
 
     async def scenario():
         app = PlannerApp(None, estimate_on_open=False)
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with started(app, (120, 40)) as pilot:
             answers = app.query_one("#answers", Answers)
             answers.show(doc)
             await pilot.pause(0.2)
@@ -158,7 +158,7 @@ def test_the_table_shows_the_grouped_rows_a_gpu_with_its_speedup_on_screen_and_g
 
     async def scenario(size):
         app = PlannerApp(None, estimate_on_open=False)
-        async with app.run_test(size=size) as pilot:
+        async with started(app, size) as pilot:
             await pilot.press("4")
             results = app.query_one(ResultsPane)
             results.show(doc)
@@ -201,7 +201,7 @@ def test_a_failed_row_says_failed_in_its_cell_and_its_reason_under_the_table():
 
     async def scenario():
         app = PlannerApp(None, estimate_on_open=False)
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with started(app, (120, 40)) as pilot:
             await pilot.press("4")
             results = app.query_one(ResultsPane)
             results.show(doc)
@@ -260,7 +260,7 @@ def test_the_chart_renders_markers_units_and_the_break_even_line():
 
     async def scenario():
         app = PlannerApp(None)
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with started(app, (120, 40)) as pilot:
             results = app.query_one(ResultsPane)
             await pilot.press("4")
             results.show(doc)
@@ -279,7 +279,7 @@ def test_what_if_fields_are_read_by_the_clis_rules(tmp_path):
 
     async def scenario():
         app = PlannerApp(str(run_dir))
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with started(app, (120, 40)) as pilot:
             results = await plan_shown(pilot)
             before = results.doc
             await pilot.pause(0.5)
@@ -330,7 +330,7 @@ def test_a_replan_that_finishes_late_never_replaces_a_newer_plan():
 
     async def scenario():
         app = PlannerApp(None, service=SlowFirstPlan(), estimate_on_open=False)
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with started(app, (120, 40)) as pilot:
             results = app.query_one(ResultsPane)
             spec = app.service.workloads.check_run(SAVED_RUN)
             results.run_started(spec)

@@ -8,7 +8,7 @@ import re
 
 from planner.tui.app import PlannerApp
 from tests.conftest import ROOT
-from tests.tui.helpers import wait_for
+from tests.tui.helpers import started, wait_for
 
 
 def screen_text(app) -> str:
@@ -18,7 +18,7 @@ def screen_text(app) -> str:
 def test_the_targets_table_keeps_whole_cells_after_a_resize():
     async def scenario():
         app = PlannerApp(str(ROOT / "examples" / "surface-mlp.yaml"), estimate_on_open=False)
-        async with app.run_test(size=(80, 24)) as pilot:
+        async with started(app, (80, 24)) as pilot:
             await wait_for(pilot, lambda: app.spec is not None, timeout=30)
             await pilot.press("2")
             await pilot.pause(0.5)

@@ -12,7 +12,7 @@ import pytest
 from planner.report.text import label_target
 from planner.tui.app import PlannerApp
 from planner.tui.run import RunPane
-from tests.tui.helpers import TINY, settled, wait_for, without_aws_credentials
+from tests.tui.helpers import TINY, settled, started, wait_for, without_aws_credentials
 
 
 @pytest.fixture
@@ -33,7 +33,7 @@ def test_rows_show_within_a_second_and_elapsed_ticks_and_a_new_run_starts_clean(
 
     async def scenario():
         app = PlannerApp(str(spec_file), runs_dir=tmp_path / "runs", bench_seconds=3, estimate_on_open=False)
-        async with app.run_test(size=(80, 24)) as pilot:
+        async with started(app, (80, 24)) as pilot:
             await settled(pilot)
             run = app.query_one(RunPane)
             table = run.query_one("#states")
@@ -87,7 +87,7 @@ def test_the_instances_pane_loads_when_it_opens_with_age_expiry_and_cost(monkeyp
 
     async def scenario():
         app = PlannerApp(None)
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with started(app, (120, 40)) as pilot:
             await pilot.press("5")
             table = app.query_one("#instance-table")
             await wait_for(pilot, lambda: table.row_count == 1, timeout=30)

@@ -12,7 +12,7 @@ from planner.tui.app import PlannerApp
 from planner.tui.results import ResultsPane
 from planner.tui.run import RunPane
 from tests.conftest import EXAMPLES
-from tests.tui.helpers import wait_for
+from tests.tui.helpers import started, wait_for
 
 
 def test_a_script_is_measured_shown_read_only_and_planned_and_its_what_ifs_replan(tmp_path):
@@ -21,7 +21,7 @@ def test_a_script_is_measured_shown_read_only_and_planned_and_its_what_ifs_repla
     async def scenario():
         app = PlannerApp(script, script_args=["--episodes", "100000"], total_steps=2000, estimate_seconds=1,
                          bench_seconds=1, runs_folder=tmp_path)
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with started(app, (120, 40)) as pilot:
             results = app.query_one(ResultsPane)
             await wait_for(pilot, lambda: results.doc is not None, timeout=120)
             doc = results.doc
@@ -75,7 +75,7 @@ def test_a_script_run_without_a_length_asks_for_it_and_plans_the_measurement_mad
         from planner.service import ScriptEnv
 
         app = PlannerApp(str(run), script_env=ScriptEnv(secrets={"HF_TOKEN": "hf_given"}))  # `planner tui RUN_DIR --secret`
-        async with app.run_test(size=(80, 24)) as pilot:
+        async with started(app, (80, 24)) as pilot:
             await wait_for(pilot, lambda: isinstance(app.screen, RunLength), timeout=30)
             # its envs from the journal, the session's secret kept, the one not given said (never journaled)
             assert app.script_env == ScriptEnv({"LR": "0.1"}, {"HF_TOKEN": "hf_given"})
@@ -124,7 +124,7 @@ def test_what_the_command_line_said_before_the_app_took_the_screen_is_shown_in_i
 
     async def scenario():
         app = PlannerApp(str(EXAMPLES / "surface-mlp.yaml"), estimate_on_open=False, said=said)
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with started(app, (120, 40)) as pilot:
             await pilot.pause(0.2)
             shown = [n.message for n in app._notifications]
             assert all(line in shown for line in said)
