@@ -24,6 +24,7 @@ run: $(VENV)/.installed
 
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m ruff check .
+	$(BIN)/python -m ruff format --check .  # one width (100), as ruff formats it
 	$(BIN)/python -m mypy
 	$(BIN)/lint-imports  # the layering contracts (pyproject's [tool.importlinter])
 	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --site-dir site  # the docs site (not -q: mkdocs 1.6 then passes warnings in strict mode)

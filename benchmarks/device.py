@@ -49,7 +49,9 @@ sys.path.insert(0, str(ROOT))
 JOBS = ROOT / "benchmarks" / "data" / "device-jobs.json"
 RESULTS = ROOT / "benchmarks" / "results"
 BENCH_SECONDS = 4.0  # each spec's bench budget on the GPU (the bench warms up first)
-SCRIPT_SECONDS = 6.0  # each script's real run under the launcher (stopped at MAX_STEPS before that if faster)
+SCRIPT_SECONDS = (
+    6.0  # each script's real run under the launcher (stopped at MAX_STEPS before that if faster)
+)
 MAX_STEPS = 60
 STANDIN_STEPS = 8  # as planner/service/measure.STANDIN_STEPS
 CAP_SECONDS = 150.0  # any one case, start-up included
@@ -66,35 +68,114 @@ SPEC_CASES: list[tuple[str, tuple[str, ...]]] = [
 ]
 # the same specs with their data already on the GPU (data.location: device): what the host-to-device copy costs
 ON_GPU = [("resnet50-imagenet", ("bf16",)), ("small-cnn", ("fp32",))]
-GPT2 = ["--layers", "12", "--width", "768", "--heads", "12", "--block", "1024", "--batch", "16", "--vocab", "50304"]
-SCRIPT_CASES: list[tuple[str, str, list[str]]] = [  # (case, script under the checkout, its arguments)
-    ("gpt2-124m auto", "examples/scripts/gpt.py", [*GPT2, "--steps", "100"]),  # bf16 autocast + TF32 where the GPU has them
+GPT2 = [
+    "--layers",
+    "12",
+    "--width",
+    "768",
+    "--heads",
+    "12",
+    "--block",
+    "1024",
+    "--batch",
+    "16",
+    "--vocab",
+    "50304",
+]
+SCRIPT_CASES: list[
+    tuple[str, str, list[str]]
+] = [  # (case, script under the checkout, its arguments)
+    (
+        "gpt2-124m auto",
+        "examples/scripts/gpt.py",
+        [*GPT2, "--steps", "100"],
+    ),  # bf16 autocast + TF32 where the GPU has them
     ("gpt2-124m tf32", "examples/scripts/gpt.py", [*GPT2, "--precision", "tf32", "--steps", "100"]),
     ("gpt2-124m fp32", "examples/scripts/gpt.py", [*GPT2, "--precision", "fp32", "--steps", "100"]),
     ("gpt small auto", "examples/scripts/gpt.py", ["--steps", "400"]),
-    ("convnet w64", "examples/scripts/convnet.py", ["--samples", "20000", "--width", "64", "--epochs", "3"]),
+    (
+        "convnet w64",
+        "examples/scripts/convnet.py",
+        ["--samples", "20000", "--width", "64", "--epochs", "3"],
+    ),
 ]
 # The script issue's development scripts, when a checkout holds them (never committed: fetch them into this ignored
 # folder, with their data, and carry it to the GPU machine): karpathy/nanoGPT with shakespeare_char's .bin files
 DEV = ROOT / "benchmarks" / "dev-scripts"
-NANOGPT = ["config/train_shakespeare_char.py", "--eval_iters=2", "--max_iters=300", "--log_interval=50"]
+NANOGPT = [
+    "config/train_shakespeare_char.py",
+    "--eval_iters=2",
+    "--max_iters=300",
+    "--log_interval=50",
+]
 DEV_CASES: list[tuple[str, str, list[str]]] = [
-    ("nanoGPT shakespeare-char eager", "benchmarks/dev-scripts/nanoGPT/train.py", [*NANOGPT, "--compile=False"]),
+    (
+        "nanoGPT shakespeare-char eager",
+        "benchmarks/dev-scripts/nanoGPT/train.py",
+        [*NANOGPT, "--compile=False"],
+    ),
     ("nanoGPT shakespeare-char compiled", "benchmarks/dev-scripts/nanoGPT/train.py", NANOGPT),
 ]
 DRY_SPECS = [("small-cnn", ("fp32",))]
-DRY_SCRIPTS = [("gpt tiny", "examples/scripts/gpt.py", ["--layers", "1", "--width", "64", "--heads", "2", "--block", "32",
-                                                        "--batch", "4", "--vocab", "256", "--steps", "40"])]
-CSV_COLUMNS = ["case", "kind", "precision", "batch", "predicted_ms", "predicted_low_ms", "predicted_high_ms",
-               "measured_ms", "measured_half_pct", "ratio", "inside", "predicted_peak_gib", "measured_peak_gib",
-               "gpu", "gpu_catalog", "sm_clock_max_mhz", "memory_clock_max_mhz", "driver", "torch", "cuda", "cudnn",
-               "h2d_pageable_gbps", "h2d_pinned_gbps", "launch_us", "bf16_matmul_tflops", "date", "note"]
+DRY_SCRIPTS = [
+    (
+        "gpt tiny",
+        "examples/scripts/gpt.py",
+        [
+            "--layers",
+            "1",
+            "--width",
+            "64",
+            "--heads",
+            "2",
+            "--block",
+            "32",
+            "--batch",
+            "4",
+            "--vocab",
+            "256",
+            "--steps",
+            "40",
+        ],
+    )
+]
+CSV_COLUMNS = [
+    "case",
+    "kind",
+    "precision",
+    "batch",
+    "predicted_ms",
+    "predicted_low_ms",
+    "predicted_high_ms",
+    "measured_ms",
+    "measured_half_pct",
+    "ratio",
+    "inside",
+    "predicted_peak_gib",
+    "measured_peak_gib",
+    "gpu",
+    "gpu_catalog",
+    "sm_clock_max_mhz",
+    "memory_clock_max_mhz",
+    "driver",
+    "torch",
+    "cuda",
+    "cudnn",
+    "h2d_pageable_gbps",
+    "h2d_pinned_gbps",
+    "launch_us",
+    "bf16_matmul_tflops",
+    "date",
+    "note",
+]
 
 
 # ------------------------------------------------------------------------------------- the jobs (here)
 
 
-def spec_jobs(specs: list[tuple[str, tuple[str, ...]]] = SPEC_CASES, location: str | None = None) -> list[dict[str, Any]]:
+def spec_jobs(
+    specs: list[tuple[str, tuple[str, ...]]] = SPEC_CASES, location: str | None = None
+) -> list[dict[str, Any]]:
     """The bench job of each (spec, precision), as `planner bench --device cuda` makes it (planner/service/measure.
     make_job), with a custom model's folder relative to the checkout so the jobs travel."""
     from planner.service.measure import BenchOptions, make_job
@@ -111,11 +192,20 @@ def spec_jobs(specs: list[tuple[str, tuple[str, ...]]] = SPEC_CASES, location: s
             if location:
                 data["data"]["location"] = location
             spec = parse_spec(data)
-            job = make_job(spec, BenchOptions(device="cuda", seconds=BENCH_SECONDS), footprint(spec, layers_of(spec) or []))
+            job = make_job(
+                spec,
+                BenchOptions(device="cuda", seconds=BENCH_SECONDS),
+                footprint(spec, layers_of(spec) or []),
+            )
             model = job["spec"]["model"]
             if model.get("path"):
                 model["path"] = Path(model["path"]).resolve().relative_to(ROOT).as_posix()
-            out.append({"case": f"{name} {precision}{' data-on-gpu' if location == 'device' else ''}", "job": job})
+            out.append(
+                {
+                    "case": f"{name} {precision}{' data-on-gpu' if location == 'device' else ''}",
+                    "job": job,
+                }
+            )
     return out
 
 
@@ -134,16 +224,29 @@ def gpu_facts(dry: bool) -> dict[str, Any]:
     """The GPU measured on (torch's view of it), its clocks and driver (nvidia-smi, where there is one), the software."""
     import torch
 
-    facts: dict[str, Any] = {"torch": torch.__version__, "cuda": torch.version.cuda or "",
-                             "cudnn": str(torch.backends.cudnn.version() or ""), "python": platform.python_version(),
-                             "date": dt.date.today().isoformat(), "dry": dry}
+    facts: dict[str, Any] = {
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda or "",
+        "cudnn": str(torch.backends.cudnn.version() or ""),
+        "python": platform.python_version(),
+        "date": dt.date.today().isoformat(),
+        "dry": dry,
+    }
     if dry:
         return {**facts, "gpu": "cpu (dry run)", "standin": {}}
     props = torch.cuda.get_device_properties(0)
-    facts.update(gpu=torch.cuda.get_device_name(0), capability=list(torch.cuda.get_device_capability(0)),
-                 memory_bytes=int(props.total_memory), sm_count=int(props.multi_processor_count))
-    facts["standin"] = {"name": facts["gpu"], "capability": facts["capability"], "memory_bytes": facts["memory_bytes"],
-                        "sm_count": facts["sm_count"]}
+    facts.update(
+        gpu=torch.cuda.get_device_name(0),
+        capability=list(torch.cuda.get_device_capability(0)),
+        memory_bytes=int(props.total_memory),
+        sm_count=int(props.multi_processor_count),
+    )
+    facts["standin"] = {
+        "name": facts["gpu"],
+        "capability": facts["capability"],
+        "memory_bytes": facts["memory_bytes"],
+        "sm_count": facts["sm_count"],
+    }
     try:
         facts.update(machine_rates())
     except Exception as exc:  # noqa: BLE001 - the cases still run; the report says the rates are missing
@@ -152,10 +255,16 @@ def gpu_facts(dry: bool) -> dict[str, Any]:
     if smi:
         query = "driver_version,clocks.max.sm,clocks.max.mem,power.limit"
         try:
-            line = subprocess.run([smi, f"--query-gpu={query}", "--format=csv,noheader,nounits"], capture_output=True,
-                                  text=True, timeout=30).stdout.splitlines()[0]
+            line = subprocess.run(
+                [smi, f"--query-gpu={query}", "--format=csv,noheader,nounits"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+            ).stdout.splitlines()[0]
             driver, sm, mem, power = (x.strip() for x in line.split(","))
-            facts.update(driver=driver, sm_clock_max_mhz=sm, memory_clock_max_mhz=mem, power_limit_w=power)
+            facts.update(
+                driver=driver, sm_clock_max_mhz=sm, memory_clock_max_mhz=mem, power_limit_w=power
+            )
         except (IndexError, ValueError, subprocess.SubprocessError, OSError) as exc:
             facts["nvidia_smi"] = f"unreadable: {exc}"
     return facts
@@ -177,13 +286,18 @@ def machine_rates() -> dict[str, float]:
 
     size = 256 * 2**20
     device = torch.empty(size, dtype=torch.uint8, device="cuda")
-    pageable, pinned = torch.empty(size, dtype=torch.uint8), torch.empty(size, dtype=torch.uint8, pin_memory=True)
+    pageable, pinned = (
+        torch.empty(size, dtype=torch.uint8),
+        torch.empty(size, dtype=torch.uint8, pin_memory=True),
+    )
     one = torch.zeros(1, device="cuda")
     a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
-    out = {"h2d_pageable_gbps": size / timed(lambda: device.copy_(pageable), 5) / 1e9,
-           "h2d_pinned_gbps": size / timed(lambda: device.copy_(pinned, non_blocking=True), 5) / 1e9,
-           "launch_us": timed(lambda: one.add_(1), 2000) * 1e6,
-           "bf16_matmul_tflops": 2 * 8192**3 / timed(lambda: a @ a, 10) / 1e12}
+    out = {
+        "h2d_pageable_gbps": size / timed(lambda: device.copy_(pageable), 5) / 1e9,
+        "h2d_pinned_gbps": size / timed(lambda: device.copy_(pinned, non_blocking=True), 5) / 1e9,
+        "launch_us": timed(lambda: one.add_(1), 2000) * 1e6,
+        "bf16_matmul_tflops": 2 * 8192**3 / timed(lambda: a @ a, 10) / 1e12,
+    }
     return {k: round(v, 2) for k, v in out.items()}  # the buffers go with this frame
 
 
@@ -191,10 +305,25 @@ def machine_rates() -> dict[str, float]:
 # an unpadded vocabulary), their weight-gradient shapes, and square ones for scale: measured alone on the GPU, so a
 # shape term of the model (tile and wave quantization, K, alignment) can be fitted to GEMMs, not to the scripts it
 # is scored on.
-GEMM_SHAPES = [(8192, 768, 768), (8192, 2304, 768), (8192, 3072, 768), (8192, 768, 3072), (8192, 50257, 768),
-               (8192, 50304, 768), (768, 768, 8192), (768, 3072, 8192), (16384, 384, 384), (16384, 1152, 384),
-               (16384, 1536, 384), (16384, 384, 1536), (16384, 65, 384), (1024, 1024, 1024), (2048, 2048, 2048),
-               (4096, 4096, 4096), (8192, 8192, 8192)]
+GEMM_SHAPES = [
+    (8192, 768, 768),
+    (8192, 2304, 768),
+    (8192, 3072, 768),
+    (8192, 768, 3072),
+    (8192, 50257, 768),
+    (8192, 50304, 768),
+    (768, 768, 8192),
+    (768, 3072, 8192),
+    (16384, 384, 384),
+    (16384, 1152, 384),
+    (16384, 1536, 384),
+    (16384, 384, 1536),
+    (16384, 65, 384),
+    (1024, 1024, 1024),
+    (2048, 2048, 2048),
+    (4096, 4096, 4096),
+    (8192, 8192, 8192),
+]
 GEMM_PRECISIONS = ("bf16", "tf32", "fp32")
 
 
@@ -214,7 +343,10 @@ def gemm_sweep(dry: bool) -> list[dict[str, Any]]:
             for precision in GEMM_PRECISIONS if not dry else ("fp32", "bf16"):
                 dtype = torch.bfloat16 if precision == "bf16" else torch.float32
                 torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
-                a, b = torch.randn(m, k, device=device, dtype=dtype), torch.randn(k, n, device=device, dtype=dtype)
+                a, b = (
+                    torch.randn(m, k, device=device, dtype=dtype),
+                    torch.randn(k, n, device=device, dtype=dtype),
+                )
                 a @ b
                 sync()
                 rounds = []
@@ -225,8 +357,16 @@ def gemm_sweep(dry: bool) -> list[dict[str, Any]]:
                     sync()
                     rounds.append((time.perf_counter() - start) / 10)
                 seconds = sorted(rounds)[2]
-                rows.append({"m": m, "n": n, "k": k, "precision": precision, "ms": float(f"{seconds * 1e3:.4g}"),
-                             "tflops": float(f"{2 * m * n * k / seconds / 1e12:.4g}")})  # 4 figures: a tiny dry GEMM too
+                rows.append(
+                    {
+                        "m": m,
+                        "n": n,
+                        "k": k,
+                        "precision": precision,
+                        "ms": float(f"{seconds * 1e3:.4g}"),
+                        "tflops": float(f"{2 * m * n * k / seconds / 1e12:.4g}"),
+                    }
+                )  # 4 figures: a tiny dry GEMM too
                 del a, b
     finally:
         torch.backends.cuda.matmul.allow_tf32 = before
@@ -241,8 +381,18 @@ def predict_gemm(row: dict[str, Any], gpu: Any) -> float | None:
 
     m, n, k = row["m"], row["n"], row["k"]
     size = 2 if row["precision"] == "bf16" else 4
-    layer = Layer("gemm", params=0, forward_flops=2.0 * m * n * k, activation_elems=0.0, kernels=1, op="gemm",
-                  backward_flops=0.0, backward_kernels=0, moved_elems=0.0, fixed_elems=(m * k + k * n + m * n) * size / FP32)
+    layer = Layer(
+        "gemm",
+        params=0,
+        forward_flops=2.0 * m * n * k,
+        activation_elems=0.0,
+        kernels=1,
+        op="gemm",
+        backward_flops=0.0,
+        backward_kernels=0,
+        moved_elems=0.0,
+        fixed_elems=(m * k + k * n + m * n) * size / FP32,
+    )
     timed = layer_gpu_seconds(layer, gpu, 1, row["precision"])
     return None if isinstance(timed, str) else timed[0]
 
@@ -261,32 +411,76 @@ def bench_spec(case: dict[str, Any], device: str, seconds: float, tmp: Path) -> 
     result_file.unlink(missing_ok=True)
     start = time.perf_counter()
     try:
-        done = subprocess.run([sys.executable, "-m", "runner.bench", str(job_file), str(result_file)], cwd=ROOT,
-                              env=child_env(), capture_output=True, text=True, timeout=CAP_SECONDS)
+        done = subprocess.run(
+            [sys.executable, "-m", "runner.bench", str(job_file), str(result_file)],
+            cwd=ROOT,
+            env=child_env(),
+            capture_output=True,
+            text=True,
+            timeout=CAP_SECONDS,
+        )
         tail = (done.stderr or "")[-1500:]
     except subprocess.TimeoutExpired:
         tail = f"stopped at its {CAP_SECONDS:g} s cap"
-    result = json.loads(result_file.read_text()) if result_file.is_file() else {"status": "error", "message": tail}
-    return {"kind": "spec", "case": case["case"], "job": case["job"], "result": result,
-            "seconds": time.perf_counter() - start, "stderr_tail": tail if result.get("status") != "ok" else ""}
+    result = (
+        json.loads(result_file.read_text())
+        if result_file.is_file()
+        else {"status": "error", "message": tail}
+    )
+    return {
+        "kind": "spec",
+        "case": case["case"],
+        "job": case["job"],
+        "result": result,
+        "seconds": time.perf_counter() - start,
+        "stderr_tail": tail if result.get("status") != "ok" else "",
+    }
 
 
-def run_script_case(case: tuple[str, str, list[str]], standin: dict[str, Any] | None, tmp: Path,
-                    seconds: float = SCRIPT_SECONDS, max_steps: int = MAX_STEPS) -> dict[str, Any]:
+def run_script_case(
+    case: tuple[str, str, list[str]],
+    standin: dict[str, Any] | None,
+    tmp: Path,
+    seconds: float = SCRIPT_SECONDS,
+    max_steps: int = MAX_STEPS,
+) -> dict[str, Any]:
     """One example script under the launcher: for real (`standin` None) or traced on the stand-in GPU it describes."""
     from runner.local import run_script
 
     name, script, args = case
     start = time.perf_counter()
     if standin is None:
-        done = run_script(ROOT / script, args, seconds, tmp, min_steps=20, cap_seconds=CAP_SECONDS, max_steps=max_steps)
+        done = run_script(
+            ROOT / script,
+            args,
+            seconds,
+            tmp,
+            min_steps=20,
+            cap_seconds=CAP_SECONDS,
+            max_steps=max_steps,
+        )
     else:
-        done = run_script(ROOT / script, args, 2.0, tmp, min_steps=STANDIN_STEPS, cap_seconds=CAP_SECONDS,
-                          standin=standin, max_steps=STANDIN_STEPS)
+        done = run_script(
+            ROOT / script,
+            args,
+            2.0,
+            tmp,
+            min_steps=STANDIN_STEPS,
+            cap_seconds=CAP_SECONDS,
+            standin=standin,
+            max_steps=STANDIN_STEPS,
+        )
     ok = bool(done.result) and done.result.get("status") == "ok"
-    return {"kind": "script", "case": name, "script": script, "args": args, "standin": standin is not None,
-            "result": done.result, "seconds": time.perf_counter() - start,
-            "stderr_tail": "" if ok else (done.stderr_tail or done.stdout_tail or "")[-1500:]}
+    return {
+        "kind": "script",
+        "case": name,
+        "script": script,
+        "args": args,
+        "standin": standin is not None,
+        "result": done.result,
+        "seconds": time.perf_counter() - start,
+        "stderr_tail": "" if ok else (done.stderr_tail or done.stdout_tail or "")[-1500:],
+    }
 
 
 def measure(out: Path, dry: bool, cases: str | None = None, standin_only: bool = False) -> Path:
@@ -310,21 +504,37 @@ def measure(out: Path, dry: bool, cases: str | None = None, standin_only: bool =
         os.replace(tmp, path)
         r = entry["result"] or {}
         what = f"{entry['kind']} {entry['case']}{' (stand-in)' if entry.get('standin') else ''}"
-        print(f"  {what:<40} {r.get('status', 'no result'):<8} {entry['seconds']:6.1f} s", flush=True)
+        print(
+            f"  {what:<40} {r.get('status', 'no result'):<8} {entry['seconds']:6.1f} s", flush=True
+        )
 
     device = "cpu" if dry else "cuda"
     wanted = re.compile(cases) if cases else None
     deadline = time.monotonic() + BUDGET_SECONDS
 
     def skipped(kind: str, name: str) -> dict[str, Any]:
-        return {"kind": kind, "case": name, "result": {"status": "skipped", "message": f"not started: past the check's "
-                f"{BUDGET_SECONDS:g} s budget"}, "seconds": 0.0, "stderr_tail": ""}
-    print(f"measuring on {facts['gpu']} (torch {facts['torch']}, CUDA {facts['cuda'] or '-'})", flush=True)
+        return {
+            "kind": kind,
+            "case": name,
+            "result": {
+                "status": "skipped",
+                "message": f"not started: past the check's {BUDGET_SECONDS:g} s budget",
+            },
+            "seconds": 0.0,
+            "stderr_tail": "",
+        }
+
+    print(
+        f"measuring on {facts['gpu']} (torch {facts['torch']}, CUDA {facts['cuda'] or '-'})",
+        flush=True,
+    )
     if not standin_only and not wanted:
         try:
             start = time.perf_counter()
             facts["gemm"] = gemm_sweep(dry)
-            print(f"  {'gemm sweep':<40} {'ok':<8} {time.perf_counter() - start:6.1f} s", flush=True)
+            print(
+                f"  {'gemm sweep':<40} {'ok':<8} {time.perf_counter() - start:6.1f} s", flush=True
+            )
         except Exception as exc:  # noqa: BLE001 - the cases still run; the report says the sweep is missing
             facts["gemm"] = f"failed: {type(exc).__name__}: {exc}"
         path.write_text(json.dumps(doc))  # journaled as it lands, as the cases are
@@ -344,7 +554,15 @@ def measure(out: Path, dry: bool, cases: str | None = None, standin_only: bool =
                 land(skipped("script", script_case[0]))
                 continue
             if not standin_only:
-                land(run_script_case(script_case, None, Path(tmp), 1.0 if dry else SCRIPT_SECONDS, 30 if dry else MAX_STEPS))
+                land(
+                    run_script_case(
+                        script_case,
+                        None,
+                        Path(tmp),
+                        1.0 if dry else SCRIPT_SECONDS,
+                        30 if dry else MAX_STEPS,
+                    )
+                )
             land(run_script_case(script_case, facts["standin"], Path(tmp)))
     return path
 
@@ -386,8 +604,14 @@ def predict_spec(entry: dict[str, Any], gpu: Any) -> dict[str, Any]:
     batch = int(job.get("batch_size") or spec.batch_size)
     host = batch * sample_bytes(spec) if spec.data.location == "host" else 0.0
     pred = predict_gpu(layers, gpu, batch, spec.train.precision, spec.train.optimizer, host)
-    return {"precision": spec.train.precision, "batch": batch, "step": pred.step_seconds, "low": pred.low,
-            "high": pred.high, "note": pred.note or ""}
+    return {
+        "precision": spec.train.precision,
+        "batch": batch,
+        "step": pred.step_seconds,
+        "low": pred.low,
+        "high": pred.high,
+        "note": pred.note or "",
+    }
 
 
 def predict_script(entry: dict[str, Any], gpu: Any) -> dict[str, Any]:
@@ -398,9 +622,17 @@ def predict_script(entry: dict[str, Any], gpu: Any) -> dict[str, Any]:
     on = traced_step(ScriptRun.from_json(entry["result"]))
     if on is None:
         return {"note": "the stand-in traced no step"}
-    pred = predict_trace_gpu(on.trace, on.host_seconds, on.relative, gpu, 1.0, host_here=on.host_seconds)
-    return {"precision": on.trace.precision, "step": pred.step_seconds, "low": pred.low, "high": pred.high,
-            "peak": on.trace.peak_bytes, "note": pred.note or ""}
+    pred = predict_trace_gpu(
+        on.trace, on.host_seconds, on.relative, gpu, 1.0, host_here=on.host_seconds
+    )
+    return {
+        "precision": on.trace.precision,
+        "step": pred.step_seconds,
+        "low": pred.low,
+        "high": pred.high,
+        "peak": on.trace.peak_bytes,
+        "note": pred.note or "",
+    }
 
 
 def merged(paths: list[Path]) -> dict[str, Any]:
@@ -410,33 +642,56 @@ def merged(paths: list[Path]) -> dict[str, Any]:
         more = json.loads(path.read_text())
         doc["facts"] = {**doc["facts"], **more["facts"]}
         keys = {(e["kind"], e["case"], bool(e.get("standin"))) for e in more["cases"]}
-        doc["cases"] = [e for e in doc["cases"] if (e["kind"], e["case"], bool(e.get("standin"))) not in keys]
+        doc["cases"] = [
+            e for e in doc["cases"] if (e["kind"], e["case"], bool(e.get("standin"))) not in keys
+        ]
         doc["cases"] += more["cases"]
     return doc
 
 
 def summary_table(facts: dict[str, Any], key: str, rows: list[dict[str, Any]]) -> str:
     """The report as Markdown: the GPU and software, the machine's rates, one row a case, the summary."""
-    out = [f"{facts['gpu']} ({key} in the catalog), torch {facts['torch']}, CUDA {facts.get('cuda') or '-'}, "
-           f"driver {facts.get('driver', '-')}, {facts['date']}", ""]
+    out = [
+        f"{facts['gpu']} ({key} in the catalog), torch {facts['torch']}, CUDA {facts.get('cuda') or '-'}, "
+        f"driver {facts.get('driver', '-')}, {facts['date']}",
+        "",
+    ]
     if "launch_us" in facts:
-        out += [f"Host to GPU {facts['h2d_pageable_gbps']} GB/s pageable, {facts['h2d_pinned_gbps']} pinned; an eager op "
-                f"{facts['launch_us']} us from Python; bf16 matmul {facts['bf16_matmul_tflops']} TFLOP/s.", ""]
-    out += ["| case | precision | predicted (interval) | measured | ratio | inside | GPU memory predicted / measured |",
-            "|---|---|---:|---:|---:|---|---|"]
+        out += [
+            f"Host to GPU {facts['h2d_pageable_gbps']} GB/s pageable, {facts['h2d_pinned_gbps']} pinned; an eager op "
+            f"{facts['launch_us']} us from Python; bf16 matmul {facts['bf16_matmul_tflops']} TFLOP/s.",
+            "",
+        ]
+    out += [
+        "| case | precision | predicted (interval) | measured | ratio | inside | GPU memory predicted / measured |",
+        "|---|---|---:|---:|---:|---|---|",
+    ]
     for r in rows:
-        interval = f" ({r['predicted_low_ms']}-{r['predicted_high_ms']})" if r.get("predicted_low_ms") else ""
-        memory = f"{r['predicted_peak_gib']} / {r.get('measured_peak_gib') or '-'} GiB" if r.get("predicted_peak_gib") else ""
+        interval = (
+            f" ({r['predicted_low_ms']}-{r['predicted_high_ms']})"
+            if r.get("predicted_low_ms")
+            else ""
+        )
+        memory = (
+            f"{r['predicted_peak_gib']} / {r.get('measured_peak_gib') or '-'} GiB"
+            if r.get("predicted_peak_gib")
+            else ""
+        )
         measured = f"{r['measured_ms']} ms" if r.get("measured_ms") else r.get("note", "")
         predicted = f"{r['predicted_ms']} ms{interval}" if r.get("predicted_ms") else ""
-        out.append(f"| {r['case']} | {r.get('precision', '')} | {predicted} | {measured} | {r.get('ratio', '')} | "
-                   f"{r.get('inside', '')} | {memory} |")
+        out.append(
+            f"| {r['case']} | {r.get('precision', '')} | {predicted} | {measured} | {r.get('ratio', '')} | "
+            f"{r.get('inside', '')} | {memory} |"
+        )
     ratios = [float(r["ratio"]) for r in rows if r.get("ratio")]
     if ratios:
         factors = [max(x, 1 / x) for x in ratios]
         inside = [r["inside"] == "true" for r in rows if r.get("inside")]
-        out += ["", f"{len(ratios)} cases: median factor {statistics.median(factors):.2f}, worst {max(factors):.2f}; "
-                f"measured inside the predicted interval in {sum(inside)} of {len(inside)}."]
+        out += [
+            "",
+            f"{len(ratios)} cases: median factor {statistics.median(factors):.2f}, worst {max(factors):.2f}; "
+            f"measured inside the predicted interval in {sum(inside)} of {len(inside)}.",
+        ]
     return "\n".join(out) + "\n"
 
 
@@ -450,7 +705,9 @@ def report(measured: list[Path], csv_path: Path | None, gpu_name: str | None = N
     gpus = gpu_specs_by_name()
     key = gpu_name or (None if facts.get("dry") else catalog_gpu(facts["gpu"], gpus)) or "H200"
     if key not in gpus:
-        print(f"--gpu {key}: not in the catalog's GPUs ({', '.join(sorted(gpus))})", file=sys.stderr)
+        print(
+            f"--gpu {key}: not in the catalog's GPUs ({', '.join(sorted(gpus))})", file=sys.stderr
+        )
         return 2
     gpu = gpus[key]
     rows: list[dict[str, Any]] = []
@@ -460,13 +717,36 @@ def report(measured: list[Path], csv_path: Path | None, gpu_name: str | None = N
         if entry.get("standin"):
             continue
         result = entry["result"] or {}
-        row: dict[str, Any] = {"case": entry["case"], "kind": entry["kind"], "gpu": facts["gpu"], "gpu_catalog": key,
-                               **{k: facts.get(k, "") for k in ("sm_clock_max_mhz", "memory_clock_max_mhz", "driver",
-                                                              "torch", "cuda", "cudnn", "date", "h2d_pageable_gbps",
-                                                              "h2d_pinned_gbps", "launch_us", "bf16_matmul_tflops")}}
+        row: dict[str, Any] = {
+            "case": entry["case"],
+            "kind": entry["kind"],
+            "gpu": facts["gpu"],
+            "gpu_catalog": key,
+            **{
+                k: facts.get(k, "")
+                for k in (
+                    "sm_clock_max_mhz",
+                    "memory_clock_max_mhz",
+                    "driver",
+                    "torch",
+                    "cuda",
+                    "cudnn",
+                    "date",
+                    "h2d_pageable_gbps",
+                    "h2d_pinned_gbps",
+                    "launch_us",
+                    "bf16_matmul_tflops",
+                )
+            },
+        }
         if result.get("status") != "ok":
             failed += 1
-            rows.append({**row, "note": f"not measured: {result.get('message') or entry.get('stderr_tail', '')[-200:]}"})
+            rows.append(
+                {
+                    **row,
+                    "note": f"not measured: {result.get('message') or entry.get('stderr_tail', '')[-200:]}",
+                }
+            )
             continue
         if entry["kind"] == "spec":
             pred = predict_spec(entry, gpu)
@@ -476,8 +756,14 @@ def report(measured: list[Path], csv_path: Path | None, gpu_name: str | None = N
             peak = None
         else:
             traced = standins.get(entry["case"])
-            pred = predict_script(traced, gpu) if traced and (traced["result"] or {}).get("status") == "ok" else \
-                {"note": "the stand-in trace failed: " + (traced or {}).get("stderr_tail", "")[-200:]}
+            pred = (
+                predict_script(traced, gpu)
+                if traced and (traced["result"] or {}).get("status") == "ok"
+                else {
+                    "note": "the stand-in trace failed: "
+                    + (traced or {}).get("stderr_tail", "")[-200:]
+                }
+            )
             try:
                 step, rel = steady_step(ScriptRun.from_json(result))
                 half = 100 * rel
@@ -487,13 +773,22 @@ def report(measured: list[Path], csv_path: Path | None, gpu_name: str | None = N
             peak = result.get("cuda_peak_bytes")
         p = pred.get("step")
         dry = facts.get("dry")
-        row.update(precision=pred.get("precision", ""), batch=pred.get("batch", ""), predicted_ms=_ms(p),
-                   predicted_low_ms=_ms(pred.get("low")), predicted_high_ms=_ms(pred.get("high")), measured_ms=_ms(step),
-                   measured_half_pct="" if half is None else f"{half:.1f}",
-                   ratio="" if dry or not p or not step else f"{p / step:.3f}",
-                   inside="" if dry or not step or pred.get("low") is None else
-                   str(pred["low"] <= step <= pred["high"]).lower(),
-                   predicted_peak_gib=_gib(pred.get("peak")), measured_peak_gib=_gib(peak), note=pred.get("note", ""))
+        row.update(
+            precision=pred.get("precision", ""),
+            batch=pred.get("batch", ""),
+            predicted_ms=_ms(p),
+            predicted_low_ms=_ms(pred.get("low")),
+            predicted_high_ms=_ms(pred.get("high")),
+            measured_ms=_ms(step),
+            measured_half_pct="" if half is None else f"{half:.1f}",
+            ratio="" if dry or not p or not step else f"{p / step:.3f}",
+            inside=""
+            if dry or not step or pred.get("low") is None
+            else str(pred["low"] <= step <= pred["high"]).lower(),
+            predicted_peak_gib=_gib(pred.get("peak")),
+            measured_peak_gib=_gib(peak),
+            note=pred.get("note", ""),
+        )
         rows.append(row)
     if csv_path is None:
         csv_path = measured[-1].with_suffix(".csv")
@@ -505,8 +800,10 @@ def report(measured: list[Path], csv_path: Path | None, gpu_name: str | None = N
             writer.writerow({k: row.get(k, "") for k in CSV_COLUMNS})
     text = summary_table(facts, key, rows) + gemm_table(facts, gpu)
     print("\n" + text)
-    csv_path.with_suffix(".md").write_text(f"<!-- generated by: python benchmarks/device.py report {' '.join(p.name for p in measured)}"
-                                           " -->\n" + text)
+    csv_path.with_suffix(".md").write_text(
+        f"<!-- generated by: python benchmarks/device.py report {' '.join(p.name for p in measured)}"
+        " -->\n" + text
+    )
     print(f"wrote {csv_path} and {csv_path.with_suffix('.md').name}")
     return 1 if failed else 0
 
@@ -516,31 +813,56 @@ def gemm_table(facts: dict[str, Any], gpu: Any) -> str:
     sweep = facts.get("gemm")
     if not isinstance(sweep, list):
         return f"\n\nGEMM sweep: {sweep or 'not measured (an older check)'}\n"
-    out = ["", "", "GEMMs alone (median of 5 x 10): measured against the device model's time for one GEMM of these FLOPs "
-           "and bytes" + (" (dry run: this CPU, dimensions / 16; no ratio)" if facts.get("dry") else ""), "",
-           "| M x N x K | precision | measured ms | TFLOP/s | predicted ms | predicted / measured |",
-           "|---|---|---:|---:|---:|---:|"]
+    out = [
+        "",
+        "",
+        "GEMMs alone (median of 5 x 10): measured against the device model's time for one GEMM of these FLOPs "
+        "and bytes"
+        + (" (dry run: this CPU, dimensions / 16; no ratio)" if facts.get("dry") else ""),
+        "",
+        "| M x N x K | precision | measured ms | TFLOP/s | predicted ms | predicted / measured |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
     for row in sweep:
         predicted = predict_gemm(row, gpu)
         ratio = "" if facts.get("dry") or not predicted else f"{predicted * 1e3 / row['ms']:.2f}"
-        out.append(f"| {row['m']} x {row['n']} x {row['k']} | {row['precision']} | {row['ms']} | {row['tflops']} | "
-                   f"{'' if predicted is None else f'{predicted * 1e3:.4f}'} | {ratio} |")
+        out.append(
+            f"| {row['m']} x {row['n']} x {row['k']} | {row['precision']} | {row['ms']} | {row['tflops']} | "
+            f"{'' if predicted is None else f'{predicted * 1e3:.4f}'} | {ratio} |"
+        )
     return "\n".join(out) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--dry-run", action="store_true", help="no GPU: measure on this CPU (tiny cases), report, check")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="no GPU: measure on this CPU (tiny cases), report, check",
+    )
     sub = parser.add_subparsers(dest="command")
-    m = sub.add_parser("measure", help="the GPU half: measure every case (torch and the standard library only)")
+    m = sub.add_parser(
+        "measure", help="the GPU half: measure every case (torch and the standard library only)"
+    )
     m.add_argument("--out", type=Path, required=True)
     m.add_argument("--dry-run", action="store_true")
     m.add_argument("--cases", metavar="REGEX", help="only the cases whose name matches")
-    m.add_argument("--standin-only", action="store_true", help="only the scripts' traces on the stand-in GPU")
+    m.add_argument(
+        "--standin-only", action="store_true", help="only the scripts' traces on the stand-in GPU"
+    )
     r = sub.add_parser("report", help="predict each measured case with the planner; write the CSV")
-    r.add_argument("measured", type=Path, nargs="+", help="measurements of one GPU; a later file's cases replace an earlier's")
+    r.add_argument(
+        "measured",
+        type=Path,
+        nargs="+",
+        help="measurements of one GPU; a later file's cases replace an earlier's",
+    )
     r.add_argument("--csv", type=Path)
-    r.add_argument("--gpu", help="the catalog GPU to predict (default: the one measured; H200 for a dry run)")
+    r.add_argument(
+        "--gpu", help="the catalog GPU to predict (default: the one measured; H200 for a dry run)"
+    )
     sub.add_parser("jobs", help=f"rewrite {JOBS.relative_to(ROOT)} from the specs")
     args = parser.parse_args(argv)
     if args.command == "jobs":
@@ -551,8 +873,11 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     if not dry and not torch.cuda.is_available():
-        print("bench-device: torch sees no CUDA GPU here; run it on a GPU machine, or `make bench-device-dry` for the "
-              "dry run", file=sys.stderr)
+        print(
+            "bench-device: torch sees no CUDA GPU here; run it on a GPU machine, or `make bench-device-dry` for the "
+            "dry run",
+            file=sys.stderr,
+        )
         return 2
     out = args.out if args.command == "measure" else Path(os.environ.get("OUT") or RESULTS)
     stamp = "dry" if dry else dt.date.today().isoformat()
@@ -564,8 +889,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import pydantic  # noqa: F401 - the planner's own dependency: here only where the planner is installed
     except ImportError:
-        print(f"\nmeasured: {path}\nthe planner is not installed here: report where it is, with\n"
-              f"  python benchmarks/device.py report {path}")
+        print(
+            f"\nmeasured: {path}\nthe planner is not installed here: report where it is, with\n"
+            f"  python benchmarks/device.py report {path}"
+        )
         return 0
     return report([path], None)
 

@@ -23,7 +23,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
-def series(spec_path: str, seconds: float, window: float, threads: int | None, warmup_steps: int = 20) -> list[float]:
+def series(
+    spec_path: str, seconds: float, window: float, threads: int | None, warmup_steps: int = 20
+) -> list[float]:
     """Mean step seconds of each `window` of one process's `seconds` of training."""
     import torch
 
@@ -55,15 +57,30 @@ def spread(values: list[float]) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("spec", nargs="?", default=str(ROOT / "examples/surface-mlp.yaml"))
-    ap.add_argument("--seconds", type=float, default=60.0, help="length of the one long process (default 60)")
-    ap.add_argument("--window", type=float, default=5.0, help="window of the long process (default 5 s)")
+    ap.add_argument(
+        "--seconds", type=float, default=60.0, help="length of the one long process (default 60)"
+    )
+    ap.add_argument(
+        "--window", type=float, default=5.0, help="window of the long process (default 5 s)"
+    )
     ap.add_argument("--processes", type=int, default=6, help="fresh processes (default 6)")
-    ap.add_argument("--process-seconds", type=float, default=4.0, help="time each fresh process measures (default 4)")
+    ap.add_argument(
+        "--process-seconds",
+        type=float,
+        default=4.0,
+        help="time each fresh process measures (default 4)",
+    )
     ap.add_argument("--threads", type=int, help="torch threads (default: torch's)")
-    ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a fresh process prints its mean
+    ap.add_argument(
+        "--one", action="store_true", help=argparse.SUPPRESS
+    )  # a fresh process prints its mean
     args = ap.parse_args()
     if args.one:
-        print(statistics.mean(series(args.spec, args.process_seconds, args.process_seconds / 4, args.threads)))
+        print(
+            statistics.mean(
+                series(args.spec, args.process_seconds, args.process_seconds / 4, args.threads)
+            )
+        )
         return 0
 
     means = series(args.spec, args.seconds, args.window, args.threads)
@@ -72,10 +89,19 @@ def main() -> int:
     print(f"  {spread(means)}")
     fresh = []
     for _ in range(args.processes):
-        cmd = [sys.executable, __file__, args.spec, "--one", "--process-seconds", str(args.process_seconds)]
+        cmd = [
+            sys.executable,
+            __file__,
+            args.spec,
+            "--one",
+            "--process-seconds",
+            str(args.process_seconds),
+        ]
         if args.threads:
             cmd += ["--threads", str(args.threads)]
-        fresh.append(float(subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=ROOT).stdout))
+        fresh.append(
+            float(subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=ROOT).stdout)
+        )
     print(f"{args.processes} fresh processes, {args.process_seconds:g} s each (ms per step):")
     print("  " + " ".join(f"{m * 1e3:.3f}" for m in fresh))
     print(f"  {spread(fresh)}")

@@ -80,13 +80,25 @@ PER_RANK_BATCH = 32
 
 def mlp(name: str, inputs: int, hidden: list[int], outputs: int = 10) -> dict:
     """A spec as a YAML file would hold it (tests/conftest.py's TINY_MLP, wider)."""
-    return {"name": name, "model": {"kind": "mlp", "input_size": inputs, "hidden": hidden, "outputs": outputs},
-            "data": {"samples": 1024, "task": "classification", "location": "device"},
-            "train": {"batch_size": PER_RANK_BATCH, "epochs": 1, "optimizer": "adam", "learning_rate": 0.001}}
+    return {
+        "name": name,
+        "model": {"kind": "mlp", "input_size": inputs, "hidden": hidden, "outputs": outputs},
+        "data": {"samples": 1024, "task": "classification", "location": "device"},
+        "train": {
+            "batch_size": PER_RANK_BATCH,
+            "epochs": 1,
+            "optimizer": "adam",
+            "learning_rate": 0.001,
+        },
+    }
 
 
 # fp32 gradients: 1.06 MB, 8.44 MB and 33.6 MB
-SPECS = (mlp("mlp-1mb", 256, [512, 256]), mlp("mlp-8mb", 1024, [1024, 1024]), mlp("mlp-32mb", 2048, [2048, 2048]))
+SPECS = (
+    mlp("mlp-1mb", 256, [512, 256]),
+    mlp("mlp-8mb", 1024, [1024, 1024]),
+    mlp("mlp-32mb", 2048, [2048, 2048]),
+)
 
 
 # ------------------------------------------------------------------------------ the network
@@ -130,7 +142,10 @@ def setup() -> None:
         in_ns(i, "ip", "addr", "add", f"{ADDRS[i]}/{PREFIX}", "dev", VETHS[i])
         in_ns(i, "ip", "link", "set", VETHS[i], "up")
         in_ns(i, "ip", "link", "set", "lo", "up")
-    if shutil.which("ping") and in_ns(0, "ping", "-c", "1", "-W", "2", ADDRS[1], check=False).returncode:
+    if (
+        shutil.which("ping")
+        and in_ns(0, "ping", "-c", "1", "-W", "2", ADDRS[1], check=False).returncode
+    ):
         raise RuntimeError(f"{NAMESPACES[0]} cannot reach {ADDRS[1]} over the veth")
 
 
@@ -140,10 +155,26 @@ def shape(mbit: float) -> str:
         in_ns(i, "tc", "qdisc", "del", "dev", VETHS[i], "root", check=False)
         if mbit > 0:
             rate_bytes = mbit * 1e6 / 8
-            burst = max(16 * 1024, int(rate_bytes * 0.001))  # 1 ms of the rate: small beside any all-reduce here
+            burst = max(
+                16 * 1024, int(rate_bytes * 0.001)
+            )  # 1 ms of the rate: small beside any all-reduce here
             limit = max(256 * 1024, int(rate_bytes * 0.1))  # 100 ms queued before tbf drops
-            in_ns(i, "tc", "qdisc", "add", "dev", VETHS[i], "root", "tbf", "rate", f"{mbit:g}mbit",
-                  "burst", str(burst), "limit", str(limit))
+            in_ns(
+                i,
+                "tc",
+                "qdisc",
+                "add",
+                "dev",
+                VETHS[i],
+                "root",
+                "tbf",
+                "rate",
+                f"{mbit:g}mbit",
+                "burst",
+                str(burst),
+                "limit",
+                str(limit),
+            )
     return in_ns(0, "tc", "qdisc", "show", "dev", VETHS[0]).stdout.strip()
 
 
@@ -194,10 +225,38 @@ def stream(role: str, host: str, port: int, seconds: float) -> None:
 def link_rate(seconds: float = 2.0) -> float:
     """Bits per second each way, both directions at once (what a 2-rank ring all-reduce does), over TCP."""
     me = [sys.executable, str(Path(__file__).resolve()), "--stream"]
-    serve = subprocess.Popen(["ip", "netns", "exec", NAMESPACES[1], *me, "serve", ADDRS[1], str(STREAM_PORT), str(seconds)],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    send = subprocess.Popen(["ip", "netns", "exec", NAMESPACES[0], *me, "connect", ADDRS[1], str(STREAM_PORT), str(seconds)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    serve = subprocess.Popen(
+        [
+            "ip",
+            "netns",
+            "exec",
+            NAMESPACES[1],
+            *me,
+            "serve",
+            ADDRS[1],
+            str(STREAM_PORT),
+            str(seconds),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    send = subprocess.Popen(
+        [
+            "ip",
+            "netns",
+            "exec",
+            NAMESPACES[0],
+            *me,
+            "connect",
+            ADDRS[1],
+            str(STREAM_PORT),
+            str(seconds),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     rates = []
     for proc in (serve, send):
         out, err = proc.communicate(timeout=seconds + 60)
@@ -218,6 +277,7 @@ def load() -> str:
 
 def cpus_in_use(seconds: float = 1.0) -> float:
     """CPUs' worth of time the whole machine used over `seconds` (/proc/stat): between runs, that is others' work."""
+
     def sample() -> tuple[int, int]:
         with open("/proc/stat") as f:
             fields = [int(x) for x in f.readline().split()[1:]]
@@ -231,7 +291,11 @@ def cpus_in_use(seconds: float = 1.0) -> float:
 
 def busy() -> str:
     """What keeps this machine busy now (a test suite, or other work using half a CPU or more), or ''."""
-    out = subprocess.run(["pgrep", "-af", BUSY], capture_output=True, text=True).stdout if shutil.which("pgrep") else ""
+    out = (
+        subprocess.run(["pgrep", "-af", BUSY], capture_output=True, text=True).stdout
+        if shutil.which("pgrep")
+        else ""
+    )
     running = [line for line in out.splitlines() if line.strip()]
     if running:
         return f"a test suite is running ({running[0][:70]}...)"
@@ -278,13 +342,20 @@ class Others:
 
     cpus = 0.0
 
-    def __enter__(self) -> "Others":
-        self.t0, self.machine0, self.own0 = time.monotonic(), machine_cpu_seconds(), own_cpu_seconds()
+    def __enter__(self) -> Others:
+        self.t0, self.machine0, self.own0 = (
+            time.monotonic(),
+            machine_cpu_seconds(),
+            own_cpu_seconds(),
+        )
         return self
 
     def __exit__(self, *exc: object) -> None:
         wall = max(1e-6, time.monotonic() - self.t0)
-        self.cpus = max(0.0, (machine_cpu_seconds() - self.machine0) - (own_cpu_seconds() - self.own0)) / wall
+        self.cpus = (
+            max(0.0, (machine_cpu_seconds() - self.machine0) - (own_cpu_seconds() - self.own0))
+            / wall
+        )
 
 
 def measured(run_once, quiet: Quiet, say, what: str, attempts: int = 3) -> tuple[dict, str]:
@@ -327,8 +398,12 @@ def job_for(spec_dict: dict, processes: int, seconds: float) -> tuple[dict, obje
 
 
 def bench_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-           "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    env = {
+        **os.environ,
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
+    }
     return {**env, **(extra or {})}
 
 
@@ -355,8 +430,14 @@ def one_node(job: dict, tmp: Path) -> dict:
     job_path, result_path = tmp / "one.json", tmp / "one-result.json"
     result_path.unlink(missing_ok=True)
     job_path.write_text(json.dumps(job))
-    done = subprocess.run([sys.executable, "-m", "runner.bench", str(job_path), str(result_path)], cwd=ROOT,
-                          env=bench_env(), capture_output=True, text=True, timeout=CASE_TIMEOUT_SECONDS)
+    done = subprocess.run(
+        [sys.executable, "-m", "runner.bench", str(job_path), str(result_path)],
+        cwd=ROOT,
+        env=bench_env(),
+        capture_output=True,
+        text=True,
+        timeout=CASE_TIMEOUT_SECONDS,
+    )
     return read_result(result_path, done.stdout + done.stderr)
 
 
@@ -370,11 +451,39 @@ def two_nodes(job: dict, tmp: Path, port: int) -> dict:
         for i in (0, 1):
             log = open(tmp / f"node{i}.log", "w+")
             logs.append(log)
-            cmd = ["ip", "netns", "exec", NAMESPACES[i], sys.executable, "-m", "torch.distributed.run", "--nnodes", "2",
-                   "--node_rank", str(i), "--nproc_per_node", "1", "--master_addr", ADDRS[0], "--master_port", str(port),
-                   "-m", "runner.bench", str(job_path), str(result_path)]
-            procs.append(subprocess.Popen(cmd, cwd=ROOT, env=bench_env({"GLOO_SOCKET_IFNAME": VETHS[i]}), stdout=log,
-                                          stderr=subprocess.STDOUT, start_new_session=True))
+            cmd = [
+                "ip",
+                "netns",
+                "exec",
+                NAMESPACES[i],
+                sys.executable,
+                "-m",
+                "torch.distributed.run",
+                "--nnodes",
+                "2",
+                "--node_rank",
+                str(i),
+                "--nproc_per_node",
+                "1",
+                "--master_addr",
+                ADDRS[0],
+                "--master_port",
+                str(port),
+                "-m",
+                "runner.bench",
+                str(job_path),
+                str(result_path),
+            ]
+            procs.append(
+                subprocess.Popen(
+                    cmd,
+                    cwd=ROOT,
+                    env=bench_env({"GLOO_SOCKET_IFNAME": VETHS[i]}),
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+            )
         deadline = time.monotonic() + CASE_TIMEOUT_SECONDS
         for proc in procs:
             proc.wait(timeout=max(1.0, deadline - time.monotonic()))
@@ -399,13 +508,23 @@ class Case:
     model: str
     gradient_bytes: int
     link_mbit: float  # 0: unshaped
-    link_rates: list[float] = field(default_factory=list)  # TCP bits/s, both directions at once, before each trial
-    one_node: list[float] = field(default_factory=list)  # one-node steps: at the start and the end of each trial
-    two_node: list[float] = field(default_factory=list)  # two-node steps (the bench's mean), one per trial
+    link_rates: list[float] = field(
+        default_factory=list
+    )  # TCP bits/s, both directions at once, before each trial
+    one_node: list[float] = field(
+        default_factory=list
+    )  # one-node steps: at the start and the end of each trial
+    two_node: list[float] = field(
+        default_factory=list
+    )  # two-node steps (the bench's mean), one per trial
     p10: list[float] = field(default_factory=list)
     p90: list[float] = field(default_factory=list)
-    no_sync: list[float] = field(default_factory=list)  # the two-node run's steps without the all-reduce
-    allreduce_alone: list[float] = field(default_factory=list)  # the bench's all_reduce of the gradients' bytes
+    no_sync: list[float] = field(
+        default_factory=list
+    )  # the two-node run's steps without the all-reduce
+    allreduce_alone: list[float] = field(
+        default_factory=list
+    )  # the bench's all_reduce of the gradients' bytes
     probe_bus: list[float] = field(default_factory=list)  # the bench's fabric probe, bytes/s
     probe_latency: list[float] = field(default_factory=list)
     exposed_share: list[float] = field(default_factory=list)
@@ -423,7 +542,12 @@ class Case:
 
     @property
     def fabric(self) -> Fabric:
-        return Fabric(ranks=2, bus_bytes_per_second=self.rate_bits / 8 * NET_EFFICIENCY, kind="net", instances=2)
+        return Fabric(
+            ranks=2,
+            bus_bytes_per_second=self.rate_bits / 8 * NET_EFFICIENCY,
+            kind="net",
+            instances=2,
+        )
 
     @property
     def one(self) -> float:
@@ -443,7 +567,9 @@ class Case:
 
     @property
     def predicted_overlap(self) -> float:
-        return self.one + overlap(pieces_by_flops(self.layers, self.one), self.fabric).exposed_seconds
+        return (
+            self.one + overlap(pieces_by_flops(self.layers, self.one), self.fabric).exposed_seconds
+        )
 
     @property
     def ratio(self) -> float:
@@ -464,55 +590,113 @@ def ms(seconds: float) -> str:
 
 
 def link_name(mbit: float) -> str:
-    return "unshaped" if mbit <= 0 else (f"{mbit / 1000:g} Gbit/s" if mbit >= 1000 else f"{mbit:g} Mbit/s")
+    return (
+        "unshaped"
+        if mbit <= 0
+        else (f"{mbit / 1000:g} Gbit/s" if mbit >= 1000 else f"{mbit:g} Mbit/s")
+    )
 
 
 def table(cases: list[Case]) -> str:
-    rows = ["| model | gradients MB | link | link TCP Mbit/s | one-node step ms | all-reduce predicted / alone ms | "
-            "predicted two-node ms | measured two-node ms (spread) | ratio | scaling predicted / measured | "
-            "with the plan's overlap: step ms, ratio |",
-            "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    rows = [
+        "| model | gradients MB | link | link TCP Mbit/s | one-node step ms | all-reduce predicted / alone ms | "
+        "predicted two-node ms | measured two-node ms (spread) | ratio | scaling predicted / measured | "
+        "with the plan's overlap: step ms, ratio |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for c in cases:
         mark = "" if c.within else " **miss**"
-        rows.append(f"| {c.model} | {c.gradient_bytes / 1e6:.2f} | {link_name(c.link_mbit)} | {c.measured_link_bits / 1e6:,.0f} | "
-                    f"{ms(c.one)} | {ms(c.allreduce)} / {ms(statistics.median(c.allreduce_alone))} | {ms(c.predicted)} | "
-                    f"{ms(c.measured)} ({c.spread()}) | {c.ratio:.2f}{mark} | "
-                    f"{c.one / c.predicted:.0%} / {c.one / c.measured:.0%} | "
-                    f"{ms(c.predicted_overlap)}, {c.predicted_overlap / c.measured:.2f} |")
+        rows.append(
+            f"| {c.model} | {c.gradient_bytes / 1e6:.2f} | {link_name(c.link_mbit)} | {c.measured_link_bits / 1e6:,.0f} | "
+            f"{ms(c.one)} | {ms(c.allreduce)} / {ms(statistics.median(c.allreduce_alone))} | {ms(c.predicted)} | "
+            f"{ms(c.measured)} ({c.spread()}) | {c.ratio:.2f}{mark} | "
+            f"{c.one / c.predicted:.0%} / {c.one / c.measured:.0%} | "
+            f"{ms(c.predicted_overlap)}, {c.predicted_overlap / c.measured:.2f} |"
+        )
     return "\n".join(rows)
 
 
 def write_csv(cases: list[Case], path: Path, date: str) -> None:
-    cols = ["model", "gradient_bytes", "link_mbit", "model_rate_mbit", "link_tcp_mbit", "one_node_ms", "one_node_runs_ms", "predicted_allreduce_ms",
-            "measured_allreduce_ms", "predicted_ms", "measured_ms", "measured_min_ms", "measured_max_ms", "ratio", "within",
-            "predicted_scaling", "measured_scaling", "predicted_overlap_ms", "ratio_overlap", "no_sync_ms", "exposed_share",
-            "probe_bus_mbit", "probe_latency_us", "trials", "date", "note"]
+    cols = [
+        "model",
+        "gradient_bytes",
+        "link_mbit",
+        "model_rate_mbit",
+        "link_tcp_mbit",
+        "one_node_ms",
+        "one_node_runs_ms",
+        "predicted_allreduce_ms",
+        "measured_allreduce_ms",
+        "predicted_ms",
+        "measured_ms",
+        "measured_min_ms",
+        "measured_max_ms",
+        "ratio",
+        "within",
+        "predicted_scaling",
+        "measured_scaling",
+        "predicted_overlap_ms",
+        "ratio_overlap",
+        "no_sync_ms",
+        "exposed_share",
+        "probe_bus_mbit",
+        "probe_latency_us",
+        "trials",
+        "date",
+        "note",
+    ]
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(cols)
         for c in cases:
-            w.writerow([c.model, c.gradient_bytes, c.link_mbit, f"{c.rate_bits / 1e6:.1f}", f"{c.measured_link_bits / 1e6:.1f}",
-                        f"{c.one * 1e3:.3f}", " ".join(f"{x * 1e3:.3f}" for x in c.one_node), f"{c.allreduce * 1e3:.3f}", f"{statistics.median(c.allreduce_alone) * 1e3:.3f}",
-                        f"{c.predicted * 1e3:.3f}", f"{c.measured * 1e3:.3f}", f"{min(c.two_node) * 1e3:.3f}",
-                        f"{max(c.two_node) * 1e3:.3f}", f"{c.ratio:.3f}", c.within, f"{c.one / c.predicted:.3f}",
-                        f"{c.one / c.measured:.3f}", f"{c.predicted_overlap * 1e3:.3f}",
-                        f"{c.predicted_overlap / c.measured:.3f}", f"{statistics.median(c.no_sync) * 1e3:.3f}",
-                        f"{statistics.median(c.exposed_share):.3f}", f"{statistics.median(c.probe_bus) * 8 / 1e6:.1f}",
-                        f"{statistics.median(c.probe_latency) * 1e6:.1f}", len(c.two_node), date, "; ".join(c.notes)])
+            w.writerow(
+                [
+                    c.model,
+                    c.gradient_bytes,
+                    c.link_mbit,
+                    f"{c.rate_bits / 1e6:.1f}",
+                    f"{c.measured_link_bits / 1e6:.1f}",
+                    f"{c.one * 1e3:.3f}",
+                    " ".join(f"{x * 1e3:.3f}" for x in c.one_node),
+                    f"{c.allreduce * 1e3:.3f}",
+                    f"{statistics.median(c.allreduce_alone) * 1e3:.3f}",
+                    f"{c.predicted * 1e3:.3f}",
+                    f"{c.measured * 1e3:.3f}",
+                    f"{min(c.two_node) * 1e3:.3f}",
+                    f"{max(c.two_node) * 1e3:.3f}",
+                    f"{c.ratio:.3f}",
+                    c.within,
+                    f"{c.one / c.predicted:.3f}",
+                    f"{c.one / c.measured:.3f}",
+                    f"{c.predicted_overlap * 1e3:.3f}",
+                    f"{c.predicted_overlap / c.measured:.3f}",
+                    f"{statistics.median(c.no_sync) * 1e3:.3f}",
+                    f"{statistics.median(c.exposed_share):.3f}",
+                    f"{statistics.median(c.probe_bus) * 8 / 1e6:.1f}",
+                    f"{statistics.median(c.probe_latency) * 1e6:.1f}",
+                    len(c.two_node),
+                    date,
+                    "; ".join(c.notes),
+                ]
+            )
 
 
 def detail(cases: list[Case]) -> str:
     """What the two-node runs measured beside the step: the compute there, the link as gloo saw it."""
-    rows = ["| model | link | one-node runs ms | two-node no_sync step ms | exposed share measured | "
-            "model bus Mbit/s | probe bus Mbit/s | probe latency us | model latency us |",
-            "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    rows = [
+        "| model | link | one-node runs ms | two-node no_sync step ms | exposed share measured | "
+        "model bus Mbit/s | probe bus Mbit/s | probe latency us | model latency us |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for c in cases:
         f = c.fabric
-        rows.append(f"| {c.model} | {link_name(c.link_mbit)} | {', '.join(ms(x) for x in c.one_node)} | "
-                    f"{ms(statistics.median(c.no_sync))} | "
-                    f"{statistics.median(c.exposed_share):.0%} | {f.bus_bytes_per_second * 8 / 1e6:,.0f} | "
-                    f"{statistics.median(c.probe_bus) * 8 / 1e6:,.0f} | {statistics.median(c.probe_latency) * 1e6:.0f} | "
-                    f"{allreduce_seconds(1, f) * 1e6:.0f} |")
+        rows.append(
+            f"| {c.model} | {link_name(c.link_mbit)} | {', '.join(ms(x) for x in c.one_node)} | "
+            f"{ms(statistics.median(c.no_sync))} | "
+            f"{statistics.median(c.exposed_share):.0%} | {f.bus_bytes_per_second * 8 / 1e6:,.0f} | "
+            f"{statistics.median(c.probe_bus) * 8 / 1e6:,.0f} | {statistics.median(c.probe_latency) * 1e6:.0f} | "
+            f"{allreduce_seconds(1, f) * 1e6:.0f} |"
+        )
     return "\n".join(rows)
 
 
@@ -541,18 +725,27 @@ def run(args: argparse.Namespace, say) -> int:
             speed drifts by tens of percent within minutes: the prediction uses their median)."""
             for spec in specs:
                 job, _ = job_for(spec, 1, args.seconds)
-                res, note = measured(lambda: one_node(job, tmp), quiet, say, f"{spec['name']} one node")
+                res, note = measured(
+                    lambda: one_node(job, tmp),  # noqa: B023 - called at once, in this iteration
+                    quiet,
+                    say,
+                    f"{spec['name']} one node",
+                )
                 ones[spec["name"]].append(res["step_seconds"])
                 one_notes[spec["name"]] += [note] if note else []
-                say(f"  trial {trial + 1}: {spec['name']} one node ({when}): {ms(res['step_seconds'])} ms; "
-                    f"load {load()}")
+                say(
+                    f"  trial {trial + 1}: {spec['name']} one node ({when}): {ms(res['step_seconds'])} ms; "
+                    f"load {load()}"
+                )
 
         for trial in range(args.trials):
             one_node_steps(trial, "start")
             for mbit in bandwidths:
                 qdisc = shape(mbit)
                 rate = link_rate()
-                say(f"  trial {trial + 1}: link {link_name(mbit)}: TCP {rate / 1e6:,.0f} Mbit/s each way ({qdisc})")
+                say(
+                    f"  trial {trial + 1}: link {link_name(mbit)}: TCP {rate / 1e6:,.0f} Mbit/s each way ({qdisc})"
+                )
                 for spec in specs:
                     job, _ = job_for(spec, 2, args.seconds)
                     started = time.monotonic()
@@ -560,12 +753,21 @@ def run(args: argparse.Namespace, say) -> int:
                     def launch() -> dict:
                         nonlocal port
                         port += 1
-                        return two_nodes(job, tmp, port)
+                        return two_nodes(job, tmp, port)  # noqa: B023 - called at once, in this iteration
 
-                    res, note = measured(launch, quiet, say, f"{spec['name']} over {link_name(mbit)}")
+                    res, note = measured(
+                        launch, quiet, say, f"{spec['name']} over {link_name(mbit)}"
+                    )
                     key = (spec["name"], mbit)
-                    case = cases.setdefault(key, Case(spec["name"], int(res["gradient_bytes"]), mbit,
-                                                      layers=layers[spec["name"]]))
+                    case = cases.setdefault(
+                        key,
+                        Case(
+                            spec["name"],
+                            int(res["gradient_bytes"]),
+                            mbit,
+                            layers=layers[spec["name"]],
+                        ),
+                    )
                     case.link_rates.append(rate)
                     case.two_node.append(res["step_seconds"])
                     case.p10.append(res["step_seconds_p10"])
@@ -576,37 +778,51 @@ def run(args: argparse.Namespace, say) -> int:
                     case.probe_latency.append(res["fabric"]["latency_seconds"])
                     case.exposed_share.append(res["allreduce_share"])
                     case.notes += [note] if note and note not in case.notes else []
-                    say(f"  trial {trial + 1}: {spec['name']} over {link_name(mbit)}: {ms(res['step_seconds'])} ms "
+                    say(
+                        f"  trial {trial + 1}: {spec['name']} over {link_name(mbit)}: {ms(res['step_seconds'])} ms "
                         f"(no_sync {ms(res['step_seconds_no_sync'])} ms, all-reduce alone "
-                        f"{ms(res['allreduce_seconds'])} ms) in {time.monotonic() - started:.0f} s; load {load()}")
+                        f"{ms(res['allreduce_seconds'])} ms) in {time.monotonic() - started:.0f} s; load {load()}"
+                    )
             one_node_steps(trial, "end")
     for case in cases.values():
         case.one_node = ones[case.model]
         case.notes += [n for n in one_notes[case.model] if n not in case.notes]
     done = list(cases.values())
-    out = [f"Two nodes over a veth pair on this machine ({os.cpu_count()} CPUs; one rank, one torch thread per node; gloo), "
-           f"{args.trials} trial(s), bench budget {args.seconds:g} s, per-rank batch {PER_RANK_BATCH}; "
-           f"torch {__import__('torch').__version__}; load average at the end {load()}; "
-           f"{(time.monotonic() - began - quiet.waited) / 60:.1f} min measuring, {quiet.waited / 60:.1f} min waiting for "
-           "a quiet machine.",
-           "Bandwidth shaped with tbf on both ends; latency NOT shaped (no netem in this kernel): the veth's own.",
-           f"Predicted two-node step = one-node step + allreduce_seconds(gradients, Fabric(2 ranks, 2 instances, line rate "
-           f"x NET_EFFICIENCY {NET_EFFICIENCY:.2f}, latency x RING_PLATEAU {RING_PLATEAU})), none of it hidden; unshaped: "
-           "the line rate is the veth's measured TCP rate. Spread: min-max over trials (one trial: the run's p10-p90 "
-           "step). Scaling = one-node step / two-node step.", "", table(done), "",
-           "What the two-node runs measured beside the step:", "", detail(done), ""]
+    out = [
+        f"Two nodes over a veth pair on this machine ({os.cpu_count()} CPUs; one rank, one torch thread per node; gloo), "
+        f"{args.trials} trial(s), bench budget {args.seconds:g} s, per-rank batch {PER_RANK_BATCH}; "
+        f"torch {__import__('torch').__version__}; load average at the end {load()}; "
+        f"{(time.monotonic() - began - quiet.waited) / 60:.1f} min measuring, {quiet.waited / 60:.1f} min waiting for "
+        "a quiet machine.",
+        "Bandwidth shaped with tbf on both ends; latency NOT shaped (no netem in this kernel): the veth's own.",
+        f"Predicted two-node step = one-node step + allreduce_seconds(gradients, Fabric(2 ranks, 2 instances, line rate "
+        f"x NET_EFFICIENCY {NET_EFFICIENCY:.2f}, latency x RING_PLATEAU {RING_PLATEAU})), none of it hidden; unshaped: "
+        "the line rate is the veth's measured TCP rate. Spread: min-max over trials (one trial: the run's p10-p90 "
+        "step). Scaling = one-node step / two-node step.",
+        "",
+        table(done),
+        "",
+        "What the two-node runs measured beside the step:",
+        "",
+        detail(done),
+        "",
+    ]
     misses = [c for c in done if not c.within]
     worst = max(done, key=lambda c: max(c.ratio, 1 / c.ratio))
-    out.append(f"{len(done) - len(misses)} of {len(done)} within {TARGET}x (worst {worst.model} over "
-               f"{link_name(worst.link_mbit)}: {worst.ratio:.2f}); target {'met' if not misses else 'MISSED'}.")
+    out.append(
+        f"{len(done) - len(misses)} of {len(done)} within {TARGET}x (worst {worst.model} over "
+        f"{link_name(worst.link_mbit)}: {worst.ratio:.2f}); target {'met' if not misses else 'MISSED'}."
+    )
     notes = sorted({n for c in done for n in c.notes})
     if notes:
         out.append("Notes: " + "; ".join(notes))
     text = "\n".join(out)
     print("\n" + text)
     if args.out:
-        args.out.write_text(f"# Two nodes over a real network ({date})\n\n`python benchmarks/multinode.py "
-                            f"{' '.join(args.argv)}`\n\n{text}\n")
+        args.out.write_text(
+            f"# Two nodes over a real network ({date})\n\n`python benchmarks/multinode.py "
+            f"{' '.join(args.argv)}`\n\n{text}\n"
+        )
         write_csv(done, args.out.with_suffix(".csv"), date)
         say(f"written: {args.out} and {args.out.with_suffix('.csv')}")
     return 0 if not misses else 1
@@ -618,15 +834,30 @@ def main(argv: list[str] | None = None) -> int:
         stream(argv[1], argv[2], int(argv[3]), float(argv[4]))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--bandwidths", default="100,300,1000,0",
-                        help="link rates in Mbit/s, 0 for the unshaped veth (default 100,300,1000,0)")
-    parser.add_argument("--trials", type=int, default=1,
-                        help="launches per model and link, one-node bench included (default 1: about 7 min a trial)")
-    parser.add_argument("--seconds", type=float, default=2.0, help="each bench's budget (default 2)")
+    parser.add_argument(
+        "--bandwidths",
+        default="100,300,1000,0",
+        help="link rates in Mbit/s, 0 for the unshaped veth (default 100,300,1000,0)",
+    )
+    parser.add_argument(
+        "--trials",
+        type=int,
+        default=1,
+        help="launches per model and link, one-node bench included (default 1: about 7 min a trial)",
+    )
+    parser.add_argument(
+        "--seconds", type=float, default=2.0, help="each bench's budget (default 2)"
+    )
     parser.add_argument("--models", help="comma-separated: " + ",".join(s["name"] for s in SPECS))
-    parser.add_argument("--wait-quiet", type=float, default=40.0,
-                        help="minutes in all to wait while a test suite or other work keeps this machine busy (default 40)")
-    parser.add_argument("--out", type=Path, help="also write the output here (Markdown) and a CSV beside it")
+    parser.add_argument(
+        "--wait-quiet",
+        type=float,
+        default=40.0,
+        help="minutes in all to wait while a test suite or other work keeps this machine busy (default 40)",
+    )
+    parser.add_argument(
+        "--out", type=Path, help="also write the output here (Markdown) and a CSV beside it"
+    )
     args = parser.parse_args(argv)
     args.argv = argv
     why = why_not_here()
@@ -640,8 +871,13 @@ def main(argv: list[str] | None = None) -> int:
         try:
             setup()
         except (subprocess.CalledProcessError, RuntimeError) as exc:
-            said = exc.stderr.strip() if isinstance(exc, subprocess.CalledProcessError) else str(exc)
-            print(f"multinode: skipped: cannot make two network namespaces here: {said or exc}", file=sys.stderr)
+            said = (
+                exc.stderr.strip() if isinstance(exc, subprocess.CalledProcessError) else str(exc)
+            )
+            print(
+                f"multinode: skipped: cannot make two network namespaces here: {said or exc}",
+                file=sys.stderr,
+            )
             return 2
         return run(args, say)
     finally:

@@ -46,7 +46,9 @@ sys.path.insert(0, str(ROOT))
 from planner.service import PlannerService, PlanOptions  # noqa: E402
 
 SCRIPTS = ROOT / "examples" / "scripts"
-SOLVED = -1  # a case's --total-steps: what the script's own plain run prints ("solved after N episodes")
+SOLVED = (
+    -1
+)  # a case's --total-steps: what the script's own plain run prints ("solved after N episodes")
 
 
 def solved_length(name: str, script_args: list[str]) -> int:
@@ -54,12 +56,21 @@ def solved_length(name: str, script_args: list[str]) -> int:
     import re
     import subprocess
 
-    out = subprocess.run([sys.executable, str(SCRIPTS / name), *script_args], capture_output=True, text=True,
-                         cwd=SCRIPTS, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, str(SCRIPTS / name), *script_args],
+        capture_output=True,
+        text=True,
+        cwd=SCRIPTS,
+        check=True,
+    ).stdout
     found = re.search(r"solved after (\d+) episodes", out)
     if found is None:
-        raise SystemExit(f"{name} {' '.join(script_args)} did not say when it was solved:\n{out[-500:]}")
+        raise SystemExit(
+            f"{name} {' '.join(script_args)} did not say when it was solved:\n{out[-500:]}"
+        )
     return int(found.group(1))
+
+
 CASES = [  # (script, its arguments, --total-steps, --epochs): a convnet runs ~17 s here, the agent ~38 and ~52 s
     ("convnet.py", ["--epochs", "40", "--accumulate", "2"], None, 40),
     ("convnet.py", ["--samples", "4096", "--epochs", "20"], None, 20),
@@ -73,16 +84,24 @@ CASES = [  # (script, its arguments, --total-steps, --epochs): a convnet runs ~1
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--trials", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=10.0)  # planner bench's default
-    parser.add_argument("--save", metavar="FILE", help="also write each trial's measurements and real run to FILE (JSON lines)")
+    parser.add_argument(
+        "--save",
+        metavar="FILE",
+        help="also write each trial's measurements and real run to FILE (JSON lines)",
+    )
     args = parser.parse_args()
     saved = open(args.save, "a") if args.save else None
     service = PlannerService()
     print(f"load average before: {os.getloadavg()[0]:.2f}")
-    print("| script | arguments | trial | steps measured | estimate (interval) | real | error | inside | "
-          "machine: drift, spread | planner's answer in |")
+    print(
+        "| script | arguments | trial | steps measured | estimate (interval) | real | error | inside | "
+        "machine: drift, spread | planner's answer in |"
+    )
     print("|---|---|---:|---:|---|---:|---:|---|---|---:|")
     errors, steady_errors, floor, answers, inside, cases = [], [], [], [], [], []
     for i, (name, script_args, total, epochs) in enumerate(CASES):
@@ -92,7 +111,9 @@ def main() -> int:
         reals, case_errors = [], []
         for trial in range(1, args.trials + 1):
             start = time.perf_counter()
-            check = service.validate_script(SCRIPTS / name, script_args, args.seconds, total, epochs)
+            check = service.validate_script(
+                SCRIPTS / name, script_args, args.seconds, total, epochs
+            )
             est = check.estimate
             answer = check.measured.wall  # the estimate is known once the measurement ends
             errors.append(check.error_percent)
@@ -102,61 +123,107 @@ def main() -> int:
                 steady_errors.append(check.error_percent)
             answers.append(answer)
             reals.append(check.actual_seconds)
-            if saved is not None:  # the measurements themselves: estimators can be compared on them offline
-                saved.write(json.dumps({"script": name, "args": script_args, "total_steps": total, "epochs": epochs,
-                                        "trial": trial, "actual_seconds": check.actual_seconds,
-                                        "measured": dataclasses.asdict(check.measured),
-                                        "recheck": dataclasses.asdict(check.recheck) if check.recheck else None}) + "\n")
+            if (
+                saved is not None
+            ):  # the measurements themselves: estimators can be compared on them offline
+                saved.write(
+                    json.dumps(
+                        {
+                            "script": name,
+                            "args": script_args,
+                            "total_steps": total,
+                            "epochs": epochs,
+                            "trial": trial,
+                            "actual_seconds": check.actual_seconds,
+                            "measured": dataclasses.asdict(check.measured),
+                            "recheck": dataclasses.asdict(check.recheck) if check.recheck else None,
+                        }
+                    )
+                    + "\n"
+                )
                 saved.flush()
             measured = len(check.measured.steps)
-            print(f"| {name} | {' '.join(script_args)} | {trial} | {measured:,} of {est.total_steps:,} "
-                  f"({100 * measured / est.total_steps:.0f}%) | {est.seconds:.2f} s "
-                  f"({est.low:.2f}-{est.high:.2f}) | {check.actual_seconds:.2f} s | "
-                  f"{check.error_percent:+.1f}% | {'yes' if check.inside_interval else 'NO'} | "
-                  f"{check.machine_drift_percent or 0:+.0f}%, {check.window_spread_percent or 0:.0f}%"
-                  f"{'' if check.machine_steady else ' (unsteady)'} | {answer:.1f} s (all: {time.perf_counter() - start:.0f} s) |",
-                  flush=True)
-        others = [statistics.median(reals[:i] + reals[i + 1:]) for i in range(len(reals))] if len(reals) > 1 else []
+            print(
+                f"| {name} | {' '.join(script_args)} | {trial} | {measured:,} of {est.total_steps:,} "
+                f"({100 * measured / est.total_steps:.0f}%) | {est.seconds:.2f} s "
+                f"({est.low:.2f}-{est.high:.2f}) | {check.actual_seconds:.2f} s | "
+                f"{check.error_percent:+.1f}% | {'yes' if check.inside_interval else 'NO'} | "
+                f"{check.machine_drift_percent or 0:+.0f}%, {check.window_spread_percent or 0:.0f}%"
+                f"{'' if check.machine_steady else ' (unsteady)'} | {answer:.1f} s (all: {time.perf_counter() - start:.0f} s) |",
+                flush=True,
+            )
+        others = (
+            [statistics.median(reals[:i] + reals[i + 1 :]) for i in range(len(reals))]
+            if len(reals) > 1
+            else []
+        )
         floor += [100.0 * (m - r) / r for m, r in zip(others, reals)]
         # the truth's own spread in this benchmark: how far its real runs lie apart, in % of their median
-        spread = 100.0 * (max(reals) - min(reals)) / statistics.median(reals) if len(reals) > 1 else 0.0
+        spread = (
+            100.0 * (max(reals) - min(reals)) / statistics.median(reals) if len(reals) > 1 else 0.0
+        )
         cases.append((name, " ".join(script_args), spread, max(abs(e) for e in case_errors)))
-    print("\n| script | arguments | `planner estimate` (every instance planned) in | here | if you rent |")
+    print(
+        "\n| script | arguments | `planner estimate` (every instance planned) in | here | if you rent |"
+    )
     print("|---|---|---:|---|---|")
     options = PlanOptions(region="us-east-1")
     for name, script_args, total, epochs in CASES:
         start = time.perf_counter()
-        doc, _, _ = service.estimate_script(SCRIPTS / name, script_args, options, args.seconds, total, epochs)
+        doc, _, _ = service.estimate_script(
+            SCRIPTS / name, script_args, options, args.seconds, total, epochs
+        )
         took = time.perf_counter() - start
         answers.append(took)
         rent = doc.answer("rent")
-        print(f"| {name} | {' '.join(script_args)} | {took:.1f} s | {doc.recommendation.target} | "
-              f"{rent.target if rent else '-'} ({rent.device if rent else '-'}) |")
+        print(
+            f"| {name} | {' '.join(script_args)} | {took:.1f} s | {doc.recommendation.target} | "
+            f"{rent.target if rent else '-'} ({rent.device if rent else '-'}) |"
+        )
+
     def summary(values: list[float]) -> tuple[float, float]:
         absolute = [abs(e) for e in values] or [float("nan")]
         return statistics.median(absolute), max(absolute)
 
     median, worst = summary(errors)
-    print(f"\nmedian |error| {median:.1f}%, worst {worst:.1f}% over {len(errors)} runs; planner's answer within "
-          f"{max(answers):.1f} s; load average after: {os.getloadavg()[0]:.2f}")
+    print(
+        f"\nmedian |error| {median:.1f}%, worst {worst:.1f}% over {len(errors)} runs; planner's answer within "
+        f"{max(answers):.1f} s; load average after: {os.getloadavg()[0]:.2f}"
+    )
     s_median, s_worst = summary(steady_errors)
-    print(f"trials where the machine held its speed (drift <= 5%, spread <= 15%): {len(steady_errors)} of {len(errors)}"
-          + (f", median |error| {s_median:.1f}%, worst {s_worst:.1f}%" if steady_errors else ""))
+    print(
+        f"trials where the machine held its speed (drift <= 5%, spread <= 15%): {len(steady_errors)} of {len(errors)}"
+        + (f", median |error| {s_median:.1f}%, worst {s_worst:.1f}%" if steady_errors else "")
+    )
     f_median, f_worst = summary(floor)
-    print(f"the machine's floor (each real run against the median of its case's other real runs): median "
-          f"{f_median:.1f}%, worst {f_worst:.1f}%" + (" — above the target: no estimate can meet it on this machine"
-                                                      if f_median > 7.0 or f_worst > 15.0 else ""))
-    print("\n| script | arguments | the truth's spread (max - min of its real runs) | worst \\|error\\| | within spread + 5 |")
+    print(
+        f"the machine's floor (each real run against the median of its case's other real runs): median "
+        f"{f_median:.1f}%, worst {f_worst:.1f}%"
+        + (
+            " — above the target: no estimate can meet it on this machine"
+            if f_median > 7.0 or f_worst > 15.0
+            else ""
+        )
+    )
+    print(
+        "\n| script | arguments | the truth's spread (max - min of its real runs) | worst \\|error\\| | within spread + 5 |"
+    )
     print("|---|---|---:|---:|---|")
     within = []
     for name, script_args, spread, case_worst in cases:
         within.append(case_worst <= spread + 5.0)
-        print(f"| {name} | {script_args} | {spread:.1f}% | {case_worst:.1f}% | {'yes' if within[-1] else 'NO'} |")
+        print(
+            f"| {name} | {script_args} | {spread:.1f}% | {case_worst:.1f}% | {'yes' if within[-1] else 'NO'} |"
+        )
     coverage = 100.0 * sum(inside) / max(len(inside), 1)
-    print(f"the truth inside the planner's interval: {sum(inside)} of {len(inside)} ({coverage:.0f}%)")
+    print(
+        f"the truth inside the planner's interval: {sum(inside)} of {len(inside)} ({coverage:.0f}%)"
+    )
     met = median <= 7.0 and all(within) and coverage >= 80.0 and max(answers) <= 60.0
-    print("targets (median <= 7%, each case within its truth's spread + 5 points, the truth inside the interval in "
-          ">= 80%, answer <= 60 s): " + ("met" if met else "MISSED"))
+    print(
+        "targets (median <= 7%, each case within its truth's spread + 5 points, the truth inside the interval in "
+        ">= 80%, answer <= 60 s): " + ("met" if met else "MISSED")
+    )
     return 0 if met else 1
 
 

@@ -43,11 +43,18 @@ from runner.local import run_script  # noqa: E402
 
 DEV = ROOT / "benchmarks" / "dev-scripts"
 TARGET = 1.35
-A100_40GB = {"name": "NVIDIA A100-SXM4-40GB", "capability": [8, 0], "memory_bytes": 40 * 2**30, "sm_count": 108}
+A100_40GB = {
+    "name": "NVIDIA A100-SXM4-40GB",
+    "capability": [8, 0],
+    "memory_bytes": 40 * 2**30,
+    "sm_count": 108,
+}
 FWD = 1 / 3  # a forward pass (no backward, no optimizer) in training steps
 SPEED = "LLMs-from-scratch/ch05/10_llm-training-speed"
-SPEED_SRC = ("github.com/rasbt/LLMs-from-scratch ch05/10_llm-training-speed/README.md (added 2025-02-12, commit "
-             "908dd2f; unchanged at 28c65cd)")
+SPEED_SRC = (
+    "github.com/rasbt/LLMs-from-scratch ch05/10_llm-training-speed/README.md (added 2025-02-12, commit "
+    "908dd2f; unchanged at 28c65cd)"
+)
 NANO_SRC = "github.com/karpathy/nanoGPT README.md, quick start (since commit 23a8e70, 2023-02-05; still at 3adf61e)"
 
 
@@ -68,9 +75,14 @@ class Case:
     patches: tuple[tuple[str, str], ...] = ()
 
 
-TF32 = ('print(f"CUDA version: {torch.version.cuda}")',
-        'print(f"CUDA version: {torch.version.cuda}")\n        torch.set_float32_matmul_precision("high")')
-FUSED = ('weight_decay=settings["weight_decay"]\n    )', 'weight_decay=settings["weight_decay"], fused=True\n    )')
+TF32 = (
+    'print(f"CUDA version: {torch.version.cuda}")',
+    'print(f"CUDA version: {torch.version.cuda}")\n        torch.set_float32_matmul_precision("high")',
+)
+FUSED = (
+    'weight_decay=settings["weight_decay"]\n    )',
+    'weight_decay=settings["weight_decay"], fused=True\n    )',
+)
 PINNED = ("num_workers=num_workers)", "num_workers=num_workers, pin_memory=True)")
 BF16 = ("model.to(device)  # no", "model.to(device).to(torch.bfloat16)  # no")
 EAGER = ("    model = torch.compile(model)\n", "")
@@ -79,36 +91,83 @@ BATCH8 = ('"batch_size": 32,', '"batch_size": 8,')
 ORIG, OPT = f"{SPEED}/00_orig.py", f"{SPEED}/01_opt_single_gpu.py"
 
 
-def speed(name: str, config: str, tokens: float, batch: int, eval_freq: int, base: str,
-          *patches: tuple[str, str]) -> Case:
+def speed(
+    name: str,
+    config: str,
+    tokens: float,
+    batch: int,
+    eval_freq: int,
+    base: str,
+    *patches: tuple[str, str],
+) -> Case:
     script = base if not patches else f"{SPEED}/_v{name.split()[0]}.py"
-    return Case(f"LLMs-from-scratch {name}", config, script, (), "A100", A100_40GB, tokens, "tokens/s",
-                batch * 1024, 2 * FWD / eval_freq, SPEED_SRC, base if patches else "", patches)
+    return Case(
+        f"LLMs-from-scratch {name}",
+        config,
+        script,
+        (),
+        "A100",
+        A100_40GB,
+        tokens,
+        "tokens/s",
+        batch * 1024,
+        2 * FWD / eval_freq,
+        SPEED_SRC,
+        base if patches else "",
+        patches,
+    )
 
 
 CASES: list[Case] = [
     speed("00 orig", "GPT-2 124M ctx 1024 b8, fp32", 12525, 8, 15, ORIG),
     speed("02 tf32", "+ TF32 matmuls", 27648, 8, 15, ORIG, TF32),
     speed("03 fused", "+ fused AdamW", 28399, 8, 15, ORIG, TF32, FUSED),
-    speed("05 bf16", "+ pinned loader, bf16 weights", 45486, 8, 15, ORIG, TF32, FUSED, PINNED, BF16),
-    speed("07 flash", "+ nn LayerNorm/GELU, SDPA flash (eager)", 91901, 8, 10, OPT, EAGER, VOCAB, BATCH8),
+    speed(
+        "05 bf16", "+ pinned loader, bf16 weights", 45486, 8, 15, ORIG, TF32, FUSED, PINNED, BF16
+    ),
+    speed(
+        "07 flash",
+        "+ nn LayerNorm/GELU, SDPA flash (eager)",
+        91901,
+        8,
+        10,
+        OPT,
+        EAGER,
+        VOCAB,
+        BATCH8,
+    ),
     speed("08 compile", "+ torch.compile", 112046, 8, 10, OPT, VOCAB, BATCH8),
     speed("09 vocab", "+ vocab 50304", 127345, 8, 10, OPT, BATCH8),
     speed("10 b32", "01_opt_single_gpu.py as is: b32", 142156, 32, 10, OPT),
-    Case("nanoGPT shakespeare-char", "6L 384d ctx 256 b64, bf16 autocast, compiled, 5000 iters",
-         "nanoGPT/train.py", ("config/train_shakespeare_char.py", "--eval_iters=2"), "A100", A100_40GB,
-         180.0, "s/run", 5000, 21 * 2 * 200 * FWD / 5000, NANO_SRC + ": 'On one A100 GPU this training run takes about "
-         "3 minutes'"),
+    Case(
+        "nanoGPT shakespeare-char",
+        "6L 384d ctx 256 b64, bf16 autocast, compiled, 5000 iters",
+        "nanoGPT/train.py",
+        ("config/train_shakespeare_char.py", "--eval_iters=2"),
+        "A100",
+        A100_40GB,
+        180.0,
+        "s/run",
+        5000,
+        21 * 2 * 200 * FWD / 5000,
+        NANO_SRC + ": 'On one A100 GPU this training run takes about 3 minutes'",
+    ),
 ]
 
 
-def _words(path: Path) -> None:  # ~470k tokens of random words: 51 steps of 8 x 1024 an epoch, as the book gave
+def _words(
+    path: Path,
+) -> None:  # ~470k tokens of random words: 51 steps of 8 x 1024 an epoch, as the book gave
     rnd = random.Random(145)
-    vocab = ["".join(rnd.choices("etaoinshrdlucmfwypvbgk", k=rnd.randint(1, 9))) for _ in range(8000)]
+    vocab = [
+        "".join(rnd.choices("etaoinshrdlucmfwypvbgk", k=rnd.randint(1, 9))) for _ in range(8000)
+    ]
     out = []
     for _ in range(35000):
-        out.append(" ".join(rnd.choices(vocab, k=rnd.randint(5, 20))).capitalize() + rnd.choice(".,;!?"))
-    path.write_text("\n".join(" ".join(out[i:i + 5]) for i in range(0, len(out), 5)))
+        out.append(
+            " ".join(rnd.choices(vocab, k=rnd.randint(5, 20))).capitalize() + rnd.choice(".,;!?")
+        )
+    path.write_text("\n".join(" ".join(out[i : i + 5]) for i in range(0, len(out), 5)))
 
 
 TIKTOKEN = '''"""Stand-in for tiktoken (written by benchmarks/scripts_gpu.py: the GPT-2 BPE files cannot be fetched here).
@@ -130,7 +189,9 @@ class Encoding:
 def get_encoding(name):
     return Encoding()
 '''
-STANDIN_FILES = {SPEED: {"middlemarch.txt": _words, "tiktoken.py": lambda p: p.write_text(TIKTOKEN)}}
+STANDIN_FILES = {
+    SPEED: {"middlemarch.txt": _words, "tiktoken.py": lambda p: p.write_text(TIKTOKEN)}
+}
 
 
 def prepare(case: Case) -> str | None:
@@ -162,7 +223,9 @@ def predicted(case: Case, step: float) -> float:
 def main(argv: list[str] | None = None) -> int:
     from pricing.catalog import gpu_specs_by_name
 
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--only", help="run only the cases whose name matches this regex")
     args = parser.parse_args(argv)
     gpus = gpu_specs_by_name()
@@ -177,12 +240,26 @@ def main(argv: list[str] | None = None) -> int:
             pred = ""
             if why is None:
                 # as device.run_script_case traces a script (its stand-in steps, its cap)
-                done = run_script(DEV / case.script, list(case.args), 2.0, Path(tmp), min_steps=STANDIN_STEPS,
-                                  cap_seconds=CAP_SECONDS, standin=case.standin, max_steps=STANDIN_STEPS)
+                done = run_script(
+                    DEV / case.script,
+                    list(case.args),
+                    2.0,
+                    Path(tmp),
+                    min_steps=STANDIN_STEPS,
+                    cap_seconds=CAP_SECONDS,
+                    standin=case.standin,
+                    max_steps=STANDIN_STEPS,
+                )
                 print(f"  traced {case.name}: {done.seconds:.1f} s", flush=True)
                 if (done.result or {}).get("status") != "ok":
-                    said = str((done.result or {}).get("message") or done.stderr_tail).strip().splitlines()
-                    why = "stand-in trace failed: " + (said[-1][-200:] if said else f"exit {done.returncode}")
+                    said = (
+                        str((done.result or {}).get("message") or done.stderr_tail)
+                        .strip()
+                        .splitlines()
+                    )
+                    why = "stand-in trace failed: " + (
+                        said[-1][-200:] if said else f"exit {done.returncode}"
+                    )
                 else:
                     got = predict_script({"result": done.result}, gpus[case.gpu])
                     if got.get("step") is None:
@@ -196,16 +273,35 @@ def main(argv: list[str] | None = None) -> int:
             ratio = ratios.get(case.name)
             if ratio is None and why and not why.startswith("not fetched"):
                 failed.append(case.name)
-            rows.append((case.name, case.config, case.gpu, f"{case.published:,.0f} {case.unit}", pred or why or "",
-                         "" if ratio is None else f"{ratio:.2f}",
-                         "" if ratio is None else ("yes" if 1 / TARGET <= ratio <= TARGET else "NO")))
-    head = ("script", "configuration", "GPU", "published", "predicted", "ratio", f"within {TARGET}x")
+            rows.append(
+                (
+                    case.name,
+                    case.config,
+                    case.gpu,
+                    f"{case.published:,.0f} {case.unit}",
+                    pred or why or "",
+                    "" if ratio is None else f"{ratio:.2f}",
+                    "" if ratio is None else ("yes" if 1 / TARGET <= ratio <= TARGET else "NO"),
+                )
+            )
+    head = (
+        "script",
+        "configuration",
+        "GPU",
+        "published",
+        "predicted",
+        "ratio",
+        f"within {TARGET}x",
+    )
     print("\n| " + " | ".join(head) + " |\n|" + "---|" * len(head))
     for row in rows:
         print("| " + " | ".join(row) + " |")
     print("\nsources:")
     for source in dict.fromkeys(c.source for c in shown):
-        print(f"  {source}:\n    " + "; ".join(f"{c.name} {c.published:g} {c.unit}" for c in shown if c.source == source))
+        print(
+            f"  {source}:\n    "
+            + "; ".join(f"{c.name} {c.published:g} {c.unit}" for c in shown if c.source == source)
+        )
     for note in notes:
         print(f"  note {note}")
     if not ratios and not failed:
@@ -214,8 +310,10 @@ def main(argv: list[str] | None = None) -> int:
     factors = [max(r, 1 / r) for r in ratios.values()]
     missed = [n for n, r in ratios.items() if not 1 / TARGET <= r <= TARGET]
     if factors:
-        print(f"\n{len(ratios)} cases predicted: median factor {statistics.median(factors):.2f}x, worst "
-              f"{max(factors):.2f}x (target {TARGET}x); {len(missed)} missed{': ' + ', '.join(missed) if missed else ''}")
+        print(
+            f"\n{len(ratios)} cases predicted: median factor {statistics.median(factors):.2f}x, worst "
+            f"{max(factors):.2f}x (target {TARGET}x); {len(missed)} missed{': ' + ', '.join(missed) if missed else ''}"
+        )
     if failed:
         print(f"{len(failed)} cases not predicted (counted as missed): {', '.join(failed)}")
     return 1 if missed or failed else 0

@@ -37,7 +37,9 @@ def first_frame(spec: str, timeout: float = 30.0) -> float:
     if pid == 0:  # the child: the planner in the pseudo-terminal
         os.chdir(ROOT)
         os.environ["TERM"] = "xterm-256color"
-        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # Python's default: modules compiled once, then cached
+        os.environ.pop(
+            "PYTHONDONTWRITEBYTECODE", None
+        )  # Python's default: modules compiled once, then cached
         os.execv(str(PLANNER), [str(PLANNER), "tui", spec])
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     seen, shown = b"", None
@@ -77,7 +79,9 @@ def first_frame(spec: str, timeout: float = 30.0) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--trials", type=int, default=7)
     parser.add_argument("--spec", default="examples/surface-mlp.yaml")
     args = parser.parse_args()
@@ -87,10 +91,14 @@ def main() -> int:
     for _ in range(args.trials):
         times.append(first_frame(args.spec))
         time.sleep(1.0)  # the last app's exit settles
-    print(f"planner tui {args.spec}: first frame in {statistics.median(times):.2f} s median "
-          f"(min {min(times):.2f}, max {max(times):.2f}, {args.trials} trials; load average {load:.2f} at the start; "
-          "bytecode cached, as Python's default)")
-    print(f"target {TARGET:g} s on a quiet machine: {'met' if statistics.median(times) <= TARGET else 'MISSED'}")
+    print(
+        f"planner tui {args.spec}: first frame in {statistics.median(times):.2f} s median "
+        f"(min {min(times):.2f}, max {max(times):.2f}, {args.trials} trials; load average {load:.2f} at the start; "
+        "bytecode cached, as Python's default)"
+    )
+    print(
+        f"target {TARGET:g} s on a quiet machine: {'met' if statistics.median(times) <= TARGET else 'MISSED'}"
+    )
     return 0 if statistics.median(times) <= TARGET or load > 1.0 else 1
 
 

@@ -32,12 +32,27 @@ CLI_PAGE = DOCS / "reference" / "cli.md"
 RESULTS = ROOT / "benchmarks" / "results"
 RESULT_PAGES = DOCS / "benchmarks" / "results"
 WIDTH = 100  # the terminal width every sample and the reference are written for
-BLOCK = re.compile(r"^<!-- generated: (?P<command>.+?) -->\n(?P<body>.*?)^<!-- end generated -->$", re.M | re.S)
+BLOCK = re.compile(
+    r"^<!-- generated: (?P<command>.+?) -->\n(?P<body>.*?)^<!-- end generated -->$", re.M | re.S
+)
 ENV_WORD = re.compile(r"^[A-Z_][A-Z0-9_]*=")
 # what a developer's shell may hold that would change a sample: credentials, a region, a config, a cache
-CLEARED = ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
-           "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "PLANNER_CATALOG_URL", "PLANNER_STACK_NAME",
-           "PLANNER_PRICE_MAX_AGE_HOURS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "PLANNER_DEBUG")
+CLEARED = (
+    "AWS_PROFILE",
+    "AWS_DEFAULT_PROFILE",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_REGION",
+    "AWS_DEFAULT_REGION",
+    "AWS_ENDPOINT_URL",
+    "PLANNER_CATALOG_URL",
+    "PLANNER_STACK_NAME",
+    "PLANNER_PRICE_MAX_AGE_HOURS",
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "PLANNER_DEBUG",
+)
 
 
 @dataclass
@@ -53,7 +68,7 @@ class Command:
     @property
     def planner_args(self) -> list[str]:
         """The arguments the planner's parser reads: a script's own arguments (after --) are the script's."""
-        return self.argv[:self.argv.index("--")] if "--" in self.argv else self.argv
+        return self.argv[: self.argv.index("--")] if "--" in self.argv else self.argv
 
 
 def parse_command(text: str) -> Command:
@@ -101,20 +116,27 @@ def cli_reference() -> str:
     """docs/reference/cli.md as the parser describes the commands now (every command's usage and options)."""
     from planner.cli import build_parser
 
-    fixed = {"COLUMNS": str(WIDTH), "NO_COLOR": "1"}  # argparse wraps at the terminal's width (and colours from 3.14)
+    fixed = {
+        "COLUMNS": str(WIDTH),
+        "NO_COLOR": "1",
+    }  # argparse wraps at the terminal's width (and colours from 3.14)
     saved = {name: os.environ.get(name) for name in fixed}
     os.environ.update(fixed)
     try:
         parser = build_parser()
-        lines = ["# CLI reference", "",
-                 "Every command's `--help`, written from the planner's own parser by `make docs` (`docs/gen.py`); "
-                 "do not edit by hand. Exit codes, for every command: `0` success, `1` runtime failure, `2` bad input "
-                 "or usage; `planner run` also `3` (a plan, but a target failed or was cut short by a spot reclaim, or an instance could not be "
-                 "terminated) and `128 + N` when stopped by signal N.", ""]
+        lines = [
+            "# CLI reference",
+            "",
+            "Every command's `--help`, written from the planner's own parser by `make docs` (`docs/gen.py`); "
+            "do not edit by hand. Exit codes, for every command: `0` success, `1` runtime failure, `2` bad input "
+            "or usage; `planner run` also `3` (a plan, but a target failed or was cut short by a spot reclaim, or an instance could not be "
+            "terminated) and `128 + N` when stopped by signal N.",
+            "",
+        ]
         lines += ["## planner", "", "```text", parser.format_help().rstrip(), "```", ""]
 
         def walk(p: argparse.ArgumentParser, depth: int) -> None:
-            for name, summary, sub in _subcommands(p):
+            for _name, summary, sub in _subcommands(p):
                 lines.extend([f"{'#' * depth} {sub.prog}", ""])
                 if summary:
                     lines.extend([summary[0].upper() + summary[1:] + ".", ""])
@@ -134,15 +156,23 @@ def cli_reference() -> str:
 # --- the benchmark results' pages ------------------------------------------------------------------------------
 
 
-RESULT_WRITERS = {"device": "benchmarks/device.py report", "multinode": "benchmarks/multinode.py --out"}
+RESULT_WRITERS = {
+    "device": "benchmarks/device.py report",
+    "multinode": "benchmarks/multinode.py --out",
+}
 
 
 def result_page(result: Path) -> str:
-    writer = next((w for prefix, w in RESULT_WRITERS.items() if result.name.startswith(prefix)), "its benchmark")
-    return (f"# {result.stem}\n\n"
-            f"Written by `{writer}` into `benchmarks/results/{result.name}`, included here as it is "
-            "(the CSV and the raw measurements lie beside it). What the check is: [Benchmarks](../index.md).\n\n"
-            f'--8<-- "benchmarks/results/{result.name}"\n')
+    writer = next(
+        (w for prefix, w in RESULT_WRITERS.items() if result.name.startswith(prefix)),
+        "its benchmark",
+    )
+    return (
+        f"# {result.stem}\n\n"
+        f"Written by `{writer}` into `benchmarks/results/{result.name}`, included here as it is "
+        "(the CSV and the raw measurements lie beside it). What the check is: [Benchmarks](../index.md).\n\n"
+        f'--8<-- "benchmarks/results/{result.name}"\n'
+    )
 
 
 def write_result_pages() -> list[Path]:
@@ -176,23 +206,41 @@ def run(command: Command) -> tuple[str, int, float]:
     """The command's output as a reader would see it at a 100-column terminal; its exit code; its seconds."""
     with tempfile.TemporaryDirectory(prefix="planner-docs-") as tmp:
         env = {k: v for k, v in os.environ.items() if k not in CLEARED}
-        env.update({"COLUMNS": str(WIDTH), "LINES": "40", "NO_COLOR": "1", "TERM": "dumb", "PYTHONUNBUFFERED": "1",
-                    "PLANNER_CONFIG": f"{tmp}/config.toml", "PLANNER_CACHE_DIR": f"{tmp}/cache",
-                    "AWS_CONFIG_FILE": f"{tmp}/aws-config", "AWS_SHARED_CREDENTIALS_FILE": f"{tmp}/aws-credentials",
-                    "PYTHONPATH": str(ROOT)})
+        env.update(
+            {
+                "COLUMNS": str(WIDTH),
+                "LINES": "40",
+                "NO_COLOR": "1",
+                "TERM": "dumb",
+                "PYTHONUNBUFFERED": "1",
+                "PLANNER_CONFIG": f"{tmp}/config.toml",
+                "PLANNER_CACHE_DIR": f"{tmp}/cache",
+                "AWS_CONFIG_FILE": f"{tmp}/aws-config",
+                "AWS_SHARED_CREDENTIALS_FILE": f"{tmp}/aws-credentials",
+                "PYTHONPATH": str(ROOT),
+            }
+        )
         env.update(command.env)
         start = time.monotonic()
-        proc = subprocess.run([sys.executable, "-m", "planner.cli", *command.argv], cwd=ROOT / command.cwd, env=env,
-                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT if command.with_stderr else subprocess.PIPE,
-                              text=True, timeout=300)
+        proc = subprocess.run(
+            [sys.executable, "-m", "planner.cli", *command.argv],
+            cwd=ROOT / command.cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT if command.with_stderr else subprocess.PIPE,
+            text=True,
+            timeout=300,
+        )
         seconds = time.monotonic() - start
     out = proc.stdout.replace(str(ROOT) + "/", "").replace(str(ROOT), ".")
     if "internal error:" in out:  # the planner's own bug (a user's script's traceback is a sample)
         raise SystemExit(f"{command.text}: crashed\n{out}")
     if proc.returncode != 0 and not command.with_stderr:
-        raise SystemExit(f"{command.text}: exit {proc.returncode} (add 2>&1 to the marker to show an error)\n"
-                         f"{out}{proc.stderr or ''}")
+        raise SystemExit(
+            f"{command.text}: exit {proc.returncode} (add 2>&1 to the marker to show an error)\n"
+            f"{out}{proc.stderr or ''}"
+        )
     return out, proc.returncode, seconds
 
 
@@ -200,8 +248,10 @@ def render(command: Command, out: str, code: int, note: str) -> str:
     body = "\n".join(line.rstrip() for line in out.rstrip().splitlines())
     fence = "````" if "```" in body else "```"
     exit_note = f", exit {code}" if code else ""
-    return (f"{fence}console\n$ {command.text.removesuffix(' 2>&1')}\n{body}\n{fence}\n\n"
-            f"*Generated by `make docs`: {note}{exit_note}.*\n\n")
+    return (
+        f"{fence}console\n$ {command.text.removesuffix(' 2>&1')}\n{body}\n{fence}\n\n"
+        f"*Generated by `make docs`: {note}{exit_note}.*\n\n"
+    )
 
 
 def regenerate(path: Path, only: str | None) -> list[tuple[str, float]]:
@@ -226,9 +276,15 @@ def regenerate(path: Path, only: str | None) -> list[tuple[str, float]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--only", metavar="TEXT", help="regenerate only the blocks whose command contains TEXT")
-    parser.add_argument("--no-run", action="store_true", help="run no command: the reference and result pages only")
-    parser.add_argument("--no-build", action="store_true", help="do not run mkdocs build --strict at the end")
+    parser.add_argument(
+        "--only", metavar="TEXT", help="regenerate only the blocks whose command contains TEXT"
+    )
+    parser.add_argument(
+        "--no-run", action="store_true", help="run no command: the reference and result pages only"
+    )
+    parser.add_argument(
+        "--no-build", action="store_true", help="do not run mkdocs build --strict at the end"
+    )
     args = parser.parse_args(argv)
     start = time.monotonic()
     sys.path.insert(0, str(ROOT))
@@ -244,8 +300,12 @@ def main(argv: list[str] | None = None) -> int:
                 regenerate(path, args.only)
     if not args.no_build:
         # not -q: mkdocs 1.6 does not count the warnings it does not print, and --strict would pass them
-        subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=ROOT, check=True,
-                       env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+        subprocess.run(
+            [sys.executable, "-m", "mkdocs", "build", "--strict"],
+            cwd=ROOT,
+            check=True,
+            env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        )
         print("mkdocs build --strict: site/")
     print(f"make docs: {time.monotonic() - start:.0f} s")
     return 0

@@ -17,7 +17,9 @@ class AwsError(PlannerError):
     title = "AWS"
 
 
-PROFILE_HINT = "set AWS_PROFILE (or `planner config`'s profile) to a profile in ~/.aws/config, or unset it"
+PROFILE_HINT = (
+    "set AWS_PROFILE (or `planner config`'s profile) to a profile in ~/.aws/config, or unset it"
+)
 
 
 def session_or_default(session: Any = None):
@@ -41,33 +43,64 @@ def client(session: Any, service: str, region: str, attempts: int = 5):
     from botocore.config import Config
 
     extra = {"signature_version": "s3v4"} if service == "s3" else {}
-    return session_or_default(session).client(service, region_name=region,
-                                              config=Config(retries={"mode": "standard", "max_attempts": attempts}, **extra))
+    return session_or_default(session).client(
+        service,
+        region_name=region,
+        config=Config(retries={"mode": "standard", "max_attempts": attempts}, **extra),
+    )
 
 
-PERMISSIONS = {"GetProducts": "pricing:GetProducts", "DescribeSpotPriceHistory": "ec2:DescribeSpotPriceHistory",
-               "DescribeInstanceTypes": "ec2:DescribeInstanceTypes", "DescribeInstances": "ec2:DescribeInstances",
-               "TerminateInstances": "ec2:TerminateInstances", "RunInstances": "ec2:RunInstances",
-               "PutObject": "s3:PutObject", "GetObject": "s3:GetObject", "HeadObject": "s3:GetObject",
-               "CreateStack": "cloudformation:CreateStack", "DescribeStacks": "cloudformation:DescribeStacks",
-               "HeadBucket": "s3:ListBucket", "CreateBucket": "s3:CreateBucket",
-               "PutPublicAccessBlock": "s3:PutBucketPublicAccessBlock", "PutBucketEncryption": "s3:PutEncryptionConfiguration",
-               "PutBucketLifecycleConfiguration": "s3:PutLifecycleConfiguration", "GetCallerIdentity": "sts:GetCallerIdentity",
-               "DescribeVpcs": "ec2:DescribeVpcs", "DescribeSubnets": "ec2:DescribeSubnets",
-               "DescribeSecurityGroups": "ec2:DescribeSecurityGroups", "CreateSecurityGroup": "ec2:CreateSecurityGroup",
-               "GetParameter": "ssm:GetParameter", "DescribeImages": "ec2:DescribeImages",
-               "GetServiceQuota": "servicequotas:GetServiceQuota"}
-CREDENTIAL_CODES = ("ExpiredToken", "ExpiredTokenException", "InvalidClientTokenId", "SignatureDoesNotMatch",
-                    "AuthFailure", "UnrecognizedClientException", "InvalidAccessKeyId")
+PERMISSIONS = {
+    "GetProducts": "pricing:GetProducts",
+    "DescribeSpotPriceHistory": "ec2:DescribeSpotPriceHistory",
+    "DescribeInstanceTypes": "ec2:DescribeInstanceTypes",
+    "DescribeInstances": "ec2:DescribeInstances",
+    "TerminateInstances": "ec2:TerminateInstances",
+    "RunInstances": "ec2:RunInstances",
+    "PutObject": "s3:PutObject",
+    "GetObject": "s3:GetObject",
+    "HeadObject": "s3:GetObject",
+    "CreateStack": "cloudformation:CreateStack",
+    "DescribeStacks": "cloudformation:DescribeStacks",
+    "HeadBucket": "s3:ListBucket",
+    "CreateBucket": "s3:CreateBucket",
+    "PutPublicAccessBlock": "s3:PutBucketPublicAccessBlock",
+    "PutBucketEncryption": "s3:PutEncryptionConfiguration",
+    "PutBucketLifecycleConfiguration": "s3:PutLifecycleConfiguration",
+    "GetCallerIdentity": "sts:GetCallerIdentity",
+    "DescribeVpcs": "ec2:DescribeVpcs",
+    "DescribeSubnets": "ec2:DescribeSubnets",
+    "DescribeSecurityGroups": "ec2:DescribeSecurityGroups",
+    "CreateSecurityGroup": "ec2:CreateSecurityGroup",
+    "GetParameter": "ssm:GetParameter",
+    "DescribeImages": "ec2:DescribeImages",
+    "GetServiceQuota": "servicequotas:GetServiceQuota",
+}
+CREDENTIAL_CODES = (
+    "ExpiredToken",
+    "ExpiredTokenException",
+    "InvalidClientTokenId",
+    "SignatureDoesNotMatch",
+    "AuthFailure",
+    "UnrecognizedClientException",
+    "InvalidAccessKeyId",
+)
 
 
-def explain_aws_error(exc: Exception, doing: str, cls: type[AwsError] = AwsError, meanwhile: str = "") -> AwsError:
+def explain_aws_error(
+    exc: Exception, doing: str, cls: type[AwsError] = AwsError, meanwhile: str = ""
+) -> AwsError:
     """A boto3/botocore failure as one message that says what to do. `meanwhile` is appended to
     the hint ("; the bundled snapshot is used meanwhile")."""
     import os
 
     from botocore.exceptions import (
-        ClientError, ConnectionError, NoCredentialsError, NoRegionError, PartialCredentialsError, ProfileNotFound,
+        ClientError,
+        ConnectionError,
+        NoCredentialsError,
+        NoRegionError,
+        PartialCredentialsError,
+        ProfileNotFound,
     )
 
     doing = f"{doing}: " if doing else ""  # "": the problem alone
@@ -76,28 +109,60 @@ def explain_aws_error(exc: Exception, doing: str, cls: type[AwsError] = AwsError
     if isinstance(exc, ProfileNotFound):
         return cls(f"{doing}{exc}", hint=PROFILE_HINT)
     if isinstance(exc, (NoCredentialsError, PartialCredentialsError)):
-        what = "no AWS credentials found" if isinstance(exc, NoCredentialsError) else f"incomplete AWS credentials ({exc})"
-        return cls(f"{doing}{what}",
-                   hint="run `aws configure` (or set AWS_PROFILE / AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)" + meanwhile)
+        what = (
+            "no AWS credentials found"
+            if isinstance(exc, NoCredentialsError)
+            else f"incomplete AWS credentials ({exc})"
+        )
+        return cls(
+            f"{doing}{what}",
+            hint="run `aws configure` (or set AWS_PROFILE / AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)"
+            + meanwhile,
+        )
     if isinstance(exc, NoRegionError):
         return cls(f"{doing}no AWS region configured", hint="pass --region or set AWS_REGION")
     if isinstance(exc, ConnectionError):  # refused, timed out, DNS, TLS: after botocore's retries
         endpoint = os.environ.get("AWS_ENDPOINT_URL")
-        where = f"AWS_ENDPOINT_URL is {endpoint}" if endpoint else "check the network, a proxy or a firewall"
+        where = (
+            f"AWS_ENDPOINT_URL is {endpoint}"
+            if endpoint
+            else "check the network, a proxy or a firewall"
+        )
         return cls(f"{doing}cannot reach AWS ({type(exc).__name__}: {exc})", hint=where + meanwhile)
     if isinstance(exc, ClientError):
         code = exc.response.get("Error", {}).get("Code", "")
         op = getattr(exc, "operation_name", "")
-        if code in ("AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "Forbidden", "403"):
-            return cls(f"{doing}access denied ({code})",
-                       hint=f"grant {PERMISSIONS.get(op, op)} to your AWS identity (`planner infra policy` prints a "
-                            f"policy that has everything the planner needs)" + meanwhile)
+        if code in (
+            "AccessDenied",
+            "AccessDeniedException",
+            "UnauthorizedOperation",
+            "Forbidden",
+            "403",
+        ):
+            return cls(
+                f"{doing}access denied ({code})",
+                hint=f"grant {PERMISSIONS.get(op, op)} to your AWS identity (`planner infra policy` prints a "
+                f"policy that has everything the planner needs)" + meanwhile,
+            )
         if code in CREDENTIAL_CODES:
-            return cls(f"{doing}AWS refused the credentials ({code})",
-                       hint="refresh them: `aws sso login`, `aws configure`, or new keys in AWS_ACCESS_KEY_ID" + meanwhile)
-        if code in ("Throttling", "ThrottlingException", "RequestLimitExceeded", "TooManyRequestsException"):
-            return cls(f"{doing}AWS throttled the requests ({code}) after retries", hint="try again in a minute" + meanwhile)
-        return cls(f"{doing}AWS answered {code}: {exc.response.get('Error', {}).get('Message', '')}")
+            return cls(
+                f"{doing}AWS refused the credentials ({code})",
+                hint="refresh them: `aws sso login`, `aws configure`, or new keys in AWS_ACCESS_KEY_ID"
+                + meanwhile,
+            )
+        if code in (
+            "Throttling",
+            "ThrottlingException",
+            "RequestLimitExceeded",
+            "TooManyRequestsException",
+        ):
+            return cls(
+                f"{doing}AWS throttled the requests ({code}) after retries",
+                hint="try again in a minute" + meanwhile,
+            )
+        return cls(
+            f"{doing}AWS answered {code}: {exc.response.get('Error', {}).get('Message', '')}"
+        )
     return cls(f"{doing}{type(exc).__name__}: {exc}")
 
 
@@ -123,8 +188,14 @@ def failure_text(exc: Exception, doing: str) -> str:
 # EC2's vCPU quotas by family group and purchase (AWS Service Quotas, Amazon EC2; the same codes in every region);
 # infra/quotas.py reads them before a launch
 QUOTA_GROUPS = {"standard": "Standard (A, C, D, H, I, M, R, T, Z)", "g": "G and VT", "p": "P"}
-QUOTA_CODES = {("standard", "on-demand"): "L-1216C47A", ("g", "on-demand"): "L-DB2E81BA", ("p", "on-demand"): "L-417A185B",
-               ("standard", "spot"): "L-34B43A08", ("g", "spot"): "L-3819A6DF", ("p", "spot"): "L-7212CCBC"}
+QUOTA_CODES = {
+    ("standard", "on-demand"): "L-1216C47A",
+    ("g", "on-demand"): "L-DB2E81BA",
+    ("p", "on-demand"): "L-417A185B",
+    ("standard", "spot"): "L-34B43A08",
+    ("g", "spot"): "L-3819A6DF",
+    ("p", "spot"): "L-7212CCBC",
+}
 
 
 def quota_group(instance_type: str) -> str | None:
@@ -142,7 +213,11 @@ def quota_group(instance_type: str) -> str | None:
 
 def group_quota_name(group: str, purchase: str) -> str:
     kind = QUOTA_GROUPS[group]
-    return f"Running On-Demand {kind} instances" if purchase == "on-demand" else f"All {kind} Spot Instance Requests"
+    return (
+        f"Running On-Demand {kind} instances"
+        if purchase == "on-demand"
+        else f"All {kind} Spot Instance Requests"
+    )
 
 
 def quota_name(instance_type: str, purchase: str) -> str:
@@ -156,18 +231,28 @@ def launch_error(exc: Exception, instance_type: str, region: str, purchase: str)
 
     code = exc.response.get("Error", {}).get("Code", "") if isinstance(exc, ClientError) else ""
     if code == "InsufficientInstanceCapacity":
-        return (f"AWS has no capacity for {instance_type} in {region} right now: try another subnet/zone "
-                f"(--subnet), another region, a similar instance type, or --purchase spot")
+        return (
+            f"AWS has no capacity for {instance_type} in {region} right now: try another subnet/zone "
+            f"(--subnet), another region, a similar instance type, or --purchase spot"
+        )
     if code in ("VcpuLimitExceeded", "InstanceLimitExceeded", "MaxSpotInstanceCountExceeded"):
-        return (f"your vCPU quota \"{quota_name(instance_type, purchase)}\" in {region} is too low "
-                f"for {instance_type} ({code}); ask for an increase in the Service Quotas console "
-                f"(Amazon EC2 > {quota_name(instance_type, purchase)}); new accounts start at 0 for G and P")
+        return (
+            f'your vCPU quota "{quota_name(instance_type, purchase)}" in {region} is too low '
+            f"for {instance_type} ({code}); ask for an increase in the Service Quotas console "
+            f"(Amazon EC2 > {quota_name(instance_type, purchase)}); new accounts start at 0 for G and P"
+        )
     if code == "UnauthorizedOperation":
-        return (f"not allowed to launch instances ({code}): your identity needs ec2:RunInstances and ec2:CreateTags "
-                f"(`planner infra policy` prints a policy that has them; spot also needs the spot-instances-request resource)")
+        return (
+            f"not allowed to launch instances ({code}): your identity needs ec2:RunInstances and ec2:CreateTags "
+            f"(`planner infra policy` prints a policy that has them; spot also needs the spot-instances-request resource)"
+        )
     if code == "SpotMaxPriceTooLow" or code.startswith("InsufficientSpot"):
         return f"no spot capacity for {instance_type} ({code}): try --purchase on-demand or another region"
-    if code == "ParameterNotFound":  # the Deep Learning AMI's public SSM parameter (runner.aws.AMI_PARAMETER)
-        return (f"the latest Deep Learning AMI could not be looked up in {region} ({code}: its public SSM parameter is "
-                f"not there): give an AMI with torch yourself, --ami ami-..., or try another --ami-type or region")
+    if (
+        code == "ParameterNotFound"
+    ):  # the Deep Learning AMI's public SSM parameter (runner.aws.AMI_PARAMETER)
+        return (
+            f"the latest Deep Learning AMI could not be looked up in {region} ({code}: its public SSM parameter is "
+            f"not there): give an AMI with torch yourself, --ami ami-..., or try another --ami-type or region"
+        )
     return failure_text(exc, f"launch of {instance_type}")

@@ -24,6 +24,7 @@ from typing import Any
 
 from infra.aws import QUOTA_CODES, client, explain_aws_error, group_quota_name, quota_group
 
+
 @dataclass(frozen=True)
 class QuotaCheck:
     """One quota a launch counts against: its value and what runs in it now (None: not read, `problem` says why),
@@ -40,23 +41,33 @@ class QuotaCheck:
 
     @property
     def over(self) -> bool:
-        return self.limit is not None and self.used is not None and self.used + self.needed > self.limit
+        return (
+            self.limit is not None
+            and self.used is not None
+            and self.used + self.needed > self.limit
+        )
 
     def line(self) -> str:
         if self.limit is None or self.used is None:
-            return f"quota \"{self.name}\" not read ({self.problem}): a launch over it fails with VcpuLimitExceeded"
-        return (f"quota \"{self.name}\": {self.limit:g} vCPUs, {self.used} in use, this launch {self.needed} "
-                f"({', '.join(self.types)})" + (": OVER" if self.over else ""))
+            return f'quota "{self.name}" not read ({self.problem}): a launch over it fails with VcpuLimitExceeded'
+        return (
+            f'quota "{self.name}": {self.limit:g} vCPUs, {self.used} in use, this launch {self.needed} '
+            f"({', '.join(self.types)})" + (": OVER" if self.over else "")
+        )
 
     def over_text(self) -> str:
         """Why EC2 would refuse the launch (when `over`): the quota, its value, what runs in it, what the launch needs."""
-        return (f"the vCPU quota \"{self.name}\" in {self.region} is {self.limit:g} with {self.used} in use, and "
-                f"{', '.join(self.types)} need {self.needed}")
+        return (
+            f'the vCPU quota "{self.name}" in {self.region} is {self.limit:g} with {self.used} in use, and '
+            f"{', '.join(self.types)} need {self.needed}"
+        )
 
     def raise_request(self) -> str:
         want = max(int(self.needed + (self.used or 0)), 1)
-        return (f"aws service-quotas request-service-quota-increase --service-code ec2 --quota-code {self.code} "
-                f"--desired-value {want} --region {self.region} (or the Service Quotas console: Amazon EC2 > {self.name})")
+        return (
+            f"aws service-quotas request-service-quota-increase --service-code ec2 --quota-code {self.code} "
+            f"--desired-value {want} --region {self.region} (or the Service Quotas console: Amazon EC2 > {self.name})"
+        )
 
 
 def running_vcpus(ec2: Any, vcpus_of: dict[str, int]) -> dict[tuple[str, str], int]:
@@ -64,7 +75,8 @@ def running_vcpus(ec2: Any, vcpus_of: dict[str, int]) -> dict[tuple[str, str], i
     CpuOptions (cores x threads), else `vcpus_of` its type."""
     used: dict[tuple[str, str], int] = {}
     pages = ec2.get_paginator("describe_instances").paginate(
-        Filters=[{"Name": "instance-state-name", "Values": ["pending", "running"]}])
+        Filters=[{"Name": "instance-state-name", "Values": ["pending", "running"]}]
+    )
     for page in pages:
         for reservation in page.get("Reservations", []):
             for inst in reservation.get("Instances", []):
@@ -72,14 +84,21 @@ def running_vcpus(ec2: Any, vcpus_of: dict[str, int]) -> dict[tuple[str, str], i
                 if group is None:
                     continue
                 cpu = inst.get("CpuOptions") or {}
-                n = cpu.get("CoreCount", 0) * cpu.get("ThreadsPerCore", 0) or vcpus_of.get(inst["InstanceType"], 0)
+                n = cpu.get("CoreCount", 0) * cpu.get("ThreadsPerCore", 0) or vcpus_of.get(
+                    inst["InstanceType"], 0
+                )
                 key = (group, "spot" if inst.get("InstanceLifecycle") == "spot" else "on-demand")
                 used[key] = used.get(key, 0) + n
     return used
 
 
-def check_quotas(session: Any, region: str, launch: dict[str, int], purchase: str,
-                 vcpus_of: dict[str, int] | None = None) -> list[QuotaCheck]:
+def check_quotas(
+    session: Any,
+    region: str,
+    launch: dict[str, int],
+    purchase: str,
+    vcpus_of: dict[str, int] | None = None,
+) -> list[QuotaCheck]:
     """The quotas a launch of `launch` (instance type -> vCPUs) as `purchase` counts against in `region`, each read
     with what runs in it now (an instance's vCPUs: its CpuOptions, else `vcpus_of` its type, e.g. the catalog's); a
     quota or the usage that cannot be read has its `problem` (no exception)."""
@@ -93,7 +112,9 @@ def check_quotas(session: Any, region: str, launch: dict[str, int], purchase: st
     used: dict[tuple[str, str], int] | None = None
     usage_problem = ""
     try:
-        used = running_vcpus(client(session, "ec2", region, attempts=2), {**(vcpus_of or {}), **launch})
+        used = running_vcpus(
+            client(session, "ec2", region, attempts=2), {**(vcpus_of or {}), **launch}
+        )
     except Exception as exc:  # noqa: BLE001 - said in the check's line
         usage_problem = explain_aws_error(exc, "reading the instances running now").message
     quotas = client(session, "service-quotas", region, attempts=2) if used is not None else None
@@ -105,10 +126,30 @@ def check_quotas(session: Any, region: str, launch: dict[str, int], purchase: st
             out.append(QuotaCheck(name, code, region, needed, tuple(types), problem=usage_problem))
             continue
         try:
-            limit = float(quotas.get_service_quota(ServiceCode="ec2", QuotaCode=code)["Quota"]["Value"])
+            limit = float(
+                quotas.get_service_quota(ServiceCode="ec2", QuotaCode=code)["Quota"]["Value"]
+            )
         except Exception as exc:  # noqa: BLE001 - a warning: the launch goes on
-            out.append(QuotaCheck(name, code, region, needed, tuple(types),
-                                  problem=explain_aws_error(exc, "reading it").message))
+            out.append(
+                QuotaCheck(
+                    name,
+                    code,
+                    region,
+                    needed,
+                    tuple(types),
+                    problem=explain_aws_error(exc, "reading it").message,
+                )
+            )
             continue
-        out.append(QuotaCheck(name, code, region, needed, tuple(types), limit, (used or {}).get((group, purchase), 0)))
+        out.append(
+            QuotaCheck(
+                name,
+                code,
+                region,
+                needed,
+                tuple(types),
+                limit,
+                (used or {}).get((group, purchase), 0),
+            )
+        )
     return out

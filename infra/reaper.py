@@ -28,7 +28,10 @@ def parse_time(text: str) -> dt.datetime | None:
 
 
 def managed_instances(ec2: Any, run_id: str | None = None) -> list[dict[str, Any]]:
-    filters = [{"Name": f"tag:{TAG_MANAGED}", "Values": ["true"]}, {"Name": "instance-state-name", "Values": LIVE_STATES}]
+    filters = [
+        {"Name": f"tag:{TAG_MANAGED}", "Values": ["true"]},
+        {"Name": "instance-state-name", "Values": LIVE_STATES},
+    ]
     if run_id:
         filters.append({"Name": f"tag:{TAG_RUN}", "Values": [run_id]})
     found = []
@@ -41,18 +44,22 @@ def managed_instances(ec2: Any, run_id: str | None = None) -> list[dict[str, Any
 def is_expired(instance: dict[str, Any], now: dt.datetime) -> bool:
     """Past its expiry. A managed instance whose expiry tag is missing or unreadable counts as expired:
     nothing the planner launches lacks it, so such an instance has lost its guard."""
-    expires = parse_time(next((t["Value"] for t in instance.get("Tags", []) if t["Key"] == TAG_EXPIRES), ""))
+    expires = parse_time(
+        next((t["Value"] for t in instance.get("Tags", []) if t["Key"] == TAG_EXPIRES), "")
+    )
     return expires is None or expires <= now
 
 
-def reap(ec2: Any, now: dt.datetime | None = None, run_id: str | None = None, dry_run: bool = False) -> list[dict[str, Any]]:
+def reap(
+    ec2: Any, now: dt.datetime | None = None, run_id: str | None = None, dry_run: bool = False
+) -> list[dict[str, Any]]:
     """Terminate expired managed instances (all of `run_id`'s when given). Returns what it took."""
     now = now or dt.datetime.now(dt.timezone.utc)
     doomed = [i for i in managed_instances(ec2, run_id) if run_id or is_expired(i, now)]
     if doomed and not dry_run:
         ids = [i["InstanceId"] for i in doomed]
         for start in range(0, len(ids), 500):
-            ec2.terminate_instances(InstanceIds=ids[start:start + 500])
+            ec2.terminate_instances(InstanceIds=ids[start : start + 500])
     return doomed
 
 

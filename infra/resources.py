@@ -50,13 +50,34 @@ def ensure_bucket(session: Any, region: str) -> str:
     if region != "us-east-1":
         kwargs["CreateBucketConfiguration"] = {"LocationConstraint": region}
     s3.create_bucket(**kwargs)
-    s3.put_public_access_block(Bucket=name, PublicAccessBlockConfiguration={
-        "BlockPublicAcls": True, "IgnorePublicAcls": True, "BlockPublicPolicy": True, "RestrictPublicBuckets": True})
-    s3.put_bucket_encryption(Bucket=name, ServerSideEncryptionConfiguration={
-        "Rules": [{"ApplyServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}]})
-    s3.put_bucket_lifecycle_configuration(Bucket=name, LifecycleConfiguration={"Rules": [
-        {"ID": "expire-bench-runs", "Status": "Enabled", "Filter": {"Prefix": "runs/"},
-         "Expiration": {"Days": RETENTION_DAYS}}]})
+    s3.put_public_access_block(
+        Bucket=name,
+        PublicAccessBlockConfiguration={
+            "BlockPublicAcls": True,
+            "IgnorePublicAcls": True,
+            "BlockPublicPolicy": True,
+            "RestrictPublicBuckets": True,
+        },
+    )
+    s3.put_bucket_encryption(
+        Bucket=name,
+        ServerSideEncryptionConfiguration={
+            "Rules": [{"ApplyServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}]
+        },
+    )
+    s3.put_bucket_lifecycle_configuration(
+        Bucket=name,
+        LifecycleConfiguration={
+            "Rules": [
+                {
+                    "ID": "expire-bench-runs",
+                    "Status": "Enabled",
+                    "Filter": {"Prefix": "runs/"},
+                    "Expiration": {"Days": RETENTION_DAYS},
+                }
+            ]
+        },
+    )
     return name
 
 
@@ -72,16 +93,26 @@ def vpc_id(ec2: Any, region: str, subnet: str | None) -> str:
 def ensure_security_group(ec2: Any, region: str, subnet: str | None) -> str:
     """The no-ingress group for bench instances in the VPC of `subnet` (or the default VPC)."""
     vpc = vpc_id(ec2, region, subnet)
-    found = ec2.describe_security_groups(Filters=[
-        {"Name": "group-name", "Values": [SECURITY_GROUP_NAME]}, {"Name": "vpc-id", "Values": [vpc]}])["SecurityGroups"]
+    found = ec2.describe_security_groups(
+        Filters=[
+            {"Name": "group-name", "Values": [SECURITY_GROUP_NAME]},
+            {"Name": "vpc-id", "Values": [vpc]},
+        ]
+    )["SecurityGroups"]
     if found:
         group = found[0]
         if group.get("IpPermissions"):
-            raise InputError(f"security group {group['GroupId']} ({SECURITY_GROUP_NAME}) has inbound rules",
-                             hint="the planner only launches into a group with no inbound rules: remove them")
+            raise InputError(
+                f"security group {group['GroupId']} ({SECURITY_GROUP_NAME}) has inbound rules",
+                hint="the planner only launches into a group with no inbound rules: remove them",
+            )
         return group["GroupId"]
     created = ec2.create_security_group(
-        GroupName=SECURITY_GROUP_NAME, VpcId=vpc,
+        GroupName=SECURITY_GROUP_NAME,
+        VpcId=vpc,
         Description="cloud-planner bench instances: no inbound access, outbound for S3 only",
-        TagSpecifications=[{"ResourceType": "security-group", "Tags": [{"Key": TAG_MANAGED, "Value": "true"}]}])
+        TagSpecifications=[
+            {"ResourceType": "security-group", "Tags": [{"Key": TAG_MANAGED, "Value": "true"}]}
+        ],
+    )
     return created["GroupId"]

@@ -13,9 +13,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from infra.aws import client
 from infra.reaper import STACK_NAME
 from planner.errors import InputError, PlannerError
-from infra.aws import client
 
 TEMPLATE = Path(__file__).resolve().parent / "planner-stack.yaml"
 REAPER = Path(__file__).resolve().parent / "reaper.py"
@@ -37,7 +37,9 @@ def render_template() -> str:
     template = load_template()
     code = REAPER.read_text()
     if len(code) > ZIPFILE_LIMIT:
-        raise InfraError(f"infra/reaper.py is {len(code)} characters, over CloudFormation's {ZIPFILE_LIMIT} for inline code")
+        raise InfraError(
+            f"infra/reaper.py is {len(code)} characters, over CloudFormation's {ZIPFILE_LIMIT} for inline code"
+        )
     template["Resources"]["ReaperFunction"]["Properties"]["Code"]["ZipFile"] = code
     return json.dumps(template, indent=2)
 
@@ -52,7 +54,9 @@ def _cfn(session: Any, region: str):
 
 
 def default_vpc(session: Any, region: str) -> str:
-    vpcs = client(session, "ec2", region).describe_vpcs(Filters=[{"Name": "isDefault", "Values": ["true"]}])["Vpcs"]
+    vpcs = client(session, "ec2", region).describe_vpcs(
+        Filters=[{"Name": "isDefault", "Values": ["true"]}]
+    )["Vpcs"]
     if not vpcs:
         raise InputError(f"no default VPC in {region}", hint="pass --vpc VPC_ID")
     return vpcs[0]["VpcId"]
@@ -81,8 +85,14 @@ def outputs(found: dict[str, Any] | None) -> dict[str, str]:
     return {o["OutputKey"]: o["OutputValue"] for o in (found or {}).get("Outputs", [])}
 
 
-def deploy(session: Any, region: str, name: str = DEFAULT_STACK_NAME, vpc_id: str | None = None,
-           schedule: str | None = None, wait: bool = True) -> dict[str, Any]:
+def deploy(
+    session: Any,
+    region: str,
+    name: str = DEFAULT_STACK_NAME,
+    vpc_id: str | None = None,
+    schedule: str | None = None,
+    wait: bool = True,
+) -> dict[str, Any]:
     """Create the stack, or update it when it exists. Returns the stack description."""
     from botocore.exceptions import ClientError
 
@@ -91,8 +101,13 @@ def deploy(session: Any, region: str, name: str = DEFAULT_STACK_NAME, vpc_id: st
     if schedule:
         params.append({"ParameterKey": "ReaperSchedule", "ParameterValue": schedule})
     body = render_template()
-    kwargs = dict(StackName=name, TemplateBody=body, Parameters=params, Capabilities=["CAPABILITY_NAMED_IAM"],
-                  Tags=[{"Key": "planner:managed", "Value": "true"}])
+    kwargs = dict(
+        StackName=name,
+        TemplateBody=body,
+        Parameters=params,
+        Capabilities=["CAPABILITY_NAMED_IAM"],
+        Tags=[{"Key": "planner:managed", "Value": "true"}],
+    )
     if stack(session, region, name) is None:
         cfn.create_stack(**kwargs)
         waiter = "stack_create_complete"
@@ -116,5 +131,7 @@ def delete(session: Any, region: str, name: str = DEFAULT_STACK_NAME, wait: bool
     cfn = _cfn(session, region)
     cfn.delete_stack(StackName=name)
     if wait:
-        cfn.get_waiter("stack_delete_complete").wait(StackName=name, WaiterConfig={"Delay": 5, "MaxAttempts": 120})
+        cfn.get_waiter("stack_delete_complete").wait(
+            StackName=name, WaiterConfig={"Delay": 5, "MaxAttempts": 120}
+        )
     return True

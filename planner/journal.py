@@ -26,20 +26,21 @@ import datetime as dt
 import json
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from planner import units
+from planner.core.candidates import Target
 from planner.core.document import PlanDocument, from_json, to_json
 from planner.core.kinds import DEVICES, OBJECTIVES, PURCHASES
 from planner.core.script import ScriptJob
 from planner.errors import InputError, JournalError, RunError
-from planner.core.candidates import Target
-from planner.workload.limits import brief
 from planner.units import path_problem, shown_path
-from runner.bench.result import BenchResult, finite_json
+from planner.workload.limits import brief
 from planner.workload.load import read_regular_file, read_spec_file
+from runner.bench.result import BenchResult, finite_json
 
 if TYPE_CHECKING:  # the spec's models (pydantic) load when a spec is read
     from planner.workload.spec import WorkloadSpec
@@ -64,11 +65,13 @@ class Measured:
     def to_dict(self) -> dict[str, Any]:
         data = {**self.result.to_dict(), "target": self.target.name}
         if self.target.cloud:
-            data.update(instance_type=self.target.instance_type, region=self.region, purchase=self.purchase)
+            data.update(
+                instance_type=self.target.instance_type, region=self.region, purchase=self.purchase
+            )
         return data
 
     @classmethod
-    def from_dict(cls, label: str, data: dict[str, Any]) -> "Measured":
+    def from_dict(cls, label: str, data: dict[str, Any]) -> Measured:
         target = Target.parse(data["target"]) if data.get("target") else Target.from_label(label)
         return cls(target, BenchResult.from_dict(data), data.get("region"), data.get("purchase"))
 
@@ -79,8 +82,12 @@ def _dumps(data: Any) -> str:
 
 # ----------------------------------------------------------------------------- what a journal may hold
 
-MAX_JOURNAL_BYTES = 8 << 20  # a result is ~3 KiB, run.json with `auto`'s choices for a whole region ~300 KiB
-MAX_RESULTS = 1_000  # files in results/: a run has one per target (at most 64 instances and 2 local devices)
+MAX_JOURNAL_BYTES = (
+    8 << 20
+)  # a result is ~3 KiB, run.json with `auto`'s choices for a whole region ~300 KiB
+MAX_RESULTS = (
+    1_000  # files in results/: a run has one per target (at most 64 instances and 2 local devices)
+)
 STATUSES = ("ok", "does_not_fit", "invalid", "error")
 # A step of a microsecond is below any kernel launch, one of a day beyond any bench (at most an hour); between
 # them the estimate's ratios (interval / step, CPU step / GPU step) stay finite whatever the journal says.
@@ -95,9 +102,18 @@ _BY_TYPE: dict[str, Check] = {  # a BenchResult field's annotation -> its check
     "int": (_COUNT.holds, "a whole number from 0"),
     "int | None": (lambda v: v is None or _COUNT.holds(v), "a whole number from 0, or null"),
     "float | None": (lambda v: v is None or _AMOUNT.holds(v), "a finite number from 0, or null"),
-    "list[str]": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of texts"),
-    "list[float]": (lambda v: isinstance(v, list) and all(_AMOUNT.holds(x) for x in v), "a list of numbers from 0"),
-    "list[dict[str, Any]]": (lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v), "a list of objects"),
+    "list[str]": (
+        lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+        "a list of texts",
+    ),
+    "list[float]": (
+        lambda v: isinstance(v, list) and all(_AMOUNT.holds(x) for x in v),
+        "a list of numbers from 0",
+    ),
+    "list[dict[str, Any]]": (
+        lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v),
+        "a list of objects",
+    ),
     "dict[str, Any]": (lambda v: isinstance(v, dict), "an object"),
     "dict[str, Any] | None": (lambda v: v is None or isinstance(v, dict), "an object, or null"),
 }
@@ -105,20 +121,42 @@ _RESULT_CHECKS: dict[str, Check] = {
     **{f.name: _BY_TYPE[str(f.type)] for f in fields(BenchResult)},
     "status": (lambda v: v in STATUSES, "one of " + ", ".join(STATUSES)),
     "device": (lambda v: v in DEVICES, "cpu or cuda"),
-    "target": (lambda v: v == "local" or (isinstance(v, str) and v.startswith("aws:") and units.INSTANCE_TYPE.holds(v[4:])),
-               "local or aws:INSTANCE_TYPE"),
-    "region": (lambda v: v is None or units.REGION.holds(v), "an AWS region like us-east-1, or null"),
+    "target": (
+        lambda v: (
+            v == "local"
+            or (isinstance(v, str) and v.startswith("aws:") and units.INSTANCE_TYPE.holds(v[4:]))
+        ),
+        "local or aws:INSTANCE_TYPE",
+    ),
+    "region": (
+        lambda v: v is None or units.REGION.holds(v),
+        "an AWS region like us-east-1, or null",
+    ),
     "purchase": (lambda v: v is None or v in PURCHASES, "on-demand, spot or null"),
 }
 _OK_CHECKS: dict[str, Check] = {  # what a plan needs of a result whose status is ok
     "step_seconds": (STEP_SECONDS.holds, STEP_SECONDS.describe()),
-    "step_seconds_ci_low": (units.Range(0, 86_400).holds, "a number between 0 and 86,400 (seconds)"),
-    "step_seconds_ci_high": (units.Range(0, 86_400).holds, "a number between 0 and 86,400 (seconds)"),
+    "step_seconds_ci_low": (
+        units.Range(0, 86_400).holds,
+        "a number between 0 and 86,400 (seconds)",
+    ),
+    "step_seconds_ci_high": (
+        units.Range(0, 86_400).holds,
+        "a number between 0 and 86,400 (seconds)",
+    ),
 }
-_PLAN_OPTION_CHECKS: dict[str, Check] = {  # run.json's plan_options: the ranges of the flags that set them
+_PLAN_OPTION_CHECKS: dict[
+    str, Check
+] = {  # run.json's plan_options: the ranges of the flags that set them
     "objective": (lambda v: v is None or v in OBJECTIVES, "one of " + ", ".join(OBJECTIVES)),
-    "deadline_seconds": (lambda v: v is None or units.DEADLINE_SECONDS.holds(v), units.DEADLINE_SECONDS.describe() + ", or null"),
-    "time_value_per_hour": (lambda v: v is None or units.USD_PER_HOUR.holds(v), units.USD_PER_HOUR.describe() + ", or null"),
+    "deadline_seconds": (
+        lambda v: v is None or units.DEADLINE_SECONDS.holds(v),
+        units.DEADLINE_SECONDS.describe() + ", or null",
+    ),
+    "time_value_per_hour": (
+        lambda v: v is None or units.USD_PER_HOUR.holds(v),
+        units.USD_PER_HOUR.describe() + ", or null",
+    ),
     "local_price_per_hour": (units.USD_PER_HOUR.holds, units.USD_PER_HOUR.describe()),
     "region": (units.REGION.holds, "an AWS region like us-east-1"),
     "purchase": (lambda v: v in PURCHASES, "on-demand or spot"),
@@ -126,27 +164,44 @@ _PLAN_OPTION_CHECKS: dict[str, Check] = {  # run.json's plan_options: the ranges
 
 
 def _json_kind(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a text", bool: "true or false", type(None): "null"}.get(
-        type(value), "a number")
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a text",
+        bool: "true or false",
+        type(None): "null",
+    }.get(type(value), "a number")
 
 
 def _problems(data: dict[str, Any], checks: dict[str, Check], prefix: str = "") -> list[str]:
-    return [f"{prefix}{key}: must be {what}, got {brief(data[key])}"
-            for key, (holds, what) in checks.items() if key in data and not holds(data[key])]
+    return [
+        f"{prefix}{key}: must be {what}, got {brief(data[key])}"
+        for key, (holds, what) in checks.items()
+        if key in data and not holds(data[key])
+    ]
 
 
 def result_problems(label: str, data: Any) -> list[str]:
     """What stops a journaled result (results/<label>.json) from being planned with, one line each."""
     if not isinstance(data, dict):
         return [f"must be a JSON object (one bench result), got {_json_kind(data)}"]
-    problems = [f"{key}: missing (every result has it)" for key in ("status", "device") if key not in data]
+    problems = [
+        f"{key}: missing (every result has it)" for key in ("status", "device") if key not in data
+    ]
     problems += _problems(data, _RESULT_CHECKS)
     if not problems and data["status"] == "ok":
         # step_seconds_ci_high may be null: an unbounded interval (too few steps), as strict JSON keeps it
-        problems += [f"{key}: missing (a result with status ok has it)" for key in _OK_CHECKS
-                     if data.get(key) is None and key != "step_seconds_ci_high"]
+        problems += [
+            f"{key}: missing (a result with status ok has it)"
+            for key in _OK_CHECKS
+            if data.get(key) is None and key != "step_seconds_ci_high"
+        ]
         problems += _problems({k: v for k, v in data.items() if v is not None}, _OK_CHECKS)
-    if "target" not in data and label.startswith("aws-") and not units.INSTANCE_TYPE.holds(label[4:]):
+    if (
+        "target" not in data
+        and label.startswith("aws-")
+        and not units.INSTANCE_TYPE.holds(label[4:])
+    ):
         problems.append(f"the file name: {brief(label)} is not local-DEVICE or aws-INSTANCE_TYPE")
     return problems
 
@@ -154,7 +209,9 @@ def result_problems(label: str, data: Any) -> list[str]:
 def plan_option_problems(data: Any) -> list[str]:
     """What is wrong with run.json as `planner plan` reads it."""
     if not isinstance(data, dict):
-        return [f"must be a JSON object with run_id, targets and plan_options, got {_json_kind(data)}"]
+        return [
+            f"must be a JSON object with run_id, targets and plan_options, got {_json_kind(data)}"
+        ]
     options = data.get("plan_options", {})
     if not isinstance(options, dict):
         return [f"plan_options: must be an object, got {_json_kind(options)}"]
@@ -163,9 +220,16 @@ def plan_option_problems(data: Any) -> list[str]:
 
 def _edited(path: Path, problems: list[str]) -> JournalError:
     shown = shown_path(str(path))
-    message = f"{shown}: {problems[0]}" if len(problems) == 1 else "\n".join([shown, *(f"  {p}" for p in problems[:10])])
-    return JournalError(message, hint="the journal was edited or cut short: fix or remove this file (a result "
-                                      "file removed is a target not planned), or run `planner run` again")
+    message = (
+        f"{shown}: {problems[0]}"
+        if len(problems) == 1
+        else "\n".join([shown, *(f"  {p}" for p in problems[:10])])
+    )
+    return JournalError(
+        message,
+        hint="the journal was edited or cut short: fix or remove this file (a result "
+        "file removed is a target not planned), or run `planner run` again",
+    )
 
 
 def _read_json(path: Path, problems_of: Callable[[Any], list[str]] = lambda data: []) -> Any:
@@ -175,14 +239,20 @@ def _read_json(path: Path, problems_of: Callable[[Any], list[str]] = lambda data
     try:
         info, data = read_regular_file(path, MAX_JOURNAL_BYTES)
     except OSError as exc:
-        raise JournalError(f"{shown_path(str(path))}: cannot read it ({exc.strerror or exc})",
-                           hint="check the run directory") from None
+        raise JournalError(
+            f"{shown_path(str(path))}: cannot read it ({exc.strerror or exc})",
+            hint="check the run directory",
+        ) from None
     if not stat.S_ISREG(info.st_mode):
         raise _edited(path, ["is not a regular file"])
     if info.st_size > MAX_JOURNAL_BYTES:
-        raise _edited(path, [f"is {info.st_size:,} bytes; a journal file is at most {MAX_JOURNAL_BYTES:,}"])
+        raise _edited(
+            path, [f"is {info.st_size:,} bytes; a journal file is at most {MAX_JOURNAL_BYTES:,}"]
+        )
     if len(data) > MAX_JOURNAL_BYTES:  # it grew since fstat
-        raise _edited(path, [f"is more than {MAX_JOURNAL_BYTES:,} bytes; a journal file is at most that"])
+        raise _edited(
+            path, [f"is more than {MAX_JOURNAL_BYTES:,} bytes; a journal file is at most that"]
+        )
     if not data.strip():
         raise _edited(path, ["is empty (the run may have been stopped while writing it)"])
     try:
@@ -190,9 +260,16 @@ def _read_json(path: Path, problems_of: Callable[[Any], list[str]] = lambda data
     except UnicodeDecodeError:
         raise _edited(path, ["is not UTF-8 text"]) from None
     except json.JSONDecodeError as exc:
-        raise _edited(path, [f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"]) from None
-    except (ValueError, RecursionError):  # a number past 4,300 digits, nesting deeper than the parser goes
-        raise _edited(path, ["is not a journal's JSON (a number too long or nesting too deep)"]) from None
+        raise _edited(
+            path, [f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"]
+        ) from None
+    except (
+        ValueError,
+        RecursionError,
+    ):  # a number past 4,300 digits, nesting deeper than the parser goes
+        raise _edited(
+            path, ["is not a journal's JSON (a number too long or nesting too deep)"]
+        ) from None
     problems = problems_of(found)
     if problems:
         raise _edited(path, problems)
@@ -218,20 +295,29 @@ def check_run_dir(path: str | os.PathLike[str], flag: str = "--out") -> Path:
             with os.scandir(out) as found:
                 empty = next(found, None) is None
     except OSError as exc:
-        raise InputError(f"{shown}: cannot use this path ({exc.strerror or exc})", hint=hint) from None
+        raise InputError(
+            f"{shown}: cannot use this path ({exc.strerror or exc})", hint=hint
+        ) from None
     if not stat.S_ISDIR(mode):
         where = "is a file" if probe == out else f"{shown_path(str(probe))} is a file"
         raise InputError(f"{shown}: {where}, not a directory", hint=hint)
     if not empty:
         raise InputError(f"{shown}: the directory exists and is not empty", hint=hint)
     if not os.access(probe, os.W_OK | os.X_OK):
-        raise InputError(f"{shown}: cannot write in {shown_path(str(probe))} (permission denied)", hint=hint)
+        raise InputError(
+            f"{shown}: cannot write in {shown_path(str(probe))} (permission denied)", hint=hint
+        )
     return out
 
 
-def new_run_dir(name: str, folder: str | Path | None = None, now: dt.datetime | None = None) -> Path:
+def new_run_dir(
+    name: str, folder: str | Path | None = None, now: dt.datetime | None = None
+) -> Path:
     """Where a run of `name` journals in `folder` (None: planner-runs/) without --out: <UTC time>-<name>."""
-    return Path(folder or DEFAULT_BASE) / f"{(now or dt.datetime.now(dt.timezone.utc)):%Y%m%dT%H%M%SZ}-{name}"
+    return (
+        Path(folder or DEFAULT_BASE)
+        / f"{(now or dt.datetime.now(dt.timezone.utc)):%Y%m%dT%H%M%SZ}-{name}"
+    )
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -244,8 +330,10 @@ def _write_atomic(path: Path, text: str) -> None:
             tmp.unlink(missing_ok=True)
         except OSError:  # the directory itself is what failed
             pass
-        raise RunError(f"cannot write {shown_path(str(path))}: {exc.strerror or exc}",
-                       hint="free some disk space or fix the directory's permissions; what was written before is kept") from None
+        raise RunError(
+            f"cannot write {shown_path(str(path))}: {exc.strerror or exc}",
+            hint="free some disk space or fix the directory's permissions; what was written before is kept",
+        ) from None
 
 
 class RunJournal:
@@ -253,17 +341,21 @@ class RunJournal:
         self.path = Path(path)
 
     @classmethod
-    def create(cls, name: str, out: str | Path | None = None, now: dt.datetime | None = None) -> "RunJournal":
+    def create(
+        cls, name: str, out: str | Path | None = None, now: dt.datetime | None = None
+    ) -> RunJournal:
         path = check_run_dir(out if out is not None else new_run_dir(name, now=now))
         try:
             (path / "results").mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise InputError(f"--out {shown_path(str(path))}: cannot create it ({exc.strerror or exc})",
-                             hint="give a new directory for the run journal, or leave --out out") from None
+            raise InputError(
+                f"--out {shown_path(str(path))}: cannot create it ({exc.strerror or exc})",
+                hint="give a new directory for the run journal, or leave --out out",
+            ) from None
         return cls(path)
 
     @classmethod
-    def open(cls, path: str | Path) -> "RunJournal":
+    def open(cls, path: str | Path) -> RunJournal:
         """A run directory to read; JournalError unless it is one (a directory with spec.json)."""
         text = os.fspath(path)
         hint = "give a directory written by `planner run` (planner-runs/<time>-<name>)"
@@ -272,15 +364,22 @@ class RunJournal:
             raise JournalError(f"{shown_path(text)}: the path {problem}", hint=hint)
         try:
             mode = os.stat(text).st_mode
-            has_spec = stat.S_ISDIR(mode) and any(os.path.lexists(os.path.join(text, name)) for name in ("spec.json", "script.json"))
+            has_spec = stat.S_ISDIR(mode) and any(
+                os.path.lexists(os.path.join(text, name)) for name in ("spec.json", "script.json")
+            )
         except FileNotFoundError:
             raise JournalError(f"{shown_path(text)}: no such directory", hint=hint) from None
         except OSError as exc:
-            raise JournalError(f"{shown_path(text)}: cannot read it ({exc.strerror or exc})", hint=hint) from None
+            raise JournalError(
+                f"{shown_path(text)}: cannot read it ({exc.strerror or exc})", hint=hint
+            ) from None
         if not stat.S_ISDIR(mode):
             raise JournalError(f"{shown_path(text)}: is a file, not a run directory", hint=hint)
         if not has_spec:
-            raise JournalError(f"{shown_path(text)}: not a run directory (no spec.json), nor a script's run (no script.json)", hint=hint)
+            raise JournalError(
+                f"{shown_path(text)}: not a run directory (no spec.json), nor a script's run (no script.json)",
+                hint=hint,
+            )
         return cls(path)
 
     # ------------------------------------------------------------------ write
@@ -318,13 +417,18 @@ class RunJournal:
         try:
             paths = sorted((self.path / "results").glob("*.json"))
         except OSError as exc:
-            raise JournalError(f"{shown_path(str(self.path / 'results'))}: cannot list it ({exc.strerror or exc})") from None
+            raise JournalError(
+                f"{shown_path(str(self.path / 'results'))}: cannot list it ({exc.strerror or exc})"
+            ) from None
         if len(paths) > MAX_RESULTS:
-            raise JournalError(f"{shown_path(str(self.path / 'results'))}: {len(paths):,} result files; a run has at most "
-                               f"{MAX_RESULTS:,}", hint="give a directory written by `planner run`")
+            raise JournalError(
+                f"{shown_path(str(self.path / 'results'))}: {len(paths):,} result files; a run has at most "
+                f"{MAX_RESULTS:,}",
+                hint="give a directory written by `planner run`",
+            )
         results = {}
         for path in paths:
-            data = _read_json(path, lambda found: result_problems(path.stem, found))
+            data = _read_json(path, lambda found: result_problems(path.stem, found))  # noqa: B023 - called at once
             results[path.stem] = Measured.from_dict(path.stem, data)
         return results
 
@@ -365,4 +469,6 @@ def typed(path: Path, data: Any, read: Callable[[Any], Any]) -> Any:
         return read(data)
     except ValidationError as exc:
         first = exc.errors()[0]
-        raise _edited(path, [f"{'.'.join(str(p) for p in first['loc']) or 'the file'}: {first['msg']}"]) from None
+        raise _edited(
+            path, [f"{'.'.join(str(p) for p in first['loc']) or 'the file'}: {first['msg']}"]
+        ) from None

@@ -13,8 +13,9 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 T = TypeVar("T")
 
@@ -47,7 +48,9 @@ def parse_duration(text: str, max_seconds: float = MAX_DURATION_SECONDS) -> floa
     return total
 
 
-def parse_number(text: str, low: float, high: float, *, low_open: bool = False, unit: str = "") -> float:
+def parse_number(
+    text: str, low: float, high: float, *, low_open: bool = False, unit: str = ""
+) -> float:
     """A finite number between `low` and `high` (above `low` when `low_open`): what a float flag
     such as --seconds, --time-value or --local-price accepts. 'nan', 'inf' and '1e999' are refused."""
     return float(Range(low, high, unit, low_open).parse(text))
@@ -109,7 +112,11 @@ class Range:
     def parse(self, text: str) -> float:
         """The number typed as `text` (an int when `whole`), held to the range; ValueError saying what is accepted."""
         try:
-            value = (int if self.whole else float)(text.strip()) if isinstance(text, str) and len(text) <= _MAX_TEXT else None
+            value = (
+                (int if self.whole else float)(text.strip())
+                if isinstance(text, str) and len(text) <= _MAX_TEXT
+                else None
+            )
         except ValueError:
             value = None
         if value is None or not self.holds(value):
@@ -119,7 +126,11 @@ class Range:
     def holds(self, value: object) -> bool:
         """Whether a value read back (a run journal's JSON) is in range: a real number, not a bool,
         finite (a 400-digit integer is compared as an integer, never converted to a float)."""
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or (self.whole and not isinstance(value, int)):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or (self.whole and not isinstance(value, int))
+        ):
             return False
         if isinstance(value, float) and not math.isfinite(value):
             return False
@@ -127,8 +138,11 @@ class Range:
 
     def describe(self) -> str:
         kind = "a whole number" if self.whole else "a number"
-        text = (f"{kind} above {_num(self.low)} and at most {_num(self.high)}" if self.low_open
-                else f"{kind} between {_num(self.low)} and {_num(self.high)}")
+        text = (
+            f"{kind} above {_num(self.low)} and at most {_num(self.high)}"
+            if self.low_open
+            else f"{kind} between {_num(self.low)} and {_num(self.high)}"
+        )
         return text + (f" ({self.unit})" if self.unit else "")
 
 
@@ -146,7 +160,9 @@ BENCH_MINUTES = Range(0, 1_440, "minutes", low_open=True)
 POLL_SECONDS = Range(0.05, 600, "seconds")
 MAX_INSTANCES = Range(1, 64, "instances at once", whole=True)
 THREADS = Range(1, 1_024, "threads", whole=True)
-PROCESSES = Range(1, 64, "processes", whole=True)  # data-parallel ranks of one bench: more than any instance's GPUs
+PROCESSES = Range(
+    1, 64, "processes", whole=True
+)  # data-parallel ranks of one bench: more than any instance's GPUs
 TOTAL_STEPS = Range(1, 10**12, "optimizer steps", whole=True)  # a script's whole run
 MAX_ROWS = Range(1, 100_000, "rows", whole=True)  # a table's rows (--max-rows)
 EPOCHS = Range(1, 10_000_000, "epochs", whole=True)  # a spec's train.epochs has the same range
@@ -170,13 +186,23 @@ class Name:
 
     def parse(self, text: str) -> str:
         if not self.holds(text):
-            extra = self.problem(text) if self.problem and isinstance(text, str) and len(text) <= self.max_length else None
-            raise ValueError(f"must be {self.what} like {self.example} ({extra or self.rule}), got {_shown(text)}")
+            extra = (
+                self.problem(text)
+                if self.problem and isinstance(text, str) and len(text) <= self.max_length
+                else None
+            )
+            raise ValueError(
+                f"must be {self.what} like {self.example} ({extra or self.rule}), got {_shown(text)}"
+            )
         return text
 
     def holds(self, value: object) -> bool:
-        return (isinstance(value, str) and len(value) <= self.max_length and re.fullmatch(self.pattern, value) is not None
-                and not (self.problem and self.problem(value)))
+        return (
+            isinstance(value, str)
+            and len(value) <= self.max_length
+            and re.fullmatch(self.pattern, value) is not None
+            and not (self.problem and self.problem(value))
+        )
 
 
 def _bucket_problem(name: str) -> str | None:
@@ -185,13 +211,17 @@ def _bucket_problem(name: str) -> str | None:
         return "no two dots in a row, and no dot next to a dash"
     if re.fullmatch(r"\d+\.\d+\.\d+\.\d+", name):
         return "not an IP address"
-    if name.startswith(("xn--", "sthree-", "amzn-s3-demo-")) or name.endswith(("-s3alias", "--ol-s3", ".mrap", "--x-s3")):
-        return "no prefix xn--, sthree- or amzn-s3-demo-, no suffix -s3alias, --ol-s3, .mrap or --x-s3"
+    if name.startswith(("xn--", "sthree-", "amzn-s3-demo-")) or name.endswith(
+        ("-s3alias", "--ol-s3", ".mrap", "--x-s3")
+    ):
+        return (
+            "no prefix xn--, sthree- or amzn-s3-demo-, no suffix -s3alias, --ol-s3, .mrap or --x-s3"
+        )
     return None
 
 
 def _region_problem(name: str) -> str | None:
-    """"US-EAST-1", "us_east_1", "us east 1": the region meant, when the form is all that is off."""
+    """ "US-EAST-1", "us_east_1", "us east 1": the region meant, when the form is all that is off."""
     meant = re.sub(r"[\s_]+", "-", name.strip().lower())
     if meant != name and re.fullmatch(_REGION_FORM, meant):
         return f'did you mean "{meant}"?'
@@ -200,7 +230,16 @@ def _region_problem(name: str) -> str | None:
 
 _REGION_FORM = r"[a-z]{2}(-[a-z]+)+-\d{1,2}"
 _HEX = "8 or 17 hexadecimal digits"
-REGION = Name("an AWS region", _REGION_FORM, "us-east-1", "lowercase letters and dashes, then a number", 32, _region_problem)
+REGION = Name(
+    "an AWS region",
+    _REGION_FORM,
+    "us-east-1",
+    "lowercase letters and dashes, then a number",
+    32,
+    _region_problem,
+)
+
+
 def parse_regions(text: str) -> str:
     """A plan's --region: one region, a comma-separated list (each instance type priced in the cheapest of them) or
     `all` (every region of the price data)."""
@@ -210,28 +249,85 @@ def parse_regions(text: str) -> str:
         return ALL_REGIONS
     parts = [part.strip() for part in text.split(",")]
     if len(parts) > 1 and not all(parts):
-        raise ValueError(f"must be AWS regions separated by commas, like us-east-1,us-west-2, or all, got {_shown(text)}")
+        raise ValueError(
+            f"must be AWS regions separated by commas, like us-east-1,us-west-2, or all, got {_shown(text)}"
+        )
     try:
         return ",".join(dict.fromkeys(REGION.parse(part) for part in parts))
     except ValueError as exc:
         raise ValueError(f"{exc}; several: us-east-1,us-west-2; every region: all") from None
-AMI_ID = Name("an AMI id", r"ami-([0-9a-f]{8}|[0-9a-f]{17})", "ami-0123456789abcdef0", f"ami- and {_HEX}", 21)
-SUBNET_ID = Name("a subnet id", r"subnet-([0-9a-f]{8}|[0-9a-f]{17})", "subnet-0123456789abcdef0", f"subnet- and {_HEX}", 24)
-VPC_ID = Name("a VPC id", r"vpc-([0-9a-f]{8}|[0-9a-f]{17})", "vpc-0123456789abcdef0", f"vpc- and {_HEX}", 21)
-BUCKET = Name("an S3 bucket name", r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]", "my-planner-results",
-              "3 to 63 lowercase letters, digits, dots and dashes; a letter or digit first and last", 63, _bucket_problem)
-STACK_NAME = Name("a CloudFormation stack name", r"[A-Za-z][A-Za-z0-9-]{0,127}", "cloud-planner",
-                  "a letter, then letters, digits and dashes; at most 128 characters", 128)
-RUN_ID = Name("a run id", r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}", "20261121T180000Z-1a2b3c4d",
-              "letters, digits, dots, dashes, underscores and colons; at most 128 characters", 128)
-AMI_TYPE = Name("a Deep Learning AMI type", r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}", "oss-nvidia-driver-gpu-pytorch-2.9-ubuntu-24.04",
-                "letters, digits, dots, dashes and underscores; at most 128 characters", 128)
-ARCH = Name("an architecture", r"[a-z0-9_]{1,16}", "x86_64 or arm64", "lowercase letters, digits and underscores", 16)
-INSTANCE_TYPE = Name("an instance type", r"[a-z0-9-]{1,20}\.[a-z0-9-]{1,20}", "g5.xlarge",
-                     "family.size in lowercase letters, digits and dashes", 41)
-TARGETS = Name("a list of targets", r"[A-Za-z0-9.:_, -]{1,1000}", "local,aws:g5.xlarge",
-               "local, auto and aws:INSTANCE_TYPE separated by commas; at most 1,000 characters", 1000)
-UTC_TIME = Name("a UTC time", r"[0-9][0-9T:.+Z -]{0,39}", "2026-11-21T18:00:00Z", "an ISO-8601 date and time", 40)
+
+
+AMI_ID = Name(
+    "an AMI id", r"ami-([0-9a-f]{8}|[0-9a-f]{17})", "ami-0123456789abcdef0", f"ami- and {_HEX}", 21
+)
+SUBNET_ID = Name(
+    "a subnet id",
+    r"subnet-([0-9a-f]{8}|[0-9a-f]{17})",
+    "subnet-0123456789abcdef0",
+    f"subnet- and {_HEX}",
+    24,
+)
+VPC_ID = Name(
+    "a VPC id", r"vpc-([0-9a-f]{8}|[0-9a-f]{17})", "vpc-0123456789abcdef0", f"vpc- and {_HEX}", 21
+)
+BUCKET = Name(
+    "an S3 bucket name",
+    r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]",
+    "my-planner-results",
+    "3 to 63 lowercase letters, digits, dots and dashes; a letter or digit first and last",
+    63,
+    _bucket_problem,
+)
+STACK_NAME = Name(
+    "a CloudFormation stack name",
+    r"[A-Za-z][A-Za-z0-9-]{0,127}",
+    "cloud-planner",
+    "a letter, then letters, digits and dashes; at most 128 characters",
+    128,
+)
+RUN_ID = Name(
+    "a run id",
+    r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}",
+    "20261121T180000Z-1a2b3c4d",
+    "letters, digits, dots, dashes, underscores and colons; at most 128 characters",
+    128,
+)
+AMI_TYPE = Name(
+    "a Deep Learning AMI type",
+    r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}",
+    "oss-nvidia-driver-gpu-pytorch-2.9-ubuntu-24.04",
+    "letters, digits, dots, dashes and underscores; at most 128 characters",
+    128,
+)
+ARCH = Name(
+    "an architecture",
+    r"[a-z0-9_]{1,16}",
+    "x86_64 or arm64",
+    "lowercase letters, digits and underscores",
+    16,
+)
+INSTANCE_TYPE = Name(
+    "an instance type",
+    r"[a-z0-9-]{1,20}\.[a-z0-9-]{1,20}",
+    "g5.xlarge",
+    "family.size in lowercase letters, digits and dashes",
+    41,
+)
+TARGETS = Name(
+    "a list of targets",
+    r"[A-Za-z0-9.:_, -]{1,1000}",
+    "local,aws:g5.xlarge",
+    "local, auto and aws:INSTANCE_TYPE separated by commas; at most 1,000 characters",
+    1000,
+)
+UTC_TIME = Name(
+    "a UTC time",
+    r"[0-9][0-9T:.+Z -]{0,39}",
+    "2026-11-21T18:00:00Z",
+    "an ISO-8601 date and time",
+    40,
+)
 
 _RATE = re.compile(r"rate\((\d{1,6}) (minute|minutes|hour|hours|day|days)\)")
 _CRON = re.compile(r"cron\([0-9A-Za-z*?,/#-]{1,40}( [0-9A-Za-z*?,/#-]{1,40}){5}\)")
@@ -248,7 +344,9 @@ def parse_schedule(text: str) -> str:
             raise ValueError(f"must be {forms} with a rate of at least 1, got {_shown(text)}")
         if (n == 1) == unit.endswith("s"):  # AWS refuses "rate(1 minutes)" and "rate(5 minute)"
             fix = f"rate(1 {unit.rstrip('s')})" if n == 1 else f"rate({n} {unit}s)"
-            raise ValueError(f'must be {forms}; write "{fix}" (AWS wants the singular for 1 only), got {_shown(text)}')
+            raise ValueError(
+                f'must be {forms}; write "{fix}" (AWS wants the singular for 1 only), got {_shown(text)}'
+            )
         return text
     if isinstance(text, str) and len(text) <= 256 and _CRON.fullmatch(text):
         return text

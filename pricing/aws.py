@@ -30,7 +30,10 @@ from pricing.catalog import COLUMNS, load_snapshot, merge_live, write_cache
 
 PRICING_REGION = "us-east-1"  # the Price List Query API endpoint (also ap-south-1, eu-central-1)
 ONDEMAND_FILTERS = {
-    "operatingSystem": "Linux", "tenancy": "Shared", "preInstalledSw": "NA", "capacitystatus": "Used",
+    "operatingSystem": "Linux",
+    "tenancy": "Shared",
+    "preInstalledSw": "NA",
+    "capacitystatus": "Used",
 }
 
 
@@ -51,18 +54,28 @@ def ondemand_price(price_item: str | dict) -> float | None:
     for term in (item.get("terms", {}).get("OnDemand") or {}).values():
         for dim in (term.get("priceDimensions") or {}).values():
             usd = (dim.get("pricePerUnit") or {}).get("USD")
-            if usd is not None and str(dim.get("unit", "")).lower().startswith("hr") and float(usd) > 0:
+            if (
+                usd is not None
+                and str(dim.get("unit", "")).lower().startswith("hr")
+                and float(usd) > 0
+            ):
                 return float(usd)
     return None
 
 
 def fetch_ondemand(pricing_client: Any, instance_type: str, region: str) -> float | None:
-    filters = [{"Type": "TERM_MATCH", "Field": "instanceType", "Value": instance_type},
-               {"Type": "TERM_MATCH", "Field": "regionCode", "Value": region}]
+    filters = [
+        {"Type": "TERM_MATCH", "Field": "instanceType", "Value": instance_type},
+        {"Type": "TERM_MATCH", "Field": "regionCode", "Value": region},
+    ]
     filters += [{"Type": "TERM_MATCH", "Field": k, "Value": v} for k, v in ONDEMAND_FILTERS.items()]
     prices = []
-    for page in pricing_client.get_paginator("get_products").paginate(ServiceCode="AmazonEC2", Filters=filters):
-        prices += [p for p in (ondemand_price(item) for item in page.get("PriceList", [])) if p is not None]
+    for page in pricing_client.get_paginator("get_products").paginate(
+        ServiceCode="AmazonEC2", Filters=filters
+    ):
+        prices += [
+            p for p in (ondemand_price(item) for item in page.get("PriceList", [])) if p is not None
+        ]
     return min(prices) if prices else None
 
 
@@ -78,8 +91,12 @@ def latest_spot_by_zone(history: Iterable[dict]) -> dict[str, float]:
 def fetch_spot(ec2_client: Any, instance_type: str, now: dt.datetime) -> dict[str, float]:
     history: list[dict] = []
     paginator = ec2_client.get_paginator("describe_spot_price_history")
-    for page in paginator.paginate(InstanceTypes=[instance_type], ProductDescriptions=["Linux/UNIX"],
-                                   StartTime=now - dt.timedelta(hours=6), EndTime=now):
+    for page in paginator.paginate(
+        InstanceTypes=[instance_type],
+        ProductDescriptions=["Linux/UNIX"],
+        StartTime=now - dt.timedelta(hours=6),
+        EndTime=now,
+    ):
         history += page.get("SpotPriceHistory", [])
     return latest_spot_by_zone(history)
 
@@ -107,7 +124,7 @@ def _describe_types(ec2_client: Any, instance_types: list[str]) -> list[dict]:
 def fetch_facts(ec2_client: Any, instance_types: list[str]) -> dict[str, dict]:
     facts: dict[str, dict] = {}
     for start in range(0, len(instance_types), 100):
-        for it in _describe_types(ec2_client, instance_types[start:start + 100]):
+        for it in _describe_types(ec2_client, instance_types[start : start + 100]):
             gpus = (it.get("GpuInfo") or {}).get("Gpus") or []
             arch = it.get("ProcessorInfo", {}).get("SupportedArchitectures", ["x86_64"])
             facts[it["InstanceType"]] = {
@@ -116,7 +133,9 @@ def fetch_facts(ec2_client: Any, instance_types: list[str]) -> dict[str, dict]:
                 "arch": "arm64" if "arm64" in arch else arch[0],
                 "gpu_name": gpus[0]["Name"] if gpus else "",
                 "gpu_count": sum(g.get("Count", 0) for g in gpus),
-                "gpu_memory_gib": round(gpus[0]["MemoryInfo"]["SizeInMiB"] / 1024, 2) if gpus else None,
+                "gpu_memory_gib": round(gpus[0]["MemoryInfo"]["SizeInMiB"] / 1024, 2)
+                if gpus
+                else None,
             }
     return facts
 
@@ -156,13 +175,19 @@ def refresh(
             if ondemand is None:
                 continue
             spots = list(spot.values())
-            rows.append({
-                "instance_type": itype, "region": region, **facts[itype],
-                "ondemand_usd_per_hour": ondemand,
-                "spot_usd_per_hour_min": min(spots) if spots else None,
-                "spot_usd_per_hour_median": statistics.median(spots) if spots else None,
-                "zones": len(spots), "source": "aws-live", "as_of": now.isoformat(timespec="seconds"),
-            })
+            rows.append(
+                {
+                    "instance_type": itype,
+                    "region": region,
+                    **facts[itype],
+                    "ondemand_usd_per_hour": ondemand,
+                    "spot_usd_per_hour_min": min(spots) if spots else None,
+                    "spot_usd_per_hour_median": statistics.median(spots) if spots else None,
+                    "zones": len(spots),
+                    "source": "aws-live",
+                    "as_of": now.isoformat(timespec="seconds"),
+                }
+            )
     live = pd.DataFrame(rows, columns=COLUMNS)
     merged = merge_live(snapshot, live) if not live.empty else snapshot
     write_cache(merged, now, regions, directory)

@@ -25,11 +25,15 @@ def billed_seconds(seconds: float) -> int:
     return max(MINIMUM_BILLED_SECONDS, math.ceil(max(0.0, seconds)))
 
 
-def root_volume_usd_per_hour(gb: float = DEFAULT_ROOT_VOLUME_GB, usd_per_gb_month: float = EBS_GP3_USD_PER_GB_MONTH) -> float:
+def root_volume_usd_per_hour(
+    gb: float = DEFAULT_ROOT_VOLUME_GB, usd_per_gb_month: float = EBS_GP3_USD_PER_GB_MONTH
+) -> float:
     return gb * usd_per_gb_month / HOURS_PER_MONTH
 
 
-def instance_cost(usd_per_hour: float, seconds: float, root_volume_gb: float = DEFAULT_ROOT_VOLUME_GB) -> float:
+def instance_cost(
+    usd_per_hour: float, seconds: float, root_volume_gb: float = DEFAULT_ROOT_VOLUME_GB
+) -> float:
     """Billed cost of one EC2 instance alive for `seconds` (instance + its root volume)."""
     hourly = usd_per_hour + root_volume_usd_per_hour(root_volume_gb)
     return hourly * billed_seconds(seconds) / 3600.0

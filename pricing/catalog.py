@@ -21,13 +21,31 @@ from pathlib import Path
 
 import pandas as pd
 
-from pricing.facts import PURCHASES, CpuFacts, gpu_spec_from_row, InstanceFacts, interconnect_from_row
+from planner.errors import CatalogLookupError, InputError, did_you_mean
+from pricing.facts import (
+    PURCHASES,
+    CpuFacts,
+    InstanceFacts,
+    gpu_spec_from_row,
+    interconnect_from_row,
+)
 from pricing.gpus import GpuFilter
-from planner.errors import CatalogLookupError, did_you_mean, InputError
 
 COLUMNS = [
-    "instance_type", "region", "vcpus", "memory_gib", "arch", "gpu_name", "gpu_count", "gpu_memory_gib",
-    "ondemand_usd_per_hour", "spot_usd_per_hour_min", "spot_usd_per_hour_median", "zones", "source", "as_of",
+    "instance_type",
+    "region",
+    "vcpus",
+    "memory_gib",
+    "arch",
+    "gpu_name",
+    "gpu_count",
+    "gpu_memory_gib",
+    "ondemand_usd_per_hour",
+    "spot_usd_per_hour_min",
+    "spot_usd_per_hour_median",
+    "zones",
+    "source",
+    "as_of",
 ]
 # An accelerator that is not an NVIDIA GPU (AWS Neuron, Gaudi, AMD): its facts ("Inferentia2 x1"), kept
 # beside the columns above; such an instance is a CPU instance to the planner (PyTorch on CUDA).
@@ -49,8 +67,16 @@ class Catalog:
 def typed(df: pd.DataFrame) -> pd.DataFrame:
     """The frame in the catalog's schema: COLUMNS in order, numbers as numbers (NaN: unknown or not offered)."""
     df = df.copy()
-    for col in ("vcpus", "memory_gib", "gpu_count", "gpu_memory_gib", "ondemand_usd_per_hour",
-                "spot_usd_per_hour_min", "spot_usd_per_hour_median", "zones"):
+    for col in (
+        "vcpus",
+        "memory_gib",
+        "gpu_count",
+        "gpu_memory_gib",
+        "ondemand_usd_per_hour",
+        "spot_usd_per_hour_min",
+        "spot_usd_per_hour_median",
+        "zones",
+    ):
         df[col] = pd.to_numeric(df[col], errors="coerce")
     df["gpu_count"] = df["gpu_count"].fillna(0).astype(int)
     if ACCELERATOR not in df:
@@ -100,12 +126,17 @@ def gpu_parts_by_name() -> dict:
 def load_interconnects() -> pd.DataFrame:
     """Per multi-GPU instance type: GPU interconnect (PCIe, NVLink, NVSwitch), NVLink bandwidth, PCIe
     generation, network bandwidth and EFA, with sources (pricing/data/interconnects.csv)."""
-    return pd.read_csv(DATA_DIR / "interconnects.csv", dtype={"nvlink_gbps_per_gpu": str, "instance_type": str})
+    return pd.read_csv(
+        DATA_DIR / "interconnects.csv", dtype={"nvlink_gbps_per_gpu": str, "instance_type": str}
+    )
 
 
 def interconnects_by_type() -> dict:
     """instance_type -> planner.core.predict.fabric.Interconnect for every row of interconnects.csv."""
-    return {str(r["instance_type"]): interconnect_from_row(r) for r in load_interconnects().to_dict("records")}
+    return {
+        str(r["instance_type"]): interconnect_from_row(r)
+        for r in load_interconnects().to_dict("records")
+    }
 
 
 def load_cpu_specs() -> pd.DataFrame:
@@ -122,8 +153,14 @@ def cpu_facts_by_family() -> dict:
             continue
         mem = r.get("memory_gbps_per_core")
         out[str(r["family"])] = CpuFacts(
-            str(r["processor"]), float(r["clock_ghz"]), int(r["vector_bits"]), int(r["fma_units"]),
-            bool(int(r["bf16"])), bool(int(r["amx"])), memory_gbps_per_core=None if mem != mem else float(mem))
+            str(r["processor"]),
+            float(r["clock_ghz"]),
+            int(r["vector_bits"]),
+            int(r["fma_units"]),
+            bool(int(r["bf16"])),
+            bool(int(r["amx"])),
+            memory_gbps_per_core=None if mem != mem else float(mem),
+        )
     return out
 
 
@@ -138,17 +175,29 @@ def facts_notes(df: pd.DataFrame) -> pd.Series:
 
     def note(count: int, name: str, itype: str, other: str) -> str:
         if count:
-            return "" if name in gpus else f"no spec for GPU {name} (pricing/data/gpu_specs.csv): priced, not predicted"
+            return (
+                ""
+                if name in gpus
+                else f"no spec for GPU {name} (pricing/data/gpu_specs.csv): priced, not predicted"
+            )
         family = itype.split(".")[0]
         notes = [f"its {other} is not an NVIDIA GPU: planned as a CPU instance"] if other else []
         if family not in cpus:
-            notes.append(f"no sourced processor facts for {family} (pricing/data/cpu_specs.csv): predicted at this "
-                         "machine's per-core speed")
+            notes.append(
+                f"no sourced processor facts for {family} (pricing/data/cpu_specs.csv): predicted at this "
+                "machine's per-core speed"
+            )
         return "; ".join(notes)
 
     others = df[ACCELERATOR] if ACCELERATOR in df else [""] * len(df)
-    return pd.Series([note(c, n, t, o) for c, n, t, o in zip(df["gpu_count"], df["gpu_name"], df["instance_type"], others)],
-                     index=df.index, dtype=object)
+    return pd.Series(
+        [
+            note(c, n, t, o)
+            for c, n, t, o in zip(df["gpu_count"], df["gpu_name"], df["instance_type"], others)
+        ],
+        index=df.index,
+        dtype=object,
+    )
 
 
 def _cpuinfo(given: str | None) -> str | None:
@@ -195,7 +244,9 @@ def local_cpu_facts(cpuinfo: str | None = None) -> CpuFacts | None:
     else:
         bits = 128
     bf16 = bool(flags & {"avx512_bf16", "bf16", "svebf16"})
-    return CpuFacts(name.group(1).strip() if name else "this machine", clock, bits, 2, bf16, "amx_bf16" in flags)
+    return CpuFacts(
+        name.group(1).strip() if name else "this machine", clock, bits, 2, bf16, "amx_bf16" in flags
+    )
 
 
 def cache_dir() -> Path:
@@ -219,34 +270,63 @@ def max_age_hours() -> float:
     try:
         return float(text)
     except ValueError:
-        raise InputError(f"PLANNER_PRICE_MAX_AGE_HOURS: must be a number of hours, got {text!r}") from None
+        raise InputError(
+            f"PLANNER_PRICE_MAX_AGE_HOURS: must be a number of hours, got {text!r}"
+        ) from None
 
 
-def load_catalog(max_age: float | None = None, directory: Path | None = None, now: dt.datetime | None = None) -> Catalog:
+def load_catalog(
+    max_age: float | None = None, directory: Path | None = None, now: dt.datetime | None = None
+) -> Catalog:
     """The live cache when fresh enough, else the bundled snapshot; `note` says which."""
     max_age = max_age_hours() if max_age is None else max_age
     snapshot = load_snapshot()
     csv_path, meta_path = cache_paths(directory)
     if not (csv_path.exists() and meta_path.exists()):
-        return Catalog(snapshot, SNAPSHOT_SOURCE, SNAPSHOT_AS_OF, "bundled snapshot (no live prices cached; `planner prices --refresh` fetches them)")
+        return Catalog(
+            snapshot,
+            SNAPSHOT_SOURCE,
+            SNAPSHOT_AS_OF,
+            "bundled snapshot (no live prices cached; `planner prices --refresh` fetches them)",
+        )
     try:
         meta = json.loads(meta_path.read_text())
         fetched = dt.datetime.fromisoformat(meta["fetched_at"])
         cached = typed(pd.read_csv(csv_path, dtype={"gpu_name": str}))
     except (ValueError, KeyError, OSError, pd.errors.ParserError) as exc:
-        return Catalog(snapshot, SNAPSHOT_SOURCE, SNAPSHOT_AS_OF, f"bundled snapshot (the price cache is unreadable: {exc})")
+        return Catalog(
+            snapshot,
+            SNAPSHOT_SOURCE,
+            SNAPSHOT_AS_OF,
+            f"bundled snapshot (the price cache is unreadable: {exc})",
+        )
     age_h = ((now or dt.datetime.now(dt.timezone.utc)) - fetched).total_seconds() / 3600
     if age_h > max_age:
-        return Catalog(snapshot, SNAPSHOT_SOURCE, SNAPSHOT_AS_OF,
-                       f"bundled snapshot (cached live prices are {age_h:.0f} h old, older than {max_age:g} h; `planner prices --refresh` updates them)")
+        return Catalog(
+            snapshot,
+            SNAPSHOT_SOURCE,
+            SNAPSHOT_AS_OF,
+            f"bundled snapshot (cached live prices are {age_h:.0f} h old, older than {max_age:g} h; `planner prices --refresh` updates them)",
+        )
     if meta.get("source") == "catalog":  # pricing/hosted.py's refresh
-        return Catalog(cached, f"AWS prices from {meta.get('label') or meta.get('url')} (hosted catalog)", meta["fetched_at"],
-                       f"hosted catalog read {age_h:.1f} h ago: {meta.get('summary', '')}".rstrip(": "))
-    return Catalog(cached, LIVE_SOURCE, meta["fetched_at"], f"live prices fetched {age_h:.1f} h ago")
+        return Catalog(
+            cached,
+            f"AWS prices from {meta.get('label') or meta.get('url')} (hosted catalog)",
+            meta["fetched_at"],
+            f"hosted catalog read {age_h:.1f} h ago: {meta.get('summary', '')}".rstrip(": "),
+        )
+    return Catalog(
+        cached, LIVE_SOURCE, meta["fetched_at"], f"live prices fetched {age_h:.1f} h ago"
+    )
 
 
-def write_cache(frame: pd.DataFrame, fetched_at: dt.datetime, regions: list[str], directory: Path | None = None,
-                **about: str) -> Path:
+def write_cache(
+    frame: pd.DataFrame,
+    fetched_at: dt.datetime,
+    regions: list[str],
+    directory: Path | None = None,
+    **about: str,
+) -> Path:
     """The price cache `load_catalog` reads: the frame, and beside it when and what was fetched
     (`about`: the hosted catalog's source, label, url and summary). Each file is replaced whole."""
     csv_path, meta_path = cache_paths(directory)
@@ -255,8 +335,12 @@ def write_cache(frame: pd.DataFrame, fetched_at: dt.datetime, regions: list[str]
     frame.to_csv(tmp, index=False)
     tmp.replace(csv_path)
     meta_tmp = meta_path.with_suffix(".tmp")
-    meta_tmp.write_text(json.dumps({"fetched_at": fetched_at.isoformat(timespec="seconds"), "regions": regions, **about},
-                                   indent=2))
+    meta_tmp.write_text(
+        json.dumps(
+            {"fetched_at": fetched_at.isoformat(timespec="seconds"), "regions": regions, **about},
+            indent=2,
+        )
+    )
     meta_tmp.replace(meta_path)
     return csv_path
 
@@ -265,7 +349,11 @@ def merge_live(snapshot: pd.DataFrame, live: pd.DataFrame) -> pd.DataFrame:
     """Live rows replace the snapshot's rows for the same (instance type, region)."""
     keys = set(zip(live["instance_type"], live["region"]))
     kept = snapshot[[k not in keys for k in zip(snapshot["instance_type"], snapshot["region"])]]
-    return typed(pd.concat([kept, live], ignore_index=True)).sort_values(["instance_type", "region"]).reset_index(drop=True)
+    return (
+        typed(pd.concat([kept, live], ignore_index=True))
+        .sort_values(["instance_type", "region"])
+        .reset_index(drop=True)
+    )
 
 
 # ----------------------------------------------------------------------------- queries (frame first)
@@ -280,8 +368,10 @@ def check_region(df: pd.DataFrame, region: str) -> str:
     known = regions(df)
     for one in region_list(df, region):
         if one not in known:
-            raise CatalogLookupError(f"region {one!r} is not in the price data{did_you_mean(one, known)}",
-                                     hint=f"use one of: {', '.join(known)}")
+            raise CatalogLookupError(
+                f"region {one!r} is not in the price data{did_you_mean(one, known)}",
+                hint=f"use one of: {', '.join(known)}",
+            )
     return region
 
 
@@ -297,7 +387,9 @@ def cheapest_regions(rows: pd.DataFrame, purchase: str = "on-demand") -> pd.Data
     the region's name), in the frame's order of instance types."""
     if rows.empty:
         return rows
-    ordered = rows.sort_values([price_column(purchase), "region"], na_position="last", kind="stable")
+    ordered = rows.sort_values(
+        [price_column(purchase), "region"], na_position="last", kind="stable"
+    )
     best = ordered.drop_duplicates("instance_type", keep="first")
     order = {t: i for i, t in enumerate(dict.fromkeys(rows["instance_type"]))}
     return best.iloc[sorted(range(len(best)), key=lambda i: order[best["instance_type"].iloc[i]])]
@@ -306,8 +398,10 @@ def cheapest_regions(rows: pd.DataFrame, purchase: str = "on-demand") -> pd.Data
 def check_instance_type(df: pd.DataFrame, instance_type: str) -> str:
     known = sorted(df["instance_type"].unique())
     if instance_type not in known:
-        raise CatalogLookupError(f"instance type {instance_type!r} is not in the price data{did_you_mean(instance_type, known)}",
-                                 hint="`planner prices` lists the known instance types")
+        raise CatalogLookupError(
+            f"instance type {instance_type!r} is not in the price data{did_you_mean(instance_type, known)}",
+            hint="`planner prices` lists the known instance types",
+        )
     return instance_type
 
 
@@ -317,15 +411,23 @@ def instance_row(df: pd.DataFrame, instance_type: str, region: str) -> pd.Series
     rows = df[(df["instance_type"] == instance_type) & (df["region"] == region)]
     if rows.empty:
         offered = sorted(df.loc[df["instance_type"] == instance_type, "region"])
-        raise CatalogLookupError(f"{instance_type} is not offered in {region}", hint=f"it is offered in: {', '.join(offered)}")
+        raise CatalogLookupError(
+            f"{instance_type} is not offered in {region}",
+            hint=f"it is offered in: {', '.join(offered)}",
+        )
     return rows.iloc[0]
 
 
 def instance_facts(df: pd.DataFrame, instance_type: str, region: str) -> dict:
     row = instance_row(df, instance_type, region)
     return {
-        "instance_type": instance_type, "region": region, "vcpus": int(row["vcpus"]), "memory_gib": float(row["memory_gib"]),
-        "arch": row["arch"], "gpu_name": row["gpu_name"] or None, "gpu_count": int(row["gpu_count"]),
+        "instance_type": instance_type,
+        "region": region,
+        "vcpus": int(row["vcpus"]),
+        "memory_gib": float(row["memory_gib"]),
+        "arch": row["arch"],
+        "gpu_name": row["gpu_name"] or None,
+        "gpu_count": int(row["gpu_count"]),
         "gpu_memory_gib": None if pd.isna(row["gpu_memory_gib"]) else float(row["gpu_memory_gib"]),
     }
 
@@ -337,15 +439,23 @@ def price_column(purchase: str) -> str:
     return "ondemand_usd_per_hour" if purchase == "on-demand" else "spot_usd_per_hour_median"
 
 
-def hourly_price(df: pd.DataFrame, instance_type: str, region: str, purchase: str = "on-demand") -> float:
+def hourly_price(
+    df: pd.DataFrame, instance_type: str, region: str, purchase: str = "on-demand"
+) -> float:
     row = instance_row(df, instance_type, region)
     value = row[price_column(purchase)]
-    if pd.isna(value) and purchase == "on-demand":  # e.g. p5e.48xlarge: the source gives no on-demand price
-        raise CatalogLookupError(f"{instance_type} has no on-demand price in {region}",
-                                 hint="use --purchase spot, or another instance type")
+    if (
+        pd.isna(value) and purchase == "on-demand"
+    ):  # e.g. p5e.48xlarge: the source gives no on-demand price
+        raise CatalogLookupError(
+            f"{instance_type} has no on-demand price in {region}",
+            hint="use --purchase spot, or another instance type",
+        )
     if pd.isna(value):
-        raise CatalogLookupError(f"{instance_type} has no spot price in {region} (spot is not offered there)",
-                                 hint="use --purchase on-demand, or another region")
+        raise CatalogLookupError(
+            f"{instance_type} has no spot price in {region} (spot is not offered there)",
+            hint="use --purchase on-demand, or another region",
+        )
     return float(value)
 
 
@@ -354,9 +464,13 @@ def with_vendor_gb(df: pd.DataFrame) -> pd.DataFrame:
     24 GB where AWS reports 22,888 MiB), None for a CPU-only row."""
     from pricing.gpus import vendor_gb
 
-    sheets = {name: spec.memory_gib for name, spec in gpu_specs_by_name().items()}  # the sheets' figures are GB
-    gb = [vendor_gb(sheets.get(str(name)), _number(gib)) if count else None
-          for name, count, gib in zip(df["gpu_name"], df["gpu_count"], df["gpu_memory_gib"])]
+    sheets = {
+        name: spec.memory_gib for name, spec in gpu_specs_by_name().items()
+    }  # the sheets' figures are GB
+    gb = [
+        vendor_gb(sheets.get(str(name)), _number(gib)) if count else None
+        for name, count, gib in zip(df["gpu_name"], df["gpu_count"], df["gpu_memory_gib"])
+    ]
     return df.assign(gpu_memory_gb=pd.Series(gb, index=df.index, dtype="float64"))
 
 
@@ -389,19 +503,27 @@ def filter_instances(
     if min_gpu_memory_gb is not None:
         out = out[out["gpu_memory_gb"].fillna(0) >= min_gpu_memory_gb]
     if gpus is not None:
-        keep = [gpus.matches(str(name), int(count or 0), _number(gb))
-                for name, count, gb in zip(out["gpu_name"], out["gpu_count"], out["gpu_memory_gb"])]
+        keep = [
+            gpus.matches(str(name), int(count or 0), _number(gb))
+            for name, count, gb in zip(out["gpu_name"], out["gpu_count"], out["gpu_memory_gb"])
+        ]
         out = out[pd.Series(keep, index=out.index, dtype=bool)]
     if max_price is not None:
         out = out[out[price_column(purchase)] <= max_price]
     return out
 
 
-def sort_instances(df: pd.DataFrame, by: str = "price", purchase: str = "on-demand") -> pd.DataFrame:
+def sort_instances(
+    df: pd.DataFrame, by: str = "price", purchase: str = "on-demand"
+) -> pd.DataFrame:
     price = price_column(purchase)
     if by == "gpu-memory":
         total = df["gpu_memory_gib"].fillna(0) * df["gpu_count"]
-        return df.assign(_total=total).sort_values(["_total", price], ascending=[False, True]).drop(columns="_total")
+        return (
+            df.assign(_total=total)
+            .sort_values(["_total", price], ascending=[False, True])
+            .drop(columns="_total")
+        )
     return df.sort_values([price, "instance_type", "region"], na_position="last")
 
 
@@ -412,11 +534,27 @@ def _number(value) -> float | None:
     return None if pd.isna(value) else float(value)
 
 
-def instances(df: pd.DataFrame, region: str | None = None, gpu: bool | None = None, purchase: str = "on-demand") -> list:
+def instances(
+    df: pd.DataFrame,
+    region: str | None = None,
+    gpu: bool | None = None,
+    purchase: str = "on-demand",
+) -> list:
     """The rows as planner.core.candidates.InstanceFacts (the pure core's type), in the frame's order (several regions:
     each instance type in the one where `purchase` is cheapest)."""
     rows = filter_instances(df, region=region, gpu=gpu, purchase=purchase)
-    return [InstanceFacts(r["instance_type"], r["region"], int(r["vcpus"]), float(r["memory_gib"]), r["arch"],
-                          r["gpu_name"] or "", int(r["gpu_count"]), _number(r["gpu_memory_gib"]),
-                          _number(r["ondemand_usd_per_hour"]), _number(r["spot_usd_per_hour_median"]))
-            for r in rows.to_dict("records")]  # not iterrows: ten times faster on a catalog of every instance type
+    return [
+        InstanceFacts(
+            r["instance_type"],
+            r["region"],
+            int(r["vcpus"]),
+            float(r["memory_gib"]),
+            r["arch"],
+            r["gpu_name"] or "",
+            int(r["gpu_count"]),
+            _number(r["gpu_memory_gib"]),
+            _number(r["ondemand_usd_per_hour"]),
+            _number(r["spot_usd_per_hour_median"]),
+        )
+        for r in rows.to_dict("records")
+    ]  # not iterrows: ten times faster on a catalog of every instance type

@@ -10,12 +10,15 @@ from typing import Literal, get_args
 
 Purchase = Literal["on-demand", "spot"]  # how an instance is bought: the price the plan uses
 PURCHASES: tuple[Purchase, ...] = get_args(Purchase)
-ALL_REGIONS = "all"  # a plan's --region: every region of the price data, each instance type in its cheapest
+ALL_REGIONS = (
+    "all"  # a plan's --region: every region of the price data, each instance type in its cheapest
+)
 
 
 def is_many_regions(region: str | None) -> bool:
     """A plan over several regions (`all`, or a comma-separated list): each instance type priced in its cheapest."""
     return region is not None and (region == ALL_REGIONS or "," in region)
+
 
 @dataclass(frozen=True)
 class GpuSpec:
@@ -29,7 +32,9 @@ class GpuSpec:
     tdp_watts: float | None = None  # the board's power limit
     base_clock_mhz: float | None = None
     boost_clock_mhz: float | None = None  # the clock the sheet's TFLOPS assume
-    published: tuple[str, ...] | None = None  # precisions a published training measurement backs; None: not said
+    published: tuple[str, ...] | None = (
+        None  # precisions a published training measurement backs; None: not said
+    )
 
     @property
     def arch(self) -> str:
@@ -59,14 +64,25 @@ def gpu_spec_from_row(row: dict) -> GpuSpec:
     """A GpuSpec from one row of pricing/data/gpu_specs.csv or gpu_parts.csv (as a dict; NaN/empty = unknown)."""
     sm = _num(row.get("sm_count"))
     published = row.get("published_training")
-    return GpuSpec(str(row.get("gpu_name") or row.get("part")), float(row.get("memory_gib") or 0.0),
-                   float(row["memory_bandwidth_gbps"]), _num(row.get("fp32_tflops")),
-                   {"tf32": _num(row.get("tf32_tensor_tflops_dense")), "bf16": _num(row.get("bf16_tensor_tflops_dense")),
-                    "fp16": _num(row.get("fp16_tensor_tflops_dense"))},
-                   str(row.get("generation") or "").lower() if _num_or_str(row.get("generation")) else "",
-                   int(sm) if sm else None, _num(row.get("tdp_watts")), _num(row.get("base_clock_mhz")),
-                   _num(row.get("boost_clock_mhz")),
-                   (tuple(str(published).split()) if _num_or_str(published) else ()) if "published_training" in row else None)
+    return GpuSpec(
+        str(row.get("gpu_name") or row.get("part")),
+        float(row.get("memory_gib") or 0.0),
+        float(row["memory_bandwidth_gbps"]),
+        _num(row.get("fp32_tflops")),
+        {
+            "tf32": _num(row.get("tf32_tensor_tflops_dense")),
+            "bf16": _num(row.get("bf16_tensor_tflops_dense")),
+            "fp16": _num(row.get("fp16_tensor_tflops_dense")),
+        },
+        str(row.get("generation") or "").lower() if _num_or_str(row.get("generation")) else "",
+        int(sm) if sm else None,
+        _num(row.get("tdp_watts")),
+        _num(row.get("base_clock_mhz")),
+        _num(row.get("boost_clock_mhz")),
+        (tuple(str(published).split()) if _num_or_str(published) else ())
+        if "published_training" in row
+        else None,
+    )
 
 
 def _num_or_str(value) -> bool:  # noqa: ANN001 - NaN from pandas, str, None
@@ -125,6 +141,7 @@ class Interconnect:
 def interconnect_from_row(row: dict) -> Interconnect:
     """An Interconnect from one row of pricing/data/interconnects.csv (a dict; NaN/empty = unknown).
     `nvlink_gbps_per_gpu` is "600" (any count) or "2:100 4:200 8:300" (per ring size)."""
+
     def num(key: str) -> float | None:
         value = row.get(key)
         if value is None or value == "" or (isinstance(value, float) and math.isnan(value)):
@@ -140,9 +157,15 @@ def interconnect_from_row(row: dict) -> Interconnect:
     elif (single := num("nvlink_gbps_per_gpu")) is not None:
         nvlink[0] = single  # a single number read as a float
     gen, efa = num("pcie_gen"), num("efa")
-    return Interconnect(str(row["instance_type"]), int(row["gpus"]), str(row["interconnect"]), nvlink,
-                        int(gen) if gen is not None else None, num("network_gbps"),
-                        None if efa is None else bool(efa))
+    return Interconnect(
+        str(row["instance_type"]),
+        int(row["gpus"]),
+        str(row["interconnect"]),
+        nvlink,
+        int(gen) if gen is not None else None,
+        num("network_gbps"),
+        None if efa is None else bool(efa),
+    )
 
 
 @dataclass(frozen=True)
@@ -166,4 +189,6 @@ class InstanceFacts:
 
     def price(self, purchase: str) -> float | None:
         """The hourly price the plan uses: on-demand, or the median spot price over zones."""
-        return self.ondemand_usd_per_hour if purchase == "on-demand" else self.spot_usd_per_hour_median
+        return (
+            self.ondemand_usd_per_hour if purchase == "on-demand" else self.spot_usd_per_hour_median
+        )

@@ -13,8 +13,8 @@ GPU without a sheet in pricing/data/gpu_specs.csv has its catalog memory (MiB fr
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from planner.errors import InputError, did_you_mean
 
@@ -46,7 +46,9 @@ class GpuFilter:
             return False
         if self.memory_min_gb is not None and (memory_gb is None or memory_gb < self.memory_min_gb):
             return False
-        return not (self.memory_max_gb is not None and (memory_gb is None or memory_gb > self.memory_max_gb))
+        return not (
+            self.memory_max_gb is not None and (memory_gb is None or memory_gb > self.memory_max_gb)
+        )
 
 
 def name_matches(asked: str, gpu_name: str) -> bool:
@@ -69,32 +71,55 @@ def parse_gpu_filter(text: str, known: Iterable[str], field: str = "GPU") -> Gpu
             raise InputError(f"{field} {text!r}: an empty part", hint=f"write it as {EXAMPLES}")
         if all(_COUNT.fullmatch(e) or not e for e in ends):
             if counts is not None:
-                raise InputError(f"{field} {text!r}: two GPU counts", hint=f"write it as {EXAMPLES}")
+                raise InputError(
+                    f"{field} {text!r}: two GPU counts", hint=f"write it as {EXAMPLES}"
+                )
             low, high = (int(e) if e else None for e in (ends[0], ends[-1]))
             counts = (low, high) if ranged else (low, low)
         elif all(_MEMORY.fullmatch(e) or not e for e in ends):
             if memory is not None:
-                raise InputError(f"{field} {text!r}: two memory sizes", hint=f"write it as {EXAMPLES}")
+                raise InputError(
+                    f"{field} {text!r}: two memory sizes", hint=f"write it as {EXAMPLES}"
+                )
             low_m, high_m = (float(e[:-2]) if e else None for e in (ends[0], ends[-1]))
             memory = (low_m, high_m) if ranged else (low_m, low_m)
         elif not ranged and _NAME.fullmatch(token):
             if name is not None:
-                raise InputError(f"{field} {text!r}: two GPU models", hint="give one model; compare them with `planner prices --gpu`")
+                raise InputError(
+                    f"{field} {text!r}: two GPU models",
+                    hint="give one model; compare them with `planner prices --gpu`",
+                )
             if not any(name_matches(token, k) for k in known):
-                raise InputError(f"{field} {text!r}: no GPU named {token!r} in the catalog{did_you_mean(token.upper(), known)}",
-                                 hint="the catalog's GPUs: " + ", ".join(known))
+                raise InputError(
+                    f"{field} {text!r}: no GPU named {token!r} in the catalog{did_you_mean(token.upper(), known)}",
+                    hint="the catalog's GPUs: " + ", ".join(known),
+                )
             name = token
         else:
-            raise InputError(f"{field} {text!r}: {token!r} is neither a GPU model, a count (8, 1..4) nor a memory size "
-                             "(24GB, 40GB..80GB)", hint=f"write it as {EXAMPLES}")
+            raise InputError(
+                f"{field} {text!r}: {token!r} is neither a GPU model, a count (8, 1..4) nor a memory size "
+                "(24GB, 40GB..80GB)",
+                hint=f"write it as {EXAMPLES}",
+            )
     c_low, c_high = counts or (None, None)
     m_low, m_high = memory or (None, None)
-    if (c_low is not None and c_low < 1) or (c_low is not None and c_high is not None and c_high < c_low):
-        raise InputError(f"{field} {text!r}: a GPU count must be at least 1, low end first", hint=f"write it as {EXAMPLES}")
+    if (c_low is not None and c_low < 1) or (
+        c_low is not None and c_high is not None and c_high < c_low
+    ):
+        raise InputError(
+            f"{field} {text!r}: a GPU count must be at least 1, low end first",
+            hint=f"write it as {EXAMPLES}",
+        )
     if m_low is not None and m_high is not None and m_high < m_low:
-        raise InputError(f"{field} {text!r}: the memory range's low end comes first", hint=f"write it as {EXAMPLES}")
+        raise InputError(
+            f"{field} {text!r}: the memory range's low end comes first",
+            hint=f"write it as {EXAMPLES}",
+        )
     if m_high is not None and m_high <= 0:
-        raise InputError(f"{field} {text!r}: a GPU's memory must be more than 0 GB", hint=f"write it as {EXAMPLES}")
+        raise InputError(
+            f"{field} {text!r}: a GPU's memory must be more than 0 GB",
+            hint=f"write it as {EXAMPLES}",
+        )
     return GpuFilter(name, c_low, c_high, m_low, m_high, text)
 
 

@@ -43,13 +43,34 @@ from pathlib import Path
 import pandas as pd
 
 from planner.errors import InputError, PlannerError
-from pricing.catalog import ACCELERATOR, COLUMNS, load_gpu_specs, load_snapshot, merge_live, typed, write_cache
+from pricing.catalog import (
+    ACCELERATOR,
+    COLUMNS,
+    load_gpu_specs,
+    load_snapshot,
+    merge_live,
+    typed,
+    write_cache,
+)
 
-DEFAULT_CATALOG_URL = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs/v8/aws/vms.csv"
+DEFAULT_CATALOG_URL = (
+    "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs/v8/aws/vms.csv"
+)
 CATALOG_URL_ENV = "PLANNER_CATALOG_URL"
 CONFIG_KEY = "catalog_url"  # the config file's name for the same setting
-RAW_COLUMNS = ("InstanceType", "AcceleratorName", "AcceleratorCount", "vCPUs", "MemoryGiB", "GpuInfo", "Price",
-               "SpotPrice", "Region", "AvailabilityZone", "Arch")
+RAW_COLUMNS = (
+    "InstanceType",
+    "AcceleratorName",
+    "AcceleratorCount",
+    "vCPUs",
+    "MemoryGiB",
+    "GpuInfo",
+    "Price",
+    "SpotPrice",
+    "Region",
+    "AvailabilityZone",
+    "Arch",
+)
 TIMEOUT_SECONDS = 60.0
 MAX_BYTES = 256 * 2**20  # SkyPilot's AWS file is ~4 MB; a source this large is not a price catalog
 MAX_PROBLEMS_SHOWN = 5
@@ -88,7 +109,9 @@ class CatalogLocation:
         return f"{where}, or unset it for the default ({DEFAULT_CATALOG_URL})"
 
 
-def catalog_location(configured: str | None = None, environ: dict[str, str] | None = None) -> CatalogLocation:
+def catalog_location(
+    configured: str | None = None, environ: dict[str, str] | None = None
+) -> CatalogLocation:
     """THE catalog URL setting: `PLANNER_CATALOG_URL` when set, else `configured` (the config file's
     `catalog_url`), else SkyPilot's AWS catalog."""
     env = os.environ if environ is None else environ
@@ -102,7 +125,9 @@ def catalog_location(configured: str | None = None, environ: dict[str, str] | No
 # ----------------------------------------------------------------------------- reading the file
 
 
-def read_source(location: CatalogLocation, timeout: float = TIMEOUT_SECONDS, max_bytes: int = MAX_BYTES) -> bytes:
+def read_source(
+    location: CatalogLocation, timeout: float = TIMEOUT_SECONDS, max_bytes: int = MAX_BYTES
+) -> bytes:
     """The file's bytes. CatalogSettingError when the value cannot name something readable,
     CatalogFetchError when it names it but it cannot be had now."""
     value = location.value
@@ -114,43 +139,59 @@ def read_source(location: CatalogLocation, timeout: float = TIMEOUT_SECONDS, max
         return _read_url(location, timeout, max_bytes)
     if scheme == "file":
         if parts.netloc not in ("", "localhost"):
-            raise _setting(location, f"a file:// URL names a file on this machine, not on {parts.netloc!r}")
+            raise _setting(
+                location, f"a file:// URL names a file on this machine, not on {parts.netloc!r}"
+            )
         path = Path(urllib.request.url2pathname(parts.path))
     elif scheme and len(scheme) > 1:  # one letter: a Windows drive, a path
-        raise _setting(location, f"{scheme}:// is not read (only https://, http://, file:// and file paths)")
+        raise _setting(
+            location, f"{scheme}:// is not read (only https://, http://, file:// and file paths)"
+        )
     else:
         path = Path(value).expanduser()
     return _read_file(location, path, max_bytes)
 
 
 def _setting(location: CatalogLocation, why: str) -> CatalogSettingError:
-    return CatalogSettingError(f"{location.setting}: {location.value!r}: {why}", hint=location.fix())
+    return CatalogSettingError(
+        f"{location.setting}: {location.value!r}: {why}", hint=location.fix()
+    )
 
 
 def _fetch(location: CatalogLocation, why: str, hint: str | None = None) -> CatalogFetchError:
-    return CatalogFetchError(f"{location.value} ({location.setting}): {why}",
-                             hint=hint or f"try again later, or {location.fix()}")
+    return CatalogFetchError(
+        f"{location.value} ({location.setting}): {why}",
+        hint=hint or f"try again later, or {location.fix()}",
+    )
 
 
 def _read_url(location: CatalogLocation, timeout: float, max_bytes: int) -> bytes:
-    request = urllib.request.Request(location.value, headers={"User-Agent": "cloud-planner", "Accept-Encoding": "identity"})
+    request = urllib.request.Request(
+        location.value, headers={"User-Agent": "cloud-planner", "Accept-Encoding": "identity"}
+    )
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - the scheme is checked above
             declared = response.headers.get("Content-Length")
             data = response.read(max_bytes + 1)
     except urllib.error.HTTPError as exc:
-        hint = (f"check the address; {location.fix()}" if exc.code in (401, 403, 404, 410) else None)
+        hint = f"check the address; {location.fix()}" if exc.code in (401, 403, 404, 410) else None
         raise _fetch(location, f"the server answered HTTP {exc.code} {exc.reason}", hint) from None
     except urllib.error.URLError as exc:
         raise _fetch(location, f"cannot be reached ({exc.reason})") from None
     except http.client.IncompleteRead as exc:
-        raise _fetch(location, f"the download was cut short after {len(exc.partial):,} bytes") from None
+        raise _fetch(
+            location, f"the download was cut short after {len(exc.partial):,} bytes"
+        ) from None
     except (TimeoutError, OSError, http.client.HTTPException) as exc:
         raise _fetch(location, f"the download failed ({type(exc).__name__}: {exc})") from None
     if len(data) > max_bytes:
-        raise _fetch(location, f"larger than {max_bytes // 2**20} MiB: not a price catalog", location.fix())
+        raise _fetch(
+            location, f"larger than {max_bytes // 2**20} MiB: not a price catalog", location.fix()
+        )
     if declared and declared.isdigit() and int(declared) != len(data):
-        raise _fetch(location, f"the download was cut short: {len(data):,} of {int(declared):,} bytes")
+        raise _fetch(
+            location, f"the download was cut short: {len(data):,} of {int(declared):,} bytes"
+        )
     return data
 
 
@@ -169,7 +210,9 @@ def _read_file(location: CatalogLocation, path: Path, max_bytes: int) -> bytes:
     except OSError as exc:
         raise _setting(location, f"cannot be read ({exc.strerror or exc})") from None
     if len(data) > max_bytes:
-        raise _fetch(location, f"larger than {max_bytes // 2**20} MiB: not a price catalog", location.fix())
+        raise _fetch(
+            location, f"larger than {max_bytes // 2**20} MiB: not a price catalog", location.fix()
+        )
     return data
 
 
@@ -199,7 +242,9 @@ def parse_rows(data: bytes, location: CatalogLocation) -> list[ZoneRow]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise _fetch(location, f"not UTF-8 text (byte {exc.start:,}): not a CSV catalog", location.fix()) from None
+        raise _fetch(
+            location, f"not UTF-8 text (byte {exc.start:,}): not a CSV catalog", location.fix()
+        ) from None
     if not text.strip():
         raise _fetch(location, "the file is empty", location.fix())
     reader = csv.reader(io.StringIO(text), strict=True)
@@ -209,8 +254,12 @@ def parse_rows(data: bytes, location: CatalogLocation) -> list[ZoneRow]:
         raise _fetch(location, f"line 1: not CSV ({exc})", location.fix()) from None
     missing = [c for c in RAW_COLUMNS if c not in header]
     if missing:
-        raise _fetch(location, f"not a catalog with SkyPilot's AWS columns: missing {', '.join(missing)} "
-                               f"(it has: {', '.join(header[:15]) or 'nothing'})", location.fix())
+        raise _fetch(
+            location,
+            f"not a catalog with SkyPilot's AWS columns: missing {', '.join(missing)} "
+            f"(it has: {', '.join(header[:15]) or 'nothing'})",
+            location.fix(),
+        )
     at = {c: header.index(c) for c in RAW_COLUMNS}
     problems: list[str] = []
     rows: list[ZoneRow] = []
@@ -231,27 +280,42 @@ def parse_rows(data: bytes, location: CatalogLocation) -> list[ZoneRow]:
             key = (row.instance_type, row.zone)
             if key in seen:
                 if seen[key] != row:
-                    problems.append(f"line {line}: {row.instance_type} in {row.zone} a second time, with other values")
+                    problems.append(
+                        f"line {line}: {row.instance_type} in {row.zone} a second time, with other values"
+                    )
                 continue
             seen[key] = row
             rows.append(row)
     except csv.Error as exc:
         problems.append(f"line {reader.line_num}: {exc}")
     if not text.endswith(("\n", "\r")):
-        raise _fetch(location, f"cut short: the file ends inside line {line} (no final line break)",
-                     "download it again; a file written by hand must end with a line break")
+        raise _fetch(
+            location,
+            f"cut short: the file ends inside line {line} (no final line break)",
+            "download it again; a file written by hand must end with a line break",
+        )
     if problems and short_at == line > 1:  # the last row lacks fields: most likely a file cut short
         problems[-1] += " (the last row: the file looks cut short)"
     if problems:
         shown = "; ".join(problems[:MAX_PROBLEMS_SHOWN])
-        more = f" (and {len(problems) - MAX_PROBLEMS_SHOWN:,} more)" if len(problems) > MAX_PROBLEMS_SHOWN else ""
-        raise _fetch(location, f"{len(problems):,} broken row(s), nothing used: {shown}{more}", location.fix())
+        more = (
+            f" (and {len(problems) - MAX_PROBLEMS_SHOWN:,} more)"
+            if len(problems) > MAX_PROBLEMS_SHOWN
+            else ""
+        )
+        raise _fetch(
+            location,
+            f"{len(problems):,} broken row(s), nothing used: {shown}{more}",
+            location.fix(),
+        )
     if not rows:
         raise _fetch(location, "no rows after the header", location.fix())
     return rows
 
 
-def _zone_row(fields: list[str], at: dict[str, int], line: int, problems: list[str]) -> ZoneRow | None:
+def _zone_row(
+    fields: list[str], at: dict[str, int], line: int, problems: list[str]
+) -> ZoneRow | None:
     def text(column: str) -> str:
         return fields[at[column]].strip()
 
@@ -271,13 +335,26 @@ def _zone_row(fields: list[str], at: dict[str, int], line: int, problems: list[s
     before = len(problems)
     itype, region, zone = text("InstanceType"), text("Region"), text("AvailabilityZone")
     if not INSTANCE_TYPE_FORM.fullmatch(itype):
-        problems.append(f"line {line}: InstanceType {itype[:40]!r} is not an instance type like g5.xlarge")
+        problems.append(
+            f"line {line}: InstanceType {itype[:40]!r} is not an instance type like g5.xlarge"
+        )
     if not REGION_FORM.fullmatch(region):
         problems.append(f"line {line}: Region {region[:40]!r} is not a region like us-east-1")
     if not zone:
         problems.append(f"line {line}: AvailabilityZone is empty")
-    row = ZoneRow(itype, region, zone, text("AcceleratorName"), number("AcceleratorCount"), number("vCPUs"),
-                  number("MemoryGiB"), text("GpuInfo"), number("Price"), number("SpotPrice"), text("Arch"))
+    row = ZoneRow(
+        itype,
+        region,
+        zone,
+        text("AcceleratorName"),
+        number("AcceleratorCount"),
+        number("vCPUs"),
+        number("MemoryGiB"),
+        text("GpuInfo"),
+        number("Price"),
+        number("SpotPrice"),
+        text("Arch"),
+    )
     return row if len(problems) == before else None
 
 
@@ -291,7 +368,9 @@ class Aggregated:
     frame: pd.DataFrame
     rows_read: int
     left_out: dict[str, list[str]] = field(default_factory=dict)  # why -> "type in region"
-    zone_price_differs: list[str] = field(default_factory=list)  # on-demand differed across zones: median used
+    zone_price_differs: list[str] = field(
+        default_factory=list
+    )  # on-demand differed across zones: median used
 
     def summary(self) -> str:
         types, regions = self.frame["instance_type"].nunique(), self.frame["region"].nunique()
@@ -329,16 +408,29 @@ def aggregate(rows: list[ZoneRow], source: str = "catalog", as_of: str = "") -> 
         spots = [r.spot_price for r in use if r.spot_price is not None]
         first = use[0]
         count = next((r.accelerator_count for r in use if r.accelerator_count is not None), None)
-        gpu = GpuInfo.read(next((r.gpu_info for r in use if r.gpu_info), "")) if count else GpuInfo()
+        gpu = (
+            GpuInfo.read(next((r.gpu_info for r in use if r.gpu_info), "")) if count else GpuInfo()
+        )
         name, gpus, other = accelerator_facts(first.accelerator, count, gpu, known_gpus)
-        out.append({
-            "instance_type": itype, "region": region, "vcpus": vcpus, "memory_gib": memory,
-            "arch": first.arch, "gpu_name": name, "gpu_count": gpus, "gpu_memory_gib": gpu.memory_gib if gpus else None,
-            "ondemand_usd_per_hour": statistics.median(prices) if prices else None,
-            "spot_usd_per_hour_min": min(spots) if spots else None,
-            "spot_usd_per_hour_median": statistics.median(spots) if spots else None,
-            "zones": len(use), "source": source, "as_of": as_of, ACCELERATOR: other,
-        })
+        out.append(
+            {
+                "instance_type": itype,
+                "region": region,
+                "vcpus": vcpus,
+                "memory_gib": memory,
+                "arch": first.arch,
+                "gpu_name": name,
+                "gpu_count": gpus,
+                "gpu_memory_gib": gpu.memory_gib if gpus else None,
+                "ondemand_usd_per_hour": statistics.median(prices) if prices else None,
+                "spot_usd_per_hour_min": min(spots) if spots else None,
+                "spot_usd_per_hour_median": statistics.median(spots) if spots else None,
+                "zones": len(use),
+                "source": source,
+                "as_of": as_of,
+                ACCELERATOR: other,
+            }
+        )
     result.frame = typed(pd.DataFrame(out, columns=COLUMNS + [ACCELERATOR]))
     return result
 
@@ -358,18 +450,34 @@ class GpuInfo:
             return cls()
         try:
             first = ast.literal_eval(text)["Gpus"][0]
-        except (ValueError, SyntaxError, TypeError, KeyError, IndexError, MemoryError, RecursionError):
+        except (
+            ValueError,
+            SyntaxError,
+            TypeError,
+            KeyError,
+            IndexError,
+            MemoryError,
+            RecursionError,
+        ):
             return cls()
         if not isinstance(first, dict):
             return cls()
-        mib = (first.get("MemoryInfo") or {}).get("SizeInMiB") if isinstance(first.get("MemoryInfo"), dict) else None
+        mib = (
+            (first.get("MemoryInfo") or {}).get("SizeInMiB")
+            if isinstance(first.get("MemoryInfo"), dict)
+            else None
+        )
         partition = first.get("GpuPartitionSize", 1.0)
-        return cls(str(first["Manufacturer"]) if first.get("Manufacturer") else None,
-                   round(float(mib) / 1024.0, 2) if isinstance(mib, (int, float)) and mib > 0 else None,
-                   float(partition) if isinstance(partition, (int, float)) and 0 < partition <= 1 else 1.0)
+        return cls(
+            str(first["Manufacturer"]) if first.get("Manufacturer") else None,
+            round(float(mib) / 1024.0, 2) if isinstance(mib, (int, float)) and mib > 0 else None,
+            float(partition) if isinstance(partition, (int, float)) and 0 < partition <= 1 else 1.0,
+        )
 
 
-def accelerator_facts(name: str, count: float | None, gpu: GpuInfo, known_gpus: set[str]) -> tuple[str, int, str]:
+def accelerator_facts(
+    name: str, count: float | None, gpu: GpuInfo, known_gpus: set[str]
+) -> tuple[str, int, str]:
     """(gpu_name, gpu_count, accelerator) of a row. A GPU is what PyTorch runs on with CUDA: GpuInfo
     says NVIDIA (or, without GpuInfo, the name is a GPU of gpu_specs.csv); a fraction of one (g6f) is
     named with its share, one GPU, and has no spec. Any other accelerator (AWS Neuron, Gaudi, AMD)
@@ -389,8 +497,12 @@ def accelerator_facts(name: str, count: float | None, gpu: GpuInfo, known_gpus: 
 # ----------------------------------------------------------------------------- the refresh
 
 
-def refresh_from_catalog(location: CatalogLocation | None = None, directory: Path | None = None,
-                         now: dt.datetime | None = None, timeout: float = TIMEOUT_SECONDS) -> Aggregated:
+def refresh_from_catalog(
+    location: CatalogLocation | None = None,
+    directory: Path | None = None,
+    now: dt.datetime | None = None,
+    timeout: float = TIMEOUT_SECONDS,
+) -> Aggregated:
     """Read the hosted catalog, merge its rows over the bundled snapshot and write the price cache.
     Raises CatalogSettingError (exit 2) or CatalogFetchError (nothing written: the cache stays)."""
     location = location or catalog_location()
@@ -398,8 +510,16 @@ def refresh_from_catalog(location: CatalogLocation | None = None, directory: Pat
     rows = parse_rows(read_source(location, timeout), location)
     found = aggregate(rows, "catalog", now.isoformat(timespec="seconds"))
     merged = merge_live(load_snapshot(), found.frame)
-    write_cache(merged, now, sorted(found.frame["region"].unique()), directory,
-                source="catalog", label=location.label, url=location.value, summary=found.summary())
+    write_cache(
+        merged,
+        now,
+        sorted(found.frame["region"].unique()),
+        directory,
+        source="catalog",
+        label=location.label,
+        url=location.value,
+        summary=found.summary(),
+    )
     return found
 
 
@@ -411,7 +531,7 @@ def _fmt(value: object, digits: int = 6) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     x = round(float(value), digits)  # type: ignore[arg-type]
-    return str(int(x)) if x == int(x) else ("%.*f" % (digits, x)).rstrip("0").rstrip(".")
+    return str(int(x)) if x == int(x) else f"{x:.{digits}f}".rstrip("0").rstrip(".")
 
 
 def write_snapshot(frame: pd.DataFrame, path: Path) -> None:
@@ -419,17 +539,35 @@ def write_snapshot(frame: pd.DataFrame, path: Path) -> None:
     others = bool(frame[ACCELERATOR].astype(bool).any())  # written only when some row has one
     with path.open("w", newline="") as f:
         out = csv.writer(f, lineterminator="\n")
-        out.writerow(COLUMNS[:-2] + ([ACCELERATOR] if others else []))  # source and as_of are the loader's
+        out.writerow(
+            COLUMNS[:-2] + ([ACCELERATOR] if others else [])
+        )  # source and as_of are the loader's
         for r in frame.sort_values(["instance_type", "region"]).to_dict("records"):
-            out.writerow([r["instance_type"], r["region"], _fmt(r["vcpus"]), _fmt(r["memory_gib"]), r["arch"], r["gpu_name"],
-                          _fmt(r["gpu_count"]) if r["gpu_count"] else "", _fmt(r["gpu_memory_gib"], 2),
-                          _fmt(r["ondemand_usd_per_hour"]), _fmt(r["spot_usd_per_hour_min"]),
-                          _fmt(r["spot_usd_per_hour_median"]), _fmt(r["zones"])] + ([r[ACCELERATOR]] if others else []))
+            out.writerow(
+                [
+                    r["instance_type"],
+                    r["region"],
+                    _fmt(r["vcpus"]),
+                    _fmt(r["memory_gib"]),
+                    r["arch"],
+                    r["gpu_name"],
+                    _fmt(r["gpu_count"]) if r["gpu_count"] else "",
+                    _fmt(r["gpu_memory_gib"], 2),
+                    _fmt(r["ondemand_usd_per_hour"]),
+                    _fmt(r["spot_usd_per_hour_min"]),
+                    _fmt(r["spot_usd_per_hour_median"]),
+                    _fmt(r["zones"]),
+                ]
+                + ([r[ACCELERATOR]] if others else [])
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pricing.hosted", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m pricing.hosted",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("raw", nargs="+", help="files of per-zone rows with SkyPilot's AWS columns")
     parser.add_argument("--snapshot", required=True, type=Path, help="the snapshot CSV to write")
     args = parser.parse_args(argv)

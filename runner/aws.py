@@ -26,8 +26,9 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from infra.aws import AwsError, client, failure_text, launch_error, quota_name, session_or_default
 from infra.reaper import LIVE_STATES, TAG_EXPIRES, TAG_MANAGED, TAG_RUN
@@ -35,15 +36,31 @@ from infra.resources import ensure_bucket, ensure_security_group, stack_outputs
 from planner.errors import InputError
 from pricing.billing import instance_cost
 from runner.bench.result import BenchResult
-from runner.bundle import RESULT_MAX_BYTES, UserFiles, bench_bundle, job_for_instance, render_bootstrap, user_code
+from runner.bundle import (
+    RESULT_MAX_BYTES,
+    UserFiles,
+    bench_bundle,
+    job_for_instance,
+    render_bootstrap,
+    user_code,
+)
 from runner.target import FINISHED, TargetStatus
 
-__all__ = ["AwsRun", "AwsSettings", "AwsTarget", "check_settings", "quota_name", "render_bootstrap",
-           "worst_case_bench_cost"]
+__all__ = [
+    "AwsRun",
+    "AwsSettings",
+    "AwsTarget",
+    "check_settings",
+    "quota_name",
+    "render_bootstrap",
+    "worst_case_bench_cost",
+]
 
 DEFAULT_AMI_TYPE = "oss-nvidia-driver-gpu-pytorch-2.9-ubuntu-24.04"
 AMI_PARAMETER = "/aws/service/deeplearning/ami/{arch}/{ami_type}/latest/ami-id"
-EXPIRY_GRACE_MINUTES = 10  # boot time + shutdown, past the dead-man deadline, before the reaper acts
+EXPIRY_GRACE_MINUTES = (
+    10  # boot time + shutdown, past the dead-man deadline, before the reaper acts
+)
 PRESIGN_MAX_SECONDS = 7 * 24 * 3600  # S3's limit for a SigV4 presigned URL
 LOG_EXCERPT_LINES = 12  # of the instance's log, from its start and from its end
 GONE_STATES = ("shutting-down", "terminated")
@@ -68,7 +85,9 @@ class AwsSettings:
     max_bench_minutes: float = 20.0
     root_volume_gb: int = 100
     poll_seconds: float = 5.0  # how often the session asks AWS for progress
-    fallback: str | None = None  # "on-demand": a spot launch no zone has capacity (or price) for is launched on-demand;
+    fallback: str | None = (
+        None  # "on-demand": a spot launch no zone has capacity (or price) for is launched on-demand;
+    )
     # "next": a launch no zone has capacity for launches the plan's next-best instance of its kind instead
 
 
@@ -77,32 +96,49 @@ def check_settings(settings: AwsSettings) -> None:
     if settings.fallback is not None and settings.fallback not in FALLBACKS:
         raise InputError(f"--fallback {settings.fallback}: must be one of {' | '.join(FALLBACKS)}")
     if settings.fallback == "on-demand" and settings.purchase != "spot":
-        raise InputError("--fallback on-demand: the launch is on-demand already", hint="give it with --purchase spot")
+        raise InputError(
+            "--fallback on-demand: the launch is on-demand already",
+            hint="give it with --purchase spot",
+        )
     if settings.max_bench_minutes * 60 > PRESIGN_MAX_SECONDS:
-        raise InputError(f"--max-bench-minutes {settings.max_bench_minutes:g}: an instance reads and writes only through "
-                         f"presigned S3 URLs that must last until its deadline, and S3 allows them at most 7 days "
-                         f"({PRESIGN_MAX_SECONDS // 60} minutes)",
-                         hint=f"give --max-bench-minutes {PRESIGN_MAX_SECONDS // 60} or less")
+        raise InputError(
+            f"--max-bench-minutes {settings.max_bench_minutes:g}: an instance reads and writes only through "
+            f"presigned S3 URLs that must last until its deadline, and S3 allows them at most 7 days "
+            f"({PRESIGN_MAX_SECONDS // 60} minutes)",
+            hint=f"give --max-bench-minutes {PRESIGN_MAX_SECONDS // 60} or less",
+        )
 
 
 def worst_case_bench_cost(usd_per_hour: float, settings: AwsSettings) -> float:
     """The most one bench instance can bill: alive until the dead-man deadline plus the grace the
     reaper allows, with its root volume."""
-    return instance_cost(usd_per_hour, (settings.max_bench_minutes + EXPIRY_GRACE_MINUTES) * 60, settings.root_volume_gb)
+    return instance_cost(
+        usd_per_hour,
+        (settings.max_bench_minutes + EXPIRY_GRACE_MINUTES) * 60,
+        settings.root_volume_gb,
+    )
 
 
 def _minimal_result_problems(label: str, data: Any) -> list[str]:
     if not isinstance(data, dict):
         return ["must be a JSON object (one bench result)"]
-    return [f"{key}: missing (every result has it)" for key in ("status", "device") if key not in data]
+    return [
+        f"{key}: missing (every result has it)" for key in ("status", "device") if key not in data
+    ]
 
 
 class AwsRun:
     """What the targets of one run share: session, clients, bucket, security group, bundle, deadline,
     and which instances a terminate reached."""
 
-    def __init__(self, settings: AwsSettings, run_id: str, session: Any = None, now: dt.datetime | None = None,
-                 check_result: Callable[[str, Any], list[str]] | None = None):
+    def __init__(
+        self,
+        settings: AwsSettings,
+        run_id: str,
+        session: Any = None,
+        now: dt.datetime | None = None,
+        check_result: Callable[[str, Any], list[str]] | None = None,
+    ):
         """`check_result(label, data)`: what stops an uploaded result from being planned with, one line
         each (the planner's journal checks, planner.journal.result_problems); None: a JSON object with
         a status and a device."""
@@ -119,11 +155,17 @@ class AwsRun:
         self.prefix = f"runs/{run_id}"
         self.user_files: UserFiles = []
         self.prepared = False
-        self.failure: AwsError | None = None  # why the run could not be prepared (every target fails with it)
+        self.failure: AwsError | None = (
+            None  # why the run could not be prepared (every target fails with it)
+        )
         self.launch_attempted = False  # a run_instances call was made: the backstop must look
         self.terminated: set[str] = set()  # instances a terminate call succeeded for
-        self.claimed: set[str] = set()  # the instance types the run's targets launch (--fallback next takes no other's)
-        self.budget_room = float("inf")  # USD of --bench-budget the run's worst case leaves (--fallback next spends it)
+        self.claimed: set[str] = (
+            set()
+        )  # the instance types the run's targets launch (--fallback next takes no other's)
+        self.budget_room = float(
+            "inf"
+        )  # USD of --bench-budget the run's worst case leaves (--fallback next spends it)
 
     def ship(self, job: dict[str, Any]) -> dict[str, Any]:
         """The job as the instance reads it; a custom model's code goes into the bundle (InputError
@@ -144,10 +186,15 @@ class AwsRun:
         try:
             stack = stack_outputs(self.session, self.settings.region)
             doing = "finding the results bucket"
-            self.bucket = self.bucket or stack.get("ResultsBucket") or ensure_bucket(self.session, self.settings.region)
+            self.bucket = (
+                self.bucket
+                or stack.get("ResultsBucket")
+                or ensure_bucket(self.session, self.settings.region)
+            )
             doing = "finding the no-ingress security group"
-            self.security_group = stack.get("SecurityGroupId") or ensure_security_group(self.ec2, self.settings.region,
-                                                                                        self.settings.subnet)
+            self.security_group = stack.get("SecurityGroupId") or ensure_security_group(
+                self.ec2, self.settings.region, self.settings.subnet
+            )
             key = f"{self.prefix}/bundle.zip"
             doing = f"uploading the bench bundle to s3://{self.bucket}/{key}"
             self.s3.put_object(Bucket=self.bucket, Key=key, Body=bench_bundle(self.user_files))
@@ -162,8 +209,12 @@ class AwsRun:
     def zone_subnets(self) -> list[tuple[str, str]]:
         """(zone, subnet) of each availability zone of the security group's VPC (its default subnet there, else its
         first), for a launch to try another zone when EC2 has no capacity where it placed it."""
-        vpc = self.ec2.describe_security_groups(GroupIds=[self.security_group])["SecurityGroups"][0]["VpcId"]
-        subnets = self.ec2.describe_subnets(Filters=[{"Name": "vpc-id", "Values": [vpc]}])["Subnets"]
+        vpc = self.ec2.describe_security_groups(GroupIds=[self.security_group])["SecurityGroups"][
+            0
+        ]["VpcId"]
+        subnets = self.ec2.describe_subnets(Filters=[{"Name": "vpc-id", "Values": [vpc]}])[
+            "Subnets"
+        ]
         by_zone: dict[str, dict[str, Any]] = {}
         for subnet in sorted(subnets, key=lambda x: (not x.get("DefaultForAz"), x["SubnetId"])):
             by_zone.setdefault(subnet["AvailabilityZone"], subnet)
@@ -173,12 +224,18 @@ class AwsRun:
         """(image id, root device name); the image's architecture must match the instance's."""
         image_id = self.settings.ami
         if image_id is None:
-            name = AMI_PARAMETER.format(arch="arm64" if arch == "arm64" else "x86_64", ami_type=self.settings.ami_type)
-            image_id = client(self.session, "ssm", self.settings.region).get_parameter(Name=name)["Parameter"]["Value"]
+            name = AMI_PARAMETER.format(
+                arch="arm64" if arch == "arm64" else "x86_64", ami_type=self.settings.ami_type
+            )
+            image_id = client(self.session, "ssm", self.settings.region).get_parameter(Name=name)[
+                "Parameter"
+            ]["Value"]
         image = self.ec2.describe_images(ImageIds=[image_id])["Images"][0]
         if image.get("Architecture") != arch:
-            raise InputError(f"--ami {image_id} is {image.get('Architecture')}, but the instance type is {arch}",
-                             hint="give an AMI of the instance's architecture, or leave --ami out")
+            raise InputError(
+                f"--ami {image_id} is {image.get('Architecture')}, but the instance type is {arch}",
+                hint="give an AMI of the instance's architecture, or leave --ami out",
+            )
         return image_id, image.get("RootDeviceName", "/dev/sda1")
 
     def presign(self, key: str, method: str) -> str:
@@ -186,13 +243,23 @@ class AwsRun:
         reads its user-data) can use it until then, and never after."""
         seconds = int((self.deadline - utcnow()).total_seconds())
         if seconds < 1:
-            raise AwsError("the run's deadline passed before the instance was launched", hint="raise --max-bench-minutes")
-        return self.s3.generate_presigned_url(method, Params={"Bucket": self.bucket, "Key": key},
-                                              ExpiresIn=min(seconds, PRESIGN_MAX_SECONDS))
+            raise AwsError(
+                "the run's deadline passed before the instance was launched",
+                hint="raise --max-bench-minutes",
+            )
+        return self.s3.generate_presigned_url(
+            method,
+            Params={"Bucket": self.bucket, "Key": key},
+            ExpiresIn=min(seconds, PRESIGN_MAX_SECONDS),
+        )
 
     def tags(self, label: str) -> list[dict[str, str]]:
-        return [{"Key": TAG_MANAGED, "Value": "true"}, {"Key": TAG_RUN, "Value": self.run_id},
-                {"Key": TAG_EXPIRES, "Value": iso(self.expires_at)}, {"Key": "Name", "Value": f"cloud-planner {label}"}]
+        return [
+            {"Key": TAG_MANAGED, "Value": "true"},
+            {"Key": TAG_RUN, "Value": self.run_id},
+            {"Key": TAG_EXPIRES, "Value": iso(self.expires_at)},
+            {"Key": "Name", "Value": f"cloud-planner {label}"},
+        ]
 
     def terminate_run(self) -> list[str]:
         """Terminate every instance carrying this run's tag: the last line of defence in `finally`."""
@@ -206,9 +273,17 @@ class AwsRun:
 
     def live_instances(self, *filters: dict[str, Any]) -> list[str]:
         """The ids of this run's instances that bill or could, narrowed by `filters` (describe_instances')."""
-        return [i["InstanceId"] for r in self.ec2.describe_instances(Filters=[
-            {"Name": f"tag:{TAG_RUN}", "Values": [self.run_id]}, *filters,
-            {"Name": "instance-state-name", "Values": LIVE_STATES}])["Reservations"] for i in r["Instances"]]
+        return [
+            i["InstanceId"]
+            for r in self.ec2.describe_instances(
+                Filters=[
+                    {"Name": f"tag:{TAG_RUN}", "Values": [self.run_id]},
+                    *filters,
+                    {"Name": "instance-state-name", "Values": LIVE_STATES},
+                ]
+            )["Reservations"]
+            for i in r["Instances"]
+        ]
 
 
 # A launch EC2 refuses for where it would place it, not for what it is: another zone may have it
@@ -239,23 +314,43 @@ class AwsTarget:
     state: str = "pending"
     state_reason: str = ""
     log_tail: str = ""
-    launch_requested: bool = False  # run_instances was called: an instance may exist even without an answer
-    fallback_price: float | None = None  # USD per hour on-demand, when a spot launch may fall back to it
-    tries: list[tuple[str, str]] = field(default_factory=list)  # (zone, EC2's answer) of each launch after a capacity error
-    notices: list[str] = field(default_factory=list)  # said once by the session (a launch in another zone)
+    launch_requested: bool = (
+        False  # run_instances was called: an instance may exist even without an answer
+    )
+    fallback_price: float | None = (
+        None  # USD per hour on-demand, when a spot launch may fall back to it
+    )
+    tries: list[tuple[str, str]] = field(
+        default_factory=list
+    )  # (zone, EC2's answer) of each launch after a capacity error
+    notices: list[str] = field(
+        default_factory=list
+    )  # said once by the session (a launch in another zone)
     attempt: int = 1  # 2: relaunched on-demand after a spot interruption (--fallback on-demand)
-    interruption: str = ""  # why the spot instance ended early (its notice, or EC2's reclaim), '' when it did not
+    interruption: str = (
+        ""  # why the spot instance ended early (its notice, or EC2's reclaim), '' when it did not
+    )
     relaunched_after: str = ""  # the interruption an on-demand relaunch (attempt 2) replaced
     spent_before: float = 0.0  # USD the instances of earlier attempts billed
-    alternatives: list[tuple[str, float, str]] = field(default_factory=list)  # --fallback next: (type, USD/h, arch), best first
-    replaced: list[str] = field(default_factory=list)  # the types --fallback next left for want of capacity, in order
+    alternatives: list[tuple[str, float, str]] = field(
+        default_factory=list
+    )  # --fallback next: (type, USD/h, arch), best first
+    replaced: list[str] = field(
+        default_factory=list
+    )  # the types --fallback next left for want of capacity, in order
     _result: BenchResult | None = field(default=None, repr=False)
 
     @property
     def keys(self) -> dict[str, str]:
-        base = f"{self.run.prefix}/{self.label}" + (f"/attempt-{self.attempt}" if self.attempt > 1 else "")
-        return {"bundle": f"{self.run.prefix}/bundle.zip", "job": f"{base}/job.json",
-                "result": f"{base}/result.json", "log": f"{base}/log.txt"}
+        base = f"{self.run.prefix}/{self.label}" + (
+            f"/attempt-{self.attempt}" if self.attempt > 1 else ""
+        )
+        return {
+            "bundle": f"{self.run.prefix}/bundle.zip",
+            "job": f"{base}/job.json",
+            "result": f"{base}/result.json",
+            "log": f"{base}/log.txt",
+        }
 
     @property
     def poll_seconds(self) -> float:
@@ -290,8 +385,12 @@ class AwsTarget:
         if self.run.settings.fallback != "next" or code not in CAPACITY_CODES + SPOT_CODES:
             return False
         own = worst_case_bench_cost(self.price_per_hour, self.run.settings)
-        free = [a for a in self.alternatives if a[0] not in self.run.claimed  # not another target's, within the budget
-                and worst_case_bench_cost(a[1], self.run.settings) - own <= self.run.budget_room]
+        free = [
+            a
+            for a in self.alternatives
+            if a[0] not in self.run.claimed  # not another target's, within the budget
+            and worst_case_bench_cost(a[1], self.run.settings) - own <= self.run.budget_room
+        ]
         if not free:
             return False
         chosen = free[0]
@@ -301,8 +400,10 @@ class AwsTarget:
         was, tried = self.instance_type, self.tries_text() or code
         self.replaced.append(was)
         self.instance_type, self.price_per_hour, self.arch = chosen
-        self.notices.append(f"no capacity for {was} ({tried}): launching {self.instance_type} instead, the plan's "
-                            "next-best (--fallback next)")
+        self.notices.append(
+            f"no capacity for {was} ({tried}): launching {self.instance_type} instead, the plan's "
+            "next-best (--fallback next)"
+        )
         self.tries, self.error, self.state = [], None, "pending"
         return True
 
@@ -311,41 +412,89 @@ class AwsTarget:
         s = self.run.settings
         try:
             image_id, root_device = self.run.ami_for(self.arch)
-            self.run.s3.put_object(Bucket=self.run.bucket, Key=self.keys["job"], Body=json.dumps(self.job).encode())
-            urls = {k: self.run.presign(v, "get_object" if k in ("bundle", "job") else "put_object") for k, v in self.keys.items()}
+            self.run.s3.put_object(
+                Bucket=self.run.bucket, Key=self.keys["job"], Body=json.dumps(self.job).encode()
+            )
+            urls = {
+                k: self.run.presign(v, "get_object" if k in ("bundle", "job") else "put_object")
+                for k, v in self.keys.items()
+            }
             deadman = max(2, int(s.max_bench_minutes))
             if self.attempt > 1:  # a relaunch halts by the run's deadline too
-                deadman = max(2, min(deadman, math.ceil((self.run.deadline - utcnow()).total_seconds() / 60)))
-            user_data = render_bootstrap(self.run.run_id, self.label, urls, deadman, max(60, int(deadman * 60 - 180)),
-                                         spot=self.purchase == "spot")
+                deadman = max(
+                    2, min(deadman, math.ceil((self.run.deadline - utcnow()).total_seconds() / 60))
+                )
+            user_data = render_bootstrap(
+                self.run.run_id,
+                self.label,
+                urls,
+                deadman,
+                max(60, int(deadman * 60 - 180)),
+                spot=self.purchase == "spot",
+            )
             params: dict[str, Any] = dict(
-                ImageId=image_id, InstanceType=self.instance_type, MinCount=1, MaxCount=1, UserData=user_data,
+                ImageId=image_id,
+                InstanceType=self.instance_type,
+                MinCount=1,
+                MaxCount=1,
+                UserData=user_data,
                 InstanceInitiatedShutdownBehavior="terminate",
-                MetadataOptions={"HttpTokens": "required", "HttpEndpoint": "enabled", "HttpPutResponseHopLimit": 1},
-                BlockDeviceMappings=[{"DeviceName": root_device, "Ebs": {
-                    "VolumeSize": s.root_volume_gb, "VolumeType": "gp3", "Encrypted": True, "DeleteOnTermination": True}}],
-                TagSpecifications=[{"ResourceType": "instance", "Tags": self.run.tags(self.label)},
-                                   {"ResourceType": "volume", "Tags": self.run.tags(self.label)}],
+                MetadataOptions={
+                    "HttpTokens": "required",
+                    "HttpEndpoint": "enabled",
+                    "HttpPutResponseHopLimit": 1,
+                },
+                BlockDeviceMappings=[
+                    {
+                        "DeviceName": root_device,
+                        "Ebs": {
+                            "VolumeSize": s.root_volume_gb,
+                            "VolumeType": "gp3",
+                            "Encrypted": True,
+                            "DeleteOnTermination": True,
+                        },
+                    }
+                ],
+                TagSpecifications=[
+                    {"ResourceType": "instance", "Tags": self.run.tags(self.label)},
+                    {"ResourceType": "volume", "Tags": self.run.tags(self.label)},
+                ],
             )
             if s.subnet:
-                params["NetworkInterfaces"] = [{"DeviceIndex": 0, "SubnetId": s.subnet, "Groups": [self.run.security_group],
-                                                "AssociatePublicIpAddress": True}]
+                params["NetworkInterfaces"] = [
+                    {
+                        "DeviceIndex": 0,
+                        "SubnetId": s.subnet,
+                        "Groups": [self.run.security_group],
+                        "AssociatePublicIpAddress": True,
+                    }
+                ]
             else:
                 params["SecurityGroupIds"] = [self.run.security_group]
             if self.purchase == "spot":
-                params["InstanceMarketOptions"] = {"MarketType": "spot", "SpotOptions": {
-                    "SpotInstanceType": "one-time", "InstanceInterruptionBehavior": "terminate"}}
+                params["InstanceMarketOptions"] = {
+                    "MarketType": "spot",
+                    "SpotOptions": {
+                        "SpotInstanceType": "one-time",
+                        "InstanceInterruptionBehavior": "terminate",
+                    },
+                }
             self.run.launch_attempted = self.launch_requested = True
             response = self._launch(params)
         except InputError:
             raise
         except Exception as exc:  # noqa: BLE001 - a failed launch is this target's result, not a crash
             tried = f" (tried every zone of {s.region}: {self.tries_text()})" if self.tries else ""
-            self.error, self.state = launch_error(exc, self.instance_type, s.region, self.purchase) + tried, "failed"
+            self.error, self.state = (
+                launch_error(exc, self.instance_type, s.region, self.purchase) + tried,
+                "failed",
+            )
             if self.relaunched_after:
                 self.error = f"{self.relaunched_after}; its on-demand relaunch failed: {self.error}"
             if self.replaced:
-                self.error += f" (after --fallback next left {', '.join(self.replaced)} for want of capacity)"
+                self.error += (
+                    f" (after --fallback next left {', '.join(self.replaced)} for want of capacity)"
+                )
             return exc
         self.instance_id = response["Instances"][0]["InstanceId"]
         self.launched_at, self.state = utcnow(), "booting"
@@ -362,14 +511,20 @@ class AwsTarget:
             return self._launch_in_zones(params)
         except ClientError as exc:
             code = exc.response.get("Error", {}).get("Code", "")
-            if s.fallback != "on-demand" or self.purchase != "spot" or code not in CAPACITY_CODES + SPOT_CODES:
+            if (
+                s.fallback != "on-demand"
+                or self.purchase != "spot"
+                or code not in CAPACITY_CODES + SPOT_CODES
+            ):
                 raise
             if not self.tries:
                 self.tries.append(("spot", code))
         on_demand = {k: v for k, v in params.items() if k != "InstanceMarketOptions"}
         before = len(self.tries)
         response = self._launch_in_zones(on_demand, "on-demand, ")
-        self.notices.insert(0, f"launched on-demand (--fallback on-demand) after spot: {self.tries_text(before)}")
+        self.notices.insert(
+            0, f"launched on-demand (--fallback on-demand) after spot: {self.tries_text(before)}"
+        )
         if self.fallback_price is not None:
             self.price_per_hour = self.fallback_price
         return response
@@ -391,8 +546,14 @@ class AwsTarget:
             self.tries.append((f"{how}EC2's choice of zone", code))
         for zone, subnet in self.run.zone_subnets():
             tried = {k: v for k, v in params.items() if k != "SecurityGroupIds"}
-            tried["NetworkInterfaces"] = [{"DeviceIndex": 0, "SubnetId": subnet, "Groups": [self.run.security_group],
-                                           "AssociatePublicIpAddress": True}]
+            tried["NetworkInterfaces"] = [
+                {
+                    "DeviceIndex": 0,
+                    "SubnetId": subnet,
+                    "Groups": [self.run.security_group],
+                    "AssociatePublicIpAddress": True,
+                }
+            ]
             try:
                 response = self.run.ec2.run_instances(**tried)
             except ClientError as exc:
@@ -404,8 +565,15 @@ class AwsTarget:
             self.notices.append(f"launched in {zone} after {self.tries_text()}")
             self.tries.append((f"{how}{zone}", "launched"))
             return response
-        raise ClientError({"Error": {"Code": first.response["Error"]["Code"],
-                                     "Message": f"every zone tried ({self.tries_text()})"}}, "RunInstances")
+        raise ClientError(
+            {
+                "Error": {
+                    "Code": first.response["Error"]["Code"],
+                    "Message": f"every zone tried ({self.tries_text()})",
+                }
+            },
+            "RunInstances",
+        )
 
     def tries_text(self, count: int | None = None) -> str:
         """The launch's tries so far (the first `count`): 'us-east-1a: InsufficientInstanceCapacity; ...'."""
@@ -453,12 +621,17 @@ class AwsTarget:
         self.tries.append(("spot", self.interruption))
         self.notices.append(f"{self.interruption}: relaunched on-demand (--fallback on-demand)")
         try:
-            if old is not None and old not in self.run.terminated:  # it halts by itself; every second until then bills
+            if (
+                old is not None and old not in self.run.terminated
+            ):  # it halts by itself; every second until then bills
                 self.run.ec2.terminate_instances(InstanceIds=[old])
                 self.run.terminated.add(old)
         except Exception:  # noqa: BLE001 - the run's backstop terminates it with the rest
             pass
-        self.relaunched_after, self.interruption = self.interruption, ""  # the relaunch's own run was not interrupted
+        self.relaunched_after, self.interruption = (
+            self.interruption,
+            "",
+        )  # the relaunch's own run was not interrupted
         self.attempt, self.instance_id, self.launched_at, self.ended_at = 2, None, None, None
         self.state, self.state_reason, self.log_tail, self._result = "pending", "", "", None
         if self.fallback_price is not None:
@@ -470,7 +643,9 @@ class AwsTarget:
         if has_result and self._has("log"):  # the bootstrap uploads its log right after the result
             self.state = "done"
             return
-        reservations = self.run.ec2.describe_instances(InstanceIds=[self.instance_id])["Reservations"]
+        reservations = self.run.ec2.describe_instances(InstanceIds=[self.instance_id])[
+            "Reservations"
+        ]
         instance = reservations[0]["Instances"][0]
         name = instance["State"]["Name"]
         if name in ("pending", "running"):
@@ -478,7 +653,9 @@ class AwsTarget:
         elif name in ("shutting-down", "terminated", "stopping", "stopped"):
             reason = instance.get("StateReason") or {}
             if reason.get("Code") in SPOT_RECLAIM_CODES and not self.terminated_by_us:
-                self.interruption = self.interruption or f"EC2 reclaimed the spot instance ({reason['Code']})"
+                self.interruption = (
+                    self.interruption or f"EC2 reclaimed the spot instance ({reason['Code']})"
+                )
             if has_result or self._has("result"):  # uploaded just before it halted
                 self.state = "done"
             else:
@@ -500,24 +677,38 @@ class AwsTarget:
                 message = f"no result from {self.label}: stopped by the planner"
             elif self.interruption:
                 message = f"no result from {self.label}: {self.interruption}" + (
-                    "" if self.run.settings.fallback == "on-demand" else "; --fallback on-demand relaunches an interrupted "
-                    "spot bench on-demand")
+                    ""
+                    if self.run.settings.fallback == "on-demand"
+                    else "; --fallback on-demand relaunches an interrupted spot bench on-demand"
+                )
             else:
-                why = "terminated from outside (a spot interruption, or someone else)" if not self.log_tail else "the instance ended without a result"
-                message = f"no result from {self.label}: {why}" + (f" ({self.state_reason})" if self.state_reason else "")
+                why = (
+                    "terminated from outside (a spot interruption, or someone else)"
+                    if not self.log_tail
+                    else "the instance ended without a result"
+                )
+                message = f"no result from {self.label}: {why}" + (
+                    f" ({self.state_reason})" if self.state_reason else ""
+                )
             if self.log_tail:
                 message += f"\n--- the instance's log ---\n{self.log_tail}"
         return self._failed(message)
 
     def _failed(self, message: str) -> BenchResult:
-        return BenchResult(status="error", device="cuda" if self.job.get("device") == "cuda" else "cpu",
-                           workload=self.job["spec"]["name"] if "spec" in self.job else self.job.get("script", ""),
-                           message=message, interruption=self.interruption)
+        return BenchResult(
+            status="error",
+            device="cuda" if self.job.get("device") == "cuda" else "cpu",
+            workload=self.job["spec"]["name"] if "spec" in self.job else self.job.get("script", ""),
+            message=message,
+            interruption=self.interruption,
+        )
 
     def _read_result(self) -> BenchResult:
         """The uploaded result, read bounded; a truncated or malformed one is a failed result with
         the instance's log. S3 errors raise (the session tries again)."""
-        body = self.run.s3.get_object(Bucket=self.run.bucket, Key=self.keys["result"])["Body"].read(RESULT_MAX_BYTES + 1)
+        body = self.run.s3.get_object(Bucket=self.run.bucket, Key=self.keys["result"])["Body"].read(
+            RESULT_MAX_BYTES + 1
+        )
         try:
             data = json.loads(body)
             problem = next(iter(self.run.check_result(self.label, data)), None)
@@ -528,25 +719,39 @@ class AwsTarget:
             if self.interruption and not result.interruption:  # reclaimed right after its upload
                 result.interruption = self.interruption
             return result
-        size = f"more than {RESULT_MAX_BYTES} bytes" if len(body) > RESULT_MAX_BYTES else f"{len(body)} bytes"
+        size = (
+            f"more than {RESULT_MAX_BYTES} bytes"
+            if len(body) > RESULT_MAX_BYTES
+            else f"{len(body)} bytes"
+        )
         log = self._log_excerpt()
-        return self._failed(f"the result {self.label} uploaded is unreadable: {problem} ({size}); the upload was cut "
-                            f"short, or the bench was killed while writing it"
-                            + (f"\n--- the instance's log ---\n{log}" if log else " (and the instance uploaded no log)"))
+        return self._failed(
+            f"the result {self.label} uploaded is unreadable: {problem} ({size}); the upload was cut "
+            f"short, or the bench was killed while writing it"
+            + (
+                f"\n--- the instance's log ---\n{log}"
+                if log
+                else " (and the instance uploaded no log)"
+            )
+        )
 
     def _log_excerpt(self) -> str:
         """The first and the last LOG_EXCERPT_LINES lines of the instance's log ('' when there is none)."""
         try:
             if not self._has("log"):
                 return ""
-            body = self.run.s3.get_object(Bucket=self.run.bucket, Key=self.keys["log"])["Body"].read(RESULT_MAX_BYTES)
+            body = self.run.s3.get_object(Bucket=self.run.bucket, Key=self.keys["log"])[
+                "Body"
+            ].read(RESULT_MAX_BYTES)
         except Exception as exc:  # noqa: BLE001 - the log only explains; its absence must not hide the result
             return f"(the instance's log could not be read: {type(exc).__name__})"
         lines = body.decode(errors="replace").strip().splitlines()
         if len(lines) <= 2 * LOG_EXCERPT_LINES:
             return "\n".join(lines)
         skipped = len(lines) - 2 * LOG_EXCERPT_LINES
-        return "\n".join([*lines[:LOG_EXCERPT_LINES], f"... ({skipped} lines) ...", *lines[-LOG_EXCERPT_LINES:]])
+        return "\n".join(
+            [*lines[:LOG_EXCERPT_LINES], f"... ({skipped} lines) ...", *lines[-LOG_EXCERPT_LINES:]]
+        )
 
     # ------------------------------------------------------------------ ending
 
@@ -554,7 +759,9 @@ class AwsTarget:
         """The instance of a launch whose answer never arrived (a signal or a lost connection during
         run_instances), found by the tags it was launched with."""
         if self.instance_id is None and self.launch_requested:
-            found = self.run.live_instances({"Name": "tag:Name", "Values": [f"cloud-planner {self.label}"]})
+            found = self.run.live_instances(
+                {"Name": "tag:Name", "Values": [f"cloud-planner {self.label}"]}
+            )
             self.instance_id = found[0] if found else None
             self.launch_requested = bool(found)  # looked: nothing of this launch is running
 
@@ -578,8 +785,10 @@ class AwsTarget:
     def expire(self) -> None:
         """The run's deadline passed without a result: terminate; collect() says why."""
         minutes = self.run.settings.max_bench_minutes
-        self.abandon(f"no result from {self.label} within {minutes:g} minutes (--max-bench-minutes); the planner "
-                     f"stopped waiting and terminated it")
+        self.abandon(
+            f"no result from {self.label} within {minutes:g} minutes (--max-bench-minutes); the planner "
+            f"stopped waiting and terminated it"
+        )
 
     def leftover(self) -> dict[str, Any] | None:
         """The instance, when no terminate reached it and AWS does not say it is gone."""
@@ -587,22 +796,34 @@ class AwsTarget:
             self._find_lost_instance()
         except Exception:  # noqa: BLE001 - an instance that may exist but cannot be found is still named below
             pass
-        if not (self.launch_requested and self.instance_id is None):  # else: the launch's answer was lost
+        if not (
+            self.launch_requested and self.instance_id is None
+        ):  # else: the launch's answer was lost
             if self.instance_id is None or self.instance_id in self.run.terminated:
                 return None
             try:
-                found = self.run.ec2.describe_instances(InstanceIds=[self.instance_id])["Reservations"]
+                found = self.run.ec2.describe_instances(InstanceIds=[self.instance_id])[
+                    "Reservations"
+                ]
                 if found and found[0]["Instances"][0]["State"]["Name"] in GONE_STATES:
                     return None
             except Exception:  # noqa: BLE001 - unknown counts as running: better named than forgotten
                 pass
-        return {"label": self.label, "instance_id": self.instance_id or "(unknown: the launch's answer was lost)",
-                "instance_type": self.instance_type, "region": self.run.settings.region, "run_id": self.run.run_id,
-                "expires_at": iso(self.run.expires_at)}
+        return {
+            "label": self.label,
+            "instance_id": self.instance_id or "(unknown: the launch's answer was lost)",
+            "instance_type": self.instance_type,
+            "region": self.run.settings.region,
+            "run_id": self.run.run_id,
+            "expires_at": iso(self.run.expires_at),
+        }
 
     def cost_so_far(self, now: dt.datetime | None = None) -> float:
         if self.launched_at is None:
             return self.spent_before
         end = self.ended_at or now or utcnow()
-        return self.spent_before + instance_cost(self.price_per_hour, (end - self.launched_at).total_seconds(),
-                                                 self.run.settings.root_volume_gb)
+        return self.spent_before + instance_cost(
+            self.price_per_hour,
+            (end - self.launched_at).total_seconds(),
+            self.run.settings.root_volume_gb,
+        )

@@ -35,8 +35,22 @@ RESULT_MAX_BYTES = 4 * 2**20  # a bench result is a few KB; anything near this i
 USER_DIR = "user"  # the user's code inside the bundle; the job's model.path on the instance
 USER_CODE_MAX_BYTES = 20 * 2**20
 USER_CODE_MAX_FILES = 1000
-SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".hg", ".svn", ".venv", "venv", "env", "node_modules",
-                          ".mypy_cache", ".pytest_cache", ".ipynb_checkpoints", ".tox"})
+SKIPPED_DIRS = frozenset(
+    {
+        "__pycache__",
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "venv",
+        "env",
+        "node_modules",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ipynb_checkpoints",
+        ".tox",
+    }
+)
 
 UserFiles = list[tuple[Path, str]]  # (file here, its name in the bundle)
 
@@ -57,7 +71,8 @@ def _walk(folder: Path, prefix: str, field: str) -> UserFiles:
                     f"{field}: {folder} holds more than {USER_CODE_MAX_BYTES // 2**20} MiB or {USER_CODE_MAX_FILES} "
                     f"files; all of it would ship to the instance with the model",
                     hint="keep the model's code in a folder of its own (data, checkpoints and virtualenvs elsewhere) "
-                         "and point model.path at it")
+                    "and point model.path at it",
+                )
     return files
 
 
@@ -69,7 +84,10 @@ def user_code(model: dict[str, Any], cwd: Path | None = None) -> UserFiles:
         path = Path(model["path"])
         folder = path.parent if path.suffix == ".py" else path
         if not folder.is_dir():
-            raise InputError(f"model.path: {folder} is not a folder", hint="point model.path at the folder of the model's module")
+            raise InputError(
+                f"model.path: {folder} is not a folder",
+                hint="point model.path at the folder of the model's module",
+            )
         return _walk(folder, USER_DIR, "model.path")
     top = str(model.get("factory", "")).partition(":")[0].split(".")[0]
     here = Path(cwd or Path.cwd())
@@ -95,7 +113,11 @@ def bench_bundle(files: UserFiles | None = None) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.write(PACKAGE_ROOT / "runner" / "__init__.py", "runner/__init__.py")
-        for name in ("script.py", "script_job.py", "standin.py"):  # a user's training script as a bench job
+        for name in (
+            "script.py",
+            "script_job.py",
+            "standin.py",
+        ):  # a user's training script as a bench job
             zf.write(PACKAGE_ROOT / "runner" / name, f"runner/{name}")
         for path in sorted((PACKAGE_ROOT / "runner" / "bench").glob("*.py")):
             zf.write(path, f"runner/bench/{path.name}")
@@ -104,13 +126,27 @@ def bench_bundle(files: UserFiles | None = None) -> bytes:
     return buf.getvalue()
 
 
-def render_bootstrap(run_id: str, label: str, urls: dict[str, str], deadman_minutes: int, bench_timeout: int,
-                     spot: bool = False) -> str:
+def render_bootstrap(
+    run_id: str,
+    label: str,
+    urls: dict[str, str],
+    deadman_minutes: int,
+    bench_timeout: int,
+    spot: bool = False,
+) -> str:
     """The instance's user-data (runner/bootstrap.sh) for one target; `spot`: watch for the interruption notice."""
     text = BOOTSTRAP.read_text()
-    values = {"__SPOT__": "1" if spot else "0", "__RUN_ID__": run_id, "__LABEL__": label, "__BUNDLE_URL__": urls["bundle"], "__JOB_URL__": urls["job"],
-              "__RESULT_URL__": urls["result"], "__LOG_URL__": urls["log"], "__DEADMAN_MINUTES__": str(deadman_minutes),
-              "__BENCH_TIMEOUT__": str(bench_timeout)}
+    values = {
+        "__SPOT__": "1" if spot else "0",
+        "__RUN_ID__": run_id,
+        "__LABEL__": label,
+        "__BUNDLE_URL__": urls["bundle"],
+        "__JOB_URL__": urls["job"],
+        "__RESULT_URL__": urls["result"],
+        "__LOG_URL__": urls["log"],
+        "__DEADMAN_MINUTES__": str(deadman_minutes),
+        "__BENCH_TIMEOUT__": str(bench_timeout),
+    }
     for key, value in values.items():
         if "'" in value:
             raise ValueError(f"unexpected quote in {key}")

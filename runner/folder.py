@@ -29,9 +29,29 @@ MAX_FILES = 2000
 # DEFAULT_BASE), which land beside a script run from its folder
 SKIPPED_DIRS = BUNDLE_SKIPPED_DIRS | {".ruff_cache", "planner-runs"}
 SECRET_DIRS = frozenset({".aws", ".ssh", ".gnupg", ".docker", ".kube"})
-SECRET_FILES = (".env", ".env.*", "*.env", "*.pem", "*.key", "*.p12", "*.pfx", "*.keystore", "*.jks", "id_rsa*",
-                "id_dsa*", "id_ecdsa*", "id_ed25519*", "credentials", "credentials.*", ".netrc", ".pypirc", ".npmrc",
-                ".git-credentials", "*.kdbx", "service-account*.json")
+SECRET_FILES = (
+    ".env",
+    ".env.*",
+    "*.env",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "*.keystore",
+    "*.jks",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    "credentials",
+    "credentials.*",
+    ".netrc",
+    ".pypirc",
+    ".npmrc",
+    ".git-credentials",
+    "*.kdbx",
+    "service-account*.json",
+)
 
 
 def is_secret(name: str) -> bool:
@@ -50,17 +70,28 @@ class Shipped:
     def lines(self) -> list[str]:
         """The listing the progress log shows before anything is launched."""
         names = [name.split("/", 1)[-1] for _, name in self.files]
-        shown = ", ".join(names[:12]) + (f", ... ({len(names) - 12} more)" if len(names) > 12 else "")
+        shown = ", ".join(names[:12]) + (
+            f", ... ({len(names) - 12} more)" if len(names) > 12 else ""
+        )
         here = Path.cwd()
-        where = os.path.relpath(self.folder) if here == self.folder or here in self.folder.parents else str(self.folder)
-        out = [f"shipping {len(names)} file(s), {self.total_bytes / 1024:,.1f} KiB, from {where}: {shown}"]
+        where = (
+            os.path.relpath(self.folder)
+            if here == self.folder or here in self.folder.parents
+            else str(self.folder)
+        )
+        out = [
+            f"shipping {len(names)} file(s), {self.total_bytes / 1024:,.1f} KiB, from {where}: {shown}"
+        ]
         secrets = [p for p, why in self.left_out if why == "a secret"]
         if secrets:
             out.append("never shipped (secrets): " + ", ".join(secrets))
         ignored = [p for p, why in self.left_out if why != "a secret"]
         if ignored:
-            out.append(f"left out by .gitignore and the usual caches: {len(ignored)} path(s): " + ", ".join(ignored[:8])
-                       + (f", ... ({len(ignored) - 8} more)" if len(ignored) > 8 else ""))
+            out.append(
+                f"left out by .gitignore and the usual caches: {len(ignored)} path(s): "
+                + ", ".join(ignored[:8])
+                + (f", ... ({len(ignored) - 8} more)" if len(ignored) > 8 else "")
+            )
         return out
 
 
@@ -73,8 +104,13 @@ def _ignore_specs(folder: Path, directory: Path) -> list[tuple[Path, object]]:
     return [(directory, GitIgnoreSpec.from_lines(path.read_text(errors="replace").splitlines()))]
 
 
-def script_folder(script: Path, prefix: str = "user", max_bytes: int = MAX_BYTES, max_files: int = MAX_FILES,
-                  folder: Path | None = None) -> Shipped:
+def script_folder(
+    script: Path,
+    prefix: str = "user",
+    max_bytes: int = MAX_BYTES,
+    max_files: int = MAX_FILES,
+    folder: Path | None = None,
+) -> Shipped:
     """The script's folder (or `folder`, the --workdir that holds it) as it ships (see the module docstring);
     InputError when it is too big."""
     folder = (folder or script.parent).resolve()
@@ -110,7 +146,12 @@ def script_folder(script: Path, prefix: str = "user", max_bytes: int = MAX_BYTES
             if is_secret(name):
                 left_out.append((rel, "a secret"))
                 continue
-            if name.endswith((".pyc", ".pyo")) or ignored(path, False, rules) or not path.is_file() or path.is_symlink():
+            if (
+                name.endswith((".pyc", ".pyo"))
+                or ignored(path, False, rules)
+                or not path.is_file()
+                or path.is_symlink()
+            ):
                 left_out.append((rel, "ignored"))
                 continue
             total += path.stat().st_size
@@ -120,9 +161,12 @@ def script_folder(script: Path, prefix: str = "user", max_bytes: int = MAX_BYTES
                     f"{script}: its folder {folder} holds more than {max_bytes // 2**20} MiB or {max_files:,} files to ship "
                     f"(at {rel}); the whole folder goes to the instance with the script",
                     hint="list data, checkpoints and outputs in the folder's .gitignore, or give the script a folder of its own "
-                         "(or a smaller --workdir)")
+                    "(or a smaller --workdir)",
+                )
     own = f"{prefix}/{script.resolve().relative_to(folder).as_posix()}"
     if all(name != own for _, name in files):
-        raise InputError(f"{script}: the script itself would not ship: {folder}'s .gitignore (or the usual caches) leave it out",
-                         hint="un-ignore the script, or move it out of the ignored folder")
+        raise InputError(
+            f"{script}: the script itself would not ship: {folder}'s .gitignore (or the usual caches) leave it out",
+            hint="un-ignore the script, or move it out of the ignored folder",
+        )
     return Shipped(folder, files, total, left_out)

@@ -23,9 +23,10 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from runner.bench.procfs import memory_available  # noqa: F401 - this machine's free memory, for the planner
 from runner.bench.result import BenchResult
@@ -35,7 +36,9 @@ from runner.target import TargetStatus
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 DESCRIBE_TIMEOUT_SECONDS = 120.0
-DESCRIBE_MEMORY_BYTES = 6 * 2**30  # address space of the describing child: torch itself needs ~1 GiB
+DESCRIBE_MEMORY_BYTES = (
+    6 * 2**30
+)  # address space of the describing child: torch itself needs ~1 GiB
 
 
 def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -58,8 +61,11 @@ class DescribeError(Exception):
     """The model could not be described; the message names model.factory and says why."""
 
 
-def describe_model(model: dict[str, Any], timeout: float = DESCRIBE_TIMEOUT_SECONDS,
-                   memory_bytes: int = DESCRIBE_MEMORY_BYTES) -> list[dict[str, Any]]:
+def describe_model(
+    model: dict[str, Any],
+    timeout: float = DESCRIBE_TIMEOUT_SECONDS,
+    memory_bytes: int = DESCRIBE_MEMORY_BYTES,
+) -> list[dict[str, Any]]:
     """Describe a model (runner.bench.introspect rows) in a child process with a time and memory
     limit: the user's factory never runs inside the planner."""
     import tempfile
@@ -69,14 +75,22 @@ def describe_model(model: dict[str, Any], timeout: float = DESCRIBE_TIMEOUT_SECO
         path.write_text(json.dumps(model))
         # the child limits its own memory first thing (a preexec_fn is unsafe in a threaded planner: the TUI)
         env = {**child_env(), "PLANNER_MEMORY_LIMIT_BYTES": str(memory_bytes)}
-        proc = subprocess.Popen(child_command("runner.bench.describe", str(path)), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+        proc = subprocess.Popen(
+            child_command("runner.bench.describe", str(path)),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            start_new_session=True,
+        )
         try:
             out, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             kill_group(proc)
-            raise DescribeError(f"model.factory: describing the model did not finish within {timeout:g} s "
-                                "(does the factory or the forward pass hang?)") from None
+            raise DescribeError(
+                f"model.factory: describing the model did not finish within {timeout:g} s "
+                "(does the factory or the forward pass hang?)"
+            ) from None
     for line in reversed(out.splitlines()):
         try:
             data = json.loads(line)
@@ -87,15 +101,25 @@ def describe_model(model: dict[str, Any], timeout: float = DESCRIBE_TIMEOUT_SECO
         if isinstance(data, dict) and isinstance(data.get("rows"), list):
             return data["rows"]
     code = proc.returncode
-    why = (f"was killed by signal {signal.Signals(-code).name}" if code < 0 and -code in signal.valid_signals()
-           else f"exited with code {code}")
+    why = (
+        f"was killed by signal {signal.Signals(-code).name}"
+        if code < 0 and -code in signal.valid_signals()
+        else f"exited with code {code}"
+    )
     tail = " | ".join(err.strip().splitlines()[-3:])
-    raise DescribeError(f"model.factory: the process describing the model {why} before it finished"
-                        + (f" ({tail})" if tail else "") + "; run the factory by itself to see why")
+    raise DescribeError(
+        f"model.factory: the process describing the model {why} before it finished"
+        + (f" ({tail})" if tail else "")
+        + "; run the factory by itself to see why"
+    )
 
 
-STOPPED_AT_CAP = "stopped at the bench's wall-clock cap"  # a local bench ended from outside (LocalTarget.expire)
-SCRIPT_CAP_EXTRA_SECONDS = 300.0  # beyond the budget: imports, data and model setup before the first step
+STOPPED_AT_CAP = (
+    "stopped at the bench's wall-clock cap"  # a local bench ended from outside (LocalTarget.expire)
+)
+SCRIPT_CAP_EXTRA_SECONDS = (
+    300.0  # beyond the budget: imports, data and model setup before the first step
+)
 
 
 @dataclass(frozen=True)
@@ -110,11 +134,22 @@ class ScriptProcess:
     seconds: float
 
 
-def run_script(script: Path, args: list[str], seconds: float, workdir: Path, min_steps: int = 20,
-               cap_seconds: float | None = None, whole: bool = False, until_epoch: bool = False,
-               cancel: Any = None, progress: Callable[[dict[str, Any]], None] | None = None,
-               cwd: Path | None = None, extra_env: dict[str, str] | None = None,
-               standin: dict[str, Any] | None = None, max_steps: int | None = None) -> ScriptProcess:
+def run_script(
+    script: Path,
+    args: list[str],
+    seconds: float,
+    workdir: Path,
+    min_steps: int = 20,
+    cap_seconds: float | None = None,
+    whole: bool = False,
+    until_epoch: bool = False,
+    cancel: Any = None,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+    cwd: Path | None = None,
+    extra_env: dict[str, str] | None = None,
+    standin: dict[str, Any] | None = None,
+    max_steps: int | None = None,
+) -> ScriptProcess:
     """Run `script ARGS` unchanged under runner.script (its steps timed by PyTorch's own hooks) in a
     child that dies with the planner, in the script's folder, with no stdin; stopped at the cap
     (`seconds` + SCRIPT_CAP_EXTRA_SECONDS) with everything it started (its process group). `whole`:
@@ -129,10 +164,28 @@ def run_script(script: Path, args: list[str], seconds: float, workdir: Path, min
     cap = cap_seconds if cap_seconds is not None else seconds + SCRIPT_CAP_EXTRA_SECONDS
     env = {**child_env(extra_env), "PLANNER_SPAWN_TIME": repr(time.time())}
     start = time.perf_counter()
-    stdout, stderr, code = run_group(child_command("runner.script", *launcher_arguments(
-        str(out), seconds, min_steps, str(script), args, cap, whole, until_epoch, standin, max_steps)), str(cwd or script.parent),
-        env, cap, cancel,
-        on_tick=ProgressWatch(str(out), progress))
+    stdout, stderr, code = run_group(
+        child_command(
+            "runner.script",
+            *launcher_arguments(
+                str(out),
+                seconds,
+                min_steps,
+                str(script),
+                args,
+                cap,
+                whole,
+                until_epoch,
+                standin,
+                max_steps,
+            ),
+        ),
+        str(cwd or script.parent),
+        env,
+        cap,
+        cancel,
+        on_tick=ProgressWatch(str(out), progress),
+    )
     result = json.loads(out.read_text()) if out.is_file() else None
     return ScriptProcess(result, code, stdout[-4000:], stderr[-4000:], time.perf_counter() - start)
 
@@ -182,7 +235,10 @@ class LocalTarget:
         self._spawned_utc = dt.datetime.now(dt.timezone.utc)
         self.proc = subprocess.Popen(
             child_command("runner.bench", str(self.job_path), str(self.result_path)),
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env,
             start_new_session=True,  # our own process group: terminate() takes the whole tree
         )
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -244,10 +300,17 @@ class LocalTarget:
             return result
         tail = "\n".join(self._log_lines[-15:])
         code = self.proc.returncode if self.proc else None
-        reason = (self.abandoned or "terminated") if self.terminated or self.abandoned else \
-            f"the bench process exited with code {code} and wrote no result"
-        return BenchResult(status="error", device=str(self.job.get("device", "cpu")), workload=self.job["spec"]["name"],
-                           message=f"{reason}\n{tail}".strip())
+        reason = (
+            (self.abandoned or "terminated")
+            if self.terminated or self.abandoned
+            else f"the bench process exited with code {code} and wrote no result"
+        )
+        return BenchResult(
+            status="error",
+            device=str(self.job.get("device", "cpu")),
+            workload=self.job["spec"]["name"],
+            message=f"{reason}\n{tail}".strip(),
+        )
 
     def terminate(self) -> None:
         if self.proc and self.proc.poll() is None:
@@ -265,8 +328,10 @@ class LocalTarget:
     def expire(self) -> None:
         step = self.last_event.get("step_seconds")
         seen = f" (its last step took {step:.1f} s)" if isinstance(step, (int, float)) else ""
-        self.abandon(f"{STOPPED_AT_CAP} of {self.wall_cap or 0:.0f} s with no result{seen}: one step of this workload "
-                     "takes longer than the bench may run here")
+        self.abandon(
+            f"{STOPPED_AT_CAP} of {self.wall_cap or 0:.0f} s with no result{seen}: one step of this workload "
+            "takes longer than the bench may run here"
+        )
 
     def abandon(self, reason: str) -> None:
         self.abandoned = reason

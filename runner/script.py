@@ -43,19 +43,28 @@ from typing import Any
 
 RESULT_VERSION = 1
 STEADY_DRIFT = 0.10  # the first and last thirds' median steps within 10%: steady
-STEADY_WINDOWS = 0.25  # and the medians of 20 windows of steps within a 25% standard deviation of their mean
+STEADY_WINDOWS = (
+    0.25  # and the medians of 20 windows of steps within a 25% standard deviation of their mean
+)
 UNSTEADY_EXTENSION = 3.0  # an unsteady measurement goes on to at most 3x its budget
 PROGRESS_SECONDS = 0.5  # the progress file is written at most this often
 NOTICE_CHECK_SECONDS = 0.5  # how often a step's end looks for a spot interruption notice (a stat)
-INTERIM_SECONDS = 2.0  # until min_steps, the result as it stands is written this often (and at the first step)
+INTERIM_SECONDS = (
+    2.0  # until min_steps, the result as it stands is written this often (and at the first step)
+)
 LIFELINE_ENTERED = "PLANNER_LIFELINE_ENTERED"  # runner/lifeline.py's ENTERED_ENV: when it began (not imported: shipped alone)
-DECIDE_SECONDS = 0.25  # past the budget, whether the step time has settled is decided at most this often
+DECIDE_SECONDS = (
+    0.25  # past the budget, whether the step time has settled is decided at most this often
+)
 
 
 OP_CLASSES = (  # (class, substrings of an aten op's name), first match wins: as planner/workload/footprint's op classes
     ("sync", ("_local_scalar_dense", "item")),
     ("copy", ("_to_copy", "copy_")),
-    ("elementwise", ("_thnn_fused_",)),  # an LSTM/GRU cell's gate arithmetic on a GPU (its matmuls are mm ops of their own)
+    (
+        "elementwise",
+        ("_thnn_fused_",),
+    ),  # an LSTM/GRU cell's gate arithmetic on a GPU (its matmuls are mm ops of their own)
     ("attention", ("attention", "sdpa")),
     ("conv", ("convolution",)),
     ("recurrent", ("lstm", "gru", "rnn_")),
@@ -94,7 +103,9 @@ def _first_dtype(value: Any) -> str:
 NO_FORMULA, FORMULA_FAILED = "no formula", "formula failed"  # why count_op counted no FLOPs
 
 
-def count_op(trace: dict[str, Any], cls: str, func: Any, args: Any, kwargs: Any, out: Any) -> tuple[int, str] | str:
+def count_op(
+    trace: dict[str, Any], cls: str, func: Any, args: Any, kwargs: Any, out: Any
+) -> tuple[int, str] | str:
     """One op (not a view) counted into the trace's class `cls`: its launch, the bytes it reads and writes, its FLOPs
     by PyTorch's own formula (torch.utils.flop_counter) and their dtype. (FLOPs, dtype), or why none were counted
     (NO_FORMULA, FORMULA_FAILED: a formula that does not cover these arguments). Shared by this CPU's trace and the
@@ -126,7 +137,9 @@ def trace_mode(trace: dict[str, Any], loading: Any = None) -> Any:
     from torch.utils._python_dispatch import TorchDispatchMode
 
     class Trace(TorchDispatchMode):
-        def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        def __torch_dispatch__(
+            self, func: Any, types: Any, args: Any = (), kwargs: Any = None
+        ) -> Any:
             kwargs = kwargs or {}
             start = time.perf_counter()
             out = func(*args, **kwargs)
@@ -144,7 +157,11 @@ def trace_mode(trace: dict[str, Any], loading: Any = None) -> Any:
     return Trace()
 
 
-TO_HOST = ("item", "cpu", "tolist")  # on a GPU each waits for the GPU (a sync) and copies to the host
+TO_HOST = (
+    "item",
+    "cpu",
+    "tolist",
+)  # on a GPU each waits for the GPU (a sync) and copies to the host
 
 
 class Moves:
@@ -168,8 +185,14 @@ class Moves:
             return kwargs.get("device") is not None
         if name == "cuda":
             return True
-        return name == "to" and (kwargs.get("device") is not None or any(
-            isinstance(a, (str, self.torch.device)) or (isinstance(a, int) and not isinstance(a, bool)) for a in args[1:2]))
+        return name == "to" and (
+            kwargs.get("device") is not None
+            or any(
+                isinstance(a, (str, self.torch.device))
+                or (isinstance(a, int) and not isinstance(a, bool))
+                for a in args[1:2]
+            )
+        )
 
     def _wrap(self, owner: Any, name: str) -> None:
         original = getattr(owner, name)
@@ -180,14 +203,17 @@ class Moves:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             out = original(*args, **kwargs)
             if not sys._getframe(1).f_code.co_filename.startswith(self.torch_dir) and (
-                    name in TO_HOST or self._moves(name, args, kwargs)):
-                entry["calls"] += 1  # torch's own bookkeeping (Adam reads its CPU step counters) is not the script's data
+                name in TO_HOST or self._moves(name, args, kwargs)
+            ):
+                entry["calls"] += (
+                    1  # torch's own bookkeeping (Adam reads its CPU step counters) is not the script's data
+                )
                 entry["bytes"] += _nbytes(out) if made_here else _nbytes(args[0] if args else None)
             return out
 
         setattr(owner, name, wrapper)
 
-    def __enter__(self) -> "Moves":
+    def __enter__(self) -> Moves:
         for name in (*TO_HOST, "to", "cuda"):
             self._wrap(self.torch.Tensor, name)
         for name in ("tensor", "as_tensor"):
@@ -225,7 +251,7 @@ class SavedForBackward:
         self.seen.clear()
         self.held = 0
 
-    def __enter__(self) -> "SavedForBackward":
+    def __enter__(self) -> SavedForBackward:
         self.hooks.__enter__()
         return self
 
@@ -240,8 +266,16 @@ def state_bytes(optimizers: list[Any]) -> int:
 
     seen: dict[int, int] = {}
     for opt in optimizers:
-        tensors = [t for group in opt.param_groups for p in group["params"] for t in (p, p.grad) if t is not None]
-        tensors += [v for state in opt.state.values() for v in state.values() if isinstance(v, torch.Tensor)]
+        tensors = [
+            t
+            for group in opt.param_groups
+            for p in group["params"]
+            for t in (p, p.grad)
+            if t is not None
+        ]
+        tensors += [
+            v for state in opt.state.values() for v in state.values() if isinstance(v, torch.Tensor)
+        ]
         for t in tensors:
             storage = t.untyped_storage()
             seen[storage.data_ptr()] = storage.nbytes()
@@ -249,9 +283,20 @@ def state_bytes(optimizers: list[Any]) -> int:
 
 
 def _empty_trace() -> dict[str, Any]:
-    return {"classes": {}, "op_seconds": 0.0, "uncounted": 0, "views": 0, "flops_by_dtype": {}, "saved_bytes": 0,
-            "state_bytes": 0, "class_dtypes": {}, "uncounted_ops": {}, "peak_bytes": 0,
-            "to_device": {"calls": 0, "bytes": 0}, "to_host": {"calls": 0, "bytes": 0}}
+    return {
+        "classes": {},
+        "op_seconds": 0.0,
+        "uncounted": 0,
+        "views": 0,
+        "flops_by_dtype": {},
+        "saved_bytes": 0,
+        "state_bytes": 0,
+        "class_dtypes": {},
+        "uncounted_ops": {},
+        "peak_bytes": 0,
+        "to_device": {"calls": 0, "bytes": 0},
+        "to_host": {"calls": 0, "bytes": 0},
+    }
 
 
 def op_overhead_seconds(traced: bool = False) -> float:
@@ -278,7 +323,9 @@ def op_overhead_seconds(traced: bool = False) -> float:
 def _cpu_name() -> str:
     try:
         with open("/proc/cpuinfo") as f:
-            return next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
+            return next(
+                (line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), ""
+            )
     except OSError:
         return ""
 
@@ -315,7 +362,10 @@ def windows_spread(durations: list[float]) -> float:
     learns, move them all (0.31-0.43 on examples/scripts/reinforce.py; a convnet's, 0.01-0.21 on a noisy 2-vCPU
     VM): their mean needs more of them. The launcher measures on while it is above STEADY_WINDOWS."""
     size = max(5, len(durations) // 20)
-    windows = [sorted(durations[i:i + size])[size // 2] for i in range(0, len(durations) - size + 1, size)]
+    windows = [
+        sorted(durations[i : i + size])[size // 2]
+        for i in range(0, len(durations) - size + 1, size)
+    ]
     if len(windows) < 5:
         return 0.0
     return statistics.stdev(windows) / statistics.fmean(windows)
@@ -325,47 +375,89 @@ def settle_figures(ends: list[float]) -> tuple[float, float]:
     """(thirds_drift, windows_spread) of the steps past a 10% warm-up: the step time has settled when neither is
     above its bound (STEADY_DRIFT, STEADY_WINDOWS). Both go in the result, so a plan says why it had not."""
     steps = [b - a for a, b in zip(ends, ends[1:])]
-    steady = steps[max(2, len(steps) // 10):]
+    steady = steps[max(2, len(steps) // 10) :]
     return thirds_drift(steady), windows_spread(steady)
 
 
 class Timeline:
     """What the hooks saw, in seconds since the spawn."""
 
-    def __init__(self, spawn: float, seconds: float, min_steps: int, max_steps: int, out: str,
-                 until_epoch: bool = False, latest: float = float("inf"), standin: Any = None):
-        self.spawn, self.seconds, self.min_steps, self.max_steps, self.out = spawn, seconds, min_steps, max_steps, out
-        self.until_epoch, self.latest = until_epoch, latest  # past the budget, wait for an epoch's end until `latest`
+    def __init__(
+        self,
+        spawn: float,
+        seconds: float,
+        min_steps: int,
+        max_steps: int,
+        out: str,
+        until_epoch: bool = False,
+        latest: float = float("inf"),
+        standin: Any = None,
+    ):
+        self.spawn, self.seconds, self.min_steps, self.max_steps, self.out = (
+            spawn,
+            seconds,
+            min_steps,
+            max_steps,
+            out,
+        )
+        self.until_epoch, self.latest = (
+            until_epoch,
+            latest,
+        )  # past the budget, wait for an epoch's end until `latest`
         self.steady = True  # the step time had settled when the measurement stopped
-        self.figures: tuple[float, float] | None = None  # settle_figures when it was last decided, past the budget
+        self.figures: tuple[float, float] | None = (
+            None  # settle_figures when it was last decided, past the budget
+        )
         self.steps: list[float] = []  # the end of each step
-        self.epochs: list[dict[str, Any]] = []  # {"start", "end", "batches"} of each DataLoader iterated to its end
-        self.optimizers: dict[int, Any] = {}  # id -> a weakref to each optimizer seen (its state bytes are read at the trace)
+        self.epochs: list[
+            dict[str, Any]
+        ] = []  # {"start", "end", "batches"} of each DataLoader iterated to its end
+        self.optimizers: dict[
+            int, Any
+        ] = {}  # id -> a weakref to each optimizer seen (its state bytes are read at the trace)
         self.in_step: list[int] = []  # optimizers that stepped in the iteration under way
-        self.closure_from: int | None = None  # a closure step under way: the backward passes before it began
-        self.closure_passes: list[int] = []  # the backward passes of each closure step (LBFGS: up to its max_iter)
+        self.closure_from: int | None = (
+            None  # a closure step under way: the backward passes before it began
+        )
+        self.closure_passes: list[
+            int
+        ] = []  # the backward passes of each closure step (LBFGS: up to its max_iter)
         self.last_event: float | None = None
         self.backward_ends: list[float] = []
         self.imports_done: float | None = None
         self.standin = standin  # runner.standin.StandIn: the script's GPU is the stand-in (nothing is timed but the host)
-        self.host_marks: list[float] = []  # on the stand-in: the script's own CPU seconds (outside torch) at each step's end
+        self.host_marks: list[
+            float
+        ] = []  # on the stand-in: the script's own CPU seconds (outside torch) at each step's end
         # steps before the one traced: past the warm-up (on the stand-in, past the first step's lazy state)
         self.trace_after = 2 if standin is not None else max(5, min_steps // 2)
-        self.trace: dict[str, Any] = _empty_trace()  # the op-overhead rounds are taken as the trace begins
+        self.trace: dict[str, Any] = (
+            _empty_trace()
+        )  # the op-overhead rounds are taken as the trace begins
         self.tracing: list[Any] = []  # the modes while the traced step runs
         self.saved: SavedForBackward | None = None  # of them, the one counting what autograd saves
         self.loading = 0  # > 0 while a DataLoader fetches a batch in this process
         self.loaders_started = 0  # DataLoader iterations begun (an epoch, an evaluation pass)
-        self.under_way: list[dict[str, Any]] = []  # {"start", "batches", "length"} of each DataLoader being iterated
+        self.under_way: list[
+            dict[str, Any]
+        ] = []  # {"start", "batches", "length"} of each DataLoader being iterated
         self.traced_step: int | None = None  # the index of the traced step (slower: not timed)
         self.reported = -math.inf  # when the progress file was last written
         self.notice_checked = -math.inf
-        self.interim = -math.inf  # when the result as it stands was last written (a launcher stopped at the cap keeps it)
-        self.threads_fitted: dict[str, Any] | None = None  # fit_threads(): the threads set to the CPUs free at the start
+        self.interim = (
+            -math.inf
+        )  # when the result as it stands was last written (a launcher stopped at the cap keeps it)
+        self.threads_fitted: dict[str, Any] | None = (
+            None  # fit_threads(): the threads set to the CPUs free at the start
+        )
         self.launcher_seconds = 0.0  # the launcher's own start-up taken off the run's clock (all but torch's import; main)
-        self.start_up: dict[str, Any] = {}  # seconds since the spawn: the lifeline entered, torch imported, the script began
+        self.start_up: dict[
+            str, Any
+        ] = {}  # seconds since the spawn: the lifeline entered, torch imported, the script began
         self.decided = -math.inf  # when, past the budget, it was last decided whether to stop
-        self.busy: Any = None  # runner.bench.machine.Busyness from the first step on: who else used the CPUs
+        self.busy: Any = (
+            None  # runner.bench.machine.Busyness from the first step on: who else used the CPUs
+        )
         self.gpu_asked = False  # the script asked PyTorch whether a GPU is there (it would use one where there is)
 
     def now(self) -> float:
@@ -378,7 +470,9 @@ class Timeline:
     def optimizer_starting(self, optimizer: Any, args: tuple, kwargs: dict[str, Any]) -> None:
         """A step begins: the optimizer is known from now on (its closure's backward passes are not steps)."""
         self.optimizers.setdefault(id(optimizer), weakref.ref(optimizer))
-        if callable(kwargs.get("closure")) or (len(args) > 1 and callable(args[1])):  # args: (optimizer, closure?)
+        if callable(kwargs.get("closure")) or (
+            len(args) > 1 and callable(args[1])
+        ):  # args: (optimizer, closure?)
             self.closure_from = len(self.backward_ends)
 
     def optimizer_stepped(self, optimizer: Any) -> None:
@@ -388,7 +482,9 @@ class Timeline:
         if self.closure_from is not None:
             self.closure_passes.append(len(self.backward_ends) - self.closure_from)
             self.closure_from = None
-        if key in self.in_step and self.last_event is not None:  # a new iteration: the last one ended at its last step
+        if (
+            key in self.in_step and self.last_event is not None
+        ):  # a new iteration: the last one ended at its last step
             self.steps.append(self.last_event)
             self.in_step = []
             self.check(t)
@@ -418,7 +514,9 @@ class Timeline:
 
     def step_ends(self) -> list[float]:
         if self.optimizers:
-            return self.steps + ([self.last_event] if self.in_step and self.last_event is not None else [])
+            return self.steps + (
+                [self.last_event] if self.in_step and self.last_event is not None else []
+            )
         return list(self.backward_ends)
 
     def boundary_reached(self, t: float) -> None:
@@ -440,17 +538,25 @@ class Timeline:
                 mode.__exit__(None, None, None)
             self.tracing, self.saved = [], None
             self.trace["wall"] = t - self.trace["start"]
-            self.trace["state_bytes"] = state_bytes([o for ref in self.optimizers.values() if (o := ref()) is not None])
+            self.trace["state_bytes"] = state_bytes(
+                [o for ref in self.optimizers.values() if (o := ref()) is not None]
+            )
             self.traced_step = n
         elif self.traced_step is None and n >= self.trace_after and "start" not in self.trace:
             # what one op costs this CPU, plain and traced, measured now, not before the script: the traced rounds
             # import torch.utils.flop_counter and with it torch._dynamo (~2 s), which a script that compiles imports
             # itself. Taken at the traced step's start, it falls in the traced step, which is not timed
-            self.trace.update(op_overhead_seconds=op_overhead_seconds(),
-                              traced_op_overhead_seconds=op_overhead_seconds(traced=True))
+            self.trace.update(
+                op_overhead_seconds=op_overhead_seconds(),
+                traced_op_overhead_seconds=op_overhead_seconds(traced=True),
+            )
             self.trace["start"] = self.now()
             self.saved = SavedForBackward(self.trace)
-            self.tracing = [Moves(self.trace), self.saved, trace_mode(self.trace, lambda: self.loading > 0)]
+            self.tracing = [
+                Moves(self.trace),
+                self.saved,
+                trace_mode(self.trace, lambda: self.loading > 0),
+            ]
             for mode in self.tracing:
                 mode.__enter__()
 
@@ -475,12 +581,16 @@ class Timeline:
         n = self.step_count()
         if not n:
             return
-        if self.busy is None:  # the steps are measured from here: so is what else ran on the machine
+        if (
+            self.busy is None
+        ):  # the steps are measured from here: so is what else ran on the machine
             from runner.bench.machine import Busyness, tree_cpu_jiffies
 
             self.busy = Busyness.begin(own=tree_cpu_jiffies, what="the script was")
         first = self.first_end()
-        if t - self.notice_checked >= NOTICE_CHECK_SECONDS:  # a spot interruption notice (runner/bootstrap.sh)
+        if (
+            t - self.notice_checked >= NOTICE_CHECK_SECONDS
+        ):  # a spot interruption notice (runner/bootstrap.sh)
             self.notice_checked = t
             from runner.bench.harness import interruption
 
@@ -498,12 +608,21 @@ class Timeline:
                     self.report(t, "past the budget, until an epoch ends")
                     return  # --epochs needs a whole training epoch and the step after it (the time between epochs)
                 if not any(e["length"] for e in self.under_way):
-                    self.finish("budget")  # no epoch to count --epochs by, now or later: the answer is an error, at once
+                    self.finish(
+                        "budget"
+                    )  # no epoch to count --epochs by, now or later: the answer is an error, at once
             self.figures = settle_figures(ends)
             self.steady = self.figures[0] <= STEADY_DRIFT and self.figures[1] <= STEADY_WINDOWS
-            if not self.steady and t - first < UNSTEADY_EXTENSION * self.seconds and t < self.latest:
-                self.report(t, "past the budget, until the step time settles",
-                            cap=min(UNSTEADY_EXTENSION * self.seconds, self.latest - first))
+            if (
+                not self.steady
+                and t - first < UNSTEADY_EXTENSION * self.seconds
+                and t < self.latest
+            ):
+                self.report(
+                    t,
+                    "past the budget, until the step time settles",
+                    cap=min(UNSTEADY_EXTENSION * self.seconds, self.latest - first),
+                )
                 return  # the step time still moves (a warm-up, a neighbour's burst, an agent's episodes): measure on
             self.finish("budget")
         else:
@@ -521,8 +640,16 @@ class Timeline:
         k = next((i for i in range(len(ends) - 1, -1, -1) if ends[i] < t - 2.0), 0)
         k = min(k, max(len(ends) - 21, 0))
         step = (ends[-1] - ends[k]) / (len(ends) - 1 - k) if len(ends) - 1 > k else None
-        event = {"event": "script", "phase": phase, "steps": len(ends), "seconds": t, "measured_seconds": t - ends[0],
-                 "budget_seconds": self.seconds, "step_seconds": step, "cap_seconds": cap}
+        event = {
+            "event": "script",
+            "phase": phase,
+            "steps": len(ends),
+            "seconds": t,
+            "measured_seconds": t - ends[0],
+            "budget_seconds": self.seconds,
+            "step_seconds": step,
+            "cap_seconds": cap,
+        }
         try:
             with open(self.out + ".progress.tmp", "w") as f:
                 json.dump(event, f)
@@ -534,12 +661,19 @@ class Timeline:
         """Whether waiting on can show a whole epoch: a DataLoader is being iterated and, at the pace of its
         batches so far, ends before `latest` (or its length is unknown). With none begun, or one that ends
         later, the measurement stops at its budget: waiting to the cap would only delay the same answer."""
-        return any(not e["length"] or not e["batches"]
-                   or e["start"] + (t - e["start"]) * e["length"] / e["batches"] < self.latest for e in self.under_way)
+        return any(
+            not e["length"]
+            or not e["batches"]
+            or e["start"] + (t - e["start"]) * e["length"] / e["batches"] < self.latest
+            for e in self.under_way
+        )
 
     def epoch_seen(self, ends: list[float]) -> bool:
         """A DataLoader iterated to its end with steps in it, and a step after it."""
-        return any(any(e["start"] < t <= e["end"] for t in ends) and ends[-1] > e["end"] for e in self.epochs)
+        return any(
+            any(e["start"] < t <= e["end"] for t in ends) and ends[-1] > e["end"]
+            for e in self.epochs
+        )
 
     def finish(self, why: str, message: str = "", status: str = "ok") -> None:
         """Write the result, end what the script started, exit: nothing raised meanwhile (a signal handler of the
@@ -561,35 +695,62 @@ class Timeline:
         if self.busy is not None:
             self.busy.end()
             busy = self.busy.warnings()
-        data = {"version": RESULT_VERSION, "status": status, "stopped_because": why, "message": message,
-                "boundary": self.boundary(), "optimizers": len(self.optimizers), "steps": self.step_ends(),
-                "closure_steps": len(self.closure_passes),
-                "closure_passes": statistics.median(self.closure_passes) if self.closure_passes else None,
-                "steady": self.steady,
-                "drift": self.figures[0] if self.figures else None,
-                "windows_spread": self.figures[1] if self.figures else None,
-                "epochs": self.epochs, "imports_done": self.imports_done, "wall": time.time() - self.spawn,
-                "loaders_started": self.loaders_started, "under_way": self.under_way, "busy_warnings": busy,
-                "other_cpus": self.busy.other_cpus if self.busy is not None else None,
-                "cuda_used": bool(cuda_available() and torch.cuda.is_initialized()),
-                "gpu_asked": self.gpu_asked,
-                "device_name": torch.cuda.get_device_name(0) if cuda_available() and torch.cuda.is_initialized()
-                else _cpu_name(),
-                "torch_version": torch.__version__, "threads": torch.get_num_threads(),
-                "threads_fitted": self.threads_fitted, "launcher_seconds": self.launcher_seconds, "start_up": self.start_up,
-                "trace": self.trace if self.traced_step is not None else None}
-        if data["cuda_used"]:  # a real GPU: the peak its caching allocator handed out, as the stand-in's peak_bytes
+        data = {
+            "version": RESULT_VERSION,
+            "status": status,
+            "stopped_because": why,
+            "message": message,
+            "boundary": self.boundary(),
+            "optimizers": len(self.optimizers),
+            "steps": self.step_ends(),
+            "closure_steps": len(self.closure_passes),
+            "closure_passes": statistics.median(self.closure_passes)
+            if self.closure_passes
+            else None,
+            "steady": self.steady,
+            "drift": self.figures[0] if self.figures else None,
+            "windows_spread": self.figures[1] if self.figures else None,
+            "epochs": self.epochs,
+            "imports_done": self.imports_done,
+            "wall": time.time() - self.spawn,
+            "loaders_started": self.loaders_started,
+            "under_way": self.under_way,
+            "busy_warnings": busy,
+            "other_cpus": self.busy.other_cpus if self.busy is not None else None,
+            "cuda_used": bool(cuda_available() and torch.cuda.is_initialized()),
+            "gpu_asked": self.gpu_asked,
+            "device_name": torch.cuda.get_device_name(0)
+            if cuda_available() and torch.cuda.is_initialized()
+            else _cpu_name(),
+            "torch_version": torch.__version__,
+            "threads": torch.get_num_threads(),
+            "threads_fitted": self.threads_fitted,
+            "launcher_seconds": self.launcher_seconds,
+            "start_up": self.start_up,
+            "trace": self.trace if self.traced_step is not None else None,
+        }
+        if data[
+            "cuda_used"
+        ]:  # a real GPU: the peak its caching allocator handed out, as the stand-in's peak_bytes
             data["cuda_peak_bytes"] = int(torch.cuda.max_memory_allocated())
-        if self.standin is not None:  # the stand-in GPU: what it was, what it saw, the host's CPU per step
-            data.update(cuda_used=self.standin.used, device_name=self.standin.gpu["name"], standin=self.standin.summary(),
-                        host_cpu=[b - a for a, b in zip(self.host_marks, self.host_marks[1:])])
+        if (
+            self.standin is not None
+        ):  # the stand-in GPU: what it was, what it saw, the host's CPU per step
+            data.update(
+                cuda_used=self.standin.used,
+                device_name=self.standin.gpu["name"],
+                standin=self.standin.summary(),
+                host_cpu=[b - a for a, b in zip(self.host_marks, self.host_marks[1:])],
+            )
         tmp = self.out + ".tmp"
         with open(tmp, "w") as f:
             json.dump(data, f)
         os.replace(tmp, self.out)
 
 
-_CUDA_AVAILABLE: list[Any] = []  # torch.cuda.is_available as PyTorch has it (the launcher's own checks are not the script's)
+_CUDA_AVAILABLE: list[
+    Any
+] = []  # torch.cuda.is_available as PyTorch has it (the launcher's own checks are not the script's)
 
 
 def cuda_available() -> bool:
@@ -609,6 +770,7 @@ def watch_gpu_questions(timeline: Timeline) -> None:
         def asked(*args: Any, **kwargs: Any) -> Any:
             timeline.gpu_asked = True
             return real(*args, **kwargs)
+
         return asked
 
     _CUDA_AVAILABLE.append(torch.cuda.is_available)
@@ -624,13 +786,20 @@ def install(timeline: Timeline, watch: bool = True) -> None:
     """The hooks: optimizer steps, backward passes, DataLoader epochs, questions for a GPU (`watch`; the stand-in
     GPU answers them itself)."""
     import torch
-    from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
+    from torch.optim.optimizer import (
+        register_optimizer_step_post_hook,
+        register_optimizer_step_pre_hook,
+    )
     from torch.utils.data import DataLoader
 
     if watch:
         watch_gpu_questions(timeline)
-    register_optimizer_step_pre_hook(lambda optimizer, args, kwargs: timeline.optimizer_starting(optimizer, args, kwargs))
-    register_optimizer_step_post_hook(lambda optimizer, args, kwargs: timeline.optimizer_stepped(optimizer))
+    register_optimizer_step_pre_hook(
+        lambda optimizer, args, kwargs: timeline.optimizer_starting(optimizer, args, kwargs)
+    )
+    register_optimizer_step_post_hook(
+        lambda optimizer, args, kwargs: timeline.optimizer_stepped(optimizer)
+    )
     backward = torch.autograd.backward
 
     def timed_backward(*args: Any, **kwargs: Any) -> Any:
@@ -653,7 +822,9 @@ def install(timeline: Timeline, watch: bool = True) -> None:
         timeline.under_way.append(under_way)
         try:
             while True:
-                timeline.loading += 1  # its collate's ops (num_workers=0) are the host's, not the device's
+                timeline.loading += (
+                    1  # its collate's ops (num_workers=0) are the host's, not the device's
+                )
                 try:
                     batch = next(batches_of)
                 except StopIteration:
@@ -662,7 +833,9 @@ def install(timeline: Timeline, watch: bool = True) -> None:
                     timeline.loading -= 1
                 under_way["batches"] += 1
                 yield batch
-            timeline.epochs.append({"start": start, "end": timeline.now(), "batches": under_way["batches"]})
+            timeline.epochs.append(
+                {"start": start, "end": timeline.now(), "batches": under_way["batches"]}
+            )
         finally:  # also when the script breaks out of the loop (the generator is closed)
             timeline.under_way[:] = [e for e in timeline.under_way if e is not under_way]
 
@@ -675,11 +848,27 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--min-steps", type=int, default=20)
     parser.add_argument("--max-steps", type=int, default=100_000)
-    parser.add_argument("--until-epoch", action="store_true", help="past the budget, wait for a training epoch's end")
-    parser.add_argument("--latest", type=float, default=float("inf"), help="seconds since the spawn: stop waiting then")
-    parser.add_argument("--whole", action="store_true", help="run the script whole, nothing hooked: as `python train.py`")
-    parser.add_argument("--standin", help="trace it on the stand-in GPU (runner/standin.py) described by this JSON ({} or "
-                        "the GPU's name, capability, memory_bytes, sm_count)")
+    parser.add_argument(
+        "--until-epoch",
+        action="store_true",
+        help="past the budget, wait for a training epoch's end",
+    )
+    parser.add_argument(
+        "--latest",
+        type=float,
+        default=float("inf"),
+        help="seconds since the spawn: stop waiting then",
+    )
+    parser.add_argument(
+        "--whole",
+        action="store_true",
+        help="run the script whole, nothing hooked: as `python train.py`",
+    )
+    parser.add_argument(
+        "--standin",
+        help="trace it on the stand-in GPU (runner/standin.py) described by this JSON ({} or "
+        "the GPU's name, capability, memory_bytes, sm_count)",
+    )
     parser.add_argument("script")
     parser.add_argument("args", nargs=argparse.REMAINDER)
     a = parser.parse_args(argv)
@@ -700,7 +889,8 @@ def main(argv: list[str]) -> int:
     spawn = float(os.environ.get("PLANNER_SPAWN_TIME") or time.time())
     standin = None
     if a.standin is not None:
-        from runner.standin import StandIn, install as install_standin
+        from runner.standin import StandIn
+        from runner.standin import install as install_standin
 
         standin = StandIn(json.loads(a.standin) or None)
         standin.script_dir = os.path.dirname(os.path.abspath(a.script))
@@ -709,7 +899,9 @@ def main(argv: list[str]) -> int:
     import torch  # noqa: F401 - the script's own import, timed apart: it stays in the script's setup
 
     torch_seconds = time.time() - importing
-    timeline = Timeline(spawn, a.seconds, a.min_steps, a.max_steps, a.out, a.until_epoch, a.latest, standin)
+    timeline = Timeline(
+        spawn, a.seconds, a.min_steps, a.max_steps, a.out, a.until_epoch, a.latest, standin
+    )
     if standin is None:
         from runner.bench.machine import fit_threads
 
@@ -717,28 +909,42 @@ def main(argv: list[str]) -> int:
         timeline.threads_fitted = fit_threads()
         timeline.launcher_seconds = time.time() - watching
     if standin is not None:
-        install_standin(standin, sys.modules[__name__], on_question=lambda: setattr(timeline, "gpu_asked", True))
-        _CUDA_AVAILABLE.append(lambda: False)  # the launcher's own clock needs no synchronisation: nothing runs
+        install_standin(
+            standin, sys.modules[__name__], on_question=lambda: setattr(timeline, "gpu_asked", True)
+        )
+        _CUDA_AVAILABLE.append(
+            lambda: False
+        )  # the launcher's own clock needs no synchronisation: nothing runs
     install(timeline, watch=standin is None)
     # the launcher's own start-up is taken off the run's clock (the run's clock starts that much later), but not its
     # import of torch: taking all of its start-up off made convnet.py's whole run 4-7% short in validate (torch is the
     # script's import too)
     before_script = time.time()
-    timeline.start_up = {"entered": entered - spawn if entered else None, "torch_import": torch_seconds,
-                         "before_script": before_script - spawn}
+    timeline.start_up = {
+        "entered": entered - spawn if entered else None,
+        "torch_import": torch_seconds,
+        "before_script": before_script - spawn,
+    }
     if entered:  # everything the launcher did but import torch (the script's own): its hooks, its calibrations
         # (the trace's op-overhead rounds import torch.utils.flop_counter, and with it torch._dynamo: ~2 s here), the
         # CPUs watched. The interpreter's start before it is the script's own too, as `python train.py` starts
-        timeline.launcher_seconds = max(before_script - entered - torch_seconds, timeline.launcher_seconds)
+        timeline.launcher_seconds = max(
+            before_script - entered - torch_seconds, timeline.launcher_seconds
+        )
     timeline.spawn += timeline.launcher_seconds
     timeline.latest -= timeline.launcher_seconds  # the planner's cap does not move
     timeline.imports_done = time.time() - timeline.spawn
     script = os.path.abspath(a.script)
-    sys.argv = [script, *(a.args[1:] if a.args[:1] == ["--"] else a.args)]  # as `python train.py ARGS` sees them
+    sys.argv = [
+        script,
+        *(a.args[1:] if a.args[:1] == ["--"] else a.args),
+    ]  # as `python train.py ARGS` sees them
     sys.path.insert(0, os.path.dirname(script))
     try:
         runpy.run_path(script, run_name="__main__")
-    except SystemExit as exc:  # a failure after steps too: the whole run would fail there, not finish
+    except (
+        SystemExit
+    ) as exc:  # a failure after steps too: the whole run would fail there, not finish
         if exc.code not in (None, 0):
             from runner.script_job import EXITED_WITH
 
@@ -752,9 +958,17 @@ def main(argv: list[str]) -> int:
 def own_traceback(exc: BaseException) -> str:
     """The script's traceback with its own frames only, not the launcher's, the lifeline's or runpy's."""
     shown = traceback.TracebackException.from_exception(exc)
-    ours = {os.path.abspath(__file__), os.path.join(os.path.dirname(os.path.abspath(__file__)), "lifeline.py")}
+    ours = {
+        os.path.abspath(__file__),
+        os.path.join(os.path.dirname(os.path.abspath(__file__)), "lifeline.py"),
+    }
     shown.stack = traceback.StackSummary.from_list(
-        [f for f in shown.stack if os.path.abspath(f.filename) not in ours and "runpy" not in f.filename])
+        [
+            f
+            for f in shown.stack
+            if os.path.abspath(f.filename) not in ours and "runpy" not in f.filename
+        ]
+    )
     return "".join(shown.format())
 
 

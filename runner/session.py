@@ -46,7 +46,9 @@ TICK_SECONDS = 0.1
 RETRY_CAP_SECONDS = 60.0  # the longest wait between two tries of a failing call
 MAX_FAULTS = 8  # failures in a row before a target without a deadline is abandoned
 TERMINATE_ATTEMPTS = 5  # tries of each terminate before the instance is reported as left running
-SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
 
 
 class Interrupted(KeyboardInterrupt):
@@ -81,7 +83,7 @@ class _Signals:
         self.stopping = False
         self.previous: dict[int, Any] = {}
 
-    def __enter__(self) -> "_Signals":
+    def __enter__(self) -> _Signals:
         if threading.current_thread() is threading.main_thread():
             for sig in SIGNALS:
                 if signal.getsignal(sig) is signal.SIG_IGN:
@@ -103,22 +105,38 @@ class _Signals:
 
 
 class BenchSession:
-    def __init__(self, targets: Sequence[Target], on_state: StateFn | None = None, on_result: ResultFn | None = None,
-                 on_progress: Callable[[str, dict], None] | None = None, cancel: threading.Event | None = None,
-                 backstops: Sequence[Callable[[], Any]] = (), on_notice: NoticeFn | None = None):
+    def __init__(
+        self,
+        targets: Sequence[Target],
+        on_state: StateFn | None = None,
+        on_result: ResultFn | None = None,
+        on_progress: Callable[[str, dict], None] | None = None,
+        cancel: threading.Event | None = None,
+        backstops: Sequence[Callable[[], Any]] = (),
+        on_notice: NoticeFn | None = None,
+    ):
         self.targets = list(targets)
         self.cancel = cancel or threading.Event()
-        self.on_state, self.on_result, self.on_progress, self.on_notice = on_state, on_result, on_progress, on_notice
+        self.on_state, self.on_result, self.on_progress, self.on_notice = (
+            on_state,
+            on_result,
+            on_progress,
+            on_notice,
+        )
         self.backstops = list(backstops)
         self.results: dict[str, BenchResult] = {}
-        self.unterminated: list[dict[str, Any]] = []  # what may still bill after every terminate failed
+        self.unterminated: list[
+            dict[str, Any]
+        ] = []  # what may still bill after every terminate failed
         self._states: dict[str, str] = {}
         self._next_poll: dict[str, float] = {}
         self._faults: dict[str, int] = {}
         self._notices_said: dict[str, int] = {}  # how many of each target's notices were said
         self._launched: set[str] = set()
         self._ended: set[str] = set()  # terminate() succeeded
-        self._unended: dict[str, tuple[int, float]] = {}  # terminate() failed: (tries, when to try again)
+        self._unended: dict[
+            str, tuple[int, float]
+        ] = {}  # terminate() failed: (tries, when to try again)
         self._signals: _Signals | None = None
         self._started = time.monotonic()
 
@@ -151,15 +169,25 @@ class BenchSession:
             raise Cancelled("cancelled")
 
     def _unended_instances(self) -> int:
-        return sum(1 for t in self.targets if not t.exclusive and t.label in self._launched and t.label not in self._ended)
+        return sum(
+            1
+            for t in self.targets
+            if not t.exclusive and t.label in self._launched and t.label not in self._ended
+        )
 
     def _waiting_text(self) -> str:
         n = self._unended_instances()
-        return f"terminating {n} instance{'s' if n != 1 else ''}, please wait" if n else "cleaning up, please wait"
+        return (
+            f"terminating {n} instance{'s' if n != 1 else ''}, please wait"
+            if n
+            else "cleaning up, please wait"
+        )
 
     def _on_first_signal(self, signum: int) -> None:
         if self._unended_instances():
-            self._notice("", f"{signal.Signals(signum).name}: stopping the run; {self._waiting_text()}")
+            self._notice(
+                "", f"{signal.Signals(signum).name}: stopping the run; {self._waiting_text()}"
+            )
 
     def _on_deferred_signal(self, signum: int) -> None:
         self._notice("", f"{signal.Signals(signum).name} deferred: {self._waiting_text()}")
@@ -240,9 +268,13 @@ class BenchSession:
     def _fault(self, t: Target, active: list[Target], exc: Exception) -> None:
         count = self._faults[t.label] = self._faults.get(t.label, 0) + 1
         if t.deadline is None and count >= MAX_FAULTS:
-            self._abandon(t, active, f"gave up on {t.label} after {count} failed calls in a row (last: {fault_text(exc)})")
+            self._abandon(
+                t,
+                active,
+                f"gave up on {t.label} after {count} failed calls in a row (last: {fault_text(exc)})",
+            )
             return
-        delay = min(max(t.poll_seconds, TICK_SECONDS) * 2 ** count, RETRY_CAP_SECONDS)
+        delay = min(max(t.poll_seconds, TICK_SECONDS) * 2**count, RETRY_CAP_SECONDS)
         self._next_poll[t.label] = time.monotonic() + delay
         self._notice(t.label, f"{fault_text(exc)}; trying again in {delay:.1f} s")
 
@@ -250,9 +282,15 @@ class BenchSession:
         result = t.collect()  # may raise: the target stays active and is tried again
         if t in active:
             active.remove(t)
-        state = ("done" if result.status in ("ok", "does_not_fit") else "failed") if t.exclusive else None
+        state = (
+            ("done" if result.status in ("ok", "does_not_fit") else "failed")
+            if t.exclusive
+            else None
+        )
         self._record(t, result, state)  # journaled before anything else happens to the target
-        self._end(t)  # a finished instance would halt by itself, but every second until then is billed
+        self._end(
+            t
+        )  # a finished instance would halt by itself, but every second until then is billed
 
     def _abandon(self, t: Target, active: list[Target], reason: str | None) -> None:
         """Stop waiting for `t` (its deadline passed, or it kept failing): terminate it and record why."""
@@ -290,7 +328,11 @@ class BenchSession:
         """Try the failed terminations whose back-off has passed; with `wait`, until each has
         succeeded or used its TERMINATE_ATTEMPTS."""
         while True:
-            due = [t for t in self.targets if t.label in self._unended and self._unended[t.label][0] < TERMINATE_ATTEMPTS]
+            due = [
+                t
+                for t in self.targets
+                if t.label in self._unended and self._unended[t.label][0] < TERMINATE_ATTEMPTS
+            ]
             if not due:
                 return
             wake = min(self._unended[t.label][1] for t in due)
@@ -334,7 +376,9 @@ class BenchSession:
             try:
                 backstop()
             except Exception as exc:  # noqa: BLE001 - the leftovers below say what is still there
-                self._notice("", f"the last sweep of the run's instances failed ({fault_text(exc)})")
+                self._notice(
+                    "", f"the last sweep of the run's instances failed ({fault_text(exc)})"
+                )
         self.unterminated = [left for t in started if (left := self._leftover(t)) is not None]
 
     def _leftover(self, t: Target) -> dict[str, Any] | None:

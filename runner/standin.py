@@ -46,17 +46,69 @@ from typing import Any
 STANDIN = "standin"
 # The GPU the stand-in describes unless the planner names one (an A100: bf16 and TF32 tensor cores, the most
 # rented training GPU in the published measurements the device model is fitted to).
-DEFAULT_GPU = {"name": "NVIDIA A100-SXM4-80GB", "capability": [8, 0], "memory_bytes": 80 * 2**30, "sm_count": 108}
+DEFAULT_GPU = {
+    "name": "NVIDIA A100-SXM4-80GB",
+    "capability": [8, 0],
+    "memory_bytes": 80 * 2**30,
+    "sm_count": 108,
+}
 
 # torch.autocast("cuda")'s lists (aten/src/ATen/autocast_mode.cpp, CUDA): ops run in the autocast dtype, ops run in fp32
-LOWER_PRECISION = ("mm", "addmm", "bmm", "baddbmm", "addbmm", "matmul", "linear", "conv1d", "conv2d", "conv3d",
-                   "conv1d.padding", "conv2d.padding", "conv3d.padding", "conv_transpose1d", "conv_transpose2d.input",
-                   "conv_transpose3d.input", "_convolution", "convolution", "prelu", "addmv", "addr", "chain_matmul",
-                   "linalg_multi_dot", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
-                   "_scaled_dot_product_flash_attention", "_scaled_dot_product_efficient_attention")
-FP32 = ("softmax.int", "log_softmax.int", "layer_norm", "group_norm", "cross_entropy_loss", "nll_loss_nd", "mse_loss",
-        "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy_with_logits", "kl_div", "cosine_similarity",
-        "logsumexp", "exp", "log", "pow.Tensor_Scalar", "rsqrt", "reciprocal", "norm.Scalar", "cumsum", "prod")
+LOWER_PRECISION = (
+    "mm",
+    "addmm",
+    "bmm",
+    "baddbmm",
+    "addbmm",
+    "matmul",
+    "linear",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv1d.padding",
+    "conv2d.padding",
+    "conv3d.padding",
+    "conv_transpose1d",
+    "conv_transpose2d.input",
+    "conv_transpose3d.input",
+    "_convolution",
+    "convolution",
+    "prelu",
+    "addmv",
+    "addr",
+    "chain_matmul",
+    "linalg_multi_dot",
+    "lstm_cell",
+    "gru_cell",
+    "rnn_tanh_cell",
+    "rnn_relu_cell",
+    "_scaled_dot_product_flash_attention",
+    "_scaled_dot_product_efficient_attention",
+)
+FP32 = (
+    "softmax.int",
+    "log_softmax.int",
+    "layer_norm",
+    "group_norm",
+    "cross_entropy_loss",
+    "nll_loss_nd",
+    "mse_loss",
+    "l1_loss",
+    "smooth_l1_loss",
+    "huber_loss",
+    "binary_cross_entropy_with_logits",
+    "kl_div",
+    "cosine_similarity",
+    "logsumexp",
+    "exp",
+    "log",
+    "pow.Tensor_Scalar",
+    "rsqrt",
+    "reciprocal",
+    "norm.Scalar",
+    "cumsum",
+    "prod",
+)
 
 
 class StandIn:
@@ -72,19 +124,31 @@ class StandIn:
         self.storages: dict[int, list[int]] = {}  # storage -> [bytes, live tensors]
         self.torch_cpu = 0.0  # this thread's CPU seconds inside PyTorch calls on the stand-in and the modes' own work
         self.calls = 0  # torch calls the modes handled (each paid call_overhead on the way in)
-        self.host_calls = 0  # of them, calls on host tensors alone (each paid host_call_overhead instead)
-        self.host_call_overhead = 0.0  # CPU seconds of one host call's way into the modes, measured at install
-        self.call_overhead = 0.0  # CPU seconds of one call's way into the modes, measured at install
+        self.host_calls = (
+            0  # of them, calls on host tensors alone (each paid host_call_overhead instead)
+        )
+        self.host_call_overhead = (
+            0.0  # CPU seconds of one host call's way into the modes, measured at install
+        )
+        self.call_overhead = (
+            0.0  # CPU seconds of one call's way into the modes, measured at install
+        )
         self.depth = 0  # > 0 inside a call the modes time
-        self.deaths = 0  # stand-in tensors freed outside a timed call (each paid death_overhead there)
+        self.deaths = (
+            0  # stand-in tensors freed outside a timed call (each paid death_overhead there)
+        )
         self.death_overhead = 0.0  # CPU seconds of one fake tensor's teardown, measured at install
         self.syncs = 0  # values read back, synchronize(), Event.synchronize() (all of the run)
         self.read_sites: dict[str, int] = {}  # file:line of the script's reads -> count
         self.compiled = 0  # torch.compile calls (traced eager)
-        self.asked: set[str] = set()  # questions whose answer differs between GPUs: capability, bf16, memory
+        self.asked: set[str] = (
+            set()
+        )  # questions whose answer differs between GPUs: capability, bf16, memory
         self.autocast: set[str] = set()  # the autocast dtypes the script entered on cuda
         self.script_dir = ""
-        self.autocast_libraries: tuple[Any, ...] = ()  # the autocast kernels' registrations, alive while it runs
+        self.autocast_libraries: tuple[
+            Any, ...
+        ] = ()  # the autocast kernels' registrations, alive while it runs
 
     # --------------------------------------------------------------------------------------------- memory
     def _hold(self, tensor: Any) -> None:
@@ -136,21 +200,33 @@ class StandIn:
 
     def not_script(self) -> float:
         """This thread's CPU seconds so far that were the stand-in's or PyTorch's on it, not the script's own."""
-        return (self.torch_cpu + (self.calls - self.host_calls) * self.call_overhead
-                + self.host_calls * self.host_call_overhead + self.deaths * self.death_overhead)
+        return (
+            self.torch_cpu
+            + (self.calls - self.host_calls) * self.call_overhead
+            + self.host_calls * self.host_call_overhead
+            + self.deaths * self.death_overhead
+        )
 
     def summary(self) -> dict[str, Any]:
         """What the plan says of the stand-in run."""
         import torch
 
-        return {"gpu": self.gpu, "used": self.used, "compiled": self.compiled, "syncs": self.syncs,
-                "read_sites": dict(sorted(self.read_sites.items(), key=lambda kv: -kv[1])[:5]),
-                "asked": sorted(self.asked), "autocast": sorted(self.autocast),
-                "matmul_tf32": torch.get_float32_matmul_precision() != "highest" or bool(torch.backends.cuda.matmul.allow_tf32),
-                "cudnn_tf32": bool(torch.backends.cudnn.allow_tf32), "peak_bytes": self.peak,
-                "call_overhead_us": round(self.call_overhead * 1e6, 2),
-                "death_overhead_us": round(self.death_overhead * 1e6, 2),
-                "host_call_overhead_us": round(self.host_call_overhead * 1e6, 2)}
+        return {
+            "gpu": self.gpu,
+            "used": self.used,
+            "compiled": self.compiled,
+            "syncs": self.syncs,
+            "read_sites": dict(sorted(self.read_sites.items(), key=lambda kv: -kv[1])[:5]),
+            "asked": sorted(self.asked),
+            "autocast": sorted(self.autocast),
+            "matmul_tf32": torch.get_float32_matmul_precision() != "highest"
+            or bool(torch.backends.cuda.matmul.allow_tf32),
+            "cudnn_tf32": bool(torch.backends.cudnn.allow_tf32),
+            "peak_bytes": self.peak,
+            "call_overhead_us": round(self.call_overhead * 1e6, 2),
+            "death_overhead_us": round(self.death_overhead * 1e6, 2),
+            "host_call_overhead_us": round(self.host_call_overhead * 1e6, 2),
+        }
 
 
 def _zeros_like_value(dtype: Any) -> Any:
@@ -180,15 +256,23 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
     device = torch.device(STANDIN, 0)
 
     class Fake(FakeTensorMode):
-        avoid_device_init = True  # no device is initialised, no constant is propagated across a device move
+        avoid_device_init = (
+            True  # no device is initialised, no constant is propagated across a device move
+        )
 
     fake = Fake(allow_non_fake_inputs=True)
     aten = torch.ops.aten
-    scalar_read, to_copy, copy_ = aten._local_scalar_dense.default, aten._to_copy.default, aten.copy_.default
+    scalar_read, to_copy, copy_ = (
+        aten._local_scalar_dense.default,
+        aten._to_copy.default,
+        aten.copy_.default,
+    )
     compute = ("gemm", "conv", "attention", "recurrent")
 
     def on_standin(value: Any) -> bool:
-        return isinstance(value, FakeTensor) or (isinstance(value, torch.device) and value.type == STANDIN)
+        return isinstance(value, FakeTensor) or (
+            isinstance(value, torch.device) and value.type == STANDIN
+        )
 
     def record(func: Any, args: Any, kwargs: Any, out: Any, name: str) -> None:
         trace = standin.trace
@@ -199,7 +283,9 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
             return
         cls = op_class(name)
         counted = count_op(trace, cls, func, args, kwargs, out)
-        if isinstance(counted, str):  # no FLOPs: said of a compute op (an elementwise op is timed by its bytes anyway)
+        if isinstance(
+            counted, str
+        ):  # no FLOPs: said of a compute op (an elementwise op is timed by its bytes anyway)
             if cls in compute or counted == ops.FORMULA_FAILED:
                 trace["uncounted_ops"][name] = trace["uncounted_ops"].get(name, 0) + 1
             return
@@ -210,7 +296,9 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
     class Router(TorchDispatchMode):
         """Ops that touch the stand-in run on FakeTensors (and are traced); every other op runs for real."""
 
-        def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        def __torch_dispatch__(
+            self, func: Any, types: Any, args: Any = (), kwargs: Any = None
+        ) -> Any:
             if standin.depth:  # under a torch call the Devices mode times already
                 return self.route(func, args, kwargs or {})
             # reached with torch functions disabled (optimizers, clip_grad_norm_ and autograd internals do so):
@@ -231,15 +319,23 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
             if func is scalar_read:
                 standin.read_back(args[0].element_size())
                 return _zeros_like_value(args[0].dtype)
-            if func is to_copy and isinstance(args[0], FakeTensor) and kwargs.get("device") is not None \
-                    and torch.device(kwargs["device"]).type == "cpu":  # read back to the host: zeros
+            if (
+                func is to_copy
+                and isinstance(args[0], FakeTensor)
+                and kwargs.get("device") is not None
+                and torch.device(kwargs["device"]).type == "cpu"
+            ):  # read back to the host: zeros
                 standin.read_back(_nbytes(args[0]))
                 return torch.zeros(args[0].shape, dtype=kwargs.get("dtype") or args[0].dtype)
             if func is copy_ and not isinstance(args[0], FakeTensor):  # into a host tensor: zeros
                 standin.read_back(_nbytes(args[1]))
                 with torch.utils._python_dispatch._disable_current_modes():
                     return args[0].zero_()
-            moved = [a for a in flat if isinstance(a, torch.Tensor) and not isinstance(a, FakeTensor) and a.numel() > 1]
+            moved = [
+                a
+                for a in flat
+                if isinstance(a, torch.Tensor) and not isinstance(a, FakeTensor) and a.numel() > 1
+            ]
             if moved and standin.trace is not None and func in (to_copy, copy_):
                 standin.trace["to_device"]["calls"] += 1
                 standin.trace["to_device"]["bytes"] += _nbytes(moved)
@@ -248,7 +344,10 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
                 with fake:
                     out = func(*args, **kwargs)
             except Exception as exc:  # noqa: BLE001 - a data-dependent shape: the stand-in's zeros decide it
-                if type(exc).__name__ not in ("DynamicOutputShapeException", "DataDependentOutputException"):
+                if type(exc).__name__ not in (
+                    "DynamicOutputShapeException",
+                    "DataDependentOutputException",
+                ):
                     raise
                 out = _zeros_shape(func, args, kwargs, fake, device)
             record(func, args, kwargs, out, name)
@@ -265,31 +364,53 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
             return device
         return value
 
-    flash, efficient = aten._scaled_dot_product_flash_attention.default, aten._scaled_dot_product_efficient_attention.default
+    flash, efficient = (
+        aten._scaled_dot_product_flash_attention.default,
+        aten._scaled_dot_product_efficient_attention.default,
+    )
     sdpa = torch.nn.functional.scaled_dot_product_attention
 
-    def attention(q: Any, k: Any, v: Any, attn_mask: Any = None, dropout_p: float = 0.0, is_causal: bool = False,
-                  scale: Any = None, enable_gqa: bool = False) -> Any:
+    def attention(
+        q: Any,
+        k: Any,
+        v: Any,
+        attn_mask: Any = None,
+        dropout_p: float = 0.0,
+        is_causal: bool = False,
+        scale: Any = None,
+        enable_gqa: bool = False,
+    ) -> Any:
         """As a GPU runs it: the fused kernel (flash for fp16/bf16 without a mask, memory-efficient otherwise)."""
         if enable_gqa and k.shape[-3] != q.shape[-3]:
             k = k.repeat_interleave(q.shape[-3] // k.shape[-3], dim=-3)
             v = v.repeat_interleave(q.shape[-3] // v.shape[-3], dim=-3)
         half = q.dtype in (torch.float16, torch.bfloat16) and not torch.is_autocast_enabled(STANDIN)
-        if attn_mask is None and (half or torch.get_autocast_dtype(STANDIN) in (torch.float16, torch.bfloat16)
-                                  and torch.is_autocast_enabled(STANDIN)):
+        if attn_mask is None and (
+            half
+            or torch.get_autocast_dtype(STANDIN) in (torch.float16, torch.bfloat16)
+            and torch.is_autocast_enabled(STANDIN)
+        ):
             return flash(q, k, v, dropout_p, is_causal, False, scale=scale)[0]
         if attn_mask is not None and attn_mask.dtype == torch.bool:
             attn_mask = torch.zeros(attn_mask.shape, dtype=q.dtype, device=device)
-        bias = attn_mask.expand(q.shape[0], q.shape[-3], q.shape[-2], k.shape[-2]) if attn_mask is not None else None
+        bias = (
+            attn_mask.expand(q.shape[0], q.shape[-3], q.shape[-2], k.shape[-2])
+            if attn_mask is not None
+            else None
+        )
         return efficient(q, k, v, bias, True, dropout_p, is_causal, scale=scale)[0]
 
     class Devices(TorchFunctionMode):
         """`cuda` means the stand-in; reading a stand-in tensor gives zeros; the CPU time of calls on it is counted."""
 
-        def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        def __torch_function__(
+            self, func: Any, types: Any, args: Any = (), kwargs: Any = None
+        ) -> Any:
             if standin.depth:  # a call made by the stand-in's own work (the fake tensors' Python): timed by its caller
                 return self.handle(func, args, kwargs or {})[0]
-            start = time.thread_time()  # all of this call is PyTorch's (and the stand-in's) but a CPU op's own work
+            start = (
+                time.thread_time()
+            )  # all of this call is PyTorch's (and the stand-in's) but a CPU op's own work
             standin.calls += 1
             standin.depth += 1
             try:
@@ -307,7 +428,9 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
             args = tuple(to_standin(a) for a in args)
             if "device" in kwargs:
                 kwargs["device"] = to_standin(kwargs["device"])
-            if kwargs.get("pin_memory"):  # no page-locked memory without a GPU: an ordinary host tensor
+            if kwargs.get(
+                "pin_memory"
+            ):  # no page-locked memory without a GPU: an ordinary host tensor
                 kwargs["pin_memory"] = False
             first = args[0] if args else None
             if isinstance(first, FakeTensor):
@@ -319,11 +442,18 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
                     return first.item().__format__(args[1]), 0.0
                 if func in (torch.Tensor.__repr__, torch.Tensor.__str__):
                     standin.read_back(_nbytes(first))
-                    return (repr(torch.zeros(first.shape, dtype=first.dtype)).replace(")", ", device='cuda:0')", 1)
-                            if first.dim() else f"tensor({_zeros_like_value(first.dtype)}, device='cuda:0')"), 0.0
+                    return (
+                        repr(torch.zeros(first.shape, dtype=first.dtype)).replace(
+                            ")", ", device='cuda:0')", 1
+                        )
+                        if first.dim()
+                        else f"tensor({_zeros_like_value(first.dtype)}, device='cuda:0')"
+                    ), 0.0
                 if func is sdpa:
                     return attention(*args, **kwargs), 0.0
-            if func is torch.Tensor.pin_memory:  # no page-locked memory without a GPU: the tensor as it is
+            if (
+                func is torch.Tensor.pin_memory
+            ):  # no page-locked memory without a GPU: the tensor as it is
                 return first, 0.0
             if not any(on_standin(a) for a in tree_leaves((args, kwargs))):
                 if top:  # the script's call, not one the stand-in's own work made: its way in was a host call's
@@ -347,7 +477,9 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
     Devices().__enter__()
     Router().__enter__()
     _time_grouping(standin)
-    standin.call_overhead, standin.death_overhead, standin.host_call_overhead = _overheads(standin, device)
+    standin.call_overhead, standin.death_overhead, standin.host_call_overhead = _overheads(
+        standin, device
+    )
 
 
 def _time_grouping(standin: StandIn) -> None:
@@ -427,7 +559,9 @@ def _zeros_shape(func: Any, args: Any, kwargs: Any, fake: Any, device: Any) -> A
             return torch.empty((0,), dtype=args[0].dtype, device=device)
         if name.startswith("_unique") or name.startswith("unique"):
             return torch.empty((1,), dtype=args[0].dtype, device=device)
-    raise RuntimeError(f"{func}: its output's shape depends on the tensor's values, which the stand-in GPU does not hold")
+    raise RuntimeError(
+        f"{func}: its output's shape depends on the tensor's values, which the stand-in GPU does not hold"
+    )
 
 
 def _backend_module(standin: StandIn) -> Any:
@@ -472,14 +606,20 @@ def _autocast_kernels(standin: StandIn) -> None:
     from torch.utils._pytree import tree_map
 
     lib = torch.library.Library("aten", "IMPL")
-    every = torch.library.Library("_", "IMPL")  # every other op passes through, as autocast_mode.cpp has it for CUDA
+    every = torch.library.Library(
+        "_", "IMPL"
+    )  # every other op passes through, as autocast_mode.cpp has it for CUDA
     every.fallback(torch.library.fallthrough_kernel, "AutocastPrivateUse1")
     standin.autocast_libraries = (lib, every)
-    key = torch._C.DispatchKeySet(getattr(torch._C.DispatchKey, "AutocastPrivateUse1"))
+    key = torch._C.DispatchKeySet(getattr(torch._C.DispatchKey, "AutocastPrivateUse1"))  # noqa: B009 - not in the stubs
 
     def kernel(op: Any, lower: bool) -> Any:
         def cast(value: Any) -> Any:
-            if isinstance(value, torch.Tensor) and value.is_floating_point() and value.dtype != torch.float64:
+            if (
+                isinstance(value, torch.Tensor)
+                and value.is_floating_point()
+                and value.dtype != torch.float64
+            ):
                 return value.to(torch.get_autocast_dtype(STANDIN) if lower else torch.float32)
             return value
 
@@ -487,6 +627,7 @@ def _autocast_kernels(standin: StandIn) -> None:
             args, kwargs = tree_map(cast, (args, kwargs))
             with torch._C._ExcludeDispatchKeyGuard(key):
                 return op(*args, **kwargs)
+
         return run
 
     for names, lower in ((LOWER_PRECISION, True), (FP32, False)):
@@ -527,7 +668,7 @@ class _Stream:
     def __init__(self, *args: Any, **kwargs: Any):
         pass
 
-    def __enter__(self) -> "_Stream":
+    def __enter__(self) -> _Stream:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -566,12 +707,23 @@ def _patch_cuda(standin: StandIn, on_question: Any) -> None:
             if on_question is not None and what is None:
                 on_question()
             return value() if callable(value) else value
+
         return answer
 
-    properties = types.SimpleNamespace(name=gpu["name"], major=major, minor=minor, total_memory=gpu["memory_bytes"],
-                                       multi_processor_count=gpu["sm_count"], is_integrated=False,
-                                       is_multi_gpu_board=False, L2_cache_size=40 * 2**20, warp_size=32,
-                                       max_threads_per_multi_processor=2048, gcnArchName="", uuid="standin")
+    properties = types.SimpleNamespace(
+        name=gpu["name"],
+        major=major,
+        minor=minor,
+        total_memory=gpu["memory_bytes"],
+        multi_processor_count=gpu["sm_count"],
+        is_integrated=False,
+        is_multi_gpu_board=False,
+        L2_cache_size=40 * 2**20,
+        warp_size=32,
+        max_threads_per_multi_processor=2048,
+        gcnArchName="",
+        uuid="standin",
+    )
 
     def synchronize(*args: Any, **kwargs: Any) -> None:
         standin.syncs += 1
@@ -580,33 +732,62 @@ def _patch_cuda(standin: StandIn, on_question: Any) -> None:
         standin.peak = standin.allocated
 
     def stats(*args: Any, **kwargs: Any) -> dict[str, int]:
-        return {"allocated_bytes.all.current": standin.allocated, "allocated_bytes.all.peak": standin.peak,
-                "reserved_bytes.all.current": standin.allocated, "reserved_bytes.all.peak": standin.peak}
+        return {
+            "allocated_bytes.all.current": standin.allocated,
+            "allocated_bytes.all.peak": standin.peak,
+            "reserved_bytes.all.current": standin.allocated,
+            "reserved_bytes.all.peak": standin.peak,
+        }
 
     patches: dict[str, Any] = {
-        "is_available": asked(None, True), "device_count": asked(None, 1), "is_initialized": lambda: True,
-        "_lazy_init": lambda: None, "init": lambda: None, "current_device": lambda: 0, "set_device": lambda *a: None,
-        "get_device_name": asked("name", gpu["name"]), "get_device_capability": asked("capability", (major, minor)),
-        "get_device_properties": asked("properties", properties), "is_bf16_supported": asked("bf16", major >= 8),
-        "synchronize": synchronize, "Event": lambda *a, **k: _Event(standin, *a, **k), "Stream": _Stream,
-        "current_stream": lambda *a, **k: _Stream(), "default_stream": lambda *a, **k: _Stream(),
-        "stream": lambda *a, **k: _Stream(), "memory_allocated": lambda *a, **k: standin.allocated,
-        "max_memory_allocated": lambda *a, **k: standin.peak, "memory_reserved": lambda *a, **k: standin.allocated,
-        "max_memory_reserved": lambda *a, **k: standin.peak, "reset_peak_memory_stats": reset_peak,
-        "reset_max_memory_allocated": reset_peak, "empty_cache": lambda: None, "memory_stats": stats,
-        "mem_get_info": asked("memory", lambda: (gpu["memory_bytes"] - standin.allocated, gpu["memory_bytes"])),
-        "manual_seed": lambda *a: None, "manual_seed_all": lambda *a: None, "seed": lambda: None,
-        "seed_all": lambda: None, "get_rng_state": lambda *a: torch.zeros(16, dtype=torch.uint8),
-        "set_rng_state": lambda *a: None, "get_arch_list": lambda: [f"sm_{major}{minor}"],
+        "is_available": asked(None, True),
+        "device_count": asked(None, 1),
+        "is_initialized": lambda: True,
+        "_lazy_init": lambda: None,
+        "init": lambda: None,
+        "current_device": lambda: 0,
+        "set_device": lambda *a: None,
+        "get_device_name": asked("name", gpu["name"]),
+        "get_device_capability": asked("capability", (major, minor)),
+        "get_device_properties": asked("properties", properties),
+        "is_bf16_supported": asked("bf16", major >= 8),
+        "synchronize": synchronize,
+        "Event": lambda *a, **k: _Event(standin, *a, **k),
+        "Stream": _Stream,
+        "current_stream": lambda *a, **k: _Stream(),
+        "default_stream": lambda *a, **k: _Stream(),
+        "stream": lambda *a, **k: _Stream(),
+        "memory_allocated": lambda *a, **k: standin.allocated,
+        "max_memory_allocated": lambda *a, **k: standin.peak,
+        "memory_reserved": lambda *a, **k: standin.allocated,
+        "max_memory_reserved": lambda *a, **k: standin.peak,
+        "reset_peak_memory_stats": reset_peak,
+        "reset_max_memory_allocated": reset_peak,
+        "empty_cache": lambda: None,
+        "memory_stats": stats,
+        "mem_get_info": asked(
+            "memory", lambda: (gpu["memory_bytes"] - standin.allocated, gpu["memory_bytes"])
+        ),
+        "manual_seed": lambda *a: None,
+        "manual_seed_all": lambda *a: None,
+        "seed": lambda: None,
+        "seed_all": lambda: None,
+        "get_rng_state": lambda *a: torch.zeros(16, dtype=torch.uint8),
+        "set_rng_state": lambda *a: None,
+        "get_arch_list": lambda: [f"sm_{major}{minor}"],
     }
     for name, value in patches.items():
         setattr(cuda, name, value)
     accelerator = getattr(torch, "accelerator", None)
     if accelerator is not None:
-        for name, value in {"is_available": asked(None, True), "device_count": asked(None, 1),
-                            "current_accelerator": asked(None, torch.device("cuda")),
-                            "current_device_index": lambda: 0, "set_device_index": lambda *a: None,
-                            "synchronize": synchronize}.items():
+        for name, value in {
+            "is_available": asked(None, True),
+            "device_count": asked(None, 1),
+            "current_accelerator": asked(None, torch.device("cuda")),
+            "current_device_index": lambda: 0,
+            "set_device_index": lambda *a: None,
+            "synchronize": synchronize,
+        }.items():
             setattr(accelerator, name, value)
 
     autocast = torch.amp.autocast_mode.autocast
@@ -638,7 +819,9 @@ def _patch_modules(fake_tensor: Any, standin: StandIn) -> None:
     import torch.nn.modules.module as module
 
     traceable = module.is_traceable_wrapper_subclass
-    module.is_traceable_wrapper_subclass = lambda t: False if isinstance(t, fake_tensor) else traceable(t)  # type: ignore[assignment]
+    module.is_traceable_wrapper_subclass = lambda t: (
+        False if isinstance(t, fake_tensor) else traceable(t)
+    )  # type: ignore[assignment]
     swap = torch.utils.swap_tensors
 
     def swap_or_set(t1: Any, t2: Any) -> None:

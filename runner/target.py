@@ -42,7 +42,9 @@ class TargetStatus:
 
 class Target(Protocol):
     label: str
-    exclusive: bool  # True: runs alone (local benches share this machine and would disturb each other)
+    exclusive: (
+        bool  # True: runs alone (local benches share this machine and would disturb each other)
+    )
     poll_seconds: float  # how often the session asks for progress (and the first back-off after a failed call)
 
     @property
@@ -58,8 +60,12 @@ class Target(Protocol):
 
     def expire(self) -> None: ...  # abandon because the deadline passed; collect() then says so
 
-    def abandon(self, reason: str) -> None: ...  # stop waiting: terminate (may raise); collect() reports reason
+    def abandon(
+        self, reason: str
+    ) -> None: ...  # stop waiting: terminate (may raise); collect() reports reason
 
-    def leftover(self) -> dict[str, Any] | None: ...  # what may still bill after terminate failed, else None
+    def leftover(
+        self,
+    ) -> dict[str, Any] | None: ...  # what may still bill after terminate failed, else None
 
     def cost_so_far(self, now: dt.datetime | None = None) -> float: ...

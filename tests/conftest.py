@@ -23,10 +23,18 @@ TINY_MLP = {
 # thread each (OMP_NUM_THREADS=1), so that each measures on a core of its own: torch's two threads sharing a core
 # with another process wait for each other, and a step can take many times longer (runner/bench/machine.py). The runner's tests that measure nothing (workloads built, models
 # described, a folder bundled, a child stopped at its limit or with its parent) run with the rest.
-SERIAL = ("tests/runner/test_script_launcher.py", "tests/runner/test_bench_run.py", "tests/runner/test_distributed.py",
-          "tests/cli/test_estimate.py", "tests/cli/test_estimate_script.py", "tests/cli/test_run_plan.py",
-          "tests/cli/test_check_bench.py::test_bench_", "tests/cli/test_benchmarks.py::test_drift_",
-          "tests/cli/test_benchmarks.py::test_catalog_", "tests/runner/test_standin.py::test_host_")  # check's refusals and the benchmarks that compute only: with the rest
+SERIAL = (
+    "tests/runner/test_script_launcher.py",
+    "tests/runner/test_bench_run.py",
+    "tests/runner/test_distributed.py",
+    "tests/cli/test_estimate.py",
+    "tests/cli/test_estimate_script.py",
+    "tests/cli/test_run_plan.py",
+    "tests/cli/test_check_bench.py::test_bench_",
+    "tests/cli/test_benchmarks.py::test_drift_",
+    "tests/cli/test_benchmarks.py::test_catalog_",
+    "tests/runner/test_standin.py::test_host_",
+)  # check's refusals and the benchmarks that compute only: with the rest
 
 
 def pytest_collection_modifyitems(config, items):

@@ -16,10 +16,31 @@ from pathlib import Path
 from tests.conftest import ROOT
 
 PACKAGES = ("planner", "runner", "pricing", "infra")
-FRONT_ALLOWED = ("planner.service", "planner.report", "planner.errors", "planner.cli", "planner.tui")
+FRONT_ALLOWED = (
+    "planner.service",
+    "planner.report",
+    "planner.errors",
+    "planner.cli",
+    "planner.tui",
+)
 FORBIDDEN_IN_FRONTS = ("runner", "pricing", "infra", "boto3", "botocore")
-PURE_CORE = ("planner/core", "planner/workload/footprint.py", "pricing/facts.py", "pricing/billing.py")
-IO_LIBRARIES = ("boto3", "botocore", "pandas", "torch", "textual", "rich", "subprocess", "socket", "requests")
+PURE_CORE = (
+    "planner/core",
+    "planner/workload/footprint.py",
+    "pricing/facts.py",
+    "pricing/billing.py",
+)
+IO_LIBRARIES = (
+    "boto3",
+    "botocore",
+    "pandas",
+    "torch",
+    "textual",
+    "rich",
+    "subprocess",
+    "socket",
+    "requests",
+)
 
 
 def module_name(path: Path) -> str:
@@ -43,7 +64,10 @@ def _runtime_nodes(tree: ast.AST):
     while todo:
         node = todo.pop()
         yield node
-        if isinstance(node, ast.If) and getattr(node.test, "id", getattr(node.test, "attr", None)) == "TYPE_CHECKING":
+        if (
+            isinstance(node, ast.If)
+            and getattr(node.test, "id", getattr(node.test, "attr", None)) == "TYPE_CHECKING"
+        ):
             todo.extend(node.orelse)
             continue
         todo.extend(ast.iter_child_nodes(node))
@@ -58,7 +82,9 @@ def imports(path: Path) -> set[str]:
             out.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             out.add(node.module)
-            out.update(f"{node.module}.{alias.name}" for alias in node.names)  # `from pkg import module`
+            out.update(
+                f"{node.module}.{alias.name}" for alias in node.names
+            )  # `from pkg import module`
     return out
 
 
@@ -71,24 +97,42 @@ def test_the_fronts_go_through_the_one_door():
             top = imported.split(".")[0]
             if top in FORBIDDEN_IN_FRONTS:
                 offences.append(f"{name} imports {imported}")
-            elif top == "planner" and imported != "planner" and not imported.startswith(FRONT_ALLOWED) \
-                    and imported not in ("planner.__version__",):
+            elif (
+                top == "planner"
+                and imported != "planner"
+                and not imported.startswith(FRONT_ALLOWED)
+                and imported not in ("planner.__version__",)
+            ):
                 offences.append(f"{name} imports {imported} (only the service, report and errors)")
     assert offences == []
 
 
 def test_nothing_imports_the_cli_but_its_entry_point():
-    offences = [f"{name} imports {imp}" for name, path in sources().items() if not name.startswith("planner.cli")
-                for imp in imports(path) if imp == "planner.cli" or imp.startswith("planner.cli.")]
+    offences = [
+        f"{name} imports {imp}"
+        for name, path in sources().items()
+        if not name.startswith("planner.cli")
+        for imp in imports(path)
+        if imp == "planner.cli" or imp.startswith("planner.cli.")
+    ]
     assert offences == []
 
 
 def test_no_import_circle():
     modules = sources()
-    graph = {name: {i for i in imports(path) if i in modules and i != name} for name, path in modules.items()}
+    graph = {
+        name: {i for i in imports(path) if i in modules and i != name}
+        for name, path in modules.items()
+    }
     # a package's __init__ re-exporting its own submodules is not a circle between two units
-    graph = {name: {i for i in deps if not (name == i.rsplit(".", 1)[0] and modules[name].name == "__init__.py")}
-             for name, deps in graph.items()}
+    graph = {
+        name: {
+            i
+            for i in deps
+            if not (name == i.rsplit(".", 1)[0] and modules[name].name == "__init__.py")
+        }
+        for name, deps in graph.items()
+    }
     seen: dict[str, int] = {}
     stack: list[str] = []
     cycles = []
@@ -98,7 +142,7 @@ def test_no_import_circle():
         stack.append(node)
         for dep in sorted(graph[node]):
             if seen.get(dep) == 1:
-                cycles.append(stack[stack.index(dep):] + [dep])
+                cycles.append(stack[stack.index(dep) :] + [dep])
             elif dep not in seen:
                 visit(dep)
         stack.pop()
@@ -112,23 +156,40 @@ def test_no_import_circle():
 
 
 def _files(rels) -> list[Path]:
-    return [p for rel in rels for p in (sorted((ROOT / rel).rglob("*.py")) if (ROOT / rel).is_dir() else [ROOT / rel])]
+    return [
+        p
+        for rel in rels
+        for p in (sorted((ROOT / rel).rglob("*.py")) if (ROOT / rel).is_dir() else [ROOT / rel])
+    ]
 
 
 def test_the_pure_core_does_no_io():
     files = _files(PURE_CORE)
     assert len(files) > 10  # the core's modules, not an empty glob
     for path in files:
-        bad = [i for i in imports(path) if i.split(".")[0] in IO_LIBRARIES + ("time", "os", "pathlib")]
+        bad = [
+            i for i in imports(path) if i.split(".")[0] in IO_LIBRARIES + ("time", "os", "pathlib")
+        ]
         assert bad == [], path
 
 
 # Dependencies point one way: fronts -> service -> core, workload, journal -> data. What each layer
 # may import from the project (its own modules always).
 LAYERS = {
-    "planner.core": ("planner.core", "planner.workload", "planner.errors", "pricing.facts", "pricing.billing",
-                     "runner.bench.result"),
-    "planner.workload": ("planner.workload", "planner.core.formats", "planner.errors", "planner.units"),
+    "planner.core": (
+        "planner.core",
+        "planner.workload",
+        "planner.errors",
+        "pricing.facts",
+        "pricing.billing",
+        "runner.bench.result",
+    ),
+    "planner.workload": (
+        "planner.workload",
+        "planner.core.formats",
+        "planner.errors",
+        "planner.units",
+    ),
     "runner": ("runner", "pricing", "infra", "planner.errors"),
     "pricing": ("pricing", "infra", "planner.errors"),
     "infra": ("infra", "planner.errors"),
@@ -139,23 +200,36 @@ def test_dependencies_point_one_way():
     project = PACKAGES
     offences = []
     for name, path in sources().items():
-        layer = next((layer for layer in LAYERS if name == layer or name.startswith(layer + ".")), None)
+        layer = next(
+            (layer for layer in LAYERS if name == layer or name.startswith(layer + ".")), None
+        )
         if layer is None:
             continue
         for imported in imports(path):
-            if imported.split(".")[0] in project and imported != "__future__" \
-                    and not any(imported == a or imported.startswith(a + ".") for a in LAYERS[layer]):
+            if (
+                imported.split(".")[0] in project
+                and imported != "__future__"
+                and not any(imported == a or imported.startswith(a + ".") for a in LAYERS[layer])
+            ):
                 offences.append(f"{name} imports {imported}")
     assert offences == []
 
 
 def test_the_bench_imports_only_torch_and_the_standard_library():
     stdlib = set(sys.stdlib_module_names)
-    shipped = [*(ROOT / "runner" / "bench").glob("*.py"), ROOT / "runner" / "script.py", ROOT / "runner" / "script_job.py",
-               ROOT / "runner" / "standin.py"]
+    shipped = [
+        *(ROOT / "runner" / "bench").glob("*.py"),
+        ROOT / "runner" / "script.py",
+        ROOT / "runner" / "script_job.py",
+        ROOT / "runner" / "standin.py",
+    ]
     for path in shipped:  # what runner/bundle.py ships to instances
         for imported in imports(path):
             top = imported.split(".")[0]
-            assert top in stdlib or top in ("torch", "runner", "__future__"), f"{path.name} imports {imported}"
+            assert top in stdlib or top in ("torch", "runner", "__future__"), (
+                f"{path.name} imports {imported}"
+            )
             if top == "runner":
-                assert imported.startswith(("runner.bench", "runner.script", "runner.standin")), f"{path.name} imports {imported}"
+                assert imported.startswith(("runner.bench", "runner.script", "runner.standin")), (
+                    f"{path.name} imports {imported}"
+                )

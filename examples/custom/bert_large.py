@@ -22,7 +22,11 @@ class SelfAttention(nn.Module):
     def __init__(self, hidden: int, heads: int, dropout: float):
         super().__init__()
         self.heads, self.head_dim = heads, hidden // heads
-        self.query, self.key, self.value = nn.Linear(hidden, hidden), nn.Linear(hidden, hidden), nn.Linear(hidden, hidden)
+        self.query, self.key, self.value = (
+            nn.Linear(hidden, hidden),
+            nn.Linear(hidden, hidden),
+            nn.Linear(hidden, hidden),
+        )
         self.dropout = nn.Dropout(dropout)
 
     def split(self, x):
@@ -55,8 +59,17 @@ class Layer(nn.Module):
 
 
 class BertForQuestionAnswering(nn.Module):
-    def __init__(self, vocab: int = 30528, hidden: int = 1024, layers: int = 24, heads: int = 16, ff: int = 4096,
-                 positions: int = 512, segments: int = 2, dropout: float = 0.1):
+    def __init__(
+        self,
+        vocab: int = 30528,
+        hidden: int = 1024,
+        layers: int = 24,
+        heads: int = 16,
+        ff: int = 4096,
+        positions: int = 512,
+        segments: int = 2,
+        dropout: float = 0.1,
+    ):
         super().__init__()
         self.vocab = vocab
         self.word_embeddings = nn.Embedding(vocab, hidden)
@@ -74,12 +87,20 @@ class BertForQuestionAnswering(nn.Module):
         b, s = tokens.shape
         positions = torch.arange(s, device=tokens.device).unsqueeze(0)
         segments = torch.zeros_like(tokens)
-        mask = torch.zeros(b, 1, 1, s, device=tokens.device, dtype=self.word_embeddings.weight.dtype)
-        h = self.word_embeddings(tokens) + self.position_embeddings(positions) + self.token_type_embeddings(segments)
+        mask = torch.zeros(
+            b, 1, 1, s, device=tokens.device, dtype=self.word_embeddings.weight.dtype
+        )
+        h = (
+            self.word_embeddings(tokens)
+            + self.position_embeddings(positions)
+            + self.token_type_embeddings(segments)
+        )
         h = self.embedding_dropout(self.embedding_norm(h))
         for layer in self.layers:
             h = layer(h, mask)
-        self.pooler_act(self.pooler(h[:, 0]))  # computed in every forward pass, unused by the SQuAD loss
+        self.pooler_act(
+            self.pooler(h[:, 0])
+        )  # computed in every forward pass, unused by the SQuAD loss
         start, end = self.qa_outputs(h).unbind(-1)
         return torch.cat([start, end], dim=1)
 
@@ -87,5 +108,7 @@ class BertForQuestionAnswering(nn.Module):
 def build(input_shape=(384,), outputs=768):
     (seq_len,) = input_shape
     if outputs != 2 * seq_len:
-        raise ValueError(f"outputs must be 2 x the sequence length ({2 * seq_len}): start and end logits")
+        raise ValueError(
+            f"outputs must be 2 x the sequence length ({2 * seq_len}): start and end logits"
+        )
     return BertForQuestionAnswering()

@@ -6,7 +6,9 @@ from torch import nn
 def build(input_shape, outputs):
     (features,) = input_shape
     return nn.Sequential(
-        nn.Linear(features, 64), nn.Tanh(),
-        nn.Linear(64, 64), nn.Tanh(),
+        nn.Linear(features, 64),
+        nn.Tanh(),
+        nn.Linear(64, 64),
+        nn.Tanh(),
         nn.Linear(64, outputs),
     )

@@ -24,7 +24,9 @@ class Bottleneck(nn.Module):
         self.relu = nn.ReLU(inplace=True)
         self.downsample = None
         if stride != 1 or in_channels != out:
-            self.downsample = nn.Sequential(nn.Conv2d(in_channels, out, 1, stride=stride, bias=False), nn.BatchNorm2d(out))
+            self.downsample = nn.Sequential(
+                nn.Conv2d(in_channels, out, 1, stride=stride, bias=False), nn.BatchNorm2d(out)
+            )
 
     def forward(self, x):
         shortcut = x if self.downsample is None else self.downsample(x)
@@ -38,7 +40,9 @@ class ResNet50(nn.Module):
     def __init__(self, outputs: int = 1000, in_channels: int = 3):
         super().__init__()
         self.stem = nn.Sequential(
-            nn.Conv2d(in_channels, 64, 7, stride=2, padding=3, bias=False), nn.BatchNorm2d(64), nn.ReLU(inplace=True),
+            nn.Conv2d(in_channels, 64, 7, stride=2, padding=3, bias=False),
+            nn.BatchNorm2d(64),
+            nn.ReLU(inplace=True),
             nn.MaxPool2d(3, stride=2, padding=1),
         )
         stages, channels = [], 64

@@ -10,7 +10,11 @@ from torch import nn
 
 
 def conv_bn(c_in: int, c_out: int) -> nn.Sequential:
-    return nn.Sequential(nn.Conv2d(c_in, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU(inplace=True))
+    return nn.Sequential(
+        nn.Conv2d(c_in, c_out, 3, padding=1, bias=False),
+        nn.BatchNorm2d(c_out),
+        nn.ReLU(inplace=True),
+    )
 
 
 class Residual(nn.Module):
@@ -27,9 +31,14 @@ class ResNet9(nn.Module):
         super().__init__()
         self.net = nn.Sequential(
             conv_bn(in_channels, 64),
-            conv_bn(64, 128), nn.MaxPool2d(2), Residual(128),
-            conv_bn(128, 256), nn.MaxPool2d(2),
-            conv_bn(256, 512), nn.MaxPool2d(2), Residual(512),
+            conv_bn(64, 128),
+            nn.MaxPool2d(2),
+            Residual(128),
+            conv_bn(128, 256),
+            nn.MaxPool2d(2),
+            conv_bn(256, 512),
+            nn.MaxPool2d(2),
+            Residual(512),
             nn.AdaptiveMaxPool2d(1),
         )
         self.fc = nn.Linear(512, outputs, bias=False)

@@ -15,8 +15,15 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--accumulate", type=int, default=1, help="optimizer step every N batches")
-    parser.add_argument("--samples", type=int, default=2048, help="images in the (synthetic) training set")
-    parser.add_argument("--width", type=int, default=16, help="channels of the first convolution (the second has twice)")
+    parser.add_argument(
+        "--samples", type=int, default=2048, help="images in the (synthetic) training set"
+    )
+    parser.add_argument(
+        "--width",
+        type=int,
+        default=16,
+        help="channels of the first convolution (the second has twice)",
+    )
     args = parser.parse_args()
     torch.manual_seed(0)
     images, labels = torch.randn(args.samples, 3, 32, 32), torch.randint(0, 10, (args.samples,))
@@ -24,9 +31,15 @@ def main() -> None:
     held_out = DataLoader(TensorDataset(images[:512], labels[:512]), batch_size=256)
     device = "cuda" if torch.cuda.is_available() else "cpu"
     model = torch.nn.Sequential(
-        torch.nn.Conv2d(3, args.width, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
-        torch.nn.Conv2d(args.width, 2 * args.width, 3, padding=1), torch.nn.ReLU(), torch.nn.AdaptiveAvgPool2d(1),
-        torch.nn.Flatten(), torch.nn.Linear(2 * args.width, 10)).to(device)
+        torch.nn.Conv2d(3, args.width, 3, padding=1),
+        torch.nn.ReLU(),
+        torch.nn.MaxPool2d(2),
+        torch.nn.Conv2d(args.width, 2 * args.width, 3, padding=1),
+        torch.nn.ReLU(),
+        torch.nn.AdaptiveAvgPool2d(1),
+        torch.nn.Flatten(),
+        torch.nn.Linear(2 * args.width, 10),
+    ).to(device)
     optimizer = torch.optim.Adam(model.parameters())
     for epoch in range(args.epochs):
         model.train()
@@ -38,7 +51,9 @@ def main() -> None:
                 optimizer.zero_grad()
         model.eval()
         with torch.no_grad():
-            correct = sum((model(x.to(device)).argmax(1) == y.to(device)).sum().item() for x, y in held_out)
+            correct = sum(
+                (model(x.to(device)).argmax(1) == y.to(device)).sum().item() for x, y in held_out
+            )
         print(f"epoch {epoch}: held-out accuracy {correct / 512:.2f}")
 
 

@@ -21,7 +21,9 @@ class Block(nn.Module):
         self.heads = heads
         self.ln1, self.ln2 = nn.LayerNorm(width), nn.LayerNorm(width)
         self.qkv, self.proj = nn.Linear(width, 3 * width), nn.Linear(width, width)
-        self.mlp = nn.Sequential(nn.Linear(width, 4 * width), nn.GELU(), nn.Linear(4 * width, width))
+        self.mlp = nn.Sequential(
+            nn.Linear(width, 4 * width), nn.GELU(), nn.Linear(4 * width, width)
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         b, t, c = x.shape
@@ -63,8 +65,12 @@ def main() -> None:
     parser.add_argument("--block", type=int, default=256, help="tokens per sequence")
     parser.add_argument("--batch", type=int, default=16, help="sequences per step")
     parser.add_argument("--vocab", type=int, default=8192)
-    parser.add_argument("--precision", choices=("auto", "fp32", "tf32", "bf16"), default="auto",
-                        help="auto: bf16 autocast and TF32 where the GPU has them, else fp32")
+    parser.add_argument(
+        "--precision",
+        choices=("auto", "fp32", "tf32", "bf16"),
+        default="auto",
+        help="auto: bf16 autocast and TF32 where the GPU has them, else fp32",
+    )
     parser.add_argument("--compile", action="store_true")
     parser.add_argument("--log-every", type=int, default=10)
     args = parser.parse_args()
@@ -80,9 +86,13 @@ def main() -> None:
     model = GPT(args.vocab, args.block, args.layers, args.width, args.heads).to(device)
     if args.compile:
         model = torch.compile(model)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.1, fused=device == "cuda")
+    optimizer = torch.optim.AdamW(
+        model.parameters(), lr=3e-4, weight_decay=0.1, fused=device == "cuda"
+    )
     autocast = torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=precision == "bf16")
-    print(f"{sum(p.numel() for p in model.parameters()) / 1e6:.1f} M parameters on {device}, {precision}")
+    print(
+        f"{sum(p.numel() for p in model.parameters()) / 1e6:.1f} M parameters on {device}, {precision}"
+    )
     start = time.perf_counter()
     for step in range(args.steps):
         x = torch.randint(0, args.vocab, (args.batch, args.block), device=device)
@@ -95,7 +105,9 @@ def main() -> None:
         optimizer.zero_grad(set_to_none=True)
         if step % args.log_every == 0 or step == args.steps - 1:
             value = loss.item()  # a sync, as every training loop's logging is
-            print(f"step {step}: loss {value:.3f} (uniform {math.log(args.vocab):.3f}), {time.perf_counter() - start:.1f} s")
+            print(
+                f"step {step}: loss {value:.3f} (uniform {math.log(args.vocab):.3f}), {time.perf_counter() - start:.1f} s"
+            )
 
 
 if __name__ == "__main__":

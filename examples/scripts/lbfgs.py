@@ -35,10 +35,14 @@ def waves(n: int, length: int, generator: torch.Generator) -> torch.Tensor:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=15, help="LBFGS steps")
-    parser.add_argument("--max-iter", type=int, default=4, help="closure evaluations per step, at most")
+    parser.add_argument(
+        "--max-iter", type=int, default=4, help="closure evaluations per step, at most"
+    )
     parser.add_argument("--hidden", type=int, default=32)
     parser.add_argument("--length", type=int, default=40, help="points per wave")
-    parser.add_argument("--test-waves", type=int, default=2000, help="held-out waves of the final evaluation")
+    parser.add_argument(
+        "--test-waves", type=int, default=2000, help="held-out waves of the final evaluation"
+    )
     args = parser.parse_args()
     torch.manual_seed(0)
     generator = torch.Generator().manual_seed(0)
@@ -58,7 +62,9 @@ def main() -> None:
         loss = optimizer.step(closure).detach()
         print(f"step {step}: loss {loss.item():.5f}")
     with torch.no_grad():  # the final evaluation: after the last step
-        loss = sum(torch.nn.functional.mse_loss(model(x[:, :-1]), x[:, 1:]).item() for x in test.split(50))
+        loss = sum(
+            torch.nn.functional.mse_loss(model(x[:, :-1]), x[:, 1:]).item() for x in test.split(50)
+        )
     print(f"held-out loss {loss / max(len(test.split(50)), 1):.5f}")
 
 

@@ -24,7 +24,13 @@ import sys
 
 from planner import __version__
 from planner.cli import account, completion, config, measure, plan
-from planner.cli.common import Parser, run_with_out_file, settle_output, settle_script_env, take_task
+from planner.cli.common import (
+    Parser,
+    run_with_out_file,
+    settle_output,
+    settle_script_env,
+    take_task,
+)
 from planner.errors import ExitCode, PlannerError
 
 
@@ -60,23 +66,36 @@ def error_text(exc: PlannerError) -> str:
 
     width = shutil.get_terminal_size((80, 24)).columns
     head, _, hint = text.rpartition("\n")
-    return head + "\n" + textwrap.fill(hint, width=max(width - 1, 40), subsequent_indent="    ",
-                                        break_long_words=False, break_on_hyphens=False)
+    return (
+        head
+        + "\n"
+        + textwrap.fill(
+            hint,
+            width=max(width - 1, 40),
+            subsequent_indent="    ",
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        argv, profile = config.take_profile(argv)  # --profile NAME anywhere, as the AWS CLI takes it
+        argv, profile = config.take_profile(
+            argv
+        )  # --profile NAME anywhere, as the AWS CLI takes it
         config.apply_defaults(parser, profile)  # the config file's defaults, under the flags
     except PlannerError as exc:
         sys.stderr.write(error_text(exc) + "\n")
         return int(exc.exit_code)
-    cut = argv.index("--") if "--" in argv else len(argv)  # after --: a training script's own arguments, as torchrun
+    cut = (
+        argv.index("--") if "--" in argv else len(argv)
+    )  # after --: a training script's own arguments, as torchrun
     parser.argv = argv[:cut]  # type: ignore[attr-defined]  # a misspelled flag is matched against its command's
     args = parser.parse_args(argv[:cut])
-    args.script_args = argv[cut + 1:]
+    args.script_args = argv[cut + 1 :]
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)
@@ -91,18 +110,32 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, "json", False):  # a program asked for JSON: it gets the error as JSON too
             from planner.cli.common import print_json
 
-            print_json({"error": {"title": exc.title, "message": exc.message, "hint": exc.hint,
-                                  "exit_code": int(exc.exit_code)}})
+            print_json(
+                {
+                    "error": {
+                        "title": exc.title,
+                        "message": exc.message,
+                        "hint": exc.hint,
+                        "exit_code": int(exc.exit_code),
+                    }
+                }
+            )
         return int(exc.exit_code)
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return 130
     except Exception as exc:
         if isinstance(exc, OSError) and exc.errno in (errno.EPIPE, errno.ENOSPC, errno.EIO):
-            sys.stderr.write(f"error: cannot write the output ({exc.strerror})\n")  # a closed pipe, a full disk
-            return int(ExitCode.RUNTIME_FAILURE)  # a bug: say so in one line; the traceback on request
+            sys.stderr.write(
+                f"error: cannot write the output ({exc.strerror})\n"
+            )  # a closed pipe, a full disk
+            return int(
+                ExitCode.RUNTIME_FAILURE
+            )  # a bug: say so in one line; the traceback on request
         if os.environ.get("PLANNER_DEBUG"):
             raise
-        sys.stderr.write(f"internal error: {type(exc).__name__}: {exc}\n"
-                         "  this is a bug in cloud-planner; run again with PLANNER_DEBUG=1 for the traceback\n")
+        sys.stderr.write(
+            f"internal error: {type(exc).__name__}: {exc}\n"
+            "  this is a bug in cloud-planner; run again with PLANNER_DEBUG=1 for the traceback\n"
+        )
         return int(ExitCode.RUNTIME_FAILURE)

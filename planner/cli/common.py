@@ -15,11 +15,32 @@ from typing import TYPE_CHECKING, Any
 
 from planner.errors import ExitCode, InputError, RunError
 from planner.report.export import FORMATS, csv_text, table_text
-from planner.report.text import escape, progress_text, to_json
-from planner.service import ENV_NAME, OBJECTIVES, SCRIPT_CAP_EXTRA_SECONDS, UNSTEADY_EXTENSION, PlannerService, ScriptEnv
 from planner.report.plan import (
-    DEFAULT_GROUP_BY, GROUP_BY, PLAN_COLUMNS, PLAN_CSV_COLUMNS, TERSE_ROWS, answers_text, failed_lines, plan_table, recommendation_text,
-    plan_csv_rows, shown_line, shown_options, task_choice_lines, terse_answer, terse_footer, terse_title,
+    DEFAULT_GROUP_BY,
+    GROUP_BY,
+    PLAN_COLUMNS,
+    PLAN_CSV_COLUMNS,
+    TERSE_ROWS,
+    answers_text,
+    failed_lines,
+    plan_csv_rows,
+    plan_table,
+    recommendation_text,
+    shown_line,
+    shown_options,
+    task_choice_lines,
+    terse_answer,
+    terse_footer,
+    terse_title,
+)
+from planner.report.text import escape, progress_text, to_json
+from planner.service import (
+    ENV_NAME,
+    OBJECTIVES,
+    SCRIPT_CAP_EXTRA_SECONDS,
+    UNSTEADY_EXTENSION,
+    PlannerService,
+    ScriptEnv,
 )
 from planner.service.inputs import check_out_file, flag_range, parse_flag, shown_path
 
@@ -29,8 +50,12 @@ if TYPE_CHECKING:
 
 def _asks_json(argv: list[str]) -> bool:
     """Whether the command line (before `--`: a script's own arguments are not the planner's) asks for JSON."""
-    own = argv[:argv.index("--")] if "--" in argv else argv
-    return "--json" in own or "--format=json" in own or any(a == "--format" and b == "json" for a, b in zip(own, own[1:]))
+    own = argv[: argv.index("--")] if "--" in argv else argv
+    return (
+        "--json" in own
+        or "--format=json" in own
+        or any(a == "--format" and b == "json" for a, b in zip(own, own[1:]))
+    )
 
 
 class Parser(argparse.ArgumentParser):
@@ -44,40 +69,79 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
-        script = "unrecognized arguments" in message and any(a.endswith(".py") for a in sys.argv[1:])
-        hint = "  (a training script's own arguments go after --: planner bench train.py -- --lr 0.1)\n" if script else ""
+        script = "unrecognized arguments" in message and any(
+            a.endswith(".py") for a in sys.argv[1:]
+        )
+        hint = (
+            "  (a training script's own arguments go after --: planner bench train.py -- --lr 0.1)\n"
+            if script
+            else ""
+        )
         hint += self.did_you_mean(message)
-        if _asks_json(sys.argv[1:]):  # a program asked for JSON: it gets the usage error as JSON too, as every other error
+        if _asks_json(
+            sys.argv[1:]
+        ):  # a program asked for JSON: it gets the usage error as JSON too, as every other error
             import json
 
-            fix = "; ".join(line.strip(" ()") for line in hint.splitlines() if line.strip()) or f"see {self.prog} --help"
-            sys.stdout.write(json.dumps({"error": {"title": "usage error", "message": shown_message(message), "hint": fix,
-                                                   "exit_code": int(ExitCode.BAD_INPUT)}}, indent=2) + "\n")
-        self.exit(ExitCode.BAD_INPUT, f"{self.prog}: error: {shown_message(message)}\n{hint}  (see {self.prog} --help)\n")
-
+            fix = (
+                "; ".join(line.strip(" ()") for line in hint.splitlines() if line.strip())
+                or f"see {self.prog} --help"
+            )
+            sys.stdout.write(
+                json.dumps(
+                    {
+                        "error": {
+                            "title": "usage error",
+                            "message": shown_message(message),
+                            "hint": fix,
+                            "exit_code": int(ExitCode.BAD_INPUT),
+                        }
+                    },
+                    indent=2,
+                )
+                + "\n"
+            )
+        self.exit(
+            ExitCode.BAD_INPUT,
+            f"{self.prog}: error: {shown_message(message)}\n{hint}  (see {self.prog} --help)\n",
+        )
 
     def did_you_mean(self, message: str) -> str:
         """For a misspelled flag (--regoin), the flags of this command it is closest to; for a misspelled command or
         choice (estimte), the choices it is closest to."""
         import difflib
 
-        choice = re.match(r"argument ([^:]+): invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        choice = re.match(
+            r"argument ([^:]+): invalid choice: '([^']*)' \(choose from (.*)\)", message
+        )
         if choice:  # argparse quotes the choices before Python 3.12.8, not after
-            options = re.findall(r"'([^']*)'", choice.group(3)) or [c.strip() for c in choice.group(3).split(",")]
+            options = re.findall(r"'([^']*)'", choice.group(3)) or [
+                c.strip() for c in choice.group(3).split(",")
+            ]
             close = difflib.get_close_matches(choice.group(2), options, n=2, cutoff=0.6)
             return f"  ({choice.group(2)}: did you mean {' or '.join(close)}?)\n" if close else ""
         if "unrecognized arguments" not in message:
             return ""
         parsers: list[argparse.ArgumentParser] = [self]
-        for action in self._actions:  # the subcommand's own flags: argparse reports them from the top parser
+        for (
+            action
+        ) in self._actions:  # the subcommand's own flags: argparse reports them from the top parser
             if isinstance(action, argparse._SubParsersAction):
-                parsers += [p for name, p in action.choices.items() if name in getattr(self, "argv", sys.argv[1:])][:1]
-        known = [o for p in parsers for a in p._actions for o in a.option_strings if o.startswith("--")]
+                parsers += [
+                    p
+                    for name, p in action.choices.items()
+                    if name in getattr(self, "argv", sys.argv[1:])
+                ][:1]
+        known = [
+            o for p in parsers for a in p._actions for o in a.option_strings if o.startswith("--")
+        ]
         lines = []
         for typed in re.findall(r"(--[A-Za-z][\w-]*)", message.split(":", 1)[-1]):
             close = difflib.get_close_matches(typed, known, n=2, cutoff=0.6)
             ratios = [difflib.SequenceMatcher(None, typed, c).ratio() for c in close]
-            close = [c for c, r in zip(close, ratios) if r >= ratios[0] - 0.1]  # a far second guess is noise
+            close = [
+                c for c, r in zip(close, ratios) if r >= ratios[0] - 0.1
+            ]  # a far second guess is noise
             if close:
                 lines.append(f"  ({typed}: did you mean {' or '.join(close)}?)\n")
         return "".join(lines)
@@ -87,7 +151,9 @@ def shown_message(message: str, word: int = 80, total: int = 1_000) -> str:
     """argparse's message with what the user typed made safe to print: it quotes an invalid choice
     or an unrecognized argument whole (70,000 characters, or a terminal escape sequence)."""
     message = "".join(c if c.isprintable() or c == "\n" else repr(c)[1:-1] for c in message)
-    message = re.sub(r"\S{%d,}" % (word + 1), lambda m: m.group(0)[: word - 20] + "..." + m.group(0)[-1], message)
+    message = re.sub(
+        rf"\S{{{word + 1},}}", lambda m: m.group(0)[: word - 20] + "..." + m.group(0)[-1], message
+    )
     return message if len(message) <= total else message[: total - 3] + "..."
 
 
@@ -150,7 +216,9 @@ def stdout():
     return _console_class()(soft_wrap=False, width=pipe_width(), file=TrimmedLines(sys.stdout))
 
 
-_TERMINAL_STDERR: list[Any] = []  # one console for the terminal: a progress line's spinner is cleared before each print
+_TERMINAL_STDERR: list[
+    Any
+] = []  # one console for the terminal: a progress line's spinner is cleared before each print
 
 
 def stderr():
@@ -189,7 +257,9 @@ def flag(name: str):
         except ValueError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
 
-    convert.__name__ = name.lstrip("-").replace("-", "_")  # argparse names the type in some messages
+    convert.__name__ = name.lstrip("-").replace(
+        "-", "_"
+    )  # argparse names the type in some messages
     return convert
 
 
@@ -207,7 +277,10 @@ def default_region() -> str:
             try:
                 return parse_flag("--region", value)
             except ValueError as exc:
-                raise InputError(f"the environment variable {name}: {exc}", hint=f"fix or unset {name}, or pass --region") from None
+                raise InputError(
+                    f"the environment variable {name}: {exc}",
+                    hint=f"fix or unset {name}, or pass --region",
+                ) from None
     return "us-east-1"
 
 
@@ -218,7 +291,7 @@ class BenchProgress:
         self.enabled = enabled
         self.status: Any = None  # a rich Status while the line is shown
 
-    def __enter__(self) -> "BenchProgress":
+    def __enter__(self) -> BenchProgress:
         if self.enabled:
             self.status = stderr().status("starting the bench ...")
             self.status.__enter__()
@@ -244,21 +317,41 @@ def progress() -> BenchProgress:
 
 def output_arguments(p: argparse.ArgumentParser, json_help: str = "print one JSON object") -> None:
     """--format, --json (= --format json) and --out-file, for a command that prints a table."""
-    p.add_argument("--format", choices=FORMATS, help="table (default), json (= --json), csv or markdown: the table's "
-                                                     "columns and rows as plain text")
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        help="table (default), json (= --json), csv or markdown: the table's "
+        "columns and rows as plain text",
+    )
     p.add_argument("--json", action="store_true", help=f"{json_help} (= --format json)")
-    p.add_argument("--out-file", metavar="PATH", help="write the output to PATH instead of stdout (checked before any work)")
+    p.add_argument(
+        "--out-file",
+        metavar="PATH",
+        help="write the output to PATH instead of stdout (checked before any work)",
+    )
 
 
 def rows_arguments(p: argparse.ArgumentParser, plan: bool = True) -> None:
     """--group-by, --all and --max-rows: which rows a table (and csv, markdown) shows; JSON keeps every one."""
-    best, kept = ("best", ", with the rows the plan names and this machine's") if plan else ("cheapest", "")
-    p.add_argument("--group-by", choices=GROUP_BY, help=f"which rows the table shows (JSON has every one): gpu "
-                   f"(default): the {best} of each GPU model and of each GPU count and the {best} CPU{kept}; "
-                   f"instance: the {best} of each instance type; none: every row")
+    best, kept = (
+        ("best", ", with the rows the plan names and this machine's") if plan else ("cheapest", "")
+    )
+    p.add_argument(
+        "--group-by",
+        choices=GROUP_BY,
+        help=f"which rows the table shows (JSON has every one): gpu "
+        f"(default): the {best} of each GPU model and of each GPU count and the {best} CPU{kept}; "
+        f"instance: the {best} of each instance type; none: every row",
+    )
     p.add_argument("--all", action="store_true", help="show every row (= --group-by none)")
-    p.add_argument("--max-rows", type=flag("--max-rows"), metavar="N",
-                   help=ranged("--max-rows", "at most N rows" + (", the ones the plan names first" if plan else "")))
+    p.add_argument(
+        "--max-rows",
+        type=flag("--max-rows"),
+        metavar="N",
+        help=ranged(
+            "--max-rows", "at most N rows" + (", the ones the plan names first" if plan else "")
+        ),
+    )
 
 
 def settle_output(args: argparse.Namespace) -> None:
@@ -266,18 +359,35 @@ def settle_output(args: argparse.Namespace) -> None:
     if not hasattr(args, "format"):
         return
     if args.json and args.format not in (None, "json"):
-        raise InputError(f"--json and --format {args.format}: two formats", hint="--json is --format json; give one of them")
+        raise InputError(
+            f"--json and --format {args.format}: two formats",
+            hint="--json is --format json; give one of them",
+        )
     args.format = "json" if args.json else args.format or "table"
     args.json = args.format == "json"
     if getattr(args, "all", False):
-        given = [f for f, v in (("--group-by", args.group_by), ("--max-rows", args.max_rows)) if v is not None]
+        given = [
+            f
+            for f, v in (("--group-by", args.group_by), ("--max-rows", args.max_rows))
+            if v is not None
+        ]
         if given:
-            raise InputError(f"--all and {' and '.join(given)}: --all shows every row",
-                             hint=f"give --all, or {' and '.join(given)} without it")
+            raise InputError(
+                f"--all and {' and '.join(given)}: --all shows every row",
+                hint=f"give --all, or {' and '.join(given)} without it",
+            )
         args.group_by = "none"
-    args.rows_defaulted = getattr(args, "group_by", None) is None and getattr(args, "max_rows", None) is None
-    if hasattr(args, "group_by") and args.group_by is None:  # `prices --cpu`: no GPU to group by, each type once
-        args.group_by = "instance" if getattr(args, "cpu", False) and args.command == "prices" else DEFAULT_GROUP_BY
+    args.rows_defaulted = (
+        getattr(args, "group_by", None) is None and getattr(args, "max_rows", None) is None
+    )
+    if (
+        hasattr(args, "group_by") and args.group_by is None
+    ):  # `prices --cpu`: no GPU to group by, each type once
+        args.group_by = (
+            "instance"
+            if getattr(args, "cpu", False) and args.command == "prices"
+            else DEFAULT_GROUP_BY
+        )
 
 
 def run_with_out_file(handler: Any, args: argparse.Namespace) -> int:
@@ -297,9 +407,13 @@ def run_with_out_file(handler: Any, args: argparse.Namespace) -> int:
     if text or code == ExitCode.OK:
         try:
             target.write_text(text)
-        except OSError as exc:  # it was writable before the work; a full disk or a removed directory since
-            raise RunError(f"--out-file {shown_path(path)}: cannot write it ({exc.strerror or exc})",
-                           hint="write it somewhere else") from None
+        except (
+            OSError
+        ) as exc:  # it was writable before the work; a full disk or a removed directory since
+            raise RunError(
+                f"--out-file {shown_path(path)}: cannot write it ({exc.strerror or exc})",
+                hint="write it somewhere else",
+            ) from None
     return code
 
 
@@ -335,9 +449,17 @@ def print_plan(doc: PlanDocument, args: argparse.Namespace) -> None:
         return
     explain = getattr(args, "explain", False)
     terse = args.format == "table" and not explain
-    head = ([terse_title(doc), *terse_answer(doc)] + [f"  {line.strip()}" for line in task_choice_lines(doc) + failed_lines(doc)]
-            if terse else [])  # the lines above the terse table
-    cap = _terse_rows(doc, head, stdout()) if terse and getattr(args, "rows_defaulted", False) else None
+    head = (
+        [terse_title(doc), *terse_answer(doc)]
+        + [f"  {line.strip()}" for line in task_choice_lines(doc) + failed_lines(doc)]
+        if terse
+        else []
+    )  # the lines above the terse table
+    cap = (
+        _terse_rows(doc, head, stdout())
+        if terse and getattr(args, "rows_defaulted", False)
+        else None
+    )
     options, shown = shown_options(doc, args.group_by, args.max_rows or cap)
     if args.format == "table":
         out = stdout()
@@ -352,25 +474,35 @@ def print_plan(doc: PlanDocument, args: argparse.Namespace) -> None:
                 out.print(line, highlight=False)
             table = plan_table(doc, width=out.width, wide=args.wide, options=options, terse=True)
             out.print(table)
-            dropped = [c for c in PLAN_COLUMNS if c not in {str(col.header) for col in table.columns}]
-            for line in terse_footer(doc, shown, dropped, out.width, verbose=getattr(args, "verbose", False)):
+            dropped = [
+                c for c in PLAN_COLUMNS if c not in {str(col.header) for col in table.columns}
+            ]
+            for line in terse_footer(
+                doc, shown, dropped, out.width, verbose=getattr(args, "verbose", False)
+            ):
                 out.print(line, highlight=False)
         if explain or getattr(args, "verbose", False):
             for warning in doc.plan.warnings:
                 out.print(f"[yellow]warning[/]: {escape(warning)}", highlight=False)
             for note in doc.plan.notes:
                 out.print(f"[dim]note: {escape(note)}[/]", highlight=False)
-    elif args.format == "csv":  # data: every option, numbers in SI units (the grouped view is for people)
+    elif (
+        args.format == "csv"
+    ):  # data: every option, numbers in SI units (the grouped view is for people)
         sys.stdout.write(csv_text(list(PLAN_CSV_COLUMNS), plan_csv_rows(doc)))
     else:
         print_table(args, plan_table(doc, wide=True, options=options, note_width=10_000))
         print_shown(args, shown)
     if doc.run_dir:
         run_dir = escape(doc.run_dir)
-        stderr().print(f"run journal: {run_dir}  (re-plan with `planner plan {run_dir}`)", highlight=False)
+        stderr().print(
+            f"run journal: {run_dir}  (re-plan with `planner plan {run_dir}`)", highlight=False
+        )
 
 
-SCREEN_RESERVE = 3  # a terminal's lines the plan leaves: the command typed, make's echo of it, the next prompt
+SCREEN_RESERVE = (
+    3  # a terminal's lines the plan leaves: the command typed, make's echo of it, the next prompt
+)
 
 
 def _terse_rows(doc: PlanDocument, head: list[str], out: Any) -> int:
@@ -385,35 +517,78 @@ def _terse_rows(doc: PlanDocument, head: list[str], out: Any) -> int:
 
     width = max(out.width, 20)
     used = sum(max(1, ceil(Text.from_markup(line).cell_len / width)) for line in head)
-    used += 2 + 4 + (3 if doc.suggested_benchmarks else 0)  # the footer's two lines; the table's blank lines, header
+    used += (
+        2 + 4 + (3 if doc.suggested_benchmarks else 0)
+    )  # the footer's two lines; the table's blank lines, header
     # and rule; a paid benchmark's command
     return max(3, min(TERSE_ROWS, out.height - SCREEN_RESERVE - used))
 
 
 def plan_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:
-    p.add_argument("--objective", choices=OBJECTIVES, default="cheapest" if defaults else None,
-                   help="what to minimize (default cheapest; --deadline alone means cheapest within it)")
-    p.add_argument("--deadline", type=flag("--deadline"), metavar="DURATION",
-                   help="finish within this time, e.g. 4h, 90m, 1h30m (at most 366 days)")
-    p.add_argument("--time-value", type=flag("--time-value"), metavar="USD_PER_HOUR",
-                   help=ranged("--time-value", "what an hour of your waiting is worth; added to each option's cost"))
-    p.add_argument("--local-price", type=flag("--local-price"), metavar="USD_PER_HOUR", default=0.0 if defaults else None,
-                   help=ranged("--local-price", "hourly cost of this machine (amortized hardware, power); default 0"))
-    p.add_argument("--wide", action="store_true", help="show every column of the plan, however wide the terminal")
-    p.add_argument("--explain", action="store_true",
-                   help="the reasoning whole: the rule's arithmetic, the close calls, what a paid benchmark would settle, the "
-                        "table's legend")
-    p.add_argument("-v", "--verbose", action="store_true", help="every warning and note of the measurements")
+    p.add_argument(
+        "--objective",
+        choices=OBJECTIVES,
+        default="cheapest" if defaults else None,
+        help="what to minimize (default cheapest; --deadline alone means cheapest within it)",
+    )
+    p.add_argument(
+        "--deadline",
+        type=flag("--deadline"),
+        metavar="DURATION",
+        help="finish within this time, e.g. 4h, 90m, 1h30m (at most 366 days)",
+    )
+    p.add_argument(
+        "--time-value",
+        type=flag("--time-value"),
+        metavar="USD_PER_HOUR",
+        help=ranged(
+            "--time-value", "what an hour of your waiting is worth; added to each option's cost"
+        ),
+    )
+    p.add_argument(
+        "--local-price",
+        type=flag("--local-price"),
+        metavar="USD_PER_HOUR",
+        default=0.0 if defaults else None,
+        help=ranged(
+            "--local-price", "hourly cost of this machine (amortized hardware, power); default 0"
+        ),
+    )
+    p.add_argument(
+        "--wide",
+        action="store_true",
+        help="show every column of the plan, however wide the terminal",
+    )
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="the reasoning whole: the rule's arithmetic, the close calls, what a paid benchmark would settle, the "
+        "table's legend",
+    )
+    p.add_argument(
+        "-v", "--verbose", action="store_true", help="every warning and note of the measurements"
+    )
     rows_arguments(p)
 
 
-def region_argument(p, text: str = "AWS region (default: AWS_REGION, else us-east-1)", many: bool = False) -> None:
+def region_argument(
+    p, text: str = "AWS region (default: AWS_REGION, else us-east-1)", many: bool = False
+) -> None:
     """--region; `many`: a plan's, which also takes a comma-separated list or `all` (each instance type priced in the
     cheapest of them, the answer naming its region)."""
     convert = flag("--regions") if many else flag("--region")
     convert.__name__ = "region"
-    p.add_argument("--region", type=convert, help=text + ("; several (us-east-1,us-west-2) or all: each instance type in "
-                                                          "its cheapest, the answer naming the region" if many else ""))
+    p.add_argument(
+        "--region",
+        type=convert,
+        help=text
+        + (
+            "; several (us-east-1,us-west-2) or all: each instance type in "
+            "its cheapest, the answer naming the region"
+            if many
+            else ""
+        ),
+    )
 
 
 def say_script_cap(service: PlannerService, args: argparse.Namespace, then: str = "") -> None:
@@ -421,83 +596,151 @@ def say_script_cap(service: PlannerService, args: argparse.Namespace, then: str 
     there is refused first: InputError)."""
     workdir = getattr(args, "workdir", None)
     service.workloads.check_script(args.spec, workdir)
-    running = " ".join([args.spec, *args.script_args]) + (f" in {Path(workdir).resolve()}" if workdir else "")
-    epoch = "; longer while an epoch under way can end before the cap: --epochs counts steps from a whole one" if getattr(args, "epochs", None) else ""
-    first = ("traced on a stand-in GPU first (it names CUDA; not run here if that trace says its step is too slow for "
-             "this CPU), then " if service.workloads.traced_first(args.spec) else "")
-    stderr().print(f"{first}running {escape(running)} here, unchanged: "
-                   f"{args.seconds:g} s of training steps (at least 20; up to {UNSTEADY_EXTENSION * args.seconds:g} s while the step time has "
-                   f"not settled{epoch}), and stopped with everything it started at "
-                   f"{args.seconds + SCRIPT_CAP_EXTRA_SECONDS:g} s if it has not finished" + (f"; {then}" if then else ""),
-                   highlight=False)  # a terminal wraps it at words; a pipe keeps it one line
+    running = " ".join([args.spec, *args.script_args]) + (
+        f" in {Path(workdir).resolve()}" if workdir else ""
+    )
+    epoch = (
+        "; longer while an epoch under way can end before the cap: --epochs counts steps from a whole one"
+        if getattr(args, "epochs", None)
+        else ""
+    )
+    first = (
+        "traced on a stand-in GPU first (it names CUDA; not run here if that trace says its step is too slow for "
+        "this CPU), then "
+        if service.workloads.traced_first(args.spec)
+        else ""
+    )
+    stderr().print(
+        f"{first}running {escape(running)} here, unchanged: "
+        f"{args.seconds:g} s of training steps (at least 20; up to {UNSTEADY_EXTENSION * args.seconds:g} s while the step time has "
+        f"not settled{epoch}), and stopped with everything it started at "
+        f"{args.seconds + SCRIPT_CAP_EXTRA_SECONDS:g} s if it has not finished"
+        + (f"; {then}" if then else ""),
+        highlight=False,
+    )  # a terminal wraps it at words; a pipe keeps it one line
 
 
 def threads_argument(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--threads", type=flag("--threads"),
-                   help=ranged("--threads", "torch CPU threads of this machine's bench (default: as many as the CPUs free "
-                               "when it starts; a script: OMP_NUM_THREADS=N before the command)"))
+    p.add_argument(
+        "--threads",
+        type=flag("--threads"),
+        help=ranged(
+            "--threads",
+            "torch CPU threads of this machine's bench (default: as many as the CPUs free "
+            "when it starts; a script: OMP_NUM_THREADS=N before the command)",
+        ),
+    )
 
 
 def check_script_flags(args: argparse.Namespace, flags: tuple[str, ...]) -> None:
     """Refuse the spec-only flags a script cannot honour, and two lengths of its run."""
     defaults = {"out": None, "device": "auto", "threads": None, "sweep": False, "processes": 1}
-    given = [f"--{name.replace('_', '-')}" for name in flags if getattr(args, name, None) != defaults[name]]
+    given = [
+        f"--{name.replace('_', '-')}"
+        for name in flags
+        if getattr(args, name, None) != defaults[name]
+    ]
     if given == ["--threads"]:
-        raise InputError(f"--threads {args.threads}: not for a training script (the planner does not change its code)",
-                         hint=f"set them in its environment: OMP_NUM_THREADS={args.threads} planner ... (the launcher "
-                              "and torch honour it)")
+        raise InputError(
+            f"--threads {args.threads}: not for a training script (the planner does not change its code)",
+            hint=f"set them in its environment: OMP_NUM_THREADS={args.threads} planner ... (the launcher "
+            "and torch honour it)",
+        )
     if given == ["--out"]:
-        raise InputError("--out: not for a training script's bench", hint="write its result with --json --out-file FILE")
+        raise InputError(
+            "--out: not for a training script's bench",
+            hint="write its result with --json --out-file FILE",
+        )
     if given:
-        raise InputError(f"{', '.join(given)}: not for a training script (it picks its own device, threads and batch)",
-                         hint="give them to a spec, or set them in the script's own arguments after --")
+        raise InputError(
+            f"{', '.join(given)}: not for a training script (it picks its own device, threads and batch)",
+            hint="give them to a spec, or set them in the script's own arguments after --",
+        )
     check_one_length(args)
 
 
 def check_one_length(args: argparse.Namespace) -> None:
     """A script's whole run has one length: --total-steps or --epochs, not both."""
     if args.total_steps and args.epochs:
-        raise InputError("--total-steps and --epochs: give one length of the whole run, not both",
-                         hint="--total-steps N (optimizer steps) or --epochs N (DataLoader epochs)")
+        raise InputError(
+            "--total-steps and --epochs: give one length of the whole run, not both",
+            hint="--total-steps N (optimizer steps) or --epochs N (DataLoader epochs)",
+        )
 
 
-SCRIPT_ONLY = (("total_steps", "--total-steps"), ("epochs", "--epochs"), ("workdir", "--workdir"),
-               ("requirements", "--requirements"), ("env", "--env"), ("secret", "--secret"),
-               ("script_args", "arguments after --"))
+SCRIPT_ONLY = (
+    ("total_steps", "--total-steps"),
+    ("epochs", "--epochs"),
+    ("workdir", "--workdir"),
+    ("requirements", "--requirements"),
+    ("env", "--env"),
+    ("secret", "--secret"),
+    ("script_args", "arguments after --"),
+)
 
 
-def refuse_script_flags(args: argparse.Namespace, spec: str | None, but: tuple[str, ...] = ()) -> None:
+def refuse_script_flags(
+    args: argparse.Namespace, spec: str | None, but: tuple[str, ...] = ()
+) -> None:
     """A spec given what only a training script takes: InputError naming exactly those given (`but`: the
     command's own flags of the same name, as validate's --epochs for a spec)."""
     given = [flag for name, flag in SCRIPT_ONLY if name not in but and getattr(args, name, None)]
     if given:
-        raise InputError(f"{', '.join(given)}: {'is' if len(given) == 1 else 'are'} for a training script (.py) or a "
-                         f"SkyPilot task, not {spec or 'a spec'}", hint="leave them out for a spec (its run is its train.epochs, in "
-                         "its own folder); a script takes them: `planner COMMAND train.py [--total-steps N | --epochs N] "
-                         "[--workdir DIR] -- ARGS`")
+        raise InputError(
+            f"{', '.join(given)}: {'is' if len(given) == 1 else 'are'} for a training script (.py) or a "
+            f"SkyPilot task, not {spec or 'a spec'}",
+            hint="leave them out for a spec (its run is its train.epochs, in "
+            "its own folder); a script takes them: `planner COMMAND train.py [--total-steps N | --epochs N] "
+            "[--workdir DIR] -- ARGS`",
+        )
 
 
 def script_length_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--total-steps", type=flag("--total-steps"), metavar="N",
-                   help=ranged("--total-steps", "a script's whole run, in optimizer steps"))
-    p.add_argument("--epochs", type=flag("--epochs"), metavar="N",
-                   help=ranged("--epochs", "a script's whole run, in DataLoader epochs (counted in steps from one epoch seen)"))
+    p.add_argument(
+        "--total-steps",
+        type=flag("--total-steps"),
+        metavar="N",
+        help=ranged("--total-steps", "a script's whole run, in optimizer steps"),
+    )
+    p.add_argument(
+        "--epochs",
+        type=flag("--epochs"),
+        metavar="N",
+        help=ranged(
+            "--epochs",
+            "a script's whole run, in DataLoader epochs (counted in steps from one epoch seen)",
+        ),
+    )
     workdir_argument(p)
 
 
 def workdir_argument(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--workdir", metavar="DIR", help="the folder a script runs in, and that ships whole to an instance "
-                   "(default: the script's own folder); it must hold the script. As SkyPilot's workdir: relative paths "
-                   "in the script's arguments are relative to it")
+    p.add_argument(
+        "--workdir",
+        metavar="DIR",
+        help="the folder a script runs in, and that ships whole to an instance "
+        "(default: the script's own folder); it must hold the script. As SkyPilot's workdir: relative paths "
+        "in the script's arguments are relative to it",
+    )
     env_arguments(p)
 
 
 def env_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--env", action="append", metavar="NAME[=VALUE]", help="set NAME in a script's environment, here and "
-                   "on instances (over a SkyPilot task's envs, as sky launch --env); NAME alone takes its value from yours. "
-                   "Repeat it for several")
-    p.add_argument("--secret", action="append", metavar="NAME[=VALUE]", help="set NAME in a script's environment here "
-                   "only: never journaled or uploaded (as sky launch --secret); NAME alone takes its value from yours")
+    p.add_argument(
+        "--env",
+        action="append",
+        metavar="NAME[=VALUE]",
+        help="set NAME in a script's environment, here and "
+        "on instances (over a SkyPilot task's envs, as sky launch --env); NAME alone takes its value from yours. "
+        "Repeat it for several",
+    )
+    p.add_argument(
+        "--secret",
+        action="append",
+        metavar="NAME[=VALUE]",
+        help="set NAME in a script's environment here "
+        "only: never journaled or uploaded (as sky launch --secret); NAME alone takes its value from yours",
+    )
 
 
 def env_pairs(values: list[str] | None, flag: str) -> dict[str, str]:
@@ -507,11 +750,15 @@ def env_pairs(values: list[str] | None, flag: str) -> dict[str, str]:
     for value in values or []:
         name, eq, given = value.partition("=")
         if not ENV_NAME.match(name):
-            raise InputError(f"{flag} {value}: {name or 'the name'} is not an environment variable's name",
-                             hint=f"{flag} NAME=VALUE, NAME of letters, digits and _ (not starting with a digit)")
+            raise InputError(
+                f"{flag} {value}: {name or 'the name'} is not an environment variable's name",
+                hint=f"{flag} NAME=VALUE, NAME of letters, digits and _ (not starting with a digit)",
+            )
         if not eq and name not in os.environ:
-            raise InputError(f"{flag} {name}: not set in your environment, to take its value from",
-                             hint=f"give its value: {flag} {name}=VALUE, or export {name} first")
+            raise InputError(
+                f"{flag} {name}: not set in your environment, to take its value from",
+                hint=f"give its value: {flag} {name}=VALUE, or export {name} first",
+            )
         pairs[name] = given if eq else os.environ[name]
     return pairs
 
@@ -522,7 +769,9 @@ def settle_script_env(args: argparse.Namespace) -> None:
     if not hasattr(args, "env") or hasattr(args, "script_env"):
         return
     args.script_env = ScriptEnv.of(env_pairs(args.env, "--env"), env_pairs(args.secret, "--secret"))
-    if str(getattr(args, "spec", "") or "").endswith(".py"):  # a spec refuses them (its command says so)
+    if str(getattr(args, "spec", "") or "").endswith(
+        ".py"
+    ):  # a spec refuses them (its command says so)
         _say_env(args)
 
 
@@ -530,18 +779,25 @@ def _say_env(args: argparse.Namespace) -> None:
     """Refuse a secret's value in the script's arguments (a shell's `-- --token $HF_TOKEN`); say the env by name."""
     leaked = args.script_env.leaked_in(getattr(args, "script_args", None) or [])
     if leaked is not None:
-        raise InputError(f"arguments after --: one holds the value of the secret {leaked}, which the planner would print, "
-                         "journal and send to instances", hint=f"read it in the script from the environment "
-                         f"(os.environ[\"{leaked}\"]): the planner sets it there, here only")
+        raise InputError(
+            f"arguments after --: one holds the value of the secret {leaked}, which the planner would print, "
+            "journal and send to instances",
+            hint=f"read it in the script from the environment "
+            f'(os.environ["{leaked}"]): the planner sets it there, here only',
+        )
     for line in args.script_env.said():
         note(line)
         args.task_said = [*(getattr(args, "task_said", None) or []), line]
 
 
 def chart_argument(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--chart", metavar="FILE", help="also draw the plan's chart (training time against cost, log axes, "
-                   "intervals, the break-even line, the headline marked) into FILE: .svg, .png or .html "
-                   "(needs the extra: pip install 'cloud-planner[chart]')")
+    p.add_argument(
+        "--chart",
+        metavar="FILE",
+        help="also draw the plan's chart (training time against cost, log axes, "
+        "intervals, the break-even line, the headline marked) into FILE: .svg, .png or .html "
+        "(needs the extra: pip install 'cloud-planner[chart]')",
+    )
 
 
 def check_chart(path: str | None) -> str | None:
@@ -562,8 +818,10 @@ def write_chart(doc: PlanDocument, path: str | None) -> None:
 
     data = draw(doc, path)
     shown = f"{len(data.points)} options" if data else "no option to draw"
-    stderr().print(f"chart: {escape(path)} ({shown}; the headline {escape(doc.recommendation.target or 'none')} marked)",
-                   highlight=False)
+    stderr().print(
+        f"chart: {escape(path)} ({shown}; the headline {escape(doc.recommendation.target or 'none')} marked)",
+        highlight=False,
+    )
 
 
 def _given(argv: set[str], flag: str) -> bool:
@@ -580,9 +838,12 @@ def take_task(args: argparse.Namespace, argv: list[str] | None = None) -> None:
     spec = getattr(args, "spec", None)
     if not spec or not str(spec).endswith((".yaml", ".yml")):
         return
-    opened = PlannerService().workloads.open_task(spec, env_pairs(getattr(args, "env", None), "--env"),
-                                                  env_pairs(getattr(args, "secret", None), "--secret"),
-                                                  getattr(args, "workdir", None))
+    opened = PlannerService().workloads.open_task(
+        spec,
+        env_pairs(getattr(args, "env", None), "--env"),
+        env_pairs(getattr(args, "secret", None), "--secret"),
+        getattr(args, "workdir", None),
+    )
     if opened is None:
         return
     task = opened.task
@@ -592,22 +853,37 @@ def take_task(args: argparse.Namespace, argv: list[str] | None = None) -> None:
     if opened.requirements and hasattr(args, "requirements") and not args.requirements:
         args.requirements = opened.requirements
     shown = " ".join(shlex.quote(a) for a in [args.spec, *args.script_args])
-    head = (f"{task.source}: SkyPilot task{f' {task.name}' if task.name else ''}: runs `python {shown}` in its workdir "
-            f"{opened.workdir}" + (f", with setup's requirements {args.requirements}" if getattr(args, "requirements", None)
-                                    and task.requirements else ""))
-    given = set((argv or []))
+    head = (
+        f"{task.source}: SkyPilot task{f' {task.name}' if task.name else ''}: runs `python {shown}` in its workdir "
+        f"{opened.workdir}"
+        + (
+            f", with setup's requirements {args.requirements}"
+            if getattr(args, "requirements", None) and task.requirements
+            else ""
+        )
+    )
+    given = set(argv or [])
     if opened.region and hasattr(args, "region") and not _given(given, "--region"):
         try:
             args.region = parse_flag("--region", opened.region)
         except ValueError as exc:
-            raise InputError(f"{task.source}: resources.region: {exc}",
-                             hint="write an AWS region such as us-east-1 (or infra: aws/us-east-1), or pass --region") from None
-        task.notes.append(f"{task.source}: resources: priced in {args.region}, the task's region (--region overrides it)")
+            raise InputError(
+                f"{task.source}: resources.region: {exc}",
+                hint="write an AWS region such as us-east-1 (or infra: aws/us-east-1), or pass --region",
+            ) from None
+        task.notes.append(
+            f"{task.source}: resources: priced in {args.region}, the task's region (--region overrides it)"
+        )
     if opened.purchase and hasattr(args, "purchase") and not _given(given, "--purchase"):
         args.purchase = opened.purchase
-        task.notes.append(f"{task.source}: resources: use_spot: {'true' if opened.purchase == 'spot' else 'false'}: priced "
-                          f"{args.purchase} (--purchase overrides it)")
-    args.task_said = [head, *task.notes]  # the TUI shows them too (this line is gone once it takes the screen)
+        task.notes.append(
+            f"{task.source}: resources: use_spot: {'true' if opened.purchase == 'spot' else 'false'}: priced "
+            f"{args.purchase} (--purchase overrides it)"
+        )
+    args.task_said = [
+        head,
+        *task.notes,
+    ]  # the TUI shows them too (this line is gone once it takes the screen)
     stderr().print(head, markup=False, highlight=False, soft_wrap=True)
     for line in task.notes:
         note(line)

@@ -60,7 +60,9 @@ end
 """
 
 
-def completion_script(parser: argparse.ArgumentParser, shell: str, regions: list[str], instance_types: list[str]) -> str:
+def completion_script(
+    parser: argparse.ArgumentParser, shell: str, regions: list[str], instance_types: list[str]
+) -> str:
     """The completion script of `parser` for `shell`, with the catalog's `regions` and `instance_types`."""
     import shtab
 
@@ -70,11 +72,23 @@ def completion_script(parser: argparse.ArgumentParser, shell: str, regions: list
         "spec": shtab.glob(*SPEC_FILES),
         "dir": shtab.DIRECTORY,
         "file": shtab.FILE,
-        "region": {"bash": "_planner_regions", "zsh": f"({region_words})", "fish": region_words,
-                   "preamble": {"bash": f'_planner_regions() {{\n  compgen -W "{region_words}" -- "$1"\n}}\n'}},
-        "targets": {"bash": "", "zsh": "_planner_targets", "fish": "(_planner_targets)",  # bash: the wrapper below
-                    "preamble": {"zsh": ZSH_TARGETS % " ".join("'" + t.replace(":", "\\:") + "'" for t in targets),
-                                 "fish": FISH_TARGETS % " ".join(targets)}},
+        "region": {
+            "bash": "_planner_regions",
+            "zsh": f"({region_words})",
+            "fish": region_words,
+            "preamble": {
+                "bash": f'_planner_regions() {{\n  compgen -W "{region_words}" -- "$1"\n}}\n'
+            },
+        },
+        "targets": {
+            "bash": "",
+            "zsh": "_planner_targets",
+            "fish": "(_planner_targets)",  # bash: the wrapper below
+            "preamble": {
+                "zsh": ZSH_TARGETS % " ".join("'" + t.replace(":", "\\:") + "'" for t in targets),
+                "fish": FISH_TARGETS % " ".join(targets),
+            },
+        },
     }
     for action in _actions(parser):
         kind = _kind(action)
@@ -115,15 +129,22 @@ def _kind(action: argparse.Action) -> str | None:
 
 def cmd_completion(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     service = PlannerService()
-    sys.stdout.write(completion_script(parser, args.shell, service.account.regions(), service.account.instance_types()))
+    sys.stdout.write(
+        completion_script(
+            parser, args.shell, service.account.regions(), service.account.instance_types()
+        )
+    )
     return ExitCode.OK
 
 
 def add_completion_parser(sub, root: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("completion", help="print a shell completion script (bash, zsh or fish)",
-                       description="Print a completion script for your shell: subcommands, flags, spec files, run "
-                                   "directories, and the price catalog's regions and instance types. Install it once, "
-                                   "e.g. `planner completion bash > ~/.local/share/bash-completion/completions/planner` "
-                                   "(docs/guides/config.md: every shell).")
+    p = sub.add_parser(
+        "completion",
+        help="print a shell completion script (bash, zsh or fish)",
+        description="Print a completion script for your shell: subcommands, flags, spec files, run "
+        "directories, and the price catalog's regions and instance types. Install it once, "
+        "e.g. `planner completion bash > ~/.local/share/bash-completion/completions/planner` "
+        "(docs/guides/config.md: every shell).",
+    )
     p.add_argument("shell", choices=SHELLS)
     p.set_defaults(handler=lambda args: cmd_completion(args, root))

@@ -17,12 +17,17 @@ def take_profile(argv: list[str]) -> tuple[list[str], str | None]:
     head, tail = argv[:cut], argv[cut:]
     for i, arg in enumerate(head):
         if arg == "--profile" or arg.startswith("--profile="):
-            name = arg.split("=", 1)[1] if "=" in arg else (head[i + 1] if i + 1 < len(head) else "")
-            rest = head[:i] + head[i + (1 if "=" in arg else 2):]
+            name = (
+                arg.split("=", 1)[1] if "=" in arg else (head[i + 1] if i + 1 < len(head) else "")
+            )
+            rest = head[:i] + head[i + (1 if "=" in arg else 2) :]
             try:
                 return rest + tail, KEYS["profile"].parse(name)
             except ValueError as exc:
-                raise InputError(f"--profile {name!r}: {exc}", hint="give a profile of ~/.aws/config, as the AWS CLI takes it") from None
+                raise InputError(
+                    f"--profile {name!r}: {exc}",
+                    hint="give a profile of ~/.aws/config, as the AWS CLI takes it",
+                ) from None
     return argv, None
 
 
@@ -33,12 +38,18 @@ def apply_defaults(parser: argparse.ArgumentParser, profile: str | None) -> None
     values = read_config()
     if profile or values.get("profile"):
         os.environ["AWS_PROFILE"] = profile or (os.environ.get("AWS_PROFILE") or values["profile"])
-    defaults = {KEYS[name].dest: value for name, value in values.items() if KEYS[name].dest and name != "profile"}
+    defaults = {
+        KEYS[name].dest: value
+        for name, value in values.items()
+        if KEYS[name].dest and name != "profile"
+    }
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for sub in action.choices.values():
                 known = {a.dest for a in sub._actions}
-                sub.set_defaults(**{dest: value for dest, value in defaults.items() if dest in known})
+                sub.set_defaults(
+                    **{dest: value for dest, value in defaults.items() if dest in known}
+                )
 
 
 def cmd_config(args: argparse.Namespace) -> int:
@@ -46,27 +57,36 @@ def cmd_config(args: argparse.Namespace) -> int:
         stdout().print(str(config_path()), highlight=False, markup=False)
     elif args.action == "set":
         if args.key is None or args.value is None:
-            raise InputError("planner config set KEY VALUE: give both", hint=f"the keys are: {', '.join(KEYS)}")
+            raise InputError(
+                "planner config set KEY VALUE: give both", hint=f"the keys are: {', '.join(KEYS)}"
+            )
         path = set_value(args.key, args.value)
         stderr().print(f"{args.key} = {args.value} (in {path})", highlight=False, markup=False)
     elif args.action == "unset":
         if args.key is None:
-            raise InputError("planner config unset KEY: give the key", hint=f"the keys are: {', '.join(KEYS)}")
+            raise InputError(
+                "planner config unset KEY: give the key", hint=f"the keys are: {', '.join(KEYS)}"
+            )
         unset_value(args.key)
     else:
         out = stdout()
         width = max(len(k) for k in KEYS)
         for name, value, where in explain():
             out.print(f"{name:<{width}}  {value}  ({where})", highlight=False, markup=False)
-        out.print("a flag on the command line wins over all of these", highlight=False, markup=False)
+        out.print(
+            "a flag on the command line wins over all of these", highlight=False, markup=False
+        )
     return ExitCode.OK
 
 
 def add_config_parser(sub) -> None:
-    p = sub.add_parser("config", help="defaults for region, purchase, time value, local price, bench budget, AWS profile",
-                       description="Defaults kept in a TOML file (`planner config path`; PLANNER_CONFIG points elsewhere). "
-                                   "A flag wins over the file, the file over the environment (AWS_REGION, AWS_PROFILE). "
-                                   "Keys: " + "; ".join(f"{k.name}: {k.help}" for k in KEYS.values()))
+    p = sub.add_parser(
+        "config",
+        help="defaults for region, purchase, time value, local price, bench budget, AWS profile",
+        description="Defaults kept in a TOML file (`planner config path`; PLANNER_CONFIG points elsewhere). "
+        "A flag wins over the file, the file over the environment (AWS_REGION, AWS_PROFILE). "
+        "Keys: " + "; ".join(f"{k.name}: {k.help}" for k in KEYS.values()),
+    )
     p.add_argument("action", choices=("show", "set", "unset", "path"), nargs="?", default="show")
     p.add_argument("key", nargs="?", choices=list(KEYS))
     p.add_argument("value", nargs="?")

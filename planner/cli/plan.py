@@ -10,17 +10,43 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planner.cli.common import (
-    chart_argument, check_chart, threads_argument, check_one_length, check_script_flags, default_region, escape, flag, output_arguments, plan_arguments,
-    print_json, print_plan, progress, ranged, region_argument, say_script_cap, refuse_script_flags, script_length_arguments, stderr, stdout,
+    chart_argument,
+    check_chart,
+    check_one_length,
+    check_script_flags,
+    default_region,
+    escape,
+    flag,
+    output_arguments,
+    plan_arguments,
+    print_json,
+    print_plan,
+    progress,
+    ranged,
+    refuse_script_flags,
+    region_argument,
+    say_script_cap,
+    script_length_arguments,
+    stderr,
+    stdout,
+    threads_argument,
     write_chart,
 )
 from planner.errors import ExitCode
-from planner.service import (
-    SCRIPT_KIND, PURCHASES, AwsOptions, BenchOptions, choice_json, parse_targets, plan_options, PlannerService, RunCallbacks,
-    ScriptLength,
-)
 from planner.report.plan import predicted_footer
 from planner.report.text import interrupted_text, label_text, seconds_text
+from planner.service import (
+    PURCHASES,
+    SCRIPT_KIND,
+    AwsOptions,
+    BenchOptions,
+    PlannerService,
+    RunCallbacks,
+    ScriptLength,
+    choice_json,
+    parse_targets,
+    plan_options,
+)
 from planner.service.inputs import check_run_dir
 
 if TYPE_CHECKING:
@@ -28,17 +54,27 @@ if TYPE_CHECKING:
 
 
 def _plan_options(args: argparse.Namespace, region: str):
-    return plan_options(args.objective, args.deadline, time_value_per_hour=args.time_value,
-                        local_price_per_hour=args.local_price, region=region, purchase=args.purchase)
+    return plan_options(
+        args.objective,
+        args.deadline,
+        time_value_per_hour=args.time_value,
+        local_price_per_hour=args.local_price,
+        region=region,
+        purchase=args.purchase,
+    )
 
 
-AUTO_SKIPPED_SHOWN = 8  # `auto`'s instances not benchmarked, listed on stderr (--json has every one)
+AUTO_SKIPPED_SHOWN = (
+    8  # `auto`'s instances not benchmarked, listed on stderr (--json has every one)
+)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     service = PlannerService()
     if args.out is not None:
-        check_run_dir(args.out)  # a file, a non-empty directory, a path too long: refused before any work
+        check_run_dir(
+            args.out
+        )  # a file, a non-empty directory, a path too long: refused before any work
     targets = parse_targets(args.targets)
     region = args.region or default_region()
     options = _plan_options(args, region)
@@ -46,15 +82,28 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not script:
         refuse_script_flags(args, args.spec)
     spec = None if script else service.workloads.load(args.spec)
-    aws = AwsOptions(region=region, purchase=args.purchase, ami=args.ami, ami_type=args.ami_type, subnet=args.subnet,
-                     bucket=args.bucket, max_bench_minutes=args.max_bench_minutes, bench_budget=args.bench_budget,
-                     max_instances=args.max_instances, poll_seconds=args.poll_seconds, fallback=args.fallback)
+    aws = AwsOptions(
+        region=region,
+        purchase=args.purchase,
+        ami=args.ami,
+        ami_type=args.ami_type,
+        subnet=args.subnet,
+        bucket=args.bucket,
+        max_bench_minutes=args.max_bench_minutes,
+        bench_budget=args.bench_budget,
+        max_instances=args.max_instances,
+        poll_seconds=args.poll_seconds,
+        fallback=args.fallback,
+    )
     err = stderr()
     if targets.aws_types or targets.auto:  # what it may launch and bill, said first, also with -y
         if not _may_launch(service, args, targets, aws, spec, options):
             return ExitCode.OK if args.dry_run else ExitCode.RUNTIME_FAILURE
     elif args.dry_run:
-        err.print("nothing to launch: every target is this machine (--dry-run launches nothing anyway)", highlight=False)
+        err.print(
+            "nothing to launch: every target is this machine (--dry-run launches nothing anyway)",
+            highlight=False,
+        )
         if args.format == "json":
             print_json(_dry_run_json(service, args, targets, None))
         return ExitCode.OK
@@ -63,39 +112,73 @@ def cmd_run(args: argparse.Namespace) -> int:
     def on_result(label: str, measured: Measured) -> None:
         r = measured.result  # a message may quote a log ("[planner 12:00:00] ..."): escaped
         if r.status == "ok":
-            err.print(f"[green]measured[/] {label_text(label)}: {seconds_text(r.step_seconds)}/step on "
-                      f"{escape(r.device_name)}{escape(interrupted_text(r))}", highlight=False)
+            err.print(
+                f"[green]measured[/] {label_text(label)}: {seconds_text(r.step_seconds)}/step on "
+                f"{escape(r.device_name)}{escape(interrupted_text(r))}",
+                highlight=False,
+            )
         else:
-            err.print(f"[red]{r.status}[/] {label_text(label)}: {escape(r.message)}", highlight=False)
+            err.print(
+                f"[red]{r.status}[/] {label_text(label)}: {escape(r.message)}", highlight=False
+            )
 
     def on_state(label: str, state: str, elapsed: float, cost: float) -> None:
         if label.startswith("aws-"):
-            err.print(f"[{elapsed:5.0f} s] {label_text(label)}: {state}  (${cost:.4f} so far)", highlight=False)
+            err.print(
+                f"[{elapsed:5.0f} s] {label_text(label)}: {state}  (${cost:.4f} so far)",
+                highlight=False,
+            )
 
     def on_notice(label: str, text: str) -> None:
-        err.print(f"{label_text(label)}: {text}" if label else text, style="yellow", markup=False, highlight=False,
-                  soft_wrap=True)
+        err.print(
+            f"{label_text(label)}: {text}" if label else text,
+            style="yellow",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
 
     def on_choices(choices: list) -> None:
         _say_choices(choices)
 
     if spec is None:
-        return _run_script(service, args, targets, options, aws,
-                           RunCallbacks(on_result=on_result, on_state=on_state, on_choices=on_choices, on_notice=on_notice))
+        return _run_script(
+            service,
+            args,
+            targets,
+            options,
+            aws,
+            RunCallbacks(
+                on_result=on_result, on_state=on_state, on_choices=on_choices, on_notice=on_notice
+            ),
+        )
     try:
         with progress() as on_progress:
-            callbacks = RunCallbacks(on_progress=on_progress, on_result=on_result, on_state=on_state, on_choices=on_choices,
-                                     on_notice=on_notice)
-            doc, _journal, _session = service.run(spec, Path(args.spec).read_text(), targets, options,
-                                                  BenchOptions(seconds=args.seconds, processes=args.processes, threads=args.threads),
-                                                  Path(args.out) if args.out else None,
-                                                  callbacks, aws)
+            callbacks = RunCallbacks(
+                on_progress=on_progress,
+                on_result=on_result,
+                on_state=on_state,
+                on_choices=on_choices,
+                on_notice=on_notice,
+            )
+            doc, _journal, _session = service.run(
+                spec,
+                Path(args.spec).read_text(),
+                targets,
+                options,
+                BenchOptions(seconds=args.seconds, processes=args.processes, threads=args.threads),
+                Path(args.out) if args.out else None,
+                callbacks,
+                aws,
+            )
     except KeyboardInterrupt as exc:
         return _interrupted(exc)
     print_plan(doc, args)
     if doc.bench_cost_usd is not None:
-        err.print(f"bench instances: about ${doc.bench_cost_usd:.4f} billed (per-second, 60 s minimum each, root volume included)",
-                  highlight=False)
+        err.print(
+            f"bench instances: about ${doc.bench_cost_usd:.4f} billed (per-second, 60 s minimum each, root volume included)",
+            highlight=False,
+        )
     return _run_exit_code(doc)
 
 
@@ -106,8 +189,10 @@ def _say_choices(choices: list, verb: str = "benchmarking") -> None:
     left = [c for c in choices if not c.benchmark]
     said = f"auto: {verb} {len(chosen)} of {len(choices)} candidate instances"
     if not chosen and left and all(c.here_wins for c in left):
-        err.print(f"{said}: training here wins clearly, whatever an instance measures (--json lists each and why)",
-                  highlight=False)
+        err.print(
+            f"{said}: training here wins clearly, whatever an instance measures (--json lists each and why)",
+            highlight=False,
+        )
         return
     err.print(said, highlight=False)
     for c in chosen:
@@ -115,20 +200,37 @@ def _say_choices(choices: list, verb: str = "benchmarking") -> None:
     for c in left[:AUTO_SKIPPED_SHOWN]:
         err.print(f"  - {c.target}: {c.reason}", highlight=False)
     if len(left) > AUTO_SKIPPED_SHOWN:
-        err.print(f"  ... and {len(left) - AUTO_SKIPPED_SHOWN} more not benchmarked (--json lists each and why)",
-                  highlight=False)
+        err.print(
+            f"  ... and {len(left) - AUTO_SKIPPED_SHOWN} more not benchmarked (--json lists each and why)",
+            highlight=False,
+        )
 
 
-def _auto_preview(service: PlannerService, args: argparse.Namespace, spec, options, aws: AwsOptions) -> list:
+def _auto_preview(
+    service: PlannerService, args: argparse.Namespace, spec, options, aws: AwsOptions
+) -> list:
     """`run --targets auto --dry-run`: this machine measured (free) and `auto`'s choice made as a run makes it;
     said on stderr with what it would launch. Returns the choices."""
     err = stderr()
-    err.print("dry run: measuring here to choose what auto would benchmark (free: nothing is rented)", highlight=False)
+    err.print(
+        "dry run: measuring here to choose what auto would benchmark (free: nothing is rented)",
+        highlight=False,
+    )
     with progress() as on_progress:
         if spec is None:
-            choices = service.script_auto_preview(args.spec, args.script_args, options, aws, args.seconds,
-                                                  args.total_steps, args.epochs, on_progress=on_progress,
-                                                  workdir=args.workdir, env=args.script_env, task=task_origin(args))
+            choices = service.script_auto_preview(
+                args.spec,
+                args.script_args,
+                options,
+                aws,
+                args.seconds,
+                args.total_steps,
+                args.epochs,
+                on_progress=on_progress,
+                workdir=args.workdir,
+                env=args.script_env,
+                task=task_origin(args),
+            )
         else:
             choices = service.auto_preview(spec, options, args.seconds, aws, on_progress)
     _say_choices(choices, verb="would benchmark")
@@ -139,31 +241,47 @@ def _auto_preview(service: PlannerService, args: argparse.Namespace, spec, optio
     return choices
 
 
-def _may_launch(service: PlannerService, args: argparse.Namespace, targets, aws: AwsOptions, spec=None,
-                options=None) -> bool:
+def _may_launch(
+    service: PlannerService,
+    args: argparse.Namespace,
+    targets,
+    aws: AwsOptions,
+    spec=None,
+    options=None,
+) -> bool:
     """Say what would be launched and its worst-case cost (always: -y skips the question, not the facts).
     `--dry-run`: launch nothing (False). On a terminal, ask "Proceed? [y/N]" (-y/--yes skips it); without one
     (a script, CI) never wait for input (True). A script's folder is listed here when the user is asked or
     it is a dry run; otherwise the run lists it as it ships, right before launching."""
     err = stderr()
-    preview = service.launch_preview(targets.aws_types, aws) if targets.aws_types else None  # bad input refused first
+    preview = (
+        service.launch_preview(targets.aws_types, aws) if targets.aws_types else None
+    )  # bad input refused first
     lines = preview.lines() if preview is not None else []
     refusal = preview.quota_refusal() if preview is not None else None
     if not args.dry_run:
-        service.check_credentials(targets.aws_types)  # no credentials here: refused before anything is said or run
-        if refusal is not None:  # EC2 would refuse it for want of vCPU quota: refused before anything starts
+        service.check_credentials(
+            targets.aws_types
+        )  # no credentials here: refused before anything is said or run
+        if (
+            refusal is not None
+        ):  # EC2 would refuse it for want of vCPU quota: refused before anything starts
             raise refusal
     elif refusal is not None:
         lines.append(f"a run would be refused: {refusal.message}; to fix: {refusal.hint}")
     if targets.auto:
-        lines.append(f"auto: measures here first, then benchmarks the instances that could change the decision, "
-                     f"worst case within --bench-budget ${aws.bench_budget:.2f}")
+        lines.append(
+            f"auto: measures here first, then benchmarks the instances that could change the decision, "
+            f"worst case within --bench-budget ${aws.bench_budget:.2f}"
+        )
     if args.deadline:
         lines.append(f"the plan's deadline: {seconds_text(args.deadline)}")
     problem = service.account.credentials_problem() if args.dry_run else None
     if problem:
-        lines.append(f"a run would {'refuse these instances' if targets.aws_types else 'benchmark none'}: {problem}"
-                     + ("; or measure here only: --targets local" if targets.aws_types else ""))
+        lines.append(
+            f"a run would {'refuse these instances' if targets.aws_types else 'benchmark none'}: {problem}"
+            + ("; or measure here only: --targets local" if targets.aws_types else "")
+        )
     asking = args.dry_run or (not args.yes and sys.stdin.isatty())
     if args.spec.endswith(".py") and (targets.aws_types or targets.auto) and asking:
         lines += service.workloads.shipping_preview(args.spec, args.workdir)
@@ -187,30 +305,72 @@ def _may_launch(service: PlannerService, args: argparse.Namespace, targets, aws:
     return False
 
 
-def _dry_run_json(service: PlannerService, args: argparse.Namespace, targets, aws: AwsOptions | None,
-                  choices: list | None = None) -> dict:
+def _dry_run_json(
+    service: PlannerService,
+    args: argparse.Namespace,
+    targets,
+    aws: AwsOptions | None,
+    choices: list | None = None,
+) -> dict:
     """`run --dry-run --json`: what the lines on stderr say, for a program: the instances, their prices and worst
     case, the guards, `auto`'s choice (`auto_choices`, each with why; its instances are in `launch`), and (a
     script) the files that would ship and what was left out."""
     launch = None
-    types = list(dict.fromkeys([*targets.aws_types, *(c.target.removeprefix("aws:") for c in choices or [] if c.benchmark)]))
+    types = list(
+        dict.fromkeys(
+            [
+                *targets.aws_types,
+                *(c.target.removeprefix("aws:") for c in choices or [] if c.benchmark),
+            ]
+        )
+    )
     if aws is not None and types:
         p = service.launch_preview(types, aws)
-        launch = {"region": p.region, "purchase": p.purchase, "ami": p.ami,
-                  "instances": [{"target": f"aws:{t}", "price_per_hour": price, "worst_case_usd": worst}
-                                for t, price, worst in p.instances],
-                  "worst_case_usd": p.worst_case_usd, "bench_budget_usd": p.budget_usd,
-                  "deadman_minutes": p.deadman_minutes, "grace_minutes": p.grace_minutes, "max_instances": p.max_instances,
-                  "quotas": [{"name": q.name, "code": q.code, "vcpus": q.limit, "in_use": q.used, "needed": q.needed,
-                              "types": list(q.types), "over": q.over, "not_read": q.problem or None} for q in p.quotas]}
-    out: dict = {"dry_run": True, "targets": [t.name for t in targets.targets], "auto": targets.auto, "launch": launch,
-                 **({"auto_choices": [choice_json(c) for c in choices]} if choices is not None else {}),
-                 "credentials_problem": service.account.credentials_problem() if targets.aws_types or targets.auto else None}
+        launch = {
+            "region": p.region,
+            "purchase": p.purchase,
+            "ami": p.ami,
+            "instances": [
+                {"target": f"aws:{t}", "price_per_hour": price, "worst_case_usd": worst}
+                for t, price, worst in p.instances
+            ],
+            "worst_case_usd": p.worst_case_usd,
+            "bench_budget_usd": p.budget_usd,
+            "deadman_minutes": p.deadman_minutes,
+            "grace_minutes": p.grace_minutes,
+            "max_instances": p.max_instances,
+            "quotas": [
+                {
+                    "name": q.name,
+                    "code": q.code,
+                    "vcpus": q.limit,
+                    "in_use": q.used,
+                    "needed": q.needed,
+                    "types": list(q.types),
+                    "over": q.over,
+                    "not_read": q.problem or None,
+                }
+                for q in p.quotas
+            ],
+        }
+    out: dict = {
+        "dry_run": True,
+        "targets": [t.name for t in targets.targets],
+        "auto": targets.auto,
+        "launch": launch,
+        **({"auto_choices": [choice_json(c) for c in choices]} if choices is not None else {}),
+        "credentials_problem": service.account.credentials_problem()
+        if targets.aws_types or targets.auto
+        else None,
+    }
     if args.spec.endswith(".py") and (targets.aws_types or targets.auto):
         shipped = service.workloads.shipped(args.spec, args.workdir)
-        out["ships"] = {"folder": str(shipped.folder), "files": [name for _, name in shipped.files],
-                        "total_bytes": shipped.total_bytes,
-                        "left_out": [{"path": path, "why": why} for path, why in shipped.left_out]}
+        out["ships"] = {
+            "folder": str(shipped.folder),
+            "files": [name for _, name in shipped.files],
+            "total_bytes": shipped.total_bytes,
+            "left_out": [{"path": path, "why": why} for path, why in shipped.left_out],
+        }
     return out
 
 
@@ -224,29 +384,54 @@ def _interrupted(exc: KeyboardInterrupt) -> int:
         where = f": the results measured so far are in {run_dir}; `planner plan {run_dir}` plans from them"
     else:
         where = ""
-    stderr().print(f"interrupted ({getattr(exc, 'signal_name', 'SIGINT')}){where}", markup=False, highlight=False,
-                   soft_wrap=True)
+    stderr().print(
+        f"interrupted ({getattr(exc, 'signal_name', 'SIGINT')}){where}",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
     return 128 + int(getattr(exc, "signum", 2))
 
 
-def _run_script(service: PlannerService, args: argparse.Namespace, targets, options, aws: AwsOptions,
-                callbacks: RunCallbacks) -> int:
+def _run_script(
+    service: PlannerService,
+    args: argparse.Namespace,
+    targets,
+    options,
+    aws: AwsOptions,
+    callbacks: RunCallbacks,
+) -> int:
     """`planner run train.py --targets local,aws:TYPE -- ARGS`: the script measured here and on rented
     instances, journaled, planned."""
     check_script_flags(args, ("processes", "threads"))
     say_script_cap(service, args)
     try:
         with progress() as on_progress:
-            doc, _journal = service.run_script(args.spec, args.script_args, targets, options, args.seconds,
-                                               args.total_steps, args.epochs, Path(args.out) if args.out else None,
-                                               replace(callbacks, on_progress=on_progress), aws, args.requirements,
-                                               workdir=args.workdir, env=args.script_env, task=task_origin(args))
+            doc, _journal = service.run_script(
+                args.spec,
+                args.script_args,
+                targets,
+                options,
+                args.seconds,
+                args.total_steps,
+                args.epochs,
+                Path(args.out) if args.out else None,
+                replace(callbacks, on_progress=on_progress),
+                aws,
+                args.requirements,
+                workdir=args.workdir,
+                env=args.script_env,
+                task=task_origin(args),
+            )
     except KeyboardInterrupt as exc:
         return _interrupted(exc)
     print_plan(doc, args)
     if doc.bench_cost_usd is not None:
-        stderr().print(f"bench instances: about ${doc.bench_cost_usd:.4f} billed (per-second, 60 s minimum each, root "
-                       "volume included)", highlight=False)
+        stderr().print(
+            f"bench instances: about ${doc.bench_cost_usd:.4f} billed (per-second, 60 s minimum each, root "
+            "volume included)",
+            highlight=False,
+        )
     return _run_exit_code(doc)
 
 
@@ -259,7 +444,11 @@ def _print_unterminated(instances: list[LeftRunning]) -> None:
 def _run_exit_code(doc: PlanDocument) -> int:
     """0: everything measured and cleaned up; 3 (incomplete): an instance left running, or a plan
     without some target that failed; 1: nothing to recommend."""
-    left, failed, cut = doc.unterminated or [], doc.failed_targets or [], doc.interrupted_targets or []
+    left, failed, cut = (
+        doc.unterminated or [],
+        doc.failed_targets or [],
+        doc.interrupted_targets or [],
+    )
     _print_unterminated(left)
     if left:
         return ExitCode.INCOMPLETE
@@ -268,11 +457,22 @@ def _run_exit_code(doc: PlanDocument) -> int:
     kept = [label_text(label) for label in cut if label not in failed]
     failed = [label_text(label) for label in failed]
     if failed or kept:
-        what = "; ".join(part for part in (f"{', '.join(failed)} failed (see above)" if failed else "",
-                                           f"{', '.join(kept)} interrupted by a spot reclaim (its steps until then are "
-                                           "planned)" if kept else "") if part)
-        stderr().print(f"incomplete: {what}; the plan is of what was measured and predicted",
-                       markup=False, highlight=False)
+        what = "; ".join(
+            part
+            for part in (
+                f"{', '.join(failed)} failed (see above)" if failed else "",
+                f"{', '.join(kept)} interrupted by a spot reclaim (its steps until then are "
+                "planned)"
+                if kept
+                else "",
+            )
+            if part
+        )
+        stderr().print(
+            f"incomplete: {what}; the plan is of what was measured and predicted",
+            markup=False,
+            highlight=False,
+        )
         return ExitCode.INCOMPLETE
     return ExitCode.OK
 
@@ -287,10 +487,19 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     spec = service.workloads.load(args.spec)
     options = _plan_options(args, region)
     if not args.predict_only and (emulated := service.workloads.emulated_here(spec)):
-        stderr().print(f"[yellow]note[/]: {escape(emulated)}", highlight=False)  # before it measures
+        stderr().print(
+            f"[yellow]note[/]: {escape(emulated)}", highlight=False
+        )  # before it measures
     with progress() as on_progress:
-        doc = service.estimate(spec, options, args.seconds, gpu=True if args.gpu else False if args.cpu else None,
-                               on_progress=on_progress, predict_only=args.predict_only, threads=args.threads)
+        doc = service.estimate(
+            spec,
+            options,
+            args.seconds,
+            gpu=True if args.gpu else False if args.cpu else None,
+            on_progress=on_progress,
+            predict_only=args.predict_only,
+            threads=args.threads,
+        )
     print_plan(doc, args)
     if args.format == "table":
         _print_predicted_footer(doc, args.spec, explain=args.explain)
@@ -310,23 +519,43 @@ def _estimate_script(service: PlannerService, args: argparse.Namespace, region: 
     options = _plan_options(args, region)
     if args.predict_only:
         service.workloads.check_script(args.spec, args.workdir)
-        stderr().print(f"tracing {escape(args.spec)} on a stand-in GPU only (--predict-only): nothing of it runs here",
-                       highlight=False)
+        stderr().print(
+            f"tracing {escape(args.spec)} on a stand-in GPU only (--predict-only): nothing of it runs here",
+            highlight=False,
+        )
     else:
         say_script_cap(service, args)
     with progress() as on_progress:
-        doc, _run, _est = service.estimate_script(args.spec, args.script_args, options, args.seconds, args.total_steps,
-                                                args.epochs, gpu=True if args.gpu else False if args.cpu else None,
-                                                on_progress=on_progress, workdir=args.workdir, env=args.script_env,
-                                                task=task_origin(args), predict_only=args.predict_only)
+        doc, _run, _est = service.estimate_script(
+            args.spec,
+            args.script_args,
+            options,
+            args.seconds,
+            args.total_steps,
+            args.epochs,
+            gpu=True if args.gpu else False if args.cpu else None,
+            on_progress=on_progress,
+            workdir=args.workdir,
+            env=args.script_env,
+            task=task_origin(args),
+            predict_only=args.predict_only,
+        )
     print_plan(doc, args)
     if args.format == "table":
         task = getattr(args, "task", None)
-        if task is not None:  # the suggested run is of the task, as the user gave it (its own arguments in it)
-            named = script_command(args.task_file, None, args.total_steps, args.epochs) + env_flags(args)
-            _print_predicted_footer(doc, named, args.script_args[len(task.args):], explain=args.explain)
+        if (
+            task is not None
+        ):  # the suggested run is of the task, as the user gave it (its own arguments in it)
+            named = script_command(args.task_file, None, args.total_steps, args.epochs) + env_flags(
+                args
+            )
+            _print_predicted_footer(
+                doc, named, args.script_args[len(task.args) :], explain=args.explain
+            )
         else:
-            named = script_command(args.spec, args.workdir, args.total_steps, args.epochs) + env_flags(args)
+            named = script_command(
+                args.spec, args.workdir, args.total_steps, args.epochs
+            ) + env_flags(args)
             _print_predicted_footer(doc, named, args.script_args, explain=args.explain)
     write_chart(doc, args.chart)
     return _answer_code(doc)
@@ -345,19 +574,30 @@ def env_flags(args: argparse.Namespace) -> str:
     for option, values in (("--env", args.env or []), ("--secret", args.secret or [])):
         for value in values:
             name, eq, given = value.partition("=")
-            shown = name if option == "--secret" or name in args.script_env.secrets or not eq else f"{name}={given}"
+            shown = (
+                name
+                if option == "--secret" or name in args.script_env.secrets or not eq
+                else f"{name}={given}"
+            )
             flags.append(f" {option} {shlex.quote(shown)}")
     return "".join(flags)
 
 
-def script_command(script: str, workdir: str | None, total_steps: int | None, epochs: int | None) -> str:
+def script_command(
+    script: str, workdir: str | None, total_steps: int | None, epochs: int | None
+) -> str:
     """A script as a suggested `planner run` names it: where it runs and how long its whole run is."""
-    return (script + (f" --workdir {workdir}" if workdir else "") + (f" --total-steps {total_steps}" if total_steps else "")
-            + (f" --epochs {epochs}" if epochs else ""))
+    return (
+        script
+        + (f" --workdir {workdir}" if workdir else "")
+        + (f" --total-steps {total_steps}" if total_steps else "")
+        + (f" --epochs {epochs}" if epochs else "")
+    )
 
 
-def _print_predicted_footer(doc: PlanDocument, spec: str, script_args: list[str] | None = None,
-                            explain: bool = True) -> None:
+def _print_predicted_footer(
+    doc: PlanDocument, spec: str, script_args: list[str] | None = None, explain: bool = True
+) -> None:
     """Under a plan with predicted rows: where they come from, and the paid benchmarks that would settle it."""
     out = stdout()
     for line in predicted_footer(doc, spec, script_args, explain):
@@ -365,23 +605,42 @@ def _print_predicted_footer(doc: PlanDocument, spec: str, script_args: list[str]
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    overrides = {"objective": args.objective, "deadline_seconds": args.deadline, "time_value_per_hour": args.time_value,
-                 "local_price_per_hour": args.local_price, "region": args.region, "purchase": args.purchase}
+    overrides = {
+        "objective": args.objective,
+        "deadline_seconds": args.deadline,
+        "time_value_per_hour": args.time_value,
+        "local_price_per_hour": args.local_price,
+        "region": args.region,
+        "purchase": args.purchase,
+    }
     check_chart(args.chart)  # before the plan
     service = PlannerService()
     check_one_length(args)
-    length = ScriptLength(args.total_steps, args.epochs) if args.total_steps or args.epochs else None
+    length = (
+        ScriptLength(args.total_steps, args.epochs) if args.total_steps or args.epochs else None
+    )
     doc = service.replan(args.run_dir, overrides, measured_only=args.measured_only, length=length)
     print_plan(doc, args)
     if args.format == "table" and not args.measured_only:
-        if doc.workload.kind == SCRIPT_KIND:  # the suggested run: the script as it was run, where it was run
+        if (
+            doc.workload.kind == SCRIPT_KIND
+        ):  # the suggested run: the script as it was run, where it was run
             job = service.journals.script_job(args.run_dir).with_length(length)
-            again = "".join(f" --env {shlex.quote(f'{k}={v}')}" for k, v in job.env.items()) + "".join(
-                f" --secret {shlex.quote(name)}" for name in job.secret_names)  # a secret by name: yours, not journaled
-            _print_predicted_footer(doc, script_command(job.script, job.workdir, job.total_steps, job.epochs) + again, job.args,
-                                    explain=args.explain)
+            again = "".join(
+                f" --env {shlex.quote(f'{k}={v}')}" for k, v in job.env.items()
+            ) + "".join(
+                f" --secret {shlex.quote(name)}" for name in job.secret_names
+            )  # a secret by name: yours, not journaled
+            _print_predicted_footer(
+                doc,
+                script_command(job.script, job.workdir, job.total_steps, job.epochs) + again,
+                job.args,
+                explain=args.explain,
+            )
         else:
-            _print_predicted_footer(doc, str(Path(args.run_dir) / "spec.json"), explain=args.explain)
+            _print_predicted_footer(
+                doc, str(Path(args.run_dir) / "spec.json"), explain=args.explain
+            )
     write_chart(doc, args.chart)
     return ExitCode.OK if doc.recommendation.target else ExitCode.RUNTIME_FAILURE
 
@@ -390,73 +649,162 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     rows, path, current = PlannerService().calibrate(args.run_dirs, args.dry_run)
     out = stdout()
     if not rows:
-        stderr().print("no measured GPU or cloud CPU results in these runs: nothing to calibrate", highlight=False)
+        stderr().print(
+            "no measured GPU or cloud CPU results in these runs: nothing to calibrate",
+            highlight=False,
+        )
         return ExitCode.OK
     for row in rows:
-        out.print(f"{row['device']:12s} {row['workload']:20s} measured {row['measured_step_seconds'] * 1e3:9.3f} ms  "
-                  f"predicted {row['predicted_step_seconds'] * 1e3:9.3f} ms  x{row['measured_step_seconds'] / row['predicted_step_seconds']:.2f}",
-                  highlight=False)
+        out.print(
+            f"{row['device']:12s} {row['workload']:20s} measured {row['measured_step_seconds'] * 1e3:9.3f} ms  "
+            f"predicted {row['predicted_step_seconds'] * 1e3:9.3f} ms  x{row['measured_step_seconds'] / row['predicted_step_seconds']:.2f}",
+            highlight=False,
+        )
     if path is not None:
-        stderr().print(f"saved to {path}; corrections now: " + ", ".join(f"{k} x{v:.2f}" for k, v in sorted(current.items())),
-                       highlight=False)
+        stderr().print(
+            f"saved to {path}; corrections now: "
+            + ", ".join(f"{k} x{v:.2f}" for k, v in sorted(current.items())),
+            highlight=False,
+        )
     return ExitCode.OK
 
 
 def add_run_parser(sub) -> None:
-    p = sub.add_parser("run", help="measure targets, estimate the full training run, and recommend where to train",
-                       usage="planner run [options] SPEC | train.py --targets local [--total-steps N | --epochs N] [-- ARGS...]")
-    p.add_argument("spec", help="workload spec (YAML or JSON), or your training script (train.py) or SkyPilot task (task.yaml): measured here, unchanged")
+    p = sub.add_parser(
+        "run",
+        help="measure targets, estimate the full training run, and recommend where to train",
+        usage="planner run [options] SPEC | train.py --targets local [--total-steps N | --epochs N] [-- ARGS...]",
+    )
+    p.add_argument(
+        "spec",
+        help="workload spec (YAML or JSON), or your training script (train.py) or SkyPilot task (task.yaml): measured here, unchanged",
+    )
     script_length_arguments(p)
-    p.add_argument("--targets", default="local", type=flag("--targets"),
-                   help="comma-separated: local (this machine's CPU, and its GPU when present), aws:INSTANCE_TYPE, "
-                        "auto (measure here, predict every instance, benchmark only those that could change the decision)")
+    p.add_argument(
+        "--targets",
+        default="local",
+        type=flag("--targets"),
+        help="comma-separated: local (this machine's CPU, and its GPU when present), aws:INSTANCE_TYPE, "
+        "auto (measure here, predict every instance, benchmark only those that could change the decision)",
+    )
     plan_arguments(p, defaults=True)
-    p.add_argument("--seconds", type=flag("--seconds"), default=10.0,
-                   help=ranged("--seconds", "bench time budget per target (default 10)"))
+    p.add_argument(
+        "--seconds",
+        type=flag("--seconds"),
+        default=10.0,
+        help=ranged("--seconds", "bench time budget per target (default 10)"),
+    )
     threads_argument(p)
     aws = p.add_argument_group("AWS targets")
     region_argument(aws)
     aws.add_argument("--purchase", choices=PURCHASES, default="on-demand")
-    aws.add_argument("--fallback", choices=("on-demand", "next"),
-                     help="on-demand (with --purchase spot): a spot launch no zone has capacity (or price) for, or a spot "
-                          "bench reclaimed before it measured enough steps, is launched on-demand; next: a launch no "
-                          "zone has capacity for launches the plan's next-best instance of its kind (GPU or CPU) "
-                          "instead. The --bench-budget check counts the fallback's worst case")
-    aws.add_argument("--requirements", metavar="FILE",
-                     help="a training script's requirements.txt (in its folder), pip-installed on each instance at boot")
-    aws.add_argument("--processes", type=flag("--processes"), default=1,
-                     help=ranged("--processes", "data-parallel processes on each AWS instance: its bench runs under "
-                                 "torchrun with DistributedDataParallel (NCCL, at most one per GPU); local targets "
-                                 "measure one (default 1)"))
-    aws.add_argument("--ami", type=flag("--ami"), help="AMI id (default: the PyTorch Deep Learning AMI from its public SSM parameter)")
-    aws.add_argument("--ami-type", type=flag("--ami-type"), default=AwsOptions.ami_type,
-                     help="DLAMI type in /aws/service/deeplearning/ami/ARCH/TYPE/latest/ami-id")
+    aws.add_argument(
+        "--fallback",
+        choices=("on-demand", "next"),
+        help="on-demand (with --purchase spot): a spot launch no zone has capacity (or price) for, or a spot "
+        "bench reclaimed before it measured enough steps, is launched on-demand; next: a launch no "
+        "zone has capacity for launches the plan's next-best instance of its kind (GPU or CPU) "
+        "instead. The --bench-budget check counts the fallback's worst case",
+    )
+    aws.add_argument(
+        "--requirements",
+        metavar="FILE",
+        help="a training script's requirements.txt (in its folder), pip-installed on each instance at boot",
+    )
+    aws.add_argument(
+        "--processes",
+        type=flag("--processes"),
+        default=1,
+        help=ranged(
+            "--processes",
+            "data-parallel processes on each AWS instance: its bench runs under "
+            "torchrun with DistributedDataParallel (NCCL, at most one per GPU); local targets "
+            "measure one (default 1)",
+        ),
+    )
+    aws.add_argument(
+        "--ami",
+        type=flag("--ami"),
+        help="AMI id (default: the PyTorch Deep Learning AMI from its public SSM parameter)",
+    )
+    aws.add_argument(
+        "--ami-type",
+        type=flag("--ami-type"),
+        default=AwsOptions.ami_type,
+        help="DLAMI type in /aws/service/deeplearning/ami/ARCH/TYPE/latest/ami-id",
+    )
     aws.add_argument("--subnet", type=flag("--subnet"), help="subnet id (default: the default VPC)")
-    aws.add_argument("--bucket", type=flag("--bucket"), help="results bucket (default: the infra stack's, else one the planner creates)")
-    aws.add_argument("--bench-budget", type=flag("--bench-budget"), default=AwsOptions.bench_budget, metavar="USD",
-                     help=ranged("--bench-budget", "refuse to launch when the worst-case bench cost exceeds this (default 2.00)"))
-    aws.add_argument("--max-bench-minutes", type=flag("--max-bench-minutes"), default=AwsOptions.max_bench_minutes, metavar="N",
-                     help=ranged("--max-bench-minutes", "dead-man deadline of each instance; the planner stops waiting then "
-                                 "(default 20)"))
-    aws.add_argument("--max-instances", type=flag("--max-instances"), default=AwsOptions.max_instances, metavar="N",
-                     help=ranged("--max-instances", "at most N instances at once (default 8)"))
-    aws.add_argument("--poll-seconds", type=flag("--poll-seconds"), default=5.0,
-                     help=ranged("--poll-seconds", "how often to ask AWS for progress (default 5)"))
-    aws.add_argument("--dry-run", action="store_true",
-                     help="show the instances it would launch, where, the guards and the worst-case cost; launch nothing")
-    aws.add_argument("-y", "--yes", action="store_true", help="launch without asking \"Proceed? [y/N]\" on a terminal")
-    p.add_argument("--out", metavar="RUN_DIR", help="run journal directory (default planner-runs/<UTC time>-<name>/)")
+    aws.add_argument(
+        "--bucket",
+        type=flag("--bucket"),
+        help="results bucket (default: the infra stack's, else one the planner creates)",
+    )
+    aws.add_argument(
+        "--bench-budget",
+        type=flag("--bench-budget"),
+        default=AwsOptions.bench_budget,
+        metavar="USD",
+        help=ranged(
+            "--bench-budget",
+            "refuse to launch when the worst-case bench cost exceeds this (default 2.00)",
+        ),
+    )
+    aws.add_argument(
+        "--max-bench-minutes",
+        type=flag("--max-bench-minutes"),
+        default=AwsOptions.max_bench_minutes,
+        metavar="N",
+        help=ranged(
+            "--max-bench-minutes",
+            "dead-man deadline of each instance; the planner stops waiting then (default 20)",
+        ),
+    )
+    aws.add_argument(
+        "--max-instances",
+        type=flag("--max-instances"),
+        default=AwsOptions.max_instances,
+        metavar="N",
+        help=ranged("--max-instances", "at most N instances at once (default 8)"),
+    )
+    aws.add_argument(
+        "--poll-seconds",
+        type=flag("--poll-seconds"),
+        default=5.0,
+        help=ranged("--poll-seconds", "how often to ask AWS for progress (default 5)"),
+    )
+    aws.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="show the instances it would launch, where, the guards and the worst-case cost; launch nothing",
+    )
+    aws.add_argument(
+        "-y",
+        "--yes",
+        action="store_true",
+        help='launch without asking "Proceed? [y/N]" on a terminal',
+    )
+    p.add_argument(
+        "--out",
+        metavar="RUN_DIR",
+        help="run journal directory (default planner-runs/<UTC time>-<name>/)",
+    )
     output_arguments(p, json_help='print {"workload", "options", "recommendation", ...}')
     p.set_defaults(handler=cmd_run)
 
 
 def add_estimate_parser(sub) -> None:
-    p = sub.add_parser("estimate", help="measure here, predict every catalog instance, say which ones a paid benchmark would settle",
-                       description="Measure a spec's step here, or run your own training script unchanged "
-                                   "(`planner estimate train.py --epochs 10 -- --lr 0.1`: everything after -- goes to the "
-                                   "script), and predict every instance in the region from it.",
-                       usage="planner estimate [options] SPEC | train.py [--total-steps N | --epochs N] [-- ARGS...]")
-    p.add_argument("spec", help="workload spec (YAML or JSON), your training script (train.py) run unchanged, or a SkyPilot task (task.yaml) that runs one")
+    p = sub.add_parser(
+        "estimate",
+        help="measure here, predict every catalog instance, say which ones a paid benchmark would settle",
+        description="Measure a spec's step here, or run your own training script unchanged "
+        "(`planner estimate train.py --epochs 10 -- --lr 0.1`: everything after -- goes to the "
+        "script), and predict every instance in the region from it.",
+        usage="planner estimate [options] SPEC | train.py [--total-steps N | --epochs N] [-- ARGS...]",
+    )
+    p.add_argument(
+        "spec",
+        help="workload spec (YAML or JSON), your training script (train.py) run unchanged, or a SkyPilot task (task.yaml) that runs one",
+    )
     script_length_arguments(p)
     region_argument(p, many=True)
     kind = p.add_mutually_exclusive_group()
@@ -464,37 +812,67 @@ def add_estimate_parser(sub) -> None:
     kind.add_argument("--cpu", action="store_true", help="CPU instances only")
     p.add_argument("--purchase", choices=PURCHASES, default="on-demand")
     plan_arguments(p, defaults=True)
-    p.add_argument("--seconds", type=flag("--seconds"), default=5.0, help=ranged("--seconds", "local bench time budget (default 5)"))
+    p.add_argument(
+        "--seconds",
+        type=flag("--seconds"),
+        default=5.0,
+        help=ranged("--seconds", "local bench time budget (default 5)"),
+    )
     threads_argument(p)
-    p.add_argument("--predict-only", action="store_true",
-                   help="measure nothing here: predict every instance from the work alone (GPUs from their specs; a GPU "
-                        "script from its trace on the stand-in GPU, nothing of it run here)")
+    p.add_argument(
+        "--predict-only",
+        action="store_true",
+        help="measure nothing here: predict every instance from the work alone (GPUs from their specs; a GPU "
+        "script from its trace on the stand-in GPU, nothing of it run here)",
+    )
     chart_argument(p)
     output_arguments(p)
     p.set_defaults(handler=cmd_estimate)
 
 
 def add_calibrate_parser(sub) -> None:
-    p = sub.add_parser("calibrate", help="correct the device model with the measurements in run directories")
+    p = sub.add_parser(
+        "calibrate", help="correct the device model with the measurements in run directories"
+    )
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
-    p.add_argument("--dry-run", action="store_true", help="show the corrections without saving them")
+    p.add_argument(
+        "--dry-run", action="store_true", help="show the corrections without saving them"
+    )
     p.set_defaults(handler=cmd_calibrate)
 
 
 def add_plan_parser(sub) -> None:
-    p = sub.add_parser("plan", help="recompute a plan from a run directory without running anything")
+    p = sub.add_parser(
+        "plan", help="recompute a plan from a run directory without running anything"
+    )
     p.add_argument("run_dir", help="a directory written by `planner run`")
     plan_arguments(p, defaults=False)
     region_argument(p, "price AWS options in this region", many=True)
     p.add_argument("--purchase", choices=PURCHASES, help="price AWS options on-demand or spot")
-    p.add_argument("--measured-only", action="store_true",
-                   help="plan the run's measured rows alone (default: every other instance predicted, as estimate does)")
-    p.add_argument("--total-steps", type=flag("--total-steps"), metavar="N",
-                   help=ranged("--total-steps", "a script's run: plan its whole run as N optimizer steps, from the "
-                               "measurement journaled (a run measured without a length keeps this one)"))
-    p.add_argument("--epochs", type=flag("--epochs"), metavar="N",
-                   help=ranged("--epochs", "a script's run: plan it as N DataLoader epochs (counted in steps from one "
-                               "epoch seen)"))
+    p.add_argument(
+        "--measured-only",
+        action="store_true",
+        help="plan the run's measured rows alone (default: every other instance predicted, as estimate does)",
+    )
+    p.add_argument(
+        "--total-steps",
+        type=flag("--total-steps"),
+        metavar="N",
+        help=ranged(
+            "--total-steps",
+            "a script's run: plan its whole run as N optimizer steps, from the "
+            "measurement journaled (a run measured without a length keeps this one)",
+        ),
+    )
+    p.add_argument(
+        "--epochs",
+        type=flag("--epochs"),
+        metavar="N",
+        help=ranged(
+            "--epochs",
+            "a script's run: plan it as N DataLoader epochs (counted in steps from one epoch seen)",
+        ),
+    )
     chart_argument(p)
     output_arguments(p)
     p.set_defaults(handler=cmd_plan)

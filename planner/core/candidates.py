@@ -18,21 +18,36 @@ from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from planner.core.decide import ErrorBasis, Option, Said
-from planner.core.estimate import StepMeasurement, dataset_seconds, estimate_training, relative_half_widths
+from planner.core.estimate import (
+    StepMeasurement,
+    dataset_seconds,
+    estimate_training,
+    relative_half_widths,
+)
 from planner.core.formats import human_bytes
-from planner.workload.footprint import Footprint, Layer, footprint, merge_identical, sample_bytes
 from planner.core.predict import (
-    CpuFacts, GpuSpec, Interconnect, fabric_for, kernels_per_step, physical_cores, predict_cpu, predict_cpu_unmeasured,
-    predict_data_parallel, scaling_note,
+    CpuFacts,
+    GpuSpec,
+    Interconnect,
+    fabric_for,
+    kernels_per_step,
+    physical_cores,
+    predict_cpu,
+    predict_cpu_unmeasured,
+    predict_data_parallel,
+    scaling_note,
 )
 from planner.core.predict.gpu import step_bytes
+from planner.workload.footprint import Footprint, Layer, footprint, merge_identical, sample_bytes
 from pricing.facts import InstanceFacts
 from runner.bench.result import BenchResult  # a plain dataclass (standard library only)
 
 if TYPE_CHECKING:  # the spec's models (pydantic) are the caller's
     from planner.workload.spec import WorkloadSpec
 
-FIT_FRACTION = 0.9  # a workload fits when its footprint is at most 90% of the memory (allocator, CUDA context)
+FIT_FRACTION = (
+    0.9  # a workload fits when its footprint is at most 90% of the memory (allocator, CUDA context)
+)
 GPU_COUNTS = (1, 2, 4, 8)  # data-parallel options on one instance: that many of its GPUs
 INSTANCE_COUNTS = (2, 4)  # across instances (all their GPUs): predicted on paper, never benchmarked
 
@@ -43,8 +58,10 @@ def fits(need_bytes: float, memory_bytes: float) -> bool:
 
 def does_not_fit_note(need_bytes: float, memory_bytes: float, per: str = "") -> str:
     """The fit rule with its numbers: 'needs ~22.7 GiB; may use 20.5 GiB (90% of 22.8 GiB)'."""
-    return (f"needs ~{need_bytes / 2**30:.1f} GiB{per}; may use {FIT_FRACTION * memory_bytes / 2**30:.1f} GiB "
-            f"({FIT_FRACTION:.0%} of {memory_bytes / 2**30:.1f} GiB: the rest is kept free for the allocator and the OS)")
+    return (
+        f"needs ~{need_bytes / 2**30:.1f} GiB{per}; may use {FIT_FRACTION * memory_bytes / 2**30:.1f} GiB "
+        f"({FIT_FRACTION:.0%} of {memory_bytes / 2**30:.1f} GiB: the rest is kept free for the allocator and the OS)"
+    )
 
 
 @dataclass(frozen=True, order=True)
@@ -56,7 +73,7 @@ class Target:
     instance_type: str | None = None
 
     @classmethod
-    def parse(cls, text: str) -> "Target":
+    def parse(cls, text: str) -> Target:
         if text == "local":
             return cls("local")
         if text.startswith("aws:") and len(text) > 4:
@@ -64,7 +81,7 @@ class Target:
         raise ValueError(f"unknown target {text!r}: use local or aws:INSTANCE_TYPE")
 
     @classmethod
-    def from_label(cls, label: str) -> "Target":
+    def from_label(cls, label: str) -> Target:
         """A journal file's stem ("local-cpu", "aws-g5.xlarge") back to its target."""
         if label.startswith("aws-"):
             return cls("aws", label[4:])
@@ -108,33 +125,63 @@ class Candidate(Option):
         if self.step is None:
             return base
         est = estimate_training(self.step, total_steps, cloud=self.billing == "ec2")
-        return replace(base, step_seconds=self.step.step_seconds, step_seconds_low=self.step.step_seconds_ci_low,
-                       step_seconds_high=self.step.step_seconds_ci_high, train_seconds=est.seconds,
-                       train_seconds_low=est.low, train_seconds_high=est.high, one_time_seconds=est.one_time_seconds,
-                       data_seconds=est.data_seconds, interval_note=est.note)
+        return replace(
+            base,
+            step_seconds=self.step.step_seconds,
+            step_seconds_low=self.step.step_seconds_ci_low,
+            step_seconds_high=self.step.step_seconds_ci_high,
+            train_seconds=est.seconds,
+            train_seconds_low=est.low,
+            train_seconds_high=est.high,
+            one_time_seconds=est.one_time_seconds,
+            data_seconds=est.data_seconds,
+            interval_note=est.note,
+        )
 
 
-def measured_candidate(target: Target, result: BenchResult, price_per_hour: float,
-                       region: str | None = None, purchase: str | None = None, need_bytes: int | None = None,
-                       facts: InstanceFacts | None = None) -> Candidate:
+def measured_candidate(
+    target: Target,
+    result: BenchResult,
+    price_per_hour: float,
+    region: str | None = None,
+    purchase: str | None = None,
+    need_bytes: int | None = None,
+    facts: InstanceFacts | None = None,
+) -> Candidate:
     """A candidate from one bench result. `need_bytes`: what the real run holds (the whole dataset
     too), checked against the memory the bench found free there — the bench itself held only a
     pool of batches, so it can measure a workload whose real run does not fit. `facts`: the
     instance's catalog row, which names the device of a benchmark that failed before it saw one."""
-    if result.status != "ok" and facts is not None:  # failed before it saw a device: the instance's own
+    if (
+        result.status != "ok" and facts is not None
+    ):  # failed before it saw a device: the instance's own
         device = "cuda" if facts.gpu_count else "cpu"
     else:
         device = result.device or "cpu"
-    common: dict[str, Any] = dict(target=target.name, instance_type=target.instance_type, device=device, source="measured",
-                                  price_per_hour=price_per_hour, billing="ec2" if target.cloud else "local",
-                                  device_name=result.device_name or (facts.gpu_name if facts is not None else ""),
-                                  region=region if target.cloud else None,
-                                  purchase=purchase if target.cloud else None,
-                                  gpus_used=int(getattr(result, "processes", 1) or 1) if device == "cuda" else None)
+    common: dict[str, Any] = dict(
+        target=target.name,
+        instance_type=target.instance_type,
+        device=device,
+        source="measured",
+        price_per_hour=price_per_hour,
+        billing="ec2" if target.cloud else "local",
+        device_name=result.device_name or (facts.gpu_name if facts is not None else ""),
+        region=region if target.cloud else None,
+        purchase=purchase if target.cloud else None,
+        gpus_used=int(getattr(result, "processes", 1) or 1) if device == "cuda" else None,
+    )
     if result.status != "ok":
-        return Candidate(**common, fits=result.status != "does_not_fit", failed=result.status != "does_not_fit",
-                         note=" ".join((result.message or result.status).split()) or result.status)
-    caveat = "measured while the machine was busy (see the warnings)" if getattr(result, "machine_busy", False) else ""
+        return Candidate(
+            **common,
+            fits=result.status != "does_not_fit",
+            failed=result.status != "does_not_fit",
+            note=" ".join((result.message or result.status).split()) or result.status,
+        )
+    caveat = (
+        "measured while the machine was busy (see the warnings)"
+        if getattr(result, "machine_busy", False)
+        else ""
+    )
     step = StepMeasurement.from_result(result)
     label = target.label(device)
     below, above = relative_half_widths(step)
@@ -142,8 +189,14 @@ def measured_candidate(target: Target, result: BenchResult, price_per_hour: floa
     have = getattr(result, "memory_available_bytes", None)
     if need_bytes and have and not fits(need_bytes, have):
         where = "here" if not target.cloud else f"on {result.device_name or target.name}"
-        return Candidate(**common, step=step, caveat=caveat, fits=False, basis=basis,
-                         note=f"does not fit {where}: the run {does_not_fit_note(need_bytes, have)}")
+        return Candidate(
+            **common,
+            step=step,
+            caveat=caveat,
+            fits=False,
+            basis=basis,
+            note=f"does not fit {where}: the run {does_not_fit_note(need_bytes, have)}",
+        )
     return Candidate(**common, step=step, caveat=caveat, basis=basis)
 
 
@@ -152,19 +205,27 @@ def measurement_said(label: str, result: BenchResult) -> Said:
     and, when the bench held a pool of batches smaller than the dataset, what was measured and what
     was modelled (a note)."""
     name = Target.shown(label)
-    return Said([f"{name}: {w}" for w in result.warnings or []], [f"{name}: {n}" for n in [data_note(result)] if n])
+    return Said(
+        [f"{name}: {w}" for w in result.warnings or []],
+        [f"{name}: {n}" for n in [data_note(result)] if n],
+    )
 
 
 def data_note(result: BenchResult) -> str:
     """What the bench measured on its bounded pool of batches and what the plan models for the whole
     dataset ("" when the pool was the whole dataset)."""
-    pool, total = getattr(result, "data_pool_bytes", 0) or 0, getattr(result, "dataset_bytes", 0) or 0
+    pool, total = (
+        getattr(result, "data_pool_bytes", 0) or 0,
+        getattr(result, "dataset_bytes", 0) or 0,
+    )
     if result.status != "ok" or not pool or total <= pool:
         return ""
     seconds = dataset_seconds(result)
-    return (f"the step was measured on a pool of {result.data_pool_samples:,} samples ({human_bytes(pool)}) cycled; "
-            f"the whole dataset ({human_bytes(total)}) is modelled: the memory check counts it, and materialising it "
-            f"(~{seconds:.0f} s at the pool's rate) is in the one-time cost")
+    return (
+        f"the step was measured on a pool of {result.data_pool_samples:,} samples ({human_bytes(pool)}) cycled; "
+        f"the whole dataset ({human_bytes(total)}) is modelled: the memory check counts it, and materialising it "
+        f"(~{seconds:.0f} s at the pool's rate) is in the one-time cost"
+    )
 
 
 @dataclass(frozen=True)
@@ -176,25 +237,43 @@ class Hardware:
     cpus: Mapping[str, CpuFacts]
     local_cpu: CpuFacts | None = None
     calibration: Mapping[str, float] | None = None
-    interconnects: Mapping[str, Interconnect] = field(default_factory=dict)  # multi-GPU instance types
+    interconnects: Mapping[str, Interconnect] = field(
+        default_factory=dict
+    )  # multi-GPU instance types
 
 
-def predicted_candidates(spec: WorkloadSpec, fp: Footprint, local: BenchResult | None, instances: list[InstanceFacts],
-                         purchase: str, hardware: Hardware) -> list[Candidate]:
+def predicted_candidates(
+    spec: WorkloadSpec,
+    fp: Footprint,
+    local: BenchResult | None,
+    instances: list[InstanceFacts],
+    purchase: str,
+    hardware: Hardware,
+) -> list[Candidate]:
     """A predicted candidate for every instance with a price (`local`: this machine's CPU result,
     which the CPU model scales; without one, CPU instances are predicted from the work alone); a GPU
     instance once per GPU count it offers (`gpu_plans`)."""
-    layers = merge_identical(list(fp.layers))  # same prediction, less work (e.g. BERT's 24 identical blocks)
-    one_time = dict(setup=float(local.setup_seconds or 0.0) if local is not None else 0.0,
-                    data_seconds=dataset_seconds(local) if local is not None else 0.0)
+    layers = merge_identical(
+        list(fp.layers)
+    )  # same prediction, less work (e.g. BERT's 24 identical blocks)
+    one_time = dict(
+        setup=float(local.setup_seconds or 0.0) if local is not None else 0.0,
+        data_seconds=dataset_seconds(local) if local is not None else 0.0,
+    )
     out = []
     for facts in instances:
         price = facts.price(purchase)
         if price is None:  # spot not offered
             continue
-        common: dict[str, Any] = dict(target=f"aws:{facts.instance_type}", instance_type=facts.instance_type, source="predicted",
-                                      price_per_hour=float(price), billing="ec2",
-                                      region=facts.region, purchase=purchase)
+        common: dict[str, Any] = dict(
+            target=f"aws:{facts.instance_type}",
+            instance_type=facts.instance_type,
+            source="predicted",
+            price_per_hour=float(price),
+            billing="ec2",
+            region=facts.region,
+            purchase=purchase,
+        )
         if facts.gpu_count:
             out += _gpu_candidates(spec, fp, layers, facts, common, hardware, one_time)
         else:
@@ -202,33 +281,75 @@ def predicted_candidates(spec: WorkloadSpec, fp: Footprint, local: BenchResult |
     return out
 
 
-def _cpu_candidate(spec: WorkloadSpec, fp: Footprint, layers: list[Layer], local: BenchResult | None,
-                   facts: InstanceFacts, common: dict[str, Any], hardware: Hardware, one_time: dict) -> Candidate:
+def _cpu_candidate(
+    spec: WorkloadSpec,
+    fp: Footprint,
+    layers: list[Layer],
+    local: BenchResult | None,
+    facts: InstanceFacts,
+    common: dict[str, Any],
+    hardware: Hardware,
+    one_time: dict,
+) -> Candidate:
     cores = physical_cores(facts.vcpus, facts.arch, facts.instance_type)
     name = f"{facts.vcpus} vCPU {facts.arch}"
     ok = fits(fp.total_bytes, facts.memory_gib * 2**30)
     note = "" if ok else does_not_fit_note(fp.total_bytes, facts.memory_gib * 2**30)
     flops_per_step = fp.train_flops_per_sample * spec.batch_size
-    if local is None or local.status != "ok" or local.step_seconds is None:  # nothing measured here: from the work alone
+    if (
+        local is None or local.status != "ok" or local.step_seconds is None
+    ):  # nothing measured here: from the work alone
         pred = predict_cpu_unmeasured(
-            flops_per_step, kernels_per_step(layers, spec.train.optimizer, spec.train.precision), cores,
-            hardware.cpus.get(facts.family), spec.train.precision,
-            moved_bytes=step_bytes(layers, spec.batch_size, spec.train.precision, spec.train.optimizer))
+            flops_per_step,
+            kernels_per_step(layers, spec.train.optimizer, spec.train.precision),
+            cores,
+            hardware.cpus.get(facts.family),
+            spec.train.precision,
+            moved_bytes=step_bytes(
+                layers, spec.batch_size, spec.train.precision, spec.train.optimizer
+            ),
+        )
         basis = ErrorBasis(model="cpu-roofline")
         low, high = pred.low, pred.high
     else:
-        pred = predict_cpu(local.step_seconds, int(local.threads or 1), cores, flops_per_step,
-                           (hardware.calibration or {}).get(f"cpu:{facts.family}"), local=hardware.local_cpu,
-                           target=hardware.cpus.get(facts.family), precision=spec.train.precision)
+        pred = predict_cpu(
+            local.step_seconds,
+            int(local.threads or 1),
+            cores,
+            flops_per_step,
+            (hardware.calibration or {}).get(f"cpu:{facts.family}"),
+            local=hardware.local_cpu,
+            target=hardware.cpus.get(facts.family),
+            precision=spec.train.precision,
+        )
         measured = StepMeasurement.from_result(local)
-        below, above = relative_half_widths(measured)  # the bench's interval and its run-to-run noise: shared
-        basis = ErrorBasis(model="cpu-model", bench=LOCAL.label("cpu"), bench_below=below, bench_above=above)
+        below, above = relative_half_widths(
+            measured
+        )  # the bench's interval and its run-to-run noise: shared
+        basis = ErrorBasis(
+            model="cpu-model", bench=LOCAL.label("cpu"), bench_below=below, bench_above=above
+        )
         low, high = widened(pred, measured)
     if pred.step_seconds is None or low is None or high is None:
-        return Candidate(**common, device="cpu", device_name=name, fits=ok,
-                         note="; ".join(x for x in (note, pred.note) if x))
-    step = StepMeasurement(pred.step_seconds, low, high, one_time["setup"], data_seconds=one_time["data_seconds"])
-    return Candidate(**common, device="cpu", device_name=name, step=step, fits=ok, note=note or pred.note, basis=basis)
+        return Candidate(
+            **common,
+            device="cpu",
+            device_name=name,
+            fits=ok,
+            note="; ".join(x for x in (note, pred.note) if x),
+        )
+    step = StepMeasurement(
+        pred.step_seconds, low, high, one_time["setup"], data_seconds=one_time["data_seconds"]
+    )
+    return Candidate(
+        **common,
+        device="cpu",
+        device_name=name,
+        step=step,
+        fits=ok,
+        note=note or pred.note,
+        basis=basis,
+    )
 
 
 def widened(pred: Any, measured: StepMeasurement) -> tuple[float | None, float | None]:
@@ -238,11 +359,17 @@ def widened(pred: Any, measured: StepMeasurement) -> tuple[float | None, float |
         return pred.low, pred.high
     below, above = relative_half_widths(measured, noise=0.0)  # the mean's interval alone
     model_below, model_above = 1 - pred.low / pred.step_seconds, pred.high / pred.step_seconds - 1
-    return (pred.step_seconds * max(1 - math.hypot(model_below, below), 0.05),
-            pred.step_seconds * (1 + math.hypot(model_above, above)) if math.isfinite(above) else math.inf)
+    return (
+        pred.step_seconds * max(1 - math.hypot(model_below, below), 0.05),
+        pred.step_seconds * (1 + math.hypot(model_above, above))
+        if math.isfinite(above)
+        else math.inf,
+    )
 
 
-def gpu_plans(facts: InstanceFacts, link: Interconnect | None, max_gpus: int | None) -> list[tuple[int, int]]:
+def gpu_plans(
+    facts: InstanceFacts, link: Interconnect | None, max_gpus: int | None
+) -> list[tuple[int, int]]:
     """(GPUs per instance, instances) to offer: 1, 2, 4, 8 of the instance's GPUs when its interconnect
     is known (else 1), and all of them on 2 or 4 instances when its network bandwidth is sourced too;
     at most `max_gpus` GPUs in all."""
@@ -252,57 +379,112 @@ def gpu_plans(facts: InstanceFacts, link: Interconnect | None, max_gpus: int | N
     return [(n, k) for n, k in plans if max_gpus is None or n * k <= max_gpus] or [(1, 1)]
 
 
-def _gpu_candidates(spec: WorkloadSpec, fp: Footprint, layers: list[Layer], facts: InstanceFacts, common: dict[str, Any],
-                    hardware: Hardware, one_time: dict) -> list[Candidate]:
+def _gpu_candidates(
+    spec: WorkloadSpec,
+    fp: Footprint,
+    layers: list[Layer],
+    facts: InstanceFacts,
+    common: dict[str, Any],
+    hardware: Hardware,
+    one_time: dict,
+) -> list[Candidate]:
     """The instance's GPU counts, each priced at the whole instance (times the instances it rents)."""
     gpu = hardware.gpus.get(facts.gpu_name)
     link = hardware.interconnects.get(facts.instance_type)
     out = []
     for n, k in gpu_plans(facts, link, spec.train.max_gpus):
         total = n * k
-        base = {**common, "price_per_hour": common["price_per_hour"] * k, "device": "cuda", "gpus_used": total,
-                "instances": k, "device_name": facts.gpu_name}
+        base = {
+            **common,
+            "price_per_hour": common["price_per_hour"] * k,
+            "device": "cuda",
+            "gpus_used": total,
+            "instances": k,
+            "device_name": facts.gpu_name,
+        }
         if gpu is None:
             out.append(Candidate(**base, note=f"no spec for GPU {facts.gpu_name}"))
             continue
         if spec.batch_size % total:
-            out.append(Candidate(**base, note=f"skipped: batch {spec.batch_size:,} does not split evenly over {total} GPUs"))
+            out.append(
+                Candidate(
+                    **base,
+                    note=f"skipped: batch {spec.batch_size:,} does not split evenly over {total} GPUs",
+                )
+            )
             continue
         fabric = fabric_for(link, gpu.arch, n, k) if total > 1 and link is not None else None
         if isinstance(fabric, str):
             out.append(Candidate(**base, note=f"not predicted: {fabric}"))
             continue
-        out.append(_gpu_candidate(spec, fp, layers, gpu, facts, (n, k), fabric, base, hardware, one_time))
+        out.append(
+            _gpu_candidate(spec, fp, layers, gpu, facts, (n, k), fabric, base, hardware, one_time)
+        )
     return out
 
 
-def _gpu_candidate(spec: WorkloadSpec, fp: Footprint, layers: list[Layer], gpu: GpuSpec, facts: InstanceFacts,
-                   counts: tuple[int, int], fabric, base: dict[str, Any],  # noqa: ANN001 - a Fabric or None
-                   hardware: Hardware, one_time: dict) -> Candidate:
+def _gpu_candidate(
+    spec: WorkloadSpec,
+    fp: Footprint,
+    layers: list[Layer],
+    gpu: GpuSpec,
+    facts: InstanceFacts,
+    counts: tuple[int, int],
+    fabric,
+    base: dict[str, Any],  # noqa: ANN001 - a Fabric or None
+    hardware: Hardware,
+    one_time: dict,
+) -> Candidate:
     """One GPU count: the data-parallel prediction, the per-GPU memory check, and the note that
     says how it scales (and, across instances, on what assumptions)."""
     n, k = counts
     total = n * k
     memory = float(facts.gpu_memory_gib or 0.0) * 2**30
-    need = footprint(spec, list(fp.layers), spec.batch_size // total).total_bytes + (fp.gradients_bytes if total > 1 else 0)
+    need = footprint(spec, list(fp.layers), spec.batch_size // total).total_bytes + (
+        fp.gradients_bytes if total > 1 else 0
+    )
     ok = fits(need, memory)
-    pred = predict_data_parallel(layers, gpu, spec.batch_size, total, fabric, spec.train.precision, spec.train.optimizer,
-                                 sample_bytes(spec) if spec.data.location == "host" else 0.0,
-                                 (hardware.calibration or {}).get(facts.gpu_name), timeline_layers=list(fp.layers))
+    pred = predict_data_parallel(
+        layers,
+        gpu,
+        spec.batch_size,
+        total,
+        fabric,
+        spec.train.precision,
+        spec.train.optimizer,
+        sample_bytes(spec) if spec.data.location == "host" else 0.0,
+        (hardware.calibration or {}).get(facts.gpu_name),
+        timeline_layers=list(fp.layers),
+    )
     notes = [] if ok else [does_not_fit_note(need, memory, " per GPU")]
     if ok and facts.gpu_count > 1 and total == 1:
         notes.append(f"1 of its {facts.gpu_count} GPUs used; priced for the whole instance")
     notes += [pred.note, scaling_note(pred)]
     if k > 1:
         link = hardware.interconnects[facts.instance_type]
-        notes.append(f"predicted only, on paper: across {k} instances over {link.network_gbps:g} Gbit/s "
-                     f"{'EFA' if link.efa else 'network'} at NCCL's 96% of line rate (measured rings reached 0.6-1.2x "
-                     "of that, NVIDIA/nccl#527), in one cluster placement group")
+        notes.append(
+            f"predicted only, on paper: across {k} instances over {link.network_gbps:g} Gbit/s "
+            f"{'EFA' if link.efa else 'network'} at NCCL's 96% of line rate (measured rings reached 0.6-1.2x "
+            "of that, NVIDIA/nccl#527), in one cluster placement group"
+        )
     note = "; ".join(x for x in notes if x)
     if pred.step_seconds is None or pred.low is None or pred.high is None:
         return Candidate(**base, fits=ok, note=note)
-    step = StepMeasurement(pred.step_seconds, pred.low, pred.high, one_time["setup"], data_seconds=one_time["data_seconds"])
-    return Candidate(**base, step=step, fits=ok, note=note, basis=ErrorBasis(
-                         model=f"gpu-model:{gpu.arch}:{spec.train.precision}",
-                         estimate=f"gpu-model:{gpu.name}:{spec.train.precision}" if total == 1 else ""),
-                     scaling_efficiency=pred.scaling_efficiency if total > 1 else None)
+    step = StepMeasurement(
+        pred.step_seconds,
+        pred.low,
+        pred.high,
+        one_time["setup"],
+        data_seconds=one_time["data_seconds"],
+    )
+    return Candidate(
+        **base,
+        step=step,
+        fits=ok,
+        note=note,
+        basis=ErrorBasis(
+            model=f"gpu-model:{gpu.arch}:{spec.train.precision}",
+            estimate=f"gpu-model:{gpu.name}:{spec.train.precision}" if total == 1 else "",
+        ),
+        scaling_efficiency=pred.scaling_efficiency if total > 1 else None,
+    )

@@ -49,8 +49,22 @@ from dataclasses import fields, replace
 from planner.core.formats import rough_duration
 from planner.core.kinds import OBJECTIVES, AnswerName, Objective, Verdict
 from planner.core.plan import (  # noqa: F401 - the plan's types, re-exported: decide() returns them
-    HEADLINE_TIME_VALUE, TOO_CLOSE_MARGIN, BenchmarkChoice, Comparison, ErrorBasis, Option, Plan, RankedOption,
-    Recommendation, Said, _option_of, billed_cost, device_label, hourly_rate, option_name, value_of,
+    HEADLINE_TIME_VALUE,
+    TOO_CLOSE_MARGIN,
+    BenchmarkChoice,
+    Comparison,
+    ErrorBasis,
+    Option,
+    Plan,
+    RankedOption,
+    Recommendation,
+    Said,
+    _option_of,
+    billed_cost,
+    device_label,
+    hourly_rate,
+    option_name,
+    value_of,
 )
 from planner.core.ratios import noise_band, time_ratio  # noqa: F401 - re-exported
 from planner.core.settle import select_benchmarks  # noqa: F401 - re-exported
@@ -62,10 +76,15 @@ def _with_costs(o: Option, time_value: float) -> RankedOption:
         return r
     low = o.train_seconds_low if o.train_seconds_low is not None else o.train_seconds
     high = o.train_seconds_high if o.train_seconds_high is not None else o.train_seconds
-    return replace(r, train_seconds_low=low, train_seconds_high=high, cost_usd=billed_cost(o, o.train_seconds),
-                   cost_usd_low=value_of(o, low, time_value),
-                   cost_usd_high=value_of(o, high, time_value) if math.isfinite(high) else math.inf,
-                   objective_value=value_of(o, o.train_seconds, time_value))
+    return replace(
+        r,
+        train_seconds_low=low,
+        train_seconds_high=high,
+        cost_usd=billed_cost(o, o.train_seconds),
+        cost_usd_low=value_of(o, low, time_value),
+        cost_usd_high=value_of(o, high, time_value) if math.isfinite(high) else math.inf,
+        objective_value=value_of(o, o.train_seconds, time_value),
+    )
 
 
 def _point(o: RankedOption, objective: str, time_value: float | None = None) -> float:
@@ -77,50 +96,93 @@ def _point(o: RankedOption, objective: str, time_value: float | None = None) -> 
     return value_of(o, o.train_seconds, time_value)  # type: ignore[arg-type]
 
 
-def _order(pool: list[RankedOption], objective: str, time_value: float | None = None) -> list[RankedOption]:
+def _order(
+    pool: list[RankedOption], objective: str, time_value: float | None = None
+) -> list[RankedOption]:
     """Best first by rule 1: point value, then training time, then hourly rate (then the name: a
     total order, so the same inputs give the same answer in any order)."""
-    return sorted(pool, key=lambda o: (_point(o, objective, time_value), o.train_seconds, hourly_rate(o), o.key))
+    return sorted(
+        pool,
+        key=lambda o: (_point(o, objective, time_value), o.train_seconds, hourly_rate(o), o.key),
+    )
 
 
-def _eligible(usable: list[RankedOption], objective: str, deadline: float | None) -> list[RankedOption]:
+def _eligible(
+    usable: list[RankedOption], objective: str, deadline: float | None
+) -> list[RankedOption]:
     if objective == "deadline":
         # its whole interval within the deadline (no usable interval: no pessimistic end to hold to it)
-        return [o for o in usable if deadline is not None and o.train_seconds_high is not None and o.train_seconds_high <= deadline]
+        return [
+            o
+            for o in usable
+            if deadline is not None
+            and o.train_seconds_high is not None
+            and o.train_seconds_high <= deadline
+        ]
     return usable
 
 
-def compare(best: RankedOption, other: RankedOption, objective: str, time_value: float) -> Comparison:
+def compare(
+    best: RankedOption, other: RankedOption, objective: str, time_value: float
+) -> Comparison:
     """Rule 2 and 3 for two options, best first (by `_order`)."""
     if objective == "fastest":
         metric, vb, vo = "training time", best.train_seconds, other.train_seconds
     else:
         metric = "cost and waiting" if time_value else "cost"
-        vb, vo = value_of(best, best.train_seconds, time_value), value_of(other, other.train_seconds, time_value)  # type: ignore[arg-type]
+        vb, vo = (
+            value_of(best, best.train_seconds, time_value),  # type: ignore[arg-type]
+            value_of(other, other.train_seconds, time_value),  # type: ignore[arg-type]
+        )
         if vb <= 0 and vo <= 0:  # both free: the time decides (rule 1's tie-break)
-            metric, vb, vo = "training time (both cost nothing)", best.train_seconds, other.train_seconds
+            metric, vb, vo = (
+                "training time (both cost nothing)",
+                best.train_seconds,
+                other.train_seconds,
+            )
     r, low, high = time_ratio(other, best)
     ratio = vo / vb if vb > 0 else (math.inf if vo > 0 else 1.0)  # type: ignore[operator]
     scale = ratio / r if r > 0 and math.isfinite(ratio) else 1.0
-    ratio_low, ratio_high = (low * scale, high * scale) if math.isfinite(ratio) else (math.inf, math.inf)
+    ratio_low, ratio_high = (
+        (low * scale, high * scale) if math.isfinite(ratio) else (math.inf, math.inf)
+    )
     band, band_reason = noise_band(best, other)
     verdict: Verdict = "too_close" if ratio <= 1 + band else "clear" if ratio_low > 1 else "likely"
     settle = [option_name(o) for o in (best, other) if o.source == "predicted"]
-    return Comparison(metric, option_name(best), option_name(other), vb, vo, ratio, ratio_low, ratio_high,  # type: ignore[arg-type]
-                      band, band_reason, verdict, settle)
+    return Comparison(
+        metric,
+        option_name(best),
+        option_name(other),
+        vb,  # type: ignore[arg-type]
+        vo,  # type: ignore[arg-type]
+        ratio,
+        ratio_low,
+        ratio_high,
+        band,
+        band_reason,
+        verdict,
+        settle,
+    )
 
 
-def closest(best: RankedOption, others: list[RankedOption], objective: str, time_value: float) -> Comparison:
+def closest(
+    best: RankedOption, others: list[RankedOption], objective: str, time_value: float
+) -> Comparison:
     """The winner against the runner-up — or against the first option, in rank order, that is within
     its own band (too close to call), since that is the one a re-measurement could put first."""
     comparisons = (compare(best, other, objective, time_value) for other in others)
-    return next((cmp for cmp in comparisons if cmp.verdict == "too_close"), compare(best, others[0], objective, time_value))
+    return next(
+        (cmp for cmp in comparisons if cmp.verdict == "too_close"),
+        compare(best, others[0], objective, time_value),
+    )
 
 
 # ----------------------------------------------------------------------------- speedups
 
 
-def reference_cpu(opts: list[RankedOption], here: bool, objective: str, deadline: float | None) -> RankedOption | None:
+def reference_cpu(
+    opts: list[RankedOption], here: bool, objective: str, deadline: float | None
+) -> RankedOption | None:
     """Rule 4's reference: the best usable CPU of one kind of place by the objective's point value
     (meeting the deadline when one can; else the cheapest)."""
     cpus = [o for o in opts if o.usable and o.device == "cpu" and o.here == here]
@@ -136,14 +198,22 @@ def break_even(gpu: Option, ref: Option, time_value: float) -> float:
     return math.inf if numerator > 0 else 1.0
 
 
-def _with_speedups(opts: list[RankedOption], refs: dict[bool, RankedOption | None], tv: float) -> list[RankedOption]:
+def _with_speedups(
+    opts: list[RankedOption], refs: dict[bool, RankedOption | None], tv: float
+) -> list[RankedOption]:
     out = []
     for o in opts:
         ref = refs[o.here]
         if ref is not None and o.device == "cuda" and o.usable:
             speedup, low, high = time_ratio(ref, o)
-            o = replace(o, speedup=speedup, speedup_low=low, speedup_high=high, break_even_speedup=break_even(o, ref, tv),
-                        reference=ref.target)
+            o = replace(
+                o,
+                speedup=speedup,
+                speedup_low=low,
+                speedup_high=high,
+                break_even_speedup=break_even(o, ref, tv),
+                reference=ref.target,
+            )
         out.append(o)
     return out
 
@@ -151,15 +221,21 @@ def _with_speedups(opts: list[RankedOption], refs: dict[bool, RankedOption | Non
 # ----------------------------------------------------------------------------- the plan
 
 
-def decide(options: list[Option], objective: Objective = "cheapest", deadline_seconds: float | None = None,
-           time_value_per_hour: float | None = None) -> Plan:
+def decide(
+    options: list[Option],
+    objective: Objective = "cheapest",
+    deadline_seconds: float | None = None,
+    time_value_per_hour: float | None = None,
+) -> Plan:
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
     if objective == "deadline" and not deadline_seconds:
         raise ValueError("the deadline objective needs deadline_seconds")
     tv = time_value_per_hour or 0.0
     costed = [_with_costs(o, tv) for o in options]
-    refs = {here: reference_cpu(costed, here, objective, deadline_seconds) for here in (True, False)}
+    refs = {
+        here: reference_cpu(costed, here, objective, deadline_seconds) for here in (True, False)
+    }
     ranked = _rank(_with_speedups(costed, refs, tv), objective, deadline_seconds)
     warnings: list[str] = []
     answers = {}
@@ -167,16 +243,29 @@ def decide(options: list[Option], objective: Objective = "cheapest", deadline_se
     for name, here in places:
         group = [o for o in ranked if o.here == here]
         if group:
-            answers[name] = _answer(group, objective, deadline_seconds, tv, name, refs[here], warnings)
+            answers[name] = _answer(
+                group, objective, deadline_seconds, tv, name, refs[here], warnings
+            )
     headline_tv = time_value_per_hour if time_value_per_hour is not None else HEADLINE_TIME_VALUE
     headline = _headline(answers, ranked, objective, headline_tv, (tv, deadline_seconds))
     if headline is None:
         headline = _nothing(ranked)
     else:
         ranked = _headline_first(ranked, headline)
-    references: dict[AnswerName, str] = {name: ref.target for name, here in places if (ref := refs[here]) is not None}
-    return Plan(objective, ranked, headline, deadline_seconds, time_value_per_hour, list(dict.fromkeys(warnings)),
-                answers, headline_tv, references)
+    references: dict[AnswerName, str] = {
+        name: ref.target for name, here in places if (ref := refs[here]) is not None
+    }
+    return Plan(
+        objective,
+        ranked,
+        headline,
+        deadline_seconds,
+        time_value_per_hour,
+        list(dict.fromkeys(warnings)),
+        answers,
+        headline_tv,
+        references,
+    )
 
 
 def _rank(ranked: list[RankedOption], objective: str, deadline: float | None) -> list[RankedOption]:
@@ -185,13 +274,18 @@ def _rank(ranked: list[RankedOption], objective: str, deadline: float | None) ->
     pool = _eligible(usable, objective, deadline)
     metric = "fastest" if objective == "fastest" else "cheapest"
     in_pool = {o.key for o in pool}
-    return _numbered(ranked, _order(pool, metric) + _order([o for o in usable if o.key not in in_pool], metric))
+    return _numbered(
+        ranked, _order(pool, metric) + _order([o for o in usable if o.key not in in_pool], metric)
+    )
 
 
 def _numbered(ranked: list[RankedOption], order: list[RankedOption]) -> list[RankedOption]:
     """`ranked` ranked 1, 2, ... in `order` (what it lacks is unranked), ranked rows first."""
     ranks = {o.key: i + 1 for i, o in enumerate(order)}
-    return sorted((replace(o, rank=ranks.get(o.key)) for o in ranked), key=lambda o: (o.rank is None, o.rank or 0))
+    return sorted(
+        (replace(o, rank=ranks.get(o.key)) for o in ranked),
+        key=lambda o: (o.rank is None, o.rank or 0),
+    )
 
 
 def _headline_first(ranked: list[RankedOption], headline: Recommendation) -> list[RankedOption]:
@@ -210,8 +304,15 @@ def _nothing(group: list[RankedOption]) -> Recommendation:
     return Recommendation(None, None, "failed" if failed and not too_big else "nothing_fits")
 
 
-def _answer(group: list[RankedOption], objective: str, deadline: float | None, tv: float, name: AnswerName,
-            ref: RankedOption | None, warnings: list[str]) -> Recommendation:
+def _answer(
+    group: list[RankedOption],
+    objective: str,
+    deadline: float | None,
+    tv: float,
+    name: AnswerName,
+    ref: RankedOption | None,
+    warnings: list[str],
+) -> Recommendation:
     """The best of one group (this machine's options, or the rented ones) by rule 1-4."""
     usable = [o for o in group if o.usable]
     if not usable:
@@ -220,32 +321,63 @@ def _answer(group: list[RankedOption], objective: str, deadline: float | None, t
     if objective == "deadline" and not pool:
         fastest = min(usable, key=lambda o: (o.train_seconds, hourly_rate(o), o.key))
         where = "here" if name == "here" else "to rent"
-        warnings.append(f"no option {where} finishes within the deadline ({rough_duration(deadline or 0.0)}) "
-                        "with its whole interval")
+        warnings.append(
+            f"no option {where} finishes within the deadline ({rough_duration(deadline or 0.0)}) "
+            "with its whole interval"
+        )
         return _rec(fastest, "deadline_missed", name, ref)
     metric = "fastest" if objective == "fastest" else "cheapest"
     ordered = _order(pool, metric)
     best = ordered[0]
-    gpu = best if best.device == "cuda" else next((o for o in ordered if o.device == "cuda" and o.speedup is not None), None)
+    gpu = (
+        best
+        if best.device == "cuda"
+        else next((o for o in ordered if o.device == "cuda" and o.speedup is not None), None)
+    )
     if len(ordered) == 1:
         return _rec(best, "only_option", name, ref, rule_gpu=gpu)
     cmp = closest(best, ordered[1:], metric, tv)
     return _rec(best, cmp.verdict, name, ref, cmp, gpu)
 
 
-def _rec(o: RankedOption, verdict: Verdict, name: AnswerName, ref: RankedOption | None, cmp: Comparison | None = None,
-         rule_gpu: RankedOption | None = None) -> Recommendation:
-    return Recommendation(o.target, o.device, verdict, o.speedup, o.speedup_low, o.speedup_high,
-                          o.break_even_speedup, name, o.gpus_used, reference=ref.target if ref is not None else None,
-                          comparison=cmp, rule_gpu=rule_gpu.key if rule_gpu is not None else None)
+def _rec(
+    o: RankedOption,
+    verdict: Verdict,
+    name: AnswerName,
+    ref: RankedOption | None,
+    cmp: Comparison | None = None,
+    rule_gpu: RankedOption | None = None,
+) -> Recommendation:
+    return Recommendation(
+        o.target,
+        o.device,
+        verdict,
+        o.speedup,
+        o.speedup_low,
+        o.speedup_high,
+        o.break_even_speedup,
+        name,
+        o.gpus_used,
+        reference=ref.target if ref is not None else None,
+        comparison=cmp,
+        rule_gpu=rule_gpu.key if rule_gpu is not None else None,
+    )
 
 
 SEVERITY: tuple[Verdict, ...] = ("clear", "likely", "too_close")
 
 
-def _swapped_by_a_rival(answers: dict[AnswerName, Recommendation], here: RankedOption, rent: RankedOption,
-                        ranked: list[RankedOption], objective: str, plan: tuple[float, float | None], metric: str,
-                        weight: float, name: AnswerName) -> tuple[AnswerName, RankedOption, RankedOption] | None:
+def _swapped_by_a_rival(
+    answers: dict[AnswerName, Recommendation],
+    here: RankedOption,
+    rent: RankedOption,
+    ranked: list[RankedOption],
+    objective: str,
+    plan: tuple[float, float | None],
+    metric: str,
+    weight: float,
+    name: AnswerName,
+) -> tuple[AnswerName, RankedOption, RankedOption] | None:
     """(the side whose answer could change, its rival, the pick it stands for) when that rival in its place would
     put the headline on the other side or make it too close to call; None when no rival would."""
     sides: tuple[tuple[AnswerName, RankedOption], ...] = (("here", here), ("rent", rent))
@@ -259,20 +391,34 @@ def _swapped_by_a_rival(answers: dict[AnswerName, Recommendation], here: RankedO
     return None
 
 
-def _rivals(answer: Recommendation, pick: RankedOption, ranked: list[RankedOption], objective: str,
-            plan: tuple[float, float | None]) -> list[RankedOption]:
+def _rivals(
+    answer: Recommendation,
+    pick: RankedOption,
+    ranked: list[RankedOption],
+    objective: str,
+    plan: tuple[float, float | None],
+) -> list[RankedOption]:
     """The options of `pick`'s group that measuring again could make the answer instead of it: those within the
     answer's too-close band of it (none when the answer is not too close to call)."""
     if answer.verdict != "too_close":
         return []
     tv, deadline = plan
     metric = "fastest" if objective == "fastest" else "cheapest"
-    group = _eligible([o for o in ranked if o.usable and o.here == pick.here and o is not pick], objective, deadline)
+    group = _eligible(
+        [o for o in ranked if o.usable and o.here == pick.here and o is not pick],
+        objective,
+        deadline,
+    )
     return [o for o in _order(group, metric) if compare(pick, o, metric, tv).verdict == "too_close"]
 
 
-def _headline(answers: dict[AnswerName, Recommendation], ranked: list[RankedOption], objective: str,
-              tv: float, plan: tuple[float, float | None]) -> Recommendation | None:
+def _headline(
+    answers: dict[AnswerName, Recommendation],
+    ranked: list[RankedOption],
+    objective: str,
+    tv: float,
+    plan: tuple[float, float | None],
+) -> Recommendation | None:
     """Here or rent, by the same rule at `tv` $/h of waiting: see the module docstring. An answer that is itself too
     close to call between two of its options could be the other one after measuring again: when that one would swap
     the headline, the headline is too close to call as well (the words name it)."""
@@ -285,7 +431,9 @@ def _headline(answers: dict[AnswerName, Recommendation], ranked: list[RankedOpti
     here, rent = live["here"], live["rent"]
     met = {n: answers[n].verdict != "deadline_missed" for n in ("here", "rent")}
     if objective == "deadline" and met["here"] != met["rent"]:
-        return replace(answers["rent" if met["rent"] else "here"], verdict="clear", choice_basis="deadline")
+        return replace(
+            answers["rent" if met["rent"] else "here"], verdict="clear", choice_basis="deadline"
+        )
     metric = "fastest" if objective == "fastest" else "cheapest"
     weight = 0.0 if metric == "fastest" else tv
     best, other = _order([here, rent], metric, weight)
@@ -297,8 +445,16 @@ def _headline(answers: dict[AnswerName, Recommendation], ranked: list[RankedOpti
     verdict = cmp.verdict if current in (*SEVERITY, "only_option") else current
     rival: tuple[RankedOption, RankedOption] | None = None
     if verdict in SEVERITY and verdict != "too_close":
-        swap = _swapped_by_a_rival(answers, here, rent, ranked, objective, plan, metric, weight, name)
+        swap = _swapped_by_a_rival(
+            answers, here, rent, ranked, objective, plan, metric, weight, name
+        )
         if swap is not None:
             verdict, rival = "too_close", (swap[1], swap[2])
-    return replace(answers[name], verdict=verdict, choice_comparison=cmp, choice_basis="compared",
-                   choice_rival=rival[0].key if rival else None, choice_rival_of=rival[1].key if rival else None)
+    return replace(
+        answers[name],
+        verdict=verdict,
+        choice_comparison=cmp,
+        choice_basis="compared",
+        choice_rival=rival[0].key if rival else None,
+        choice_rival_of=rival[1].key if rival else None,
+    )

@@ -26,7 +26,13 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from planner.core.candidates import Target
-from planner.core.decide import TOO_CLOSE_MARGIN, BenchmarkChoice, Plan, RankedOption, Recommendation
+from planner.core.decide import (
+    TOO_CLOSE_MARGIN,
+    BenchmarkChoice,
+    Plan,
+    RankedOption,
+    Recommendation,
+)
 from planner.core.kinds import AnswerName, Objective, Purchase
 from planner.errors import InputError
 
@@ -63,18 +69,34 @@ class WorkloadSummary:
     task: str | None  # a spec's task; None: a script
     samples: int | None  # None: a script (it sets its own data and batch)
     batch_size: int | None
-    epochs: int | float | None  # a script's: its steps over the steps of a DataLoader epoch seen (None: none seen)
+    epochs: (
+        int | float | None
+    )  # a script's: its steps over the steps of a DataLoader epoch seen (None: none seen)
     steps_per_epoch: int | None
     total_steps: int
     precision: str
     data_location: str | None  # a spec's; None: a script
-    script_args: list[str] | None = None  # a script's own arguments (after --), as it runs with them
-    step_boundary: str | None = None  # a script's: what its steps were found by (optimizer | backward)
+    script_args: list[str] | None = (
+        None  # a script's own arguments (after --), as it runs with them
+    )
+    step_boundary: str | None = (
+        None  # a script's: what its steps were found by (optimizer | backward)
+    )
 
     @classmethod
     def of(cls, spec: WorkloadSpec) -> WorkloadSummary:
-        return cls(spec.name, spec.model.kind, spec.task, spec.data.samples, spec.batch_size, spec.train.epochs,
-                   spec.steps_per_epoch, spec.total_steps, spec.train.precision, spec.data.location)
+        return cls(
+            spec.name,
+            spec.model.kind,
+            spec.task,
+            spec.data.samples,
+            spec.batch_size,
+            spec.train.epochs,
+            spec.steps_per_epoch,
+            spec.total_steps,
+            spec.train.precision,
+            spec.data.location,
+        )
 
 
 @dataclass(frozen=True)
@@ -109,8 +131,10 @@ class LeftRunning:
 
     def line(self) -> str:
         """The sentence `planner run` and the TUI's run pane print for it."""
-        return (f"NOT TERMINATED: {self.instance_id} ({Target.shown(self.label)}) in {self.region} is still billing; it halts by its "
-                f"dead-man timer and is reaped after {self.expires_at}. Terminate it now: {self.reap_command}")
+        return (
+            f"NOT TERMINATED: {self.instance_id} ({Target.shown(self.label)}) in {self.region} is still billing; it halts by its "
+            f"dead-man timer and is reaped after {self.expires_at}. Terminate it now: {self.reap_command}"
+        )
 
 
 @dataclass(frozen=True)
@@ -125,11 +149,15 @@ class PlanDocument:
     skipped: list[BenchmarkChoice] | None = None
     # a run (None: not one): targets that failed, instances not terminated, the bench's bill, `auto`'s choice
     failed_targets: list[str] | None = None
-    interrupted_targets: list[str] | None = None  # spot benches cut short by a reclaim (those with steps enough: planned)
+    interrupted_targets: list[str] | None = (
+        None  # spot benches cut short by a reclaim (those with steps enough: planned)
+    )
     unterminated: list[LeftRunning] | None = None
     bench_cost_usd: float | None = None
     auto: list[BenchmarkChoice] | None = None
-    task_choice: TaskChoice | None = None  # a SkyPilot task's resources (None: not a task, or it chose none)
+    task_choice: TaskChoice | None = (
+        None  # a SkyPilot task's resources (None: not a task, or it chose none)
+    )
 
     # ------------------------------------------------------------------ what the fronts ask of a plan
 
@@ -173,7 +201,10 @@ class PlanDocument:
     def reference(self, name: AnswerName = "rent") -> RankedOption | None:
         """The reference CPU row a GPU row of `name`'s kind of place compares with (rule 4)."""
         target = self.plan.references.get(name)
-        return next((o for o in self.plan.options if o.target == target and o.device == "cpu" and o.usable), None)
+        return next(
+            (o for o in self.plan.options if o.target == target and o.device == "cpu" and o.usable),
+            None,
+        )
 
     @property
     def break_even_cost(self) -> float | None:
@@ -183,7 +214,9 @@ class PlanDocument:
         speedup; None when no GPU row has one."""
         for name in ("rent", "here"):
             ref = self.reference(name)  # type: ignore[arg-type]
-            if ref is not None and any(o.speedup is not None and o.reference == ref.target for o in self.plan.options):
+            if ref is not None and any(
+                o.speedup is not None and o.reference == ref.target for o in self.plan.options
+            ):
                 return ref.point_cost
         return None
 
@@ -229,8 +262,12 @@ def strict_json(value: Any) -> Any:
         for k, v in value.items():
             if isinstance(v, float) and not math.isfinite(v):
                 out[k] = None
-                out[f"{k}_note"] = UNBOUNDED_NOTES.get(k, "unbounded: no usable interval (see interval_note)"
-                                                       if v > 0 else "not a number")
+                out[f"{k}_note"] = UNBOUNDED_NOTES.get(
+                    k,
+                    "unbounded: no usable interval (see interval_note)"
+                    if v > 0
+                    else "not a number",
+                )
             else:
                 out[k] = strict_json(v)
         return out
@@ -259,13 +296,16 @@ def _restore_infinities(value: Any) -> Any:
 def plan_json(plan: Plan) -> dict[str, Any]:
     """The plan's part of the document (not yet strict: infinities stay until to_json)."""
     return {
-        "objective": plan.objective, "deadline_seconds": plan.deadline_seconds,
+        "objective": plan.objective,
+        "deadline_seconds": plan.deadline_seconds,
         "time_value_per_hour": plan.time_value_per_hour,
         "options": [asdict(o) for o in plan.options],
         "recommendation": asdict(plan.recommendation),
         "answers": {k: asdict(v) for k, v in plan.answers.items()},
-        "headline": {"time_value_per_hour": plan.headline_time_value,
-                     "time_value_is_default": plan.time_value_per_hour is None},
+        "headline": {
+            "time_value_per_hour": plan.headline_time_value,
+            "time_value_is_default": plan.time_value_per_hour is None,
+        },
         "references": dict(plan.references),
         "too_close_margin": TOO_CLOSE_MARGIN,
         "warnings": list(plan.warnings),
@@ -275,12 +315,21 @@ def plan_json(plan: Plan) -> dict[str, Any]:
 
 def to_json(doc: PlanDocument) -> dict[str, Any]:
     """The document as strict JSON data, keys in the order every version has printed them."""
-    workload = {k: v for k, v in asdict(doc.workload).items()  # a spec's has no script fields (as 3 wrote it)
-                if doc.workload.kind == SCRIPT_KIND or k not in SCRIPT_FIELDS}
-    out: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "workload": workload, **plan_json(doc.plan),
-                           "plan_options": doc.options.as_dict()}
+    workload = {
+        k: v
+        for k, v in asdict(doc.workload).items()  # a spec's has no script fields (as 3 wrote it)
+        if doc.workload.kind == SCRIPT_KIND or k not in SCRIPT_FIELDS
+    }
+    out: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "workload": workload,
+        **plan_json(doc.plan),
+        "plan_options": doc.options.as_dict(),
+    }
     if doc.prices is not None:  # an estimate
-        out["cloud_recommendation"] = asdict(doc.plan.answers["rent"]) if "rent" in doc.plan.answers else None
+        out["cloud_recommendation"] = (
+            asdict(doc.plan.answers["rent"]) if "rent" in doc.plan.answers else None
+        )
         out["prices"] = asdict(doc.prices)
         out["benchmark"] = [choice_json(c) for c in doc.benchmark or []]
         out["skipped"] = [choice_json(c) for c in doc.skipped or []]
@@ -288,16 +337,25 @@ def to_json(doc: PlanDocument) -> dict[str, Any]:
         out["run_dir"] = doc.run_dir
     if doc.failed_targets is not None:  # a run
         out["failed_targets"] = list(doc.failed_targets)
-        if doc.interrupted_targets:  # only when a reclaim cut one short (documents written before lack it)
+        if (
+            doc.interrupted_targets
+        ):  # only when a reclaim cut one short (documents written before lack it)
             out["interrupted_targets"] = list(doc.interrupted_targets)
-        out["unterminated_instances"] = [{k: v for k, v in asdict(x).items() if v is not None} for x in doc.unterminated or []]
+        out["unterminated_instances"] = [
+            {k: v for k, v in asdict(x).items() if v is not None} for x in doc.unterminated or []
+        ]
         if doc.bench_cost_usd is not None:
             out["bench_cost_usd"] = doc.bench_cost_usd
         if doc.auto is not None:
             out["auto"] = [choice_json(c) for c in doc.auto]
-    if doc.task_choice is not None:  # the task's own pick, and the row the plan prices it by (null: none here)
+    if (
+        doc.task_choice is not None
+    ):  # the task's own pick, and the row the plan prices it by (null: none here)
         chosen = doc.task_option
-        out["task_choice"] = {**asdict(doc.task_choice), "target": chosen.target if chosen else None}
+        out["task_choice"] = {
+            **asdict(doc.task_choice),
+            "target": chosen.target if chosen else None,
+        }
     return strict_json(out)
 
 
@@ -311,9 +369,17 @@ def _script_workload_of_3(w: dict[str, Any]) -> dict[str, Any]:
     """A script's workload as schema 3 wrote it (zeros for what a script does not state, its arguments joined as
     `data_location`, its step boundary as `task`), as 4 writes it."""
     location = w.get("data_location")
-    return {**w, "task": None, "samples": None, "batch_size": None, "data_location": None,
-            "epochs": w.get("epochs") or None, "steps_per_epoch": w.get("steps_per_epoch") or None,
-            "script_args": location.split() if isinstance(location, str) and location else [], "step_boundary": w.get("task")}
+    return {
+        **w,
+        "task": None,
+        "samples": None,
+        "batch_size": None,
+        "data_location": None,
+        "epochs": w.get("epochs") or None,
+        "steps_per_epoch": w.get("steps_per_epoch") or None,
+        "script_args": location.split() if isinstance(location, str) and location else [],
+        "step_boundary": w.get("task"),
+    }
 
 
 def from_json(data: Any, source: str = "the plan") -> PlanDocument:
@@ -322,37 +388,62 @@ def from_json(data: Any, source: str = "the plan") -> PlanDocument:
     from pydantic import TypeAdapter, ValidationError
 
     if not isinstance(data, dict):
-        raise InputError(f"{source}: not a plan document (a JSON object)", hint="give a plan.json or `--json` output")
+        raise InputError(
+            f"{source}: not a plan document (a JSON object)",
+            hint="give a plan.json or `--json` output",
+        )
     version = data.get("schema_version", 1)
     if not isinstance(version, int) or version > SCHEMA_VERSION:
-        raise InputError(f"{source}: schema_version {version!r} is newer than this planner reads ({SCHEMA_VERSION})",
-                         hint="upgrade cloud-planner to read it")
+        raise InputError(
+            f"{source}: schema_version {version!r} is newer than this planner reads ({SCHEMA_VERSION})",
+            hint="upgrade cloud-planner to read it",
+        )
     d = _restore_infinities(data)
     answers = d.get("answers")
-    if not answers and d.get("cloud_recommendation"):  # the oldest documents: the cloud answer alone
+    if not answers and d.get(
+        "cloud_recommendation"
+    ):  # the oldest documents: the cloud answer alone
         answers = {"rent": d["cloud_recommendation"]}
     references = d.get("references")
-    if references is None:  # before plans named their reference CPUs: the one every GPU row of a place names
-        references = {("here" if o.get("billing") == "local" else "rent"): o["reference"]
-                      for o in reversed(d.get("options") or []) if isinstance(o, dict) and o.get("reference")}
+    if (
+        references is None
+    ):  # before plans named their reference CPUs: the one every GPU row of a place names
+        references = {
+            ("here" if o.get("billing") == "local" else "rent"): o["reference"]
+            for o in reversed(d.get("options") or [])
+            if isinstance(o, dict) and o.get("reference")
+        }
     headline = d.get("headline") or {}
     workload = d.get("workload")
     if version < 4 and isinstance(workload, dict) and workload.get("kind") == SCRIPT_KIND:
         workload = _script_workload_of_3(workload)
     shaped = {
         "workload": workload,
-        "plan": {"objective": d.get("objective"), "options": d.get("options", []), "recommendation": d.get("recommendation"),
-                 "deadline_seconds": d.get("deadline_seconds"), "time_value_per_hour": d.get("time_value_per_hour"),
-                 "warnings": d.get("warnings", []), "answers": answers or {},
-                 "headline_time_value": headline.get("time_value_per_hour"), "references": references,
-                 "notes": d.get("notes", [])},
+        "plan": {
+            "objective": d.get("objective"),
+            "options": d.get("options", []),
+            "recommendation": d.get("recommendation"),
+            "deadline_seconds": d.get("deadline_seconds"),
+            "time_value_per_hour": d.get("time_value_per_hour"),
+            "warnings": d.get("warnings", []),
+            "answers": answers or {},
+            "headline_time_value": headline.get("time_value_per_hour"),
+            "references": references,
+            "notes": d.get("notes", []),
+        },
         "options": d.get("plan_options", {}),
-        "run_dir": d.get("run_dir"), "prices": d.get("prices"), "benchmark": d.get("benchmark"), "skipped": d.get("skipped"),
-        "failed_targets": d.get("failed_targets"), "interrupted_targets": d.get("interrupted_targets"),
+        "run_dir": d.get("run_dir"),
+        "prices": d.get("prices"),
+        "benchmark": d.get("benchmark"),
+        "skipped": d.get("skipped"),
+        "failed_targets": d.get("failed_targets"),
+        "interrupted_targets": d.get("interrupted_targets"),
         "unterminated": d.get("unterminated_instances"),
-        "bench_cost_usd": d.get("bench_cost_usd"), "auto": d.get("auto"),
+        "bench_cost_usd": d.get("bench_cost_usd"),
+        "auto": d.get("auto"),
         "task_choice": {k: v for k, v in d["task_choice"].items() if k != "target"}
-        if isinstance(d.get("task_choice"), dict) else d.get("task_choice"),
+        if isinstance(d.get("task_choice"), dict)
+        else d.get("task_choice"),
     }
     if shaped["failed_targets"] is None and shaped["unterminated"] is not None:
         shaped["failed_targets"] = []
@@ -361,10 +452,23 @@ def from_json(data: Any, source: str = "the plan") -> PlanDocument:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
-        raise InputError(f"{source}: {where}: {first['msg']}",
-                         hint="the document was edited or cut short; `planner plan RUN_DIR` writes it again") from None
+        raise InputError(
+            f"{source}: {where}: {first['msg']}",
+            hint="the document was edited or cut short; `planner plan RUN_DIR` writes it again",
+        ) from None
 
 
-__all__ = ["LeftRunning", "PlanDocument", "PlanOptions", "PriceSource", "SCHEMA_VERSION", "SCRIPT_KIND", "TaskChoice",
-           "WorkloadSummary",
-           "from_json", "plan_json", "strict_json", "to_json"]
+__all__ = [
+    "LeftRunning",
+    "PlanDocument",
+    "PlanOptions",
+    "PriceSource",
+    "SCHEMA_VERSION",
+    "SCRIPT_KIND",
+    "TaskChoice",
+    "WorkloadSummary",
+    "from_json",
+    "plan_json",
+    "strict_json",
+    "to_json",
+]

@@ -26,13 +26,19 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-PROCESS_START_SECONDS = 2.0  # python + import torch when a bench did not measure it (not Linux): 1.1-2.0 s here
+PROCESS_START_SECONDS = (
+    2.0  # python + import torch when a bench did not measure it (not Linux): 1.1-2.0 s here
+)
 CLOUD_BOOT_SECONDS = 150.0  # EC2 launch -> user-data -> torch importable on a Deep Learning AMI; a constant until measured
-PROCESS_EXIT_SECONDS = 0.3  # interpreter shutdown with torch loaded, when not measured (AWS): 0.32 s here
+PROCESS_EXIT_SECONDS = (
+    0.3  # interpreter shutdown with torch loaded, when not measured (AWS): 0.32 s here
+)
 RUN_TO_RUN_NOISE = 0.15  # relative: see the module docstring
 
 
-MAX_USABLE_RELATIVE = 1.0  # an interval wider than x2 either side of its point is no interval: said so instead
+MAX_USABLE_RELATIVE = (
+    1.0  # an interval wider than x2 either side of its point is no interval: said so instead
+)
 
 
 @dataclass(frozen=True)
@@ -46,25 +52,44 @@ class StepMeasurement:
     warmup_seconds: float = 0.0
     warmup_steps: int = 0
     process_start_seconds: float | None = None  # measured by the bench; None: PROCESS_START_SECONDS
-    exit_seconds: float | None = None  # measured by a local bench's parent; None: PROCESS_EXIT_SECONDS
-    data_seconds: float = 0.0  # modelled: materialising the whole dataset once (the bench held a pool)
+    exit_seconds: float | None = (
+        None  # measured by a local bench's parent; None: PROCESS_EXIT_SECONDS
+    )
+    data_seconds: float = (
+        0.0  # modelled: materialising the whole dataset once (the bench held a pool)
+    )
     steps_measured: int = 0  # 0: not a measurement (a prediction)
 
     @classmethod
-    def from_result(cls, r: Any) -> "StepMeasurement":
+    def from_result(cls, r: Any) -> StepMeasurement:
         """From a bench result (runner.bench.result.BenchResult, status ok)."""
-        high = r.step_seconds_ci_high if r.step_seconds_ci_high is not None else math.inf  # unbounded, as JSON keeps it
+        high = (
+            r.step_seconds_ci_high if r.step_seconds_ci_high is not None else math.inf
+        )  # unbounded, as JSON keeps it
         low = r.step_seconds_ci_low if r.step_seconds_ci_low is not None else r.step_seconds
-        return cls(r.step_seconds, low, high, r.setup_seconds or 0.0,
-                   r.warmup_seconds or 0.0, r.warmup_steps or 0, r.process_start_seconds, r.exit_seconds,
-                   dataset_seconds(r), r.steps_measured or 0)
+        return cls(
+            r.step_seconds,
+            low,
+            high,
+            r.setup_seconds or 0.0,
+            r.warmup_seconds or 0.0,
+            r.warmup_steps or 0,
+            r.process_start_seconds,
+            r.exit_seconds,
+            dataset_seconds(r),
+            r.steps_measured or 0,
+        )
 
 
 def dataset_seconds(r: Any) -> float:
     """The whole dataset's one-time materialisation, at the rate the bench built its pool: the
     bench holds a bounded pool of batches (runner/bench/data.py), the real run holds every sample.
     Results from before the pool (no pool figures) held the whole dataset in their setup: 0."""
-    pool, total, seconds = getattr(r, "data_pool_bytes", 0), getattr(r, "dataset_bytes", 0), getattr(r, "data_pool_seconds", None)
+    pool, total, seconds = (
+        getattr(r, "data_pool_bytes", 0),
+        getattr(r, "dataset_bytes", 0),
+        getattr(r, "data_pool_seconds", None),
+    )
     if not pool or not total or not seconds or total <= pool:
         return 0.0
     return (total - pool) * seconds / pool
@@ -85,10 +110,19 @@ def one_time_seconds(m: StepMeasurement, cloud: bool = False) -> float:
     warmup_excess = max(0.0, m.warmup_seconds - m.warmup_steps * m.step_seconds)
     start = PROCESS_START_SECONDS if m.process_start_seconds is None else m.process_start_seconds
     exit_ = PROCESS_EXIT_SECONDS if m.exit_seconds is None else m.exit_seconds
-    return start + exit_ + m.setup_seconds + m.data_seconds + warmup_excess + (CLOUD_BOOT_SECONDS if cloud else 0.0)
+    return (
+        start
+        + exit_
+        + m.setup_seconds
+        + m.data_seconds
+        + warmup_excess
+        + (CLOUD_BOOT_SECONDS if cloud else 0.0)
+    )
 
 
-def relative_half_widths(m: StepMeasurement, noise: float = RUN_TO_RUN_NOISE) -> tuple[float, float]:
+def relative_half_widths(
+    m: StepMeasurement, noise: float = RUN_TO_RUN_NOISE
+) -> tuple[float, float]:
     """(below, above) the mean, relative: the bench's interval of the mean (which need not be
     symmetric: its low end never goes below the fastest step) and the run-to-run noise, in quadrature."""
     mean = m.step_seconds
@@ -99,18 +133,30 @@ def relative_half_widths(m: StepMeasurement, noise: float = RUN_TO_RUN_NOISE) ->
     return math.hypot(below, noise), math.hypot(above, noise)
 
 
-def estimate_training(m: StepMeasurement, total_steps: int, cloud: bool = False,
-                      noise: float = RUN_TO_RUN_NOISE) -> TrainingEstimate:
+def estimate_training(
+    m: StepMeasurement, total_steps: int, cloud: bool = False, noise: float = RUN_TO_RUN_NOISE
+) -> TrainingEstimate:
     if m.step_seconds <= 0 or total_steps < 0:
         raise ValueError("a step time must be positive and the step count non-negative")
     fixed = one_time_seconds(m, cloud)
     below, above = relative_half_widths(m, noise)
     steps_time = total_steps * m.step_seconds
     # a measurement's interval can be unusable; a prediction's is the model's own error band
-    usable = m.steps_measured == 0 and math.isfinite(above) or math.isfinite(above) and above <= MAX_USABLE_RELATIVE
-    note = "" if usable else (
-        f"no usable interval: the {m.steps_measured} step(s) measured do not pin the step time down"
-        + (f" (known only to +-{above:.0%})" if math.isfinite(above) else "") + "; give more --seconds or a quieter machine")
+    usable = (
+        m.steps_measured == 0
+        and math.isfinite(above)
+        or math.isfinite(above)
+        and above <= MAX_USABLE_RELATIVE
+    )
+    note = (
+        ""
+        if usable
+        else (
+            f"no usable interval: the {m.steps_measured} step(s) measured do not pin the step time down"
+            + (f" (known only to +-{above:.0%})" if math.isfinite(above) else "")
+            + "; give more --seconds or a quieter machine"
+        )
+    )
     return TrainingEstimate(
         seconds=fixed + steps_time,
         low=fixed * (1 - noise) + steps_time * max(0.0, 1 - below),

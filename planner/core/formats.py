@@ -6,8 +6,14 @@ from __future__ import annotations
 import math
 
 # (unit, scale, below this many seconds, decimals)
-UNITS = (("us", 1e-6, 1e-3, 0), ("ms", 1e-3, 1, 2), ("s", 1, 120, 1), ("min", 60, 7200, 1), ("h", 3600, 172800, 1),
-         ("d", 86400, float("inf"), 1))
+UNITS = (
+    ("us", 1e-6, 1e-3, 0),
+    ("ms", 1e-3, 1, 2),
+    ("s", 1, 120, 1),
+    ("min", 60, 7200, 1),
+    ("h", 3600, 172800, 1),
+    ("d", 86400, float("inf"), 1),
+)
 
 
 def seconds_text(s: float | None) -> str:
@@ -27,7 +33,13 @@ def range_text(low: float, high: float) -> str:
 
 
 def _sentence_unit(seconds: float) -> tuple[float, str]:
-    return (seconds, "s") if seconds < 120 else (seconds / 60, "min") if seconds < 7200 else (seconds / 3600, "h")
+    return (
+        (seconds, "s")
+        if seconds < 120
+        else (seconds / 60, "min")
+        if seconds < 7200
+        else (seconds / 3600, "h")
+    )
 
 
 def rough_duration(seconds: float) -> str:

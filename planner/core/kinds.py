@@ -12,7 +12,9 @@ Objective = Literal["cheapest", "fastest", "deadline"]
 Device = Literal["cpu", "cuda"]
 Source = Literal["measured", "predicted"]
 Billing = Literal["local", "ec2"]  # this machine at the user's price, or EC2's per-second billing
-Verdict = Literal["clear", "likely", "too_close", "only_option", "deadline_missed", "nothing_fits", "failed"]
+Verdict = Literal[
+    "clear", "likely", "too_close", "only_option", "deadline_missed", "nothing_fits", "failed"
+]
 AnswerName = Literal["here", "rent"]
 ChoiceBasis = Literal["compared", "deadline", "alone"]  # how the headline chose here or rent
 
@@ -20,5 +22,17 @@ OBJECTIVES: tuple[Objective, ...] = get_args(Objective)
 DEVICES: tuple[Device, ...] = get_args(Device)
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 
-__all__ = ["AnswerName", "Billing", "ChoiceBasis", "DEVICES", "Device", "OBJECTIVES", "Objective", "PURCHASES", "Purchase",
-           "Source", "VERDICTS", "Verdict"]
+__all__ = [
+    "AnswerName",
+    "Billing",
+    "ChoiceBasis",
+    "DEVICES",
+    "Device",
+    "OBJECTIVES",
+    "Objective",
+    "PURCHASES",
+    "Purchase",
+    "Source",
+    "VERDICTS",
+    "Verdict",
+]

@@ -6,10 +6,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from planner.core.kinds import AnswerName, Billing, ChoiceBasis, Device, Objective, Purchase, Source, Verdict
+from planner.core.kinds import (
+    AnswerName,
+    Billing,
+    ChoiceBasis,
+    Device,
+    Objective,
+    Purchase,
+    Source,
+    Verdict,
+)
 from pricing.billing import billed_seconds, root_volume_usd_per_hour
 
-HEADLINE_TIME_VALUE = 5.0  # USD per hour of waiting, when the user gives none: see the module docstring
+HEADLINE_TIME_VALUE = (
+    5.0  # USD per hour of waiting, when the user gives none: see the module docstring
+)
 TOO_CLOSE_MARGIN = 0.10  # rule 2: the runner-up within 10% of the winner is too close to call
 
 
@@ -51,13 +62,21 @@ class Option:
     purchase: Purchase | None = None
     step_seconds_low: float | None = None
     step_seconds_high: float | None = None
-    one_time_seconds: float | None = None  # process start and exit, setup, warm-up, boot, the dataset
-    data_seconds: float | None = None  # part of one_time_seconds: materialising the dataset (modelled)
+    one_time_seconds: float | None = (
+        None  # process start and exit, setup, warm-up, boot, the dataset
+    )
+    data_seconds: float | None = (
+        None  # part of one_time_seconds: materialising the dataset (modelled)
+    )
     interval_note: str = ""  # why there is no usable interval
     caveat: str = ""  # what makes this measurement less trustworthy (a busy machine)
     gpus_used: int | None = None  # GPUs the option trains on, in all (None: a CPU option)
-    instances: int = 1  # instances it rents at once (several: predicted across the network, on paper)
-    scaling_efficiency: float | None = None  # step on 1 GPU / (GPUs x step on them), for data-parallel options
+    instances: int = (
+        1  # instances it rents at once (several: predicted across the network, on paper)
+    )
+    scaling_efficiency: float | None = (
+        None  # step on 1 GPU / (GPUs x step on them), for data-parallel options
+    )
     basis: ErrorBasis = ErrorBasis()
     failed: bool = False  # a benchmark that failed (note: why); not "does not fit"
 
@@ -126,7 +145,9 @@ class Comparison:
     band: float  # too close when ratio <= 1 + band
     band_reason: str  # why the band is what it is
     verdict: Verdict  # clear | likely | too_close
-    settle: list[str] = field(default_factory=list)  # predicted options a paid benchmark would measure
+    settle: list[str] = field(
+        default_factory=list
+    )  # predicted options a paid benchmark would measure
 
 
 @dataclass(frozen=True)
@@ -142,12 +163,16 @@ class Recommendation:
     gpus_used: int | None = None
     reference: str | None = None  # the reference CPU the speedup compares with
     comparison: Comparison | None = None  # the winner against the runner-up
-    choice_comparison: Comparison | None = None  # the headline only: here against rent, at the headline's time value
+    choice_comparison: Comparison | None = (
+        None  # the headline only: here against rent, at the headline's time value
+    )
     # the headline only: an option within the noise of its answer's pick (`choice_rival_of`) that in its place would
     # change the headline (which is then too close to call although here against rent is not); option keys
     choice_rival: str | None = None
     choice_rival_of: str | None = None
-    rule_gpu: str | None = None  # rule 4's GPU (the winner, or the best GPU that lost to a CPU): its option key
+    rule_gpu: str | None = (
+        None  # rule 4's GPU (the winner, or the best GPU that lost to a CPU): its option key
+    )
     # the headline only: how here or rent was chosen: both compared by the rule, the one that meets the deadline,
     # or the only answer that can run (the other failed or has no option)
     choice_basis: ChoiceBasis | None = None
@@ -173,7 +198,9 @@ class Plan:
     recommendation: Recommendation  # the headline
     deadline_seconds: float | None = None
     time_value_per_hour: float | None = None
-    warnings: list[str] = field(default_factory=list)  # caveats: what makes a row or the answer less certain
+    warnings: list[str] = field(
+        default_factory=list
+    )  # caveats: what makes a row or the answer less certain
     answers: dict[AnswerName, Recommendation] = field(default_factory=dict)
     headline_time_value: float | None = None  # the $/h of waiting the headline used
     references: dict[AnswerName, str] = field(default_factory=dict)  # the reference CPU's target
@@ -189,7 +216,9 @@ class Plan:
         return _option_of(rec, self.options)
 
 
-def next_best(plan: Plan, instance_type: str, device: str, taken: set[str], count: int = 3) -> list[str]:
+def next_best(
+    plan: Plan, instance_type: str, device: str, taken: set[str], count: int = 3
+) -> list[str]:
     """`--fallback next`: the instance types the plan ranks best after `instance_type` among the rented options of the
     same kind (`device`: "cuda" for a GPU instance, "cpu"), usable on one instance, none of `taken`, each once, at most
     `count` (best first)."""
@@ -197,8 +226,16 @@ def next_best(plan: Plan, instance_type: str, device: str, taken: set[str], coun
     ranked = sorted((o for o in plan.options if o.rank is not None), key=lambda o: o.rank or 0)
     for o in ranked:
         t = o.instance_type
-        if (o.billing != "ec2" or not o.usable or o.instances > 1 or o.device != device or t is None
-                or t == instance_type or t in taken or t in out):
+        if (
+            o.billing != "ec2"
+            or not o.usable
+            or o.instances > 1
+            or o.device != device
+            or t is None
+            or t == instance_type
+            or t in taken
+            or t in out
+        ):
             continue
         out.append(t)
         if len(out) == count:
@@ -209,8 +246,17 @@ def next_best(plan: Plan, instance_type: str, device: str, taken: set[str], coun
 def _option_of(rec: Recommendation, ranked: list[RankedOption]) -> RankedOption | None:
     if rec.target is None:
         return None
-    return next((o for o in ranked if o.target == rec.target and o.device == rec.device
-                 and o.gpus_used == rec.gpus_used and o.usable), None)
+    return next(
+        (
+            o
+            for o in ranked
+            if o.target == rec.target
+            and o.device == rec.device
+            and o.gpus_used == rec.gpus_used
+            and o.usable
+        ),
+        None,
+    )
 
 
 @dataclass(frozen=True)
@@ -218,7 +264,9 @@ class BenchmarkChoice:
     target: str
     benchmark: bool
     reason: str
-    here_wins: bool = False  # not benchmarked: training here wins clearly, whatever this instance would measure
+    here_wins: bool = (
+        False  # not benchmarked: training here wins clearly, whatever this instance would measure
+    )
 
 
 # ----------------------------------------------------------------------------- costs
@@ -234,7 +282,11 @@ def hourly_rate(o: Option) -> float:
 def billed_cost(option: Option, seconds: float) -> float:
     """The hourly rate over the seconds billed: EC2's per-second billing with its minimum; this machine's
     seconds as they are (pricing/billing.py)."""
-    return hourly_rate(option) * (billed_seconds(seconds) if option.billing == "ec2" else max(0.0, seconds)) / 3600.0
+    return (
+        hourly_rate(option)
+        * (billed_seconds(seconds) if option.billing == "ec2" else max(0.0, seconds))
+        / 3600.0
+    )
 
 
 def value_of(o: Option, seconds: float, time_value: float) -> float:

@@ -29,13 +29,20 @@ def _bench_parts(o: Option) -> tuple[float, float]:
 def _own_widths(o: Option) -> tuple[float, float]:
     """(below, above) log factors of the option's own error: its interval without the bench's part."""
     t = o.train_seconds or 0.0
-    low, high = o.train_seconds_low or t, o.train_seconds_high if o.train_seconds_high is not None else t
+    low, high = (
+        o.train_seconds_low or t,
+        o.train_seconds_high if o.train_seconds_high is not None else t,
+    )
     if t <= 0:
         return 0.0, 0.0
     bench_below, bench_above = _bench_parts(o)
     # relative widths, as planner.core.estimate combined them (in quadrature), then as log factors
-    below = math.sqrt(max((1 - low / t) ** 2 - bench_below ** 2, 0.0))
-    above = math.sqrt(max((high / t - 1) ** 2 - bench_above ** 2, 0.0)) if math.isfinite(high) else math.inf
+    below = math.sqrt(max((1 - low / t) ** 2 - bench_below**2, 0.0))
+    above = (
+        math.sqrt(max((high / t - 1) ** 2 - bench_above**2, 0.0))
+        if math.isfinite(high)
+        else math.inf
+    )
     return -math.log(max(1.0 - below, 1e-9)), math.log1p(above)
 
 
@@ -69,7 +76,11 @@ def time_ratio(a: Option, b: Option) -> tuple[float, float, float]:
 
     up = math.hypot(math.log1p(bench_up), own(a_above, b_below))  # a slower, b faster
     down = math.hypot(-math.log(max(1.0 - bench_down, 1e-9)), own(a_below, b_above))
-    return r, r * math.exp(-down) if math.isfinite(down) else 0.0, r * math.exp(up) if math.isfinite(up) else math.inf
+    return (
+        r,
+        r * math.exp(-down) if math.isfinite(down) else 0.0,
+        r * math.exp(up) if math.isfinite(up) else math.inf,
+    )
 
 
 def noise_band(a: Option, b: Option) -> tuple[float, str]:
@@ -83,5 +94,7 @@ def noise_band(a: Option, b: Option) -> tuple[float, str]:
     if noise <= TOO_CLOSE_MARGIN:
         return TOO_CLOSE_MARGIN, f"{TOO_CLOSE_MARGIN:.0%}, the margin"
     benches = " and ".join(dict.fromkeys(o.basis.bench for o in (a, b) if o.basis.bench))
-    return noise, (f"{noise:.0%}, what the run-to-run noise of the {benches} bench moves one of the two by "
-                   "against the other: measuring again could swap them")
+    return noise, (
+        f"{noise:.0%}, what the run-to-run noise of the {benches} bench moves one of the two by "
+        "against the other: measuring again could swap them"
+    )

@@ -19,8 +19,9 @@ rows first; the rows shown stay in the order given.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Sequence, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
 if TYPE_CHECKING:
     from planner.core.decide import RankedOption
@@ -70,7 +71,9 @@ def _group_keys(row: RowFacts, group_by: GroupBy) -> tuple[tuple[str, str], ...]
     return (("model", row.model), ("count", str(row.gpus)))
 
 
-def shown_rows(rows: Sequence[RowFacts], group_by: GroupBy = DEFAULT_GROUP_BY, max_rows: int | None = None) -> Shown:
+def shown_rows(
+    rows: Sequence[RowFacts], group_by: GroupBy = DEFAULT_GROUP_BY, max_rows: int | None = None
+) -> Shown:
     """The rows a table shows of `rows` (best first within each group, as given): see the module docstring."""
     if group_by not in GROUP_BY:
         raise ValueError(f"group_by must be one of {', '.join(GROUP_BY)}, got {group_by!r}")
@@ -100,18 +103,30 @@ def plan_row_facts(doc: PlanDocument) -> list[RowFacts]:
     """A plan's options as row facts: kept when the plan names them (the headline, an answer, a reference
     CPU) or they were measured (or failed); this machine's rows are `here`."""
     plan = doc.plan
-    named = {o.key for o in (plan.option_of(rec) for rec in (plan.recommendation, *plan.answers.values())) if o is not None}
-    if (asked := doc.task_option) is not None:  # a SkyPilot task's own pick, which a line under the plan prices
+    named = {
+        o.key
+        for o in (plan.option_of(rec) for rec in (plan.recommendation, *plan.answers.values()))
+        if o is not None
+    }
+    if (
+        asked := doc.task_option
+    ) is not None:  # a SkyPilot task's own pick, which a line under the plan prices
         named.add(asked.key)
     references = set(plan.references.values())
-    predicted = {_model(o.device_name) for o in plan.options if o.device == "cuda" and o.source == "predicted"}
+    predicted = {
+        _model(o.device_name)
+        for o in plan.options
+        if o.device == "cuda" and o.source == "predicted"
+    }
     facts = []
     for o in plan.options:
         reference = o.device == "cpu" and o.target in references and o.usable
         keep = o.key in named or reference or o.source == "measured" or o.failed
         gpus = (o.gpus_used or 1) if o.device == "cuda" else 0
         model = _model(o.device_name, predicted) if gpus else ""
-        facts.append(RowFacts(o.target, model, gpus, keep=keep, here=o.here, across=o.instances > 1))
+        facts.append(
+            RowFacts(o.target, model, gpus, keep=keep, here=o.here, across=o.instances > 1)
+        )
     return facts
 
 
@@ -123,11 +138,21 @@ def _model(device_name: str, known: set[str] = frozenset()) -> str:  # type: ign
     return name if name in known or not held else max(held, key=len)
 
 
-def shown_options(doc: PlanDocument, group_by: GroupBy = DEFAULT_GROUP_BY,
-                  max_rows: int | None = None) -> tuple[list[RankedOption], Shown]:
+def shown_options(
+    doc: PlanDocument, group_by: GroupBy = DEFAULT_GROUP_BY, max_rows: int | None = None
+) -> tuple[list[RankedOption], Shown]:
     """The plan's options a table shows, in the plan's order, and how many of how many."""
     shown = shown_rows(plan_row_facts(doc), group_by, max_rows)
     return [doc.plan.options[i] for i in shown.indices], shown
 
 
-__all__ = ["DEFAULT_GROUP_BY", "GROUP_BY", "GroupBy", "RowFacts", "Shown", "plan_row_facts", "shown_options", "shown_rows"]
+__all__ = [
+    "DEFAULT_GROUP_BY",
+    "GROUP_BY",
+    "GroupBy",
+    "RowFacts",
+    "Shown",
+    "plan_row_facts",
+    "shown_options",
+    "shown_rows",
+]

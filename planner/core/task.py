@@ -37,12 +37,20 @@ PYTHON = re.compile(r"^python(3(\.\d+)?)?$")
 LAUNCHERS = ("torchrun", "accelerate", "deepspeed", "mpirun", "horovodrun")
 SEPARATORS = (";", "&&", "||", "&")  # between two commands of a line
 OPERATOR_CHARS = set("();<>|&")  # a pipe or a redirection after the python command: not run
-PIP = re.compile(r"(?:^|\s)(?:python3?\s+-m\s+)?(?:uv\s+)?pip3?\s+install\s+(?:[^\n]*?\s)?-r\s+(\S+)")
+PIP = re.compile(
+    r"(?:^|\s)(?:python3?\s+-m\s+)?(?:uv\s+)?pip3?\s+install\s+(?:[^\n]*?\s)?-r\s+(\S+)"
+)
 VAR = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-ACCELERATOR = re.compile(r"^\s*([A-Za-z][\w.-]*)\s*(?::\s*(\d+(?:\.\d+)?))?\s*$")  # `L4`, `A100-80GB:8`
+ACCELERATOR = re.compile(
+    r"^\s*([A-Za-z][\w.-]*)\s*(?::\s*(\d+(?:\.\d+)?))?\s*$"
+)  # `L4`, `A100-80GB:8`
 CPUS = re.compile(r"^\s*(\d+)\s*(\+?)\s*$")  # `4`, `8+`
-CHOICE_KEYS = ("accelerators", "instance_type", "cpus")  # what a task's resources choose an instance by
+CHOICE_KEYS = (
+    "accelerators",
+    "instance_type",
+    "cpus",
+)  # what a task's resources choose an instance by
 
 
 @dataclass(frozen=True)
@@ -82,10 +90,18 @@ class TaskAsks:
         if self.instance_types and facts.instance_type in self.instance_types:
             return True
         if self.accelerators:
-            if any(facts.gpu_name.lower() == a.name.lower() and facts.gpu_count == a.count for a in self.accelerators):
+            if any(
+                facts.gpu_name.lower() == a.name.lower() and facts.gpu_count == a.count
+                for a in self.accelerators
+            ):
                 return self._cpus_ok(facts)
             return False
-        return not self.instance_types and self.cpus is not None and not facts.gpu_name and self._cpus_ok(facts)
+        return (
+            not self.instance_types
+            and self.cpus is not None
+            and not facts.gpu_name
+            and self._cpus_ok(facts)
+        )
 
     def _cpus_ok(self, facts: InstanceFacts) -> bool:
         if self.cpus is None:
@@ -115,8 +131,12 @@ class Task:
     requirements: str | None = None
     name: str | None = None
     notes: list[str] = field(default_factory=list)
-    envs: dict[str, str] = field(default_factory=dict)  # set in the script's environment, as SkyPilot sets them
-    secrets: dict[str, str] = field(default_factory=dict)  # set here only (planner.core.script.ScriptEnv)
+    envs: dict[str, str] = field(
+        default_factory=dict
+    )  # set in the script's environment, as SkyPilot sets them
+    secrets: dict[str, str] = field(
+        default_factory=dict
+    )  # set here only (planner.core.script.ScriptEnv)
     asks: TaskAsks | None = None  # what its resources ask for; None: no resources
 
     @property
@@ -134,18 +154,29 @@ def _text(data: dict[str, Any], key: str, source: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise InputError(f"{source}: {key}: must be text ({'a folder' if key == 'workdir' else 'shell commands'}), got "
-                         f"{type(value).__name__}" + (" (a git workdir is not supported: give the folder checked out)"
-                                                     if key == "workdir" and isinstance(value, dict) else ""),
-                         hint=f"write {key} as SkyPilot does, e.g. `{key}: .`" if key == "workdir"
-                         else f"write {key} as a block: `{key}: |` then one command per line")
+        raise InputError(
+            f"{source}: {key}: must be text ({'a folder' if key == 'workdir' else 'shell commands'}), got "
+            f"{type(value).__name__}"
+            + (
+                " (a git workdir is not supported: give the folder checked out)"
+                if key == "workdir" and isinstance(value, dict)
+                else ""
+            ),
+            hint=f"write {key} as SkyPilot does, e.g. `{key}: .`"
+            if key == "workdir"
+            else f"write {key} as a block: `{key}: |` then one command per line",
+        )
     return value
 
 
 def _lines(script: str) -> list[str]:
     """The commands of a shell block: continuation lines joined, comments and blank lines dropped."""
     joined = re.sub(r"\\\n\s*", " ", script)
-    return [line.strip() for line in joined.splitlines() if line.strip() and not line.strip().startswith("#")]
+    return [
+        line.strip()
+        for line in joined.splitlines()
+        if line.strip() and not line.strip().startswith("#")
+    ]
 
 
 def _expand(line: str, envs: dict[str, str]) -> str:
@@ -162,7 +193,9 @@ def _commands(line: str, envs: dict[str, str], source: str) -> list[list[str]]:
     try:
         tokens = list(lexer)
     except ValueError as exc:  # an unclosed quote
-        raise InputError(f"{source}: run: `{line}`: {exc}", hint="close the quote, as the shell would need") from None
+        raise InputError(
+            f"{source}: run: `{line}`: {exc}", hint="close the quote, as the shell would need"
+        ) from None
     commands: list[list[str]] = [[]]
     for token in tokens:
         if token in SEPARATORS:
@@ -174,83 +207,129 @@ def _commands(line: str, envs: dict[str, str], source: str) -> list[list[str]]:
 
 def _python_command(tokens: list[str], line: str, source: str) -> tuple[str, list[str], str]:
     """(script, its arguments, what of the line is not run) of `python [-u] SCRIPT.py ARGS [| tee log]`."""
-    cut = next((i for i, t in enumerate(tokens) if set(t) <= OPERATOR_CHARS), len(tokens))  # | > < ...
+    cut = next(
+        (i for i, t in enumerate(tokens) if set(t) <= OPERATOR_CHARS), len(tokens)
+    )  # | > < ...
     if 1 < cut < len(tokens) and tokens[cut - 1].isdigit() and tokens[cut][0] in "<>":
         cut -= 1  # `2>&1`: the descriptor is the redirection's, not an argument
     rest, tokens = " ".join(tokens[cut:]), tokens[:cut]
     i = 1
     while i < len(tokens) and tokens[i].startswith("-"):
         if tokens[i] == "-m":
-            raise InputError(f"{source}: run: `{line}` runs a module (python -m), not a script file",
-                             hint="plan the script itself: planner estimate path/to/train.py -- ARGS")
+            raise InputError(
+                f"{source}: run: `{line}` runs a module (python -m), not a script file",
+                hint="plan the script itself: planner estimate path/to/train.py -- ARGS",
+            )
         i += 2 if tokens[i] in ("-W", "-X") else 1  # an interpreter flag and its value
     if i >= len(tokens) or not tokens[i].endswith(".py"):
-        raise InputError(f"{source}: run: `{line}` names no script file (.py) after python",
-                         hint="the task's run should hold `python train.py ARGS`")
-    return tokens[i], tokens[i + 1:], rest
+        raise InputError(
+            f"{source}: run: `{line}` names no script file (.py) after python",
+            hint="the task's run should hold `python train.py ARGS`",
+        )
+    return tokens[i], tokens[i + 1 :], rest
 
 
-def read_task(data: dict[str, Any], source: str, overrides: dict[str, str] | None = None,
-              secret_overrides: dict[str, str] | None = None) -> Task:
+def read_task(
+    data: dict[str, Any],
+    source: str,
+    overrides: dict[str, str] | None = None,
+    secret_overrides: dict[str, str] | None = None,
+) -> Task:
     """The task as the planner runs it (see the module docstring); `overrides`, `secret_overrides`: `--env
     NAME=VALUE`, `--secret NAME=VALUE`, which set or replace an env or a secret, as `sky launch` takes them (and give
     a value to one the task leaves empty). InputError naming the field."""
     workdir = _text(data, "workdir", source)
     run = _text(data, "run", source)
     if not run or not run.strip():
-        raise InputError(f"{source}: run: is empty: nothing to plan", hint="give the task's training command: `run: python train.py ARGS`")
+        raise InputError(
+            f"{source}: run: is empty: nothing to plan",
+            hint="give the task's training command: `run: python train.py ARGS`",
+        )
     if workdir is None:
-        raise InputError(f"{source}: workdir: not set, so nothing would ship with the script",
-                         hint="add `workdir: .` (the folder that holds the script, as `sky launch` syncs it)")
+        raise InputError(
+            f"{source}: workdir: not set, so nothing would ship with the script",
+            hint="add `workdir: .` (the folder that holds the script, as `sky launch` syncs it)",
+        )
     envs = _named_values(data, "envs", overrides, source)
     secrets = _named_values(data, "secrets", secret_overrides, source)
     both = sorted(set(envs) & set(secrets))
     if both:
-        raise InputError(f"{source}: {', '.join(both)}: in both envs and secrets", hint="keep each name in one of them")
+        raise InputError(
+            f"{source}: {', '.join(both)}: in both envs and secrets",
+            hint="keep each name in one of them",
+        )
     notes: list[str] = []
     found: list[tuple[str, list[str], str, str]] = []  # (script, args, rest, command)
     not_run: list[str] = []
-    hidden = set(secrets) | set(secret_env(envs))  # never put into a command: shown, journaled, uploaded
+    hidden = set(secrets) | set(
+        secret_env(envs)
+    )  # never put into a command: shown, journaled, uploaded
     plain = {k: v for k, v in envs.items() if k not in hidden}
     for line in _lines(run):
         for command in _commands(line, plain, source):
             shown = " ".join(command)
-            if command[0] in LAUNCHERS or (PYTHON.match(command[0]) and "-m" in command[1:3]
-                                           and any(t in LAUNCHERS or t.startswith("torch.distributed") for t in command[1:4])):
+            if command[0] in LAUNCHERS or (
+                PYTHON.match(command[0])
+                and "-m" in command[1:3]
+                and any(t in LAUNCHERS or t.startswith("torch.distributed") for t in command[1:4])
+            ):
                 named = next((t for t in command if t.endswith(".py")), "train.py")
-                raise InputError(f"{source}: run: `{shown}` starts several processes ({command[0]}): the planner "
-                                 "measures one training process", hint="plan the script as one process: planner estimate "
-                                 f"{named} -- ARGS")
+                raise InputError(
+                    f"{source}: run: `{shown}` starts several processes ({command[0]}): the planner "
+                    "measures one training process",
+                    hint=f"plan the script as one process: planner estimate {named} -- ARGS",
+                )
             if PYTHON.match(command[0]):
-                unset = next((m.group(1) or m.group(2) for t in command for m in VAR.finditer(t)), None)
-                if unset is not None and unset in hidden:  # a secret is never put in: it would be journaled, uploaded
-                    raise InputError(f"{source}: run: the python command puts the secret ${unset} on the script's "
-                                     "command line, which the planner journals and sends to instances",
-                                     hint=f"read it in the script from the environment (os.environ[\"{unset}\"]): the "
-                                          "planner sets it there, here only")
+                unset = next(
+                    (m.group(1) or m.group(2) for t in command for m in VAR.finditer(t)), None
+                )
+                if (
+                    unset is not None and unset in hidden
+                ):  # a secret is never put in: it would be journaled, uploaded
+                    raise InputError(
+                        f"{source}: run: the python command puts the secret ${unset} on the script's "
+                        "command line, which the planner journals and sends to instances",
+                        hint=f'read it in the script from the environment (os.environ["{unset}"]): the '
+                        "planner sets it there, here only",
+                    )
                 if unset is not None:
-                    raise InputError(f"{source}: run: ${unset} is not set by the task's envs"
-                                     + (" (SkyPilot sets it on the cluster)" if unset.startswith("SKYPILOT_") else ""),
-                                     hint=f"write its value (for one node) in the command, or add it to envs "
-                                          f"(`envs: {{{unset}: ...}}`)")
+                    raise InputError(
+                        f"{source}: run: ${unset} is not set by the task's envs"
+                        + (
+                            " (SkyPilot sets it on the cluster)"
+                            if unset.startswith("SKYPILOT_")
+                            else ""
+                        ),
+                        hint=f"write its value (for one node) in the command, or add it to envs "
+                        f"(`envs: {{{unset}: ...}}`)",
+                    )
                 found.append((*_python_command(command, shown, source), shown))
             elif command[0] == "cd" and not found:
-                raise InputError(f"{source}: run: `{shown}` changes the folder the script runs in",
-                                 hint=f"point workdir at that folder (`workdir: {command[1] if len(command) > 1 else '~'}`) "
-                                      "and the python command at the script in it")
+                raise InputError(
+                    f"{source}: run: `{shown}` changes the folder the script runs in",
+                    hint=f"point workdir at that folder (`workdir: {command[1] if len(command) > 1 else '~'}`) "
+                    "and the python command at the script in it",
+                )
             else:
                 not_run.append(f"`{shown}`")
     if not found:
-        raise InputError(f"{source}: run: no `python SCRIPT.py ARGS` command to plan",
-                         hint="the planner runs the task's training script; plan it directly: planner estimate train.py -- ARGS")
+        raise InputError(
+            f"{source}: run: no `python SCRIPT.py ARGS` command to plan",
+            hint="the planner runs the task's training script; plan it directly: planner estimate train.py -- ARGS",
+        )
     if len(found) > 1:
-        raise InputError(f"{source}: run: {len(found)} python commands ({'; '.join(f'`{f[3]}`' for f in found)}): the "
-                         "planner plans one training script", hint="plan each script apart: planner estimate SCRIPT.py -- ARGS")
+        raise InputError(
+            f"{source}: run: {len(found)} python commands ({'; '.join(f'`{f[3]}`' for f in found)}): the "
+            "planner plans one training script",
+            hint="plan each script apart: planner estimate SCRIPT.py -- ARGS",
+        )
     script, args, rest, _ = found[0]
     if rest:
         not_run.append(f"`{rest}` after the python command")
     if not_run:
-        notes.append(f"{source}: run: not run by the planner (it runs the python command alone): {', '.join(not_run)}")
+        notes.append(
+            f"{source}: run: not run by the planner (it runs the python command alone): {', '.join(not_run)}"
+        )
     setup = _text(data, "setup", source) or ""
     requirements = None
     skipped: list[str] = []
@@ -261,26 +340,46 @@ def read_task(data: dict[str, Any], source: str, overrides: dict[str, str] | Non
         else:
             skipped.append(f"`{line}`")
     if skipped:
-        notes.append(f"{source}: setup: not run by the planner (a pip install -r FILE is, as --requirements): "
-                     + ", ".join(skipped))
+        notes.append(
+            f"{source}: setup: not run by the planner (a pip install -r FILE is, as --requirements): "
+            + ", ".join(skipped)
+        )
     asks = task_asks(data.get("resources"), source)
     if asks is not None and asks.chooses:
-        notes.append(f"{source}: resources ({asks.written}) do not narrow the plan: every instance is planned, and the plan "
-                     "says what the task's choice would cost against its answer; --targets picks the ones benchmarked")
+        notes.append(
+            f"{source}: resources ({asks.written}) do not narrow the plan: every instance is planned, and the plan "
+            "says what the task's choice would cost against its answer; --targets picks the ones benchmarked"
+        )
     if asks is not None and asks.cloud not in (None, "aws"):
-        notes.append(f"{source}: resources: the task asks for {asks.cloud}; the planner prices AWS instances only")
+        notes.append(
+            f"{source}: resources: the task asks for {asks.cloud}; the planner prices AWS instances only"
+        )
     nodes = data.get("num_nodes")
     if nodes is not None and (isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1):
-        raise InputError(f"{source}: num_nodes: must be a whole number of nodes, got {nodes!r}",
-                         hint="write `num_nodes: 1` (the planner plans one node), or leave it out")
+        raise InputError(
+            f"{source}: num_nodes: must be a whole number of nodes, got {nodes!r}",
+            hint="write `num_nodes: 1` (the planner plans one node), or leave it out",
+        )
     if (nodes or 1) != 1:
         notes.append(f"{source}: num_nodes: {data['num_nodes']}: planned as one node")
     if data.get("file_mounts"):
-        notes.append(f"{source}: file_mounts are not mounted: the script's data must be in the workdir, or downloaded "
-                     "by the script")
+        notes.append(
+            f"{source}: file_mounts are not mounted: the script's data must be in the workdir, or downloaded "
+            "by the script"
+        )
     name = data.get("name")
-    return Task(source, workdir, script, list(args), requirements, str(name) if name is not None else None, notes, envs,
-                secrets, asks)
+    return Task(
+        source,
+        workdir,
+        script,
+        list(args),
+        requirements,
+        str(name) if name is not None else None,
+        notes,
+        envs,
+        secrets,
+        asks,
+    )
 
 
 def task_asks(resources: Any, source: str) -> TaskAsks | None:
@@ -289,11 +388,20 @@ def task_asks(resources: Any, source: str) -> TaskAsks | None:
     if resources is None or resources == {}:
         return None
     if not isinstance(resources, dict):
-        raise InputError(f"{source}: resources: must be a mapping (`resources: {{accelerators: L4:1}}`), got "
-                         f"{type(resources).__name__}", hint="write resources as SkyPilot does: `resources:` then "
-                                                             "`accelerators: L4:1` indented under it")
-    choices = [resources, *[_choice(c, f"{source}: resources.{k}", k) for k in ("any_of", "ordered")
-                            for c in _list(resources.get(k), f"{source}: resources.{k}")]]
+        raise InputError(
+            f"{source}: resources: must be a mapping (`resources: {{accelerators: L4:1}}`), got "
+            f"{type(resources).__name__}",
+            hint="write resources as SkyPilot does: `resources:` then "
+            "`accelerators: L4:1` indented under it",
+        )
+    choices = [
+        resources,
+        *[
+            _choice(c, f"{source}: resources.{k}", k)
+            for k in ("any_of", "ordered")
+            for c in _list(resources.get(k), f"{source}: resources.{k}")
+        ],
+    ]
     accelerators: list[Accelerator] = []
     instance_types: list[str] = []
     cpus: tuple[int, bool] | None = None
@@ -310,26 +418,44 @@ def task_asks(resources: Any, source: str) -> TaskAsks | None:
     region = resources.get("region") or (parts[1] if len(parts) > 1 and parts[1] != "*" else None)
     spot = resources.get("use_spot")
     if spot is not None and not isinstance(spot, bool):
-        raise InputError(f"{source}: resources.use_spot: must be true or false, got {spot!r}",
-                         hint="write `use_spot: true` to price spot instances, as sky launch buys them")
-    written = ", ".join(f"{k}: {_inner(resources[k])}" for k in (*CHOICE_KEYS, "any_of", "ordered") if k in resources)
-    return TaskAsks(written, list(dict.fromkeys(accelerators)), list(dict.fromkeys(instance_types)),
-                    cpus[0] if cpus else None, cpus[1] if cpus else True, str(region) if region else None, spot, cloud)
+        raise InputError(
+            f"{source}: resources.use_spot: must be true or false, got {spot!r}",
+            hint="write `use_spot: true` to price spot instances, as sky launch buys them",
+        )
+    written = ", ".join(
+        f"{k}: {_inner(resources[k])}"
+        for k in (*CHOICE_KEYS, "any_of", "ordered")
+        if k in resources
+    )
+    return TaskAsks(
+        written,
+        list(dict.fromkeys(accelerators)),
+        list(dict.fromkeys(instance_types)),
+        cpus[0] if cpus else None,
+        cpus[1] if cpus else True,
+        str(region) if region else None,
+        spot,
+        cloud,
+    )
 
 
 def _list(value: Any, field_name: str) -> list[Any]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise InputError(f"{field_name}: must be a list of resources, got {type(value).__name__}",
-                         hint="e.g. `any_of: [{accelerators: L4:1}, {accelerators: A10G:1}]`")
+        raise InputError(
+            f"{field_name}: must be a list of resources, got {type(value).__name__}",
+            hint="e.g. `any_of: [{accelerators: L4:1}, {accelerators: A10G:1}]`",
+        )
     return value
 
 
 def _choice(value: Any, field_name: str, key: str) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise InputError(f"{field_name}: each choice must be a mapping, got {value!r}",
-                         hint=f"e.g. `{key}: [{{accelerators: L4:1}}, {{accelerators: A10G:1}}]`")
+        raise InputError(
+            f"{field_name}: each choice must be a mapping, got {value!r}",
+            hint=f"e.g. `{key}: [{{accelerators: L4:1}}, {{accelerators: A10G:1}}]`",
+        )
     return value
 
 
@@ -348,10 +474,15 @@ def _accelerators(value: Any, source: str) -> list[Accelerator]:
     for name, count in pairs:
         text = str(name) if count is None else f"{name}:{count}"
         m = ACCELERATOR.match(text)
-        if m is None or (m.group(2) is not None and float(m.group(2)) != int(float(m.group(2)))) or (
-                m.group(2) is not None and int(float(m.group(2))) < 1):
-            raise InputError(f"{source}: resources.accelerators: {text!r} is not an accelerator and a whole count",
-                             hint="write it as SkyPilot does: `accelerators: L4:1` (or `{L4: 1, A10G: 1}` for either)")
+        if (
+            m is None
+            or (m.group(2) is not None and float(m.group(2)) != int(float(m.group(2))))
+            or (m.group(2) is not None and int(float(m.group(2))) < 1)
+        ):
+            raise InputError(
+                f"{source}: resources.accelerators: {text!r} is not an accelerator and a whole count",
+                hint="write it as SkyPilot does: `accelerators: L4:1` (or `{L4: 1, A10G: 1}` for either)",
+            )
         out.append(Accelerator(m.group(1), int(float(m.group(2) or 1))))
     return out
 
@@ -359,38 +490,56 @@ def _accelerators(value: Any, source: str) -> list[Accelerator]:
 def _cpus(value: Any, source: str) -> tuple[int, bool]:
     m = CPUS.match(str(value))
     if m is None or int(m.group(1)) < 1:
-        raise InputError(f"{source}: resources.cpus: {value!r} is not a vCPU count",
-                         hint="write `cpus: 4` (exactly 4 vCPUs) or `cpus: 4+` (at least 4), as SkyPilot reads it")
+        raise InputError(
+            f"{source}: resources.cpus: {value!r} is not a vCPU count",
+            hint="write `cpus: 4` (exactly 4 vCPUs) or `cpus: 4+` (at least 4), as SkyPilot reads it",
+        )
     return int(m.group(1)), bool(m.group(2))
 
 
 NO_VALUE = {  # (what is said, the fix) of an env or a secret left without a value, as SkyPilot asks for it
-    "envs": ("(SkyPilot asks for it with --env)", "give it with --env {0}=VALUE, or a value in the task's envs (`{0}: 10`)"),
+    "envs": (
+        "(SkyPilot asks for it with --env)",
+        "give it with --env {0}=VALUE, or a value in the task's envs (`{0}: 10`)",
+    ),
     "secrets": ("", "give it with --secret {0} (from your environment) or --secret {0}=VALUE"),
 }
 
 
-def _named_values(data: dict[str, Any], key: str, overrides: dict[str, str] | None, source: str) -> dict[str, str]:
+def _named_values(
+    data: dict[str, Any], key: str, overrides: dict[str, str] | None, source: str
+) -> dict[str, str]:
     """A task's `envs` or `secrets` with `--env`/`--secret` over them, as text. InputError for a value that is not a
     mapping, a name no environment variable can have, or a name left without a value (`sky launch` asks for it)."""
     given = data.get(key) or {}
     if not isinstance(given, dict):
-        raise InputError(f"{source}: {key}: must be a mapping of names to values",
-                         hint="e.g. `envs: {EPOCHS: 10}`" if key == "envs" else "e.g. `secrets: {HF_TOKEN: null}`")
+        raise InputError(
+            f"{source}: {key}: must be a mapping of names to values",
+            hint="e.g. `envs: {EPOCHS: 10}`"
+            if key == "envs"
+            else "e.g. `secrets: {HF_TOKEN: null}`",
+        )
     given = {**given, **(overrides or {})}
     bad = next((str(k) for k in given if not ENV_NAME.match(str(k))), None)
     if bad is not None:
-        raise InputError(f"{source}: envs/secrets: {bad} is not an environment variable's name",
-                         hint="a name of letters, digits and _, not starting with a digit")
+        raise InputError(
+            f"{source}: envs/secrets: {bad} is not an environment variable's name",
+            hint="a name of letters, digits and _, not starting with a digit",
+        )
     needed = [str(k) for k, v in given.items() if v is None]
     if needed:
         said, fix = NO_VALUE[key]
-        raise InputError(f"{source}: {key}: {', '.join(needed)} has no value" + (f" {said}" if said else ""),
-                         hint=fix.format(needed[0]))
+        raise InputError(
+            f"{source}: {key}: {', '.join(needed)} has no value" + (f" {said}" if said else ""),
+            hint=fix.format(needed[0]),
+        )
     odd = next((str(k) for k, v in given.items() if isinstance(v, (list, dict, set))), None)
     if odd is not None:
-        raise InputError(f"{source}: {key}: {odd}: a value must be text or a number, got {type(given[odd]).__name__} "
-                         f"{_inner(given[odd])}", hint=f"write it as the shell gets it, quoted: `{odd}: \"...\"`")
+        raise InputError(
+            f"{source}: {key}: {odd}: a value must be text or a number, got {type(given[odd]).__name__} "
+            f"{_inner(given[odd])}",
+            hint=f'write it as the shell gets it, quoted: `{odd}: "..."`',
+        )
     return {str(k): _env_value(v) for k, v in given.items()}
 
 
@@ -399,7 +548,9 @@ def _env_value(value: Any) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
-SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|^AWS_|^AZURE_|^GOOGLE_", re.I)
+SECRET = re.compile(
+    r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|^AWS_|^AZURE_|^GOOGLE_", re.I
+)
 
 
 def secret_env(names: Any) -> list[str]:

@@ -23,19 +23,52 @@ if TYPE_CHECKING:
     from planner.core.decide import RankedOption
     from planner.core.document import PlanDocument
 
-TIME_TICKS = [(1, "1 s"), (2, "2 s"), (5, "5 s"), (10, "10 s"), (30, "30 s"), (60, "1 min"), (120, "2 min"),
-              (300, "5 min"), (600, "10 min"), (1800, "30 min"), (3600, "1 h"), (7200, "2 h"), (18000, "5 h"),
-              (36000, "10 h"), (86400, "1 d"), (172800, "2 d"), (432000, "5 d"), (864000, "10 d"), (2592000, "30 d"),
-              (8640000, "100 d"), (31536000, "1 y")]
-COST_TICKS = [(10.0 ** e, f"${10.0 ** e:g}") for e in range(-4, 6)]
+TIME_TICKS = [
+    (1, "1 s"),
+    (2, "2 s"),
+    (5, "5 s"),
+    (10, "10 s"),
+    (30, "30 s"),
+    (60, "1 min"),
+    (120, "2 min"),
+    (300, "5 min"),
+    (600, "10 min"),
+    (1800, "30 min"),
+    (3600, "1 h"),
+    (7200, "2 h"),
+    (18000, "5 h"),
+    (36000, "10 h"),
+    (86400, "1 d"),
+    (172800, "2 d"),
+    (432000, "5 d"),
+    (864000, "10 d"),
+    (2592000, "30 d"),
+    (8640000, "100 d"),
+    (31536000, "1 y"),
+]
+COST_TICKS = [(10.0**e, f"${10.0**e:g}") for e in range(-4, 6)]
 # a file has room for more: 3 min and 20 min, $0.02 and $0.05 too
-TIME_TICKS_FINE = sorted({*TIME_TICKS, *[(n * scale, f"{n} {unit}") for unit, scale, more in
-                                         (("s", 1, (3, 20)), ("min", 60, (3, 4, 20)), ("h", 3600, (3, 20)), ("d", 86400, (3, 20)))
-                                         for n in more]})
-COST_TICKS_FINE = [(m * 10.0 ** e, f"${m * 10.0 ** e:g}") for e in range(-4, 6) for m in (1, 2, 5)]
+TIME_TICKS_FINE = sorted(
+    {
+        *TIME_TICKS,
+        *[
+            (n * scale, f"{n} {unit}")
+            for unit, scale, more in (
+                ("s", 1, (3, 20)),
+                ("min", 60, (3, 4, 20)),
+                ("h", 3600, (3, 20)),
+                ("d", 86400, (3, 20)),
+            )
+            for n in more
+        ],
+    }
+)
+COST_TICKS_FINE = [(m * 10.0**e, f"${m * 10.0**e:g}") for e in range(-4, 6) for m in (1, 2, 5)]
 TOP = 10  # options drawn by rank, before the recommendation, the answers and the best GPU
 
-Kind = Literal["chosen", "measured", "predicted"]  # the headline's option, and the others by where they come from
+Kind = Literal[
+    "chosen", "measured", "predicted"
+]  # the headline's option, and the others by where they come from
 
 
 def usable(o: RankedOption) -> bool:
@@ -54,15 +87,20 @@ def chart_options(doc: PlanDocument, top: int = TOP) -> list[RankedOption]:
     best-ranked GPU (the break-even line is about GPUs) when they rank lower."""
     ranked = [o for o in doc.plan.options if usable(o)]
     shown = ranked[:top]
-    wanted = {chosen.key for rec in (doc.recommendation, *doc.plan.answers.values())
-              if (chosen := doc.plan.option_of(rec)) is not None}
+    wanted = {
+        chosen.key
+        for rec in (doc.recommendation, *doc.plan.answers.values())
+        if (chosen := doc.plan.option_of(rec)) is not None
+    }
     shown += [o for o in ranked[top:] if o.key in wanted]
     if not any(o.device == "cuda" for o in shown):
         shown += [o for o in ranked if o.device == "cuda"][:1]
     return shown
 
 
-def ticks(table: Sequence[tuple[float, str]], low: float, high: float, most: int) -> tuple[list[float], list[str]]:
+def ticks(
+    table: Sequence[tuple[float, str]], low: float, high: float, most: int
+) -> tuple[list[float], list[str]]:
     """Tick positions (log10) and labels within [low, high] (log10), thinned to at most `most`."""
     inside = [(math.log10(v), label) for v, label in table if low <= math.log10(v) <= high]
     step = max(1, math.ceil(len(inside) / max(most, 1)))
@@ -90,7 +128,9 @@ class ChartData:
     points: list[ChartPoint]  # in rank order as chart_options gives them
     break_even: float | None  # the break-even line's height (log10 $); None: no GPU has a speedup
     floor: float  # where free options sit (log10 $)
-    box: tuple[float, float, float, float]  # x0, x1, y0, y1 (log10): padded, room right of the last point for its label
+    box: tuple[
+        float, float, float, float
+    ]  # x0, x1, y0, y1 (log10): padded, room right of the last point for its label
     has_free: bool  # something sits on the floor: the y axis labels it $0
     x_label: str
     y_label: str
@@ -112,7 +152,12 @@ class ChartData:
 
 def _floor(shown: list[RankedOption]) -> float:
     """Where free options sit: a little under the cheapest paid figure (log axes have no $0)."""
-    paid = [float(v) for o in shown for v in (o.cost_usd_low, o.point_cost, o.cost_usd_high) if v and 0 < v < math.inf]
+    paid = [
+        float(v)
+        for o in shown
+        for v in (o.cost_usd_low, o.point_cost, o.cost_usd_high)
+        if v and 0 < v < math.inf
+    ]
     return math.log10(min(paid)) - 0.5 if paid else -3.0
 
 
@@ -139,7 +184,13 @@ def chart_data(doc: PlanDocument, top: int = TOP) -> ChartData | None:
         if costs := interval(o.cost_usd_low, o.cost_usd_high):
             y_bar = (y_of(costs[0]), y_of(costs[1]))
             y_all += y_bar
-        kind: Kind = "chosen" if doc.is_recommended(o) else "measured" if o.source == "measured" else "predicted"
+        kind: Kind = (
+            "chosen"
+            if doc.is_recommended(o)
+            else "measured"
+            if o.source == "measured"
+            else "predicted"
+        )
         points.append(ChartPoint(o, kind, x, y, x_bar, y_bar))
         x_all.append(x)
         y_all.append(y)
@@ -151,5 +202,12 @@ def chart_data(doc: PlanDocument, top: int = TOP) -> ChartData | None:
     pad_x, pad_y = max((x1 - x0) * 0.05, 0.05), max((y1 - y0) * 0.08, 0.1)
     box = (x0 - pad_x, x1 + 3 * pad_x, y0 - pad_y, y1 + pad_y)
     tv = doc.plan.time_value_per_hour
-    return ChartData(points=points, break_even=break_even, floor=floor, box=box, has_free=y0 <= floor,
-                     x_label="training time (log)", y_label=f"cost + waiting at ${tv:g}/h" if tv else "cost (log)")
+    return ChartData(
+        points=points,
+        break_even=break_even,
+        floor=floor,
+        box=box,
+        has_free=y0 <= floor,
+        x_label="training time (log)",
+        y_label=f"cost + waiting at ${tv:g}/h" if tv else "cost (log)",
+    )

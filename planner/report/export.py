@@ -10,7 +10,10 @@ import io
 from typing import Any
 
 FORMATS = ("table", "json", "csv", "markdown")
-TABLE_FORMATS = ("csv", "markdown")  # a table's rows as text: what --group-by and --max-rows apply to, as to "table"
+TABLE_FORMATS = (
+    "csv",
+    "markdown",
+)  # a table's rows as text: what --group-by and --max-rows apply to, as to "table"
 
 
 def plain(cell: Any) -> str:
@@ -62,8 +65,18 @@ def table_text(table, fmt: str) -> str:
     if fmt == "csv":
         return csv_text(columns, rows)
     if fmt == "markdown":
-        return markdown_text(columns, rows, tuple(column.justify == "right" for column in table.columns))
+        return markdown_text(
+            columns, rows, tuple(column.justify == "right" for column in table.columns)
+        )
     raise ValueError(f"not a table format: {fmt!r} (one of {', '.join(TABLE_FORMATS)})")
 
 
-__all__ = ["FORMATS", "TABLE_FORMATS", "csv_text", "markdown_text", "plain", "table_cells", "table_text"]
+__all__ = [
+    "FORMATS",
+    "TABLE_FORMATS",
+    "csv_text",
+    "markdown_text",
+    "plain",
+    "table_cells",
+    "table_text",
+]

@@ -33,14 +33,27 @@ def check_summary(spec, fp) -> dict[str, Any]:
 def check_table(spec, fp):
     from rich.table import Table
 
-    t = Table(title=f"{spec.name}: {spec.model.kind}, {spec.task}", show_header=False, title_justify="left")
+    t = Table(
+        title=f"{spec.name}: {spec.model.kind}, {spec.task}",
+        show_header=False,
+        title_justify="left",
+    )
     t.add_column("field", style="bold")  # named for csv and markdown; the terminal shows no header
     t.add_column("value")
     t.add_row("parameters", f"{fp.params:,} ({human_count(fp.params)})")
     t.add_row("FLOPs per sample", f"{human_count(fp.train_flops_per_sample)} (forward + backward)")
-    t.add_row("FLOPs per step", f"{human_count(fp.train_flops_per_sample * spec.batch_size)} at batch {spec.batch_size:,}")
-    t.add_row("steps", f"{spec.steps_per_epoch:,} per epoch x {spec.train.epochs:,} epochs = {spec.total_steps:,}")
-    t.add_row("training memory", f"{human_bytes(fp.total_bytes)} ({fp.precision}, batch {fp.batch_size:,})")
+    t.add_row(
+        "FLOPs per step",
+        f"{human_count(fp.train_flops_per_sample * spec.batch_size)} at batch {spec.batch_size:,}",
+    )
+    t.add_row(
+        "steps",
+        f"{spec.steps_per_epoch:,} per epoch x {spec.train.epochs:,} epochs = {spec.total_steps:,}",
+    )
+    t.add_row(
+        "training memory",
+        f"{human_bytes(fp.total_bytes)} ({fp.precision}, batch {fp.batch_size:,})",
+    )
     t.add_row("  weights", human_bytes(fp.weights_bytes))
     t.add_row("  gradients", human_bytes(fp.gradients_bytes))
     t.add_row(f"  optimizer ({spec.train.optimizer})", human_bytes(fp.optimizer_bytes))
@@ -51,23 +64,52 @@ def check_table(spec, fp):
 
 def check_lines(spec, fp) -> list[str]:
     """The check summary as aligned plain lines (the TUI's side panel)."""
-    return [f"parameters        {fp.params:,}",
-            f"FLOPs per sample  {human_count(fp.train_flops_per_sample)}",
-            f"steps             {spec.steps_per_epoch:,} x {spec.train.epochs:,} epochs = {spec.total_steps:,}",
-            f"training memory   {human_bytes(fp.total_bytes)} ({fp.precision}, batch {fp.batch_size:,})",
-            f"  weights+grads   {human_bytes(fp.weights_bytes + fp.gradients_bytes)}",
-            f"  optimizer       {human_bytes(fp.optimizer_bytes)}",
-            f"  activations     {human_bytes(fp.activations_bytes)}",
-            f"  data            {human_bytes(fp.data_bytes)}"]
+    return [
+        f"parameters        {fp.params:,}",
+        f"FLOPs per sample  {human_count(fp.train_flops_per_sample)}",
+        f"steps             {spec.steps_per_epoch:,} x {spec.train.epochs:,} epochs = {spec.total_steps:,}",
+        f"training memory   {human_bytes(fp.total_bytes)} ({fp.precision}, batch {fp.batch_size:,})",
+        f"  weights+grads   {human_bytes(fp.weights_bytes + fp.gradients_bytes)}",
+        f"  optimizer       {human_bytes(fp.optimizer_bytes)}",
+        f"  activations     {human_bytes(fp.activations_bytes)}",
+        f"  data            {human_bytes(fp.data_bytes)}",
+    ]
 
 
 BENCH_JSON_KEYS = (
-    "status", "message", "workload", "device", "device_name", "torch_version", "threads", "precision", "batch_size",
-    "steps_per_epoch", "steps_measured", "step_seconds", "step_seconds_ci_low", "step_seconds_ci_high",
-    "step_seconds_median", "step_seconds_p10", "step_seconds_p90", "coefficient_of_variation",
-    "samples_per_second", "peak_memory_bytes", "peak_memory_kind", "warmup_seconds", "warmup_steps",
-    "setup_seconds", "stopped_because", "warnings", "sweep",
-    "processes", "backend", "step_seconds_no_sync", "allreduce_share", "allreduce_seconds", "gradient_bytes",
+    "status",
+    "message",
+    "workload",
+    "device",
+    "device_name",
+    "torch_version",
+    "threads",
+    "precision",
+    "batch_size",
+    "steps_per_epoch",
+    "steps_measured",
+    "step_seconds",
+    "step_seconds_ci_low",
+    "step_seconds_ci_high",
+    "step_seconds_median",
+    "step_seconds_p10",
+    "step_seconds_p90",
+    "coefficient_of_variation",
+    "samples_per_second",
+    "peak_memory_bytes",
+    "peak_memory_kind",
+    "warmup_seconds",
+    "warmup_steps",
+    "setup_seconds",
+    "stopped_because",
+    "warnings",
+    "sweep",
+    "processes",
+    "backend",
+    "step_seconds_no_sync",
+    "allreduce_share",
+    "allreduce_seconds",
+    "gradient_bytes",
 )
 
 
@@ -80,7 +122,11 @@ def bench_table(result):
     from rich.table import Table
 
     r = result
-    t = Table(title=f"{r.workload} on {r.device} ({r.device_name})", show_header=False, title_justify="left")
+    t = Table(
+        title=f"{r.workload} on {r.device} ({r.device_name})",
+        show_header=False,
+        title_justify="left",
+    )
     t.add_column("field", style="bold")  # named for csv and markdown; the terminal shows no header
     t.add_column("value")
     if r.status != "ok":
@@ -88,43 +134,84 @@ def bench_table(result):
         return t
     half = (r.step_seconds_ci_high - r.step_seconds) / r.step_seconds if r.step_seconds else 0
     t.add_row("step time (mean)", f"{seconds_text(r.step_seconds)} +-{half:.1%} (95% interval)")
-    t.add_row("median / p10 / p90", f"{seconds_text(r.step_seconds_median)} / {seconds_text(r.step_seconds_p10)} / {seconds_text(r.step_seconds_p90)}")
+    t.add_row(
+        "median / p10 / p90",
+        f"{seconds_text(r.step_seconds_median)} / {seconds_text(r.step_seconds_p10)} / {seconds_text(r.step_seconds_p90)}",
+    )
     t.add_row("variation", f"{r.coefficient_of_variation:.1%} coefficient of variation")
     t.add_row("throughput", f"{r.samples_per_second:,.0f} samples/s at batch {r.batch_size:,}")
     t.add_row("steps measured", f"{r.steps_measured:,} ({r.stopped_because})")
-    t.add_row("warm-up", f"{seconds_text(r.warmup_seconds)} over {r.warmup_steps:,} steps; setup {seconds_text(r.setup_seconds)}")
-    kind = "CUDA max allocated" if r.peak_memory_kind == "cuda_max_allocated" else "peak RSS of the bench process"
+    t.add_row(
+        "warm-up",
+        f"{seconds_text(r.warmup_seconds)} over {r.warmup_steps:,} steps; setup {seconds_text(r.setup_seconds)}",
+    )
+    kind = (
+        "CUDA max allocated"
+        if r.peak_memory_kind == "cuda_max_allocated"
+        else "peak RSS of the bench process"
+    )
     t.add_row("peak memory", f"{human_bytes(r.peak_memory_bytes or 0)} ({kind})")
     t.add_row("software", f"torch {r.torch_version}, {r.threads} threads, {r.precision}")
     if getattr(r, "processes", 1) > 1:
-        t.add_row("data parallel", f"{r.processes} processes ({r.backend}), batch {r.batch_size // r.processes:,} each")
-        t.add_row("all-reduce", f"{r.allreduce_share:.0%} of the step exposed (without it: "
-                                f"{seconds_text(r.step_seconds_no_sync)}); {human_bytes(r.gradient_bytes or 0)} of "
-                                f"gradients all-reduced alone: {seconds_text(r.allreduce_seconds)}")
+        t.add_row(
+            "data parallel",
+            f"{r.processes} processes ({r.backend}), batch {r.batch_size // r.processes:,} each",
+        )
+        t.add_row(
+            "all-reduce",
+            f"{r.allreduce_share:.0%} of the step exposed (without it: "
+            f"{seconds_text(r.step_seconds_no_sync)}); {human_bytes(r.gradient_bytes or 0)} of "
+            f"gradients all-reduced alone: {seconds_text(r.allreduce_seconds)}",
+        )
     return t
 
 
 def sweep_table(result):
     from rich.table import Table
 
-    t = Table(title="batch-size sweep (advice only: the spec's batch size is the basis of every estimate)", title_justify="left")
+    t = Table(
+        title="batch-size sweep (advice only: the spec's batch size is the basis of every estimate)",
+        title_justify="left",
+    )
     for col in ("batch", "x spec", "step time", "samples/s"):
         t.add_column(col, justify="right")
     for p in result.sweep:
         if p["status"] == "ok":
             note = "" if p.get("interval_usable", True) else " (few steps)"
-            t.add_row(f"{p['batch_size']:,}", f"{p['factor']:g}", seconds_text(p["step_seconds"]) + note,
-                      f"{p['samples_per_second']:,.0f}")
+            t.add_row(
+                f"{p['batch_size']:,}",
+                f"{p['factor']:g}",
+                seconds_text(p["step_seconds"]) + note,
+                f"{p['samples_per_second']:,.0f}",
+            )
         else:
-            t.add_row(f"{p['batch_size']:,}", f"{p['factor']:g}", p["status"].replace("_", " "), p.get("message", "")[:40])
+            t.add_row(
+                f"{p['batch_size']:,}",
+                f"{p['factor']:g}",
+                p["status"].replace("_", " "),
+                p.get("message", "")[:40],
+            )
     return t
 
 
 # ----------------------------------------------------------------------------- prices
 
 PRICE_JSON_COLUMNS = (
-    "instance_type", "region", "vcpus", "memory_gib", "arch", "gpu_name", "gpu_count", "gpu_memory_gib", "gpu_memory_gb",
-    "ondemand_usd_per_hour", "spot_usd_per_hour_min", "spot_usd_per_hour_median", "zones", "source", "as_of",
+    "instance_type",
+    "region",
+    "vcpus",
+    "memory_gib",
+    "arch",
+    "gpu_name",
+    "gpu_count",
+    "gpu_memory_gib",
+    "gpu_memory_gb",
+    "ondemand_usd_per_hour",
+    "spot_usd_per_hour_min",
+    "spot_usd_per_hour_median",
+    "zones",
+    "source",
+    "as_of",
 )
 
 
@@ -142,14 +229,25 @@ def _clean(value: Any) -> Any:
 
 
 def prices_json(catalog, rows) -> dict[str, Any]:
-    instances = [{col: _clean(row[col]) for col in PRICE_JSON_COLUMNS} for _, row in rows.iterrows()]
+    instances = [
+        {col: _clean(row[col]) for col in PRICE_JSON_COLUMNS} for _, row in rows.iterrows()
+    ]
     notes = list(rows["facts_note"]) if "facts_note" in rows else [""] * len(instances)
     others = list(rows["accelerator"]) if "accelerator" in rows else [""] * len(instances)
     for inst, note, other in zip(instances, notes, others):
         inst["gpu_name"] = inst["gpu_name"] or None
-        inst["accelerator"] = other or None  # an accelerator that is not an NVIDIA GPU ("Inferentia2 x1")
-        inst["facts_note"] = note or None  # what the device model lacks to predict it (None: nothing)
-    return {"source": catalog.source, "as_of": catalog.as_of, "note": catalog.note, "instances": instances}
+        inst["accelerator"] = (
+            other or None
+        )  # an accelerator that is not an NVIDIA GPU ("Inferentia2 x1")
+        inst["facts_note"] = (
+            note or None
+        )  # what the device model lacks to predict it (None: nothing)
+    return {
+        "source": catalog.source,
+        "as_of": catalog.as_of,
+        "note": catalog.note,
+        "instances": instances,
+    }
 
 
 def _money(value: Any) -> str:
@@ -157,7 +255,9 @@ def _money(value: Any) -> str:
     return money_text(_clean(value), unit="", precise_below=1)
 
 
-def shown_prices(rows, group_by: GroupBy = DEFAULT_GROUP_BY, max_rows: int | None = None, by_region: bool = False):
+def shown_prices(
+    rows, group_by: GroupBy = DEFAULT_GROUP_BY, max_rows: int | None = None, by_region: bool = False
+):
     """The catalog rows a table shows, in the rows' order (their sort), and how many of how many: by default the
     cheapest of each GPU model at each GPU count (every 4- and 8-GPU machine a model comes in) and the cheapest CPU;
     `instance`: the cheapest of each instance type; `none`: every row. `by_region`: the cheapest of each in every
@@ -186,16 +286,26 @@ def prices_table(catalog, rows, purchase: str = "on-demand"):
 
     one_region = rows["region"].nunique() == 1
     title = f"AWS instances in {rows['region'].iloc[0]}" if one_region else "AWS instances"
-    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
-              caption=f"Source: {catalog.source}, as of {catalog.as_of}; {catalog.note}.\n"
-                      "Prices in USD per hour; spot is the median over the region's zones ('-': not offered)."
-                      + _unknown_facts_caption(rows),
-              caption_justify="left")
+    t = Table(
+        title=title,
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        caption=f"Source: {catalog.source}, as of {catalog.as_of}; {catalog.note}.\n"
+        "Prices in USD per hour; spot is the median over the region's zones ('-': not offered)."
+        + _unknown_facts_caption(rows),
+        caption_justify="left",
+    )
     any_gpu = bool((rows["gpu_count"] > 0).any())
     columns = [("instance", "left"), ("vCPUs", "right"), ("GiB", "right")]
     columns += [("GPU", "left"), ("GPU GB", "right")] if any_gpu else []
     for name, justify in columns + [("on-demand", "right"), ("spot", "right")]:
-        t.add_column(name, justify="right" if justify == "right" else "left", no_wrap=True, style="bold" if name == purchase else None)
+        t.add_column(
+            name,
+            justify="right" if justify == "right" else "left",
+            no_wrap=True,
+            style="bold" if name == purchase else None,
+        )
     if not one_region:
         t.add_column("region", no_wrap=True)
     for _, r in rows.iterrows():
@@ -227,8 +337,16 @@ def _unknown_facts_caption(rows) -> str:
         return ", ".join(items[:8]) + (f" and {len(items) - 8} more" if len(items) > 8 else "")
 
     gpus = unknown.loc[unknown["gpu_count"] > 0, "gpu_name"]
-    others = unknown.loc[unknown["accelerator"].astype(bool), "accelerator"] if "accelerator" in unknown else []
-    cpus = unknown.loc[unknown["facts_note"].str.contains("no sourced processor"), "instance_type"].str.split(".").str[0]
+    others = (
+        unknown.loc[unknown["accelerator"].astype(bool), "accelerator"]
+        if "accelerator" in unknown
+        else []
+    )
+    cpus = (
+        unknown.loc[unknown["facts_note"].str.contains("no sourced processor"), "instance_type"]
+        .str.split(".")
+        .str[0]
+    )
     text = ""
     if len(gpus):
         text += f"\nNo spec, priced but not predicted: {names(gpus)}."
@@ -246,9 +364,15 @@ INSTANCE_COLUMNS = ("instance", "type", "state", "run", "age", "expires at", "co
 
 def instance_row(r: dict[str, Any]) -> list[str]:
     """One planner-managed instance (PlannerService.instances) as cells, for `planner ls` and the TUI."""
-    return [r["instance_id"], r["instance_type"], r["state"], r["run_id"] or "-", seconds_text(r["age_seconds"]),
-            (r["expires_at"] or "-") + (" [red](expired)[/]" if r["expired"] else ""),
-            money_text(r["cost_so_far_usd"], precise_below=math.inf)]
+    return [
+        r["instance_id"],
+        r["instance_type"],
+        r["state"],
+        r["run_id"] or "-",
+        seconds_text(r["age_seconds"]),
+        (r["expires_at"] or "-") + (" [red](expired)[/]" if r["expired"] else ""),
+        money_text(r["cost_so_far_usd"], precise_below=math.inf),
+    ]
 
 
 def instances_table(rows: list[dict[str, Any]]):
@@ -265,48 +389,113 @@ def instances_table(rows: list[dict[str, Any]]):
 def script_json(run: ScriptRun, est: ScriptEstimate) -> dict[str, Any]:
     """A script's measurement and its whole run, as JSON data."""
     trace = run.trace
-    return {"boundary": run.boundary, "optimizers": run.optimizers, "closure_steps": run.closure_steps,
-            "closure_passes": run.closure_passes, "stopped_because": run.stopped_because,
-            "cuda_used": run.cuda_used, "threads": run.threads, "steps_seen": len(run.steps), **asdict(est),
-            "trace": None if trace is None else {"flops": trace.flops, "bytes": trace.bytes,
-                                                 "python_share": trace.python_share, **asdict(trace)}}
+    return {
+        "boundary": run.boundary,
+        "optimizers": run.optimizers,
+        "closure_steps": run.closure_steps,
+        "closure_passes": run.closure_passes,
+        "stopped_because": run.stopped_because,
+        "cuda_used": run.cuda_used,
+        "threads": run.threads,
+        "steps_seen": len(run.steps),
+        **asdict(est),
+        "trace": None
+        if trace is None
+        else {
+            "flops": trace.flops,
+            "bytes": trace.bytes,
+            "python_share": trace.python_share,
+            **asdict(trace),
+        },
+    }
 
 
 def script_rows(run: ScriptRun, est: ScriptEstimate) -> list[tuple[str, str]]:
     """What the launcher found in a script and what its whole run comes to, as (what, value) rows."""
     from planner.core.script import python_share
 
-    boundary = {"optimizer": f"optimizer steps ({run.optimizers} optimizer{'s' if run.optimizers != 1 else ''} "
-                             "stepping once each is one step)", "backward": "backward passes (no torch.optim)"}
-    closure = (f"; with a closure: one step of {run.closure_passes:g} passes (median)"
-               if run.closure_steps and run.closure_passes is not None else "")
+    boundary = {
+        "optimizer": f"optimizer steps ({run.optimizers} optimizer{'s' if run.optimizers != 1 else ''} "
+        "stepping once each is one step)",
+        "backward": "backward passes (no torch.optim)",
+    }
+    closure = (
+        f"; with a closure: one step of {run.closure_passes:g} passes (median)"
+        if run.closure_steps and run.closure_passes is not None
+        else ""
+    )
     rows = [
         ("step boundary", boundary.get(run.boundary, run.boundary) + closure),
-        ("step time", f"{seconds_text(est.step_seconds)} ({seconds_text(est.step_low)}-{seconds_text(est.step_high)}, "
-                      f"{est.steps_measured:,} steady steps after {est.warmup_steps} warm-up)"),
-        ("setup", f"{seconds_text(est.setup_seconds)} (start, imports, data and model, to the first step; the warm-up steps beyond a steady one)"),
-        ("per epoch", f"{est.steps_per_epoch:,.0f} steps" if est.steps_per_epoch else "no whole DataLoader epoch seen"),
-        ("between epochs", seconds_text(est.between_epochs_seconds) + " (evaluation, checkpoints)"
-         if est.between_epochs_seconds is not None else "not seen"),
-        ("after the last step", seconds_text(est.after_seconds) + " (measured: the run finished)"
-         if est.after_seconds is not None else "not seen" if est.between_epochs_seconds is None
-         else "not seen: one between-epoch pass"),
-        ("whole run", f"{est.total_steps:,} steps" + (f", {est.epochs:,.1f} epochs" if est.epochs else "")),
+        (
+            "step time",
+            f"{seconds_text(est.step_seconds)} ({seconds_text(est.step_low)}-{seconds_text(est.step_high)}, "
+            f"{est.steps_measured:,} steady steps after {est.warmup_steps} warm-up)",
+        ),
+        (
+            "setup",
+            f"{seconds_text(est.setup_seconds)} (start, imports, data and model, to the first step; the warm-up steps beyond a steady one)",
+        ),
+        (
+            "per epoch",
+            f"{est.steps_per_epoch:,.0f} steps"
+            if est.steps_per_epoch
+            else "no whole DataLoader epoch seen",
+        ),
+        (
+            "between epochs",
+            seconds_text(est.between_epochs_seconds) + " (evaluation, checkpoints)"
+            if est.between_epochs_seconds is not None
+            else "not seen",
+        ),
+        (
+            "after the last step",
+            seconds_text(est.after_seconds) + " (measured: the run finished)"
+            if est.after_seconds is not None
+            else "not seen"
+            if est.between_epochs_seconds is None
+            else "not seen: one between-epoch pass",
+        ),
+        (
+            "whole run",
+            f"{est.total_steps:,} steps" + (f", {est.epochs:,.1f} epochs" if est.epochs else ""),
+        ),
         ("training time", f"{seconds_text(est.seconds)} ({range_text(est.low, est.high)})"),
-        ("device", ("CUDA" if run.cuda_used else "CPU") + f", {run.threads} threads; stopped: {run.stopped_because}"
-                   + ("; never asks for a GPU (it would not use one on an instance)" if run.gpu_asked is False
-                      and not run.cuda_used else "")),
+        (
+            "device",
+            ("CUDA" if run.cuda_used else "CPU")
+            + f", {run.threads} threads; stopped: {run.stopped_because}"
+            + (
+                "; never asks for a GPU (it would not use one on an instance)"
+                if run.gpu_asked is False and not run.cuda_used
+                else ""
+            ),
+        ),
     ]
     if run.trace is not None:
         tr = run.trace
-        mix = ", ".join(f"{name} {c.flops / tr.flops:.0%}" for name, c in sorted(tr.device_classes.items(), key=lambda kv: -kv[1].flops)
-                        if tr.flops and c.flops / tr.flops >= 0.01)
-        loader = f"; {tr.host_ops.ops:,} more in DataLoader collate (host)" if tr.host_ops.ops else ""
-        rows.append(("work per step", f"{human_count(tr.flops)} FLOP" + (f" ({mix})" if mix else "") + f", "
-                                      f"{human_bytes(tr.bytes)} read and written, {tr.kernels:,} ops{loader}"))
-        rows.append(("outside PyTorch", f"{python_share(run, est) or 0.0:.0%} of a step on the host: Python code (an "
-                                        "environment, data preparation, the training loop itself)"
-                                        + (" and DataLoader collate" if tr.host_ops.ops else "")))
+        mix = ", ".join(
+            f"{name} {c.flops / tr.flops:.0%}"
+            for name, c in sorted(tr.device_classes.items(), key=lambda kv: -kv[1].flops)
+            if tr.flops and c.flops / tr.flops >= 0.01
+        )
+        loader = (
+            f"; {tr.host_ops.ops:,} more in DataLoader collate (host)" if tr.host_ops.ops else ""
+        )
+        rows.append(
+            (
+                "work per step",
+                f"{human_count(tr.flops)} FLOP" + (f" ({mix})" if mix else "") + f", "
+                f"{human_bytes(tr.bytes)} read and written, {tr.kernels:,} ops{loader}",
+            )
+        )
+        rows.append(
+            (
+                "outside PyTorch",
+                f"{python_share(run, est) or 0.0:.0%} of a step on the host: Python code (an "
+                "environment, data preparation, the training loop itself)"
+                + (" and DataLoader collate" if tr.host_ops.ops else ""),
+            )
+        )
     return rows
 
 

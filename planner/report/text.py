@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from planner.core.formats import human_bytes, human_count, money_text, range_text, seconds_text  # noqa: F401 - re-exported
 from planner.core.candidates import Target
-from planner.core.document import PlanDocument, strict_json, to_json as document_json
+from planner.core.document import PlanDocument, strict_json
+from planner.core.document import to_json as document_json
+from planner.core.formats import human_bytes, human_count, money_text, range_text, seconds_text  # noqa: F401 - re-exported
 
 NOTE_WIDTH = 38
 
@@ -30,16 +31,19 @@ def interrupted_text(result: Any) -> str:
 def short(text: str, width: int = NOTE_WIDTH) -> str:
     """One line of at most `width` characters (an ellipsis when cut), escaped."""
     text = " ".join(str(text).split())
-    return escape(text if len(text) <= width else text[:width - 1] + "…")
+    return escape(text if len(text) <= width else text[: width - 1] + "…")
 
 
 def to_json(data: Any) -> str:
     """Strict JSON text (no NaN or Infinity: null with a `<key>_note`); a PlanDocument by its converter."""
     import json
 
-
-    return json.dumps(worded_json(data) if isinstance(data, PlanDocument) else strict_json(data), indent=2,
-                      default=str, allow_nan=False)
+    return json.dumps(
+        worded_json(data) if isinstance(data, PlanDocument) else strict_json(data),
+        indent=2,
+        default=str,
+        allow_nan=False,
+    )
 
 
 def worded_json(doc: PlanDocument) -> dict[str, Any]:
@@ -64,8 +68,10 @@ def progress_text(event: dict[str, Any]) -> str:
     elif kind == "warmup":
         text = f"warming up: {seconds_text(event.get('step_seconds'))}/step"
     elif kind == "measure":
-        text = (f"measuring: {event.get('steps', 0):,} steps, {seconds_text(event.get('step_seconds'))}/step "
-                f"+-{event.get('rel_ci', 0):.1%}")
+        text = (
+            f"measuring: {event.get('steps', 0):,} steps, {seconds_text(event.get('step_seconds'))}/step "
+            f"+-{event.get('rel_ci', 0):.1%}"
+        )
     elif kind == "sweep":
         text = "batch-size sweep"
     elif kind == "script":
@@ -87,14 +93,22 @@ def script_progress_text(event: dict[str, Any]) -> str:
     if "steps" not in event:
         return phase
     steps, step = int(event.get("steps") or 0), event.get("step_seconds")
-    text = f"{steps:,} step{'' if steps == 1 else 's'}" + (f" at {_short_seconds(step)}" if step else "")
+    text = f"{steps:,} step{'' if steps == 1 else 's'}" + (
+        f" at {_short_seconds(step)}" if step else ""
+    )
     budget, measured = event.get("budget_seconds"), event.get("measured_seconds")
     if phase == "measuring":
-        return f"measuring: {text}" + (f", {min(measured, budget):.0f}/{budget:.0f} s" if budget and measured is not None else "")
+        return f"measuring: {text}" + (
+            f", {min(measured, budget):.0f}/{budget:.0f} s"
+            if budget and measured is not None
+            else ""
+        )
     cap = event.get("cap_seconds")
     if cap and measured is not None:  # the hard cap of a measurement gone past its budget, said
         return f"{text}; {phase.removeprefix('past the budget, ')} ({min(measured, cap):.0f} of at most {cap:.0f} s)"
-    return f"{text}; {phase.removeprefix('past the budget, ')}" + (f" ({seconds:.0f} s)" if seconds else "")
+    return f"{text}; {phase.removeprefix('past the budget, ')}" + (
+        f" ({seconds:.0f} s)" if seconds else ""
+    )
 
 
 def _short_seconds(value: float) -> str:

@@ -8,7 +8,17 @@ import math
 
 from planner.core.formats import range_text, rough_duration, sig_duration, sig_money
 from planner.core.kinds import AnswerName, ChoiceBasis
-from planner.core.plan import HEADLINE_TIME_VALUE, Comparison, Plan, RankedOption, Recommendation, _option_of, device_label, hourly_rate, option_name
+from planner.core.plan import (
+    HEADLINE_TIME_VALUE,
+    Comparison,
+    Plan,
+    RankedOption,
+    Recommendation,
+    _option_of,
+    device_label,
+    hourly_rate,
+    option_name,
+)
 
 
 def answer_reason(plan: Plan, rec: Recommendation) -> str:
@@ -18,13 +28,19 @@ def answer_reason(plan: Plan, rec: Recommendation) -> str:
     where = "" if rec.answer is None else "here" if rec.answer == "here" else "to rent"
     best = _option_of(rec, plan.options)
     if best is None or rec.verdict in ("failed", "nothing_fits"):
-        return nothing_reason([o for o in group if o.failed], [o for o in group if not o.fits], where)
+        return nothing_reason(
+            [o for o in group if o.failed], [o for o in group if not o.fits], where
+        )
     if rec.verdict == "deadline_missed":
         return deadline_missed_reason(best, where, plan.deadline_seconds or 0.0)
     gpu = _by_key(plan, rec.rule_gpu)
     ref = _by_key_target(plan, rec.reference)
     tv = plan.time_value_per_hour or 0.0
-    rule = gpu_rule_text(best, gpu, ref, plan.objective, tv, plan.deadline_seconds) if gpu is not None else ""
+    rule = (
+        gpu_rule_text(best, gpu, ref, plan.objective, tv, plan.deadline_seconds)
+        if gpu is not None
+        else ""
+    )
     if rec.verdict == "only_option" or rec.comparison is None:
         return only_option_reason(best, where, plan.objective) + rule
     return f"{winner_reason(best, where, plan.objective, tv, plan.deadline_seconds)}. {comparison_text(rec.comparison, tv)}{rule}"
@@ -39,8 +55,11 @@ def headline_reason(plan: Plan) -> str:
     reason = answer_reason(plan, answer)
     if _basis(plan) == "alone":
         only = _option_of(rec, plan.options)
-        failed = {n: [o for o in plan.options if o.failed and o.here == (n == "here")] for n, a in plan.answers.items()
-                  if n != rec.answer and a.verdict == "failed"}
+        failed = {
+            n: [o for o in plan.options if o.failed and o.here == (n == "here")]
+            for n, a in plan.answers.items()
+            if n != rec.answer and a.verdict == "failed"
+        }
         return alone_reason(reason, only, failed)
     why, caveats = _choice(plan)
     return f"{reason}. Why {rec.answer}: {why}{caveats}"
@@ -70,7 +89,11 @@ def _choice(plan: Plan) -> tuple[str, str]:
     rec = plan.recommendation
     name: AnswerName = rec.answer or "here"
     if _basis(plan) == "deadline":
-        pair = [o for n in ("here", "rent") if (a := plan.answers.get(n)) and (o := _option_of(a, plan.options))]  # type: ignore[call-overload]
+        pair = [
+            o
+            for n in ("here", "rent")
+            if (a := plan.answers.get(n)) and (o := _option_of(a, plan.options))
+        ]  # type: ignore[call-overload]
         return deadline_choice_text(name), _caveats(pair)
     here = _option_of(plan.answers["here"], plan.options)
     rent = _option_of(plan.answers["rent"], plan.options)
@@ -78,7 +101,9 @@ def _choice(plan: Plan) -> tuple[str, str]:
     best, other = (here, rent) if name == "here" else (rent, here)
     metric = "fastest" if plan.objective == "fastest" else "cheapest"
     tv = plan.headline_time_value if plan.headline_time_value is not None else HEADLINE_TIME_VALUE
-    why = here_or_rent_text(name, best, other, rent, rec.choice_comparison, metric, tv, plan.time_value_per_hour is None)
+    why = here_or_rent_text(
+        name, best, other, rent, rec.choice_comparison, metric, tv, plan.time_value_per_hour is None
+    )
     if plan.answers[name].verdict == "too_close" and rec.choice_comparison.verdict != "too_close":
         why += instance_too_close_text(name)
     rival, pick = _by_key(plan, rec.choice_rival), _by_key(plan, rec.choice_rival_of)
@@ -96,31 +121,58 @@ def _by_key(plan: Plan, key: str | None) -> RankedOption | None:
 
 
 def _by_key_target(plan: Plan, target: str | None) -> RankedOption | None:
-    return next((o for o in plan.options if o.target == target and o.device == "cpu" and o.usable), None) if target else None
+    return (
+        next(
+            (o for o in plan.options if o.target == target and o.device == "cpu" and o.usable), None
+        )
+        if target
+        else None
+    )
 
 
-def gpu_rule_text(best: RankedOption, gpu: RankedOption, ref: RankedOption | None, objective: str, tv: float,
-                  deadline: float | None) -> str:
+def gpu_rule_text(
+    best: RankedOption,
+    gpu: RankedOption,
+    ref: RankedOption | None,
+    objective: str,
+    tv: float,
+    deadline: float | None,
+) -> str:
     """Rule 4's sentence, quoting the numbers it compared: the winning GPU against the reference CPU,
     or the best GPU that lost to it."""
     if ref is None:
         return ". No CPU option to compare a GPU with" if best.device == "cuda" else ""
     if gpu.speedup is None or gpu.break_even_speedup is None:
         return ""
-    name = option_name(gpu) if gpu.key == best.key else f"the best GPU, {option_name(gpu)} ({device_label(gpu)}),"
-    speed = (f"speedup {gpu.speedup:.2f}x over the reference CPU {ref.target} ({sig_duration(ref.train_seconds)} / "  # type: ignore[arg-type]
-             f"{sig_duration(gpu.train_seconds)}; {gpu.speedup_low:.2f}-{gpu.speedup_high:.2f}x over both intervals)")  # type: ignore[arg-type]
+    name = (
+        option_name(gpu)
+        if gpu.key == best.key
+        else f"the best GPU, {option_name(gpu)} ({device_label(gpu)}),"
+    )
+    speed = (
+        f"speedup {gpu.speedup:.2f}x over the reference CPU {ref.target} "
+        f"({sig_duration(ref.train_seconds or 0.0)} / {sig_duration(gpu.train_seconds or 0.0)}; "
+        f"{gpu.speedup_low:.2f}-{gpu.speedup_high:.2f}x over both intervals)"
+    )
     if objective == "fastest":
         return f". {name[:1].upper() + name[1:]}: {speed}"
     if objective == "deadline" and deadline is not None and ref.train_seconds_high > deadline:  # type: ignore[operator]
         return f". {name[:1].upper() + name[1:]}: {speed}; the reference CPU does not meet the deadline"
     waiting = f" + ${tv:g}/h waiting" if tv else ""
     rates = f"(${hourly_rate(gpu):.3f}/h / ${hourly_rate(ref):.3f}/h{waiting})"
-    relation = ("at least" if gpu.speedup >= gpu.break_even_speedup else "below")
-    if not math.isfinite(gpu.break_even_speedup):  # a free reference CPU and no waiting: no speedup pays for a GPU
+    relation = "at least" if gpu.speedup >= gpu.break_even_speedup else "below"
+    if not math.isfinite(
+        gpu.break_even_speedup
+    ):  # a free reference CPU and no waiting: no speedup pays for a GPU
         return f". GPU rule: {name} {speed} cannot pay off: the reference CPU costs nothing {rates}"
-    return (f". GPU rule: {name} {speed} is {relation} its break-even speedup {gpu.break_even_speedup:.2f}x {rates}"
-            + (": the GPU costs less" if gpu.speedup >= gpu.break_even_speedup else ": the CPU costs less"))
+    return (
+        f". GPU rule: {name} {speed} is {relation} its break-even speedup {gpu.break_even_speedup:.2f}x {rates}"
+        + (
+            ": the GPU costs less"
+            if gpu.speedup >= gpu.break_even_speedup
+            else ": the CPU costs less"
+        )
+    )
 
 
 def amount_text(metric: str, value: float) -> str:
@@ -133,26 +185,38 @@ def comparison_text(cmp: Comparison, tv: float) -> str:
     waiting = f", with waiting at ${tv:g}/h" if cmp.metric == "cost and waiting" else ""
     ratio = f"{cmp.ratio:.2f}x {what}" if math.isfinite(cmp.ratio) else f"more than {what}"
     values = f"{amount_text(cmp.metric, cmp.runner_up_value)} vs {amount_text(cmp.metric, cmp.winner_value)}{waiting}"
-    settle = (f"a paid benchmark of {' and '.join(cmp.settle)} would settle it" if cmp.settle
-              else "longer benches (--seconds) would settle it")
+    settle = (
+        f"a paid benchmark of {' and '.join(cmp.settle)} would settle it"
+        if cmp.settle
+        else "longer benches (--seconds) would settle it"
+    )
     if cmp.verdict == "too_close":
         return f"Too close to call: {cmp.runner_up} at {ratio} ({values}) is within {cmp.band_reason}; {settle}"
     return f"Runner-up: {cmp.runner_up} at {ratio} ({values}); {certainty_text(cmp)}" + (
-        f"; {settle}" if cmp.verdict == "likely" else "")
+        f"; {settle}" if cmp.verdict == "likely" else ""
+    )
 
 
 def certainty_text(cmp: Comparison) -> str:
     """Rule 3 in words: how sure a comparison beyond the band is (the ratio's interval)."""
-    if not math.isfinite(cmp.ratio):  # the winner costs nothing (a free machine, no waiting counted)
+    if not math.isfinite(
+        cmp.ratio
+    ):  # the winner costs nothing (a free machine, no waiting counted)
         return "clear: it costs nothing"
     if math.isclose(cmp.ratio_low, cmp.ratio_high, rel_tol=1e-9):
         return "clear: the same estimate, only the price differs"
-    how = 'clear' if cmp.verdict == 'clear' else 'likely, not certain'
+    how = "clear" if cmp.verdict == "clear" else "likely, not certain"
     if cmp.ratio_low < 0.005:  # an interval with no usable end: 0.00x says nothing
-        return (f"{how}: at most {cmp.ratio_high:.2f}x over both intervals (one has no usable end)"
-                if math.isfinite(cmp.ratio_high) else f"{how}: the intervals have no usable ends to compare")
-    spread = (f"{cmp.ratio_low:.2f}-{cmp.ratio_high:.2f}x" if math.isfinite(cmp.ratio_high)
-              else f"{cmp.ratio_low:.2f}x or more")
+        return (
+            f"{how}: at most {cmp.ratio_high:.2f}x over both intervals (one has no usable end)"
+            if math.isfinite(cmp.ratio_high)
+            else f"{how}: the intervals have no usable ends to compare"
+        )
+    spread = (
+        f"{cmp.ratio_low:.2f}-{cmp.ratio_high:.2f}x"
+        if math.isfinite(cmp.ratio_high)
+        else f"{cmp.ratio_low:.2f}x or more"
+    )
     return f"{how}: {spread} over both intervals"
 
 
@@ -170,19 +234,30 @@ def nothing_reason(failed: list[RankedOption], too_big: list[RankedOption], wher
     parts += [f"{option_name(o)} ({device_label(o)}) does not fit: {o.note}" for o in too_big[:3]]
     if len(too_big) > 3:
         parts.append(f"{len(too_big) - 3} more do not fit")
-    fix = ("; reduce train.batch_size or the model, or choose targets with more memory" if too_big
-           else "; nothing was measured or predicted")
-    return f"nothing{f' {where}' if where else ''} can run this workload" + (f": {'; '.join(parts)}" if parts else "") + fix
+    fix = (
+        "; reduce train.batch_size or the model, or choose targets with more memory"
+        if too_big
+        else "; nothing was measured or predicted"
+    )
+    return (
+        f"nothing{f' {where}' if where else ''} can run this workload"
+        + (f": {'; '.join(parts)}" if parts else "")
+        + fix
+    )
 
 
 def deadline_missed_reason(fastest: RankedOption, where: str, deadline: float) -> str:
-    return (f"no option {where} meets the {rough_duration(deadline)} deadline with confidence; the fastest is "
-            f"{option_name(fastest)} ({device_label(fastest)}) at {rough_duration(fastest.train_seconds or 0.0)}"
-            f"{span_text(fastest)}")
+    return (
+        f"no option {where} meets the {rough_duration(deadline)} deadline with confidence; the fastest is "
+        f"{option_name(fastest)} ({device_label(fastest)}) at {rough_duration(fastest.train_seconds or 0.0)}"
+        f"{span_text(fastest)}"
+    )
 
 
 def _result(o: RankedOption) -> str:
-    return f"{sig_duration(o.train_seconds or 0.0)}{span_text(o)} for {sig_money(o.cost_usd or 0.0)}"
+    return (
+        f"{sig_duration(o.train_seconds or 0.0)}{span_text(o)} for {sig_money(o.cost_usd or 0.0)}"
+    )
 
 
 def only_option_reason(best: RankedOption, where: str, objective: str) -> str:
@@ -190,71 +265,130 @@ def only_option_reason(best: RankedOption, where: str, objective: str) -> str:
     return f"{option_name(best)} ({device_label(best)}) is the only option {where} that {only}: {_result(best)}"
 
 
-def winner_reason(best: RankedOption, where: str, objective: str, tv: float, deadline: float | None) -> str:
+def winner_reason(
+    best: RankedOption, where: str, objective: str, tv: float, deadline: float | None
+) -> str:
     """Rule 1 in words: what the winner is the best of, and its time and cost."""
-    lead = (f"cheapest option that finishes within {rough_duration(deadline or 0.0)}" if objective == "deadline"
-            else "fastest option" if objective == "fastest"
-            else f"cheapest option with waiting at ${tv:g}/h" if tv else "cheapest option")
+    lead = (
+        f"cheapest option that finishes within {rough_duration(deadline or 0.0)}"
+        if objective == "deadline"
+        else "fastest option"
+        if objective == "fastest"
+        else f"cheapest option with waiting at ${tv:g}/h"
+        if tv
+        else "cheapest option"
+    )
     return f"{option_name(best)} ({device_label(best)}) is the {lead} {where}: {_result(best)}"
 
 
-def alone_reason(reason: str, only: RankedOption | None, failed: dict[AnswerName, list[RankedOption]]) -> str:
+def alone_reason(
+    reason: str, only: RankedOption | None, failed: dict[AnswerName, list[RankedOption]]
+) -> str:
     """The headline when one answer alone can run the workload: its reason, its caveat, and the answer not
     compared because its benchmarks failed, by name (each failure's whole reason is its row's note: a plan
     prints it once, under the headline)."""
-    caveat = f". Careful: {only.target} was {only.caveat}" if only is not None and only.caveat else ""
-    not_compared = "; ".join(f"{'training here' if name == 'here' else 'renting'} ("
-                             + ", ".join(option_name(o) for o in options) + " failed)" for name, options in failed.items())
+    caveat = (
+        f". Careful: {only.target} was {only.caveat}" if only is not None and only.caveat else ""
+    )
+    not_compared = "; ".join(
+        f"{'training here' if name == 'here' else 'renting'} ("
+        + ", ".join(option_name(o) for o in options)
+        + " failed)"
+        for name, options in failed.items()
+    )
     return reason + caveat + (f". Not compared: {not_compared}" if not_compared else "")
 
 
 def deadline_choice_text(name: str) -> str:
-    return "only renting meets the deadline" if name == "rent" else "training here meets the deadline"
+    return (
+        "only renting meets the deadline" if name == "rent" else "training here meets the deadline"
+    )
 
 
-def here_or_rent_text(name: str, best: RankedOption, other: RankedOption, rent: RankedOption, cmp: Comparison,
-                      metric: str, tv: float, tv_default: bool) -> str:
+def here_or_rent_text(
+    name: str,
+    best: RankedOption,
+    other: RankedOption,
+    rent: RankedOption,
+    cmp: Comparison,
+    metric: str,
+    tv: float,
+    tv_default: bool,
+) -> str:
     """The headline's comparison in words: the two answers' times (fastest) or their cost and waiting
     at `tv` (cheapest), the ratio the rule compared and how sure it is."""
     where = {"here": "training here", "rent": f"renting {option_name(rent)}"}
     other_name = "here" if name == "rent" else "rent"
     if metric == "fastest":
-        why = (f"{where[name]} takes {sig_duration(best.train_seconds or 0.0)}, {where[other_name]} "
-               f"{sig_duration(other.train_seconds or 0.0)} ({cmp.ratio:.2f}x)")
+        why = (
+            f"{where[name]} takes {sig_duration(best.train_seconds or 0.0)}, {where[other_name]} "
+            f"{sig_duration(other.train_seconds or 0.0)} ({cmp.ratio:.2f}x)"
+        )
     else:
-        value = f"${tv:g}/h of your waiting" + (" (the default; --time-value sets yours)" if tv_default else "")
-        why = (f"at {value}, {where[name]} ({sig_duration(best.train_seconds or 0.0)}, {sig_money(best.cost_usd or 0.0)}) "
-               f"comes to {sig_money(cmp.winner_value)} and {where[other_name]} ({sig_duration(other.train_seconds or 0.0)}, "
-               f"{sig_money(other.cost_usd or 0.0)}) to {sig_money(cmp.runner_up_value)}"
-               + (f": {cmp.ratio:.2f}x as much" if math.isfinite(cmp.ratio) else ", against nothing"))
-    return why + (f"; too close to call: within {cmp.band_reason}" if cmp.verdict == "too_close" else f"; {certainty_text(cmp)}")
+        value = f"${tv:g}/h of your waiting" + (
+            " (the default; --time-value sets yours)" if tv_default else ""
+        )
+        why = (
+            f"at {value}, {where[name]} ({sig_duration(best.train_seconds or 0.0)}, {sig_money(best.cost_usd or 0.0)}) "
+            f"comes to {sig_money(cmp.winner_value)} and {where[other_name]} ({sig_duration(other.train_seconds or 0.0)}, "
+            f"{sig_money(other.cost_usd or 0.0)}) to {sig_money(cmp.runner_up_value)}"
+            + (f": {cmp.ratio:.2f}x as much" if math.isfinite(cmp.ratio) else ", against nothing")
+        )
+    return why + (
+        f"; too close to call: within {cmp.band_reason}"
+        if cmp.verdict == "too_close"
+        else f"; {certainty_text(cmp)}"
+    )
 
 
 def instance_too_close_text(name: str) -> str:
-    return f"; which instance is too close to call (see {'If you rent' if name == 'rent' else 'Here'})"
+    return (
+        f"; which instance is too close to call (see {'If you rent' if name == 'rent' else 'Here'})"
+    )
 
 
 def rival_swaps_text(side: str, rival: RankedOption, pick: RankedOption) -> str:
     where = "If you rent" if side == "rent" else "Here"
-    return (f"; but too close to call: {option_name(rival)} is within the noise of {option_name(pick)} "
-            f"(see {where}), and in its place it would change this answer")
+    return (
+        f"; but too close to call: {option_name(rival)} is within the noise of {option_name(pick)} "
+        f"(see {where}), and in its place it would change this answer"
+    )
 
 
-def task_choice_text(source: str, written: str, chosen: RankedOption | None, allowed: int, answer: RankedOption | None,
-                     region: str, answer_name: str) -> str:
+def task_choice_text(
+    source: str,
+    written: str,
+    chosen: RankedOption | None,
+    allowed: int,
+    answer: RankedOption | None,
+    region: str,
+    answer_name: str,
+) -> str:
     """A SkyPilot task's own pick (its resources) against the plan's answer: its best option's time and cost, and
     their ratios to the answer's (`answer_name`: "the answer to renting", "the headline")."""
     asks = f"{source} asks for {written}"
     if chosen is None:
         return f"{asks}: no instance in {region} has it, so the plan cannot price it (the catalog's instances are in the table)"
-    what = f"{option_name(chosen)} ({device_label(chosen)})" + (f", the best of the {allowed} instances it allows" if allowed > 1 else "")
+    what = f"{option_name(chosen)} ({device_label(chosen)})" + (
+        f", the best of the {allowed} instances it allows" if allowed > 1 else ""
+    )
     if not chosen.usable:
         return f"{asks} — {what} cannot run this workload: {chosen.note}"
     if answer is None or answer.key == chosen.key:
-        return f"{asks} — {what}: {_result(chosen)}" + (f", {answer_name} too" if answer is not None else "")
-    cost = (f"{chosen.cost_usd / answer.cost_usd:.2f}x the cost" if chosen.cost_usd is not None and answer.cost_usd
-            else "the cost of " + sig_money(chosen.cost_usd or 0.0))
-    time = (f"{chosen.train_seconds / answer.train_seconds:.2f}x the time" if chosen.train_seconds and answer.train_seconds
-            else "")
-    return (f"{asks} — {what}: {_result(chosen)}, {cost}{' and ' + time if time else ''} of {answer_name}, "
-            f"{option_name(answer)} ({device_label(answer)}): {_result(answer)}")
+        return f"{asks} — {what}: {_result(chosen)}" + (
+            f", {answer_name} too" if answer is not None else ""
+        )
+    cost = (
+        f"{chosen.cost_usd / answer.cost_usd:.2f}x the cost"
+        if chosen.cost_usd is not None and answer.cost_usd
+        else "the cost of " + sig_money(chosen.cost_usd or 0.0)
+    )
+    time = (
+        f"{chosen.train_seconds / answer.train_seconds:.2f}x the time"
+        if chosen.train_seconds and answer.train_seconds
+        else ""
+    )
+    return (
+        f"{asks} — {what}: {_result(chosen)}, {cost}{' and ' + time if time else ''} of {answer_name}, "
+        f"{option_name(answer)} ({device_label(answer)}): {_result(answer)}"
+    )

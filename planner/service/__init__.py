@@ -25,22 +25,39 @@ from typing import TYPE_CHECKING, Any
 # Each name the service exports, and the module it lives in: imported on first use (PEP 562), so a front that needs
 # one constant (the CLI's parser: OBJECTIVES, ENV_NAME) does not import every use case and the core with it.
 _WHERE = {
-    "RankedOption": "planner.core.decide", "Recommendation": "planner.core.decide",
-    "SCRIPT_KIND": "planner.core.document", "LeftRunning": "planner.core.document", "PlanDocument": "planner.core.document",
+    "RankedOption": "planner.core.decide",
+    "Recommendation": "planner.core.decide",
+    "SCRIPT_KIND": "planner.core.document",
+    "LeftRunning": "planner.core.document",
+    "PlanDocument": "planner.core.document",
     "choice_json": "planner.core.document",
-    "RunLengthUnknown": "planner.core.script", "ScriptEnv": "planner.core.script", "ScriptJob": "planner.core.script",
+    "RunLengthUnknown": "planner.core.script",
+    "ScriptEnv": "planner.core.script",
+    "ScriptJob": "planner.core.script",
     "ScriptLength": "planner.core.script",
-    "ENV_NAME": "planner.core.task", "Task": "planner.core.task", "TaskOrigin": "planner.core.task",
-    "Cancelled": "planner.errors", "Measured": "planner.journal",
-    "PRICE_SOURCES": "planner.service.account", "PriceQuery": "planner.service.account",
-    "BenchOptions": "planner.service.measure", "ScriptValidation": "planner.service.measure",
+    "ENV_NAME": "planner.core.task",
+    "Task": "planner.core.task",
+    "TaskOrigin": "planner.core.task",
+    "Cancelled": "planner.errors",
+    "Measured": "planner.journal",
+    "PRICE_SOURCES": "planner.service.account",
+    "PriceQuery": "planner.service.account",
+    "BenchOptions": "planner.service.measure",
+    "ScriptValidation": "planner.service.measure",
     "unsteady_reason": "planner.service.measure",
-    "SavedRun": "planner.service.journals", "preflight": "planner.service.plan",
-    "SCRIPT_CAP_EXTRA_SECONDS": "runner.local", "UNSTEADY_EXTENSION": "runner.script",
-    "OBJECTIVES": "planner.service.settings", "PURCHASES": "planner.service.settings", "AwsOptions": "planner.service.settings",
-    "PlanOptions": "planner.service.settings", "RunCallbacks": "planner.service.settings",
-    "TargetChoice": "planner.service.settings", "parse_targets": "planner.service.settings",
-    "plan_options": "planner.service.settings", "resolve_objective": "planner.service.settings",
+    "SavedRun": "planner.service.journals",
+    "preflight": "planner.service.plan",
+    "SCRIPT_CAP_EXTRA_SECONDS": "runner.local",
+    "UNSTEADY_EXTENSION": "runner.script",
+    "OBJECTIVES": "planner.service.settings",
+    "PURCHASES": "planner.service.settings",
+    "AwsOptions": "planner.service.settings",
+    "PlanOptions": "planner.service.settings",
+    "RunCallbacks": "planner.service.settings",
+    "TargetChoice": "planner.service.settings",
+    "parse_targets": "planner.service.settings",
+    "plan_options": "planner.service.settings",
+    "resolve_objective": "planner.service.settings",
     "parse_duration": "planner.units",
     "PlannerService": "planner.service.facade",
 }
@@ -54,11 +71,18 @@ if TYPE_CHECKING:
     from planner.journal import Measured
     from planner.service.account import PRICE_SOURCES, PriceQuery
     from planner.service.facade import PlannerService
-    from planner.service.measure import BenchOptions, ScriptValidation, unsteady_reason
     from planner.service.journals import SavedRun
+    from planner.service.measure import BenchOptions, ScriptValidation, unsteady_reason
     from planner.service.plan import preflight
     from planner.service.settings import (
-        OBJECTIVES, PURCHASES, AwsOptions, PlanOptions, RunCallbacks, TargetChoice, parse_targets, plan_options,
+        OBJECTIVES,
+        PURCHASES,
+        AwsOptions,
+        PlanOptions,
+        RunCallbacks,
+        TargetChoice,
+        parse_targets,
+        plan_options,
         resolve_objective,
     )
     from planner.units import parse_duration
@@ -77,9 +101,40 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-__all__ = ["ENV_NAME", "AwsOptions", "BenchOptions", "Cancelled", "LeftRunning", "Measured", "OBJECTIVES", "PRICE_SOURCES", "PURCHASES", "PlanDocument",
-           "PlanOptions", "PlannerService", "PriceQuery", "RankedOption", "Recommendation", "RunCallbacks", "RunLengthUnknown", "SCRIPT_CAP_EXTRA_SECONDS", "SCRIPT_KIND", "SavedRun", "ScriptEnv", "ScriptJob", "ScriptLength", "ScriptValidation", "Task", "TaskOrigin", "UNSTEADY_EXTENSION",
-           "TargetChoice", "choice_json", "parse_duration", "parse_targets", "plan_options", "preflight", "resolve_objective",
-           "unsteady_reason"]
-
-
+__all__ = [
+    "ENV_NAME",
+    "AwsOptions",
+    "BenchOptions",
+    "Cancelled",
+    "LeftRunning",
+    "Measured",
+    "OBJECTIVES",
+    "PRICE_SOURCES",
+    "PURCHASES",
+    "PlanDocument",
+    "PlanOptions",
+    "PlannerService",
+    "PriceQuery",
+    "RankedOption",
+    "Recommendation",
+    "RunCallbacks",
+    "RunLengthUnknown",
+    "SCRIPT_CAP_EXTRA_SECONDS",
+    "SCRIPT_KIND",
+    "SavedRun",
+    "ScriptEnv",
+    "ScriptJob",
+    "ScriptLength",
+    "ScriptValidation",
+    "Task",
+    "TaskOrigin",
+    "UNSTEADY_EXTENSION",
+    "TargetChoice",
+    "choice_json",
+    "parse_duration",
+    "parse_targets",
+    "plan_options",
+    "preflight",
+    "resolve_objective",
+    "unsteady_reason",
+]

@@ -9,20 +9,25 @@ Every AWS call goes through the service's boto3 session (None: standard configur
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
-from planner.errors import InputError, PlannerError
 from infra.aws import client, explain_aws_error, session_or_default
-from infra.reaper import is_expired, managed_instances, parse_time, reap as reap_instances, TAG_EXPIRES, TAG_RUN
+from infra.reaper import TAG_EXPIRES, TAG_RUN, is_expired, managed_instances, parse_time
+from infra.reaper import reap as reap_instances
 from infra.stack import outputs
+from planner.errors import InputError, PlannerError
 from pricing.billing import instance_cost
 
 if TYPE_CHECKING:
     from pricing.catalog import Catalog
 
 
-PRICE_SOURCES = ("catalog", "aws")  # where a refresh reads prices: the hosted catalog (the default), AWS's APIs
+PRICE_SOURCES = (
+    "catalog",
+    "aws",
+)  # where a refresh reads prices: the hosted catalog (the default), AWS's APIs
 
 
 @dataclass(frozen=True)
@@ -34,7 +39,9 @@ class PriceQuery:
     max_price: float | None = None
     purchase: str = "on-demand"
     sort: str = "price"
-    gpus: str | None = None  # GPU[:COUNT] as `sky gpus list` / `dstack offer --gpu` read it: A100, H100:8, 24GB..80GB
+    gpus: str | None = (
+        None  # GPU[:COUNT] as `sky gpus list` / `dstack offer --gpu` read it: A100, H100:8, 24GB..80GB
+    )
 
 
 class Account:
@@ -42,9 +49,13 @@ class Account:
 
     def __init__(self, aws_session: Any = None, catalog_url: str | None = None):
         self.aws_session = aws_session  # boto3.Session; None: standard configuration
-        self.catalog_url = catalog_url  # the config file's `catalog_url`; PLANNER_CATALOG_URL overrides it
+        self.catalog_url = (
+            catalog_url  # the config file's `catalog_url`; PLANNER_CATALOG_URL overrides it
+        )
 
-    def catalog(self, refresh_regions: list[str] | None = None, warn: Callable[[str], None] | None = None) -> Catalog:
+    def catalog(
+        self, refresh_regions: list[str] | None = None, warn: Callable[[str], None] | None = None
+    ) -> Catalog:
         """The price catalog; with `refresh_regions`, fetch live prices first and fall back to the
         cache or the bundled snapshot (with a warning through `warn`) when AWS cannot be asked.
         Raises CatalogLookupError when no catalog can be read at all."""
@@ -71,7 +82,9 @@ class Account:
         from pricing.hosted import CatalogFetchError, catalog_location, refresh_from_catalog
 
         try:  # PLANNER_CATALOG_URL wins over the service's URL, that over the config file's `catalog_url`
-            refresh_from_catalog(catalog_location(self.catalog_url or read_config().get("catalog_url")))
+            refresh_from_catalog(
+                catalog_location(self.catalog_url or read_config().get("catalog_url"))
+            )
         except CatalogFetchError as exc:
             kept = load_catalog()
             if warn:
@@ -89,8 +102,13 @@ class Account:
         """The instance types the catalog prices, in any region, sorted."""
         return sorted(set(self.catalog().frame["instance_type"]))
 
-    def prices(self, query: PriceQuery, refresh: bool = False, warn: Callable[[str], None] | None = None,
-               source: str = "catalog"):
+    def prices(
+        self,
+        query: PriceQuery,
+        refresh: bool = False,
+        warn: Callable[[str], None] | None = None,
+        source: str = "catalog",
+    ):
         """(catalog, matching rows sorted) for `planner prices` and the TUI's target table. The rows
         carry `price_usd_per_hour` (the price of the query's purchase option) and `facts_note` (what
         the device model lacks to predict the row, '' when nothing). `refresh` reads `source` first:
@@ -98,25 +116,53 @@ class Account:
         region, else the catalog's regions).
         Raises InputError (an unknown source; a region the catalog lacks, before any AWS call; a bad
         catalog setting)."""
-        from pricing.catalog import check_region, facts_notes, filter_instances, price_column, regions, sort_instances
+        from pricing.catalog import (
+            check_region,
+            facts_notes,
+            filter_instances,
+            price_column,
+            regions,
+            sort_instances,
+        )
         from pricing.gpus import parse_gpu_filter
 
         if source not in PRICE_SOURCES:
-            raise InputError(f"--source: must be one of {' | '.join(PRICE_SOURCES)}, got {source!r}")
-        found = self.refresh_catalog(warn) if refresh and source == "catalog" else self.catalog(None, warn)
+            raise InputError(
+                f"--source: must be one of {' | '.join(PRICE_SOURCES)}, got {source!r}"
+            )
+        found = (
+            self.refresh_catalog(warn)
+            if refresh and source == "catalog"
+            else self.catalog(None, warn)
+        )
         if query.region:
             check_region(found.frame, query.region)  # before any AWS call
         if refresh and source == "aws":
             found = self.catalog([query.region] if query.region else regions(found.frame), warn)
         if query.gpus is not None and query.gpu is False:
-            raise InputError(f"{query.gpus} and --cpu: a GPU asked for among CPU-only instances",
-                             hint=f"give `planner prices {query.gpus}` or `planner prices --cpu`")
-        gpus = None if query.gpus is None else parse_gpu_filter(query.gpus, set(found.frame["gpu_name"].dropna()) - {""})
-        rows = filter_instances(found.frame, region=query.region, gpu=query.gpu, arch=query.arch,
-                                min_gpu_memory_gb=query.min_gpu_memory_gb, max_price=query.max_price,
-                                purchase=query.purchase, gpus=gpus)
+            raise InputError(
+                f"{query.gpus} and --cpu: a GPU asked for among CPU-only instances",
+                hint=f"give `planner prices {query.gpus}` or `planner prices --cpu`",
+            )
+        gpus = (
+            None
+            if query.gpus is None
+            else parse_gpu_filter(query.gpus, set(found.frame["gpu_name"].dropna()) - {""})
+        )
+        rows = filter_instances(
+            found.frame,
+            region=query.region,
+            gpu=query.gpu,
+            arch=query.arch,
+            min_gpu_memory_gb=query.min_gpu_memory_gb,
+            max_price=query.max_price,
+            purchase=query.purchase,
+            gpus=gpus,
+        )
         rows = sort_instances(rows, query.sort, query.purchase)
-        return found, rows.assign(price_usd_per_hour=rows[price_column(query.purchase)], facts_note=facts_notes(rows))
+        return found, rows.assign(
+            price_usd_per_hour=rows[price_column(query.purchase)], facts_note=facts_notes(rows)
+        )
 
     def instances(self, region: str, now: dt.datetime | None = None) -> list[dict[str, Any]]:
         """Planner-managed instances in `region` that are billed or could be: id, type, state, run,
@@ -136,12 +182,24 @@ class Account:
             age = (now - i["LaunchTime"]).total_seconds()
             spot = i.get("InstanceLifecycle") == "spot"
             try:
-                cost = instance_cost(hourly_price(frame, i["InstanceType"], region, "spot" if spot else "on-demand"), age)
+                cost = instance_cost(
+                    hourly_price(frame, i["InstanceType"], region, "spot" if spot else "on-demand"),
+                    age,
+                )
             except PlannerError:
                 cost = None
-            rows.append({"instance_id": i["InstanceId"], "instance_type": i["InstanceType"], "state": i["State"]["Name"],
-                         "run_id": tags.get(TAG_RUN), "age_seconds": age, "expires_at": tags.get(TAG_EXPIRES),
-                         "expired": is_expired(i, now), "cost_so_far_usd": cost})
+            rows.append(
+                {
+                    "instance_id": i["InstanceId"],
+                    "instance_type": i["InstanceType"],
+                    "state": i["State"]["Name"],
+                    "run_id": tags.get(TAG_RUN),
+                    "age_seconds": age,
+                    "expires_at": tags.get(TAG_EXPIRES),
+                    "expired": is_expired(i, now),
+                    "cost_so_far_usd": cost,
+                }
+            )
         return rows
 
     def terminate(self, region: str, instance_ids: list[str]) -> None:
@@ -151,8 +209,9 @@ class Account:
         except Exception as exc:  # noqa: BLE001
             raise _explain(exc, "terminating " + ", ".join(instance_ids)) from None
 
-    def reap(self, region: str, at: str | None = None, run_id: str | None = None,
-             dry_run: bool = False) -> list[dict[str, Any]]:
+    def reap(
+        self, region: str, at: str | None = None, run_id: str | None = None, dry_run: bool = False
+    ) -> list[dict[str, Any]]:
         """Terminate planner-managed instances past their expiry (all of `run_id`'s when given);
         `at` judges expiry as of that UTC time. Returns what was (or would be) terminated.
         Raises InputError (`at` is not a time), PlannerError explaining the AWS error."""
@@ -162,12 +221,20 @@ class Account:
             if now is None:
                 raise InputError(f"--at: must be a UTC time like 2026-11-21T18:00:00Z, got {at!r}")
         try:
-            return reap_instances(_ec2(self.aws_session, region), now=now, run_id=run_id, dry_run=dry_run)
+            return reap_instances(
+                _ec2(self.aws_session, region), now=now, run_id=run_id, dry_run=dry_run
+            )
         except Exception as exc:  # noqa: BLE001
             raise _explain(exc, "reaping instances") from None
 
-    def infra(self, action: str, region: str, stack_name: str | None = None, vpc: str | None = None,
-              schedule: str | None = None) -> Any:
+    def infra(
+        self,
+        action: str,
+        region: str,
+        stack_name: str | None = None,
+        vpc: str | None = None,
+        schedule: str | None = None,
+    ) -> Any:
         """The account stack: "template" (rendered JSON), "policy" (the user policy), "deploy" and
         "status" (the stack description, or None), "delete" (whether it existed).
         Raises PlannerError explaining the AWS error, InfraError (the template cannot be rendered)."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import statistics
 from pathlib import Path
+
 from planner.errors import RunError
 
 BUNDLED = Path(__file__).resolve().parent.parent / "pricing" / "data" / "calibration.csv"
@@ -57,11 +58,20 @@ def append_rows(rows: list[dict[str, object]], path: Path | None = None) -> Path
                 writer.writeheader()
             writer.writerows(rows)
     except OSError as exc:
-        raise RunError(f"cannot save the calibration to {path} ({exc.strerror or exc})",
-                       hint="set PLANNER_CACHE_DIR to a writable directory, or use --dry-run") from None
+        raise RunError(
+            f"cannot save the calibration to {path} ({exc.strerror or exc})",
+            hint="set PLANNER_CACHE_DIR to a writable directory, or use --dry-run",
+        ) from None
     return path
 
 
 def gpu_model(device_name: str, known: list[str]) -> str | None:
     """'NVIDIA A10G' -> 'A10G', 'Tesla V100-SXM2-16GB' -> 'V100' (longest match: L40S before L4)."""
-    return next((name for name in sorted(known, key=len, reverse=True) if name.lower() in device_name.lower()), None)
+    return next(
+        (
+            name
+            for name in sorted(known, key=len, reverse=True)
+            if name.lower() in device_name.lower()
+        ),
+        None,
+    )

@@ -13,9 +13,10 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from planner.core.kinds import PURCHASES
 from planner.errors import InputError
@@ -51,19 +52,55 @@ class Key:
     help: str
 
 
-KEYS = {k.name: k for k in (
-    Key("region", "--region", "region", lambda v: parse_flag("--region", v), "AWS region of prices and instances"),
-    Key("purchase", "--purchase", "purchase", _purchase, "on-demand or spot"),
-    Key("time_value", "--time-value", "time_value", lambda v: parse_flag("--time-value", v),
-        "USD per hour of your waiting (the headline's here-vs-rent rule)"),
-    Key("local_price", "--local-price", "local_price", lambda v: parse_flag("--local-price", v),
-        "USD per hour this machine costs you"),
-    Key("seconds", "--seconds", "seconds", lambda v: parse_flag("--seconds", v), "seconds of steps a measurement takes"),
-    Key("bench_budget", "--bench-budget", "bench_budget", lambda v: parse_flag("--bench-budget", v),
-        "USD cap on the worst-case cost of paid benchmarks"),
-    Key("profile", "--profile", "profile", _profile, "AWS profile (as AWS_PROFILE)"),
-    Key("catalog_url", "", "", _url, "the hosted price catalog to refresh from (as PLANNER_CATALOG_URL)"),
-)}
+KEYS = {
+    k.name: k
+    for k in (
+        Key(
+            "region",
+            "--region",
+            "region",
+            lambda v: parse_flag("--region", v),
+            "AWS region of prices and instances",
+        ),
+        Key("purchase", "--purchase", "purchase", _purchase, "on-demand or spot"),
+        Key(
+            "time_value",
+            "--time-value",
+            "time_value",
+            lambda v: parse_flag("--time-value", v),
+            "USD per hour of your waiting (the headline's here-vs-rent rule)",
+        ),
+        Key(
+            "local_price",
+            "--local-price",
+            "local_price",
+            lambda v: parse_flag("--local-price", v),
+            "USD per hour this machine costs you",
+        ),
+        Key(
+            "seconds",
+            "--seconds",
+            "seconds",
+            lambda v: parse_flag("--seconds", v),
+            "seconds of steps a measurement takes",
+        ),
+        Key(
+            "bench_budget",
+            "--bench-budget",
+            "bench_budget",
+            lambda v: parse_flag("--bench-budget", v),
+            "USD cap on the worst-case cost of paid benchmarks",
+        ),
+        Key("profile", "--profile", "profile", _profile, "AWS profile (as AWS_PROFILE)"),
+        Key(
+            "catalog_url",
+            "",
+            "",
+            _url,
+            "the hosted price catalog to refresh from (as PLANNER_CATALOG_URL)",
+        ),
+    )
+}
 
 
 def config_path() -> Path:
@@ -82,7 +119,10 @@ def _checked(path: Path, name: str, value: Any) -> Any:
     try:
         return key.parse(str(value))
     except ValueError as exc:
-        raise InputError(f"{path}: {name} = {value!r}: {exc}", hint=f"planner config set {name} VALUE, or edit the file") from None
+        raise InputError(
+            f"{path}: {name} = {value!r}: {exc}",
+            hint=f"planner config set {name} VALUE, or edit the file",
+        ) from None
 
 
 def read_config(path: Path | None = None) -> dict[str, Any]:
@@ -100,7 +140,9 @@ def read_config(path: Path | None = None) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: cannot read it ({exc})", hint="fix or remove the file") from None
     except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path}: not TOML ({exc})", hint="fix it, or remove it and use `planner config set`") from None
+        raise InputError(
+            f"{path}: not TOML ({exc})", hint="fix it, or remove it and use `planner config set`"
+        ) from None
     return {name: _checked(path, name, value) for name, value in data.items()}
 
 
@@ -116,9 +158,14 @@ def set_value(name: str, value: str, path: Path | None = None) -> Path:
     values = {**read_config(path), name: value}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("".join(f"{k} = {json.dumps(str(v))}\n" for k, v in values.items()))  # TOML basic strings
+        path.write_text(
+            "".join(f"{k} = {json.dumps(str(v))}\n" for k, v in values.items())
+        )  # TOML basic strings
     except OSError as exc:
-        raise InputError(f"{path}: cannot write it ({exc.strerror or exc})", hint="set PLANNER_CONFIG to a writable file") from None
+        raise InputError(
+            f"{path}: cannot write it ({exc.strerror or exc})",
+            hint="set PLANNER_CONFIG to a writable file",
+        ) from None
     return path
 
 
@@ -135,18 +182,31 @@ def explain(path: Path | None = None) -> list[tuple[str, str, str]]:
     (a flag on a command line wins over all three)."""
     path = path or config_path()
     values = read_config(path)
-    env = {"region": os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION"),
-           "profile": os.environ.get("AWS_PROFILE"), "catalog_url": os.environ.get("PLANNER_CATALOG_URL")}
-    builtin = {"region": "us-east-1", "purchase": "on-demand", "time_value": "5 (the headline's default)",
-               "local_price": "0", "seconds": "the command's (estimate 5, bench and run 10)", "bench_budget": "2",
-               "profile": "default", "catalog_url": "SkyPilot's hosted AWS catalog"}
+    env = {
+        "region": os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION"),
+        "profile": os.environ.get("AWS_PROFILE"),
+        "catalog_url": os.environ.get("PLANNER_CATALOG_URL"),
+    }
+    builtin = {
+        "region": "us-east-1",
+        "purchase": "on-demand",
+        "time_value": "5 (the headline's default)",
+        "local_price": "0",
+        "seconds": "the command's (estimate 5, bench and run 10)",
+        "bench_budget": "2",
+        "profile": "default",
+        "catalog_url": "SkyPilot's hosted AWS catalog",
+    }
     rows = []
     for name in KEYS:
         if name in values:
             rows.append((name, str(values[name]), f"file {path}"))
         elif env.get(name):
-            var = {"region": "AWS_REGION" if os.environ.get("AWS_REGION") else "AWS_DEFAULT_REGION", "profile": "AWS_PROFILE",
-                   "catalog_url": "PLANNER_CATALOG_URL"}[name]
+            var = {
+                "region": "AWS_REGION" if os.environ.get("AWS_REGION") else "AWS_DEFAULT_REGION",
+                "profile": "AWS_PROFILE",
+                "catalog_url": "PLANNER_CATALOG_URL",
+            }[name]
             rows.append((name, str(env[name]), f"environment {var}"))
         else:
             rows.append((name, builtin[name], "built-in default"))

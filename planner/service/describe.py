@@ -18,10 +18,16 @@ from typing import TYPE_CHECKING, Any
 
 from planner.errors import InputError, SpecError
 from planner.journal import RunJournal
-from planner.service.measure import check_validated_epochs, emulated_here, names_a_gpu, script_path, script_workdir
+from planner.service.measure import (
+    check_validated_epochs,
+    emulated_here,
+    names_a_gpu,
+    script_path,
+    script_workdir,
+)
 from planner.units import shown_path
 from planner.workload.footprint import layer_from_row, layers_of
-from runner.local import describe_model, DescribeError
+from runner.local import DescribeError, describe_model
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
     from planner.core.task import Task
@@ -37,8 +43,12 @@ class OpenedTask:
     task: Task
     script: str  # the script's path, its workdir joined
     workdir: str  # the task's workdir, `~` expanded
-    requirements: str | None  # the requirements file its setup installs (a path in the workdir), None: none
-    region: str | None  # where its resources ask to run, as written (checked where it is used), None: they do not say
+    requirements: (
+        str | None
+    )  # the requirements file its setup installs (a path in the workdir), None: none
+    region: (
+        str | None
+    )  # where its resources ask to run, as written (checked where it is used), None: they do not say
     purchase: str | None  # "spot" or "on-demand" from their use_spot, None: they do not say
 
 
@@ -55,13 +65,18 @@ class Workloads:
 
         return load_spec(path)
 
-    def check_text(self, text: str, source: str, base_dir: Path | None = None) -> tuple[WorkloadSpec, Footprint]:
+    def check_text(
+        self, text: str, source: str, base_dir: Path | None = None
+    ) -> tuple[WorkloadSpec, Footprint]:
         """(spec, footprint) of a spec being typed (the TUI's editor), by the file's own rules with
         `source` naming it. Raises SpecError."""
         from planner.workload.spec import parse_spec_text
 
-        spec = parse_spec_text(text, source=source if source.endswith((".yaml", ".yml", ".json")) else "spec.yaml",
-                               base_dir=base_dir)
+        spec = parse_spec_text(
+            text,
+            source=source if source.endswith((".yaml", ".yml", ".json")) else "spec.yaml",
+            base_dir=base_dir,
+        )
         return spec, self.footprint(spec)
 
     def layers(self, spec: WorkloadSpec) -> list[Layer]:
@@ -98,13 +113,21 @@ class Workloads:
         is refused before anything runs. Raises InputError."""
         check_validated_epochs(args, epochs)
 
-    def task(self, path: str | Path, env: dict[str, str] | None = None, secrets: dict[str, str] | None = None) -> Task | None:
+    def task(
+        self,
+        path: str | Path,
+        env: dict[str, str] | None = None,
+        secrets: dict[str, str] | None = None,
+    ) -> Task | None:
         """A SkyPilot task YAML read as the training script it runs (planner/core/task.py: its workdir, its one
         python command, the requirements its setup installs, what of it is not used); None when `path` is not one
         (a workload spec: its own loader says what is wrong with it). Raises InputError naming the task's field
         when it is a task the planner cannot plan. `env`, `secrets`: `--env`, `--secret`, over the task's own."""
         from planner.core.task import is_task, read_task
-        from planner.workload.load import load_yaml, read_spec_file  # lazy: importing the service stays cheap
+        from planner.workload.load import (  # lazy: importing the service stays cheap
+            load_yaml,
+            read_spec_file,
+        )
 
         if Path(path).suffix not in (".yaml", ".yml") or not Path(path).is_file():
             return None
@@ -114,8 +137,13 @@ class Workloads:
             return None
         return read_task(data, shown_path(str(path)), env, secrets) if is_task(data) else None
 
-    def open_task(self, path: str | Path, env: dict[str, str] | None = None, secrets: dict[str, str] | None = None,
-                  workdir: str | None = None) -> OpenedTask | None:
+    def open_task(
+        self,
+        path: str | Path,
+        env: dict[str, str] | None = None,
+        secrets: dict[str, str] | None = None,
+        workdir: str | None = None,
+    ) -> OpenedTask | None:
         """A SkyPilot task YAML resolved into the run it plans (`task` read, then checked here): the script in its
         workdir, its folder, the requirements its setup installs, the region and purchase its resources ask for. None
         when `path` is not a task. `workdir`: one the user gave (a task has its own: refused). Raises InputError naming
@@ -126,28 +154,47 @@ class Workloads:
         if task is None:
             return None
         if workdir:
-            raise InputError(f"--workdir {workdir}: {task.source} has its own (workdir: {task.workdir})",
-                             hint="leave --workdir out: the task's workdir is used, as `sky launch` uses it")
+            raise InputError(
+                f"--workdir {workdir}: {task.source} has its own (workdir: {task.workdir})",
+                hint="leave --workdir out: the task's workdir is used, as `sky launch` uses it",
+            )
         folder = os.path.expanduser(task.workdir)
         if not os.path.isdir(folder):
-            raise InputError(f"{task.source}: workdir: {task.workdir}: no such folder here",
-                             hint="a relative workdir is relative to where the planner runs, as for `sky launch`: run it from "
-                                  "the folder the task is written for, or fix workdir")
+            raise InputError(
+                f"{task.source}: workdir: {task.workdir}: no such folder here",
+                hint="a relative workdir is relative to where the planner runs, as for `sky launch`: run it from "
+                "the folder the task is written for, or fix workdir",
+            )
         if Path(folder).resolve() not in Path(folder, task.script).resolve().parents:
-            raise InputError(f"{task.source}: run: {task.script}: not inside the workdir ({task.workdir}), which is what ships",
-                             hint="point workdir at a folder that holds the script (e.g. `workdir: ..`)")
+            raise InputError(
+                f"{task.source}: run: {task.script}: not inside the workdir ({task.workdir}), which is what ships",
+                hint="point workdir at a folder that holds the script (e.g. `workdir: ..`)",
+            )
         if not os.path.isfile(os.path.join(folder, task.script)):
             beside = Path(path).parent
-            here = os.path.isfile(beside / os.path.expanduser(task.workdir) / task.script) and beside.resolve() != Path.cwd()
-            raise InputError(f"{task.source}: run: {task.script}: no such file in the workdir ({task.workdir})",
-                             hint=f"a relative workdir is relative to where the planner runs, as for `sky launch`: run it "
-                                  f"from {shown_path(str(beside))}" if here
-                             else "the run command's script is relative to the workdir, as on the cluster")
+            here = (
+                os.path.isfile(beside / os.path.expanduser(task.workdir) / task.script)
+                and beside.resolve() != Path.cwd()
+            )
+            raise InputError(
+                f"{task.source}: run: {task.script}: no such file in the workdir ({task.workdir})",
+                hint=f"a relative workdir is relative to where the planner runs, as for `sky launch`: run it "
+                f"from {shown_path(str(beside))}"
+                if here
+                else "the run command's script is relative to the workdir, as on the cluster",
+            )
         region = task.asks.region if task.asks is not None and task.asks.region else None
         use_spot = task.asks.use_spot if task.asks is not None else None
-        return OpenedTask(task, os.path.normpath(os.path.join(folder, task.script)), folder,
-                          os.path.normpath(os.path.join(folder, task.requirements)) if task.requirements else None, region,
-                          None if use_spot is None else "spot" if use_spot else "on-demand")
+        return OpenedTask(
+            task,
+            os.path.normpath(os.path.join(folder, task.script)),
+            folder,
+            os.path.normpath(os.path.join(folder, task.requirements))
+            if task.requirements
+            else None,
+            region,
+            None if use_spot is None else "spot" if use_spot else "on-demand",
+        )
 
     def check_script(self, script: str | Path, workdir: str | Path | None = None) -> Path:
         """The training script to run. Raises InputError unless it is a readable .py file (inside `workdir`, a
@@ -169,7 +216,9 @@ class Workloads:
         try:
             compile(data, str(path), "exec", dont_inherit=True)
         except SyntaxError as exc:
-            return f"line {exc.lineno}: {exc.msg}" + (f"\n    {exc.text.strip()}" if exc.text else "")
+            return f"line {exc.lineno}: {exc.msg}" + (
+                f"\n    {exc.text.strip()}" if exc.text else ""
+            )
         except ValueError as exc:  # null bytes
             return str(exc)
         return None
@@ -188,14 +237,15 @@ class Workloads:
         return script_folder(path, folder=script_workdir(path, workdir))
 
 
-
 def _describe(spec: WorkloadSpec) -> list[Layer]:
     layers = layers_of(spec)
     if layers is not None:
         return layers
 
     try:
-        rows = describe_model(spec.to_job())  # the whole job: the task decides the loss it describes
+        rows = describe_model(
+            spec.to_job()
+        )  # the whole job: the task decides the loss it describes
     except DescribeError as exc:
         raise SpecError(str(exc)) from None
     return [layer_from_row(r) for r in rows]

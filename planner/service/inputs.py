@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from planner import units
 from planner.errors import InputError
-from planner.units import path_problem, shown_path
 from planner.journal import check_run_dir as check
+from planner.units import path_problem, shown_path
 from planner.workload.limits import MAX_TOTAL_STEPS
 from planner.workload.load import read_spec_file
 
@@ -53,8 +54,11 @@ FLAGS: dict[str, Callable[[str], Any]] = {
     "--at": units.UTC_TIME.parse,
 }
 
-_RANGES = {flag: getattr(parse, "__self__") for flag, parse in FLAGS.items()
-           if isinstance(getattr(parse, "__self__", None), units.Range)}
+_RANGES = {
+    flag: getattr(parse, "__self__")  # noqa: B009 - a bound method's object, not in Callable's type
+    for flag, parse in FLAGS.items()
+    if isinstance(getattr(parse, "__self__", None), units.Range)
+}
 
 
 def _one_region(text: str) -> str:
@@ -62,8 +66,10 @@ def _one_region(text: str) -> str:
     from pricing.facts import is_many_regions
 
     if is_many_regions(text.strip().lower()):
-        raise ValueError(f"must be one AWS region like us-east-1 (this command works in one region), got {text!r}; "
-                         "`planner estimate --region all` prices each instance in its cheapest region")
+        raise ValueError(
+            f"must be one AWS region like us-east-1 (this command works in one region), got {text!r}; "
+            "`planner estimate --region all` prices each instance in its cheapest region"
+        )
     return units.REGION.parse(text)
 
 
@@ -113,22 +119,34 @@ def check_out_file(path: str, flag: str = "--out", example: str = "bench.json") 
     try:
         mode, parent_mode = _mode(out), _mode(parent)
     except OSError as exc:
-        raise InputError(f"{shown}: cannot use this path ({exc.strerror or exc})", hint="give another path") from None
+        raise InputError(
+            f"{shown}: cannot use this path ({exc.strerror or exc})", hint="give another path"
+        ) from None
     if mode is not None and stat.S_ISDIR(mode):
-        raise InputError(f"{shown}: is a directory", hint=f"give a file name, e.g. {flag} {shown_path(str(out / example))}")
+        raise InputError(
+            f"{shown}: is a directory",
+            hint=f"give a file name, e.g. {flag} {shown_path(str(out / example))}",
+        )
     if mode is not None and stat.S_ISFIFO(mode) and not _fifo_has_reader(out):
         raise InputError(f"{shown}: is a named pipe nothing reads from", hint="give a regular file")
     if mode is not None and stat.S_ISSOCK(mode):
         raise InputError(f"{shown}: is a socket", hint="give a regular file")
     if parent_mode is None or not stat.S_ISDIR(parent_mode):
         what = "does not exist" if parent_mode is None else "is not a directory"
-        raise InputError(f"{shown}: the directory {shown_path(str(parent))} {what}",
-                         hint="create the directory first, or write the file somewhere else")
+        raise InputError(
+            f"{shown}: the directory {shown_path(str(parent))} {what}",
+            hint="create the directory first, or write the file somewhere else",
+        )
     if mode is None and not os.access(parent, os.W_OK | os.X_OK):
-        raise InputError(f"{shown}: cannot create a file in {shown_path(str(parent))} (permission denied)",
-                         hint="write the file somewhere you may write")
+        raise InputError(
+            f"{shown}: cannot create a file in {shown_path(str(parent))} (permission denied)",
+            hint="write the file somewhere you may write",
+        )
     if mode is not None and not os.access(out, os.W_OK):
-        raise InputError(f"{shown}: the file exists and is not writable (permission denied)", hint="give another file")
+        raise InputError(
+            f"{shown}: the file exists and is not writable (permission denied)",
+            hint="give another file",
+        )
     return out
 
 
@@ -139,9 +157,11 @@ def check_epochs(spec: Any, epochs: int | None, flag: str = "--epochs") -> None:
         return
     steps = spec.steps_per_epoch * epochs
     if steps > MAX_TOTAL_STEPS:
-        raise InputError(f"{flag} {epochs:,}: {epochs:,} epochs x {spec.steps_per_epoch:,} steps per epoch = {steps:,} "
-                         f"steps; at most {MAX_TOTAL_STEPS:,}",
-                         hint="train fewer epochs, or give the spec a larger train.batch_size")
+        raise InputError(
+            f"{flag} {epochs:,}: {epochs:,} epochs x {spec.steps_per_epoch:,} steps per epoch = {steps:,} "
+            f"steps; at most {MAX_TOTAL_STEPS:,}",
+            hint="train fewer epochs, or give the spec a larger train.batch_size",
+        )
 
 
 def check_spec_file(path: str) -> str:
@@ -156,4 +176,14 @@ def check_run_dir(path: str) -> Path:
     return check(path)
 
 
-__all__ = ["FLAGS", "check_epochs", "check_out_file", "check_run_dir", "check_spec_file", "flag_range", "parse_flag", "path_problem", "shown_path"]
+__all__ = [
+    "FLAGS",
+    "check_epochs",
+    "check_out_file",
+    "check_run_dir",
+    "check_spec_file",
+    "flag_range",
+    "parse_flag",
+    "path_problem",
+    "shown_path",
+]

@@ -25,7 +25,6 @@ class SavedRun:
     recommendation: Recommendation | None  # None: no plan yet
 
 
-
 class Journals:
     """The run journals: where a run goes, the saved ones, a script run's job and timeline, its kept length."""
 
@@ -38,7 +37,9 @@ class Journals:
         Raises JournalError naming the file and the field."""
         return RunJournal.open(run_dir).read_script()
 
-    def saved_script(self, run_dir: str | Path, length: ScriptLength | None = None) -> tuple[ScriptJob, ScriptRun, ScriptEstimate]:
+    def saved_script(
+        self, run_dir: str | Path, length: ScriptLength | None = None
+    ) -> tuple[ScriptJob, ScriptRun, ScriptEstimate]:
         """A script run's job (planned for `length`; None: the one it was run with), its timeline here and its
         whole run extrapolated again (what the TUI's Workload pane shows as detected). Raises JournalError (naming
         the file and the field), InputError (no result here; RunLengthUnknown: no length to plan it for)."""
@@ -56,7 +57,9 @@ class Journals:
         if job is not None and job.length == ScriptLength():
             journal.write_script(job.with_length(length))
 
-    def new_run_dir(self, name: str, folder: str | Path | None = None, now: dt.datetime | None = None) -> Path:
+    def new_run_dir(
+        self, name: str, folder: str | Path | None = None, now: dt.datetime | None = None
+    ) -> Path:
         """Where a run of `name` journals in `folder` (None: planner-runs/), named as RunJournal.create
         names a run without --out: <UTC time>-<name>."""
         return new_run_dir(name, folder, now)
@@ -80,8 +83,15 @@ class Journals:
                     name = json.loads((path / "spec.json").read_text()).get("name", path.name)
             except (OSError, ValueError, PlannerError):
                 continue  # a damaged journal is not offered
-            runs.append(SavedRun(str(path), name, list(info.get("targets", [])), len(list((path / "results").glob("*.json"))),
-                                 plan.recommendation if plan is not None else None))
+            runs.append(
+                SavedRun(
+                    str(path),
+                    name,
+                    list(info.get("targets", [])),
+                    len(list((path / "results").glob("*.json"))),
+                    plan.recommendation if plan is not None else None,
+                )
+            )
         return runs
 
 
@@ -90,12 +100,20 @@ def here_label(journal: RunJournal, runs: dict[str, ScriptRun]) -> str:
     for label in sorted(runs):
         if label.startswith("local-"):
             return label
-    raise InputError(f"{journal.path}: the run has no result here (this machine's measurement is what every other "
-                     "instance is predicted from)", hint="run `planner run train.py --targets local` first")
+    raise InputError(
+        f"{journal.path}: the run has no result here (this machine's measurement is what every other "
+        "instance is predicted from)",
+        hint="run `planner run train.py --targets local` first",
+    )
 
 
 def timelines(journal: RunJournal, results: dict[str, Measured]) -> dict[str, ScriptRun]:
     """The script timelines of a run's successful results, by their dataclass's own types; JournalError naming
     the file of one that is not."""
-    return {label: typed(journal.path / "results" / f"{label}.json", m.result.script, ScriptRun.from_json)
-            for label, m in results.items() if m.result.status == "ok"}
+    return {
+        label: typed(
+            journal.path / "results" / f"{label}.json", m.result.script, ScriptRun.from_json
+        )
+        for label, m in results.items()
+        if m.result.status == "ok"
+    }

@@ -7,19 +7,26 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
-from planner.core.document import PlanDocument, PlanOptions, PriceSource, WorkloadSummary
-from planner.service.measure import BenchOptions, ProgressFn, measure_here
-from planner.service.settings import AwsOptions
-from planner.core.candidates import Hardware, LOCAL, measured_candidate, measurement_said, predicted_candidates
+from planner.core.candidates import (
+    LOCAL,
+    Hardware,
+    measured_candidate,
+    measurement_said,
+    predicted_candidates,
+)
 from planner.core.decide import BenchmarkChoice, Plan, Said, decide, select_benchmarks
+from planner.core.document import PlanDocument, PlanOptions, PriceSource, WorkloadSummary
 from planner.core.predict import physical_cores, predict_cpu, predict_gpu
 from planner.errors import RunError, StepTooLong
 from planner.journal import Measured, RunJournal
 from planner.service.calibration import append_rows, corrections, gpu_model
+from planner.service.measure import BenchOptions, ProgressFn, measure_here
+from planner.service.settings import AwsOptions
 from planner.workload.footprint import layers_of, sample_bytes
 from runner.aws import worst_case_bench_cost
 
@@ -32,9 +39,20 @@ if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads i
 def hardware():
     """The device model's facts, read once at the edge: GPU and CPU spec tables, this machine's
     processor, the calibration corrections, the multi-GPU instances' interconnects."""
-    from pricing.catalog import cpu_facts_by_family, gpu_specs_by_name, interconnects_by_type, local_cpu_facts
+    from pricing.catalog import (
+        cpu_facts_by_family,
+        gpu_specs_by_name,
+        interconnects_by_type,
+        local_cpu_facts,
+    )
 
-    return Hardware(gpu_specs_by_name(), cpu_facts_by_family(), local_cpu_facts(), corrections(), interconnects_by_type())
+    return Hardware(
+        gpu_specs_by_name(),
+        cpu_facts_by_family(),
+        local_cpu_facts(),
+        corrections(),
+        interconnects_by_type(),
+    )
 
 
 def measured_region(options: PlanOptions, ran_in: str | None) -> str:
@@ -44,11 +62,14 @@ def measured_region(options: PlanOptions, ran_in: str | None) -> str:
 
     if not is_many_regions(options.region):
         return options.region
-    return ran_in or ("us-east-1" if options.region == ALL_REGIONS else options.region.split(",")[0])
+    return ran_in or (
+        "us-east-1" if options.region == ALL_REGIONS else options.region.split(",")[0]
+    )
 
 
-def measured_candidates(results: dict[str, Any], options: PlanOptions, catalog=None,
-                        need_bytes: int | None = None) -> tuple[list, Said]:
+def measured_candidates(
+    results: dict[str, Any], options: PlanOptions, catalog=None, need_bytes: int | None = None
+) -> tuple[list, Said]:
     """A candidate per journaled result (label -> planner.journal.Measured), and what the measurements
     say (warnings, notes); AWS options are priced from `catalog` (a frame) in the plan's region and
     purchase option (re-planning may change both)."""
@@ -57,16 +78,34 @@ def measured_candidates(results: dict[str, Any], options: PlanOptions, catalog=N
     if catalog is None and any(m.target.cloud for m in results.values()):
         catalog = load_catalog().frame
     candidates, said = [], Said()
-    by_region: dict[str, dict] = {}  # the catalog's facts of each region a result is priced in, read once
+    by_region: dict[
+        str, dict
+    ] = {}  # the catalog's facts of each region a result is priced in, read once
     for label, m in sorted(results.items()):
         region = measured_region(options, m.region)
         if region not in by_region:
-            by_region[region] = {f.instance_type: f for f in instances(catalog, region=region)} if catalog is not None else {}
+            by_region[region] = (
+                {f.instance_type: f for f in instances(catalog, region=region)}
+                if catalog is not None
+                else {}
+            )
         rows = by_region[region]
-        price = (hourly_price(catalog, m.target.instance_type, region, options.purchase) if m.target.cloud
-                 else options.local_price_per_hour)
-        candidates.append(measured_candidate(m.target, m.result, price, region, options.purchase, need_bytes,
-                                             facts=rows.get(m.target.instance_type or "")))
+        price = (
+            hourly_price(catalog, m.target.instance_type, region, options.purchase)
+            if m.target.cloud
+            else options.local_price_per_hour
+        )
+        candidates.append(
+            measured_candidate(
+                m.target,
+                m.result,
+                price,
+                region,
+                options.purchase,
+                need_bytes,
+                facts=rows.get(m.target.instance_type or ""),
+            )
+        )
         said += measurement_said(label, m.result)
     return candidates, said
 
@@ -88,7 +127,11 @@ def benchmark_choices(plan, aws: AwsOptions | None = None) -> list:
     question: speedups there are against the best rented CPU), within the budget."""
     aws = aws or AwsOptions()
     settings = aws.settings()
-    worst = {o.target: worst_case_bench_cost(o.price_per_hour, settings) for o in plan.options if o.source == "predicted"}
+    worst = {
+        o.target: worst_case_bench_cost(o.price_per_hour, settings)
+        for o in plan.options
+        if o.source == "predicted"
+    }
     return select_benchmarks(plan, worst, aws.bench_budget, aws.max_instances)
 
 
@@ -96,8 +139,10 @@ def nothing_priced(options: PlanOptions, gpu: bool | None) -> str:
     """The plan's warning when the price data has no instance of the kind asked for in its region (and purchase)."""
     kind = "GPU " if gpu else "CPU " if gpu is False else ""
     where = "in any region" if options.region == "all" else f"in {options.region}"
-    return (f"the price data has no {kind}instance {where} ({options.purchase}): nothing there to predict; "
-            f"`planner prices{' --gpu' if gpu else ' --cpu' if gpu is False else ''} --all-regions` lists where they are")
+    return (
+        f"the price data has no {kind}instance {where} ({options.purchase}): nothing there to predict; "
+        f"`planner prices{' --gpu' if gpu else ' --cpu' if gpu is False else ''} --all-regions` lists where they are"
+    )
 
 
 HERE_WINS = "not needed: training here wins clearly, whatever an instance measures"
@@ -109,7 +154,10 @@ def auto_benchmarks(choices: list, here: PlanDocument) -> list:
     estimate says and the TUI picks); each choice keeps its reason, with why it is not benchmarked."""
     if not here.trains_here_clearly:
         return choices
-    return [replace(c, benchmark=False, here_wins=True, reason=f"{HERE_WINS} ({c.reason})") for c in choices]
+    return [
+        replace(c, benchmark=False, here_wins=True, reason=f"{HERE_WINS} ({c.reason})")
+        for c in choices
+    ]
 
 
 class Predict:
@@ -118,10 +166,18 @@ class Predict:
     def __init__(self, account: Account, workloads: Workloads):
         self.account, self.workloads = account, workloads
 
-    def estimate(self, spec: WorkloadSpec, options: PlanOptions, seconds: float = 5.0, gpu: bool | None = None,
-                 on_progress: ProgressFn | None = None, predict_only: bool = False,
-                 on_result: Callable[[str, Measured], None] | None = None, threads: int | None = None,
-                 cancel: threading.Event | None = None) -> PlanDocument:
+    def estimate(
+        self,
+        spec: WorkloadSpec,
+        options: PlanOptions,
+        seconds: float = 5.0,
+        gpu: bool | None = None,
+        on_progress: ProgressFn | None = None,
+        predict_only: bool = False,
+        on_result: Callable[[str, Measured], None] | None = None,
+        threads: int | None = None,
+        cancel: threading.Event | None = None,
+    ) -> PlanDocument:
         """Measure here (unless `predict_only`: GPUs are then predicted from their specs alone and CPU
         instances, which scale this machine's measurement, are not), predict every instance in the
         region, headline and both answers, and the paid benchmarks that would settle it. `on_result`
@@ -134,11 +190,23 @@ class Predict:
         stopped = None
         if not predict_only:
             try:
-                local = Measured(LOCAL, measure_here(spec, self.workloads.footprint(spec), BenchOptions(device="cpu", seconds=seconds,
-                                                     threads=threads), on_progress, cancel))
-            except StepTooLong as exc:  # an answer all the same, on time: every row from the work alone (issue 40)
-                stopped = (f"{exc.message}; every row is predicted from the work alone (as --predict-only); give "
-                           "more --seconds to measure it here")
+                local = Measured(
+                    LOCAL,
+                    measure_here(
+                        spec,
+                        self.workloads.footprint(spec),
+                        BenchOptions(device="cpu", seconds=seconds, threads=threads),
+                        on_progress,
+                        cancel,
+                    ),
+                )
+            except (
+                StepTooLong
+            ) as exc:  # an answer all the same, on time: every row from the work alone (issue 40)
+                stopped = (
+                    f"{exc.message}; every row is predicted from the work alone (as --predict-only); give "
+                    "more --seconds to measure it here"
+                )
             else:
                 results[local.label] = local
                 if on_result:
@@ -148,62 +216,123 @@ class Predict:
             doc.plan.say(Said([stopped], []))
         return doc
 
-    def estimate_from(self, spec: WorkloadSpec, options: PlanOptions, results: dict[str, Measured],
-                      gpu: bool | None = None) -> PlanDocument:
+    def estimate_from(
+        self,
+        spec: WorkloadSpec,
+        options: PlanOptions,
+        results: dict[str, Measured],
+        gpu: bool | None = None,
+    ) -> PlanDocument:
         """The plan over measurements already made (label -> Measured, as `run`'s and `estimate`'s
         on_result give them): those rows measured, every other instance predicted from this machine's
         CPU result. Re-plans an estimate, or a run as its results arrive, at once.
         Raises InputError (a region the prices lack)."""
         return self.plan_of(spec, options, results, gpu)
 
-    def plan_of(self, spec: WorkloadSpec, options: PlanOptions, results: dict[str, Measured],
-                gpu: bool | None = None, run_dir: Path | None = None) -> PlanDocument:
+    def plan_of(
+        self,
+        spec: WorkloadSpec,
+        options: PlanOptions,
+        results: dict[str, Measured],
+        gpu: bool | None = None,
+        run_dir: Path | None = None,
+    ) -> PlanDocument:
         """THE plan of every use case: the measured rows of `results` (label -> Measured), every other
         instance in the region predicted (CPU instances from this machine's CPU measurement; without
         one, GPUs alone, from their specs), decided, with the paid benchmarks that would settle it."""
         catalog = self.account.catalog()
-        measured, said = measured_candidates(results, options, catalog.frame, self.workloads.footprint(spec).total_bytes)
+        measured, said = measured_candidates(
+            results, options, catalog.frame, self.workloads.footprint(spec).total_bytes
+        )
         local = results.get(LOCAL.label("cpu"))
-        plan = self._predicted_plan(spec, options, local.result if local else None, gpu=gpu, measured=measured)
+        plan = self._predicted_plan(
+            spec, options, local.result if local else None, gpu=gpu, measured=measured
+        )
         plan.say(said)
         choices = benchmark_choices(plan)
-        return PlanDocument(WorkloadSummary.of(spec), plan, options, str(run_dir) if run_dir else None,
-                            prices=PriceSource(catalog.source, catalog.as_of),
-                            benchmark=[c for c in choices if c.benchmark], skipped=[c for c in choices if not c.benchmark])
+        return PlanDocument(
+            WorkloadSummary.of(spec),
+            plan,
+            options,
+            str(run_dir) if run_dir else None,
+            prices=PriceSource(catalog.source, catalog.as_of),
+            benchmark=[c for c in choices if c.benchmark],
+            skipped=[c for c in choices if not c.benchmark],
+        )
 
-    def auto_choices(self, spec: WorkloadSpec, options: PlanOptions, local: Measured,
-                     aws: AwsOptions) -> list[BenchmarkChoice]:
+    def auto_choices(
+        self, spec: WorkloadSpec, options: PlanOptions, local: Measured, aws: AwsOptions
+    ) -> list[BenchmarkChoice]:
         """`--targets auto`: which instances to benchmark, given this machine's measurement: those that could
         change the rent answer (its plan leaves this machine out), none when training here wins clearly."""
-        choices = benchmark_choices(self._predicted_plan(spec, options, local.result, include_local=False), aws)
+        choices = benchmark_choices(
+            self._predicted_plan(spec, options, local.result, include_local=False), aws
+        )
         return auto_benchmarks(choices, self.plan_of(spec, options, {local.label: local}))
 
-    def auto_preview(self, spec: WorkloadSpec, options: PlanOptions, seconds: float, aws: AwsOptions,
-                     on_progress: ProgressFn | None = None) -> list[BenchmarkChoice]:
+    def auto_preview(
+        self,
+        spec: WorkloadSpec,
+        options: PlanOptions,
+        seconds: float,
+        aws: AwsOptions,
+        on_progress: ProgressFn | None = None,
+    ) -> list[BenchmarkChoice]:
         """`planner run SPEC --targets auto --dry-run`: what `auto` would benchmark, chosen as a run chooses (this
         machine measured, free; nothing journaled, nothing rented). Raises RunError (the bench failed)."""
-        local = Measured(LOCAL, measure_here(spec, self.workloads.footprint(spec), BenchOptions(device="cpu", seconds=seconds),
-                                             on_progress))
+        local = Measured(
+            LOCAL,
+            measure_here(
+                spec,
+                self.workloads.footprint(spec),
+                BenchOptions(device="cpu", seconds=seconds),
+                on_progress,
+            ),
+        )
         if local.result.status != "ok":
-            raise RunError(f"this machine's measurement failed, so auto cannot choose: {local.result.message}")
+            raise RunError(
+                f"this machine's measurement failed, so auto cannot choose: {local.result.message}"
+            )
         return self.auto_choices(spec, options, local, aws)
 
-    def _predicted_plan(self, spec: WorkloadSpec, options: PlanOptions, local, gpu: bool | None = None,
-                        include_local: bool = True, measured: list | None = None) -> Plan:
+    def _predicted_plan(
+        self,
+        spec: WorkloadSpec,
+        options: PlanOptions,
+        local,
+        gpu: bool | None = None,
+        include_local: bool = True,
+        measured: list | None = None,
+    ) -> Plan:
         """The plan over the local measurement (a BenchResult) and a prediction for every catalog
         instance in the region; `measured` (candidates: a run's results) replaces the local row and
         the predictions of the instances it measured."""
         from pricing.catalog import instances
 
         fp = self.workloads.footprint(spec)
-        facts = instances(self.account.catalog().frame, region=options.region, gpu=gpu, purchase=options.purchase)
+        facts = instances(
+            self.account.catalog().frame, region=options.region, gpu=gpu, purchase=options.purchase
+        )
         predicted = predicted_candidates(spec, fp, local, facts, options.purchase, hardware())
         here = local is not None and include_local and measured is None
         if measured is None:
-            measured = [measured_candidate(LOCAL, local, options.local_price_per_hour, need_bytes=fp.total_bytes)] if here else []
+            measured = (
+                [
+                    measured_candidate(
+                        LOCAL, local, options.local_price_per_hour, need_bytes=fp.total_bytes
+                    )
+                ]
+                if here
+                else []
+            )
         done = {c.target for c in measured}
-        opts = [c.option(spec.total_steps) for c in measured + [c for c in predicted if c.target not in done]]
-        plan = decide(opts, options.objective, options.deadline_seconds, options.time_value_per_hour)
+        opts = [
+            c.option(spec.total_steps)
+            for c in measured + [c for c in predicted if c.target not in done]
+        ]
+        plan = decide(
+            opts, options.objective, options.deadline_seconds, options.time_value_per_hour
+        )
         if not facts:
             plan.warnings.append(nothing_priced(options, gpu))
         if here:
@@ -244,22 +373,46 @@ class Predict:
                 if model is None:
                     continue
                 host = spec.batch_size * sample_bytes(spec) if spec.data.location == "host" else 0.0
-                pred = predict_gpu(list(fp.layers), specs[model], spec.batch_size, spec.train.precision, spec.train.optimizer, host)
+                pred = predict_gpu(
+                    list(fp.layers),
+                    specs[model],
+                    spec.batch_size,
+                    spec.train.precision,
+                    spec.train.optimizer,
+                    host,
+                )
                 device = model
-            elif (m.target.cloud and m.target.instance_type and local is not None and local.result.status == "ok"
-                  and local.result.step_seconds is not None):
+            elif (
+                m.target.cloud
+                and m.target.instance_type
+                and local is not None
+                and local.result.status == "ok"
+                and local.result.step_seconds is not None
+            ):
                 itype = m.target.instance_type
                 facts = instance_facts(frame, itype, m.region or "us-east-1")
                 if facts["gpu_count"]:
                     continue  # a GPU instance measured without its GPU says nothing about either model
-                pred = predict_cpu(local.result.step_seconds, int(local.result.threads or 1),
-                                   physical_cores(facts["vcpus"], facts["arch"], itype), fp.train_flops_per_sample * spec.batch_size,
-                                   local=facts_of.local_cpu, target=facts_of.cpus.get(itype.split(".")[0]),
-                                   precision=spec.train.precision)
+                pred = predict_cpu(
+                    local.result.step_seconds,
+                    int(local.result.threads or 1),
+                    physical_cores(facts["vcpus"], facts["arch"], itype),
+                    fp.train_flops_per_sample * spec.batch_size,
+                    local=facts_of.local_cpu,
+                    target=facts_of.cpus.get(itype.split(".")[0]),
+                    precision=spec.train.precision,
+                )
                 device = f"cpu:{itype.split('.')[0]}"
             else:
                 continue
             if pred.step_seconds:
-                rows.append({"device": device, "workload": spec.name, "measured_step_seconds": r.step_seconds,
-                             "predicted_step_seconds": pred.step_seconds, "source": str(journal.path)})
+                rows.append(
+                    {
+                        "device": device,
+                        "workload": spec.name,
+                        "measured_step_seconds": r.step_seconds,
+                        "predicted_step_seconds": pred.step_seconds,
+                        "source": str(journal.path),
+                    }
+                )
         return rows

@@ -15,31 +15,66 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from planner.core.decide import BenchmarkChoice, Said, decide
-from planner.core.task import TaskOrigin
-from planner.core.document import SCRIPT_KIND, PlanDocument, PlanOptions, PriceSource, TaskChoice, WorkloadSummary
 from planner.core.candidates import LOCAL, Target, measured_candidate
-from planner.core.document import LeftRunning, choice_json
-from planner.core.script import (
-    LENGTHS, PER_STEPS, Crossover, RunLengthUnknown, ScriptEnv, ScriptEstimate, ScriptJob, ScriptLength, ScriptRun,
-    estimate_script, gpu_precision, length_free_warning, measured_script_candidate,
-    length_disagreement, script_candidates, script_said, steady_step,
+from planner.core.decide import BenchmarkChoice, Said, decide
+from planner.core.document import (
+    SCRIPT_KIND,
+    LeftRunning,
+    PlanDocument,
+    PlanOptions,
+    PriceSource,
+    TaskChoice,
+    WorkloadSummary,
+    choice_json,
 )
+from planner.core.script import (
+    LENGTHS,
+    PER_STEPS,
+    Crossover,
+    RunLengthUnknown,
+    ScriptEnv,
+    ScriptEstimate,
+    ScriptJob,
+    ScriptLength,
+    ScriptRun,
+    estimate_script,
+    gpu_precision,
+    length_disagreement,
+    length_free_warning,
+    measured_script_candidate,
+    script_candidates,
+    script_said,
+    steady_step,
+)
+from planner.core.task import TaskOrigin
 from planner.errors import Cancelled, InputError
 from planner.journal import Measured, RunJournal, result_problems
-from planner.service.measure import ProgressFn, script_path, script_workdir
 from planner.service.journals import Journals, here_label, timelines
+from planner.service.measure import ProgressFn, script_path, script_workdir
 from planner.service.plan import (
-    Runs, fallback_prices, interrupted, measured_target, next_alternatives, preflight, saved_options, unterminated,
+    Runs,
+    fallback_prices,
+    interrupted,
+    measured_target,
+    next_alternatives,
+    preflight,
+    saved_options,
+    unterminated,
 )
-from planner.service.predictions import auto_benchmarks, benchmark_choices, hardware, measured_region, nothing_priced
+from planner.service.predictions import (
+    auto_benchmarks,
+    benchmark_choices,
+    hardware,
+    measured_region,
+    nothing_priced,
+)
 from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice
+from planner.units import shown_path
 from runner.aws import AwsRun, AwsTarget
 from runner.folder import script_folder
 from runner.local import SCRIPT_CAP_EXTRA_SECONDS
 from runner.script_job import script_result
 from runner.session import BenchSession
-from planner.units import shown_path
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
     from planner.service.account import Account
@@ -52,9 +87,18 @@ class Scripts:
     def __init__(self, account: Account, measure: Measure, runs: Runs, journals: Journals):
         self.account, self.measure, self.runs, self.journals = account, measure, runs, journals
 
-    def script_plan(self, job: ScriptJob, run: ScriptRun, est: ScriptEstimate, options: PlanOptions,
-                    gpu: bool | None = None, measured_only: bool = False, run_dir: Path | None = None,
-                    measured: list | None = None, what_if: bool = False) -> PlanDocument:
+    def script_plan(
+        self,
+        job: ScriptJob,
+        run: ScriptRun,
+        est: ScriptEstimate,
+        options: PlanOptions,
+        gpu: bool | None = None,
+        measured_only: bool = False,
+        run_dir: Path | None = None,
+        measured: list | None = None,
+        what_if: bool = False,
+    ) -> PlanDocument:
         """THE plan of a script: this machine's row measured, every instance in the region predicted from it
         (none with `measured_only`), decided, with the paid benchmarks that would settle it; warned when its length
         is not the one the script's own arguments train (not for a `what_if`, a length asked of a run made)."""
@@ -62,13 +106,25 @@ class Scripts:
 
         catalog = self.account.catalog()
         check_region(catalog.frame, options.region)
-        facts = [] if measured_only else instances(catalog.frame, region=options.region, gpu=gpu, purchase=options.purchase)
+        facts = (
+            []
+            if measured_only
+            else instances(catalog.frame, region=options.region, gpu=gpu, purchase=options.purchase)
+        )
         done = {c.target for c in measured or []}
         facts = [f for f in facts if f"aws:{f.instance_type}" not in done]
-        candidates = [*script_candidates(run, est, facts, options.purchase, hardware(), options.local_price_per_hour),
-                      *(measured or [])]
-        plan = decide([c.option(est.total_steps) for c in candidates], options.objective, options.deadline_seconds,
-                      options.time_value_per_hour)
+        candidates = [
+            *script_candidates(
+                run, est, facts, options.purchase, hardware(), options.local_price_per_hour
+            ),
+            *(measured or []),
+        ]
+        plan = decide(
+            [c.option(est.total_steps) for c in candidates],
+            options.objective,
+            options.deadline_seconds,
+            options.time_value_per_hour,
+        )
         plan.say(script_said(run, est, predicted=not measured_only))
         if not facts and not measured_only and not measured:
             plan.warnings.append(nothing_priced(options, gpu))
@@ -76,26 +132,57 @@ class Scripts:
             plan.say(Said([differs]))
         choices = [] if measured_only else benchmark_choices(plan)
         chosen = None
-        if job.task is not None and job.task.asks is not None and job.task.asks.chooses:  # the task's pick, priced
+        if (
+            job.task is not None and job.task.asks is not None and job.task.asks.chooses
+        ):  # the task's pick, priced
             asks = job.task.asks
-            allowed = [f"aws:{f.instance_type}" for f in instances(catalog.frame, region=options.region, purchase=options.purchase)
-                       if asks.matches(f)]
+            allowed = [
+                f"aws:{f.instance_type}"
+                for f in instances(catalog.frame, region=options.region, purchase=options.purchase)
+                if asks.matches(f)
+            ]
             chosen = TaskChoice(job.task.source, asks.written, allowed)
         per_epoch = int(round(est.steps_per_epoch)) if est.steps_per_epoch else None
-        summary = WorkloadSummary(job.script, SCRIPT_KIND, None, None, None, est.epochs if per_epoch else None, per_epoch,
-                                  est.total_steps, gpu_precision(run), None,
-                                  script_args=list(job.args), step_boundary=run.boundary)
-        return PlanDocument(summary, plan, options, str(run_dir) if run_dir else None,
-                            prices=None if measured_only else PriceSource(catalog.source, catalog.as_of),
-                            benchmark=[c for c in choices if c.benchmark], skipped=[c for c in choices if not c.benchmark],
-                            task_choice=chosen)
+        summary = WorkloadSummary(
+            job.script,
+            SCRIPT_KIND,
+            None,
+            None,
+            None,
+            est.epochs if per_epoch else None,
+            per_epoch,
+            est.total_steps,
+            gpu_precision(run),
+            None,
+            script_args=list(job.args),
+            step_boundary=run.boundary,
+        )
+        return PlanDocument(
+            summary,
+            plan,
+            options,
+            str(run_dir) if run_dir else None,
+            prices=None if measured_only else PriceSource(catalog.source, catalog.as_of),
+            benchmark=[c for c in choices if c.benchmark],
+            skipped=[c for c in choices if not c.benchmark],
+            task_choice=chosen,
+        )
 
-    def estimate_script(self, script: str | Path, args: list[str], options: PlanOptions, seconds: float = 10.0,
-                        total_steps: int | None = None, epochs: int | None = None,
-                        gpu: bool | None = None, on_progress: ProgressFn | None = None,
-                        workdir: str | Path | None = None, env: ScriptEnv | None = None,
-                        task: TaskOrigin | None = None,
-                        predict_only: bool = False) -> tuple[PlanDocument, ScriptRun, ScriptEstimate]:
+    def estimate_script(
+        self,
+        script: str | Path,
+        args: list[str],
+        options: PlanOptions,
+        seconds: float = 10.0,
+        total_steps: int | None = None,
+        epochs: int | None = None,
+        gpu: bool | None = None,
+        on_progress: ProgressFn | None = None,
+        workdir: str | Path | None = None,
+        env: ScriptEnv | None = None,
+        task: TaskOrigin | None = None,
+        predict_only: bool = False,
+    ) -> tuple[PlanDocument, ScriptRun, ScriptEstimate]:
         """`planner estimate train.py -- ARGS`: the script measured here unchanged (bench_script), its whole
         run here, every instance in the region predicted from it, decided; and the measurement it rests on.
         Raises InputError (a region the prices lack; what bench_script refuses), RunError (the script failed).
@@ -103,12 +190,31 @@ class Scripts:
         priced against the answer)."""
         from pricing.catalog import check_region
 
-        check_region(self.account.catalog().frame, options.region)  # before the measurement, not after it
+        check_region(
+            self.account.catalog().frame, options.region
+        )  # before the measurement, not after it
         cwd = script_workdir(script_path(script), workdir)
         env = env or ScriptEnv()
-        job = _script_job(script, args, total_steps, epochs, seconds, cwd if workdir is not None else None, env, task)
-        run = self.measure.measure_script(script, args, seconds, epochs is not None, on_progress=on_progress, workdir=cwd, env=env,
-                                  predict_only=predict_only)
+        job = _script_job(
+            script,
+            args,
+            total_steps,
+            epochs,
+            seconds,
+            cwd if workdir is not None else None,
+            env,
+            task,
+        )
+        run = self.measure.measure_script(
+            script,
+            args,
+            seconds,
+            epochs is not None,
+            on_progress=on_progress,
+            workdir=cwd,
+            env=env,
+            predict_only=predict_only,
+        )
         try:
             est = estimate_script(run, total_steps, epochs, args=args)
         except RunLengthUnknown:
@@ -117,23 +223,35 @@ class Scripts:
             # no length: the answer per PER_STEPS steps, and the lengths at which it changes
             est = estimate_script(run, PER_STEPS, None, args=args)
             doc = self.script_plan(replace(job, total_steps=PER_STEPS), run, est, options, gpu)
-            doc.plan.warnings.insert(0, length_free_warning(self.length_crossovers(run, options, gpu)))
+            doc.plan.warnings.insert(
+                0, length_free_warning(self.length_crossovers(run, options, gpu))
+            )
             return doc, run, est
         return self.script_plan(job, run, est, options, gpu), run, est
 
-    def length_crossovers(self, run: ScriptRun, options: PlanOptions, gpu: bool | None = None) -> list[Crossover]:
+    def length_crossovers(
+        self, run: ScriptRun, options: PlanOptions, gpu: bool | None = None
+    ) -> list[Crossover]:
         """The run lengths (steps) at which the headline's pick changes, from LENGTHS and bisection between them: a
         script measured without its length still answers at every length (no measurement is repeated)."""
         from pricing.catalog import instances
 
-        facts = instances(self.account.catalog().frame, region=options.region, gpu=gpu, purchase=options.purchase)
+        facts = instances(
+            self.account.catalog().frame, region=options.region, gpu=gpu, purchase=options.purchase
+        )
         facts_of = hardware()
 
         def pick(steps: int) -> str:
             est = estimate_script(run, steps, None)
-            rows = script_candidates(run, est, facts, options.purchase, facts_of, options.local_price_per_hour)
-            plan = decide([c.option(steps) for c in rows], options.objective, options.deadline_seconds,
-                          options.time_value_per_hour)
+            rows = script_candidates(
+                run, est, facts, options.purchase, facts_of, options.local_price_per_hour
+            )
+            plan = decide(
+                [c.option(steps) for c in rows],
+                options.objective,
+                options.deadline_seconds,
+                options.time_value_per_hour,
+            )
             return plan.recommendation.target or "none"
 
         picks = [(n, pick(n)) for n in LENGTHS]
@@ -150,22 +268,54 @@ class Scripts:
             out.append(Crossover(hi, a, b))
         return out
 
-    def script_auto_preview(self, script: str | Path, args: list[str], options: PlanOptions, aws: AwsOptions,
-                            seconds: float = 10.0, total_steps: int | None = None, epochs: int | None = None,
-                            on_progress: ProgressFn | None = None, workdir: str | Path | None = None,
-                            env: ScriptEnv | None = None, task: TaskOrigin | None = None) -> list[BenchmarkChoice]:
+    def script_auto_preview(
+        self,
+        script: str | Path,
+        args: list[str],
+        options: PlanOptions,
+        aws: AwsOptions,
+        seconds: float = 10.0,
+        total_steps: int | None = None,
+        epochs: int | None = None,
+        on_progress: ProgressFn | None = None,
+        workdir: str | Path | None = None,
+        env: ScriptEnv | None = None,
+        task: TaskOrigin | None = None,
+    ) -> list[BenchmarkChoice]:
         """`planner run train.py --targets auto --dry-run`: what `auto` would benchmark, chosen as run_script
         chooses (the script measured here, free; nothing journaled, nothing rented). Raises as estimate_script."""
-        planned, _run, _est = self.estimate_script(script, args, options, seconds, total_steps, epochs,
-                                                   on_progress=on_progress, workdir=workdir, env=env, task=task)
+        planned, _run, _est = self.estimate_script(
+            script,
+            args,
+            options,
+            seconds,
+            total_steps,
+            epochs,
+            on_progress=on_progress,
+            workdir=workdir,
+            env=env,
+            task=task,
+        )
         return auto_benchmarks(benchmark_choices(planned.plan, aws), planned)
 
-    def run_script(self, script: str | Path, args: list[str], targets: TargetChoice, options: PlanOptions,
-                   seconds: float = 10.0, total_steps: int | None = None, epochs: int | None = None,
-                   out: Path | None = None, callbacks: RunCallbacks | None = None, aws: AwsOptions | None = None,
-                   requirements: str | None = None, cancel=None,
-                   workdir: str | Path | None = None, env: ScriptEnv | None = None,
-                   task: TaskOrigin | None = None) -> tuple[PlanDocument, RunJournal]:
+    def run_script(
+        self,
+        script: str | Path,
+        args: list[str],
+        targets: TargetChoice,
+        options: PlanOptions,
+        seconds: float = 10.0,
+        total_steps: int | None = None,
+        epochs: int | None = None,
+        out: Path | None = None,
+        callbacks: RunCallbacks | None = None,
+        aws: AwsOptions | None = None,
+        requirements: str | None = None,
+        cancel=None,
+        workdir: str | Path | None = None,
+        env: ScriptEnv | None = None,
+        task: TaskOrigin | None = None,
+    ) -> tuple[PlanDocument, RunJournal]:
         """`planner run train.py --targets local,aws:TYPE,... -- ARGS`: measure the script here and on rented
         instances (its folder shipped as runner/folder.py bounds and filters it, `requirements` installed at
         boot), journal each result the moment it arrives (a bench result carrying the script's timeline),
@@ -189,17 +339,35 @@ class Scripts:
         check_region(catalog, options.region)
         priced = preflight(aws_types, aws, catalog) if aws_types else None
         if aws.fallback == "next" and LOCAL not in targets.targets:
-            raise InputError("--fallback next: a script's next-best instance is ranked by the plan of its measurement "
-                             "here, and --targets leaves this machine out", hint="add local to --targets (auto has it)")
+            raise InputError(
+                "--fallback next: a script's next-best instance is ranked by the plan of its measurement "
+                "here, and --targets leaves this machine out",
+                hint="add local to --targets (auto has it)",
+            )
         shipped = script_folder(path, folder=cwd) if aws_types or targets.auto else None
         needs = _requirements(cwd, requirements) if requirements else None
-        self.runs.check_credentials(aws_types)  # after every check of the input: a typo is said first
+        self.runs.check_credentials(
+            aws_types
+        )  # after every check of the input: a typo is said first
         env = env or ScriptEnv()
-        job = _script_job(script, args, total_steps, epochs, seconds, cwd if workdir is not None else None, env, task)
+        job = _script_job(
+            script,
+            args,
+            total_steps,
+            epochs,
+            seconds,
+            cwd if workdir is not None else None,
+            env,
+            task,
+        )
         journal = RunJournal.create(path.stem, out)
         journal.write_script(job)
         run_id = f"{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
-        info: dict[str, Any] = {"run_id": run_id, "targets": list(targets.tokens), "plan_options": options.as_dict()}
+        info: dict[str, Any] = {
+            "run_id": run_id,
+            "targets": list(targets.tokens),
+            "plan_options": options.as_dict(),
+        }
         journal.write_run(info)
 
         def record(label: str, measured: Measured) -> None:
@@ -210,33 +378,56 @@ class Scripts:
 
         choices, skipped = None, None
         no_credentials = self.runs.auto_without_credentials(targets, cb)
-        if LOCAL in targets.targets:  # `auto` adds it: every other instance is predicted from this measurement
+        if (
+            LOCAL in targets.targets
+        ):  # `auto` adds it: every other instance is predicted from this measurement
             if cb.on_state:
                 cb.on_state(LOCAL.name, "running", 0.0, 0.0)
             try:
-                run = self.measure.measure_script(path, args, seconds, epochs is not None, cancel, cb.on_progress, LOCAL.name,
-                                          workdir=cwd, env=env)
+                run = self.measure.measure_script(
+                    path,
+                    args,
+                    seconds,
+                    epochs is not None,
+                    cancel,
+                    cb.on_progress,
+                    LOCAL.name,
+                    workdir=cwd,
+                    env=env,
+                )
             except Cancelled as exc:
                 exc.run_dir = str(journal.path)  # type: ignore[attr-defined]
                 exc.unterminated_instances, exc.results_count = [], 0  # type: ignore[attr-defined]
                 raise
-            here = script_result({**asdict(run), "script": path.name}, "", 0, seconds + SCRIPT_CAP_EXTRA_SECONDS)
-            record(LOCAL.label(here.device), Measured(LOCAL, here))  # journaled before it is planned: nothing is lost
+            here = script_result(
+                {**asdict(run), "script": path.name}, "", 0, seconds + SCRIPT_CAP_EXTRA_SECONDS
+            )
+            record(
+                LOCAL.label(here.device), Measured(LOCAL, here)
+            )  # journaled before it is planned: nothing is lost
             try:
                 est = estimate_script(run, total_steps, epochs, args=args)
-            except RunLengthUnknown as exc:  # the measurement stands: planned when a length is given
+            except (
+                RunLengthUnknown
+            ) as exc:  # the measurement stands: planned when a length is given
                 exc.run_dir = str(journal.path)  # type: ignore[attr-defined]
-                exc.hint = (f"{exc.hint}; or plan this measurement without measuring again: planner plan "
-                            f"{shown_path(str(journal.path))} --total-steps N")
+                exc.hint = (
+                    f"{exc.hint}; or plan this measurement without measuring again: planner plan "
+                    f"{shown_path(str(journal.path))} --total-steps N"
+                )
                 raise
-            if targets.auto:  # the instances a paid benchmark could change the decision for, within the budget
+            if (
+                targets.auto
+            ):  # the instances a paid benchmark could change the decision for, within the budget
                 planned = self.script_plan(job, run, est, options)
                 choices = auto_benchmarks(benchmark_choices(planned.plan, aws), planned)
                 info["auto"] = [choice_json(c) for c in choices]
                 journal.write_run(info)
                 if cb.on_choices:
                     cb.on_choices(choices)
-                chosen, skipped = self.runs.benchmarkable([c.target[4:] for c in choices if c.benchmark], no_credentials)
+                chosen, skipped = self.runs.benchmarkable(
+                    [c.target[4:] for c in choices if c.benchmark], no_credentials
+                )
                 aws_types += [t for t in chosen if t not in aws_types]
                 priced = preflight(aws_types, aws, catalog) if aws_types else None
         session = None
@@ -245,34 +436,72 @@ class Scripts:
                 if cb.on_notice:
                     cb.on_notice("", line)
             settings = aws.settings()
-            aws_run = AwsRun(settings, run_id, session=self.account.aws_session, check_result=result_problems)
+            aws_run = AwsRun(
+                settings, run_id, session=self.account.aws_session, check_result=result_problems
+            )
             aws_run.user_files = shipped.files
-            cap = min(seconds + SCRIPT_CAP_EXTRA_SECONDS, max(60.0, settings.max_bench_minutes * 60 - 240))
-            script_job = {"kind": "script", "folder": "user", "script": path.resolve().relative_to(cwd).as_posix(),
-                          "args": list(args), "seconds": seconds, "env": env.envs,  # never its secrets
-                          "until_epoch": epochs is not None, "cap_seconds": cap, "requirements": needs}
+            cap = min(
+                seconds + SCRIPT_CAP_EXTRA_SECONDS, max(60.0, settings.max_bench_minutes * 60 - 240)
+            )
+            script_job = {
+                "kind": "script",
+                "folder": "user",
+                "script": path.resolve().relative_to(cwd).as_posix(),
+                "args": list(args),
+                "seconds": seconds,
+                "env": env.envs,  # never its secrets
+                "until_epoch": epochs is not None,
+                "cap_seconds": cap,
+                "requirements": needs,
+            }
             where = {}
             aws_targets: list = []  # runner.target.Target
             # --fallback next: the plan of the measurement here ranks the instances (none without one: refused above)
-            nexts = (next_alternatives(aws_run, self.script_plan(job, run, est, options).plan, aws_types, aws, catalog,
-                                       priced[2]) if aws.fallback == "next" else {})
+            nexts = (
+                next_alternatives(
+                    aws_run,
+                    self.script_plan(job, run, est, options).plan,
+                    aws_types,
+                    aws,
+                    catalog,
+                    priced[2],
+                )
+                if aws.fallback == "next"
+                else {}
+            )
             for itype in aws_types:
                 target = Target("aws", itype)
                 gpu = instance_facts(catalog, itype, aws.region)["gpu_count"]
                 where[target.label()] = target
-                aws_targets.append(AwsTarget(aws_run, itype, {**script_job, "device": "cuda" if gpu else "cpu"},
-                                             target.label(), priced[0][itype], priced[1][itype],
-                                             fallback_price=fallback_prices([itype], aws, catalog).get(itype),
-                                             alternatives=nexts.get(itype, [])))
+                aws_targets.append(
+                    AwsTarget(
+                        aws_run,
+                        itype,
+                        {**script_job, "device": "cuda" if gpu else "cpu"},
+                        target.label(),
+                        priced[0][itype],
+                        priced[1][itype],
+                        fallback_price=fallback_prices([itype], aws, catalog).get(itype),
+                        alternatives=nexts.get(itype, []),
+                    )
+                )
             instances = {t.label: t for t in aws_targets}
 
             def measured_there(label: str, result: Any) -> None:
-                target = measured_target(where[label], instances[label])  # --fallback next may have launched another
+                target = measured_target(
+                    where[label], instances[label]
+                )  # --fallback next may have launched another
                 record(target.label(), Measured(target, result, aws.region, aws.purchase))
 
-            session = BenchSession(aws_targets, on_state=cb.on_state, on_progress=cb.on_progress, cancel=cancel,
-                                   on_result=measured_there,
-                                   backstops=[aws_run.terminate_run], on_notice=cb.on_notice)
+            session = BenchSession(
+                aws_targets,
+                on_state=cb.on_state,
+                on_progress=cb.on_progress,
+                cancel=cancel,
+                on_result=measured_there,
+                backstops=[aws_run.terminate_run],
+                on_notice=cb.on_notice,
+            )
             try:
                 session.run()
             except (KeyboardInterrupt, Cancelled) as exc:
@@ -280,20 +509,34 @@ class Scripts:
                 exc.unterminated_instances = [LeftRunning(**x) for x in unterminated(session)]  # type: ignore[union-attr]
                 exc.results_count = len(journal.read_results())  # type: ignore[union-attr]
                 raise
-        doc = self.estimate_run(journal.path)  # as `planner plan RUN_DIR`: every instance not measured predicted (issue 40)
+        doc = self.estimate_run(
+            journal.path
+        )  # as `planner plan RUN_DIR`: every instance not measured predicted (issue 40)
         if skipped:
             doc.plan.say(Said([skipped], []))
         results = journal.read_results()
-        doc = replace(doc, failed_targets=sorted(label for label, m in results.items() if m.result.status == "error"),
-                      interrupted_targets=interrupted(results),
-                      unterminated=[LeftRunning(**x) for x in unterminated(session)] if session else [],
-                      bench_cost_usd=session.billed_usd() if session else None, auto=choices)
+        doc = replace(
+            doc,
+            failed_targets=sorted(
+                label for label, m in results.items() if m.result.status == "error"
+            ),
+            interrupted_targets=interrupted(results),
+            unterminated=[LeftRunning(**x) for x in unterminated(session)] if session else [],
+            bench_cost_usd=session.billed_usd() if session else None,
+            auto=choices,
+        )
         journal.write_plan(doc)
         return doc, journal
 
-    def estimate_run(self, run_dir: str | Path, overrides: dict[str, Any] | None = None, gpu: bool | None = None,
-                     options: PlanOptions | None = None, measured_only: bool = False,
-                     length: ScriptLength | None = None) -> PlanDocument:
+    def estimate_run(
+        self,
+        run_dir: str | Path,
+        overrides: dict[str, Any] | None = None,
+        gpu: bool | None = None,
+        options: PlanOptions | None = None,
+        measured_only: bool = False,
+        length: ScriptLength | None = None,
+    ) -> PlanDocument:
         """A saved run's plan (see Runs.estimate_run); a script's run is re-planned from its journal: each
         target's timeline extrapolated again (for `length`, a what-if; None: the length it was run with), every
         instance not measured predicted from this machine's (`measured_only`: its measured rows alone).
@@ -302,8 +545,11 @@ class Scripts:
         journal = RunJournal.open(run_dir)
         if not journal.is_script:
             if length is not None:
-                raise InputError("--total-steps and --epochs re-plan a script's run; a spec's run is as long as its "
-                                 "train.epochs", hint="change train.epochs in the spec and estimate or run it again")
+                raise InputError(
+                    "--total-steps and --epochs re-plan a script's run; a spec's run is as long as its "
+                    "train.epochs",
+                    hint="change train.epochs in the spec and estimate or run it again",
+                )
             return self.runs.estimate_run(run_dir, overrides, gpu, options, measured_only)
         options = options or saved_options(journal, overrides or {})
         own = journal.read_script()
@@ -321,20 +567,46 @@ class Scripts:
             if label in runs:
                 there = estimate_script(runs[label], job.total_steps, job.epochs)
                 setup = float((m.result.script or {}).get("requirements_seconds") or 0.0)
-                measured.append(measured_script_candidate(m.target, runs[label], there, price, replace(options, region=region),
-                                                          setup))
+                measured.append(
+                    measured_script_candidate(
+                        m.target, runs[label], there, price, replace(options, region=region), setup
+                    )
+                )
             else:
-                measured.append(measured_candidate(m.target, m.result, price, region, options.purchase))
+                measured.append(
+                    measured_candidate(m.target, m.result, price, region, options.purchase)
+                )
         what_if = job.length != own.length and own.length != ScriptLength()
-        doc = self.script_plan(job, runs[here], est, options, gpu, measured_only, run_dir=journal.path,
-                               measured=measured, what_if=what_if)
+        doc = self.script_plan(
+            job,
+            runs[here],
+            est,
+            options,
+            gpu,
+            measured_only,
+            run_dir=journal.path,
+            measured=measured,
+            what_if=what_if,
+        )
         if what_if:
-            doc.plan.say(Said([], [f"planned for {_length_text(job.length)}, a what-if: the run's own length is "
-                                   f"{_length_text(own.length)}"]))
+            doc.plan.say(
+                Said(
+                    [],
+                    [
+                        f"planned for {_length_text(job.length)}, a what-if: the run's own length is "
+                        f"{_length_text(own.length)}"
+                    ],
+                )
+            )
         return doc
 
-    def replan(self, run_dir: str | Path, overrides: dict[str, Any], measured_only: bool = False,
-               length: ScriptLength | None = None) -> PlanDocument:
+    def replan(
+        self,
+        run_dir: str | Path,
+        overrides: dict[str, Any],
+        measured_only: bool = False,
+        length: ScriptLength | None = None,
+    ) -> PlanDocument:
         """estimate_run with some plan options changed (a script's run: for `length` too), and the new plan.json
         written; a script's run measured without a length of its own keeps the one given (its script.json).
         Raises what estimate_run raises, and OSError when plan.json cannot be written."""
@@ -344,18 +616,45 @@ class Scripts:
         RunJournal.open(run_dir).write_plan(doc)
         return doc
 
-    def _price_of(self, instance_type: str, options: PlanOptions, region: str | None = None) -> float:
+    def _price_of(
+        self, instance_type: str, options: PlanOptions, region: str | None = None
+    ) -> float:
         from pricing.catalog import hourly_price
 
-        return float(hourly_price(self.account.catalog().frame, instance_type, region or options.region, options.purchase))
+        return float(
+            hourly_price(
+                self.account.catalog().frame,
+                instance_type,
+                region or options.region,
+                options.purchase,
+            )
+        )
 
 
-def _script_job(script: str | Path, args: list[str], total_steps: int | None, epochs: int | None, seconds: float,
-                workdir: Path | None, env: ScriptEnv, task: TaskOrigin | None = None) -> ScriptJob:
+def _script_job(
+    script: str | Path,
+    args: list[str],
+    total_steps: int | None,
+    epochs: int | None,
+    seconds: float,
+    workdir: Path | None,
+    env: ScriptEnv,
+    task: TaskOrigin | None = None,
+) -> ScriptJob:
     """What a run of the script measures, as the journal keeps it (its envs; its secrets by name only; the task that
     named it)."""
-    return ScriptJob(shown_path(str(script)), str(Path(script).resolve()), list(args), total_steps, epochs, seconds,
-                     str(workdir) if workdir is not None else None, env.envs, list(env.secrets), task)
+    return ScriptJob(
+        shown_path(str(script)),
+        str(Path(script).resolve()),
+        list(args),
+        total_steps,
+        epochs,
+        seconds,
+        str(workdir) if workdir is not None else None,
+        env.envs,
+        list(env.secrets),
+        task,
+    )
 
 
 def _length_text(length: ScriptLength) -> str:
@@ -369,18 +668,32 @@ def _as_planned(result: Any) -> Any:
         return result
     try:
         mean, half = steady_step(ScriptRun.from_json(result.script))
-    except (InputError, TypeError, ValueError, KeyError):  # too few steady steps; a timeline the journal check refuses
+    except (
+        InputError,
+        TypeError,
+        ValueError,
+        KeyError,
+    ):  # too few steady steps; a timeline the journal check refuses
         return result
-    return replace(result, step_seconds=mean, step_seconds_ci_low=mean * max(1 - half, 0.05),
-                   step_seconds_ci_high=mean * (1 + half))
+    return replace(
+        result,
+        step_seconds=mean,
+        step_seconds_ci_low=mean * max(1 - half, 0.05),
+        step_seconds_ci_high=mean * (1 + half),
+    )
 
 
 def _requirements(folder: Path, requirements: str) -> str:
     """The requirements file as the instance finds it: inside the folder that ships (the script's, or --workdir)."""
     path = Path(requirements).resolve()
     if not path.is_file():
-        raise InputError(f"--requirements {shown_path(requirements)}: no such file", hint="give the script's requirements.txt")
+        raise InputError(
+            f"--requirements {shown_path(requirements)}: no such file",
+            hint="give the script's requirements.txt",
+        )
     if folder not in path.parents:
-        raise InputError(f"--requirements {shown_path(requirements)}: not inside the folder that ships, {folder}",
-                         hint="keep requirements.txt beside the script (or in --workdir): that folder is what ships")
+        raise InputError(
+            f"--requirements {shown_path(requirements)}: not inside the folder that ships, {folder}",
+            hint="keep requirements.txt beside the script (or in --workdir): that folder is what ships",
+        )
     return path.relative_to(folder).as_posix()

@@ -3,19 +3,19 @@ the targets (`local`, `aws:TYPE`, `auto`), the AWS options of a run, the run's c
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, cast
+from typing import TYPE_CHECKING, Any, cast
 
+from planner.core.candidates import LOCAL, Target
 from planner.core.document import PlanOptions
 from planner.core.kinds import OBJECTIVES, PURCHASES, Objective  # noqa: F401 - re-exported for the fronts
 from planner.errors import InputError
-from runner.aws import DEFAULT_AMI_TYPE, AwsSettings  # noqa: F401 - light (boto3 is imported when used)
 from planner.service.measure import ProgressFn
-from planner.core.candidates import LOCAL, Target
+from runner.aws import DEFAULT_AMI_TYPE, AwsSettings  # noqa: F401 - light (boto3 is imported when used)
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
     from planner.journal import Measured
-
 
 
 def resolve_objective(objective: str | None, deadline_seconds: float | None) -> Objective | None:
@@ -29,10 +29,15 @@ def resolve_objective(objective: str | None, deadline_seconds: float | None) -> 
     return cast("Objective | None", objective)
 
 
-def plan_options(objective: str | None = None, deadline_seconds: float | None = None, **rest: Any) -> PlanOptions:
+def plan_options(
+    objective: str | None = None, deadline_seconds: float | None = None, **rest: Any
+) -> PlanOptions:
     """PlanOptions from what a user chose (CLI flags, TUI controls), with resolve_objective's rule."""
-    return PlanOptions(objective=resolve_objective(objective, deadline_seconds) or "cheapest",
-                       deadline_seconds=deadline_seconds, **rest)
+    return PlanOptions(
+        objective=resolve_objective(objective, deadline_seconds) or "cheapest",
+        deadline_seconds=deadline_seconds,
+        **rest,
+    )
 
 
 @dataclass(frozen=True)
@@ -72,10 +77,14 @@ def parse_targets(text: str) -> TargetChoice:
         try:
             targets.append(Target.parse(token))
         except ValueError:
-            raise InputError(f"--targets: unknown target {token!r}",
-                             hint="use local, auto or aws:INSTANCE_TYPE (see `planner prices`)") from None
+            raise InputError(
+                f"--targets: unknown target {token!r}",
+                hint="use local, auto or aws:INSTANCE_TYPE (see `planner prices`)",
+            ) from None
     auto = "auto" in tokens
-    if auto and LOCAL not in targets:  # auto measures here first: the predictions scale this machine's step
+    if (
+        auto and LOCAL not in targets
+    ):  # auto measures here first: the predictions scale this machine's step
         tokens, targets = ["local", *tokens], [LOCAL, *targets]
     return TargetChoice(tuple(targets), auto, tuple(tokens))
 
@@ -86,7 +95,11 @@ StateFn = Callable[[str, str, float, float], None]
 @dataclass
 class RunCallbacks:
     on_progress: ProgressFn | None = None
-    on_result: Callable[[str, Measured], None] | None = None  # each result the moment it is journaled
+    on_result: Callable[[str, Measured], None] | None = (
+        None  # each result the moment it is journaled
+    )
     on_state: StateFn | None = None
     on_choices: Callable[[list], None] | None = None
-    on_notice: Callable[[str, str], None] | None = None  # (label or "", text): a retried fault, a deferred signal
+    on_notice: Callable[[str, str], None] | None = (
+        None  # (label or "", text): a retried fault, a deferred signal
+    )

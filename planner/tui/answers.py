@@ -14,7 +14,6 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from planner.report.plan import NO_BENCHMARK, plan_answers, terse_answer
-
 from planner.report.text import escape
 
 if TYPE_CHECKING:
@@ -56,7 +55,9 @@ class Answers(Static):
         doc = self.doc
         if doc is None:
             if not self.status:
-                lines.append("No plan yet: open a spec (the free estimate runs at once) or a saved run (o).")
+                lines.append(
+                    "No plan yet: open a spec (the free estimate runs at once) or a saved run (o)."
+                )
             return Text.from_markup("\n".join(lines))
         if self.explain and not self.compact:
             for key, markup in plan_answers(doc):
@@ -78,8 +79,10 @@ class Answers(Static):
             lines.append(f"[yellow]warning:[/] {escape(warning)}")
         lines += [f"[dim]note: {escape(note)}[/]" for note in doc.plan.notes]
         if doc.prices is not None:
-            lines.append(f"[dim]Predicted rows come from a device model; prices: {escape(doc.prices.source)}, "
-                         f"as of {escape(doc.prices.as_of)}.[/]")
+            lines.append(
+                f"[dim]Predicted rows come from a device model; prices: {escape(doc.prices.source)}, "
+                f"as of {escape(doc.prices.as_of)}.[/]"
+            )
         if doc.run_dir:
             lines.append(f"[dim]run journal: {escape(doc.run_dir)}[/]")
         return Text.from_markup("\n".join(lines))

@@ -25,22 +25,37 @@ from textual.binding import Binding
 from textual.lazy import Lazy
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 
+from planner.errors import Cancelled, PlannerError
+from planner.report.tables import script_rows
 from planner.service import PlannerService, RunLengthUnknown, ScriptEnv, ScriptLength, TaskOrigin
+from planner.tui.answers import Answers
 from planner.tui.commands import PANES, PlannerCommands
 from planner.tui.dialogs import ConfirmLaunch, OpenRun, RunLength
 from planner.tui.instances import InstancesPane
-from planner.tui.answers import Answers
-from planner.tui.messages import EstimateDone, LaunchNotice, PlanShown, PlanStatus, RunFinished, RunResult, SpecChanged, SpecLoaded, TargetsChanged
+from planner.tui.messages import (
+    EstimateDone,
+    LaunchNotice,
+    PlanShown,
+    PlanStatus,
+    RunFinished,
+    RunResult,
+    SpecChanged,
+    SpecLoaded,
+    TargetsChanged,
+)
 from planner.tui.quitting import Quitting
 from planner.tui.results import ResultsPane
 from planner.tui.run import RunPane
 from planner.tui.targets import TargetsPane
 from planner.tui.workload import WorkloadPane
-from planner.errors import Cancelled, PlannerError
-from planner.report.tables import script_rows
 
-FOCUS_ON_SHOW = {"workload": "#workload", "targets": "#catalog", "run": "#states", "results": "#options",
-                 "instances": "#instance-table"}
+FOCUS_ON_SHOW = {
+    "workload": "#workload",
+    "targets": "#catalog",
+    "run": "#states",
+    "results": "#options",
+    "instances": "#instance-table",
+}
 
 
 def script_title(script: str, args: list[str]) -> str:
@@ -55,15 +70,25 @@ class PlannerApp(Quitting, App):
     COMMANDS = App.COMMANDS | {PlannerCommands}
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (34, "-tall")]
-    AUTO_FOCUS = None  # focus is set per pane (action_show): the single-key bindings work from the start
+    AUTO_FOCUS = (
+        None  # focus is set per pane (action_show): the single-key bindings work from the start
+    )
     BINDINGS = [
-        *[Binding(f"f{i}", f"show('{pane}')", pane.title(), show=False, priority=True) for i, pane in enumerate(PANES, 1)],
-        *[Binding(str(i), f"show('{pane}')", pane.title(), show=False) for i, pane in enumerate(PANES, 1)],  # tabs say 1-5
+        *[
+            Binding(f"f{i}", f"show('{pane}')", pane.title(), show=False, priority=True)
+            for i, pane in enumerate(PANES, 1)
+        ],
+        *[
+            Binding(str(i), f"show('{pane}')", pane.title(), show=False)
+            for i, pane in enumerate(PANES, 1)
+        ],  # tabs say 1-5
         Binding("r", "run", "Run"),
         Binding("ctrl+r", "run", "Run", show=False, priority=True),  # also from inside the editor
         Binding("e", "estimate", "Estimate", show=False),
         Binding("o", "open_run", "Open run", show=False),
-        Binding("s", "length", "Steps"),  # a script's whole run, planned for another length (footer: a script only)
+        Binding(
+            "s", "length", "Steps"
+        ),  # a script's whole run, planned for another length (footer: a script only)
         Binding("f", "toggle_form", "Form/YAML", show=False),
         Binding("ctrl+t", "toggle_theme", "Theme", show=False),
         Binding("question_mark", "toggle_help", "Keys", key_display="?"),
@@ -71,12 +96,26 @@ class PlannerApp(Quitting, App):
         Binding("q", "quit", "Quit"),
     ]
 
-    def __init__(self, spec_path: str | None = None, service: PlannerService | None = None,
-                 runs_dir: Path | None = None, bench_seconds: float = 10.0, region: str = "us-east-1",
-                 ami: str | None = None, estimate_seconds: float = 5.0, estimate_on_open: bool = True,
-                 runs_folder: Path | None = None, script_args: list[str] | None = None, total_steps: int | None = None,
-                 epochs: int | None = None, workdir: str | None = None, said: list[str] | None = None,
-                 script_env: ScriptEnv | None = None, purchase: str = "on-demand", task: TaskOrigin | None = None):
+    def __init__(
+        self,
+        spec_path: str | None = None,
+        service: PlannerService | None = None,
+        runs_dir: Path | None = None,
+        bench_seconds: float = 10.0,
+        region: str = "us-east-1",
+        ami: str | None = None,
+        estimate_seconds: float = 5.0,
+        estimate_on_open: bool = True,
+        runs_folder: Path | None = None,
+        script_args: list[str] | None = None,
+        total_steps: int | None = None,
+        epochs: int | None = None,
+        workdir: str | None = None,
+        said: list[str] | None = None,
+        script_env: ScriptEnv | None = None,
+        purchase: str = "on-demand",
+        task: TaskOrigin | None = None,
+    ):
         """`runs_dir`: the next run's journal (as `planner run --out`) while it is new or empty; other
         runs journal in `runs_folder` (None: planner-runs/), where `o` looks for saved runs. A script's
         `workdir`: the folder it runs in and ships (--workdir; None: its own). `said`: what the command line said before
@@ -84,13 +123,25 @@ class PlannerApp(Quitting, App):
         `script_env`: set in the script's environment (--env, --secret, a task's envs and secrets). `task`: the SkyPilot
         task the script came from (its resources' choice is priced under the plan)."""
         super().__init__()
-        self.leaving = threading.Event()  # set as the app quits: a measurement of this machine in progress ends at once
+        self.leaving = (
+            threading.Event()
+        )  # set as the app quits: a measurement of this machine in progress ends at once
         self.service = service or PlannerService()
         path = Path(spec_path) if spec_path else None
-        self.open_at_start = str(path) if path is not None and path.is_dir() else None  # `planner tui RUN_DIR`
+        self.open_at_start = (
+            str(path) if path is not None and path.is_dir() else None
+        )  # `planner tui RUN_DIR`
         # `planner tui train.py -- ARGS`: the user's script, measured here as a local run, then planned
-        self.script = spec_path if spec_path and spec_path.endswith(".py") and not self.open_at_start else None
-        self.script_args, self.total_steps, self.epochs = list(script_args or []), total_steps, epochs
+        self.script = (
+            spec_path
+            if spec_path and spec_path.endswith(".py") and not self.open_at_start
+            else None
+        )
+        self.script_args, self.total_steps, self.epochs = (
+            list(script_args or []),
+            total_steps,
+            epochs,
+        )
         self.workdir, self.script_env, self.script_task = workdir, script_env, task
         self.spec_path = None if self.open_at_start or self.script else spec_path
         self.runs_dir, self.runs_folder = runs_dir, runs_folder
@@ -99,7 +150,9 @@ class PlannerApp(Quitting, App):
         self.spec = None
         self.spec_text = ""
         self.targets: list[str] = ["local"]
-        self.estimate_on_open = estimate_on_open  # False: only `e` estimates (tests pin screens without a live bench)
+        self.estimate_on_open = (
+            estimate_on_open  # False: only `e` estimates (tests pin screens without a live bench)
+        )
         self._estimate_when_valid = False  # a spec was just opened: estimate it once it validates
         self._run_after_estimate = False  # `r` while the estimate measured: run when it is done
         self._measuring_script = False  # the script's own measurement (e) is under way
@@ -152,28 +205,54 @@ class PlannerApp(Quitting, App):
         """The user's script measured here (a local run journaled in the runs folder), then its plan shown."""
         assert self.script is not None
         self.sub_title = script_title(self.script, self.script_args)
-        self.query_one(WorkloadPane).show_script(self.script, self.script_args, None, workdir=self.workdir,
-                                                 task=self.script_task, env=self.script_env)
-        self.results.show_status(f"measuring {Path(self.script).name} here, unchanged: {self.estimate_seconds:g} s of "
-                                 "training steps, then every instance predicted from it")
+        self.query_one(WorkloadPane).show_script(
+            self.script,
+            self.script_args,
+            None,
+            workdir=self.workdir,
+            task=self.script_task,
+            env=self.script_env,
+        )
+        self.results.show_status(
+            f"measuring {Path(self.script).name} here, unchanged: {self.estimate_seconds:g} s of "
+            "training steps, then every instance predicted from it"
+        )
         self._measuring_script = True
-        self._measure_script(self.script, self.results.plan_options(),
-                             self.service.journals.new_run_dir(Path(self.script).stem, self.runs_folder))
+        self._measure_script(
+            self.script,
+            self.results.plan_options(),
+            self.service.journals.new_run_dir(Path(self.script).stem, self.runs_folder),
+        )
 
     @work(thread=True, exclusive=True, group="estimate")
     def _measure_script(self, script: str, options, out: Path) -> None:
         from planner.service import parse_targets
 
         try:
-            self.service.run_script(script, self.script_args, parse_targets("local"), options, self.estimate_seconds,
-                                    self.total_steps, self.epochs, out, workdir=self.workdir, env=self.script_env,
-                                    task=self.script_task, cancel=self.leaving)
+            self.service.run_script(
+                script,
+                self.script_args,
+                parse_targets("local"),
+                options,
+                self.estimate_seconds,
+                self.total_steps,
+                self.epochs,
+                out,
+                workdir=self.workdir,
+                env=self.script_env,
+                task=self.script_task,
+                cancel=self.leaving,
+            )
         except Cancelled:
             return  # the app is quitting: the script's processes are ended, nothing to show
-        except RunLengthUnknown as exc:  # measured and journaled: asked for the length, then planned from it
+        except (
+            RunLengthUnknown
+        ) as exc:  # measured and journaled: asked for the length, then planned from it
             self.call_from_thread(self._script_measured, None)
             self.call_from_thread(self.ask_length, str(out), exc.message)
-            self.call_from_thread(self.results.show_status, "measured; no run length yet: press s to give one")
+            self.call_from_thread(
+                self.results.show_status, "measured; no run length yet: press s to give one"
+            )
             return
         except PlannerError as exc:
             self.call_from_thread(self.notify, exc.render(), severity="error", timeout=30)
@@ -207,7 +286,9 @@ class PlannerApp(Quitting, App):
         self.call_after_refresh(self._focus, pane)
 
     def _focus(self, pane: str) -> None:
-        self.query_one(FOCUS_ON_SHOW[pane]).focus()  # a table or the pane: arrows and the single keys work
+        self.query_one(
+            FOCUS_ON_SHOW[pane]
+        ).focus()  # a table or the pane: arrows and the single keys work
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id == "tab-instances":
@@ -258,7 +339,9 @@ class PlannerApp(Quitting, App):
             self.action_run()
 
     def on_plan_shown(self, message: PlanShown) -> None:
-        for answers in self.query("#workload-answers").results(Answers):  # the plan flows down to every view
+        for answers in self.query("#workload-answers").results(
+            Answers
+        ):  # the plan flows down to every view
             answers.doc = message.doc
         if message.doc is None:
             return
@@ -285,11 +368,15 @@ class PlannerApp(Quitting, App):
         if self.script is None and self.spec is None:
             self.notify("the spec is not valid yet: see the Workload pane", severity="error")
             return
-        if results.estimating or self._measuring_script:  # two benches at once would disturb each other: the run waits
+        if (
+            results.estimating or self._measuring_script
+        ):  # two benches at once would disturb each other: the run waits
             self._run_after_estimate = True
             self.notify("the estimate is measuring this machine: the run starts when it is done")
-            run.say("waiting: the estimate is measuring this machine; the run starts when it is done "
-                    "(two measurements at once would disturb each other)")
+            run.say(
+                "waiting: the estimate is measuring this machine; the run starts when it is done "
+                "(two measurements at once would disturb each other)"
+            )
             return
         try:
             options = results.plan_options()
@@ -303,8 +390,12 @@ class PlannerApp(Quitting, App):
         out = self.runs_dir
         if out is None or (Path(out).exists() and any(Path(out).iterdir())):
             out = self.service.journals.new_run_dir(name, self.runs_folder)
-        aws = AwsOptions(region=options.region, purchase=options.purchase, ami=self.ami, poll_seconds=2.0)
-        targets = list(dict.fromkeys(["local", *self.targets]))  # every other instance is predicted from here
+        aws = AwsOptions(
+            region=options.region, purchase=options.purchase, ami=self.ami, poll_seconds=2.0
+        )
+        targets = list(
+            dict.fromkeys(["local", *self.targets])
+        )  # every other instance is predicted from here
         rented = [t.removeprefix("aws:") for t in targets if t.startswith("aws:")]
         if not rented:
             self._start_run(out, aws, targets, options)
@@ -333,19 +424,57 @@ class PlannerApp(Quitting, App):
 
         run, results = self.query_one(RunPane), self.results
         self.action_show("run")
-        if self.script is not None:  # the user's script: measured here again, then on the instances picked
-            script, args, total, epochs, seconds = self.script, self.script_args, self.total_steps, self.epochs, self.bench_seconds
+        if (
+            self.script is not None
+        ):  # the user's script: measured here again, then on the instances picked
+            script, args, total, epochs, seconds = (
+                self.script,
+                self.script_args,
+                self.total_steps,
+                self.epochs,
+                self.bench_seconds,
+            )
             workdir, env, task = self.workdir, self.script_env, self.script_task
             results.run_started(results.spec, str(out))
-            run.start(Path(script).name, targets, lambda callbacks, cancel: self.service.run_script(
-                script, args, parse_targets(",".join(targets)), options, seconds, total, epochs, Path(out), callbacks, aws,
-                cancel=cancel, workdir=workdir, env=env, task=task)[0])
+            run.start(
+                Path(script).name,
+                targets,
+                lambda callbacks, cancel: self.service.run_script(
+                    script,
+                    args,
+                    parse_targets(",".join(targets)),
+                    options,
+                    seconds,
+                    total,
+                    epochs,
+                    Path(out),
+                    callbacks,
+                    aws,
+                    cancel=cancel,
+                    workdir=workdir,
+                    env=env,
+                    task=task,
+                )[0],
+            )
             return
         spec, text, bench = self.spec, self.spec_text, BenchOptions(seconds=self.bench_seconds)
         assert spec is not None  # action_run checked it
         results.run_started(spec)
-        run.start(spec.name, targets, lambda callbacks, cancel: self.service.run(
-            spec, text, parse_targets(",".join(targets)), options, bench, Path(out), callbacks, aws, cancel=cancel)[0])
+        run.start(
+            spec.name,
+            targets,
+            lambda callbacks, cancel: self.service.run(
+                spec,
+                text,
+                parse_targets(",".join(targets)),
+                options,
+                bench,
+                Path(out),
+                callbacks,
+                aws,
+                cancel=cancel,
+            )[0],
+        )
 
     def on_run_result(self, message: RunResult) -> None:
         self.results.run_result(message.label, message.measured)
@@ -355,7 +484,9 @@ class PlannerApp(Quitting, App):
             self._quit(self.quitting)
             return
         if self.script is not None and message.doc is not None and message.doc.run_dir:
-            self.open_run(message.doc.run_dir)  # the script's run: its journal, re-planned, and what was found in it
+            self.open_run(
+                message.doc.run_dir
+            )  # the script's run: its journal, re-planned, and what was found in it
             return
         self.results.run_finished(message.doc.run_dir if message.doc is not None else None)
         if message.doc is not None:
@@ -371,7 +502,9 @@ class PlannerApp(Quitting, App):
             if path:
                 self.open_run(path)
 
-        self.push_screen(OpenRun(self.service.journals.saved_runs(self.runs_folder), str(folder)), opened)
+        self.push_screen(
+            OpenRun(self.service.journals.saved_runs(self.runs_folder), str(folder)), opened
+        )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if not self.panes_mounted and action not in ("quit", "help_quit"):
@@ -384,11 +517,16 @@ class PlannerApp(Quitting, App):
         """A script's whole run, planned for another length (the measurement made, not measured again)."""
         run_dir = self.results.run_dir or self._unplanned
         if self.script is None or not run_dir:
-            self.notify("s sets a script's run length once it is measured; a spec's run is its train.epochs",
-                        severity="warning")
+            self.notify(
+                "s sets a script's run length once it is measured; a spec's run is its train.epochs",
+                severity="warning",
+            )
             return
-        self.ask_length(run_dir, f"{script_title(self.script, self.script_args)}: how long is the whole run?",
-                        ScriptLength(self.total_steps, self.epochs))
+        self.ask_length(
+            run_dir,
+            f"{script_title(self.script, self.script_args)}: how long is the whole run?",
+            ScriptLength(self.total_steps, self.epochs),
+        )
 
     def ask_length(self, run_dir: str, why: str, length: ScriptLength | None = None) -> None:
         """Ask for a script run's length (its measurement cannot know it, or `s`), then plan the run for it
@@ -417,16 +555,39 @@ class PlannerApp(Quitting, App):
                     rows = script_rows(measured, est)
                 except RunLengthUnknown as exc:  # the script shown, its length asked for
                     job, unknown = self.service.journals.script_job(path), exc.message
-                    rows = [("whole run", "its length is not known: s gives it (steps or epochs)")]  # measured, not measuring
-                self.script, self.script_args, self.workdir, self.script_task = job.path, job.args, job.workdir, job.task
-                given = self.script_env.secrets if self.script_env else {}  # this session's, never journaled
-                self.script_env = ScriptEnv(job.env, {k: v for k, v in given.items() if k in job.secret_names})
+                    rows = [
+                        ("whole run", "its length is not known: s gives it (steps or epochs)")
+                    ]  # measured, not measuring
+                self.script, self.script_args, self.workdir, self.script_task = (
+                    job.path,
+                    job.args,
+                    job.workdir,
+                    job.task,
+                )
+                given = (
+                    self.script_env.secrets if self.script_env else {}
+                )  # this session's, never journaled
+                self.script_env = ScriptEnv(
+                    job.env, {k: v for k, v in given.items() if k in job.secret_names}
+                )
                 missing = [n for n in job.secret_names if n not in given]
-                if missing and str(path) != self.results.run_dir:  # once per run opened, not at each length planned
-                    self.notify(f"its secrets ({', '.join(missing)}) were never journaled: a run from here goes without "
-                                "them (give them: planner tui RUN_DIR --secret NAME)", severity="warning")
-                self.query_one(WorkloadPane).show_script(job.path, job.args, rows, job.script, workdir=job.workdir,
-                                                         task=job.task, env=self.script_env)
+                if (
+                    missing and str(path) != self.results.run_dir
+                ):  # once per run opened, not at each length planned
+                    self.notify(
+                        f"its secrets ({', '.join(missing)}) were never journaled: a run from here goes without "
+                        "them (give them: planner tui RUN_DIR --secret NAME)",
+                        severity="warning",
+                    )
+                self.query_one(WorkloadPane).show_script(
+                    job.path,
+                    job.args,
+                    rows,
+                    job.script,
+                    workdir=job.workdir,
+                    task=job.task,
+                    env=self.script_env,
+                )
                 self.sub_title = script_title(job.script, job.args)
                 if unknown is not None:
                     self.ask_length(str(path), unknown, length)
@@ -445,10 +606,15 @@ class PlannerApp(Quitting, App):
         try:
             spec = self.service.workloads.load(path / "spec.json")
         except PlannerError as exc:
-            self.notify(f"{run_dir}: not a run directory ({exc.message.splitlines()[0]})", severity="error")
+            self.notify(
+                f"{run_dir}: not a run directory ({exc.message.splitlines()[0]})", severity="error"
+            )
             return
         workload = self.query_one(WorkloadPane)
-        workload.load(str(path / "spec.yaml") if (path / "spec.yaml").is_file() else str(path / "spec.json"), estimate=False)
+        workload.load(
+            str(path / "spec.yaml") if (path / "spec.yaml").is_file() else str(path / "spec.json"),
+            estimate=False,
+        )
         self.results.open_run(str(path), spec)
         self._runs_beside(path)
         self.action_show("results")

@@ -23,8 +23,10 @@ if TYPE_CHECKING:
 MEASURED, PREDICTED, CHOSEN = "●", "○", "★"  # the table marks its rows alike
 MARKERS = {"chosen": CHOSEN, "measured": MEASURED, "predicted": PREDICTED}
 COLORS = {"chosen": "yellow", "measured": "green", "predicted": "cyan"}
-LEGEND = (f"[green]{MEASURED} measured[/]  [cyan]{PREDICTED} predicted[/]  [yellow]{CHOSEN} recommended[/]  "
-          "bars: intervals  [red]── break-even[/]  numbers: the table's #")
+LEGEND = (
+    f"[green]{MEASURED} measured[/]  [cyan]{PREDICTED} predicted[/]  [yellow]{CHOSEN} recommended[/]  "
+    "bars: intervals  [red]── break-even[/]  numbers: the table's #"
+)
 
 
 class PlanChart(PlotextPlot):
@@ -78,7 +80,9 @@ class PlanChart(PlotextPlot):
 
         taken = {cell(p.x, p.y) for p in data.points}  # markers
         step = (x1 - x0) / cols
-        for p in sorted(data.points, key=lambda p: p.option.rank or 1e9):  # best ranks labelled first
+        for p in sorted(
+            data.points, key=lambda p: p.option.rank or 1e9
+        ):  # best ranks labelled first
             col, row = cell(p.x + 1.5 * step, p.y)
             cells = {(col + i, row) for i in range(len(p.label) + 1)}
             if cells & taken:

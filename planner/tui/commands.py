@@ -4,8 +4,9 @@ its key in the help text, so the palette also teaches the keys. They call the ap
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
-from typing import Any, Callable
+from typing import Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
@@ -15,19 +16,40 @@ PANES = ("workload", "targets", "run", "results", "instances")
 def planner_commands(app: Any) -> list[tuple[str, str, Callable[[], Any]]]:
     """(name, help, callback) of every planner command."""
     commands = [
-        ("Estimate", "Measure this machine (free) and predict every instance for the spec (e)", app.action_estimate),
+        (
+            "Estimate",
+            "Measure this machine (free) and predict every instance for the spec (e)",
+            app.action_estimate,
+        ),
         ("Run benchmarks", "Benchmark local and the picked targets (r)", app.action_run),
         ("Cancel run", "Stop the run and terminate everything it started (c)", app.action_cancel),
         ("Save spec", "Write the editor's spec to its file (ctrl+s)", app.action_save),
         ("Open run", "Open a saved run from the runs folder (o)", app.action_open_run),
-        ("Run length", "Plan a script's whole run for N steps or epochs, from the measurement made (s)", app.action_length),
+        (
+            "Run length",
+            "Plan a script's whole run for N steps or epochs, from the measurement made (s)",
+            app.action_length,
+        ),
         ("Toggle form", "Edit the spec as a form or as YAML (f)", app.action_toggle_form),
-        ("Toggle dark/light theme", "Switch between the dark and the light theme (ctrl+t)", app.action_toggle_theme),
-        ("Quit planner", "Quit (asks while a run is live or edits are unsaved) (q)", app.action_quit),
+        (
+            "Toggle dark/light theme",
+            "Switch between the dark and the light theme (ctrl+t)",
+            app.action_toggle_theme,
+        ),
+        (
+            "Quit planner",
+            "Quit (asks while a run is live or edits are unsaved) (q)",
+            app.action_quit,
+        ),
     ]
     for number, pane in enumerate(PANES, start=1):
-        commands.append((f"Show {pane}", f"Switch to the {pane.title()} pane ({number} or F{number})",
-                         partial(app.action_show, pane)))
+        commands.append(
+            (
+                f"Show {pane}",
+                f"Switch to the {pane.title()} pane ({number} or F{number})",
+                partial(app.action_show, pane),
+            )
+        )
     return commands
 
 

@@ -62,7 +62,10 @@ class ConfirmQuit(_Confirm):
     ConfirmQuit Horizontal { height: auto; align: center middle; }
     ConfirmQuit Button { margin: 0 1; }
     """
-    BINDINGS = [Binding("y", "answer(True)", "Yes, quit"), Binding("n,escape", "answer(False)", "No")]
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes, quit"),
+        Binding("n,escape", "answer(False)", "No"),
+    ]
     TEXT_ID, QUESTION, YES, NO = "quit-reasons", "Quit anyway?", "Quit (y)", "Stay (n)"
 
     def __init__(self, reasons: list[str] | None = None):
@@ -80,7 +83,10 @@ class ConfirmLaunch(_Confirm):
     ConfirmLaunch Horizontal { height: auto; align: center middle; }
     ConfirmLaunch Button { margin: 0 1; }
     """
-    BINDINGS = [Binding("y", "answer(True)", "Yes, launch"), Binding("n,escape", "answer(False)", "No")]
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes, launch"),
+        Binding("n,escape", "answer(False)", "No"),
+    ]
     TEXT_ID, QUESTION, YES, NO = "launch-lines", "Launch them?", "Launch (y)", "Cancel (n)"
     YES_VARIANT = "warning"
 
@@ -119,7 +125,9 @@ class OpenRun(ModalScreen[str | None]):
         if self.runs:
             self.query_one(OptionList).focus()
         else:
-            self.query_one("#run-list", OptionList).add_option(Option(Text("no saved runs here yet"), disabled=True))
+            self.query_one("#run-list", OptionList).add_option(
+                Option(Text("no saved runs here yet"), disabled=True)
+            )
             self.query_one("#run-path", Input).focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
@@ -154,16 +162,30 @@ class RunLength(ModalScreen[ScriptLength | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(Text(self.why + "\nGive one: enter plans the measurement made, without measuring again; esc "
-                              "closes."), id="length-why")
+            yield Static(
+                Text(
+                    self.why
+                    + "\nGive one: enter plans the measurement made, without measuring again; esc "
+                    "closes."
+                ),
+                id="length-why",
+            )
             with Horizontal(classes="length-field"):
                 yield Label("total steps")
-                yield Input(str(self.length.total_steps or ""), placeholder="optimizer steps of the whole run",
-                            id="length-steps", compact=True)
+                yield Input(
+                    str(self.length.total_steps or ""),
+                    placeholder="optimizer steps of the whole run",
+                    id="length-steps",
+                    compact=True,
+                )
             with Horizontal(classes="length-field"):
                 yield Label("or epochs")
-                yield Input(str(self.length.epochs or ""), placeholder="DataLoader epochs (an epoch must have been seen)",
-                            id="length-epochs", compact=True)
+                yield Input(
+                    str(self.length.epochs or ""),
+                    placeholder="DataLoader epochs (an epoch must have been seen)",
+                    id="length-epochs",
+                    compact=True,
+                )
             yield Static("", id="length-error")
 
     def on_mount(self) -> None:
@@ -178,8 +200,11 @@ class RunLength(ModalScreen[ScriptLength | None]):
             error.update("give one: total steps, or epochs")
             return
         try:
-            length = (ScriptLength(total_steps=parse_flag("--total-steps", steps)) if steps
-                      else ScriptLength(epochs=parse_flag("--epochs", epochs)))
+            length = (
+                ScriptLength(total_steps=parse_flag("--total-steps", steps))
+                if steps
+                else ScriptLength(epochs=parse_flag("--epochs", epochs))
+            )
         except ValueError as exc:
             error.update(Text(f"{'total steps' if steps else 'epochs'}: {exc}"))
             return

@@ -81,20 +81,28 @@ class SpecForm(VerticalScroll):
         yield Label("name")
         yield Input(field_text(data.get("name")), id="f-name")
         yield Label("model.kind")
-        yield Select([(k, k) for k in schema["kinds"]], value=kind, id="f-model-kind", allow_blank=False)
+        yield Select(
+            [(k, k) for k in schema["kinds"]], value=kind, id="f-model-kind", allow_blank=False
+        )
         for field in [*schema["kinds"][kind], *schema["sections"]]:
             section, name, widget_id = field.section, field.name, f"f-{field.section}-{field.name}"
             found = data.get(section)
             section_data: dict[str, Any] = found if isinstance(found, dict) else {}
             current = section_data.get(name, None if field.required else field.default)
             label = f"{section}.{name}" + (" (comma-separated)" if field.is_list else "")
-            yield Label(label + ("" if field.required else f"  default {field_text(field.default) or '-'}"))
+            yield Label(
+                label + ("" if field.required else f"  default {field_text(field.default) or '-'}")
+            )
             if field.choices:
                 value = str(current) if str(current) in field.choices else NO_SELECTION
                 self._shown[widget_id] = value
-                yield Select([(c, c) for c in field.choices], value=value, id=widget_id, allow_blank=True)
+                yield Select(
+                    [(c, c) for c in field.choices], value=value, id=widget_id, allow_blank=True
+                )
             else:
-                shown = field_text(section_data.get(name))  # defaults are said in the label, not written
+                shown = field_text(
+                    section_data.get(name)
+                )  # defaults are said in the label, not written
                 self._shown[widget_id] = shown
                 yield Input(shown, id=widget_id, classes="list" if field.is_list else "")
 

@@ -12,8 +12,8 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, DataTable, Static
 
 from planner.errors import PlannerError
-from planner.tui.typed import planner_app
 from planner.report.tables import INSTANCE_COLUMNS, instance_row
+from planner.tui.typed import planner_app
 
 
 class InstancesPane(Vertical):
@@ -65,15 +65,18 @@ class InstancesPane(Vertical):
     def _fill(self, rows, region: str) -> None:
         from rich.text import Text
 
-
         self.loaded_region = region
         table = self.query_one("#instance-table", DataTable)
         table.clear()
         for r in rows:
-            table.add_row(*(Text.from_markup(cell) for cell in instance_row(r)), key=r["instance_id"])
+            table.add_row(
+                *(Text.from_markup(cell) for cell in instance_row(r)), key=r["instance_id"]
+            )
         billed = sum(r["cost_so_far_usd"] or 0.0 for r in rows)
-        self._status(f"{len(rows)} planner-managed instance(s) in {region}" + (f", ${billed:.4f} so far" if rows else
-                                                                               ": nothing is billing"))
+        self._status(
+            f"{len(rows)} planner-managed instance(s) in {region}"
+            + (f", ${billed:.4f} so far" if rows else ": nothing is billing")
+        )
 
     def action_terminate(self) -> None:
         table = self.query_one("#instance-table", DataTable)

@@ -15,14 +15,31 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from planner.report.plan import (
-    MARK_COLUMN, PLAN_COLUMNS, GroupBy, Shown, device_short, device_text, plan_row, shown_options,
+    MARK_COLUMN,
+    PLAN_COLUMNS,
+    GroupBy,
+    Shown,
+    device_short,
+    device_text,
+    plan_row,
+    shown_options,
     training_time_short,
 )
 
 if TYPE_CHECKING:
     from planner.service import PlanDocument, RankedOption
 
-ESSENTIAL = (MARK_COLUMN, "#", "target", "device", "training time", "cost", "speedup", "b-even", "break-even")
+ESSENTIAL = (
+    MARK_COLUMN,
+    "#",
+    "target",
+    "device",
+    "training time",
+    "cost",
+    "speedup",
+    "b-even",
+    "break-even",
+)
 WIDE = 150  # columns at which the CLI's order fits without cutting
 
 
@@ -44,7 +61,9 @@ def mark(o: RankedOption, doc: PlanDocument) -> Text:
 def notes(o: RankedOption) -> str:
     """An option's notes as one line: its note, caveat and interval note, whichever it has."""
     parts = [text for text in (o.note, o.caveat, o.interval_note) if text]
-    device = device_text(o) if o.device == "cuda" else o.device_name or o.device  # 'A100 x8 (10%)', 'AMD EPYC'
+    device = (
+        device_text(o) if o.device == "cuda" else o.device_name or o.device
+    )  # 'A100 x8 (10%)', 'AMD EPYC'
     return f"{o.target} ({device}): " + ("; ".join(parts) if parts else "no notes")
 
 
@@ -70,7 +89,9 @@ class PlanTable(DataTable):
         self._order = order
         self.clear(columns=True)
         for name in order:
-            self.add_column("" if name == MARK_COLUMN else name, key=name)  # its marks say more than the CLI's ✔
+            self.add_column(
+                "" if name == MARK_COLUMN else name, key=name
+            )  # its marks say more than the CLI's ✔
         return True
 
     def on_resize(self) -> None:
@@ -79,16 +100,22 @@ class PlanTable(DataTable):
 
     def _cells(self, o: RankedOption, doc: PlanDocument, narrow: bool) -> dict[str, Text]:
         """The option's cells by column: the CLI's (so the two fronts cannot disagree), short where narrow."""
-        cells = dict(zip(PLAN_COLUMNS, plan_row(o, doc, note_width=0)))  # a row that cannot run: 'failed'; its
+        cells = dict(
+            zip(PLAN_COLUMNS, plan_row(o, doc, note_width=0))
+        )  # a row that cannot run: 'failed'; its
         # reason is under the table when the row is selected, not a cell as wide as the table
         style = "bold green" if doc.is_recommended(o) else ""
         out = {name: Text.from_markup(cell, style=style) for name, cell in cells.items()}
         out[MARK_COLUMN] = mark(o, doc)  # the CLI's headline mark, plus measured or predicted
         if narrow:
             out["target"] = Text(o.target.removeprefix("aws:"), style=style)  # g5.xlarge is aws's
-            out["device"] = Text(device_short(o), style=style)  # 'A100 x8'; its efficiency in the notes
+            out["device"] = Text(
+                device_short(o), style=style
+            )  # 'A100 x8'; its efficiency in the notes
             if training_time_short(o):
-                out["training time"] = Text(training_time_short(o), style=style)  # '2.6 min (2.2-3.0)'
+                out["training time"] = Text(
+                    training_time_short(o), style=style
+                )  # '2.6 min (2.2-3.0)'
         return out
 
     def show(self, doc: PlanDocument | None) -> None:
@@ -104,10 +131,18 @@ class PlanTable(DataTable):
         rows = [self._cells(o, doc, narrow) for o in self.listed]
         if narrow:  # the deciding columns on screen, whole: the rank goes after them when they need its room
             essential = [c for c in column_order(width) if c in ESSENTIAL]
-            need = sum(max([cell_len(name)] + [r[name].cell_len for r in rows]) + 2 * self.cell_padding for name in essential)
-            self._columns(column_order(width, rank_first=need <= width - 1))  # - 1: the vertical scrollbar
+            need = sum(
+                max([cell_len(name)] + [r[name].cell_len for r in rows]) + 2 * self.cell_padding
+                for name in essential
+            )
+            self._columns(
+                column_order(width, rank_first=need <= width - 1)
+            )  # - 1: the vertical scrollbar
         for cells, o in zip(rows, self.listed):
-            self.add_row(*(cells.get(name, "") for name in self._order), key=f"{o.target}|{o.device}|{o.gpus_used}")
+            self.add_row(
+                *(cells.get(name, "") for name in self._order),
+                key=f"{o.target}|{o.device}|{o.gpus_used}",
+            )
         if self.row_count:
             self.move_cursor(row=min(row, self.row_count - 1))
 

@@ -68,7 +68,9 @@ class Quitting(_AppBase):
             return
         if self.quitting is not None:
             run.log_line("still terminating everything the run started, please wait")
-            self.notify("terminating the run's instances and processes, please wait", severity="warning")
+            self.notify(
+                "terminating the run's instances and processes, please wait", severity="warning"
+            )
             return
         self.quitting = exit_code
         run.action_cancel()  # the worker's session terminates everything in its finally, then RunFinished quits
@@ -77,7 +79,9 @@ class Quitting(_AppBase):
     def quit_reasons(self) -> list[str]:
         reasons = []
         if self.run_pane.running:
-            reasons.append("A run is in progress: quitting cancels it and terminates every instance and process it started.")
+            reasons.append(
+                "A run is in progress: quitting cancels it and terminates every instance and process it started."
+            )
         if self.workload_pane.dirty:
             reasons.append("The spec has unsaved edits (ctrl+s saves them).")
         return reasons

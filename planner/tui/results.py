@@ -22,16 +22,16 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
 
-from planner.service import ScriptJob
 from planner.errors import Cancelled, PlannerError
+from planner.report.plan import shown_line, shown_options
+from planner.report.text import progress_text
+from planner.service import ScriptJob
 from planner.tui.answers import Answers
 from planner.tui.chart import LEGEND, PlanChart
 from planner.tui.messages import EstimateDone, PlanShown, PlanStatus, WhatIfChanged
 from planner.tui.plantable import PlanTable, notes
 from planner.tui.typed import planner_app
 from planner.tui.whatif import WhatIf
-from planner.report.plan import shown_line, shown_options
-from planner.report.text import progress_text
 
 if TYPE_CHECKING:
     from planner.service import Measured, PlanDocument, PlanOptions
@@ -46,9 +46,13 @@ class ResultsPane(Vertical):
     ResultsPane #row-notes { height: 1; padding: 0 1; color: $text-muted; }
     ResultsPane #legend { height: 1; padding: 0 1; }
     """
-    BINDINGS = [Binding("v", "toggle_view", "Table/Chart"), Binding("o", "app.open_run", "Open run"),
-                Binding("e", "app.estimate", "Estimate"), Binding("g", "toggle_rows", "Grouped/every row", show=False),
-                Binding("x", "toggle_explain", "Explain")]
+    BINDINGS = [
+        Binding("v", "toggle_view", "Table/Chart"),
+        Binding("o", "app.open_run", "Open run"),
+        Binding("e", "app.estimate", "Estimate"),
+        Binding("g", "toggle_rows", "Grouped/every row", show=False),
+        Binding("x", "toggle_explain", "Explain"),
+    ]
 
     def __init__(self) -> None:
         super().__init__(id="results")
@@ -56,16 +60,24 @@ class ResultsPane(Vertical):
         self.spec = None  # the spec the plan is of
         self.results: dict[str, Measured] = {}  # measurements of an estimate or a live run
         self.run_dir: str | None = None  # a finished or saved run: plans come from its journal
-        self._journal: str | None = None  # a script's run under way: its journal, planned from once a result is in
+        self._journal: str | None = (
+            None  # a script's run under way: its journal, planned from once a result is in
+        )
         self.options: PlanOptions | None = None  # the plan options of the plan shown
         self.estimating = False
-        self._generation = 0  # of the newest plan asked for: an older replan that finishes later is dropped
+        self._generation = (
+            0  # of the newest plan asked for: an older replan that finishes later is dropped
+        )
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="answers-box"):
             yield Answers(id="answers")
-        yield WhatIf(planner_app(self).service.account.regions, planner_app(self).region, id="whatif",
-                     purchase=planner_app(self).purchase)
+        yield WhatIf(
+            planner_app(self).service.account.regions,
+            planner_app(self).region,
+            id="whatif",
+            purchase=planner_app(self).purchase,
+        )
         yield PlanTable(id="options")
         yield Static("", id="shown")
         yield Static("", id="row-notes")
@@ -95,7 +107,11 @@ class ResultsPane(Vertical):
         shown = table.shown
         if shown is not None and shown.omitted:
             text = shown_line(shown, "g for every row")
-        elif table.doc is not None and table.group_by == "none" and len(shown_options(table.doc)[0]) < len(table.listed):
+        elif (
+            table.doc is not None
+            and table.group_by == "none"
+            and len(shown_options(table.doc)[0]) < len(table.listed)
+        ):
             text = f"Every one of {len(table.listed)} options; g groups them"
         else:
             text = ""
@@ -115,10 +131,14 @@ class ResultsPane(Vertical):
         try:
             options = self.plan_options()
         except (PlannerError, ValueError) as exc:
-            self.app.notify(exc.render() if isinstance(exc, PlannerError) else str(exc), severity="error")
+            self.app.notify(
+                exc.render() if isinstance(exc, PlannerError) else str(exc), severity="error"
+            )
             return
         self.estimating = True
-        self._status(f"estimating {spec.name}: measuring this machine for {seconds:g} s (free), then predicting every instance ...")
+        self._status(
+            f"estimating {spec.name}: measuring this machine for {seconds:g} s (free), then predicting every instance ..."
+        )
         self._estimate(spec, options, seconds)
 
     @work(thread=True, exclusive=True, group="estimate")
@@ -133,8 +153,14 @@ class ResultsPane(Vertical):
             measured[label] = data
 
         try:
-            doc = planner_app(self).service.estimate(spec, options, seconds, on_progress=on_progress, on_result=on_result,
-                                                     cancel=planner_app(self).leaving)
+            doc = planner_app(self).service.estimate(
+                spec,
+                options,
+                seconds,
+                on_progress=on_progress,
+                on_result=on_result,
+                cancel=planner_app(self).leaving,
+            )
         except Cancelled:
             return  # the app is quitting: the bench's processes are ended, nothing to show
         except PlannerError as exc:
@@ -166,18 +192,24 @@ class ResultsPane(Vertical):
             self.spec, self.results, self.doc = spec, {}, None
             self.show(None)
         self.run_dir, self._journal = None, run_dir
-        self._status(f"running {getattr(spec, 'name', None) or getattr(spec, 'script', '')}: measured rows replace "
-                     "predicted ones as they arrive")
+        self._status(
+            f"running {getattr(spec, 'name', None) or getattr(spec, 'script', '')}: measured rows replace "
+            "predicted ones as they arrive"
+        )
 
     def run_result(self, label: str, data: Measured) -> None:
         self.results[label] = data
-        self.run_dir = self._journal or self.run_dir  # a script's: planned from its journal, where the result is
+        self.run_dir = (
+            self._journal or self.run_dir
+        )  # a script's: planned from its journal, where the result is
         self.replan()
 
     def run_finished(self, run_dir: str | None) -> None:
         """The run ended: planned from its journal, or (cancelled, failed) from what it measured."""
         self.run_dir = run_dir
-        self._status("" if run_dir else "the run ended early (see 3 Run): what it measured before is shown")
+        self._status(
+            "" if run_dir else "the run ended early (see 3 Run): what it measured before is shown"
+        )
         self.replan()
 
     def open_run(self, run_dir: str, spec) -> None:
@@ -188,7 +220,11 @@ class ResultsPane(Vertical):
     def mark_stale(self, spec) -> None:
         """The editor's spec changed: say whether the plan shown is still of it."""
         if self.doc is not None and not self.estimating:
-            self._status("" if spec == self.spec else "the spec changed since this plan: e estimates the edited spec")
+            self._status(
+                ""
+                if spec == self.spec
+                else "the spec changed since this plan: e estimates the edited spec"
+            )
 
     # ------------------------------------------------------------------ planning
 
@@ -208,7 +244,9 @@ class ResultsPane(Vertical):
         try:
             options = options or self.plan_options()
         except (PlannerError, ValueError) as exc:
-            self.app.notify(exc.render() if isinstance(exc, PlannerError) else str(exc), severity="error")
+            self.app.notify(
+                exc.render() if isinstance(exc, PlannerError) else str(exc), severity="error"
+            )
             return
         self._replan(self._newer(), options, self.run_dir, self.spec, dict(self.results))
 
@@ -224,11 +262,19 @@ class ResultsPane(Vertical):
             self.show(doc)
 
     @work(thread=True, exclusive=True, group="plan")
-    def _replan(self, generation: int, options, run_dir: str | None, spec, results: dict[str, Measured]) -> None:
+    def _replan(
+        self, generation: int, options, run_dir: str | None, spec, results: dict[str, Measured]
+    ) -> None:
         service, call = planner_app(self).service, self.app.call_from_thread
         try:
-            if run_dir:  # a script's run: for the length its job holds (the app's, when one was given)
-                doc = service.estimate_run(run_dir, options=options, length=spec.length if isinstance(spec, ScriptJob) else None)
+            if (
+                run_dir
+            ):  # a script's run: for the length its job holds (the app's, when one was given)
+                doc = service.estimate_run(
+                    run_dir,
+                    options=options,
+                    length=spec.length if isinstance(spec, ScriptJob) else None,
+                )
             else:
                 doc = service.estimate_from(spec, options, results)
         except PlannerError as exc:
@@ -254,8 +300,10 @@ class ResultsPane(Vertical):
         self._show_count()
         self.query_one(PlanChart).show(doc)
         if doc is not None:
-            self.query_one(WhatIf).set_options(doc.options, doc.plan.headline_time_value
-                                               if doc.headline_time_value_is_default else None)
+            self.query_one(WhatIf).set_options(
+                doc.options,
+                doc.plan.headline_time_value if doc.headline_time_value_is_default else None,
+            )
         self.post_message(PlanShown(doc, fresh))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:

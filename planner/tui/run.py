@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import work
@@ -21,11 +22,17 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, DataTable, Log, Static
 
 from planner.errors import PlannerError
+from planner.report.plan import unterminated_lines
+from planner.report.text import (
+    interrupted_text,
+    label_target,
+    label_text,
+    progress_text,
+    seconds_text,
+)
+from planner.service import Cancelled, RunCallbacks
 from planner.tui.messages import LaunchNotice, RunFinished, RunResult
 from planner.tui.typed import planner_app
-from planner.report.plan import unterminated_lines
-from planner.report.text import interrupted_text, label_target, label_text, progress_text, seconds_text
-from planner.service import Cancelled, RunCallbacks
 
 if TYPE_CHECKING:
     from planner.service import Measured, PlanDocument
@@ -87,14 +94,20 @@ class RunPane(Vertical):
         if label not in self.rows:
             table = self.query_one("#states", DataTable)
             target = label_target(label)
-            if target in self.rows and target != label and self.rows[target]["state"] not in FINISHED:
+            if (
+                target in self.rows
+                and target != label
+                and self.rows[target]["state"] not in FINISHED
+            ):
                 del self.rows[target]
                 table.remove_row(target)
             self.rows[label] = {"state": "pending", "elapsed": None, "cost": 0.0, "progress": ""}
             table.add_row(label_text(label), "pending", "0 s", "$0.0000", "", key=label)
         return self.rows[label]
 
-    def set_state(self, label: str, state: str, cost: float | None = None, progress: str | None = None) -> None:
+    def set_state(
+        self, label: str, state: str, cost: float | None = None, progress: str | None = None
+    ) -> None:
         row = self._row(label)
         row["state"] = state
         if cost is not None:
@@ -109,8 +122,12 @@ class RunPane(Vertical):
         row = self.rows[label]
         elapsed = row["elapsed"] if row["elapsed"] is not None else time.monotonic() - self.started
         table = self.query_one("#states", DataTable)
-        values = {"state": row["state"], "elapsed": seconds_text(elapsed) if elapsed >= 1 else "0 s",
-                  "cost so far": f"${row['cost']:.4f}", "progress": row["progress"]}
+        values = {
+            "state": row["state"],
+            "elapsed": seconds_text(elapsed) if elapsed >= 1 else "0 s",
+            "cost so far": f"${row['cost']:.4f}",
+            "progress": row["progress"],
+        }
         for column, value in values.items():
             table.update_cell(label, column, value, update_width=True)
 
@@ -145,11 +162,15 @@ class RunPane(Vertical):
         self.rows.clear()
         self.query_one("#states", DataTable).clear()
         self.query_one("#run-log", Log).clear()
-        for target in targets:  # a row each at once: the run itself takes seconds to start (import torch)
+        for (
+            target
+        ) in targets:  # a row each at once: the run itself takes seconds to start (import torch)
             self._row(target)
         self.query_one("#start", Button).disabled = True
         self.query_one("#cancel", Button).disabled = False
-        self.query_one("#run-status", Static).update(Text(f"running {name} on {', '.join(targets)} ..."))
+        self.query_one("#run-status", Static).update(
+            Text(f"running {name} on {', '.join(targets)} ...")
+        )
         self.log_line(f"run {name} on {', '.join(targets)}")
         self.refresh_bindings()
         self.run_worker_thread(launch)
@@ -172,20 +193,33 @@ class RunPane(Vertical):
         def on_notice(label: str | None, text: str) -> None:
             call(self.log_line, f"{label_text(label)}: {text}" if label else text)
             if label:
-                call(self.post_message, LaunchNotice(label, text))  # the Targets pane keeps each target's latest
+                call(
+                    self.post_message, LaunchNotice(label, text)
+                )  # the Targets pane keeps each target's latest
 
         def on_result(label: str, measured: Measured) -> None:
             r = measured.result
             ok = r.status == "ok"
-            text = f"{label_text(label)}: {r.status}" + (f" {r.step_seconds * 1e3:.2f} ms/step{interrupted_text(r)}"
-                                                          if ok and r.step_seconds else f" {r.message}")
+            text = f"{label_text(label)}: {r.status}" + (
+                f" {r.step_seconds * 1e3:.2f} ms/step{interrupted_text(r)}"
+                if ok and r.step_seconds
+                else f" {r.message}"
+            )
             call(self.log_line, text)
-            call(self.set_state, label, "done" if ok else "failed", None, "" if ok else r.message[:60])
+            call(
+                self.set_state,
+                label,
+                "done" if ok else "failed",
+                None,
+                "" if ok else r.message[:60],
+            )
             call(self.post_message, RunResult(label, measured))
 
         doc, error = None, None
         try:
-            callbacks = RunCallbacks(on_progress=on_progress, on_result=on_result, on_state=on_state, on_notice=on_notice)
+            callbacks = RunCallbacks(
+                on_progress=on_progress, on_result=on_result, on_state=on_state, on_notice=on_notice
+            )
             doc = launch(callbacks, self.cancel_event)
         except Cancelled:
             error = "cancelled: every instance and process of the run was terminated"
@@ -199,20 +233,33 @@ class RunPane(Vertical):
         self.running = False
         for label, row in self.rows.items():
             if row["state"] not in FINISHED:
-                self.set_state(label, "cancelled" if error and error.startswith("cancelled") else "failed")
+                self.set_state(
+                    label, "cancelled" if error and error.startswith("cancelled") else "failed"
+                )
         self.query_one("#start", Button).disabled = False
         self.query_one("#cancel", Button).disabled = True
         failed = (doc.failed_targets if doc is not None else None) or []
         run_dir = (doc.run_dir if doc is not None else None) or ""
-        cut = [label for label in (doc.interrupted_targets if doc is not None else None) or [] if label not in failed]
-        status = error.splitlines()[0] if error else f"done: {run_dir}" + (f" ({', '.join(failed)} failed)" if failed else "") + (
-            f" ({', '.join(cut)} interrupted by a spot reclaim)" if cut else "")
+        cut = [
+            label
+            for label in (doc.interrupted_targets if doc is not None else None) or []
+            if label not in failed
+        ]
+        status = (
+            error.splitlines()[0]
+            if error
+            else f"done: {run_dir}"
+            + (f" ({', '.join(failed)} failed)" if failed else "")
+            + (f" ({', '.join(cut)} interrupted by a spot reclaim)" if cut else "")
+        )
         self.query_one("#run-status", Static).update(Text(status))
         self.log_line(error or f"done: journal {run_dir}")
         for line in unterminated_lines(doc):
             self.log_line(line)
             self.app.notify(line, severity="error", timeout=60)  # still billing: said until read
         if error:
-            self.app.notify(error, severity="error" if not error.startswith("cancelled") else "warning")
+            self.app.notify(
+                error, severity="error" if not error.startswith("cancelled") else "warning"
+            )
         self.refresh_bindings()
         self.post_message(RunFinished(doc, error))

@@ -11,20 +11,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual.app import ComposeResult
 from textual import work
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical
 from textual.widgets import DataTable, Input, Label, Select, Static
 
 from planner.errors import PlannerError
-from planner.report.text import escape, label_target, short
-from planner.tui.messages import TargetsChanged
-from planner.tui.typed import planner_app
 from planner.report.plan import PLAN_COLUMNS, plan_row
 from planner.report.tables import gpu_cells
+from planner.report.text import escape, label_target, short
 from planner.service import AwsOptions, PriceQuery
 from planner.service.inputs import parse_flag
+from planner.tui.messages import TargetsChanged
+from planner.tui.typed import planner_app
 
 if TYPE_CHECKING:
     from planner.service import PlanDocument
@@ -48,12 +48,18 @@ class TargetsPane(Vertical):
     TargetsPane #selection { height: auto; max-height: 9; padding: 0 1; }
     TargetsPane #price-source { height: auto; padding: 0 1; color: $text-muted; }
     """
-    BINDINGS = [Binding("space", "toggle", "Pick"), Binding("a", "suggested", "Suggested"), Binding("u", "local_only", "Local only")]
+    BINDINGS = [
+        Binding("space", "toggle", "Pick"),
+        Binding("a", "suggested", "Suggested"),
+        Binding("u", "local_only", "Local only"),
+    ]
 
     def __init__(self) -> None:
         super().__init__(id="targets")
         self.selected: list[str] = []
-        self.suggested: dict[str, str] = {}  # target -> why a paid benchmark would settle the answer
+        self.suggested: dict[
+            str, str
+        ] = {}  # target -> why a paid benchmark would settle the answer
         self.doc: PlanDocument | None = None
         self.rows = None
         self._order: tuple[str, ...] = ()
@@ -63,10 +69,26 @@ class TargetsPane(Vertical):
 
     def compose(self) -> ComposeResult:
         with Grid(id="filters"):
-            yield _field("show", Select([("all", "all"), ("GPU", "gpu"), ("CPU", "cpu")], value="all", id="kind",
-                                        allow_blank=False, compact=True))
-            yield _field("sort", Select([("price", "price"), ("GPU memory", "gpu-memory")], value="price", id="sort",
-                                        allow_blank=False, compact=True))
+            yield _field(
+                "show",
+                Select(
+                    [("all", "all"), ("GPU", "gpu"), ("CPU", "cpu")],
+                    value="all",
+                    id="kind",
+                    allow_blank=False,
+                    compact=True,
+                ),
+            )
+            yield _field(
+                "sort",
+                Select(
+                    [("price", "price"), ("GPU memory", "gpu-memory")],
+                    value="price",
+                    id="sort",
+                    allow_blank=False,
+                    compact=True,
+                ),
+            )
             yield _field("max $/h", Input(placeholder="any", id="max-price", compact=True))
             yield _field("min GB/GPU", Input(placeholder="any", id="min-gpu", compact=True))
         yield DataTable(id="catalog", cursor_type="row", zebra_stripes=True)
@@ -74,10 +96,14 @@ class TargetsPane(Vertical):
         yield Static("", id="price-source")
 
     def on_mount(self) -> None:
-        self.call_after_refresh(self.refresh_rows)  # after the first frame: reading the catalog imports pandas (~0.5 s)
+        self.call_after_refresh(
+            self.refresh_rows
+        )  # after the first frame: reading the catalog imports pandas (~0.5 s)
 
     def on_resize(self) -> None:
-        if self._order != self._columns():  # after the resize is laid out: rebuilt during it, columns kept old widths
+        if (
+            self._order != self._columns()
+        ):  # after the resize is laid out: rebuilt during it, columns kept old widths
             self.call_after_refresh(self.refresh_rows)
 
     def _columns(self) -> tuple[str, ...]:
@@ -106,10 +132,14 @@ class TargetsPane(Vertical):
     def refresh_rows(self) -> None:
         app = planner_app(self)
         kind = str(self.query_one("#kind", Select).value)
-        query = PriceQuery(region=app.region, gpu={"gpu": True, "cpu": False}.get(kind),
-                           max_price=self._number("#max-price", "--max-price", "max $/h"),
-                           min_gpu_memory_gb=self._number("#min-gpu", "--min-gpu-memory", "min GB/GPU"),
-                           purchase=app.purchase, sort=str(self.query_one("#sort", Select).value))
+        query = PriceQuery(
+            region=app.region,
+            gpu={"gpu": True, "cpu": False}.get(kind),
+            max_price=self._number("#max-price", "--max-price", "max $/h"),
+            min_gpu_memory_gb=self._number("#min-gpu", "--min-gpu-memory", "min GB/GPU"),
+            purchase=app.purchase,
+            sort=str(self.query_one("#sort", Select).value),
+        )
         try:
             catalog, rows = app.service.account.prices(query)
         except PlannerError as exc:
@@ -127,18 +157,29 @@ class TargetsPane(Vertical):
             price = r["price_usd_per_hour"]
             time_cell, cost_cell = estimates.get(target, ("-", "-"))
             gpu, gpu_mem = gpu_cells(r)
-            cells = {"pick": "✓" if target in self.selected else "", "instance": r["instance_type"],
-                     "vCPUs": str(int(r["vcpus"])), "GiB": f"{r['memory_gib']:g}", "GPU": gpu, "GPU GB": gpu_mem,
-                     "$/h": "-" if price != price else f"{price:.4f}", "training time": time_cell, "cost": cost_cell}
+            cells = {
+                "pick": "✓" if target in self.selected else "",
+                "instance": r["instance_type"],
+                "vCPUs": str(int(r["vcpus"])),
+                "GiB": f"{r['memory_gib']:g}",
+                "GPU": gpu,
+                "GPU GB": gpu_mem,
+                "$/h": "-" if price != price else f"{price:.4f}",
+                "training time": time_cell,
+                "cost": cost_cell,
+            }
             table.add_row(*(Text.from_markup(cells[name]) for name in self._order), key=target)
         self.query_one("#price-source", Static).update(
-            Text(f"{app.region}, {app.purchase}: {catalog.source}, as of {catalog.as_of}"))
+            Text(f"{app.region}, {app.purchase}: {catalog.source}, as of {catalog.as_of}")
+        )
         self.show_selection()
 
     def show_plan(self, doc: PlanDocument, fresh: bool) -> None:
         """The plan's predictions in the table; a fresh estimate also picks its suggested benchmarks."""
         self.doc = doc
-        self.suggested = {c.target: c.reason for c in doc.suggested_benchmarks}  # none when training here wins clearly
+        self.suggested = {
+            c.target: c.reason for c in doc.suggested_benchmarks
+        }  # none when training here wins clearly
         if fresh:
             self.selected = list(self.suggested)
         self.refresh_rows()
@@ -168,7 +209,9 @@ class TargetsPane(Vertical):
         self.selected = list(self.suggested)
         self.refresh_rows()
         if not self.suggested:
-            self.app.notify("no paid benchmark suggested: the plan is clear without one (or not made yet: e estimates)")
+            self.app.notify(
+                "no paid benchmark suggested: the plan is clear without one (or not made yet: e estimates)"
+            )
 
     def action_local_only(self) -> None:
         self.selected = []
@@ -181,13 +224,17 @@ class TargetsPane(Vertical):
         app = planner_app(self)
         aws = AwsOptions(region=app.region, purchase=app.purchase)
         targets = ["local", *self.selected]
-        lines = [f"[b]targets[/]: {', '.join(targets)}   (space picks, a: the suggested, u: local only, r runs)"]
+        lines = [
+            f"[b]targets[/]: {', '.join(targets)}   (space picks, a: the suggested, u: local only, r runs)"
+        ]
         aws_types = [t[4:] for t in self.selected]
         if aws_types:
             try:
                 worst = app.service.bench_cost(aws_types, aws)
-                lines.append(f"worst-case bench cost ${worst:.2f} of the ${aws.bench_budget:.2f} budget "
-                             f"({aws.max_bench_minutes:g} min dead-man + grace each)")
+                lines.append(
+                    f"worst-case bench cost ${worst:.2f} of the ${aws.bench_budget:.2f} budget "
+                    f"({aws.max_bench_minutes:g} min dead-man + grace each)"
+                )
             except PlannerError as exc:
                 lines.append(f"[red]{escape(exc.message)}[/]")
             if "" in self.quotas:
@@ -196,19 +243,31 @@ class TargetsPane(Vertical):
         for target in self.selected:
             quota = self.quotas.get(target, "")
             launch = f"last launch: {self.launches[target]}" if target in self.launches else ""
-            state = [part for part in ((quota, launch) if "OVER" in quota else (launch, quota)) + (self.suggested.get(target),)
-                     if part]
+            state = [
+                part
+                for part in ((quota, launch) if "OVER" in quota else (launch, quota))
+                + (self.suggested.get(target),)
+                if part
+            ]
             if state:  # what stops a launch first: a quota over, then one not read, then the rest
-                width = max(30, self.app.size.width - len(target) - 8)  # one line each: the table keeps the screen
-                picks.append((0 if "OVER" in quota else 1 if "not read" in quota else 2,
-                              f"  {target}: {short('; '.join(state), width)}"))
+                width = max(
+                    30, self.app.size.width - len(target) - 8
+                )  # one line each: the table keeps the screen
+                picks.append(
+                    (
+                        0 if "OVER" in quota else 1 if "not read" in quota else 2,
+                        f"  {target}: {short('; '.join(state), width)}",
+                    )
+                )
         picks.sort(key=lambda pick: pick[0])
-        shown = picks if len(picks) <= PICK_LINES else picks[:PICK_LINES - 1]
+        shown = picks if len(picks) <= PICK_LINES else picks[: PICK_LINES - 1]
         lines += [line for _, line in shown]
         if len(shown) < len(picks):
-            over = sum(1 for rank, _ in picks[len(shown):] if rank == 0)
-            lines.append(f"  … {len(picks) - len(shown)} more picks, " + (f"{over} of them over a quota" if over else
-                                                                         "none over its quota"))
+            over = sum(1 for rank, _ in picks[len(shown) :] if rank == 0)
+            lines.append(
+                f"  … {len(picks) - len(shown)} more picks, "
+                + (f"{over} of them over a quota" if over else "none over its quota")
+            )
         self.query_one("#selection", Static).update(Text.from_markup("\n".join(lines)))
         if tuple(aws_types) != self.quotas_read:
             self.quotas_read = tuple(aws_types)
@@ -227,22 +286,35 @@ class TargetsPane(Vertical):
         except PlannerError as exc:  # a profile that is not there: said, as for no credentials
             problem = exc.message
         if problem:
-            states = {"": "quotas not read: no AWS credentials here (a run that rents needs them)"}  # said once
+            states = {
+                "": "quotas not read: no AWS credentials here (a run that rents needs them)"
+            }  # said once
         else:
             try:
                 checks = app.service.launch_preview(list(aws_types), aws).quotas
-            except PlannerError:  # over the budget, a region without prices: the budget line says so
+            except (
+                PlannerError
+            ):  # over the budget, a region without prices: the budget line says so
                 checks = ()
             except Exception as exc:  # noqa: BLE001 - a worker's failure must not end the app: said beside each pick
-                checks, states = (), {f"aws:{t}": f"quota not read ({type(exc).__name__})" for t in aws_types}
+                checks, states = (
+                    (),
+                    {f"aws:{t}": f"quota not read ({type(exc).__name__})" for t in aws_types},
+                )
             for q in checks:
-                state = (f'OVER quota "{q.name}": {q.limit:g} vCPUs, {q.used} in use, needs {q.needed} (a run is '
-                         "refused; r says how to raise it)" if q.over else
-                         f'quota "{q.name}" {q.limit:g} vCPUs, {q.used} in use, needs {q.needed}'
-                         if q.limit is not None and q.used is not None else f'quota "{q.name}" not read')
+                state = (
+                    f'OVER quota "{q.name}": {q.limit:g} vCPUs, {q.used} in use, needs {q.needed} (a run is '
+                    "refused; r says how to raise it)"
+                    if q.over
+                    else f'quota "{q.name}" {q.limit:g} vCPUs, {q.used} in use, needs {q.needed}'
+                    if q.limit is not None and q.used is not None
+                    else f'quota "{q.name}" not read'
+                )
                 states.update({f"aws:{t}": state for t in q.types})
                 if q.problem:  # why, once for every quota it stopped
-                    states[""] = f"quotas not read: {q.problem} (a launch over one fails with VcpuLimitExceeded)"
+                    states[""] = (
+                        f"quotas not read: {q.problem} (a launch over one fails with VcpuLimitExceeded)"
+                    )
         app.call_from_thread(self._show_quotas, aws_types, states)
 
     def _show_quotas(self, aws_types: tuple[str, ...], states: dict[str, str]) -> None:

@@ -6,15 +6,16 @@ posts WhatIfChanged with the plan options as PlannerService.plan_options takes t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal
 from textual.widgets import Input, Label, Select
 
 from planner.errors import PlannerError
-from planner.service import OBJECTIVES, PURCHASES
 from planner.report.text import seconds_text
+from planner.service import OBJECTIVES, PURCHASES
 from planner.service.inputs import parse_flag
 
 if TYPE_CHECKING:
@@ -38,12 +39,20 @@ class WhatIf(Grid):
     WhatIf Input { width: 1fr; }
     """
 
-    def __init__(self, regions: Callable[[], list[str]], region: str, id: str | None = None, purchase: str = "on-demand"):
+    def __init__(
+        self,
+        regions: Callable[[], list[str]],
+        region: str,
+        id: str | None = None,
+        purchase: str = "on-demand",
+    ):
         """`regions`: the catalog's regions, read after the first frame (reading the catalog imports pandas)."""
         super().__init__(id=id)
         self.read_regions, self.initial_region, self.initial_purchase = regions, region, purchase
         self.regions = [region]  # until the catalog's are read
-        self._expected: dict[str, Any] = {}  # values set_options gave the selects: their echoes are not edits
+        self._expected: dict[
+            str, Any
+        ] = {}  # values set_options gave the selects: their echoes are not edits
 
     def on_mount(self) -> None:
         self.call_after_refresh(self.load_regions)
@@ -53,7 +62,9 @@ class WhatIf(Grid):
         if len(self.regions) > 1:
             return
         regions = self.read_regions()
-        self.regions = regions if self.initial_region in regions else [self.initial_region, *regions]
+        self.regions = (
+            regions if self.initial_region in regions else [self.initial_region, *regions]
+        )
         select = self.query_one("#region-whatif", Select)
         value = select.value
         with select.prevent(Select.Changed):
@@ -61,17 +72,42 @@ class WhatIf(Grid):
             select.value = value
 
     def compose(self) -> ComposeResult:
-        yield _field("objective", Select(OBJECTIVE_CHOICES, value="cheapest", id="objective", allow_blank=False, compact=True))
-        yield _field("region", Select([(r, r) for r in self.regions], value=self.initial_region, id="region-whatif",
-                                      allow_blank=False, compact=True))
-        yield _field("purchase", Select(PURCHASE_CHOICES, value=self.initial_purchase, id="purchase-whatif", allow_blank=False, compact=True))
+        yield _field(
+            "objective",
+            Select(
+                OBJECTIVE_CHOICES, value="cheapest", id="objective", allow_blank=False, compact=True
+            ),
+        )
+        yield _field(
+            "region",
+            Select(
+                [(r, r) for r in self.regions],
+                value=self.initial_region,
+                id="region-whatif",
+                allow_blank=False,
+                compact=True,
+            ),
+        )
+        yield _field(
+            "purchase",
+            Select(
+                PURCHASE_CHOICES,
+                value=self.initial_purchase,
+                id="purchase-whatif",
+                allow_blank=False,
+                compact=True,
+            ),
+        )
         yield _field("deadline", Input(placeholder="none, e.g. 4h", id="deadline", compact=True))
-        yield _field("waiting $/h", Input(placeholder="none, e.g. 20", id="time-value", compact=True))
+        yield _field(
+            "waiting $/h", Input(placeholder="none, e.g. 20", id="time-value", compact=True)
+        )
         yield _field("local $/h", Input(placeholder="0", id="local-price", compact=True))
 
     def options(self) -> dict[str, Any]:
         """The plan options the controls show, each field read by the CLI's rule for its flag
         (planner.service.inputs); raises ValueError saying what the field accepts."""
+
         def read(widget_id: str, flag: str, name: str) -> Any:
             text = self.query_one(widget_id, Input).value.strip()
             try:
@@ -79,25 +115,35 @@ class WhatIf(Grid):
             except ValueError as exc:
                 raise ValueError(f"{name}: {exc}") from None
 
-        return {"objective": self.query_one("#objective", Select).value,
-                "deadline_seconds": read("#deadline", "--deadline", "deadline"),
-                "time_value_per_hour": read("#time-value", "--time-value", "waiting $/h"),
-                "local_price_per_hour": read("#local-price", "--local-price", "local $/h") or 0.0,
-                "region": self.query_one("#region-whatif", Select).value,
-                "purchase": self.query_one("#purchase-whatif", Select).value}
+        return {
+            "objective": self.query_one("#objective", Select).value,
+            "deadline_seconds": read("#deadline", "--deadline", "deadline"),
+            "time_value_per_hour": read("#time-value", "--time-value", "waiting $/h"),
+            "local_price_per_hour": read("#local-price", "--local-price", "local $/h") or 0.0,
+            "region": self.query_one("#region-whatif", Select).value,
+            "purchase": self.query_one("#purchase-whatif", Select).value,
+        }
 
     def set_options(self, options: PlanOptions, default_time_value: float | None = None) -> None:
         """Show a plan's options (an opened run's); the change events then match the plan and re-plan
         nothing. `default_time_value`: the $/h of waiting the headline weighed when none was given."""
-        self.query_one("#time-value", Input).placeholder = (f"default {default_time_value:g}" if default_time_value
-                                                             else "none, e.g. 20")
+        self.query_one("#time-value", Input).placeholder = (
+            f"default {default_time_value:g}" if default_time_value else "none, e.g. 20"
+        )
         deadline = options.deadline_seconds
-        self.query_one("#deadline", Input).value = seconds_text(deadline).replace(" ", "") if deadline else ""
+        self.query_one("#deadline", Input).value = (
+            seconds_text(deadline).replace(" ", "") if deadline else ""
+        )
         tv = options.time_value_per_hour
-        self.query_one("#time-value", Input).value = f"{tv:g}" if tv is not None else ""  # 0: waiting costs nothing, not the default
+        self.query_one("#time-value", Input).value = (
+            f"{tv:g}" if tv is not None else ""
+        )  # 0: waiting costs nothing, not the default
         price = options.local_price_per_hour
         self.query_one("#local-price", Input).value = f"{price:g}" if price else ""
-        wanted: dict[str, str] = {"objective": options.objective, "purchase-whatif": options.purchase}
+        wanted: dict[str, str] = {
+            "objective": options.objective,
+            "purchase-whatif": options.purchase,
+        }
         self.load_regions()
         if options.region in self.regions:
             wanted["region-whatif"] = options.region
@@ -111,7 +157,9 @@ class WhatIf(Grid):
         try:
             options = self.options()
         except (PlannerError, ValueError) as exc:
-            self.app.notify(exc.render() if isinstance(exc, PlannerError) else str(exc), severity="error")
+            self.app.notify(
+                exc.render() if isinstance(exc, PlannerError) else str(exc), severity="error"
+            )
             return
         self.post_message(WhatIfChanged(options))
 

@@ -17,6 +17,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, ContentSwitcher, Input, Static, TextArea
 
 from planner.errors import PlannerError
+from planner.report.tables import check_lines
 from planner.service import ScriptEnv, TaskOrigin
 from planner.service.inputs import check_spec_file
 from planner.tui import yamledit
@@ -24,7 +25,6 @@ from planner.tui.answers import Answers
 from planner.tui.form import SpecForm
 from planner.tui.messages import FieldEdited, KindChosen, SpecChanged, SpecLoaded
 from planner.tui.typed import planner_app
-from planner.report.tables import check_lines
 
 
 class WorkloadPane(Vertical, can_focus=True):
@@ -43,7 +43,9 @@ class WorkloadPane(Vertical, can_focus=True):
         Binding("f", "toggle_form", "Form/YAML"),
         Binding("ctrl+s", "save", "Save", priority=True),
         Binding("e", "app.estimate", "Estimate"),
-        Binding("escape", "leave_editor", "Leave the field", show=False),  # the editor and the fields keep every other key
+        Binding(
+            "escape", "leave_editor", "Leave the field", show=False
+        ),  # the editor and the fields keep every other key
     ]
 
     def action_leave_editor(self) -> None:
@@ -53,7 +55,9 @@ class WorkloadPane(Vertical, can_focus=True):
         super().__init__(id="workload")
         self.path = path
         self.saved_text = ""  # the file's text as last loaded or saved
-        self.script: str | None = None  # a user's training script shown (read-only) instead of a spec
+        self.script: str | None = (
+            None  # a user's training script shown (read-only) instead of a spec
+        )
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="file-row"):
@@ -71,11 +75,23 @@ class WorkloadPane(Vertical, can_focus=True):
                 yield Answers(compact=True, id="workload-answers")
 
     def on_mount(self) -> None:
-        if self.path and Path(self.path).is_file() and not self.path.endswith(".py"):  # after the first frame: the
-            planner_app(self).when_panes_mounted(self.load, self.path)  # spec's models import pydantic (~0.9 s)
+        if (
+            self.path and Path(self.path).is_file() and not self.path.endswith(".py")
+        ):  # after the first frame: the
+            planner_app(self).when_panes_mounted(
+                self.load, self.path
+            )  # spec's models import pydantic (~0.9 s)
 
-    def show_script(self, script: str, args: list[str], rows: list[tuple[str, str]] | None, shown: str | None = None,
-                    workdir: str | None = None, task: TaskOrigin | None = None, env: ScriptEnv | None = None) -> None:
+    def show_script(
+        self,
+        script: str,
+        args: list[str],
+        rows: list[tuple[str, str]] | None,
+        shown: str | None = None,
+        workdir: str | None = None,
+        task: TaskOrigin | None = None,
+        env: ScriptEnv | None = None,
+    ) -> None:
         """A user's training script: its source, read-only (it is planned unchanged: edit it in your editor),
         its arguments, the folder it runs in when not its own (--workdir), the SkyPilot task it came from and what
         its resources pick, its environment by name (`env`: a secret's value is never shown), and what the launcher
@@ -95,13 +111,41 @@ class WorkloadPane(Vertical, can_focus=True):
         self.editor.text = source
         status = self.query_one("#spec-status", Static)
         where = f" in {workdir}" if workdir else ""
-        status.update(Text(f"script: {' '.join([shown or script, *args])}{where} (read-only: it is planned unchanged)"))
+        status.update(
+            Text(
+                f"script: {' '.join([shown or script, *args])}{where} (read-only: it is planned unchanged)"
+            )
+        )
         status.set_classes("valid")
-        given = ([("SkyPilot task", task.source + (f" (resources: {task.asks.written})" if task.asks and task.asks.written
-                                                   else ""))] if task is not None else [])
-        given += [("environment", line.removeprefix("the script's environment: ")) for line in (env.said() if env else [])]
-        found = "\n".join([*(f"{what}: {value}" for what, value in given),
-                            *(["measuring it here ..."] if rows is None else [f"{what}: {value}" for what, value in rows])])
+        given = (
+            [
+                (
+                    "SkyPilot task",
+                    task.source
+                    + (
+                        f" (resources: {task.asks.written})"
+                        if task.asks and task.asks.written
+                        else ""
+                    ),
+                )
+            ]
+            if task is not None
+            else []
+        )
+        given += [
+            ("environment", line.removeprefix("the script's environment: "))
+            for line in (env.said() if env else [])
+        ]
+        found = "\n".join(
+            [
+                *(f"{what}: {value}" for what, value in given),
+                *(
+                    ["measuring it here ..."]
+                    if rows is None
+                    else [f"{what}: {value}" for what, value in rows]
+                ),
+            ]
+        )
         self.query_one("#spec-summary", Static).update(Text(found))
 
     def _script_shown(self, shown: bool) -> None:
@@ -111,7 +155,9 @@ class WorkloadPane(Vertical, can_focus=True):
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "leave_editor":  # only from inside a field or the editor: elsewhere escape is the app's
+        if (
+            action == "leave_editor"
+        ):  # only from inside a field or the editor: elsewhere escape is the app's
             focused = self.screen.focused
             return isinstance(focused, (Input, TextArea)) and self in focused.ancestors
         return not (self.script is not None and action in ("save", "toggle_form"))
@@ -126,8 +172,11 @@ class WorkloadPane(Vertical, can_focus=True):
 
     def load(self, path: str, estimate: bool = True) -> None:
         if path.endswith(".py"):
-            self.app.notify(f"{path}: a training script opens with `planner tui {path} -- ARGS` (it is measured, "
-                            "not edited)", severity="warning")
+            self.app.notify(
+                f"{path}: a training script opens with `planner tui {path} -- ARGS` (it is measured, "
+                "not edited)",
+                severity="warning",
+            )
             return
         self.script = None
         self._script_shown(False)
@@ -145,7 +194,9 @@ class WorkloadPane(Vertical, can_focus=True):
 
     def save(self) -> None:
         if self.script is not None:
-            self.app.notify("the script is shown read-only: edit it in your editor, then e measures it again")
+            self.app.notify(
+                "the script is shown read-only: edit it in your editor, then e measures it again"
+            )
             return
         path = self.query_one("#spec-path", Input).value.strip() or "spec.yaml"
         try:
@@ -164,7 +215,9 @@ class WorkloadPane(Vertical, can_focus=True):
 
     async def toggle_view(self) -> None:
         if self.script is not None:
-            self.app.notify("a training script has no form: it is planned as it is", severity="warning")
+            self.app.notify(
+                "a training script has no form: it is planned as it is", severity="warning"
+            )
             return
         switcher = self.query_one("#spec-views", ContentSwitcher)
         if switcher.current == "spec-form":
@@ -217,12 +270,21 @@ class WorkloadPane(Vertical, can_focus=True):
     def validate(self, text: str) -> None:
         base = Path(self.path).parent if self.path else None
         try:
-            spec, fp = planner_app(self).service.workloads.check_text(text, self.path or "<editor>", base)
+            spec, fp = planner_app(self).service.workloads.check_text(
+                text, self.path or "<editor>", base
+            )
         except PlannerError as exc:
             self.app.call_from_thread(self._show, exc.render(), "", False, None, text)
             return
         summary = "\n".join(check_lines(spec, fp))
-        self.app.call_from_thread(self._show, f"valid: {spec.name} ({spec.model.kind}, {spec.task})", summary, True, spec, text)
+        self.app.call_from_thread(
+            self._show,
+            f"valid: {spec.name} ({spec.model.kind}, {spec.task})",
+            summary,
+            True,
+            spec,
+            text,
+        )
 
     def _show(self, status: str, summary: str, ok: bool, spec, text: str) -> None:
         from rich.text import Text

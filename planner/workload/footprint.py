@@ -26,11 +26,23 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # the spec's validation uses this module's arithmetic: kinds are told apart by `kind`
+if (
+    TYPE_CHECKING
+):  # the spec's validation uses this module's arithmetic: kinds are told apart by `kind`
     from planner.workload.spec import CNNModel, MLPModel, RNNModel, TransformerModel, WorkloadSpec
 
 FP32 = 4
-OP_CLASSES = ("gemm", "conv", "attention", "recurrent", "elementwise", "norm", "loss", "embedding", "pool")
+OP_CLASSES = (
+    "gemm",
+    "conv",
+    "attention",
+    "recurrent",
+    "elementwise",
+    "norm",
+    "loss",
+    "embedding",
+    "pool",
+)
 COMPUTE_OPS = ("gemm", "conv", "attention", "recurrent")
 ACT_BYTES = {"fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2}  # tf32: fp32 storage, TF32 math
 # Optimizer state per parameter, in fp32 copies: Adam/AdamW keep two moments; our SGD uses
@@ -47,18 +59,26 @@ class Layer:
     forward_flops: float  # per sample
     activation_elems: float  # elements saved for backward, per sample
     kernels: int = 1  # forward kernel launches
-    op: str = ""  # one of OP_CLASSES; "" = unknown (compute-bound if it has FLOPs, else elementwise)
+    op: str = (
+        ""  # one of OP_CLASSES; "" = unknown (compute-bound if it has FLOPs, else elementwise)
+    )
     backward_flops: float | None = None  # per sample; None = 2 x forward
     backward_kernels: int | None = None  # None = 2 x forward kernels (weights/attention) or 1 x
     moved_elems: float | None = None  # elements read + written per sample, forward and backward
-    fixed_elems: float | None = None  # elements read + written per step whatever the batch (weights)
+    fixed_elems: float | None = (
+        None  # elements read + written per step whatever the batch (weights)
+    )
     param_tensors: int | None = None  # parameter tensors the optimizer updates; None = 1 if params
 
     @property
     def op_class(self) -> str:
         if self.op:
             return self.op
-        return "gemm" if self.params and self.forward_flops > 2 * self.activation_elems else "elementwise"
+        return (
+            "gemm"
+            if self.params and self.forward_flops > 2 * self.activation_elems
+            else "elementwise"
+        )
 
     @property
     def train_flops(self) -> float:
@@ -69,7 +89,9 @@ class Layer:
     def backward_flops_per_sample(self) -> float:
         if self.backward_flops is not None:
             return self.backward_flops
-        return 2.0 * self.forward_flops  # the usual approximation (gradients for inputs and weights)
+        return (
+            2.0 * self.forward_flops
+        )  # the usual approximation (gradients for inputs and weights)
 
     @property
     def backward_kernel_count(self) -> int:
@@ -107,11 +129,26 @@ class Footprint:
 
     @property
     def total_bytes(self) -> int:
-        return self.weights_bytes + self.gradients_bytes + self.optimizer_bytes + self.activations_bytes + self.data_bytes
+        return (
+            self.weights_bytes
+            + self.gradients_bytes
+            + self.optimizer_bytes
+            + self.activations_bytes
+            + self.data_bytes
+        )
 
     def as_dict(self) -> dict[str, float | int | str]:
-        parts = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("layers", "batch_size", "precision")}
-        return {**parts, "total_bytes": self.total_bytes, "batch_size": self.batch_size, "precision": self.precision}
+        parts = {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if f.name not in ("layers", "batch_size", "precision")
+        }
+        return {
+            **parts,
+            "total_bytes": self.total_bytes,
+            "batch_size": self.batch_size,
+            "precision": self.precision,
+        }
 
 
 def merge_identical(layers: list[Layer]) -> list[Layer]:
@@ -120,9 +157,21 @@ def merge_identical(layers: list[Layer]) -> list[Layer]:
     the merged list exactly as the original, faster."""
     groups: dict[tuple, list[Layer]] = {}
     for layer in layers:
-        groups.setdefault((layer.op_class, layer.kernels, layer.backward_kernels, layer.forward_flops, layer.backward_flops,
-                           layer.activation_elems, layer.moved_elems, layer.fixed_elems, layer.params, layer.param_tensors),
-                          []).append(layer)
+        groups.setdefault(
+            (
+                layer.op_class,
+                layer.kernels,
+                layer.backward_kernels,
+                layer.forward_flops,
+                layer.backward_flops,
+                layer.activation_elems,
+                layer.moved_elems,
+                layer.fixed_elems,
+                layer.params,
+                layer.param_tensors,
+            ),
+            [],
+        ).append(layer)
 
     def times(value, n):  # noqa: ANN001, ANN202
         return None if value is None else value * n
@@ -130,15 +179,35 @@ def merge_identical(layers: list[Layer]) -> list[Layer]:
     out = []
     for group in groups.values():
         layer, n = group[0], len(group)
-        out.append(layer if n == 1 else Layer(
-            f"{layer.name} (x{n})", layer.params * n, layer.forward_flops * n, layer.activation_elems * n,
-            layer.kernels * n, layer.op_class, times(layer.backward_flops, n), times(layer.backward_kernels, n),
-            times(layer.moved_elems, n), times(layer.fixed_elems, n), layer.tensors * n))
+        out.append(
+            layer
+            if n == 1
+            else Layer(
+                f"{layer.name} (x{n})",
+                layer.params * n,
+                layer.forward_flops * n,
+                layer.activation_elems * n,
+                layer.kernels * n,
+                layer.op_class,
+                times(layer.backward_flops, n),
+                times(layer.backward_kernels, n),
+                times(layer.moved_elems, n),
+                times(layer.fixed_elems, n),
+                layer.tensors * n,
+            )
+        )
     return out
 
 
 def _linear(name: str, n_in: int, n_out: int, tokens: int = 1) -> Layer:
-    return Layer(name, n_in * n_out + n_out, 2.0 * n_in * n_out * tokens, float(n_out * tokens), op="gemm", param_tensors=2)
+    return Layer(
+        name,
+        n_in * n_out + n_out,
+        2.0 * n_in * n_out * tokens,
+        float(n_out * tokens),
+        op="gemm",
+        param_tensors=2,
+    )
 
 
 def _act(name: str, elems: float) -> Layer:
@@ -159,7 +228,16 @@ def _cnn(m: CNNModel) -> list[Layer]:
     layers = []
     for i, ch in enumerate(m.channels):
         out = ch * h * w
-        layers.append(Layer(f"conv{i}", c * ch * 9 + ch, 2.0 * c * 9 * out, float(out), op="conv", param_tensors=2))
+        layers.append(
+            Layer(
+                f"conv{i}",
+                c * ch * 9 + ch,
+                2.0 * c * 9 * out,
+                float(out),
+                op="conv",
+                param_tensors=2,
+            )
+        )
         layers.append(_act(f"{m.activation}{i}", out))
         if h >= 2 and w >= 2:
             h, w = h // 2, w // 2
@@ -178,7 +256,17 @@ def _rnn(m: RNNModel) -> list[Layer]:
         flops = 2.0 * gates * m.hidden_size * (width + m.hidden_size) * m.seq_len
         # gates and cell/hidden states are kept for every time step
         acts = float((gates + 2) * m.hidden_size * m.seq_len)
-        layers.append(Layer(f"{m.cell}{i}", params, flops, acts, kernels=2 * m.seq_len, op="recurrent", param_tensors=4))
+        layers.append(
+            Layer(
+                f"{m.cell}{i}",
+                params,
+                flops,
+                acts,
+                kernels=2 * m.seq_len,
+                op="recurrent",
+                param_tensors=4,
+            )
+        )
         width = m.hidden_size
     layers.append(_linear("head", m.hidden_size, m.outputs))
     return layers
@@ -186,13 +274,30 @@ def _rnn(m: RNNModel) -> list[Layer]:
 
 def _transformer(m: TransformerModel) -> list[Layer]:
     d, s, v, ff = m.d_model, m.seq_len, m.vocab_size, m.ff
-    layers = [Layer("embedding", v * d + s * d, 0.0, float(s * d), kernels=3, op="embedding", param_tensors=2)]
+    layers = [
+        Layer(
+            "embedding",
+            v * d + s * d,
+            0.0,
+            float(s * d),
+            kernels=3,
+            op="embedding",
+            param_tensors=2,
+        )
+    ]
     for i in range(m.layers):
         attention_flops = 2.0 * 2 * s * d * s  # QK^T and AV, per sequence (full matrix, masked)
         layers += [
             Layer(f"norm{i}a", 2 * d, 5.0 * s * d, float(s * d), op="norm", param_tensors=2),
             _linear(f"qkv{i}", d, 3 * d, s),
-            Layer(f"attention{i}", 0, attention_flops, float(2 * m.heads * s * s + s * d), kernels=4, op="attention"),
+            Layer(
+                f"attention{i}",
+                0,
+                attention_flops,
+                float(2 * m.heads * s * s + s * d),
+                kernels=4,
+                op="attention",
+            ),
             _linear(f"out{i}", d, d, s),
             Layer(f"norm{i}b", 2 * d, 5.0 * s * d, float(s * d), op="norm", param_tensors=2),
             _linear(f"ff{i}a", d, ff, s),
@@ -209,7 +314,12 @@ def _transformer(m: TransformerModel) -> list[Layer]:
 def layers_of(spec: WorkloadSpec) -> list[Layer] | None:
     """Per-layer breakdown, or None for `custom` (see runner.bench.introspect)."""
     m = spec.model
-    builders: dict[str, Callable[[Any], list[Layer]]] = {"mlp": _mlp, "cnn": _cnn, "rnn": _rnn, "transformer": _transformer}
+    builders: dict[str, Callable[[Any], list[Layer]]] = {
+        "mlp": _mlp,
+        "cnn": _cnn,
+        "rnn": _rnn,
+        "transformer": _transformer,
+    }
     if m.kind in builders:
         return builders[m.kind](m)
     return None
@@ -259,7 +369,9 @@ def footprint(
     )
 
 
-BENCH_POOL_MAX_BYTES = 512 * 2**20  # runner/bench/data.py POOL_MAX_BYTES (a test holds the two together)
+BENCH_POOL_MAX_BYTES = (
+    512 * 2**20
+)  # runner/bench/data.py POOL_MAX_BYTES (a test holds the two together)
 BENCH_RUNTIME_BYTES = 400 * 2**20  # the bench process before the workload: interpreter + torch
 
 

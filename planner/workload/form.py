@@ -32,7 +32,9 @@ def _choices(annotation: Any) -> list[str] | None:
         return _choices(typing.get_args(annotation)[0])
     if origin is typing.Union or str(origin) == "types.UnionType":
         found = [c for arg in typing.get_args(annotation) if (c := _choices(arg))]
-        has_other = any(_choices(arg) is None and arg is not type(None) for arg in typing.get_args(annotation))
+        has_other = any(
+            _choices(arg) is None and arg is not type(None) for arg in typing.get_args(annotation)
+        )
         return None if has_other or not found else found[0]
     return None
 
@@ -50,12 +52,22 @@ def _fields(section: str, cls: Any, skip: tuple[str, ...] = ()) -> list[FormFiel
         if name in skip:
             continue
         choices = _choices(info.annotation)
-        out.append(FormField(section, name, tuple(choices) if choices else None, _is_list(info.annotation),
-                             info.is_required(), None if info.is_required() else info.default))
+        out.append(
+            FormField(
+                section,
+                name,
+                tuple(choices) if choices else None,
+                _is_list(info.annotation),
+                info.is_required(),
+                None if info.is_required() else info.default,
+            )
+        )
     return out
 
 
 def form_fields() -> dict[str, Any]:
     """{"kinds": {kind: [FormField (model.*)]}, "sections": [FormField (data.*, train.*)]}."""
-    return {"kinds": {kind: _fields("model", cls, skip=("kind",)) for kind, cls in KIND_MODELS.items()},
-            "sections": [f for name, cls in SECTIONS for f in _fields(name, cls)]}
+    return {
+        "kinds": {kind: _fields("model", cls, skip=("kind",)) for kind, cls in KIND_MODELS.items()},
+        "sections": [f for name, cls in SECTIONS for f in _fields(name, cls)],
+    }

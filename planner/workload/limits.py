@@ -173,5 +173,3 @@ def _int_text(n: int) -> str:
 
 def cut(text: str, width: int = 200) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
-
-

@@ -17,7 +17,14 @@ from typing import Any
 
 from planner.core.formats import human_bytes
 from planner.errors import SpecError
-from planner.workload.limits import MAX_DEPTH, MAX_NUMBER_CHARS, MAX_SPEC_BYTES, MAX_VALUES, brief, cut
+from planner.workload.limits import (
+    MAX_DEPTH,
+    MAX_NUMBER_CHARS,
+    MAX_SPEC_BYTES,
+    MAX_VALUES,
+    brief,
+    cut,
+)
 
 _SIZE_TEXT = f"{MAX_SPEC_BYTES // 1024} KiB"
 _FILE_HINT = "give the path of a workload spec (YAML or JSON), e.g. examples/surface-mlp.yaml"
@@ -26,14 +33,19 @@ _FILE_HINT = "give the path of a workload spec (YAML or JSON), e.g. examples/sur
 # ----------------------------------------------------------------------------- the file
 
 _NOT_A_FILE = [
-    (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
-    (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
 ]
 
 
 def _too_big(shown: str, size: str) -> SpecError:
-    return SpecError(f"{shown}: is {size}; a spec file is at most {_SIZE_TEXT}",
-                     hint="a workload spec is a few lines of YAML or JSON; see examples/surface-mlp.yaml")
+    return SpecError(
+        f"{shown}: is {size}; a spec file is at most {_SIZE_TEXT}",
+        hint="a workload spec is a few lines of YAML or JSON; see examples/surface-mlp.yaml",
+    )
 
 
 def read_regular_file(path: str | os.PathLike[str], limit: int) -> tuple[os.stat_result, bytes]:
@@ -43,7 +55,13 @@ def read_regular_file(path: str | os.PathLike[str], limit: int) -> tuple[os.stat
     case the path changed in between. Raises OSError, and ValueError for a NUL in the path."""
     info, chunks = os.stat(path), []
     if stat.S_ISREG(info.st_mode) and info.st_size <= limit:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(
+            path,
+            os.O_RDONLY
+            | getattr(os, "O_NONBLOCK", 0)
+            | getattr(os, "O_NOCTTY", 0)
+            | getattr(os, "O_CLOEXEC", 0),
+        )
         try:
             info, left = os.fstat(fd), limit + 1
             while stat.S_ISREG(info.st_mode) and left > 0 and (chunk := os.read(fd, left)):
@@ -60,17 +78,25 @@ def read_spec_file(path: str | os.PathLike[str]) -> str:
     if not isinstance(path, (str, bytes, os.PathLike)):
         raise SpecError(f"{brief(path)}: not a file path", hint=_FILE_HINT)
     text = os.fsdecode(path)
-    shown = cut(text if text.isprintable() else json.dumps(text)[1:-1])  # a NUL or an escape, visibly
+    shown = cut(
+        text if text.isprintable() else json.dumps(text)[1:-1]
+    )  # a NUL or an escape, visibly
     try:
         info, data = read_regular_file(path, MAX_SPEC_BYTES)
     except (FileNotFoundError, NotADirectoryError):
         raise SpecError(f"{shown}: no such file", hint=_FILE_HINT) from None
     except PermissionError:
-        raise SpecError(f"{shown}: permission denied", hint="check the file's permissions (it must be readable)") from None
+        raise SpecError(
+            f"{shown}: permission denied", hint="check the file's permissions (it must be readable)"
+        ) from None
     except OSError as exc:  # a name too long, a symlink loop, an I/O error
-        raise SpecError(f"{shown}: cannot read it ({exc.strerror or type(exc).__name__})", hint=_FILE_HINT) from None
+        raise SpecError(
+            f"{shown}: cannot read it ({exc.strerror or type(exc).__name__})", hint=_FILE_HINT
+        ) from None
     except ValueError:  # os.stat: embedded null byte
-        raise SpecError(f"{shown}: not a usable path (it contains a NUL character)", hint=_FILE_HINT) from None
+        raise SpecError(
+            f"{shown}: not a usable path (it contains a NUL character)", hint=_FILE_HINT
+        ) from None
     if not stat.S_ISREG(info.st_mode):
         kind = next((name for test, name in _NOT_A_FILE if test(info.st_mode)), "a special file")
         raise SpecError(f"{shown}: is {kind}, not a spec file", hint=_FILE_HINT)
@@ -86,16 +112,22 @@ def decode_spec_bytes(data: bytes, source: str) -> str:
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise SpecError(f"{source}: is UTF-16 text; a spec is UTF-8", hint="save the spec as UTF-8 text")
+        raise SpecError(
+            f"{source}: is UTF-16 text; a spec is UTF-8", hint="save the spec as UTF-8 text"
+        )
     if b"\x00" in data:
-        raise SpecError(f"{source}: is a binary file (it contains NUL bytes), not YAML or JSON text",
-                        hint="give a YAML or JSON spec saved as UTF-8 text")
+        raise SpecError(
+            f"{source}: is a binary file (it contains NUL bytes), not YAML or JSON text",
+            hint="give a YAML or JSON spec saved as UTF-8 text",
+        )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise SpecError(f"{source}: is not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line})",
-                        hint="save the spec as UTF-8 text") from None
+        raise SpecError(
+            f"{source}: is not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line})",
+            hint="save the spec as UTF-8 text",
+        ) from None
 
 
 def check_text(text: str, source: str) -> None:
@@ -103,8 +135,10 @@ def check_text(text: str, source: str) -> None:
     if len(text) > MAX_SPEC_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_SPEC_BYTES:
         raise _too_big(source, f"more than {_SIZE_TEXT}")
     if "\x00" in text:
-        raise SpecError(f"{source}: contains a NUL character; a spec is YAML or JSON text",
-                        hint="give a YAML or JSON spec saved as UTF-8 text")
+        raise SpecError(
+            f"{source}: contains a NUL character; a spec is YAML or JSON text",
+            hint="give a YAML or JSON spec saved as UTF-8 text",
+        )
 
 
 # ----------------------------------------------------------------------------- YAML
@@ -141,8 +175,11 @@ def _loader_class() -> type:
         def _count(self, n: int, mark: Any) -> None:
             self.values += n
             if self.values > MAX_VALUES:
-                raise refuse(f"more than {MAX_VALUES:,} values in the spec (an alias counts its anchor's values "
-                             "again); a spec has a few dozen", mark)
+                raise refuse(
+                    f"more than {MAX_VALUES:,} values in the spec (an alias counts its anchor's values "
+                    "again); a spec has a few dozen",
+                    mark,
+                )
 
         def compose_node(self, parent: Any, index: Any) -> Any:
             event = self.peek_event()
@@ -151,13 +188,18 @@ def _loader_class() -> type:
                 if target is not None:  # (an undefined alias is PyYAML's own error)
                     size = self.sizes.get(id(target))
                     if size is None:
-                        raise refuse(f"alias *{cut(event.anchor, 40)} is inside its own anchor (a cycle)",
-                                     event.start_mark)
+                        raise refuse(
+                            f"alias *{cut(event.anchor, 40)} is inside its own anchor (a cycle)",
+                            event.start_mark,
+                        )
                     self._count(size, event.start_mark)
                 return super().compose_node(parent, index)
             is_collection = isinstance(event, CollectionStartEvent)
             if is_collection and self.depth >= MAX_DEPTH:
-                raise refuse(f"nested more than {MAX_DEPTH} levels deep; a spec is 3 levels deep", event.start_mark)
+                raise refuse(
+                    f"nested more than {MAX_DEPTH} levels deep; a spec is 3 levels deep",
+                    event.start_mark,
+                )
             before = self.values
             self._count(1, event.start_mark)
             self.depth += is_collection
@@ -179,8 +221,12 @@ def _loader_class() -> type:
                 # PyYAML's own converters fail this way on e.g. 2001-13-45 or `!!int ""`
                 kind = str(node.tag).rsplit(":", 1)[-1]
                 why = f" ({cut(str(exc), 80)})" if type(exc) is ValueError else ""
-                raise ConstructorError(None, None, f"cannot read {brief(getattr(node, 'value', ''), 40)} as {kind}{why}",
-                                       node.start_mark) from None
+                raise ConstructorError(
+                    None,
+                    None,
+                    f"cannot read {brief(getattr(node, 'value', ''), 40)} as {kind}{why}",
+                    node.start_mark,
+                ) from None
 
     def _refuse_duplicate_keys(node: Any) -> None:
         # Only text keys are compared: the spec's keys are field names, and other keys are refused
@@ -189,21 +235,30 @@ def _loader_class() -> type:
         for key_node, _ in node.value:
             if isinstance(key_node, ScalarNode) and key_node.tag == str_tag:
                 if key_node.value in first_line:
-                    raise refuse(f"duplicate key {brief(key_node.value, 40)} (first on line "
-                                 f"{first_line[key_node.value]}); each key may appear once", key_node.start_mark)
+                    raise refuse(
+                        f"duplicate key {brief(key_node.value, 40)} (first on line "
+                        f"{first_line[key_node.value]}); each key may appear once",
+                        key_node.start_mark,
+                    )
                 first_line[key_node.value] = key_node.start_mark.line + 1
 
     def bounded_number(base: Any) -> Any:
         def construct(loader: Any, node: Any) -> Any:
             if isinstance(node.value, str) and len(node.value) > MAX_NUMBER_CHARS:
-                raise refuse(f"a number written with {len(node.value):,} characters; no field of a spec needs more "
-                             "than 20", node.start_mark)
+                raise refuse(
+                    f"a number written with {len(node.value):,} characters; no field of a spec needs more "
+                    "than 20",
+                    node.start_mark,
+                )
             return base(loader, node)
+
         return construct
 
     for tag in ("int", "float"):
         full = f"tag:yaml.org,2002:{tag}"
-        BoundedSafeLoader.add_constructor(full, bounded_number(yaml.SafeLoader.yaml_constructors[full]))
+        BoundedSafeLoader.add_constructor(
+            full, bounded_number(yaml.SafeLoader.yaml_constructors[full])
+        )
     _yaml_loader = BoundedSafeLoader
     return BoundedSafeLoader
 
@@ -218,12 +273,16 @@ def load_yaml(text: str, source: str) -> Any:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        problem = getattr(exc, "problem", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
+        problem = (
+            getattr(exc, "problem", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
+        )
         if getattr(exc, "refused", False):
             raise SpecError(f"{source}{where}: {cut(problem)}") from None
-        raise SpecError(f"{source}: not valid YAML{where}: {cut(problem)}",
-                        hint=f"fix the YAML{' at line ' + str(mark.line + 1) if mark else ''} (a workload spec or a "
-                             "SkyPilot task is a YAML mapping)") from None
+        raise SpecError(
+            f"{source}: not valid YAML{where}: {cut(problem)}",
+            hint=f"fix the YAML{' at line ' + str(mark.line + 1) if mark else ''} (a workload spec or a "
+            "SkyPilot task is a YAML mapping)",
+        ) from None
     except RecursionError:  # not reachable with MAX_DEPTH; kept so no input can escape as a crash
         raise SpecError(f"{source}: not valid YAML: nested too deeply") from None
     finally:
@@ -240,7 +299,9 @@ _JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:]')
 def _json_structure_problem(text: str) -> tuple[int, str] | None:
     """Depth and duplicate keys, found by a flat scan of the tokens, so json.loads never recurses
     past MAX_DEPTH and a duplicate is named with its line (json itself keeps the last silently)."""
-    stack: list[dict[str, int] | None] = []  # per open object its keys and their offsets; None for arrays
+    stack: list[
+        dict[str, int] | None
+    ] = []  # per open object its keys and their offsets; None for arrays
     last_string: tuple[str, int] | None = None
     for match in _JSON_TOKEN.finditer(text):
         token, at = match.group(), match.start()
@@ -256,8 +317,10 @@ def _json_structure_problem(text: str) -> tuple[int, str] | None:
             if keys is not None and last_string is not None:
                 key, key_at = last_string
                 if key in keys:
-                    return key_at, (f"duplicate key {brief(key, 40)} (first on line {_line(text, keys[key])}); "
-                                    "each key may appear once")
+                    return key_at, (
+                        f"duplicate key {brief(key, 40)} (first on line {_line(text, keys[key])}); "
+                        "each key may appear once"
+                    )
                 keys[key] = key_at
         last_string = None
         if token.startswith('"'):
@@ -279,8 +342,11 @@ class _NumberTooLong(ValueError):
 def _json_number(parse: Any) -> Any:
     def bounded(literal: str) -> Any:
         if len(literal) > MAX_NUMBER_CHARS:
-            raise _NumberTooLong(f"a number written with {len(literal):,} characters; no field of a spec needs more than 20")
+            raise _NumberTooLong(
+                f"a number written with {len(literal):,} characters; no field of a spec needs more than 20"
+            )
         return parse(literal)
+
     return bounded
 
 
@@ -291,10 +357,15 @@ def load_json(text: str, source: str) -> Any:
     try:
         return json.loads(text, parse_int=_json_number(int), parse_float=_json_number(float))
     except json.JSONDecodeError as exc:
-        raise SpecError(f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        raise SpecError(
+            f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
     except _NumberTooLong as exc:
         raise SpecError(f"{source}: {exc}") from None
-    except (ValueError, RecursionError) as exc:  # not reachable (depth is checked above); never a crash
+    except (
+        ValueError,
+        RecursionError,
+    ) as exc:  # not reachable (depth is checked above); never a crash
         raise SpecError(f"{source}: not valid JSON ({cut(str(exc))})") from None
 
 
@@ -323,7 +394,7 @@ def structure_problem(data: Any) -> str | None:
         for key, item in reversed(items):
             if isinstance(value, dict):
                 if not isinstance(key, str):
-                    return f"{where or '(top level)'}: key {brief(key, 40)} is not text; keys are field names such as \"epochs\""
+                    return f'{where or "(top level)"}: key {brief(key, 40)} is not text; keys are field names such as "epochs"'
                 path = f"{where}.{cut(key, 40)}" if where else cut(key, 40)
             else:
                 path = f"{where}[{key}]"

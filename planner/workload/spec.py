@@ -18,17 +18,44 @@ import os
 import re
 from itertools import islice
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from planner.errors import SpecError, did_you_mean
-from planner.workload.limits import (
-    MAX_EPOCHS, MAX_GPUS, MAX_HEADS, MAX_LAYERS, MAX_NAME, MAX_PARAMS, MAX_PROBLEMS, MAX_SAMPLE_VALUES, MAX_SAMPLES,
-    MAX_SIZE, MAX_TOTAL_STEPS, brief, learning_rate, whole_number,
-)
-from planner.workload.load import check_text, decode_spec_bytes, load_json, load_yaml, read_spec_file, structure_problem
 from planner.workload.footprint import layers_of
+from planner.workload.limits import (
+    MAX_EPOCHS,
+    MAX_GPUS,
+    MAX_HEADS,
+    MAX_LAYERS,
+    MAX_NAME,
+    MAX_PARAMS,
+    MAX_PROBLEMS,
+    MAX_SAMPLE_VALUES,
+    MAX_SAMPLES,
+    MAX_SIZE,
+    MAX_TOTAL_STEPS,
+    brief,
+    learning_rate,
+    whole_number,
+)
+from planner.workload.load import (
+    check_text,
+    decode_spec_bytes,
+    load_json,
+    load_yaml,
+    read_spec_file,
+    structure_problem,
+)
 
 # Whole numbers in a range (planner.workload.limits.whole_number names the range in its message).
 Size = Annotated[int, BeforeValidator(lambda value: whole_number(value, MAX_SIZE))]
@@ -109,11 +136,16 @@ class CustomModel(_Strict):
         return value
 
 
-KIND_MODELS: dict[str, type[BaseModel]] = {"mlp": MLPModel, "cnn": CNNModel, "rnn": RNNModel,
-                                           "transformer": TransformerModel, "custom": CustomModel}
+KIND_MODELS: dict[str, type[BaseModel]] = {
+    "mlp": MLPModel,
+    "cnn": CNNModel,
+    "rnn": RNNModel,
+    "transformer": TransformerModel,
+    "custom": CustomModel,
+}
 MODEL_KINDS = tuple(KIND_MODELS)
 ModelSpec = Annotated[
-    Union[MLPModel, CNNModel, RNNModel, TransformerModel, CustomModel], Field(discriminator="kind")
+    MLPModel | CNNModel | RNNModel | TransformerModel | CustomModel, Field(discriminator="kind")
 ]
 
 
@@ -143,7 +175,9 @@ class TrainSpec(_Strict):
     @classmethod
     def _count_or_word(cls, value: Any, info: ValidationInfo) -> Any:
         """A whole number in range, or the field's one word ("full" batch, "auto" GPUs)."""
-        word, top = {"batch_size": ("full", MAX_SAMPLES), "gpus": ("auto", MAX_GPUS)}[info.field_name or ""]
+        word, top = {"batch_size": ("full", MAX_SAMPLES), "gpus": ("auto", MAX_GPUS)}[
+            info.field_name or ""
+        ]
         if value == word:
             return value
         return whole_number(value, top, f' or "{word}"')
@@ -155,7 +189,9 @@ class TrainSpec(_Strict):
 
 
 class WorkloadSpec(_Strict):
-    name: Annotated[str, Field(min_length=1, max_length=MAX_NAME, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
+    name: Annotated[
+        str, Field(min_length=1, max_length=MAX_NAME, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    ]
     model: ModelSpec
     data: DataSpec
     train: TrainSpec
@@ -199,7 +235,9 @@ def load_spec(path: str | os.PathLike[str]) -> WorkloadSpec:
     return parse_spec_text(text, source=os.fsdecode(path), base_dir=Path(os.fsdecode(path)).parent)
 
 
-def parse_spec_text(text: str, source: str = "<spec>", base_dir: Path | None = None) -> WorkloadSpec:
+def parse_spec_text(
+    text: str, source: str = "<spec>", base_dir: Path | None = None
+) -> WorkloadSpec:
     """A spec from YAML (or JSON when `source` ends in .json). Any text gives a spec or a SpecError."""
     if isinstance(text, (bytes, bytearray)):
         text = decode_spec_bytes(bytes(text), source)
@@ -217,7 +255,7 @@ def parse_spec(data: Any, source: str = "<spec>", base_dir: Path | None = None) 
         raise SpecError(
             f"{source}: a spec is a mapping with keys name, model, data, train; got {type(data).__name__}",
             hint="give a workload spec (YAML or JSON, as examples/surface-mlp.yaml), a training script (train.py) or a "
-                 "SkyPilot task (task.yaml, with a run)",
+            "SkyPilot task (task.yaml, with a run)",
         )
     problem = structure_problem(data)  # depth, size and key types, before pydantic walks it
     if problem:
@@ -225,7 +263,9 @@ def parse_spec(data: Any, source: str = "<spec>", base_dir: Path | None = None) 
     try:
         spec = WorkloadSpec.model_validate(data)
     except ValidationError as exc:
-        raise SpecError(source, _describe(exc), hint="see the spec format: docs/guides/specs.md") from None
+        raise SpecError(
+            source, _describe(exc), hint="see the spec format: docs/guides/specs.md"
+        ) from None
     problems = consistency_problems(spec)
     if problems:
         raise SpecError(source, problems)
@@ -234,8 +274,13 @@ def parse_spec(data: Any, source: str = "<spec>", base_dir: Path | None = None) 
         try:
             resolved = (base_dir / spec.model.path).resolve()
         except (OSError, RuntimeError, ValueError) as exc:  # a symlink loop, a name too long
-            raise SpecError(source, [f"model.path: cannot resolve {brief(spec.model.path)} ({brief(str(exc), 80)})"]) from None
-        spec = spec.model_copy(update={"model": spec.model.model_copy(update={"path": str(resolved)})})
+            raise SpecError(
+                source,
+                [f"model.path: cannot resolve {brief(spec.model.path)} ({brief(str(exc), 80)})"],
+            ) from None
+        spec = spec.model_copy(
+            update={"model": spec.model.model_copy(update={"path": str(resolved)})}
+        )
     return spec
 
 
@@ -244,16 +289,22 @@ def consistency_problems(spec: WorkloadSpec) -> list[str]:
     m, problems = spec.model, []
     task = spec.task
     if task == "classification" and getattr(m, "outputs", 2) < 2:
-        problems.append(f"model.outputs: classification needs at least 2 classes, got {getattr(m, 'outputs', None)}")
+        problems.append(
+            f"model.outputs: classification needs at least 2 classes, got {getattr(m, 'outputs', None)}"
+        )
     if isinstance(m, TransformerModel):
         if m.d_model % m.heads:
             problems.append(
                 f"model.d_model: must be divisible by model.heads ({m.heads}), got {m.d_model}"
             )
         if task != "language_model":
-            problems.append(f"data.task: a transformer trains as a language_model, got {brief(task)}")
+            problems.append(
+                f"data.task: a transformer trains as a language_model, got {brief(task)}"
+            )
     elif task == "language_model":
-        problems.append(f"data.task: language_model needs model.kind transformer, got kind {brief(m.kind)}")
+        problems.append(
+            f"data.task: language_model needs model.kind transformer, got kind {brief(m.kind)}"
+        )
     if spec.train.batch_size != "full" and spec.train.batch_size > spec.data.samples:
         problems.append(
             f"train.batch_size: larger than data.samples ({spec.data.samples}), got {spec.train.batch_size};"
@@ -268,16 +319,22 @@ def size_problems(spec: WorkloadSpec) -> list[str]:
     if spec.total_steps > MAX_TOTAL_STEPS:
         problems.append(
             f"train.epochs: {spec.train.epochs:,} epochs x {spec.steps_per_epoch:,} steps per epoch = "
-            f"{spec.total_steps:,} steps; at most {MAX_TOTAL_STEPS:,} (fewer epochs or a larger train.batch_size)")
+            f"{spec.total_steps:,} steps; at most {MAX_TOTAL_STEPS:,} (fewer epochs or a larger train.batch_size)"
+        )
     shape = {"rnn": ("model.seq_len", [getattr(m, "seq_len", 1), getattr(m, "input_size", 1)])}.get(
-        m.kind, ("model.input_shape", list(getattr(m, "input_shape", []))))
+        m.kind, ("model.input_shape", list(getattr(m, "input_shape", [])))
+    )
     if math.prod(shape[1]) > MAX_SAMPLE_VALUES:
-        problems.append(f"{shape[0]}: one sample is {' x '.join(f'{n:,}' for n in shape[1])} = "
-                        f"{math.prod(shape[1]):,} values; at most {MAX_SAMPLE_VALUES:,} (4 GB in fp32)")
+        problems.append(
+            f"{shape[0]}: one sample is {' x '.join(f'{n:,}' for n in shape[1])} = "
+            f"{math.prod(shape[1]):,} values; at most {MAX_SAMPLE_VALUES:,} (4 GB in fp32)"
+        )
     params = sum(layer.params for layer in layers_of(spec) or [])
     if params > MAX_PARAMS:
-        problems.append(f"model: {params:,} parameters; at most {MAX_PARAMS:,} (1.6 TB to train with "
-                        "Adam, more than any instance holds): use smaller widths or fewer layers")
+        problems.append(
+            f"model: {params:,} parameters; at most {MAX_PARAMS:,} (1.6 TB to train with "
+            "Adam, more than any instance holds): use smaller widths or fewer layers"
+        )
     return problems
 
 
@@ -314,17 +371,30 @@ def _fields_at(loc: tuple[Any, ...]) -> list[str]:
 
 
 # pydantic's error types whose message is "must be <what>, got <the value>"
-_MUST_BE = {**dict.fromkeys(("int_type", "int_parsing", "int_from_float"), "a whole number"),
-            **dict.fromkeys(("float_type", "float_parsing", "finite_number"), "a finite number"),
-            **dict.fromkeys(("model_type", "model_attributes_type", "dict_type"), "a mapping of keys"),
-            "string_type": "text", "list_type": "a list"}
-_COMPARISONS = {"greater_than": ">", "greater_than_equal": ">=", "less_than": "<", "less_than_equal": "<="}
+_MUST_BE = {
+    **dict.fromkeys(("int_type", "int_parsing", "int_from_float"), "a whole number"),
+    **dict.fromkeys(("float_type", "float_parsing", "finite_number"), "a finite number"),
+    **dict.fromkeys(("model_type", "model_attributes_type", "dict_type"), "a mapping of keys"),
+    "string_type": "text",
+    "list_type": "a list",
+}
+_COMPARISONS = {
+    "greater_than": ">",
+    "greater_than_equal": ">=",
+    "less_than": "<",
+    "less_than_equal": "<=",
+}
 
 
 def _describe(exc: ValidationError) -> list[str]:
     lines: list[str] = []
     for err in islice(exc.errors(include_url=False), MAX_PROBLEMS):
-        loc, etype, ctx, value = tuple(err["loc"]), err["type"], err.get("ctx") or {}, err.get("input")
+        loc, etype, ctx, value = (
+            tuple(err["loc"]),
+            err["type"],
+            err.get("ctx") or {},
+            err.get("input"),
+        )
         where = _path(loc)
         if etype == "missing":
             msg = "required field is missing"
@@ -341,7 +411,9 @@ def _describe(exc: ValidationError) -> list[str]:
             allowed = re.findall(r"'([^']*)'", ctx.get("expected", ""))
             msg = f"must be one of {' | '.join(allowed)}, got {brief(value)}{_suggest(value, allowed)}"
         elif etype in _COMPARISONS:
-            msg = f"must be {_COMPARISONS[etype]} {next(iter(ctx.values()), '?')}, got {brief(value)}"
+            msg = (
+                f"must be {_COMPARISONS[etype]} {next(iter(ctx.values()), '?')}, got {brief(value)}"
+            )
         elif etype in _MUST_BE:
             msg = f"must be {_MUST_BE[etype]}, got {brief(value)}"
         elif etype == "string_pattern_mismatch":
@@ -355,7 +427,9 @@ def _describe(exc: ValidationError) -> list[str]:
         lines.append(f"{where}: {msg}")
     lines = list(dict.fromkeys(lines))
     if exc.error_count() > MAX_PROBLEMS:
-        lines.append(f"(top level): {exc.error_count() - MAX_PROBLEMS:,} more problems not shown; fix these first")
+        lines.append(
+            f"(top level): {exc.error_count() - MAX_PROBLEMS:,} more problems not shown; fix these first"
+        )
     return lines
 
 

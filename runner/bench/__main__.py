@@ -32,7 +32,9 @@ def main(argv: list[str]) -> int:
 
     from runner.bench.distributed import processes_for, relaunch, world
 
-    relaunch(argv, processes_for(job))  # several processes: exec torchrun, which runs this again per rank
+    relaunch(
+        argv, processes_for(job)
+    )  # several processes: exec torchrun, which runs this again per rank
     rank = world()[0]
 
     from runner.bench.result import BenchResult
@@ -46,9 +48,12 @@ def main(argv: list[str]) -> int:
         result = run_job(job, progress)
     except Exception as exc:  # noqa: BLE001 - report it as a result, keep the trace in the log
         traceback.print_exc()
-        result = BenchResult(status="error", device=str(job.get("device", "cpu")),
-                             workload=job.get("spec", {}).get("name", ""),
-                             message=f"the bench failed: {type(exc).__name__}: {exc}")
+        result = BenchResult(
+            status="error",
+            device=str(job.get("device", "cpu")),
+            workload=job.get("spec", {}).get("name", ""),
+            message=f"the bench failed: {type(exc).__name__}: {exc}",
+        )
     if rank == 0:
         result.write(result_path)
         print(json.dumps({"event": "done", "status": result.status}), flush=True)

@@ -25,13 +25,16 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import torch
 
-POOL_MAX_BYTES = 512 * 2**20  # the bench's data never exceeds this (a batch larger than it is taken whole)
+POOL_MAX_BYTES = (
+    512 * 2**20
+)  # the bench's data never exceeds this (a batch larger than it is taken whole)
 CACHE_MULTIPLE = 2  # the pool spans at least twice the last-level cache
 DEFAULT_LLC_BYTES = 32 * 2**20  # when the cache size cannot be read
 
@@ -47,7 +50,9 @@ def input_shape(model_spec: dict[str, Any]) -> tuple[int, ...]:
     return tuple(model_spec["input_shape"])
 
 
-def make_data(job: dict[str, Any], n: int, device: torch.device, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+def make_data(
+    job: dict[str, Any], n: int, device: torch.device, generator: torch.Generator
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Synthetic inputs and targets of the right shape and dtype, created on `device`."""
     m, task = job["model"], job["data"]["task"]
     shape = (n, *input_shape(m))
@@ -111,12 +116,21 @@ class DataPool:
     seconds: float  # time it took to build the pool (on the device, or pinned on the host)
 
 
-def build_pool(job: dict[str, Any], device: torch.device, batch: int, generator: torch.Generator,
-               whole_dataset: bool = False) -> DataPool:
+def build_pool(
+    job: dict[str, Any],
+    device: torch.device,
+    batch: int,
+    generator: torch.Generator,
+    whole_dataset: bool = False,
+) -> DataPool:
     """The pool for `job` at `batch` (`whole_dataset`: every sample, as a real run holds them)."""
     samples = max(int(job["data"]["samples"]), batch)
     on_device = job["data"].get("location", "device") == "device"
-    n = samples if whole_dataset else pool_samples(samples, batch, sample_bytes(job), last_level_cache_bytes(device))
+    n = (
+        samples
+        if whole_dataset
+        else pool_samples(samples, batch, sample_bytes(job), last_level_cache_bytes(device))
+    )
     started = time.perf_counter()
     if on_device:
         x_all, y_all = make_data(job, n, device, generator)

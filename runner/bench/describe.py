@@ -35,7 +35,9 @@ def main(argv: list[str]) -> int:
         return 2
     with open(argv[0]) as f:
         job = json.load(f)
-    model = job.get("spec", job)  # a bench job, a spec's job (model + data + train), or a model alone
+    model = job.get(
+        "spec", job
+    )  # a bench job, a spec's job (model + data + train), or a model alone
     try:
         from runner.bench.introspect import describe
         from runner.bench.workloads import WorkloadError
@@ -45,12 +47,16 @@ def main(argv: list[str]) -> int:
         except WorkloadError as exc:
             out = {"error": str(exc)}
     except MemoryError:
-        out = {"error": "model.factory: the model ran out of memory while it was being described "
-                        "(the planner allows it a bounded amount; is the model this large?)"}
+        out = {
+            "error": "model.factory: the model ran out of memory while it was being described "
+            "(the planner allows it a bounded amount; is the model this large?)"
+        }
     except BaseException as exc:  # noqa: BLE001 - the user's module failed on a sample batch, or called sys.exit
         what = "called sys.exit" if isinstance(exc, SystemExit) else f"{type(exc).__name__}: {exc}"
         shape = (model.get("model") or model).get("input_shape")
-        out = {"error": f"model.factory: the model failed on a sample batch of shape {shape} ({what})"}
+        out = {
+            "error": f"model.factory: the model failed on a sample batch of shape {shape} ({what})"
+        }
     sys.stdout.write(json.dumps(out) + "\n")
     sys.stdout.flush()
     return 0

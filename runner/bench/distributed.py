@@ -33,20 +33,27 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from contextlib import nullcontext
-from typing import Any, Callable
+from typing import Any
 
 import torch
 import torch.distributed as dist
 
 PROBE_MIB = (0.0009765625, 1.0, 4.0, 16.0)  # 1 KiB (latency) to 16 MiB (bandwidth)
-GROUP_TIMEOUT = dt.timedelta(seconds=180)  # a rank that dies must not hang the others for gloo's 30 min
+GROUP_TIMEOUT = dt.timedelta(
+    seconds=180
+)  # a rank that dies must not hang the others for gloo's 30 min
 STOP, SYNC, NO_SYNC = 0, 1, -1
 
 
 def world() -> tuple[int, int, int]:
     """(rank, world size, local rank) from torchrun's environment; (0, 1, 0) outside it."""
-    return int(os.environ.get("RANK", 0)), int(os.environ.get("WORLD_SIZE", 1)), int(os.environ.get("LOCAL_RANK", 0))
+    return (
+        int(os.environ.get("RANK", 0)),
+        int(os.environ.get("WORLD_SIZE", 1)),
+        int(os.environ.get("LOCAL_RANK", 0)),
+    )
 
 
 def relaunch(argv: list[str], processes: int) -> None:
@@ -54,8 +61,19 @@ def relaunch(argv: list[str], processes: int) -> None:
     caller's timeouts and kills still apply); returns only when no relaunch is needed."""
     if processes <= 1 or "RANK" in os.environ:
         return
-    os.execv(sys.executable, [sys.executable, "-m", "torch.distributed.run", "--standalone",
-                              f"--nproc_per_node={processes}", "-m", "runner.bench", *argv])
+    os.execv(
+        sys.executable,
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            f"--nproc_per_node={processes}",
+            "-m",
+            "runner.bench",
+            *argv,
+        ],
+    )
 
 
 def processes_for(job: dict[str, Any]) -> int:
@@ -130,8 +148,14 @@ def follow(lock: Lockstep, step: Callable[[], object], no_sync: Callable[[], Any
         done += abs(n)
 
 
-def exposed_share(lock: Lockstep, sync_timer: Any, local_timer: Any, step_seconds: float,
-                  rounds: int = 4, block_seconds: float = 0.5) -> tuple[float, float, float, float]:
+def exposed_share(
+    lock: Lockstep,
+    sync_timer: Any,
+    local_timer: Any,
+    step_seconds: float,
+    rounds: int = 4,
+    block_seconds: float = 0.5,
+) -> tuple[float, float, float, float]:
     """Rank 0: (exposed share, median sync step, median no_sync step, the no_sync steps' coefficient of
     variation) from alternating blocks, so a machine that drifts slows both alike."""
     n = max(2, min(2000, int(block_seconds / max(step_seconds, 1e-6))))
@@ -181,12 +205,21 @@ def probe(device: torch.device, max_mib: float = 16.0) -> dict[str, Any]:
     sizes = [int(m * 2**20) for m in PROBE_MIB if m <= max_mib]
     points = [(s, allreduce_seconds(s, device)) for s in sizes]
     latency, bus = fit_fabric(points, dist.get_world_size())
-    return {"points": [[b, t] for b, t in points], "latency_seconds": latency, "bus_bytes_per_second": bus,
-            "ranks": dist.get_world_size(), "backend": dist.get_backend()}
+    return {
+        "points": [[b, t] for b, t in points],
+        "latency_seconds": latency,
+        "bus_bytes_per_second": bus,
+        "ranks": dist.get_world_size(),
+        "backend": dist.get_backend(),
+    }
 
 
-def run_data_parallel(job: dict[str, Any], result: Any, device: torch.device,
-                      progress: Callable[[dict], None] | None = None) -> Any:
+def run_data_parallel(
+    job: dict[str, Any],
+    result: Any,
+    device: torch.device,
+    progress: Callable[[dict], None] | None = None,
+) -> Any:
     """This rank's part of a data-parallel bench (under torchrun); rank 0 fills `result` (a BenchResult)
     with the step of the global batch and what its all-reduce costs."""
     from torch.nn.parallel import DistributedDataParallel
@@ -203,14 +236,20 @@ def run_data_parallel(job: dict[str, Any], result: Any, device: torch.device,
     batch = int(job.get("batch_size") or spec["train"]["batch_size"])  # the global batch
     result.processes, result.threads = size, torch.get_num_threads()
     if batch % size:
-        result.status, result.message = "invalid", f"batch {batch:,} does not split evenly over {size} processes"
+        result.status, result.message = (
+            "invalid",
+            f"batch {batch:,} does not split evenly over {size} processes",
+        )
         return result
     lock = Lockstep(join(device))
     result.backend = dist.get_backend()
     try:
         t0 = time.perf_counter()
+
         def wrap(m: Any) -> Any:
-            return DistributedDataParallel(m, device_ids=[local_rank] if device.type == "cuda" else None)
+            return DistributedDataParallel(
+                m, device_ids=[local_rank] if device.type == "cuda" else None
+            )
 
         workload = build(spec, device, batch_size=batch // size, seed=rank, wrap=wrap)
         result.setup_seconds = time.perf_counter() - t0
@@ -221,15 +260,24 @@ def run_data_parallel(job: dict[str, Any], result: Any, device: torch.device,
 
         if rank == 0:
             try:
-                m = measure(LeaderTimer(lock, timer_for(workload.step, device)), float(job.get("seconds", 10.0)),
-                            progress=progress)
-                share, synced, local, cv = exposed_share(lock, timer_for(workload.step, device),
-                                                         timer_for(no_sync_step, device), m.stats.mean)
+                m = measure(
+                    LeaderTimer(lock, timer_for(workload.step, device)),
+                    float(job.get("seconds", 10.0)),
+                    progress=progress,
+                )
+                share, synced, local, cv = exposed_share(
+                    lock,
+                    timer_for(workload.step, device),
+                    timer_for(no_sync_step, device),
+                    m.stats.mean,
+                )
             finally:
                 lock.stop()
         else:
             follow(lock, workload.step, workload.model.no_sync)  # type: ignore[arg-type]  # the DDP wrapper's
-        gradient_bytes = sum(p.numel() * p.element_size() for p in workload.model.parameters() if p.requires_grad)
+        gradient_bytes = sum(
+            p.numel() * p.element_size() for p in workload.model.parameters() if p.requires_grad
+        )
         flat = allreduce_seconds(gradient_bytes, device)
         fabric = probe(device)
     except WorkloadError as exc:
@@ -241,11 +289,21 @@ def run_data_parallel(job: dict[str, Any], result: Any, device: torch.device,
         result.batch_size, samples = batch, int(spec["data"]["samples"])
         record(result, m)
         result.steps_per_epoch = -(-max(samples, batch) // batch)  # of the global batch
-        result.step_seconds_no_sync, result.step_cv_no_sync, result.allreduce_share = local, cv, share
-        result.allreduce_seconds, result.gradient_bytes, result.fabric = flat, gradient_bytes, fabric
+        result.step_seconds_no_sync, result.step_cv_no_sync, result.allreduce_share = (
+            local,
+            cv,
+            share,
+        )
+        result.allreduce_seconds, result.gradient_bytes, result.fabric = (
+            flat,
+            gradient_bytes,
+            fabric,
+        )
         if abs(synced - m.stats.mean) > 0.25 * m.stats.mean:
-            result.warnings.append(f"the all-reduce share was measured at a step of {synced * 1e3:.3g} ms, "
-                                   f"the bench at {m.stats.mean * 1e3:.3g} ms: the machine's speed moved")
+            result.warnings.append(
+                f"the all-reduce share was measured at a step of {synced * 1e3:.3g} ms, "
+                f"the bench at {m.stats.mean * 1e3:.3g} ms: the machine's speed moved"
+            )
     return result
 
 
@@ -256,8 +314,19 @@ def main(argv: list[str]) -> int:
     max_mib = float(args[args.index("--max-mib") + 1]) if "--max-mib" in args else 16.0
     out = args[0]
     if "RANK" not in os.environ:
-        os.execv(sys.executable, [sys.executable, "-m", "torch.distributed.run", "--standalone",
-                                  f"--nproc_per_node={processes}", "-m", "runner.bench.distributed", *argv])
+        os.execv(
+            sys.executable,
+            [
+                sys.executable,
+                "-m",
+                "torch.distributed.run",
+                "--standalone",
+                f"--nproc_per_node={processes}",
+                "-m",
+                "runner.bench.distributed",
+                *argv,
+            ],
+        )
     torch.set_num_threads(1)
     device = torch.device("cpu")
     join(device)

@@ -37,8 +37,9 @@ import math
 import os
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Protocol
 
 from runner.bench.result import BenchResult
 from runner.bench.stats import StepStats, summarize
@@ -129,7 +130,9 @@ def _block_size(step_seconds: float, target_seconds: float, lo: int, hi: int = 1
     return max(lo, min(hi, int(target_seconds / step_seconds)))
 
 
-def warm_up(timer: StepTimer, budget_seconds: float, progress: Callable[[dict], None] | None = None) -> tuple[list[float], bool]:
+def warm_up(
+    timer: StepTimer, budget_seconds: float, progress: Callable[[dict], None] | None = None
+) -> tuple[list[float], bool]:
     """Run windows of steps until the window median stops falling by more than 5%."""
     limit = WARMUP_MAX_FRACTION * budget_seconds
     times = timer.run_block(1)  # the first step alone: it carries lazy initialisation
@@ -168,7 +171,9 @@ def measure(
         return _interrupted([], warm, steady, notice)
     warmup_seconds = sum(warm)
     remaining = max(0.0, budget_seconds - warmup_seconds)
-    min_seconds = min(remaining, max(1.0, 0.2 * budget_seconds)) if min_seconds is None else min_seconds
+    min_seconds = (
+        min(remaining, max(1.0, 0.2 * budget_seconds)) if min_seconds is None else min_seconds
+    )
     times: list[float] = []
     estimate = statistics.median(warm[-3:])
     stopped, announced = "budget", False
@@ -179,7 +184,12 @@ def measure(
         spent = sum(times)
         slow = spent >= remaining and len(times) < MIN_MEASURED_STEPS
         if progress and (len(times) >= 2 or slow):
-            event = {"event": "measure", "seconds": warmup_seconds + spent, "steps": len(times), "step_seconds": estimate}
+            event = {
+                "event": "measure",
+                "seconds": warmup_seconds + spent,
+                "steps": len(times),
+                "step_seconds": estimate,
+            }
             if len(times) >= 2:
                 stats = summarize(times)
                 event.update(step_seconds=stats.mean, rel_ci=stats.rel_half_width)
@@ -187,7 +197,12 @@ def measure(
                 event.update(slow=True, min_steps=MIN_MEASURED_STEPS, cap_seconds=cap)
                 announced = True
             progress(event)
-        if len(times) >= min_steps and spent >= min_seconds and len(times) >= 2 and summarize(times).rel_half_width <= target:
+        if (
+            len(times) >= min_steps
+            and spent >= min_seconds
+            and len(times) >= 2
+            and summarize(times).rel_half_width <= target
+        ):
             stopped = "converged"
             break
         if spent >= remaining and len(times) >= MIN_MEASURED_STEPS:
@@ -202,13 +217,25 @@ def measure(
 def _interrupted(times: list[float], warm: list[float], steady: bool, notice: str) -> Measurement:
     """The steps measured until an interruption notice, as the measurement; InterruptedBench when too few."""
     if len(times) < MIN_MEASURED_STEPS:
-        raise InterruptedBench(f"interrupted ({notice}) after {len(times)} measured step(s) and {len(warm)} of "
-                               f"warm-up: too few to time (at least {MIN_MEASURED_STEPS})")
+        raise InterruptedBench(
+            f"interrupted ({notice}) after {len(times)} measured step(s) and {len(warm)} of "
+            f"warm-up: too few to time (at least {MIN_MEASURED_STEPS})"
+        )
     stats = summarize(times)
-    warnings = [f"interrupted ({notice}): the {len(times)} steps measured until then are the measurement"]
+    warnings = [
+        f"interrupted ({notice}): the {len(times)} steps measured until then are the measurement"
+    ]
     warnings += list(stats.warnings)
-    return Measurement(stats=stats, times=times, warmup_seconds=sum(warm), warmup_steps=len(warm), steady=steady,
-                       stopped_because="interrupted", warnings=warnings, interruption=notice)
+    return Measurement(
+        stats=stats,
+        times=times,
+        warmup_seconds=sum(warm),
+        warmup_steps=len(warm),
+        steady=steady,
+        stopped_because="interrupted",
+        warnings=warnings,
+        interruption=notice,
+    )
 
 
 # One measured step: its mean's interval is the machine's own timing noise, measured when it happens
@@ -241,24 +268,40 @@ def machine_noise(repeats: int = 15) -> float:
     return statistics.stdev(times) / mean if mean > 0 else 0.0
 
 
-def _result(times: list[float], warm: list[float], steady: bool, stopped: str, target: float, cap: float,
-            slow: bool, noise_probe: Callable[[], float] | None = None) -> Measurement:
+def _result(
+    times: list[float],
+    warm: list[float],
+    steady: bool,
+    stopped: str,
+    target: float,
+    cap: float,
+    slow: bool,
+    noise_probe: Callable[[], float] | None = None,
+) -> Measurement:
     warmup_seconds = sum(warm)
     warnings: list[str] = []
     only_warmup = not times
     if only_warmup:  # the warm-up used the whole cap: its last step is all there is
         times = warm[-1:]
-        warnings.append(f"one step took {times[0]:.1f} s: nothing but the warm-up fitted in the bench's "
-                        f"{cap:.0f} s cap, so its last step is the measurement; give more --seconds")
+        warnings.append(
+            f"one step took {times[0]:.1f} s: nothing but the warm-up fitted in the bench's "
+            f"{cap:.0f} s cap, so its last step is the measurement; give more --seconds"
+        )
     stats = summarize(times)
-    if len(times) == 1:  # one step has no spread of its own: the machine's, measured now (issue 40: never infinite)
+    if (
+        len(times) == 1
+    ):  # one step has no spread of its own: the machine's, measured now (issue 40: never infinite)
         cv = (noise_probe or machine_noise)()
         half = min(max(ONE_STEP_Z * cv, ONE_STEP_MIN), ONE_STEP_MAX)
-        slowest = warm[-1] if warm and not only_warmup else times[0]  # the warm-up's last step, no faster than steady
+        slowest = (
+            warm[-1] if warm and not only_warmup else times[0]
+        )  # the warm-up's last step, no faster than steady
         stats.ci_low = times[0] * (1 - half)
         stats.ci_high = min(max(times[0] * (1 + half), slowest), times[0] * (1 + ONE_STEP_MAX))
-        warnings.append(f"one step measured: its interval (+-{half:.0%}) is this machine's own noise, measured now "
-                        f"(the same small op repeated varied {cv:.0%}); give more --seconds for a firmer estimate")
+        warnings.append(
+            f"one step measured: its interval (+-{half:.0%}) is this machine's own noise, measured now "
+            f"(the same small op repeated varied {cv:.0%}); give more --seconds for a firmer estimate"
+        )
     if 1 < len(times) < MIN_MEASURED_STEPS and not only_warmup:
         # Too few steps for a t-interval (with 2 it spans 12.7 standard deviations). What they
         # show instead: the mean lies between the fastest step and the slowest, where the warm-up's
@@ -266,19 +309,34 @@ def _result(times: list[float], warm: list[float], steady: bool, stopped: str, t
         stats.ci_low, stats.ci_high = min(times), max(max(times), warm[-1])
     warnings += list(stats.warnings)
     if not steady:
-        warnings.insert(0, f"step time never settled during warm-up ({len(warm)} step{'s' if len(warm) != 1 else ''}, "
-                           f"{warmup_seconds:.1f} s); "
-                           "the first measured steps may still be slow")
+        warnings.insert(
+            0,
+            f"step time never settled during warm-up ({len(warm)} step{'s' if len(warm) != 1 else ''}, "
+            f"{warmup_seconds:.1f} s); "
+            "the first measured steps may still be slow",
+        )
     if stopped == "cap" or slow and len(times) < MIN_MEASURED_STEPS:
-        warnings.append(f"slow steps: only {len(times)} step(s) measured within the bench's {cap:.0f} s cap "
-                        f"(at least {MIN_MEASURED_STEPS} wanted); give more --seconds for a firmer estimate")
+        warnings.append(
+            f"slow steps: only {len(times)} step(s) measured within the bench's {cap:.0f} s cap "
+            f"(at least {MIN_MEASURED_STEPS} wanted); give more --seconds for a firmer estimate"
+        )
     elif stopped == "budget" and stats.rel_half_width > target:
         rel = stats.rel_half_width
-        warnings.append(f"the mean is known to +-{rel:.1%} (target +-{target:.0%}): the time budget ran out "
-                        f"after {len(times):,} steps; give more --seconds for a tighter interval"
-                        if math.isfinite(rel) else "too few steps for an interval; give more --seconds")
-    return Measurement(stats=stats, times=times, warmup_seconds=warmup_seconds, warmup_steps=len(warm),
-                       steady=steady, stopped_because=stopped, warnings=warnings)
+        warnings.append(
+            f"the mean is known to +-{rel:.1%} (target +-{target:.0%}): the time budget ran out "
+            f"after {len(times):,} steps; give more --seconds for a tighter interval"
+            if math.isfinite(rel)
+            else "too few steps for an interval; give more --seconds"
+        )
+    return Measurement(
+        stats=stats,
+        times=times,
+        warmup_seconds=warmup_seconds,
+        warmup_steps=len(warm),
+        steady=steady,
+        stopped_because=stopped,
+        warnings=warnings,
+    )
 
 
 def record(result: BenchResult, m: Measurement) -> None:
@@ -286,8 +344,16 @@ def record(result: BenchResult, m: Measurement) -> None:
     the spread, the warm-up, why it stopped and what it warns of."""
     s = m.stats
     result.status, result.steps_measured = "ok", s.n
-    result.step_seconds, result.step_seconds_ci_low, result.step_seconds_ci_high = s.mean, s.ci_low, s.ci_high
-    result.step_seconds_median, result.step_seconds_p10, result.step_seconds_p90 = s.median, s.p10, s.p90
+    result.step_seconds, result.step_seconds_ci_low, result.step_seconds_ci_high = (
+        s.mean,
+        s.ci_low,
+        s.ci_high,
+    )
+    result.step_seconds_median, result.step_seconds_p10, result.step_seconds_p90 = (
+        s.median,
+        s.p10,
+        s.p90,
+    )
     result.step_seconds_min, result.coefficient_of_variation = min(m.times), s.cv
     result.samples_per_second = result.batch_size / s.mean
     result.warmup_seconds, result.warmup_steps = m.warmup_seconds, m.warmup_steps

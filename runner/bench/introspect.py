@@ -37,39 +37,135 @@ from runner.bench.workloads import build_model, input_shape, loss_function
 
 # Operators that launch no kernel: views, metadata and allocations.
 NO_KERNEL = {
-    "view", "_unsafe_view", "_reshape_alias", "reshape", "t", "transpose", "permute", "expand", "unsqueeze",
-    "squeeze", "select", "slice", "as_strided", "alias", "detach", "split", "split_with_sizes", "unbind", "chunk",
-    "narrow", "lift_fresh", "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "_to_copy_meta",
-    "sym_size", "sym_stride", "sym_numel", "is_same_size", "_local_scalar_dense", "clone_meta", "unflatten",
-    "flatten", "view_as", "expand_as", "numpy_T", "_has_compatible_shallow_copy_type", "set_", "resize_",
+    "view",
+    "_unsafe_view",
+    "_reshape_alias",
+    "reshape",
+    "t",
+    "transpose",
+    "permute",
+    "expand",
+    "unsqueeze",
+    "squeeze",
+    "select",
+    "slice",
+    "as_strided",
+    "alias",
+    "detach",
+    "split",
+    "split_with_sizes",
+    "unbind",
+    "chunk",
+    "narrow",
+    "lift_fresh",
+    "empty",
+    "empty_like",
+    "empty_strided",
+    "new_empty",
+    "new_empty_strided",
+    "_to_copy_meta",
+    "sym_size",
+    "sym_stride",
+    "sym_numel",
+    "is_same_size",
+    "_local_scalar_dense",
+    "clone_meta",
+    "unflatten",
+    "flatten",
+    "view_as",
+    "expand_as",
+    "numpy_T",
+    "_has_compatible_shallow_copy_type",
+    "set_",
+    "resize_",
 }
-CONV = {"convolution", "_convolution", "convolution_backward", "cudnn_convolution", "mkldnn_convolution",
-        "_slow_conv2d_forward", "_slow_conv2d_backward", "convolution_overrideable", "thnn_conv2d"}
+CONV = {
+    "convolution",
+    "_convolution",
+    "convolution_backward",
+    "cudnn_convolution",
+    "mkldnn_convolution",
+    "_slow_conv2d_forward",
+    "_slow_conv2d_backward",
+    "convolution_overrideable",
+    "thnn_conv2d",
+}
 GEMM = {"mm", "addmm", "linear", "matmul", "_addmm_activation", "addmv", "mv", "dot"}
 ATTENTION = {"bmm", "baddbmm"}  # batched products of activations (attention scores and context)
-NORM = {"native_batch_norm", "native_batch_norm_backward", "_native_batch_norm_legit",
-        "_native_batch_norm_legit_functional", "_native_batch_norm_legit_no_training", "batch_norm_backward",
-        "cudnn_batch_norm", "cudnn_batch_norm_backward", "native_layer_norm", "native_layer_norm_backward",
-        "native_group_norm", "native_group_norm_backward", "_fused_rms_norm", "_fused_rms_norm_backward"}
-EMBEDDING = {"embedding", "embedding_dense_backward", "embedding_backward", "_embedding_bag",
-             "_embedding_bag_backward", "index_select", "gather"}
-POOL = {"max_pool2d_with_indices", "max_pool2d_with_indices_backward", "avg_pool2d", "avg_pool2d_backward",
-        "_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward", "adaptive_max_pool2d",
-        "adaptive_max_pool2d_backward", "max_pool1d", "avg_pool1d", "max_pool3d_with_indices", "avg_pool3d"}
-LOSS = {"nll_loss_forward", "nll_loss_backward", "nll_loss2d_forward", "nll_loss2d_backward", "_log_softmax",
-        "_log_softmax_backward_data", "mse_loss", "mse_loss_backward", "binary_cross_entropy",
-        "binary_cross_entropy_backward", "binary_cross_entropy_with_logits", "smooth_l1_loss", "l1_loss"}
+NORM = {
+    "native_batch_norm",
+    "native_batch_norm_backward",
+    "_native_batch_norm_legit",
+    "_native_batch_norm_legit_functional",
+    "_native_batch_norm_legit_no_training",
+    "batch_norm_backward",
+    "cudnn_batch_norm",
+    "cudnn_batch_norm_backward",
+    "native_layer_norm",
+    "native_layer_norm_backward",
+    "native_group_norm",
+    "native_group_norm_backward",
+    "_fused_rms_norm",
+    "_fused_rms_norm_backward",
+}
+EMBEDDING = {
+    "embedding",
+    "embedding_dense_backward",
+    "embedding_backward",
+    "_embedding_bag",
+    "_embedding_bag_backward",
+    "index_select",
+    "gather",
+}
+POOL = {
+    "max_pool2d_with_indices",
+    "max_pool2d_with_indices_backward",
+    "avg_pool2d",
+    "avg_pool2d_backward",
+    "_adaptive_avg_pool2d",
+    "_adaptive_avg_pool2d_backward",
+    "adaptive_max_pool2d",
+    "adaptive_max_pool2d_backward",
+    "max_pool1d",
+    "avg_pool1d",
+    "max_pool3d_with_indices",
+    "avg_pool3d",
+}
+LOSS = {
+    "nll_loss_forward",
+    "nll_loss_backward",
+    "nll_loss2d_forward",
+    "nll_loss2d_backward",
+    "_log_softmax",
+    "_log_softmax_backward_data",
+    "mse_loss",
+    "mse_loss_backward",
+    "binary_cross_entropy",
+    "binary_cross_entropy_backward",
+    "binary_cross_entropy_with_logits",
+    "smooth_l1_loss",
+    "l1_loss",
+}
 RECURRENT_MODULES = (torch.nn.RNNBase, torch.nn.RNNCellBase)
 
 
-OP_SETS = (("conv", CONV), ("gemm", GEMM), ("attention", ATTENTION), ("norm", NORM), ("embedding", EMBEDDING),
-           ("pool", POOL), ("loss", LOSS))
+OP_SETS = (
+    ("conv", CONV),
+    ("gemm", GEMM),
+    ("attention", ATTENTION),
+    ("norm", NORM),
+    ("embedding", EMBEDDING),
+    ("pool", POOL),
+    ("loss", LOSS),
+)
 
 
 def op_class(aten_name: str, in_recurrent: bool) -> str:
     if in_recurrent:
         return "recurrent"
-    if "scaled_dot_product" in aten_name or "attention" in aten_name:  # fused attention kernels, whatever their name
+    if (
+        "scaled_dot_product" in aten_name or "attention" in aten_name
+    ):  # fused attention kernels, whatever their name
         return "attention"
     return next((cls for cls, names in OP_SETS if aten_name in names), "elementwise")
 
@@ -119,11 +215,17 @@ class _Recorder(TorchDispatchMode):
 
 def _loss(out: torch.Tensor, task: str) -> torch.Tensor:
     """The bench's loss for `task` (workloads.loss_function) against zero targets."""
-    target = torch.zeros_like(out) if task == "regression" else torch.zeros(out.shape[:-1], dtype=torch.long, device=out.device)
+    target = (
+        torch.zeros_like(out)
+        if task == "regression"
+        else torch.zeros(out.shape[:-1], dtype=torch.long, device=out.device)
+    )
     return loss_function(task)(out, target)
 
 
-def _trace(model_spec: dict[str, Any], task: str, batch: int, device: str) -> tuple[list[tuple], torch.nn.Module]:
+def _trace(
+    model_spec: dict[str, Any], task: str, batch: int, device: str
+) -> tuple[list[tuple], torch.nn.Module]:
     with torch.device(device):
         model = build_model(model_spec)
     model.train()
@@ -131,7 +233,11 @@ def _trace(model_spec: dict[str, Any], task: str, batch: int, device: str) -> tu
     if model_spec["kind"] == "transformer":
         x = torch.zeros((batch, *shape), dtype=torch.long, device=device)
     else:
-        x = torch.randn((batch, *shape), device=device) if device != "meta" else torch.empty((batch, *shape), device=device)
+        x = (
+            torch.randn((batch, *shape), device=device)
+            if device != "meta"
+            else torch.empty((batch, *shape), device=device)
+        )
     recurrent = {name for name, m in model.named_modules() if isinstance(m, RECURRENT_MODULES)}
     tracker = ModuleTracker()
     recorder = _Recorder(tracker, recurrent, type(model).__name__)
@@ -153,8 +259,19 @@ def _default_task(model_spec: dict[str, Any]) -> str:
 
 
 def _row(name: str, op: str) -> dict[str, Any]:
-    return {"name": name or "(root)", "params": 0, "forward_flops": 0.0, "activation_elems": 0.0, "kernels": 0, "op": op,
-            "backward_flops": 0.0, "backward_kernels": 0, "moved_elems": 0.0, "fixed_elems": 0.0, "param_tensors": 0}
+    return {
+        "name": name or "(root)",
+        "params": 0,
+        "forward_flops": 0.0,
+        "activation_elems": 0.0,
+        "kernels": 0,
+        "op": op,
+        "backward_flops": 0.0,
+        "backward_kernels": 0,
+        "moved_elems": 0.0,
+        "fixed_elems": 0.0,
+        "param_tensors": 0,
+    }
 
 
 def describe(model_spec: dict[str, Any], task: str | None = None) -> list[dict[str, Any]]:

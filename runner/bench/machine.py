@@ -13,16 +13,25 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import torch
 
 from runner.bench.procfs import (  # noqa: F401 - re-exported for run.py
-    cpu_name, cpu_times, memory_available, own_cpu_jiffies, peak_rss_bytes, process_age_seconds, tree_cpu_jiffies,
+    cpu_name,
+    cpu_times,
+    memory_available,
+    own_cpu_jiffies,
+    peak_rss_bytes,
+    process_age_seconds,
+    tree_cpu_jiffies,
 )
 
-BUSY_OTHER_CPUS = 0.5  # other processes used half a CPU or more while the bench measured: they competed
+BUSY_OTHER_CPUS = (
+    0.5  # other processes used half a CPU or more while the bench measured: they competed
+)
 BUSY_STEAL_PERCENT = 5.0  # the hypervisor took this share of the CPUs while the bench measured
 
 
@@ -40,16 +49,22 @@ class Busyness:
     load average is recorded too, but not judged: right after a previous bench it still counts that
     bench, which is no competitor."""
 
-    load_average: float | None = None  # 1-minute load average when the bench started (for the record)
+    load_average: float | None = (
+        None  # 1-minute load average when the bench started (for the record)
+    )
     cpus: int = 1
     steal_percent: float | None = None
-    other_cpus: float | None = None  # CPUs' worth of time other processes used while the bench measured
+    other_cpus: float | None = (
+        None  # CPUs' worth of time other processes used while the bench measured
+    )
     _start: tuple | None = None
     _own: Any = None  # what counts as this measurement's own CPU time (default: this process's)
     what: str = "the bench"
 
     @classmethod
-    def begin(cls, own: Callable[[], int | None] = own_cpu_jiffies, what: str = "the bench") -> "Busyness":
+    def begin(
+        cls, own: Callable[[], int | None] = own_cpu_jiffies, what: str = "the bench"
+    ) -> Busyness:
         """From now on; `own` counts the measured work's CPU time (a script's: its process and its children)."""
         try:
             load = os.getloadavg()[0]
@@ -73,16 +88,23 @@ class Busyness:
         if self.other_cpus is not None and self.other_cpus > BUSY_OTHER_CPUS:
             free = max(self.cpus - self.other_cpus, 0.0)
             threads = torch.get_num_threads()
-            crowded = (f"; torch's {threads} threads had about {free:.1f} CPUs free, and threads that outnumber the free "
-                       "CPUs wait for each other: a step can take many times longer than on a quiet machine (up to 20x, "
-                       "measured on a 2-CPU machine with one CPU busy), and the CPU instances are predicted from it; --threads N "
-                       "(OMP_NUM_THREADS=N for a script) sets them"
-                       if threads > free + 0.25 else "")
-            out.append(f"the machine was busy while {self.what} measured: other processes used {self.other_cpus:.1f} of "
-                       f"its {self.cpus} CPUs, so the step time is likely slower and noisier than on a quiet machine{crowded}")
+            crowded = (
+                f"; torch's {threads} threads had about {free:.1f} CPUs free, and threads that outnumber the free "
+                "CPUs wait for each other: a step can take many times longer than on a quiet machine (up to 20x, "
+                "measured on a 2-CPU machine with one CPU busy), and the CPU instances are predicted from it; --threads N "
+                "(OMP_NUM_THREADS=N for a script) sets them"
+                if threads > free + 0.25
+                else ""
+            )
+            out.append(
+                f"the machine was busy while {self.what} measured: other processes used {self.other_cpus:.1f} of "
+                f"its {self.cpus} CPUs, so the step time is likely slower and noisier than on a quiet machine{crowded}"
+            )
         if self.steal_percent is not None and self.steal_percent > BUSY_STEAL_PERCENT:
-            out.append(f"the hypervisor took {self.steal_percent:.0f}% of the CPUs while {self.what} measured "
-                       "(steal time): a shared host's neighbours slowed this measurement")
+            out.append(
+                f"the hypervisor took {self.steal_percent:.0f}% of the CPUs while {self.what} measured "
+                "(steal time): a shared host's neighbours slowed this measurement"
+            )
         return out
 
 

@@ -16,19 +16,33 @@ import gc
 import os
 import socket
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import torch
 
 from runner.bench.data import sample_bytes
 from runner.bench.harness import InterruptedBench, interruption, measure, record, timer_for
-from runner.bench.machine import Busyness, available_memory, cpu_name, fit_threads, peak_rss_bytes, process_age_seconds
+from runner.bench.machine import (
+    Busyness,
+    available_memory,
+    cpu_name,
+    fit_threads,
+    peak_rss_bytes,
+    process_age_seconds,
+)
 from runner.bench.result import BenchResult
 from runner.bench.workloads import WorkloadError, build
 
 SWEEP_FACTORS = (0.25, 0.5, 1, 2, 4, 8, 16)
 _OOM_TYPES: tuple[type[BaseException], ...] = tuple(
-    t for t in (getattr(torch, "OutOfMemoryError", None), getattr(torch.cuda, "OutOfMemoryError", None), MemoryError) if t
+    t
+    for t in (
+        getattr(torch, "OutOfMemoryError", None),
+        getattr(torch.cuda, "OutOfMemoryError", None),
+        MemoryError,
+    )
+    if t
 )
 
 
@@ -36,7 +50,9 @@ def is_oom(exc: BaseException) -> bool:
     if isinstance(exc, _OOM_TYPES):
         return True
     text = str(exc).lower()
-    return isinstance(exc, RuntimeError) and ("out of memory" in text or "can't allocate memory" in text)
+    return isinstance(exc, RuntimeError) and (
+        "out of memory" in text or "can't allocate memory" in text
+    )
 
 
 def resolve_device(name: str) -> torch.device:
@@ -53,7 +69,9 @@ def _release(device: torch.device) -> None:
         torch.cuda.empty_cache()
 
 
-def _sweep(job: dict[str, Any], device: torch.device, base_batch: int, seconds: float) -> list[dict[str, Any]]:
+def _sweep(
+    job: dict[str, Any], device: torch.device, base_batch: int, seconds: float
+) -> list[dict[str, Any]]:
     """Throughput at 1/4x to 16x the batch (advice). Each point measures like the bench, with the
     same slow-step rule within its own cap (3x its budget); a point that hit its cap ends the sweep:
     larger batches would only be slower per step."""
@@ -62,19 +80,41 @@ def _sweep(job: dict[str, Any], device: torch.device, base_batch: int, seconds: 
         batch = max(1, round(base_batch * factor))
         try:
             workload = build(job, device, batch_size=batch)
-            m = measure(timer_for(workload.step, device), budget_seconds=seconds, target=0.05, min_steps=5,
-                        hard_cap_seconds=3 * seconds)
+            m = measure(
+                timer_for(workload.step, device),
+                budget_seconds=seconds,
+                target=0.05,
+                min_steps=5,
+                hard_cap_seconds=3 * seconds,
+            )
             s = m.stats
             usable = s.rel_half_width <= 1.0
-            points.append({"factor": factor, "batch_size": batch, "status": "ok", "step_seconds": s.mean,
-                           "samples_per_second": batch / s.mean, "steps_measured": s.n,
-                           "interval_usable": usable, "message": "" if usable else
-                           f"only {s.n} step(s) within the point's {3 * seconds:.0f} s: no usable interval"})
+            points.append(
+                {
+                    "factor": factor,
+                    "batch_size": batch,
+                    "status": "ok",
+                    "step_seconds": s.mean,
+                    "samples_per_second": batch / s.mean,
+                    "steps_measured": s.n,
+                    "interval_usable": usable,
+                    "message": ""
+                    if usable
+                    else f"only {s.n} step(s) within the point's {3 * seconds:.0f} s: no usable interval",
+                }
+            )
             if m.stopped_because == "cap":
                 break
         except Exception as exc:  # noqa: BLE001 - OOM is a result; anything else ends the sweep
             status = "does_not_fit" if is_oom(exc) else "error"
-            points.append({"factor": factor, "batch_size": batch, "status": status, "message": str(exc).splitlines()[0][:200]})
+            points.append(
+                {
+                    "factor": factor,
+                    "batch_size": batch,
+                    "status": status,
+                    "message": str(exc).splitlines()[0][:200],
+                }
+            )
             break
         finally:
             workload = None  # type: ignore[assignment]  # drop the last reference before the device is freed
@@ -82,22 +122,32 @@ def _sweep(job: dict[str, Any], device: torch.device, base_batch: int, seconds: 
     return points
 
 
-def train_job(job: dict[str, Any], result: BenchResult, device: torch.device,
-              progress: Callable[[dict], None] | None = None) -> BenchResult:
+def train_job(
+    job: dict[str, Any],
+    result: BenchResult,
+    device: torch.device,
+    progress: Callable[[dict], None] | None = None,
+) -> BenchResult:
     """`mode: train`: really train for `epochs` epochs (every step, no sampling), for `planner validate`."""
     spec = job["spec"]
     t0 = time.perf_counter()
-    workload = build(spec, device, whole_dataset=True)  # a real run: every sample, materialised once
+    workload = build(
+        spec, device, whole_dataset=True
+    )  # a real run: every sample, materialised once
     result.setup_seconds = time.perf_counter() - t0
     steps = workload.steps_per_epoch * int(job["epochs"])
-    ends = sorted({max(1, round(k * steps / 20)) for k in range(1, 21)}) if steps else []  # 20 windows (fewer if few steps)
+    ends = (
+        sorted({max(1, round(k * steps / 20)) for k in range(1, 21)}) if steps else []
+    )  # 20 windows (fewer if few steps)
     windows: list[float] = []
     t1 = last = time.perf_counter()
     done = 0
     for end in ends:
         for _ in range(end - done):
             workload.step()
-        if device.type == "cuda":  # 20 syncs in a whole run cost nothing, and make the windows true GPU time
+        if (
+            device.type == "cuda"
+        ):  # 20 syncs in a whole run cost nothing, and make the windows true GPU time
             torch.cuda.synchronize(device)
         now = time.perf_counter()
         windows.append((now - last) / (end - done))
@@ -105,7 +155,11 @@ def train_job(job: dict[str, Any], result: BenchResult, device: torch.device,
         if progress:
             progress({"event": "train", "steps": done, "of": steps, "seconds": now - t1})
     elapsed = time.perf_counter() - t1
-    result.status, result.steps_measured, result.steps_per_epoch = "ok", steps, workload.steps_per_epoch
+    result.status, result.steps_measured, result.steps_per_epoch = (
+        "ok",
+        steps,
+        workload.steps_per_epoch,
+    )
     result.step_seconds = elapsed / steps if steps else None
     result.wall_seconds = elapsed
     result.step_seconds_windows = windows
@@ -115,9 +169,14 @@ def train_job(job: dict[str, Any], result: BenchResult, device: torch.device,
 def _new_result(job: dict[str, Any]) -> BenchResult:
     spec = job["spec"]
     return BenchResult(
-        status="error", device="cpu", workload=spec.get("name", ""), torch_version=torch.__version__,
-        precision=spec["train"].get("precision", "fp32"), batch_size=int(job.get("batch_size") or spec["train"]["batch_size"]),
-        hostname=socket.gethostname(), started_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        status="error",
+        device="cpu",
+        workload=spec.get("name", ""),
+        torch_version=torch.__version__,
+        precision=spec["train"].get("precision", "fp32"),
+        batch_size=int(job.get("batch_size") or spec["train"]["batch_size"]),
+        hostname=socket.gethostname(),
+        started_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         process_start_seconds=process_age_seconds(),
         dataset_bytes=int(spec["data"]["samples"]) * sample_bytes(spec),
     )
@@ -128,8 +187,10 @@ def _does_not_fit(job: dict[str, Any], result: BenchResult, device: torch.device
     result.memory_available_bytes = have
     if need and have and need > 0.95 * have:
         result.status = "does_not_fit"
-        result.message = (f"does not fit at batch {result.batch_size}: training needs about {need / 2**30:.1f} GiB, "
-                          f"{have / 2**30:.1f} GiB available on {result.device_name}")
+        result.message = (
+            f"does not fit at batch {result.batch_size}: training needs about {need / 2**30:.1f} GiB, "
+            f"{have / 2**30:.1f} GiB available on {result.device_name}"
+        )
         return True
     return False
 
@@ -141,7 +202,9 @@ def run_job(job: dict[str, Any], progress: Callable[[dict], None] | None = None)
         return _run_job(job, progress)
     except InterruptedBench as exc:
         result = _new_result(job)
-        result.device = "cuda" if job.get("device", "auto") != "cpu" and torch.cuda.is_available() else "cpu"
+        result.device = (
+            "cuda" if job.get("device", "auto") != "cpu" and torch.cuda.is_available() else "cpu"
+        )
         result.message, result.interruption = str(exc), interruption() or "interrupted"
         return result
 
@@ -160,11 +223,15 @@ def _run_job(job: dict[str, Any], progress: Callable[[dict], None] | None = None
     result.device_name = torch.cuda.get_device_name(device) if device.type == "cuda" else cpu_name()
     fitted = None
     if device.type == "cpu" and not job.get("threads") and int(job.get("processes") or 1) == 1:
-        fitted = fit_threads()  # a busy machine: as many threads as CPUs free, or the step waits on the busy ones
+        fitted = (
+            fit_threads()
+        )  # a busy machine: as many threads as CPUs free, or the step waits on the busy ones
     result.threads = torch.get_num_threads()
     if _does_not_fit(job, result, device):
         return result
-    if int(job.get("processes") or 1) > 1 and "RANK" in os.environ:  # under torchrun (runner/bench/distributed.py)
+    if (
+        int(job.get("processes") or 1) > 1 and "RANK" in os.environ
+    ):  # under torchrun (runner/bench/distributed.py)
         from runner.bench.distributed import run_data_parallel
 
         result = run_data_parallel(job, result, device, progress)
@@ -178,9 +245,11 @@ def _run_job(job: dict[str, Any], progress: Callable[[dict], None] | None = None
             return train_job(job, result, device, progress)
         _bench(job, result, device, progress)
         if fitted is not None and fitted["threads"] < fitted["cpus"]:
-            result.warnings.append(f"measured with {fitted['threads']} torch thread(s): {fitted['free_cpus']:g} of this "
-                                   f"machine's {fitted['cpus']} CPUs were free as it started (more threads than free "
-                                   "CPUs wait on the busy ones); OMP_NUM_THREADS or --threads sets them")
+            result.warnings.append(
+                f"measured with {fitted['threads']} torch thread(s): {fitted['free_cpus']:g} of this "
+                f"machine's {fitted['cpus']} CPUs were free as it started (more threads than free "
+                "CPUs wait on the busy ones); OMP_NUM_THREADS or --threads sets them"
+            )
     except WorkloadError as exc:
         result.status, result.message = "invalid", str(exc)
         return result
@@ -192,30 +261,51 @@ def _run_job(job: dict[str, Any], progress: Callable[[dict], None] | None = None
         return result
     finally:
         _release(device)
-    if job.get("sweep") and not result.interruption:  # advice: not worth the instance's last minutes
+    if (
+        job.get("sweep") and not result.interruption
+    ):  # advice: not worth the instance's last minutes
         if progress:
             progress({"event": "sweep"})
-        result.sweep = _sweep(job["spec"], device, result.batch_size, max(1.0, float(job.get("seconds", 10.0)) / 4))
+        result.sweep = _sweep(
+            job["spec"], device, result.batch_size, max(1.0, float(job.get("seconds", 10.0)) / 4)
+        )
     result.wall_seconds = time.perf_counter() - started
     return result
 
 
-def _bench(job: dict[str, Any], result: BenchResult, device: torch.device, progress: Callable[[dict], None] | None) -> None:
+def _bench(
+    job: dict[str, Any],
+    result: BenchResult,
+    device: torch.device,
+    progress: Callable[[dict], None] | None,
+) -> None:
     """Build the workload (its data: a bounded pool), measure it, and fill `result`."""
     t0 = time.perf_counter()
     workload = build(job["spec"], device, batch_size=job.get("batch_size"))
     result.setup_seconds = time.perf_counter() - t0
     result.steps_per_epoch = workload.steps_per_epoch
     pool = workload.data
-    result.data_pool_samples, result.data_pool_bytes, result.data_pool_seconds = pool.samples, pool.bytes, pool.seconds
+    result.data_pool_samples, result.data_pool_bytes, result.data_pool_seconds = (
+        pool.samples,
+        pool.bytes,
+        pool.seconds,
+    )
     if progress:
         progress({"event": "built", "seconds": result.setup_seconds})
     busy = Busyness.begin()
-    m = measure(timer_for(workload.step, device), budget_seconds=float(job.get("seconds", 10.0)), progress=progress)
+    m = measure(
+        timer_for(workload.step, device),
+        budget_seconds=float(job.get("seconds", 10.0)),
+        progress=progress,
+    )
     busy.end()
     del workload  # its tensors go before the result is written
     record(result, m)
-    result.load_average, result.cpus, result.steal_percent = busy.load_average, busy.cpus, busy.steal_percent
+    result.load_average, result.cpus, result.steal_percent = (
+        busy.load_average,
+        busy.cpus,
+        busy.steal_percent,
+    )
     result.other_cpus = busy.other_cpus
     result.machine_busy = bool(busy.warnings())
     result.warnings[:0] = busy.warnings()
@@ -224,6 +314,9 @@ def _bench(job: dict[str, Any], result: BenchResult, device: torch.device, progr
 
 def _record_peak_memory(result: BenchResult, device: torch.device) -> None:
     if device.type == "cuda":
-        result.peak_memory_bytes, result.peak_memory_kind = int(torch.cuda.max_memory_allocated(device)), "cuda_max_allocated"
+        result.peak_memory_bytes, result.peak_memory_kind = (
+            int(torch.cuda.max_memory_allocated(device)),
+            "cuda_max_allocated",
+        )
     else:
         result.peak_memory_bytes, result.peak_memory_kind = peak_rss_bytes(), "process_peak_rss"

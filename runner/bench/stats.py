@@ -15,8 +15,26 @@ import statistics
 from dataclasses import dataclass, field
 
 # two-sided 95% Student-t quantiles by degrees of freedom; 1.96 beyond the table
-_T95 = {1: 12.71, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
-        10: 2.228, 12: 2.179, 15: 2.131, 20: 2.086, 25: 2.060, 30: 2.042, 40: 2.021, 60: 2.000, 120: 1.980}
+_T95 = {
+    1: 12.71,
+    2: 4.303,
+    3: 3.182,
+    4: 2.776,
+    5: 2.571,
+    6: 2.447,
+    7: 2.365,
+    8: 2.306,
+    9: 2.262,
+    10: 2.228,
+    12: 2.179,
+    15: 2.131,
+    20: 2.086,
+    25: 2.060,
+    30: 2.042,
+    40: 2.021,
+    60: 2.000,
+    120: 1.980,
+}
 BATCHES = 20  # batch-means: number of contiguous batches
 BATCH_MEANS_FROM = 2 * BATCHES
 
@@ -43,8 +61,8 @@ def mean_half_width(values: list[float]) -> float:
         return math.inf
     if n >= BATCH_MEANS_FROM:
         size = n // BATCHES
-        used = values[n - size * BATCHES:]  # drop the oldest remainder, keep the freshest steps
-        means = [statistics.fmean(used[i * size:(i + 1) * size]) for i in range(BATCHES)]
+        used = values[n - size * BATCHES :]  # drop the oldest remainder, keep the freshest steps
+        means = [statistics.fmean(used[i * size : (i + 1) * size]) for i in range(BATCHES)]
         return t95(BATCHES - 1) * statistics.stdev(means) / math.sqrt(BATCHES)
     return t95(n - 1) * statistics.stdev(values) / math.sqrt(n)
 
@@ -84,8 +102,14 @@ def summarize(values: list[float]) -> StepStats:
     # The run's mean step is no faster than the fastest step measured: with few steps the
     # t-interval's low end can fall far below anything the machine did (to zero), which no run would.
     stats = StepStats(
-        n=len(values), mean=mean, ci_low=max(ordered[0], mean - half), ci_high=mean + half,
-        median=percentile(ordered, 0.5), p10=percentile(ordered, 0.1), p90=percentile(ordered, 0.9), stdev=stdev,
+        n=len(values),
+        mean=mean,
+        ci_low=max(ordered[0], mean - half),
+        ci_high=mean + half,
+        median=percentile(ordered, 0.5),
+        p10=percentile(ordered, 0.1),
+        p90=percentile(ordered, 0.9),
+        stdev=stdev,
     )
     if len(values) > 1 and stats.cv > NOISY_CV:
         stats.warnings.append(

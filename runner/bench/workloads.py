@@ -15,8 +15,9 @@ import importlib
 import inspect
 import math
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import torch
 from torch import nn
@@ -63,13 +64,20 @@ class CausalTransformer(nn.Module):
         self.tokens = nn.Embedding(m["vocab_size"], d)
         self.positions = nn.Embedding(s, d)
         block = nn.TransformerEncoderLayer(
-            d, m["heads"], m.get("ff_size") or 4 * d, dropout=0.0, activation="gelu",
-            batch_first=True, norm_first=True,
+            d,
+            m["heads"],
+            m.get("ff_size") or 4 * d,
+            dropout=0.0,
+            activation="gelu",
+            batch_first=True,
+            norm_first=True,
         )
         self.blocks = nn.TransformerEncoder(block, m["layers"], enable_nested_tensor=False)
         self.norm = nn.LayerNorm(d)
         self.head = nn.Linear(d, m["vocab_size"])
-        self.register_buffer("mask", nn.Transformer.generate_square_subsequent_mask(s), persistent=False)
+        self.register_buffer(
+            "mask", nn.Transformer.generate_square_subsequent_mask(s), persistent=False
+        )
         self.register_buffer("pos", torch.arange(s), persistent=False)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
@@ -124,20 +132,32 @@ def _custom(m: dict[str, Any]) -> nn.Module:
     if not callable(func):
         raise WorkloadError(f'model.factory: module "{module_name}" has no function "{func_name}"')
     wanted = inspect.signature(func).parameters
-    kwargs = {k: v for k, v in (("input_shape", tuple(m["input_shape"])), ("outputs", m["outputs"])) if k in wanted}
+    kwargs = {
+        k: v
+        for k, v in (("input_shape", tuple(m["input_shape"])), ("outputs", m["outputs"]))
+        if k in wanted
+    }
     try:
         model = func(**kwargs)
     except Exception as exc:
-        raise WorkloadError(f'model.factory: calling "{factory}" failed ({type(exc).__name__}: {exc})') from None
+        raise WorkloadError(
+            f'model.factory: calling "{factory}" failed ({type(exc).__name__}: {exc})'
+        ) from None
     if not isinstance(model, nn.Module):
-        raise WorkloadError(f'model.factory: "{factory}" returned {type(model).__name__}, not a torch.nn.Module')
+        raise WorkloadError(
+            f'model.factory: "{factory}" returned {type(model).__name__}, not a torch.nn.Module'
+        )
     return model
 
 
 def build_model(model_spec: dict[str, Any]) -> nn.Module:
     kind = model_spec["kind"]
     builders: dict[str, Callable[[dict[str, Any]], nn.Module]] = {
-        "mlp": _mlp, "cnn": _cnn, "rnn": RNNClassifier, "transformer": CausalTransformer, "custom": _custom,
+        "mlp": _mlp,
+        "cnn": _cnn,
+        "rnn": RNNClassifier,
+        "transformer": CausalTransformer,
+        "custom": _custom,
     }
     return builders[kind](model_spec)
 
@@ -164,12 +184,20 @@ def loss_function(task: str) -> Callable[[torch.Tensor, torch.Tensor], torch.Ten
     if task == "regression":
         return nn.functional.mse_loss
     if task == "language_model":
-        return lambda out, y: nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]), y.reshape(-1))
+        return lambda out, y: nn.functional.cross_entropy(
+            out.reshape(-1, out.shape[-1]), y.reshape(-1)
+        )
     return nn.functional.cross_entropy
 
 
-def build(job: dict[str, Any], device: torch.device, batch_size: int | None = None, seed: int = 0,
-          whole_dataset: bool = False, wrap: Callable[[nn.Module], nn.Module] | None = None) -> Workload:
+def build(
+    job: dict[str, Any],
+    device: torch.device,
+    batch_size: int | None = None,
+    seed: int = 0,
+    whole_dataset: bool = False,
+    wrap: Callable[[nn.Module], nn.Module] | None = None,
+) -> Workload:
     """Model, optimizer, data and the step closure for `job` on `device`. The data is a bounded
     pool of batches (runner/bench/data.py); `whole_dataset` holds every sample, as a real run does
     (`planner validate`'s training run). `wrap` wraps the model once it is on the device
@@ -184,15 +212,21 @@ def build(job: dict[str, Any], device: torch.device, batch_size: int | None = No
     set_matmul_precision(precision)
     amp_dtype = DTYPES[precision]
     if amp_dtype is not None and device.type == "cpu" and not _cpu_autocast_ok(amp_dtype):
-        raise WorkloadError(f"train.precision: {precision} autocast is not supported on CPU by torch {torch.__version__}; use bf16 or fp32")
+        raise WorkloadError(
+            f"train.precision: {precision} autocast is not supported on CPU by torch {torch.__version__}; use bf16 or fp32"
+        )
     model = build_model(m).to(device)
     if wrap is not None:
         model = wrap(model)
     model.train()
-    optimizer = make_optimizer(train.get("optimizer", "adam"), model.parameters(), float(train.get("learning_rate", 1e-3)))
+    optimizer = make_optimizer(
+        train.get("optimizer", "adam"), model.parameters(), float(train.get("learning_rate", 1e-3))
+    )
     pool = build_pool(job, device, batch, gen, whole_dataset)
     loss_fn = loss_function(data["task"])
-    scaler = torch.amp.GradScaler(device.type) if precision == "fp16" and device.type == "cuda" else None
+    scaler = (
+        torch.amp.GradScaler(device.type) if precision == "fp16" and device.type == "cuda" else None
+    )
 
     def step() -> torch.Tensor:
         xb, yb = pool.next_batch()
@@ -208,7 +242,13 @@ def build(job: dict[str, Any], device: torch.device, batch_size: int | None = No
             optimizer.step()
         return loss
 
-    return Workload(model=model, step=step, batch_size=batch, steps_per_epoch=math.ceil(samples / batch), data=pool)
+    return Workload(
+        model=model,
+        step=step,
+        batch_size=batch,
+        steps_per_epoch=math.ceil(samples / batch),
+        data=pool,
+    )
 
 
 def _cpu_autocast_ok(dtype: torch.dtype) -> bool:

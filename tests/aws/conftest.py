@@ -36,5 +36,11 @@ def endpoint():
 @pytest.fixture
 def env(endpoint, tmp_path):
     """The environment of a `planner` subprocess that talks to the moto server."""
-    return {**os.environ, **FAKE_ENV, "AWS_ENDPOINT_URL": endpoint, "PLANNER_CACHE_DIR": str(tmp_path / "cache"),
-            "COLUMNS": "140", "PYTHONUNBUFFERED": "1"}
+    return {
+        **os.environ,
+        **FAKE_ENV,
+        "AWS_ENDPOINT_URL": endpoint,
+        "PLANNER_CACHE_DIR": str(tmp_path / "cache"),
+        "COLUMNS": "140",
+        "PYTHONUNBUFFERED": "1",
+    }

@@ -21,7 +21,11 @@ from tests.aws.helpers import FAKE_ENV, Player, ec2, free_port, live_instances, 
 
 def main(argv: list[str]) -> int:
     player_on = "--no-player" not in argv
-    args = argv[argv.index("--") + 1:] if "--" in argv else ["examples/surface-mlp.yaml", "--targets", "local,aws:c7i.xlarge,aws:g4dn.xlarge"]
+    args = (
+        argv[argv.index("--") + 1 :]
+        if "--" in argv
+        else ["examples/surface-mlp.yaml", "--targets", "local,aws:c7i.xlarge,aws:g4dn.xlarge"]
+    )
     port = free_port()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
@@ -31,14 +35,37 @@ def main(argv: list[str]) -> int:
             player = Player(endpoint, Path(tmp) / "instances")
             if player_on:
                 player.start()
-            env = {**os.environ, **FAKE_ENV, "AWS_ENDPOINT_URL": endpoint, "PLANNER_CACHE_DIR": str(Path(tmp) / "cache")}
+            env = {
+                **os.environ,
+                **FAKE_ENV,
+                "AWS_ENDPOINT_URL": endpoint,
+                "PLANNER_CACHE_DIR": str(Path(tmp) / "cache"),
+            }
             ami = x86_ami(ec2(endpoint))
-            print(f"moto server at {endpoint}; AMI {ami}; instances {'played by a thread' if player_on else 'left alone'}",
-                  file=sys.stderr)
-            code = subprocess.call([sys.executable, "-m", "planner.cli", "run", *args, "--ami", ami, "--poll-seconds", "1", "--yes"], env=env)
+            print(
+                f"moto server at {endpoint}; AMI {ami}; instances {'played by a thread' if player_on else 'left alone'}",
+                file=sys.stderr,
+            )
+            code = subprocess.call(
+                [
+                    sys.executable,
+                    "-m",
+                    "planner.cli",
+                    "run",
+                    *args,
+                    "--ami",
+                    ami,
+                    "--poll-seconds",
+                    "1",
+                    "--yes",
+                ],
+                env=env,
+            )
             player.stop.set()
             left = [i["InstanceId"] for i in live_instances(ec2(endpoint))]
-            print(f"instances still running in moto afterwards: {len(left)} {left}", file=sys.stderr)
+            print(
+                f"instances still running in moto afterwards: {len(left)} {left}", file=sys.stderr
+            )
             return code
     finally:
         server.stop()

@@ -43,7 +43,9 @@ def install(rules: list[dict[str, Any]], log: str | None = None) -> None:
                 with open(log, "a") as f:
                     f.write(operation + "\n")
         for rule in rules:
-            if rule["op"] != operation or any(params.get(k) != v for k, v in rule.get("params", {}).items()):
+            if rule["op"] != operation or any(
+                params.get(k) != v for k, v in rule.get("params", {}).items()
+            ):
                 continue
             after, times = rule.get("after", 0), rule.get("times")
             if n <= after or (times is not None and n > after + times):
@@ -51,7 +53,9 @@ def install(rules: list[dict[str, Any]], log: str | None = None) -> None:
             if rule.get("delay"):
                 time.sleep(rule["delay"])
             if rule.get("code"):
-                raise ClientError({"Error": {"Code": rule["code"], "Message": "injected fault"}}, operation)
+                raise ClientError(
+                    {"Error": {"Code": rule["code"], "Message": "injected fault"}}, operation
+                )
             if "answer" in rule:
                 return rule["answer"]
         return real(self, operation, params)

@@ -33,12 +33,21 @@ def run_bootstrap(tmp_path: Path, python_body: str, bench_timeout: int = 5) -> l
         path = bin_dir / name
         path.write_text(STUB.format(name=name, body=body))
         path.chmod(0o755)
-    urls = {k: f"https://bucket.s3.amazonaws.com/runs/r/t/{k}?sig" for k in ("bundle", "job", "result", "log")}
+    urls = {
+        k: f"https://bucket.s3.amazonaws.com/runs/r/t/{k}?sig"
+        for k in ("bundle", "job", "result", "log")
+    }
     script = tmp_path / "user-data.sh"
-    script.write_text(render_bootstrap("r", "t", urls, deadman_minutes=20, bench_timeout=bench_timeout))
+    script.write_text(
+        render_bootstrap("r", "t", urls, deadman_minutes=20, bench_timeout=bench_timeout)
+    )
     calls = tmp_path / "calls.txt"
-    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "CALLS": str(calls), "PLANNER_WORKDIR": str(tmp_path / "work"),
-           "HOME": str(tmp_path)}
+    env = {
+        "PATH": f"{bin_dir}:/usr/bin:/bin",
+        "CALLS": str(calls),
+        "PLANNER_WORKDIR": str(tmp_path / "work"),
+        "HOME": str(tmp_path),
+    }
     subprocess.run(["bash", str(script)], env=env, timeout=60, capture_output=True)
     return calls.read_text().splitlines()
 
@@ -86,7 +95,11 @@ def test_download_failure_still_halts(tmp_path):
     urls = {k: f"https://b/{k}" for k in ("bundle", "job", "result", "log")}
     script = tmp / "u.sh"
     script.write_text(render_bootstrap("r", "t", urls, 20, 60))
-    env = {"PATH": f"{tmp / 'bin'}:/usr/bin:/bin", "CALLS": str(tmp / "calls.txt"), "PLANNER_WORKDIR": str(tmp / "w")}
+    env = {
+        "PATH": f"{tmp / 'bin'}:/usr/bin:/bin",
+        "CALLS": str(tmp / "calls.txt"),
+        "PLANNER_WORKDIR": str(tmp / "w"),
+    }
     subprocess.run(["bash", str(script)], env=env, timeout=60, capture_output=True)
     lines = (tmp / "calls.txt").read_text().splitlines()
     assert lines[0] == "shutdown -h +20" and lines[-1] == "shutdown -h now"

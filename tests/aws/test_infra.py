@@ -10,8 +10,8 @@ import subprocess
 
 import pytest
 
-from infra import stack as infra
 from infra import reaper
+from infra import stack as infra
 from tests.aws.helpers import FAKE_ENV, live_instances, x86_ami
 from tests.cli.helpers import planner
 from tests.conftest import ROOT
@@ -46,13 +46,21 @@ def test_stack_deploys_into_moto_and_creates_what_it_says(aws):
     found = infra.deploy(aws, "us-east-1")
     assert found["StackStatus"] == "CREATE_COMPLETE"
     out = infra.outputs(found)
-    assert set(out) == {"ResultsBucket", "SecurityGroupId", "ReaperFunctionArn", "ReaperScheduleRuleArn", "PlannerUserPolicyArn"}
+    assert set(out) == {
+        "ResultsBucket",
+        "SecurityGroupId",
+        "ReaperFunctionArn",
+        "ReaperScheduleRuleArn",
+        "PlannerUserPolicyArn",
+    }
 
     s3 = aws.client("s3")
     # (moto's CloudFormation skips AWS::S3::BucketPolicy with a warning: the TLS-only bucket policy
     # is checked by cfn-lint above, not here)
     assert out["ResultsBucket"] == "cloud-planner-123456789012-us-east-1"
-    assert s3.get_bucket_encryption(Bucket=out["ResultsBucket"])["ServerSideEncryptionConfiguration"]["Rules"]
+    assert s3.get_bucket_encryption(Bucket=out["ResultsBucket"])[
+        "ServerSideEncryptionConfiguration"
+    ]["Rules"]
     ec2 = aws.client("ec2")
     (group,) = ec2.describe_security_groups(GroupIds=[out["SecurityGroupId"]])["SecurityGroups"]
     assert group["IpPermissions"] == []  # no inbound rule
@@ -78,13 +86,27 @@ def test_stack_deploys_into_moto_and_creates_what_it_says(aws):
 def test_reaper_handler_terminates_exactly_the_expired_planner_instances(aws, monkeypatch):
     ec2 = aws.client("ec2")
     ami = x86_ami(ec2)
-    past = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(minutes=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    future = (dt.datetime.now(dt.timezone.utc) + dt.timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    past = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(minutes=1)).strftime(
+        "%Y-%m-%dT%H:%M:%SZ"
+    )
+    future = (dt.datetime.now(dt.timezone.utc) + dt.timedelta(hours=1)).strftime(
+        "%Y-%m-%dT%H:%M:%SZ"
+    )
 
     def launch(tags):
-        spec = [{"ResourceType": "instance", "Tags": [{"Key": k, "Value": v} for k, v in tags.items()]}] if tags else []
-        return ec2.run_instances(ImageId=ami, InstanceType="t3.micro", MinCount=1, MaxCount=1,
-                                 TagSpecifications=spec)["Instances"][0]["InstanceId"]
+        spec = (
+            [
+                {
+                    "ResourceType": "instance",
+                    "Tags": [{"Key": k, "Value": v} for k, v in tags.items()],
+                }
+            ]
+            if tags
+            else []
+        )
+        return ec2.run_instances(
+            ImageId=ami, InstanceType="t3.micro", MinCount=1, MaxCount=1, TagSpecifications=spec
+        )["Instances"][0]["InstanceId"]
 
     expired = launch({"planner:managed": "true", "planner:expires-at": past})
     alive = launch({"planner:managed": "true", "planner:expires-at": future})
@@ -97,8 +119,12 @@ def _substituted(node):
     """Resolve the template's Fn::Sub pseudo parameters as CloudFormation would in us-east-1."""
     if isinstance(node, dict):
         if set(node) == {"Fn::Sub"}:
-            return (node["Fn::Sub"].replace("${AWS::Partition}", "aws").replace("${AWS::Region}", "us-east-1")
-                    .replace("${AWS::AccountId}", "123456789012"))
+            return (
+                node["Fn::Sub"]
+                .replace("${AWS::Partition}", "aws")
+                .replace("${AWS::Region}", "us-east-1")
+                .replace("${AWS::AccountId}", "123456789012")
+            )
         return {k: _substituted(v) for k, v in node.items()}
     if isinstance(node, list):
         return [_substituted(v) for v in node]
@@ -109,16 +135,31 @@ def test_policy_documents_are_accepted_by_iam(aws):
     # moto validates the documents' syntax and structure only, not what they allow
     iam = aws.client("iam")
     document = json.dumps(infra.user_policy())
-    arn = iam.create_policy(PolicyName="cloud-planner-user", PolicyDocument=document)["Policy"]["Arn"]
+    arn = iam.create_policy(PolicyName="cloud-planner-user", PolicyDocument=document)["Policy"][
+        "Arn"
+    ]
     assert arn.endswith(":policy/cloud-planner-user")
     role = infra.load_template()["Resources"]["ReaperRole"]["Properties"]
     reaper_doc = _substituted(role["Policies"][0]["PolicyDocument"])
     iam.create_policy(PolicyName="cloud-planner-reaper", PolicyDocument=json.dumps(reaper_doc))
-    iam.create_role(RoleName="reaper", AssumeRolePolicyDocument=json.dumps(role["AssumeRolePolicyDocument"]))
-    (terminate,) = [st for st in reaper_doc["Statement"] if st["Action"] == "ec2:TerminateInstances"]
+    iam.create_role(
+        RoleName="reaper", AssumeRolePolicyDocument=json.dumps(role["AssumeRolePolicyDocument"])
+    )
+    (terminate,) = [
+        st for st in reaper_doc["Statement"] if st["Action"] == "ec2:TerminateInstances"
+    ]
     assert terminate["Condition"] == {"StringEquals": {"aws:ResourceTag/planner:managed": "true"}}
-    actions = {a for s in infra.user_policy()["Statement"] for a in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"])}
-    assert {"ec2:RunInstances", "ec2:TerminateInstances", "pricing:GetProducts", "s3:PutObject"} <= actions
+    actions = {
+        a
+        for s in infra.user_policy()["Statement"]
+        for a in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"])
+    }
+    assert {
+        "ec2:RunInstances",
+        "ec2:TerminateInstances",
+        "pricing:GetProducts",
+        "s3:PutObject",
+    } <= actions
 
 
 def test_cli_infra_status_without_a_stack_in_moto_server(tmp_path):
@@ -145,17 +186,39 @@ def test_cli_infra_status_without_a_stack_in_moto_server(tmp_path):
 def test_the_user_policy_checks_the_guards_iam_can_and_covers_spot():
     statements = {s["Sid"]: s for s in infra.user_policy()["Statement"]}
     launch = statements["LaunchOnlyGuardedPlannerInstances"]["Condition"]
-    assert launch["StringEquals"] == {"aws:RequestTag/planner:managed": "true", "ec2:MetadataHttpTokens": "required"}
+    assert launch["StringEquals"] == {
+        "aws:RequestTag/planner:managed": "true",
+        "ec2:MetadataHttpTokens": "required",
+    }
     assert launch["Null"] == {"ec2:InstanceProfile": "true"}  # no role on the instance
-    assert statements["LaunchOnlyEncryptedVolumes"]["Condition"] == {"Bool": {"ec2:Encrypted": "true"}}
+    assert statements["LaunchOnlyEncryptedVolumes"]["Condition"] == {
+        "Bool": {"ec2:Encrypted": "true"}
+    }
     # every resource a planner launch touches, on-demand or spot (InstanceMarketOptions makes a spot request)
-    run_resources = {r.split(":")[-1].split("/")[0] for s in statements.values() if s["Action"] == "ec2:RunInstances"
-                     for r in ([s["Resource"]] if isinstance(s["Resource"], str) else s["Resource"])}
-    assert run_resources == {"instance", "volume", "image", "subnet", "network-interface", "security-group",
-                             "spot-instances-request"}
+    run_resources = {
+        r.split(":")[-1].split("/")[0]
+        for s in statements.values()
+        if s["Action"] == "ec2:RunInstances"
+        for r in ([s["Resource"]] if isinstance(s["Resource"], str) else s["Resource"])
+    }
+    assert run_resources == {
+        "instance",
+        "volume",
+        "image",
+        "subnet",
+        "network-interface",
+        "security-group",
+        "spot-instances-request",
+    }
     spot_role = statements["SpotServiceLinkedRoleOnce"]
     assert spot_role["Action"] == "iam:CreateServiceLinkedRole"
     assert spot_role["Condition"] == {"StringEquals": {"iam:AWSServiceName": "spot.amazonaws.com"}}
-    actions = {a for s in statements.values() for a in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"])}
+    actions = {
+        a
+        for s in statements.values()
+        for a in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"])
+    }
     assert "iam:PassRole" not in actions  # no role can be attached to an instance
-    assert "ec2:DescribeInstanceAttribute" not in actions  # planner users need not read user-data (its URLs)
+    assert (
+        "ec2:DescribeInstanceAttribute" not in actions
+    )  # planner users need not read user-data (its URLs)

@@ -46,7 +46,9 @@ def project(tmp_path: Path) -> Path:
     return folder
 
 
-def test_a_script_runs_on_a_played_instance_and_its_folder_ships_without_secrets(endpoint, env, tmp_path):
+def test_a_script_runs_on_a_played_instance_and_its_folder_ships_without_secrets(
+    endpoint, env, tmp_path
+):
     folder = project(tmp_path)
     out, marks = tmp_path / "run", tmp_path / "marks"
     marks.mkdir()
@@ -54,27 +56,76 @@ def test_a_script_runs_on_a_played_instance_and_its_folder_ships_without_secrets
     player.start()
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "planner.cli", "run", str(folder / "train.py"), "--targets", "local,aws:c7i.xlarge",
-             "--ami", x86_ami(ec2(endpoint)), "--seconds", "2", "--poll-seconds", "0.3", "--max-bench-minutes", "5",
-             "--epochs", "40", "--requirements", str(folder / "requirements.txt"), "--out", str(out), "--json",
-             "--env", "LR=1.0", "--env", f"MARKS={marks}", "--secret", f"WANDB_API_KEY={SECRET}",
-             "--", "3"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=420)
+            [
+                sys.executable,
+                "-m",
+                "planner.cli",
+                "run",
+                str(folder / "train.py"),
+                "--targets",
+                "local,aws:c7i.xlarge",
+                "--ami",
+                x86_ami(ec2(endpoint)),
+                "--seconds",
+                "2",
+                "--poll-seconds",
+                "0.3",
+                "--max-bench-minutes",
+                "5",
+                "--epochs",
+                "40",
+                "--requirements",
+                str(folder / "requirements.txt"),
+                "--out",
+                str(out),
+                "--json",
+                "--env",
+                "LR=1.0",
+                "--env",
+                f"MARKS={marks}",
+                "--secret",
+                f"WANDB_API_KEY={SECRET}",
+                "--",
+                "3",
+            ],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=420,
+        )
     finally:
         player.stop.set()
     assert proc.returncode == 0, proc.stderr
-    assert "shipping 4 file(s)" in proc.stderr and "never shipped (secrets): .env, deploy.pem" in proc.stderr
+    assert (
+        "shipping 4 file(s)" in proc.stderr
+        and "never shipped (secrets): .env, deploy.pem" in proc.stderr
+    )
     doc = json.loads(proc.stdout)
     rows = {o["target"]: o for o in doc["options"] if o["source"] == "measured"}
     assert set(rows) == {"local", "aws:c7i.xlarge"}
     there = rows["aws:c7i.xlarge"]
-    assert there["source"] == "measured" and there["device"] == "cpu" and there["train_seconds"] > 0 and there["cost_usd"] > 0
-    assert doc["workload"]["kind"] == "script" and doc["workload"]["total_steps"] == 40 * 32  # 512 / 16 per epoch
+    assert (
+        there["source"] == "measured"
+        and there["device"] == "cpu"
+        and there["train_seconds"] > 0
+        and there["cost_usd"] > 0
+    )
+    assert (
+        doc["workload"]["kind"] == "script" and doc["workload"]["total_steps"] == 40 * 32
+    )  # 512 / 16 per epoch
     log = "".join(p.read_text() for p in (tmp_path / "instances").glob("*/work/log.txt"))
-    assert '"phase": "installing requirements.txt"' in log and '"phase": "setup"' in log  # its progress lines
-    shipped = {p.name for p in (tmp_path / "instances").glob("*/work/bundle/user/**/*") if p.is_file()}
+    assert (
+        '"phase": "installing requirements.txt"' in log and '"phase": "setup"' in log
+    )  # its progress lines
+    shipped = {
+        p.name for p in (tmp_path / "instances").glob("*/work/bundle/user/**/*") if p.is_file()
+    }
     assert shipped == {"train.py", "helper.py", "requirements.txt", ".gitignore"}
     result = json.loads((out / "results" / "aws-c7i.xlarge.json").read_text())
-    assert result["script"]["requirements_seconds"] > 0 and result["script"]["boundary"] == "optimizer"
+    assert (
+        result["script"]["requirements_seconds"] > 0 and result["script"]["boundary"] == "optimizer"
+    )
     assert live_instances(ec2(endpoint), run_id(out)) == []
     # the envs reached the script here and there (it ran on both), the secret here only: nothing uploaded or
     # journaled holds it (the instance's job, user-data, bundle and log; the run's journal), nor does the output
@@ -84,9 +135,20 @@ def test_a_script_runs_on_a_played_instance_and_its_folder_ships_without_secrets
         assert not path.is_file() or SECRET.encode() not in path.read_bytes(), path
     assert SECRET not in proc.stdout + proc.stderr
     job = json.loads((out / "script.json").read_text())
-    assert job["env"] == {"LR": "1.0", "MARKS": str(marks)} and job["secret_names"] == ["WANDB_API_KEY"]
-    replanned = subprocess.run([sys.executable, "-m", "planner.cli", "plan", str(out), "--json"], cwd=ROOT, env=env,
-                               capture_output=True, text=True, timeout=120)
+    assert job["env"] == {"LR": "1.0", "MARKS": str(marks)} and job["secret_names"] == [
+        "WANDB_API_KEY"
+    ]
+    replanned = subprocess.run(
+        [sys.executable, "-m", "planner.cli", "plan", str(out), "--json"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert replanned.returncode == 0, replanned.stderr
     again = {o["target"]: o for o in json.loads(replanned.stdout)["options"]}
-    assert again["aws:c7i.xlarge"]["source"] == "measured" and again["aws:g4dn.xlarge"]["source"] == "predicted"
+    assert (
+        again["aws:c7i.xlarge"]["source"] == "measured"
+        and again["aws:g4dn.xlarge"]["source"] == "predicted"
+    )

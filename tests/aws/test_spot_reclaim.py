@@ -33,8 +33,10 @@ def reclaimed(monkeypatch, ec2) -> set[str]:
                 for i in r["Instances"]:
                     if i["InstanceId"] in taken:
                         i["State"] = {"Code": 48, "Name": "terminated"}
-                        i["StateReason"] = {"Code": "Server.SpotInstanceTermination",
-                                            "Message": "Server.SpotInstanceTermination: Spot instance termination"}
+                        i["StateReason"] = {
+                            "Code": "Server.SpotInstanceTermination",
+                            "Message": "Server.SpotInstanceTermination: Spot instance termination",
+                        }
         return answer
 
     monkeypatch.setattr(botocore.client.BaseClient, "_make_api_call", call)
@@ -42,8 +44,16 @@ def reclaimed(monkeypatch, ec2) -> set[str]:
 
 
 def spot_target(ec2, fallback: str | None, run_id: str) -> AwsTarget:
-    run = AwsRun(AwsSettings(ami=x86_ami(ec2), purchase="spot", fallback=fallback, max_bench_minutes=5, poll_seconds=0.05),
-                 run_id)
+    run = AwsRun(
+        AwsSettings(
+            ami=x86_ami(ec2),
+            purchase="spot",
+            fallback=fallback,
+            max_bench_minutes=5,
+            poll_seconds=0.05,
+        ),
+        run_id,
+    )
     run.prepare()
     return AwsTarget(run, "g5.xlarge", JOB, "aws-g5.xlarge", 0.436, fallback_price=1.006)
 
@@ -56,23 +66,39 @@ def test_a_reclaimed_spot_bench_is_relaunched_on_demand_with_the_fallback(aws_se
     session = BenchSession([t], on_notice=lambda label, text: said.append((label, text)))
     session._start(t, [])
     first = t.instance_id
-    assert first and watches_spot(ec2, first)  # the bootstrap watches for the notice on a spot instance
+    assert first and watches_spot(
+        ec2, first
+    )  # the bootstrap watches for the notice on a spot instance
     taken.add(first)
     session._advance(t, [t])  # the poll that finds it taken back
     assert t.instance_id not in (None, first) and t.attempt == 2 and t.state == "booting"
     again = ec2.describe_instances(InstanceIds=[t.instance_id])["Reservations"][0]["Instances"][0]
     assert again.get("InstanceLifecycle") != "spot" and t.price_per_hour == 1.006
-    assert t.keys["result"].endswith("aws-g5.xlarge/attempt-2/result.json")  # its own keys: nothing of the first is read
-    assert said == [("aws-g5.xlarge", "EC2 reclaimed the spot instance (Server.SpotInstanceTermination): relaunched "
-                                      "on-demand (--fallback on-demand)")]
-    assert t.tries[-1] == ("spot", "EC2 reclaimed the spot instance (Server.SpotInstanceTermination)")
-    assert t.interruption == "" and t.relaunched_after.startswith("EC2 reclaimed")  # its own run: not interrupted
+    assert t.keys["result"].endswith(
+        "aws-g5.xlarge/attempt-2/result.json"
+    )  # its own keys: nothing of the first is read
+    assert said == [
+        (
+            "aws-g5.xlarge",
+            "EC2 reclaimed the spot instance (Server.SpotInstanceTermination): relaunched "
+            "on-demand (--fallback on-demand)",
+        )
+    ]
+    assert t.tries[-1] == (
+        "spot",
+        "EC2 reclaimed the spot instance (Server.SpotInstanceTermination)",
+    )
+    assert t.interruption == "" and t.relaunched_after.startswith(
+        "EC2 reclaimed"
+    )  # its own run: not interrupted
     assert not watches_spot(ec2, t.instance_id)  # on-demand: no notice comes
     t.run.terminate_run()
     assert live_instances(ec2) == []
 
 
-def test_without_the_fallback_a_reclaimed_spot_bench_fails_naming_the_reclaim_and_the_flag(aws_session, monkeypatch):
+def test_without_the_fallback_a_reclaimed_spot_bench_fails_naming_the_reclaim_and_the_flag(
+    aws_session, monkeypatch
+):
     ec2 = aws_session.client("ec2")
     taken = reclaimed(monkeypatch, ec2)
     t = spot_target(ec2, None, "run-spot-2")
@@ -80,9 +106,15 @@ def test_without_the_fallback_a_reclaimed_spot_bench_fails_naming_the_reclaim_an
     taken.add(t.instance_id)  # type: ignore[arg-type]
     assert t.poll().state == "failed" and t.attempt == 1
     result = t.collect()
-    assert result.status == "error" and result.interruption == "EC2 reclaimed the spot instance (Server.SpotInstanceTermination)"
-    assert result.message == ("no result from aws-g5.xlarge: EC2 reclaimed the spot instance (Server.SpotInstanceTermination)"
-                              "; --fallback on-demand relaunches an interrupted spot bench on-demand")
+    assert (
+        result.status == "error"
+        and result.interruption
+        == "EC2 reclaimed the spot instance (Server.SpotInstanceTermination)"
+    )
+    assert result.message == (
+        "no result from aws-g5.xlarge: EC2 reclaimed the spot instance (Server.SpotInstanceTermination)"
+        "; --fallback on-demand relaunches an interrupted spot bench on-demand"
+    )
     t.run.terminate_run()
     assert live_instances(ec2) == []
 
@@ -119,11 +151,16 @@ class _ImdsHandler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self.server.asked += 1
-        if self.path != "/latest/meta-data/spot/instance-action" or self.headers.get("X-aws-ec2-metadata-token") != "token":
+        if (
+            self.path != "/latest/meta-data/spot/instance-action"
+            or self.headers.get("X-aws-ec2-metadata-token") != "token"
+        ):
             return self._answer(404, b"")
         if not self.server.due():
             return self._answer(404, b"")
-        self._answer(200, json.dumps({"action": "terminate", "time": "2026-11-29T03:02:00Z"}).encode())
+        self._answer(
+            200, json.dumps({"action": "terminate", "time": "2026-11-29T03:02:00Z"}).encode()
+        )
 
     def _answer(self, code: int, body: bytes) -> None:
         self.send_response(code)
@@ -132,31 +169,55 @@ class _ImdsHandler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
-def test_planner_run_keeps_the_steps_a_spot_notice_cut_short_and_exits_3(endpoint, env, tmp_path, monkeypatch):
+def test_planner_run_keeps_the_steps_a_spot_notice_cut_short_and_exits_3(
+    endpoint, env, tmp_path, monkeypatch
+):
     """`planner run --purchase spot` end to end against moto's server, the instance played with the real bench: the
     notice comes mid-measurement; the bench stops with the steps it has, the instance uploads them and halts, the
     result is journaled as interrupted and planned, the run says so and exits 3, and nothing is left running."""
-    from tests.aws.helpers import ec2 as ec2_of, journaled, played_run, run_id
+    from tests.aws.helpers import ec2 as ec2_of
+    from tests.aws.helpers import journaled, played_run, run_id
 
-    def measuring() -> bool:  # the notice comes mid-measurement: once the bench on the instance has timed 50 steps
+    def measuring() -> (
+        bool
+    ):  # the notice comes mid-measurement: once the bench on the instance has timed 50 steps
         for log in (tmp_path / "instances").glob("*/work/log.txt"):
             for line in log.read_text(errors="replace").splitlines():
-                if line.startswith('{"event": "measure"') and json.loads(line).get("steps", 0) >= 50:
+                if (
+                    line.startswith('{"event": "measure"')
+                    and json.loads(line).get("steps", 0) >= 50
+                ):
                     return True
         return False
 
     imds = Imds(measuring)
     threading.Thread(target=imds.serve_forever, daemon=True).start()
-    monkeypatch.setenv("PLANNER_IMDS_URL", imds.url)  # the played instance's IMDS (a real one has 169.254.169.254)
+    monkeypatch.setenv(
+        "PLANNER_IMDS_URL", imds.url
+    )  # the played instance's IMDS (a real one has 169.254.169.254)
     monkeypatch.setenv("PLANNER_IMDS_POLL_SECONDS", "0.5")
     try:
-        proc, stdout, stderr, out, _ = played_run(endpoint, env, tmp_path, "aws:c7i.xlarge", "--purchase", "spot",
-                                                  "--max-bench-minutes", "3", "--json", "--seconds", "60")
+        proc, stdout, stderr, out, _ = played_run(
+            endpoint,
+            env,
+            tmp_path,
+            "aws:c7i.xlarge",
+            "--purchase",
+            "spot",
+            "--max-bench-minutes",
+            "3",
+            "--json",
+            "--seconds",
+            "60",
+        )
     finally:
         imds.shutdown()
     assert proc.returncode == 3, stderr
     assert "Traceback" not in stderr and imds.asked > 0
-    assert "incomplete: aws:c7i.xlarge interrupted by a spot reclaim (its steps until then are planned)" in stderr
+    assert (
+        "incomplete: aws:c7i.xlarge interrupted by a spot reclaim (its steps until then are planned)"
+        in stderr
+    )
     result = journaled(out)["aws-c7i.xlarge"]
     assert result["status"] == "ok" and result["stopped_because"] == "interrupted"
     assert result["interruption"].startswith('spot interruption notice: {"action": "terminate"')

@@ -21,6 +21,12 @@ def planner(*args: str, timeout: float = 300, env: dict | None = None, cwd=None)
     """`env` values of None remove the variable."""
     full_env = {**os.environ, "COLUMNS": "120", **(env or {})}
     full_env = {k: v for k, v in full_env.items() if v is not None}
-    proc = subprocess.run([sys.executable, "-m", "planner.cli", *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout, cwd=cwd or ROOT, env=full_env)
+    proc = subprocess.run(
+        [sys.executable, "-m", "planner.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd or ROOT,
+        env=full_env,
+    )
     return Completed(proc.returncode, proc.stdout, proc.stderr)

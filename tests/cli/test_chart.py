@@ -55,7 +55,9 @@ def test_plan_writes_an_svg_with_the_headline(run_dir, tmp_path, cache):
 
 def test_estimate_writes_a_png(tmp_path, cache):
     out = tmp_path / "estimate.png"
-    r = planner("estimate", EXAMPLES / "surface-mlp.yaml", "--predict-only", "--chart", out, env=cache)
+    r = planner(
+        "estimate", EXAMPLES / "surface-mlp.yaml", "--predict-only", "--chart", out, env=cache
+    )
     assert r.code == 0, r.err
     data = out.read_bytes()
     assert data.startswith(PNG_MAGIC) and len(data) > 10_000
@@ -63,21 +65,33 @@ def test_estimate_writes_a_png(tmp_path, cache):
 
 def test_estimate_writes_a_self_contained_html_page(tmp_path, cache):
     out = tmp_path / "estimate.html"
-    r = planner("estimate", EXAMPLES / "surface-mlp.yaml", "--predict-only", "--json", "--chart", out, env=cache)
+    r = planner(
+        "estimate",
+        EXAMPLES / "surface-mlp.yaml",
+        "--predict-only",
+        "--json",
+        "--chart",
+        out,
+        env=cache,
+    )
     assert r.code == 0, r.err
     page = out.read_text()
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
-    svg = page[page.index("<svg"):page.index("</svg>") + len("</svg>")]
+    svg = page[page.index("<svg") : page.index("</svg>") + len("</svg>")]
     ET.fromstring(svg)  # the chart, inline
     assert headline(json.loads(r.out)) in page
-    assert "<script" not in page and 'src="' not in page and 'href="http' not in page  # nothing run, nothing fetched
+    assert (
+        "<script" not in page and 'src="' not in page and 'href="http' not in page
+    )  # nothing run, nothing fetched
 
 
 def test_the_file_draws_what_the_tui_draws(tmp_path):
     doc = plan_doc()  # the TUI's fixed plan: 40 options
     out = tmp_path / "tui.svg"
     drawn = write_chart(doc, str(out))
-    assert drawn == chart_data(doc)  # one computation: the options, points, intervals and line the pane draws
+    assert drawn == chart_data(
+        doc
+    )  # one computation: the options, points, intervals and line the pane draws
     svg = out.read_text()
     for p in drawn.points:
         assert p.option.target in svg
@@ -96,10 +110,14 @@ def test_an_unknown_extension_is_refused_by_name(run_dir, tmp_path, name):
 def test_without_the_extra_the_chart_is_refused_before_any_work(tmp_path, cache):
     shadow = tmp_path / "shadow" / "matplotlib"
     shadow.mkdir(parents=True)
-    (shadow / "__init__.py").write_text("raise ImportError('No module named matplotlib')\n")  # as if not installed
+    (shadow / "__init__.py").write_text(
+        "raise ImportError('No module named matplotlib')\n"
+    )  # as if not installed
     out = tmp_path / "plan.svg"
     env = {**cache, "PYTHONPATH": str(shadow.parent)}
-    r = planner("estimate", EXAMPLES / "surface-mlp.yaml", "--chart", out, timeout=60, env=env)  # would bench here
+    r = planner(
+        "estimate", EXAMPLES / "surface-mlp.yaml", "--chart", out, timeout=60, env=env
+    )  # would bench here
     assert r.code == 2, r.err
     assert "pip install 'cloud-planner[chart]'" in r.err and "Traceback" not in r.err
     assert r.out == "" and "measur" not in r.err and not out.exists()

@@ -10,12 +10,20 @@ from tests.cli.helpers import planner
 from tests.conftest import EXAMPLES
 
 BAD_SPECS = {
-    "typo key": ("name: x\nmodel: {kind: mlp, input_size: 2, outputs: 1}\ndata: {samples: 10}\n"
-                 "train: {batch_size: 5, epochs: 1, optimiser: adam}\n", 'train.optimiser: unknown key (did you mean "optimizer"?)'),
-    "negative width": ("name: x\nmodel: {kind: mlp, input_size: 2, hidden: [4, -5], outputs: 1}\ndata: {samples: 10}\n"
-                       "train: {batch_size: 5, epochs: 1}\n", "model.hidden[1]: must be > 0, got -5"),
-    "missing field": ("name: x\nmodel: {kind: mlp, input_size: 2, outputs: 1}\ndata: {samples: 10}\ntrain: {epochs: 1}\n",
-                      "train.batch_size: required field is missing"),
+    "typo key": (
+        "name: x\nmodel: {kind: mlp, input_size: 2, outputs: 1}\ndata: {samples: 10}\n"
+        "train: {batch_size: 5, epochs: 1, optimiser: adam}\n",
+        'train.optimiser: unknown key (did you mean "optimizer"?)',
+    ),
+    "negative width": (
+        "name: x\nmodel: {kind: mlp, input_size: 2, hidden: [4, -5], outputs: 1}\ndata: {samples: 10}\n"
+        "train: {batch_size: 5, epochs: 1}\n",
+        "model.hidden[1]: must be > 0, got -5",
+    ),
+    "missing field": (
+        "name: x\nmodel: {kind: mlp, input_size: 2, outputs: 1}\ndata: {samples: 10}\ntrain: {epochs: 1}\n",
+        "train.batch_size: required field is missing",
+    ),
     "empty file": ("", "the file is empty"),
     "broken yaml": ("name: x\nmodel: {kind: mlp\n", "not valid YAML"),
 }
@@ -56,22 +64,36 @@ def test_check_json_summary():
 def test_check_custom_model_with_a_broken_module_exits_2(tmp_path):
     (tmp_path / "m.py").write_text("import does_not_exist\n")
     spec = tmp_path / "s.yaml"
-    spec.write_text("name: x\nmodel: {kind: custom, factory: 'm:build', path: ., input_shape: [3], outputs: 2}\n"
-                    "data: {samples: 10, task: classification}\ntrain: {batch_size: 5, epochs: 1}\n")
+    spec.write_text(
+        "name: x\nmodel: {kind: custom, factory: 'm:build', path: ., input_shape: [3], outputs: 2}\n"
+        "data: {samples: 10, task: classification}\ntrain: {batch_size: 5, epochs: 1}\n"
+    )
     r = planner("check", spec)
     assert r.code == 2 and 'cannot import module "m"' in r.err and "Traceback" not in r.err
 
 
 REQUIRED_BENCH_KEYS = {
-    "device", "device_name", "step_seconds", "step_seconds_median", "step_seconds_p10", "step_seconds_p90",
-    "samples_per_second", "steps_measured", "warmup_seconds", "peak_memory_bytes", "torch_version", "batch_size",
+    "device",
+    "device_name",
+    "step_seconds",
+    "step_seconds_median",
+    "step_seconds_p10",
+    "step_seconds_p90",
+    "samples_per_second",
+    "steps_measured",
+    "warmup_seconds",
+    "peak_memory_bytes",
+    "torch_version",
+    "batch_size",
 }
 
 
 def test_bench_json_keys_and_full_batch_resolved(tmp_path):
     spec = tmp_path / "s.yaml"
-    spec.write_text("name: tiny\nmodel: {kind: mlp, input_size: 2, hidden: [8], outputs: 1}\n"
-                    "data: {samples: 500}\ntrain: {batch_size: full, epochs: 1}\n")
+    spec.write_text(
+        "name: tiny\nmodel: {kind: mlp, input_size: 2, hidden: [8], outputs: 1}\n"
+        "data: {samples: 500}\ntrain: {batch_size: full, epochs: 1}\n"
+    )
     out = tmp_path / "full.json"
     r = planner("bench", spec, "--device", "cpu", "--seconds", "1", "--json", "--out", out)
     assert r.code == 0, r.err

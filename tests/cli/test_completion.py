@@ -18,7 +18,9 @@ from tests.cli.helpers import planner
 SHELLS = ("bash", "zsh", "fish")
 
 P4 = sorted(t for t in PlannerService().account.instance_types() if t.startswith("p4"))
-US_REGIONS = sorted(r for r in PlannerService().account.regions() if r.startswith("us-"))  # the bundled catalog's
+US_REGIONS = sorted(
+    r for r in PlannerService().account.regions() if r.startswith("us-")
+)  # the bundled catalog's
 
 
 def subcommands() -> list[str]:
@@ -49,7 +51,9 @@ def folder(tmp_path):
 def need(shell: str) -> str:
     path = shutil.which(shell)
     if path is None:
-        pytest.skip(f"{shell} is not installed here: its script's checks are skipped (the script is still generated)")
+        pytest.skip(
+            f"{shell} is not installed here: its script's checks are skipped (the script is still generated)"
+        )
     return path
 
 
@@ -71,7 +75,9 @@ def test_the_script_names_subcommands_regions_and_instance_types(scripts, shell)
 def test_the_script_is_valid_syntax(scripts, shell, tmp_path):
     path = tmp_path / f"planner.{shell}"
     path.write_text(scripts[shell])
-    proc = subprocess.run([need(shell), "-n", str(path)], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [need(shell), "-n", str(path)], capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 0, proc.stderr
 
 
@@ -97,8 +103,13 @@ printf '%s\n' "${COMPREPLY[@]}"
 def bash_completes(script: str, line: str, cwd) -> list[str]:
     path = cwd / "planner.bash"
     path.write_text(script)
-    proc = subprocess.run([need("bash"), "-c", BASH_COMPLETE, "bash", str(path), line], capture_output=True, text=True,
-                          cwd=cwd, timeout=60)
+    proc = subprocess.run(
+        [need("bash"), "-c", BASH_COMPLETE, "bash", str(path), line],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     return sorted(proc.stdout.split())
 
@@ -108,18 +119,31 @@ def test_bash_completes_targets_regions_commands_and_specs(scripts, folder):
     assert bash_completes(script, "planner es", folder) == ["estimate"]
     # after the colon bash replaces only what follows it: the instance type
     assert bash_completes(script, "planner run a.yaml --targets aws:g5.x", folder) == ["g5.xlarge"]
-    assert "p4d.24xlarge" in bash_completes(script, "planner run a.yaml --targets local,aws:p", folder)
+    assert "p4d.24xlarge" in bash_completes(
+        script, "planner run a.yaml --targets local,aws:p", folder
+    )
     assert bash_completes(script, "planner run a.yaml --targets lo", folder) == ["local"]
     assert bash_completes(script, "planner estimate a.yaml --region us-", folder) == US_REGIONS
-    assert bash_completes(script, "planner estimate ", folder) == ["a.yaml", "b.yml", "c.json", "runs", "train.py"]
+    assert bash_completes(script, "planner estimate ", folder) == [
+        "a.yaml",
+        "b.yml",
+        "c.json",
+        "runs",
+        "train.py",
+    ]
     assert bash_completes(script, "planner plan ", folder) == ["runs"]
 
 
 def fish_completes(script: str, line: str, cwd) -> list[str]:
     path = cwd / "planner.fish"
     path.write_text(script)
-    proc = subprocess.run([need("fish"), "--no-config", "-c", f"source {path}; complete -C '{line}'"], capture_output=True,
-                          text=True, cwd=cwd, timeout=60)
+    proc = subprocess.run(
+        [need("fish"), "--no-config", "-c", f"source {path}; complete -C '{line}'"],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     return sorted(row.split("\t")[0] for row in proc.stdout.splitlines())
 
@@ -127,17 +151,36 @@ def fish_completes(script: str, line: str, cwd) -> list[str]:
 def test_fish_completes_targets_regions_commands_and_specs(scripts, folder):
     script = scripts["fish"]
     assert fish_completes(script, "planner es", folder) == ["estimate"]
-    assert fish_completes(script, "planner run a.yaml --targets aws:g5.x", folder) == ["aws:g5.xlarge"]
-    assert fish_completes(script, "planner run a.yaml --targets local,aws:p4", folder) == [f"local,aws:{t}" for t in P4]
+    assert fish_completes(script, "planner run a.yaml --targets aws:g5.x", folder) == [
+        "aws:g5.xlarge"
+    ]
+    assert fish_completes(script, "planner run a.yaml --targets local,aws:p4", folder) == [
+        f"local,aws:{t}" for t in P4
+    ]
     assert fish_completes(script, "planner estimate a.yaml --region us-", folder) == US_REGIONS
-    assert fish_completes(script, "planner estimate ", folder) == ["a.yaml", "b.yml", "c.json", "runs/", "train.py"]
+    assert fish_completes(script, "planner estimate ", folder) == [
+        "a.yaml",
+        "b.yml",
+        "c.json",
+        "runs/",
+        "train.py",
+    ]
 
 
 def test_zsh_loads_it_as_the_completion_function_of_planner(scripts, tmp_path):
     functions = tmp_path / "functions"
     functions.mkdir()
     (functions / "_planner").write_text(scripts["zsh"])  # as the README installs it
-    proc = subprocess.run([need("zsh"), "-f", "-c", f"fpath=({functions} $fpath); autoload -U compinit; "
-                           f"compinit -u -d {tmp_path}/dump; print -r -- $_comps[planner]"],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [
+            need("zsh"),
+            "-f",
+            "-c",
+            f"fpath=({functions} $fpath); autoload -U compinit; "
+            f"compinit -u -d {tmp_path}/dump; print -r -- $_comps[planner]",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0 and proc.stdout.strip() == "_planner", proc.stdout + proc.stderr

@@ -19,7 +19,9 @@ from tests.conftest import ROOT
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
 MAX_README_LINES = 200
-LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")  # [text](target) and ![alt](target)
+LINK = re.compile(
+    r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)"
+)  # [text](target) and ![alt](target)
 SNIPPET = re.compile(r'^--8<-- "([^"]+)"', re.M)
 FENCE = re.compile(r"^(`{3,}|~{3,}).*?^\1\s*$", re.M | re.S)
 
@@ -45,7 +47,9 @@ def generated_blocks() -> list[tuple[Path, object, str]]:
 
 def test_readme_is_a_landing_page():
     lines = README.read_text().splitlines()
-    assert len(lines) <= MAX_README_LINES, f"README.md has {len(lines)} lines; the rest belongs in docs/"
+    assert len(lines) <= MAX_README_LINES, (
+        f"README.md has {len(lines)} lines; the rest belongs in docs/"
+    )
 
 
 def test_the_readme_and_the_docs_have_generated_samples():
@@ -54,8 +58,11 @@ def test_the_readme_and_the_docs_have_generated_samples():
     assert len(where) > 5
 
 
-@pytest.mark.parametrize("page, command, body", generated_blocks(),
-                         ids=lambda x: x.text if hasattr(x, "text") else (x.name if isinstance(x, Path) else ""))
+@pytest.mark.parametrize(
+    "page, command, body",
+    generated_blocks(),
+    ids=lambda x: x.text if hasattr(x, "text") else (x.name if isinstance(x, Path) else ""),
+)
 def test_every_generated_sample_names_a_command_the_cli_takes(page, command, body, monkeypatch):
     """Parsed by the planner's own parser in the folder it runs from; a sample of a usage error must still be one.
     The files it names exist there. Nothing is run: `make docs` does that."""
@@ -70,27 +77,41 @@ def test_every_generated_sample_names_a_command_the_cli_takes(page, command, bod
         try:
             args = build_parser().parse_args(command.planner_args)
         except SystemExit as exc:
-            assert usage_error and exc.code == 2, f"{page.name}: the planner refuses `{command.text}`:\n{stderr.getvalue()}"
+            assert usage_error and exc.code == 2, (
+                f"{page.name}: the planner refuses `{command.text}`:\n{stderr.getvalue()}"
+            )
             return
-    assert not usage_error, f"{page.name}: `{command.text}` shows a usage error, but the planner now takes it"
-    assert getattr(args, "handler", None) is not None, f"{page.name}: `{command.text}` names no command"
+    assert not usage_error, (
+        f"{page.name}: `{command.text}` shows a usage error, but the planner now takes it"
+    )
+    assert getattr(args, "handler", None) is not None, (
+        f"{page.name}: `{command.text}` names no command"
+    )
     for value in vars(args).values():
         if isinstance(value, str) and value.endswith((".yaml", ".yml", ".py")):
-            assert (cwd / value).is_file(), f"{page.name}: `{command.text}`: no file {value} in {command.cwd}"
+            assert (cwd / value).is_file(), (
+                f"{page.name}: `{command.text}`: no file {value} in {command.cwd}"
+            )
     assert body.strip(), f"{page.name}: `{command.text}` was never generated: run make docs"
 
 
 def test_the_cli_reference_is_what_the_parser_says_now():
     saved = os.environ.get("COLUMNS")
-    assert (DOCS / "reference" / "cli.md").read_text() == gen.cli_reference(), "run make docs (or python docs/gen.py --no-run)"
+    assert (DOCS / "reference" / "cli.md").read_text() == gen.cli_reference(), (
+        "run make docs (or python docs/gen.py --no-run)"
+    )
     assert os.environ.get("COLUMNS") == saved
 
 
 def test_every_benchmark_result_has_its_page():
     for result in sorted((ROOT / "benchmarks" / "results").glob("*.md")):
         page = DOCS / "benchmarks" / "results" / result.name
-        assert page.is_file() and page.read_text() == gen.result_page(result), f"run make docs for {result.name}"
-        assert f"benchmarks/results/{result.name}" in (ROOT / "mkdocs.yml").read_text(), f"{result.name}: not in the nav"
+        assert page.is_file() and page.read_text() == gen.result_page(result), (
+            f"run make docs for {result.name}"
+        )
+        assert f"benchmarks/results/{result.name}" in (ROOT / "mkdocs.yml").read_text(), (
+            f"{result.name}: not in the nav"
+        )
 
 
 def links(page: Path) -> list[str]:
@@ -115,9 +136,15 @@ def test_every_relative_link_and_included_file_exists(page):
 
 
 def test_parse_command_takes_only_one_planner_command():
-    command = gen.parse_command("cd examples/scripts && NAME=value planner bench convnet.py -- --epochs 3 2>&1")
+    command = gen.parse_command(
+        "cd examples/scripts && NAME=value planner bench convnet.py -- --epochs 3 2>&1"
+    )
     assert (command.cwd, command.env, command.argv, command.with_stderr) == (
-        "examples/scripts", {"NAME": "value"}, ["bench", "convnet.py", "--", "--epochs", "3"], True)
+        "examples/scripts",
+        {"NAME": "value"},
+        ["bench", "convnet.py", "--", "--epochs", "3"],
+        True,
+    )
     assert command.planner_args == ["bench", "convnet.py"]
     for bad in ("ls -la", "planner estimate x.yaml | head", "cd x planner check y.yaml"):
         with pytest.raises(ValueError):

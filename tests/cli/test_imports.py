@@ -9,20 +9,21 @@ from tests.conftest import ROOT
 
 HEAVY = ("torch", "boto3", "botocore", "pandas", "textual", "rich", "pydantic", "yaml")
 
-PROBE = """
+PROBE = f"""
 import sys
 from planner.cli import main
 try:
     main(["--help"])
 except SystemExit:
     pass
-loaded = sorted({m.split('.')[0] for m in sys.modules} & set(%r))
+loaded = sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}))
 print("LOADED", ",".join(loaded))
-""" % (HEAVY,)
+"""
 
 
 def test_help_imports_no_heavy_library():
-    proc = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
     assert "usage: planner" in proc.stdout
     assert proc.stdout.strip().splitlines()[-1] == "LOADED", proc.stdout
-

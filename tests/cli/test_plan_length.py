@@ -20,7 +20,9 @@ NO_LENGTH = ROOT / "tests/cli/fixtures/run-reinforce-no-length"
 def run_dir(tmp_path):
     run = shutil.copytree(NO_LENGTH, tmp_path / "run")
     job = json.loads((run / "script.json").read_text())
-    (run / "script.json").write_text(json.dumps({**job, "path": str(EXAMPLES / "scripts" / "reinforce.py")}))
+    (run / "script.json").write_text(
+        json.dumps({**job, "path": str(EXAMPLES / "scripts" / "reinforce.py")})
+    )
     return run
 
 
@@ -31,24 +33,43 @@ def length_of(run) -> tuple:
 
 def test_a_run_without_a_length_asks_for_one_then_keeps_the_first_given(run_dir):
     r = planner("plan", run_dir)
-    assert r.code == 2 and "the whole run's length is not known" in r.err and "--total-steps N" in r.err
-    r = planner("plan", run_dir, "--epochs", "3")  # no DataLoader epoch was seen: epochs cannot be counted in steps
+    assert (
+        r.code == 2
+        and "the whole run's length is not known" in r.err
+        and "--total-steps N" in r.err
+    )
+    r = planner(
+        "plan", run_dir, "--epochs", "3"
+    )  # no DataLoader epoch was seen: epochs cannot be counted in steps
     assert r.code == 2 and "iterated no DataLoader" in r.err and "Traceback" not in r.err
     assert length_of(run_dir) == (None, None)  # nothing kept from a length that cannot plan it
     r = planner("plan", run_dir, "--total-steps", "2000", "--json")
     assert r.code == 0, r.err
     doc = json.loads(r.out)
-    assert doc["workload"]["total_steps"] == 2000 and doc["workload"]["script_args"] == ["--episodes", "100000"]
+    assert doc["workload"]["total_steps"] == 2000 and doc["workload"]["script_args"] == [
+        "--episodes",
+        "100000",
+    ]
     assert length_of(run_dir) == (2000, None)  # the run's length now
     assert json.loads((run_dir / "plan.json").read_text())["workload"]["total_steps"] == 2000
     again = json.loads(planner("plan", run_dir, "--json").out)  # no flag: the kept length
     assert again["workload"]["total_steps"] == 2000
-    longer = json.loads(planner("plan", run_dir, "--total-steps", "8000", "--json").out)  # a what-if on top
+    longer = json.loads(
+        planner("plan", run_dir, "--total-steps", "8000", "--json").out
+    )  # a what-if on top
     assert longer["workload"]["total_steps"] == 8000 and length_of(run_dir) == (2000, None)
-    assert "planned for 8,000 steps, a what-if: the run's own length is 2,000 steps" in longer["notes"]
+    assert (
+        "planned for 8,000 steps, a what-if: the run's own length is 2,000 steps" in longer["notes"]
+    )
     assert not any("what-if" in n for n in again["notes"])
-    here = {d["workload"]["total_steps"]: next(o for o in d["options"] if o["target"] == "local") for d in (again, longer)}
-    assert here[8000]["train_seconds"] > 3 * here[2000]["train_seconds"] - here[2000]["one_time_seconds"] * 3  # ~4x the steps
+    here = {
+        d["workload"]["total_steps"]: next(o for o in d["options"] if o["target"] == "local")
+        for d in (again, longer)
+    }
+    assert (
+        here[8000]["train_seconds"]
+        > 3 * here[2000]["train_seconds"] - here[2000]["one_time_seconds"] * 3
+    )  # ~4x the steps
     r = planner("plan", run_dir, "--total-steps", "2000", "--epochs", "2")
     assert r.code == 2 and "give one length" in r.err
 
@@ -59,26 +80,40 @@ def test_a_length_for_a_specs_run_is_refused_by_name(tmp_path):
     assert r.code == 2 and "re-plan a script's run" in r.err and "train.epochs" in r.err
 
 
-def test_the_run_a_replan_suggests_sets_the_scripts_envs_again_and_names_its_secrets_without_their_values(run_dir):
+def test_the_run_a_replan_suggests_sets_the_scripts_envs_again_and_names_its_secrets_without_their_values(
+    run_dir,
+):
     job = json.loads((run_dir / "script.json").read_text())
-    (run_dir / "script.json").write_text(json.dumps({**job, "env": {"LR": "0.1"}, "secret_names": ["HF_TOKEN"]}))
-    r = planner("plan", run_dir, "--total-steps", "2000", "--local-price", "50")  # here dear: renting is worth a benchmark
+    (run_dir / "script.json").write_text(
+        json.dumps({**job, "env": {"LR": "0.1"}, "secret_names": ["HF_TOKEN"]})
+    )
+    r = planner(
+        "plan", run_dir, "--total-steps", "2000", "--local-price", "50"
+    )  # here dear: renting is worth a benchmark
     assert r.code == 0, r.err
     said = " ".join(r.out.split())
-    assert "--total-steps 2000 --env LR=0.1 --secret HF_TOKEN --targets" in said  # the secret's value: the user's own
+    assert (
+        "--total-steps 2000 --env LR=0.1 --secret HF_TOKEN --targets" in said
+    )  # the secret's value: the user's own
 
 
-def test_an_estimate_without_a_length_answers_per_1000_steps_and_names_where_the_answer_changes(tmp_path):
+def test_an_estimate_without_a_length_answers_per_1000_steps_and_names_where_the_answer_changes(
+    tmp_path,
+):
     """No --total-steps and no DataLoader epoch: instead of refusing after the measurement, the plan is of 1,000
     steps and names the run length at which the pick changes (there is one: a rented instance's boot is one-time
     work, so a short run stays here)."""
     (tmp_path / "train.py").write_text(
         "import torch\nmodel = torch.nn.Linear(256, 256)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
-        "for i in range(10**9):\n    model(torch.randn(256, 256)).square().mean().backward(); opt.step(); opt.zero_grad()\n")
+        "for i in range(10**9):\n    model(torch.randn(256, 256)).square().mean().backward(); opt.step(); opt.zero_grad()\n"
+    )
     r = planner("estimate", tmp_path / "train.py", "--seconds", "2", "--json")
     assert r.code == 0, r.err
     doc = json.loads(r.out)
     assert doc["workload"]["total_steps"] == 1000
     said = next(w for w in doc["warnings"] if "length was not given" in w)
     assert "planned for 1,000 steps" in said and "--total-steps N" in said
-    assert "the answer changes with the length: train here below ~" in said or "the same at every length" in said
+    assert (
+        "the answer changes with the length: train here below ~" in said
+        or "the same at every length" in said
+    )

@@ -11,11 +11,23 @@ from planner.journal import RunJournal
 from tests.cli.helpers import planner
 from tests.conftest import EXAMPLES as EXAMPLES_DIR
 
-SPEC = ("name: tiny-run\nmodel: {kind: mlp, input_size: 4, hidden: [16], outputs: 1}\n"
-        "data: {samples: 2048}\ntrain: {batch_size: 256, epochs: 50}\n")
+SPEC = (
+    "name: tiny-run\nmodel: {kind: mlp, input_size: 4, hidden: [16], outputs: 1}\n"
+    "data: {samples: 2048}\ntrain: {batch_size: 256, epochs: 50}\n"
+)
 
-OPTION_KEYS = {"target", "device", "source", "step_seconds", "train_seconds", "train_seconds_low", "train_seconds_high",
-               "price_per_hour", "cost_usd", "fits"}
+OPTION_KEYS = {
+    "target",
+    "device",
+    "source",
+    "step_seconds",
+    "train_seconds",
+    "train_seconds_low",
+    "train_seconds_high",
+    "price_per_hour",
+    "cost_usd",
+    "fits",
+}
 
 
 @pytest.fixture(scope="module")
@@ -50,12 +62,16 @@ def test_journal_holds_spec_results_and_plan(run_dir):
     assert (out / "spec.yaml").read_text() == SPEC
     results = journal.read_results()
     assert "local-cpu" in results and results["local-cpu"].result.status == "ok"
-    assert to_json(journal.read_plan()) == json.loads(json.dumps(doc))  # plan.json is what --json printed
+    assert to_json(journal.read_plan()) == json.loads(
+        json.dumps(doc)
+    )  # plan.json is what --json printed
 
 
 def test_plan_reproduces_run_exactly_from_the_journal(run_dir):
     out, doc = run_dir
-    r = planner("plan", out, "--json")  # a run's plan is the plan of its journal: measured and predicted rows
+    r = planner(
+        "plan", out, "--json"
+    )  # a run's plan is the plan of its journal: measured and predicted rows
     assert r.code == 0, r.err
     again = json.loads(r.out)
     assert again["options"] == doc["options"]
@@ -71,13 +87,20 @@ def test_plan_of_a_local_run_predicts_every_instance_as_estimate_does(run_dir):
     predicted = [o for o in doc["options"] if o["source"] == "predicted"]
     assert len(predicted) > 30 and any(o["device"] == "cuda" for o in predicted)
     assert next(o for o in doc["options"] if o["target"] == "local")["source"] == "measured"
-    assert doc["answers"]["rent"]["target"].startswith("aws:") and doc["references"]["rent"].startswith("aws:")
+    assert doc["answers"]["rent"]["target"].startswith("aws:") and doc["references"][
+        "rent"
+    ].startswith("aws:")
     deadline = json.loads(planner("plan", out, "--json", "--deadline", "1h").out)
-    assert deadline["recommendation"]["verdict"] != "deadline_missed"  # rented instances meet it too
+    assert (
+        deadline["recommendation"]["verdict"] != "deadline_missed"
+    )  # rented instances meet it too
     text = planner("plan", out, "--region", "us-east-1", "--explain")
     assert "Predicted rows come from the device model" in text.out
     # a tiny MLP: training here wins clearly, so no paid benchmark is suggested (issue 27)
-    assert doc["recommendation"]["answer"] == "here" and doc["recommendation"]["choice_comparison"]["verdict"] == "clear"
+    assert (
+        doc["recommendation"]["answer"] == "here"
+        and doc["recommendation"]["choice_comparison"]["verdict"] == "clear"
+    )
     assert "No paid benchmark needed: training here wins clearly" in text.out
     assert "A paid benchmark would settle" not in text.out and "--targets" not in text.out
 
@@ -86,56 +109,122 @@ def test_auto_benchmarks_nothing_when_training_here_wins_clearly_and_needs_no_aw
     """As estimate says and the TUI picks (issue 27): a paid benchmark cannot change a clear win here."""
     spec = tmp_path / "s.yaml"
     spec.write_text(SPEC)
-    r = planner("run", spec, "--targets", "auto", "--seconds", "1", "--out", tmp_path / "j", "--json", env=NO_AWS)
+    r = planner(
+        "run",
+        spec,
+        "--targets",
+        "auto",
+        "--seconds",
+        "1",
+        "--out",
+        tmp_path / "j",
+        "--json",
+        env=NO_AWS,
+    )
     assert r.code == 0, r.err
     doc = json.loads(r.out)
     assert {o["target"] for o in doc["options"] if o["source"] == "measured"} == {"local"}
     assert doc["auto"] and all(not c["benchmark"] and c["here_wins"] for c in doc["auto"])
-    assert all(c["reason"].startswith("not needed: training here wins clearly") for c in doc["auto"])
+    assert all(
+        c["reason"].startswith("not needed: training here wins clearly") for c in doc["auto"]
+    )
     said = [line for line in r.err.splitlines() if line.startswith(("auto:", "  - ", "  + "))]
-    assert said[-1].startswith(f"auto: benchmarking 0 of {len(doc['auto'])} candidate instances: training here wins "
-                               "clearly")  # one line, not one per instance
-    assert json.loads((tmp_path / "j" / "run.json").read_text())["auto"][0]["here_wins"] is True  # journaled
+    assert said[-1].startswith(
+        f"auto: benchmarking 0 of {len(doc['auto'])} candidate instances: training here wins "
+        "clearly"
+    )  # one line, not one per instance
+    assert (
+        json.loads((tmp_path / "j" / "run.json").read_text())["auto"][0]["here_wins"] is True
+    )  # journaled
 
 
-def test_a_dry_run_of_auto_measures_here_and_names_what_it_would_launch_and_launches_nothing(tmp_path):
+def test_a_dry_run_of_auto_measures_here_and_names_what_it_would_launch_and_launches_nothing(
+    tmp_path,
+):
     """As `sky launch` shows what it would start before it starts it: auto's choice needs this machine's
     measurement (free), so the dry run makes it, then lists the instances and their worst case."""
     spec = tmp_path / "s.yaml"
     spec.write_text(SPEC)
-    r = planner("run", spec, "--targets", "auto", "--seconds", "1", "--local-price", "1000", "--time-value", "0", "--dry-run",
-                "--json",
-                env=UNREACHABLE, cwd=tmp_path)  # credentials (never used: a call would fail), a dear machine here
+    r = planner(
+        "run",
+        spec,
+        "--targets",
+        "auto",
+        "--seconds",
+        "1",
+        "--local-price",
+        "1000",
+        "--time-value",
+        "0",
+        "--dry-run",
+        "--json",
+        env=UNREACHABLE,
+        cwd=tmp_path,
+    )  # credentials (never used: a call would fail), a dear machine here
     assert r.code == 0, r.err
     doc = json.loads(r.out)
     chosen = [c["target"] for c in doc["auto_choices"] if c["benchmark"]]
-    assert chosen and [i["target"] for i in doc["launch"]["instances"]] == chosen  # what it would launch is auto's pick
+    assert (
+        chosen and [i["target"] for i in doc["launch"]["instances"]] == chosen
+    )  # what it would launch is auto's pick
     assert doc["launch"]["worst_case_usd"] <= doc["launch"]["bench_budget_usd"]
-    assert "dry run: measuring here to choose what auto would benchmark (free: nothing is rented)" in r.err
-    assert f"would launch {len(chosen)} instance(s) in us-east-1" in r.err and all(f"  + {t}: " in r.err for t in chosen)
-    assert r.err.rstrip().endswith("dry run: nothing launched") and not list(tmp_path.glob("planner-runs*"))
+    assert (
+        "dry run: measuring here to choose what auto would benchmark (free: nothing is rented)"
+        in r.err
+    )
+    assert f"would launch {len(chosen)} instance(s) in us-east-1" in r.err and all(
+        f"  + {t}: " in r.err for t in chosen
+    )
+    assert r.err.rstrip().endswith("dry run: nothing launched") and not list(
+        tmp_path.glob("planner-runs*")
+    )
 
 
-NO_AWS = {"AWS_ACCESS_KEY_ID": None, "AWS_SECRET_ACCESS_KEY": None, "AWS_SESSION_TOKEN": None, "AWS_PROFILE": None,
-          "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/credentials", "AWS_CONFIG_FILE": "/nonexistent/config",
-          "AWS_EC2_METADATA_DISABLED": "true", "COLUMNS": "100"}
-UNREACHABLE = {**NO_AWS, "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-               "AWS_ENDPOINT_URL": "http://127.0.0.1:9"}  # credentials, and nothing listens there
+NO_AWS = {
+    "AWS_ACCESS_KEY_ID": None,
+    "AWS_SECRET_ACCESS_KEY": None,
+    "AWS_SESSION_TOKEN": None,
+    "AWS_PROFILE": None,
+    "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/credentials",
+    "AWS_CONFIG_FILE": "/nonexistent/config",
+    "AWS_EC2_METADATA_DISABLED": "true",
+    "COLUMNS": "100",
+}
+UNREACHABLE = {
+    **NO_AWS,
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_ENDPOINT_URL": "http://127.0.0.1:9",
+}  # credentials, and nothing listens there
 
 
 def test_a_failed_gpu_target_keeps_its_device_and_its_whole_reason(tmp_path):
     spec = tmp_path / "s.yaml"
     spec.write_text(SPEC)
-    r = planner("run", spec, "--targets", "aws:g4dn.xlarge", "--out", tmp_path / "j", env=UNREACHABLE)
-    assert r.code == 3, r.err  # incomplete: the plan predicts every instance, the one benchmarked failed
+    r = planner(
+        "run", spec, "--targets", "aws:g4dn.xlarge", "--out", tmp_path / "j", env=UNREACHABLE
+    )
+    assert r.code == 3, (
+        r.err
+    )  # incomplete: the plan predicts every instance, the one benchmarked failed
     assert "Traceback" not in r.err and "internal error" not in r.err
-    row = next(line for line in r.out.splitlines() if line.lstrip().startswith("aws:g4dn.xlarge")
-               or " aws:g4dn.xlarge " in line and "failed" in line and "Failed:" not in line)
+    row = next(
+        line
+        for line in r.out.splitlines()
+        if line.lstrip().startswith("aws:g4dn.xlarge")
+        or " aws:g4dn.xlarge " in line
+        and "failed" in line
+        and "Failed:" not in line
+    )
     assert "T4" in row and " cpu " not in row  # the instance's GPU, not the bench's default device
     head = " ".join(r.out.split())
     assert "Failed: aws:g4dn.xlarge (T4): " in head and "reduce train.batch_size" not in head
-    assert "cannot reach AWS" in head and "to fix: AWS_ENDPOINT_URL is http://127.0.0.1:9" in head  # whole, not cut
-    doc = json.loads(planner("plan", tmp_path / "j", "--json", "--measured-only", env=UNREACHABLE).out)
+    assert (
+        "cannot reach AWS" in head and "to fix: AWS_ENDPOINT_URL is http://127.0.0.1:9" in head
+    )  # whole, not cut
+    doc = json.loads(
+        planner("plan", tmp_path / "j", "--json", "--measured-only", env=UNREACHABLE).out
+    )
     assert doc["recommendation"]["verdict"] == "failed" and doc["options"][0]["device"] == "cuda"
 
 
@@ -154,8 +243,14 @@ def test_plan_table_and_recommendation_for_people(run_dir):
     r = planner("plan", out, "--deadline", "1h")
     assert r.code == 0, r.err
     lines = r.out.splitlines()
-    assert "cheapest within 60.0 min" in lines[0] and lines[1].startswith(("Train here: ", "Rent aws:")) and "local" in r.out
-    assert "Recommendation: " in planner("plan", out, "--deadline", "1h", "--explain").out  # the reasoning, on demand
+    assert (
+        "cheapest within 60.0 min" in lines[0]
+        and lines[1].startswith(("Train here: ", "Rent aws:"))
+        and "local" in r.out
+    )
+    assert (
+        "Recommendation: " in planner("plan", out, "--deadline", "1h", "--explain").out
+    )  # the reasoning, on demand
 
 
 def test_plan_of_a_directory_that_is_not_a_run_exits_2(tmp_path):
@@ -186,9 +281,15 @@ def test_validate_compares_prediction_with_a_real_run(tmp_path):
     data = json.loads(r.out)
     assert data["steps"] == 8 * 20
     assert data["actual_seconds"] > 0 and data["predicted_seconds"] > 0
-    assert data["error_percent"] == pytest.approx(100 * (data["predicted_seconds"] - data["actual_seconds"]) / data["actual_seconds"])
+    assert data["error_percent"] == pytest.approx(
+        100 * (data["predicted_seconds"] - data["actual_seconds"]) / data["actual_seconds"]
+    )
     # the second bench after the run says whether the machine held its speed
-    drift = 100 * (data["recheck_step_seconds"] - data["predicted_step_seconds"]) / data["predicted_step_seconds"]
+    drift = (
+        100
+        * (data["recheck_step_seconds"] - data["predicted_step_seconds"])
+        / data["predicted_step_seconds"]
+    )
     assert data["machine_drift_percent"] == pytest.approx(drift)
     spread = data["actual_window_spread_percent"]
     assert spread >= 0
@@ -203,8 +304,16 @@ def test_validate_compares_prediction_with_a_real_run(tmp_path):
 def test_estimate_predicts_every_catalog_instance_in_the_region(tmp_path):
     from pricing.catalog import filter_instances, load_snapshot
 
-    r = planner("estimate", EXAMPLES_DIR / "surface-mlp.yaml", "--region", "us-east-1", "--seconds", "1", "--json",
-                env={"PLANNER_CACHE_DIR": str(tmp_path)})
+    r = planner(
+        "estimate",
+        EXAMPLES_DIR / "surface-mlp.yaml",
+        "--region",
+        "us-east-1",
+        "--seconds",
+        "1",
+        "--json",
+        env={"PLANNER_CACHE_DIR": str(tmp_path)},
+    )
     assert r.code == 0, r.err
     doc = json.loads(r.out)
     predicted = [o for o in doc["options"] if o["source"] == "predicted"]
@@ -224,7 +333,9 @@ def test_window_spread_is_p10_to_p90_over_the_median():
 
     windows = [1.0] * 18 + [0.5, 2.0]  # one fast and one slow window: outside p10-p90 of 20
     assert window_spread_percent(windows) == pytest.approx(0.0)
-    assert window_spread_percent([1.4, 1.0, 1.2, 1.1, 1.3]) == pytest.approx(100 * (1.36 - 1.04) / 1.2)  # interpolated
+    assert window_spread_percent([1.4, 1.0, 1.2, 1.1, 1.3]) == pytest.approx(
+        100 * (1.36 - 1.04) / 1.2
+    )  # interpolated
     assert window_spread_percent([1.0, 2.0]) is None
 
 
@@ -233,7 +344,19 @@ def test_threads_are_the_users_on_every_measuring_command(tmp_path):
     to set OMP_NUM_THREADS instead, before anything runs."""
     spec = tmp_path / "s.yaml"
     spec.write_text(SPEC)
-    r = planner("run", spec, "--targets", "local", "--threads", "1", "--seconds", "1", "--out", tmp_path / "j", "--json")
+    r = planner(
+        "run",
+        spec,
+        "--targets",
+        "local",
+        "--threads",
+        "1",
+        "--seconds",
+        "1",
+        "--out",
+        tmp_path / "j",
+        "--json",
+    )
     assert r.code == 0, r.err
     results = [json.loads(p.read_text()) for p in (tmp_path / "j" / "results").glob("*.json")]
     assert results and all(res.get("threads") == 1 for res in results)

@@ -8,12 +8,14 @@ from tests.cli.helpers import planner
 
 
 def test_a_script_that_exits_for_want_of_gpus_shows_its_own_line(tmp_path):
-    (tmp_path / "ddp.py").write_text(textwrap.dedent("""
+    (tmp_path / "ddp.py").write_text(
+        textwrap.dedent("""
         import sys, torch
         if torch.cuda.device_count() < 2:
             print("Unable to locate sufficient 2 gpus to run this example. Exiting.")
             sys.exit(0)
-    """))
+    """)
+    )
     r = planner("estimate", tmp_path / "ddp.py", "--total-steps", "10", "--seconds", "1")
     assert r.code == 1 and "finished without a training step" in r.err
     assert "Unable to locate sufficient 2 gpus" in r.err and "Traceback" not in r.err

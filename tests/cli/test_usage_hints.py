@@ -14,7 +14,9 @@ def test_a_misspelled_flag_is_matched_against_its_own_commands_flags():
     r = planner("prices", "--gpuu")
     assert r.code == 2 and "did you mean --gpu" in r.err
     r = planner("prices", "--zzzzzz")
-    assert r.code == 2 and "did you mean" not in r.err and "unrecognized arguments: --zzzzzz" in r.err
+    assert (
+        r.code == 2 and "did you mean" not in r.err and "unrecognized arguments: --zzzzzz" in r.err
+    )
 
 
 def test_a_misspelled_command_or_choice_gets_the_closest_one():
@@ -30,8 +32,12 @@ def test_a_usage_error_with_json_asked_is_a_json_error_too_and_a_scripts_own_jso
     r = planner("estimate", "train.py", "--seconds", "0", "--json")
     assert r.code == 2 and "argument --seconds" in r.err  # said for people on stderr
     error = json.loads(r.out)["error"]
-    assert error["exit_code"] == 2 and "must be a number above 0" in error["message"] and error["hint"]
+    assert (
+        error["exit_code"] == 2 and "must be a number above 0" in error["message"] and error["hint"]
+    )
     r = planner("estimate", "train.py", "--epoch", "3", "--format", "json")
     assert "did you mean --epochs?" in json.loads(r.out)["error"]["hint"]
-    r = planner("estimate", "train.py", "--seconds", "0", "--", "--json")  # the script's flag: stdout stays empty
+    r = planner(
+        "estimate", "train.py", "--seconds", "0", "--", "--json"
+    )  # the script's flag: stdout stays empty
     assert r.code == 2 and r.out == ""

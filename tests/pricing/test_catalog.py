@@ -10,11 +10,18 @@ import pytest
 
 from planner.errors import CatalogLookupError, ExitCode
 from pricing import billing
+from pricing.aws import write_cache
 from pricing.catalog import (
-    COLUMNS, check_region, filter_instances, hourly_price, instance_facts, load_catalog, load_gpu_specs, load_snapshot,
+    COLUMNS,
+    check_region,
+    filter_instances,
+    hourly_price,
+    instance_facts,
+    load_catalog,
+    load_gpu_specs,
+    load_snapshot,
     sort_instances,
 )
-from pricing.aws import write_cache
 
 
 @pytest.fixture
@@ -63,19 +70,38 @@ def test_type_not_offered_in_region(frame):
 
 def test_facts(frame):
     facts = instance_facts(frame, "g4dn.xlarge", "us-east-1")
-    assert facts == {"instance_type": "g4dn.xlarge", "region": "us-east-1", "vcpus": 4, "memory_gib": 16.0,
-                     "arch": "x86_64", "gpu_name": "T4", "gpu_count": 1, "gpu_memory_gib": 16.0}
+    assert facts == {
+        "instance_type": "g4dn.xlarge",
+        "region": "us-east-1",
+        "vcpus": 4,
+        "memory_gib": 16.0,
+        "arch": "x86_64",
+        "gpu_name": "T4",
+        "gpu_count": 1,
+        "gpu_memory_gib": 16.0,
+    }
 
 
 def test_filters(frame):
     def types(df):
         return sorted(df["instance_type"])
 
-    assert types(filter_instances(frame, region="us-east-1", gpu=True)) == ["g4dn.xlarge", "g5.xlarge", "p5.4xlarge"]
+    assert types(filter_instances(frame, region="us-east-1", gpu=True)) == [
+        "g4dn.xlarge",
+        "g5.xlarge",
+        "p5.4xlarge",
+    ]
     assert types(filter_instances(frame, gpu=False)) == ["c7g.xlarge", "c7i.xlarge"]
     assert types(filter_instances(frame, arch="arm64")) == ["c7g.xlarge"]
-    assert types(filter_instances(frame, region="us-east-1", min_gpu_memory_gb=20)) == ["g5.xlarge", "p5.4xlarge"]
-    assert types(filter_instances(frame, region="us-east-1", max_price=0.526)) == ["c7g.xlarge", "c7i.xlarge", "g4dn.xlarge"]
+    assert types(filter_instances(frame, region="us-east-1", min_gpu_memory_gb=20)) == [
+        "g5.xlarge",
+        "p5.4xlarge",
+    ]
+    assert types(filter_instances(frame, region="us-east-1", max_price=0.526)) == [
+        "c7g.xlarge",
+        "c7i.xlarge",
+        "g4dn.xlarge",
+    ]
     # spot filter: a type without spot is never "under" a spot budget
     assert "p5.4xlarge" not in types(filter_instances(frame, max_price=100, purchase="spot"))
 
@@ -83,27 +109,62 @@ def test_filters(frame):
 def test_sorting(frame):
     us = filter_instances(frame, region="us-east-1")
     assert list(sort_instances(us)["instance_type"])[:2] == ["c7g.xlarge", "c7i.xlarge"]
-    assert list(sort_instances(us, "gpu-memory")["instance_type"])[:2] == ["p5.4xlarge", "g5.xlarge"]
+    assert list(sort_instances(us, "gpu-memory")["instance_type"])[:2] == [
+        "p5.4xlarge",
+        "g5.xlarge",
+    ]
 
 
 def test_bundled_snapshot_matches_its_source_rules():
     snap = load_snapshot()
     # 20 CPU types in 4 regions, and every size of the NVIDIA GPU families in the 23 regions that offer them
-    assert len(snap) == 633 and snap["instance_type"].nunique() == 63 and snap["region"].nunique() == 23
+    assert (
+        len(snap) == 633
+        and snap["instance_type"].nunique() == 63
+        and snap["region"].nunique() == 23
+    )
     gpu = snap[snap["gpu_count"] > 0]
-    assert gpu["instance_type"].nunique() == 43 and snap.loc[snap["gpu_count"] == 0, "instance_type"].nunique() == 20
+    assert (
+        gpu["instance_type"].nunique() == 43
+        and snap.loc[snap["gpu_count"] == 0, "instance_type"].nunique() == 20
+    )
     assert set(snap.loc[snap["gpu_count"] == 0, "region"]) == {
-        "us-east-1", "us-west-2", "eu-west-1", "eu-central-1"}
+        "us-east-1",
+        "us-west-2",
+        "eu-west-1",
+        "eu-central-1",
+    }
     assert hourly_price(snap, "p5.48xlarge", "us-east-1") == 55.04  # the post-cut price
-    assert hourly_price(snap, "g5.48xlarge", "ap-northeast-1") > hourly_price(snap, "g5.48xlarge", "us-east-1")
+    assert hourly_price(snap, "g5.48xlarge", "ap-northeast-1") > hourly_price(
+        snap, "g5.48xlarge", "us-east-1"
+    )
     assert instance_facts(snap, "p4de.24xlarge", "us-east-1")["gpu_memory_gib"] == 80.0
-    p5_small = snap[snap["instance_type"] == "p5.4xlarge"].set_index("region")["spot_usd_per_hour_median"]
-    assert p5_small[["us-east-1", "us-west-2"]].isna().all() and p5_small.notna().any()  # no spot there; some regions have it
-    assert not ((snap["instance_type"].str.startswith(("g6.", "g6e."))) & (snap["region"] == "eu-west-1")).any()
-    with pytest.raises(CatalogLookupError, match="no on-demand price"):  # p5e: no on-demand price in the source
+    p5_small = snap[snap["instance_type"] == "p5.4xlarge"].set_index("region")[
+        "spot_usd_per_hour_median"
+    ]
+    assert (
+        p5_small[["us-east-1", "us-west-2"]].isna().all() and p5_small.notna().any()
+    )  # no spot there; some regions have it
+    assert not (
+        (snap["instance_type"].str.startswith(("g6.", "g6e."))) & (snap["region"] == "eu-west-1")
+    ).any()
+    with pytest.raises(
+        CatalogLookupError, match="no on-demand price"
+    ):  # p5e: no on-demand price in the source
         hourly_price(snap, "p5e.48xlarge", "us-east-2")
     specs = load_gpu_specs()
-    assert set(specs["gpu_name"]) == {"T4", "A10G", "L4", "L40S", "V100", "A100", "H100", "A100-80GB", "V100-32GB", "H200"}
+    assert set(specs["gpu_name"]) == {
+        "T4",
+        "A10G",
+        "L4",
+        "L40S",
+        "V100",
+        "A100",
+        "H100",
+        "A100-80GB",
+        "V100-32GB",
+        "H200",
+    }
     assert set(gpu["gpu_name"]) <= set(specs["gpu_name"])  # every bundled GPU is predicted
     assert specs["source"].str.startswith("http").all()
 
@@ -118,7 +179,9 @@ def test_fresh_cache_is_used_and_stale_cache_is_not(tmp_path):
 
     fresh = load_catalog(max_age=24, directory=tmp_path, now=fetched + dt.timedelta(hours=3))
     assert hourly_price(fresh.frame, "g5.xlarge", "us-east-1") == 0.999
-    assert fresh.note == "live prices fetched 3.0 h ago" and fresh.as_of == "2026-11-20T12:00:00+00:00"
+    assert (
+        fresh.note == "live prices fetched 3.0 h ago" and fresh.as_of == "2026-11-20T12:00:00+00:00"
+    )
 
     stale = load_catalog(max_age=24, directory=tmp_path, now=fetched + dt.timedelta(hours=30))
     assert hourly_price(stale.frame, "g5.xlarge", "us-east-1") == 1.006

@@ -23,7 +23,9 @@ def test_every_catalog_cpu_family_has_a_sourced_row():
     assert specs["source"].str.len().gt(40).all()
     facts = cpu_facts_by_family()
     assert facts["c7i"].amx and not facts["c6i"].bf16 and facts["c8g"].vector_bits == 128
-    assert "c7a" not in facts  # its clock is not sourced: predicted at this machine's per-core speed
+    assert (
+        "c7a" not in facts
+    )  # its clock is not sourced: predicted at this machine's per-core speed
 
 
 def test_local_facts_from_cpuinfo():

@@ -14,31 +14,37 @@ from tests.cli.helpers import planner
 KNOWN = ["A100", "A100-80GB", "A10G", "H100", "H200", "L4", "L40S", "T4", "V100", "V100-32GB"]
 
 
-@pytest.mark.parametrize("text, want", [
-    ("A100", GpuFilter("A100", text="A100")),
-    ("H100:8", GpuFilter("H100", 8, 8, text="H100:8")),
-    ("L4:1..4", GpuFilter("L4", 1, 4, text="L4:1..4")),
-    ("24GB..80GB", GpuFilter(None, None, None, 24.0, 80.0, text="24GB..80GB")),
-    ("a100:80gb:8", GpuFilter("a100", 8, 8, 80.0, 80.0, text="a100:80gb:8")),
-    ("40GB..", GpuFilter(None, None, None, 40.0, None, text="40GB..")),
-    ("..4", GpuFilter(None, None, 4, text="..4")),
-])
+@pytest.mark.parametrize(
+    "text, want",
+    [
+        ("A100", GpuFilter("A100", text="A100")),
+        ("H100:8", GpuFilter("H100", 8, 8, text="H100:8")),
+        ("L4:1..4", GpuFilter("L4", 1, 4, text="L4:1..4")),
+        ("24GB..80GB", GpuFilter(None, None, None, 24.0, 80.0, text="24GB..80GB")),
+        ("a100:80gb:8", GpuFilter("a100", 8, 8, 80.0, 80.0, text="a100:80gb:8")),
+        ("40GB..", GpuFilter(None, None, None, 40.0, None, text="40GB..")),
+        ("..4", GpuFilter(None, None, 4, text="..4")),
+    ],
+)
 def test_the_forms_sky_and_dstack_users_write(text, want):
     assert parse_gpu_filter(text, KNOWN) == want
 
 
-@pytest.mark.parametrize("text, said", [
-    ("A1000", 'no GPU named \'A1000\' in the catalog (did you mean "A100"'),
-    ("H100:8:4", "two GPU counts"),
-    ("H100:A100", "two GPU models"),
-    ("0", "at least 1"),
-    ("4..2", "low end first"),
-    ("80GB..24GB", "low end comes first"),
-    ("0GB", "more than 0 GB"),
-    ("0GB..0GB", "more than 0 GB"),
-    ("H100::8", "an empty part"),
-    ("8x H100", "neither a GPU model, a count"),
-])
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        ("A1000", "no GPU named 'A1000' in the catalog (did you mean \"A100\""),
+        ("H100:8:4", "two GPU counts"),
+        ("H100:A100", "two GPU models"),
+        ("0", "at least 1"),
+        ("4..2", "low end first"),
+        ("80GB..24GB", "low end comes first"),
+        ("0GB", "more than 0 GB"),
+        ("0GB..0GB", "more than 0 GB"),
+        ("H100::8", "an empty part"),
+        ("8x H100", "neither a GPU model, a count"),
+    ],
+)
 def test_a_wrong_gpu_is_refused_naming_the_value_and_the_form(text, said):
     with pytest.raises(InputError) as caught:
         parse_gpu_filter(text, KNOWN)
@@ -46,16 +52,32 @@ def test_a_wrong_gpu_is_refused_naming_the_value_and_the_form(text, said):
 
 
 def test_a_name_matches_its_variants_but_not_a_longer_model():
-    assert name_matches("A100", "A100-80GB") and name_matches("a100", "A100") and name_matches("V100", "V100-32GB")
-    assert not name_matches("L4", "L40S") and not name_matches("A10", "A10G") and not name_matches("H100", "H200")
+    assert (
+        name_matches("A100", "A100-80GB")
+        and name_matches("a100", "A100")
+        and name_matches("V100", "V100-32GB")
+    )
+    assert (
+        not name_matches("L4", "L40S")
+        and not name_matches("A10", "A10G")
+        and not name_matches("H100", "H200")
+    )
     f = GpuFilter("A10G", 1, 4, 20.0, None)
-    assert f.matches("A10G", 4, 24.0) and not f.matches("A10G", 8, 24.0) and not f.matches("L4", 1, 24.0)
+    assert (
+        f.matches("A10G", 4, 24.0)
+        and not f.matches("A10G", 8, 24.0)
+        and not f.matches("L4", 1, 24.0)
+    )
     assert not f.matches("A10G", 1, None)  # memory asked for, none known: not a match
 
 
 def test_memory_is_the_vendors_gb_its_sheet_else_the_catalogs_gib_converted():
     assert vendor_gb(24.0, 22.35) == 24.0  # the A10G: AWS reports 22,888 MiB, its sheet says 24 GB
-    assert vendor_gb(None, 22.35) == 24.0 and vendor_gb(None, 16.0) == 17.0 and vendor_gb(None, None) is None
+    assert (
+        vendor_gb(None, 22.35) == 24.0
+        and vendor_gb(None, 16.0) == 17.0
+        and vendor_gb(None, None) is None
+    )
 
 
 def test_prices_a10g_lists_every_g5_size_with_24_gb_per_gpu():
@@ -64,8 +86,12 @@ def test_prices_a10g_lists_every_g5_size_with_24_gb_per_gpu():
     rows = [line.split() for line in r.out.splitlines() if line.strip().startswith("g5.")]
     types = {row[0] for row in rows}
     assert {"g5.xlarge", "g5.2xlarge", "g5.12xlarge", "g5.24xlarge", "g5.48xlarge"} <= types
-    assert all("24" in row for row in rows)  # GB per GPU, as the vendor and every user say it (not 22.35)
-    assert not any(line.split()[0].startswith(("g6.", "p4d")) for line in r.out.splitlines() if line.strip())
+    assert all(
+        "24" in row for row in rows
+    )  # GB per GPU, as the vendor and every user say it (not 22.35)
+    assert not any(
+        line.split()[0].startswith(("g6.", "p4d")) for line in r.out.splitlines() if line.strip()
+    )
     assert "GPU GB" in r.out
 
 
@@ -77,7 +103,9 @@ def test_prices_h100_8_all_regions_lists_the_cheapest_region_first_and_every_reg
     table = planner("prices", "H100:8", "--all-regions")
     lines = [line.split() for line in table.out.splitlines() if line.strip().startswith("p5.")]
     regions = [line[-1] for line in lines]
-    assert len(regions) == len(set(regions)) == len({i["region"] for i in rows}) > 1  # each region once
+    assert (
+        len(regions) == len(set(regions)) == len({i["region"] for i in rows}) > 1
+    )  # each region once
     prices = [float(line[-3]) for line in lines]
     assert prices == sorted(prices)  # the cheapest region first
 
@@ -87,7 +115,9 @@ def test_min_gpu_memory_is_per_gpu_in_gb():
     assert r.code == 0, r.err
     rows = json.loads(r.out)["instances"]
     assert rows and all(i["gpu_memory_gb"] >= 40 for i in rows)
-    assert not any(i["gpu_name"] == "T4" for i in rows)  # 8 x 16 GB is 128 GB in all, but 16 GB a GPU
+    assert not any(
+        i["gpu_name"] == "T4" for i in rows
+    )  # 8 x 16 GB is 128 GB in all, but 16 GB a GPU
 
 
 def test_a_gpu_filter_with_cpu_is_refused():

@@ -23,7 +23,13 @@ from planner.errors import ExitCode
 from planner.service import PlannerService, PriceQuery
 from pricing.catalog import load_catalog, load_snapshot
 from pricing.hosted import (
-    DEFAULT_CATALOG_URL, CatalogLocation, CatalogSettingError, aggregate, catalog_location, parse_rows, read_source,
+    DEFAULT_CATALOG_URL,
+    CatalogLocation,
+    CatalogSettingError,
+    aggregate,
+    catalog_location,
+    parse_rows,
+    read_source,
 )
 from tests.cli.helpers import planner
 
@@ -31,13 +37,15 @@ SLICE = (Path(__file__).parent / "data" / "vms_slice.csv").read_bytes()
 HEADER = SLICE.split(b"\n", 1)[0]
 # Made up for the test, in the file's format: an NVIDIA GPU without a spec, an accelerator that is not an
 # NVIDIA GPU, a fractional GPU and a CPU family without sourced facts.
-MADE_UP = (b"g5g.xlarge,T4g,1.0,4.0,8.0,\"{'Gpus': [{'Name': 'T4g', 'Manufacturer': 'NVIDIA', 'Count': 1, "
-           b"'MemoryInfo': {'SizeInMiB': 15360}}], 'TotalGpuMemoryInMiB': 15360}\",0.42,0.1,us-east-1,use1-az1,arm64\n"
-           b"inf2.xlarge,Inferentia2,1.0,4.0,16.0,,0.7582,0.2,us-east-1,use1-az1,x86_64\n"
-           b"g6f.large,L4,0.125,2.0,8.0,\"{'Gpus': [{'Name': 'L4', 'Manufacturer': 'NVIDIA', 'Count': 1, "
-           b"'GpuPartitionSize': 0.125, 'MemoryInfo': {'SizeInMiB': 2861}}], 'TotalGpuMemoryInMiB': 2861}\""
-           b",0.2,0.08,us-east-1,use1-az1,x86_64\n"
-           b"r7i.large,,,2.0,16.0,,0.1323,0.05,us-east-1,use1-az1,x86_64\n")
+MADE_UP = (
+    b"g5g.xlarge,T4g,1.0,4.0,8.0,\"{'Gpus': [{'Name': 'T4g', 'Manufacturer': 'NVIDIA', 'Count': 1, "
+    b"'MemoryInfo': {'SizeInMiB': 15360}}], 'TotalGpuMemoryInMiB': 15360}\",0.42,0.1,us-east-1,use1-az1,arm64\n"
+    b"inf2.xlarge,Inferentia2,1.0,4.0,16.0,,0.7582,0.2,us-east-1,use1-az1,x86_64\n"
+    b"g6f.large,L4,0.125,2.0,8.0,\"{'Gpus': [{'Name': 'L4', 'Manufacturer': 'NVIDIA', 'Count': 1, "
+    b"'GpuPartitionSize': 0.125, 'MemoryInfo': {'SizeInMiB': 2861}}], 'TotalGpuMemoryInMiB': 2861}\""
+    b",0.2,0.08,us-east-1,use1-az1,x86_64\n"
+    b"r7i.large,,,2.0,16.0,,0.1323,0.05,us-east-1,use1-az1,x86_64\n"
+)
 
 
 class CatalogServer:
@@ -89,7 +97,9 @@ def test_the_setting_env_then_config_then_default():
     assert catalog_location(None, {}) == CatalogLocation(DEFAULT_CATALOG_URL, "default")
     assert catalog_location("https://mirror/vms.csv", {}).setting == "catalog_url (config)"
     env = {"PLANNER_CATALOG_URL": " /data/vms.csv "}
-    assert catalog_location("https://mirror/vms.csv", env) == CatalogLocation("/data/vms.csv", "PLANNER_CATALOG_URL")
+    assert catalog_location("https://mirror/vms.csv", env) == CatalogLocation(
+        "/data/vms.csv", "PLANNER_CATALOG_URL"
+    )
     assert catalog_location(None, {"PLANNER_CATALOG_URL": ""}).setting == "default"
 
 
@@ -99,52 +109,102 @@ def test_zones_aggregate_to_regions_exactly_as_the_bundled_snapshot_was():
     snap = load_snapshot().set_index(["instance_type", "region"])
     got = found.frame.set_index(["instance_type", "region"])
     assert len(got) == 37 and set(got.index) <= set(snap.index)
-    columns = ["vcpus", "memory_gib", "arch", "gpu_name", "gpu_count", "gpu_memory_gib", "ondemand_usd_per_hour",
-               "spot_usd_per_hour_min", "spot_usd_per_hour_median", "zones"]
+    columns = [
+        "vcpus",
+        "memory_gib",
+        "arch",
+        "gpu_name",
+        "gpu_count",
+        "gpu_memory_gib",
+        "ondemand_usd_per_hour",
+        "spot_usd_per_hour_min",
+        "spot_usd_per_hour_median",
+        "zones",
+    ]
     pd.testing.assert_frame_equal(got[columns], snap.loc[got.index, columns], check_dtype=False)
     # Local Zones are left out: c7i.xlarge has 6 zone rows in us-east-1, one of them use1-atl2-az1
     assert got.loc[("c7i.xlarge", "us-east-1"), "zones"] == 5
     assert found.rows_read == SLICE.count(b"\n") - 1
 
 
-def test_refresh_over_https_url_lists_every_type_with_its_facts_and_the_estimate_uses_it(server, tmp_path):
+def test_refresh_over_https_url_lists_every_type_with_its_facts_and_the_estimate_uses_it(
+    server, tmp_path
+):
     env = {"PLANNER_CATALOG_URL": server.url("/vms.csv"), "PLANNER_CACHE_DIR": str(tmp_path)}
     r = planner("prices", "--refresh", "--region", "us-east-1", "--json", env=env)
     assert r.code == 0 and r.err == "", r.err
     data = json.loads(r.out)
     assert data["source"] == f"AWS prices from {server.url('/vms.csv')} (hosted catalog)"
-    assert data["note"].startswith("hosted catalog read 0.0 h ago: 10 instance types in 16 regions (106 zone rows)")
+    assert data["note"].startswith(
+        "hosted catalog read 0.0 h ago: 10 instance types in 16 regions (106 zone rows)"
+    )
     rows = {i["instance_type"]: i for i in data["instances"]}
     p4de = rows["p4de.24xlarge"]
-    assert (p4de["gpu_name"], p4de["gpu_count"], p4de["gpu_memory_gib"], p4de["vcpus"]) == ("A100-80GB", 8, 80.0, 96)
-    assert (p4de["ondemand_usd_per_hour"], p4de["spot_usd_per_hour_min"], p4de["zones"]) == (27.44705, 8.6505, 2)
+    assert (p4de["gpu_name"], p4de["gpu_count"], p4de["gpu_memory_gib"], p4de["vcpus"]) == (
+        "A100-80GB",
+        8,
+        80.0,
+        96,
+    )
+    assert (p4de["ondemand_usd_per_hour"], p4de["spot_usd_per_hour_min"], p4de["zones"]) == (
+        27.44705,
+        8.6505,
+        2,
+    )
     assert p4de["source"] == "catalog" and p4de["facts_note"] is None
     assert rows["c6i.xlarge"]["source"] == "snapshot"  # not in the file: the snapshot's row stays
     # what the planner has no facts for is listed and said so, not guessed
     g5g = rows["g5g.xlarge"]
     assert (g5g["gpu_name"], g5g["gpu_count"], g5g["gpu_memory_gib"]) == ("T4g", 1, 15.0)
     assert "no spec for GPU T4g" in g5g["facts_note"]
-    inf2 = rows["inf2.xlarge"]  # AWS Neuron: not a CUDA GPU, so a CPU instance to the planner, its accelerator kept
+    inf2 = rows[
+        "inf2.xlarge"
+    ]  # AWS Neuron: not a CUDA GPU, so a CPU instance to the planner, its accelerator kept
     assert (inf2["gpu_name"], inf2["gpu_count"], inf2["accelerator"]) == (None, 0, "Inferentia2 x1")
     assert "its Inferentia2 x1 is not an NVIDIA GPU" in inf2["facts_note"]
     g6f = rows["g6f.large"]
-    assert (g6f["gpu_name"], g6f["gpu_count"], g6f["gpu_memory_gib"]) == ("L4 (0.125 of one)", 1, 2.79)
+    assert (g6f["gpu_name"], g6f["gpu_count"], g6f["gpu_memory_gib"]) == (
+        "L4 (0.125 of one)",
+        1,
+        2.79,
+    )
     assert "no spec for GPU L4 (0.125 of one)" in g6f["facts_note"]
     assert "no sourced processor facts for r7i" in rows["r7i.large"]["facts_note"]
     assert rows["c7i.xlarge"]["facts_note"] is None and rows["c7i.xlarge"]["accelerator"] is None
 
-    r = planner("prices", "--region", "ap-northeast-1", "--gpu", "--all", env=env)  # from the cache, no network
+    r = planner(
+        "prices", "--region", "ap-northeast-1", "--gpu", "--all", env=env
+    )  # from the cache, no network
     assert r.code == 0 and "p4de.24xlarge" in r.out and "g5.48xlarge" in r.out
-    caption = " ".join(planner("prices", "--region", "us-east-1", "--all", env=env).out.split())  # the caption wraps
+    caption = " ".join(
+        planner("prices", "--region", "us-east-1", "--all", env=env).out.split()
+    )  # the caption wraps
     assert "No spec, priced but not predicted: L4 (0.125 of one), T4g." in caption
     assert "Not NVIDIA GPUs, planned as CPU instances: Inferentia2." in caption
-    assert "No sourced processor facts, predicted at this machine's per-core speed: c7a, inf2, r7i." in caption
+    assert (
+        "No sourced processor facts, predicted at this machine's per-core speed: c7a, inf2, r7i."
+        in caption
+    )
 
-    r = planner("estimate", "examples/surface-mlp.yaml", "--predict-only", "--region", "us-east-1", "--json", env=env)
+    r = planner(
+        "estimate",
+        "examples/surface-mlp.yaml",
+        "--predict-only",
+        "--region",
+        "us-east-1",
+        "--json",
+        env=env,
+    )
     assert r.code == 0, r.err
     options = {o["target"]: o for o in json.loads(r.out)["options"]}
-    assert options["aws:p4de.24xlarge"]["step_seconds"] and options["aws:p4de.24xlarge"]["device_name"] == "A100-80GB"
-    assert options["aws:g5g.xlarge"]["step_seconds"] is None and "no spec for GPU T4g" in options["aws:g5g.xlarge"]["note"]
+    assert (
+        options["aws:p4de.24xlarge"]["step_seconds"]
+        and options["aws:p4de.24xlarge"]["device_name"] == "A100-80GB"
+    )
+    assert (
+        options["aws:g5g.xlarge"]["step_seconds"] is None
+        and "no spec for GPU T4g" in options["aws:g5g.xlarge"]["note"]
+    )
     assert options["aws:inf2.xlarge"]["device"] == "cpu"
 
 
@@ -187,11 +247,15 @@ BROKEN = {
 
 
 @pytest.mark.parametrize("how", sorted(BROKEN))
-def test_a_broken_or_unreachable_source_keeps_the_cache_and_says_why(server, tmp_path, monkeypatch, how):
+def test_a_broken_or_unreachable_source_keeps_the_cache_and_says_why(
+    server, tmp_path, monkeypatch, how
+):
     monkeypatch.setenv("PLANNER_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("PLANNER_CATALOG_URL", server.url("/vms.csv"))
     service, warnings = PlannerService(), []
-    good, _ = service.account.prices(PriceQuery(region="us-east-1"), refresh=True, warn=warnings.append)
+    good, _ = service.account.prices(
+        PriceQuery(region="us-east-1"), refresh=True, warn=warnings.append
+    )
     assert warnings == [] and good.frame["source"].eq("catalog").any()
     cached = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
 
@@ -201,7 +265,9 @@ def test_a_broken_or_unreachable_source_keeps_the_cache_and_says_why(server, tmp
     else:
         url = _broken(server, how)
     monkeypatch.setenv("PLANNER_CATALOG_URL", url)
-    kept, rows = service.account.prices(PriceQuery(region="us-east-1"), refresh=True, warn=warnings.append)
+    kept, rows = service.account.prices(
+        PriceQuery(region="us-east-1"), refresh=True, warn=warnings.append
+    )
     assert len(warnings) == 1 and BROKEN[how] in warnings[0], warnings
     assert url in warnings[0] and "PLANNER_CATALOG_URL" in warnings[0]
     assert "meanwhile: hosted catalog read" in warnings[0]
@@ -210,27 +276,41 @@ def test_a_broken_or_unreachable_source_keeps_the_cache_and_says_why(server, tmp
 
 
 def test_a_broken_source_without_a_cache_keeps_the_snapshot(server, tmp_path):
-    env = {"PLANNER_CATALOG_URL": _broken(server, "non-numeric-price"), "PLANNER_CACHE_DIR": str(tmp_path)}
+    env = {
+        "PLANNER_CATALOG_URL": _broken(server, "non-numeric-price"),
+        "PLANNER_CACHE_DIR": str(tmp_path),
+    }
     r = planner("prices", "--refresh", "--region", "us-east-1", "--gpu", "--json", env=env)
     assert r.code == 0 and "Traceback" not in r.err
-    assert "catalog refresh failed" in r.err and "Price 'n/a' is not a number" in r.err and "bundled snapshot" in r.err
+    assert (
+        "catalog refresh failed" in r.err
+        and "Price 'n/a' is not a number" in r.err
+        and "bundled snapshot" in r.err
+    )
     assert json.loads(r.out)["as_of"] == "2025 H2" and not list(tmp_path.iterdir())
 
 
-@pytest.mark.parametrize("value, why", [
-    ("ftp://mirror.example/vms.csv", "ftp:// is not read"),
-    ("/nonexistent/vms.csv", "no such file"),
-    ("{tmp}", "is a directory"),
-    ("https:///vms.csv", "an http(s) URL needs a host"),
-])
+@pytest.mark.parametrize(
+    "value, why",
+    [
+        ("ftp://mirror.example/vms.csv", "ftp:// is not read"),
+        ("/nonexistent/vms.csv", "no such file"),
+        ("{tmp}", "is a directory"),
+        ("https:///vms.csv", "an http(s) URL needs a host"),
+    ],
+)
 def test_a_bad_setting_is_bad_input_naming_the_setting_value_and_fix(tmp_path, value, why):
     value = value.format(tmp=tmp_path)
     env = {"PLANNER_CATALOG_URL": value, "PLANNER_CACHE_DIR": str(tmp_path)}
     r = planner("prices", "--refresh", "--json", env=env)
     assert r.code == ExitCode.BAD_INPUT and "Traceback" not in r.err
     error = json.loads(r.out)["error"]
-    assert error["title"] == "bad catalog setting" and error["message"].startswith(f"PLANNER_CATALOG_URL: {value!r}: {why}")
-    assert error["hint"].startswith("set PLANNER_CATALOG_URL to an https:// URL, a file path or a file:// URL")
+    assert error["title"] == "bad catalog setting" and error["message"].startswith(
+        f"PLANNER_CATALOG_URL: {value!r}: {why}"
+    )
+    assert error["hint"].startswith(
+        "set PLANNER_CATALOG_URL to an https:// URL, a file path or a file:// URL"
+    )
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
@@ -255,7 +335,9 @@ def test_a_file_path_and_a_file_url_are_read_alike(tmp_path, monkeypatch):
     monkeypatch.setenv("PLANNER_CACHE_DIR", str(tmp_path / "cache"))
     for value in (str(path), path.as_uri()):
         monkeypatch.setenv("PLANNER_CATALOG_URL", value)
-        found, rows = PlannerService().account.prices(PriceQuery(region="eu-central-1", gpu=True), refresh=True)
+        found, rows = PlannerService().account.prices(
+            PriceQuery(region="eu-central-1", gpu=True), refresh=True
+        )
         assert found.source == f"AWS prices from {value} (hosted catalog)"
         assert "p4de.24xlarge" in set(rows["instance_type"])
     assert load_catalog(directory=tmp_path / "cache").note.startswith("hosted catalog read")
@@ -264,5 +346,7 @@ def test_a_file_path_and_a_file_url_are_read_alike(tmp_path, monkeypatch):
 def test_source_without_refresh_and_an_unknown_source_are_bad_input(tmp_path):
     r = planner("prices", "--source", "aws", env={"PLANNER_CACHE_DIR": str(tmp_path)})
     assert r.code == ExitCode.BAD_INPUT and "--refresh" in r.err and "Traceback" not in r.err
-    r = planner("prices", "--refresh", "--source", "azure", env={"PLANNER_CACHE_DIR": str(tmp_path)})
+    r = planner(
+        "prices", "--refresh", "--source", "azure", env={"PLANNER_CACHE_DIR": str(tmp_path)}
+    )
     assert r.code == ExitCode.BAD_INPUT and "catalog" in r.err and "aws" in r.err

@@ -4,17 +4,30 @@ from __future__ import annotations
 
 from pricing.catalog import interconnects_by_type, load_interconnects, load_snapshot
 
-
 # Multi-GPU types the bundled snapshot gained with every GPU size (2026-11-24) whose interconnect is not
 # sourced yet: predicted on one of their GPUs only (candidates.gpu_plans), never on a guessed fabric.
-NOT_SOURCED = {"g4dn.metal", "g5.24xlarge", "g6.24xlarge", "g6.48xlarge", "g6e.24xlarge", "g6e.48xlarge", "p3dn.24xlarge",
-               "p4de.24xlarge", "p5e.48xlarge", "p5en.48xlarge"}
+NOT_SOURCED = {
+    "g4dn.metal",
+    "g5.24xlarge",
+    "g6.24xlarge",
+    "g6.48xlarge",
+    "g6e.24xlarge",
+    "g6e.48xlarge",
+    "p3dn.24xlarge",
+    "p4de.24xlarge",
+    "p5e.48xlarge",
+    "p5en.48xlarge",
+}
 
 
 def test_every_multi_gpu_catalog_instance_has_a_sourced_row_or_is_a_known_gap():
     rows = load_interconnects()
     snap = load_snapshot()
-    multi = snap[snap["gpu_count"] > 1].drop_duplicates("instance_type").set_index("instance_type")["gpu_count"]
+    multi = (
+        snap[snap["gpu_count"] > 1]
+        .drop_duplicates("instance_type")
+        .set_index("instance_type")["gpu_count"]
+    )
     by_type = rows.set_index("instance_type")
     assert set(multi.index) - set(by_type.index) == NOT_SOURCED
     for itype, gpus in multi.drop(sorted(NOT_SOURCED)).items():

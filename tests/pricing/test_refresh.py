@@ -24,7 +24,11 @@ NOW = dt.datetime(2026, 11, 21, 12, 0, tzinfo=dt.timezone.utc)
 
 @pytest.fixture
 def aws_env(monkeypatch):
-    for k, v in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}.items():
+    for k, v in {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+    }.items():
         monkeypatch.setenv(k, v)
     monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
     monkeypatch.delenv("AWS_PROFILE", raising=False)
@@ -39,10 +43,20 @@ class StubbedPricingSession:
         self.pricing = self.session.client("pricing", region_name="us-east-1")
         self.stubber = Stubber(self.pricing)
         for itype in expected_types:
-            filters = [{"Type": "TERM_MATCH", "Field": f, "Value": v} for f, v in (
-                ("instanceType", itype), ("regionCode", "us-east-1"), ("operatingSystem", "Linux"),
-                ("tenancy", "Shared"), ("preInstalledSw", "NA"), ("capacitystatus", "Used"))]
-            self.stubber.add_response("get_products", RECORDED[itype], {"ServiceCode": "AmazonEC2", "Filters": filters})
+            filters = [
+                {"Type": "TERM_MATCH", "Field": f, "Value": v}
+                for f, v in (
+                    ("instanceType", itype),
+                    ("regionCode", "us-east-1"),
+                    ("operatingSystem", "Linux"),
+                    ("tenancy", "Shared"),
+                    ("preInstalledSw", "NA"),
+                    ("capacitystatus", "Used"),
+                )
+            ]
+            self.stubber.add_response(
+                "get_products", RECORDED[itype], {"ServiceCode": "AmazonEC2", "Filters": filters}
+            )
         self.stubber.activate()
 
     def client(self, service, **kwargs):
@@ -67,7 +81,9 @@ def test_latest_spot_price_per_zone():
 @mock_aws
 def test_refresh_writes_live_rows_in_the_snapshot_schema(aws_env, tmp_path):
     session = StubbedPricingSession(["c7i.xlarge", "g5.xlarge"])
-    merged = refresh(["us-east-1"], ["c7i.xlarge", "g5.xlarge"], session=session, directory=tmp_path, now=NOW)
+    merged = refresh(
+        ["us-east-1"], ["c7i.xlarge", "g5.xlarge"], session=session, directory=tmp_path, now=NOW
+    )
     session.stubber.assert_no_pending_responses()
 
     catalog = load_catalog(directory=tmp_path, now=NOW + dt.timedelta(hours=1))
@@ -78,12 +94,16 @@ def test_refresh_writes_live_rows_in_the_snapshot_schema(aws_env, tmp_path):
     g5 = df[(df["instance_type"] == "g5.xlarge") & (df["region"] == "us-east-1")].iloc[0]
     # moto serves 0.00001 $/h in every zone of us-east-1, and real instance facts
     assert g5["spot_usd_per_hour_min"] == g5["spot_usd_per_hour_median"] == 0.00001
-    assert g5["zones"] >= 3 and g5["gpu_name"] == "A10G" and g5["gpu_count"] == 1 and g5["vcpus"] == 4
+    assert (
+        g5["zones"] >= 3 and g5["gpu_name"] == "A10G" and g5["gpu_count"] == 1 and g5["vcpus"] == 4
+    )
     assert g5["source"] == "aws-live" and g5["as_of"] == "2026-11-21T12:00:00+00:00"
     # rows not refreshed keep the snapshot's price and say so
     other = df[(df["instance_type"] == "g5.xlarge") & (df["region"] == "eu-west-1")].iloc[0]
     assert other["source"] == "snapshot" and other["ondemand_usd_per_hour"] == 1.123
-    assert len(merged) == len(load_snapshot())  # every snapshot row kept, the refreshed ones replaced
+    assert len(merged) == len(
+        load_snapshot()
+    )  # every snapshot row kept, the refreshed ones replaced
 
 
 def inject(monkeypatch, operation: str, code: str):
@@ -111,19 +131,41 @@ def test_access_denied_names_the_missing_permission(aws_env, monkeypatch, tmp_pa
 def test_throttling_after_retries_is_a_clear_message(aws_env, monkeypatch, tmp_path):
     inject(monkeypatch, "DescribeSpotPriceHistory", "RequestLimitExceeded")
     with pytest.raises(PriceRefreshError, match="throttled"):
-        refresh(["us-east-1"], ["c7i.xlarge"], session=StubbedPricingSession(["c7i.xlarge"]), directory=tmp_path, now=NOW)
+        refresh(
+            ["us-east-1"],
+            ["c7i.xlarge"],
+            session=StubbedPricingSession(["c7i.xlarge"]),
+            directory=tmp_path,
+            now=NOW,
+        )
 
 
 NO_CREDENTIALS = {
-    "AWS_ACCESS_KEY_ID": None, "AWS_SECRET_ACCESS_KEY": None, "AWS_SESSION_TOKEN": None, "AWS_PROFILE": None,
-    "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent", "AWS_CONFIG_FILE": "/nonexistent",
-    "AWS_EC2_METADATA_DISABLED": "true", "AWS_REGION": "us-east-1",
+    "AWS_ACCESS_KEY_ID": None,
+    "AWS_SECRET_ACCESS_KEY": None,
+    "AWS_SESSION_TOKEN": None,
+    "AWS_PROFILE": None,
+    "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent",
+    "AWS_CONFIG_FILE": "/nonexistent",
+    "AWS_EC2_METADATA_DISABLED": "true",
+    "AWS_REGION": "us-east-1",
 }
 
 
 def test_cli_refresh_without_credentials_falls_back_to_the_snapshot(tmp_path):
     env = {**NO_CREDENTIALS, "PLANNER_CACHE_DIR": str(tmp_path)}
-    r = planner("prices", "--region", "us-east-1", "--gpu", "--refresh", "--source", "aws", "--json", env=env, timeout=120)
+    r = planner(
+        "prices",
+        "--region",
+        "us-east-1",
+        "--gpu",
+        "--refresh",
+        "--source",
+        "aws",
+        "--json",
+        env=env,
+        timeout=120,
+    )
     assert r.code == 0, r.err
     assert "no AWS credentials found" in r.err and "Traceback" not in r.err
     data = json.loads(r.out)
@@ -138,7 +180,11 @@ def test_cli_prices_acceptance(tmp_path):
     assert data["source"] == "AWS prices, snapshot of 2025 H2 (SkyPilot catalog)"
     assert len(data["instances"]) >= 10
     g4 = next(i for i in data["instances"] if i["instance_type"] == "g4dn.xlarge")
-    assert g4["ondemand_usd_per_hour"] == 0.526 and g4["spot_usd_per_hour_min"] == 0.2 and g4["gpu_name"] == "T4"
+    assert (
+        g4["ondemand_usd_per_hour"] == 0.526
+        and g4["spot_usd_per_hour_min"] == 0.2
+        and g4["gpu_name"] == "T4"
+    )
 
     r = planner("prices", "--region", "mars-1", env=env)
     assert r.code == 2 and "us-east-1" in r.err and "Traceback" not in r.err
@@ -148,10 +194,17 @@ def test_cli_prices_acceptance(tmp_path):
     assert prices and max(prices) <= 1.5
 
     r = planner("prices", "--region", "us-east-1", "--cpu", env=env)
-    assert r.code == 0 and "snapshot of 2025 H2" in r.out and "c7i.xlarge" in r.out and "g5" not in r.out
+    assert (
+        r.code == 0
+        and "snapshot of 2025 H2" in r.out
+        and "c7i.xlarge" in r.out
+        and "g5" not in r.out
+    )
 
 
 def test_cli_refresh_with_an_unknown_profile_is_a_clear_warning(tmp_path):
     env = {**NO_CREDENTIALS, "AWS_PROFILE": "nobody", "PLANNER_CACHE_DIR": str(tmp_path)}
-    r = planner("prices", "--region", "us-east-1", "--refresh", "--source", "aws", env=env, timeout=120)
+    r = planner(
+        "prices", "--region", "us-east-1", "--refresh", "--source", "aws", env=env, timeout=120
+    )
     assert r.code == 0 and "nobody" in r.err and "Traceback" not in r.err

@@ -7,12 +7,12 @@ import time
 
 import pytest
 
+from planner.workload.spec import load_spec
 from runner.bench.introspect import describe
 from runner.local import DescribeError, describe_model
-from planner.workload.spec import load_spec
 from tests.conftest import EXAMPLES
 
-FACTORIES = '''
+FACTORIES = """
 import os, sys, time
 from torch import nn
 
@@ -27,12 +27,18 @@ def hangs(input_shape, outputs):
 
 def hog(input_shape, outputs):
     return bytearray(8 * 2**30)
-'''
+"""
 
 
 def model(tmp_path, function: str) -> dict:
     (tmp_path / "factories.py").write_text(FACTORIES)
-    return {"kind": "custom", "factory": f"factories:{function}", "path": str(tmp_path), "input_shape": [4], "outputs": 2}
+    return {
+        "kind": "custom",
+        "factory": f"factories:{function}",
+        "path": str(tmp_path),
+        "input_shape": [4],
+        "outputs": 2,
+    }
 
 
 def test_the_same_description_as_in_process():

@@ -11,8 +11,12 @@ def test_the_fabric_fit_recovers_latency_and_bandwidth():
     latency, bus, ranks = 300e-6, 0.8e9, 2
     points = [(b, latency + 2 * (ranks - 1) / ranks * b / bus) for b in (1024, 2**20, 2**22, 2**24)]
     got_latency, got_bus = fit_fabric(points, ranks)
-    assert got_latency == pytest.approx(latency, rel=1e-6) and got_bus == pytest.approx(bus, rel=1e-6)
-    flat = fit_fabric([(1024, 1e-3), (2**20, 1e-3)], 4)  # no slope: bandwidth unbounded, never negative
+    assert got_latency == pytest.approx(latency, rel=1e-6) and got_bus == pytest.approx(
+        bus, rel=1e-6
+    )
+    flat = fit_fabric(
+        [(1024, 1e-3), (2**20, 1e-3)], 4
+    )  # no slope: bandwidth unbounded, never negative
     assert flat[1] == float("inf") and flat[0] >= 0
 
 
@@ -22,11 +26,20 @@ def test_a_gloo_data_parallel_bench_runs_for_real(tmp_path):
     from planner.workload.spec import parse_spec
     from tests.conftest import TINY_MLP
 
-    spec = parse_spec({**TINY_MLP, "model": {"kind": "mlp", "input_size": 16, "hidden": [64], "outputs": 4}})
+    spec = parse_spec(
+        {**TINY_MLP, "model": {"kind": "mlp", "input_size": 16, "hidden": [64], "outputs": 4}}
+    )
     service = PlannerService()
-    result = service.bench(spec, BenchOptions(device="cpu", seconds=1.5, processes=2), workdir=tmp_path)
+    result = service.bench(
+        spec, BenchOptions(device="cpu", seconds=1.5, processes=2), workdir=tmp_path
+    )
     assert result.status == "ok", result.message
-    assert (result.processes, result.backend, result.threads, result.batch_size) == (2, "gloo", 1, 64)
+    assert (result.processes, result.backend, result.threads, result.batch_size) == (
+        2,
+        "gloo",
+        1,
+        64,
+    )
     params = 16 * 64 + 64 + 64 * 4 + 4
     assert result.gradient_bytes == 4 * params  # fp32 gradients, all-reduced every step
     assert 0.0 <= result.allreduce_share < 1.0 and result.step_seconds_no_sync > 0
@@ -56,9 +69,9 @@ def test_processes_must_split_the_batch_and_cannot_sweep(tmp_path, capsys):
 
 
 def test_the_job_carries_the_processes_and_the_bench_clamps_them_to_the_gpus():
-    from planner.workload.footprint import footprint
     from planner.service import BenchOptions
     from planner.service.measure import make_job
+    from planner.workload.footprint import footprint
     from planner.workload.spec import parse_spec
     from runner.bench.distributed import processes_for
     from tests.conftest import TINY_MLP

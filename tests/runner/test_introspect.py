@@ -15,7 +15,11 @@ from planner.workload.spec import load_spec
 from runner.bench.introspect import describe
 from tests.conftest import EXAMPLES, ROOT
 
-PUBLISHED = {"resnet50-imagenet": 25_557_032, "bert-large-squad": 335_150_082, "resnet9-cifar10": 6_573_120}
+PUBLISHED = {
+    "resnet50-imagenet": 25_557_032,
+    "bert-large-squad": 335_150_082,
+    "resnet9-cifar10": 6_573_120,
+}
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +37,9 @@ def test_rows_are_json_with_the_historical_keys(described):
         assert {"name", "params", "forward_flops", "activation_elems", "kernels"} <= row.keys()
         assert json.loads(json.dumps(row)) == row
         layer_from_row(row)
-    old = layer_from_row({"name": "x", "params": 3, "forward_flops": 6.0, "activation_elems": 2.0, "kernels": 1})
+    old = layer_from_row(
+        {"name": "x", "params": 3, "forward_flops": 6.0, "activation_elems": 2.0, "kernels": 1}
+    )
     assert old.op == "" and old.backward_flops is None  # rows from an older bench still load
 
 
@@ -69,8 +75,13 @@ def test_recurrent_models_are_traced_on_the_cpu_when_meta_cannot_run_them():
 def test_the_child_process_entry_point_prints_the_rows(tmp_path):
     job = tmp_path / "job.json"
     job.write_text(json.dumps({"spec": load_spec(EXAMPLES / "custom-policy.yaml").to_job()}))
-    proc = subprocess.run([sys.executable, "-m", "runner.bench.describe", str(job)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "runner.bench.describe", str(job)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     rows = json.loads(proc.stdout.splitlines()[-1])["rows"]
     assert sum(r["params"] for r in rows) == 8 * 64 + 64 + 64 * 64 + 64 + 64 * 4 + 4

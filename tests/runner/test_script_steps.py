@@ -4,9 +4,9 @@ run with the parallel tests): a closure optimizer's step."""
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
-from pathlib import Path
 
 from planner.core.script import ScriptRun, estimate_script, script_said
 from runner.local import run_script
@@ -36,16 +36,28 @@ def test_a_closure_optimizers_step_is_one_step_however_many_passes_its_closure_r
     for _ in range(12):
         opt.step(closure)
     """
-    done = run_script(script(tmp_path, lbfgs), [], seconds=0.2, workdir=tmp_path, min_steps=9, cap_seconds=60)
+    done = run_script(
+        script(tmp_path, lbfgs), [], seconds=0.2, workdir=tmp_path, min_steps=9, cap_seconds=60
+    )
     result = done.result
-    assert result["boundary"] == "optimizer" and result["closure_passes"] == 25 and result["closure_steps"] >= 9
+    assert (
+        result["boundary"] == "optimizer"
+        and result["closure_passes"] == 25
+        and result["closure_steps"] >= 9
+    )
     steps = result["steps"]
-    assert len(steps) >= 9 and (steps[-1] - steps[0]) / (len(steps) - 1) >= 25 * 0.01  # a step is its 25 passes
+    assert (
+        len(steps) >= 9 and (steps[-1] - steps[0]) / (len(steps) - 1) >= 25 * 0.01
+    )  # a step is its 25 passes
     run = ScriptRun.from_json(result)
-    assert "one step of the 25 forward and backward passes its closure ran" in " ".join(script_said(run, estimate_script(run, 100), False).notes)
+    assert "one step of the 25 forward and backward passes its closure ran" in " ".join(
+        script_said(run, estimate_script(run, 100), False).notes
+    )
 
 
-def test_the_work_after_the_last_step_of_a_run_that_finished_is_measured_and_in_the_estimate(tmp_path):
+def test_the_work_after_the_last_step_of_a_run_that_finished_is_measured_and_in_the_estimate(
+    tmp_path,
+):
     """A final evaluation (here a 1.5 s pass) after the last step: timed when the run finishes while measured, and part
     of the whole run on every row; a run planned longer keeps it once, at its end."""
     from planner.service import PlannerService
@@ -68,7 +80,9 @@ def test_the_work_after_the_last_step_of_a_run_that_finished_is_measured_and_in_
     assert longer.seconds - est.seconds == pytest.approx(5940 * est.step_seconds, rel=0.01)
 
 
-def test_the_launchers_own_start_up_is_off_the_runs_clock_but_the_scripts_import_of_torch_is_not(tmp_path):
+def test_the_launchers_own_start_up_is_off_the_runs_clock_but_the_scripts_import_of_torch_is_not(
+    tmp_path,
+):
     """The script's setup runs from its own start as `python train.py` would: the interpreter and `import torch` in,
     the launcher's hooks, its CPU watch and its calibrations out (they cost ~2 s here: +31-77% on a 3 s run)."""
     quick = """
@@ -82,11 +96,17 @@ def test_the_launchers_own_start_up_is_off_the_runs_clock_but_the_scripts_import
     result = done.result
     start = result["start_up"]
     assert start["entered"] is not None and 0 <= start["entered"] < start["before_script"]
-    own = start["before_script"] - start["entered"] - start["torch_import"]  # the launcher's own work
+    own = (
+        start["before_script"] - start["entered"] - start["torch_import"]
+    )  # the launcher's own work
     assert result["launcher_seconds"] == pytest.approx(max(own, 0.0), abs=0.01)
     # the script begins, on the run's clock, after the interpreter's start and torch's import only
-    assert result["imports_done"] == pytest.approx(start["entered"] + start["torch_import"], abs=0.05)
-    assert result["trace"] is not None and result["trace"]["traced_op_overhead_seconds"] > 0  # taken as the trace began
+    assert result["imports_done"] == pytest.approx(
+        start["entered"] + start["torch_import"], abs=0.05
+    )
+    assert (
+        result["trace"] is not None and result["trace"]["traced_op_overhead_seconds"] > 0
+    )  # taken as the trace began
 
 
 def test_a_spot_notice_stops_a_script_job_and_keeps_its_steps(tmp_path, monkeypatch):
@@ -111,15 +131,28 @@ def test_a_spot_notice_stops_a_script_job_and_keeps_its_steps(tmp_path, monkeypa
     script(tmp_path, slow)
     flag = tmp_path / "interruption.txt"
     monkeypatch.setenv("PLANNER_INTERRUPT_FILE", str(flag))
-    timer = threading.Timer(8.0, lambda: flag.write_text("spot interruption notice: {\"action\": \"terminate\"}"))
+    timer = threading.Timer(
+        8.0, lambda: flag.write_text('spot interruption notice: {"action": "terminate"}')
+    )
     timer.start()
     started = time.monotonic()
     try:
-        result = run_job({"kind": "script", "folder": str(tmp_path), "script": "train.py", "seconds": 120,
-                          "cap_seconds": 200, "device": "cpu"}, str(tmp_path))
+        result = run_job(
+            {
+                "kind": "script",
+                "folder": str(tmp_path),
+                "script": "train.py",
+                "seconds": 120,
+                "cap_seconds": 200,
+                "device": "cpu",
+            },
+            str(tmp_path),
+        )
     finally:
         timer.cancel()
     assert time.monotonic() - started < 60  # stopped at the notice, not at its 120 s budget
     assert result.status == "ok" and result.stopped_because == "interrupted", result.message
     assert result.interruption == 'spot interruption notice: {"action": "terminate"}'
-    assert result.steps_measured >= 5 and result.warnings[0].startswith("interrupted (spot interruption notice")
+    assert result.steps_measured >= 5 and result.warnings[0].startswith(
+        "interrupted (spot interruption notice"
+    )

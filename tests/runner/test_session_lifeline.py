@@ -43,12 +43,27 @@ def alive(pid: int) -> bool:
 
 def test_the_local_bench_dies_with_a_sigkilled_parent(tmp_path):
     (tmp_path / "sleepy.py").write_text(SLEEPY)
-    spec = parse_spec({"name": "silent", "model": {"kind": "custom", "factory": "sleepy:build", "input_shape": [4],
-                                                     "outputs": 1, "path": str(tmp_path)},
-                       "data": {"samples": 64}, "train": {"batch_size": 8, "epochs": 1}})
+    spec = parse_spec(
+        {
+            "name": "silent",
+            "model": {
+                "kind": "custom",
+                "factory": "sleepy:build",
+                "input_shape": [4],
+                "outputs": 1,
+                "path": str(tmp_path),
+            },
+            "data": {"samples": 64},
+            "train": {"batch_size": 8, "epochs": 1},
+        }
+    )
     job = {"spec": spec.to_job(), "device": "cpu", "seconds": 1, "sweep": False, "threads": None}
-    parent = subprocess.Popen([sys.executable, "-c", PARENT, json.dumps(job), str(tmp_path / "work")], cwd=ROOT,
-                              stdout=subprocess.PIPE, text=True)
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT, json.dumps(job), str(tmp_path / "work")],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     bench = int(parent.stdout.readline())
     try:
         time.sleep(1.0)  # the bench is up: importing torch, then building the model in silence

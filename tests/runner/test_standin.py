@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from planner.core.script import ScriptRun, StepTrace, OpClassWork, standin_step
 from planner.core.predict.trace import predict_trace_gpu
+from planner.core.script import OpClassWork, ScriptRun, StepTrace, standin_step
 from planner.service.predictions import hardware
 from runner.local import run_script
 
@@ -52,12 +52,16 @@ def traced(tmp_path_factory) -> tuple[Path, dict]:
     folder = tmp_path_factory.mktemp("gpu-script")
     script = folder / "train.py"
     script.write_text(textwrap.dedent(GPU_SCRIPT))
-    done = run_script(script, [], 2.0, folder, min_steps=6, cap_seconds=120, standin={}, max_steps=6)
+    done = run_script(
+        script, [], 2.0, folder, min_steps=6, cap_seconds=120, standin={}, max_steps=6
+    )
     assert done.result is not None, done.stderr_tail
     return script, done.result
 
 
-def test_a_script_that_hard_codes_cuda_runs_on_the_stand_in_and_is_traced_as_the_gpu_runs_it(traced):
+def test_a_script_that_hard_codes_cuda_runs_on_the_stand_in_and_is_traced_as_the_gpu_runs_it(
+    traced,
+):
     script, result = traced
     assert result["status"] == "ok", result["message"]
     assert result["cuda_used"] and result["device_name"] == "NVIDIA A100-SXM4-80GB"
@@ -69,7 +73,9 @@ def test_a_script_that_hard_codes_cuda_runs_on_the_stand_in_and_is_traced_as_the
     # attention runs as the fused kernel a GPU picks, and its FLOPs are counted (flash: 4 x B x H x T^2 x D forward)
     assert trace["classes"]["attention"]["flops"] > 0 and not trace["uncounted_ops"]
     # the loss printed each step: a value read back (a sync), answered with zero, its line named
-    assert trace["to_host"]["calls"] >= 1 and seen["read_sites"] == {"train.py:28": 6}  # the print line
+    assert trace["to_host"]["calls"] >= 1 and seen["read_sites"] == {
+        "train.py:28": 6
+    }  # the print line
     assert seen["syncs"] >= 12  # .item() and torch.cuda.synchronize() in each of 6 steps
     # the memory the step holds on the GPU: at least the weights, their gradients and AdamW's two moments
     params = (64 * 128 + 2 * (128 * 384 + 384 + 128 * 128 + 128 + 2 * 128) + 128 * 64 + 64) * 4
@@ -79,11 +85,21 @@ def test_a_script_that_hard_codes_cuda_runs_on_the_stand_in_and_is_traced_as_the
 def test_the_plans_gpu_rows_rest_on_the_stand_ins_trace_and_host_time(traced):
     _script, result = traced
     gpu_run = ScriptRun.from_json(result)
-    on = standin_step(ScriptRun(status="ok", stopped_because="budget", boundary="optimizer", steps=[0.0, 1.0],
-                                gpu_run=gpu_run))
+    on = standin_step(
+        ScriptRun(
+            status="ok",
+            stopped_because="budget",
+            boundary="optimizer",
+            steps=[0.0, 1.0],
+            gpu_run=gpu_run,
+        )
+    )
     assert on is not None and on.trace.precision == "bf16" and 0 < on.host_seconds < 1.0
     a100, t4 = hardware().gpus["A100"], hardware().gpus["T4"]
-    fast, slow = (predict_trace_gpu(on.trace, 1.0, on.relative, g, host_here=on.host_seconds) for g in (a100, t4))
+    fast, slow = (
+        predict_trace_gpu(on.trace, 1.0, on.relative, g, host_here=on.host_seconds)
+        for g in (a100, t4)
+    )
     assert fast.step_seconds is not None and slow.step_seconds is not None
     # the step measured here (1 s) plays no part: the host's own work and the GPU's kernels do
     assert fast.step_seconds < 0.5 and fast.step_seconds <= slow.step_seconds
@@ -91,13 +107,27 @@ def test_the_plans_gpu_rows_rest_on_the_stand_ins_trace_and_host_time(traced):
 
 def test_an_op_class_runs_in_the_precision_its_flops_were_traced_in():
     gemm = OpClassWork(ops=100, flops=int(4e12), bytes=int(1e9), seconds=0.0)
-    trace = StepTrace(start=0.0, wall=1.0, op_seconds=0.0, classes={"gemm": gemm}, flops_by_dtype={"float32": int(4e12)},
-                      class_dtypes={"gemm": {"float32": int(4e12)}})
-    half = StepTrace(start=0.0, wall=1.0, op_seconds=0.0, classes={"gemm": gemm}, flops_by_dtype={"bfloat16": int(4e12)},
-                     class_dtypes={"gemm": {"bfloat16": int(4e12)}})
+    trace = StepTrace(
+        start=0.0,
+        wall=1.0,
+        op_seconds=0.0,
+        classes={"gemm": gemm},
+        flops_by_dtype={"float32": int(4e12)},
+        class_dtypes={"gemm": {"float32": int(4e12)}},
+    )
+    half = StepTrace(
+        start=0.0,
+        wall=1.0,
+        op_seconds=0.0,
+        classes={"gemm": gemm},
+        flops_by_dtype={"bfloat16": int(4e12)},
+        class_dtypes={"gemm": {"bfloat16": int(4e12)}},
+    )
     a100 = hardware().gpus["A100"]
-    fp32, tf32, bf16 = (predict_trace_gpu(t, 1.0, (0.05, 0.05), a100, host_here=0.0).step_seconds
-                        for t in (trace, StepTrace(**{**trace.__dict__, "matmul_tf32": True}), half))
+    fp32, tf32, bf16 = (
+        predict_trace_gpu(t, 1.0, (0.05, 0.05), a100, host_here=0.0).step_seconds
+        for t in (trace, StepTrace(**{**trace.__dict__, "matmul_tf32": True}), half)
+    )
     assert fp32 is not None and tf32 is not None and bf16 is not None
     assert fp32 > 4 * tf32 and tf32 > 1.5 * bf16  # 19.5 fp32 TFLOPS, 156 TF32, 312 bf16 on an A100
     assert StepTrace(**{**trace.__dict__, "matmul_tf32": True}).precision == "tf32"
@@ -125,7 +155,9 @@ for step in range(1000):
 def _host(folder: Path, busy: float) -> float:
     script = folder / "host.py"
     script.write_text(textwrap.dedent(HOST_SCRIPT))
-    done = run_script(script, [str(busy)], 2.0, folder, min_steps=10, cap_seconds=120, standin={}, max_steps=10)
+    done = run_script(
+        script, [str(busy)], 2.0, folder, min_steps=10, cap_seconds=120, standin={}, max_steps=10
+    )
     assert done.result is not None and done.result["status"] == "ok", done.stderr_tail
     host = sorted(done.result["host_cpu"][2:])
     return host[len(host) // 2]
@@ -174,7 +206,9 @@ def test_host_time_of_a_data_loader_on_the_stand_in_is_its_own_work_not_the_mode
     script.write_text(textwrap.dedent(LOADER_SCRIPT))
 
     def host(mode: str) -> float:
-        done = run_script(script, [mode], 2.0, tmp_path, min_steps=12, cap_seconds=120, standin={}, max_steps=12)
+        done = run_script(
+            script, [mode], 2.0, tmp_path, min_steps=12, cap_seconds=120, standin={}, max_steps=12
+        )
         assert done.result is not None and done.result["status"] == "ok", done.stderr_tail
         return sorted(done.result["host_cpu"][2:])[len(done.result["host_cpu"][2:]) // 2]
 
@@ -184,8 +218,8 @@ def test_host_time_of_a_data_loader_on_the_stand_in_is_its_own_work_not_the_mode
         start = time.thread_time()
         for _ in range(10):
             ix = torch.randint(len(data) - 256, (64,))
-            torch.stack([torch.from_numpy(data[i:i + 256].astype(np.int64)) for i in ix])
-            torch.stack([torch.from_numpy(data[i + 1:i + 257].astype(np.int64)) for i in ix])
+            torch.stack([torch.from_numpy(data[i : i + 256].astype(np.int64)) for i in ix])
+            torch.stack([torch.from_numpy(data[i + 1 : i + 257].astype(np.int64)) for i in ix])
         rounds.append((time.thread_time() - start) / 10)
     alone = sorted(rounds)[2]
     loader = host("load") - host("none")
@@ -216,15 +250,22 @@ def test_a_script_that_cannot_run_on_this_cpu_is_planned_from_its_trace_on_the_s
     from tests.cli.helpers import planner
 
     (tmp_path / "train.py").write_text(textwrap.dedent(GPU_SCRIPT))
-    r = planner("estimate", tmp_path / "train.py", "--total-steps", "2000", "--json", "--seconds", "2")
+    r = planner(
+        "estimate", tmp_path / "train.py", "--total-steps", "2000", "--json", "--seconds", "2"
+    )
     assert r.code == 0, r.err
     plan = json.loads(r.out)
     rows = {o["target"]: o for o in plan["options"]}
     local = rows["local"]
-    assert local["source"] == "predicted" and "stops before its first step: AssertionError" in local["note"]
+    assert (
+        local["source"] == "predicted"
+        and "stops before its first step: AssertionError" in local["note"]
+    )
     gpu = next(o for o in plan["options"] if o["device"] == "cuda")
     assert gpu["source"] == "predicted" and gpu["train_seconds"] > 0
-    assert any("cannot be measured on this CPU" in w and "stand-in GPU" in w for w in plan["warnings"])
+    assert any(
+        "cannot be measured on this CPU" in w and "stand-in GPU" in w for w in plan["warnings"]
+    )
 
 
 def test_a_gpu_script_too_slow_for_this_cpu_is_not_run_here_and_answers_in_seconds(tmp_path):
@@ -236,7 +277,8 @@ def test_a_gpu_script_too_slow_for_this_cpu_is_not_run_here_and_answers_in_secon
 
     from tests.cli.helpers import planner
 
-    (tmp_path / "train.py").write_text(textwrap.dedent("""
+    (tmp_path / "train.py").write_text(
+        textwrap.dedent("""
         import torch
         device = "cuda" if torch.cuda.is_available() else "cpu"
         model = torch.nn.Sequential(torch.nn.Linear(16384, 16384), torch.nn.Linear(16384, 16384)).to(device)
@@ -245,16 +287,21 @@ def test_a_gpu_script_too_slow_for_this_cpu_is_not_run_here_and_answers_in_secon
             x = torch.randn(16384, 16384, device=device)
             model(x).sum().backward()
             opt.step(); opt.zero_grad()
-    """))
+    """)
+    )
     start = time.monotonic()
-    r = planner("estimate", tmp_path / "train.py", "--total-steps", "100", "--json", "--seconds", "2")
+    r = planner(
+        "estimate", tmp_path / "train.py", "--total-steps", "100", "--json", "--seconds", "2"
+    )
     took = time.monotonic() - start
     assert r.code == 0, r.err
     assert "traced on a stand-in GPU first" in r.err
     plan = json.loads(r.out)
     local = next(o for o in plan["options"] if o["target"] == "local")
     assert local["source"] == "predicted" and "so it was not run here" in local["note"], local
-    assert local["step_seconds"] > 60  # minutes a step here: what a measurement would have waited for
+    assert (
+        local["step_seconds"] > 60
+    )  # minutes a step here: what a measurement would have waited for
     assert any(o["device"] == "cuda" and o["train_seconds"] > 0 for o in plan["options"])
     assert took < 120, took  # the cap alone is 302 s
 
@@ -267,14 +314,21 @@ def test_predict_only_plans_a_gpu_script_from_its_trace_without_running_it_here(
 
     from tests.cli.helpers import planner
 
-    (tmp_path / "train.py").write_text(textwrap.dedent(GPU_SCRIPT).replace(
-        "import torch, torch.nn as nn, torch.nn.functional as F",
-        "import torch, torch.nn as nn, torch.nn.functional as F\nopen('runs.txt', 'a').write('run\\n')"))
-    r = planner("estimate", tmp_path / "train.py", "--total-steps", "2000", "--predict-only", "--json")
+    (tmp_path / "train.py").write_text(
+        textwrap.dedent(GPU_SCRIPT).replace(
+            "import torch, torch.nn as nn, torch.nn.functional as F",
+            "import torch, torch.nn as nn, torch.nn.functional as F\nopen('runs.txt', 'a').write('run\\n')",
+        )
+    )
+    r = planner(
+        "estimate", tmp_path / "train.py", "--total-steps", "2000", "--predict-only", "--json"
+    )
     assert r.code == 0, r.err
     assert "on a stand-in GPU only (--predict-only): nothing of it runs here" in r.err
     runs = (tmp_path / "runs.txt").read_text().splitlines()
-    assert len(runs) == 2  # the stand-in trace, and its T4 retrace (the script asks for bf16): no run on this CPU
+    assert (
+        len(runs) == 2
+    )  # the stand-in trace, and its T4 retrace (the script asks for bf16): no run on this CPU
     plan = json.loads(r.out)
     local = next(o for o in plan["options"] if o["target"] == "local")
     assert local["source"] == "predicted" and "--predict-only" in local["note"]
@@ -285,7 +339,8 @@ def test_a_first_step_that_ends_before_the_cap_is_not_lost(tmp_path):
     """A step far slower than the budget: the launcher is stopped at its cap, and the steps it took are in the result
     the planner reads (written as they end, until the measurement has its minimum of steps)."""
     script = tmp_path / "slow.py"
-    script.write_text(textwrap.dedent("""
+    script.write_text(
+        textwrap.dedent("""
         import time, torch
         w = torch.zeros(4, requires_grad=True)
         opt = torch.optim.SGD([w], lr=0.1)
@@ -293,10 +348,15 @@ def test_a_first_step_that_ends_before_the_cap_is_not_lost(tmp_path):
             (w * 2).sum().backward()
             opt.step(); opt.zero_grad()
             time.sleep(2)  # a step of 2 s: at least two end within the 15 s cap, even when importing torch is slow
-    """))
+    """)
+    )
     done = run_script(script, [], 1.0, tmp_path, min_steps=20, cap_seconds=15.0)
     assert done.returncode is None  # stopped at the cap, not finished
-    assert done.result is not None and done.result["stopped_because"] == "cap" and len(done.result["steps"]) >= 2
+    assert (
+        done.result is not None
+        and done.result["stopped_because"] == "cap"
+        and len(done.result["steps"]) >= 2
+    )
 
 
 def test_a_script_pinned_to_the_cpu_gets_no_gpu_rows_though_adam_asks_for_a_gpu(tmp_path):
@@ -306,7 +366,8 @@ def test_a_script_pinned_to_the_cpu_gets_no_gpu_rows_though_adam_asks_for_a_gpu(
 
     from tests.cli.helpers import planner
 
-    (tmp_path / "train.py").write_text(textwrap.dedent("""
+    (tmp_path / "train.py").write_text(
+        textwrap.dedent("""
         import torch
         device = torch.device("cpu")
         model = torch.nn.Linear(64, 64).to(device)
@@ -314,8 +375,11 @@ def test_a_script_pinned_to_the_cpu_gets_no_gpu_rows_though_adam_asks_for_a_gpu(
         for step in range(400):
             model(torch.randn(32, 64, device=device)).square().mean().backward()
             opt.step(); opt.zero_grad()
-    """))
-    r = planner("estimate", tmp_path / "train.py", "--total-steps", "400", "--json", "--seconds", "1")
+    """)
+    )
+    r = planner(
+        "estimate", tmp_path / "train.py", "--total-steps", "400", "--json", "--seconds", "1"
+    )
     assert r.code == 0, r.err
     plan = json.loads(r.out)
     assert plan["options"] and all(o["device"] == "cpu" for o in plan["options"])
@@ -327,7 +391,8 @@ def test_a_model_cast_on_the_gpu_and_a_pinned_loader_trace_on_the_stand_in(tmp_p
     on tensors with weak references: the stand-in assigns their data instead, and stops counting the fp32 storage;
     a DataLoader with pin_memory=True and workers pins nothing (PrivateUse1 has no pinned allocator)."""
     script = tmp_path / "train.py"
-    script.write_text(textwrap.dedent("""
+    script.write_text(
+        textwrap.dedent("""
         import torch, torch.nn as nn
         from torch.utils.data import DataLoader, TensorDataset
         model = nn.Sequential(nn.Embedding(1000, 256), nn.Linear(256, 1000)).to("cuda").to(torch.bfloat16)
@@ -337,13 +402,20 @@ def test_a_model_cast_on_the_gpu_and_a_pinned_loader_trace_on_the_stand_in(tmp_p
             for (x,) in loader:
                 model(x.to("cuda", non_blocking=True)).float().logsumexp(-1).mean().backward()
                 opt.step(); opt.zero_grad()
-    """))
-    done = run_script(script, [], 2.0, tmp_path, min_steps=6, cap_seconds=120, standin={}, max_steps=6)
-    assert done.result is not None and done.result["status"] == "ok", done.result and done.result["message"]
+    """)
+    )
+    done = run_script(
+        script, [], 2.0, tmp_path, min_steps=6, cap_seconds=120, standin={}, max_steps=6
+    )
+    assert done.result is not None and done.result["status"] == "ok", (
+        done.result and done.result["message"]
+    )
     assert set(done.result["trace"]["class_dtypes"]["gemm"]) == {"bfloat16"}
     params = 2 * 1000 * 256 + 1000
     # bf16 weights and gradients, fp32 AdamW moments: the fp32 weights cast away are not counted
-    assert done.result["standin"]["peak_bytes"] < params * (2 + 2 + 8) + 5 * 2**20  # ~10.5 MB; with them, 12.5
+    assert (
+        done.result["standin"]["peak_bytes"] < params * (2 + 2 + 8) + 5 * 2**20
+    )  # ~10.5 MB; with them, 12.5
 
 
 def test_a_script_that_calls_cuda_without_asking_is_planned_from_the_stand_in_too(tmp_path):
@@ -353,14 +425,21 @@ def test_a_script_that_calls_cuda_without_asking_is_planned_from_the_stand_in_to
 
     from tests.cli.helpers import planner
 
-    (tmp_path / "train.py").write_text("import torch\nmodel = torch.nn.Linear(64, 64).cuda()\n"
-                                       "opt = torch.optim.SGD(model.parameters(), lr=0.1)\nfor i in range(1000):\n"
-                                       "    model(torch.randn(32, 64).cuda()).sum().backward(); opt.step(); opt.zero_grad()\n")
-    r = planner("estimate", tmp_path / "train.py", "--total-steps", "1000", "--json", "--seconds", "2")
+    (tmp_path / "train.py").write_text(
+        "import torch\nmodel = torch.nn.Linear(64, 64).cuda()\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.1)\nfor i in range(1000):\n"
+        "    model(torch.randn(32, 64).cuda()).sum().backward(); opt.step(); opt.zero_grad()\n"
+    )
+    r = planner(
+        "estimate", tmp_path / "train.py", "--total-steps", "1000", "--json", "--seconds", "2"
+    )
     assert r.code == 0, r.err
     plan = json.loads(r.out)
     assert any(o["device"] == "cuda" for o in plan["options"])
-    assert "Torch not compiled with CUDA enabled" in next(o for o in plan["options"] if o["target"] == "local")["note"]
+    assert (
+        "Torch not compiled with CUDA enabled"
+        in next(o for o in plan["options"] if o["target"] == "local")["note"]
+    )
 
 
 def test_a_script_that_picks_its_precision_by_the_gpu_is_traced_again_as_a_t4(tmp_path):
@@ -370,7 +449,8 @@ def test_a_script_that_picks_its_precision_by_the_gpu_is_traced_again_as_a_t4(tm
 
     from tests.cli.helpers import planner
 
-    (tmp_path / "train.py").write_text(textwrap.dedent("""
+    (tmp_path / "train.py").write_text(
+        textwrap.dedent("""
         import torch
         dtype = torch.bfloat16 if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else torch.float16
         model = torch.nn.Sequential(torch.nn.Linear(256, 256), torch.nn.ReLU(), torch.nn.Linear(256, 10)).cuda()
@@ -380,11 +460,16 @@ def test_a_script_that_picks_its_precision_by_the_gpu_is_traced_again_as_a_t4(tm
             with torch.autocast("cuda", dtype=dtype):
                 loss = model(torch.randn(64, 256, device="cuda")).square().mean()
             scaler.scale(loss).backward(); scaler.step(opt); scaler.update(); opt.zero_grad()
-    """))
-    r = planner("estimate", tmp_path / "train.py", "--total-steps", "1000", "--json", "--seconds", "2")
+    """)
+    )
+    r = planner(
+        "estimate", tmp_path / "train.py", "--total-steps", "1000", "--json", "--seconds", "2"
+    )
     assert r.code == 0, r.err
     notes = json.loads(r.out)["notes"]
-    assert any("traced again on a stand-in Tesla T4 (no bf16), where it ran in fp16" in n for n in notes), notes
+    assert any(
+        "traced again on a stand-in Tesla T4 (no bf16), where it ran in fp16" in n for n in notes
+    ), notes
 
 
 def test_a_step_whose_peak_memory_is_more_than_this_machine_has_free_is_not_run_here(traced):

@@ -22,18 +22,27 @@ def slow_spec(tmp_path):
     return path
 
 
-def test_a_step_longer_than_the_wall_cap_ends_the_bench_and_estimate_answers_from_the_work(slow_spec, monkeypatch):
+def test_a_step_longer_than_the_wall_cap_ends_the_bench_and_estimate_answers_from_the_work(
+    slow_spec, monkeypatch
+):
     import planner.service.measure as measure
     from planner.service import PlannerService, plan_options
     from tests.conftest import bench_children
 
-    monkeypatch.setattr(measure, "BENCH_WALL_EXTRA_SECONDS", 3.0)  # the bench may run 3.5 s in all; a step takes more
+    monkeypatch.setattr(
+        measure, "BENCH_WALL_EXTRA_SECONDS", 3.0
+    )  # the bench may run 3.5 s in all; a step takes more
     service = PlannerService()
     start = time.monotonic()
-    doc = service.estimate(service.workloads.load(str(slow_spec)), plan_options(region="us-east-1"), 0.5)
+    doc = service.estimate(
+        service.workloads.load(str(slow_spec)), plan_options(region="us-east-1"), 0.5
+    )
     assert time.monotonic() - start < 20
     said = doc.plan.warnings[0]
-    assert "stopped at the bench's wall-clock cap of 4 s with no result" in said and "predicted from the work alone" in said
+    assert (
+        "stopped at the bench's wall-clock cap of 4 s with no result" in said
+        and "predicted from the work alone" in said
+    )
     assert {o.source for o in doc.plan.options} == {"predicted"} and doc.recommendation.target
     assert bench_children() == []  # its process group ended with it
 
@@ -47,18 +56,35 @@ def test_a_precision_this_cpu_would_emulate_is_measured_in_fp32_and_said(tmp_pat
     from planner.service.measure import emulated_here
 
     spec_path = tmp_path / "bf16.yaml"
-    spec_path.write_text("name: tiny-bf16\nmodel: {kind: mlp, input_size: 8, hidden: [32], outputs: 1}\n"
-                         "data: {samples: 1024}\ntrain: {batch_size: 128, epochs: 2, precision: bf16}\n")
-    assert emulated_here("bf16", {"avx2", "avx512f"}).startswith("this CPU has no bf16 units (AVX-512 BF16 or AMX)")
-    assert emulated_here("bf16", {"avx512f", "amx_bf16"}) == "" and emulated_here("fp32", {"avx2"}) == ""
+    spec_path.write_text(
+        "name: tiny-bf16\nmodel: {kind: mlp, input_size: 8, hidden: [32], outputs: 1}\n"
+        "data: {samples: 1024}\ntrain: {batch_size: 128, epochs: 2, precision: bf16}\n"
+    )
+    assert emulated_here("bf16", {"avx2", "avx512f"}).startswith(
+        "this CPU has no bf16 units (AVX-512 BF16 or AMX)"
+    )
+    assert (
+        emulated_here("bf16", {"avx512f", "amx_bf16"}) == ""
+        and emulated_here("fp32", {"avx2"}) == ""
+    )
     monkeypatch.setattr(pricing.catalog, "local_cpu_flags", lambda cpuinfo=None: {"avx2", "fma"})
     service = PlannerService()
     spec = service.workloads.load(str(spec_path))
     assert "bf16 would be emulated here" in service.workloads.emulated_here(spec)
     measured = {}
-    doc = service.estimate(spec, plan_options(region="us-east-1"), 0.5,
-                           on_result=lambda label, data: measured.update({label: data}))
+    doc = service.estimate(
+        spec,
+        plan_options(region="us-east-1"),
+        0.5,
+        on_result=lambda label, data: measured.update({label: data}),
+    )
     local = next(iter(measured.values())).result
-    assert local.status == "ok" and local.precision == "fp32" and "bf16 would be emulated here" in local.warnings[0]
+    assert (
+        local.status == "ok"
+        and local.precision == "fp32"
+        and "bf16 would be emulated here" in local.warnings[0]
+    )
     assert any("bf16 would be emulated here" in w for w in doc.plan.warnings)
-    assert doc.workload.precision == "bf16"  # the plan is still of the spec: bf16 wherever it has units
+    assert (
+        doc.workload.precision == "bf16"
+    )  # the plan is still of the spec: bf16 wherever it has units

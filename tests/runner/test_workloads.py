@@ -61,11 +61,15 @@ def test_footprint_flops_agree_with_torch_flop_counter(name):
     # torch counts matrix products, convolutions and attention (traced on the meta device, SDPA
     # decomposes into batched matmuls it has formulas for); ours also counts element-wise work.
     layers = layers_of(spec)
-    matmuls = sum(layer.forward_flops for layer in layers if layer.op in ("gemm", "conv", "attention"))
+    matmuls = sum(
+        layer.forward_flops for layer in layers if layer.op in ("gemm", "conv", "attention")
+    )
     assert matmuls == pytest.approx(counted, rel=1e-6)
     if name == "tiny-transformer":
         m = spec.model
-        attention = sum(layer.forward_flops for layer in layers if layer.name.startswith("attention"))
+        attention = sum(
+            layer.forward_flops for layer in layers if layer.name.startswith("attention")
+        )
         assert attention == m.layers * 4 * m.seq_len**2 * m.d_model  # QK^T and AV
 
 
@@ -78,20 +82,40 @@ def test_custom_model_is_described_by_introspection():
 
 def test_data_on_device_counts_the_whole_dataset():
     on_device = load_spec(EXAMPLES / "surface-mlp.yaml")
-    host = parse_spec({**on_device.model_dump(mode="json"), "data": {"samples": 40000, "task": "regression", "location": "host"},
-                       "train": {"batch_size": 1000, "epochs": 1}})
+    host = parse_spec(
+        {
+            **on_device.model_dump(mode="json"),
+            "data": {"samples": 40000, "task": "regression", "location": "host"},
+            "train": {"batch_size": 1000, "epochs": 1},
+        }
+    )
     assert footprint(on_device).data_bytes == 40000 * (2 * 4 + 4)
     assert footprint(host).data_bytes == 1000 * (2 * 4 + 4)
 
 
 def custom_job(tmp_path, source: str, factory: str = "m:build") -> dict:
     (tmp_path / "m.py").write_text(source)
-    return {"name": "c", "kind": "custom", "factory": factory, "input_shape": [4], "outputs": 2, "path": str(tmp_path)}
+    return {
+        "name": "c",
+        "kind": "custom",
+        "factory": factory,
+        "input_shape": [4],
+        "outputs": 2,
+        "path": str(tmp_path),
+    }
 
 
 def test_custom_import_failure_is_a_clear_message(tmp_path):
     with pytest.raises(WorkloadError, match='cannot import module "missing_mod"'):
-        build_model({"kind": "custom", "factory": "missing_mod:build", "input_shape": [4], "outputs": 2, "path": str(tmp_path)})
+        build_model(
+            {
+                "kind": "custom",
+                "factory": "missing_mod:build",
+                "input_shape": [4],
+                "outputs": 2,
+                "path": str(tmp_path),
+            }
+        )
 
 
 def test_custom_call_failure_is_a_clear_message(tmp_path):

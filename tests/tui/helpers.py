@@ -12,8 +12,10 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SAVED_RUN = FIXTURES / "run-surface-mlp"  # `planner run examples/surface-mlp.yaml --targets local`
 PLAN_DOC = FIXTURES / "surface-mlp-plan.json"  # PlannerService.estimate_run over SAVED_RUN, saved
 
-TINY = ("name: tui-tiny\nmodel: {kind: mlp, input_size: 4, hidden: [16], outputs: 1}\n"
-        "data: {samples: 1024}\ntrain: {batch_size: 128, epochs: 20}\n")
+TINY = (
+    "name: tui-tiny\nmodel: {kind: mlp, input_size: 4, hidden: [16], outputs: 1}\n"
+    "data: {samples: 1024}\ntrain: {batch_size: 128, epochs: 20}\n"
+)
 
 COMMENTED = """# a spec with the user's own comments and layout
 name: commented   # what I call it
@@ -46,7 +48,9 @@ async def wait_for(pilot, condition, timeout: float = 120.0, step: float = 0.1) 
     while not condition():
         await pilot.pause(step)
         if time.monotonic() > deadline:
-            raise AssertionError(f"condition never became true within {timeout:g} s; the app showed: {app_state(pilot.app)}")
+            raise AssertionError(
+                f"condition never became true within {timeout:g} s; the app showed: {app_state(pilot.app)}"
+            )
 
 
 def app_state(app) -> str:

@@ -6,17 +6,16 @@ to the service's for the same measurements. Validation messages, cancel."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 import subprocess
+from dataclasses import replace
 
 import pytest
-
 from rich.text import Text
 
+from planner.core.candidates import Target
 from planner.report.plan import shown_options, terse_answer
 from planner.service import PlannerService, plan_options
 from planner.tui.app import PlannerApp
-from planner.core.candidates import Target
 from planner.tui.messages import RunResult
 from planner.tui.results import ResultsPane
 from planner.tui.run import RunPane
@@ -32,26 +31,44 @@ def spec_file(tmp_path):
     return path
 
 
-def test_opening_a_spec_shows_the_estimate_then_run_local_and_every_plan_is_the_services(spec_file, tmp_path):
+def test_opening_a_spec_shows_the_estimate_then_run_local_and_every_plan_is_the_services(
+    spec_file, tmp_path
+):
     async def scenario():
-        app = PlannerApp(str(spec_file), runs_dir=tmp_path / "runs", bench_seconds=1, estimate_seconds=1)
+        app = PlannerApp(
+            str(spec_file), runs_dir=tmp_path / "runs", bench_seconds=1, estimate_seconds=1
+        )
         async with started(app, (120, 40)) as pilot:
             results = app.query_one(ResultsPane)
-            await wait_for(pilot, lambda: results.doc is not None)  # nothing pressed: opening estimates
-            await pilot.pause()  # the plan reaches the Workload pane's answers through the app (PlanShown)
+            await wait_for(
+                pilot, lambda: results.doc is not None
+            )  # nothing pressed: opening estimates
+            await (
+                pilot.pause()
+            )  # the plan reaches the Workload pane's answers through the app (PlanShown)
             doc = results.doc
             sources = {o.source for o in doc.plan.options}
             assert sources == {"measured", "predicted"} and len(doc.plan.options) > 20
-            assert results.query_one("#options").row_count == len(shown_options(doc)[0]) < len(doc.plan.options)  # grouped
+            assert (
+                results.query_one("#options").row_count
+                == len(shown_options(doc)[0])
+                < len(doc.plan.options)
+            )  # grouped
             answers = text_of(app, "#answers")
-            assert answers.splitlines()[0] == Text.from_markup(terse_answer(doc)[0]).plain  # the CLI's answer, first
-            assert text_of(app, "#workload-answers").splitlines()[0] == answers.splitlines()[0]  # beside the spec, too
+            assert (
+                answers.splitlines()[0] == Text.from_markup(terse_answer(doc)[0]).plain
+            )  # the CLI's answer, first
+            assert (
+                text_of(app, "#workload-answers").splitlines()[0] == answers.splitlines()[0]
+            )  # beside the spec, too
             expected = PlannerService().estimate_from(app.spec, plan_options(), results.results)
             assert doc.plan.options == expected.plan.options and doc.benchmark == expected.benchmark
 
             await pilot.pause(0.3)
             targets = app.query_one(TargetsPane)
-            suggested = [c.target for c in doc.suggested_benchmarks]  # none when training here wins clearly
+            suggested = [
+                c.target for c in doc.suggested_benchmarks
+            ]  # none when training here wins clearly
             assert app.targets == ["local", *suggested]
             if suggested:
                 assert "worst-case bench cost $" in text_of(app, "#selection")
@@ -67,20 +84,32 @@ def test_opening_a_spec_shows_the_estimate_then_run_local_and_every_plan_is_the_
             assert app.targets == ["local"]
 
             await pilot.press("r")
-            await wait_for(pilot, lambda: results.run_dir is not None and results.doc.run_dir, timeout=120)
+            await wait_for(
+                pilot, lambda: results.run_dir is not None and results.doc.run_dir, timeout=120
+            )
             assert active_pane(app) == "results"
             run_dir = results.run_dir
             shown = results.doc
             assert shown == PlannerService().estimate_run(run_dir, options=plan_options())
             local = next(o for o in shown.plan.options if o.target == "local")
-            assert local.source == "measured" and any(o.source == "predicted" for o in shown.plan.options)
+            assert local.source == "measured" and any(
+                o.source == "predicted" for o in shown.plan.options
+            )
 
             # what-if: re-plans from the journal at once, as the service does
             results.query_one("#local-price").value = "3.6"
             results.query_one("#objective").value = "fastest"
-            await wait_for(pilot, lambda: results.doc.plan.objective == "fastest"
-                           and results.doc.options.local_price_per_hour == 3.6, timeout=20)
-            assert results.doc == PlannerService().estimate_run(run_dir, options=plan_options("fastest", local_price_per_hour=3.6))
+            await wait_for(
+                pilot,
+                lambda: (
+                    results.doc.plan.objective == "fastest"
+                    and results.doc.options.local_price_per_hour == 3.6
+                ),
+                timeout=20,
+            )
+            assert results.doc == PlannerService().estimate_run(
+                run_dir, options=plan_options("fastest", local_price_per_hour=3.6)
+            )
 
     asyncio.run(scenario())
 
@@ -91,16 +120,30 @@ def test_a_measured_result_replaces_its_predicted_row_as_it_arrives(spec_file, t
         async with started(app, (120, 40)) as pilot:
             results = app.query_one(ResultsPane)
             await wait_for(pilot, lambda: results.doc is not None)
-            row = next(o for o in results.doc.plan.options if o.source == "predicted" and o.device == "cpu")
+            row = next(
+                o for o in results.doc.plan.options if o.source == "predicted" and o.device == "cpu"
+            )
             itype = row.instance_type
             # what an instance's result looks like when it arrives: this machine's, as if measured there
             local = results.results["local-cpu"]
-            arrived = replace(local, target=Target("aws", itype), region="us-east-1", purchase="on-demand")
+            arrived = replace(
+                local, target=Target("aws", itype), region="us-east-1", purchase="on-demand"
+            )
             app.post_message(RunResult(f"aws-{itype}", arrived))
-            await wait_for(pilot, lambda: any(o.target == row.target and o.source == "measured"
-                                              for o in results.doc.plan.options), timeout=20)
-            assert [o.target for o in results.doc.plan.options].count(row.target) == 1  # replaced, not added
-            expected = PlannerService().estimate_from(app.spec, plan_options(), {"local-cpu": local, f"aws-{itype}": arrived})
+            await wait_for(
+                pilot,
+                lambda: any(
+                    o.target == row.target and o.source == "measured"
+                    for o in results.doc.plan.options
+                ),
+                timeout=20,
+            )
+            assert [o.target for o in results.doc.plan.options].count(
+                row.target
+            ) == 1  # replaced, not added
+            expected = PlannerService().estimate_from(
+                app.spec, plan_options(), {"local-cpu": local, f"aws-{itype}": arrived}
+            )
             assert results.doc == expected
 
     asyncio.run(scenario())
@@ -124,7 +167,9 @@ def test_validation_messages_are_the_clis(spec_file, tmp_path):
 
 def test_cancel_stops_the_run_and_leaves_nothing_running(spec_file, tmp_path):
     async def scenario():
-        app = PlannerApp(str(spec_file), runs_dir=tmp_path / "runs", bench_seconds=60, estimate_on_open=False)
+        app = PlannerApp(
+            str(spec_file), runs_dir=tmp_path / "runs", bench_seconds=60, estimate_on_open=False
+        )
         async with started(app, (100, 30)) as pilot:
             await wait_for(pilot, lambda: app.spec is not None)
             await pilot.press("r")
@@ -133,7 +178,9 @@ def test_cancel_stops_the_run_and_leaves_nothing_running(spec_file, tmp_path):
             await pilot.press("c")
             await wait_for(pilot, lambda: not run.running, timeout=60)
             assert "cancelled" in text_of(app, "#run-status")
-            left = subprocess.run(["pgrep", "-f", str(tmp_path / "runs")], capture_output=True, text=True).stdout.split()
+            left = subprocess.run(
+                ["pgrep", "-f", str(tmp_path / "runs")], capture_output=True, text=True
+            ).stdout.split()
             assert left == []  # the bench process was terminated
 
     asyncio.run(scenario())
@@ -141,7 +188,9 @@ def test_cancel_stops_the_run_and_leaves_nothing_running(spec_file, tmp_path):
 
 def test_r_while_the_estimate_measures_runs_once_it_is_done(spec_file, tmp_path):
     async def scenario():
-        app = PlannerApp(str(spec_file), runs_dir=tmp_path / "runs", bench_seconds=1, estimate_seconds=2)
+        app = PlannerApp(
+            str(spec_file), runs_dir=tmp_path / "runs", bench_seconds=1, estimate_seconds=2
+        )
         async with started(app, (120, 40)) as pilot:
             results, run = app.query_one(ResultsPane), app.query_one(RunPane)
             await wait_for(pilot, lambda: results.estimating, timeout=30)
@@ -149,14 +198,24 @@ def test_r_while_the_estimate_measures_runs_once_it_is_done(spec_file, tmp_path)
             await pilot.press("r")
             assert not run.running  # two benches at once would disturb each other
             await wait_for(pilot, lambda: run.running, timeout=60)
-            assert not results.estimating and results.doc is not None  # it started once the estimate was done
-            await wait_for(pilot, lambda: not run.running and results.doc is not None and results.doc.run_dir, timeout=120)
-            assert (tmp_path / "runs" / "plan.json").exists()  # runs_dir: the run's journal, as `planner run --out`
+            assert (
+                not results.estimating and results.doc is not None
+            )  # it started once the estimate was done
+            await wait_for(
+                pilot,
+                lambda: not run.running and results.doc is not None and results.doc.run_dir,
+                timeout=120,
+            )
+            assert (
+                tmp_path / "runs" / "plan.json"
+            ).exists()  # runs_dir: the run's journal, as `planner run --out`
 
     asyncio.run(scenario())
 
 
-def test_quitting_during_the_opening_estimate_takes_under_a_second_and_ends_its_bench(spec_file, tmp_path):
+def test_quitting_during_the_opening_estimate_takes_under_a_second_and_ends_its_bench(
+    spec_file, tmp_path
+):
     """Issue 40: q while the opening estimate measures (a 60 s budget) quits at once, with no 'App is not running'
     error, and the bench's process is ended with it, not left to finish."""
     import time
@@ -168,10 +227,14 @@ def test_quitting_during_the_opening_estimate_takes_under_a_second_and_ends_its_
             await wait_for(pilot, lambda: results.estimating and bench_children(), timeout=30)
             pressed.append(time.monotonic())
             await pilot.press("q")
-        assert app.return_code == 0  # q quit it (nothing to lose: no run, no edits), not the test's teardown
+        assert (
+            app.return_code == 0
+        )  # q quit it (nothing to lose: no run, no edits), not the test's teardown
 
     pressed: list[float] = []
-    asyncio.run(scenario())  # returns once the app's loop, and the estimate's worker thread with it, has ended
+    asyncio.run(
+        scenario()
+    )  # returns once the app's loop, and the estimate's worker thread with it, has ended
     took = time.monotonic() - pressed[0]
     assert took < 1.0
     deadline = time.monotonic() + 5
@@ -195,8 +258,12 @@ def test_escape_leaves_the_yaml_editor(spec_file, tmp_path):
             before = editor.text
             await pilot.press("escape")
             await pilot.pause()
-            assert not editor.has_focus and app.focused is app.workload_pane and editor.text == before
-            path = app.query_one("#spec-path")  # the spec's path too: its next key is the pane's, not typed into it
+            assert (
+                not editor.has_focus and app.focused is app.workload_pane and editor.text == before
+            )
+            path = app.query_one(
+                "#spec-path"
+            )  # the spec's path too: its next key is the pane's, not typed into it
             path.focus()
             await pilot.pause()
             typed = path.value

@@ -39,7 +39,10 @@ def test_form_round_trip_keeps_the_yaml_and_an_edit_changes_one_line(tmp_path):
             assert hidden.value == "20, 5"
             hidden.value = "32, 8"
             await wait_for(pilot, lambda: app.spec is not None and app.spec.model.hidden == [32, 8])
-            assert changed_lines(COMMENTED, editor.text) == ["-   hidden: [20, 5]   # two layers", "+   hidden: [32, 8]   # two layers"]
+            assert changed_lines(COMMENTED, editor.text) == [
+                "-   hidden: [20, 5]   # two layers",
+                "+   hidden: [32, 8]   # two layers",
+            ]
             assert workload.dirty
 
             hidden.value = "32, -8"  # through the one validation path: the CLI's message
@@ -48,8 +51,12 @@ def test_form_round_trip_keeps_the_yaml_and_an_edit_changes_one_line(tmp_path):
             hidden.value = "32, 8"
             await wait_for(pilot, lambda: app.spec is not None)
 
-            app.query_one("#f-train-optimizer", Select).value = "sgd"  # a field the file did not have
-            await wait_for(pilot, lambda: app.spec is not None and app.spec.train.optimizer == "sgd")
+            app.query_one(
+                "#f-train-optimizer", Select
+            ).value = "sgd"  # a field the file did not have
+            await wait_for(
+                pilot, lambda: app.spec is not None and app.spec.train.optimizer == "sgd"
+            )
             assert changed_lines(COMMENTED, editor.text)[-1] == "+   optimizer: sgd"
 
             await pilot.press("ctrl+s")
@@ -75,6 +82,10 @@ def test_another_kind_brings_its_fields_and_validation_names_the_missing_ones(tm
             assert app.query("#f-model-hidden_size") and not app.query("#f-model-hidden")
             assert "model.hidden_size: required field is missing" in text_of(app, "#spec-status")
             editor = app.query_one("#spec-editor", TextArea).text
-            assert "kind: rnn" in editor and "# enough for a first look" in editor and "hidden: [20, 5]" not in editor
+            assert (
+                "kind: rnn" in editor
+                and "# enough for a first look" in editor
+                and "hidden: [20, 5]" not in editor
+            )
 
     asyncio.run(scenario())

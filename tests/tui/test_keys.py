@@ -35,13 +35,17 @@ def test_panes_switch_from_every_pane_and_from_inside_every_field():
             await settled(pilot)
             await pilot.press("f")  # the form's fields too
             await pilot.pause(0.3)
-            for number, pane in enumerate(PANES, start=1):  # from each pane, by its digit and its F-key
+            for number, pane in enumerate(
+                PANES, start=1
+            ):  # from each pane, by its digit and its F-key
                 for key in (str(number), f"f{number}"):
                     await pilot.press("1" if pane != "workload" else "2")
                     await pilot.press(key)
                     await pilot.pause(0.1)
                     assert active_pane(app) == pane, (key, app.focused)
-                    assert app.focused is not None and inside(app.focused, app.query_one(f"#tab-{pane}"))
+                    assert app.focused is not None and inside(
+                        app.focused, app.query_one(f"#tab-{pane}")
+                    )
             fields = {}  # one field of each kind in each pane: the editor, the form's inputs and selects, the filters
             for widget in app.query("Input, Select, TextArea"):
                 home = next(p for p in PANES if inside(widget, app.query_one(f"#tab-{p}")))
@@ -72,7 +76,9 @@ def test_digits_type_into_a_text_field_and_switch_panes_elsewhere():
             deadline = app.query_one("#deadline", Input)
             deadline.focus()
             await pilot.press("4", "h", "q", "r")
-            assert deadline.value == "4hqr" and active_pane(app) == "results"  # typed, not run nor quit
+            assert (
+                deadline.value == "4hqr" and active_pane(app) == "results"
+            )  # typed, not run nor quit
             assert app.return_code is None and not app.query_one(RunPane).running
 
     asyncio.run(scenario())
@@ -99,12 +105,24 @@ async def _palette(pilot, query: str) -> list[str]:
     await pilot.pause(0.3)
     await pilot.press(*query)
     await pilot.pause(0.6)
-    found = [str(option.prompt).split("\n")[0] for option in pilot.app.screen.query_one("CommandList")._options]
+    found = [
+        str(option.prompt).split("\n")[0]
+        for option in pilot.app.screen.query_one("CommandList")._options
+    ]
     return found
 
 
-@pytest.mark.parametrize("query, command", [("run", "Run benchmarks"), ("cancel", "Cancel run"), ("save", "Save spec"),
-                                            ("estimate", "Estimate"), ("open", "Open run"), ("theme", "Toggle dark/light theme")])
+@pytest.mark.parametrize(
+    "query, command",
+    [
+        ("run", "Run benchmarks"),
+        ("cancel", "Cancel run"),
+        ("save", "Save spec"),
+        ("estimate", "Estimate"),
+        ("open", "Open run"),
+        ("theme", "Toggle dark/light theme"),
+    ],
+)
 def test_the_palette_finds_the_planners_commands(query, command):
     async def scenario():
         app = PlannerApp(SPEC, estimate_on_open=False)
@@ -168,7 +186,9 @@ def test_quitting_during_a_run_asks_then_cancels_it_and_quits(tmp_path):
     spec.write_text(TINY)
 
     async def scenario():
-        app = PlannerApp(str(spec), runs_dir=tmp_path / "runs", bench_seconds=60, estimate_on_open=False)
+        app = PlannerApp(
+            str(spec), runs_dir=tmp_path / "runs", bench_seconds=60, estimate_on_open=False
+        )
         async with started(app, (80, 24)) as pilot:
             await settled(pilot)
             await pilot.press("r")
@@ -201,7 +221,12 @@ def test_the_footer_shows_the_keys_of_the_pane_in_focus_and_quit_fits_at_80_colu
         app = PlannerApp(SPEC, estimate_on_open=False)
         async with started(app, (80, 24)) as pilot:
             await settled(pilot)
-            expected = {"1": "f Form/YAML", "2": "space Pick", "4": "v Table/Chart", "5": "x Terminate"}
+            expected = {
+                "1": "f Form/YAML",
+                "2": "space Pick",
+                "4": "v Table/Chart",
+                "5": "x Terminate",
+            }
             for pane, key in expected.items():
                 await pilot.press(pane)
                 await pilot.pause(0.3)
@@ -224,12 +249,18 @@ def test_selects_and_inputs_keep_their_labels_at_80_columns():
             for pane in ("2", "4"):
                 await pilot.press(pane)
                 await pilot.pause(0.3)
-                for widget in app.screen.query("#filters Select, #filters Input, WhatIf Select, WhatIf Input"):
+                for widget in app.screen.query(
+                    "#filters Select, #filters Input, WhatIf Select, WhatIf Input"
+                ):
                     if not widget.region.area:
                         continue
                     label = widget.parent.query_one("Label")
-                    assert label.region.area and label.region.right <= widget.region.x  # a label left of it, on screen
-                    assert widget.region.right <= 80 and widget.region.height == 1  # one line: nothing wraps
+                    assert (
+                        label.region.area and label.region.right <= widget.region.x
+                    )  # a label left of it, on screen
+                    assert (
+                        widget.region.right <= 80 and widget.region.height == 1
+                    )  # one line: nothing wraps
                     if isinstance(widget, Select):
                         assert widget.region.width >= len(str(widget.value)) + 3
 
@@ -246,7 +277,9 @@ def test_a_run_that_rents_asks_first_and_no_launches_nothing(tmp_path, monkeypat
     spec.write_text(TINY)
 
     async def scenario():
-        app = PlannerApp(str(spec), runs_dir=tmp_path / "runs", bench_seconds=1, estimate_on_open=False)
+        app = PlannerApp(
+            str(spec), runs_dir=tmp_path / "runs", bench_seconds=1, estimate_on_open=False
+        )
         async with started(app, (100, 30)) as pilot:
             await settled(pilot)
             app.targets = ["local", "aws:g4dn.xlarge"]

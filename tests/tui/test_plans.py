@@ -13,10 +13,10 @@ from rich.text import Text
 from textual.widgets import TextArea
 
 from planner.journal import RunJournal
+from planner.report.chart import COST_TICKS, TIME_TICKS, chart_options, ticks
 from planner.service import PlannerService
 from planner.tui.answers import Answers
 from planner.tui.app import PlannerApp
-from planner.report.chart import COST_TICKS, TIME_TICKS, chart_options, ticks
 from planner.tui.dialogs import OpenRun
 from planner.tui.results import ResultsPane
 from tests.tui.helpers import SAVED_RUN, active_pane, plan_doc, settled, started, text_of, wait_for
@@ -35,6 +35,7 @@ async def plan_shown(pilot) -> ResultsPane:
     await wait_for(pilot, lambda: results.doc is not None, timeout=30)
     return results
 
+
 def test_planner_tui_run_dir_opens_the_saved_run_with_every_instance_predicted(tmp_path):
     run_dir = saved_run(tmp_path)
     plan_before = (run_dir / "plan.json").read_text()
@@ -43,11 +44,17 @@ def test_planner_tui_run_dir_opens_the_saved_run_with_every_instance_predicted(t
         app = PlannerApp(str(run_dir))
         async with started(app, (120, 40)) as pilot:
             results = await plan_shown(pilot)
-            assert active_pane(app) == "results" and not results.estimating  # nothing measured: the run's plan
+            assert (
+                active_pane(app) == "results" and not results.estimating
+            )  # nothing measured: the run's plan
             assert results.doc == PlannerService().estimate_run(run_dir)
-            assert app.query_one("#spec-editor", TextArea).text == (run_dir / "spec.yaml").read_text()
+            assert (
+                app.query_one("#spec-editor", TextArea).text == (run_dir / "spec.yaml").read_text()
+            )
             await settled(pilot)
-            assert "the spec changed" not in text_of(app, "#answers")  # the editor holds the run's own spec
+            assert "the spec changed" not in text_of(
+                app, "#answers"
+            )  # the editor holds the run's own spec
 
     asyncio.run(scenario())
     assert (run_dir / "plan.json").read_text() == plan_before  # opening a run writes nothing
@@ -88,7 +95,9 @@ def test_a_saved_run_opened_from_elsewhere_keeps_its_runs_beside_it(tmp_path, mo
         app = PlannerApp(str(runs / "20251122T101500Z-surface-mlp"))
         async with started(app, (120, 40)) as pilot:
             await plan_shown(pilot)
-            assert app.service.journals.new_run_dir("surface-mlp", app.runs_folder).parent == runs  # where `r` journals
+            assert (
+                app.service.journals.new_run_dir("surface-mlp", app.runs_folder).parent == runs
+            )  # where `r` journals
             await pilot.press("o")
             await pilot.pause(0.3)
             assert isinstance(app.screen, OpenRun)
@@ -128,10 +137,14 @@ def test_the_answer_is_the_clis_terse_one_and_x_shows_the_whole_reasoning_as_exp
             await pilot.pause(0.2)
             shown = text_of(app, "#answers")
             terse = terse_answer(doc)
-            assert shown.splitlines()[0] == Text.from_markup(terse[0]).plain  # the answer on the first line
+            assert (
+                shown.splitlines()[0] == Text.from_markup(terse[0]).plain
+            )  # the answer on the first line
             for markup in terse:  # the CLI's words
                 assert Text.from_markup(markup.strip()).plain in shown
-            assert Text.from_markup(recommendation_text(doc)).plain not in shown  # the long reasoning waits for x
+            assert (
+                Text.from_markup(recommendation_text(doc)).plain not in shown
+            )  # the long reasoning waits for x
             for benchmark in doc.benchmark:
                 assert benchmark.target in shown
             app.action_show("results")
@@ -141,6 +154,7 @@ def test_the_answer_is_the_clis_terse_one_and_x_shows_the_whole_reasoning_as_exp
             explained = text_of(app, "#answers")
             for markup in [recommendation_text(doc), *answers_text(doc)]:  # --explain's words
                 assert Text.from_markup(markup.strip()).plain in explained
+
     # a document from a later planner (a verdict this one does not know) is refused when read, by name,
     # instead of half-rendered: tests/unit/test_plan_document.py
 
@@ -166,21 +180,35 @@ def test_the_table_shows_the_grouped_rows_a_gpu_with_its_speedup_on_screen_and_g
             table = results.query_one(PlanTable)
             assert table.row_count == len(grouped) < len(doc.plan.options)
             labels = [str(c.label) for c in table.ordered_columns]
-            assert [table.get_row_at(i)[labels.index("target")].plain for i in range(table.row_count)] == [
-                o.target.removeprefix("aws:") for o in grouped]  # the plan's order
-            assert text_of(app, "#shown") == f"Shown {len(grouped)} of {len(doc.plan.options)} options; g for every row"
-            first_gpu = next(i for i, o in enumerate(grouped) if o.device == "cuda" and o.source == "predicted")
-            assert first_gpu < table.scrollable_content_region.height - 1  # on screen: below the header, unscrolled
+            assert [
+                table.get_row_at(i)[labels.index("target")].plain for i in range(table.row_count)
+            ] == [o.target.removeprefix("aws:") for o in grouped]  # the plan's order
+            assert (
+                text_of(app, "#shown")
+                == f"Shown {len(grouped)} of {len(doc.plan.options)} options; g for every row"
+            )
+            first_gpu = next(
+                i for i, o in enumerate(grouped) if o.device == "cuda" and o.source == "predicted"
+            )
+            assert (
+                first_gpu < table.scrollable_content_region.height - 1
+            )  # on screen: below the header, unscrolled
             cells = dict(zip(labels, table.get_row_at(first_gpu)))
             assert cells["speedup"].plain.endswith("x") and cells["device"].plain == "T4"
             x = 0
-            for column in table.ordered_columns:  # every deciding column whole on screen, the device among them
+            for column in (
+                table.ordered_columns
+            ):  # every deciding column whole on screen, the device among them
                 if str(column.label) in ("device", "speedup", "b-even"):
-                    assert x + column.get_render_width(table) <= table.scrollable_content_region.width
+                    assert (
+                        x + column.get_render_width(table) <= table.scrollable_content_region.width
+                    )
                 x += column.get_render_width(table)
             await pilot.press("g")
             await pilot.pause(0.2)
-            assert table.row_count == len(doc.plan.options) and "g groups them" in text_of(app, "#shown")
+            assert table.row_count == len(doc.plan.options) and "g groups them" in text_of(
+                app, "#shown"
+            )
             await pilot.press("g")
             await pilot.pause(0.2)
             assert table.row_count == len(grouped)
@@ -210,11 +238,18 @@ def test_a_failed_row_says_failed_in_its_cell_and_its_reason_under_the_table():
             await pilot.press("g")  # every row
             await pilot.pause(0.2)
             labels = [str(c.label) for c in table.ordered_columns]
-            row = next(i for i in range(table.row_count)
-                       if table.get_row_at(i)[labels.index("target")].plain == failed.target.removeprefix("aws:")
-                       and table.get_row_at(i)[labels.index("device")].plain == "T4")
+            row = next(
+                i
+                for i in range(table.row_count)
+                if table.get_row_at(i)[labels.index("target")].plain
+                == failed.target.removeprefix("aws:")
+                and table.get_row_at(i)[labels.index("device")].plain == "T4"
+            )
             assert table.get_row_at(row)[labels.index("training time")].plain == "failed"
-            assert "$/h" in labels and sum(c.get_render_width(table) for c in table.ordered_columns) <= 120
+            assert (
+                "$/h" in labels
+                and sum(c.get_render_width(table) for c in table.ordered_columns) <= 120
+            )
             table.focus()
             table.move_cursor(row=row)
             await pilot.pause(0.2)
@@ -231,18 +266,32 @@ def test_the_chart_draws_the_top_options_and_the_chosen_one_of_forty():
     assert shown[:10] == doc.plan.options[:10] and len(shown) <= 11
     assert best_gpu in shown  # the break-even line is about GPUs: the best one is always drawn
     last = doc.plan.options[29]  # a recommendation ranked 30th is drawn too
-    moved = replace(doc, plan=replace(doc.plan, recommendation=replace(doc.recommendation, target=last.target,
-                                                                       device=last.device, gpus_used=last.gpus_used)))
+    moved = replace(
+        doc,
+        plan=replace(
+            doc.plan,
+            recommendation=replace(
+                doc.recommendation, target=last.target, device=last.device, gpus_used=last.gpus_used
+            ),
+        ),
+    )
     assert last in chart_options(moved, top=10) and len(chart_options(moved, top=10)) <= 12
 
 
 def test_the_break_even_line_is_the_reference_cpus_cost():
     doc = plan_doc()
     gpu = next(o for o in doc.plan.options if o.device == "cuda" and o.speedup)
-    ref = next(o for o in doc.plan.options if o.device == "cpu" and o.train_seconds
-               and abs(o.train_seconds - gpu.speedup * gpu.train_seconds) < 1e-6 * o.train_seconds)
+    ref = next(
+        o
+        for o in doc.plan.options
+        if o.device == "cpu"
+        and o.train_seconds
+        and abs(o.train_seconds - gpu.speedup * gpu.train_seconds) < 1e-6 * o.train_seconds
+    )
     assert doc.break_even_cost == ref.cost_usd
-    cpus_only = replace(doc, plan=replace(doc.plan, options=[o for o in doc.plan.options if o.device == "cpu"]))
+    cpus_only = replace(
+        doc, plan=replace(doc.plan, options=[o for o in doc.plan.options if o.device == "cpu"])
+    )
     assert cpus_only.break_even_cost is None  # no GPU: no line
 
 
@@ -250,7 +299,11 @@ def test_axes_read_in_human_units():
     import math
 
     positions, labels = ticks(TIME_TICKS, math.log10(50), math.log10(4 * 3600), most=8)
-    assert labels[0] == "1 min" and labels[-1] in ("2 h", "1 h") and all(u in " ".join(labels) for u in ("min", "h"))
+    assert (
+        labels[0] == "1 min"
+        and labels[-1] in ("2 h", "1 h")
+        and all(u in " ".join(labels) for u in ("min", "h"))
+    )
     positions, labels = ticks(COST_TICKS, -2.5, 0.5, most=5)
     assert labels == ["$0.01", "$0.1", "$1"]
 
@@ -266,7 +319,11 @@ def test_the_chart_renders_markers_units_and_the_break_even_line():
             results.show(doc)
             await pilot.pause(0.5)
             chart = results.query_one("#chart")
-            lines = "\n".join(segment.text for strip in chart.render_lines(chart.region.reset_offset) for segment in strip)
+            lines = "\n".join(
+                segment.text
+                for strip in chart.render_lines(chart.region.reset_offset)
+                for segment in strip
+            )
             for mark in ("★", "○", "$", "min"):
                 assert mark in lines, mark
             assert "break-even" in text_of(app, "#legend")
@@ -289,15 +346,21 @@ def test_what_if_fields_are_read_by_the_clis_rules(tmp_path):
             await pilot.press("minus", "1", "enter")
             await pilot.pause(0.3)
             said = [n.message for n in app._notifications]
-            assert any(m.startswith("local $/h: must be a number between 0 and 10,000") for m in said), said
+            assert any(
+                m.startswith("local $/h: must be a number between 0 and 10,000") for m in said
+            ), said
             assert results.doc == before  # nothing re-planned with a refused value
             deadline = results.query_one("#deadline")
             deadline.value, local_price.value = "90m", ""
             deadline.focus()
             await pilot.press("enter")
-            await wait_for(pilot, lambda: results.doc.plan.objective == "deadline", timeout=30)  # a deadline alone: the service's rule
+            await wait_for(
+                pilot, lambda: results.doc.plan.objective == "deadline", timeout=30
+            )  # a deadline alone: the service's rule
             assert results.doc.plan.deadline_seconds == 5400
-            assert results.query_one("#objective").value == "deadline"  # the controls show the plan's options
+            assert (
+                results.query_one("#objective").value == "deadline"
+            )  # the controls show the plan's options
             waiting = results.query_one("#time-value")
             waiting.value = "0"  # waiting costs nothing: a value, not the default's placeholder
             waiting.focus()
@@ -334,10 +397,14 @@ def test_a_replan_that_finishes_late_never_replaces_a_newer_plan():
             results = app.query_one(ResultsPane)
             spec = app.service.workloads.check_run(SAVED_RUN)
             results.run_started(spec)
-            results.run_result("local-cpu", RunJournal.open(SAVED_RUN).read_results()["local-cpu"])  # slow
+            results.run_result(
+                "local-cpu", RunJournal.open(SAVED_RUN).read_results()["local-cpu"]
+            )  # slow
             await pilot.pause(0.2)
             results.run_finished(str(SAVED_RUN))  # planned from the journal: newer, and done first
-            await wait_for(pilot, lambda: results.doc is not None and results.doc.run_dir, timeout=30)
+            await wait_for(
+                pilot, lambda: results.doc is not None and results.doc.run_dir, timeout=30
+            )
             await pilot.pause(3.0)  # the slow, older replan has finished meanwhile
             assert app.service.slowed and results.doc.run_dir == str(SAVED_RUN)
             assert results.doc == PlannerService().estimate_run(SAVED_RUN)

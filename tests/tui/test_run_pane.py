@@ -26,21 +26,34 @@ def cells(table, key: str) -> list[str]:
     return [str(c) for c in table.get_row(key)]
 
 
-def test_rows_show_within_a_second_and_elapsed_ticks_and_a_new_run_starts_clean(spec_file, tmp_path, monkeypatch):
+def test_rows_show_within_a_second_and_elapsed_ticks_and_a_new_run_starts_clean(
+    spec_file, tmp_path, monkeypatch
+):
     from planner.tui.dialogs import ConfirmLaunch
 
-    without_aws_credentials(monkeypatch, tmp_path)  # an instance the run accepts, and no AWS to launch it on
+    without_aws_credentials(
+        monkeypatch, tmp_path
+    )  # an instance the run accepts, and no AWS to launch it on
 
     async def scenario():
-        app = PlannerApp(str(spec_file), runs_dir=tmp_path / "runs", bench_seconds=3, estimate_on_open=False)
+        app = PlannerApp(
+            str(spec_file), runs_dir=tmp_path / "runs", bench_seconds=3, estimate_on_open=False
+        )
         async with started(app, (80, 24)) as pilot:
             await settled(pilot)
             run = app.query_one(RunPane)
             table = run.query_one("#states")
-            app.targets = ["local", "aws:no-such-type.xlarge"]  # refused before anything starts, as `planner run` does
+            app.targets = [
+                "local",
+                "aws:no-such-type.xlarge",
+            ]  # refused before anything starts, as `planner run` does
             await pilot.press("r")
             await pilot.pause(0.3)
-            assert not run.running and not isinstance(app.screen, ConfirmLaunch) and table.row_count == 0
+            assert (
+                not run.running
+                and not isinstance(app.screen, ConfirmLaunch)
+                and table.row_count == 0
+            )
             app.query_one("TargetsPane").selected = ["aws:g4dn.xlarge"]
             app.targets = ["local", "aws:g4dn.xlarge"]
             await pilot.press("r")
@@ -50,17 +63,28 @@ def test_rows_show_within_a_second_and_elapsed_ticks_and_a_new_run_starts_clean(
             # refresh (a wall clock here would time this shared machine's load instead)
             assert [str(k.value) for k in table.rows] == ["local", "aws:g4dn.xlarge"]
             await wait_for(pilot, lambda: not run.running, timeout=60)
-            assert "no AWS credentials found" in str(run.query_one("#run-status").render()) + "\n".join(
-                run.query_one("#run-log").lines)
+            assert "no AWS credentials found" in str(
+                run.query_one("#run-status").render()
+            ) + "\n".join(run.query_one("#run-log").lines)
             assert cells(table, "aws:g4dn.xlarge")[1] == "failed"
 
             app.targets = ["local"]
             await pilot.press("r")
-            assert [label_target(str(k.value)) for k in table.rows] == ["local"]  # pending, or already local-cpu
+            assert [label_target(str(k.value)) for k in table.rows] == [
+                "local"
+            ]  # pending, or already local-cpu
             log = run.query_one("#run-log")
-            assert not any("credentials" in line for line in log.lines)  # the previous run's failure is gone
-            await wait_for(pilot, lambda: any(k.value == "local-cpu" for k in table.rows), timeout=60)
-            await wait_for(pilot, lambda: "steps" in cells(table, "local-cpu")[4] or not run.running, timeout=60)
+            assert not any(
+                "credentials" in line for line in log.lines
+            )  # the previous run's failure is gone
+            await wait_for(
+                pilot, lambda: any(k.value == "local-cpu" for k in table.rows), timeout=60
+            )
+            await wait_for(
+                pilot,
+                lambda: "steps" in cells(table, "local-cpu")[4] or not run.running,
+                timeout=60,
+            )
             if run.running:  # the bench's progress line, in full
                 assert cells(table, "local-cpu")[4].startswith("measuring: ")
             first = cells(table, "local-cpu")[2]
@@ -68,7 +92,9 @@ def test_rows_show_within_a_second_and_elapsed_ticks_and_a_new_run_starts_clean(
             if run.running:
                 assert cells(table, "local-cpu")[2] != first  # ticking while it runs
             await wait_for(pilot, lambda: not run.running, timeout=60)
-            assert cells(table, "local-cpu")[1] == "done" and cells(table, "local-cpu")[0] == "local"  # as the plan names it
+            assert (
+                cells(table, "local-cpu")[1] == "done" and cells(table, "local-cpu")[0] == "local"
+            )  # as the plan names it
             final = cells(table, "local-cpu")[2]
             await pilot.pause(1.5)
             assert cells(table, "local-cpu")[2] == final  # a finished row stops ticking
@@ -96,13 +122,29 @@ def test_the_instances_pane_loads_when_it_opens_with_age_expiry_and_cost(monkeyp
             assert row[4].endswith(("s", "min"))  # age
             assert row[5].startswith("20") and "expired" not in row[5]
             assert row[6].startswith("$")  # cost so far
-            assert "1 planner-managed instance(s) in us-east-1" in str(app.query_one("#instances-status").render())
+            assert "1 planner-managed instance(s) in us-east-1" in str(
+                app.query_one("#instances-status").render()
+            )
 
     with mock_aws():
         client = ec2()
-        expires = (dt.datetime.now(dt.timezone.utc) + dt.timedelta(minutes=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
-        client.run_instances(ImageId=x86_ami(client), InstanceType="c7i.xlarge", MinCount=1, MaxCount=1,
-                             TagSpecifications=[{"ResourceType": "instance", "Tags": [
-                                 {"Key": "planner:managed", "Value": "true"}, {"Key": "planner:run-id", "Value": "run-1"},
-                                 {"Key": "planner:expires-at", "Value": expires}]}])
+        expires = (dt.datetime.now(dt.timezone.utc) + dt.timedelta(minutes=30)).strftime(
+            "%Y-%m-%dT%H:%M:%SZ"
+        )
+        client.run_instances(
+            ImageId=x86_ami(client),
+            InstanceType="c7i.xlarge",
+            MinCount=1,
+            MaxCount=1,
+            TagSpecifications=[
+                {
+                    "ResourceType": "instance",
+                    "Tags": [
+                        {"Key": "planner:managed", "Value": "true"},
+                        {"Key": "planner:run-id", "Value": "run-1"},
+                        {"Key": "planner:expires-at", "Value": expires},
+                    ],
+                }
+            ],
+        )
         asyncio.run(scenario())

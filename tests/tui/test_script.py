@@ -19,38 +19,72 @@ def test_a_script_is_measured_shown_read_only_and_planned_and_its_what_ifs_repla
     script = str(EXAMPLES / "scripts" / "reinforce.py")
 
     async def scenario():
-        app = PlannerApp(script, script_args=["--episodes", "100000"], total_steps=2000, estimate_seconds=1,
-                         bench_seconds=1, runs_folder=tmp_path)
+        app = PlannerApp(
+            script,
+            script_args=["--episodes", "100000"],
+            total_steps=2000,
+            estimate_seconds=1,
+            bench_seconds=1,
+            runs_folder=tmp_path,
+        )
         async with started(app, (120, 40)) as pilot:
             results = app.query_one(ResultsPane)
             await wait_for(pilot, lambda: results.doc is not None, timeout=120)
             doc = results.doc
             assert doc.workload.kind == "script" and doc.workload.total_steps == 2000
-            assert any(o.device == "cuda" and o.source == "predicted" for o in doc.plan.options)  # every instance
+            assert any(
+                o.device == "cuda" and o.source == "predicted" for o in doc.plan.options
+            )  # every instance
             editor = app.query_one("#spec-editor", TextArea)
             assert editor.read_only and "class CartPole" in editor.text
-            assert not app.query_one("#save").display and not app.query_one("#toggle-view").display  # planned as it is
+            assert (
+                not app.query_one("#save").display and not app.query_one("#toggle-view").display
+            )  # planned as it is
             found = str(app.query_one("#spec-summary", Static).render())
             assert "step boundary: optimizer steps" in found and "outside PyTorch" in found
             assert list(tmp_path.glob("*-reinforce/script.json"))  # journaled in the runs folder
-            app.query_one("#region-whatif").value = "us-west-2"  # a what-if re-plans the measured script
+            app.query_one(
+                "#region-whatif"
+            ).value = "us-west-2"  # a what-if re-plans the measured script
             await wait_for(pilot, lambda: results.doc.options.region == "us-west-2", timeout=60)
             first = results.doc.run_dir
             assert app.sub_title == "reinforce.py --episodes 100000"
-            await pilot.press("r")  # the Run pane runs the script: here (the picks would add rented instances)
-            rows = app.query_one(RunPane).rows  # its row shows the measurement's progress as it goes
-            await wait_for(pilot, lambda: "measuring: " in rows.get("local", {}).get("progress", ""), timeout=60)
-            await wait_for(pilot, lambda: results.doc is not None and results.doc.run_dir not in (None, first), timeout=120)
+            await pilot.press(
+                "r"
+            )  # the Run pane runs the script: here (the picks would add rented instances)
+            rows = app.query_one(
+                RunPane
+            ).rows  # its row shows the measurement's progress as it goes
+            await wait_for(
+                pilot,
+                lambda: "measuring: " in rows.get("local", {}).get("progress", ""),
+                timeout=60,
+            )
+            await wait_for(
+                pilot,
+                lambda: results.doc is not None and results.doc.run_dir not in (None, first),
+                timeout=120,
+            )
             assert app.query_one(RunPane).rows["local-cpu"]["state"] == "done"
             doc = results.doc
-            assert doc.workload.kind == "script" and doc.options.region == "us-west-2"  # the what-if's region kept
+            assert (
+                doc.workload.kind == "script" and doc.options.region == "us-west-2"
+            )  # the what-if's region kept
             assert [o.source for o in doc.plan.options if o.target == "local"] == ["measured"]
-            assert len(list(tmp_path.glob("*-reinforce/script.json"))) == 2  # the run journaled beside the first
-            assert app.sub_title == "reinforce.py --episodes 100000"  # its name as the user gave it, not a path
-            await pilot.press("o")  # the picker offers both script runs, by the script's name and arguments
+            assert (
+                len(list(tmp_path.glob("*-reinforce/script.json"))) == 2
+            )  # the run journaled beside the first
+            assert (
+                app.sub_title == "reinforce.py --episodes 100000"
+            )  # its name as the user gave it, not a path
+            await pilot.press(
+                "o"
+            )  # the picker offers both script runs, by the script's name and arguments
             await pilot.pause(0.3)
             listed = app.screen.query_one("#run-list")
-            assert listed.option_count == 2 and "reinforce.py --episodes 100000" in str(listed.get_option_at_index(0).prompt)
+            assert listed.option_count == 2 and "reinforce.py --episodes 100000" in str(
+                listed.get_option_at_index(0).prompt
+            )
 
     asyncio.run(scenario())
 
@@ -68,20 +102,36 @@ def test_a_script_run_without_a_length_asks_for_it_and_plans_the_measurement_mad
 
     run = shutil.copytree(ROOT / "tests/cli/fixtures/run-reinforce-no-length", tmp_path / "run")
     job = json.loads((run / "script.json").read_text())
-    (run / "script.json").write_text(json.dumps({**job, "path": str(EXAMPLES / "scripts" / "reinforce.py"),
-                                                 "env": {"LR": "0.1"}, "secret_names": ["HF_TOKEN", "WANDB_API_KEY"]}))
+    (run / "script.json").write_text(
+        json.dumps(
+            {
+                **job,
+                "path": str(EXAMPLES / "scripts" / "reinforce.py"),
+                "env": {"LR": "0.1"},
+                "secret_names": ["HF_TOKEN", "WANDB_API_KEY"],
+            }
+        )
+    )
 
     async def scenario():
         from planner.service import ScriptEnv
 
-        app = PlannerApp(str(run), script_env=ScriptEnv(secrets={"HF_TOKEN": "hf_given"}))  # `planner tui RUN_DIR --secret`
+        app = PlannerApp(
+            str(run), script_env=ScriptEnv(secrets={"HF_TOKEN": "hf_given"})
+        )  # `planner tui RUN_DIR --secret`
         async with started(app, (80, 24)) as pilot:
             await wait_for(pilot, lambda: isinstance(app.screen, RunLength), timeout=30)
             # its envs from the journal, the session's secret kept, the one not given said (never journaled)
             assert app.script_env == ScriptEnv({"LR": "0.1"}, {"HF_TOKEN": "hf_given"})
-            assert any("(WANDB_API_KEY) were never journaled" in n.message for n in app._notifications)
-            assert "the whole run's length is not known" in str(app.screen.query_one("#length-why", Static).render())
-            assert app.sub_title == "reinforce.py --episodes 100000"  # the script shown behind the question
+            assert any(
+                "(WANDB_API_KEY) were never journaled" in n.message for n in app._notifications
+            )
+            assert "the whole run's length is not known" in str(
+                app.screen.query_one("#length-why", Static).render()
+            )
+            assert (
+                app.sub_title == "reinforce.py --episodes 100000"
+            )  # the script shown behind the question
             await pilot.press("escape")  # put off: `s` asks again (the measurement is kept)
             assert not isinstance(app.screen, RunLength)
             await pilot.press("s")
@@ -91,28 +141,53 @@ def test_a_script_run_without_a_length_asks_for_it_and_plans_the_measurement_mad
             app.screen.query_one("#length-steps", Input).value = "0"
             await pilot.press("enter")  # out of range: the flag's own rule
             said = str(app.screen.query_one("#length-error", Static).render())
-            assert said.startswith("total steps: must be a whole number between 1 and") and "got '0'" in said
+            assert (
+                said.startswith("total steps: must be a whole number between 1 and")
+                and "got '0'" in said
+            )
             app.screen.query_one("#length-steps", Input).value = ""
             app.screen.query_one("#length-epochs", Input).value = "3"
-            await pilot.press("enter")  # no DataLoader epoch was seen: asked again, why said, nothing kept
-            await wait_for(pilot, lambda: isinstance(app.screen, RunLength) and "iterated no DataLoader" in str(
-                app.screen.query_one("#length-why", Static).render()), timeout=10)
+            await pilot.press(
+                "enter"
+            )  # no DataLoader epoch was seen: asked again, why said, nothing kept
+            await wait_for(
+                pilot,
+                lambda: (
+                    isinstance(app.screen, RunLength)
+                    and "iterated no DataLoader"
+                    in str(app.screen.query_one("#length-why", Static).render())
+                ),
+                timeout=10,
+            )
             assert json.loads((run / "script.json").read_text())["epochs"] is None
             app.screen.query_one("#length-epochs", Input).value = ""
             app.screen.query_one("#length-steps", Input).value = "2000"
             await pilot.press("enter")
             results = app.query_one(ResultsPane)
             await wait_for(pilot, lambda: results.doc is not None, timeout=60)
-            assert results.doc.workload.total_steps == 2000 and json.loads((run / "script.json").read_text())["total_steps"] == 2000
+            assert (
+                results.doc.workload.total_steps == 2000
+                and json.loads((run / "script.json").read_text())["total_steps"] == 2000
+            )
             await pilot.press("s")  # another length: planned from the same measurement
             await wait_for(pilot, lambda: isinstance(app.screen, RunLength), timeout=10)
-            assert app.screen.query_one("#length-steps", Input).value == "2000"  # the length planned now
+            assert (
+                app.screen.query_one("#length-steps", Input).value == "2000"
+            )  # the length planned now
             app.screen.query_one("#length-steps", Input).value = "6000"
             await pilot.press("enter")
-            await wait_for(pilot, lambda: results.doc is not None and results.doc.workload.total_steps == 6000, timeout=60)
+            await wait_for(
+                pilot,
+                lambda: results.doc is not None and results.doc.workload.total_steps == 6000,
+                timeout=60,
+            )
             assert app.total_steps == 6000  # what `r` would run with
-            assert json.loads((run / "script.json").read_text())["total_steps"] == 2000  # the run's own is kept
-            assert not (run / "results" / "local-cpu.json").read_text() == ""  # nothing measured again
+            assert (
+                json.loads((run / "script.json").read_text())["total_steps"] == 2000
+            )  # the run's own is kept
+            assert (
+                not (run / "results" / "local-cpu.json").read_text() == ""
+            )  # nothing measured again
 
     asyncio.run(scenario())
 
@@ -120,7 +195,10 @@ def test_a_script_run_without_a_length_asks_for_it_and_plans_the_measurement_mad
 def test_what_the_command_line_said_before_the_app_took_the_screen_is_shown_in_it():
     """`planner tui task.yaml`: the task read as its script, and what of it is not used, printed before the app
     starts (and hidden by it), are notices in the app."""
-    said = ["t.yaml: SkyPilot task x: runs `python t.py` in its workdir .", "t.yaml: resources (accelerators: L4) do not narrow the plan"]
+    said = [
+        "t.yaml: SkyPilot task x: runs `python t.py` in its workdir .",
+        "t.yaml: resources (accelerators: L4) do not narrow the plan",
+    ]
 
     async def scenario():
         app = PlannerApp(str(EXAMPLES / "surface-mlp.yaml"), estimate_on_open=False, said=said)

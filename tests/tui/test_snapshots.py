@@ -19,21 +19,38 @@ SPEC = "examples/surface-mlp.yaml"
 
 @pytest.fixture(autouse=True)
 def deterministic(monkeypatch, tmp_path):
-    monkeypatch.setenv("PLANNER_CACHE_DIR", str(tmp_path))  # the bundled price snapshot, whatever this machine cached
+    monkeypatch.setenv(
+        "PLANNER_CACHE_DIR", str(tmp_path)
+    )  # the bundled price snapshot, whatever this machine cached
     monkeypatch.chdir(ROOT)  # the spec path on screen is relative: the same in every checkout
-    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_ENDPOINT_URL"):
-        monkeypatch.delenv(key, raising=False)  # the Instances pane says "no credentials" on every machine
-    for key, value in {"AWS_CONFIG_FILE": str(tmp_path / "none"), "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "none"),
-                       "AWS_EC2_METADATA_DISABLED": "true", "AWS_REGION": "us-east-1"}.items():
+    for key in (
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+        "AWS_PROFILE",
+        "AWS_ENDPOINT_URL",
+    ):
+        monkeypatch.delenv(
+            key, raising=False
+        )  # the Instances pane says "no credentials" on every machine
+    for key, value in {
+        "AWS_CONFIG_FILE": str(tmp_path / "none"),
+        "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "none"),
+        "AWS_EC2_METADATA_DISABLED": "true",
+        "AWS_REGION": "us-east-1",
+    }.items():
         monkeypatch.setenv(key, value)
 
 
 def app() -> PlannerApp:
-    return PlannerApp(SPEC, runs_folder=FIXTURES.relative_to(ROOT), estimate_on_open=False)  # relative: any checkout
+    return PlannerApp(
+        SPEC, runs_folder=FIXTURES.relative_to(ROOT), estimate_on_open=False
+    )  # relative: any checkout
 
 
 def shown(*keys: str, settle=None):
     """run_before: the spec validated, the fixed plan shown (as a fresh estimate), then `keys`."""
+
     async def run_before(pilot) -> None:
         await wait_for(pilot, lambda: pilot.app.spec is not None, timeout=30)
         pilot.app.query_one("ResultsPane").show(plan_doc(), fresh=True)
@@ -49,13 +66,17 @@ def shown(*keys: str, settle=None):
 
 
 @pytest.mark.parametrize("size", SIZES)
-@pytest.mark.parametrize("pane, keys", [("workload", ()), ("targets", ("2",)), ("run", ("3",)), ("results", ("4",))])
+@pytest.mark.parametrize(
+    "pane, keys", [("workload", ()), ("targets", ("2",)), ("run", ("3",)), ("results", ("4",))]
+)
 def test_pane_with_the_plan_shown(snap_compare, pane, keys, size):
     def quotas_said(app) -> bool:  # the picks' quota state is read in a worker: wait for it
         targets = app.query_one("TargetsPane")
         return not targets.quotas_read or bool(targets.quotas)
 
-    assert snap_compare(app(), terminal_size=SIZES[size], run_before=shown(*keys, settle=quotas_said))
+    assert snap_compare(
+        app(), terminal_size=SIZES[size], run_before=shown(*keys, settle=quotas_said)
+    )
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -77,8 +98,15 @@ def test_the_form(snap_compare):
 def test_quit_confirmation(snap_compare):
     async def confirm(pilot):
         await shown()(pilot)
-        pilot.app.push_screen(ConfirmQuit(["A run is in progress: quitting cancels it and terminates every instance "
-                                           "and process it started.", "The spec has unsaved edits (ctrl+s saves them)."]))
+        pilot.app.push_screen(
+            ConfirmQuit(
+                [
+                    "A run is in progress: quitting cancels it and terminates every instance "
+                    "and process it started.",
+                    "The spec has unsaved edits (ctrl+s saves them).",
+                ]
+            )
+        )
         await pilot.pause(0.3)
 
     assert snap_compare(app(), terminal_size=SIZES["80x24"], run_before=confirm)

@@ -13,21 +13,38 @@ from tests.tui.helpers import COMMENTED
 
 
 def changed_lines(before: str, after: str) -> list[str]:
-    return [line for line in difflib.ndiff(before.splitlines(), after.splitlines()) if line[:1] in "+-"]
+    return [
+        line for line in difflib.ndiff(before.splitlines(), after.splitlines()) if line[:1] in "+-"
+    ]
 
 
 def test_an_edit_changes_only_its_line_and_keeps_comments_and_flow_lists():
     after = set_field(COMMENTED, ("train", "epochs"), 40)
-    assert changed_lines(COMMENTED, after) == ["-   epochs: 20        # enough for a first look",
-                                               "+   epochs: 40        # enough for a first look"]
+    assert changed_lines(COMMENTED, after) == [
+        "-   epochs: 20        # enough for a first look",
+        "+   epochs: 40        # enough for a first look",
+    ]
     after = set_field(COMMENTED, ("model", "hidden"), [32, 8])
-    assert changed_lines(COMMENTED, after) == ["-   hidden: [20, 5]   # two layers", "+   hidden: [32, 8]   # two layers"]
+    assert changed_lines(COMMENTED, after) == [
+        "-   hidden: [20, 5]   # two layers",
+        "+   hidden: [32, 8]   # two layers",
+    ]
     after = set_field(COMMENTED, ("name",), "renamed")  # the comment keeps its column
-    assert changed_lines(COMMENTED, after) == ["- name: commented   # what I call it", "+ name: renamed     # what I call it"]
+    assert changed_lines(COMMENTED, after) == [
+        "- name: commented   # what I call it",
+        "+ name: renamed     # what I call it",
+    ]
 
 
-@pytest.mark.parametrize("path, value", [(("train", "epochs"), 20), (("model", "hidden"), [20, 5]), (("name",), "commented"),
-                                         (("data", "samples"), 4000)])
+@pytest.mark.parametrize(
+    "path, value",
+    [
+        (("train", "epochs"), 20),
+        (("model", "hidden"), [20, 5]),
+        (("name",), "commented"),
+        (("data", "samples"), 4000),
+    ],
+)
 def test_setting_the_value_a_field_has_returns_the_text_itself(path, value):
     assert set_field(COMMENTED, path, value) is COMMENTED
 
@@ -35,7 +52,9 @@ def test_setting_the_value_a_field_has_returns_the_text_itself(path, value):
 def test_five_is_not_five_point_oh_nor_true():
     assert same(5, 5) and same([20, 5], [20, 5])
     assert not same(5, 5.0) and not same(1, True) and not same([20, 5], [20, 5.0])
-    assert set_field(COMMENTED, ("train", "epochs"), 20.0) != COMMENTED  # the user asked for a float
+    assert (
+        set_field(COMMENTED, ("train", "epochs"), 20.0) != COMMENTED
+    )  # the user asked for a float
 
 
 def test_a_new_field_joins_its_section_and_a_new_section_the_end():
@@ -62,9 +81,15 @@ def test_the_files_own_indentation_is_kept():
 def test_none_removes_the_field_and_only_it():
     after = set_field(COMMENTED, ("model", "outputs"), None)
     assert changed_lines(COMMENTED, after) == ["-   outputs: 1"]
-    after = set_field(COMMENTED, ("data", "samples"), None)  # a section's last field: the section stays, empty
-    assert sorted(changed_lines(COMMENTED, after)) == sorted(["- data:", "-   samples: 4000", "+ data: {}"])
-    assert set_field(COMMENTED, ("train", "precision"), None) is COMMENTED  # not there: nothing to remove
+    after = set_field(
+        COMMENTED, ("data", "samples"), None
+    )  # a section's last field: the section stays, empty
+    assert sorted(changed_lines(COMMENTED, after)) == sorted(
+        ["- data:", "-   samples: 4000", "+ data: {}"]
+    )
+    assert (
+        set_field(COMMENTED, ("train", "precision"), None) is COMMENTED
+    )  # not there: nothing to remove
     assert set_field(COMMENTED, ("absent", "field"), None) is COMMENTED
 
 
@@ -73,7 +98,9 @@ def test_another_kind_drops_the_old_kinds_fields_and_keeps_the_rest():
     data = plain(load(after))
     assert data["model"] == {"kind": "rnn"}
     assert data["train"] == {"batch_size": 400, "epochs": 20}
-    assert "# enough for a first look" in after and after.startswith("# a spec with the user's own comments")
+    assert "# enough for a first look" in after and after.startswith(
+        "# a spec with the user's own comments"
+    )
     assert set_kind(COMMENTED, "mlp") is COMMENTED
 
 

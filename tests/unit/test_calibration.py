@@ -4,19 +4,46 @@ from __future__ import annotations
 
 import pytest
 
-from planner.service.calibration import append_rows, corrections, gpu_model
 from planner.core.predict import GpuSpec, predict_gpu
+from planner.service.calibration import append_rows, corrections, gpu_model
 from planner.workload.footprint import Layer
 
 
 def test_median_ratio_per_device(tmp_path):
     path = tmp_path / "calibration.csv"
-    append_rows([
-        {"device": "T4", "workload": "a", "measured_step_seconds": 2.0, "predicted_step_seconds": 1.0, "source": "x"},
-        {"device": "T4", "workload": "b", "measured_step_seconds": 3.0, "predicted_step_seconds": 1.0, "source": "x"},
-        {"device": "T4", "workload": "c", "measured_step_seconds": 10.0, "predicted_step_seconds": 1.0, "source": "x"},
-        {"device": "cpu:c7i", "workload": "a", "measured_step_seconds": 1.0, "predicted_step_seconds": 2.0, "source": "x"},
-    ], path)
+    append_rows(
+        [
+            {
+                "device": "T4",
+                "workload": "a",
+                "measured_step_seconds": 2.0,
+                "predicted_step_seconds": 1.0,
+                "source": "x",
+            },
+            {
+                "device": "T4",
+                "workload": "b",
+                "measured_step_seconds": 3.0,
+                "predicted_step_seconds": 1.0,
+                "source": "x",
+            },
+            {
+                "device": "T4",
+                "workload": "c",
+                "measured_step_seconds": 10.0,
+                "predicted_step_seconds": 1.0,
+                "source": "x",
+            },
+            {
+                "device": "cpu:c7i",
+                "workload": "a",
+                "measured_step_seconds": 1.0,
+                "predicted_step_seconds": 2.0,
+                "source": "x",
+            },
+        ],
+        path,
+    )
     assert corrections([path]) == {"T4": 3.0, "cpu:c7i": 0.5}
     assert corrections([tmp_path / "missing.csv"]) == {}
 

@@ -16,43 +16,101 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from planner.report.why import answer_reason, choice_text
 from planner.core.decide import ErrorBasis, Option, decide, noise_band, time_ratio
 from planner.core.estimate import RUN_TO_RUN_NOISE
 from planner.core.formats import sig_duration, sig_money
+from planner.report.why import answer_reason, choice_text
 
 BOOT = 150.0  # an instance's boot, as planner.core.estimate.CLOUD_BOOT_SECONDS
 STEPS = st.integers(min_value=100, max_value=5_000_000)
 
 
-def workload(local_step: float, ci: float, steps: int, cpus: list[tuple[float, float]], gpus: list[tuple[float, float, str]],
-             local_price: float = 0.0) -> list[Option]:
+def workload(
+    local_step: float,
+    ci: float,
+    steps: int,
+    cpus: list[tuple[float, float]],
+    gpus: list[tuple[float, float, str]],
+    local_price: float = 0.0,
+) -> list[Option]:
     """Options as planner/core/candidates.py builds them: `cpus` (speed factor vs this machine, $/h), `gpus`
     (step seconds, $/h, generation)."""
     below = above = math.hypot(ci, RUN_TO_RUN_NOISE)
     bench = ErrorBasis("measured:local-cpu", "local-cpu", below, above)
     out = []
 
-    def option(target: str, device: str, source: str, price: float, step: float, one_time: float, rel: float,
-               basis: ErrorBasis, billing: str = "ec2", name: str = "") -> Option:
+    def option(
+        target: str,
+        device: str,
+        source: str,
+        price: float,
+        step: float,
+        one_time: float,
+        rel: float,
+        basis: ErrorBasis,
+        billing: str = "ec2",
+        name: str = "",
+    ) -> Option:
         t = one_time + steps * step
-        return Option(target, device, source, price, billing, name, step, t, one_time * (1 - RUN_TO_RUN_NOISE) + steps * step * (1 - rel),
-                      one_time * (1 + RUN_TO_RUN_NOISE) + steps * step * (1 + rel), one_time_seconds=one_time, basis=basis,
-                      gpus_used=1 if device == "cuda" else None)
+        return Option(
+            target,
+            device,
+            source,
+            price,
+            billing,
+            name,
+            step,
+            t,
+            one_time * (1 - RUN_TO_RUN_NOISE) + steps * step * (1 - rel),
+            one_time * (1 + RUN_TO_RUN_NOISE) + steps * step * (1 + rel),
+            one_time_seconds=one_time,
+            basis=basis,
+            gpus_used=1 if device == "cuda" else None,
+        )
 
-    out.append(option("local", "cpu", "measured", local_price, local_step, 3.0, below, bench, billing="local"))
+    out.append(
+        option(
+            "local", "cpu", "measured", local_price, local_step, 3.0, below, bench, billing="local"
+        )
+    )
     for i, (factor, price) in enumerate(cpus):
-        out.append(option(f"aws:c{i}.xlarge", "cpu", "predicted", price, local_step * factor, BOOT + 3.0,
-                          math.hypot(0.4, below), ErrorBasis("cpu-model", "local-cpu", below, above)))
+        out.append(
+            option(
+                f"aws:c{i}.xlarge",
+                "cpu",
+                "predicted",
+                price,
+                local_step * factor,
+                BOOT + 3.0,
+                math.hypot(0.4, below),
+                ErrorBasis("cpu-model", "local-cpu", below, above),
+            )
+        )
     for i, (step, price, generation) in enumerate(gpus):
-        out.append(option(f"aws:g{i}.xlarge", "cuda", "predicted", price, step, BOOT + 3.0, 0.3,
-                          ErrorBasis(f"gpu-model:{generation}:fp32", estimate=f"gpu:{i}"), name=f"G{i}"))
+        out.append(
+            option(
+                f"aws:g{i}.xlarge",
+                "cuda",
+                "predicted",
+                price,
+                step,
+                BOOT + 3.0,
+                0.3,
+                ErrorBasis(f"gpu-model:{generation}:fp32", estimate=f"gpu:{i}"),
+                name=f"G{i}",
+            )
+        )
     return out
 
 
 CPUS = st.lists(st.tuples(st.floats(0.2, 3.0), st.floats(0.05, 5.0)), min_size=1, max_size=5)
-GPUS = st.lists(st.tuples(st.floats(1e-5, 0.5), st.floats(0.3, 40.0), st.sampled_from(["ampere", "ada", "turing"])),
-                min_size=0, max_size=5)
+GPUS = st.lists(
+    st.tuples(
+        st.floats(1e-5, 0.5), st.floats(0.3, 40.0), st.sampled_from(["ampere", "ada", "turing"])
+    ),
+    min_size=0,
+    max_size=5,
+)
 OBJECTIVE = st.sampled_from(["cheapest", "fastest"])
 TIME_VALUE = st.one_of(st.none(), st.floats(0, 200))
 
@@ -70,12 +128,23 @@ def test_no_answer_is_dominated_and_the_best_point_wins(step, ci, steps, cpus, g
         chosen = next(o for o in group if o.target == rec.target and o.device == rec.device)
         assert point(chosen, objective) == min(point(o, objective) for o in group)  # rule 1
         for o in group:  # an option cheaper and no slower is never passed over
-            assert not (o.cost_usd < chosen.cost_usd and o.train_seconds <= chosen.train_seconds and objective == "cheapest"
-                        and not tv)
-            assert not (o.objective_value < chosen.objective_value and o.train_seconds <= chosen.train_seconds
-                        and objective == "cheapest")
+            assert not (
+                o.cost_usd < chosen.cost_usd
+                and o.train_seconds <= chosen.train_seconds
+                and objective == "cheapest"
+                and not tv
+            )
+            assert not (
+                o.objective_value < chosen.objective_value
+                and o.train_seconds <= chosen.train_seconds
+                and objective == "cheapest"
+            )
     head = plan.recommendation
-    live = [o for o in plan.options if o.usable and any(o.target == r.target for r in plan.answers.values())]
+    live = [
+        o
+        for o in plan.options
+        if o.usable and any(o.target == r.target for r in plan.answers.values())
+    ]
     chosen = next(o for o in live if o.target == head.target)
     for o in live:
         assert not (o.cost_usd < chosen.cost_usd and o.train_seconds < chosen.train_seconds)
@@ -83,7 +152,9 @@ def test_no_answer_is_dominated_and_the_best_point_wins(step, ci, steps, cpus, g
 
 @settings(max_examples=300, deadline=None)
 @given(st.floats(1e-4, 2.0), st.floats(0, 0.3), STEPS, CPUS, GPUS, OBJECTIVE, TIME_VALUE)
-def test_the_reference_is_the_best_rented_cpu_and_speedups_are_against_it(step, ci, steps, cpus, gpus, objective, tv):
+def test_the_reference_is_the_best_rented_cpu_and_speedups_are_against_it(
+    step, ci, steps, cpus, gpus, objective, tv
+):
     plan = decide(workload(step, ci, steps, cpus, gpus), objective, time_value_per_hour=tv)
     rented_cpus = [o for o in plan.options if o.usable and o.device == "cpu" and not o.here]
     best = min(rented_cpus, key=lambda o: (point(o, objective), o.train_seconds))
@@ -96,7 +167,9 @@ def test_the_reference_is_the_best_rented_cpu_and_speedups_are_against_it(step, 
 
 @settings(max_examples=300, deadline=None)
 @given(st.floats(1e-4, 2.0), st.floats(0, 0.3), STEPS, CPUS, GPUS, OBJECTIVE, TIME_VALUE)
-def test_every_sentence_quotes_the_numbers_of_the_comparison_it_states(step, ci, steps, cpus, gpus, objective, tv):
+def test_every_sentence_quotes_the_numbers_of_the_comparison_it_states(
+    step, ci, steps, cpus, gpus, objective, tv
+):
     plan = decide(workload(step, ci, steps, cpus, gpus), objective, time_value_per_hour=tv)
     rent = plan.answers["rent"]
     rent_reason, choice = answer_reason(plan, rent), choice_text(plan)
@@ -113,25 +186,51 @@ def test_every_sentence_quotes_the_numbers_of_the_comparison_it_states(step, ci,
         amount = sig_duration if cmp.metric.startswith("training time") else sig_money
         assert f"({amount(cmp.runner_up_value)} vs {amount(cmp.winner_value)}" in rent_reason
     head = plan.recommendation
-    if head.choice_comparison is not None:  # the headline's here-vs-rent sentence quotes its own ratio (never 'inf')
+    if (
+        head.choice_comparison is not None
+    ):  # the headline's here-vs-rent sentence quotes its own ratio (never 'inf')
         ratio = head.choice_comparison.ratio
-        assert (f"{ratio:.2f}x" if math.isfinite(ratio) else "against nothing") in choice and "inf" not in choice
+        assert (
+            f"{ratio:.2f}x" if math.isfinite(ratio) else "against nothing"
+        ) in choice and "inf" not in choice
         assert (head.answer == "here") == (head.choice_comparison.winner == "local")
     gpus_rows = [o for o in plan.options if o.device == "cuda" and o.usable]
     if gpus_rows and objective == "cheapest":
-        chosen = next(o for o in plan.options if o.target == rent.target and o.device == rent.device)
-        g = chosen if chosen.device == "cuda" else min(gpus_rows, key=lambda o: (o.objective_value, o.train_seconds))
+        chosen = next(
+            o for o in plan.options if o.target == rent.target and o.device == rent.device
+        )
+        g = (
+            chosen
+            if chosen.device == "cuda"
+            else min(gpus_rows, key=lambda o: (o.objective_value, o.train_seconds))
+        )
         # rule 4: the sentence quotes the speedup and break-even it compared, and they agree with the answer
-        assert f"speedup {g.speedup:.2f}x over the reference CPU {plan.references['rent']}" in rent_reason
+        assert (
+            f"speedup {g.speedup:.2f}x over the reference CPU {plan.references['rent']}"
+            in rent_reason
+        )
         assert f"break-even speedup {g.break_even_speedup:.2f}x" in rent_reason
         wins = "at least its break-even" in rent_reason
         assert wins == (chosen.device == "cuda")
-        assert (g.speedup >= g.break_even_speedup * (1 - 1e-9)) == wins or math.isclose(g.speedup, g.break_even_speedup)
+        assert (g.speedup >= g.break_even_speedup * (1 - 1e-9)) == wins or math.isclose(
+            g.speedup, g.break_even_speedup
+        )
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.floats(1e-4, 2.0), st.floats(0, 0.3), STEPS, CPUS, GPUS, OBJECTIVE, TIME_VALUE, st.randoms(use_true_random=False))
-def test_the_same_measurement_gives_the_same_answer_in_any_order(step, ci, steps, cpus, gpus, objective, tv, rnd):
+@given(
+    st.floats(1e-4, 2.0),
+    st.floats(0, 0.3),
+    STEPS,
+    CPUS,
+    GPUS,
+    OBJECTIVE,
+    TIME_VALUE,
+    st.randoms(use_true_random=False),
+)
+def test_the_same_measurement_gives_the_same_answer_in_any_order(
+    step, ci, steps, cpus, gpus, objective, tv, rnd
+):
     options = workload(step, ci, steps, cpus, gpus)
     plan = decide(options, objective, time_value_per_hour=tv)
     shuffled = list(options)
@@ -143,10 +242,14 @@ def test_the_same_measurement_gives_the_same_answer_in_any_order(step, ci, steps
 
 @settings(max_examples=300, deadline=None)
 @given(st.floats(1e-4, 2.0), st.floats(0, 0.2), STEPS, CPUS, GPUS, TIME_VALUE, st.floats(-1, 1))
-@example(1.0, 0.0, 226, [(0.25, 1.0)], [], None, 1.0)  # one option each side: the headline's own band decides
+@example(
+    1.0, 0.0, 226, [(0.25, 1.0)], [], None, 1.0
+)  # one option each side: the headline's own band decides
 # the rent answer too close between a CPU and a GPU: the GPU in its place beats this machine at the headline's waiting
 @example(1.0, 0.0, 698, [(3.0, 1.0)], [(0.09375, 11.0, "ampere")], None, 1.0)
-def test_a_re_measurement_within_the_noise_changes_the_answer_only_when_it_was_too_close(step, ci, steps, cpus, gpus, tv, u):
+def test_a_re_measurement_within_the_noise_changes_the_answer_only_when_it_was_too_close(
+    step, ci, steps, cpus, gpus, tv, u
+):
     """Two estimates a minute apart: this machine's step moves within its run-to-run noise."""
     noise = math.hypot(ci, RUN_TO_RUN_NOISE)
     factor = (1 + noise) ** u  # from 1/(1+noise) to 1+noise
@@ -166,13 +269,18 @@ def test_cpu_instances_from_one_bench_are_compared_by_their_ratio():
     noisy = workload(0.01, 0.3, 1_000_000, [(1.0, 0.2), (0.8, 0.3)], [])
     q_a, q_b = quiet[1], quiet[2]
     n_a, n_b = noisy[1], noisy[2]
-    assert n_a.train_seconds_high - n_a.train_seconds_low > q_a.train_seconds_high - q_a.train_seconds_low
+    assert (
+        n_a.train_seconds_high - n_a.train_seconds_low
+        > q_a.train_seconds_high - q_a.train_seconds_low
+    )
     _, q_low, q_high = time_ratio(q_a, q_b)
     _, n_low, n_high = time_ratio(n_a, n_b)
     assert n_high / n_low == pytest.approx(q_high / q_low, rel=0.05)
     # the model's error once, not twice: narrower than two independent +-40% bands corner to corner
     assert n_high / n_low < (n_a.train_seconds_high / n_a.train_seconds_low) * 1.01
-    assert noise_band(n_a, n_b)[0] == pytest.approx(0.10)  # the margin: measuring again moves both alike
+    assert noise_band(n_a, n_b)[0] == pytest.approx(
+        0.10
+    )  # the margin: measuring again moves both alike
     gpu = workload(0.01, 0.3, 1_000_000, [], [(0.001, 1.0, "ampere")])[1]
     band, why = noise_band(gpu, n_a)
     assert band > 0.3 and "run-to-run noise of the local-cpu bench" in why
@@ -189,7 +297,9 @@ def test_a_random_set_reads_well():
     """One concrete plan's rent answer, in words, as the README shows it."""
     rnd = random.Random(7)
     cpus = [(rnd.uniform(0.5, 2), rnd.uniform(0.1, 1)) for _ in range(3)]
-    plan = decide(workload(0.05, 0.05, 200_000, cpus, [(0.004, 0.53, "turing"), (0.003, 0.8, "ada")]))
+    plan = decide(
+        workload(0.05, 0.05, 200_000, cpus, [(0.004, 0.53, "turing"), (0.003, 0.8, "ada")])
+    )
     reason = answer_reason(plan, plan.answers["rent"])
     assert "GPU rule:" in reason and ("Runner-up:" in reason or "Too close to call:" in reason)
 
@@ -198,8 +308,14 @@ def test_does_not_fit_states_the_rule_and_its_numbers():
     from planner.core.candidates import LOCAL, measured_candidate
     from runner.bench.result import BenchResult
 
-    result = BenchResult(status="ok", device="cpu", step_seconds=0.01, step_seconds_ci_low=0.009, step_seconds_ci_high=0.011,
-                         memory_available_bytes=int(22.8 * 2**30))
+    result = BenchResult(
+        status="ok",
+        device="cpu",
+        step_seconds=0.01,
+        step_seconds_ci_low=0.009,
+        step_seconds_ci_high=0.011,
+        memory_available_bytes=int(22.8 * 2**30),
+    )
     c = measured_candidate(LOCAL, result, 0.0, need_bytes=int(22.7 * 2**30))
     assert not c.fits
     assert "does not fit here: the run needs ~22.7 GiB; may use 20.5 GiB (90% of 22.8 GiB" in c.note
@@ -207,14 +323,20 @@ def test_does_not_fit_states_the_rule_and_its_numbers():
 
 
 def test_a_ratio_over_an_interval_with_no_usable_end_never_reads_as_0x():
-    from planner.report.why import certainty_text
     from planner.core.plan import Comparison
+    from planner.report.why import certainty_text
 
     cmp = Comparison("cost", "a", "b", 1.0, 3.0, 3.0, 0.0, 28.77, 0.1, "10%", "likely")
     said = certainty_text(cmp)
-    assert "0.00" not in said and "at most 28.77x over both intervals (one has no usable end)" in said
-    assert "no usable ends" in certainty_text(Comparison("cost", "a", "b", 1.0, 3.0, 3.0, 0.0, math.inf, 0.1, "10%", "likely"))
-    assert "1.50-4.00x over both intervals" in certainty_text(Comparison("cost", "a", "b", 1.0, 3.0, 3.0, 1.5, 4.0, 0.1, "10%", "clear"))
+    assert (
+        "0.00" not in said and "at most 28.77x over both intervals (one has no usable end)" in said
+    )
+    assert "no usable ends" in certainty_text(
+        Comparison("cost", "a", "b", 1.0, 3.0, 3.0, 0.0, math.inf, 0.1, "10%", "likely")
+    )
+    assert "1.50-4.00x over both intervals" in certainty_text(
+        Comparison("cost", "a", "b", 1.0, 3.0, 3.0, 1.5, 4.0, 0.1, "10%", "clear")
+    )
 
 
 def test_a_validation_with_no_usable_interval_is_never_inside_it():
@@ -223,11 +345,16 @@ def test_a_validation_with_no_usable_interval_is_never_inside_it():
 
     def check(low: float, high: float) -> ScriptValidation:
         est = ScriptEstimate(1.0, 0.1, 0.09, 0.11, 50, 2, None, None, 100, 0.0, 11.0, low, high)
-        return ScriptValidation("t.py", [], ScriptRun("ok", "budget", "optimizer", [1.0, 1.1]), est, 12.0)
+        return ScriptValidation(
+            "t.py", [], ScriptRun("ok", "budget", "optimizer", [1.0, 1.1]), est, 12.0
+        )
 
     assert check(9.0, 13.0).inside_interval and check(9.0, 13.0).interval_usable
     assert not check(9.0, math.inf).inside_interval and not check(9.0, math.inf).interval_usable
-    assert not check(0.0, 20.0).inside_interval and check(0.0, 20.0).to_json()["interval_usable"] is False
+    assert (
+        not check(0.0, 20.0).inside_interval
+        and check(0.0, 20.0).to_json()["interval_usable"] is False
+    )
 
 
 def test_a_close_call_inside_an_answer_that_would_swap_here_and_rent_makes_the_headline_too_close():
@@ -240,11 +367,22 @@ def test_a_close_call_inside_an_answer_that_would_swap_here_and_rent_makes_the_h
     plan = decide(workload(1.0, 0.0, 698, [(3.0, 1.0)], [(0.09375, 11.0, "ampere")]))
     rent, head = plan.answers["rent"], plan.recommendation
     assert rent.target == "aws:c0.xlarge" and rent.verdict == "too_close"
-    assert head.answer == "here" and head.choice_comparison is not None and head.choice_comparison.verdict == "clear"
+    assert (
+        head.answer == "here"
+        and head.choice_comparison is not None
+        and head.choice_comparison.verdict == "clear"
+    )
     assert head.verdict == "too_close"
-    assert (head.choice_rival, head.choice_rival_of) == ("aws:g0.xlarge:cuda:1", "aws:c0.xlarge:cpu:")
+    assert (head.choice_rival, head.choice_rival_of) == (
+        "aws:g0.xlarge:cuda:1",
+        "aws:c0.xlarge:cpu:",
+    )
     assert "aws:g0.xlarge is within the noise of aws:c0.xlarge" in choice_text(plan)
-    doc = PlanDocument(WorkloadSummary("w", "mlp", "classification", 1, 1, 1, 1, 1, "fp32", "device"), plan, PlanOptions())
+    doc = PlanDocument(
+        WorkloadSummary("w", "mlp", "classification", 1, 1, 1, 1, 1, "fp32", "device"),
+        plan,
+        PlanOptions(),
+    )
     said = "\n".join(terse_answer(doc))
     assert "Close call: aws:g0.xlarge is within the noise of aws:c0.xlarge" in said
     # a rent answer that is clear between its instances leaves the headline to here against rent alone

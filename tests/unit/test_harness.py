@@ -35,7 +35,9 @@ def warm_then_steady(warm_steps=50, first=0.02, steady=0.001, noise=0.0, seed=0)
     rng = random.Random(seed)
     i = 0
     while True:
-        base = steady + (first - steady) * math.exp(-5 * i / warm_steps) if i < warm_steps else steady
+        base = (
+            steady + (first - steady) * math.exp(-5 * i / warm_steps) if i < warm_steps else steady
+        )
         yield base * (1 + rng.gauss(0, noise)) if noise else base
         i += 1
 
@@ -124,9 +126,13 @@ def test_slow_steps_get_a_minimum_count_past_the_budget_and_say_so():
     m = measure(fake_timer(steps_of(5.0, 3.0)), budget_seconds=5.0, progress=events.append)
     assert len(m.times) >= 5  # the budget bought one step; the bench took five, within the cap
     assert m.warmup_seconds + sum(m.times) <= 5.0 + 30.0
-    assert any(e.get("slow") and e.get("min_steps") == 5 and e.get("cap_seconds") == 35.0 for e in events)
+    assert any(
+        e.get("slow") and e.get("min_steps") == 5 and e.get("cap_seconds") == 35.0 for e in events
+    )
     low, high = m.stats.ci_low, m.stats.ci_high
-    assert min(m.times) <= low <= m.stats.mean <= high <= 2 * m.stats.mean  # a usable interval, not 10,000x
+    assert (
+        min(m.times) <= low <= m.stats.mean <= high <= 2 * m.stats.mean
+    )  # a usable interval, not 10,000x
 
 
 def test_steps_too_slow_for_the_minimum_stop_at_the_hard_cap_with_an_honest_interval():
@@ -147,7 +153,9 @@ def test_a_step_longer_than_the_cap_is_the_only_measurement_and_said_so():
     assert any("nothing but the warm-up fitted" in w for w in m.warnings)
     assert any("its interval (+-10%) is this machine's own noise" in w for w in m.warnings)
     noisy = measure(fake_timer(steps_of(50.0, 50.0)), budget_seconds=5.0, noise_probe=lambda: 0.2)
-    assert (noisy.stats.ci_low, noisy.stats.ci_high) == pytest.approx((50 * (1 - 0.392), 50 * 1.392))
+    assert (noisy.stats.ci_low, noisy.stats.ci_high) == pytest.approx(
+        (50 * (1 - 0.392), 50 * 1.392)
+    )
     wild = measure(fake_timer(steps_of(50.0, 50.0)), budget_seconds=5.0, noise_probe=lambda: 3.0)
     assert wild.stats.ci_high == pytest.approx(95.0) and math.isfinite(wild.stats.ci_high)
 
@@ -169,10 +177,15 @@ def test_a_busy_machine_whose_free_cpus_torchs_threads_outnumber_is_warned_of_th
     try:
         torch.set_num_threads(2)
         crowded = " ".join(Busyness(cpus=2, other_cpus=1.0).warnings())
-        assert "other processes used 1.0 of its 2 CPUs" in crowded and "torch's 2 threads had about 1.0 CPUs free" in crowded
+        assert (
+            "other processes used 1.0 of its 2 CPUs" in crowded
+            and "torch's 2 threads had about 1.0 CPUs free" in crowded
+        )
         torch.set_num_threads(1)
         room = " ".join(Busyness(cpus=4, other_cpus=1.0).warnings())
-        assert "other processes used 1.0 of its 4 CPUs" in room and "wait for each other" not in room
+        assert (
+            "other processes used 1.0 of its 4 CPUs" in room and "wait for each other" not in room
+        )
         assert Busyness(cpus=2, other_cpus=0.2).warnings() == []
     finally:
         torch.set_num_threads(threads)

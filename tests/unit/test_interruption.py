@@ -31,13 +31,20 @@ def notice_after(tmp_path, monkeypatch, steps: int):
 def test_a_notice_mid_measurement_keeps_the_steps_measured_until_then(tmp_path, monkeypatch):
     m = measure(notice_after(tmp_path, monkeypatch, 3000), budget_seconds=30.0)
     assert m.stopped_because == "interrupted" and m.interruption == NOTICE
-    assert MIN_MEASURED_STEPS <= len(m.times) < 3000  # stopped at the block after the notice, not at the budget
+    assert (
+        MIN_MEASURED_STEPS <= len(m.times) < 3000
+    )  # stopped at the block after the notice, not at the budget
     assert m.stats.mean == pytest.approx(0.001, rel=0.2)
-    assert m.warnings[0].startswith(f"interrupted ({NOTICE}): the {len(m.times)} steps measured until then")
+    assert m.warnings[0].startswith(
+        f"interrupted ({NOTICE}): the {len(m.times)} steps measured until then"
+    )
 
 
 def test_a_notice_during_the_warm_up_is_no_measurement(tmp_path, monkeypatch):
-    with pytest.raises(InterruptedBench, match=r"interrupted \(spot interruption notice.*after 0 measured step\(s\)"):
+    with pytest.raises(
+        InterruptedBench,
+        match=r"interrupted \(spot interruption notice.*after 0 measured step\(s\)",
+    ):
         measure(notice_after(tmp_path, monkeypatch, 3), budget_seconds=60.0)
 
 
@@ -60,13 +67,26 @@ def test_the_bench_job_writes_a_result_that_says_it_was_interrupted(tmp_path, mo
     flag.write_text(NOTICE)
     from planner.workload.spec import parse_spec_text
 
-    spec = parse_spec_text("name: tiny\nmodel: {kind: mlp, input_size: 4, hidden: [8], outputs: 1}\n"
-                                  "data: {samples: 256}\ntrain: {batch_size: 32, epochs: 1}\n")
+    spec = parse_spec_text(
+        "name: tiny\nmodel: {kind: mlp, input_size: 4, hidden: [8], outputs: 1}\n"
+        "data: {samples: 256}\ntrain: {batch_size: 32, epochs: 1}\n"
+    )
     job = {"spec": spec.to_job(), "device": "cpu", "seconds": 2, "threads": 1}
     (tmp_path / "job.json").write_text(json.dumps(job))
-    proc = subprocess.run([sys.executable, "-m", "runner.bench", str(tmp_path / "job.json"), str(tmp_path / "result.json")],
-                          cwd=ROOT, env={**os.environ, "PLANNER_INTERRUPT_FILE": str(flag)},
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "runner.bench",
+            str(tmp_path / "job.json"),
+            str(tmp_path / "result.json"),
+        ],
+        cwd=ROOT,
+        env={**os.environ, "PLANNER_INTERRUPT_FILE": str(flag)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     result = json.loads((tmp_path / "result.json").read_text())
     assert result["status"] == "error" and result["interruption"] == NOTICE

@@ -8,14 +8,27 @@ from dataclasses import fields
 
 import pytest
 
-from planner.errors import InputError, JournalError, RunError
-from planner.journal import _BY_TYPE, Measured, RunJournal, check_run_dir, plan_option_problems, result_problems
 from planner.core.candidates import LOCAL
+from planner.errors import InputError, JournalError, RunError
+from planner.journal import (
+    _BY_TYPE,
+    Measured,
+    RunJournal,
+    check_run_dir,
+    plan_option_problems,
+    result_problems,
+)
 from planner.service.settings import PlanOptions
 from planner.units import USD_PER_HOUR
 from runner.bench.result import BenchResult
 
-OK = BenchResult(status="ok", device="cpu", step_seconds=0.01, step_seconds_ci_low=0.009, step_seconds_ci_high=0.011)
+OK = BenchResult(
+    status="ok",
+    device="cpu",
+    step_seconds=0.01,
+    step_seconds_ci_low=0.009,
+    step_seconds_ci_high=0.011,
+)
 
 
 def test_every_field_of_a_bench_result_has_a_check():
@@ -26,7 +39,12 @@ def test_every_field_of_a_bench_result_has_a_check():
 def test_what_the_planner_writes_passes_its_own_checks():
     assert result_problems("local-cpu", Measured(LOCAL, OK).to_dict()) == []
     assert plan_option_problems({"plan_options": PlanOptions().as_dict()}) == []
-    assert plan_option_problems({"plan_options": PlanOptions(deadline_seconds=3600, time_value_per_hour=20).as_dict()}) == []
+    assert (
+        plan_option_problems(
+            {"plan_options": PlanOptions(deadline_seconds=3600, time_value_per_hour=20).as_dict()}
+        )
+        == []
+    )
 
 
 def test_results_that_did_not_run_need_no_step_time():
@@ -36,21 +54,32 @@ def test_results_that_did_not_run_need_no_step_time():
 
 @pytest.mark.parametrize("value", [10**400, -(10**400), float("nan"), True, "1", None])
 def test_ranges_read_back_refuse_what_no_flag_accepts(value):
-    assert not USD_PER_HOUR.holds(value)  # never converts a 400-digit integer to a float (OverflowError)
+    assert not USD_PER_HOUR.holds(
+        value
+    )  # never converts a 400-digit integer to a float (OverflowError)
 
 
 def test_a_result_with_several_problems_lists_them():
     data = {**OK.to_dict(), "step_seconds": -1, "device": "tpu", "threads": 1.5}
-    assert [p.split(":")[0] for p in result_problems("local-cpu", data)] == ["device", "threads", "step_seconds"]
-    data.update(step_seconds=0.0, device="cpu", threads=2)  # sound fields; a step of 0 s is what status ok may not have
+    assert [p.split(":")[0] for p in result_problems("local-cpu", data)] == [
+        "device",
+        "threads",
+        "step_seconds",
+    ]
+    data.update(
+        step_seconds=0.0, device="cpu", threads=2
+    )  # sound fields; a step of 0 s is what status ok may not have
     assert result_problems("local-cpu", data) == [
-        "step_seconds: must be a number between 1e-06 and 86,400 (seconds), got 0.0"]
+        "step_seconds: must be a number between 1e-06 and 86,400 (seconds), got 0.0"
+    ]
 
 
 def test_a_label_without_a_target_must_name_an_instance_type():
     data = OK.to_dict()
     assert result_problems("aws-g5.xlarge", data) == []
-    assert result_problems("aws-../../etc", data) == ['the file name: "aws-../../etc" is not local-DEVICE or aws-INSTANCE_TYPE']
+    assert result_problems("aws-../../etc", data) == [
+        'the file name: "aws-../../etc" is not local-DEVICE or aws-INSTANCE_TYPE'
+    ]
 
 
 def test_open_refuses_too_many_results(tmp_path):
@@ -68,8 +97,11 @@ def test_the_run_directory_is_checked_before_a_run(tmp_path):
     assert check_run_dir(tmp_path / "empty-later") == tmp_path / "empty-later"
     (tmp_path / "empty").mkdir()
     assert check_run_dir(tmp_path / "empty") == tmp_path / "empty"
-    for bad, message in [(tmp_path / "file", "is a file, not a directory"), (tmp_path / "file" / "run", "file is a file"),
-                         (tmp_path, "exists and is not empty")]:
+    for bad, message in [
+        (tmp_path / "file", "is a file, not a directory"),
+        (tmp_path / "file" / "run", "file is a file"),
+        (tmp_path, "exists and is not empty"),
+    ]:
         with pytest.raises(InputError, match=message):
             check_run_dir(bad)
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import asdict, replace
 
-from planner.core.decide import decide, select_benchmarks
-from planner.workload.footprint import footprint
 from planner.core.candidates import Hardware, InstanceFacts, gpu_plans, predicted_candidates
+from planner.core.decide import decide, select_benchmarks
+from planner.core.document import plan_json
 from planner.core.predict import GpuSpec
 from planner.core.predict.fabric import Interconnect
-from planner.core.document import plan_json
+from planner.workload.footprint import footprint
 from planner.workload.spec import load_spec, parse_spec
 from runner.bench.result import BenchResult
 from tests.conftest import EXAMPLES
@@ -20,12 +20,21 @@ SINGLE = InstanceFacts("g9.xlarge", "us-east-1", 8, 32, "x86_64", "A100", 1, 40,
 CPU = InstanceFacts("c7i.xlarge", "us-east-1", 4, 8, "x86_64", "", 0, None, 0.18, None)
 LINK = Interconnect("p4d.24xlarge", 8, "nvswitch", {0: 600.0}, None, 400.0, True)
 HARDWARE = Hardware({"A100": A100}, {}, interconnects={"p4d.24xlarge": LINK})
-LOCAL = BenchResult(status="ok", device="cpu", step_seconds=0.006, step_seconds_ci_low=0.0059,
-                    step_seconds_ci_high=0.0061, threads=2, setup_seconds=1.0)
+LOCAL = BenchResult(
+    status="ok",
+    device="cpu",
+    step_seconds=0.006,
+    step_seconds_ci_low=0.0059,
+    step_seconds_ci_high=0.0061,
+    threads=2,
+    setup_seconds=1.0,
+)
 
 
 def candidates(spec, instances=(P4D, SINGLE, CPU), hardware=HARDWARE):
-    return predicted_candidates(spec, footprint(spec), LOCAL, list(instances), "on-demand", hardware)
+    return predicted_candidates(
+        spec, footprint(spec), LOCAL, list(instances), "on-demand", hardware
+    )
 
 
 def mlp(**train):
@@ -35,7 +44,14 @@ def mlp(**train):
 
 def test_a_multi_gpu_instance_is_offered_at_every_count_and_priced_whole():
     p4d = [c for c in candidates(mlp()) if c.instance_type == "p4d.24xlarge"]
-    assert [(c.gpus_used, c.instances) for c in p4d] == [(1, 1), (2, 1), (4, 1), (8, 1), (16, 2), (32, 4)]
+    assert [(c.gpus_used, c.instances) for c in p4d] == [
+        (1, 1),
+        (2, 1),
+        (4, 1),
+        (8, 1),
+        (16, 2),
+        (32, 4),
+    ]
     assert [c.price_per_hour for c in p4d] == [21.96] * 4 + [43.92, 87.84]
     assert {c.device_name for c in p4d} == {"A100"}
     assert "1 of its 8 GPUs used; priced for the whole instance" in p4d[0].note
@@ -56,7 +72,9 @@ def test_the_mlp_is_predicted_to_scale_poorly_and_its_options_say_so():
 def test_train_gpus_limits_the_counts_and_one_means_no_data_parallelism():
     assert [c.gpus_used for c in candidates(mlp(gpus=4), instances=(P4D,))] == [1, 2, 4]
     assert [c.gpus_used for c in candidates(mlp(gpus=1), instances=(P4D,))] == [1]
-    assert gpu_plans(P4D, None, None) == [(1, 1)]  # no interconnect facts: the single-GPU option only
+    assert gpu_plans(P4D, None, None) == [
+        (1, 1)
+    ]  # no interconnect facts: the single-GPU option only
 
 
 def test_a_count_that_does_not_divide_the_batch_is_skipped_with_a_note():
@@ -79,20 +97,35 @@ def test_each_count_is_its_own_option_in_the_plan_and_json():
     doc = plan_json(plan)
     rec = doc["recommendation"]
     assert all("gpus_used" in o and "scaling_efficiency" in o for o in doc["options"])
-    assert sum(o["target"] == rec["target"] and o["device"] == rec["device"] and o["gpus_used"] == rec["gpus_used"]
-               for o in doc["options"]) == 1
+    assert (
+        sum(
+            o["target"] == rec["target"]
+            and o["device"] == rec["device"]
+            and o["gpus_used"] == rec["gpus_used"]
+            for o in doc["options"]
+        )
+        == 1
+    )
     assert "gpus_used" in doc["recommendation"]
 
 
 def test_only_single_gpu_options_are_chosen_for_a_paid_benchmark():
-    opts = [replace(c.option(2000), source="predicted") for c in candidates(mlp()) if c.billing == "ec2"]
+    opts = [
+        replace(c.option(2000), source="predicted") for c in candidates(mlp()) if c.billing == "ec2"
+    ]
     plan = decide(opts, "cheapest")
     choices = select_benchmarks(plan, {}, 100.0, 10)
     chosen = {c.target for c in choices if c.benchmark}
     assert len({c.target for c in choices}) == len(choices)  # one choice per instance type
     single = {o.target for o in plan.options if (o.gpus_used or 1) == 1 and o.instances == 1}
-    assert chosen and chosen <= single  # a benchmark measures an instance's one-GPU option (or a CPU instance)
-    assert any((o.gpus_used or 0) > 1 for o in plan.options)  # there were data-parallel options to leave out
-    assert all("(" not in c.target for c in choices)  # a benchmark target is an instance type, never a GPU count
+    assert (
+        chosen and chosen <= single
+    )  # a benchmark measures an instance's one-GPU option (or a CPU instance)
+    assert any(
+        (o.gpus_used or 0) > 1 for o in plan.options
+    )  # there were data-parallel options to leave out
+    assert all(
+        "(" not in c.target for c in choices
+    )  # a benchmark target is an instance type, never a GPU count
     assert chosen <= {o.target for o in plan.options}
     assert asdict(plan.options[0]).keys() >= {"gpus_used", "instances", "scaling_efficiency"}

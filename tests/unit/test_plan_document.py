@@ -14,26 +14,43 @@ from pathlib import Path
 import pytest
 
 from planner.core.decide import Option, decide
-from planner.core.document import SCHEMA_VERSION, PlanDocument, PlanOptions, WorkloadSummary, from_json, to_json
+from planner.core.document import (
+    SCHEMA_VERSION,
+    PlanDocument,
+    PlanOptions,
+    WorkloadSummary,
+    from_json,
+    to_json,
+)
 from planner.errors import InputError
 from planner.journal import RunJournal
-from planner.report.plan import answers_text, plan_answers, plan_table, plan_title as plan_title_of, recommendation_text
+from planner.report.plan import answers_text, plan_answers, plan_table, recommendation_text
+from planner.report.plan import plan_title as plan_title_of
 from planner.report.text import to_json as json_text
 from tests.conftest import ROOT
 
 DOCUMENTS = Path(__file__).parent / "documents"
-WRITTEN_BEFORE = sorted(DOCUMENTS.glob("*.json")) + [ROOT / "tests/tui/fixtures/surface-mlp-plan.json",
-                                                     ROOT / "tests/tui/fixtures/run-surface-mlp/plan.json",
-                                                     DOCUMENTS / "run-local/plan.json"]
+WRITTEN_BEFORE = sorted(DOCUMENTS.glob("*.json")) + [
+    ROOT / "tests/tui/fixtures/surface-mlp-plan.json",
+    ROOT / "tests/tui/fixtures/run-surface-mlp/plan.json",
+    DOCUMENTS / "run-local/plan.json",
+]
 
 # a recommendation's fields added after these documents were written
 ADDED_SINCE = ("choice_rival", "choice_rival_of", "rule_gpu", "choice_basis")
-WORDS = ("reason", "choice")  # the decision's words: worded from the facts when a document is shown (report/why.py)
+WORDS = (
+    "reason",
+    "choice",
+)  # the decision's words: worded from the facts when a document is shown (report/why.py)
 
 
 def facts(data: dict) -> dict:
     """A document written before, less its decision's words."""
-    recs = [data["recommendation"], *data.get("answers", {}).values(), data.get("cloud_recommendation") or {}]
+    recs = [
+        data["recommendation"],
+        *data.get("answers", {}).values(),
+        data.get("cloud_recommendation") or {},
+    ]
     for rec in recs:
         for word in WORDS:
             rec.pop(word, None)
@@ -45,7 +62,11 @@ def kept(old, new) -> bool:
     if isinstance(old, dict):
         return isinstance(new, dict) and all(k in new and kept(v, new[k]) for k, v in old.items())
     if isinstance(old, list):
-        return isinstance(new, list) and len(old) == len(new) and all(kept(a, b) for a, b in zip(old, new))
+        return (
+            isinstance(new, list)
+            and len(old) == len(new)
+            and all(kept(a, b) for a, b in zip(old, new))
+        )
     return old == new
 
 
@@ -58,9 +79,17 @@ def test_a_document_written_before_loads_renders_and_is_written_back_as_it_was(p
     assert isinstance(doc, PlanDocument) and doc.plan.options and doc.recommendation.verdict
     again = to_json(doc)
     assert again.pop("schema_version") == SCHEMA_VERSION
-    assert again.pop("notes") == []  # version 3's notes: what older documents said is all in their warnings
-    if "comparison" in data["recommendation"]:  # written by the current decision: every key kept, in order
-        for rec in [again["recommendation"], *again["answers"].values(), again.get("cloud_recommendation") or {}]:
+    assert (
+        again.pop("notes") == []
+    )  # version 3's notes: what older documents said is all in their warnings
+    if (
+        "comparison" in data["recommendation"]
+    ):  # written by the current decision: every key kept, in order
+        for rec in [
+            again["recommendation"],
+            *again["answers"].values(),
+            again.get("cloud_recommendation") or {},
+        ]:
             for added in ADDED_SINCE:  # but fields added since, at their defaults
                 if added not in data["recommendation"]:
                     assert rec.pop(added, None) is None
@@ -86,11 +115,20 @@ def test_a_script_plan_of_schema_3_or_before_reads_as_4_writes_it(name):
     if "convnet" in name:  # an epoch was seen: 20 of 32 steps
         assert w.script_args == ["--epochs", "20"] and (w.epochs, w.steps_per_epoch) == (20, 32)
     else:  # none was: not zero epochs, unknown
-        assert w.script_args == ["--episodes", "100000"] and w.epochs is None and w.steps_per_epoch is None
+        assert (
+            w.script_args == ["--episodes", "100000"]
+            and w.epochs is None
+            and w.steps_per_epoch is None
+        )
     again = to_json(doc)
-    assert again["schema_version"] == SCHEMA_VERSION == 4 and again["workload"]["script_args"] == w.script_args
+    assert (
+        again["schema_version"] == SCHEMA_VERSION == 4
+        and again["workload"]["script_args"] == w.script_args
+    )
     assert from_json(again) == doc  # and 4 reads what it wrote
-    assert plan_title_of(doc).startswith(f"examples/scripts/{name.split('-')[1]}.py {' '.join(w.script_args)}: ")
+    assert plan_title_of(doc).startswith(
+        f"examples/scripts/{name.split('-')[1]}.py {' '.join(w.script_args)}: "
+    )
 
 
 def test_the_infinities_strict_json_nulls_come_back_as_infinite():
@@ -100,11 +138,30 @@ def test_the_infinities_strict_json_nulls_come_back_as_infinite():
     if unbounded:
         row = next(o for o in doc.plan.options if o.target == unbounded[0]["target"])
         assert row.train_seconds_high == math.inf
-    fresh = decide([Option("local", "cpu", "measured", 0.0, train_seconds=10.0, train_seconds_low=5.0,
-                           train_seconds_high=math.inf, interval_note="too few steps")])
-    doc = PlanDocument(WorkloadSummary("w", "mlp", "classification", 10, 10, 1, 1, 1, "fp32", "device"), fresh, PlanOptions())
+    fresh = decide(
+        [
+            Option(
+                "local",
+                "cpu",
+                "measured",
+                0.0,
+                train_seconds=10.0,
+                train_seconds_low=5.0,
+                train_seconds_high=math.inf,
+                interval_note="too few steps",
+            )
+        ]
+    )
+    doc = PlanDocument(
+        WorkloadSummary("w", "mlp", "classification", 10, 10, 1, 1, 1, "fp32", "device"),
+        fresh,
+        PlanOptions(),
+    )
     data = to_json(doc)
-    assert data["options"][0]["train_seconds_high"] is None and "unbounded" in data["options"][0]["train_seconds_high_note"]
+    assert (
+        data["options"][0]["train_seconds_high"] is None
+        and "unbounded" in data["options"][0]["train_seconds_high_note"]
+    )
     assert from_json(data) == doc
 
 
@@ -129,7 +186,9 @@ def test_a_newer_or_damaged_document_is_refused_by_name():
     with pytest.raises(InputError, match="schema_version 99 is newer"):
         from_json({**data, "schema_version": 99}, "plan.json")
     with pytest.raises(InputError, match=r"plan.json: plan\.recommendation\.verdict"):
-        from_json({**data, "recommendation": {**data["recommendation"], "verdict": "maybe"}}, "plan.json")
+        from_json(
+            {**data, "recommendation": {**data["recommendation"], "verdict": "maybe"}}, "plan.json"
+        )
     with pytest.raises(InputError, match="not a plan document"):
         from_json([], "plan.json")
 
@@ -156,5 +215,7 @@ def test_a_scripts_epochs_in_its_title_are_what_the_arithmetic_gives():
     from planner.report.plan import _epochs_of
 
     assert _epochs_of(5120, 128) == "40 epochs x 128" and _epochs_of(128, 128) == "1 epoch x 128"
-    assert _epochs_of(100_000, 313) == "319.5 epochs of 313 steps"  # not '319 epochs x 313' (99,847)
+    assert (
+        _epochs_of(100_000, 313) == "319.5 epochs of 313 steps"
+    )  # not '319 epochs x 313' (99,847)
     assert _epochs_of(5, 32) == "0.16 of an epoch of 32 steps"  # not '0 epochs x 32'

@@ -76,16 +76,25 @@ def test_unknown_kind_lists_kinds_and_suggests():
 
 def test_bad_literal_lists_allowed_values():
     (line,) = problems(modified(train__optimizer="adamm"))
-    assert line == 'train.optimizer: must be one of sgd | adam | adamw, got "adamm" (did you mean "adam" or "adamw"?)'
+    assert (
+        line
+        == 'train.optimizer: must be one of sgd | adam | adamw, got "adamm" (did you mean "adam" or "adamw"?)'
+    )
 
 
 def test_batch_size_full_or_positive_integer():
     (line,) = problems(modified(train__batch_size="half"))
-    assert line == 'train.batch_size: must be a whole number between 1 and 1,000,000,000 or "full", got "half"'
+    assert (
+        line
+        == 'train.batch_size: must be a whole number between 1 and 1,000,000,000 or "full", got "half"'
+    )
 
 
 def test_gpus_auto_or_a_limit():
-    assert parse_spec(modified()).train.gpus == "auto" and parse_spec(modified()).train.max_gpus is None
+    assert (
+        parse_spec(modified()).train.gpus == "auto"
+        and parse_spec(modified()).train.max_gpus is None
+    )
     assert parse_spec(modified(train__gpus=4)).train.max_gpus == 4
     (line,) = problems(modified(train__gpus="all"))
     assert line == 'train.gpus: must be a whole number between 1 and 64 or "auto", got "all"'
@@ -104,8 +113,17 @@ def test_classification_needs_two_classes():
 
 def test_transformer_d_model_divisible_by_heads():
     data = {
-        "name": "t", "data": {"samples": 10, "task": "language_model"}, "train": {"batch_size": 2, "epochs": 1},
-        "model": {"kind": "transformer", "vocab_size": 50, "d_model": 30, "heads": 4, "layers": 1, "seq_len": 8},
+        "name": "t",
+        "data": {"samples": 10, "task": "language_model"},
+        "train": {"batch_size": 2, "epochs": 1},
+        "model": {
+            "kind": "transformer",
+            "vocab_size": 50,
+            "d_model": 30,
+            "heads": 4,
+            "layers": 1,
+            "seq_len": 8,
+        },
     }
     assert problems(data) == ["model.d_model: must be divisible by model.heads (4), got 30"]
 
@@ -117,8 +135,10 @@ def test_language_model_needs_a_transformer():
 
 def test_several_problems_reported_together():
     lines = problems(modified(model__input_size=0, train__epochs=-1))
-    assert lines == ["model.input_size: must be > 0, got 0 (a whole number between 1 and 1,000,000)",
-                     "train.epochs: must be > 0, got -1 (a whole number between 1 and 10,000,000)"]
+    assert lines == [
+        "model.input_size: must be > 0, got 0 (a whole number between 1 and 1,000,000)",
+        "train.epochs: must be > 0, got -1 (a whole number between 1 and 10,000,000)",
+    ]
 
 
 @pytest.mark.parametrize(

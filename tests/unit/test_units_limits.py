@@ -9,17 +9,26 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.units import MAX_DURATION_SECONDS, argparse_type, parse_duration, parse_number, parse_whole
+from planner.units import (
+    MAX_DURATION_SECONDS,
+    argparse_type,
+    parse_duration,
+    parse_number,
+    parse_whole,
+)
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("1e400h", "must be a duration like 4h"),
-    ("nan", "must be a duration like 4h"),
-    ("inf", "must be a duration like 4h"),
-    ("9" * 39, "must be at most 366 days"),
-    ("400d", "must be at most 366 days, got '400d'"),
-    ("9" * 5000, "must be a duration like 4h"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("1e400h", "must be a duration like 4h"),
+        ("nan", "must be a duration like 4h"),
+        ("inf", "must be a duration like 4h"),
+        ("9" * 39, "must be at most 366 days"),
+        ("400d", "must be at most 366 days, got '400d'"),
+        ("9" * 5000, "must be a duration like 4h"),
+    ],
+)
 def test_durations_are_finite_and_bounded(text, expected):
     with pytest.raises(ValueError, match=expected):
         parse_duration(text)
@@ -31,16 +40,22 @@ def test_duration_bound_is_inclusive_and_adjustable():
         parse_duration("3h", max_seconds=7200)
 
 
-@pytest.mark.parametrize("text", ["nan", "inf", "-inf", "1e999", "1e9", "0", "-1", "", "ten", "1" * 100])
+@pytest.mark.parametrize(
+    "text", ["nan", "inf", "-inf", "1e999", "1e9", "0", "-1", "", "ten", "1" * 100]
+)
 def test_seconds_like_flags(text):
-    with pytest.raises(ValueError, match=r"must be a number above 0 and at most 3,600 \(seconds\), got "):
+    with pytest.raises(
+        ValueError, match=r"must be a number above 0 and at most 3,600 \(seconds\), got "
+    ):
         parse_number(text, 0, 3600, low_open=True, unit="seconds")
 
 
 def test_prices_allow_zero_but_not_nan():
     assert parse_number("0", 0, 10_000) == 0.0 and parse_number(" 2.5 ", 0, 10_000) == 2.5
     for text in ("nan", "inf", "-0.01", "10001"):
-        with pytest.raises(ValueError, match=r"must be a number between 0 and 10,000 \(USD per hour\)"):
+        with pytest.raises(
+            ValueError, match=r"must be a number between 0 and 10,000 \(USD per hour\)"
+        ):
             parse_number(text, 0, 10_000, unit="USD per hour")
 
 
@@ -53,17 +68,26 @@ def test_whole_flags():
 
 def test_argparse_type_exits_2_with_the_message(capsys):
     parser = argparse.ArgumentParser(prog="planner")
-    parser.add_argument("--time-value", type=argparse_type(lambda t: parse_number(t, 0, 10_000), "usd_per_hour"))
+    parser.add_argument(
+        "--time-value", type=argparse_type(lambda t: parse_number(t, 0, 10_000), "usd_per_hour")
+    )
     with pytest.raises(SystemExit) as info:
         parser.parse_args(["--time-value", "nan"])
     assert info.value.code == 2
-    assert "argument --time-value: must be a number between 0 and 10,000, got 'nan'" in capsys.readouterr().err
+    assert (
+        "argument --time-value: must be a number between 0 and 10,000, got 'nan'"
+        in capsys.readouterr().err
+    )
 
 
 @settings(max_examples=200, deadline=500)
 @given(st.text(max_size=60))
 def test_any_text_is_a_bounded_number_or_a_value_error(text):
-    for parse in (parse_duration, lambda t: parse_number(t, 0, 3600, low_open=True), lambda t: parse_whole(t, 1, 64)):
+    for parse in (
+        parse_duration,
+        lambda t: parse_number(t, 0, 3600, low_open=True),
+        lambda t: parse_whole(t, 1, 64),
+    ):
         try:
             value = parse(text)
         except ValueError as exc:

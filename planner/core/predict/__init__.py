@@ -12,7 +12,12 @@ torch, no files, no clock).
 """
 
 from planner.core.predict.cpu import (
-    CpuFacts, cpu_speed_ratio, parallel_fraction, physical_cores, predict_cpu, predict_cpu_unmeasured,
+    CpuFacts,
+    cpu_speed_ratio,
+    parallel_fraction,
+    physical_cores,
+    predict_cpu,
+    predict_cpu_unmeasured,
 )
 from planner.core.predict.fabric import Fabric, Interconnect, allreduce_seconds, fabric_for
 from planner.core.predict.gpu import (
@@ -27,8 +32,24 @@ from planner.core.predict.gpu import (
 from planner.core.predict.parallel import ParallelPrediction, predict_data_parallel, scaling_note
 
 __all__ = [
-    "CpuFacts", "Fabric", "GpuSpec", "Interconnect", "ParallelPrediction", "Prediction", "allreduce_seconds",
-    "cpu_speed_ratio", "fabric_for", "gpu_spec_from_row", "kernels_per_step", "math_mode", "parallel_fraction",
-    "physical_cores", "predict_cpu", "predict_cpu_unmeasured", "predict_data_parallel", "predict_gpu", "scaling_note",
+    "CpuFacts",
+    "Fabric",
+    "GpuSpec",
+    "Interconnect",
+    "ParallelPrediction",
+    "Prediction",
+    "allreduce_seconds",
+    "cpu_speed_ratio",
+    "fabric_for",
+    "gpu_spec_from_row",
+    "kernels_per_step",
+    "math_mode",
+    "parallel_fraction",
+    "physical_cores",
+    "predict_cpu",
+    "predict_cpu_unmeasured",
+    "predict_data_parallel",
+    "predict_gpu",
+    "scaling_note",
     "step_breakdown",
 ]

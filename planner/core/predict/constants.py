@@ -38,7 +38,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-TENSOR_CORE_BF16_TF32 = ("ampere", "ada", "hopper")  # bf16 and TF32 tensor cores (compute capability >= 8.0)
+TENSOR_CORE_BF16_TF32 = (
+    "ampere",
+    "ada",
+    "hopper",
+)  # bf16 and TF32 tensor cores (compute capability >= 8.0)
 
 
 @dataclass(frozen=True)
@@ -52,18 +56,35 @@ class DeviceConstants:
     attention_scale: float = 0.7102  # batched attention GEMMs (and recurrent cells) vs a plain GEMM
     # Tensor-core efficiency of a generation relative to Ampere (older libraries do not reach
     # Hopper's peak: it needs larger tiles and wgmma kernels).
-    generation_tensor: dict[str, float] = field(default_factory=lambda: {
-        "volta": 1.0, "turing": 1.0, "ampere": 1.0, "ada": 1.0, "hopper": 0.6})
-    bandwidth_efficiency: float = 0.5989  # fraction of the memory bandwidth bandwidth-bound kernels reach
+    generation_tensor: dict[str, float] = field(
+        default_factory=lambda: {
+            "volta": 1.0,
+            "turing": 1.0,
+            "ampere": 1.0,
+            "ada": 1.0,
+            "hopper": 0.6,
+        }
+    )
+    bandwidth_efficiency: float = (
+        0.5989  # fraction of the memory bandwidth bandwidth-bound kernels reach
+    )
     # per kernel on the GPU: launch latency, ramp-up and tail wave. Fitted to the 30 full steps (2026-11-22)
     # and held there: the 15 large-transformer points cannot identify it (a free refit drifted to 16 us,
     # which would slow every small network by a third on no evidence of small networks).
     kernel_ramp_seconds: float = 4.312e-6
-    dispatch_seconds: float = 10e-6  # per traced op on the CPU (eager PyTorch), overlaps with GPU work
-    spec_dispatch_seconds: float = 38e-6  # per kernel a spec's model counts, its Python included (see above)
-    step_overhead_seconds: float = 0.6e-3  # per step of a spec's bench, beside the kernels (see above)
+    dispatch_seconds: float = (
+        10e-6  # per traced op on the CPU (eager PyTorch), overlaps with GPU work
+    )
+    spec_dispatch_seconds: float = (
+        38e-6  # per kernel a spec's model counts, its Python included (see above)
+    )
+    step_overhead_seconds: float = (
+        0.6e-3  # per step of a spec's bench, beside the kernels (see above)
+    )
     pcie_bytes_per_second: float = 12e9
-    bf16_emulation: float = 0.5  # bf16 on Volta/Turing: fp32 CUDA-core rate x this x the fp32 efficiency
+    bf16_emulation: float = (
+        0.5  # bf16 on Volta/Turing: fp32 CUDA-core rate x this x the fp32 efficiency
+    )
     # Power drawn by one SM under full load per GHz^3 of its clock: what decides the clock a
     # power-limited board sustains (planner.core.predict.gpu.sustained_clock_fraction). Fitted.
     watts_per_sm_ghz3: float = 1.057
@@ -71,8 +92,12 @@ class DeviceConstants:
     def compute_efficiency(self, op: str, math: str, generation: str) -> float:
         tensor = math in ("tf32", "fp16", "bf16")
         group = "conv" if op in ("conv", "recurrent") else "gemm"
-        base = {("gemm", True): self.gemm_tensor, ("conv", True): self.conv_tensor,
-                ("gemm", False): self.gemm_cuda, ("conv", False): self.conv_cuda}[(group, tensor)]
+        base = {
+            ("gemm", True): self.gemm_tensor,
+            ("conv", True): self.conv_tensor,
+            ("gemm", False): self.gemm_cuda,
+            ("conv", False): self.conv_cuda,
+        }[(group, tensor)]
         if op in ("attention", "recurrent"):
             base *= self.attention_scale
         if tensor:

@@ -21,9 +21,8 @@ correction per family from measured runs.
 
 from __future__ import annotations
 
-
-from pricing.facts import AMX_BF16_FLOPS_PER_CYCLE, CpuFacts  # noqa: F401 - re-exported
 from planner.core.predict.gpu import Prediction
+from pricing.facts import AMX_BF16_FLOPS_PER_CYCLE, CpuFacts  # noqa: F401 - re-exported
 
 CPU_UNCERTAINTY = 0.4
 CALIBRATED_UNCERTAINTY = 0.2
@@ -34,8 +33,10 @@ VECTOR_EXPONENT = 0.5  # assumption: doubling peak vector FLOPs buys ~1.4x in en
 def cpu_speed_ratio(local: CpuFacts, target: CpuFacts, precision: str) -> tuple[float, float]:
     """(scalar, vector) speed of one target core over one local core."""
     scalar = (target.clock_ghz * target.ipc) / (local.clock_ghz * local.ipc)
-    vector = (target.clock_ghz * target.flops_per_cycle(precision)) / (local.clock_ghz * local.flops_per_cycle(precision))
-    return scalar, vector ** VECTOR_EXPONENT * (target.ipc / local.ipc)
+    vector = (target.clock_ghz * target.flops_per_cycle(precision)) / (
+        local.clock_ghz * local.flops_per_cycle(precision)
+    )
+    return scalar, vector**VECTOR_EXPONENT * (target.ipc / local.ipc)
 
 
 def parallel_fraction(train_flops_per_step: float) -> float:
@@ -49,9 +50,17 @@ def physical_cores(vcpus: int, arch: str, family: str) -> int:
     return max(1, vcpus // 2)
 
 
-def predict_cpu(local_step_seconds: float, local_threads: int, cores: int, train_flops_per_step: float,
-                calibration: float | None = None, *, local: CpuFacts | None = None, target: CpuFacts | None = None,
-                precision: str = "fp32"):
+def predict_cpu(
+    local_step_seconds: float,
+    local_threads: int,
+    cores: int,
+    train_flops_per_step: float,
+    calibration: float | None = None,
+    *,
+    local: CpuFacts | None = None,
+    target: CpuFacts | None = None,
+    precision: str = "fp32",
+):
     """Scale this machine's measured step to `cores` cores of `target` (torch uses one thread per
     physical core). Without both processors' facts, per-core speed is taken equal to this machine's."""
     p = parallel_fraction(train_flops_per_step)
@@ -86,21 +95,41 @@ UNMEASURED_MEMORY_GBPS_PER_CORE = 4.0  # when the processor's figure is not sour
 UNMEASURED_UNCERTAINTY = 0.6
 
 
-def predict_cpu_unmeasured(train_flops_per_step: float, kernels: int, cores: int, target: CpuFacts | None,
-                           precision: str = "fp32", efficiency: float = UNMEASURED_EFFICIENCY,
-                           dispatch_seconds: float = UNMEASURED_DISPATCH_SECONDS, moved_bytes: float = 0.0,
-                           memory_gbps_per_core: float | None = None):
+def predict_cpu_unmeasured(
+    train_flops_per_step: float,
+    kernels: int,
+    cores: int,
+    target: CpuFacts | None,
+    precision: str = "fp32",
+    efficiency: float = UNMEASURED_EFFICIENCY,
+    dispatch_seconds: float = UNMEASURED_DISPATCH_SECONDS,
+    moved_bytes: float = 0.0,
+    memory_gbps_per_core: float | None = None,
+):
     """A CPU step with nothing measured: max(FLOPs over `cores` of `target`'s vector peak x efficiency,
     bytes over its memory bandwidth) plus kernels x dispatch (scaled by clock). None without the
     processor's facts."""
     if target is None:
-        return Prediction(None, None, None, note="no sourced clock for this processor, and nothing measured here "
-                                                 "to scale (run without --predict-only)")
+        return Prediction(
+            None,
+            None,
+            None,
+            note="no sourced clock for this processor, and nothing measured here "
+            "to scale (run without --predict-only)",
+        )
     cores = max(1, cores)
     peak = target.clock_ghz * 1e9 * target.flops_per_cycle(precision)
-    bandwidth = (memory_gbps_per_core or target.memory_gbps_per_core or UNMEASURED_MEMORY_GBPS_PER_CORE) * 1e9
-    work = max(train_flops_per_step / (cores * peak * efficiency), moved_bytes / (cores * bandwidth))
+    bandwidth = (
+        memory_gbps_per_core or target.memory_gbps_per_core or UNMEASURED_MEMORY_GBPS_PER_CORE
+    ) * 1e9
+    work = max(
+        train_flops_per_step / (cores * peak * efficiency), moved_bytes / (cores * bandwidth)
+    )
     step = kernels * dispatch_seconds * 3.0 / target.clock_ghz + work
     rel = UNMEASURED_UNCERTAINTY
-    return Prediction(step, step * (1 - rel), step * (1 + rel),
-                      note="predicted from the work alone (nothing measured here): +-60%")
+    return Prediction(
+        step,
+        step * (1 - rel),
+        step * (1 + rel),
+        note="predicted from the work alone (nothing measured here): +-60%",
+    )

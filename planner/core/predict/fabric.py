@@ -33,7 +33,12 @@ from dataclasses import dataclass
 
 from pricing.facts import Interconnect, interconnect_from_row  # noqa: F401 - re-exported
 
-NVLINK_LINK_BYTES = {"volta": 20.0e9, "ampere": 20.0e9, "ada": 20.0e9, "hopper": 20.6e9}  # achievable, per link
+NVLINK_LINK_BYTES = {
+    "volta": 20.0e9,
+    "ampere": 20.0e9,
+    "ada": 20.0e9,
+    "hopper": 20.6e9,
+}  # achievable, per link
 NVLINK_BIDIR_PER_LINK = 50.0  # GB/s both ways per NVLink (gen 2-4)
 AMPERE_BUS_CAP = 235.0e9  # NCCL's tuning model caps compute capability 8.0 rings here
 PCIE_X16_BYTES = {3: 16 * 60 / 80 * 1e9, 4: 16 * 120 / 80 * 1e9, 5: 16 * 240 / 80 * 1e9}
@@ -56,7 +61,7 @@ class Fabric:
     net_hop_latency: float = HOP_LATENCY["net"]
 
     @classmethod
-    def measured(cls, ranks: int, bus_bytes_per_second: float, latency_seconds: float) -> "Fabric":
+    def measured(cls, ranks: int, bus_bytes_per_second: float, latency_seconds: float) -> Fabric:
         """From a measured all-reduce (the bench's loopback fit): a fixed latency, no per-hop term."""
         return cls(ranks, bus_bytes_per_second, "measured", 0.0, latency_seconds)
 
@@ -72,7 +77,9 @@ def allreduce_seconds(nbytes: float, fabric: Fabric) -> float:
         return 0.0
     steps = 2 * (n - 1)
     inter = 2 * (fabric.instances - 1)
-    latency = fabric.base_latency + (steps - inter) * fabric.hop_latency + inter * fabric.net_hop_latency
+    latency = (
+        fabric.base_latency + (steps - inter) * fabric.hop_latency + inter * fabric.net_hop_latency
+    )
     if fabric.instances > 1:
         latency *= RING_PLATEAU
     return latency + 2 * (n - 1) / n * nbytes / fabric.bus_bytes_per_second
@@ -85,7 +92,11 @@ def intra_bus_bytes(link: Interconnect, gpus: int, generation: str) -> tuple[flo
         gbps = link.nvlink_for(gpus)
         if gbps is None:
             return None
-        bus = gbps / NVLINK_BIDIR_PER_LINK * NVLINK_LINK_BYTES.get(generation, NVLINK_LINK_BYTES["ampere"])
+        bus = (
+            gbps
+            / NVLINK_BIDIR_PER_LINK
+            * NVLINK_LINK_BYTES.get(generation, NVLINK_LINK_BYTES["ampere"])
+        )
         if generation == "ampere":
             bus = min(bus, AMPERE_BUS_CAP)
         return bus, link.kind

@@ -27,8 +27,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
-from planner.workload.footprint import ACT_BYTES, COMPUTE_OPS as COMPUTE, FP32, Layer
-from pricing.facts import GpuSpec, gpu_spec_from_row  # noqa: F401 - gpu_spec_from_row re-exported
 from planner.core.predict.constants import (
     CALIBRATED_UNCERTAINTY,
     DEFAULT,
@@ -39,6 +37,9 @@ from planner.core.predict.constants import (
     UNMEASURED_WIDENING,
     DeviceConstants,
 )
+from planner.workload.footprint import ACT_BYTES, FP32, Layer
+from planner.workload.footprint import COMPUTE_OPS as COMPUTE
+from pricing.facts import GpuSpec, gpu_spec_from_row  # noqa: F401 - gpu_spec_from_row re-exported
 
 # fp32 words read + written per parameter by one update of torch.optim's default (foreach)
 # implementation: Adam makes several passes over parameters, gradients and both moments.
@@ -58,7 +59,7 @@ def sustained_clock_fraction(gpu: GpuSpec, constants: DeviceConstants = DEFAULT)
     if not (gpu.tdp_watts and gpu.sm_count and gpu.boost_clock_mhz):
         return 1.0
     boost = gpu.boost_clock_mhz / 1000.0
-    full = constants.watts_per_sm_ghz3 * gpu.sm_count * boost ** 3
+    full = constants.watts_per_sm_ghz3 * gpu.sm_count * boost**3
     if full <= gpu.tdp_watts:
         return 1.0
     sustained = boost * (gpu.tdp_watts / full) ** (1.0 / 3.0)
@@ -126,11 +127,15 @@ def layer_bytes(layer: Layer, batch: int, act_bytes: int) -> float:
 def step_bytes(layers: list[Layer], batch: int, precision: str, optimizer: str) -> float:
     """Bytes one whole training step moves: every layer, and the optimizer's update."""
     params = sum(layer.params for layer in layers)
-    return sum(layer_bytes(layer, batch, ACT_BYTES[precision]) for layer in layers) + params * FP32 * OPTIMIZER_WORDS[optimizer]
+    return (
+        sum(layer_bytes(layer, batch, ACT_BYTES[precision]) for layer in layers)
+        + params * FP32 * OPTIMIZER_WORDS[optimizer]
+    )
 
 
-def layer_gpu_seconds(layer: Layer, gpu: GpuSpec, batch: int, precision: str,
-                      constants: DeviceConstants = DEFAULT) -> tuple[float, bool] | str:
+def layer_gpu_seconds(
+    layer: Layer, gpu: GpuSpec, batch: int, precision: str, constants: DeviceConstants = DEFAULT
+) -> tuple[float, bool] | str:
     """GPU seconds of one layer's forward and backward kernels at `batch`, and whether it is timed as
     compute-bound; a note (str) when the GPU lacks the figures its math mode needs."""
     bandwidth = gpu.bandwidth_gbps * 1e9 * constants.bandwidth_efficiency
@@ -145,14 +150,26 @@ def layer_gpu_seconds(layer: Layer, gpu: GpuSpec, batch: int, precision: str,
     peak = gpu.peak_flops(mode)
     if peak is None:
         return f"no published {mode} figures for {gpu.name}: benchmark it"
-    rate = peak * constants.compute_efficiency(layer.op_class, mode, gpu.arch) * sustained_clock_fraction(gpu, constants)
+    rate = (
+        peak
+        * constants.compute_efficiency(layer.op_class, mode, gpu.arch)
+        * sustained_clock_fraction(gpu, constants)
+    )
     per_kernel_compute = flops / kernels / rate
     return kernels * (max(per_kernel_compute, per_kernel_memory) + ramp), True
 
 
-def step_breakdown(layers: list[Layer], gpu: GpuSpec, batch: int, precision: str, optimizer: str,
-                   host_bytes_per_step: float = 0.0, accumulation: int = 1,
-                   constants: DeviceConstants = DEFAULT, update: bool = True) -> Prediction:
+def step_breakdown(
+    layers: list[Layer],
+    gpu: GpuSpec,
+    batch: int,
+    precision: str,
+    optimizer: str,
+    host_bytes_per_step: float = 0.0,
+    accumulation: int = 1,
+    constants: DeviceConstants = DEFAULT,
+    update: bool = True,
+) -> Prediction:
     """The point prediction and its parts (no interval); `step_seconds` is None when the GPU lacks
     the figures the precision needs. `update=False`: forward and backward alone (no optimizer step),
     what measurements that time only those report."""
@@ -175,23 +192,43 @@ def step_breakdown(layers: list[Layer], gpu: GpuSpec, batch: int, precision: str
     if precision == "fp16":
         update_bytes += params * FP32 * 2  # unscale the gradients
     if precision in ("bf16", "fp16"):  # weight casts: read fp32, write 16 bits, every forward
-        memory += sum(layer.params for layer in layers if layer.op_class in COMPUTE) * (FP32 + 2) / bandwidth
+        memory += (
+            sum(layer.params for layer in layers if layer.op_class in COMPUTE)
+            * (FP32 + 2)
+            / bandwidth
+        )
     if not update:
         kernels["optimizer"], update_bytes = 0, 0
-    optimizer_seconds = (update_bytes / bandwidth + kernels["optimizer"] * constants.kernel_ramp_seconds) / max(1, accumulation)
+    optimizer_seconds = (
+        update_bytes / bandwidth + kernels["optimizer"] * constants.kernel_ramp_seconds
+    ) / max(1, accumulation)
     by_op["optimizer"] = optimizer_seconds
     gpu_seconds = compute + memory + optimizer_seconds
     dispatched = kernels["model"] + kernels["optimizer"] / max(1, accumulation)
     launch = constants.step_overhead_seconds + dispatched * constants.spec_dispatch_seconds
     transfer = host_bytes_per_step / constants.pcie_bytes_per_second
-    step = max(gpu_seconds, launch) + transfer  # dispatch overlaps with GPU work; a step takes the longer
-    return Prediction(step, step, step, compute_seconds=compute, memory_seconds=memory + optimizer_seconds,
-                      launch_seconds=launch, transfer_seconds=transfer, optimizer_seconds=optimizer_seconds,
-                      kernels=int(round(dispatched)), by_op=by_op)
+    step = (
+        max(gpu_seconds, launch) + transfer
+    )  # dispatch overlaps with GPU work; a step takes the longer
+    return Prediction(
+        step,
+        step,
+        step,
+        compute_seconds=compute,
+        memory_seconds=memory + optimizer_seconds,
+        launch_seconds=launch,
+        transfer_seconds=transfer,
+        optimizer_seconds=optimizer_seconds,
+        kernels=int(round(dispatched)),
+        by_op=by_op,
+    )
 
 
-def interval_factors(generation: str, precision: str,
-                     intervals: dict[tuple[str, str], tuple[float, float]] | None = None) -> tuple[tuple[float, float], str]:
+def interval_factors(
+    generation: str,
+    precision: str,
+    intervals: dict[tuple[str, str], tuple[float, float]] | None = None,
+) -> tuple[tuple[float, float], str]:
     """(low, high) factors on the step for a generation and precision, and a note when they are not
     measured ones."""
     table = INTERVALS if intervals is None else intervals
@@ -205,19 +242,25 @@ def interval_factors(generation: str, precision: str,
         return table[(generation, "fp16")], ""
     low, high = POOLED_INTERVAL
     return (low / UNMEASURED_WIDENING, high * UNMEASURED_WIDENING), (
-        f"no published {precision} measurement on {generation.title()}: interval widened")
+        f"no published {precision} measurement on {generation.title()}: interval widened"
+    )
 
 
 def emulation_note(gpu: GpuSpec, precision: str) -> str:
     """Said of bf16 on a GPU without bf16 tensor cores ("" otherwise)."""
     if precision == "bf16" and gpu.arch not in TENSOR_CORE_BF16_TF32:
-        return (f"{gpu.name} has no bf16 tensor cores: PyTorch emulates bf16 in fp32 there (slow; some "
-                f"convolutions may fail); use fp16")
+        return (
+            f"{gpu.name} has no bf16 tensor cores: PyTorch emulates bf16 in fp32 there (slow; some "
+            f"convolutions may fail); use fp16"
+        )
     return ""
 
 
-def prediction_band(gpu: GpuSpec, precision: str,
-                    intervals: dict[tuple[str, str], tuple[float, float]] | None = None) -> tuple[tuple[float, float], str]:
+def prediction_band(
+    gpu: GpuSpec,
+    precision: str,
+    intervals: dict[tuple[str, str], tuple[float, float]] | None = None,
+) -> tuple[tuple[float, float], str]:
     """The (low, high) factors an uncalibrated prediction of `gpu` at `precision` carries, and what its
     note says: its generation's measured band; widened when no published figure backs this very GPU
     (a band of no generation is widened already; emulated bf16 has the widest band and its own note)."""
@@ -238,24 +281,49 @@ def backed(gpu: GpuSpec, precision: str) -> bool:
     if gpu.published is None:
         return True
     ampere_plus = gpu.arch in TENSOR_CORE_BF16_TF32
-    same = {"bf16": "fp16" if ampere_plus else "bf16", "tf32": "tf32" if ampere_plus else "fp32"}.get(precision, precision)
+    same = {
+        "bf16": "fp16" if ampere_plus else "bf16",
+        "tf32": "tf32" if ampere_plus else "fp32",
+    }.get(precision, precision)
     return precision in gpu.published or same in gpu.published
 
 
 def unbacked_note(gpu: GpuSpec, precision: str) -> str:
     """What a prediction rests on when no published training measurement of this GPU at this precision does."""
-    return (f"no published {precision} training figure backs {gpu.name}: predicted from its sheet, its power limit and "
-            f"the nearest evidence ({gpu.arch.title()}, else every generation), interval widened; a paid benchmark settles it")
+    return (
+        f"no published {precision} training figure backs {gpu.name}: predicted from its sheet, its power limit and "
+        f"the nearest evidence ({gpu.arch.title()}, else every generation), interval widened; a paid benchmark settles it"
+    )
 
 
-def predict_gpu(layers: list[Layer], gpu: GpuSpec, batch: int, precision: str, optimizer: str,
-                host_bytes_per_step: float = 0.0, calibration: float | None = None, *, accumulation: int = 1,
-                constants: DeviceConstants = DEFAULT,
-                intervals: dict[tuple[str, str], tuple[float, float]] | None = None, update: bool = True) -> Prediction:
+def predict_gpu(
+    layers: list[Layer],
+    gpu: GpuSpec,
+    batch: int,
+    precision: str,
+    optimizer: str,
+    host_bytes_per_step: float = 0.0,
+    calibration: float | None = None,
+    *,
+    accumulation: int = 1,
+    constants: DeviceConstants = DEFAULT,
+    intervals: dict[tuple[str, str], tuple[float, float]] | None = None,
+    update: bool = True,
+) -> Prediction:
     """One optimizer step (of `accumulation` micro-batches' update, per micro-batch) of `layers` at
     `batch` on `gpu`, with its interval. `calibration` (measured / predicted on this GPU model)
     scales the step and narrows the interval to +-20%."""
-    point = step_breakdown(layers, gpu, batch, precision, optimizer, host_bytes_per_step, accumulation, constants, update)
+    point = step_breakdown(
+        layers,
+        gpu,
+        batch,
+        precision,
+        optimizer,
+        host_bytes_per_step,
+        accumulation,
+        constants,
+        update,
+    )
     if point.step_seconds is None:
         return point
     step = point.step_seconds

@@ -37,10 +37,10 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
-from planner.workload.footprint import FP32, Layer
 from planner.core.predict.constants import DEFAULT, DeviceConstants
 from planner.core.predict.fabric import Fabric, allreduce_seconds
 from planner.core.predict.gpu import GpuSpec, Prediction, layer_gpu_seconds, predict_gpu
+from planner.workload.footprint import FP32, Layer
 
 BUCKET_CAP_BYTES = 25 * 1024 * 1024
 FIRST_BUCKET_BYTES = 1024 * 1024
@@ -78,8 +78,11 @@ def straggler_seconds(step_seconds: float, cv: float, ranks: int) -> float:
     return step_seconds * max(0.0, cv) * expected_max_normal(ranks)
 
 
-def bucket_sizes(gradient_bytes: list[float], cap: float = BUCKET_CAP_BYTES,
-                 first_cap: float = FIRST_BUCKET_BYTES) -> list[tuple[int, float]]:
+def bucket_sizes(
+    gradient_bytes: list[float],
+    cap: float = BUCKET_CAP_BYTES,
+    first_cap: float = FIRST_BUCKET_BYTES,
+) -> list[tuple[int, float]]:
     """(index of the gradient that completes the bucket, bucket bytes), in backward order."""
     out: list[tuple[int, float]] = []
     size, limit = 0.0, first_cap
@@ -95,8 +98,12 @@ def bucket_sizes(gradient_bytes: list[float], cap: float = BUCKET_CAP_BYTES,
     return out
 
 
-def overlap(pieces: list[tuple[float, float]], fabric: Fabric, cap: float = BUCKET_CAP_BYTES,
-            first_cap: float = FIRST_BUCKET_BYTES) -> Overlap:
+def overlap(
+    pieces: list[tuple[float, float]],
+    fabric: Fabric,
+    cap: float = BUCKET_CAP_BYTES,
+    first_cap: float = FIRST_BUCKET_BYTES,
+) -> Overlap:
     """Simulate DDP's bucketed all-reduce against backward. `pieces`: (backward seconds, gradient
     bytes) per layer, in backward order (the last layer of the forward pass first)."""
     ready, t = [], 0.0
@@ -114,8 +121,15 @@ def overlap(pieces: list[tuple[float, float]], fabric: Fabric, cap: float = BUCK
     return Overlap(total, exposed, len(buckets), sum(b for _i, b in buckets))
 
 
-def backward_pieces(layers: list[Layer], gpu: GpuSpec, batch: int, precision: str, step_seconds: float,
-                    optimizer_seconds: float, constants: DeviceConstants = DEFAULT) -> list[tuple[float, float]]:
+def backward_pieces(
+    layers: list[Layer],
+    gpu: GpuSpec,
+    batch: int,
+    precision: str,
+    step_seconds: float,
+    optimizer_seconds: float,
+    constants: DeviceConstants = DEFAULT,
+) -> list[tuple[float, float]]:
     """(backward seconds, fp32 gradient bytes) per layer in backward order, scaled so that the layers'
     forward + backward and the optimizer add up to `step_seconds`."""
     raw, shares = [], []
@@ -130,7 +144,9 @@ def backward_pieces(layers: list[Layer], gpu: GpuSpec, batch: int, precision: st
             shares.append(layer.backward_kernel_count / kernels)
     total = sum(raw) + optimizer_seconds
     scale = step_seconds / total if total > 0 else 0.0
-    pieces = [(r * s * scale, float(layer.params * FP32)) for layer, r, s in zip(layers, raw, shares)]
+    pieces = [
+        (r * s * scale, float(layer.params * FP32)) for layer, r, s in zip(layers, raw, shares)
+    ]
     return pieces[::-1]
 
 
@@ -142,7 +158,9 @@ def pieces_by_flops(layers: list[Layer], step_seconds: float) -> list[tuple[floa
     total = sum(work) or 1.0
     pieces = []
     for layer, w in zip(layers, work):
-        share = layer.backward_flops_per_sample / layer.train_flops if layer.train_flops > 0 else 0.5
+        share = (
+            layer.backward_flops_per_sample / layer.train_flops if layer.train_flops > 0 else 0.5
+        )
         pieces.append((step_seconds * w / total * share, float(layer.params * FP32)))
     return pieces[::-1]
 
@@ -169,34 +187,84 @@ class ParallelPrediction:
 
     @property
     def speedup(self) -> float | None:
-        return None if not self.step_seconds or not self.single_gpu_step else self.single_gpu_step / self.step_seconds
+        return (
+            None
+            if not self.step_seconds or not self.single_gpu_step
+            else self.single_gpu_step / self.step_seconds
+        )
 
 
-def predict_data_parallel(layers: list[Layer], gpu: GpuSpec, global_batch: int, gpus: int, fabric: Fabric | None,
-                          precision: str, optimizer: str, host_bytes_per_sample: float = 0.0,
-                          calibration: float | None = None, *, accumulation: int = 1,
-                          timeline_layers: list[Layer] | None = None, step_cv: float = 0.0,
-                          constants: DeviceConstants = DEFAULT) -> ParallelPrediction:
+def predict_data_parallel(
+    layers: list[Layer],
+    gpu: GpuSpec,
+    global_batch: int,
+    gpus: int,
+    fabric: Fabric | None,
+    precision: str,
+    optimizer: str,
+    host_bytes_per_sample: float = 0.0,
+    calibration: float | None = None,
+    *,
+    accumulation: int = 1,
+    timeline_layers: list[Layer] | None = None,
+    step_cv: float = 0.0,
+    constants: DeviceConstants = DEFAULT,
+) -> ParallelPrediction:
     """A step of `global_batch` split evenly over `gpus` GPUs joined by `fabric` (None for one GPU).
     `layers` may be merged (planner.workload.footprint.merge_identical); `timeline_layers` are the layers in
     forward order for the bucket timeline (default: `layers`); `step_cv`: the per-rank step's
     coefficient of variation, when known (stragglers)."""
     per_batch = global_batch // gpus
-    per = predict_gpu(layers, gpu, per_batch, precision, optimizer, host_bytes_per_sample * per_batch, calibration,
-                      accumulation=accumulation, constants=constants)
+    per = predict_gpu(
+        layers,
+        gpu,
+        per_batch,
+        precision,
+        optimizer,
+        host_bytes_per_sample * per_batch,
+        calibration,
+        accumulation=accumulation,
+        constants=constants,
+    )
     if gpus == 1:
         single = per
     else:
-        single = predict_gpu(layers, gpu, global_batch, precision, optimizer, host_bytes_per_sample * global_batch,
-                             calibration, accumulation=accumulation, constants=constants)
-    common: dict[str, Any] = dict(gpus=gpus, per_gpu_batch=per_batch, per_gpu=per, single_gpu_step=single.step_seconds)
-    if per.step_seconds is None or per.low is None or per.high is None or gpus == 1 or fabric is None:
+        single = predict_gpu(
+            layers,
+            gpu,
+            global_batch,
+            precision,
+            optimizer,
+            host_bytes_per_sample * global_batch,
+            calibration,
+            accumulation=accumulation,
+            constants=constants,
+        )
+    common: dict[str, Any] = dict(
+        gpus=gpus, per_gpu_batch=per_batch, per_gpu=per, single_gpu_step=single.step_seconds
+    )
+    if (
+        per.step_seconds is None
+        or per.low is None
+        or per.high is None
+        or gpus == 1
+        or fabric is None
+    ):
         return ParallelPrediction(per.step_seconds, per.low, per.high, note=per.note, **common)
     compute = per.step_seconds - per.transfer_seconds
-    pieces = backward_pieces(timeline_layers or layers, gpu, per_batch, precision, compute, per.optimizer_seconds,
-                             constants)
+    pieces = backward_pieces(
+        timeline_layers or layers,
+        gpu,
+        per_batch,
+        precision,
+        compute,
+        per.optimizer_seconds,
+        constants,
+    )
     fast = overlap(pieces, fabric)
-    slow = overlap(pieces, replace(fabric, bus_bytes_per_second=fabric.bus_bytes_per_second / COMM_SLOW_FACTOR))
+    slow = overlap(
+        pieces, replace(fabric, bus_bytes_per_second=fabric.bus_bytes_per_second / COMM_SLOW_FACTOR)
+    )
     bandwidth = gpu.bandwidth_gbps * 1e9 * constants.bandwidth_efficiency
     copies = DDP_COPY_PASSES * fast.gradient_bytes / bandwidth
     per_step = (fast.exposed_seconds + copies) / max(1, accumulation)
@@ -204,8 +272,16 @@ def predict_data_parallel(layers: list[Layer], gpu: GpuSpec, global_batch: int, 
     step = per.step_seconds + wait + per_step
     low = per.low + wait + per_step
     high = per.high + wait + (slow.exposed_seconds + copies) / max(1, accumulation)
-    return ParallelPrediction(step, low, high, allreduce_seconds=fast.allreduce_seconds, exposed_seconds=fast.exposed_seconds,
-                              fabric=fabric.describe(), note=per.note, **common)
+    return ParallelPrediction(
+        step,
+        low,
+        high,
+        allreduce_seconds=fast.allreduce_seconds,
+        exposed_seconds=fast.exposed_seconds,
+        fabric=fabric.describe(),
+        note=per.note,
+        **common,
+    )
 
 
 def scaling_note(p: ParallelPrediction) -> str:
@@ -219,9 +295,13 @@ def scaling_note(p: ParallelPrediction) -> str:
     per = p.per_gpu
     reasons = []
     if per.step_seconds and per.launch_seconds >= 0.5 * (per.step_seconds - per.transfer_seconds):
-        reasons.append("the per-GPU step is dispatch-bound (splitting the batch barely shortens it)")
+        reasons.append(
+            "the per-GPU step is dispatch-bound (splitting the batch barely shortens it)"
+        )
     if p.step_seconds and p.exposed_seconds >= 0.2 * p.step_seconds:
-        reasons.append(f"{p.exposed_seconds * 1e3:.3g} ms of the gradient all-reduce is not hidden behind backward")
+        reasons.append(
+            f"{p.exposed_seconds * 1e3:.3g} ms of the gradient all-reduce is not hidden behind backward"
+        )
     if not reasons:
         reasons.append("each GPU's share of the batch is too small to keep it busy")
     verdict = "scales poorly" if eff < POOR_SCALING else "scales moderately"

@@ -56,13 +56,21 @@ def host_seconds(trace: StepTrace, step_seconds: float) -> float:
     return max(step_seconds - (trace.op_seconds - trace.host_ops.seconds) - eager, 0.0)
 
 
-DTYPE_PRECISION = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}  # torch's dtype names -> the model's
+DTYPE_PRECISION = {
+    "float32": "fp32",
+    "bfloat16": "bf16",
+    "float16": "fp16",
+}  # torch's dtype names -> the model's
 
 
 def class_parts(trace: StepTrace, name: str) -> list[tuple[str, float]]:
     """An op class's work by the precision its FLOPs ran in, as shares: the stand-in GPU traced them per dtype
     (autocast, .half(), TF32 for fp32 matmuls when the script allowed it); a CPU trace has the step's one precision."""
-    by_dtype = {DTYPE_PRECISION.get(d, "fp32"): f for d, f in trace.class_dtypes.get(name, {}).items() if f > 0}
+    by_dtype = {
+        DTYPE_PRECISION.get(d, "fp32"): f
+        for d, f in trace.class_dtypes.get(name, {}).items()
+        if f > 0
+    }
     total = sum(by_dtype.values())
     if not total:
         return [(trace.precision, 1.0)]
@@ -70,9 +78,15 @@ def class_parts(trace: StepTrace, name: str) -> list[tuple[str, float]]:
     return [("tf32" if p == "fp32" and tf32 else p, f / total) for p, f in by_dtype.items()]
 
 
-def predict_trace_gpu(trace: StepTrace, step_seconds: float, relative_bench: tuple[float, float], gpu: GpuSpec,
-                      scalar_ratio: float = 1.0, constants: DeviceConstants = DEFAULT,
-                      host_here: float | None = None) -> Prediction:
+def predict_trace_gpu(
+    trace: StepTrace,
+    step_seconds: float,
+    relative_bench: tuple[float, float],
+    gpu: GpuSpec,
+    scalar_ratio: float = 1.0,
+    constants: DeviceConstants = DEFAULT,
+    host_here: float | None = None,
+) -> Prediction:
     """One step of the traced script on `gpu` (see the module docstring). `step_seconds`: the steady
     step measured here; `relative_bench`: its interval's relative half-widths (below, above);
     `scalar_ratio`: the instance CPU's per-core speed over this machine's; `host_here`: the script's own host
@@ -85,9 +99,18 @@ def predict_trace_gpu(trace: StepTrace, step_seconds: float, relative_bench: tup
             continue
         for part, share in class_parts(trace, name):
             flops = work.flops * share if trace.class_dtypes.get(name) else float(work.flops)
-            layer = Layer(name, params=0, forward_flops=flops, activation_elems=0.0, kernels=max(1, round(work.ops * share)),
-                          op=name, backward_flops=0.0, backward_kernels=0, moved_elems=0.0,
-                          fixed_elems=work.bytes * share / FP32)
+            layer = Layer(
+                name,
+                params=0,
+                forward_flops=flops,
+                activation_elems=0.0,
+                kernels=max(1, round(work.ops * share)),
+                op=name,
+                backward_flops=0.0,
+                backward_kernels=0,
+                moved_elems=0.0,
+                fixed_elems=work.bytes * share / FP32,
+            )
             timed = layer_gpu_seconds(layer, gpu, 1, part, constants)
             if isinstance(timed, str):
                 return Prediction(None, None, None, note=timed)
@@ -95,9 +118,14 @@ def predict_trace_gpu(trace: StepTrace, step_seconds: float, relative_bench: tup
             gpu_seconds += seconds
             compute += seconds if compute_bound else 0.0
             by_op[name] = by_op.get(name, 0.0) + seconds
-    host = (host_seconds(trace, step_seconds) if host_here is None else host_here) / max(scalar_ratio, 1e-3)
+    host = (host_seconds(trace, step_seconds) if host_here is None else host_here) / max(
+        scalar_ratio, 1e-3
+    )
     dispatch = trace.kernels * constants.dispatch_seconds
-    copies = trace.to_device.bytes / constants.pcie_bytes_per_second + trace.to_device.calls * COPY_LATENCY_SECONDS
+    copies = (
+        trace.to_device.bytes / constants.pcie_bytes_per_second
+        + trace.to_device.calls * COPY_LATENCY_SECONDS
+    )
     reads = trace.to_host.calls
     if reads:
         step = host + max(dispatch, gpu_seconds) + reads * SYNC_SECONDS + copies
@@ -108,6 +136,15 @@ def predict_trace_gpu(trace: StepTrace, step_seconds: float, relative_bench: tup
     below, above = relative_bench
     low = step * max(1 - math.hypot(1 - low_f, share * below), 0.05)
     high = step * (1 + math.hypot(high_f - 1, share * above)) if math.isfinite(above) else math.inf
-    return Prediction(step, low, high, note=note, compute_seconds=compute, memory_seconds=gpu_seconds - compute,
-                      launch_seconds=host + dispatch, transfer_seconds=copies + reads * SYNC_SECONDS,
-                      kernels=trace.kernels, by_op=by_op)
+    return Prediction(
+        step,
+        low,
+        high,
+        note=note,
+        compute_seconds=compute,
+        memory_seconds=gpu_seconds - compute,
+        launch_seconds=host + dispatch,
+        transfer_seconds=copies + reads * SYNC_SECONDS,
+        kernels=trace.kernels,
+        by_op=by_op,
+    )
