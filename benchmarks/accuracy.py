@@ -1,20 +1,24 @@
-"""How well does a short bench predict a full training run on this machine?
+"""How well does a short bench predict a full training run on this machine, judged against the machine's own noise?
 
-For each workload: the number of epochs is chosen from a first quick bench so the full run takes
-about TARGET seconds (30-120 s); a short bench (default 10 s) predicts the run; the run is really
-trained in a fresh process (`planner validate`'s code path) and timed; then a second bench of the
-same length (`planner validate`'s recheck) shows how far the machine's own speed moved around the
-run. Every trial counts: nothing is retried or dropped. `--repeats N` runs the whole suite N times.
+For each workload: the number of epochs is chosen from a first quick bench so the full run takes about TARGET
+seconds (30-120 s); then, --trials times, interleaved: a short bench (default 10 s) predicts the run, the run is
+really trained in a fresh process (`planner validate`'s code path) and timed, and a second bench of the same length
+(`planner validate`'s recheck) shows how far the machine's own speed moved around the run. The same run trained
+several times is the truth's own spread: how far the real runs of one workload lie apart here (max - min, in % of
+their median), and the machine's floor (each real run against the median of the others: what a perfect estimate
+would miss by on this machine). Every trial counts: nothing is retried or dropped.
 
-    make bench-accuracy   # or: python benchmarks/accuracy.py [--target-seconds 60] [--repeats 1] [--json OUT]
+    make bench-accuracy   # or: python benchmarks/accuracy.py [--target-seconds 60] [--trials 3] [--json OUT]
 
-Target: median absolute error <= 5% and worst <= 10% over all trials; exit 0 when met, else 1.
+Targets (issue 42): median |error| <= 7% over all trials; each workload's worst |error| within its truth's spread
++ 5 points; the truth inside the planner's interval in >= 80% of trials. Exit 0 when met, else 1.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 from pathlib import Path
@@ -72,57 +76,83 @@ def main() -> int:
     ap.add_argument("--target-seconds", type=float, default=60.0)
     ap.add_argument("--bench-seconds", type=float, default=10.0)
     ap.add_argument(
-        "--repeats", type=int, default=1, help="run the whole suite this many times (default 1)"
+        "--trials",
+        type=int,
+        default=3,
+        help="estimates and real runs of each workload, interleaved",
     )
     ap.add_argument("--json", metavar="OUT")
     args = ap.parse_args()
     service = PlannerService()
-    rows = []
-    for repeat in range(1, args.repeats + 1):
-        for title, data in WORKLOADS.items():
-            spec = (
-                load_spec(ROOT / "examples/custom-policy.yaml")
-                if data is None
-                else parse_spec(data)
-            )
-            quick = service.bench(spec, BenchOptions(device="cpu", seconds=3))
-            epochs = sized(quick.step_seconds, spec.steps_per_epoch, args.target_seconds)
+    print(f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
+    rows: list[dict] = []
+    cases: list[
+        tuple[str, float, float, float]
+    ] = []  # workload, spread %, worst |error| %, floor's worst %
+    for title, data in WORKLOADS.items():
+        spec = load_spec(ROOT / "examples/custom-policy.yaml") if data is None else parse_spec(data)
+        quick = service.bench(spec, BenchOptions(device="cpu", seconds=3))
+        epochs = sized(quick.step_seconds, spec.steps_per_epoch, args.target_seconds)
+        trials = []
+        for trial in range(1, args.trials + 1):
+            options = BenchOptions(device="cpu", seconds=args.bench_seconds)
             r = {
-                "workload": title,
-                "repeat": repeat,
-                **service.validate(
-                    spec,
-                    epochs,
-                    BenchOptions(device="cpu", seconds=args.bench_seconds),
-                    recheck=True,
-                ),
+                **service.validate(spec, epochs, options, recheck=True),
+                "trial": trial,
+                "title": title,
             }
-            rows.append(r)
+            trials.append(r)
             print(
-                f"{title:42s} epochs {epochs:6d}  predicted {r['predicted_seconds']:6.1f} s  actual {r['actual_seconds']:6.1f} s  "
-                f"error {r['error_percent']:+6.1f}%  {'inside ' if r['inside_interval'] else 'OUTSIDE'} interval  "
-                f"machine {r['machine_drift_percent']:+5.1f}%",
+                f"{title:42s} trial {trial}  epochs {epochs:6d}  predicted {r['predicted_seconds']:6.1f} s  "
+                f"actual {r['actual_seconds']:6.1f} s  error {r['error_percent']:+6.1f}%  "
+                f"{'inside ' if r['inside_interval'] else 'OUTSIDE'} interval  "
+                f"machine {r['machine_drift_percent'] or 0.0:+5.1f}%",
                 flush=True,
             )
+        rows += trials
+        reals = [r["actual_seconds"] for r in trials]
+        spread = (
+            100.0 * (max(reals) - min(reals)) / statistics.median(reals) if len(reals) > 1 else 0.0
+        )
+        others = (
+            [statistics.median(reals[:k] + reals[k + 1 :]) for k in range(len(reals))]
+            if len(reals) > 1
+            else []
+        )
+        floor = max((abs(100.0 * (m - r) / r) for m, r in zip(others, reals)), default=0.0)
+        cases.append((title, spread, max(abs(r["error_percent"]) for r in trials), floor))
     errors = [abs(r["error_percent"]) for r in rows]
-    median, worst = statistics.median(errors), max(errors)
+    median = statistics.median(errors)
+    inside = sum(r["inside_interval"] for r in rows) / len(rows)
+    within = [worst <= spread + 5 for _, spread, worst, _ in cases]
     print(
-        f"\nmedian absolute error {median:.1f}%, worst {worst:.1f}% over {len(rows)} trials "
-        f"({sum(r['inside_interval'] for r in rows)}/{len(rows)} actual times inside the predicted interval); "
-        f"target: median <= 5%, worst <= 10%: {'met' if median <= 5 and worst <= 10 else 'NOT met'}"
-    )
-    print(
-        "\n| workload | steps | predicted | actual | error | in interval | machine: bench after vs before |\n"
-        "|---|---:|---:|---:|---:|:-:|---:|"
+        "\n| workload | trial | steps | predicted (interval) | actual | error | in interval | machine: after vs before |\n"
+        "|---|---:|---:|---:|---:|---:|:-:|---:|"
     )
     for r in rows:
         print(
-            f"| {r['workload']} | {r['steps']:,} | {r['predicted_seconds']:.1f} s | {r['actual_seconds']:.1f} s | "
-            f"{r['error_percent']:+.1f}% | {'yes' if r['inside_interval'] else 'no'} | {r['machine_drift_percent']:+.1f}% |"
+            f"| {r['title']} | {r['trial']} | {r['steps']:,} | {r['predicted_seconds']:.1f} s "
+            f"({r['predicted_seconds_low']:.1f}-{r['predicted_seconds_high']:.1f}) | {r['actual_seconds']:.1f} s | "
+            f"{r['error_percent']:+.1f}% | {'yes' if r['inside_interval'] else 'no'} | "
+            f"{r['machine_drift_percent'] or 0.0:+.1f}% |"
         )
+    print(
+        "\n| workload | the truth's spread | worst \\|error\\| | within spread + 5 | the machine's floor |"
+    )
+    print("|---|---:|---:|:-:|---:|")
+    for (title, spread, worst, floor), ok in zip(cases, within):
+        print(
+            f"| {title} | {spread:.1f}% | {worst:.1f}% | {'yes' if ok else 'NO'} | {floor:.1f}% |"
+        )
+    met = median <= 7 and all(within) and inside >= 0.8
+    print(
+        f"\nmedian |error| {median:.1f}% (target 7%), {sum(within)} of {len(cases)} workloads within their "
+        f"truth's spread + 5 points, the truth inside the interval in {inside:.0%} of {len(rows)} trials "
+        f"(target 80%): {'met' if met else 'NOT met'}; load average after: {os.getloadavg()[0]:.2f}"
+    )
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2))
-    return 0 if median <= 5 and worst <= 10 else 1
+    return 0 if met else 1
 
 
 if __name__ == "__main__":
