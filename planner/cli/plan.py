@@ -35,6 +35,7 @@ from planner.cli.common import (
 from planner.errors import ExitCode
 from planner.report.plan import predicted_footer
 from planner.report.text import interrupted_text, label_text, seconds_text
+from planner.report.why import choice_reason, choice_words
 from planner.service import (
     PURCHASES,
     SCRIPT_KIND,
@@ -43,7 +44,6 @@ from planner.service import (
     PlannerService,
     RunCallbacks,
     ScriptLength,
-    choice_json,
     parse_targets,
     plan_options,
 )
@@ -196,9 +196,9 @@ def _say_choices(choices: list, verb: str = "benchmarking") -> None:
         return
     err.print(said, highlight=False)
     for c in chosen:
-        err.print(f"  + {c.target}: {c.reason}", highlight=False)
+        err.print(f"  + {c.target}: {choice_reason(c)}", highlight=False)
     for c in left[:AUTO_SKIPPED_SHOWN]:
-        err.print(f"  - {c.target}: {c.reason}", highlight=False)
+        err.print(f"  - {c.target}: {choice_reason(c)}", highlight=False)
     if len(left) > AUTO_SKIPPED_SHOWN:
         err.print(
             f"  ... and {len(left) - AUTO_SKIPPED_SHOWN} more not benchmarked (--json lists each and why)",
@@ -358,7 +358,7 @@ def _dry_run_json(
         "targets": [t.name for t in targets.targets],
         "auto": targets.auto,
         "launch": launch,
-        **({"auto_choices": [choice_json(c) for c in choices]} if choices is not None else {}),
+        **({"auto_choices": [choice_words(c) for c in choices]} if choices is not None else {}),
         "credentials_problem": service.account.credentials_problem()
         if targets.aws_types or targets.auto
         else None,

@@ -360,9 +360,13 @@ def to_json(doc: PlanDocument) -> dict[str, Any]:
 
 
 def choice_json(choice: BenchmarkChoice) -> dict[str, Any]:
-    """A paid benchmark's choice as documents have always written it; `here_wins` only when true (a document
-    written before it existed is written back as it was)."""
-    return {k: v for k, v in asdict(choice).items() if k != "here_wins" or v}
+    """A paid benchmark's choice: its target, whether to benchmark it, and the facts of why that are set (a document
+    written before the reasons were facts is written back as it was: its words in `reason`)."""
+    return {
+        k: v
+        for k, v in asdict(choice).items()
+        if k in ("target", "benchmark") or v not in (None, "", False)
+    }
 
 
 def _script_workload_of_3(w: dict[str, Any]) -> dict[str, Any]:

@@ -17,6 +17,21 @@ Verdict = Literal[
 ]
 AnswerName = Literal["here", "rent"]
 ChoiceBasis = Literal["compared", "deadline", "alone"]  # how the headline chose here or rent
+# why a paid benchmark of an instance is suggested (the first six) or skipped (the rest)
+ChoiceReason = Literal[
+    "reference",
+    "too_close",
+    "recommended",
+    "unpredicted",
+    "straddles",
+    "beats",
+    "data_parallel",
+    "does_not_fit",
+    "same_gpu",
+    "too_slow",
+    "cpu_no_better",
+]
+ChoiceLimit = Literal["max_instances", "budget"]  # what left a wanted benchmark out
 
 OBJECTIVES: tuple[Objective, ...] = get_args(Objective)
 DEVICES: tuple[Device, ...] = get_args(Device)
@@ -26,6 +41,8 @@ __all__ = [
     "AnswerName",
     "Billing",
     "ChoiceBasis",
+    "ChoiceLimit",
+    "ChoiceReason",
     "DEVICES",
     "Device",
     "OBJECTIVES",

@@ -10,6 +10,8 @@ from planner.core.kinds import (
     AnswerName,
     Billing,
     ChoiceBasis,
+    ChoiceLimit,
+    ChoiceReason,
     Device,
     Objective,
     Purchase,
@@ -261,12 +263,35 @@ def _option_of(rec: Recommendation, ranked: list[RankedOption]) -> RankedOption 
 
 @dataclass(frozen=True)
 class BenchmarkChoice:
+    """Whether a paid benchmark of an instance would help settle the plan, and why (facts: their words are
+    planner/report/why.py's choice_reason)."""
+
     target: str
     benchmark: bool
-    reason: str
+    why: ChoiceReason | None = (
+        None  # None: a document written before the reasons were facts (`reason` holds them)
+    )
+    left_out_by: ChoiceLimit | None = (
+        None  # wanted for `why`, but over --max-instances or --bench-budget
+    )
     here_wins: bool = (
         False  # not benchmarked: training here wins clearly, whatever this instance would measure
     )
+    # the numbers and names the reason quotes
+    other: str = (
+        ""  # same_gpu: the cheaper instance of that GPU; cpu_no_better: the best CPU instance
+    )
+    gpu: str = ""  # same_gpu: the GPU model
+    winner: str = ""  # too_close: the two options the answer could not tell apart
+    runner_up: str = ""
+    note: str = ""  # unpredicted, does_not_fit: the option's own note; data_parallel: its name
+    unbacked: bool = False  # recommended: no published training figure backs the GPU
+    speedup_low: float | None = None  # straddles, beats, too_slow
+    speedup_high: float | None = None
+    break_even: float | None = None
+    worst_case_usd: float | None = None  # left out by the budget: the benchmark's worst case
+    max_instances: int | None = None  # left out by --max-instances: its value
+    reason: str = ""  # a document written before: its words
 
 
 # ----------------------------------------------------------------------------- costs

@@ -3,6 +3,10 @@ decision for, within the budget. Pure."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
+from planner.core.kinds import ChoiceReason
 from planner.core.plan import BenchmarkChoice, Plan, RankedOption, option_name
 
 
@@ -27,13 +31,22 @@ def select_benchmarks(
     cpus = [o for o in predicted if o.device == "cpu" and o.usable]
     best_cpu = next(
         (o for o in cpus if o.target == plan.references.get("rent")), None
-    )  # the rent answer's reference
-    wanted: list[tuple[RankedOption, str]] = []
+    )  # its reference
+    wanted: list[
+        tuple[RankedOption, BenchmarkChoice]
+    ] = []  # each wanted instance, and why (benchmark=True)
     skipped: list[BenchmarkChoice] = []
+
+    def want(
+        o: RankedOption, why: ChoiceReason, **numbers: Any
+    ) -> tuple[RankedOption, BenchmarkChoice]:
+        return o, BenchmarkChoice(o.target, True, why, **numbers)
+
+    def skip(o: RankedOption, why: ChoiceReason, **numbers: Any) -> None:
+        skipped.append(BenchmarkChoice(o.target, False, why, **numbers))
+
     if best_cpu is not None:
-        wanted.append(
-            (best_cpu, "the best predicted CPU instance: the reference each GPU is compared with")
-        )
+        wanted.append(want(best_cpu, "reference"))
     close = rec.comparison
     if (
         close is not None and close.verdict == "too_close"
@@ -41,13 +54,7 @@ def select_benchmarks(
         for target in close.settle:
             o = next((o for o in predicted if o.target == target), None)
             if o is not None and all(w.target != target for w, _ in wanted):
-                wanted.append(
-                    (
-                        o,
-                        f"too close to call between {close.winner} and {close.runner_up}: measuring "
-                        "them would settle it",
-                    )
-                )
+                wanted.append(want(o, "too_close", winner=close.winner, runner_up=close.runner_up))
     seen_gpus: dict[str, str] = {}
     gpus = sorted(
         (o for o in predicted if o.device == "cuda"), key=lambda o: (o.price_per_hour, o.target)
@@ -57,51 +64,22 @@ def select_benchmarks(
         if (
             o.gpus_used or 0
         ) > 1 or o.instances > 1:  # the instance's 1-GPU option is the one to measure
-            skipped.append(
-                BenchmarkChoice(
-                    o.target,
-                    False,
-                    f"data-parallel option ({option_name(o)}): predicted from "
-                    "the device model; benchmark the instance's 1-GPU option",
-                )
-            )
+            skip(o, "data_parallel", note=option_name(o))
             continue
         if not o.fits:
-            skipped.append(
-                BenchmarkChoice(
-                    o.target,
-                    False,
-                    f"does not fit in GPU memory ({o.note})"
-                    if o.note
-                    else "does not fit in GPU memory",
-                )
-            )
+            skip(o, "does_not_fit", note=o.note)
             continue
         if model in seen_gpus:
-            skipped.append(
-                BenchmarkChoice(
-                    o.target, False, f"same GPU ({model}) as {seen_gpus[model]}, which is cheaper"
-                )
-            )
+            skip(o, "same_gpu", gpu=model, other=seen_gpus[model])
             continue
         if o.train_seconds is None:
             seen_gpus[model] = o.target
-            wanted.append((o, f"could not be predicted ({o.note}): a benchmark settles it"))
+            wanted.append(want(o, "unpredicted", note=o.note))
             continue
         if o.target == rec.target:
             seen_gpus[model] = o.target
-            unbacked = (
-                " (no published training figure backs this GPU: its prediction rests on its sheet)"
-                if ("no published" in o.note)
-                else ""
-            )
             wanted.insert(
-                1 if best_cpu else 0,
-                (
-                    o,
-                    "the predicted recommendation: confirm it before paying for the full run"
-                    + unbacked,
-                ),
+                1 if best_cpu else 0, want(o, "recommended", unbacked="no published" in o.note)
             )
             continue
         if (
@@ -111,25 +89,17 @@ def select_benchmarks(
             or o.speedup_high is None
         ):
             continue
+        numbers = {
+            "speedup_low": o.speedup_low,
+            "speedup_high": o.speedup_high,
+            "break_even": o.break_even_speedup,
+        }
         if o.speedup_high < o.break_even_speedup:
-            skipped.append(
-                BenchmarkChoice(
-                    o.target,
-                    False,
-                    f"predicted too slow for its price even at best "
-                    f"({o.speedup_high:.2f}x < break-even {o.break_even_speedup:.2f}x)",
-                )
-            )
+            skip(o, "too_slow", **numbers)
             continue
         seen_gpus[model] = o.target
         wanted.append(
-            (
-                o,
-                f"its speedup ({o.speedup_low:.2f}-{o.speedup_high:.2f}x) straddles break-even "
-                f"({o.break_even_speedup:.2f}x)"
-                if o.speedup_low < o.break_even_speedup
-                else f"predicted to beat break-even even at its low end ({o.speedup_low:.2f}x > {o.break_even_speedup:.2f}x)",
-            )
+            want(o, "straddles" if o.speedup_low < o.break_even_speedup else "beats", **numbers)
         )
     for o in cpus:
         if (
@@ -137,36 +107,33 @@ def select_benchmarks(
             and o.target != best_cpu.target
             and all(w.target != o.target for w, _ in wanted)
         ):
-            skipped.append(
-                BenchmarkChoice(
-                    o.target, False, f"CPU instance predicted no better than {best_cpu.target}"
-                )
-            )
+            skip(o, "cpu_no_better", other=best_cpu.target)
     chosen: list[BenchmarkChoice] = []
     spent = 0.0
-    first: dict[str, tuple[RankedOption, str]] = {}
+    first: dict[str, BenchmarkChoice] = {}
     for (
         o,
-        reason,
+        choice,
     ) in wanted:  # an instance wanted for two reasons is benchmarked once, for the first
-        first.setdefault(o.target, (o, reason))
-    for o, reason in first.values():
-        cost = worst_case_cost.get(o.target, 0.0)
+        first.setdefault(o.target, choice)
+    for target, choice in first.items():
+        cost = worst_case_cost.get(target, 0.0)
         if len(chosen) >= max_instances:
             skipped.append(
-                BenchmarkChoice(
-                    o.target, False, f"--max-instances {max_instances} reached ({reason})"
+                replace(
+                    choice,
+                    benchmark=False,
+                    left_out_by="max_instances",
+                    max_instances=max_instances,
                 )
             )
         elif spent + cost > budget:
             skipped.append(
-                BenchmarkChoice(
-                    o.target, False, f"over --bench-budget (worst case ${cost:.2f}; {reason})"
-                )
+                replace(choice, benchmark=False, left_out_by="budget", worst_case_usd=cost)
             )
         else:
             spent += cost
-            chosen.append(BenchmarkChoice(o.target, True, reason))
+            chosen.append(choice)
     # one choice per instance: benchmarking one measures it (its data-parallel options are predicted from that)
     once: dict[str, BenchmarkChoice] = {}
     for c in chosen + skipped:

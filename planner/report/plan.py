@@ -13,7 +13,13 @@ from planner.core.plan import billed_cost, hourly_rate, option_name
 from planner.core.script import LENGTH_NOT_GIVEN
 from planner.core.shown import DEFAULT_GROUP_BY, GROUP_BY, GroupBy, Shown, shown_options  # noqa: F401 - re-exported
 from planner.report.text import escape, range_text, seconds_text, short
-from planner.report.why import answer_reason, choice_text, headline_reason, task_choice_text
+from planner.report.why import (
+    answer_reason,
+    choice_reason,
+    choice_text,
+    headline_reason,
+    task_choice_text,
+)
 
 if TYPE_CHECKING:
     from planner.core.decide import RankedOption
@@ -424,7 +430,7 @@ def predicted_footer(
     benchmark = doc.suggested_benchmarks
     if benchmark:
         lines.append("A paid benchmark would settle:")
-        lines += [f"  {c.target}: {c.reason}" for c in benchmark]
+        lines += [f"  {c.target}: {choice_reason(c)}" for c in benchmark]
         after = f" -- {' '.join(script_args)}" if script_args else ""
         commands = [
             f"planner run {spec} --targets local,{','.join(ts)} --region {region}{after}"

@@ -49,9 +49,12 @@ def to_json(data: Any) -> str:
 def worded_json(doc: PlanDocument) -> dict[str, Any]:
     """The document's JSON with the decision's words beside its facts: each answer's `reason`, and the headline's
     `reason` and `choice` (why here or rent), as the text output words them (planner/report/why.py)."""
-    from planner.report.why import answer_reason, choice_text, headline_reason
+    from planner.report.why import answer_reason, choice_text, choice_words, headline_reason
 
     data = document_json(doc)
+    for key in ("benchmark", "skipped", "auto"):
+        if data.get(key) is not None:
+            data[key] = strict_json([choice_words(c) for c in getattr(doc, key) or []])
     data["recommendation"].update(reason=headline_reason(doc.plan), choice=choice_text(doc.plan))
     for name, rec in doc.plan.answers.items():
         data["answers"][name]["reason"] = answer_reason(doc.plan, rec)

@@ -10,6 +10,7 @@ from planner.core.formats import range_text, rough_duration, sig_duration, sig_m
 from planner.core.kinds import AnswerName, ChoiceBasis
 from planner.core.plan import (
     HEADLINE_TIME_VALUE,
+    BenchmarkChoice,
     Comparison,
     Plan,
     RankedOption,
@@ -392,3 +393,47 @@ def task_choice_text(
         f"{asks} — {what}: {_result(chosen)}, {cost}{' and ' + time if time else ''} of {answer_name}, "
         f"{option_name(answer)} ({device_label(answer)}): {_result(answer)}"
     )
+
+
+HERE_WINS = "not needed: training here wins clearly, whatever an instance measures"
+
+
+def choice_reason(c: BenchmarkChoice) -> str:
+    """Why a paid benchmark of an instance is suggested or skipped, in words (planner.core.settle's facts)."""
+    if c.why is None:  # a document written before the reasons were facts: its own words
+        return c.reason
+    words = {
+        "reference": "the best predicted CPU instance: the reference each GPU is compared with",
+        "too_close": f"too close to call between {c.winner} and {c.runner_up}: measuring them would settle it",
+        "recommended": "the predicted recommendation: confirm it before paying for the full run"
+        + (
+            " (no published training figure backs this GPU: its prediction rests on its sheet)"
+            if c.unbacked
+            else ""
+        ),
+        "unpredicted": f"could not be predicted ({c.note}): a benchmark settles it",
+        "straddles": f"its speedup ({c.speedup_low:.2f}-{c.speedup_high:.2f}x) straddles break-even ({c.break_even:.2f}x)",
+        "beats": f"predicted to beat break-even even at its low end ({c.speedup_low:.2f}x > {c.break_even:.2f}x)",
+        "data_parallel": f"data-parallel option ({c.note}): predicted from the device model; benchmark the "
+        "instance's 1-GPU option",
+        "does_not_fit": f"does not fit in GPU memory ({c.note})"
+        if c.note
+        else "does not fit in GPU memory",
+        "same_gpu": f"same GPU ({c.gpu}) as {c.other}, which is cheaper",
+        "too_slow": f"predicted too slow for its price even at best ({c.speedup_high:.2f}x < break-even "
+        f"{c.break_even:.2f}x)",
+        "cpu_no_better": f"CPU instance predicted no better than {c.other}",
+    }
+    said = words[c.why]
+    if c.left_out_by == "max_instances":
+        said = f"--max-instances {c.max_instances} reached ({said})"
+    elif c.left_out_by == "budget":
+        said = f"over --bench-budget (worst case ${c.worst_case_usd or 0.0:.2f}; {said})"
+    return f"{HERE_WINS} ({said})" if c.here_wins else said
+
+
+def choice_words(c: BenchmarkChoice) -> dict[str, object]:
+    """A paid benchmark's choice as JSON shows it: its facts, and its `reason` in words."""
+    from planner.core.document import choice_json
+
+    return {**choice_json(c), "reason": choice_reason(c)}

@@ -28,12 +28,12 @@ from planner.core.document import (
     PlanDocument,
     PlanOptions,
     WorkloadSummary,
-    choice_json,
 )
 from planner.core.plan import next_best
 from planner.core.script import ScriptLength
 from planner.errors import Cancelled, InputError, RunError
 from planner.journal import Measured, RunJournal, result_problems
+from planner.report.why import choice_words
 from planner.service.measure import (
     BenchOptions,
     check_processes,
@@ -298,7 +298,7 @@ class _Run:
             return []
         choices = self.service.predict.auto_choices(self.spec, self.options, local, aws)
         self.choices = choices
-        self.info["auto"] = [choice_json(c) for c in choices]
+        self.info["auto"] = [choice_words(c) for c in choices]
         self.journal.write_run(self.info)
         if self.cb.on_choices:
             self.cb.on_choices(choices)

@@ -145,19 +145,13 @@ def nothing_priced(options: PlanOptions, gpu: bool | None) -> str:
     )
 
 
-HERE_WINS = "not needed: training here wins clearly, whatever an instance measures"
-
-
 def auto_benchmarks(choices: list, here: PlanDocument) -> list:
     """`--targets auto`'s choice, given the plan with this machine's measurement in it (`here`): when
     training here wins clearly, whatever an instance would measure, nothing is worth paying for (as
     estimate says and the TUI picks); each choice keeps its reason, with why it is not benchmarked."""
     if not here.trains_here_clearly:
         return choices
-    return [
-        replace(c, benchmark=False, here_wins=True, reason=f"{HERE_WINS} ({c.reason})")
-        for c in choices
-    ]
+    return [replace(c, benchmark=False, here_wins=True) for c in choices]
 
 
 class Predict:

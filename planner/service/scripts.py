@@ -25,7 +25,6 @@ from planner.core.document import (
     PriceSource,
     TaskChoice,
     WorkloadSummary,
-    choice_json,
 )
 from planner.core.script import (
     LENGTHS,
@@ -49,6 +48,7 @@ from planner.core.script import (
 from planner.core.task import TaskOrigin
 from planner.errors import Cancelled, InputError
 from planner.journal import Measured, RunJournal, result_problems
+from planner.report.why import choice_words
 from planner.service.journals import Journals, here_label, timelines
 from planner.service.measure import ProgressFn, script_path, script_workdir
 from planner.service.plan import (
@@ -421,7 +421,7 @@ class Scripts:
             ):  # the instances a paid benchmark could change the decision for, within the budget
                 planned = self.script_plan(job, run, est, options)
                 choices = auto_benchmarks(benchmark_choices(planned.plan, aws), planned)
-                info["auto"] = [choice_json(c) for c in choices]
+                info["auto"] = [choice_words(c) for c in choices]
                 journal.write_run(info)
                 if cb.on_choices:
                     cb.on_choices(choices)

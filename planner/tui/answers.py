@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from planner.report.plan import NO_BENCHMARK, plan_answers, terse_answer
 from planner.report.text import escape
+from planner.report.why import choice_reason
 
 if TYPE_CHECKING:
     from planner.service import PlanDocument
@@ -72,7 +73,10 @@ class Answers(Static):
             lines.append("[dim]x: the whole reasoning[/]")
         if doc.suggested_benchmarks:  # none when training here wins clearly
             lines.append("A paid benchmark would settle it (picked in 2 Targets; r runs them):")
-            lines += [f"  {escape(c.target)}: {escape(c.reason)}" for c in doc.suggested_benchmarks]
+            lines += [
+                f"  {escape(c.target)}: {escape(choice_reason(c))}"
+                for c in doc.suggested_benchmarks
+            ]
         elif doc.benchmark and doc.trains_here_clearly:
             lines.append(f"{NO_BENCHMARK}.")
         for warning in doc.plan.warnings:

@@ -21,6 +21,7 @@ from planner.errors import PlannerError
 from planner.report.plan import PLAN_COLUMNS, plan_row
 from planner.report.tables import gpu_cells
 from planner.report.text import escape, label_target, short
+from planner.report.why import choice_reason
 from planner.service import AwsOptions, PriceQuery
 from planner.service.inputs import parse_flag
 from planner.tui.messages import TargetsChanged
@@ -178,7 +179,7 @@ class TargetsPane(Vertical):
         """The plan's predictions in the table; a fresh estimate also picks its suggested benchmarks."""
         self.doc = doc
         self.suggested = {
-            c.target: c.reason for c in doc.suggested_benchmarks
+            c.target: choice_reason(c) for c in doc.suggested_benchmarks
         }  # none when training here wins clearly
         if fresh:
             self.selected = list(self.suggested)

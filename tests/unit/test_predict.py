@@ -15,6 +15,7 @@ from planner.core.predict import (
     predict_cpu,
     predict_gpu,
 )
+from planner.report.why import choice_reason
 from planner.workload.footprint import Layer, footprint
 from planner.workload.spec import load_spec, parse_spec
 from tests.conftest import EXAMPLES
@@ -282,16 +283,15 @@ def test_benchmark_selection_rule():
     assert len(choices) == len(listed)  # one choice per instance, its first reason
     chosen = {t for t, c in choices.items() if c.benchmark}
     assert chosen == {"aws:c-small", "aws:g-straddle", "aws:g-unknown"}
-    assert "reference" in choices["aws:c-small"].reason
+    assert "reference" in choice_reason(choices["aws:c-small"])
     # the rent answer calls it too close against the CPU (its speedup straddles break-even): measuring settles it
-    assert (
-        "too close to call between aws:c-small and aws:g-straddle"
-        in choices["aws:g-straddle"].reason
+    assert "too close to call between aws:c-small and aws:g-straddle" in choice_reason(
+        choices["aws:g-straddle"]
     )
-    assert "same GPU (T4)" in choices["aws:g-straddle-big"].reason
-    assert "too slow for its price" in choices["aws:g-loser"].reason
-    assert "does not fit" in choices["aws:g-huge"].reason
-    assert "no better than aws:c-small" in choices["aws:c-big"].reason
+    assert "same GPU (T4)" in choice_reason(choices["aws:g-straddle-big"])
+    assert "too slow for its price" in choice_reason(choices["aws:g-loser"])
+    assert "does not fit" in choice_reason(choices["aws:g-huge"])
+    assert "no better than aws:c-small" in choice_reason(choices["aws:c-big"])
 
 
 def test_benchmark_selection_respects_budget_and_instance_cap():
@@ -305,12 +305,12 @@ def test_benchmark_selection_respects_budget_and_instance_cap():
         plan, {"aws:c": 0.1, "aws:g1": 0.5, "aws:g2": 0.5}, budget=10, max_instances=2
     )
     assert [c.target for c in capped if c.benchmark] == ["aws:c", "aws:g1"]
-    assert any("--max-instances 2" in c.reason for c in capped if not c.benchmark)
+    assert any("--max-instances 2" in choice_reason(c) for c in capped if not c.benchmark)
     poor = select_benchmarks(
         plan, {"aws:c": 0.1, "aws:g1": 0.5, "aws:g2": 0.5}, budget=0.3, max_instances=8
     )
     assert [c.target for c in poor if c.benchmark] == ["aws:c"]
-    assert all("over --bench-budget" in c.reason for c in poor if not c.benchmark)
+    assert all("over --bench-budget" in choice_reason(c) for c in poor if not c.benchmark)
 
 
 # ------------------------------------------------------------------- power-limited clocks (issue 24)
@@ -396,4 +396,4 @@ def test_what_the_rent_answer_calls_too_close_to_call_is_benchmarked_as_it_says(
     assert {c.target for c in chosen} == set(
         close.settle
     )  # the footer and the Targets pane name what the answer does
-    assert any("too close to call" in c.reason for c in chosen)
+    assert any("too close to call" in choice_reason(c) for c in chosen)
