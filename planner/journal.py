@@ -33,10 +33,11 @@ from typing import TYPE_CHECKING, Any
 
 from planner import units
 from planner.core.candidates import Target
-from planner.core.document import PlanDocument, from_json, to_json
+from planner.core.document import PlanDocument, from_json
 from planner.core.kinds import DEVICES, OBJECTIVES, PURCHASES
 from planner.core.script import ScriptJob
 from planner.errors import InputError, JournalError, RunError
+from planner.report.text import worded_json
 from planner.units import path_problem, shown_path
 from planner.workload.limits import brief
 from planner.workload.load import read_regular_file, read_spec_file
@@ -398,7 +399,7 @@ class RunJournal:
         return path
 
     def write_plan(self, plan: PlanDocument) -> None:
-        _write_atomic(self.path / "plan.json", _dumps(to_json(plan)))
+        _write_atomic(self.path / "plan.json", _dumps(worded_json(plan)))  # as --json prints it
 
     # ------------------------------------------------------------------ read
 

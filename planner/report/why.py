@@ -402,29 +402,7 @@ def choice_reason(c: BenchmarkChoice) -> str:
     """Why a paid benchmark of an instance is suggested or skipped, in words (planner.core.settle's facts)."""
     if c.why is None:  # a document written before the reasons were facts: its own words
         return c.reason
-    words = {
-        "reference": "the best predicted CPU instance: the reference each GPU is compared with",
-        "too_close": f"too close to call between {c.winner} and {c.runner_up}: measuring them would settle it",
-        "recommended": "the predicted recommendation: confirm it before paying for the full run"
-        + (
-            " (no published training figure backs this GPU: its prediction rests on its sheet)"
-            if c.unbacked
-            else ""
-        ),
-        "unpredicted": f"could not be predicted ({c.note}): a benchmark settles it",
-        "straddles": f"its speedup ({c.speedup_low:.2f}-{c.speedup_high:.2f}x) straddles break-even ({c.break_even:.2f}x)",
-        "beats": f"predicted to beat break-even even at its low end ({c.speedup_low:.2f}x > {c.break_even:.2f}x)",
-        "data_parallel": f"data-parallel option ({c.note}): predicted from the device model; benchmark the "
-        "instance's 1-GPU option",
-        "does_not_fit": f"does not fit in GPU memory ({c.note})"
-        if c.note
-        else "does not fit in GPU memory",
-        "same_gpu": f"same GPU ({c.gpu}) as {c.other}, which is cheaper",
-        "too_slow": f"predicted too slow for its price even at best ({c.speedup_high:.2f}x < break-even "
-        f"{c.break_even:.2f}x)",
-        "cpu_no_better": f"CPU instance predicted no better than {c.other}",
-    }
-    said = words[c.why]
+    said = _choice_words(c)
     if c.left_out_by == "max_instances":
         said = f"--max-instances {c.max_instances} reached ({said})"
     elif c.left_out_by == "budget":
@@ -437,3 +415,36 @@ def choice_words(c: BenchmarkChoice) -> dict[str, object]:
     from planner.core.document import choice_json
 
     return {**choice_json(c), "reason": choice_reason(c)}
+
+
+def _choice_words(c: BenchmarkChoice) -> str:
+    why = c.why
+    if why == "reference":
+        return "the best predicted CPU instance: the reference each GPU is compared with"
+    if why == "too_close":
+        return f"too close to call between {c.winner} and {c.runner_up}: measuring them would settle it"
+    if why == "recommended":
+        unbacked = (
+            " (no published training figure backs this GPU: its prediction rests on its sheet)"
+        )
+        return "the predicted recommendation: confirm it before paying for the full run" + (
+            unbacked if c.unbacked else ""
+        )
+    if why == "unpredicted":
+        return f"could not be predicted ({c.note}): a benchmark settles it"
+    if why == "data_parallel":
+        return f"data-parallel option ({c.note}): predicted from the device model; benchmark the instance's 1-GPU option"
+    if why == "does_not_fit":
+        return f"does not fit in GPU memory ({c.note})" if c.note else "does not fit in GPU memory"
+    if why == "same_gpu":
+        return f"same GPU ({c.gpu}) as {c.other}, which is cheaper"
+    if why == "cpu_no_better":
+        return f"CPU instance predicted no better than {c.other}"
+    low, high, even = c.speedup_low or 0.0, c.speedup_high or 0.0, c.break_even or 0.0
+    if why == "too_slow":
+        return (
+            f"predicted too slow for its price even at best ({high:.2f}x < break-even {even:.2f}x)"
+        )
+    if why == "straddles":
+        return f"its speedup ({low:.2f}-{high:.2f}x) straddles break-even ({even:.2f}x)"
+    return f"predicted to beat break-even even at its low end ({low:.2f}x > {even:.2f}x)"

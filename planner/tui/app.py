@@ -15,6 +15,7 @@ that quit, are planner/tui/quitting.py's.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -62,6 +63,20 @@ def script_title(script: str, args: list[str]) -> str:
     """The title of a script's plan: its file name and arguments, as the user runs it ('convnet.py --epochs 20'),
     whether it was opened by a relative path or from a saved run's absolute one."""
     return f"{Path(script).name} {' '.join(args)}".strip()
+
+
+def after_panes(action: Callable[[PlannerApp], None]) -> Callable[[PlannerApp], None]:
+    """An action that needs every pane: a key typed before the panes after the first frame are mounted acts once
+    they are (a few frames), instead of being lost."""
+
+    @functools.wraps(action)
+    def deferred(app: PlannerApp) -> None:
+        if app.panes_mounted:
+            action(app)
+        else:
+            app.when_panes_mounted(action, app)
+
+    return deferred
 
 
 class PlannerApp(Quitting, App):
@@ -181,9 +196,19 @@ class PlannerApp(Quitting, App):
             self.notify(line, timeout=20)
         self.query_one("#workload").focus()
         self.when_panes_mounted(self._start)
+        self._warm()
+
+    @work(thread=True, group="warm")
+    def _warm(self) -> None:
+        """The libraries the spec and the price table need (pydantic's models, pandas: ~1.4 s on a busy machine),
+        imported beside the event loop once the first frame is up, so that keys do not wait on them."""
+        try:
+            self.service.account.regions()
+            self.service.workloads.check_text("", "spec.yaml")
+        except PlannerError:
+            pass  # an empty spec is not one: only its imports were wanted
 
     def _start(self) -> None:
-        self.refresh_bindings()  # the footer's keys, off until the panes were mounted (check_action)
         if self.open_at_start:
             self.open_run(self.open_at_start)
         elif self.script:
@@ -286,6 +311,9 @@ class PlannerApp(Quitting, App):
         self.call_after_refresh(self._focus, pane)
 
     def _focus(self, pane: str) -> None:
+        if not self.panes_mounted:  # a key typed as the first frame painted: once its pane is there
+            self.when_panes_mounted(self._focus, pane)
+            return
         self.query_one(
             FOCUS_ON_SHOW[pane]
         ).focus()  # a table or the pane: arrows and the single keys work
@@ -321,6 +349,7 @@ class PlannerApp(Quitting, App):
         elif message.spec is not None:
             self.results.mark_stale(message.spec)
 
+    @after_panes
     def action_estimate(self) -> None:
         if self.query_one(RunPane).running:
             self.notify("a run is measuring this machine: estimate after it", severity="warning")
@@ -360,6 +389,7 @@ class PlannerApp(Quitting, App):
         for pane in self.query(TargetsPane):  # none while the app closes
             pane.note_launch(message.label, message.text)
 
+    @after_panes
     def action_run(self) -> None:
         run, results = self.query_one(RunPane), self.results
         if run.running:
@@ -492,9 +522,11 @@ class PlannerApp(Quitting, App):
         if message.doc is not None:
             self.action_show("results")
 
+    @after_panes
     def action_cancel(self) -> None:
         self.query_one(RunPane).action_cancel()
 
+    @after_panes
     def action_open_run(self) -> None:
         folder = self.runs_folder or "planner-runs"
 
@@ -507,12 +539,11 @@ class PlannerApp(Quitting, App):
         )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if not self.panes_mounted and action not in ("quit", "help_quit"):
-            return False  # a key typed before the first frame's panes are mounted (a few frames): quitting only
         if action == "length":
             return self.script is not None  # a spec's run is its train.epochs
         return True
 
+    @after_panes
     def action_length(self) -> None:
         """A script's whole run, planned for another length (the measurement made, not measured again)."""
         run_dir = self.results.run_dir or self._unplanned

@@ -75,12 +75,10 @@ class WorkloadPane(Vertical, can_focus=True):
                 yield Answers(compact=True, id="workload-answers")
 
     def on_mount(self) -> None:
-        if (
-            self.path and Path(self.path).is_file() and not self.path.endswith(".py")
-        ):  # after the first frame: the
-            planner_app(self).when_panes_mounted(
-                self.load, self.path
-            )  # spec's models import pydantic (~0.9 s)
+        if self.path and Path(self.path).is_file() and not self.path.endswith(".py"):
+            # after the first frame: reading the spec imports its models (pydantic: ~0.9 s on a busy machine)
+            self.query_one("#workload-answers", Answers).status = f"reading {self.path} ..."
+            planner_app(self).when_panes_mounted(self.load, self.path)
 
     def show_script(
         self,
@@ -190,6 +188,9 @@ class WorkloadPane(Vertical, can_focus=True):
         self.path, self.saved_text = path, text
         self.query_one("#spec-path", Input).value = path
         self.editor.text = text
+        answers = self.query_one("#workload-answers", Answers)
+        if answers.status.startswith("reading "):  # the estimate says what it does next
+            answers.status = ""
         self.post_message(SpecLoaded(path, estimate))
 
     def save(self) -> None:
