@@ -157,12 +157,20 @@ def plan_row(
     ]
 
 
+def given_duration(seconds: float | None) -> str:
+    """A duration the user gave (--deadline 1h), said as given: '1 h', '90 min'; else as the table says it."""
+    for unit, scale in (("d", 86400.0), ("h", 3600.0), ("min", 60.0), ("s", 1.0)):
+        if seconds and seconds >= scale and abs(seconds / scale - round(seconds / scale)) < 1e-9:
+            return f"{round(seconds / scale)} {unit}"
+    return seconds_text(seconds)
+
+
 def plan_title(doc: PlanDocument) -> str:
     w, plan = doc.workload, doc.plan
     objective = (
         plan.objective
         if plan.objective != "deadline"
-        else f"cheapest within {seconds_text(plan.deadline_seconds)}"
+        else f"cheapest within {given_duration(plan.deadline_seconds)}"
     )
     rule = ""
     if plan.headline_time_value is not None and doc.has_both_answers:
@@ -593,7 +601,7 @@ def _here_or_rent_line(doc: PlanDocument) -> str:
     if cmp.metric == "training time":
         how = f"{_times(cmp.ratio, True)} slower" if math.isfinite(cmp.ratio) else "slower"
     elif cmp.winner_value <= 0:
-        how = f"{money_short(cmp.runner_up_value)} against nothing here"
+        how = f"{money_short(cmp.runner_up_value)} where training here costs nothing"
     else:
         how = f"{_times(cmp.ratio, True)} the cost"  # with the waiting the title names
     close = f" (within {cmp.band_reason})" if cmp.verdict == "too_close" else ""
@@ -694,7 +702,7 @@ def terse_title(doc: PlanDocument) -> str:
     else:
         what = f"{w.name}: {w.total_steps:,} steps of batch {w.batch_size:,}"
     question = (
-        f"cheapest within {seconds_text(plan.deadline_seconds)}"
+        f"cheapest within {given_duration(plan.deadline_seconds)}"
         if plan.objective == "deadline"
         else plan.objective
     )

@@ -288,7 +288,7 @@ def emulated_here(precision: str, flags: set[str] | None = None) -> str:
         return ""
     return (
         f"this CPU has no {precision} units ({needed[1]}): {precision} would be emulated here, many times slower "
-        f"(51-75x measured on one such CPU), so its step was measured in fp32, the precision to train in here; "
+        f"(51-75x measured on one such CPU), so its step is measured in fp32, the precision to train in here; "
         f"each CPU instance is predicted for the {precision} units it has"
     )
 

@@ -89,7 +89,7 @@ class Busyness:
             free = max(self.cpus - self.other_cpus, 0.0)
             threads = torch.get_num_threads()
             crowded = (
-                f"; torch's {threads} threads had about {free:.1f} CPUs free, and threads that outnumber the free "
+                f"; torch's {threads} thread{'s' if threads != 1 else ''} had about {free:.1f} CPUs free, and threads that outnumber the free "
                 "CPUs wait for each other: a step can take many times longer than on a quiet machine (up to 20x, "
                 "measured on a 2-CPU machine with one CPU busy), and the CPU instances are predicted from it; --threads N "
                 "(OMP_NUM_THREADS=N for a script) sets them"

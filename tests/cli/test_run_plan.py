@@ -243,7 +243,7 @@ def test_plan_table_and_recommendation_for_people(run_dir):
     assert r.code == 0, r.err
     lines = r.out.splitlines()
     assert (
-        "cheapest within 60.0 min" in lines[0]
+        "cheapest within 1 h" in lines[0]  # as the user gave it (--deadline 1h), not "60.0 min"
         and lines[1].startswith(("Train here: ", "Rent aws:"))
         and "local" in r.out
     )
