@@ -200,11 +200,7 @@ class PlanDocument:
 
     def reference(self, name: AnswerName = "rent") -> RankedOption | None:
         """The reference CPU row a GPU row of `name`'s kind of place compares with (rule 4)."""
-        target = self.plan.references.get(name)
-        return next(
-            (o for o in self.plan.options if o.target == target and o.device == "cpu" and o.usable),
-            None,
-        )
+        return self.plan.reference(name)
 
     @property
     def break_even_cost(self) -> float | None:

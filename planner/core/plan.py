@@ -217,6 +217,14 @@ class Plan:
         """The row a recommendation names: its target on its device at its GPU count."""
         return _option_of(rec, self.options)
 
+    def reference(self, name: AnswerName = "rent") -> RankedOption | None:
+        """The reference CPU row a GPU row of `name`'s kind of place compares with (rule 4)."""
+        target = self.references.get(name)
+        return next(
+            (o for o in self.options if o.target == target and o.device == "cpu" and o.usable),
+            None,
+        )
+
 
 def next_best(
     plan: Plan, instance_type: str, device: str, taken: set[str], count: int = 3

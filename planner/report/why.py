@@ -15,7 +15,6 @@ from planner.core.plan import (
     Plan,
     RankedOption,
     Recommendation,
-    _option_of,
     device_label,
     hourly_rate,
     option_name,
@@ -27,7 +26,7 @@ def answer_reason(plan: Plan, rec: Recommendation) -> str:
     best of, its time and cost, the runner-up and how sure, rule 4's GPU against the reference CPU."""
     group = [o for o in plan.options if rec.answer is None or o.here == (rec.answer == "here")]
     where = "" if rec.answer is None else "here" if rec.answer == "here" else "to rent"
-    best = _option_of(rec, plan.options)
+    best = plan.option_of(rec)
     if best is None or rec.verdict in ("failed", "nothing_fits"):
         return nothing_reason(
             [o for o in group if o.failed], [o for o in group if not o.fits], where
@@ -35,7 +34,7 @@ def answer_reason(plan: Plan, rec: Recommendation) -> str:
     if rec.verdict == "deadline_missed":
         return deadline_missed_reason(best, where, plan.deadline_seconds or 0.0)
     gpu = _by_key(plan, rec.rule_gpu)
-    ref = _by_key_target(plan, rec.reference)
+    ref = plan.reference(rec.answer) if rec.answer is not None else None
     tv = plan.time_value_per_hour or 0.0
     rule = (
         gpu_rule_text(best, gpu, ref, plan.objective, tv, plan.deadline_seconds)
@@ -55,7 +54,7 @@ def headline_reason(plan: Plan) -> str:
         return answer_reason(plan, rec)
     reason = answer_reason(plan, answer)
     if _basis(plan) == "alone":
-        only = _option_of(rec, plan.options)
+        only = plan.option_of(rec)
         failed = {
             n: [o for o in plan.options if o.failed and o.here == (n == "here")]
             for n, a in plan.answers.items()
@@ -82,7 +81,7 @@ def _basis(plan: Plan) -> ChoiceBasis:
         return rec.choice_basis
     if rec.choice_comparison is not None:
         return "compared"
-    live = [a for a in plan.answers.values() if _option_of(a, plan.options) is not None]
+    live = [a for a in plan.answers.values() if plan.option_of(a) is not None]
     return "deadline" if len(live) == 2 and plan.objective == "deadline" else "alone"
 
 
@@ -91,13 +90,11 @@ def _choice(plan: Plan) -> tuple[str, str]:
     name: AnswerName = rec.answer or "here"
     if _basis(plan) == "deadline":
         pair = [
-            o
-            for n in ("here", "rent")
-            if (a := plan.answers.get(n)) and (o := _option_of(a, plan.options))
+            o for n in ("here", "rent") if (a := plan.answers.get(n)) and (o := plan.option_of(a))
         ]  # type: ignore[call-overload]
         return deadline_choice_text(name), _caveats(pair)
-    here = _option_of(plan.answers["here"], plan.options)
-    rent = _option_of(plan.answers["rent"], plan.options)
+    here = plan.option_of(plan.answers["here"])
+    rent = plan.option_of(plan.answers["rent"])
     assert here is not None and rent is not None and rec.choice_comparison is not None
     best, other = (here, rent) if name == "here" else (rent, here)
     metric = "fastest" if plan.objective == "fastest" else "cheapest"
@@ -119,16 +116,6 @@ def _caveats(pair: list[RankedOption]) -> str:
 
 def _by_key(plan: Plan, key: str | None) -> RankedOption | None:
     return next((o for o in plan.options if o.key == key), None) if key else None
-
-
-def _by_key_target(plan: Plan, target: str | None) -> RankedOption | None:
-    return (
-        next(
-            (o for o in plan.options if o.target == target and o.device == "cpu" and o.usable), None
-        )
-        if target
-        else None
-    )
 
 
 def gpu_rule_text(
