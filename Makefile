@@ -28,7 +28,7 @@ test: $(VENV)/.installed-dev
 	$(BIN)/python -m mypy
 	$(BIN)/lint-imports  # the layering contracts (pyproject's [tool.importlinter])
 	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --site-dir site  # the docs site (not -q: mkdocs 1.6 then passes warnings in strict mode)
-	$(BIN)/python -m pytest -q -n 4 -m "not serial"  # four workers on two cores (most tests wait on a pilot, a child or moto: 8.5 min where three took 11.4): the tests that do not time this machine
+	$(BIN)/python -m pytest -q -n 4 --dist worksteal -m "not serial"  # four workers on two cores (most tests wait on a pilot, a child or moto: 8.5 min where three took 11.4): the tests that do not time this machine
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -n 2 -m serial  # the tests that measure it (tests/conftest.py SERIAL): two workers, one torch thread each, so each measures on a core of its own
 
 # Every sample output in README.md and docs/ regenerated from real commands, the CLI reference from the parser, then

@@ -179,10 +179,13 @@ class Player(threading.Thread):
                 self.played.append(iid)
                 if self.terminate_instead:  # a spot interruption: gone without a word
                     client.terminate_instances(InstanceIds=[iid])
-                else:
-                    play_instance(
-                        self.endpoint, iid, self.workdir / iid, self.python_stub, halts=self.halts
-                    )
+                else:  # each in a thread of its own, as instances boot side by side
+                    threading.Thread(
+                        target=play_instance,
+                        args=(self.endpoint, iid, self.workdir / iid, self.python_stub),
+                        kwargs={"halts": self.halts},
+                        daemon=True,
+                    ).start()
             time.sleep(0.2)
 
 
