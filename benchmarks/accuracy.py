@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from planner.service import BenchOptions, PlannerService  # noqa: E402
+from planner.service import BenchOptions, PlannerService, SpecWorkload  # noqa: E402
 from planner.workload.spec import load_spec, parse_spec  # noqa: E402
 
 WORKLOADS = {
@@ -91,13 +91,13 @@ def main() -> int:
     ] = []  # workload, spread %, worst |error| %, floor's worst %
     for title, data in WORKLOADS.items():
         spec = load_spec(ROOT / "examples/custom-policy.yaml") if data is None else parse_spec(data)
-        quick = service.bench(spec, BenchOptions(device="cpu", seconds=3))
+        quick = service.bench(SpecWorkload(spec), BenchOptions(device="cpu", seconds=3))
         epochs = sized(quick.step_seconds, spec.steps_per_epoch, args.target_seconds)
         trials = []
         for trial in range(1, args.trials + 1):
             options = BenchOptions(device="cpu", seconds=args.bench_seconds)
             r = {
-                **service.validate(spec, epochs, options, recheck=True),
+                **service.validate(SpecWorkload(spec), options, epochs, recheck=True),
                 "trial": trial,
                 "title": title,
             }

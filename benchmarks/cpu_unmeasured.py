@@ -26,7 +26,7 @@ from planner.core.predict.cpu import (  # noqa: E402
     UNMEASURED_MEMORY_GBPS_PER_CORE,
 )
 from planner.core.predict.gpu import step_bytes  # noqa: E402
-from planner.service import BenchOptions, PlannerService  # noqa: E402
+from planner.service import BenchOptions, PlannerService, SpecWorkload  # noqa: E402
 from planner.workload.spec import load_spec  # noqa: E402
 from pricing.catalog import local_cpu_facts  # noqa: E402
 
@@ -61,7 +61,8 @@ def main() -> int:
         )
         for threads in (1, 2):
             r = service.bench(
-                spec, BenchOptions(device="cpu", seconds=args.seconds, threads=threads)
+                SpecWorkload(spec),
+                BenchOptions(device="cpu", seconds=args.seconds, threads=threads),
             )
             rows.append(
                 (name, threads, flops, kernels, moved, spec.train.precision, r.step_seconds)

@@ -49,7 +49,7 @@ from planner.core.predict.parallel import (  # noqa: E402
     predict_data_parallel,
     straggler_seconds,
 )
-from planner.service import BenchOptions, PlannerService  # noqa: E402
+from planner.service import BenchOptions, PlannerService, SpecWorkload  # noqa: E402
 from planner.workload.footprint import merge_identical, sample_bytes  # noqa: E402
 from planner.workload.spec import load_spec, parse_spec  # noqa: E402
 from pricing.catalog import gpu_specs_by_name, instances, interconnects_by_type, load_catalog  # noqa: E402
@@ -178,11 +178,15 @@ def gloo_check(service: PlannerService, seconds: float, repeats: int = 1) -> Non
     print("|---|---:|---|---:|---:|---:|---:|")
     errors, share_errors = [], []
     for spec in [spec for _ in range(repeats) for spec in specs]:
-        ddp = service.bench(spec, BenchOptions(device="cpu", seconds=seconds, processes=2))
+        ddp = service.bench(
+            SpecWorkload(spec), BenchOptions(device="cpu", seconds=seconds, processes=2)
+        )
         half = spec.model_copy(
             update={"train": spec.train.model_copy(update={"batch_size": spec.batch_size // 2})}
         )
-        alone = service.bench(half, BenchOptions(device="cpu", seconds=seconds, threads=1))
+        alone = service.bench(
+            SpecWorkload(half), BenchOptions(device="cpu", seconds=seconds, threads=1)
+        )
         layers = list(service.workloads.layers(spec))
         fabric = Fabric.measured(
             2, ddp.fabric["bus_bytes_per_second"], ddp.fabric["latency_seconds"]

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from planner.core.predict import predict_cpu, predict_gpu  # noqa: E402
-from planner.service import BenchOptions, PlannerService  # noqa: E402
+from planner.service import BenchOptions, PlannerService, SpecWorkload  # noqa: E402
 from planner.service.calibration import gpu_model  # noqa: E402
 from planner.service.measure import torch_cuda_available  # noqa: E402
 from planner.workload.footprint import sample_bytes  # noqa: E402
@@ -35,15 +35,15 @@ def main(run_dirs: list[str]) -> int:
     for name in EXAMPLES:
         spec = load_spec(ROOT / "examples" / f"{name}.yaml")
         fp = service.workloads.footprint(spec)
-        one = service.bench(spec, BenchOptions(device="cpu", seconds=6, threads=1))
-        two = service.bench(spec, BenchOptions(device="cpu", seconds=6, threads=2))
+        one = service.bench(SpecWorkload(spec), BenchOptions(device="cpu", seconds=6, threads=1))
+        two = service.bench(SpecWorkload(spec), BenchOptions(device="cpu", seconds=6, threads=2))
         pred = predict_cpu(
             one.step_seconds, 1, 2, fp.train_flops_per_sample * spec.batch_size
         ).step_seconds
         rows.append(("cpu 1 -> 2 threads", name, two.step_seconds, pred))
         if torch_cuda_available():
             specs = gpu_specs_by_name()
-            cuda = service.bench(spec, BenchOptions(device="cuda", seconds=6))
+            cuda = service.bench(SpecWorkload(spec), BenchOptions(device="cuda", seconds=6))
             model = gpu_model(cuda.device_name, list(specs))
             if model:
                 host = spec.batch_size * sample_bytes(spec) if spec.data.location == "host" else 0.0

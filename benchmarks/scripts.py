@@ -43,7 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from planner.service import PlannerService, PlanOptions  # noqa: E402
+from planner.service import BenchOptions, PlannerService, PlanOptions, ScriptValidation  # noqa: E402
 
 SCRIPTS = ROOT / "examples" / "scripts"
 SOLVED = (
@@ -111,9 +111,11 @@ def main() -> int:
         reals, case_errors = [], []
         for trial in range(1, args.trials + 1):
             start = time.perf_counter()
-            check = service.validate_script(
-                SCRIPTS / name, script_args, args.seconds, total, epochs
+            check = service.validate(
+                service.workloads.open(str(SCRIPTS / name), script_args, total, epochs),
+                BenchOptions(seconds=args.seconds),
             )
+            assert isinstance(check, ScriptValidation)
             est = check.estimate
             answer = check.measured.wall  # the estimate is known once the measurement ends
             errors.append(check.error_percent)
@@ -170,8 +172,10 @@ def main() -> int:
     options = PlanOptions(region="us-east-1")
     for name, script_args, total, epochs in CASES:
         start = time.perf_counter()
-        doc, _, _ = service.estimate_script(
-            SCRIPTS / name, script_args, options, args.seconds, total, epochs
+        doc = service.estimate(
+            service.workloads.open(str(SCRIPTS / name), script_args, total, epochs),
+            options,
+            args.seconds,
         )
         took = time.perf_counter() - start
         answers.append(took)

@@ -93,3 +93,43 @@ def bench_children() -> list[int]:
         if ppid == os.getpid() and "runner.bench" in command:
             found.append(int(proc.name))
     return found
+
+
+def bench_script(
+    path,
+    args=(),
+    *,
+    seconds: float = 10.0,
+    total_steps: int | None = None,
+    epochs: int | None = None,
+    workdir=None,
+    env=None,
+    cancel=None,
+    on_progress=None,
+    service=None,
+):
+    """`planner bench train.py -- ARGS` through the service's one door: the script opened as a workload, benched.
+    Returns its ScriptBench (run, estimate)."""
+    from planner.service import BenchOptions, PlannerService
+
+    service = service or PlannerService()
+    workload = service.workloads.open(str(path), list(args), total_steps, epochs, workdir, env)
+    return service.bench(workload, BenchOptions(seconds=seconds), on_progress, cancel)
+
+
+def validate_script(
+    path,
+    args=(),
+    *,
+    seconds: float = 10.0,
+    total_steps: int | None = None,
+    epochs: int | None = None,
+    recheck: bool = True,
+    service=None,
+):
+    """`planner validate train.py -- ARGS` through the service: the script's estimate against its whole run."""
+    from planner.service import BenchOptions, PlannerService
+
+    service = service or PlannerService()
+    workload = service.workloads.open(str(path), list(args), total_steps, epochs)
+    return service.validate(workload, BenchOptions(seconds=seconds), recheck=recheck)

@@ -41,11 +41,13 @@ from planner.service import (
     UNSTEADY_EXTENSION,
     PlannerService,
     ScriptEnv,
+    ScriptWorkload,
+    is_script,
 )
 from planner.service.inputs import check_out_file, flag_range, parse_flag, shown_path
 
 if TYPE_CHECKING:
-    from planner.service import PlanDocument, PlannerService
+    from planner.service import PlanDocument, PlannerService, Workload
 
 
 def _asks_json(argv: list[str]) -> bool:
@@ -591,6 +593,35 @@ def region_argument(
     )
 
 
+def say_before_measuring(
+    service: PlannerService,
+    args: argparse.Namespace,
+    workload: Workload,
+    then: str = "",
+    predict_only: bool = False,
+    estimate: bool = False,
+) -> None:
+    """What the measurement will do, said on stderr before it starts: a script's run here and where it is stopped
+    (with --predict-only, its trace on the stand-in alone), or, for an estimate, that it measures a spec in fp32 where
+    this CPU would emulate its precision (bench, validate and run measure the spec's own). Raises InputError (a script
+    that is not there)."""
+    if not isinstance(workload, ScriptWorkload):
+        if (
+            estimate
+            and not predict_only
+            and (emulated := service.workloads.emulated_here(workload.spec))
+        ):
+            stderr().print(f"[yellow]note[/]: {escape(emulated)}", highlight=False)
+    elif predict_only:
+        service.workloads.check_script(workload.path, workload.workdir)
+        stderr().print(
+            f"tracing {escape(workload.path)} on a stand-in GPU only (--predict-only): nothing of it runs here",
+            highlight=False,
+        )
+    else:
+        say_script_cap(service, args, then)
+
+
 def say_script_cap(service: PlannerService, args: argparse.Namespace, then: str = "") -> None:
     """Say, before it starts, what a script's measurement will do and where it is stopped (a script that is not
     there is refused first: InputError)."""
@@ -693,6 +724,33 @@ def refuse_script_flags(
             "its own folder); a script takes them: `planner COMMAND train.py [--total-steps N | --epochs N] "
             "[--workdir DIR] -- ARGS`",
         )
+
+
+def open_workload(
+    service: PlannerService,
+    args: argparse.Namespace,
+    script_refuses: tuple[str, ...] = (),
+    spec_takes: tuple[str, ...] = (),
+) -> Workload:
+    """The workload the command names, as the service opens it (a spec loaded and checked; a script with its
+    arguments, length, folder and environment; a SkyPilot task as the script it runs), after refusing the flags its
+    kind does not take: `script_refuses`, the spec-only flags given to a script; `spec_takes`, the command's own flags
+    of a script flag's name (validate's --epochs). Raises InputError, SpecError."""
+    if is_script(args.spec):
+        check_script_flags(args, script_refuses)
+    else:
+        refuse_script_flags(args, args.spec, spec_takes)
+    task = getattr(args, "task", None)
+    return service.workloads.open(
+        args.spec,
+        getattr(args, "script_args", None) or [],
+        getattr(args, "total_steps", None),
+        getattr(args, "epochs", None),
+        getattr(args, "workdir", None),
+        getattr(args, "script_env", None),
+        task.origin if task is not None else None,
+        getattr(args, "requirements", None),
+    )
 
 
 def script_length_arguments(p: argparse.ArgumentParser) -> None:

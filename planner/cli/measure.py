@@ -7,18 +7,18 @@ import json
 from dataclasses import asdict
 
 from planner.cli.common import (
-    check_script_flags,
     env_arguments,
     escape,
     flag,
     note,
+    open_workload,
     output_arguments,
     print_json,
     print_table,
     progress,
     ranged,
     refuse_script_flags,
-    say_script_cap,
+    say_before_measuring,
     script_length_arguments,
     stderr,
     stdout,
@@ -37,13 +37,21 @@ from planner.report.tables import (
     sweep_table,
 )
 from planner.report.text import range_text, seconds_text
-from planner.service import BenchOptions, PlannerService, ScriptValidation, unsteady_reason
+from planner.service import (
+    BenchOptions,
+    PlannerService,
+    ScriptBench,
+    ScriptValidation,
+    ScriptWorkload,
+    is_script,
+    unsteady_reason,
+)
 from planner.service.inputs import check_epochs, check_out_file, shown_path
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     service = PlannerService()
-    if args.spec.endswith(".py"):
+    if is_script(args.spec):
         return _check_script(service, args)
     refuse_script_flags(args, args.spec)
     spec = service.workloads.load(args.spec)
@@ -58,10 +66,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     service = PlannerService()
-    if args.spec.endswith(".py"):
-        return _bench_script(service, args)
-    refuse_script_flags(args, args.spec)
-    spec = service.workloads.load(args.spec)
+    workload = open_workload(service, args, ("out", "device", "threads", "sweep", "processes"))
     out_file = (
         check_out_file(args.out) if args.out is not None else None
     )  # before the bench, not after it
@@ -72,8 +77,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
         threads=args.threads,
         processes=args.processes,
     )
+    say_before_measuring(service, args, workload)
     with progress() as on_progress:
-        result = service.bench(spec, options, on_progress=on_progress)
+        result = service.bench(workload, options, on_progress=on_progress)
+    if isinstance(result, ScriptBench):
+        return _script_benched(args, result)
     data = bench_json(result)
     if args.json:
         print_json(data)
@@ -94,24 +102,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return ExitCode.OK if result.status == "ok" else ExitCode.RUNTIME_FAILURE
 
 
-def _bench_script(service: PlannerService, args: argparse.Namespace) -> int:
-    """`planner bench train.py -- ARGS`: the script run here unchanged, its steps timed, its whole run estimated."""
-    check_script_flags(args, ("out", "device", "threads", "sweep", "processes"))
-    say_script_cap(service, args)
-    with progress() as on_progress:
-        run, est = service.bench_script(
-            args.spec,
-            args.script_args,
-            args.seconds,
-            args.total_steps,
-            args.epochs,
-            on_progress=on_progress,
-            workdir=args.workdir,
-            env=args.script_env,
-        )
-    data = script_json(run, est)
+def _script_benched(args: argparse.Namespace, bench: ScriptBench) -> int:
+    """`planner bench train.py -- ARGS`: the script's steps as timed here, its whole run as estimated."""
+    run, est = bench
     if args.json:
-        print_json(data)
+        print_json(script_json(run, est))
         return ExitCode.OK
     print_table(args, script_table(args.spec, run, est))
     for text in est.warnings:
@@ -238,62 +233,53 @@ def script_machine_lines(check: ScriptValidation, drift: float, again: float) ->
 
 def cmd_validate(args: argparse.Namespace) -> int:
     service = PlannerService()
-    if args.spec.endswith(".py"):
-        check_script_flags(args, ("device",))
+    workload = open_workload(service, args, ("device",), spec_takes=("epochs",))
+    if isinstance(workload, ScriptWorkload):
         service.workloads.check_validated_epochs(args.script_args, args.epochs)
-        say_script_cap(service, args, then="then runs it whole")
-        with progress() as on_progress:
-            check = service.validate_script(
-                args.spec,
-                args.script_args,
-                args.seconds,
-                args.total_steps,
-                args.epochs,
-                recheck=args.recheck,
-                on_progress=on_progress,
-                workdir=args.workdir,
-                env=args.script_env,
-            )
-        if args.json:
-            print_json(check.to_json())
-        else:
-            est = check.estimate
-            span = range_text(est.low, est.high) if check.interval_usable else "no usable interval"
-            verdict = (
-                "inside the interval"
-                if check.inside_interval
-                else "outside the interval"
-                if check.interval_usable
-                else "no interval to be inside of (see the warnings)"
-            )
-            stdout().print(
-                f"{args.spec}: predicted {seconds_text(est.seconds)} ({span}), took "
-                f"{seconds_text(check.actual_seconds)} spawn to exit: error {check.error_percent:+.1f}%, {verdict}",
-                highlight=False,
-            )
-            for warning in est.warnings:
-                stdout().print(f"[yellow]warning[/]: {escape(warning)}", highlight=False)
-            drift, again = check.machine_drift_percent, check.recheck_step_seconds
-            if drift is not None and again is not None:
-                stdout().print(
-                    "\n".join(script_machine_lines(check, drift, again)), highlight=False
-                )
-        return ExitCode.OK
-    refuse_script_flags(args, args.spec, but=("epochs",))
-    spec = service.workloads.load(args.spec)
-    check_epochs(spec, args.epochs)
+    else:
+        check_epochs(workload.spec, args.epochs)
+    say_before_measuring(service, args, workload, then="then runs it whole")
     with progress() as on_progress:
-        data = service.validate(
-            spec,
-            args.epochs,
+        check = service.validate(
+            workload,
             BenchOptions(device=args.device, seconds=args.seconds),
+            args.epochs,
             on_progress,
             recheck=args.recheck,
         )
+    if isinstance(check, ScriptValidation):
+        return _script_validated(args, check)
     if args.json:
-        print_json(data)
+        print_json(check)
         return ExitCode.OK
-    stdout().print("\n".join(validate_lines(data)), highlight=False)
+    stdout().print("\n".join(validate_lines(check)), highlight=False)
+    return ExitCode.OK
+
+
+def _script_validated(args: argparse.Namespace, check: ScriptValidation) -> int:
+    """`planner validate train.py`: the estimate against the script's whole run, and whether the machine held."""
+    if args.json:
+        print_json(check.to_json())
+        return ExitCode.OK
+    est = check.estimate
+    span = range_text(est.low, est.high) if check.interval_usable else "no usable interval"
+    verdict = (
+        "inside the interval"
+        if check.inside_interval
+        else "outside the interval"
+        if check.interval_usable
+        else "no interval to be inside of (see the warnings)"
+    )
+    stdout().print(
+        f"{args.spec}: predicted {seconds_text(est.seconds)} ({span}), took "
+        f"{seconds_text(check.actual_seconds)} spawn to exit: error {check.error_percent:+.1f}%, {verdict}",
+        highlight=False,
+    )
+    for warning in est.warnings:
+        stdout().print(f"[yellow]warning[/]: {escape(warning)}", highlight=False)
+    drift, again = check.machine_drift_percent, check.recheck_step_seconds
+    if drift is not None and again is not None:
+        stdout().print("\n".join(script_machine_lines(check, drift, again)), highlight=False)
     return ExitCode.OK
 
 

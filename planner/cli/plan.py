@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,19 +12,18 @@ from planner.cli.common import (
     chart_argument,
     check_chart,
     check_one_length,
-    check_script_flags,
     default_region,
     escape,
     flag,
+    open_workload,
     output_arguments,
     plan_arguments,
     print_json,
     print_plan,
     progress,
     ranged,
-    refuse_script_flags,
     region_argument,
-    say_script_cap,
+    say_before_measuring,
     script_length_arguments,
     stderr,
     stdout,
@@ -44,13 +42,14 @@ from planner.service import (
     PlannerService,
     RunCallbacks,
     ScriptLength,
+    is_script,
     parse_targets,
     plan_options,
 )
 from planner.service.inputs import check_run_dir
 
 if TYPE_CHECKING:
-    from planner.service import LeftRunning, Measured, PlanDocument
+    from planner.service import LeftRunning, Measured, PlanDocument, Workload
 
 
 def _plan_options(args: argparse.Namespace, region: str):
@@ -78,10 +77,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     targets = parse_targets(args.targets)
     region = args.region or default_region()
     options = _plan_options(args, region)
-    script = args.spec.endswith(".py")
-    if not script:
-        refuse_script_flags(args, args.spec)
-    spec = None if script else service.workloads.load(args.spec)
+    workload = open_workload(service, args, ("processes", "threads"))
     aws = AwsOptions(
         region=region,
         purchase=args.purchase,
@@ -97,7 +93,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     err = stderr()
     if targets.aws_types or targets.auto:  # what it may launch and bill, said first, also with -y
-        if not _may_launch(service, args, targets, aws, spec, options):
+        if not _may_launch(service, args, targets, aws, workload, options):
             return ExitCode.OK if args.dry_run else ExitCode.RUNTIME_FAILURE
     elif args.dry_run:
         err.print(
@@ -105,7 +101,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             highlight=False,
         )
         if args.format == "json":
-            print_json(_dry_run_json(service, args, targets, None))
+            print_json(_dry_run_json(service, workload, targets, None))
         return ExitCode.OK
 
     # labels name journal files (aws-g5.xlarge); lines name targets as the plan does (aws:g5.xlarge)
@@ -141,17 +137,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     def on_choices(choices: list) -> None:
         _say_choices(choices)
 
-    if spec is None:
-        return _run_script(
-            service,
-            args,
-            targets,
-            options,
-            aws,
-            RunCallbacks(
-                on_result=on_result, on_state=on_state, on_choices=on_choices, on_notice=on_notice
-            ),
-        )
+    say_before_measuring(service, args, workload)
     try:
         with progress() as on_progress:
             callbacks = RunCallbacks(
@@ -162,8 +148,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 on_notice=on_notice,
             )
             doc, _journal, _session = service.run(
-                spec,
-                Path(args.spec).read_text(),
+                workload,
                 targets,
                 options,
                 BenchOptions(seconds=args.seconds, processes=args.processes, threads=args.threads),
@@ -207,7 +192,7 @@ def _say_choices(choices: list, verb: str = "benchmarking") -> None:
 
 
 def _auto_preview(
-    service: PlannerService, args: argparse.Namespace, spec, options, aws: AwsOptions
+    service: PlannerService, args: argparse.Namespace, workload: Workload, options, aws: AwsOptions
 ) -> list:
     """`run --targets auto --dry-run`: this machine measured (free) and `auto`'s choice made as a run makes it;
     said on stderr with what it would launch. Returns the choices."""
@@ -217,22 +202,7 @@ def _auto_preview(
         highlight=False,
     )
     with progress() as on_progress:
-        if spec is None:
-            choices = service.script_auto_preview(
-                args.spec,
-                args.script_args,
-                options,
-                aws,
-                args.seconds,
-                args.total_steps,
-                args.epochs,
-                on_progress=on_progress,
-                workdir=args.workdir,
-                env=args.script_env,
-                task=task_origin(args),
-            )
-        else:
-            choices = service.auto_preview(spec, options, args.seconds, aws, on_progress)
+        choices = service.auto_preview(workload, options, aws, args.seconds, on_progress)
     _say_choices(choices, verb="would benchmark")
     chosen = [c.target.removeprefix("aws:") for c in choices if c.benchmark]
     if chosen:
@@ -246,8 +216,8 @@ def _may_launch(
     args: argparse.Namespace,
     targets,
     aws: AwsOptions,
-    spec=None,
-    options=None,
+    workload: Workload,
+    options,
 ) -> bool:
     """Say what would be launched and its worst-case cost (always: -y skips the question, not the facts).
     `--dry-run`: launch nothing (False). On a terminal, ask "Proceed? [y/N]" (-y/--yes skips it); without one
@@ -283,15 +253,19 @@ def _may_launch(
             + ("; or measure here only: --targets local" if targets.aws_types else "")
         )
     asking = args.dry_run or (not args.yes and sys.stdin.isatty())
-    if args.spec.endswith(".py") and (targets.aws_types or targets.auto) and asking:
-        lines += service.workloads.shipping_preview(args.spec, args.workdir)
+    if (
+        (targets.aws_types or targets.auto)
+        and asking
+        and (shipped := service.workloads.ships(workload)) is not None
+    ):
+        lines += shipped.lines()
     for line in lines:
         err.print(line, highlight=False, markup=False, soft_wrap=True)
     if args.dry_run:
-        choices = _auto_preview(service, args, spec, options, aws) if targets.auto else None
+        choices = _auto_preview(service, args, workload, options, aws) if targets.auto else None
         err.print("dry run: nothing launched", highlight=False)
         if args.format == "json":
-            print_json(_dry_run_json(service, args, targets, aws, choices))
+            print_json(_dry_run_json(service, workload, targets, aws, choices))
         return False
     if args.yes or not sys.stdin.isatty():
         return True  # -y, scripts and CI: no prompt; the guards above hold
@@ -307,7 +281,7 @@ def _may_launch(
 
 def _dry_run_json(
     service: PlannerService,
-    args: argparse.Namespace,
+    workload: Workload,
     targets,
     aws: AwsOptions | None,
     choices: list | None = None,
@@ -363,8 +337,9 @@ def _dry_run_json(
         if targets.aws_types or targets.auto
         else None,
     }
-    if args.spec.endswith(".py") and (targets.aws_types or targets.auto):
-        shipped = service.workloads.shipped(args.spec, args.workdir)
+    if (targets.aws_types or targets.auto) and (
+        shipped := service.workloads.ships(workload)
+    ) is not None:
         out["ships"] = {
             "folder": str(shipped.folder),
             "files": [name for _, name in shipped.files],
@@ -391,48 +366,6 @@ def _interrupted(exc: KeyboardInterrupt) -> int:
         soft_wrap=True,
     )
     return 128 + int(getattr(exc, "signum", 2))
-
-
-def _run_script(
-    service: PlannerService,
-    args: argparse.Namespace,
-    targets,
-    options,
-    aws: AwsOptions,
-    callbacks: RunCallbacks,
-) -> int:
-    """`planner run train.py --targets local,aws:TYPE -- ARGS`: the script measured here and on rented
-    instances, journaled, planned."""
-    check_script_flags(args, ("processes", "threads"))
-    say_script_cap(service, args)
-    try:
-        with progress() as on_progress:
-            doc, _journal = service.run_script(
-                args.spec,
-                args.script_args,
-                targets,
-                options,
-                args.seconds,
-                args.total_steps,
-                args.epochs,
-                Path(args.out) if args.out else None,
-                replace(callbacks, on_progress=on_progress),
-                aws,
-                args.requirements,
-                workdir=args.workdir,
-                env=args.script_env,
-                task=task_origin(args),
-            )
-    except KeyboardInterrupt as exc:
-        return _interrupted(exc)
-    print_plan(doc, args)
-    if doc.bench_cost_usd is not None:
-        stderr().print(
-            f"bench instances: about ${doc.bench_cost_usd:.4f} billed (per-second, 60 s minimum each, root "
-            "volume included)",
-            highlight=False,
-        )
-    return _run_exit_code(doc)
 
 
 def _print_unterminated(instances: list[LeftRunning]) -> None:
@@ -481,18 +414,12 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     check_chart(args.chart)  # before the bench
     service = PlannerService()
     region = args.region or default_region()
-    if args.spec.endswith(".py"):
-        return _estimate_script(service, args, region)
-    refuse_script_flags(args, args.spec)
-    spec = service.workloads.load(args.spec)
+    workload = open_workload(service, args, ("threads",))
     options = _plan_options(args, region)
-    if not args.predict_only and (emulated := service.workloads.emulated_here(spec)):
-        stderr().print(
-            f"[yellow]note[/]: {escape(emulated)}", highlight=False
-        )  # before it measures
+    say_before_measuring(service, args, workload, predict_only=args.predict_only, estimate=True)
     with progress() as on_progress:
         doc = service.estimate(
-            spec,
+            workload,
             options,
             args.seconds,
             gpu=True if args.gpu else False if args.cpu else None,
@@ -502,7 +429,7 @@ def cmd_estimate(args: argparse.Namespace) -> int:
         )
     print_plan(doc, args)
     if args.format == "table":
-        _print_predicted_footer(doc, args.spec, explain=args.explain)
+        _print_predicted_footer(doc, *suggested_command(args), explain=args.explain)
     write_chart(doc, args.chart)
     return _answer_code(doc)
 
@@ -512,59 +439,17 @@ def _answer_code(doc: PlanDocument) -> int:
     return ExitCode.OK if doc.recommendation.target else ExitCode.RUNTIME_FAILURE
 
 
-def _estimate_script(service: PlannerService, args: argparse.Namespace, region: str) -> int:
-    """`planner estimate train.py [--total-steps N | --epochs N] -- ARGS`: the script measured here unchanged,
-    every instance predicted from it."""
-    check_script_flags(args, ("threads",))
-    options = _plan_options(args, region)
-    if args.predict_only:
-        service.workloads.check_script(args.spec, args.workdir)
-        stderr().print(
-            f"tracing {escape(args.spec)} on a stand-in GPU only (--predict-only): nothing of it runs here",
-            highlight=False,
-        )
-    else:
-        say_script_cap(service, args)
-    with progress() as on_progress:
-        doc, _run, _est = service.estimate_script(
-            args.spec,
-            args.script_args,
-            options,
-            args.seconds,
-            args.total_steps,
-            args.epochs,
-            gpu=True if args.gpu else False if args.cpu else None,
-            on_progress=on_progress,
-            workdir=args.workdir,
-            env=args.script_env,
-            task=task_origin(args),
-            predict_only=args.predict_only,
-        )
-    print_plan(doc, args)
-    if args.format == "table":
-        task = getattr(args, "task", None)
-        if (
-            task is not None
-        ):  # the suggested run is of the task, as the user gave it (its own arguments in it)
-            named = script_command(args.task_file, None, args.total_steps, args.epochs) + env_flags(
-                args
-            )
-            _print_predicted_footer(
-                doc, named, args.script_args[len(task.args) :], explain=args.explain
-            )
-        else:
-            named = script_command(
-                args.spec, args.workdir, args.total_steps, args.epochs
-            ) + env_flags(args)
-            _print_predicted_footer(doc, named, args.script_args, explain=args.explain)
-    write_chart(doc, args.chart)
-    return _answer_code(doc)
-
-
-def task_origin(args: argparse.Namespace):
-    """The SkyPilot task the script came from (take_task), as the service journals it; None: the script itself."""
+def suggested_command(args: argparse.Namespace) -> tuple[str, list[str] | None]:
+    """The workload as a suggested `planner run` names it, and the script's arguments after `--` (None: a spec): a
+    SkyPilot task as the user gave it (its own arguments in it), a script where it runs and its length."""
+    if not is_script(args.spec):
+        return args.spec, None
     task = getattr(args, "task", None)
-    return task.origin if task is not None else None
+    if task is not None:
+        named = script_command(args.task_file, None, args.total_steps, args.epochs)
+        return named + env_flags(args), args.script_args[len(task.args) :]
+    named = script_command(args.spec, args.workdir, args.total_steps, args.epochs)
+    return named + env_flags(args), args.script_args
 
 
 def env_flags(args: argparse.Namespace) -> str:

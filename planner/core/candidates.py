@@ -27,6 +27,7 @@ from planner.core.estimate import (
 from planner.core.formats import human_bytes
 from planner.core.predict import (
     CpuFacts,
+    Fabric,
     GpuSpec,
     Interconnect,
     fabric_for,
@@ -289,7 +290,7 @@ def _cpu_candidate(
     facts: InstanceFacts,
     common: dict[str, Any],
     hardware: Hardware,
-    one_time: dict,
+    one_time: dict[str, Any],
 ) -> Candidate:
     cores = physical_cores(facts.vcpus, facts.arch, facts.instance_type)
     name = f"{facts.vcpus} vCPU {facts.arch}"
@@ -386,7 +387,7 @@ def _gpu_candidates(
     facts: InstanceFacts,
     common: dict[str, Any],
     hardware: Hardware,
-    one_time: dict,
+    one_time: dict[str, Any],
 ) -> list[Candidate]:
     """The instance's GPU counts, each priced at the whole instance (times the instances it rents)."""
     gpu = hardware.gpus.get(facts.gpu_name)
@@ -430,10 +431,10 @@ def _gpu_candidate(
     gpu: GpuSpec,
     facts: InstanceFacts,
     counts: tuple[int, int],
-    fabric,
-    base: dict[str, Any],  # noqa: ANN001 - a Fabric or None
+    fabric: Fabric | None,
+    base: dict[str, Any],
     hardware: Hardware,
-    one_time: dict,
+    one_time: dict[str, Any],
 ) -> Candidate:
     """One GPU count: the data-parallel prediction, the per-GPU memory check, and the note that
     says how it scales (and, across instances, on what assumptions)."""

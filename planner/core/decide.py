@@ -48,7 +48,9 @@ from dataclasses import fields, replace
 
 from planner.core.formats import rough_duration
 from planner.core.kinds import OBJECTIVES, AnswerName, Objective, Verdict
-from planner.core.plan import (  # noqa: F401 - the plan's types, re-exported: decide() returns them
+
+# the plan's types, re-exported (listed in __all__): decide() returns them
+from planner.core.plan import (
     HEADLINE_TIME_VALUE,
     TOO_CLOSE_MARGIN,
     BenchmarkChoice,
@@ -66,8 +68,34 @@ from planner.core.plan import (  # noqa: F401 - the plan's types, re-exported: d
     option_name,
     value_of,
 )
-from planner.core.ratios import noise_band, time_ratio  # noqa: F401 - re-exported
-from planner.core.settle import select_benchmarks  # noqa: F401 - re-exported
+from planner.core.ratios import noise_band, time_ratio
+from planner.core.settle import select_benchmarks
+
+__all__ = [
+    "BenchmarkChoice",
+    "billed_cost",
+    "break_even",
+    "closest",
+    "compare",
+    "Comparison",
+    "decide",
+    "device_label",
+    "ErrorBasis",
+    "HEADLINE_TIME_VALUE",
+    "hourly_rate",
+    "noise_band",
+    "Option",
+    "option_name",
+    "Plan",
+    "RankedOption",
+    "Recommendation",
+    "reference_cpu",
+    "Said",
+    "select_benchmarks",
+    "time_ratio",
+    "TOO_CLOSE_MARGIN",
+    "value_of",
+]
 
 
 def _with_costs(o: Option, time_value: float) -> RankedOption:

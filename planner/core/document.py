@@ -209,7 +209,7 @@ class PlanDocument:
         what the CPU's does. The rented reference, else this machine's when a GPU of its own has a
         speedup; None when no GPU row has one."""
         for name in ("rent", "here"):
-            ref = self.reference(name)  # type: ignore[arg-type]
+            ref = self.reference(name)
             if ref is not None and any(
                 o.speedup is not None and o.reference == ref.target for o in self.plan.options
             ):
@@ -352,7 +352,8 @@ def to_json(doc: PlanDocument) -> dict[str, Any]:
             **asdict(doc.task_choice),
             "target": chosen.target if chosen else None,
         }
-    return strict_json(out)
+    strict: dict[str, Any] = strict_json(out)
+    return strict
 
 
 def choice_json(choice: BenchmarkChoice) -> dict[str, Any]:

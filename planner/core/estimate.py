@@ -92,7 +92,7 @@ def dataset_seconds(r: Any) -> float:
     )
     if not pool or not total or not seconds or total <= pool:
         return 0.0
-    return (total - pool) * seconds / pool
+    return float((total - pool) * seconds / pool)
 
 
 @dataclass(frozen=True)

@@ -60,6 +60,11 @@ _WHERE = {
     "resolve_objective": "planner.service.settings",
     "parse_duration": "planner.units",
     "PlannerService": "planner.service.facade",
+    "ScriptBench": "planner.service.workload",
+    "ScriptWorkload": "planner.service.workload",
+    "SpecWorkload": "planner.service.workload",
+    "Workload": "planner.service.workload",
+    "is_script": "planner.service.workload",
 }
 
 if TYPE_CHECKING:
@@ -84,6 +89,13 @@ if TYPE_CHECKING:
         parse_targets,
         plan_options,
         resolve_objective,
+    )
+    from planner.service.workload import (
+        ScriptBench,
+        ScriptWorkload,
+        SpecWorkload,
+        Workload,
+        is_script,
     )
     from planner.units import parse_duration
     from runner.local import SCRIPT_CAP_EXTRA_SECONDS
@@ -125,12 +137,17 @@ __all__ = [
     "ScriptEnv",
     "ScriptJob",
     "ScriptLength",
+    "ScriptBench",
     "ScriptValidation",
+    "ScriptWorkload",
+    "SpecWorkload",
     "Task",
     "TaskOrigin",
     "UNSTEADY_EXTENSION",
+    "Workload",
     "TargetChoice",
     "choice_json",
+    "is_script",
     "parse_duration",
     "parse_targets",
     "plan_options",

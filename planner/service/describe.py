@@ -30,7 +30,9 @@ from planner.workload.footprint import layer_from_row, layers_of
 from runner.local import DescribeError, describe_model
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
-    from planner.core.task import Task
+    from planner.core.script import ScriptEnv
+    from planner.core.task import Task, TaskOrigin
+    from planner.service.workload import Workload
     from planner.workload.footprint import Footprint, Layer
     from planner.workload.spec import WorkloadSpec
     from runner.folder import Shipped
@@ -58,6 +60,35 @@ class Workloads:
 
     def __init__(self) -> None:
         self._layers: dict[str, list[Layer]] = {}
+
+    def open(
+        self,
+        path: str,
+        args: list[str] | tuple[str, ...] = (),
+        total_steps: int | None = None,
+        epochs: int | None = None,
+        workdir: str | None = None,
+        env: ScriptEnv | None = None,
+        task: TaskOrigin | None = None,
+        requirements: str | None = None,
+    ) -> Workload:
+        """What the user named, as the one value every use case takes: a training script (`.py`) with its arguments,
+        length, folder and environment, or a spec loaded and checked (the script's fields are then unused).
+        Raises SpecError naming the file and the field, with the fix."""
+        from planner.service.workload import ScriptWorkload, SpecWorkload, is_script
+
+        if is_script(path):
+            return ScriptWorkload(
+                path, tuple(args), total_steps, epochs, workdir, env, task, requirements
+            )
+        import os
+
+        from planner.workload.load import read_spec_file
+        from planner.workload.spec import parse_spec_text
+
+        text = read_spec_file(path)  # read once, bounded: the run journals the same text it parsed
+        spec = parse_spec_text(text, source=os.fsdecode(path), base_dir=Path(path).parent)
+        return SpecWorkload(spec, path, text)
 
     def load(self, path: str | Path) -> WorkloadSpec:
         """Raises SpecError naming the file and the field, with the fix."""
@@ -223,14 +254,18 @@ class Workloads:
             return str(exc)
         return None
 
-    def shipping_preview(self, script: str | Path, workdir: str | Path | None = None) -> list[str]:
-        """What of the script's folder (or `workdir`) would ship to an instance (runner/folder.py), as the run's
-        log lists it. Raises InputError (not a .py file; a folder too big to ship; a workdir without the script)."""
-        return self.shipped(script, workdir).lines()
+    def ships(self, workload: Workload) -> Shipped | None:
+        """What of a script's folder (or its workdir) would ship to an instance; None for a spec, which ships as its
+        job. Raises InputError (not a .py file; a folder too big to ship; a workdir without the script)."""
+        from planner.service.workload import ScriptWorkload
+
+        if isinstance(workload, ScriptWorkload):
+            return self.shipped(workload.path, workload.workdir)
+        return None
 
     def shipped(self, script: str | Path, workdir: str | Path | None = None) -> Shipped:
         """What of the script's folder (or `workdir`) would ship to an instance: the files, their size, what was left
-        out and why. Raises InputError as shipping_preview does."""
+        out and why. Raises InputError as `ships` does."""
         from runner.folder import script_folder
 
         path = script_path(script)

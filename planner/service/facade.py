@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from planner.service.account import Account
 from planner.service.describe import Workloads
@@ -17,16 +17,17 @@ from planner.service.measure import Measure
 from planner.service.plan import Runs
 from planner.service.predictions import Predict
 from planner.service.scripts import Scripts
+from planner.service.workload import SCRIPT_SECONDS, SPEC_SECONDS, ScriptBench, ScriptWorkload
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
     from planner.core.decide import BenchmarkChoice
     from planner.core.document import PlanDocument, PlanOptions
-    from planner.core.script import ScriptEnv, ScriptEstimate, ScriptLength, ScriptRun
-    from planner.core.task import TaskOrigin
+    from planner.core.script import ScriptLength
     from planner.journal import Measured, RunJournal
     from planner.service.measure import BenchOptions, ProgressFn, ScriptValidation
     from planner.service.plan import LaunchPreview
     from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice
+    from planner.service.workload import SpecWorkload, Workload
     from planner.workload.spec import WorkloadSpec
     from runner.bench.result import BenchResult
     from runner.session import BenchSession
@@ -45,39 +46,127 @@ class PlannerService:
         self._runs = Runs(self.account, self.workloads, self._predict)
         self._scripts = Scripts(self.account, self._measure, self._runs, self.journals)
 
-    # ------------------------------------------------------------------ a spec
+    # ------------------------------------------------------------------ measure, predict, plan: any workload
+
+    @overload
+    def bench(
+        self,
+        workload: SpecWorkload,
+        options: BenchOptions | None = None,
+        on_progress: ProgressFn | None = None,
+        cancel: threading.Event | None = None,
+    ) -> BenchResult: ...
+
+    @overload
+    def bench(
+        self,
+        workload: ScriptWorkload,
+        options: BenchOptions | None = None,
+        on_progress: ProgressFn | None = None,
+        cancel: threading.Event | None = None,
+    ) -> ScriptBench: ...
+
+    @overload
+    def bench(
+        self,
+        workload: Workload,
+        options: BenchOptions | None = None,
+        on_progress: ProgressFn | None = None,
+        cancel: threading.Event | None = None,
+    ) -> BenchResult | ScriptBench: ...
 
     def bench(
         self,
-        spec: WorkloadSpec,
-        options: BenchOptions,
-        workdir: Path | None = None,
+        workload: Workload,
+        options: BenchOptions | None = None,
         on_progress: ProgressFn | None = None,
-        label: str = "local",
-        extra: dict[str, Any] | None = None,
-        batch_size: int | None = None,
-    ) -> BenchResult:
-        """`planner bench SPEC`: one bench here, in a child process.
-        Raises InputError (a device or processes this machine lacks), RunError (the bench failed)."""
-        return self._measure.bench(spec, options, workdir, on_progress, label, extra, batch_size)
+        cancel: threading.Event | None = None,
+    ) -> BenchResult | ScriptBench:
+        """`planner bench SPEC|train.py`: one bench of a spec here, in a child process (its device, seconds, threads,
+        processes and sweep from `options`); or the script run here unchanged for `options.seconds`, its whole run
+        extrapolated. `cancel` ends a script's measurement (a spec's bench is bounded by its seconds and its wall cap).
+        Raises InputError (a device or processes this machine lacks; not a script; a script's length that cannot be
+        known), RunError (the bench or the script failed), Cancelled (a script's)."""
+        options = options or BenchOptions()
+        if isinstance(workload, ScriptWorkload):
+            run, estimate = self._measure.bench_script(
+                workload.path,
+                list(workload.args),
+                options.seconds,
+                workload.total_steps,
+                workload.epochs,
+                cancel,
+                on_progress,
+                "local",
+                workload.workdir,
+                workload.env,
+            )
+            return ScriptBench(run, estimate)
+        return self._measure.bench(workload.spec, options, None, on_progress)
+
+    @overload
+    def validate(
+        self,
+        workload: SpecWorkload,
+        options: BenchOptions | None = None,
+        epochs: int | None = None,
+        on_progress: ProgressFn | None = None,
+        recheck: bool = True,
+    ) -> dict[str, Any]: ...
+
+    @overload
+    def validate(
+        self,
+        workload: ScriptWorkload,
+        options: BenchOptions | None = None,
+        epochs: int | None = None,
+        on_progress: ProgressFn | None = None,
+        recheck: bool = True,
+    ) -> ScriptValidation: ...
+
+    @overload
+    def validate(
+        self,
+        workload: Workload,
+        options: BenchOptions | None = None,
+        epochs: int | None = None,
+        on_progress: ProgressFn | None = None,
+        recheck: bool = True,
+    ) -> dict[str, Any] | ScriptValidation: ...
 
     def validate(
         self,
-        spec: WorkloadSpec,
-        epochs: int | None,
-        options: BenchOptions,
+        workload: Workload,
+        options: BenchOptions | None = None,
+        epochs: int | None = None,
         on_progress: ProgressFn | None = None,
         recheck: bool = True,
-    ) -> dict[str, Any]:
-        """`planner validate SPEC`: predict N epochs from a short bench, train them for real, compare.
-        Raises RunError (a bench or the training failed), InputError."""
-        return self._measure.validate(spec, epochs, options, on_progress, recheck)
+    ) -> dict[str, Any] | ScriptValidation:
+        """`planner validate SPEC|train.py`: the estimate against the run itself. A spec: `epochs` of it (default its
+        own) predicted from a short bench, then trained for real (a dict, `validate --json`'s). A script: its estimate
+        from `options.seconds` of steps, against the script run whole with its own arguments (its length is the
+        workload's). `recheck`: measure again after the run, to tell a drifting machine.
+        Raises InputError, RunError (a bench failed; the run failed or outlasted three times the estimate)."""
+        options = options or BenchOptions()
+        if isinstance(workload, ScriptWorkload):
+            return self._measure.validate_script(
+                workload.path,
+                list(workload.args),
+                options.seconds,
+                workload.total_steps,
+                workload.epochs,
+                recheck,
+                on_progress,
+                workload.workdir,
+                workload.env,
+            )
+        return self._measure.validate(workload.spec, epochs, options, on_progress, recheck)
 
     def estimate(
         self,
-        spec: WorkloadSpec,
+        workload: Workload,
         options: PlanOptions,
-        seconds: float = 5.0,
+        seconds: float | None = None,
         gpu: bool | None = None,
         on_progress: ProgressFn | None = None,
         predict_only: bool = False,
@@ -85,10 +174,35 @@ class PlannerService:
         threads: int | None = None,
         cancel: threading.Event | None = None,
     ) -> PlanDocument:
-        """`planner estimate SPEC`: measure here, predict every instance, decide (Predict.estimate).
-        Raises InputError (a region the prices lack), RunError (the bench failed)."""
+        """`planner estimate SPEC|train.py`: measure here (`seconds`: 5 for a spec, 10 for a script), predict every
+        instance, decide. `on_result`, `threads` and `cancel` are a spec's bench's (a script sets its own threads; its
+        measurement ends at its cap, and the TUI measures a script with `run`, which takes `cancel`). Raises InputError (a region the prices lack; a script that is not one, or whose length cannot be known),
+        RunError (the bench or the script failed), Cancelled."""
+        if isinstance(workload, ScriptWorkload):
+            return self._scripts.estimate_script(
+                workload.path,
+                list(workload.args),
+                options,
+                SCRIPT_SECONDS if seconds is None else seconds,
+                workload.total_steps,
+                workload.epochs,
+                gpu,
+                on_progress,
+                workload.workdir,
+                workload.env,
+                workload.task,
+                predict_only,
+            )[0]
         return self._predict.estimate(
-            spec, options, seconds, gpu, on_progress, predict_only, on_result, threads, cancel
+            workload.spec,
+            options,
+            SPEC_SECONDS if seconds is None else seconds,
+            gpu,
+            on_progress,
+            predict_only,
+            on_result,
+            threads,
+            cancel,
         )
 
     def estimate_from(
@@ -104,19 +218,35 @@ class PlannerService:
 
     def auto_preview(
         self,
-        spec: WorkloadSpec,
+        workload: Workload,
         options: PlanOptions,
-        seconds: float,
         aws: AwsOptions,
+        seconds: float | None = None,
         on_progress: ProgressFn | None = None,
     ) -> list[BenchmarkChoice]:
-        """`planner run SPEC --targets auto --dry-run`: what `auto` would benchmark. Raises RunError (the bench failed)."""
-        return self._predict.auto_preview(spec, options, seconds, aws, on_progress)
+        """`planner run SPEC|train.py --targets auto --dry-run`: this machine measured (free) and what `auto` would
+        benchmark. Raises as estimate."""
+        if isinstance(workload, ScriptWorkload):
+            return self._scripts.script_auto_preview(
+                workload.path,
+                list(workload.args),
+                options,
+                aws,
+                SCRIPT_SECONDS if seconds is None else seconds,
+                workload.total_steps,
+                workload.epochs,
+                on_progress,
+                workload.workdir,
+                workload.env,
+                workload.task,
+            )
+        return self._predict.auto_preview(
+            workload.spec, options, SPEC_SECONDS if seconds is None else seconds, aws, on_progress
+        )
 
     def run(
         self,
-        spec: WorkloadSpec,
-        spec_text: str | None,
+        workload: Workload,
         targets: TargetChoice,
         options: PlanOptions,
         bench: BenchOptions,
@@ -125,10 +255,33 @@ class PlannerService:
         aws: AwsOptions | None = None,
         cancel: threading.Event | None = None,
     ) -> tuple[PlanDocument, RunJournal, BenchSession | None]:
-        """`planner run SPEC`: measure, journal, plan (Runs.run); every instance started is terminated before it returns.
-        Raises InputError (refused before anything launches), Cancelled or KeyboardInterrupt carrying the run's
-        directory and what it left, RunError."""
-        return self._runs.run(spec, spec_text, targets, options, bench, out, callbacks, aws, cancel)
+        """`planner run SPEC|train.py`: measured here and on rented instances, journaled, planned; every instance
+        started is terminated before it returns. A script takes `bench.seconds` alone (it picks its own device,
+        threads and processes); its run has no session to return (None).
+        Raises InputError (refused before anything is written or launched), Cancelled or KeyboardInterrupt carrying
+        the run's directory and what it left, RunError."""
+        if isinstance(workload, ScriptWorkload):
+            doc, journal = self._scripts.run_script(
+                workload.path,
+                list(workload.args),
+                targets,
+                options,
+                bench.seconds,
+                workload.total_steps,
+                workload.epochs,
+                out,
+                callbacks,
+                aws,
+                workload.requirements,
+                cancel,
+                workload.workdir,
+                workload.env,
+                workload.task,
+            )
+            return doc, journal, None
+        return self._runs.run(
+            workload.spec, workload.text, targets, options, bench, out, callbacks, aws, cancel
+        )
 
     def calibrate(
         self, run_dirs: list[str], dry_run: bool = False
@@ -136,145 +289,6 @@ class PlannerService:
         """`planner calibrate RUN_DIR...`: measured against predicted steps, appended to the calibration file.
         Raises JournalError naming a damaged run's file and field."""
         return self._predict.calibrate(run_dirs, dry_run)
-
-    # ------------------------------------------------------------------ a training script
-
-    def bench_script(
-        self,
-        script: str | Path,
-        args: list[str],
-        seconds: float = 10.0,
-        total_steps: int | None = None,
-        epochs: int | None = None,
-        cancel: threading.Event | None = None,
-        on_progress: ProgressFn | None = None,
-        label: str = "local",
-        workdir: str | Path | None = None,
-        env: ScriptEnv | None = None,
-    ) -> tuple[ScriptRun, ScriptEstimate]:
-        """`planner bench train.py`: the script run here unchanged, its whole run extrapolated.
-        Raises InputError (not a script; its length cannot be known), RunError (it failed), Cancelled."""
-        return self._measure.bench_script(
-            script, args, seconds, total_steps, epochs, cancel, on_progress, label, workdir, env
-        )
-
-    def validate_script(
-        self,
-        script: str | Path,
-        args: list[str],
-        seconds: float = 10.0,
-        total_steps: int | None = None,
-        epochs: int | None = None,
-        recheck: bool = True,
-        on_progress: ProgressFn | None = None,
-        workdir: str | Path | None = None,
-        env: ScriptEnv | None = None,
-    ) -> ScriptValidation:
-        """`planner validate train.py`: the estimate against the script run whole.
-        Raises InputError, RunError (the whole run failed or outlasted three times the estimate)."""
-        return self._measure.validate_script(
-            script, args, seconds, total_steps, epochs, recheck, on_progress, workdir, env
-        )
-
-    def estimate_script(
-        self,
-        script: str | Path,
-        args: list[str],
-        options: PlanOptions,
-        seconds: float = 10.0,
-        total_steps: int | None = None,
-        epochs: int | None = None,
-        gpu: bool | None = None,
-        on_progress: ProgressFn | None = None,
-        workdir: str | Path | None = None,
-        env: ScriptEnv | None = None,
-        task: TaskOrigin | None = None,
-        predict_only: bool = False,
-    ) -> tuple[PlanDocument, ScriptRun, ScriptEstimate]:
-        """`planner estimate train.py`: measured here unchanged, every instance predicted from it, decided.
-        Raises InputError (a region the prices lack; what bench_script refuses), RunError (the script failed)."""
-        return self._scripts.estimate_script(
-            script,
-            args,
-            options,
-            seconds,
-            total_steps,
-            epochs,
-            gpu,
-            on_progress,
-            workdir,
-            env,
-            task,
-            predict_only,
-        )
-
-    def script_auto_preview(
-        self,
-        script: str | Path,
-        args: list[str],
-        options: PlanOptions,
-        aws: AwsOptions,
-        seconds: float = 10.0,
-        total_steps: int | None = None,
-        epochs: int | None = None,
-        on_progress: ProgressFn | None = None,
-        workdir: str | Path | None = None,
-        env: ScriptEnv | None = None,
-        task: TaskOrigin | None = None,
-    ) -> list[BenchmarkChoice]:
-        """`planner run train.py --targets auto --dry-run`: what `auto` would benchmark. Raises as estimate_script."""
-        return self._scripts.script_auto_preview(
-            script,
-            args,
-            options,
-            aws,
-            seconds,
-            total_steps,
-            epochs,
-            on_progress,
-            workdir,
-            env,
-            task,
-        )
-
-    def run_script(
-        self,
-        script: str | Path,
-        args: list[str],
-        targets: TargetChoice,
-        options: PlanOptions,
-        seconds: float = 10.0,
-        total_steps: int | None = None,
-        epochs: int | None = None,
-        out: Path | None = None,
-        callbacks: RunCallbacks | None = None,
-        aws: AwsOptions | None = None,
-        requirements: str | None = None,
-        cancel: threading.Event | None = None,
-        workdir: str | Path | None = None,
-        env: ScriptEnv | None = None,
-        task: TaskOrigin | None = None,
-    ) -> tuple[PlanDocument, RunJournal]:
-        """`planner run train.py`: measured here and on rented instances, journaled, planned (Scripts.run_script).
-        Raises InputError (refused before anything is written or launched), RunError, Cancelled or KeyboardInterrupt
-        carrying the run's directory."""
-        return self._scripts.run_script(
-            script,
-            args,
-            targets,
-            options,
-            seconds,
-            total_steps,
-            epochs,
-            out,
-            callbacks,
-            aws,
-            requirements,
-            cancel,
-            workdir,
-            env,
-            task,
-        )
 
     # ------------------------------------------------------------------ renting, and a saved run
 

@@ -19,6 +19,7 @@ import functools
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App, ComposeResult
@@ -28,7 +29,14 @@ from textual.widgets import Footer, Header, TabbedContent, TabPane
 
 from planner.errors import Cancelled, PlannerError
 from planner.report.tables import script_rows
-from planner.service import PlannerService, RunLengthUnknown, ScriptEnv, ScriptLength, TaskOrigin
+from planner.service import (
+    PlannerService,
+    RunLengthUnknown,
+    ScriptEnv,
+    ScriptLength,
+    TaskOrigin,
+    is_script,
+)
 from planner.tui.answers import Answers
 from planner.tui.commands import PANES, PlannerCommands
 from planner.tui.dialogs import ConfirmLaunch, OpenRun, RunLength
@@ -49,6 +57,9 @@ from planner.tui.results import ResultsPane
 from planner.tui.run import RunPane
 from planner.tui.targets import TargetsPane
 from planner.tui.workload import WorkloadPane
+
+if TYPE_CHECKING:
+    from planner.service import SpecWorkload, Workload
 
 FOCUS_ON_SHOW = {
     "workload": "#workload",
@@ -148,9 +159,7 @@ class PlannerApp(Quitting, App):
         )  # `planner tui RUN_DIR`
         # `planner tui train.py -- ARGS`: the user's script, measured here as a local run, then planned
         self.script = (
-            spec_path
-            if spec_path and spec_path.endswith(".py") and not self.open_at_start
-            else None
+            spec_path if spec_path and is_script(spec_path) and not self.open_at_start else None
         )
         self.script_args, self.total_steps, self.epochs = (
             list(script_args or []),
@@ -251,21 +260,15 @@ class PlannerApp(Quitting, App):
 
     @work(thread=True, exclusive=True, group="estimate")
     def _measure_script(self, script: str, options, out: Path) -> None:
-        from planner.service import parse_targets
+        from planner.service import BenchOptions, parse_targets
 
         try:
-            self.service.run_script(
-                script,
-                self.script_args,
+            self.service.run(
+                self.workload(),
                 parse_targets("local"),
                 options,
-                self.estimate_seconds,
-                self.total_steps,
-                self.epochs,
+                BenchOptions(seconds=self.estimate_seconds),
                 out,
-                workdir=self.workdir,
-                env=self.script_env,
-                task=self.script_task,
                 cancel=self.leaving,
             )
         except Cancelled:
@@ -360,7 +363,7 @@ class PlannerApp(Quitting, App):
         elif self.spec is None:
             self.notify("the spec is not valid yet: see the Workload pane", severity="error")
         else:
-            self.results.estimate(self.spec, self.estimate_seconds)
+            self.results.estimate(self.spec_workload(), self.estimate_seconds)
 
     def on_estimate_done(self, message: EstimateDone) -> None:
         if self._run_after_estimate:
@@ -449,53 +452,23 @@ class PlannerApp(Quitting, App):
         self.push_screen(ConfirmLaunch(preview.lines()), answer)
 
     def _start_run(self, out, aws, targets: list[str], options) -> None:
-        """The run of `targets` (confirmed when it rents), on the Run pane."""
+        """The run of `targets` (confirmed when it rents), on the Run pane: the user's script measured here again and
+        on the instances picked, or the spec."""
         from planner.service import BenchOptions, parse_targets
 
         run, results = self.query_one(RunPane), self.results
         self.action_show("run")
-        if (
-            self.script is not None
-        ):  # the user's script: measured here again, then on the instances picked
-            script, args, total, epochs, seconds = (
-                self.script,
-                self.script_args,
-                self.total_steps,
-                self.epochs,
-                self.bench_seconds,
-            )
-            workdir, env, task = self.workdir, self.script_env, self.script_task
+        workload = self.workload()
+        if self.script is not None:  # its run's journal is opened and re-planned when it ends
             results.run_started(results.spec, str(out))
-            run.start(
-                Path(script).name,
-                targets,
-                lambda callbacks, cancel: self.service.run_script(
-                    script,
-                    args,
-                    parse_targets(",".join(targets)),
-                    options,
-                    seconds,
-                    total,
-                    epochs,
-                    Path(out),
-                    callbacks,
-                    aws,
-                    cancel=cancel,
-                    workdir=workdir,
-                    env=env,
-                    task=task,
-                )[0],
-            )
-            return
-        spec, text, bench = self.spec, self.spec_text, BenchOptions(seconds=self.bench_seconds)
-        assert spec is not None  # action_run checked it
-        results.run_started(spec)
+        else:
+            results.run_started(self.spec)
+        bench = BenchOptions(seconds=self.bench_seconds)
         run.start(
-            spec.name,
+            workload.name,
             targets,
             lambda callbacks, cancel: self.service.run(
-                spec,
-                text,
+                workload,
                 parse_targets(",".join(targets)),
                 options,
                 bench,
@@ -505,6 +478,30 @@ class PlannerApp(Quitting, App):
                 cancel=cancel,
             )[0],
         )
+
+    def workload(self) -> Workload:
+        """What the app plans, as the service takes it: the script as it stands (its length may have been given since
+        it opened), or the spec as last validated."""
+        from planner.service import ScriptWorkload
+
+        if self.script is not None:
+            return ScriptWorkload(
+                self.script,
+                tuple(self.script_args),
+                self.total_steps,
+                self.epochs,
+                self.workdir,
+                self.script_env,
+                self.script_task,
+            )
+        return self.spec_workload()
+
+    def spec_workload(self) -> SpecWorkload:
+        """The spec as last validated, as the service takes it."""
+        from planner.service import SpecWorkload
+
+        assert self.spec is not None
+        return SpecWorkload(self.spec, self.spec_path, self.spec_text)
 
     def on_run_result(self, message: RunResult) -> None:
         self.results.run_result(message.label, message.measured)

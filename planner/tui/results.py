@@ -34,7 +34,7 @@ from planner.tui.typed import planner_app
 from planner.tui.whatif import WhatIf
 
 if TYPE_CHECKING:
-    from planner.service import Measured, PlanDocument, PlanOptions
+    from planner.service import Measured, PlanDocument, PlanOptions, SpecWorkload
 
 
 class ResultsPane(Vertical):
@@ -124,7 +124,7 @@ class ResultsPane(Vertical):
 
         return plan_options(**(options or self.query_one(WhatIf).options()))
 
-    def estimate(self, spec, seconds: float) -> None:
+    def estimate(self, workload: SpecWorkload, seconds: float) -> None:
         if self.estimating:
             self.app.notify("an estimate is already measuring this machine", severity="warning")
             return
@@ -137,13 +137,15 @@ class ResultsPane(Vertical):
             return
         self.estimating = True
         self._status(
-            f"estimating {spec.name}: measuring this machine for {seconds:g} s (free), then predicting every instance ..."
+            f"estimating {workload.spec.name}: measuring this machine for {seconds:g} s (free), then predicting every "
+            "instance ..."
         )
-        self._estimate(spec, options, seconds)
+        self._estimate(workload, options, seconds)
 
     @work(thread=True, exclusive=True, group="estimate")
-    def _estimate(self, spec, options, seconds: float) -> None:
+    def _estimate(self, workload: SpecWorkload, options, seconds: float) -> None:
         call = self.app.call_from_thread
+        spec = workload.spec
         measured: dict[str, Measured] = {}
 
         def on_progress(label: str, event: dict[str, Any]) -> None:
@@ -154,7 +156,7 @@ class ResultsPane(Vertical):
 
         try:
             doc = planner_app(self).service.estimate(
-                spec,
+                workload,
                 options,
                 seconds,
                 on_progress=on_progress,

@@ -2,7 +2,7 @@
 done/failed, terminated), elapsed time ticking every second, cost so far, the bench's progress;
 the log. A new run starts from a clean table and log; cancel terminates everything the run started.
 
-The run itself is PlannerService.run (a spec) or run_script (a training script) in a thread worker,
+The run itself is PlannerService.run (of the spec or the training script) in a thread worker,
 bound by the app; each result is posted up (RunResult) the moment it is journaled, so the Results
 pane replaces that target's predicted row at once.
 """
@@ -155,7 +155,7 @@ class RunPane(Vertical):
 
     def start(self, name: str, targets: list[str], launch: Launch) -> None:
         """Run `name` on `targets`: `launch(callbacks, cancel)` is the service's run of a spec or a script
-        (PlannerService.run or run_script, its options and journal folder bound by the app)."""
+        (PlannerService.run, its workload, options and journal folder bound by the app)."""
         self.running = True
         self.cancel_event.clear()
         self.started = time.monotonic()

@@ -37,7 +37,7 @@ class WorkloadPane(Vertical, can_focus=True):
     WorkloadPane #spec-side { width: 2fr; padding: 0 1; }
     WorkloadPane #spec-status.invalid { color: $error; }
     WorkloadPane #spec-status.valid { color: $success; }
-    WorkloadPane #spec-summary { margin-bottom: 1; }
+    WorkloadPane #spec-summary { margin-top: 1; }
     """
     BINDINGS = [
         Binding("f", "toggle_form", "Form/YAML"),
@@ -69,10 +69,10 @@ class WorkloadPane(Vertical, can_focus=True):
             with ContentSwitcher(initial="spec-editor", id="spec-views"):
                 yield TextArea("", language="yaml", id="spec-editor", show_line_numbers=True)
                 yield SpecForm()
-            with VerticalScroll(id="spec-side"):
+            with VerticalScroll(id="spec-side"):  # the answer first: at 80x24 it is on screen
                 yield Static("", id="spec-status")
-                yield Static("", id="spec-summary")
                 yield Answers(compact=True, id="workload-answers")
+                yield Static("", id="spec-summary")
 
     def on_mount(self) -> None:
         if self.path and Path(self.path).is_file() and not self.path.endswith(".py"):

@@ -234,3 +234,27 @@ def test_an_aws_profile_that_does_not_exist_is_bad_input_not_a_bug(tmp_path):
         "(no-such-profile) could not be found" in proc.stderr
         and "to fix: set AWS_PROFILE" in proc.stderr
     )
+
+
+def test_a_scripts_refused_flags_are_refused_before_the_launch_is_said_or_a_dry_run_measures(tmp_path):
+    """A training script given a spec's flag (--threads, --processes) is refused first, naming the flag and the
+    fix: before the launch preview, the "Proceed?" question or a dry run's measurement (issue 41: the workload is
+    opened, and its flags checked, before anything else)."""
+    script = tmp_path / "train.py"
+    script.write_text("print('never run')\n")
+    for flag, value in (("--threads", "2"), ("--processes", "2")):
+        r = planner(
+            "run",
+            script,
+            "--targets",
+            "auto",
+            "--dry-run",
+            "--total-steps",
+            "100",
+            flag,
+            value,
+            env=NO_AWS,
+        )
+        assert r.code == 2, r.err
+        assert flag in r.err and "not for a training script" in r.err
+        assert "auto: measures here first" not in r.err and "dry run" not in r.err

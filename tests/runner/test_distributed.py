@@ -22,7 +22,7 @@ def test_the_fabric_fit_recovers_latency_and_bandwidth():
 
 def test_a_gloo_data_parallel_bench_runs_for_real(tmp_path):
     """`planner bench SPEC --processes 2`'s code path: torchrun, DistributedDataParallel, gloo, 2 x 1 thread."""
-    from planner.service import BenchOptions, PlannerService
+    from planner.service import BenchOptions, PlannerService, SpecWorkload
     from planner.workload.spec import parse_spec
     from tests.conftest import TINY_MLP
 
@@ -30,9 +30,7 @@ def test_a_gloo_data_parallel_bench_runs_for_real(tmp_path):
         {**TINY_MLP, "model": {"kind": "mlp", "input_size": 16, "hidden": [64], "outputs": 4}}
     )
     service = PlannerService()
-    result = service.bench(
-        spec, BenchOptions(device="cpu", seconds=1.5, processes=2), workdir=tmp_path
-    )
+    result = service.bench(SpecWorkload(spec), BenchOptions(device="cpu", seconds=1.5, processes=2))
     assert result.status == "ok", result.message
     assert (result.processes, result.backend, result.threads, result.batch_size) == (
         2,
@@ -51,15 +49,17 @@ def test_a_gloo_data_parallel_bench_runs_for_real(tmp_path):
 def test_processes_must_split_the_batch_and_cannot_sweep(tmp_path, capsys):
     from planner.cli import main
     from planner.errors import InputError
-    from planner.service import BenchOptions, PlannerService
+    from planner.service import BenchOptions, PlannerService, SpecWorkload
     from planner.workload.spec import parse_spec
     from tests.conftest import TINY_MLP
 
     spec = parse_spec(TINY_MLP)  # batch 64
     with pytest.raises(InputError, match="does not split evenly over 3 processes"):
-        PlannerService().bench(spec, BenchOptions(device="cpu", processes=3))
+        PlannerService().bench(SpecWorkload(spec), BenchOptions(device="cpu", processes=3))
     with pytest.raises(InputError, match="--sweep measures one process"):
-        PlannerService().bench(spec, BenchOptions(device="cpu", processes=2, sweep=True))
+        PlannerService().bench(
+            SpecWorkload(spec), BenchOptions(device="cpu", processes=2, sweep=True)
+        )
     path = tmp_path / "s.json"
     import json
 

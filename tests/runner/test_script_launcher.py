@@ -20,7 +20,7 @@ from planner.errors import InputError, RunError
 from planner.report.text import progress_text
 from planner.service import PlannerService, PlanOptions
 from runner.local import run_script
-from tests.conftest import ROOT
+from tests.conftest import ROOT, bench_script, validate_script
 
 LOOP = """
 import sys, time, torch
@@ -49,9 +49,7 @@ def script(tmp_path: Path, text: str, name: str = "train.py") -> Path:
 
 
 def test_accumulation_epochs_and_the_time_between_them_are_found_and_the_run_extrapolated(tmp_path):
-    run, est = PlannerService().bench_script(
-        script(tmp_path, LOOP.format(epochs=4)), ["4"], seconds=30, epochs=40
-    )
+    run, est = bench_script(script(tmp_path, LOOP.format(epochs=4)), ["4"], seconds=30, epochs=40)
     assert run.boundary == "optimizer" and run.optimizers == 1 and run.stopped_because == "finished"
     assert len(run.epochs) == 4 and [e.batches for e in run.epochs] == [32] * 4
     assert (
@@ -83,9 +81,7 @@ def test_two_optimizers_stepping_once_each_are_one_step(tmp_path):
         od.zero_grad(); d(g(torch.randn(16, 8)).detach()).mean().backward(); od.step()
         og.zero_grad(); (-d(g(torch.randn(16, 8))).mean()).backward(); og.step()
     """
-    run, est = PlannerService().bench_script(
-        script(tmp_path, gan), [], seconds=30, total_steps=1000
-    )
+    run, est = bench_script(script(tmp_path, gan), [], seconds=30, total_steps=1000)
     assert run.optimizers == 2 and len(run.steps) == 60 and est.total_steps == 1000
 
 
@@ -100,9 +96,7 @@ def test_weights_updated_by_hand_step_at_each_backward_pass(tmp_path):
             w -= 0.01 * w.grad
             w.grad = None
     """
-    run, est = PlannerService().bench_script(
-        script(tmp_path, manual), [], seconds=30, total_steps=500
-    )
+    run, est = bench_script(script(tmp_path, manual), [], seconds=30, total_steps=500)
     assert run.boundary == "backward" and len(run.steps) == 50
     # no DataLoader, so no epochs: nothing between them is missing from the estimate (a note, not a warning)
     assert any("iterated no DataLoader" in n for n in est.notes) and not any(
@@ -139,9 +133,7 @@ def test_a_cancelled_measurement_stops_the_script_and_everything_it_started_at_o
     cancel.start()
     start = time.monotonic()
     with pytest.raises(Cancelled, match="stopped, with everything it started"):
-        PlannerService().bench_script(
-            path, ["1", "2"], seconds=120, total_steps=1000, cancel=event
-        )  # two workers
+        bench_script(path, ["1", "2"], seconds=120, total_steps=1000, cancel=event)  # two workers
     assert time.monotonic() - start < 15
     time.sleep(0.5)
     assert (
@@ -173,13 +165,13 @@ def test_a_script_that_hangs_before_its_first_step_is_stopped_at_the_cap(tmp_pat
 )
 def test_a_script_that_fails_before_its_first_step_shows_its_own_error(tmp_path, text, said):
     with pytest.raises(RunError, match="failed before its first training step") as caught:
-        PlannerService().bench_script(script(tmp_path, text), [], seconds=5, total_steps=10)
+        bench_script(script(tmp_path, text), [], seconds=5, total_steps=10)
     assert said in caught.value.message
 
 
 def test_a_script_without_a_training_step_is_said_so(tmp_path):
     with pytest.raises(RunError, match="finished without a training step"):
-        PlannerService().bench_script(
+        bench_script(
             script(tmp_path, "import torch\nprint(torch.ones(2) * 2)\n"),
             [],
             seconds=5,
@@ -311,9 +303,7 @@ def test_one_steady_step_is_traced_as_pytorch_dispatches_it(tmp_path):
     for _ in range(200):
         opt.zero_grad(); w(x).pow(2).mean().backward(); opt.step()
     """
-    run, _ = PlannerService().bench_script(
-        script(tmp_path, known), [], seconds=30, total_steps=1000
-    )
+    run, _ = bench_script(script(tmp_path, known), [], seconds=30, total_steps=1000)
     assert run.trace is not None
     gemm = run.trace.classes["gemm"]
     assert (
@@ -325,7 +315,7 @@ def test_one_steady_step_is_traced_as_pytorch_dispatches_it(tmp_path):
 
 
 def test_an_agent_stepping_a_python_environment_spends_its_step_outside_pytorch(tmp_path):
-    run, _ = PlannerService().bench_script(
+    run, _ = bench_script(
         ROOT / "examples" / "scripts" / "reinforce.py",
         ["--episodes", "60"],
         seconds=30,
@@ -348,9 +338,7 @@ sys.exit(int(sys.argv[2]) if len(sys.argv) > 2 else 0)
 
 
 def test_validate_runs_the_script_whole_as_the_user_would_and_compares(tmp_path):
-    check = PlannerService().validate_script(
-        script(tmp_path, SHORT), ["300"], seconds=5, total_steps=300
-    )
+    check = validate_script(script(tmp_path, SHORT), ["300"], seconds=5, total_steps=300)
     data = check.to_json()  # `planner validate train.py --json`
     assert (
         data["actual_seconds"] > 0
@@ -381,9 +369,7 @@ def test_validate_refuses_a_length_the_script_does_not_run_before_running_it_who
         InputError,
         match="which finished after 300 steps while it was measured: the plan is of 3,000",
     ):
-        PlannerService().validate_script(
-            script(tmp_path, SHORT), ["300"], seconds=5, total_steps=3000
-        )
+        validate_script(script(tmp_path, SHORT), ["300"], seconds=5, total_steps=3000)
 
 
 def test_a_whole_run_that_fails_is_said_with_its_own_exit(tmp_path):
@@ -396,9 +382,7 @@ def test_a_whole_run_that_fails_is_said_with_its_own_exit(tmp_path):
     with pytest.raises(
         RunError, match="whole run exited with 3"
     ):  # measured fine, then failed when run whole
-        PlannerService().validate_script(
-            script(tmp_path, flaky), ["100", "3"], seconds=5, total_steps=100
-        )
+        validate_script(script(tmp_path, flaky), ["100", "3"], seconds=5, total_steps=100)
 
 
 @pytest.mark.parametrize(
@@ -417,7 +401,7 @@ def test_a_script_that_fails_after_its_steps_is_a_failure_with_its_own_error(
     """Its whole run would fail there too: no plan is made of it, and what it said is shown as its own."""
     text = SHORT.replace("sys.exit(int(sys.argv[2]) if len(sys.argv) > 2 else 0)", ending)
     with pytest.raises(RunError, match="failed after 100 training steps; its own error") as caught:
-        PlannerService().bench_script(script(tmp_path, text), ["100"], seconds=30, total_steps=1000)
+        bench_script(script(tmp_path, text), ["100"], seconds=30, total_steps=1000)
     assert (
         said in caught.value.message
         and "lifeline" not in caught.value.message
@@ -450,7 +434,7 @@ def test_flags_a_script_cannot_honour_are_refused_not_ignored(tmp_path):
 
 
 def test_a_script_that_finishes_inside_the_budget_is_its_own_whole_run(tmp_path):
-    run, est = PlannerService().bench_script(script(tmp_path, SHORT), ["120"], seconds=30)
+    run, est = bench_script(script(tmp_path, SHORT), ["120"], seconds=30)
     assert (
         run.stopped_because == "finished"
         and est.total_steps == 120
@@ -460,7 +444,7 @@ def test_a_script_that_finishes_inside_the_budget_is_its_own_whole_run(tmp_path)
 
 def test_the_scripts_own_error_shows_its_frames_not_the_launchers(tmp_path):
     with pytest.raises(RunError) as caught:
-        PlannerService().bench_script(
+        bench_script(
             script(
                 tmp_path,
                 "import torch\n\ndef load():\n    raise FileNotFoundError('data/')\n\nload()\n",
@@ -487,9 +471,7 @@ def test_the_trace_counts_what_would_cross_pcie_and_leaves_torchs_own_bookkeepin
         opt.zero_grad(); loss.backward(); opt.step()
         print(loss.item()) if False else loss.item()        # one value read back
     """
-    run, _ = PlannerService().bench_script(
-        script(tmp_path, moving), [], seconds=30, total_steps=1000
-    )
+    run, _ = bench_script(script(tmp_path, moving), [], seconds=30, total_steps=1000)
     t = run.trace
     assert t is not None
     assert (t.to_device.calls, t.to_device.bytes) == (2, 16 * 32 * 4 + 2 * 4)
@@ -511,9 +493,7 @@ def test_with_epochs_asked_the_measurement_waits_past_its_budget_for_an_epoch_to
     """
     path = script(tmp_path, slow_epochs)
     events: list[tuple[str, dict]] = []
-    run, est = PlannerService().bench_script(
-        path, [], seconds=1, epochs=10, on_progress=lambda *e: events.append(e)
-    )
+    run, est = bench_script(path, [], seconds=1, epochs=10, on_progress=lambda *e: events.append(e))
     assert (
         run.stopped_because == "budget" and run.steps[-1] - run.steps[0] > 2.5
     )  # past the 1 s budget
@@ -530,9 +510,7 @@ def test_with_epochs_asked_the_measurement_waits_past_its_budget_for_an_epoch_to
         f"{last['steps']:,} steps at "
     ) and "; until an epoch ends (" in progress_text(last)
     assert est.steps_per_epoch == 150 and est.total_steps == 1500
-    run, est = PlannerService().bench_script(
-        path, [], seconds=1, total_steps=5000
-    )  # no --epochs: the budget
+    run, est = bench_script(path, [], seconds=1, total_steps=5000)  # no --epochs: the budget
     assert run.stopped_because == "budget" and run.steps[-1] - run.steps[0] < 2.5 and not run.epochs
     assert est.steps_per_epoch == 150  # no whole epoch: the loader's length / its batch a step
 
@@ -573,9 +551,7 @@ def test_with_epochs_asked_the_measurement_stops_at_its_budget_when_no_epoch_can
                 opt.step(); opt.zero_grad()
     """
     start = time.perf_counter()
-    run, est = PlannerService().bench_script(
-        script(tmp_path, long_epoch, "long.py"), [], seconds=1, epochs=10
-    )
+    run, est = bench_script(script(tmp_path, long_epoch, "long.py"), [], seconds=1, epochs=10)
     assert (
         time.perf_counter() - start < 20 and run.stopped_because == "budget" and not run.epochs
     )  # it ends past the cap
@@ -602,7 +578,7 @@ def test_a_step_time_still_moving_at_the_budget_is_measured_on_until_it_settles_
         "time.sleep(0.06 if i < 10 else 0.02)", "time.sleep(0.004 * (1 + i / 40))"
     )
     path = script(tmp_path, drifting, "drift.py")
-    run, est = PlannerService().bench_script(path, [], seconds=1.0, total_steps=1000)
+    run, est = bench_script(path, [], seconds=1.0, total_steps=1000)
     assert (
         run.steady is False and 2.5 < run.steps[-1] - run.steps[0] < 4.5
     )  # at 3x the budget, and said
@@ -623,9 +599,7 @@ def test_a_fast_steady_step_stops_at_its_budget_at_its_own_speed(tmp_path):
     for i in range(10**7):
         opt.zero_grad(); m(x).sum().backward(); opt.step()
     """
-    run, _ = PlannerService().bench_script(
-        script(tmp_path, fast), [], seconds=1.0, total_steps=10**6
-    )
+    run, _ = bench_script(script(tmp_path, fast), [], seconds=1.0, total_steps=10**6)
     steps = [b - a for a, b in zip(run.steps, run.steps[1:])]
     tenth = len(steps) // 10
     medians = [sorted(steps[i * tenth : (i + 1) * tenth])[tenth // 2] for i in range(1, 10)]
@@ -648,7 +622,7 @@ def test_steps_whose_windows_keep_moving_are_measured_to_the_cap_said_on_the_pro
         opt.zero_grad(); w(torch.ones(1, 2)).sum().backward(); opt.step()
     """
     events: list[tuple[str, dict]] = []
-    run, est = PlannerService().bench_script(
+    run, est = bench_script(
         script(tmp_path, episodes),
         [],
         seconds=1.0,
@@ -698,19 +672,28 @@ def test_a_workdir_is_where_the_script_runs_and_a_lost_relative_path_says_so(tmp
     monkeypatch.chdir(tmp_path)
     service = PlannerService()
     with pytest.raises(RunError, match="No such file or directory: 'data/n.txt'") as caught:
-        service.bench_script(Path("src/train.py"), ["data/n.txt"], seconds=2, total_steps=100)
+        bench_script(
+            Path("src/train.py"), ["data/n.txt"], seconds=2, total_steps=100, service=service
+        )
     assert "give --workdir ." in (
         caught.value.hint or ""
     )  # it ran in src/; the path is the user's folder's
     with pytest.raises(
         RunError
     ) as caught:  # `planner estimate` says so too (it resolves the folder first)
-        service.estimate_script(
-            Path("src/train.py"), ["data/n.txt"], PlanOptions(), seconds=2, total_steps=100
+        service.estimate(
+            service.workloads.open("src/train.py", ["data/n.txt"], total_steps=100),
+            PlanOptions(),
+            seconds=2,
         )
     assert "give --workdir ." in (caught.value.hint or "")
-    run, est = service.bench_script(
-        Path("src/train.py"), ["data/n.txt"], seconds=2, total_steps=100, workdir="."
+    run, est = bench_script(
+        Path("src/train.py"),
+        ["data/n.txt"],
+        seconds=2,
+        total_steps=100,
+        workdir=".",
+        service=service,
     )
     assert run.stopped_because == "finished" and len(run.steps) == 60
     for bad, said in (
@@ -718,7 +701,7 @@ def test_a_workdir_is_where_the_script_runs_and_a_lost_relative_path_says_so(tmp
         (tmp_path / "nowhere", "no such folder"),
     ):
         with pytest.raises(InputError, match=said):
-            service.bench_script(path, [], seconds=2, total_steps=100, workdir=bad)
+            bench_script(path, [], seconds=2, total_steps=100, workdir=bad, service=service)
 
 
 def test_a_machine_busy_with_other_work_while_the_script_is_measured_is_said(tmp_path):
@@ -726,7 +709,7 @@ def test_a_machine_busy_with_other_work_while_the_script_is_measured_is_said(tmp
     CPU time over the measured steps; the script's own DataLoader workers do not."""
     burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     try:
-        run, est = PlannerService().bench_script(
+        run, est = bench_script(
             script(tmp_path, LOOP.format(epochs=10**6)), ["1", "2"], seconds=2, total_steps=10_000
         )  # with two DataLoader workers of its own
     finally:
@@ -786,10 +769,11 @@ def test_a_script_that_never_asks_for_a_gpu_is_not_planned_on_one(tmp_path):
     """
     service = PlannerService()
     never = script(tmp_path, body.format(device='device = "cpu"'), "never.py")
-    doc, run, _ = service.estimate_script(
-        never, [], PlanOptions(region="us-east-1"), seconds=1, total_steps=10_000
+    doc = service.estimate(
+        service.workloads.open(str(never), total_steps=10_000),
+        PlanOptions(region="us-east-1"),
+        seconds=1,
     )
-    assert run.gpu_asked is False and not run.cuda_used
     assert not [
         o for o in doc.plan.options if o.device == "cuda"
     ]  # nothing to rent a GPU for, or benchmark one
@@ -803,12 +787,13 @@ def test_a_script_that_never_asks_for_a_gpu_is_not_planned_on_one(tmp_path):
         body.format(device='device = "cuda" if torch.cuda.is_available() else "cpu"'),
         "asks.py",
     )
-    doc, run, _ = service.estimate_script(
-        asks, [], PlanOptions(region="us-east-1"), seconds=1, total_steps=10_000
+    doc = service.estimate(
+        service.workloads.open(str(asks), total_steps=10_000),
+        PlanOptions(region="us-east-1"),
+        seconds=1,
     )
-    assert run.gpu_asked is True and any(
-        o.device == "cuda" and o.train_seconds for o in doc.plan.options
-    )
+    assert any(o.device == "cuda" and o.train_seconds for o in doc.plan.options)
+    assert not any("never asks for a GPU" in w for w in doc.plan.warnings)
 
 
 def test_what_a_script_starts_outside_its_process_group_ends_with_the_measurement(tmp_path):
@@ -829,7 +814,7 @@ def test_what_a_script_starts_outside_its_process_group_ends_with_the_measuremen
         (50, "finished"),
     ):  # stopped by the launcher; ended by itself
         start = time.monotonic()
-        run, _ = PlannerService().bench_script(
+        run, _ = bench_script(
             script(tmp_path, detached.format(steps=steps)), [], seconds=1, total_steps=100
         )
         assert run.stopped_because == why and time.monotonic() - start < 30
@@ -846,16 +831,14 @@ def test_a_script_runs_journal_and_progress_line_say_the_plans_step_time(tmp_pat
     import json
 
     from planner.core.script import ScriptRun
-    from planner.service import parse_targets
+    from planner.service import BenchOptions, parse_targets
 
     service = PlannerService()
-    service.run_script(
-        script(tmp_path, LOOP.format(epochs=8)),
-        ["1"],
+    service.run(
+        service.workloads.open(str(script(tmp_path, LOOP.format(epochs=8))), ["1"], epochs=80),
         parse_targets("local"),
         PlanOptions(),
-        seconds=30,
-        epochs=80,
+        BenchOptions(seconds=30),
         out=tmp_path / "run",
     )
     journaled = json.loads((tmp_path / "run" / "results" / "local-cpu.json").read_text())

@@ -10,6 +10,7 @@ import pytest
 
 from planner.core.script import ScriptRun, estimate_script, script_said
 from runner.local import run_script
+from tests.conftest import bench_script
 
 
 def script(tmp_path: Path, text: str, name: str = "train.py") -> Path:
@@ -60,7 +61,6 @@ def test_the_work_after_the_last_step_of_a_run_that_finished_is_measured_and_in_
 ):
     """A final evaluation (here a 1.5 s pass) after the last step: timed when the run finishes while measured, and part
     of the whole run on every row; a run planned longer keeps it once, at its end."""
-    from planner.service import PlannerService
 
     final = """
     import time, torch
@@ -71,7 +71,7 @@ def test_the_work_after_the_last_step_of_a_run_that_finished_is_measured_and_in_
         time.sleep(0.005)
     time.sleep(1.5)  # the final evaluation, a checkpoint
     """
-    run, est = PlannerService().bench_script(script(tmp_path, final), [], seconds=30)
+    run, est = bench_script(script(tmp_path, final), [], seconds=30)
     assert run.stopped_because == "finished" and est.total_steps == 60
     assert est.after_seconds is not None and 1.5 <= est.after_seconds < 3.0
     assert est.seconds >= est.setup_seconds + 60 * est.step_seconds + 1.5

@@ -35,7 +35,7 @@ def test_a_step_longer_than_the_wall_cap_ends_the_bench_and_estimate_answers_fro
     service = PlannerService()
     start = time.monotonic()
     doc = service.estimate(
-        service.workloads.load(str(slow_spec)), plan_options(region="us-east-1"), 0.5
+        service.workloads.open(str(slow_spec)), plan_options(region="us-east-1"), 0.5
     )
     assert time.monotonic() - start < 20
     said = doc.plan.warnings[0]
@@ -69,11 +69,11 @@ def test_a_precision_this_cpu_would_emulate_is_measured_in_fp32_and_said(tmp_pat
     )
     monkeypatch.setattr(pricing.catalog, "local_cpu_flags", lambda cpuinfo=None: {"avx2", "fma"})
     service = PlannerService()
-    spec = service.workloads.load(str(spec_path))
-    assert "bf16 would be emulated here" in service.workloads.emulated_here(spec)
+    workload = service.workloads.open(str(spec_path))
+    assert "bf16 would be emulated here" in service.workloads.emulated_here(workload.spec)
     measured = {}
     doc = service.estimate(
-        spec,
+        workload,
         plan_options(region="us-east-1"),
         0.5,
         on_result=lambda label, data: measured.update({label: data}),

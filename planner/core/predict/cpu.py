@@ -22,7 +22,8 @@ correction per family from measured runs.
 from __future__ import annotations
 
 from planner.core.predict.gpu import Prediction
-from pricing.facts import AMX_BF16_FLOPS_PER_CYCLE, CpuFacts  # noqa: F401 - re-exported
+from pricing.facts import AMX_BF16_FLOPS_PER_CYCLE as AMX_BF16_FLOPS_PER_CYCLE
+from pricing.facts import CpuFacts as CpuFacts
 
 CPU_UNCERTAINTY = 0.4
 CALIBRATED_UNCERTAINTY = 0.2
@@ -60,7 +61,7 @@ def predict_cpu(
     local: CpuFacts | None = None,
     target: CpuFacts | None = None,
     precision: str = "fp32",
-):
+) -> Prediction:
     """Scale this machine's measured step to `cores` cores of `target` (torch uses one thread per
     physical core). Without both processors' facts, per-core speed is taken equal to this machine's."""
     p = parallel_fraction(train_flops_per_step)
@@ -105,7 +106,7 @@ def predict_cpu_unmeasured(
     dispatch_seconds: float = UNMEASURED_DISPATCH_SECONDS,
     moved_bytes: float = 0.0,
     memory_gbps_per_core: float | None = None,
-):
+) -> Prediction:
     """A CPU step with nothing measured: max(FLOPs over `cores` of `target`'s vector peak x efficiency,
     bytes over its memory bandwidth) plus kernels x dispatch (scaled by clock). None without the
     processor's facts."""

@@ -31,7 +31,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pricing.facts import Interconnect, interconnect_from_row  # noqa: F401 - re-exported
+from pricing.facts import Interconnect as Interconnect
+from pricing.facts import interconnect_from_row as interconnect_from_row
 
 NVLINK_LINK_BYTES = {
     "volta": 20.0e9,

@@ -39,7 +39,8 @@ from planner.core.predict.constants import (
 )
 from planner.workload.footprint import ACT_BYTES, FP32, Layer
 from planner.workload.footprint import COMPUTE_OPS as COMPUTE
-from pricing.facts import GpuSpec, gpu_spec_from_row  # noqa: F401 - gpu_spec_from_row re-exported
+from pricing.facts import GpuSpec as GpuSpec
+from pricing.facts import gpu_spec_from_row as gpu_spec_from_row
 
 # fp32 words read + written per parameter by one update of torch.optim's default (foreach)
 # implementation: Adam makes several passes over parameters, gradients and both moments.
@@ -62,9 +63,9 @@ def sustained_clock_fraction(gpu: GpuSpec, constants: DeviceConstants = DEFAULT)
     full = constants.watts_per_sm_ghz3 * gpu.sm_count * boost**3
     if full <= gpu.tdp_watts:
         return 1.0
-    sustained = boost * (gpu.tdp_watts / full) ** (1.0 / 3.0)
+    sustained = boost * float(gpu.tdp_watts / full) ** (1.0 / 3.0)
     floor = (gpu.base_clock_mhz or 0.0) / 1000.0
-    return max(sustained, floor) / boost
+    return float(max(sustained, floor) / boost)
 
 
 @dataclass(frozen=True)
