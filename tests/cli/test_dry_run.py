@@ -236,7 +236,9 @@ def test_an_aws_profile_that_does_not_exist_is_bad_input_not_a_bug(tmp_path):
     )
 
 
-def test_a_scripts_refused_flags_are_refused_before_the_launch_is_said_or_a_dry_run_measures(tmp_path):
+def test_a_scripts_refused_flags_are_refused_before_the_launch_is_said_or_a_dry_run_measures(
+    tmp_path,
+):
     """A training script given a spec's flag (--threads, --processes) is refused first, naming the flag and the
     fix: before the launch preview, the "Proceed?" question or a dry run's measurement (issue 41: the workload is
     opened, and its flags checked, before anything else)."""
