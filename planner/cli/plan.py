@@ -204,7 +204,7 @@ def _auto_preview(
     with progress() as on_progress:
         choices = service.auto_preview(workload, options, aws, args.seconds, on_progress)
     _say_choices(choices, verb="would benchmark")
-    chosen = [c.target.removeprefix("aws:") for c in choices if c.benchmark]
+    chosen = [c.instance_type for c in choices if c.benchmark]
     if chosen:
         for line in service.launch_preview(chosen, aws).lines():
             err.print(line, highlight=False, markup=False, soft_wrap=True)
@@ -294,7 +294,7 @@ def _dry_run_json(
         dict.fromkeys(
             [
                 *targets.aws_types,
-                *(c.target.removeprefix("aws:") for c in choices or [] if c.benchmark),
+                *(c.instance_type for c in choices or [] if c.benchmark),
             ]
         )
     )

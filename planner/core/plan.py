@@ -298,6 +298,12 @@ class BenchmarkChoice:
     speedup_high: float | None = None
     break_even: float | None = None
     worst_case_usd: float | None = None  # left out by the budget: the benchmark's worst case
+
+    @property
+    def instance_type(self) -> str:
+        """The EC2 instance type it would benchmark ("aws:g5.xlarge" -> "g5.xlarge")."""
+        return self.target.removeprefix("aws:")
+
     max_instances: int | None = None  # left out by --max-instances: its value
     reason: str = ""  # a document written before: its words
 

@@ -302,7 +302,7 @@ class _Run:
         self.journal.write_run(self.info)
         if self.cb.on_choices:
             self.cb.on_choices(choices)
-        return [c.target[4:] for c in choices if c.benchmark]
+        return [c.instance_type for c in choices if c.benchmark]
 
     def aws_targets(self, aws_types: list[str], aws: AwsOptions, priced) -> tuple[list, list]:
         """(targets, backstops) for the instances of the run; with --fallback next, each with the plan's next-best

@@ -426,7 +426,7 @@ class Scripts:
                 if cb.on_choices:
                     cb.on_choices(choices)
                 chosen, skipped = self.runs.benchmarkable(
-                    [c.target[4:] for c in choices if c.benchmark], no_credentials
+                    [c.instance_type for c in choices if c.benchmark], no_credentials
                 )
                 aws_types += [t for t in chosen if t not in aws_types]
                 priced = preflight(aws_types, aws, catalog) if aws_types else None

@@ -417,7 +417,7 @@ class PlannerApp(Quitting, App):
             render = getattr(exc, "render", None)
             self.notify(render() if callable(render) else str(exc), severity="error")
             return
-        from planner.service import AwsOptions
+        from planner.service import AwsOptions, parse_targets
 
         name = Path(self.script).stem if self.script is not None else self.spec.name
         out = self.runs_dir
@@ -429,7 +429,7 @@ class PlannerApp(Quitting, App):
         targets = list(
             dict.fromkeys(["local", *self.targets])
         )  # every other instance is predicted from here
-        rented = [t.removeprefix("aws:") for t in targets if t.startswith("aws:")]
+        rented = parse_targets(",".join(targets)).aws_types
         if not rented:
             self._start_run(out, aws, targets, options)
             return

@@ -22,7 +22,7 @@ from planner.report.plan import PLAN_COLUMNS, plan_row
 from planner.report.tables import gpu_cells
 from planner.report.text import escape, label_target, short
 from planner.report.why import choice_reason
-from planner.service import AwsOptions, PriceQuery
+from planner.service import AwsOptions, PriceQuery, parse_targets
 from planner.service.inputs import parse_flag
 from planner.tui.messages import TargetsChanged
 from planner.tui.typed import planner_app
@@ -228,7 +228,7 @@ class TargetsPane(Vertical):
         lines = [
             f"[b]targets[/]: {', '.join(targets)}   (space picks, a: the suggested, u: local only, r runs)"
         ]
-        aws_types = [t[4:] for t in self.selected]
+        aws_types = parse_targets(",".join(targets)).aws_types
         if aws_types:
             try:
                 worst = app.service.bench_cost(aws_types, aws)
