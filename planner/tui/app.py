@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,6 +35,7 @@ from planner.service import (
     RunLengthUnknown,
     ScriptEnv,
     ScriptLength,
+    ScriptWorkload,
     TaskOrigin,
     is_script,
 )
@@ -157,16 +159,18 @@ class PlannerApp(Quitting, App):
         self.open_at_start = (
             str(path) if path is not None and path.is_dir() else None
         )  # `planner tui RUN_DIR`
-        # `planner tui train.py -- ARGS`: the user's script, measured here as a local run, then planned
-        self.script = (
-            spec_path if spec_path and is_script(spec_path) and not self.open_at_start else None
+        # `planner tui train.py -- ARGS`: the user's script, measured here as a local run, then planned (a saved
+        # script run opened, `o`, sets it too; its length changes with `s`)
+        self.script: ScriptWorkload | None = (
+            ScriptWorkload(
+                spec_path, tuple(script_args or ()), total_steps, epochs, workdir, script_env, task
+            )
+            if spec_path and is_script(spec_path) and not self.open_at_start
+            else None
         )
-        self.script_args, self.total_steps, self.epochs = (
-            list(script_args or []),
-            total_steps,
-            epochs,
+        self.given_env = (
+            script_env  # the command line's --env/--secret: a saved run opened takes its secrets
         )
-        self.workdir, self.script_env, self.script_task = workdir, script_env, task
         self.spec_path = None if self.open_at_start or self.script else spec_path
         self.runs_dir, self.runs_folder = runs_dir, runs_folder
         self.bench_seconds, self.estimate_seconds = bench_seconds, estimate_seconds
@@ -237,34 +241,35 @@ class PlannerApp(Quitting, App):
 
     def measure_script(self) -> None:
         """The user's script measured here (a local run journaled in the runs folder), then its plan shown."""
-        assert self.script is not None
-        self.sub_title = script_title(self.script, self.script_args)
+        script = self.script
+        assert script is not None
+        self.sub_title = script_title(script.path, list(script.args))
         self.query_one(WorkloadPane).show_script(
-            self.script,
-            self.script_args,
+            script.path,
+            list(script.args),
             None,
-            workdir=self.workdir,
-            task=self.script_task,
-            env=self.script_env,
+            workdir=script.workdir,
+            task=script.task,
+            env=script.env,
         )
         self.results.show_status(
-            f"measuring {Path(self.script).name} here, unchanged: {self.estimate_seconds:g} s of "
+            f"measuring {script.name} here, unchanged: {self.estimate_seconds:g} s of "
             "training steps, then every instance predicted from it"
         )
         self._measuring_script = True
         self._measure_script(
-            self.script,
+            script,
             self.results.plan_options(),
-            self.service.journals.new_run_dir(Path(self.script).stem, self.runs_folder),
+            self.service.journals.new_run_dir(Path(script.path).stem, self.runs_folder),
         )
 
     @work(thread=True, exclusive=True, group="estimate")
-    def _measure_script(self, script: str, options, out: Path) -> None:
+    def _measure_script(self, script: ScriptWorkload, options, out: Path) -> None:
         from planner.service import BenchOptions, parse_targets
 
         try:
             self.service.run(
-                self.workload(),
+                script,
                 parse_targets("local"),
                 options,
                 BenchOptions(seconds=self.estimate_seconds),
@@ -341,6 +346,9 @@ class PlannerApp(Quitting, App):
         return self.query_one(ResultsPane)
 
     def on_spec_loaded(self, message: SpecLoaded) -> None:
+        self.script = (
+            None  # a spec is the workload now (loaded, or a saved spec run opened): `r` runs it
+        )
         self._estimate_when_valid = message.estimate and self.estimate_on_open
 
     def on_spec_changed(self, message: SpecChanged) -> None:
@@ -419,7 +427,7 @@ class PlannerApp(Quitting, App):
             return
         from planner.service import AwsOptions, parse_targets
 
-        name = Path(self.script).stem if self.script is not None else self.spec.name
+        name = Path(self.script.path).stem if self.script is not None else self.spec.name
         out = self.runs_dir
         if out is None or (Path(out).exists() and any(Path(out).iterdir())):
             out = self.service.journals.new_run_dir(name, self.runs_folder)
@@ -482,19 +490,7 @@ class PlannerApp(Quitting, App):
     def workload(self) -> Workload:
         """What the app plans, as the service takes it: the script as it stands (its length may have been given since
         it opened), or the spec as last validated."""
-        from planner.service import ScriptWorkload
-
-        if self.script is not None:
-            return ScriptWorkload(
-                self.script,
-                tuple(self.script_args),
-                self.total_steps,
-                self.epochs,
-                self.workdir,
-                self.script_env,
-                self.script_task,
-            )
-        return self.spec_workload()
+        return self.script if self.script is not None else self.spec_workload()
 
     def spec_workload(self) -> SpecWorkload:
         """The spec as last validated, as the service takes it."""
@@ -552,8 +548,8 @@ class PlannerApp(Quitting, App):
             return
         self.ask_length(
             run_dir,
-            f"{script_title(self.script, self.script_args)}: how long is the whole run?",
-            ScriptLength(self.total_steps, self.epochs),
+            f"{script_title(self.script.path, list(self.script.args))}: how long is the whole run?",
+            ScriptLength(self.script.total_steps, self.script.epochs),
         )
 
     def ask_length(self, run_dir: str, why: str, length: ScriptLength | None = None) -> None:
@@ -586,17 +582,17 @@ class PlannerApp(Quitting, App):
                     rows = [
                         ("whole run", "its length is not known: s gives it (steps or epochs)")
                     ]  # measured, not measuring
-                self.script, self.script_args, self.workdir, self.script_task = (
-                    job.path,
-                    job.args,
-                    job.workdir,
-                    job.task,
-                )
-                given = (
-                    self.script_env.secrets if self.script_env else {}
-                )  # this session's, never journaled
-                self.script_env = ScriptEnv(
-                    job.env, {k: v for k, v in given.items() if k in job.secret_names}
+                given = {  # this session's secrets (the command line's, the script's): never journaled
+                    **(self.given_env.secrets if self.given_env else {}),
+                    **(
+                        self.script.env.secrets
+                        if self.script is not None and self.script.env
+                        else {}
+                    ),
+                }
+                env = ScriptEnv(job.env, {k: v for k, v in given.items() if k in job.secret_names})
+                self.script = ScriptWorkload(
+                    job.path, tuple(job.args), None, None, job.workdir, env, job.task
                 )
                 missing = [n for n in job.secret_names if n not in given]
                 if (
@@ -614,7 +610,7 @@ class PlannerApp(Quitting, App):
                     job.script,
                     workdir=job.workdir,
                     task=job.task,
-                    env=self.script_env,
+                    env=env,
                 )
                 self.sub_title = script_title(job.script, job.args)
                 if unknown is not None:
@@ -622,7 +618,9 @@ class PlannerApp(Quitting, App):
                     return
                 if length is not None:
                     self.service.journals.keep_script_length(path, length)
-                self.total_steps, self.epochs = job.total_steps, job.epochs
+                self.script = replace(
+                    self.script, total_steps=job.total_steps, epochs=job.epochs
+                )  # what `r` runs
                 self.results.show_status("")
                 self.results.open_run(str(path), job)
                 self._runs_beside(path)

@@ -122,7 +122,9 @@ def test_a_script_run_without_a_length_asks_for_it_and_plans_the_measurement_mad
         async with started(app, (80, 24)) as pilot:
             await wait_for(pilot, lambda: isinstance(app.screen, RunLength), timeout=30)
             # its envs from the journal, the session's secret kept, the one not given said (never journaled)
-            assert app.script_env == ScriptEnv({"LR": "0.1"}, {"HF_TOKEN": "hf_given"})
+            assert app.script is not None and app.script.env == ScriptEnv(
+                {"LR": "0.1"}, {"HF_TOKEN": "hf_given"}
+            )
             assert any(
                 "(WANDB_API_KEY) were never journaled" in n.message for n in app._notifications
             )
@@ -181,7 +183,9 @@ def test_a_script_run_without_a_length_asks_for_it_and_plans_the_measurement_mad
                 lambda: results.doc is not None and results.doc.workload.total_steps == 6000,
                 timeout=60,
             )
-            assert app.total_steps == 6000  # what `r` would run with
+            assert (
+                app.script is not None and app.script.total_steps == 6000
+            )  # what `r` would run with
             assert (
                 json.loads((run / "script.json").read_text())["total_steps"] == 2000
             )  # the run's own is kept
@@ -206,5 +210,30 @@ def test_what_the_command_line_said_before_the_app_took_the_screen_is_shown_in_i
             await pilot.pause(0.2)
             shown = [n.message for n in app._notifications]
             assert all(line in shown for line in said)
+
+    asyncio.run(scenario())
+
+
+def test_a_spec_loaded_after_a_script_is_what_r_runs(tmp_path):
+    """The app holds one workload: once a spec is loaded in the Workload pane (or a saved spec run opened) after a
+    script, the spec is what `r` runs and `e` estimates; the script is no longer held."""
+    from planner.service import ScriptWorkload, SpecWorkload
+    from planner.tui.workload import WorkloadPane
+
+    async def scenario():
+        app = PlannerApp(
+            str(EXAMPLES / "scripts" / "convnet.py"),
+            total_steps=100,
+            estimate_seconds=1,
+            bench_seconds=1,
+            runs_folder=tmp_path,
+        )
+        async with started(app, (120, 40)) as pilot:
+            assert isinstance(app.workload(), ScriptWorkload) and app.workload().total_steps == 100
+            app.query_one(WorkloadPane).load(str(EXAMPLES / "small-cnn.yaml"), estimate=False)
+            await wait_for(pilot, lambda: app.spec is not None, timeout=60)
+            assert app.script is None
+            workload = app.workload()
+            assert isinstance(workload, SpecWorkload) and workload.spec.name == "small-cnn"
 
     asyncio.run(scenario())
