@@ -635,18 +635,17 @@ def say_script_cap(service: PlannerService, args: argparse.Namespace, then: str 
         if getattr(args, "epochs", None)
         else ""
     )
-    first = (
-        "traced on a stand-in GPU first (it names CUDA; not run here if that trace says its step is too slow for "
-        "this CPU), then "
-        if service.workloads.traced_first(args.spec)
-        else ""
-    )
+    if service.workloads.traced_first(args.spec):
+        stderr().print(
+            f"{escape(args.spec)} names CUDA: it is traced on a stand-in GPU first, and not run here if that "
+            "trace says its step is too slow for this CPU.",
+            highlight=False,
+        )
     stderr().print(
-        f"{first}running {escape(running)} here, unchanged: "
-        f"{args.seconds:g} s of training steps (at least 20; up to {UNSTEADY_EXTENSION * args.seconds:g} s while the step time has "
-        f"not settled{epoch}), and stopped with everything it started at "
-        f"{args.seconds + SCRIPT_CAP_EXTRA_SECONDS:g} s if it has not finished"
-        + (f"; {then}" if then else ""),
+        f"Running {escape(running)} here, unchanged: {args.seconds:g} s of training steps (at least 20; up to "
+        f"{UNSTEADY_EXTENSION * args.seconds:g} s while the step time has not settled{epoch}). It is stopped, with "
+        f"everything it started, at {args.seconds + SCRIPT_CAP_EXTRA_SECONDS:g} s if not finished"
+        + (f"; {then}." if then else "."),
         highlight=False,
     )  # a terminal wraps it at words; a pipe keeps it one line
 
@@ -674,8 +673,8 @@ def check_script_flags(args: argparse.Namespace, flags: tuple[str, ...]) -> None
     if given == ["--threads"]:
         raise InputError(
             f"--threads {args.threads}: not for a training script (the planner does not change its code)",
-            hint=f"set them in its environment: OMP_NUM_THREADS={args.threads} planner ... (the launcher "
-            "and torch honour it)",
+            hint=f"set the script's threads in its environment: OMP_NUM_THREADS={args.threads} planner ... (the "
+            "launcher and torch honour it)",
         )
     if given == ["--out"]:
         raise InputError(

@@ -36,7 +36,7 @@ from planner.report.tables import (
     script_table,
     sweep_table,
 )
-from planner.report.text import range_text, seconds_text
+from planner.report.text import counted, range_text, seconds_text
 from planner.service import (
     BenchOptions,
     PlannerService,
@@ -119,7 +119,7 @@ def _script_benched(args: argparse.Namespace, bench: ScriptBench) -> int:
 def validate_lines(data: dict) -> list[str]:
     verdict = "inside" if data["inside_interval"] else "outside"
     lines = [
-        f"{data['workload']} on {data['device']} ({data['device_name']}), {data['epochs']:,} epochs = {data['steps']:,} steps",
+        f"{data['workload']} on {data['device']} ({data['device_name']}), {counted(data['epochs'], 'epoch')} = {counted(data['steps'], 'step')}",
         f"  predicted {seconds_text(data['predicted_seconds'])} "
         f"({seconds_text(data['predicted_seconds_low'])}-{seconds_text(data['predicted_seconds_high'])}) "
         f"from a {data['bench_seconds']:g} s bench: {data['predicted_step_seconds'] * 1e3:.3g} ms per step",

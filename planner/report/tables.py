@@ -7,7 +7,14 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from planner.core.shown import DEFAULT_GROUP_BY, GroupBy, Shown
-from planner.report.text import human_bytes, human_count, money_text, range_text, seconds_text
+from planner.report.text import (
+    counted,
+    human_bytes,
+    human_count,
+    money_text,
+    range_text,
+    seconds_text,
+)
 
 if TYPE_CHECKING:
     from planner.core.script import ScriptEstimate, ScriptRun
@@ -48,7 +55,7 @@ def check_table(spec, fp):
     )
     t.add_row(
         "steps",
-        f"{spec.steps_per_epoch:,} per epoch x {spec.train.epochs:,} epochs = {spec.total_steps:,}",
+        f"{spec.steps_per_epoch:,} per epoch x {counted(spec.train.epochs, 'epoch')} = {spec.total_steps:,}",
     )
     t.add_row(
         "training memory",
@@ -67,7 +74,7 @@ def check_lines(spec, fp) -> list[str]:
     return [
         f"parameters        {fp.params:,}",
         f"FLOPs per sample  {human_count(fp.train_flops_per_sample)}",
-        f"steps             {spec.steps_per_epoch:,} x {spec.train.epochs:,} epochs = {spec.total_steps:,}",
+        f"steps             {spec.steps_per_epoch:,} x {counted(spec.train.epochs, 'epoch')} = {spec.total_steps:,}",
         f"training memory   {human_bytes(fp.total_bytes)} ({fp.precision}, batch {fp.batch_size:,})",
         f"  weights+grads   {human_bytes(fp.weights_bytes + fp.gradients_bytes)}",
         f"  optimizer       {human_bytes(fp.optimizer_bytes)}",
@@ -151,7 +158,7 @@ def bench_table(result):
         else "peak RSS of the bench process"
     )
     t.add_row("peak memory", f"{human_bytes(r.peak_memory_bytes or 0)} ({kind})")
-    t.add_row("software", f"torch {r.torch_version}, {r.threads} threads, {r.precision}")
+    t.add_row("software", f"torch {r.torch_version}, {counted(r.threads, 'thread')}, {r.precision}")
     if getattr(r, "processes", 1) > 1:
         t.add_row(
             "data parallel",
@@ -463,7 +470,7 @@ def script_rows(run: ScriptRun, est: ScriptEstimate) -> list[tuple[str, str]]:
         (
             "device",
             ("CUDA" if run.cuda_used else "CPU")
-            + f", {run.threads} threads; stopped: {run.stopped_because}"
+            + f", {counted(run.threads, 'thread')}; stopped: {run.stopped_because}"
             + (
                 "; never asks for a GPU (it would not use one on an instance)"
                 if run.gpu_asked is False and not run.cuda_used

@@ -135,3 +135,9 @@ def label_text(label: str) -> str:
     """A run's label as progress lines show it: the target as the plan names it (aws-g5.xlarge -> aws:g5.xlarge,
     local-cpu -> local), with the device when this machine measured another one (local-cuda)."""
     return label if label.startswith("aws:") else Target.shown(label)
+
+
+def counted(n: float, word: str) -> str:
+    """`n` `word`s, the word singular for exactly one ("1 thread", "2 threads", "1.5 epochs")."""
+    shown = f"{n:,}" if float(n).is_integer() else f"{n:,.1f}"
+    return f"{shown} {word}" + ("" if n == 1 else "s")

@@ -306,7 +306,7 @@ def test_a_gpu_script_too_slow_for_this_cpu_is_not_run_here_and_answers_in_secon
     )
     took = time.monotonic() - start
     assert r.code == 0, r.err
-    assert "traced on a stand-in GPU first" in r.err
+    assert "it is traced on a stand-in GPU first" in r.err
     plan = json.loads(r.out)
     local = next(o for o in plan["options"] if o["target"] == "local")
     assert local["source"] == "predicted" and "so it was not run here" in local["note"], local
