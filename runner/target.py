@@ -45,7 +45,13 @@ class Target(Protocol):
     exclusive: (
         bool  # True: runs alone (local benches share this machine and would disturb each other)
     )
-    poll_seconds: float  # how often the session asks for progress (and the first back-off after a failed call)
+
+    @property
+    def poll_seconds(
+        self,
+    ) -> (
+        float
+    ): ...  # how often the session asks for progress (and the first back-off after a failed call)
 
     @property
     def deadline(self) -> dt.datetime | None: ...  # the session stops waiting then (UTC), or None

@@ -21,6 +21,8 @@ from planner.errors import InputError, PlannerError
 from pricing.billing import instance_cost
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from pricing.catalog import Catalog
 
 
@@ -108,7 +110,7 @@ class Account:
         refresh: bool = False,
         warn: Callable[[str], None] | None = None,
         source: str = "catalog",
-    ):
+    ) -> tuple[Catalog, pd.DataFrame]:
         """(catalog, matching rows sorted) for `planner prices` and the TUI's target table. The rows
         carry `price_usd_per_hour` (the price of the query's purchase option) and `facts_note` (what
         the device model lacks to predict the row, '' when nothing). `refresh` reads `source` first:
@@ -267,7 +269,7 @@ class Account:
         return outputs(found)
 
 
-def _ec2(session: Any, region: str):
+def _ec2(session: Any, region: str) -> Any:  # a boto3 EC2 client
     return client(session, "ec2", region)
 
 

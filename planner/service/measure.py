@@ -33,11 +33,11 @@ from planner.core.script import (
 from planner.errors import Cancelled, InputError, RunError, StepTooLong
 from planner.units import PROCESSES, shown_path
 from planner.workload.footprint import bench_bytes, footprint
+from runner.bench.procfs import memory_available
 from runner.local import (
     SCRIPT_CAP_EXTRA_SECONDS,
     STOPPED_AT_CAP,
     LocalTarget,
-    memory_available,
     run_script,
 )
 from runner.script_job import own_error
@@ -48,6 +48,7 @@ if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads i
     from planner.workload.footprint import Footprint
     from planner.workload.spec import WorkloadSpec
     from pricing.facts import CpuFacts
+    from runner.bench.result import BenchResult
 
 ProgressFn = Callable[[str, dict[str, Any]], None]  # (target label, event)
 
@@ -206,7 +207,7 @@ def local_batch(spec: WorkloadSpec, fp: Footprint, available_bytes: int | None) 
     return batch
 
 
-def scaled_to_spec(result, spec_batch: int):
+def scaled_to_spec(result: BenchResult, spec_batch: int) -> BenchResult:
     """A bench result measured at a smaller batch, with its step times scaled linearly to the
     spec's batch (per-sample work is what a step of a large batch is made of), and a warning."""
     from dataclasses import replace
@@ -248,7 +249,7 @@ def run_bench(
     extra: dict[str, Any] | None = None,
     batch_size: int | None = None,
     cancel: threading.Event | None = None,
-):
+) -> BenchResult:
     """Run the bench for `spec` on this machine in a subprocess; return its BenchResult.
     Raises InputError (the job asks what this machine cannot do), RunError (the bench failed), Cancelled (`cancel`
     was set: the bench's process group was ended first)."""
@@ -299,7 +300,7 @@ def measure_here(
     options: BenchOptions,
     on_progress: ProgressFn | None = None,
     cancel: threading.Event | None = None,
-):
+) -> BenchResult:
     """This machine's measurement of `spec` for a plan: at the spec's batch when the bench fits
     LOCAL_BENCH_BUDGET_BYTES here, else at a smaller batch scaled to the spec's (said in its
     warnings). A workload too big for even that is a `does_not_fit` result, not an error. A 16-bit precision this
@@ -390,7 +391,7 @@ def validate(
             on_progress=on_progress,
             label="recheck",
         )
-        if after.status == "ok" and after.step_seconds:
+        if after.status == "ok" and after.step_seconds and result.step_seconds:
             drift = 100.0 * (after.step_seconds - result.step_seconds) / result.step_seconds
             out.update(
                 recheck_step_seconds=after.step_seconds,
@@ -581,7 +582,7 @@ class Measure:
         label: str = "local",
         extra: dict[str, Any] | None = None,
         batch_size: int | None = None,
-    ):
+    ) -> BenchResult:
         """One bench of `spec` here, in a child process: its BenchResult.
         Raises InputError (a device or processes this machine lacks), RunError (the bench failed)."""
         return run_bench(
@@ -614,7 +615,7 @@ class Measure:
         seconds: float = 10.0,
         total_steps: int | None = None,
         epochs: int | None = None,
-        cancel=None,
+        cancel: threading.Event | None = None,
         on_progress: ProgressFn | None = None,
         label: str = "local",
         workdir: str | Path | None = None,
@@ -634,7 +635,7 @@ class Measure:
         args: list[str],
         seconds: float = 10.0,
         until_epoch: bool = False,
-        cancel=None,
+        cancel: threading.Event | None = None,
         on_progress: ProgressFn | None = None,
         label: str = "local",
         workdir: str | Path | None = None,
@@ -812,7 +813,7 @@ class Measure:
         args: list[str],
         cwd: Path,
         env: ScriptEnv | None = None,
-        cancel=None,
+        cancel: threading.Event | None = None,
         on_progress: ProgressFn | None = None,
         label: str = "local",
     ) -> ScriptRun | None:
@@ -837,7 +838,7 @@ class Measure:
         args: list[str],
         cwd: Path,
         env: ScriptEnv | None = None,
-        cancel=None,
+        cancel: threading.Event | None = None,
         on_progress: ProgressFn | None = None,
         label: str = "local",
         gpu: dict[str, Any] | None = None,

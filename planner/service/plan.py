@@ -51,16 +51,29 @@ from runner.aws import (
     check_settings,
     worst_case_bench_cost,
 )
-from runner.local import LocalTarget, memory_available
+from runner.bench.procfs import memory_available
+from runner.local import LocalTarget
 from runner.session import BenchSession
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
+    import threading
+    from collections.abc import Callable, Sequence
+
+    import pandas as pd
+
+    from planner.core.decide import BenchmarkChoice, Plan
     from planner.service.account import Account
+    from runner.bench.result import BenchResult
+    from runner.target import Target as SessionTarget
+
+    Backstop = Callable[[], Any]  # a cleanup the session runs on its way out
     from planner.service.describe import Workloads
     from planner.workload.spec import WorkloadSpec
 
 
-def fallback_prices(aws_types: list[str], aws: AwsOptions, catalog) -> dict[str, float]:
+def fallback_prices(
+    aws_types: list[str], aws: AwsOptions, catalog: pd.DataFrame
+) -> dict[str, float]:
     """The on-demand price of each type a spot launch may fall back to (--fallback on-demand); {} without one."""
     from pricing.catalog import hourly_price
 
@@ -70,7 +83,12 @@ def fallback_prices(aws_types: list[str], aws: AwsOptions, catalog) -> dict[str,
 
 
 def next_alternatives(
-    aws_run: AwsRun, plan: Any, aws_types: list[str], aws: AwsOptions, catalog, worst: float
+    aws_run: AwsRun,
+    plan: Any,
+    aws_types: list[str],
+    aws: AwsOptions,
+    catalog: pd.DataFrame,
+    worst: float,
 ) -> dict[str, list[tuple[str, float, str]]]:
     """`--fallback next`: for each type, the plan's next-best instances of its kind (a GPU for a GPU, a CPU for a CPU:
     planner.core.plan.next_best), none already a target, of the type's architecture when an --ami is given, each with
@@ -110,7 +128,7 @@ def measured_target(target: Target, launched: AwsTarget | None) -> Target:
 
 
 def preflight(
-    aws_types: list[str], aws: AwsOptions, catalog
+    aws_types: list[str], aws: AwsOptions, catalog: pd.DataFrame
 ) -> tuple[dict[str, float], dict[str, str], float]:
     """Prices, architectures and the worst-case bench cost; refuse before launching anything."""
     from pricing.catalog import hourly_price, instance_facts
@@ -148,11 +166,11 @@ def preflight(
 
 def plan_from_results(
     spec: WorkloadSpec,
-    results: dict[str, Any],
+    results: dict[str, Measured],
     options: PlanOptions,
-    catalog=None,
+    catalog: pd.DataFrame | None = None,
     need_bytes: int | None = None,
-):
+) -> Plan:
     """The plan over journaled results (label -> planner.journal.Measured), priced as measured_candidates
     does, with what the measurements say."""
     candidates, said = measured_candidates(results, options, catalog, need_bytes)
@@ -162,7 +180,7 @@ def plan_from_results(
     return plan
 
 
-def saved_options(journal, overrides: dict[str, Any]) -> PlanOptions:
+def saved_options(journal: RunJournal, overrides: dict[str, Any]) -> PlanOptions:
     """A saved run's plan options with `overrides` (None: keep the saved value) applied by the flags' rules."""
     saved = journal.read_run().get("plan_options", {})
     overrides = {
@@ -180,9 +198,9 @@ def saved_options(journal, overrides: dict[str, Any]) -> PlanOptions:
     return PlanOptions(**{k: v for k, v in merged.items() if k in PlanOptions.__dataclass_fields__})
 
 
-def saved_results(journal) -> dict[str, Any]:
+def saved_results(journal: RunJournal) -> dict[str, Measured]:
     """A saved run's results; InputError when it has none yet."""
-    results = journal.read_results()
+    results: dict[str, Measured] = journal.read_results()
     if not results:
         raise InputError(
             f"{journal.path}: the run has no results yet",
@@ -196,7 +214,7 @@ class _Run:
 
     def __init__(
         self,
-        service,
+        service: Runs,
         spec: WorkloadSpec,
         spec_text: str | None,
         choice: TargetChoice,
@@ -204,8 +222,8 @@ class _Run:
         bench: BenchOptions,
         out: Path | None,
         cb: RunCallbacks,
-        cancel,
-    ):
+        cancel: threading.Event | None,
+    ) -> None:
         self.service, self.spec, self.choice, self.options, self.bench, self.cb, self.cancel = (
             service,
             spec,
@@ -231,12 +249,12 @@ class _Run:
         )  # what the real run holds: replans check it
         self.journal.write_run(self.info)
         self.where: dict[str, tuple[Target, str | None, str | None]] = {}
-        self.choices: list = []  # `auto`'s choice of instances (planner.core.decide.BenchmarkChoice)
+        self.choices: list[BenchmarkChoice] = []  # `auto`'s choice of instances
         self.instances: dict[
             str, AwsTarget
         ] = {}  # the run's AWS targets by label (--fallback next may change the type)
 
-    def record(self, label: str, result) -> None:
+    def record(self, label: str, result: BenchResult) -> None:
         target, region, purchase = self.where[label]
         launched = measured_target(target, self.instances.get(label))
         if (
@@ -263,7 +281,9 @@ class _Run:
         else:
             sys.stderr.write(f"{label}: {text}\n" if label else f"{text}\n")
 
-    def session(self, targets: list, backstops=()):
+    def session(
+        self, targets: list[SessionTarget], backstops: Sequence[Backstop] = ()
+    ) -> BenchSession:
         return BenchSession(
             targets,
             on_state=self.cb.on_state,
@@ -274,8 +294,8 @@ class _Run:
             on_notice=self.notice,
         )
 
-    def local_targets(self) -> list:
-        targets = []
+    def local_targets(self) -> list[SessionTarget]:
+        targets: list[SessionTarget] = []
         batch = local_batch(self.spec, self.fp, memory_available())
         for device in local_devices() if LOCAL in self.choice.targets else []:
             label = LOCAL.label(device)
@@ -289,7 +309,7 @@ class _Run:
             targets.append(LocalTarget(job, self.journal.path / "work", label))
         return targets
 
-    def auto(self, local_targets: list, aws: AwsOptions) -> list[str]:
+    def auto(self, local_targets: list[SessionTarget], aws: AwsOptions) -> list[str]:
         """Measure here first (the predictions scale this machine's measurement), then choose the
         instances worth a paid benchmark. Returns their types."""
         self.session(local_targets).run()
@@ -304,7 +324,12 @@ class _Run:
             self.cb.on_choices(choices)
         return [c.instance_type for c in choices if c.benchmark]
 
-    def aws_targets(self, aws_types: list[str], aws: AwsOptions, priced) -> tuple[list, list]:
+    def aws_targets(
+        self,
+        aws_types: list[str],
+        aws: AwsOptions,
+        priced: tuple[dict[str, float], dict[str, str], float],
+    ) -> tuple[list[AwsTarget], list[Backstop]]:
         """(targets, backstops) for the instances of the run; with --fallback next, each with the plan's next-best
         instances of its kind (the plan of what is measured so far: every instance predicted where nothing is)."""
         prices, arches, worst = priced
@@ -357,7 +382,7 @@ def interrupted(results: dict[str, Measured]) -> list[str]:
     return sorted(label for label, m in results.items() if m.result.interruption)
 
 
-def unterminated(session) -> list[dict[str, Any]]:
+def unterminated(session: BenchSession) -> list[dict[str, Any]]:
     """What the session could not terminate, each with the command that will."""
     return [
         {
@@ -370,7 +395,7 @@ def unterminated(session) -> list[dict[str, Any]]:
     ]
 
 
-def _stopped(exc: BaseException, run: _Run, session) -> BaseException:
+def _stopped(exc: BaseException, run: _Run, session: BenchSession | None) -> BaseException:
     """The exception that ends a stopped run, carrying what the front ends must tell."""
     left = unterminated(session) if session is not None else []
     if isinstance(exc, Cancelled) and left:
@@ -466,8 +491,8 @@ class Runs:
         out: Path | None = None,
         callbacks: RunCallbacks | None = None,
         aws: AwsOptions | None = None,
-        cancel=None,
-    ):
+        cancel: threading.Event | None = None,
+    ) -> tuple[PlanDocument, RunJournal, BenchSession | None]:
         """Measure, journal, plan: (plan document, journal, session). Every instance started is
         terminated before it returns, also on Ctrl-C, SIGTERM and SIGHUP. `auto` measures here first,
         predicts every catalog instance, and benchmarks only the candidates that could change the
@@ -504,8 +529,8 @@ class Runs:
                 aws_types += chosen
                 started = []
                 priced = preflight(aws_types, aws, catalog) if aws_types else None
-            backstops: list = []
-            if aws_types:
+            backstops: list[Backstop] = []
+            if aws_types and priced is not None:  # priced whenever there are AWS types
                 aws_targets, backstops = run.aws_targets(aws_types, aws, priced)
                 started += aws_targets
             session = run.session(started, backstops)
@@ -567,7 +592,13 @@ class Runs:
             f"auto chose {len(chosen)} instance(s) to benchmark ({', '.join(chosen)}) and benchmarked none: {problem}",
         )
 
-    def within_quotas(self, chosen: list[str], aws: AwsOptions, catalog, notice) -> list[str]:
+    def within_quotas(
+        self,
+        chosen: list[str],
+        aws: AwsOptions,
+        catalog: pd.DataFrame,
+        notice: Callable[[str, str], None],
+    ) -> list[str]:
         """`auto`'s picks that fit their vCPU quotas (read now, with what runs in them); each one that would not is
         dropped with a notice naming the quota and the request that raises it (the run goes on without it)."""
         over = {t: q for q in self.quota_checks(chosen, aws, catalog) if q.over for t in q.types}
@@ -579,7 +610,7 @@ class Runs:
         return [t for t in chosen if t not in over]
 
     def quota_checks(
-        self, aws_types: list[str], aws: AwsOptions, catalog
+        self, aws_types: list[str], aws: AwsOptions, catalog: pd.DataFrame
     ) -> tuple[QuotaCheck, ...]:
         """The vCPU quotas launching `aws_types` counts against, each read now with what runs in it (infra.quotas);
         none without credentials here (nothing could be launched either). An instance's vCPUs are the catalog's."""

@@ -14,12 +14,20 @@ from typing import TYPE_CHECKING, Any
 
 from planner.core.candidates import (
     LOCAL,
+    Candidate,
     Hardware,
     measured_candidate,
     measurement_said,
     predicted_candidates,
 )
-from planner.core.decide import BenchmarkChoice, Plan, Said, decide, select_benchmarks
+from planner.core.decide import (
+    BenchmarkChoice,
+    Plan,
+    RankedOption,
+    Said,
+    decide,
+    select_benchmarks,
+)
 from planner.core.document import PlanDocument, PlanOptions, PriceSource, WorkloadSummary
 from planner.core.predict import physical_cores, predict_cpu, predict_gpu
 from planner.errors import RunError, StepTooLong
@@ -31,12 +39,15 @@ from planner.workload.footprint import layers_of, sample_bytes
 from runner.aws import worst_case_bench_cost
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
+    import pandas as pd
+
     from planner.service.account import Account
     from planner.service.describe import Workloads
     from planner.workload.spec import WorkloadSpec
+    from runner.bench.result import BenchResult
 
 
-def hardware():
+def hardware() -> Hardware:
     """The device model's facts, read once at the edge: GPU and CPU spec tables, this machine's
     processor, the calibration corrections, the multi-GPU instances' interconnects."""
     from pricing.catalog import (
@@ -68,8 +79,11 @@ def measured_region(options: PlanOptions, ran_in: str | None) -> str:
 
 
 def measured_candidates(
-    results: dict[str, Any], options: PlanOptions, catalog=None, need_bytes: int | None = None
-) -> tuple[list, Said]:
+    results: dict[str, Measured],
+    options: PlanOptions,
+    catalog: pd.DataFrame | None = None,
+    need_bytes: int | None = None,
+) -> tuple[list[Candidate], Said]:
     """A candidate per journaled result (label -> planner.journal.Measured), and what the measurements
     say (warnings, notes); AWS options are priced from `catalog` (a frame) in the plan's region and
     purchase option (re-planning may change both)."""
@@ -79,7 +93,7 @@ def measured_candidates(
         catalog = load_catalog().frame
     candidates, said = [], Said()
     by_region: dict[
-        str, dict
+        str, dict[str, Any]
     ] = {}  # the catalog's facts of each region a result is priced in, read once
     for label, m in sorted(results.items()):
         region = measured_region(options, m.region)
@@ -92,7 +106,7 @@ def measured_candidates(
         rows = by_region[region]
         price = (
             hourly_price(catalog, m.target.instance_type, region, options.purchase)
-            if m.target.cloud
+            if m.target.cloud and m.target.instance_type
             else options.local_price_per_hour
         )
         candidates.append(
@@ -110,7 +124,7 @@ def measured_candidates(
     return candidates, said
 
 
-def emulation_warnings(options: list) -> list[str]:
+def emulation_warnings(options: list[RankedOption]) -> list[str]:
     """A GPU that runs the spec's precision emulated (bf16 on a T4 or V100) is said once under the plan:
     its rows' notes are cut in a narrow table."""
     said: dict[str, str] = {}
@@ -122,7 +136,7 @@ def emulation_warnings(options: list) -> list[str]:
     return sorted(said.values())
 
 
-def benchmark_choices(plan, aws: AwsOptions | None = None) -> list:
+def benchmark_choices(plan: Plan, aws: AwsOptions | None = None) -> list[BenchmarkChoice]:
     """Which predicted instances a paid benchmark could change the decision for (the rent answer's
     question: speedups there are against the best rented CPU), within the budget."""
     aws = aws or AwsOptions()
@@ -145,7 +159,7 @@ def nothing_priced(options: PlanOptions, gpu: bool | None) -> str:
     )
 
 
-def auto_benchmarks(choices: list, here: PlanDocument) -> list:
+def auto_benchmarks(choices: list[BenchmarkChoice], here: PlanDocument) -> list[BenchmarkChoice]:
     """`--targets auto`'s choice, given the plan with this machine's measurement in it (`here`): when
     training here wins clearly, whatever an instance would measure, nothing is worth paying for (as
     estimate says and the TUI picks); each choice keeps its reason, with why it is not benchmarked."""
@@ -293,10 +307,10 @@ class Predict:
         self,
         spec: WorkloadSpec,
         options: PlanOptions,
-        local,
+        local: BenchResult | None,
         gpu: bool | None = None,
         include_local: bool = True,
-        measured: list | None = None,
+        measured: list[Candidate] | None = None,
     ) -> Plan:
         """The plan over the local measurement (a BenchResult) and a prediction for every catalog
         instance in the region; `measured` (candidates: a run's results) replaces the local row and
@@ -308,15 +322,15 @@ class Predict:
             self.account.catalog().frame, region=options.region, gpu=gpu, purchase=options.purchase
         )
         predicted = predicted_candidates(spec, fp, local, facts, options.purchase, hardware())
-        here = local is not None and include_local and measured is None
+        here = local if include_local and measured is None else None  # this machine's row, measured
         if measured is None:
             measured = (
                 [
                     measured_candidate(
-                        LOCAL, local, options.local_price_per_hour, need_bytes=fp.total_bytes
+                        LOCAL, here, options.local_price_per_hour, need_bytes=fp.total_bytes
                     )
                 ]
-                if here
+                if here is not None
                 else []
             )
         done = {c.target for c in measured}
@@ -329,12 +343,14 @@ class Predict:
         )
         if not facts:
             plan.warnings.append(nothing_priced(options, gpu))
-        if here:
-            plan.say(measurement_said(LOCAL.label(local.device), local))
+        if here is not None:
+            plan.say(measurement_said(LOCAL.label(here.device), here))
         plan.warnings.extend(emulation_warnings(plan.options))
         return plan
 
-    def calibrate(self, run_dirs: list[str], dry_run: bool = False):
+    def calibrate(
+        self, run_dirs: list[str], dry_run: bool = False
+    ) -> tuple[list[dict[str, Any]], Path | None, dict[str, float]]:
         """(rows, saved path or None, corrections now in force): measured against predicted step
         times of every measured device of the runs, appended to the calibration file.
         Raises JournalError naming a damaged run's file and field."""

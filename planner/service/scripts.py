@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import secrets
+import threading
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -77,8 +78,10 @@ from runner.script_job import script_result
 from runner.session import BenchSession
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
+    from planner.core.candidates import Candidate
     from planner.service.account import Account
     from planner.service.measure import Measure
+    from runner.aws import AwsTarget
 
 
 class Scripts:
@@ -96,7 +99,7 @@ class Scripts:
         gpu: bool | None = None,
         measured_only: bool = False,
         run_dir: Path | None = None,
-        measured: list | None = None,
+        measured: list[Candidate] | None = None,
         what_if: bool = False,
     ) -> PlanDocument:
         """THE plan of a script: this machine's row measured, every instance in the region predicted from it
@@ -311,7 +314,7 @@ class Scripts:
         callbacks: RunCallbacks | None = None,
         aws: AwsOptions | None = None,
         requirements: str | None = None,
-        cancel=None,
+        cancel: threading.Event | None = None,
         workdir: str | Path | None = None,
         env: ScriptEnv | None = None,
         task: TaskOrigin | None = None,
@@ -455,7 +458,7 @@ class Scripts:
                 "requirements": needs,
             }
             where = {}
-            aws_targets: list = []  # runner.target.Target
+            aws_targets: list[AwsTarget] = []
             # --fallback next: the plan of the measurement here ranks the instances (none without one: refused above)
             nexts = (
                 next_alternatives(

@@ -5,16 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from planner.core.candidates import LOCAL, Target
-from planner.core.document import PlanOptions
-from planner.core.kinds import OBJECTIVES, PURCHASES, Objective  # noqa: F401 - re-exported for the fronts
+from planner.core.document import PlanOptions as PlanOptions  # re-exported
+from planner.core.kinds import OBJECTIVES as OBJECTIVES  # re-exported for the fronts
+from planner.core.kinds import PURCHASES as PURCHASES
+from planner.core.kinds import Objective
 from planner.errors import InputError
 from planner.service.measure import ProgressFn
 from runner.aws import DEFAULT_AMI_TYPE, AwsSettings  # noqa: F401 - light (boto3 is imported when used)
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
+    from planner.core.decide import BenchmarkChoice
     from planner.journal import Measured
 
 
@@ -26,7 +29,7 @@ def resolve_objective(objective: str | None, deadline_seconds: float | None) -> 
         return "deadline"
     if objective == "deadline" and not deadline_seconds:
         raise InputError("--objective deadline needs --deadline", hint="e.g. --deadline 4h")
-    return cast("Objective | None", objective)
+    return objective
 
 
 def plan_options(
@@ -99,7 +102,7 @@ class RunCallbacks:
         None  # each result the moment it is journaled
     )
     on_state: StateFn | None = None
-    on_choices: Callable[[list], None] | None = None
+    on_choices: Callable[[list[BenchmarkChoice]], None] | None = None
     on_notice: Callable[[str, str], None] | None = (
         None  # (label or "", text): a retried fault, a deferred signal
     )
