@@ -619,32 +619,33 @@ def say_before_measuring(
             highlight=False,
         )
     else:
-        say_script_cap(service, args, then)
+        _say_script_cap(service, workload, args.seconds, then)
 
 
-def say_script_cap(service: PlannerService, args: argparse.Namespace, then: str = "") -> None:
+def _say_script_cap(
+    service: PlannerService, script: ScriptWorkload, seconds: float, then: str = ""
+) -> None:
     """Say, before it starts, what a script's measurement will do and where it is stopped (a script that is not
     there is refused first: InputError)."""
-    workdir = getattr(args, "workdir", None)
-    service.workloads.check_script(args.spec, workdir)
-    running = " ".join([args.spec, *args.script_args]) + (
-        f" in {Path(workdir).resolve()}" if workdir else ""
+    service.workloads.check_script(script.path, script.workdir)
+    running = " ".join([script.path, *script.args]) + (
+        f" in {Path(script.workdir).resolve()}" if script.workdir else ""
     )
     epoch = (
         "; longer while an epoch under way can end before the cap: --epochs counts steps from a whole one"
-        if getattr(args, "epochs", None)
+        if script.epochs
         else ""
     )
-    if service.workloads.traced_first(args.spec):
+    if service.workloads.traced_first(script.path):
         stderr().print(
-            f"{escape(args.spec)} names CUDA: it is traced on a stand-in GPU first, and not run here if that "
+            f"{escape(script.path)} names CUDA: it is traced on a stand-in GPU first, and not run here if that "
             "trace says its step is too slow for this CPU.",
             highlight=False,
         )
     stderr().print(
-        f"Running {escape(running)} here, unchanged: {args.seconds:g} s of training steps (at least 20; up to "
-        f"{UNSTEADY_EXTENSION * args.seconds:g} s while the step time has not settled{epoch}). It is stopped, with "
-        f"everything it started, at {args.seconds + SCRIPT_CAP_EXTRA_SECONDS:g} s if not finished"
+        f"Running {escape(running)} here, unchanged: {seconds:g} s of training steps (at least 20; up to "
+        f"{UNSTEADY_EXTENSION * seconds:g} s while the step time has not settled{epoch}). It is stopped, with "
+        f"everything it started, at {seconds + SCRIPT_CAP_EXTRA_SECONDS:g} s if not finished"
         + (f"; {then}." if then else "."),
         highlight=False,
     )  # a terminal wraps it at words; a pipe keeps it one line

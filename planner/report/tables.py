@@ -422,7 +422,7 @@ def script_rows(run: ScriptRun, est: ScriptEstimate) -> list[tuple[str, str]]:
     from planner.core.script import python_share
 
     boundary = {
-        "optimizer": f"optimizer steps ({run.optimizers} optimizer{'s' if run.optimizers != 1 else ''} "
+        "optimizer": f"optimizer steps ({counted(run.optimizers, 'optimizer')} "
         "stepping once each is one step)",
         "backward": "backward passes (no torch.optim)",
     }

@@ -81,13 +81,9 @@ class Workloads:
             return ScriptWorkload(
                 path, tuple(args), total_steps, epochs, workdir, env, task, requirements
             )
-        import os
+        from planner.workload.spec import read_spec
 
-        from planner.workload.load import read_spec_file
-        from planner.workload.spec import parse_spec_text
-
-        text = read_spec_file(path)  # read once, bounded: the run journals the same text it parsed
-        spec = parse_spec_text(text, source=os.fsdecode(path), base_dir=Path(path).parent)
+        spec, text = read_spec(path)  # read once, bounded: the run journals the same text it parsed
         return SpecWorkload(spec, path, text)
 
     def load(self, path: str | Path) -> WorkloadSpec:

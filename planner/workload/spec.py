@@ -231,8 +231,14 @@ class WorkloadSpec(_Strict):
 def load_spec(path: str | os.PathLike[str]) -> WorkloadSpec:
     """Read a YAML or JSON spec file. Every failure is a SpecError with a one-line reason; the file
     is checked (regular, at most 256 KiB, UTF-8) before it is read (see specio)."""
+    return read_spec(path)[0]
+
+
+def read_spec(path: str | os.PathLike[str]) -> tuple[WorkloadSpec, str]:
+    """load_spec's spec and the text it was parsed from (read once: a run journals the same text)."""
     text = read_spec_file(path)
-    return parse_spec_text(text, source=os.fsdecode(path), base_dir=Path(os.fsdecode(path)).parent)
+    spec = parse_spec_text(text, source=os.fsdecode(path), base_dir=Path(os.fsdecode(path)).parent)
+    return spec, text
 
 
 def parse_spec_text(

@@ -25,3 +25,19 @@ def test_a_script_that_reads_its_input_is_told_it_has_none(tmp_path):
     (tmp_path / "ask.py").write_text("import torch\nname = input('run name? ')\n")
     r = planner("estimate", tmp_path / "ask.py", "--total-steps", "10", "--seconds", "1")
     assert r.code == 1 and "EOFError" in r.err and "runs a script with none" in r.err
+
+
+def test_the_service_measures_with_its_default_options_when_given_none(tmp_path):
+    """`bench` and `validate` take `options=None` as BenchOptions() (a script's 10 s): a script that fails before its
+    first step is refused with its own error through that default, as from the command line."""
+    import pytest
+
+    from planner.errors import RunError
+    from planner.service import PlannerService
+
+    (tmp_path / "broken.py").write_text("raise SystemExit('no data here')\n")
+    service = PlannerService()
+    workload = service.workloads.open(str(tmp_path / "broken.py"), total_steps=10)
+    for use in (service.bench, service.validate):
+        with pytest.raises(RunError, match="no data here"):
+            use(workload)
