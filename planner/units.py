@@ -15,7 +15,7 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Literal, TypeVar, get_args
 
 T = TypeVar("T")
 
@@ -351,6 +351,15 @@ def parse_schedule(text: str) -> str:
     if isinstance(text, str) and len(text) <= 256 and _CRON.fullmatch(text):
         return text
     raise ValueError(f"must be {forms}, got {_shown(text)}")
+
+
+# ----------------------------------------------------------------------------- closed sets
+
+Objective = Literal["cheapest", "fastest", "deadline"]  # what a plan minimizes (--objective)
+OBJECTIVES: tuple[Objective, ...] = get_args(Objective)
+GroupBy = Literal["gpu", "instance", "none"]  # which rows a table shows (--group-by)
+GROUP_BY: tuple[GroupBy, ...] = get_args(GroupBy)
+DEFAULT_GROUP_BY: GroupBy = "gpu"
 
 
 # ----------------------------------------------------------------------------- paths

@@ -8,11 +8,13 @@ textual, rich) are imported inside the commands, never at module level, so `plan
 tests/cli/test_imports.py guards that. Like the TUI, the CLI calls only `planner.service` (and
 renders with `planner.report`): one command module per use case.
 
-    common.py    parser, consoles, argument types, progress line, plan printout
+    parsers/     every command's arguments (light: `planner --help` imports nothing else), the config
+                 file's defaults, --profile anywhere
+    common.py    consoles, progress line, plan printout, what several commands do with their arguments
     measure.py   check, bench, validate
     plan.py      run, estimate, plan, calibrate
     account.py   prices, reap, infra, ls, tui
-    config.py    config (the defaults file), --profile anywhere
+    config.py    config (the defaults file)
     completion.py  completion (a shell's completion script)
 """
 
@@ -22,38 +24,10 @@ import errno
 import os
 import sys
 
-from planner import __version__
-from planner.cli import account, completion, config, measure, plan
-from planner.cli.common import (
-    Parser,
-    run_with_out_file,
-    settle_output,
-    settle_script_env,
-    take_task,
-)
+from planner.cli.parsers import apply_defaults, build_parser, handler, take_profile
 from planner.errors import ExitCode, PlannerError
 
-
-def build_parser() -> Parser:
-    parser = Parser(
-        prog="planner",
-        description="Measure a training workload on CPUs and GPUs, predict the full run, and decide where to train it.",
-    )
-    parser.add_argument("--version", action="version", version=f"cloud-planner {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    # the main question first (`planner --help` lists them in this order), then measuring, prices, the account
-    plan.add_estimate_parser(sub)
-    plan.add_run_parser(sub)
-    plan.add_plan_parser(sub)
-    account.add_tui_parser(sub)
-    measure.add_parsers(sub)
-    measure.add_validate_parser(sub)
-    account.add_prices_parser(sub)
-    plan.add_calibrate_parser(sub)
-    account.add_account_parsers(sub)
-    config.add_config_parser(sub)
-    completion.add_completion_parser(sub, parser)
-    return parser
+__all__ = ["build_parser", "error_text", "main"]
 
 
 def error_text(exc: PlannerError) -> str:
@@ -84,10 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        argv, profile = config.take_profile(
-            argv
-        )  # --profile NAME anywhere, as the AWS CLI takes it
-        config.apply_defaults(parser, profile)  # the config file's defaults, under the flags
+        argv, profile = take_profile(argv)  # --profile NAME anywhere, as the AWS CLI takes it
+        apply_defaults(parser, profile)  # the config file's defaults, under the flags
     except PlannerError as exc:
         sys.stderr.write(error_text(exc) + "\n")
         return int(exc.exit_code)
@@ -97,15 +69,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.argv = argv[:cut]  # type: ignore[attr-defined]  # a misspelled flag is matched against its command's
     args = parser.parse_args(argv[:cut])
     args.script_args = argv[cut + 1 :]
-    handler = getattr(args, "handler", None)
-    if handler is None:
+    run = handler(args)
+    if run is None:
         parser.print_help(sys.stderr)
         return ExitCode.BAD_INPUT
+    from planner.cli.common import (  # after parsing: `planner --help` has exited by now
+        run_with_out_file,
+        settle_output,
+        settle_script_env,
+        take_task,
+    )
+
     try:
         settle_output(args)
         take_task(args, argv[:cut])  # a SkyPilot task YAML: the script it runs, in its workdir
         settle_script_env(args)  # --env, --secret (a task's envs and secrets are read with it)
-        return run_with_out_file(handler, args)
+        return run_with_out_file(run, args)
     except PlannerError as exc:
         sys.stderr.write(error_text(exc) + "\n")
         if getattr(args, "json", False):  # a program asked for JSON: it gets the error as JSON too

@@ -7,16 +7,10 @@ import sys
 
 from planner.cli.common import (
     default_region,
-    flag,
-    output_arguments,
     print_json,
     print_shown,
     print_table,
-    ranged,
     refuse_script_flags,
-    region_argument,
-    rows_arguments,
-    script_length_arguments,
     stderr,
     stdout,
     warn,
@@ -24,7 +18,7 @@ from planner.cli.common import (
 from planner.errors import ExitCode, InputError
 from planner.report.plan import GroupBy
 from planner.report.tables import instances_table, prices_json, prices_table, shown_prices
-from planner.service import PRICE_SOURCES, PURCHASES, PlannerService, PriceQuery
+from planner.service import PlannerService, PriceQuery
 from planner.service.inputs import check_spec_file
 
 
@@ -195,146 +189,3 @@ def cmd_tui(args: argparse.Namespace) -> int:
     )
     app.run()
     return app.return_code or ExitCode.OK  # 128 + N after a routed SIGTERM/SIGHUP, as the CLI exits
-
-
-def add_prices_parser(sub) -> None:
-    p = sub.add_parser(
-        "prices",
-        help="list AWS instances with on-demand and spot prices (bundled or live)",
-        usage="planner prices [GPU[:COUNT]] [options]",
-    )
-    p.add_argument(
-        "gpus",
-        nargs="?",
-        metavar="GPU[:COUNT]",
-        help="the GPUs asked for, as `sky gpus list` and `dstack offer --gpu` read them: a model (A100: the "
-        "40 and 80 GB parts), a count (H100:8, L4:1..4), memory per GPU in GB (24GB..80GB), in any order; "
-        "every machine of them is listed",
-    )
-    region_argument(p, "one region (default: all regions in the data, the cheapest of each row)")
-    p.add_argument(
-        "--all-regions",
-        action="store_true",
-        help="the cheapest of each row in every region, cheapest first (as `sky gpus list --all-regions`)",
-    )
-    kind = p.add_mutually_exclusive_group()
-    kind.add_argument("--gpu", action="store_true", help="GPU instances only")
-    kind.add_argument("--cpu", action="store_true", help="CPU-only instances")
-    p.add_argument("--arch", type=flag("--arch"), help="x86_64 or arm64")
-    p.add_argument(
-        "--min-gpu-memory",
-        type=flag("--min-gpu-memory"),
-        metavar="GB",
-        help=ranged(
-            "--min-gpu-memory",
-            "at least this much memory on each GPU, in GB as its vendor states it (an A10G has 24)",
-        ),
-    )
-    p.add_argument(
-        "--max-price",
-        type=flag("--max-price"),
-        metavar="USD",
-        help=ranged("--max-price", "at most this many dollars per hour"),
-    )
-    p.add_argument(
-        "--purchase",
-        choices=PURCHASES,
-        default="on-demand",
-        help="price that --max-price and --sort use",
-    )
-    p.add_argument("--sort", choices=("price", "gpu-memory"), default="price")
-    p.add_argument(
-        "--refresh",
-        action="store_true",
-        help="read current prices first: by default every instance type and region from the hosted catalog "
-        "(SkyPilot's public AWS catalog; PLANNER_CATALOG_URL: a mirror, a file path or file:// URL), "
-        "no credentials; kept for 24 h",
-    )
-    p.add_argument(
-        "--source",
-        choices=PRICE_SOURCES,
-        help="with --refresh: catalog (the hosted catalog, the default) or aws (AWS's Price List API and spot "
-        "price history for the catalog's instance types; needs credentials)",
-    )
-    rows_arguments(p, plan=False)
-    output_arguments(p, json_help='print {"source", "as_of", "instances": [...]}')
-    p.set_defaults(handler=cmd_prices)
-
-
-def add_tui_parser(sub) -> None:
-    p = sub.add_parser(
-        "tui",
-        help="plan interactively in the terminal",
-        usage="planner tui [options] [SPEC | RUN_DIR | train.py [--total-steps N | --epochs N] [-- ARGS...]]",
-    )
-    p.add_argument(
-        "spec",
-        nargs="?",
-        metavar="SPEC|RUN_DIR|train.py",
-        help="a workload spec to open (estimated at once), a saved run's directory to show its plan, or your "
-        "training script (measured here unchanged, then planned)",
-    )
-    script_length_arguments(p)
-    p.add_argument(
-        "--seconds",
-        type=flag("--seconds"),
-        help=ranged(
-            "--seconds",
-            "time budget of each measurement: the one on opening (default 5, a quick "
-            "first answer) and each run's per target (default 10)",
-        ),
-    )
-    region_argument(p, "AWS region for prices and targets")
-    p.add_argument(
-        "--purchase", choices=PURCHASES, help="price AWS options on-demand (the default) or spot"
-    )
-    p.add_argument(
-        "--ami",
-        type=flag("--ami"),
-        help="AMI id for AWS targets (default: the PyTorch Deep Learning AMI)",
-    )
-    p.set_defaults(handler=cmd_tui)
-
-
-def add_account_parsers(sub) -> None:
-    p = sub.add_parser("reap", help="terminate planner-managed instances past planner:expires-at")
-    region_argument(p)
-    p.add_argument(
-        "--run-id",
-        type=flag("--run-id"),
-        help="terminate every instance of this run (its run directory's name), expired or not",
-    )
-    p.add_argument("--dry-run", action="store_true", help="list what would be terminated")
-    p.add_argument(
-        "--at",
-        type=flag("--at"),
-        metavar="UTC_TIME",
-        help="judge expiry as of this time instead of now (preview)",
-    )
-    p.set_defaults(handler=cmd_reap)
-
-    p = sub.add_parser(
-        "infra",
-        help="the account stack: bucket, no-ingress security group, scheduled reaper, user policy",
-    )
-    p.add_argument(
-        "action",
-        choices=("deploy", "status", "delete", "template", "policy"),
-        help="deploy/status/delete the stack; print the rendered template or the user policy",
-    )
-    region_argument(p)
-    p.add_argument("--stack-name", type=flag("--stack-name"), default="cloud-planner")
-    p.add_argument(
-        "--vpc", type=flag("--vpc"), help="VPC for the security group (default: the default VPC)"
-    )
-    p.add_argument(
-        "--schedule",
-        type=flag("--schedule"),
-        help='reaper schedule, e.g. "rate(10 minutes)" (the default)',
-    )
-    p.set_defaults(handler=cmd_infra)
-
-    p = sub.add_parser("ls", help="list planner-managed instances with age, expiry and cost so far")
-    region_argument(p)
-    output_arguments(p)
-    p.set_defaults(handler=cmd_ls)

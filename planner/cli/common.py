@@ -14,10 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.errors import ExitCode, InputError, RunError
-from planner.report.export import FORMATS, csv_text, table_text
+from planner.report.export import csv_text, table_text
 from planner.report.plan import (
     DEFAULT_GROUP_BY,
-    GROUP_BY,
     PLAN_COLUMNS,
     PLAN_CSV_COLUMNS,
     TERSE_ROWS,
@@ -36,7 +35,6 @@ from planner.report.plan import (
 from planner.report.text import escape, progress_text, to_json
 from planner.service import (
     ENV_NAME,
-    OBJECTIVES,
     SCRIPT_CAP_EXTRA_SECONDS,
     UNSTEADY_EXTENSION,
     PlannerService,
@@ -44,119 +42,10 @@ from planner.service import (
     ScriptWorkload,
     is_script,
 )
-from planner.service.inputs import check_out_file, flag_range, parse_flag, shown_path
+from planner.service.inputs import check_out_file, parse_flag, shown_path
 
 if TYPE_CHECKING:
     from planner.service import PlanDocument, PlannerService, Workload
-
-
-def _asks_json(argv: list[str]) -> bool:
-    """Whether the command line (before `--`: a script's own arguments are not the planner's) asks for JSON."""
-    own = argv[: argv.index("--")] if "--" in argv else argv
-    return (
-        "--json" in own
-        or "--format=json" in own
-        or any(a == "--format" and b == "json" for a, b in zip(own, own[1:]))
-    )
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse exits 2 on usage errors already; keep its message short and point to --help. No abbreviated
-    flags (as the AWS CLI): `planner estimate train.py --epoch 3` meant for the script must not become the
-    planner's --epochs; a misspelled flag gets "did you mean" instead."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("allow_abbrev", False)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        script = "unrecognized arguments" in message and any(
-            a.endswith(".py") for a in sys.argv[1:]
-        )
-        hint = (
-            "  (a training script's own arguments go after --: planner bench train.py -- --lr 0.1)\n"
-            if script
-            else ""
-        )
-        hint += self.did_you_mean(message)
-        if _asks_json(
-            sys.argv[1:]
-        ):  # a program asked for JSON: it gets the usage error as JSON too, as every other error
-            import json
-
-            fix = (
-                "; ".join(line.strip(" ()") for line in hint.splitlines() if line.strip())
-                or f"see {self.prog} --help"
-            )
-            sys.stdout.write(
-                json.dumps(
-                    {
-                        "error": {
-                            "title": "usage error",
-                            "message": shown_message(message),
-                            "hint": fix,
-                            "exit_code": int(ExitCode.BAD_INPUT),
-                        }
-                    },
-                    indent=2,
-                )
-                + "\n"
-            )
-        self.exit(
-            ExitCode.BAD_INPUT,
-            f"{self.prog}: error: {shown_message(message)}\n{hint}  (see {self.prog} --help)\n",
-        )
-
-    def did_you_mean(self, message: str) -> str:
-        """For a misspelled flag (--regoin), the flags of this command it is closest to; for a misspelled command or
-        choice (estimte), the choices it is closest to."""
-        import difflib
-
-        choice = re.match(
-            r"argument ([^:]+): invalid choice: '([^']*)' \(choose from (.*)\)", message
-        )
-        if choice:  # argparse quotes the choices before Python 3.12.8, not after
-            options = re.findall(r"'([^']*)'", choice.group(3)) or [
-                c.strip() for c in choice.group(3).split(",")
-            ]
-            close = difflib.get_close_matches(choice.group(2), options, n=2, cutoff=0.6)
-            return f"  ({choice.group(2)}: did you mean {' or '.join(close)}?)\n" if close else ""
-        if "unrecognized arguments" not in message:
-            return ""
-        parsers: list[argparse.ArgumentParser] = [self]
-        for (
-            action
-        ) in self._actions:  # the subcommand's own flags: argparse reports them from the top parser
-            if isinstance(action, argparse._SubParsersAction):
-                parsers += [
-                    p
-                    for name, p in action.choices.items()
-                    if name in getattr(self, "argv", sys.argv[1:])
-                ][:1]
-        known = [
-            o for p in parsers for a in p._actions for o in a.option_strings if o.startswith("--")
-        ]
-        lines = []
-        for typed in re.findall(r"(--[A-Za-z][\w-]*)", message.split(":", 1)[-1]):
-            close = difflib.get_close_matches(typed, known, n=2, cutoff=0.6)
-            ratios = [difflib.SequenceMatcher(None, typed, c).ratio() for c in close]
-            close = [
-                c for c, r in zip(close, ratios) if r >= ratios[0] - 0.1
-            ]  # a far second guess is noise
-            if close:
-                lines.append(f"  ({typed}: did you mean {' or '.join(close)}?)\n")
-        return "".join(lines)
-
-
-def shown_message(message: str, word: int = 80, total: int = 1_000) -> str:
-    """argparse's message with what the user typed made safe to print: it quotes an invalid choice
-    or an unrecognized argument whole (70,000 characters, or a terminal escape sequence)."""
-    message = "".join(c if c.isprintable() or c == "\n" else repr(c)[1:-1] for c in message)
-    message = re.sub(
-        rf"\S{{{word + 1},}}", lambda m: m.group(0)[: word - 20] + "..." + m.group(0)[-1], message
-    )
-    return message if len(message) <= total else message[: total - 3] + "..."
 
 
 @functools.cache
@@ -248,29 +137,6 @@ def print_json(data: Any) -> None:
     sys.stdout.write(to_json(data) + "\n")
 
 
-def flag(name: str):
-    """The argparse `type=` of flag `name`: the service's rule for its values (a number finite and in
-    range, a duration, an AWS name in AWS's format; planner/service/inputs.py). A value outside it
-    is argparse's usage error: exit 2 with the range and the value, before any work."""
-
-    def convert(text: str):
-        try:
-            return parse_flag(name, text)
-        except ValueError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-
-    convert.__name__ = name.lstrip("-").replace(
-        "-", "_"
-    )  # argparse names the type in some messages
-    return convert
-
-
-def ranged(name: str, text: str) -> str:
-    """`text` with the accepted range appended, for --help."""
-    found = flag_range(name)
-    return f"{text}; {found}" if found else text
-
-
 def default_region() -> str:
     """AWS_REGION, else AWS_DEFAULT_REGION, else us-east-1, held to --region's format."""
     for name in ("AWS_REGION", "AWS_DEFAULT_REGION"):
@@ -315,45 +181,6 @@ def progress() -> BenchProgress:
 
 
 # ----------------------------------------------------------------------------- output flags
-
-
-def output_arguments(p: argparse.ArgumentParser, json_help: str = "print one JSON object") -> None:
-    """--format, --json (= --format json) and --out-file, for a command that prints a table."""
-    p.add_argument(
-        "--format",
-        choices=FORMATS,
-        help="table (default), json (= --json), csv or markdown: the table's "
-        "columns and rows as plain text",
-    )
-    p.add_argument("--json", action="store_true", help=f"{json_help} (= --format json)")
-    p.add_argument(
-        "--out-file",
-        metavar="PATH",
-        help="write the output to PATH instead of stdout (checked before any work)",
-    )
-
-
-def rows_arguments(p: argparse.ArgumentParser, plan: bool = True) -> None:
-    """--group-by, --all and --max-rows: which rows a table (and csv, markdown) shows; JSON keeps every one."""
-    best, kept = (
-        ("best", ", with the rows the plan names and this machine's") if plan else ("cheapest", "")
-    )
-    p.add_argument(
-        "--group-by",
-        choices=GROUP_BY,
-        help=f"which rows the table shows (JSON has every one): gpu "
-        f"(default): the {best} of each GPU model and of each GPU count and the {best} CPU{kept}; "
-        f"instance: the {best} of each instance type; none: every row",
-    )
-    p.add_argument("--all", action="store_true", help="show every row (= --group-by none)")
-    p.add_argument(
-        "--max-rows",
-        type=flag("--max-rows"),
-        metavar="N",
-        help=ranged(
-            "--max-rows", "at most N rows" + (", the ones the plan names first" if plan else "")
-        ),
-    )
 
 
 def settle_output(args: argparse.Namespace) -> None:
@@ -526,73 +353,6 @@ def _terse_rows(doc: PlanDocument, head: list[str], out: Any) -> int:
     return max(3, min(TERSE_ROWS, out.height - SCREEN_RESERVE - used))
 
 
-def plan_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:
-    p.add_argument(
-        "--objective",
-        choices=OBJECTIVES,
-        default="cheapest" if defaults else None,
-        help="what to minimize (default cheapest; --deadline alone means cheapest within it)",
-    )
-    p.add_argument(
-        "--deadline",
-        type=flag("--deadline"),
-        metavar="DURATION",
-        help="finish within this time, e.g. 4h, 90m, 1h30m (at most 366 days)",
-    )
-    p.add_argument(
-        "--time-value",
-        type=flag("--time-value"),
-        metavar="USD_PER_HOUR",
-        help=ranged(
-            "--time-value", "what an hour of your waiting is worth; added to each option's cost"
-        ),
-    )
-    p.add_argument(
-        "--local-price",
-        type=flag("--local-price"),
-        metavar="USD_PER_HOUR",
-        default=0.0 if defaults else None,
-        help=ranged(
-            "--local-price", "hourly cost of this machine (amortized hardware, power); default 0"
-        ),
-    )
-    p.add_argument(
-        "--wide",
-        action="store_true",
-        help="show every column of the plan, however wide the terminal",
-    )
-    p.add_argument(
-        "--explain",
-        action="store_true",
-        help="the reasoning whole: the rule's arithmetic, the close calls, what a paid benchmark would settle, the "
-        "table's legend",
-    )
-    p.add_argument(
-        "-v", "--verbose", action="store_true", help="every warning and note of the measurements"
-    )
-    rows_arguments(p)
-
-
-def region_argument(
-    p, text: str = "AWS region (default: AWS_REGION, else us-east-1)", many: bool = False
-) -> None:
-    """--region; `many`: a plan's, which also takes a comma-separated list or `all` (each instance type priced in the
-    cheapest of them, the answer naming its region)."""
-    convert = flag("--regions") if many else flag("--region")
-    convert.__name__ = "region"
-    p.add_argument(
-        "--region",
-        type=convert,
-        help=text
-        + (
-            "; several (us-east-1,us-west-2) or all: each instance type in "
-            "its cheapest, the answer naming the region"
-            if many
-            else ""
-        ),
-    )
-
-
 def say_before_measuring(
     service: PlannerService,
     args: argparse.Namespace,
@@ -649,18 +409,6 @@ def _say_script_cap(
         + (f"; {then}." if then else "."),
         highlight=False,
     )  # a terminal wraps it at words; a pipe keeps it one line
-
-
-def threads_argument(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--threads",
-        type=flag("--threads"),
-        help=ranged(
-            "--threads",
-            "torch CPU threads of this machine's bench (default: as many as the CPUs free "
-            "when it starts; a script: OMP_NUM_THREADS=N before the command)",
-        ),
-    )
 
 
 def check_script_flags(args: argparse.Namespace, flags: tuple[str, ...]) -> None:
@@ -753,54 +501,6 @@ def open_workload(
     )
 
 
-def script_length_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--total-steps",
-        type=flag("--total-steps"),
-        metavar="N",
-        help=ranged("--total-steps", "a script's whole run, in optimizer steps"),
-    )
-    p.add_argument(
-        "--epochs",
-        type=flag("--epochs"),
-        metavar="N",
-        help=ranged(
-            "--epochs",
-            "a script's whole run, in DataLoader epochs (counted in steps from one epoch seen)",
-        ),
-    )
-    workdir_argument(p)
-
-
-def workdir_argument(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--workdir",
-        metavar="DIR",
-        help="the folder a script runs in, and that ships whole to an instance "
-        "(default: the script's own folder); it must hold the script. As SkyPilot's workdir: relative paths "
-        "in the script's arguments are relative to it",
-    )
-    env_arguments(p)
-
-
-def env_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--env",
-        action="append",
-        metavar="NAME[=VALUE]",
-        help="set NAME in a script's environment, here and "
-        "on instances (over a SkyPilot task's envs, as sky launch --env); NAME alone takes its value from yours. "
-        "Repeat it for several",
-    )
-    p.add_argument(
-        "--secret",
-        action="append",
-        metavar="NAME[=VALUE]",
-        help="set NAME in a script's environment here "
-        "only: never journaled or uploaded (as sky launch --secret); NAME alone takes its value from yours",
-    )
-
-
 def env_pairs(values: list[str] | None, flag: str) -> dict[str, str]:
     """`--env NAME=VALUE` / `--env NAME` (its value from this environment, as sky launch takes it), in order: the
     last one given for a name wins. InputError naming the flag and the value."""
@@ -846,16 +546,6 @@ def _say_env(args: argparse.Namespace) -> None:
     for line in args.script_env.said():
         note(line)
         args.task_said = [*(getattr(args, "task_said", None) or []), line]
-
-
-def chart_argument(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--chart",
-        metavar="FILE",
-        help="also draw the plan's chart (training time against cost, log axes, "
-        "intervals, the break-even line, the headline marked) into FILE: .svg, .png or .html "
-        "(needs the extra: pip install 'cloud-planner[chart]')",
-    )
 
 
 def check_chart(path: str | None) -> str | None:

@@ -19,7 +19,6 @@ from typing import Any
 from planner.errors import ExitCode
 from planner.service import PlannerService
 
-SHELLS = ("bash", "zsh", "fish")
 SPEC_FILES = ("*.yaml", "*.yml", "*.json", "*.py")
 
 BASH_TARGETS = r"""
@@ -127,7 +126,10 @@ def _kind(action: argparse.Action) -> str | None:
     return None
 
 
-def cmd_completion(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+def cmd_completion(args: argparse.Namespace) -> int:
+    from planner.cli.parsers import build_parser  # the parser whose commands it completes
+
+    parser = build_parser()
     service = PlannerService()
     sys.stdout.write(
         completion_script(
@@ -135,16 +137,3 @@ def cmd_completion(args: argparse.Namespace, parser: argparse.ArgumentParser) ->
         )
     )
     return ExitCode.OK
-
-
-def add_completion_parser(sub, root: argparse.ArgumentParser) -> None:
-    p = sub.add_parser(
-        "completion",
-        help="print a shell completion script (bash, zsh or fish)",
-        description="Print a completion script for your shell: subcommands, flags, spec files, run "
-        "directories, and the price catalog's regions and instance types. Install it once, "
-        "e.g. `planner completion bash > ~/.local/share/bash-completion/completions/planner` "
-        "(docs/guides/config.md: every shell).",
-    )
-    p.add_argument("shell", choices=SHELLS)
-    p.set_defaults(handler=lambda args: cmd_completion(args, root))

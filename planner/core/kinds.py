@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
+from planner.units import OBJECTIVES, Objective  # what the user types: the units' closed sets
 from pricing.facts import PURCHASES, Purchase  # the data layer's: how an instance is bought
 
-Objective = Literal["cheapest", "fastest", "deadline"]
 Device = Literal["cpu", "cuda"]
 Source = Literal["measured", "predicted"]
 Billing = Literal["local", "ec2"]  # this machine at the user's price, or EC2's per-second billing
@@ -33,7 +33,6 @@ ChoiceReason = Literal[
 ]
 ChoiceLimit = Literal["max_instances", "budget"]  # what left a wanted benchmark out
 
-OBJECTIVES: tuple[Objective, ...] = get_args(Objective)
 DEVICES: tuple[Device, ...] = get_args(Device)
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 

@@ -21,15 +21,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING
+
+from planner.units import DEFAULT_GROUP_BY as DEFAULT_GROUP_BY  # what the user types (--group-by)
+from planner.units import GROUP_BY as GROUP_BY
+from planner.units import GroupBy as GroupBy
 
 if TYPE_CHECKING:
     from planner.core.decide import RankedOption
     from planner.core.document import PlanDocument
-
-GroupBy = Literal["gpu", "instance", "none"]
-GROUP_BY: tuple[GroupBy, ...] = get_args(GroupBy)
-DEFAULT_GROUP_BY: GroupBy = "gpu"
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,10 @@ _WHERE = {
     "TaskOrigin": "planner.core.task",
     "Cancelled": "planner.errors",
     "Measured": "planner.journal",
-    "PRICE_SOURCES": "planner.service.account",
+    "PRICE_SOURCES": "planner.service.flags",
+    "GROUP_BY": "planner.service.flags",
+    "DEFAULT_GROUP_BY": "planner.service.flags",
+    "GroupBy": "planner.service.flags",
     "PriceQuery": "planner.service.account",
     "BenchOptions": "planner.service.measure",
     "ScriptValidation": "planner.service.measure",
@@ -49,8 +52,8 @@ _WHERE = {
     "preflight": "planner.service.plan",
     "SCRIPT_CAP_EXTRA_SECONDS": "runner.local",
     "UNSTEADY_EXTENSION": "runner.script",
-    "OBJECTIVES": "planner.service.settings",
-    "PURCHASES": "planner.service.settings",
+    "OBJECTIVES": "planner.service.flags",
+    "PURCHASES": "planner.service.flags",
     "AwsOptions": "planner.service.settings",
     "PlanOptions": "planner.service.settings",
     "RunCallbacks": "planner.service.settings",
@@ -74,14 +77,20 @@ if TYPE_CHECKING:
     from planner.core.task import ENV_NAME, Task, TaskOrigin
     from planner.errors import Cancelled
     from planner.journal import Measured
-    from planner.service.account import PRICE_SOURCES, PriceQuery
+    from planner.service.account import PriceQuery
     from planner.service.facade import PlannerService
+    from planner.service.flags import (
+        DEFAULT_GROUP_BY,
+        GROUP_BY,
+        OBJECTIVES,
+        PRICE_SOURCES,
+        PURCHASES,
+        GroupBy,
+    )
     from planner.service.journals import SavedRun
     from planner.service.measure import BenchOptions, ScriptValidation, unsteady_reason
     from planner.service.plan import preflight
     from planner.service.settings import (
-        OBJECTIVES,
-        PURCHASES,
         AwsOptions,
         PlanOptions,
         RunCallbacks,
@@ -114,7 +123,10 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "DEFAULT_GROUP_BY",
     "ENV_NAME",
+    "GROUP_BY",
+    "GroupBy",
     "AwsOptions",
     "BenchOptions",
     "Cancelled",

@@ -18,18 +18,13 @@ from infra.reaper import TAG_EXPIRES, TAG_RUN, is_expired, managed_instances, pa
 from infra.reaper import reap as reap_instances
 from infra.stack import outputs
 from planner.errors import InputError, PlannerError
+from planner.service.flags import PRICE_SOURCES
 from pricing.billing import instance_cost
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from pricing.catalog import Catalog
-
-
-PRICE_SOURCES = (
-    "catalog",
-    "aws",
-)  # where a refresh reads prices: the hosted catalog (the default), AWS's APIs
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from planner.core.kinds import PURCHASES
 from planner.errors import InputError
-from planner.service.inputs import parse_flag
+from planner.service.flags import PURCHASES, parse_flag
 
 PROFILE = re.compile(r"^[A-Za-z0-9_.+@-]{1,64}$")
 

@@ -9,9 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from planner.core.candidates import LOCAL, Target
 from planner.core.document import PlanOptions as PlanOptions  # re-exported
-from planner.core.kinds import OBJECTIVES as OBJECTIVES  # re-exported for the fronts
-from planner.core.kinds import PURCHASES as PURCHASES
-from planner.core.kinds import Objective
+from planner.core.kinds import OBJECTIVES, Objective
 from planner.errors import InputError
 from planner.service.measure import ProgressFn
 from runner.aws import DEFAULT_AMI_TYPE, AwsSettings  # noqa: F401 - light (boto3 is imported when used)
