@@ -14,7 +14,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from planner.report.plan import NO_BENCHMARK, plan_answers, terse_answer
-from planner.report.text import escape
+from planner.report.text import counted, escape, short
 from planner.report.why import choice_reason
 
 if TYPE_CHECKING:
@@ -49,6 +49,24 @@ class Answers(Static):
     def watch_explain(self) -> None:
         self.update(self._text())
 
+    def _terse_tail(self, doc: PlanDocument) -> list[str]:
+        """The first warning in one line (how many more), then what x shows: whole lines, so a short
+        screen's box never cuts a sentence."""
+        width = max(30, (self.size.width or 80) - 2)
+        warnings = doc.plan.warnings
+        lines = []
+        if warnings:
+            count = f"{len(warnings)} warnings" if len(warnings) > 1 else "warning"
+            lines.append(f"[yellow]{count}:[/] {short(warnings[0], width - len(count) - 2)}")
+        more = [counted(len(doc.plan.notes), "note")] if doc.plan.notes else []
+        lines.append(
+            "[dim]x: the whole reasoning"
+            + (f", every warning ({len(warnings)})" if len(warnings) > 1 else "")
+            + (f", {more[0]}" if more else "")
+            + ", where the prices come from[/]"
+        )
+        return lines
+
     def _text(self) -> Text:
         lines: list[str] = []
         if self.status:
@@ -69,8 +87,6 @@ class Answers(Static):
         if self.compact:
             lines.append("[dim]4 Results: every option, the chart and what-if.[/]")
             return Text.from_markup("\n".join(lines))
-        if not self.explain:
-            lines.append("[dim]x: the whole reasoning[/]")
         if doc.suggested_benchmarks:  # none when training here wins clearly
             lines.append("A paid benchmark would settle it (picked in 2 Targets; r runs them):")
             lines += [
@@ -78,7 +94,10 @@ class Answers(Static):
                 for c in doc.suggested_benchmarks
             ]
         elif doc.benchmark and doc.trains_here_clearly:
-            lines.append(f"{NO_BENCHMARK}.")
+            lines.append(f"{NO_BENCHMARK}." if self.explain else "No paid benchmark needed.")
+        if not self.explain:  # the warnings in one line, the rest behind x (as the CLI's --explain)
+            lines += self._terse_tail(doc)
+            return Text.from_markup("\n".join(lines))
         for warning in doc.plan.warnings:
             lines.append(f"[yellow]warning:[/] {escape(warning)}")
         lines += [f"[dim]note: {escape(note)}[/]" for note in doc.plan.notes]
