@@ -89,19 +89,9 @@ class PlannerService:
         known), RunError (the bench or the script failed), Cancelled (a script's)."""
         options = options or BenchOptions()
         if isinstance(workload, ScriptWorkload):
-            run, estimate = self._measure.bench_script(
-                workload.path,
-                list(workload.args),
-                options.seconds,
-                workload.total_steps,
-                workload.epochs,
-                cancel,
-                on_progress,
-                "local",
-                workload.workdir,
-                workload.env,
+            return ScriptBench(
+                *self._measure.bench_script(workload, options.seconds, cancel, on_progress)
             )
-            return ScriptBench(run, estimate)
         return self._measure.bench(workload.spec, options, None, on_progress)
 
     @overload
@@ -149,17 +139,7 @@ class PlannerService:
         Raises InputError, RunError (a bench failed; the run failed or outlasted three times the estimate)."""
         options = options or BenchOptions()
         if isinstance(workload, ScriptWorkload):
-            return self._measure.validate_script(
-                workload.path,
-                list(workload.args),
-                options.seconds,
-                workload.total_steps,
-                workload.epochs,
-                recheck,
-                on_progress,
-                workload.workdir,
-                workload.env,
-            )
+            return self._measure.validate_script(workload, options.seconds, recheck, on_progress)
         return self._measure.validate(workload.spec, epochs, options, on_progress, recheck)
 
     def estimate(
@@ -180,17 +160,11 @@ class PlannerService:
         RunError (the bench or the script failed), Cancelled."""
         if isinstance(workload, ScriptWorkload):
             return self._scripts.estimate_script(
-                workload.path,
-                list(workload.args),
+                workload,
                 options,
                 SCRIPT_SECONDS if seconds is None else seconds,
-                workload.total_steps,
-                workload.epochs,
                 gpu,
                 on_progress,
-                workload.workdir,
-                workload.env,
-                workload.task,
                 predict_only,
             )[0]
         return self._predict.estimate(
@@ -228,17 +202,7 @@ class PlannerService:
         benchmark. Raises as estimate."""
         if isinstance(workload, ScriptWorkload):
             return self._scripts.script_auto_preview(
-                workload.path,
-                list(workload.args),
-                options,
-                aws,
-                SCRIPT_SECONDS if seconds is None else seconds,
-                workload.total_steps,
-                workload.epochs,
-                on_progress,
-                workload.workdir,
-                workload.env,
-                workload.task,
+                workload, options, aws, SCRIPT_SECONDS if seconds is None else seconds, on_progress
             )
         return self._predict.auto_preview(
             workload.spec, options, SPEC_SECONDS if seconds is None else seconds, aws, on_progress
@@ -262,21 +226,7 @@ class PlannerService:
         the run's directory and what it left, RunError."""
         if isinstance(workload, ScriptWorkload):
             doc, journal = self._scripts.run_script(
-                workload.path,
-                list(workload.args),
-                targets,
-                options,
-                bench.seconds,
-                workload.total_steps,
-                workload.epochs,
-                out,
-                callbacks,
-                aws,
-                workload.requirements,
-                cancel,
-                workload.workdir,
-                workload.env,
-                workload.task,
+                workload, targets, options, bench.seconds, out, callbacks, aws, cancel
             )
             return doc, journal, None
         return self._runs.run(

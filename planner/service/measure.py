@@ -45,6 +45,7 @@ from runner.session import BenchSession
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
     from planner.service.describe import Workloads
+    from planner.service.workload import ScriptWorkload
     from planner.workload.footprint import Footprint
     from planner.workload.spec import WorkloadSpec
     from pricing.facts import CpuFacts
@@ -610,24 +611,28 @@ class Measure:
 
     def bench_script(
         self,
-        script: str | Path,
-        args: list[str],
+        workload: ScriptWorkload,
         seconds: float = 10.0,
-        total_steps: int | None = None,
-        epochs: int | None = None,
         cancel: threading.Event | None = None,
         on_progress: ProgressFn | None = None,
         label: str = "local",
-        workdir: str | Path | None = None,
-        env: ScriptEnv | None = None,
     ) -> tuple[ScriptRun, ScriptEstimate]:
         """Run the user's training script here, unchanged (measure_script), and extrapolate its whole run
         (planner/core/script.py). Raises what measure_script raises, and InputError (the run's length cannot be
         known: RunLengthUnknown; too few steps)."""
+        args = list(workload.args)
         run = self.measure_script(
-            script, args, seconds, epochs is not None, cancel, on_progress, label, workdir, env
+            workload.path,
+            args,
+            seconds,
+            workload.epochs is not None,
+            cancel,
+            on_progress,
+            label,
+            workload.workdir,
+            workload.env,
         )
-        return run, estimate_script(run, total_steps, epochs, args=args)
+        return run, estimate_script(run, workload.total_steps, workload.epochs, args=args)
 
     def measure_script(
         self,
@@ -870,33 +875,23 @@ class Measure:
 
     def validate_script(
         self,
-        script: str | Path,
-        args: list[str],
+        workload: ScriptWorkload,
         seconds: float = 10.0,
-        total_steps: int | None = None,
-        epochs: int | None = None,
         recheck: bool = True,
         on_progress: ProgressFn | None = None,
-        workdir: str | Path | None = None,
-        env: ScriptEnv | None = None,
     ) -> ScriptValidation:
         """Estimate the script's whole run (bench_script), then run it whole as the user would (spawn to
         exit, nothing hooked) and compare. With `recheck`, the script is measured again after the run, as
         a spec's validate benches again (ScriptValidation.unsteady_reason). Raises what bench_script raises, and
         RunError when the whole run fails or outlasts three times the estimate's high end (at least 10 minutes)."""
-        cwd = script_workdir(script_path(script), workdir)
+        script, args, env = workload.path, list(workload.args), workload.env
+        total_steps, epochs = workload.total_steps, workload.epochs
+        cwd = script_workdir(script_path(script), workload.workdir)
+        workload = replace(
+            workload, workdir=str(cwd)
+        )  # measured, run whole and measured again there
         check_validated_epochs(args, epochs)
-        run, est = self.bench_script(
-            script,
-            args,
-            seconds,
-            total_steps,
-            epochs,
-            on_progress=on_progress,
-            label="bench",
-            workdir=cwd,
-            env=env,
-        )
+        run, est = self.bench_script(workload, seconds, on_progress=on_progress, label="bench")
         ran = len(run.steps)
         if (
             run.stopped_because == "finished"
@@ -947,14 +942,6 @@ class Measure:
         after = None
         if recheck:
             after, _ = self.bench_script(
-                script,
-                args,
-                seconds,
-                total_steps,
-                epochs,
-                on_progress=on_progress,
-                label="recheck",
-                workdir=cwd,
-                env=env,
+                workload, seconds, on_progress=on_progress, label="recheck"
             )
         return ScriptValidation(str(script), list(args), run, est, whole.seconds, after)

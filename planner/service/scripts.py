@@ -81,6 +81,7 @@ if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads i
     from planner.core.candidates import Candidate
     from planner.service.account import Account
     from planner.service.measure import Measure
+    from planner.service.workload import ScriptWorkload
     from runner.aws import AwsTarget
 
 
@@ -173,31 +174,27 @@ class Scripts:
 
     def estimate_script(
         self,
-        script: str | Path,
-        args: list[str],
+        workload: ScriptWorkload,
         options: PlanOptions,
         seconds: float = 10.0,
-        total_steps: int | None = None,
-        epochs: int | None = None,
         gpu: bool | None = None,
         on_progress: ProgressFn | None = None,
-        workdir: str | Path | None = None,
-        env: ScriptEnv | None = None,
-        task: TaskOrigin | None = None,
         predict_only: bool = False,
     ) -> tuple[PlanDocument, ScriptRun, ScriptEstimate]:
         """`planner estimate train.py -- ARGS`: the script measured here unchanged (bench_script), its whole
         run here, every instance in the region predicted from it, decided; and the measurement it rests on.
         Raises InputError (a region the prices lack; what bench_script refuses), RunError (the script failed).
-        `env`: set in its environment (ScriptEnv); `task`: the SkyPilot task that named it (its resources' choice is
-        priced against the answer)."""
+        The workload's `env` is set in its environment (ScriptEnv); its `task`, the SkyPilot task that named it, has
+        its resources' choice priced against the answer."""
         from pricing.catalog import check_region
+
+        script, args, total_steps, epochs, workdir = _unpacked(workload)
 
         check_region(
             self.account.catalog().frame, options.region
         )  # before the measurement, not after it
         cwd = script_workdir(script_path(script), workdir)
-        env = env or ScriptEnv()
+        env = workload.env or ScriptEnv()
         job = _script_job(
             script,
             args,
@@ -206,7 +203,7 @@ class Scripts:
             seconds,
             cwd if workdir is not None else None,
             env,
-            task,
+            workload.task,
         )
         run = self.measure.measure_script(
             script,
@@ -273,51 +270,29 @@ class Scripts:
 
     def script_auto_preview(
         self,
-        script: str | Path,
-        args: list[str],
+        workload: ScriptWorkload,
         options: PlanOptions,
         aws: AwsOptions,
         seconds: float = 10.0,
-        total_steps: int | None = None,
-        epochs: int | None = None,
         on_progress: ProgressFn | None = None,
-        workdir: str | Path | None = None,
-        env: ScriptEnv | None = None,
-        task: TaskOrigin | None = None,
     ) -> list[BenchmarkChoice]:
         """`planner run train.py --targets auto --dry-run`: what `auto` would benchmark, chosen as run_script
         chooses (the script measured here, free; nothing journaled, nothing rented). Raises as estimate_script."""
         planned, _run, _est = self.estimate_script(
-            script,
-            args,
-            options,
-            seconds,
-            total_steps,
-            epochs,
-            on_progress=on_progress,
-            workdir=workdir,
-            env=env,
-            task=task,
+            workload, options, seconds, on_progress=on_progress
         )
         return auto_benchmarks(benchmark_choices(planned.plan, aws), planned)
 
     def run_script(
         self,
-        script: str | Path,
-        args: list[str],
+        workload: ScriptWorkload,
         targets: TargetChoice,
         options: PlanOptions,
         seconds: float = 10.0,
-        total_steps: int | None = None,
-        epochs: int | None = None,
         out: Path | None = None,
         callbacks: RunCallbacks | None = None,
         aws: AwsOptions | None = None,
-        requirements: str | None = None,
         cancel: threading.Event | None = None,
-        workdir: str | Path | None = None,
-        env: ScriptEnv | None = None,
-        task: TaskOrigin | None = None,
     ) -> tuple[PlanDocument, RunJournal]:
         """`planner run train.py --targets local,aws:TYPE,... -- ARGS`: measure the script here and on rented
         instances (its folder shipped as runner/folder.py bounds and filters it, `requirements` installed at
@@ -328,11 +303,14 @@ class Scripts:
         change the decision (the paid benchmarks `planner estimate train.py` suggests), within the budget;
         none when training here wins clearly (each choice then says so).
         Raises InputError (refused before anything is written or launched: budget, region, a folder too big,
-        a requirements file outside it), RunError, Cancelled/KeyboardInterrupt carrying `run_dir`. `workdir`: the
-        folder the script runs in and that ships (--workdir; default the script's own). `env`: set in its environment,
-        here (envs and secrets) and on instances (envs only: ScriptEnv)."""
+        a requirements file outside it), RunError, Cancelled/KeyboardInterrupt carrying `run_dir`. The workload's
+        `workdir` is the folder the script runs in and that ships (--workdir; default the script's own); its `env` is
+        set in its environment, here (envs and secrets) and on instances (envs only: ScriptEnv); its `requirements`
+        are installed at each instance's boot."""
         from pricing.catalog import check_region, instance_facts
 
+        script, args, total_steps, epochs, workdir = _unpacked(workload)
+        requirements, task = workload.requirements, workload.task
         path = script_path(script)
         cwd = script_workdir(path, workdir)
         cb = callbacks or RunCallbacks()
@@ -352,7 +330,7 @@ class Scripts:
         self.runs.check_credentials(
             aws_types
         )  # after every check of the input: a typo is said first
-        env = env or ScriptEnv()
+        env = workload.env or ScriptEnv()
         job = _script_job(
             script,
             args,
@@ -632,6 +610,19 @@ class Scripts:
                 options.purchase,
             )
         )
+
+
+def _unpacked(
+    workload: ScriptWorkload,
+) -> tuple[str, list[str], int | None, int | None, str | None]:
+    """A script workload's path, arguments, length and folder, as the measurement takes them."""
+    return (
+        workload.path,
+        list(workload.args),
+        workload.total_steps,
+        workload.epochs,
+        workload.workdir,
+    )
 
 
 def _script_job(
