@@ -225,29 +225,50 @@ def quota_name(instance_type: str, purchase: str) -> str:
     return group_quota_name(quota_group(instance_type) or "standard", purchase)
 
 
-def launch_error(exc: Exception, instance_type: str, region: str, purchase: str) -> str:
-    """What a failed launch of `instance_type` means and what to do, in one paragraph."""
+def launch_error(
+    exc: Exception,
+    instance_type: str,
+    region: str,
+    purchase: str,
+    every_zone: bool = False,
+    fallback: str | None = None,
+) -> str:
+    """What a failed launch of `instance_type` means and what to do, in one paragraph. `every_zone`: the launch
+    was tried in each zone of the region; `fallback`: the --fallback the launch had (its advice is not repeated)."""
     from botocore.exceptions import ClientError
 
     code = exc.response.get("Error", {}).get("Code", "") if isinstance(exc, ClientError) else ""
-    if code == "InsufficientInstanceCapacity":
+    if code == "InsufficientInstanceCapacity" or (
+        purchase == "spot" and (code == "SpotMaxPriceTooLow" or code.startswith("InsufficientSpot"))
+    ):
+        what = "spot capacity" if purchase == "spot" else "capacity"
+        ways = [] if every_zone else ["another zone (--subnet)"]
+        if purchase == "spot" and fallback != "on-demand":
+            ways.append("--fallback on-demand (launched on-demand when spot has none)")
+        if fallback != "next":
+            ways.append("--fallback next (the plan's next-best instance instead)")
+        ways.append("another --region")
+        if purchase != "spot":
+            ways.append("--purchase spot (a pool of its own)")
         return (
-            f"AWS has no capacity for {instance_type} in {region} right now: try another subnet/zone "
-            f"(--subnet), another region, a similar instance type, or --purchase spot"
+            f"AWS has no {what} for {instance_type} in {region} right now ({code}): try "
+            + ", ".join(ways[:-1])
+            + f" or {ways[-1]}"
         )
     if code in ("VcpuLimitExceeded", "InstanceLimitExceeded", "MaxSpotInstanceCountExceeded"):
+        name = quota_name(instance_type, purchase)
+        quota = QUOTA_CODES[(quota_group(instance_type) or "standard", purchase)]
         return (
-            f'your vCPU quota "{quota_name(instance_type, purchase)}" in {region} is too low '
-            f"for {instance_type} ({code}); ask for an increase in the Service Quotas console "
-            f"(Amazon EC2 > {quota_name(instance_type, purchase)}); new accounts start at 0 for G and P"
+            f'your vCPU quota "{name}" in {region} is too low for {instance_type} ({code}); new accounts '
+            f"start at 0 for G and P. Ask for more: aws service-quotas request-service-quota-increase "
+            f"--service-code ec2 --quota-code {quota} --desired-value VCPUS --region {region} (or the "
+            f"Service Quotas console: Amazon EC2 > {name})"
         )
     if code == "UnauthorizedOperation":
         return (
             f"not allowed to launch instances ({code}): your identity needs ec2:RunInstances and ec2:CreateTags "
             f"(`planner infra policy` prints a policy that has them; spot also needs the spot-instances-request resource)"
         )
-    if code == "SpotMaxPriceTooLow" or code.startswith("InsufficientSpot"):
-        return f"no spot capacity for {instance_type} ({code}): try --purchase on-demand or another region"
     if (
         code == "ParameterNotFound"
     ):  # the Deep Learning AMI's public SSM parameter (runner.aws.AMI_PARAMETER)

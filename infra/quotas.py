@@ -59,7 +59,7 @@ class QuotaCheck:
         """Why EC2 would refuse the launch (when `over`): the quota, its value, what runs in it, what the launch needs."""
         return (
             f'the vCPU quota "{self.name}" in {self.region} is {self.limit:g} with {self.used} in use, and '
-            f"{', '.join(self.types)} need {self.needed}"
+            f"{', '.join(self.types)} {'needs' if len(self.types) == 1 else 'need'} {self.needed}"
         )
 
     def raise_request(self) -> str:
@@ -68,6 +68,15 @@ class QuotaCheck:
             f"aws service-quotas request-service-quota-increase --service-code ec2 --quota-code {self.code} "
             f"--desired-value {want} --region {self.region} (or the Service Quotas console: Amazon EC2 > {self.name})"
         )
+
+
+def _problem(exc: Exception, doing: str = "") -> str:
+    """Why a quota was not read, and what grants it when it was a permission ("access denied (...); grant
+    servicequotas:GetServiceQuota ...")."""
+    found = explain_aws_error(exc, doing)
+    return (
+        f"{found.message}; {found.hint}" if found.hint and "grant" in found.hint else found.message
+    )
 
 
 def running_vcpus(ec2: Any, vcpus_of: dict[str, int]) -> dict[tuple[str, str], int]:
@@ -116,7 +125,7 @@ def check_quotas(
             client(session, "ec2", region, attempts=2), {**(vcpus_of or {}), **launch}
         )
     except Exception as exc:  # noqa: BLE001 - said in the check's line
-        usage_problem = explain_aws_error(exc, "reading the instances running now").message
+        usage_problem = _problem(exc, "reading the instances running now: ")
     quotas = client(session, "service-quotas", region, attempts=2) if used is not None else None
     out = []
     for group, types in needs.items():
@@ -137,7 +146,7 @@ def check_quotas(
                     region,
                     needed,
                     tuple(types),
-                    problem=explain_aws_error(exc, "reading it").message,
+                    problem=_problem(exc),
                 )
             )
             continue

@@ -486,7 +486,15 @@ class AwsTarget:
         except Exception as exc:  # noqa: BLE001 - a failed launch is this target's result, not a crash
             tried = f" (tried every zone of {s.region}: {self.tries_text()})" if self.tries else ""
             self.error, self.state = (
-                launch_error(exc, self.instance_type, s.region, self.purchase) + tried,
+                launch_error(
+                    exc,
+                    self.instance_type,
+                    s.region,
+                    self.purchase,
+                    every_zone=bool(self.tries),
+                    fallback=s.fallback,
+                )
+                + tried,
                 "failed",
             )
             if self.relaunched_after:
@@ -668,6 +676,15 @@ class AwsTarget:
             return self._result
         if self.state == "done":
             self._result = self._read_result()
+            if self._result.status != "ok" and self._result.interruption:  # too few steps to time
+                self._result.message = (
+                    f"a spot reclaim cut the bench short: {self._result.message}"
+                    + (
+                        ""
+                        if self.run.settings.fallback == "on-demand"
+                        else "; --fallback on-demand relaunches an interrupted spot bench on-demand"
+                    )
+                )
             return self._result
         if self.error:
             message = self.error

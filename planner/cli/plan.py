@@ -81,6 +81,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         fallback=args.fallback,
         **{name: getattr(args, name) for name in given if getattr(args, name) is not None},
     )
+    service.check_run(workload, targets, aws)  # a dry run refuses what the run would
     err = stderr()
     if targets.aws_types or targets.auto:  # what it may launch and bill, said first, also with -y
         if not _may_launch(service, args, targets, aws, workload, options):
@@ -378,12 +379,16 @@ def _run_exit_code(doc: PlanDocument) -> int:
     if not doc.recommendation.target:
         return ExitCode.RUNTIME_FAILURE
     kept = [label_text(label) for label in cut if label not in failed]
-    failed = [label_text(label) for label in failed]
-    if failed or kept:
+    reclaimed = [label_text(label) for label in failed if label in cut]
+    failed = [label_text(label) for label in failed if label not in cut]
+    if failed or kept or reclaimed:
         what = "; ".join(
             part
             for part in (
                 f"{', '.join(failed)} failed (see above)" if failed else "",
+                f"{', '.join(reclaimed)} reclaimed by spot before it measured enough steps (see above)"
+                if reclaimed
+                else "",
                 f"{', '.join(kept)} interrupted by a spot reclaim (its steps until then are "
                 "planned)"
                 if kept

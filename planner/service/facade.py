@@ -233,6 +233,14 @@ class PlannerService:
             workload.spec, workload.text, targets, options, bench, out, callbacks, aws, cancel
         )
 
+    def check_run(self, workload: Workload, targets: TargetChoice, aws: AwsOptions) -> None:
+        """What `run` refuses of its targets and AWS options before it measures anything, also for a dry run: a
+        script's --fallback next without this machine among the targets. Raises InputError."""
+        from planner.service.scripts import refuse_fallback_without_here
+
+        if isinstance(workload, ScriptWorkload):
+            refuse_fallback_without_here(targets, aws)
+
     def calibrate(
         self, run_dirs: list[str], dry_run: bool = False
     ) -> tuple[list[dict[str, Any]], Path | None, dict[str, float]]:

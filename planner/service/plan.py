@@ -471,7 +471,7 @@ class LaunchPreview:
         return InputError(
             f"refusing to launch: {q.over_text()}: EC2 would refuse it (VcpuLimitExceeded)",
             hint=f"ask AWS for more: {q.raise_request()}; new accounts start at 0 for G and P; or choose "
-            "another region, another instance type, or --targets local",
+            "another region, another instance type, or measure here only (local)",
         )
 
 

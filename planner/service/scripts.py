@@ -319,12 +319,7 @@ class Scripts:
         catalog = self.account.catalog().frame
         check_region(catalog, options.region)
         priced = preflight(aws_types, aws, catalog) if aws_types else None
-        if aws.fallback == "next" and LOCAL not in targets.targets:
-            raise InputError(
-                "--fallback next: a script's next-best instance is ranked by the plan of its measurement "
-                "here, and --targets leaves this machine out",
-                hint="add local to --targets (auto has it)",
-            )
+        refuse_fallback_without_here(targets, aws)
         shipped = script_folder(path, folder=cwd) if aws_types or targets.auto else None
         needs = _requirements(cwd, requirements) if requirements else None
         self.runs.check_credentials(
@@ -609,6 +604,17 @@ class Scripts:
                 region or options.region,
                 options.purchase,
             )
+        )
+
+
+def refuse_fallback_without_here(targets: TargetChoice, aws: AwsOptions) -> None:
+    """A script's --fallback next ranks the next-best instances by the plan of its measurement here: refused, before
+    anything runs or is said, when --targets leaves this machine out. Raises InputError."""
+    if aws.fallback == "next" and LOCAL not in targets.targets:
+        raise InputError(
+            "--fallback next: a script's next-best instance is ranked by the plan of its measurement "
+            "here, and --targets leaves this machine out",
+            hint="add local to --targets (auto has it)",
         )
 
 

@@ -447,8 +447,8 @@ class PlannerApp(Quitting, App):
             self.notify(exc.render(), severity="error")
             return
         refusal = preview.quota_refusal()
-        if refusal is not None:
-            self.notify(refusal.render(), severity="error")
+        if refusal is not None:  # the account's state, not the user's input: no "bad input:" title
+            self.notify(f"{refusal.message}\nto fix: {refusal.hint}", severity="error", timeout=30)
             return
 
         def answer(launch: bool | None) -> None:

@@ -303,13 +303,14 @@ class TargetsPane(Vertical):
                     {f"aws:{t}": f"quota not read ({type(exc).__name__})" for t in aws_types},
                 )
             for q in checks:
+                # the numbers first: a narrow screen cuts the line's end, where the quota's long name is
                 state = (
-                    f'OVER quota "{q.name}": {q.limit:g} vCPUs, {q.used} in use, needs {q.needed} (a run is '
-                    "refused; r says how to raise it)"
+                    f"OVER its quota: needs {q.needed} vCPUs of {q.limit:g} ({q.used} in use): a run is "
+                    f'refused, r says how to raise "{q.name}"'
                     if q.over
-                    else f'quota "{q.name}" {q.limit:g} vCPUs, {q.used} in use, needs {q.needed}'
+                    else f'quota: needs {q.needed} vCPUs of {q.limit:g} ({q.used} in use), "{q.name}"'
                     if q.limit is not None and q.used is not None
-                    else f'quota "{q.name}" not read'
+                    else f'quota not read: "{q.name}"'
                 )
                 states.update({f"aws:{t}": state for t in q.types})
                 if q.problem:  # why, once for every quota it stopped

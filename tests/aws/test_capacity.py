@@ -93,6 +93,8 @@ def test_every_zone_out_of_capacity_fails_the_target_naming_each_and_leaves_noth
     assert len(calls) == len(zones) + 1  # EC2's choice, then each zone once
     assert "AWS has no capacity for g5.xlarge in us-east-1" in t.error  # type: ignore[operator]
     assert all(zone in t.error for zone in zones) and "tried every zone of us-east-1" in t.error  # type: ignore[operator]
+    advice = t.error.split("tried every zone")[0]  # type: ignore[union-attr]
+    assert "--subnet" not in advice and "--fallback next" in advice  # no zone left to suggest
     assert live_instances(ec2) == []
 
 
@@ -211,6 +213,8 @@ def test_spot_out_of_capacity_everywhere_falls_back_to_on_demand_only_when_allow
         and "on-demand" not in [market(p) for p in calls]
         and live_instances(ec2) == []
     )
+    assert "AWS has no spot capacity for g5.xlarge" in t.error  # type: ignore[operator]
+    assert "--fallback on-demand" in t.error and "--purchase spot" not in t.error  # type: ignore[operator]
 
 
 def test_a_spot_price_too_low_goes_straight_to_the_fallback(aws_session, monkeypatch):

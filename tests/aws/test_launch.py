@@ -137,6 +137,7 @@ def inject(monkeypatch, operation: str, code: str, message: str = "injected"):
         ("InsufficientInstanceCapacity", "g5.xlarge", "no capacity for g5.xlarge"),
         ("VcpuLimitExceeded", "g5.xlarge", '"Running On-Demand G and VT instances"'),
         ("VcpuLimitExceeded", "p4d.24xlarge", '"Running On-Demand P instances"'),
+        ("VcpuLimitExceeded", "g5.xlarge", "--quota-code L-DB2E81BA --desired-value VCPUS"),
         ("InstanceLimitExceeded", "c7i.xlarge", "Standard (A, C, D, H, I, M, R, T, Z)"),
         ("UnauthorizedOperation", "c7i.xlarge", "ec2:RunInstances"),
     ],

@@ -11,6 +11,7 @@ import sys
 
 import botocore.client
 import pytest
+from botocore.exceptions import ClientError
 
 from infra.quotas import check_quotas, quota_group
 from planner.service import AwsOptions, PlannerService
@@ -68,7 +69,7 @@ def test_a_new_accounts_zero_g_quota_refuses_the_launch_before_it_starts_and_nam
         'the vCPU quota "Running On-Demand G and VT instances" in us-east-1 is 0 with 0 in use'
         in said
     )
-    assert "g5.xlarge need 4" in said and "VcpuLimitExceeded" in said
+    assert "g5.xlarge needs 4" in said and "VcpuLimitExceeded" in said
     assert (
         "aws service-quotas request-service-quota-increase --service-code ec2 --quota-code L-DB2E81BA "
         "--desired-value 4 --region us-east-1"
@@ -110,6 +111,28 @@ def test_a_quota_that_cannot_be_read_warns_and_the_launch_goes_on(aws_session):
     )
     preview = PlannerService(aws_session=aws_session).launch_preview(["g5.xlarge"], AwsOptions())
     assert preview.quota_refusal() is None
+
+
+def test_a_quota_denied_to_the_identity_names_the_permission_that_reads_it(
+    aws_session, monkeypatch
+):
+    """No permission for Service Quotas: the warning names servicequotas:GetServiceQuota and the policy that has
+    it (a new user read only "access denied (AccessDeniedException)")."""
+    real = botocore.client.BaseClient._make_api_call
+
+    def call(self, operation, params):
+        if operation == "GetServiceQuota":
+            raise ClientError(
+                {"Error": {"Code": "AccessDeniedException", "Message": "no"}}, operation
+            )
+        return real(self, operation, params)
+
+    monkeypatch.setattr(botocore.client.BaseClient, "_make_api_call", call)
+    (check,) = check_quotas(aws_session, "us-east-1", {"g5.xlarge": 4}, "on-demand")
+    assert check.limit is None and "access denied" in check.problem
+    assert (
+        "servicequotas:GetServiceQuota" in check.line() and "planner infra policy" in check.line()
+    )
 
 
 @pytest.mark.parametrize("dry_run", [False, True])

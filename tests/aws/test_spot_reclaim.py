@@ -119,6 +119,36 @@ def test_without_the_fallback_a_reclaimed_spot_bench_fails_naming_the_reclaim_an
     assert live_instances(ec2) == []
 
 
+def test_a_notice_before_enough_steps_is_named_a_reclaim_with_the_flag_that_relaunches(aws_session):
+    """The bench itself uploads a failed result when the notice comes before it has steps enough to time: the
+    target's message says a spot reclaim cut it short and names --fallback on-demand (a new user read only
+    'interrupted (...) after 0 measured step(s)')."""
+    from runner.bench.result import BenchResult
+
+    ec2 = aws_session.client("ec2")
+    t = spot_target(ec2, None, "run-spot-3")
+    t.start()
+    early = BenchResult(
+        status="error",
+        device="cuda",
+        workload="tiny",
+        message="interrupted (spot notice) after 0 measured step(s) and 12 of warm-up: too few to time",
+        interruption="spot notice",
+    )
+    for key, body in (("result", json.dumps(early.to_dict())), ("log", "the instance's log")):
+        t.run.s3.put_object(Bucket=t.run.bucket, Key=t.keys[key], Body=body.encode())
+    assert t.poll().state == "done"
+    result = t.collect()
+    assert result.status == "error" and result.message.startswith(
+        "a spot reclaim cut the bench short: interrupted (spot notice) after 0 measured step(s)"
+    )
+    assert result.message.endswith(
+        "--fallback on-demand relaunches an interrupted spot bench on-demand"
+    )
+    t.run.terminate_run()
+    assert live_instances(ec2) == []
+
+
 def watches_spot(ec2, instance_id: str) -> bool:
     """Whether the instance's user-data starts the watcher of the spot notice (rendered for a spot launch only)."""
     from tests.aws.helpers import user_data

@@ -260,3 +260,29 @@ def test_a_scripts_refused_flags_are_refused_before_the_launch_is_said_or_a_dry_
         assert r.code == 2, r.err
         assert flag in r.err and "not for a training script" in r.err
         assert "auto: measures here first" not in r.err and "dry run" not in r.err
+
+
+def test_a_scripts_fallback_next_without_this_machine_is_refused_alike_by_a_dry_run_and_a_run(
+    tmp_path,
+):
+    """A script's --fallback next ranks the next-best instances by its measurement here: without local among the
+    targets, a dry run refuses it as the run does (a new user's dry run promised the fallback, then the run refused
+    it after saying it was running the script), before anything is said or measured."""
+    script = tmp_path / "train.py"
+    script.write_text("print('never run')\n")
+    for dry in (["--dry-run"], ["-y"]):
+        r = planner(
+            "run",
+            script,
+            "--targets",
+            "aws:g5.xlarge",
+            "--fallback",
+            "next",
+            "--total-steps",
+            "100",
+            *dry,
+            env=NO_AWS,
+        )
+        assert r.code == 2, r.err
+        assert "--fallback next" in r.err and "add local to --targets" in r.err
+        assert "would launch" not in r.err and "Running" not in r.err

@@ -133,10 +133,12 @@ def test_the_targets_pane_shows_each_picks_quota_and_its_latest_launch(
                 return " ".join(str(app.query_one("#selection").render()).split())
 
             await wait_for(
-                pilot, lambda: "OVER quota" in selection() and "Standard" in selection(), timeout=60
+                pilot,
+                lambda: "OVER its quota" in selection() and "Standard" in selection(),
+                timeout=60,
             )
             assert (
-                'aws:g4dn.xlarge: OVER quota "Running On-Demand G and VT instances": 0 vCPUs, 0 in use, needs 4'
+                "aws:g4dn.xlarge: OVER its quota: needs 4 vCPUs of 0 (0 in use): a run is refused"
                 in selection()
             )
             lines = [
@@ -146,7 +148,7 @@ def test_the_targets_pane_shows_each_picks_quota_and_its_latest_launch(
                 next(x for x in lines if x.startswith("aws:c7i"))
             )  # what stops a launch first, though picked last
             assert (
-                'quota "Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances" 64 vCPUs'
+                'aws:c7i.xlarge: quota: needs 4 vCPUs of 64 (0 in use), "Running On-Demand Standard'
                 in selection()
             )
             app.post_message(
