@@ -16,7 +16,7 @@ import datetime as dt
 import functools
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -29,7 +29,7 @@ from pricing.facts import (
     gpu_spec_from_row,
     interconnect_from_row,
 )
-from pricing.gpus import GpuFilter
+from pricing.gpus import GpuFilter, NoMatch, name_matches
 
 COLUMNS = [
     "instance_type",
@@ -511,6 +511,54 @@ def filter_instances(
     if max_price is not None:
         out = out[out[price_column(purchase)] <= max_price]
     return out
+
+
+def no_match(
+    df: pd.DataFrame,
+    region: str | None = None,
+    gpu: bool | None = None,
+    arch: str | None = None,
+    min_gpu_memory_gb: float | None = None,
+    max_price: float | None = None,
+    purchase: str = "on-demand",
+    gpus: GpuFilter | None = None,
+) -> NoMatch:
+    """Why `filter_instances` with these arguments finds nothing, from what the catalog has: the GPU model (any GPU
+    when none is named) never comes with the count asked, nor with the memory per GPU asked; or it is priced only
+    outside `region`; else "other"."""
+    asked_min = [
+        m for m in (gpus.memory_min_gb if gpus else None, min_gpu_memory_gb) if m is not None
+    ]
+    memory = (max(asked_min) if asked_min else None, gpus.memory_max_gb if gpus else None)
+    out = with_vendor_gb(df)
+    supply = out[out["gpu_count"] > 0]
+    name = gpus.name if gpus else None
+    if name is not None:
+        supply = supply[[name_matches(name, str(g)) for g in supply["gpu_name"]]]
+        name = min((str(g) for g in supply["gpu_name"]), key=len, default=name).split("-")[0]
+    counts = tuple(sorted({int(c) for c in supply["gpu_count"]}))
+    sizes = tuple(sorted({float(m) for m in supply["gpu_memory_gb"].dropna()}))
+    facts = NoMatch(
+        "other", gpus, name, *memory, region=region, counts=counts, memory_gb=sizes
+    )  # the facts of every answer below
+
+    def within(value: float, low: float | None, high: float | None) -> bool:
+        return (low is None or value >= low) and (high is None or value <= high)
+
+    if gpu is not False and counts:
+        if gpus and not any(within(c, gpus.count_min, gpus.count_max) for c in counts):
+            return replace(facts, why="count")
+        if memory != (None, None) and not any(within(m, *memory) for m in sizes):
+            return replace(facts, why="memory")
+    if region is not None:
+        elsewhere = filter_instances(
+            df, None, gpu, arch, min_gpu_memory_gb, max_price, purchase, gpus
+        )  # every region
+        if not elsewhere.empty:
+            cheapest = elsewhere.groupby("region")[price_column(purchase)].min()
+            ordered = cheapest.sort_values(na_position="last", kind="stable").index
+            return replace(facts, why="region", regions=tuple(str(r) for r in ordered))
+    return facts
 
 
 def sort_instances(

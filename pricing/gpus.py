@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal
 
 from planner.errors import InputError, did_you_mean
 
@@ -22,6 +23,7 @@ EXAMPLES = "A100, H100:8, L4:1..4, 24GB..80GB"
 _COUNT = re.compile(r"\d+")
 _MEMORY = re.compile(r"\d+(?:\.\d+)?GB", re.IGNORECASE)
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9-]*")
+_NEGATIVE = re.compile(r"-\d+(?:\.\d+)?(?:GB)?", re.IGNORECASE)  # -5GB, -2: below zero
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,25 @@ class GpuFilter:
         )
 
 
+@dataclass(frozen=True)
+class NoMatch:
+    """Why no instance matches a price query, as facts (the report words them): the filter that leaves nothing, and
+    what the catalog has instead. `why`: "count" (the model never comes with that many GPUs), "memory" (nor with that
+    much memory per GPU), "region" (priced elsewhere only), "other" (the other filters together)."""
+
+    why: Literal["count", "memory", "region", "other"]
+    asked: GpuFilter | None = None  # the GPU filter (None: none given)
+    gpu: str | None = None  # the model asked for as the catalog spells it (None: any GPU)
+    memory_min_gb: float | None = (
+        None  # memory per GPU asked for: the filter's and --min-gpu-memory's
+    )
+    memory_max_gb: float | None = None
+    region: str | None = None  # --region as given
+    counts: tuple[int, ...] = ()  # the GPUs per instance the model (any GPU) comes with, any region
+    memory_gb: tuple[float, ...] = ()  # each GPU's memory, the model's variants (every GPU's)
+    regions: tuple[str, ...] = ()  # "region": where the rest of the query is priced, cheapest first
+
+
 def name_matches(asked: str, gpu_name: str) -> bool:
     """'A100' is the A100 and the A100-80GB; 'L4' is not the L40S; case does not matter."""
     asked, gpu = asked.lower(), gpu_name.lower()
@@ -69,6 +90,17 @@ def parse_gpu_filter(text: str, known: Iterable[str], field: str = "GPU") -> Gpu
         ranged = len(ends) == 2
         if not token or not any(ends):
             raise InputError(f"{field} {text!r}: an empty part", hint=f"write it as {EXAMPLES}")
+        negative = next((e for e in ends if _NEGATIVE.fullmatch(e)), None)
+        if negative is not None:  # -5GB, -2: a size or a count below zero
+            raise InputError(
+                f"{field} {text!r}: "
+                + (
+                    f"a GPU's memory must be more than 0 GB, got {negative}"
+                    if negative.upper().endswith("GB")
+                    else f"a GPU count must be at least 1, got {negative}"
+                ),
+                hint=f"write it as {EXAMPLES}",
+            )
         if all(_COUNT.fullmatch(e) or not e for e in ends):
             if counts is not None:
                 raise InputError(
@@ -84,6 +116,12 @@ def parse_gpu_filter(text: str, known: Iterable[str], field: str = "GPU") -> Gpu
             low_m, high_m = (float(e[:-2]) if e else None for e in (ends[0], ends[-1]))
             memory = (low_m, high_m) if ranged else (low_m, low_m)
         elif not ranged and _NAME.fullmatch(token):
+            if name is not None and not any(name_matches(token, k) for k in known):
+                raise InputError(  # H100:a: a count meant, not a second model
+                    f"{field} {text!r}: the count after ':' must be a whole number or a range like "
+                    f"1..4, got {token!r}",
+                    hint=f"write it as {EXAMPLES}",
+                )
             if name is not None:
                 raise InputError(
                     f"{field} {text!r}: two GPU models",
@@ -103,12 +141,16 @@ def parse_gpu_filter(text: str, known: Iterable[str], field: str = "GPU") -> Gpu
             )
     c_low, c_high = counts or (None, None)
     m_low, m_high = memory or (None, None)
-    if (c_low is not None and c_low < 1) or (
-        c_low is not None and c_high is not None and c_high < c_low
-    ):
+    below_one = [c for c in (c_low, c_high) if c is not None and c < 1]
+    if below_one:
         raise InputError(
-            f"{field} {text!r}: a GPU count must be at least 1, low end first",
+            f"{field} {text!r}: a GPU count must be at least 1, got {below_one[0]}",
             hint=f"write it as {EXAMPLES}",
+        )
+    if c_low is not None and c_high is not None and c_high < c_low:
+        raise InputError(
+            f"{field} {text!r}: the count range's low end comes first",
+            hint=f"write it as {c_high}..{c_low}",
         )
     if m_low is not None and m_high is not None and m_high < m_low:
         raise InputError(

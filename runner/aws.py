@@ -166,6 +166,9 @@ class AwsRun:
         self.budget_room = float(
             "inf"
         )  # USD of --bench-budget the run's worst case leaves (--fallback next spends it)
+        self.vcpus: dict[
+            str, int
+        ] = {}  # --fallback next: each alternative's vCPUs, its quota read before it launches
 
     def ship(self, job: dict[str, Any]) -> dict[str, Any]:
         """The job as the instance reads it; a custom model's code goes into the bundle (InputError
@@ -391,9 +394,9 @@ class AwsTarget:
             if a[0] not in self.run.claimed  # not another target's, within the budget
             and worst_case_bench_cost(a[1], self.run.settings) - own <= self.run.budget_room
         ]
-        if not free:
+        chosen = next((a for a in free if self._within_quota(a[0])), None)
+        if chosen is None:
             return False
-        chosen = free[0]
         self.alternatives = [a for a in self.alternatives if a is not chosen]
         self.run.claimed.add(chosen[0])
         self.run.budget_room -= max(0.0, worst_case_bench_cost(chosen[1], self.run.settings) - own)
@@ -406,6 +409,29 @@ class AwsTarget:
         )
         self.tries, self.error, self.state = [], None, "pending"
         return True
+
+    def _within_quota(self, instance_type: str) -> bool:
+        """Whether --fallback next may launch `instance_type`: its vCPU quota read first (with what runs now, this
+        run's own instances among them); one it would exceed is skipped, said. A quota that cannot be read does not
+        stop it (EC2 refuses it by name if it must)."""
+        from infra.quotas import check_quotas
+
+        vcpus = self.run.vcpus.get(instance_type)
+        if vcpus is None:
+            return True
+        over = [
+            q
+            for q in check_quotas(
+                self.run.session, self.run.settings.region, {instance_type: vcpus}, self.purchase
+            )
+            if q.over
+        ]
+        if over:
+            self.notices.append(
+                f"--fallback next skipped {instance_type}: {over[0].over_text()} "
+                f"(ask for more: {over[0].raise_request()})"
+            )
+        return not over
 
     def _start_once(self) -> Exception | None:
         """One launch of `instance_type` (every zone of the region); the exception that failed it, None when launched."""

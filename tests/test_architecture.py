@@ -180,6 +180,7 @@ LAYERS = {
         "planner.core",
         "planner.workload",
         "planner.errors",
+        "planner.units",  # the closed sets of words a user types (Objective, GroupBy): pure, one definition
         "pricing.facts",
         "pricing.billing",
         "runner.bench.result",

@@ -17,7 +17,13 @@ from planner.cli.common import (
 )
 from planner.errors import ExitCode, InputError
 from planner.report.plan import GroupBy
-from planner.report.tables import instances_table, prices_json, prices_table, shown_prices
+from planner.report.tables import (
+    instances_table,
+    no_prices_text,
+    prices_json,
+    prices_table,
+    shown_prices,
+)
 from planner.service import PlannerService, PriceQuery
 from planner.service.inputs import check_spec_file
 
@@ -44,25 +50,28 @@ def cmd_prices(args: argparse.Namespace) -> int:
             hint=f"planner prices --refresh --source {args.source}",
         )
     source = args.source or "catalog"
+    account = PlannerService().account
     if args.refresh:
         where = "the hosted catalog" if source == "catalog" else "AWS's Price List API"
         with stderr().status(f"reading prices from {where} ..."):
-            catalog, rows = PlannerService().account.prices(
-                query, refresh=True, warn=warn, source=source
-            )
+            catalog, rows = account.prices(query, refresh=True, warn=warn, source=source)
     else:
-        catalog, rows = PlannerService().account.prices(query, warn=warn)
-    if args.json:
+        catalog, rows = account.prices(query, warn=warn)
+    if args.json:  # nothing found: `instances: []`, and the reason below
         print_json(prices_json(catalog, rows))
-    else:
+    elif not rows.empty:  # nothing found: no empty table, the reason alone
         group_by: GroupBy = (
             "instance" if args.gpus and args.rows_defaulted else args.group_by
         )  # GPUs asked for: each machine
         shown_rows, shown = shown_prices(rows, group_by, args.max_rows, by_region=args.all_regions)
-        print_table(args, prices_table(catalog, shown_rows, args.purchase))
+        print_table(args, prices_table(catalog, shown_rows, args.purchase, query.one_region))
         print_shown(args, shown)
     if rows.empty:
-        stderr().print("no instance matches these filters", highlight=False)
+        stderr().print(
+            no_prices_text(account.no_match(catalog, query)),
+            highlight=False,
+            markup=False,
+        )
     return ExitCode.OK
 
 

@@ -216,7 +216,9 @@ def _may_launch(
     it is a dry run; otherwise the run lists it as it ships, right before launching."""
     err = stderr()
     preview = (
-        service.launch_preview(targets.aws_types, aws) if targets.aws_types else None
+        service.launch_preview(targets.aws_types, aws, workload, options)
+        if targets.aws_types
+        else None
     )  # bad input refused first
     lines = preview.lines() if preview is not None else []
     refusal = preview.quota_refusal() if preview is not None else None
@@ -290,13 +292,22 @@ def _dry_run_json(
         )
     )
     if aws is not None and types:
-        p = service.launch_preview(types, aws)
+        p = service.launch_preview(types, aws, workload)
         launch = {
             "region": p.region,
             "purchase": p.purchase,
             "ami": p.ami,
             "instances": [
-                {"target": f"aws:{t}", "price_per_hour": price, "worst_case_usd": worst}
+                {
+                    "target": f"aws:{t}",
+                    "price_per_hour": price,
+                    "worst_case_usd": worst,
+                    **(
+                        {"fallback_next": [f"aws:{n}" for n in p.next_types.get(t, [])]}
+                        if p.next_types is not None
+                        else {}
+                    ),
+                }
                 for t, price, worst in p.instances
             ],
             "worst_case_usd": p.worst_case_usd,

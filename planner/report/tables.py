@@ -18,6 +18,7 @@ from planner.report.text import (
 
 if TYPE_CHECKING:
     from planner.core.script import ScriptEstimate, ScriptRun
+    from pricing.gpus import NoMatch
 
 
 def check_summary(spec, fp) -> dict[str, Any]:
@@ -287,12 +288,14 @@ def shown_prices(
     return rows.iloc[chosen], Shown(tuple(chosen), len(rows))
 
 
-def prices_table(catalog, rows, purchase: str = "on-demand"):
+def prices_table(catalog, rows, purchase: str = "on-demand", region: str | None = None):
+    """The rows as a table; `region`: the one region the user asked for (--region), named in the title instead of
+    a column (None: every row says its region, also when they happen to share one)."""
     from rich import box
     from rich.table import Table
 
-    one_region = rows["region"].nunique() == 1
-    title = f"AWS instances in {rows['region'].iloc[0]}" if one_region else "AWS instances"
+    one_region = region is not None
+    title = f"AWS instances in {region}" if one_region else "AWS instances"
     t = Table(
         title=title,
         title_justify="left",
@@ -322,6 +325,57 @@ def prices_table(catalog, rows, purchase: str = "on-demand"):
         cells += [_money(r["ondemand_usd_per_hour"]), _money(r["spot_usd_per_hour_median"])]
         t.add_row(*cells, *([] if one_region else [r["region"]]))
     return t
+
+
+def no_prices_text(found: NoMatch) -> str:
+    """Why `planner prices` lists nothing, in a line or two: the count or memory the GPU never comes with and what
+    it does, or the regions it is priced in instead ("no 8x H100 in eu-west-1; it is priced in us-east-1, ...")."""
+    asked, gpu = found.asked, found.gpu
+    if found.why == "count" and asked is not None:
+        wanted = _span(asked.count_min, asked.count_max)
+        if gpu:
+            return (
+                f"no instance has {wanted} {gpu}; {gpu} comes {_either(found.counts)} per instance"
+            )
+        return f"no instance has {wanted} GPUs; they come {_either(found.counts)} per instance"
+    if found.why == "memory":
+        wanted = _span(found.memory_min_gb, found.memory_max_gb, " GB")
+        if gpu:
+            return f"no {gpu} has {wanted} per GPU; {gpu} has {_either(found.memory_gb, ' GB')} per GPU"
+        sizes = found.memory_gb
+        return (
+            f"no GPU has {wanted}; the catalog's GPUs have {_span(sizes[0], sizes[-1], ' GB')} each"
+        )
+    if found.why == "region":
+        regions = found.regions
+        where = ", ".join(regions[:4]) + (
+            f" and {len(regions) - 4} more" if len(regions) > 4 else ""
+        )
+        if asked is None:
+            return (
+                f"no instance in {found.region} matches these filters; some in {where} do "
+                "(--all-regions instead of --region lists them)"
+            )
+        single = asked.count_min is not None and asked.count_min == asked.count_max
+        what = f"{asked.count_min}x {gpu}" if gpu and single else gpu or f"GPU {asked.text}"
+        return (
+            f"no {what} in {found.region}; it is priced in {where} "
+            f"(planner prices {asked.text} --all-regions)"
+        )
+    return "no instance matches these filters"
+
+
+def _span(low: float | None, high: float | None, unit: str = "") -> str:
+    """A range asked for in words: "3", "2 to 4", "30 GB or more", "at most 4"."""
+    if low is not None and high is not None:
+        return f"{low:g}{unit}" if low == high else f"{low:g} to {high:g}{unit}"
+    return f"{low:g}{unit} or more" if low is not None else f"at most {high:g}{unit}"
+
+
+def _either(values: tuple[float, ...], unit: str = "") -> str:
+    """The values the catalog has, in words: "1 or 8", "1, 4 or 8", "40 or 80 GB"."""
+    words = [f"{v:g}" for v in values]
+    return (", ".join(words[:-1]) + " or " if len(words) > 1 else "") + words[-1] + unit
 
 
 def gpu_cells(row) -> tuple[str, str]:

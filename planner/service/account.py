@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from pricing.catalog import Catalog
+    from pricing.gpus import GpuFilter, NoMatch
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,13 @@ class PriceQuery:
     gpus: str | None = (
         None  # GPU[:COUNT] as `sky gpus list` / `dstack offer --gpu` read it: A100, H100:8, 24GB..80GB
     )
+
+    @property
+    def one_region(self) -> str | None:
+        """The region when the query names one (`--region us-east-1`); None for none, a list or `all`."""
+        from pricing.facts import is_many_regions
+
+        return None if self.region is None or is_many_regions(self.region) else self.region
 
 
 class Account:
@@ -121,7 +129,6 @@ class Account:
             regions,
             sort_instances,
         )
-        from pricing.gpus import parse_gpu_filter
 
         if source not in PRICE_SOURCES:
             raise InputError(
@@ -141,11 +148,7 @@ class Account:
                 f"{query.gpus} and --cpu: a GPU asked for among CPU-only instances",
                 hint=f"give `planner prices {query.gpus}` or `planner prices --cpu`",
             )
-        gpus = (
-            None
-            if query.gpus is None
-            else parse_gpu_filter(query.gpus, set(found.frame["gpu_name"].dropna()) - {""})
-        )
+        gpus = _gpu_filter(found, query)
         rows = filter_instances(
             found.frame,
             region=query.region,
@@ -159,6 +162,22 @@ class Account:
         rows = sort_instances(rows, query.sort, query.purchase)
         return found, rows.assign(
             price_usd_per_hour=rows[price_column(query.purchase)], facts_note=facts_notes(rows)
+        )
+
+    def no_match(self, found: Catalog, query: PriceQuery) -> NoMatch:
+        """Why `prices(query)` found no row in `found` (the catalog it returned), as facts: the GPU count or
+        memory the model never comes with, the regions it is priced in instead, or "other"."""
+        from pricing.catalog import no_match
+
+        return no_match(
+            found.frame,
+            region=query.region,
+            gpu=query.gpu,
+            arch=query.arch,
+            min_gpu_memory_gb=query.min_gpu_memory_gb,
+            max_price=query.max_price,
+            purchase=query.purchase,
+            gpus=_gpu_filter(found, query),
         )
 
     def instances(self, region: str, now: dt.datetime | None = None) -> list[dict[str, Any]]:
@@ -262,6 +281,16 @@ class Account:
     def stack_outputs(self, found: dict[str, Any] | None) -> dict[str, str]:
         """The deployed stack's outputs (bucket, security group, ...) by name."""
         return outputs(found)
+
+
+def _gpu_filter(found: Catalog, query: PriceQuery) -> GpuFilter | None:
+    """The query's GPU filter checked against the catalog's GPUs (None: none asked).
+    Raises InputError naming the value and the form."""
+    from pricing.gpus import parse_gpu_filter
+
+    if query.gpus is None:
+        return None
+    return parse_gpu_filter(query.gpus, set(found.frame["gpu_name"].dropna()) - {""})
 
 
 def _ec2(session: Any, region: str) -> Any:  # a boto3 EC2 client

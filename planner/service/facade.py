@@ -254,10 +254,18 @@ class PlannerService:
         """Refuse the instances named when boto3 finds no credentials here. Raises InputError naming them and the fix."""
         self._runs.check_credentials(aws_types)
 
-    def launch_preview(self, aws_types: list[str], aws: AwsOptions) -> LaunchPreview:
-        """What `planner run` would launch, each price and worst case, the vCPU quotas it counts against.
+    def launch_preview(
+        self,
+        aws_types: list[str],
+        aws: AwsOptions,
+        workload: Workload | None = None,
+        options: PlanOptions | None = None,
+    ) -> LaunchPreview:
+        """What `planner run` would launch, each price and worst case, the vCPU quotas it counts against; with
+        --fallback next and a spec `workload`, the instances its plan (`options`) ranks next for each.
         Raises InputError (over the budget, too many instances, a region the prices lack)."""
-        return self._runs.launch_preview(aws_types, aws)
+        spec = None if workload is None or isinstance(workload, ScriptWorkload) else workload.spec
+        return self._runs.launch_preview(aws_types, aws, spec, options)
 
     def bench_cost(self, aws_types: list[str], aws: AwsOptions) -> float:
         """The worst-case bill of benchmarking `aws_types`. Raises InputError when it is over the budget."""

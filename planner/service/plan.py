@@ -43,7 +43,13 @@ from planner.service.measure import (
     scaled_to_spec,
 )
 from planner.service.predictions import Predict, measured_candidates
-from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice, resolve_objective
+from planner.service.settings import (
+    AwsOptions,
+    RunCallbacks,
+    TargetChoice,
+    plan_options,
+    resolve_objective,
+)
 from runner.aws import (
     EXPIRY_GRACE_MINUTES,
     AwsRun,
@@ -111,6 +117,7 @@ def next_alternatives(
                 alternatives.append(
                     (alt, float(hourly_price(catalog, alt, s.region, s.purchase)), arch)
                 )
+                aws_run.vcpus[alt] = int(instance_facts(catalog, alt, s.region)["vcpus"])
         out[t] = alternatives
     return out
 
@@ -433,6 +440,9 @@ class LaunchPreview:
     fallback_next: bool = (
         False  # --fallback next: the plan's next-best instance of a type no zone has capacity for
     )
+    next_types: dict[str, list[str]] | None = (
+        None  # --fallback next of a spec: type -> the plan's next-best, as ranked now (None: at the run)
+    )
 
     def lines(self) -> list[str]:
         out = [
@@ -453,10 +463,19 @@ class LaunchPreview:
             f"on-demand at ${p:.3f}/h (--fallback on-demand)"
             for t, p in self.fallback.items()
         ]
-        if self.fallback_next:
+        if self.fallback_next and self.next_types is not None:
+            out += [
+                f"  aws:{t}: with no capacity in any zone, the first of "
+                + (", ".join(f"aws:{n}" for n in nexts) if nexts else "none")
+                + " within the budget and its vCPU quota is launched instead (--fallback next)"
+                + ("" if nexts else ": the plan ranks the CPUs once this machine is measured")
+                for t, nexts in self.next_types.items()
+            ]
+        elif self.fallback_next:
             out.append(
-                "  a type no zone has capacity for: the plan's next-best instance of its kind is launched instead, "
-                "within the budget (--fallback next)"
+                "  a type no zone has capacity for: the plan's next-best instance of its kind, within the budget "
+                "and its vCPU quota, is launched instead (--fallback next), ranked by the script's measurement "
+                "here as the run starts"
             )
         out += [q.line() for q in self.quotas]
         out += [f"fallback: {q.line()}" for q in self.fallback_quotas]
@@ -629,9 +648,17 @@ class Runs:
             )
         )
 
-    def launch_preview(self, aws_types: list[str], aws: AwsOptions) -> LaunchPreview:
-        """What `planner run` would launch, each instance's price and worst-case bill, within the guards.
-        Raises InputError when it would be refused (over the budget, too many instances, a region the prices lack)."""
+    def launch_preview(
+        self,
+        aws_types: list[str],
+        aws: AwsOptions,
+        spec: WorkloadSpec | None = None,
+        options: PlanOptions | None = None,
+    ) -> LaunchPreview:
+        """What `planner run` would launch, each instance's price and worst-case bill, within the guards; with
+        --fallback next and a `spec`, the instances the plan (`options`) ranks next for each type, as it ranks them
+        before anything is measured. Raises InputError when it would be refused (over the budget, too many
+        instances, a region the prices lack)."""
         from pricing.catalog import check_region
 
         frame = self.account.catalog().frame
@@ -658,7 +685,31 @@ class Runs:
             fallback,
             self.quota_checks(aws_types, on_demand, frame) if fallback else (),
             aws.fallback == "next",
+            None
+            if spec is None or aws.fallback != "next"
+            else self._next_types(aws_types, aws, spec, options),
         )
+
+    def _next_types(
+        self, aws_types: list[str], aws: AwsOptions, spec: WorkloadSpec, options: PlanOptions | None
+    ) -> dict[str, list[str]]:
+        """--fallback next of a spec: each type's next-best of its kind in the plan made before anything is measured
+        (GPUs from their specs; CPUs ranked once this machine is measured)."""
+        from pricing.catalog import instance_facts
+
+        frame = self.account.catalog().frame
+        plan = self.predict.plan_of(
+            spec, options or plan_options(region=aws.region, purchase=aws.purchase), {}
+        ).plan
+        return {
+            t: next_best(
+                plan,
+                t,
+                "cuda" if instance_facts(frame, t, aws.region)["gpu_count"] else "cpu",
+                set(aws_types),
+            )
+            for t in aws_types
+        }
 
     def bench_cost(self, aws_types: list[str], aws: AwsOptions) -> float:
         """The worst-case bench cost of benchmarking `aws_types`. Raises InputError when over budget."""

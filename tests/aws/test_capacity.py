@@ -389,3 +389,33 @@ def test_planner_run_with_fallback_next_measures_the_next_best_and_journals_it_u
     notices = json.loads((out / "run.json").read_text())["notices"]
     assert any("--fallback next" in n["text"] for n in notices)
     assert live_instances(ec2_of(endpoint), run_id(out)) == []
+
+
+def test_fallback_next_reads_each_alternatives_quota_first_and_skips_one_it_would_exceed(
+    aws_session, monkeypatch
+):
+    """--fallback next reads an alternative's vCPU quota before launching it: one it would exceed (a new account's
+    0 for G) is skipped, said with the request that raises it, and the next one launches; nothing asks EC2 to
+    launch the skipped one."""
+    from tests.aws.test_quotas import answer_quotas
+
+    ec2, run, calls = next_run(aws_session, monkeypatch, "run-next-4")
+    asked = answer_quotas(monkeypatch, {"L-DB2E81BA": 0.0, "L-417A185B": 64.0})
+    run.vcpus = {"g6.xlarge": 4, "p3.2xlarge": 8}
+    t = AwsTarget(
+        run,
+        "g5.xlarge",
+        JOB,
+        "aws-g5.xlarge",
+        1.006,
+        alternatives=[("g6.xlarge", 0.805, "x86_64"), ("p3.2xlarge", 3.06, "x86_64")],
+    )
+    t.start()
+    assert t.error is None and t.instance_type == "p3.2xlarge" and t.instance_id
+    assert "g6.xlarge" not in {p["InstanceType"] for p in calls}  # skipped before any launch
+    assert asked == ["L-DB2E81BA", "L-417A185B"]
+    skipped = next(n for n in t.notices if n.startswith("--fallback next skipped g6.xlarge"))
+    assert '"Running On-Demand G and VT instances" in us-east-1 is 0' in skipped
+    assert "--quota-code L-DB2E81BA" in skipped
+    run.terminate_run()
+    assert live_instances(ec2) == []

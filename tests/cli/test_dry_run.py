@@ -286,3 +286,25 @@ def test_a_scripts_fallback_next_without_this_machine_is_refused_alike_by_a_dry_
         assert r.code == 2, r.err
         assert "--fallback next" in r.err and "add local to --targets" in r.err
         assert "would launch" not in r.err and "Running" not in r.err
+
+
+def test_a_dry_run_with_fallback_next_names_each_types_next_best_in_order(tmp_path):
+    """--fallback next's alternatives are listed before anything launches (the renting guide's 'Not yet'): each
+    type's next-best of its kind in the plan ranked now, in the lines and in --json."""
+    r = planner(
+        "run",
+        EXAMPLES / "small-cnn.yaml",
+        "--targets",
+        "local,aws:g5.xlarge",
+        "--fallback",
+        "next",
+        "--dry-run",
+        "--json",
+        env=NO_AWS,
+    )
+    assert r.code == 0, r.err
+    (line,) = [x for x in r.err.splitlines() if x.startswith("  aws:g5.xlarge: with no capacity")]
+    nexts = json.loads(r.out)["launch"]["instances"][0]["fallback_next"]
+    assert 1 <= len(nexts) <= 3 and "aws:g5.xlarge" not in nexts
+    assert all(n.startswith(("aws:g", "aws:p")) for n in nexts)  # a GPU for a GPU
+    assert ", ".join(nexts) in line and "within the budget and its vCPU quota" in line

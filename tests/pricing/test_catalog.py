@@ -20,8 +20,10 @@ from pricing.catalog import (
     load_catalog,
     load_gpu_specs,
     load_snapshot,
+    no_match,
     sort_instances,
 )
+from pricing.gpus import GpuFilter
 
 
 @pytest.fixture
@@ -104,6 +106,42 @@ def test_filters(frame):
     ]
     # spot filter: a type without spot is never "under" a spot budget
     assert "p5.4xlarge" not in types(filter_instances(frame, max_price=100, purchase="spot"))
+
+
+def test_no_match_says_which_filter_leaves_nothing_and_what_there_is_instead(frame):
+    h100_8 = GpuFilter("H100", 8, 8, text="H100:8")
+    found = no_match(frame, gpus=h100_8)
+    assert (found.why, found.gpu, found.counts) == (
+        "count",
+        "H100",
+        (1,),
+    )  # H100s come one a machine here
+    found = no_match(frame, gpus=GpuFilter("a10g", text="a10g"), min_gpu_memory_gb=30)
+    assert (found.why, found.gpu, found.memory_gb, found.memory_min_gb) == (
+        "memory",
+        "A10G",
+        (24.0,),
+        30,
+    )
+    h100_1 = GpuFilter("H100", 1, 1, text="H100:1")
+    found = no_match(frame, region="eu-west-1", gpus=h100_1)
+    assert (found.why, found.region, found.regions) == ("region", "eu-west-1", ("us-east-1",))
+    found = no_match(frame, region="us-east-1", gpus=GpuFilter("T4", text="T4"), max_price=0.1)
+    assert found.why == "other"  # T4 comes as asked, and in us-east-1: the price leaves nothing
+    found = no_match(frame, gpus=GpuFilter(None, 3, 3, text="3"))
+    assert (found.why, found.gpu, found.counts) == (
+        "count",
+        None,
+        (1,),
+    )  # no model named: every GPU
+
+
+def test_no_match_lists_the_other_regions_cheapest_first(frame):
+    found = no_match(frame, region="ap-south-1", gpus=GpuFilter("A10G", text="A10G"))
+    assert found.why == "region" and found.regions == (
+        "us-east-1",
+        "eu-west-1",
+    )  # 1.006 before 1.123
 
 
 def test_sorting(frame):

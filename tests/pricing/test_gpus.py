@@ -36,8 +36,13 @@ def test_the_forms_sky_and_dstack_users_write(text, want):
         ("A1000", "no GPU named 'A1000' in the catalog (did you mean \"A100\""),
         ("H100:8:4", "two GPU counts"),
         ("H100:A100", "two GPU models"),
-        ("0", "at least 1"),
-        ("4..2", "low end first"),
+        ("H100:a", "the count after ':' must be a whole number or a range like 1..4, got 'a'"),
+        ("0", "a GPU count must be at least 1, got 0"),
+        ("H100:0", "a GPU count must be at least 1, got 0"),
+        ("..0", "a GPU count must be at least 1, got 0"),
+        ("H100:-2", "a GPU count must be at least 1, got -2"),
+        ("4..2", "the count range's low end comes first"),
+        ("-5GB", "a GPU's memory must be more than 0 GB, got -5GB"),
         ("80GB..24GB", "low end comes first"),
         ("0GB", "more than 0 GB"),
         ("0GB..0GB", "more than 0 GB"),
@@ -49,6 +54,15 @@ def test_a_wrong_gpu_is_refused_naming_the_value_and_the_form(text, said):
     with pytest.raises(InputError) as caught:
         parse_gpu_filter(text, KNOWN)
     assert said in caught.value.render() and repr(text) in caught.value.render()
+
+
+@pytest.mark.parametrize("text", ["H100:0", "0", "..0"])
+def test_a_zero_count_is_refused_for_that_reason_alone(text):
+    with pytest.raises(InputError) as caught:
+        parse_gpu_filter(text, KNOWN)
+    assert (
+        "low end" not in caught.value.render()
+    )  # the range is not backwards: one reason, the one that applies
 
 
 def test_a_name_matches_its_variants_but_not_a_longer_model():

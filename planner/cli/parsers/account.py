@@ -3,6 +3,9 @@ planner/cli/account.py, config.py and completion.py)."""
 
 from __future__ import annotations
 
+import argparse
+import re
+
 from planner.cli.parsers.shared import (
     flag,
     output_arguments,
@@ -17,15 +20,35 @@ from planner.service.flags import PRICE_SOURCES, PURCHASES
 SHELLS = ("bash", "zsh", "fish")  # planner completion SHELL
 
 
+class _OneGpuFilter(argparse.Action):
+    """`planner prices`'s one GPU filter. Several words (`planner prices H100 A100`) are refused with the prices
+    usage, naming them and the form (argparse would leave the second to the top parser: "unrecognized
+    arguments" under `planner`'s usage)."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        words = list(values or [])
+        if len(words) > 1:
+            parser.error(
+                f"GPU[:COUNT]: one GPU filter, got {len(words)} words: {' '.join(words)}; join a "
+                "filter's parts with ':' (planner prices H100:8, A100:80GB:8), one model a command "
+                "(every GPU model: planner prices --gpu)"
+            )
+        setattr(namespace, self.dest, words[0] if words else None)
+
+
 def add_prices_parser(sub) -> None:
     p = sub.add_parser(
         "prices",
         help="list AWS instances with on-demand and spot prices (bundled or live)",
         usage="planner prices [GPU[:COUNT]] [options]",
     )
+    # -5GB, -2: a value below zero, refused by the GPU filter's rule naming it (argparse took any -5GB for an
+    # unknown flag, reported by the top parser with its usage); the prices flags look like no number
+    p._negative_number_matcher = re.compile(r"^-\.?\d")
     p.add_argument(
         "gpus",
-        nargs="?",
+        nargs="*",
+        action=_OneGpuFilter,
         metavar="GPU[:COUNT]",
         help="the GPUs asked for, as `sky gpus list` and `dstack offer --gpu` read them: a model (A100: the "
         "40 and 80 GB parts), a count (H100:8, L4:1..4), memory per GPU in GB (24GB..80GB), in any order; "
@@ -77,7 +100,7 @@ def add_prices_parser(sub) -> None:
         "price history for the catalog's instance types; needs credentials)",
     )
     rows_arguments(p, plan=False)
-    output_arguments(p, json_help='print {"source", "as_of", "instances": [...]}')
+    output_arguments(p, json_help='print {"source", "as_of", "note", "instances": [...]}')
     p.set_defaults(handler="account:cmd_prices")
 
 

@@ -33,8 +33,18 @@ class Parser(argparse.ArgumentParser):
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
 
+    def command(self) -> argparse.ArgumentParser | None:
+        """The subcommand's parser the command line names (None: none, or this is one): argparse reports a
+        subcommand's leftover words from the top parser, which should not show `planner`'s own usage."""
+        argv = getattr(self, "argv", sys.argv[1:])
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                return next((action.choices[a] for a in argv if a in action.choices), None)
+        return None
+
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
+        shown = (self.command() if "unrecognized arguments" in message else None) or self
+        shown.print_usage(sys.stderr)
         script = "unrecognized arguments" in message and any(
             a.endswith(".py") for a in sys.argv[1:]
         )
@@ -51,7 +61,7 @@ class Parser(argparse.ArgumentParser):
 
             fix = (
                 "; ".join(line.strip(" ()") for line in hint.splitlines() if line.strip())
-                or f"see {self.prog} --help"
+                or f"see {shown.prog} --help"
             )
             sys.stdout.write(
                 json.dumps(
@@ -69,7 +79,7 @@ class Parser(argparse.ArgumentParser):
             )
         self.exit(
             ExitCode.BAD_INPUT,
-            f"{self.prog}: error: {shown_message(message)}\n{hint}  (see {self.prog} --help)\n",
+            f"{shown.prog}: error: {shown_message(message)}\n{hint}  (see {shown.prog} --help)\n",
         )
 
     def did_you_mean(self, message: str) -> str:
@@ -88,16 +98,8 @@ class Parser(argparse.ArgumentParser):
             return f"  ({choice.group(2)}: did you mean {' or '.join(close)}?)\n" if close else ""
         if "unrecognized arguments" not in message:
             return ""
-        parsers: list[argparse.ArgumentParser] = [self]
-        for (
-            action
-        ) in self._actions:  # the subcommand's own flags: argparse reports them from the top parser
-            if isinstance(action, argparse._SubParsersAction):
-                parsers += [
-                    p
-                    for name, p in action.choices.items()
-                    if name in getattr(self, "argv", sys.argv[1:])
-                ][:1]
+        # the subcommand's own flags: argparse reports them from the top parser
+        parsers = [self, *filter(None, [self.command()])]
         known = [
             o for p in parsers for a in p._actions for o in a.option_strings if o.startswith("--")
         ]
