@@ -248,6 +248,11 @@ def parse_regions(text: str) -> str:
     if text.strip().lower() == ALL_REGIONS:
         return ALL_REGIONS
     parts = [part.strip() for part in text.split(",")]
+    if len(parts) > 1 and ALL_REGIONS in (part.lower() for part in parts):
+        raise ValueError(
+            f"all is every region on its own, not one of a list, got {_shown(text)}; give --region all, "
+            "or the regions: us-east-1,us-west-2"
+        )
     if len(parts) > 1 and not all(parts):
         raise ValueError(
             f"must be AWS regions separated by commas, like us-east-1,us-west-2, or all, got {_shown(text)}"

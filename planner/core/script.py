@@ -1303,7 +1303,8 @@ def script_said(run: ScriptRun, est: ScriptEstimate, predicted: bool = True) -> 
     if (fitted := run.threads_fitted) is not None and int(fitted["threads"]) < int(fitted["cpus"]):
         said += Said(
             notes=[
-                f"measured with {run.threads} torch thread(s): {fitted['free_cpus']:g} of this machine's "
+                f"measured with {run.threads} torch thread{'' if run.threads == 1 else 's'}: "
+                f"{fitted['free_cpus']:g} of this machine's "
                 f"{int(fitted['cpus'])} CPUs were free as it started (more threads than free CPUs wait on the "
                 "busy ones); OMP_NUM_THREADS sets them"
             ]

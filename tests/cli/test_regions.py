@@ -89,5 +89,11 @@ def test_one_region_is_asked_where_a_command_launches_and_a_bad_list_names_its_r
     )
     r = planner("estimate", EXAMPLES / "surface-mlp.yaml", "--region", "us-east-1,mars-1")
     assert r.code == 2 and "'mars-1'" in r.err and "every region: all" in r.err
+    r = planner("estimate", EXAMPLES / "surface-mlp.yaml", "--region", "all,us-east-1")
+    assert (
+        r.code == 2
+        and "all is every region on its own" in r.err
+        and "every region: all" not in r.err
+    )
     r = planner("estimate", EXAMPLES / "surface-mlp.yaml", "--region", "us-east-1,xx-north-9")
     assert r.code == 2 and "region 'xx-north-9' is not in the price data" in r.err + r.out
