@@ -27,7 +27,7 @@ from runner.bench.harness import interruption
 from runner.bench.procfs import descendants
 from runner.bench.result import BenchResult
 
-WARMUP_SHARE, MIN_WARMUP_STEPS = 0.1, 2  # as planner/core/script.py drops them
+WARMUP_SHARE, MIN_WARMUP_STEPS = 0.1, 2  # as planner/core/script/estimate.py drops them
 
 
 def kill_tree(pids: list[int]) -> None:

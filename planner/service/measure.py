@@ -618,7 +618,7 @@ class Measure:
         label: str = "local",
     ) -> tuple[ScriptRun, ScriptEstimate]:
         """Run the user's training script here, unchanged (measure_script), and extrapolate its whole run
-        (planner/core/script.py). Raises what measure_script raises, and InputError (the run's length cannot be
+        (planner/core/script/estimate.py). Raises what measure_script raises, and InputError (the run's length cannot be
         known: RunLengthUnknown; too few steps)."""
         args = list(workload.args)
         run = self.measure_script(

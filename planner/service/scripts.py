@@ -2,7 +2,7 @@
 and journaled (`planner run train.py`), re-planned from its journal (`planner plan RUN_DIR`).
 
 The script is measured here by runner/script.py (Measure.bench_script); its whole run is extrapolated by
-planner/core/script.py, and every instance is predicted from its traced step (script_candidates). A run
+planner/core/script/, and every instance is predicted from its traced step (script_candidates). A run
 journals the script's job (script.json) and each target's timeline (script-results/) the moment it
 arrives, so a replan needs nothing but the journal.
 """

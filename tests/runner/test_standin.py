@@ -1,6 +1,6 @@
 """The stand-in GPU (runner/standin.py): a script written for CUDA runs here unchanged, its step traced as a GPU
 would run it (autocast, TF32, fused attention, GradScaler, the memory it holds), its reads answered with zeros and
-counted; and the plan's GPU rows come from that trace (planner/core/script.py standin_step)."""
+counted; and the plan's GPU rows come from that trace (planner/core/script/standin.py standin_step)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A user's script planned on every instance from one traced step (planner/core/predict/trace.py and
-planner/core/script.py's script_candidates): the GPU rows from the traced ops, the host's Python and
+planner/core/script/instances.py's script_candidates): the GPU rows from the traced ops, the host's Python and
 the syncs; the CPU rows scaled from the measured step; the decision the numbers make."""
 
 from __future__ import annotations

@@ -1,0 +1,396 @@
+"""A script's whole run from its timeline: setup, steady step, epochs, between epochs, with an honest interval (the package's docstring says how)."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass, field
+
+from planner.core.decide import Said
+from planner.core.estimate import (
+    PROCESS_EXIT_SECONDS,
+    RUN_TO_RUN_NOISE,
+    StepMeasurement,
+    estimate_training,
+)
+from planner.core.predict.cpu import (
+    UNMEASURED_UNCERTAINTY,
+)
+from planner.core.script.job import RunLengthUnknown
+from planner.core.script.timeline import (
+    ALIKE_SPREAD,
+    MIN_STEADY_STEPS,
+    MIN_WARMUP_STEPS,
+    WARMUP_SHARE,
+    LoaderUnderWay,
+    ScriptRun,
+)
+from planner.errors import InputError
+
+
+@dataclass(frozen=True)
+class ScriptEstimate:
+    setup_seconds: float
+    step_seconds: float
+    step_low: float
+    step_high: float
+    steps_measured: int
+    warmup_steps: int
+    steps_per_epoch: (
+        float | None
+    )  # optimizer steps in one whole epoch seen; None: no whole epoch seen
+    between_epochs_seconds: float | None  # None: no epoch boundary seen
+    total_steps: int
+    epochs: float  # the epochs the whole run has (total_steps / steps_per_epoch when known)
+    seconds: float
+    low: float
+    high: float
+    warnings: list[str] = field(default_factory=list)  # what makes the estimate less certain
+    notes: list[str] = field(default_factory=list)  # how it was made
+    after_seconds: float | None = (
+        None  # what ran after the last step, measured (the run finished while measured)
+    )
+
+    @property
+    def said(self) -> Said:
+        return Said(self.warnings, self.notes)
+
+
+def _durations(run: ScriptRun) -> tuple[list[float], list[float], int, list[float]]:
+    """(steady step durations, durations of steps that span an epoch's end, warm-up steps dropped, the
+    durations of the warm-up steps after the first that span no epoch's end and were not traced)."""
+    ends = run.steps
+    spans = {i for e in run.epochs for i in range(1, len(ends)) if ends[i - 1] <= e.end < ends[i]}
+    traced = (
+        set()
+        if run.trace is None
+        else {  # ran slower under the dispatch mode: not a timing
+            i
+            for i in range(1, len(ends))
+            if ends[i] > run.trace.start and ends[i - 1] < run.trace.start + run.trace.wall
+        }
+    )
+    warmup = max(MIN_WARMUP_STEPS, int(len(ends) * WARMUP_SHARE))
+    steady = [
+        ends[i] - ends[i - 1] for i in range(max(1, warmup), len(ends)) if i not in spans | traced
+    ]
+    warming = [
+        ends[i] - ends[i - 1] for i in range(1, min(warmup, len(ends))) if i not in spans | traced
+    ]
+    return steady, [ends[i] - ends[i - 1] for i in sorted(spans - traced)], warmup, warming
+
+
+def steps_alike(run: ScriptRun) -> bool:
+    """Whether the script's steady steps do alike work: their middle half within 1.5x (a convnet's batches, even
+    on a noisy machine: ~1.1-1.3x; an RL agent's episodes while it learns: ~1.7-1.9x, measured on
+    examples/scripts/reinforce.py). On a machine other processes kept busy, times spread whatever the work: steps a
+    DataLoader fed (a batch each, or the same few) are then alike by their work (a trial: a fixed-work convnet's traced
+    step was said as 17 to 69 kernels from one busy run to the next, scaled by its spread times)."""
+    steady = _durations(run)[0]
+    if len(steady) < 4:
+        return False
+    q1, _, q3 = statistics.quantiles(steady, n=4)
+    if q1 > 0 and q3 / q1 <= ALIKE_SPREAD:
+        return True
+    fed = any(e.batches > 0 for e in run.under_way) or any(e.batches > 0 for e in run.epochs)
+    return bool(run.busy_warnings) and fed
+
+
+def _windows(durations: list[float], size: int) -> list[float]:
+    """The mean of each `size` consecutive steps, in step order."""
+    return [
+        statistics.fmean(durations[i : i + size]) for i in range(0, len(durations) - size + 1, size)
+    ]
+
+
+def paired_windows(first: ScriptRun, second: ScriptRun, windows: int = 20) -> list[float]:
+    """Two measurements of the same script, window by window (the same steps, at least 5 a window, up to
+    `windows`): the second's mean step over the first's. A seeded script runs the same steps both times,
+    so these ratios move with the machine, not with the workload (an RL agent's episodes grow as it learns:
+    its own windows spread whatever the machine does)."""
+    one, two = _durations(first)[0], _durations(second)[0]
+    size = max(5, min(len(one), len(two)) // windows)
+    return [b / a for a, b in zip(_windows(one, size), _windows(two, size)) if a > 0]
+
+
+def _steps_per_epoch_from_length(run: ScriptRun) -> tuple[float, int, float] | None:
+    """(steps per epoch, the loader's length, batches per step) of the training DataLoader under way when the
+    measurement stopped: the one with the most steps in it (at least 3), of a known length."""
+    best: tuple[int, LoaderUnderWay] | None = None
+    for e in run.under_way:
+        n = sum(1 for t in run.steps if t > e.start)
+        if e.length > 0 and e.batches > 0 and n >= 3 and (best is None or n > best[0]):
+            best = (n, e)
+    if best is None:
+        return None
+    n, e = best
+    per_step = max(round(e.batches / n), 1)  # accumulation: whole batches per optimizer step
+    return float(math.ceil(e.length / per_step)), e.length, float(per_step)
+
+
+def _why_no_epoch(run: ScriptRun) -> str:
+    """Why --epochs cannot be counted in steps, from what the launcher saw."""
+    if run.loaders_started == 0:
+        return (
+            f"the script iterated no DataLoader in the {len(run.steps):,} steps measured, so --epochs (DataLoader "
+            "epochs) cannot be counted in steps"
+        )
+    if run.under_way and all(e.length == 0 for e in run.under_way):
+        return "its DataLoader has no length (an iterable dataset), so --epochs cannot be counted in steps"
+    return "no whole DataLoader epoch was seen, so --epochs cannot be counted in steps"
+
+
+def steady_step(run: ScriptRun) -> tuple[float, float]:
+    """The mean steady step (no warm-up, no traced step, no step spanning an epoch's end) and its relative
+    half-width: the step a plan of the script uses, and the one its progress line says. InputError when too few
+    steps were steady."""
+    steady, _, warmup, _ = _durations(run)
+    return _steady_step(run, steady, warmup)
+
+
+def _steady_step(run: ScriptRun, steady: list[float], warmup: int) -> tuple[float, float]:
+    """steady_step over the steady durations _durations found (estimate_script has them already)."""
+    if len(steady) < MIN_STEADY_STEPS:
+        raise InputError(
+            f"the script took {len(run.steps)} step(s) before it stopped ({run.stopped_because}): too few "
+            f"to time a steady step (at least {MIN_STEADY_STEPS + warmup + 1})",
+            hint="give more --seconds, or a run with more steps",
+        )
+    mean = statistics.fmean(steady)
+    half = 1.96 * statistics.stdev(steady) / math.sqrt(len(steady)) / mean
+    windows = _windows(steady, max(5, len(steady) // 20))
+    moving = statistics.stdev(windows) / mean if len(windows) >= 5 else 0.0
+    if (
+        moving > half
+    ):  # not i.i.d. steps: the levels the windows moved between are what the rest may run at
+        half = moving
+    return mean, half
+
+
+def estimate_script(
+    run: ScriptRun,
+    total_steps: int | None = None,
+    epochs: int | None = None,
+    noise: float = RUN_TO_RUN_NOISE,
+    args: list[str] | None = None,
+) -> ScriptEstimate:
+    """The whole run of the script from its measured part (see the module docstring). `args`: the script's own; when
+    the length is not known and they hold an --epochs its DataLoader could count, the error suggests it (never assumed:
+    a script's flag may mean something else)."""
+    steady, spanning, warmup, warming = _durations(run)
+    mean, half = _steady_step(run, steady, warmup)
+    if (
+        run.predicted_here
+    ):  # its steps here are a prediction from the stand-in's trace, not a measurement
+        half = UNMEASURED_UNCERTAINTY
+    # a training epoch is a DataLoader iterated to its end with steps in it (an evaluation loader has none)
+    per_epoch = [n for e in run.epochs if (n := sum(1 for t in run.steps if e.start < t <= e.end))]
+    steps_per_epoch = float(statistics.median(per_epoch)) if per_epoch else None
+    from_length = None if steps_per_epoch is not None else _steps_per_epoch_from_length(run)
+    if from_length is not None:
+        steps_per_epoch = from_length[0]
+    between = (
+        max(statistics.median(spanning) - statistics.median(steady), 0.0) if spanning else None
+    )  # robust to a slow step
+    notes: list[str] = []
+    warnings: list[str] = []
+    training_epochs = len(per_epoch)
+    asked = total_steps is not None or epochs is not None  # the user said how long the run is
+    if not asked and run.stopped_because == "finished":  # measured whole: the run itself
+        total_steps, epochs = len(run.steps), training_epochs or None
+        notes.append(
+            "the script finished within the budget: the estimate is of the run measured (give --total-steps "
+            "or --epochs for a longer one)"
+        )
+    if total_steps is None:
+        if epochs is None or steps_per_epoch is None:
+            seen = (
+                f"--epochs N (an epoch of {steps_per_epoch:,.0f} steps was seen)"
+                if steps_per_epoch
+                else "--epochs N with a DataLoader epoch in the measurement"
+            )
+            own = own_epochs(args or []) if epochs is None and steps_per_epoch else None
+            raise RunLengthUnknown(
+                "the whole run's length is not known: "
+                + (
+                    _why_no_epoch(run) if epochs is not None else f"give --total-steps N, or {seen}"
+                ),
+                hint="give --total-steps N (the optimizer steps of the whole run)"
+                + (" or --epochs N" if steps_per_epoch and epochs is None else "")
+                + (
+                    f"; its own arguments say {own[0]} {own[1]}: --epochs {own[1]} if that is "
+                    "the whole run"
+                    if own
+                    else ""
+                ),
+            )
+        total_steps = int(round(epochs * steps_per_epoch))
+        if from_length is not None:
+            notes.append(
+                f"no whole epoch was seen: {steps_per_epoch:,.0f} steps per epoch is the training DataLoader's "
+                f"length ({from_length[1]:,} batches) / the {from_length[2]:g} batch(es) per step seen"
+            )
+    ran = len(run.steps)
+    if (
+        asked
+        and run.stopped_because == "finished"
+        and abs(total_steps - ran) > max(1.0, 0.02 * ran)
+    ):
+        warnings.append(
+            f"the script finished by itself after {ran:,} steps"
+            + (f" ({training_epochs} epochs)" if training_epochs else "")
+            + f" while it was measured, and the plan is of {total_steps:,}: the run its arguments (after --) "
+            "train is the one measured; a plan of another length is a what-if — give the script the arguments "
+            "of the run you will train"
+        )
+    n_epochs = (
+        float(epochs)
+        if epochs is not None
+        else (total_steps / steps_per_epoch if steps_per_epoch else 0.0)
+    )
+    if not run.steady:
+        when = (
+            "when the script finished"
+            if run.stopped_because == "finished"
+            else "at 3x the budget, measured on for it"
+        )
+        what = (
+            f"its last third {run.drift:.0%} off its first, its windows spread {run.windows_spread:.0%} about their mean"
+            if run.drift is not None
+            and run.windows_spread is not None  # the launcher's own figures
+            else "still moving as it stopped"
+        )
+        if not steps_alike(
+            run
+        ):  # the workload's own steps differ and move: an agent's episodes as it learns
+            if total_steps > ran:
+                warnings.append(
+                    f"the step time had not settled {when} — {what} — and the steps are unlike each other (an RL "
+                    "agent's episodes as it learns, batches of unlike work): the steps not measured are planned at "
+                    "the mean of those measured, within the interval their windows span; later, longer steps (an "
+                    "agent learning to keep its episodes going) would make the run longer"
+                )
+        else:  # alike steps that moved: the machine, or a warm-up longer than the measurement
+            warnings.append(
+                f"the step time had not settled {when} — {what}: a busy machine or a long warm-up; the interval "
+                "may be too narrow — measure again when the machine is quieter, or give more --seconds"
+            )
+    if (
+        between is None and run.loaders_started == 0
+    ):  # no epochs to be between: work outside steps is inside a step's time
+        notes.append(
+            "the script iterated no DataLoader: its run is setup + steps (what it does between two steps, such "
+            "as an evaluation every so many, is in the step time measured"
+            + (
+                ""
+                if run.stopped_because == "finished"
+                else "; what it does after its last step was not seen"
+            )
+            + ")"
+        )
+    elif between is None:
+        warnings.append(
+            "no epoch boundary was seen: the time between epochs (evaluation, checkpoints) is not in the estimate"
+        )
+    warnings[:0] = [f"{w}; measure again when it is quiet" for w in run.busy_warnings]
+    if run.predicted_here:
+        warnings.insert(
+            0,
+            f"the script cannot be measured on this CPU ({run.predicted_here}): its step here, and every CPU "
+            "row, is predicted from its trace on the stand-in GPU (its FLOPs at this processor's rates in fp32, "
+            f"its own host work measured), +-{UNMEASURED_UNCERTAINTY:.0%}",
+        )
+    setup = max(run.steps[0] - mean, 0.0) + sum(max(d - mean, 0.0) for d in warming)
+    # the time between epochs is one-time work too: one pass after each epoch, the last one the work after the last
+    # step (a final evaluation) — unless the run finished while measured, when that work was timed: its last step to
+    # its end (a test pass, a checkpoint), in place of the last epoch's pass
+    after = (
+        run.wall - run.steps[-1]
+        if run.stopped_because == "finished" and run.wall > run.steps[-1]
+        else None
+    )
+    passes = (between or 0.0) * (max(n_epochs - 1, 0.0) if after is not None else n_epochs)
+    if after is not None and after >= max(0.05, 0.02 * run.wall):
+        notes.append(
+            f"after its last step the script ran {after:.3g} s more (a final evaluation, a test, a checkpoint): "
+            "measured, in the estimate"
+        )
+    elif after is None and between is not None:
+        notes.append(
+            f"what the script does after its last step (a final evaluation, a test, a checkpoint) was not seen: "
+            f"planned as one more between-epoch pass ({between:.3g} s)"
+        )
+    # the spec's extrapolation (planner/core/estimate.py): setup runs from the spawn (no separate process start); exit
+    # as a bench's parent would measure it
+    step = StepMeasurement(
+        mean,
+        mean * max(1 - half, 0.05),
+        mean * (1 + half),
+        setup + passes + (after or 0.0),
+        process_start_seconds=0.0,
+        exit_seconds=PROCESS_EXIT_SECONDS,
+        steps_measured=len(steady),
+    )
+    whole = estimate_training(step, total_steps, noise=noise)
+    if whole.note:
+        warnings.append(whole.note)
+    return ScriptEstimate(
+        setup,
+        mean,
+        step.step_seconds_ci_low,
+        step.step_seconds_ci_high,
+        len(steady),
+        warmup,
+        steps_per_epoch,
+        between,
+        total_steps,
+        n_epochs,
+        whole.seconds,
+        whole.low,
+        whole.high,
+        warnings,
+        notes,
+        after,
+    )
+
+
+EPOCH_FLAGS = (
+    "--epochs",
+    "--num-epochs",
+    "--num_epochs",
+    "--n-epochs",
+    "--n_epochs",
+    "--max-epochs",
+    "--max_epochs",
+)
+
+
+def own_epochs(args: list[str]) -> tuple[str, int] | None:
+    """The epochs the script's own arguments give it (`--epochs 20`, `--num_epochs=20`, the last one given, as
+    argparse takes it): (the flag, its number); None when they name none, or not as a whole number. Only these
+    spellings: a script's `--steps` may count environment steps or batches, not the optimizer steps planned."""
+    found = None
+    for i, arg in enumerate(args):
+        flag, eq, value = arg.partition("=")
+        if flag in EPOCH_FLAGS:
+            value = value if eq else (args[i + 1] if i + 1 < len(args) else "")
+            found = (flag, int(value)) if value.isdigit() else None
+    return found
+
+
+def length_disagreement(args: list[str], run: ScriptRun, est: ScriptEstimate) -> str | None:
+    """A warning when the run planned is not the one the script's own arguments train: `planner estimate
+    train.py --epochs 5 -- --epochs 20` plans 5 epochs of a script told to run 20 (a what-if the user may
+    mean, or a slip). None when they agree (within an epoch's step), when the arguments name no epochs, when
+    the epochs planned are not known, or when the script finished while measured (estimate_script says so)."""
+    own = own_epochs(args)
+    if own is None or not est.steps_per_epoch or run.stopped_because == "finished":
+        return None
+    flag, epochs = own
+    if abs(est.epochs - epochs) * est.steps_per_epoch < 1:
+        return None
+    return (
+        f"the plan is of {est.epochs:,.4g} epochs ({est.total_steps:,} steps) and the script's own arguments say "
+        f"{flag} {epochs:,}: the plan is not of the run they train; give the planner --epochs {epochs} (or the "
+        f"script {flag} {est.epochs:,.4g}) to plan the run you will start"
+    )
