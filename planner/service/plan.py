@@ -46,6 +46,7 @@ from planner.service.predictions import Predict, measured_candidates
 from planner.service.settings import (
     AwsOptions,
     RunCallbacks,
+    StateFn,
     TargetChoice,
     plan_options,
     resolve_objective,
@@ -132,6 +133,23 @@ def measured_target(target: Target, launched: AwsTarget | None) -> Target:
     ):
         return Target("aws", launched.instance_type)
     return target
+
+
+def states_as_launched(
+    on_state: StateFn | None, where: dict[str, Target], instances: dict[str, AwsTarget]
+) -> StateFn | None:
+    """The run's `on_state`, each AWS target's state under the instance type it launched (--fallback next may have
+    launched another: its states are said under that one's name, as its result is)."""
+    if on_state is None:
+        return None
+
+    def said(label: str, state: str, elapsed: float, cost: float) -> None:
+        target = where.get(label)
+        if target is not None:
+            label = measured_target(target, instances.get(label)).label()
+        on_state(label, state, elapsed, cost)
+
+    return said
 
 
 def preflight(
@@ -293,7 +311,11 @@ class _Run:
     ) -> BenchSession:
         return BenchSession(
             targets,
-            on_state=self.cb.on_state,
+            on_state=states_as_launched(
+                self.cb.on_state,
+                {label: where[0] for label, where in self.where.items()},
+                self.instances,
+            ),
             on_result=self.record,
             on_progress=self.cb.on_progress,
             cancel=self.cancel,

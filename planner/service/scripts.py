@@ -60,6 +60,7 @@ from planner.service.plan import (
     next_alternatives,
     preflight,
     saved_options,
+    states_as_launched,
     unterminated,
 )
 from planner.service.predictions import (
@@ -471,7 +472,7 @@ class Scripts:
 
             session = BenchSession(
                 aws_targets,
-                on_state=cb.on_state,
+                on_state=states_as_launched(cb.on_state, where, instances),
                 on_progress=cb.on_progress,
                 cancel=cancel,
                 on_result=measured_there,

@@ -381,6 +381,9 @@ def test_planner_run_with_fallback_next_measures_the_next_best_and_journals_it_u
         and instance_facts(load_snapshot(), instead, "us-east-1")["gpu_count"] >= 1
     )
     assert f"launching {instead} instead, the plan's next-best (--fallback next)" in stderr
+    # its states are said under its own name
+    after = stderr.split(f"launching {instead} instead")[1]
+    assert f"aws:{instead}: done" in after and "aws:g5.xlarge: done" not in stderr
     doc = json.loads(stdout)
     assert any(
         o["target"] == f"aws:{instead}" and o["source"] == "measured" for o in doc["options"]
