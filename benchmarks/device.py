@@ -176,9 +176,9 @@ CSV_COLUMNS = [
 def spec_jobs(
     specs: list[tuple[str, tuple[str, ...]]] = SPEC_CASES, location: str | None = None
 ) -> list[dict[str, Any]]:
-    """The bench job of each (spec, precision), as `planner bench --device cuda` makes it (planner/service/measure.
+    """The bench job of each (spec, precision), as `planner bench --device cuda` makes it (planner/service/bench.
     make_job), with a custom model's folder relative to the checkout so the jobs travel."""
-    from planner.service.measure import BenchOptions, make_job
+    from planner.service.bench import BenchOptions, make_job
     from planner.workload.footprint import footprint, layers_of
     from planner.workload.spec import load_spec, parse_spec
 

@@ -7,7 +7,7 @@ meets a real network, small enough to build on this machine:
 
 - two network namespaces joined by a veth pair (10.231.7.1 and .2), each holding one node: one torchrun
   (`--nnodes 2 --node_rank i --nproc_per_node 1`, gloo bound to the veth by GLOO_SOCKET_IFNAME), one rank, one torch
-  thread; the job is `planner bench SPEC --processes 2`'s (planner/service/measure.py's make_job), run by the
+  thread; the job is `planner bench SPEC --processes 2`'s (planner/service/bench.py's make_job), run by the
   project's own data-parallel bench (runner/bench/distributed.py: DistributedDataParallel, Lockstep, the fabric probe);
 - the link shaped to a few bandwidths with `tc qdisc ... tbf` on both ends (each direction at the rate), and once
   unshaped; its TCP rate in both directions at once is measured before each bandwidth's runs (what the all-reduce
@@ -386,7 +386,7 @@ def measured(run_once, quiet: Quiet, say, what: str, attempts: int = 3) -> tuple
 def job_for(spec_dict: dict, processes: int, seconds: float) -> tuple[dict, object]:
     """`planner bench SPEC --processes N --threads 1 --device cpu`'s job at PER_RANK_BATCH per rank, and the spec."""
     from planner.service import BenchOptions
-    from planner.service.measure import make_job
+    from planner.service.bench import make_job
     from planner.workload.footprint import footprint
     from planner.workload.spec import parse_spec
 

@@ -20,8 +20,8 @@ sys.path.insert(0, str(ROOT))
 
 from planner.core.predict import predict_cpu, predict_gpu  # noqa: E402
 from planner.service import BenchOptions, PlannerService, SpecWorkload  # noqa: E402
+from planner.service.bench import torch_cuda_available  # noqa: E402
 from planner.service.calibration import gpu_model  # noqa: E402
-from planner.service.measure import torch_cuda_available  # noqa: E402
 from planner.workload.footprint import sample_bytes  # noqa: E402
 from planner.workload.spec import load_spec  # noqa: E402
 from pricing.catalog import gpu_specs_by_name  # noqa: E402

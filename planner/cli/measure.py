@@ -134,7 +134,7 @@ def validate_lines(data: dict) -> list[str]:
 def machine_lines(
     drift: float | None, spread: float | None, recheck_step: float | None
 ) -> list[str]:
-    """Whether the machine held its speed around a validate run (planner/service/measure.unsteady_reason)."""
+    """Whether the machine held its speed around a validate run (planner/service/script_checks.unsteady_reason)."""
     if drift is None or recheck_step is None:
         return []
     return [

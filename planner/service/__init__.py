@@ -8,6 +8,9 @@ A plain object (facade.py) composed of parts, none inheriting from another:
                     (`service.workloads`)
     journals.py     Journals: where runs journal, the saved ones, a script run's job and timeline (`service.journals`)
     measure.py      Measure: bench, validate, a script measured here or traced on the stand-in GPU
+    bench.py        a spec's bench here (its job, batch, child process) and validate; BenchOptions
+    script_checks.py  a script's path, folder and GPU words checked; ScriptValidation
+    flags.py        what each flag accepts (light: the CLI's parser reads it)
     predictions.py  Predict: estimate and its re-plans (plan_of: THE plan of a spec), `auto`, calibrate
     plan.py         Runs: a spec's run, its launch preview and quotas, a saved spec run's plan
     scripts.py      Scripts: the user's own training script estimated, run, and any saved run re-planned
@@ -45,9 +48,9 @@ _WHERE = {
     "DEFAULT_GROUP_BY": "planner.service.flags",
     "GroupBy": "planner.service.flags",
     "PriceQuery": "planner.service.account",
-    "BenchOptions": "planner.service.measure",
-    "ScriptValidation": "planner.service.measure",
-    "unsteady_reason": "planner.service.measure",
+    "BenchOptions": "planner.service.bench",
+    "ScriptValidation": "planner.service.script_checks",
+    "unsteady_reason": "planner.service.script_checks",
     "SavedRun": "planner.service.journals",
     "preflight": "planner.service.plan",
     "SCRIPT_CAP_EXTRA_SECONDS": "runner.local",
@@ -78,6 +81,7 @@ if TYPE_CHECKING:
     from planner.errors import Cancelled
     from planner.journal import Measured
     from planner.service.account import PriceQuery
+    from planner.service.bench import BenchOptions
     from planner.service.facade import PlannerService
     from planner.service.flags import (
         DEFAULT_GROUP_BY,
@@ -88,8 +92,8 @@ if TYPE_CHECKING:
         GroupBy,
     )
     from planner.service.journals import SavedRun
-    from planner.service.measure import BenchOptions, ScriptValidation, unsteady_reason
     from planner.service.plan import preflight
+    from planner.service.script_checks import ScriptValidation, unsteady_reason
     from planner.service.settings import (
         AwsOptions,
         PlanOptions,

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from planner.errors import InputError, SpecError
 from planner.journal import RunJournal
-from planner.service.measure import (
+from planner.service.bench import emulated_here
+from planner.service.script_checks import (
     check_validated_epochs,
-    emulated_here,
     names_a_gpu,
     script_path,
     script_workdir,

@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
 from planner.service.account import Account
+from planner.service.bench import BenchOptions
 from planner.service.describe import Workloads
 from planner.service.journals import Journals
-from planner.service.measure import BenchOptions, Measure
+from planner.service.measure import Measure
 from planner.service.plan import Runs
 from planner.service.predictions import Predict
 from planner.service.scripts import Scripts
@@ -24,8 +25,9 @@ if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads i
     from planner.core.document import PlanDocument, PlanOptions
     from planner.core.script import ScriptLength
     from planner.journal import Measured, RunJournal
-    from planner.service.measure import ProgressFn, ScriptValidation
+    from planner.service.bench import ProgressFn
     from planner.service.plan import LaunchPreview
+    from planner.service.script_checks import ScriptValidation
     from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice
     from planner.service.workload import SpecWorkload, Workload
     from planner.workload.spec import WorkloadSpec

@@ -34,7 +34,7 @@ from planner.core.script import ScriptLength
 from planner.errors import Cancelled, InputError, RunError
 from planner.journal import Measured, RunJournal, result_problems
 from planner.report.why import choice_words
-from planner.service.measure import (
+from planner.service.bench import (
     BenchOptions,
     check_processes,
     local_batch,

@@ -32,8 +32,8 @@ from planner.core.document import PlanDocument, PlanOptions, PriceSource, Worklo
 from planner.core.predict import physical_cores, predict_cpu, predict_gpu
 from planner.errors import RunError, StepTooLong
 from planner.journal import Measured, RunJournal
+from planner.service.bench import BenchOptions, ProgressFn, measure_here
 from planner.service.calibration import append_rows, corrections, gpu_model
-from planner.service.measure import BenchOptions, ProgressFn, measure_here
 from planner.service.settings import AwsOptions
 from planner.workload.footprint import layers_of, sample_bytes
 from runner.aws import worst_case_bench_cost

@@ -50,8 +50,8 @@ from planner.core.task import TaskOrigin
 from planner.errors import Cancelled, InputError
 from planner.journal import Measured, RunJournal, result_problems
 from planner.report.why import choice_words
+from planner.service.bench import ProgressFn
 from planner.service.journals import Journals, here_label, timelines
-from planner.service.measure import ProgressFn, script_path, script_workdir
 from planner.service.plan import (
     Runs,
     fallback_prices,
@@ -70,6 +70,7 @@ from planner.service.predictions import (
     measured_region,
     nothing_priced,
 )
+from planner.service.script_checks import script_path, script_workdir
 from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice
 from planner.units import shown_path
 from runner.aws import AwsRun, AwsTarget

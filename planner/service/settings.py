@@ -11,7 +11,7 @@ from planner.core.candidates import LOCAL, Target
 from planner.core.document import PlanOptions as PlanOptions  # re-exported
 from planner.core.kinds import OBJECTIVES, Objective
 from planner.errors import InputError
-from planner.service.measure import ProgressFn
+from planner.service.bench import ProgressFn
 from runner.aws import DEFAULT_AMI_TYPE, AwsSettings  # noqa: F401 - light (boto3 is imported when used)
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it

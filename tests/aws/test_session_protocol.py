@@ -8,7 +8,7 @@ import json
 import boto3
 
 from planner.service import PlannerService
-from planner.service.measure import BenchOptions, make_job
+from planner.service.bench import BenchOptions, make_job
 from planner.workload.spec import parse_spec
 from runner.aws import AwsRun, AwsSettings, AwsTarget
 from runner.local import LocalTarget

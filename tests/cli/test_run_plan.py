@@ -328,7 +328,7 @@ def test_estimate_predicts_every_catalog_instance_in_the_region(tmp_path):
 
 
 def test_window_spread_is_p10_to_p90_over_the_median():
-    from planner.service.measure import window_spread_percent
+    from planner.service.script_checks import window_spread_percent
 
     windows = [1.0] * 18 + [0.5, 2.0]  # one fast and one slow window: outside p10-p90 of 20
     assert window_spread_percent(windows) == pytest.approx(0.0)

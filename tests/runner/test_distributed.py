@@ -70,7 +70,7 @@ def test_processes_must_split_the_batch_and_cannot_sweep(tmp_path, capsys):
 
 def test_the_job_carries_the_processes_and_the_bench_clamps_them_to_the_gpus():
     from planner.service import BenchOptions
-    from planner.service.measure import make_job
+    from planner.service.bench import make_job
     from planner.workload.footprint import footprint
     from planner.workload.spec import parse_spec
     from runner.bench.distributed import processes_for

@@ -25,12 +25,12 @@ def slow_spec(tmp_path):
 def test_a_step_longer_than_the_wall_cap_ends_the_bench_and_estimate_answers_from_the_work(
     slow_spec, monkeypatch
 ):
-    import planner.service.measure as measure
+    import planner.service.bench as bench
     from planner.service import PlannerService, plan_options
     from tests.conftest import bench_children
 
     monkeypatch.setattr(
-        measure, "BENCH_WALL_EXTRA_SECONDS", 3.0
+        bench, "BENCH_WALL_EXTRA_SECONDS", 3.0
     )  # the bench may run 3.5 s in all; a step takes more
     service = PlannerService()
     start = time.monotonic()
@@ -53,7 +53,7 @@ def test_a_precision_this_cpu_would_emulate_is_measured_in_fp32_and_said(tmp_pat
     CPU instance is still predicted for its own bf16 units."""
     import pricing.catalog
     from planner.service import PlannerService, plan_options
-    from planner.service.measure import emulated_here
+    from planner.service.bench import emulated_here
 
     spec_path = tmp_path / "bf16.yaml"
     spec_path.write_text(

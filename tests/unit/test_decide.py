@@ -368,7 +368,7 @@ def test_estimate_never_goes_below_the_fastest_measured_step():
 
 
 def test_a_local_bench_too_big_for_its_budget_measures_a_smaller_batch_and_scales():
-    from planner.service.measure import LOCAL_BENCH_BUDGET_BYTES, local_batch, scaled_to_spec
+    from planner.service.bench import LOCAL_BENCH_BUDGET_BYTES, local_batch, scaled_to_spec
     from planner.workload.footprint import bench_bytes, footprint
     from planner.workload.spec import parse_spec
     from runner.bench.result import BenchResult

@@ -214,7 +214,7 @@ def test_a_dataloaders_collate_is_host_work_on_a_gpu_not_a_kernel():
 
 def test_two_measurements_of_a_script_are_compared_window_by_window_not_by_its_own_variation():
     from planner.core.script import paired_windows
-    from planner.service.measure import window_spread_percent
+    from planner.service.script_checks import window_spread_percent
 
     episodes = [
         0.01 * (1 + i / 20) for i in range(400)

@@ -1,0 +1,312 @@
+"""A spec's bench here: its options, the job and its batch within this machine's memory, the child process that
+runs it, the device's precision emulated or not, and validate (the estimate against the run itself)."""
+
+from __future__ import annotations
+
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from planner.core.estimate import StepMeasurement, estimate_training
+from planner.errors import InputError, RunError, StepTooLong
+from planner.units import PROCESSES
+from planner.workload.footprint import bench_bytes, footprint
+from runner.bench.procfs import memory_available
+from runner.local import (
+    STOPPED_AT_CAP,
+    LocalTarget,
+)
+from runner.session import BenchSession
+
+if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
+    from planner.workload.footprint import Footprint
+    from planner.workload.spec import WorkloadSpec
+    from runner.bench.result import BenchResult
+
+from planner.service.script_checks import unsteady_reason, window_spread_percent
+
+ProgressFn = Callable[[str, dict[str, Any]], None]  # (target label, event)
+
+
+@dataclass(frozen=True)
+class BenchOptions:
+    device: str = "auto"  # cpu | cuda | auto
+    seconds: float = 10.0
+    sweep: bool = False
+    threads: int | None = None
+    processes: int = (
+        1  # > 1: data-parallel under torchrun (DistributedDataParallel), the batch split evenly
+    )
+
+
+def torch_cuda_available() -> bool:
+    import torch  # lazy: the CLI's --help must not pay for it
+
+    return bool(torch.cuda.is_available())
+
+
+def local_devices() -> list[str]:
+    return ["cpu", "cuda"] if torch_cuda_available() else ["cpu"]
+
+
+def check_device(device: str) -> None:
+    if device == "cuda" and not torch_cuda_available():
+        raise InputError(
+            "--device cuda: torch sees no CUDA GPU on this machine",
+            hint="use --device cpu (or auto), or run on a machine with an NVIDIA GPU and a CUDA build of torch",
+        )
+
+
+def check_processes(spec: WorkloadSpec, options: BenchOptions) -> None:
+    """Data-parallel benches split the batch evenly and measure one batch size."""
+    n = options.processes
+    if not PROCESSES.holds(n):
+        raise InputError(f"--processes: must be {PROCESSES.describe()}, got {n!r}")
+    if n > 1 and spec.batch_size % n:
+        raise InputError(
+            f"--processes {n}: batch {spec.batch_size:,} does not split evenly over {n} processes",
+            hint="choose a number of processes that divides train.batch_size",
+        )
+    if n > 1 and options.sweep:
+        raise InputError("--sweep measures one process: drop --sweep or --processes")
+
+
+# A local bench's wall-clock bound beyond its budget: the harness's own cap past the budget (30 s, between steps) and
+# the bench process's start-up (torch, the dataset's pool, the model); one step longer than that ends it from outside.
+BENCH_WALL_EXTRA_SECONDS = 90.0
+
+
+LOCAL_BENCH_BUDGET_BYTES = 2 * 2**30  # a local bench holds at most this (or 90% of what is free)
+
+
+def make_job(
+    spec: WorkloadSpec, options: BenchOptions, fp: Footprint, batch_size: int | None = None
+) -> dict[str, Any]:
+    """The plain job the self-contained bench reads (standard library only on its side). Its memory
+    estimate is what the bench will hold (a bounded pool of batches, not the dataset)."""
+    if batch_size and batch_size != fp.batch_size:
+        fp = footprint(spec, list(fp.layers), batch_size)
+    return {
+        "spec": spec.to_job(),
+        "device": options.device,
+        "seconds": options.seconds,
+        "sweep": options.sweep,
+        "threads": options.threads,
+        "memory_estimate_bytes": bench_bytes(fp, spec),
+        "batch_size": batch_size,
+        "processes": options.processes,
+        "wall_cap_seconds": None if options.sweep else options.seconds + BENCH_WALL_EXTRA_SECONDS,
+    }
+
+
+def local_batch(spec: WorkloadSpec, fp: Footprint, available_bytes: int | None) -> int:
+    """The batch a local bench measures at: the spec's, or the largest power-of-two fraction of it
+    whose bench fits LOCAL_BENCH_BUDGET_BYTES (and 90% of what is free here). The step time is then
+    scaled to the spec's batch (`scaled_to_spec`)."""
+    budget = (
+        min(LOCAL_BENCH_BUDGET_BYTES, 0.9 * available_bytes)
+        if available_bytes
+        else LOCAL_BENCH_BUDGET_BYTES
+    )
+    batch = spec.batch_size
+    while batch > 1 and bench_bytes(footprint(spec, list(fp.layers), batch), spec) > budget:
+        batch = max(1, batch // 2)
+    return batch
+
+
+def scaled_to_spec(result: BenchResult, spec_batch: int) -> BenchResult:
+    """A bench result measured at a smaller batch, with its step times scaled linearly to the
+    spec's batch (per-sample work is what a step of a large batch is made of), and a warning."""
+    from dataclasses import replace
+
+    measured = result.batch_size
+    if result.status != "ok" or not measured or measured == spec_batch:
+        return result
+    k = spec_batch / measured
+    warning = (
+        f"measured at batch {measured:,}, not the spec's {spec_batch:,}: the spec's batch needs more memory than "
+        f"the local bench may hold ({LOCAL_BENCH_BUDGET_BYTES / 2**30:g} GiB); the step time is scaled x{k:g}, "
+        "which assumes per-sample work dominates the step"
+    )
+    fields = (
+        "step_seconds",
+        "step_seconds_ci_low",
+        "step_seconds_ci_high",
+        "step_seconds_median",
+        "step_seconds_p10",
+        "step_seconds_p90",
+        "step_seconds_min",
+    )
+    return replace(
+        result,
+        batch_size=spec_batch,
+        warnings=[warning, *result.warnings],
+        measured_batch_size=measured,
+        **{f: getattr(result, f) * k for f in fields if getattr(result, f) is not None},
+    )
+
+
+def run_bench(
+    spec: WorkloadSpec,
+    fp: Footprint,
+    options: BenchOptions,
+    workdir: Path | None = None,
+    on_progress: ProgressFn | None = None,
+    label: str = "local",
+    extra: dict[str, Any] | None = None,
+    batch_size: int | None = None,
+    cancel: threading.Event | None = None,
+) -> BenchResult:
+    """Run the bench for `spec` on this machine in a subprocess; return its BenchResult.
+    Raises InputError (the job asks what this machine cannot do), RunError (the bench failed), Cancelled (`cancel`
+    was set: the bench's process group was ended first)."""
+    check_device(options.device)
+    check_processes(spec, options)
+    job = {**make_job(spec, options, fp, batch_size), **(extra or {})}
+    with tempfile.TemporaryDirectory(prefix="planner-bench-") as tmp:
+        target = LocalTarget(job, Path(workdir or tmp), label=label)
+        result = BenchSession([target], on_progress=on_progress, cancel=cancel).run()[label]
+    if result.status == "invalid":
+        raise InputError(result.message)
+    if result.status == "error":
+        if result.message.startswith(STOPPED_AT_CAP):
+            raise StepTooLong(
+                f"the bench on {label}: {result.message.splitlines()[0]}",
+                hint="give more --seconds, or plan from the work alone: --predict-only",
+            )
+        raise RunError(f"the bench on {label} failed: {result.message}")
+    return result
+
+
+# The CPU instructions that run a 16-bit precision natively (/proc/cpuinfo flags): without them PyTorch's CPU autocast
+# converts through fp32, and a bf16 step was measured 51-75x slower than fp32 on such a CPU (issue 40).
+HALF_UNITS = {
+    "bf16": ({"avx512_bf16", "amx_bf16", "bf16", "svebf16"}, "AVX-512 BF16 or AMX"),
+    "fp16": ({"avx512_fp16", "amx_fp16", "fphp"}, "AVX-512 FP16 or AMX-FP16"),
+}
+
+
+def emulated_here(precision: str, flags: set[str] | None = None) -> str:
+    """Why this machine would emulate `precision` ('' when it runs it natively, or cannot tell): measured in fp32."""
+    from pricing.catalog import local_cpu_flags
+
+    needed = HALF_UNITS.get(precision)
+    flags = local_cpu_flags() if flags is None else flags
+    if needed is None or flags is None or flags & needed[0]:
+        return ""
+    return (
+        f"this CPU has no {precision} units ({needed[1]}): {precision} would be emulated here, many times slower "
+        f"(51-75x measured on one such CPU), so its step is measured in fp32, the precision to train in here; "
+        f"each CPU instance is predicted for the {precision} units it has"
+    )
+
+
+def measure_here(
+    spec: WorkloadSpec,
+    fp: Footprint,
+    options: BenchOptions,
+    on_progress: ProgressFn | None = None,
+    cancel: threading.Event | None = None,
+) -> BenchResult:
+    """This machine's measurement of `spec` for a plan: at the spec's batch when the bench fits
+    LOCAL_BENCH_BUDGET_BYTES here, else at a smaller batch scaled to the spec's (said in its
+    warnings). A workload too big for even that is a `does_not_fit` result, not an error. A 16-bit precision this
+    CPU would emulate (`emulated_here`) is measured in fp32, and said first in its warnings."""
+    emulated = emulated_here(spec.train.precision) if options.device == "cpu" else ""
+    if emulated:
+        spec = spec.model_copy(
+            update={"train": spec.train.model_copy(update={"precision": "fp32"})}
+        )
+    batch = local_batch(spec, fp, memory_available())
+    result = run_bench(
+        spec,
+        fp,
+        options,
+        on_progress=on_progress,
+        batch_size=batch if batch != spec.batch_size else None,
+        cancel=cancel,
+    )
+    if emulated and result.status == "ok":
+        result.warnings = [emulated, *(result.warnings or [])]
+    return scaled_to_spec(result, spec.batch_size)
+
+
+def validate(
+    spec: WorkloadSpec,
+    fp: Footprint,
+    epochs: int | None,
+    options: BenchOptions,
+    on_progress: ProgressFn | None = None,
+    recheck: bool = True,
+) -> dict[str, Any]:
+    """Predict N epochs from a short bench, then really train N epochs in a fresh process and time
+    it (wall clock from process start, as the estimate models it).
+
+    With `recheck`, a second bench of the same length runs after the training. A prediction can
+    only be as right as the machine is steady: when the benches before and after the run disagree
+    by more than STEADY_MACHINE_PERCENT, the machine's speed changed around the run (a shared
+    host's neighbours, clock boost), and an error of that size may well be the machine's.
+    The run's own 20 window means show the same from inside (`actual_window_spread_percent`:
+    p90 - p10 of the windows, over their median): a machine can slow down during a run and recover
+    before the second bench. `machine_steady` needs both: benches within STEADY_MACHINE_PERCENT
+    and windows within STEADY_RUN_SPREAD_PERCENT."""
+    epochs = epochs or spec.train.epochs
+    result = run_bench(spec, fp, options, on_progress=on_progress, label="bench")
+    if result.status != "ok":
+        raise RunError(f"the bench could not measure the workload: {result.message}")
+    steps = spec.steps_per_epoch * epochs
+    est = estimate_training(StepMeasurement.from_result(result), steps)
+    start = time.perf_counter()
+    trained = run_bench(
+        spec,
+        fp,
+        replace(options, device=result.device),
+        on_progress=on_progress,
+        label="train",
+        extra={"mode": "train", "epochs": epochs, "wall_cap_seconds": None},
+    )  # a whole run: no wall cap
+    # the training process's own life, spawn to exit, as a user's `python train.py` would take;
+    # the planner's polling around it is not part of the run
+    actual = trained.process_seconds or (time.perf_counter() - start)
+    out: dict[str, Any] = {
+        "workload": spec.name,
+        "device": result.device,
+        "device_name": result.device_name,
+        "epochs": epochs,
+        "steps": steps,
+        "bench_seconds": options.seconds,
+        "predicted_seconds": est.seconds,
+        "predicted_seconds_low": est.low,
+        "predicted_seconds_high": est.high,
+        "actual_seconds": actual,
+        "actual_step_seconds": trained.step_seconds,
+        "predicted_step_seconds": result.step_seconds,
+        "predicted_one_time_seconds": est.one_time_seconds,
+        "actual_one_time_seconds": actual - (trained.wall_seconds or 0.0),
+        "error_percent": 100.0 * (est.seconds - actual) / actual,
+        "inside_interval": est.low <= actual <= est.high,
+        "actual_window_spread_percent": window_spread_percent(trained.step_seconds_windows),
+        "recheck_step_seconds": None,
+        "machine_drift_percent": None,
+        "machine_steady": None,
+    }
+    if recheck:
+        after = run_bench(
+            spec,
+            fp,
+            replace(options, device=result.device),
+            on_progress=on_progress,
+            label="recheck",
+        )
+        if after.status == "ok" and after.step_seconds and result.step_seconds:
+            drift = 100.0 * (after.step_seconds - result.step_seconds) / result.step_seconds
+            out.update(
+                recheck_step_seconds=after.step_seconds,
+                machine_drift_percent=drift,
+                machine_steady=unsteady_reason(drift, out["actual_window_spread_percent"]) is None,
+            )
+    return out
