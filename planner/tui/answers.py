@@ -79,6 +79,9 @@ class Answers(Static):
                 )
             return Text.from_markup("\n".join(lines))
         if self.explain and not self.compact:
+            lines.append(
+                "[dim]x: the short answer again; this box scrolls (wheel, or tab onto it, then ↓)[/]"
+            )
             for key, markup in plan_answers(doc):
                 lines.append(f"[green]{markup}[/]" if key == "recommendation" else markup)
         else:
@@ -94,7 +97,11 @@ class Answers(Static):
                 for c in doc.suggested_benchmarks
             ]
         elif doc.benchmark and doc.trains_here_clearly:
-            lines.append(f"{NO_BENCHMARK}." if self.explain else "No paid benchmark needed.")
+            lines.append(
+                f"{NO_BENCHMARK}."
+                if self.explain
+                else "No paid benchmark needed: training here wins clearly."
+            )
         if not self.explain:  # the warnings in one line, the rest behind x (as the CLI's --explain)
             lines += self._terse_tail(doc)
             return Text.from_markup("\n".join(lines))

@@ -147,6 +147,10 @@ def test_the_answer_is_the_clis_terse_one_and_x_shows_the_whole_reasoning_as_exp
             )  # the long reasoning waits for x
             for benchmark in doc.benchmark:
                 assert benchmark.target in shown
+            # whole lines a short box cannot cut mid-sentence: the warnings in one, then what x shows
+            assert shown.splitlines()[-1].startswith("x: the whole reasoning")
+            assert sum("warning" in line for line in shown.splitlines()) <= 2
+            assert not any(f"note: {note}" in shown for note in doc.plan.notes)
             app.action_show("results")
             await pilot.pause(0.2)
             await pilot.press("x")
@@ -154,6 +158,8 @@ def test_the_answer_is_the_clis_terse_one_and_x_shows_the_whole_reasoning_as_exp
             explained = text_of(app, "#answers")
             for markup in [recommendation_text(doc), *answers_text(doc)]:  # --explain's words
                 assert Text.from_markup(markup.strip()).plain in explained
+            for warning in doc.plan.warnings:  # every warning, whole
+                assert " ".join(warning.split()) in " ".join(explained.split())
 
     # a document from a later planner (a verdict this one does not know) is refused when read, by name,
     # instead of half-rendered: tests/unit/test_plan_document.py
