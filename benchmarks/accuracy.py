@@ -97,7 +97,7 @@ def main() -> int:
         for trial in range(1, args.trials + 1):
             options = BenchOptions(device="cpu", seconds=args.bench_seconds)
             r = {
-                **service.validate(SpecWorkload(spec), options, epochs, recheck=True),
+                **service.validate(SpecWorkload(spec), options, epochs, recheck=True).to_json(),
                 "trial": trial,
                 "title": title,
             }

@@ -36,6 +36,7 @@ from planner.service import (
     ScriptBench,
     ScriptValidation,
     ScriptWorkload,
+    SpecValidation,
     is_script,
     unsteady_reason,
 )
@@ -109,25 +110,28 @@ def _script_benched(args: argparse.Namespace, bench: ScriptBench) -> int:
     return ExitCode.OK
 
 
-def validate_lines(data: dict) -> list[str]:
-    verdict = "inside" if data["inside_interval"] else "outside"
+def validate_lines(data: SpecValidation) -> list[str]:
+    verdict = "inside" if data.inside_interval else "outside"
+    step = data.predicted_step_seconds or 0.0
+    actual_step = data.actual_step_seconds or 0.0
     lines = [
-        f"{data['workload']} on {data['device']} ({data['device_name']}), {counted(data['epochs'], 'epoch')} = {counted(data['steps'], 'step')}",
-        f"  predicted {seconds_text(data['predicted_seconds'])} "
-        f"({seconds_text(data['predicted_seconds_low'])}-{seconds_text(data['predicted_seconds_high'])}) "
-        f"from a {data['bench_seconds']:g} s bench: {data['predicted_step_seconds'] * 1e3:.3g} ms per step",
-        f"  actual    {seconds_text(data['actual_seconds'])}: {data['actual_step_seconds'] * 1e3:.3g} ms per step"
-        f"  -> error {data['error_percent']:+.1f}% ({verdict} the interval)",
+        f"{data.workload} on {data.device} ({data.device_name}), {counted(data.epochs, 'epoch')} = "
+        f"{counted(data.steps, 'step')}",
+        f"  predicted {seconds_text(data.predicted_seconds)} "
+        f"({seconds_text(data.predicted_seconds_low)}-{seconds_text(data.predicted_seconds_high)}) "
+        f"from a {data.bench_seconds:g} s bench: {step * 1e3:.3g} ms per step",
+        f"  actual    {seconds_text(data.actual_seconds)}: {actual_step * 1e3:.3g} ms per step"
+        f"  -> error {data.error_percent:+.1f}% ({verdict} the interval)",
     ]
-    if data["actual_window_spread_percent"] is not None:
+    if data.actual_window_spread_percent is not None:
         lines.append(
-            f"  during the run the step time varied by {data['actual_window_spread_percent']:.0f}% "
+            f"  during the run the step time varied by {data.actual_window_spread_percent:.0f}% "
             "(p10 to p90 of its 20 windows)"
         )
     return lines + machine_lines(
-        data["machine_drift_percent"],
-        data["actual_window_spread_percent"],
-        data["recheck_step_seconds"],
+        data.machine_drift_percent,
+        data.actual_window_spread_percent,
+        data.recheck_step_seconds,
     )
 
 
@@ -243,7 +247,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if isinstance(check, ScriptValidation):
         return _script_validated(args, check)
     if args.json:
-        print_json(check)
+        print_json(check.to_json())
         return ExitCode.OK
     stdout().print("\n".join(validate_lines(check)), highlight=False)
     return ExitCode.OK

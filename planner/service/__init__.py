@@ -49,6 +49,7 @@ _WHERE = {
     "GroupBy": "planner.service.flags",
     "PriceQuery": "planner.service.account",
     "BenchOptions": "planner.service.bench",
+    "SpecValidation": "planner.service.bench",
     "ScriptValidation": "planner.service.script_checks",
     "unsteady_reason": "planner.service.script_checks",
     "SavedRun": "planner.service.journals",
@@ -81,7 +82,7 @@ if TYPE_CHECKING:
     from planner.errors import Cancelled
     from planner.journal import Measured
     from planner.service.account import PriceQuery
-    from planner.service.bench import BenchOptions
+    from planner.service.bench import BenchOptions, SpecValidation
     from planner.service.facade import PlannerService
     from planner.service.flags import (
         DEFAULT_GROUP_BY,
@@ -150,6 +151,7 @@ __all__ = [
     "SCRIPT_CAP_EXTRA_SECONDS",
     "SCRIPT_KIND",
     "SavedRun",
+    "SpecValidation",
     "ScriptEnv",
     "ScriptJob",
     "ScriptLength",

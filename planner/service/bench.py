@@ -7,7 +7,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -235,6 +235,36 @@ def measure_here(
     return scaled_to_spec(result, spec.batch_size)
 
 
+@dataclass(frozen=True)
+class SpecValidation:
+    """`planner validate SPEC`: N epochs predicted from a short bench against the run itself, and whether the
+    machine held its speed around it (`--json`: these fields, in seconds and percent)."""
+
+    workload: str
+    device: str
+    device_name: str
+    epochs: int
+    steps: int
+    bench_seconds: float
+    predicted_seconds: float
+    predicted_seconds_low: float
+    predicted_seconds_high: float
+    actual_seconds: float
+    actual_step_seconds: float | None
+    predicted_step_seconds: float | None
+    predicted_one_time_seconds: float
+    actual_one_time_seconds: float
+    error_percent: float
+    inside_interval: bool
+    actual_window_spread_percent: float | None
+    recheck_step_seconds: float | None = None  # the bench again after the run (None: no recheck)
+    machine_drift_percent: float | None = None  # its step against the first bench's
+    machine_steady: bool | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
 def validate(
     spec: WorkloadSpec,
     fp: Footprint,
@@ -242,7 +272,7 @@ def validate(
     options: BenchOptions,
     on_progress: ProgressFn | None = None,
     recheck: bool = True,
-) -> dict[str, Any]:
+) -> SpecValidation:
     """Predict N epochs from a short bench, then really train N epochs in a fresh process and time
     it (wall clock from process start, as the estimate models it).
 
@@ -272,28 +302,26 @@ def validate(
     # the training process's own life, spawn to exit, as a user's `python train.py` would take;
     # the planner's polling around it is not part of the run
     actual = trained.process_seconds or (time.perf_counter() - start)
-    out: dict[str, Any] = {
-        "workload": spec.name,
-        "device": result.device,
-        "device_name": result.device_name,
-        "epochs": epochs,
-        "steps": steps,
-        "bench_seconds": options.seconds,
-        "predicted_seconds": est.seconds,
-        "predicted_seconds_low": est.low,
-        "predicted_seconds_high": est.high,
-        "actual_seconds": actual,
-        "actual_step_seconds": trained.step_seconds,
-        "predicted_step_seconds": result.step_seconds,
-        "predicted_one_time_seconds": est.one_time_seconds,
-        "actual_one_time_seconds": actual - (trained.wall_seconds or 0.0),
-        "error_percent": 100.0 * (est.seconds - actual) / actual,
-        "inside_interval": est.low <= actual <= est.high,
-        "actual_window_spread_percent": window_spread_percent(trained.step_seconds_windows),
-        "recheck_step_seconds": None,
-        "machine_drift_percent": None,
-        "machine_steady": None,
-    }
+    spread = window_spread_percent(trained.step_seconds_windows)
+    out = SpecValidation(
+        workload=spec.name,
+        device=result.device,
+        device_name=result.device_name,
+        epochs=epochs,
+        steps=steps,
+        bench_seconds=options.seconds,
+        predicted_seconds=est.seconds,
+        predicted_seconds_low=est.low,
+        predicted_seconds_high=est.high,
+        actual_seconds=actual,
+        actual_step_seconds=trained.step_seconds,
+        predicted_step_seconds=result.step_seconds,
+        predicted_one_time_seconds=est.one_time_seconds,
+        actual_one_time_seconds=actual - (trained.wall_seconds or 0.0),
+        error_percent=100.0 * (est.seconds - actual) / actual,
+        inside_interval=est.low <= actual <= est.high,
+        actual_window_spread_percent=spread,
+    )
     if recheck:
         after = run_bench(
             spec,
@@ -304,9 +332,10 @@ def validate(
         )
         if after.status == "ok" and after.step_seconds and result.step_seconds:
             drift = 100.0 * (after.step_seconds - result.step_seconds) / result.step_seconds
-            out.update(
+            out = replace(
+                out,
                 recheck_step_seconds=after.step_seconds,
                 machine_drift_percent=drift,
-                machine_steady=unsteady_reason(drift, out["actual_window_spread_percent"]) is None,
+                machine_steady=unsteady_reason(drift, spread) is None,
             )
     return out

@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads i
     from planner.core.document import PlanDocument, PlanOptions
     from planner.core.script import ScriptLength
     from planner.journal import Measured, RunJournal
-    from planner.service.bench import ProgressFn
+    from planner.service.bench import ProgressFn, SpecValidation
     from planner.service.plan import LaunchPreview
     from planner.service.script_checks import ScriptValidation
     from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice
@@ -104,7 +104,7 @@ class PlannerService:
         epochs: int | None = None,
         on_progress: ProgressFn | None = None,
         recheck: bool = True,
-    ) -> dict[str, Any]: ...
+    ) -> SpecValidation: ...
 
     @overload
     def validate(
@@ -124,7 +124,7 @@ class PlannerService:
         epochs: int | None = None,
         on_progress: ProgressFn | None = None,
         recheck: bool = True,
-    ) -> dict[str, Any] | ScriptValidation: ...
+    ) -> SpecValidation | ScriptValidation: ...
 
     def validate(
         self,
@@ -133,9 +133,9 @@ class PlannerService:
         epochs: int | None = None,
         on_progress: ProgressFn | None = None,
         recheck: bool = True,
-    ) -> dict[str, Any] | ScriptValidation:
+    ) -> SpecValidation | ScriptValidation:
         """`planner validate SPEC|train.py`: the estimate against the run itself. A spec: `epochs` of it (default its
-        own) predicted from a short bench, then trained for real (a dict, `validate --json`'s). A script: its estimate
+        own) predicted from a short bench, then trained for real (SpecValidation). A script: its estimate
         from `options.seconds` of steps, against the script run whole with its own arguments (its length is the
         workload's). `recheck`: measure again after the run, to tell a drifting machine.
         Raises InputError, RunError (a bench failed; the run failed or outlasted three times the estimate)."""

@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads i
     from planner.workload.spec import WorkloadSpec
     from runner.bench.result import BenchResult
 
-from planner.service.bench import BenchOptions, ProgressFn, run_bench, validate
+from planner.service.bench import BenchOptions, ProgressFn, SpecValidation, run_bench, validate
 from planner.service.script_checks import (
     ScriptValidation,
     cannot_measure_here,
@@ -105,7 +105,7 @@ class Measure:
         options: BenchOptions,
         on_progress: ProgressFn | None = None,
         recheck: bool = True,
-    ) -> dict[str, Any]:
+    ) -> SpecValidation:
         """Predict N epochs from a short bench, train them for real, compare (see `validate`).
         Raises RunError (a bench or the training failed), InputError."""
         return validate(spec, self.workloads.footprint(spec), epochs, options, on_progress, recheck)
