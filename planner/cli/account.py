@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import asdict
 
 from planner.cli.common import (
     default_region,
@@ -134,7 +135,7 @@ def cmd_infra(args: argparse.Namespace) -> int:
 def cmd_ls(args: argparse.Namespace) -> int:
     rows = PlannerService().account.instances(args.region or default_region())
     if args.json:
-        print_json({"instances": rows})
+        print_json({"instances": [asdict(r) for r in rows]})
         return ExitCode.OK
     if not rows:
         stdout().print(

@@ -138,6 +138,21 @@ class LeftRunning:
 
 
 @dataclass(frozen=True)
+class ManagedInstance:
+    """A planner-managed instance that bills or could (`planner ls`, the TUI's Instances pane): its tags read, its
+    age and its cost so far at the catalog's price (None: the catalog lacks the type)."""
+
+    instance_id: str
+    instance_type: str
+    state: str
+    run_id: str | None
+    age_seconds: float
+    expires_at: str | None
+    expired: bool
+    cost_so_far_usd: float | None
+
+
+@dataclass(frozen=True)
 class PlanDocument:
     workload: WorkloadSummary
     plan: Plan

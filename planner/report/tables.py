@@ -17,6 +17,7 @@ from planner.report.text import (
 )
 
 if TYPE_CHECKING:
+    from planner.core.document import ManagedInstance
     from planner.core.script import ScriptEstimate, ScriptRun
     from pricing.gpus import NoMatch
 
@@ -423,20 +424,20 @@ def _unknown_facts_caption(rows) -> str:
 INSTANCE_COLUMNS = ("instance", "type", "state", "run", "age", "expires at", "cost so far")
 
 
-def instance_row(r: dict[str, Any]) -> list[str]:
+def instance_row(r: ManagedInstance) -> list[str]:
     """One planner-managed instance (PlannerService.instances) as cells, for `planner ls` and the TUI."""
     return [
-        r["instance_id"],
-        r["instance_type"],
-        r["state"],
-        r["run_id"] or "-",
-        seconds_text(r["age_seconds"]),
-        (r["expires_at"] or "-") + (" [red](expired)[/]" if r["expired"] else ""),
-        money_text(r["cost_so_far_usd"], precise_below=math.inf),
+        r.instance_id,
+        r.instance_type,
+        r.state,
+        r.run_id or "-",
+        seconds_text(r.age_seconds),
+        (r.expires_at or "-") + (" [red](expired)[/]" if r.expired else ""),
+        money_text(r.cost_so_far_usd, precise_below=math.inf),
     ]
 
 
-def instances_table(rows: list[dict[str, Any]]):
+def instances_table(rows: list[ManagedInstance]):
     from rich.table import Table
 
     t = Table(title="planner-managed instances", title_justify="left")

@@ -17,6 +17,7 @@ from infra.aws import client, explain_aws_error, session_or_default
 from infra.reaper import TAG_EXPIRES, TAG_RUN, is_expired, managed_instances, parse_time
 from infra.reaper import reap as reap_instances
 from infra.stack import outputs
+from planner.core.document import ManagedInstance
 from planner.errors import InputError, PlannerError
 from planner.service.flags import PRICE_SOURCES
 from pricing.billing import instance_cost
@@ -148,17 +149,7 @@ class Account:
                 f"{query.gpus} and --cpu: a GPU asked for among CPU-only instances",
                 hint=f"give `planner prices {query.gpus}` or `planner prices --cpu`",
             )
-        gpus = _gpu_filter(found, query)
-        rows = filter_instances(
-            found.frame,
-            region=query.region,
-            gpu=query.gpu,
-            arch=query.arch,
-            min_gpu_memory_gb=query.min_gpu_memory_gb,
-            max_price=query.max_price,
-            purchase=query.purchase,
-            gpus=gpus,
-        )
+        rows = filter_instances(found.frame, **_filters(found, query))
         rows = sort_instances(rows, query.sort, query.purchase)
         return found, rows.assign(
             price_usd_per_hour=rows[price_column(query.purchase)], facts_note=facts_notes(rows)
@@ -169,18 +160,9 @@ class Account:
         memory the model never comes with, the regions it is priced in instead, or "other"."""
         from pricing.catalog import no_match
 
-        return no_match(
-            found.frame,
-            region=query.region,
-            gpu=query.gpu,
-            arch=query.arch,
-            min_gpu_memory_gb=query.min_gpu_memory_gb,
-            max_price=query.max_price,
-            purchase=query.purchase,
-            gpus=_gpu_filter(found, query),
-        )
+        return no_match(found.frame, **_filters(found, query))
 
-    def instances(self, region: str, now: dt.datetime | None = None) -> list[dict[str, Any]]:
+    def instances(self, region: str, now: dt.datetime | None = None) -> list[ManagedInstance]:
         """Planner-managed instances in `region` that are billed or could be: id, type, state, run,
         age, expiry (and whether it passed), cost so far at the catalog's price.
         Raises PlannerError explaining the AWS error (credentials, permissions, reach)."""
@@ -205,16 +187,16 @@ class Account:
             except PlannerError:
                 cost = None
             rows.append(
-                {
-                    "instance_id": i["InstanceId"],
-                    "instance_type": i["InstanceType"],
-                    "state": i["State"]["Name"],
-                    "run_id": tags.get(TAG_RUN),
-                    "age_seconds": age,
-                    "expires_at": tags.get(TAG_EXPIRES),
-                    "expired": is_expired(i, now),
-                    "cost_so_far_usd": cost,
-                }
+                ManagedInstance(
+                    instance_id=i["InstanceId"],
+                    instance_type=i["InstanceType"],
+                    state=i["State"]["Name"],
+                    run_id=tags.get(TAG_RUN),
+                    age_seconds=age,
+                    expires_at=tags.get(TAG_EXPIRES),
+                    expired=is_expired(i, now),
+                    cost_so_far_usd=cost,
+                )
             )
         return rows
 
@@ -281,6 +263,19 @@ class Account:
     def stack_outputs(self, found: dict[str, Any] | None) -> dict[str, str]:
         """The deployed stack's outputs (bucket, security group, ...) by name."""
         return outputs(found)
+
+
+def _filters(found: Catalog, query: PriceQuery) -> dict[str, Any]:
+    """The query as pricing.catalog's filters take it (filter_instances, and no_match when nothing is left)."""
+    return {
+        "region": query.region,
+        "gpu": query.gpu,
+        "arch": query.arch,
+        "min_gpu_memory_gb": query.min_gpu_memory_gb,
+        "max_price": query.max_price,
+        "purchase": query.purchase,
+        "gpus": _gpu_filter(found, query),
+    }
 
 
 def _gpu_filter(found: Catalog, query: PriceQuery) -> GpuFilter | None:

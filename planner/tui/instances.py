@@ -69,10 +69,8 @@ class InstancesPane(Vertical):
         table = self.query_one("#instance-table", DataTable)
         table.clear()
         for r in rows:
-            table.add_row(
-                *(Text.from_markup(cell) for cell in instance_row(r)), key=r["instance_id"]
-            )
-        billed = sum(r["cost_so_far_usd"] or 0.0 for r in rows)
+            table.add_row(*(Text.from_markup(cell) for cell in instance_row(r)), key=r.instance_id)
+        billed = sum(r.cost_so_far_usd or 0.0 for r in rows)
         self._status(
             f"{len(rows)} planner-managed instance(s) in {region}"
             + (f", ${billed:.4f} so far" if rows else ": nothing is billing")
