@@ -58,8 +58,14 @@ def worded_json(doc: PlanDocument) -> dict[str, Any]:
     data["recommendation"].update(reason=headline_reason(doc.plan), choice=choice_text(doc.plan))
     for name, rec in doc.plan.answers.items():
         data["answers"][name]["reason"] = answer_reason(doc.plan, rec)
+        if doc.spans_regions and (option := doc.plan.option_of(rec)) is not None and option.region:
+            data["answers"][name]["region"] = (
+                option.region
+            )  # where to rent it: the plan priced several
     if data.get("cloud_recommendation") is not None:
         data["cloud_recommendation"]["reason"] = data["answers"]["rent"]["reason"]
+        if "region" in data["answers"]["rent"]:
+            data["cloud_recommendation"]["region"] = data["answers"]["rent"]["region"]
     return data
 
 

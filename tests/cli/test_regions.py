@@ -73,6 +73,11 @@ def test_every_instance_is_priced_in_its_cheapest_region_and_the_answer_names_it
             env=env,
         ).out
     )
+    rent = listed["answers"]["rent"]  # a program reads where to rent it, as the words say
+    assert rent["region"] == next(
+        o["region"] for o in listed["options"] if o["target"] == rent["target"]
+    )
+    assert listed["cloud_recommendation"]["region"] == rent["region"]
     for o in (o for o in listed["options"] if o["billing"] == "ec2"):
         assert o["region"] in ("us-east-1", "eu-west-1")
         assert o["price_per_hour"] / o["instances"] == _cheapest(
