@@ -14,24 +14,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.errors import ExitCode, InputError, RunError
+from planner.report.answers import (
+    answers_text,
+    failed_lines,
+    recommendation_text,
+    task_choice_lines,
+)
 from planner.report.export import csv_text, table_text
 from planner.report.plan import (
     DEFAULT_GROUP_BY,
     PLAN_COLUMNS,
-    PLAN_CSV_COLUMNS,
-    TERSE_ROWS,
-    answers_text,
-    failed_lines,
-    plan_csv_rows,
     plan_table,
-    recommendation_text,
     shown_line,
     shown_options,
-    task_choice_lines,
-    terse_answer,
-    terse_footer,
-    terse_title,
 )
+from planner.report.plan_csv import PLAN_CSV_COLUMNS, plan_csv_rows
+from planner.report.terse import TERSE_ROWS, terse_answer, terse_footer, terse_title
 from planner.report.text import escape, progress_text, to_json
 from planner.service import (
     ENV_NAME,
@@ -269,7 +267,7 @@ def print_shown(args: argparse.Namespace, shown: Any) -> None:
 
 
 def print_plan(doc: PlanDocument, args: argparse.Namespace) -> None:
-    """The plan on stdout. table: the terse answer (report.plan.terse_answer), the grouped table (at most TERSE_ROWS
+    """The plan on stdout. table: the terse answer (report.terse.terse_answer), the grouped table (at most TERSE_ROWS
     rows unless the rows were asked for), one line of warnings; --explain: the table with its legend, the headline's
     reasoning and both answers whole; --verbose: every warning and note. JSON: every option; csv, markdown: the table
     alone, every column."""

@@ -23,7 +23,7 @@ from planner.cli.common import (
     write_chart,
 )
 from planner.errors import ExitCode
-from planner.report.plan import predicted_footer
+from planner.report.answers import predicted_footer
 from planner.report.text import interrupted_text, label_text, seconds_text
 from planner.report.why import choice_reason, choice_words
 from planner.service import (

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.errors import InputError, RunError
+from planner.report.answers import answers_text, headline_label, recommendation_text
 from planner.report.chart import TOP, ChartData, chart_data
-from planner.report.plan import answers_text, device_text, headline_label, recommendation_text
+from planner.report.plan import device_text
 from planner.report.text import money_text, seconds_text
 from planner.units import shown_path
 

@@ -1,5 +1,5 @@
-"""The plan for people: the table's cells, its title and captions, the headline and the two answers —
-all read from the typed PlanDocument, for the CLI and the TUI alike. No rule lives here: which row is
+"""The plan for people: the table's cells, its title and captions, read from the typed PlanDocument, for the
+CLI and the TUI alike (answers.py words the answers, terse.py the short answer, plan_csv.py the data). No rule lives here: which row is
 recommended, which CPU a GPU compares with and where it breaks even are the document's answers."""
 
 from __future__ import annotations
@@ -9,23 +9,18 @@ from typing import TYPE_CHECKING
 
 from planner.core.document import SCRIPT_KIND
 from planner.core.formats import UNITS
-from planner.core.plan import billed_cost, hourly_rate, option_name
-from planner.core.script import LENGTH_NOT_GIVEN
+from planner.core.plan import hourly_rate
 from planner.core.shown import DEFAULT_GROUP_BY, GROUP_BY, GroupBy, Shown, shown_options  # noqa: F401 - re-exported
 from planner.report.text import escape, range_text, seconds_text, short
-from planner.report.why import (
-    answer_reason,
-    choice_reason,
-    choice_text,
-    headline_reason,
-    task_choice_text,
-)
 
 if TYPE_CHECKING:
     from planner.core.decide import RankedOption
     from planner.core.document import PlanDocument
 
+
 MARK_COLUMN = "✔"  # the headline's row; the caption says so
+
+
 PLAN_COLUMNS = (
     MARK_COLUMN,
     "#",
@@ -40,7 +35,11 @@ PLAN_COLUMNS = (
     "speedup",
     "b-even",
 )
+
+
 LEFT_COLUMNS = ("target", "device", "src", "training time")
+
+
 # To fit a narrow terminal the plan drops columns in this order (`--wide` keeps them all); what is
 # dropped is still in --json, and a line under the table says so. Numbers are never cut.
 DROP_ORDER = (
@@ -50,6 +49,8 @@ DROP_ORDER = (
     "step",
     "#",
 )  # never the device: with the target it names the option
+
+
 NOTE_WIDTH = 38
 
 
@@ -208,11 +209,15 @@ PLAN_CAPTION = (
     "✔ the headline. src: measured or predicted. 1-time: process start, setup, warm-up, the dataset's "
     "materialisation and, on an instance, its boot (included in training time)."
 )
+
+
 SCRIPT_CAPTION = (
     "✔ the headline. src: measured or predicted. 1-time: the script's start, imports and setup to its first "
     "step, warm-up, the time between its epochs over the whole run (evaluation, checkpoints) and, on an "
     "instance, its boot and requirements (included in training time)."
 )
+
+
 PARALLEL_CAPTION = (
     " x4 (N%): four GPUs data-parallel at N% scaling efficiency; 2x8: two instances of eight GPUs "
     "(on paper)."
@@ -339,181 +344,6 @@ def shown_line(shown: Shown, every: str = "--all for every row") -> str:
     return f"Shown {len(shown.indices)} of {shown.total} options; {every}" if shown.omitted else ""
 
 
-VERDICT_TITLES = {
-    "clear": "Recommendation",
-    "only_option": "Recommendation",
-    "likely": "Recommendation (likely)",
-    "too_close": "Too close to call",
-    "deadline_missed": "Deadline cannot be met",
-    "nothing_fits": "No option can run this workload",
-    "failed": "No benchmark succeeded",
-}
-
-
-def headline_label(doc: PlanDocument) -> str:
-    """The headline's first words, plain: 'Recommendation: local (cpu)', 'Too close to call: ...'."""
-    rec = doc.recommendation
-    option = doc.recommended
-    device = (
-        device_text(option) if option is not None else rec.device
-    )  # "L4", "A100 x8 (85%)": as in the table
-    target = f": {rec.target} ({device})" if rec.target else ""
-    return VERDICT_TITLES[rec.verdict] + target
-
-
-def recommendation_text(doc: PlanDocument, prefix: str = "") -> str:
-    """The headline: the verdict, where, and why (here or rent, when the plan has both answers)."""
-    why = choice_text(doc.plan) or headline_reason(doc.plan)
-    why = (
-        why if why.startswith(("aws:", "local")) else why[:1].upper() + why[1:]
-    )  # a target keeps its case
-    return f"{prefix}[bold]{escape(headline_label(doc))}.[/] {escape(why)}."
-
-
-def answers_text(doc: PlanDocument) -> list[str]:
-    """The two answers under the headline: training here, and the best instance to rent."""
-    if not doc.has_both_answers or any(
-        rec.verdict == "failed" for rec in doc.plan.answers.values()
-    ):
-        return []  # one answer is the headline itself (a failed one is in the headline's "not compared" and failed_lines)
-    return [
-        f"  [bold]{label}:[/] {escape(answer_reason(doc.plan, rec))}."
-        for key, label in (("here", "Here"), ("rent", "If you rent"))
-        if (rec := doc.answer(key)) is not None  # type: ignore[arg-type]
-    ]
-
-
-def failed_lines(doc: PlanDocument) -> list[str]:
-    """Each failed benchmark with its whole reason (the table's cell is cut to fit): the headline of a
-    plan where some targets failed and others did not names only the latter."""
-    if doc.recommendation.verdict == "failed":
-        return []  # the headline is the failures, whole
-    return [
-        f"  [red]Failed:[/] {escape(o.target)} ({escape(device_text(o))}): {escape(' '.join(o.note.split()))}"
-        for o in doc.failed
-    ]
-
-
-def plan_answers(doc: PlanDocument) -> list[tuple[str, str]]:
-    """(key, markup) of what a plan answers, as the CLI prints it: the headline ("recommendation"),
-    the failed benchmarks ("failed") and the "here" and "rent" answers."""
-    out = [("recommendation", recommendation_text(doc))]
-    out += [("failed", line) for line in failed_lines(doc)]
-    keys = [key for key in ("here", "rent") if doc.answer(key) is not None]  # type: ignore[arg-type]
-    return (
-        out
-        + [(key, line.strip()) for key, line in zip(keys, answers_text(doc))]
-        + [("task", line.strip()) for line in task_choice_lines(doc)]
-    )
-
-
-def unterminated_lines(doc: PlanDocument | None) -> list[str]:
-    """What a run could not terminate, each a plain sentence with the command that will — `planner
-    run`'s words, for the TUI's run pane too."""
-    return [x.line() for x in (doc.unterminated or [])] if doc is not None else []
-
-
-NO_BENCHMARK = "No paid benchmark needed: training here wins clearly, and measuring an instance would not change that"
-
-
-def predicted_footer(
-    doc: PlanDocument, spec: str, script_args: list[str] | None = None, explain: bool = True
-) -> list[str]:
-    """Under a plan with predicted rows (plain lines): where they come from, and the paid benchmarks that
-    would settle it, with the command that runs them. Not `explain` (the terse default): that command alone."""
-    measured_here = any(
-        o.target == "local" and o.source == "measured" and o.train_seconds for o in doc.plan.options
-    )
-    cpus = (
-        "this machine's step scaled by processor, +-40%"
-        if measured_here
-        else "nothing was measured here, so from the work alone (a roofline), +-60%"
-    )
-    prices = doc.prices
-    lines = [
-        f"\nPredicted rows come from the device model (GPUs: fitted to published training measurements, "
-        f"interval from its error there; CPU instances: {cpus}); "
-        + (f"prices: {prices.source}, as of {prices.as_of}." if prices else "prices: as listed.")
-    ]
-    benchmark = doc.suggested_benchmarks
-    if benchmark:
-        lines.append("A paid benchmark would settle:")
-        lines += [f"  {c.target}: {choice_reason(c)}" for c in benchmark]
-        after = f" -- {' '.join(script_args)}" if script_args else ""
-        commands = [
-            f"planner run {spec} --targets local,{','.join(ts)} --region {region}{after}"
-            for region, ts in benchmark_regions(doc, benchmark).items()
-        ]  # a run launches in one region
-        if not explain:
-            return [f"A paid benchmark would settle it: {' ; '.join(commands)}"]
-        lines += [
-            f"  -> {command}"
-            + (
-                ""
-                if doc.workload.kind == SCRIPT_KIND or doc.spans_regions
-                else "   (or --targets auto)"
-            )
-            for command in commands
-        ]
-    elif not explain:
-        return []
-    elif doc.benchmark and doc.trains_here_clearly:
-        lines.append(
-            f'{NO_BENCHMARK} (should you rent anyway, --json lists the ones that would settle which: "benchmark").'
-        )
-    lines.append(
-        f"Not worth benchmarking: {len(doc.skipped or [])} instance(s) (see --json for each reason)."
-    )
-    return lines
-
-
-def benchmark_regions(doc: PlanDocument, benchmark: list) -> dict[str, list[str]]:
-    """The suggested benchmarks' targets by the region each is planned in (the plan's region, unless it spans several:
-    then each instance's cheapest)."""
-    if not doc.spans_regions:
-        return {doc.options.region: [c.target for c in benchmark]}
-    where = {o.target: o.region for o in doc.plan.options if o.region}
-    out: dict[str, list[str]] = {}
-    for c in benchmark:
-        out.setdefault(where.get(c.target) or "us-east-1", []).append(c.target)
-    return out
-
-
-def task_choice_lines(doc: PlanDocument) -> list[str]:
-    """A SkyPilot task's own pick (its resources), priced against the answer to renting (else the headline): a line
-    under the answers, for both fronts."""
-    if doc.task_choice is None:
-        return []
-
-    rent = doc.answer("rent")
-    answer = (
-        doc.plan.option_of(rent) if rent is not None and doc.has_both_answers else doc.recommended
-    )
-    name = "the answer to renting" if rent is not None and doc.has_both_answers else "the headline"
-    text = task_choice_text(
-        doc.task_choice.source,
-        doc.task_choice.written,
-        doc.task_option,
-        len(doc.task_choice.targets),
-        answer,
-        doc.options.region,
-        name,
-    )
-    return [f"  [bold]Your task:[/] {escape(text)}."]
-
-
-# ----------------------------------------------------------------------------- the terse answer (issue 40)
-#
-# The default of `estimate`, `run` and `plan`: line 1 the workload and the question, then the answer (what to do,
-# its time with its interval and cost, how sure), the one reason here or rent, the one reason GPU or not; the
-# grouped table; one line of warnings. `--explain` prints the reasoning whole (plan_answers, the captions, the
-# footer); `--verbose` every warning and note. Every number is read from the document's typed facts.
-
-TERSE_ROWS = (
-    12  # the table's rows by default on a terminal: with the answer above it, 80x24 holds it all
-)
-
-
 def money_short(usd: float | None) -> str:
     """A cost with at least two significant figures, so two costs compare: $0, $0.0081, $0.019, $0.24, $2.8, $12,
     $1,235 ('-' when there is none)."""
@@ -546,296 +376,3 @@ def time_interval_text(o: RankedOption) -> str:
         return seconds_text(o.train_seconds) if o.train_seconds is not None else "-"
     point, interval, unit = parts
     return f"{point} {unit} ({interval} {unit})"
-
-
-def _what(o: RankedOption, doc: PlanDocument | None = None) -> str:
-    """What the answer says to do with an option: 'Train here', 'Train here on its GPU (RTX 4090)',
-    'Rent aws:g4dn.xlarge (T4)' ('... in us-east-2' when the plan spans regions)."""
-    if o.here:
-        return "Train here" + (f" on its GPU ({device_short(o)})" if o.device == "cuda" else "")
-    where = f" in {o.region}" if doc is not None and doc.spans_regions and o.region else ""
-    return f"Rent {option_name(o)} ({device_short(o)}){where}"
-
-
-VERDICT_TAGS = {
-    "clear": "",
-    "only_option": "",
-    "likely": " — likely, not certain",
-    "too_close": " — too close to call",
-    "deadline_missed": " — the deadline is not met for sure",
-}
-
-
-def answer_line(doc: PlanDocument) -> str:
-    """The answer in one line (markup): what to do, its time and interval, its cost, how sure."""
-    rec, o = doc.recommendation, doc.recommended
-    if o is None:
-        reason = " ".join(headline_reason(doc.plan).split())
-        return f"[bold red]{escape(VERDICT_TITLES[rec.verdict])}[/]: {escape(reason)}"  # whole: each failure's fix
-    rate = "" if o.here else f" at ${hourly_rate(o):.3g}/h"
-    return (
-        f"[bold]{escape(_what(o, doc))}: {time_interval_text(o)}, {money_short(o.cost_usd)}{rate}[/]"
-        f"{VERDICT_TAGS.get(rec.verdict, '')}."
-    )
-
-
-def _here_or_rent_line(doc: PlanDocument) -> str:
-    """Why this answer and not the other (here or rent): the other's time and cost, and how much more it comes to."""
-    rec, cmp = doc.recommendation, doc.recommendation.choice_comparison
-    if cmp is None or not doc.has_both_answers:
-        return ""
-    other_name = "rent" if rec.answer == "here" else "here"
-    other_rec = doc.answer(other_name)  # type: ignore[arg-type]
-    other = doc.plan.option_of(other_rec) if other_rec is not None else None
-    if other is None:
-        return ""
-    what = (
-        _what(other, doc)
-        .replace("Train here", "Training here")
-        .replace("Rent ", "Renting ")
-        .replace(" (cpu)", "")
-    )
-    facts = (
-        f"{seconds_text(other.train_seconds)}{_boot_share(other)}, {money_short(other.cost_usd)}"
-    )
-    if cmp.metric == "training time":
-        how = f"{_times(cmp.ratio, True)} slower" if math.isfinite(cmp.ratio) else "slower"
-    elif cmp.winner_value <= 0:
-        how = f"{money_short(cmp.runner_up_value)} where training here costs nothing"
-    else:
-        how = f"{_times(cmp.ratio, True)} the cost"  # with the waiting the title names
-    close = f" (within {cmp.band_reason})" if cmp.verdict == "too_close" else ""
-    return f"  {escape(what)}: {facts} — {how}{escape(close)}."
-
-
-def _rival_line(doc: PlanDocument) -> str:
-    """A close call inside one answer that would swap here and rent: why the headline is too close to call although
-    here against rent is not."""
-    rec = doc.recommendation
-    by_key = {o.key: option_name(o) for o in doc.plan.options}
-    if not rec.choice_rival:
-        return ""
-    rival, pick = (by_key.get(k or "", k or "") for k in (rec.choice_rival, rec.choice_rival_of))
-    return f"  Close call: {escape(rival)} is within the noise of {escape(pick)} and in its place would change this answer."
-
-
-def _gpu_line(doc: PlanDocument) -> str:
-    """Rule 4 in one line, for renting (this machine's GPU when nothing is rented): the GPU that pays off, or the best
-    one and the break-even it misses."""
-    place = "rent" if doc.answer("rent") is not None else "here"
-    answer = doc.answer(place)  # type: ignore[arg-type]
-    chosen = doc.plan.option_of(answer) if answer is not None else None
-    gpus = [
-        o
-        for o in doc.plan.options
-        if o.here == (place == "here")
-        and o.device == "cuda"
-        and o.usable
-        and o.speedup is not None
-        and o.break_even_speedup is not None
-    ]
-    if not gpus or chosen is None:
-        return ""
-    gpu = chosen if chosen.device == "cuda" and chosen.speedup is not None else gpus[0]
-    ref = gpu.reference or "the reference CPU"
-    speed = f"{gpu.speedup:.2f}x the speed of {ref}"
-    be = gpu.break_even_speedup or 0.0
-    if doc.plan.objective == "fastest":
-        return f"  Fastest GPU: {escape(device_short(gpu))} at {escape(speed)}."
-    if gpu is chosen:
-        return f"  The {escape(device_short(gpu))} pays off: {escape(speed)}, break-even {_times(be, True)}."
-    needs = (
-        f"needs {_times(be, True)}" if math.isfinite(be) else "no speedup pays against a free CPU"
-    )
-    return f"  No GPU pays off: best is {escape(device_short(gpu))} at {escape(speed)}, {needs}."
-
-
-def _close_instances_line(doc: PlanDocument) -> str:
-    """The answer's own instance a close call (rule 2 inside one kind of place): said apart, so it does not colour
-    the rent-or-not answer."""
-    rec = doc.recommendation
-    answer = doc.answer(rec.answer) if rec.answer else None  # type: ignore[arg-type]
-    cmp = answer.comparison if answer is not None else None
-    if cmp is None or cmp.verdict != "too_close":
-        return ""
-    what = "the time" if cmp.metric.startswith("training time") else "the cost"
-    band = cmp.band_reason.split(",")[
-        0
-    ]  # "10%, the margin" -> "10%"; the noise band's reason whole is in --explain
-    return f"  Close call: {escape(cmp.runner_up)} at {_times(cmp.ratio, True)} {what}, within {escape(band)}."
-
-
-def _boot_share(o: RankedOption) -> str:
-    """' (2.5 min of it boot)' when an instance's one-time start (its boot, setup) is most of its training time: why
-    every GPU of a short run takes the same minutes."""
-    once, total = o.one_time_seconds, o.train_seconds
-    if o.here or not once or not total or once < total / 2:
-        return ""
-    return f" ({seconds_text(once)} start-up)"
-
-
-def length_line(doc: PlanDocument) -> str:
-    """A script planned without its length: said whole under the answer, since the answer may change with it."""
-    said = next((w for w in doc.plan.warnings if w.startswith(LENGTH_NOT_GIVEN)), "")
-    return f"  [yellow]{escape(said[:1].upper() + said[1:])}[/]" if said else ""
-
-
-def terse_answer(doc: PlanDocument) -> list[str]:
-    """The answer and its reasons (markup lines): see the section's comment."""
-    lines = [
-        answer_line(doc),
-        length_line(doc),
-        _here_or_rent_line(doc),
-        _rival_line(doc),
-        _gpu_line(doc),
-        _close_instances_line(doc),
-    ]
-    return [line for line in lines if line]
-
-
-def terse_title(doc: PlanDocument) -> str:
-    """Line 1: the workload and the question. 'surface-mlp: 2,000 steps of batch 40,000; cheapest, waiting at $5/h
-    (default)'."""
-    w, plan = doc.workload, doc.plan
-    if w.kind == SCRIPT_KIND:
-        what = " ".join([w.name, *(w.script_args or [])]) + f": {w.total_steps:,} optimizer steps"
-    else:
-        what = f"{w.name}: {w.total_steps:,} steps of batch {w.batch_size:,}"
-    question = (
-        f"cheapest within {given_duration(plan.deadline_seconds)}"
-        if plan.objective == "deadline"
-        else plan.objective
-    )
-    if (
-        plan.headline_time_value is not None
-        and doc.has_both_answers
-        and plan.objective != "fastest"
-    ):
-        question += f", waiting at ${plan.headline_time_value:g}/h" + (
-            " (default)" if doc.headline_time_value_is_default else ""
-        )
-    if doc.spans_regions:
-        question += "; each instance in its cheapest region" + (
-            "" if doc.options.region == "all" else f" of {doc.options.region.replace(',', ', ')}"
-        )
-    return escape(f"{what}; {question}")
-
-
-def terse_footer(
-    doc: PlanDocument, shown: Shown, dropped: list[str], width: int, verbose: bool = False
-) -> list[str]:
-    """Under the table: how many rows of how many and the flags that show more; the warnings in one line (none when
-    `verbose`: they follow whole)."""
-    more = (
-        [f"--all every row ({len(shown.indices)} of {shown.total} shown)"] if shown.omitted else []
-    )
-    if dropped:
-        more.append("--wide every column")
-    more.append("--explain why")
-    lines = [", ".join(more)]
-    warnings = [
-        w for w in doc.plan.warnings if not w.startswith(LENGTH_NOT_GIVEN)
-    ]  # that one is under the answer
-    if warnings and not verbose:
-        first = " ".join(warnings[0].split())
-        count = f"{len(warnings)} warnings" if len(warnings) > 1 else "warning"
-        tail = " (--verbose: all)" if len(warnings) > 1 else ""
-        room = max(20, width - len(count) - len(tail) - 4)
-        lines.append(f"[yellow]{count}[/]: {short(first, room)}{tail}")
-    return lines
-
-
-# ----------------------------------------------------------------------------- the plan as data (issue 40)
-
-PLAN_CSV_COLUMNS = (
-    "rank",
-    "recommended",
-    "target",
-    "instance_type",
-    "region",
-    "purchase",
-    "device",
-    "device_name",
-    "gpus",
-    "instances",
-    "source",
-    "step_s",
-    "step_low_s",
-    "step_high_s",
-    "one_time_s",
-    "train_s",
-    "train_low_s",
-    "train_high_s",
-    "usd_per_hour",
-    "cost_usd",
-    "cost_low_usd",
-    "cost_high_usd",
-    "speedup",
-    "speedup_low",
-    "speedup_high",
-    "break_even_speedup",
-    "reference",
-    "scaling_efficiency",
-    "fits",
-    "failed",
-    "note",
-)
-
-
-def _number(value: float | int | None) -> str:
-    """A CSV number: repr-exact, empty when there is none (or no finite value)."""
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return ""
-    return repr(value) if isinstance(value, float) else str(value)
-
-
-def plan_csv_rows(doc: PlanDocument) -> list[list[str]]:
-    """Every option of the plan (not the grouped view), in its order, as numbers in SI units (seconds, USD per hour
-    and USD, ratios) and plain words; empty where an option has no such value. A spreadsheet or pandas reads them as
-    numbers (issue 40: never display text)."""
-    out = []
-    for o in doc.plan.options:
-        cost_low = cost_high = None
-        if o.train_seconds_low is not None and o.train_seconds_high is not None and o.usable:
-            cost_low = billed_cost(o, o.train_seconds_low)
-            cost_high = (
-                billed_cost(o, o.train_seconds_high)
-                if math.isfinite(o.train_seconds_high)
-                else None
-            )
-        out.append(
-            [
-                _number(o.rank),
-                "true" if doc.is_recommended(o) else "false",
-                o.target,
-                o.instance_type or "",
-                o.region or "",
-                o.purchase or "",
-                o.device,
-                o.device_name or "",
-                _number(o.gpus_used or 0),
-                _number(o.instances),
-                o.source,
-                _number(o.step_seconds),
-                _number(o.step_seconds_low),
-                _number(o.step_seconds_high),
-                _number(o.one_time_seconds),
-                _number(o.train_seconds),
-                _number(o.train_seconds_low),
-                _number(o.train_seconds_high),
-                _number(hourly_rate(o)),
-                _number(o.cost_usd),
-                _number(cost_low),
-                _number(cost_high),
-                _number(o.speedup),
-                _number(o.speedup_low),
-                _number(o.speedup_high),
-                _number(o.break_even_speedup),
-                o.reference or "",
-                _number(o.scaling_efficiency),
-                "true" if o.fits else "false",
-                "true" if o.failed else "false",
-                " ".join(o.note.split()),
-            ]
-        )
-    return out

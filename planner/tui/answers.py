@@ -1,7 +1,7 @@
-"""Answers: what a plan document says, in words. First the CLI's terse answer (planner.report.plan.terse_answer:
+"""Answers: what a plan document says, in words. First the CLI's terse answer (planner.report.terse.terse_answer:
 what to do in one line, then why it and not the other, the GPU's speedup against its break-even, a close call),
 then the paid benchmarks that would settle it, the warnings, the notes and where the prices come from. `explain`
-(x in the Results pane, as the CLI's --explain): the whole reasoning (planner.report.plan.plan_answers) in place
+(x in the Results pane, as the CLI's --explain): the whole reasoning (planner.report.answers.plan_answers) in place
 of the terse lines. Every sentence is the report layer's; this widget only lays them out. Compact (the Workload
 pane's side): the terse answer alone."""
 
@@ -13,7 +13,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from planner.report.plan import NO_BENCHMARK, plan_answers, terse_answer
+from planner.report.answers import NO_BENCHMARK, plan_answers
+from planner.report.terse import terse_answer
 from planner.report.text import counted, escape, short
 from planner.report.why import choice_reason
 

@@ -22,7 +22,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, DataTable, Log, Static
 
 from planner.errors import PlannerError
-from planner.report.plan import unterminated_lines
+from planner.report.answers import unterminated_lines
 from planner.report.text import (
     interrupted_text,
     label_target,

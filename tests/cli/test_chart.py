@@ -11,9 +11,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from planner.report.answers import VERDICT_TITLES
 from planner.report.chart import chart_data
 from planner.report.chart_file import write_chart
-from planner.report.plan import VERDICT_TITLES
 from tests.cli.helpers import planner
 from tests.conftest import EXAMPLES
 from tests.tui.helpers import SAVED_RUN, plan_doc

@@ -109,7 +109,7 @@ def test_csv_is_every_option_as_numbers_and_markdown_the_grouped_table(run_dir, 
     '$0.05'); markdown is the table a person reads, its column names and grouped rows."""
     import pandas as pd
 
-    from planner.report.plan import PLAN_CSV_COLUMNS
+    from planner.report.plan_csv import PLAN_CSV_COLUMNS
 
     table = rows(
         plan(run_dir, {**cache, "COLUMNS": "250"}, "--wide", "--explain").out

@@ -13,7 +13,8 @@ import pytest
 from rich.text import Text
 
 from planner.core.candidates import Target
-from planner.report.plan import shown_options, terse_answer
+from planner.report.plan import shown_options
+from planner.report.terse import terse_answer
 from planner.service import PlannerService, plan_options
 from planner.tui.app import PlannerApp
 from planner.tui.messages import RunResult

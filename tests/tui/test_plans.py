@@ -125,7 +125,8 @@ def test_a_plan_of_another_spec_says_so(tmp_path):
 
 
 def test_the_answer_is_the_clis_terse_one_and_x_shows_the_whole_reasoning_as_explain_does():
-    from planner.report.plan import answers_text, recommendation_text, terse_answer
+    from planner.report.answers import answers_text, recommendation_text
+    from planner.report.terse import terse_answer
 
     doc = plan_doc()
 

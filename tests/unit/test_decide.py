@@ -406,7 +406,7 @@ def test_a_local_bench_too_big_for_its_budget_measures_a_smaller_batch_and_scale
 def test_the_headline_names_the_device_as_the_table_does():
     from planner.core.decide import Plan, RankedOption, Recommendation
     from planner.core.document import PlanDocument, PlanOptions, WorkloadSummary
-    from planner.report.plan import recommendation_text
+    from planner.report.answers import recommendation_text
 
     def row(gpus: int, **kw) -> RankedOption:
         return RankedOption(

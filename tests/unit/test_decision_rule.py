@@ -362,7 +362,7 @@ def test_a_close_call_inside_an_answer_that_would_swap_here_and_rent_makes_the_h
     at the headline's waiting, the CPU loses clearly but the GPU in its place wins: measuring again could make the GPU
     the rent answer and the headline 'rent'. So the headline is too close to call, and says which option would do it."""
     from planner.core.document import PlanDocument, PlanOptions, WorkloadSummary
-    from planner.report.plan import terse_answer
+    from planner.report.terse import terse_answer
 
     plan = decide(workload(1.0, 0.0, 698, [(3.0, 1.0)], [(0.09375, 11.0, "ampere")]))
     rent, head = plan.answers["rent"], plan.recommendation

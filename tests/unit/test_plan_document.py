@@ -24,7 +24,8 @@ from planner.core.document import (
 )
 from planner.errors import InputError
 from planner.journal import RunJournal
-from planner.report.plan import answers_text, plan_answers, plan_table, recommendation_text
+from planner.report.answers import answers_text, plan_answers, recommendation_text
+from planner.report.plan import plan_table
 from planner.report.plan import plan_title as plan_title_of
 from planner.report.text import to_json as json_text
 from tests.conftest import ROOT

@@ -10,7 +10,8 @@ import pytest
 
 from planner.core.document import from_json
 from planner.core.shown import RowFacts, plan_row_facts, shown_options, shown_rows
-from planner.report.plan import plan_table, predicted_footer, shown_line
+from planner.report.answers import predicted_footer
+from planner.report.plan import plan_table, shown_line
 
 DOCUMENTS = Path(__file__).parent / "documents"
 

@@ -1,0 +1,230 @@
+"""The terse answer (issue 40), in the field's shape: the title line, the answer in two or three lines (what to do,
+its time and interval, its cost, the one reason), then under the table the rows shown and one line of warnings."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from planner.core.document import SCRIPT_KIND
+from planner.core.plan import hourly_rate, option_name
+from planner.core.script import LENGTH_NOT_GIVEN
+from planner.core.shown import Shown
+from planner.report.text import escape, seconds_text, short
+from planner.report.why import (
+    headline_reason,
+)
+
+if TYPE_CHECKING:
+    from planner.core.decide import RankedOption
+    from planner.core.document import PlanDocument
+
+from planner.report.answers import VERDICT_TITLES
+from planner.report.plan import (
+    _times,
+    device_short,
+    given_duration,
+    money_short,
+    time_interval_text,
+)
+
+TERSE_ROWS = (
+    12  # the table's rows by default on a terminal: with the answer above it, 80x24 holds it all
+)
+
+
+def _what(o: RankedOption, doc: PlanDocument | None = None) -> str:
+    """What the answer says to do with an option: 'Train here', 'Train here on its GPU (RTX 4090)',
+    'Rent aws:g4dn.xlarge (T4)' ('... in us-east-2' when the plan spans regions)."""
+    if o.here:
+        return "Train here" + (f" on its GPU ({device_short(o)})" if o.device == "cuda" else "")
+    where = f" in {o.region}" if doc is not None and doc.spans_regions and o.region else ""
+    return f"Rent {option_name(o)} ({device_short(o)}){where}"
+
+
+VERDICT_TAGS = {
+    "clear": "",
+    "only_option": "",
+    "likely": " — likely, not certain",
+    "too_close": " — too close to call",
+    "deadline_missed": " — the deadline is not met for sure",
+}
+
+
+def answer_line(doc: PlanDocument) -> str:
+    """The answer in one line (markup): what to do, its time and interval, its cost, how sure."""
+    rec, o = doc.recommendation, doc.recommended
+    if o is None:
+        reason = " ".join(headline_reason(doc.plan).split())
+        return f"[bold red]{escape(VERDICT_TITLES[rec.verdict])}[/]: {escape(reason)}"  # whole: each failure's fix
+    rate = "" if o.here else f" at ${hourly_rate(o):.3g}/h"
+    return (
+        f"[bold]{escape(_what(o, doc))}: {time_interval_text(o)}, {money_short(o.cost_usd)}{rate}[/]"
+        f"{VERDICT_TAGS.get(rec.verdict, '')}."
+    )
+
+
+def _here_or_rent_line(doc: PlanDocument) -> str:
+    """Why this answer and not the other (here or rent): the other's time and cost, and how much more it comes to."""
+    rec, cmp = doc.recommendation, doc.recommendation.choice_comparison
+    if cmp is None or not doc.has_both_answers:
+        return ""
+    other_name = "rent" if rec.answer == "here" else "here"
+    other_rec = doc.answer(other_name)  # type: ignore[arg-type]
+    other = doc.plan.option_of(other_rec) if other_rec is not None else None
+    if other is None:
+        return ""
+    what = (
+        _what(other, doc)
+        .replace("Train here", "Training here")
+        .replace("Rent ", "Renting ")
+        .replace(" (cpu)", "")
+    )
+    facts = (
+        f"{seconds_text(other.train_seconds)}{_boot_share(other)}, {money_short(other.cost_usd)}"
+    )
+    if cmp.metric == "training time":
+        how = f"{_times(cmp.ratio, True)} slower" if math.isfinite(cmp.ratio) else "slower"
+    elif cmp.winner_value <= 0:
+        how = f"{money_short(cmp.runner_up_value)} where training here costs nothing"
+    else:
+        how = f"{_times(cmp.ratio, True)} the cost"  # with the waiting the title names
+    close = f" (within {cmp.band_reason})" if cmp.verdict == "too_close" else ""
+    return f"  {escape(what)}: {facts} — {how}{escape(close)}."
+
+
+def _rival_line(doc: PlanDocument) -> str:
+    """A close call inside one answer that would swap here and rent: why the headline is too close to call although
+    here against rent is not."""
+    rec = doc.recommendation
+    by_key = {o.key: option_name(o) for o in doc.plan.options}
+    if not rec.choice_rival:
+        return ""
+    rival, pick = (by_key.get(k or "", k or "") for k in (rec.choice_rival, rec.choice_rival_of))
+    return f"  Close call: {escape(rival)} is within the noise of {escape(pick)} and in its place would change this answer."
+
+
+def _gpu_line(doc: PlanDocument) -> str:
+    """Rule 4 in one line, for renting (this machine's GPU when nothing is rented): the GPU that pays off, or the best
+    one and the break-even it misses."""
+    place = "rent" if doc.answer("rent") is not None else "here"
+    answer = doc.answer(place)  # type: ignore[arg-type]
+    chosen = doc.plan.option_of(answer) if answer is not None else None
+    gpus = [
+        o
+        for o in doc.plan.options
+        if o.here == (place == "here")
+        and o.device == "cuda"
+        and o.usable
+        and o.speedup is not None
+        and o.break_even_speedup is not None
+    ]
+    if not gpus or chosen is None:
+        return ""
+    gpu = chosen if chosen.device == "cuda" and chosen.speedup is not None else gpus[0]
+    ref = gpu.reference or "the reference CPU"
+    speed = f"{gpu.speedup:.2f}x the speed of {ref}"
+    be = gpu.break_even_speedup or 0.0
+    if doc.plan.objective == "fastest":
+        return f"  Fastest GPU: {escape(device_short(gpu))} at {escape(speed)}."
+    if gpu is chosen:
+        return f"  The {escape(device_short(gpu))} pays off: {escape(speed)}, break-even {_times(be, True)}."
+    needs = (
+        f"needs {_times(be, True)}" if math.isfinite(be) else "no speedup pays against a free CPU"
+    )
+    return f"  No GPU pays off: best is {escape(device_short(gpu))} at {escape(speed)}, {needs}."
+
+
+def _close_instances_line(doc: PlanDocument) -> str:
+    """The answer's own instance a close call (rule 2 inside one kind of place): said apart, so it does not colour
+    the rent-or-not answer."""
+    rec = doc.recommendation
+    answer = doc.answer(rec.answer) if rec.answer else None  # type: ignore[arg-type]
+    cmp = answer.comparison if answer is not None else None
+    if cmp is None or cmp.verdict != "too_close":
+        return ""
+    what = "the time" if cmp.metric.startswith("training time") else "the cost"
+    band = cmp.band_reason.split(",")[
+        0
+    ]  # "10%, the margin" -> "10%"; the noise band's reason whole is in --explain
+    return f"  Close call: {escape(cmp.runner_up)} at {_times(cmp.ratio, True)} {what}, within {escape(band)}."
+
+
+def _boot_share(o: RankedOption) -> str:
+    """' (2.5 min of it boot)' when an instance's one-time start (its boot, setup) is most of its training time: why
+    every GPU of a short run takes the same minutes."""
+    once, total = o.one_time_seconds, o.train_seconds
+    if o.here or not once or not total or once < total / 2:
+        return ""
+    return f" ({seconds_text(once)} start-up)"
+
+
+def length_line(doc: PlanDocument) -> str:
+    """A script planned without its length: said whole under the answer, since the answer may change with it."""
+    said = next((w for w in doc.plan.warnings if w.startswith(LENGTH_NOT_GIVEN)), "")
+    return f"  [yellow]{escape(said[:1].upper() + said[1:])}[/]" if said else ""
+
+
+def terse_answer(doc: PlanDocument) -> list[str]:
+    """The answer and its reasons (markup lines): see the section's comment."""
+    lines = [
+        answer_line(doc),
+        length_line(doc),
+        _here_or_rent_line(doc),
+        _rival_line(doc),
+        _gpu_line(doc),
+        _close_instances_line(doc),
+    ]
+    return [line for line in lines if line]
+
+
+def terse_title(doc: PlanDocument) -> str:
+    """Line 1: the workload and the question. 'surface-mlp: 2,000 steps of batch 40,000; cheapest, waiting at $5/h
+    (default)'."""
+    w, plan = doc.workload, doc.plan
+    if w.kind == SCRIPT_KIND:
+        what = " ".join([w.name, *(w.script_args or [])]) + f": {w.total_steps:,} optimizer steps"
+    else:
+        what = f"{w.name}: {w.total_steps:,} steps of batch {w.batch_size:,}"
+    question = (
+        f"cheapest within {given_duration(plan.deadline_seconds)}"
+        if plan.objective == "deadline"
+        else plan.objective
+    )
+    if (
+        plan.headline_time_value is not None
+        and doc.has_both_answers
+        and plan.objective != "fastest"
+    ):
+        question += f", waiting at ${plan.headline_time_value:g}/h" + (
+            " (default)" if doc.headline_time_value_is_default else ""
+        )
+    if doc.spans_regions:
+        question += "; each instance in its cheapest region" + (
+            "" if doc.options.region == "all" else f" of {doc.options.region.replace(',', ', ')}"
+        )
+    return escape(f"{what}; {question}")
+
+
+def terse_footer(
+    doc: PlanDocument, shown: Shown, dropped: list[str], width: int, verbose: bool = False
+) -> list[str]:
+    """Under the table: how many rows of how many and the flags that show more; the warnings in one line (none when
+    `verbose`: they follow whole)."""
+    more = (
+        [f"--all every row ({len(shown.indices)} of {shown.total} shown)"] if shown.omitted else []
+    )
+    if dropped:
+        more.append("--wide every column")
+    more.append("--explain why")
+    lines = [", ".join(more)]
+    warnings = [
+        w for w in doc.plan.warnings if not w.startswith(LENGTH_NOT_GIVEN)
+    ]  # that one is under the answer
+    if warnings and not verbose:
+        first = " ".join(warnings[0].split())
+        count = f"{len(warnings)} warnings" if len(warnings) > 1 else "warning"
+        tail = " (--verbose: all)" if len(warnings) > 1 else ""
+        room = max(20, width - len(count) - len(tail) - 4)
+        lines.append(f"[yellow]{count}[/]: {short(first, room)}{tail}")
+    return lines
