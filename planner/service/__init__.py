@@ -13,6 +13,7 @@ A plain object (facade.py) composed of parts, none inheriting from another:
     flags.py        what each flag accepts (light: the CLI's parser reads it)
     predictions.py  Predict: estimate and its re-plans (plan_of: THE plan of a spec), `auto`, calibrate
     plan.py         Runs: a spec's run, its launch preview and quotas, a saved spec run's plan
+    launch.py       what a launch checks first (preflight), a dry run's LaunchPreview, the fallbacks
     scripts.py      Scripts: the user's own training script estimated, run, and any saved run re-planned
 
 The facade's methods are the use cases that measure, predict and plan; each hands its work to the part that owns it.
@@ -53,7 +54,7 @@ _WHERE = {
     "ScriptValidation": "planner.service.script_checks",
     "unsteady_reason": "planner.service.script_checks",
     "SavedRun": "planner.service.journals",
-    "preflight": "planner.service.plan",
+    "preflight": "planner.service.launch",
     "SCRIPT_CAP_EXTRA_SECONDS": "runner.local",
     "UNSTEADY_EXTENSION": "runner.script",
     "OBJECTIVES": "planner.service.flags",
@@ -93,7 +94,7 @@ if TYPE_CHECKING:
         GroupBy,
     )
     from planner.service.journals import SavedRun
-    from planner.service.plan import preflight
+    from planner.service.launch import preflight
     from planner.service.script_checks import ScriptValidation, unsteady_reason
     from planner.service.settings import (
         AwsOptions,

@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads i
     from planner.core.script import ScriptLength
     from planner.journal import Measured, RunJournal
     from planner.service.bench import ProgressFn, SpecValidation
-    from planner.service.plan import LaunchPreview
+    from planner.service.launch import LaunchPreview
     from planner.service.script_checks import ScriptValidation
     from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice
     from planner.service.workload import SpecWorkload, Workload

@@ -52,17 +52,14 @@ from planner.journal import Measured, RunJournal, result_problems
 from planner.report.why import choice_words
 from planner.service.bench import ProgressFn
 from planner.service.journals import Journals, here_label, timelines
-from planner.service.plan import (
-    Runs,
+from planner.service.launch import (
     fallback_prices,
-    interrupted,
     measured_target,
     next_alternatives,
     preflight,
-    saved_options,
     states_as_launched,
-    unterminated,
 )
+from planner.service.plan import Runs, interrupted, saved_options, unterminated
 from planner.service.predictions import (
     auto_benchmarks,
     benchmark_choices,
