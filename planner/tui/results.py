@@ -260,8 +260,16 @@ class ResultsPane(Vertical):
         """Plans are computed in threads; one asked for earlier can finish later (a live result's
         replan after the finished run's): only the newest is shown, and none once the app is closing
         (a plan that finishes while the panes are being removed has nowhere to go)."""
-        if generation == self._generation and self.query("#answers"):
+        from textual.css.query import NoMatches
+
+        if generation != self._generation or not self.query("#answers"):
+            return
+        try:
             self.show(doc)
+        except (
+            NoMatches
+        ):  # the pane's widgets are fixed once composed: one missing is the app tearing them down
+            return
 
     @work(thread=True, exclusive=True, group="plan")
     def _replan(
