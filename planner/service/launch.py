@@ -42,6 +42,27 @@ def fallback_prices(
     return {t: hourly_price(catalog, t, aws.region, "on-demand") for t in aws_types}
 
 
+def next_in_plan(
+    plan: Any, aws_types: list[str], aws: AwsOptions, catalog: pd.DataFrame
+) -> dict[str, list[tuple[str, float, str, int]]]:
+    """`--fallback next`: for each type, the plan's next-best instances of its kind (a GPU for a GPU, a CPU for a CPU:
+    planner.core.plan.next_best), none already a target, of the type's architecture when an --ami is given, each with
+    its price, architecture and vCPUs. What a run would try, and what its dry run lists."""
+    from pricing.catalog import hourly_price, instance_facts
+
+    s = aws.settings()
+    out: dict[str, list[tuple[str, float, str, int]]] = {}
+    for t in aws_types:
+        facts = instance_facts(catalog, t, s.region)
+        out[t] = []
+        for alt in next_best(plan, t, "cuda" if facts["gpu_count"] else "cpu", set(aws_types)):
+            alt_facts = instance_facts(catalog, alt, s.region)
+            if not aws.ami or alt_facts["arch"] == facts["arch"]:  # the AMI given is of the type's
+                price = float(hourly_price(catalog, alt, s.region, s.purchase))
+                out[t].append((alt, price, str(alt_facts["arch"]), int(alt_facts["vcpus"])))
+    return out
+
+
 def next_alternatives(
     aws_run: AwsRun,
     plan: Any,
@@ -50,30 +71,17 @@ def next_alternatives(
     catalog: pd.DataFrame,
     worst: float,
 ) -> dict[str, list[tuple[str, float, str]]]:
-    """`--fallback next`: for each type, the plan's next-best instances of its kind (a GPU for a GPU, a CPU for a CPU:
-    planner.core.plan.next_best), none already a target, of the type's architecture when an --ami is given, each with
-    its price and architecture. The run's types are claimed and what --bench-budget leaves past the run's worst case
-    (`worst`, as preflight counts it) is the room the switches share (AwsTarget._next_instead), so the budget check
-    holds for whatever the fallback launches. {} without --fallback next."""
-    from pricing.catalog import hourly_price, instance_facts
-
+    """`--fallback next`: each type's alternatives (next_in_plan) as its AwsTarget takes them, (type, USD/h, arch);
+    their vCPUs go to the run, whose quota check reads them before one launches. The run's types are claimed and what
+    --bench-budget leaves past the run's worst case (`worst`, as preflight counts it) is the room the switches share
+    (AwsTarget._next_instead), so the budget check holds for whatever the fallback launches. {} without --fallback
+    next."""
     if aws.fallback != "next":
         return {}
     aws_run.claimed, aws_run.budget_room = set(aws_types), aws.bench_budget - worst
-    s = aws.settings()
-    out: dict[str, list[tuple[str, float, str]]] = {}
-    for t in aws_types:
-        facts = instance_facts(catalog, t, s.region)
-        alternatives = []
-        for alt in next_best(plan, t, "cuda" if facts["gpu_count"] else "cpu", set(aws_types)):
-            arch = str(instance_facts(catalog, alt, s.region)["arch"])
-            if not aws.ami or arch == facts["arch"]:  # the AMI given is of the type's architecture
-                alternatives.append(
-                    (alt, float(hourly_price(catalog, alt, s.region, s.purchase)), arch)
-                )
-                aws_run.vcpus[alt] = int(instance_facts(catalog, alt, s.region)["vcpus"])
-        out[t] = alternatives
-    return out
+    found = next_in_plan(plan, aws_types, aws, catalog)
+    aws_run.vcpus.update({alt: vcpus for alts in found.values() for alt, _, _, vcpus in alts})
+    return {t: [(alt, price, arch) for alt, price, arch, _ in alts] for t, alts in found.items()}
 
 
 def measured_target(target: Target, launched: AwsTarget | None) -> Target:

@@ -29,7 +29,6 @@ from planner.core.document import (
     PlanOptions,
     WorkloadSummary,
 )
-from planner.core.plan import next_best
 from planner.core.script import ScriptLength
 from planner.errors import Cancelled, InputError, RunError
 from planner.journal import Measured, RunJournal, result_problems
@@ -80,6 +79,7 @@ from planner.service.launch import (
     fallback_prices,
     measured_target,
     next_alternatives,
+    next_in_plan,
     preflight,
     states_as_launched,
 )
@@ -534,23 +534,13 @@ class Runs:
     def _next_types(
         self, aws_types: list[str], aws: AwsOptions, spec: WorkloadSpec, options: PlanOptions | None
     ) -> dict[str, list[str]]:
-        """--fallback next of a spec: each type's next-best of its kind in the plan made before anything is measured
-        (GPUs from their specs; CPUs ranked once this machine is measured)."""
-        from pricing.catalog import instance_facts
-
-        frame = self.account.catalog().frame
+        """--fallback next of a spec: each type's alternatives (launch.next_in_plan) in the plan made before anything
+        is measured (GPUs from their specs; CPUs ranked once this machine is measured)."""
         plan = self.predict.plan_of(
             spec, options or plan_options(region=aws.region, purchase=aws.purchase), {}
         ).plan
-        return {
-            t: next_best(
-                plan,
-                t,
-                "cuda" if instance_facts(frame, t, aws.region)["gpu_count"] else "cpu",
-                set(aws_types),
-            )
-            for t in aws_types
-        }
+        found = next_in_plan(plan, aws_types, aws, self.account.catalog().frame)
+        return {t: [alt for alt, *_ in alts] for t, alts in found.items()}
 
     def bench_cost(self, aws_types: list[str], aws: AwsOptions) -> float:
         """The worst-case bench cost of benchmarking `aws_types`. Raises InputError when over budget."""
