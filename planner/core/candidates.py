@@ -243,6 +243,23 @@ class Hardware:
     )  # multi-GPU instance types
 
 
+def rented_fields(facts: InstanceFacts, purchase: str) -> dict[str, Any] | None:
+    """The fields every predicted row of a rented instance shares (its target, price, region, purchase) for
+    Candidate(**...); None when the instance is not offered that way (spot)."""
+    price = facts.price(purchase)
+    if price is None:
+        return None
+    return dict(
+        target=f"aws:{facts.instance_type}",
+        instance_type=facts.instance_type,
+        source="predicted",
+        price_per_hour=float(price),
+        billing="ec2",
+        region=facts.region,
+        purchase=purchase,
+    )
+
+
 def predicted_candidates(
     spec: WorkloadSpec,
     fp: Footprint,
@@ -263,18 +280,9 @@ def predicted_candidates(
     )
     out = []
     for facts in instances:
-        price = facts.price(purchase)
-        if price is None:  # spot not offered
+        common = rented_fields(facts, purchase)
+        if common is None:  # spot not offered
             continue
-        common: dict[str, Any] = dict(
-            target=f"aws:{facts.instance_type}",
-            instance_type=facts.instance_type,
-            source="predicted",
-            price_per_hour=float(price),
-            billing="ec2",
-            region=facts.region,
-            purchase=purchase,
-        )
         if facts.gpu_count:
             out += _gpu_candidates(spec, fp, layers, facts, common, hardware, one_time)
         else:

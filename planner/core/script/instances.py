@@ -12,6 +12,7 @@ from planner.core.candidates import (
     Target,
     does_not_fit_note,
     fits,
+    rented_fields,
     widened,
 )
 from planner.core.decide import ErrorBasis
@@ -158,18 +159,9 @@ def script_candidates(
         traced_step(run.gpu_run.gpu_run_no_bf16) if run.gpu_run is not None else None
     )  # Turing, Volta rows
     for facts in instances:
-        price = facts.price(purchase)
-        if price is None:
+        common = rented_fields(facts, purchase)
+        if common is None:  # spot not offered
             continue
-        common: dict[str, Any] = dict(
-            target=f"aws:{facts.instance_type}",
-            instance_type=facts.instance_type,
-            source="predicted",
-            price_per_hour=float(price),
-            billing="ec2",
-            region=facts.region,
-            purchase=purchase,
-        )
         cpu = hardware.cpus.get(facts.family)
         if not facts.gpu_count:
             cores = physical_cores(facts.vcpus, facts.arch, facts.instance_type)
