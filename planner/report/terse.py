@@ -218,13 +218,19 @@ def terse_footer(
         more.append("--wide every column")
     more.append("--explain why")
     lines = [", ".join(more)]
-    warnings = [
-        w for w in doc.plan.warnings if not w.startswith(LENGTH_NOT_GIVEN)
-    ]  # that one is under the answer
-    if warnings and not verbose:
-        first = " ".join(warnings[0].split())
-        count = f"{len(warnings)} warnings" if len(warnings) > 1 else "warning"
-        tail = " (--verbose: all)" if len(warnings) > 1 else ""
-        room = max(20, width - len(count) - len(tail) - 4)
-        lines.append(f"[yellow]{count}[/]: {short(first, room)}{tail}")
+    if not verbose and (warned := warnings_line(doc, width, " (--verbose: all)")):
+        lines.append(warned)
     return lines
+
+
+def warnings_line(doc: PlanDocument, width: int, more: str = "") -> str | None:
+    """The warnings in one line under a short answer (the CLI's footer, the TUI's answers): their count, the first
+    shortened to fit `width`, and `more` (where the rest are) when there are several; None without one. The run's
+    length not given is not among them: it is said whole under the answer (length_line)."""
+    warnings = [w for w in doc.plan.warnings if not w.startswith(LENGTH_NOT_GIVEN)]
+    if not warnings:
+        return None
+    count = f"{len(warnings)} warnings" if len(warnings) > 1 else "warning"
+    tail = more if len(warnings) > 1 else ""
+    room = max(20, width - len(count) - len(tail) - 4)
+    return f"[yellow]{count}[/]: {short(' '.join(warnings[0].split()), room)}{tail}"

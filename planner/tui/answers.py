@@ -14,8 +14,8 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from planner.report.answers import NO_BENCHMARK, plan_answers
-from planner.report.terse import terse_answer
-from planner.report.text import counted, escape, short
+from planner.report.terse import terse_answer, warnings_line
+from planner.report.text import counted, escape
 from planner.report.why import choice_reason
 
 if TYPE_CHECKING:
@@ -53,12 +53,9 @@ class Answers(Static):
     def _terse_tail(self, doc: PlanDocument) -> list[str]:
         """The first warning in one line (how many more), then what x shows: whole lines, so a short
         screen's box never cuts a sentence."""
-        width = max(30, (self.size.width or 80) - 2)
         warnings = doc.plan.warnings
-        lines = []
-        if warnings:
-            count = f"{len(warnings)} warnings" if len(warnings) > 1 else "warning"
-            lines.append(f"[yellow]{count}:[/] {short(warnings[0], width - len(count) - 2)}")
+        warned = warnings_line(doc, max(30, (self.size.width or 80) - 2))
+        lines = [warned] if warned else []
         more = [counted(len(doc.plan.notes), "note")] if doc.plan.notes else []
         lines.append(
             "[dim]x: the whole reasoning"
