@@ -87,6 +87,21 @@ CREDENTIAL_CODES = (
 )
 
 
+ACCESS_DENIED_CODES = (
+    "AccessDenied",
+    "AccessDeniedException",
+    "UnauthorizedOperation",
+    "Forbidden",
+    "403",
+)
+
+
+def error_code(exc: Exception) -> str:
+    """AWS's error code of a botocore ClientError ('' for any other exception)."""
+    response = getattr(exc, "response", None)
+    return str(response.get("Error", {}).get("Code", "")) if isinstance(response, dict) else ""
+
+
 def explain_aws_error(
     exc: Exception, doing: str, cls: type[AwsError] = AwsError, meanwhile: str = ""
 ) -> AwsError:
@@ -130,15 +145,9 @@ def explain_aws_error(
         )
         return cls(f"{doing}cannot reach AWS ({type(exc).__name__}: {exc})", hint=where + meanwhile)
     if isinstance(exc, ClientError):
-        code = exc.response.get("Error", {}).get("Code", "")
+        code = error_code(exc)
         op = getattr(exc, "operation_name", "")
-        if code in (
-            "AccessDenied",
-            "AccessDeniedException",
-            "UnauthorizedOperation",
-            "Forbidden",
-            "403",
-        ):
+        if code in ACCESS_DENIED_CODES:
             return cls(
                 f"{doing}access denied ({code})",
                 hint=f"grant {PERMISSIONS.get(op, op)} to your AWS identity (`planner infra policy` prints a "
@@ -235,9 +244,8 @@ def launch_error(
 ) -> str:
     """What a failed launch of `instance_type` means and what to do, in one paragraph. `every_zone`: the launch
     was tried in each zone of the region; `fallback`: the --fallback the launch had (its advice is not repeated)."""
-    from botocore.exceptions import ClientError
 
-    code = exc.response.get("Error", {}).get("Code", "") if isinstance(exc, ClientError) else ""
+    code = error_code(exc)
     if code == "InsufficientInstanceCapacity" or (
         purchase == "spot" and (code == "SpotMaxPriceTooLow" or code.startswith("InsufficientSpot"))
     ):

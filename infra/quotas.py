@@ -22,7 +22,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from infra.aws import QUOTA_CODES, client, explain_aws_error, group_quota_name, quota_group
+from infra.aws import (
+    ACCESS_DENIED_CODES,
+    QUOTA_CODES,
+    client,
+    error_code,
+    explain_aws_error,
+    group_quota_name,
+    quota_group,
+)
 
 
 @dataclass(frozen=True)
@@ -74,9 +82,8 @@ def _problem(exc: Exception, doing: str = "") -> str:
     """Why a quota was not read, and what grants it when it was a permission ("access denied (...); grant
     servicequotas:GetServiceQuota ...")."""
     found = explain_aws_error(exc, doing)
-    return (
-        f"{found.message}; {found.hint}" if found.hint and "grant" in found.hint else found.message
-    )
+    denied = error_code(exc) in ACCESS_DENIED_CODES and found.hint
+    return f"{found.message}; {found.hint}" if denied else found.message
 
 
 def running_vcpus(ec2: Any, vcpus_of: dict[str, int]) -> dict[tuple[str, str], int]:

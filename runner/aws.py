@@ -30,7 +30,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from infra.aws import AwsError, client, failure_text, launch_error, quota_name, session_or_default
+from infra.aws import (
+    AwsError,
+    client,
+    error_code,
+    failure_text,
+    launch_error,
+    quota_name,
+    session_or_default,
+)
 from infra.reaper import LIVE_STATES, TAG_EXPIRES, TAG_MANAGED, TAG_RUN
 from infra.resources import ensure_bucket, ensure_security_group, stack_outputs
 from planner.errors import InputError
@@ -384,7 +392,7 @@ class AwsTarget:
     def _next_instead(self, failure: Exception) -> bool:
         """--fallback next: after a launch no zone had capacity (or a spot price) for, the plan's next-best instance of
         the same kind in its place, said and kept; False when there is none to try (the failure stands)."""
-        code = getattr(failure, "response", {}).get("Error", {}).get("Code", "")
+        code = error_code(failure)
         if self.run.settings.fallback != "next" or code not in CAPACITY_CODES + SPOT_CODES:
             return False
         own = worst_case_bench_cost(self.price_per_hour, self.run.settings)
@@ -544,7 +552,7 @@ class AwsTarget:
         try:
             return self._launch_in_zones(params)
         except ClientError as exc:
-            code = exc.response.get("Error", {}).get("Code", "")
+            code = error_code(exc)
             if (
                 s.fallback != "on-demand"
                 or self.purchase != "spot"
@@ -573,7 +581,7 @@ class AwsTarget:
         try:
             return self.run.ec2.run_instances(**params)
         except ClientError as exc:
-            code = exc.response.get("Error", {}).get("Code", "")
+            code = error_code(exc)
             if code not in CAPACITY_CODES or self.run.settings.subnet:
                 raise
             first = exc
@@ -591,7 +599,7 @@ class AwsTarget:
             try:
                 response = self.run.ec2.run_instances(**tried)
             except ClientError as exc:
-                code = exc.response.get("Error", {}).get("Code", "")
+                code = error_code(exc)
                 if code not in CAPACITY_CODES:
                     raise
                 self.tries.append((f"{how}{zone}", code))
