@@ -116,6 +116,13 @@ _BY_TYPE: dict[str, Check] = {  # a BenchResult field's annotation -> its check
         "a list of objects",
     ),
     "dict[str, Any]": (lambda v: isinstance(v, dict), "an object"),
+    "list[str | dict[str, Any]]": (  # a bench's warnings: facts {"kind", ...}, or an older bench's words
+        lambda v: (
+            isinstance(v, list)
+            and all(isinstance(x, str) or isinstance(x, dict) and "kind" in x for x in v)
+        ),
+        "a list of texts or of objects with a kind",
+    ),
     "dict[str, Any] | None": (lambda v: v is None or isinstance(v, dict), "an object, or null"),
 }
 _RESULT_CHECKS: dict[str, Check] = {

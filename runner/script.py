@@ -691,7 +691,7 @@ class Timeline:
     def write(self, why: str, message: str = "", status: str = "ok") -> None:
         import torch
 
-        busy: list[str] = []
+        busy: list[dict[str, Any]] = []
         if self.busy is not None:
             self.busy.end()
             busy = self.busy.warnings()

@@ -231,12 +231,10 @@ def script_result(
         else math.inf
     )
     device = "cuda" if data.get("cuda_used") else "cpu"
-    warnings = []
+    warnings: list[Any] = []
     if want_device == "cuda" and device == "cpu":
-        warnings.append(
-            "the script never used the GPU on this GPU instance: this is a measurement of its CPU"
-        )
-    warnings += [str(w) for w in data.get("busy_warnings") or []]
+        warnings.append({"kind": "never_used_gpu"})
+    warnings += list(data.get("busy_warnings") or [])
     return BenchResult(
         status="ok",
         device=device,
@@ -337,8 +335,12 @@ def run_job(
         if result.status == "ok":
             result.warnings.insert(
                 0,
-                f"interrupted ({notice}): the {result.steps_measured} steps timed until then are "
-                "the measurement",
+                {
+                    "kind": "interrupted",
+                    "notice": notice,
+                    "steps": result.steps_measured,
+                    "timed": True,
+                },
             )
         else:
             result.message = f"interrupted ({notice}) before the script had steps enough to time"

@@ -29,6 +29,7 @@ from planner.report.plan import (
     shown_options,
 )
 from planner.report.plan_csv import PLAN_CSV_COLUMNS, plan_csv_rows
+from planner.report.remarks import words
 from planner.report.terse import TERSE_ROWS, terse_answer, terse_footer, terse_title
 from planner.report.text import escape, progress_text, to_json
 from planner.service import (
@@ -309,9 +310,9 @@ def print_plan(doc: PlanDocument, args: argparse.Namespace) -> None:
             ):
                 out.print(line, highlight=False)
         if explain or getattr(args, "verbose", False):
-            for warning in doc.plan.warnings:
+            for warning in words(doc.plan.warnings):
                 out.print(f"[yellow]warning[/]: {escape(warning)}", highlight=False)
-            for note in doc.plan.notes:
+            for note in words(doc.plan.notes):
                 out.print(f"[dim]note: {escape(note)}[/]", highlight=False)
     elif (
         args.format == "csv"
@@ -541,7 +542,7 @@ def _say_env(args: argparse.Namespace) -> None:
             hint=f"read it in the script from the environment "
             f'(os.environ["{leaked}"]): the planner sets it there, here only',
         )
-    for line in args.script_env.said():
+    for line in words(args.script_env.said()):
         note(line)
         args.task_said = [*(getattr(args, "task_said", None) or []), line]
 
@@ -608,7 +609,7 @@ def take_task(args: argparse.Namespace, argv: list[str] | None = None) -> None:
             else ""
         )
     )
-    given = set(argv or [])
+    given, said = set(argv or []), list[str]()
     if opened.region and hasattr(args, "region") and not _given(given, "--region"):
         try:
             args.region = parse_flag("--region", opened.region)
@@ -617,21 +618,21 @@ def take_task(args: argparse.Namespace, argv: list[str] | None = None) -> None:
                 f"{task.source}: resources.region: {exc}",
                 hint="write an AWS region such as us-east-1 (or infra: aws/us-east-1), or pass --region",
             ) from None
-        task.notes.append(
+        said.append(
             f"{task.source}: resources: priced in {args.region}, the task's region (--region overrides it)"
         )
     if opened.purchase and hasattr(args, "purchase") and not _given(given, "--purchase"):
         args.purchase = opened.purchase
-        task.notes.append(
+        said.append(
             f"{task.source}: resources: use_spot: {'true' if opened.purchase == 'spot' else 'false'}: priced "
             f"{args.purchase} (--purchase overrides it)"
         )
-    args.task_said = [
-        head,
-        *task.notes,
-    ]  # the TUI shows them too (this line is gone once it takes the screen)
+    task_said = [head, *words(task.notes), *said]
+    args.task_said = (
+        task_said  # the TUI shows them too (this line is gone once it takes the screen)
+    )
     stderr().print(head, markup=False, highlight=False, soft_wrap=True)
-    for line in task.notes:
+    for line in task_said[1:]:
         note(line)
     if hasattr(args, "env"):
         args.script_env = ScriptEnv.of(task.envs, task.secrets)

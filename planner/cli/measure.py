@@ -20,6 +20,7 @@ from planner.cli.common import (
     warn,
 )
 from planner.errors import ExitCode, PlannerError, RunError
+from planner.report.remarks import words
 from planner.report.tables import (
     bench_json,
     bench_table,
@@ -81,7 +82,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print_json(data)
     else:
         print_table(args, bench_table(result), *([sweep_table(result)] if result.sweep else []))
-    for warning in result.warnings:
+    for warning in words(result.warnings):
         warn(warning)
     if out_file is not None:
         try:
@@ -103,9 +104,9 @@ def _script_benched(args: argparse.Namespace, bench: ScriptBench) -> int:
         print_json(script_json(run, est))
         return ExitCode.OK
     print_table(args, script_table(args.spec, run, est))
-    for text in est.warnings:
+    for text in words(est.warnings):
         warn(text)
-    for text in est.notes:
+    for text in words(est.notes):
         note(text)
     return ExitCode.OK
 
@@ -272,7 +273,7 @@ def _script_validated(args: argparse.Namespace, check: ScriptValidation) -> int:
         f"{seconds_text(check.actual_seconds)} spawn to exit: error {check.error_percent:+.1f}%, {verdict}",
         highlight=False,
     )
-    for warning in est.warnings:
+    for warning in words(est.warnings):
         stdout().print(f"[yellow]warning[/]: {escape(warning)}", highlight=False)
     drift, again = check.machine_drift_percent, check.recheck_step_seconds
     if drift is not None and again is not None:

@@ -17,14 +17,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
-from planner.core.decide import ErrorBasis, Option, Said
+from planner.core.decide import ErrorBasis, Option
 from planner.core.estimate import (
     StepMeasurement,
     dataset_seconds,
     estimate_training,
     relative_half_widths,
 )
-from planner.core.formats import human_bytes
 from planner.core.predict import (
     CpuFacts,
     Fabric,
@@ -39,6 +38,7 @@ from planner.core.predict import (
     scaling_note,
 )
 from planner.core.predict.gpu import step_bytes
+from planner.core.remarks import AtTarget, DataModelled, Said, remark_from_json
 from planner.workload.footprint import Footprint, Layer, footprint, merge_identical, sample_bytes
 from pricing.facts import InstanceFacts
 from runner.bench.result import BenchResult  # a plain dataclass (standard library only)
@@ -206,27 +206,23 @@ def measurement_said(label: str, result: BenchResult) -> Said:
     and, when the bench held a pool of batches smaller than the dataset, what was measured and what
     was modelled (a note)."""
     name = Target.shown(label)
+    modelled = data_note(result)
     return Said(
-        [f"{name}: {w}" for w in result.warnings or []],
-        [f"{name}: {n}" for n in [data_note(result)] if n],
+        [AtTarget(name, remark_from_json(w)) for w in result.warnings or []],
+        [AtTarget(name, modelled)] if modelled else [],
     )
 
 
-def data_note(result: BenchResult) -> str:
+def data_note(result: BenchResult) -> DataModelled | None:
     """What the bench measured on its bounded pool of batches and what the plan models for the whole
-    dataset ("" when the pool was the whole dataset)."""
+    dataset (None when the pool was the whole dataset)."""
     pool, total = (
         getattr(result, "data_pool_bytes", 0) or 0,
         getattr(result, "dataset_bytes", 0) or 0,
     )
     if result.status != "ok" or not pool or total <= pool:
-        return ""
-    seconds = dataset_seconds(result)
-    return (
-        f"the step was measured on a pool of {result.data_pool_samples:,} samples ({human_bytes(pool)}) cycled; "
-        f"the whole dataset ({human_bytes(total)}) is modelled: the memory check counts it, and materialising it "
-        f"(~{seconds:.0f} s at the pool's rate) is in the one-time cost"
-    )
+        return None
+    return DataModelled(result.data_pool_samples, pool, total, dataset_seconds(result))
 
 
 @dataclass(frozen=True)

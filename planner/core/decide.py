@@ -46,7 +46,6 @@ from __future__ import annotations
 import math
 from dataclasses import fields, replace
 
-from planner.core.formats import rough_duration
 from planner.core.kinds import OBJECTIVES, AnswerName, Objective, Verdict
 
 # the plan's types, re-exported (listed in __all__): decide() returns them
@@ -60,7 +59,6 @@ from planner.core.plan import (
     Plan,
     RankedOption,
     Recommendation,
-    Said,
     _option_of,
     billed_cost,
     device_label,
@@ -69,6 +67,7 @@ from planner.core.plan import (
     value_of,
 )
 from planner.core.ratios import noise_band, time_ratio
+from planner.core.remarks import DeadlineMissed, Remark, Said
 from planner.core.settle import select_benchmarks
 
 __all__ = [
@@ -265,7 +264,7 @@ def decide(
         here: reference_cpu(costed, here, objective, deadline_seconds) for here in (True, False)
     }
     ranked = _rank(_with_speedups(costed, refs, tv), objective, deadline_seconds)
-    warnings: list[str] = []
+    warnings: list[Remark] = []
     answers = {}
     places: tuple[tuple[AnswerName, bool], ...] = (("here", True), ("rent", False))
     for name, here in places:
@@ -339,7 +338,7 @@ def _answer(
     tv: float,
     name: AnswerName,
     ref: RankedOption | None,
-    warnings: list[str],
+    warnings: list[Remark],
 ) -> Recommendation:
     """The best of one group (this machine's options, or the rented ones) by rule 1-4."""
     usable = [o for o in group if o.usable]
@@ -348,11 +347,7 @@ def _answer(
     pool = _eligible(usable, objective, deadline)
     if objective == "deadline" and not pool:
         fastest = min(usable, key=lambda o: (o.train_seconds, hourly_rate(o), o.key))
-        where = "here" if name == "here" else "to rent"
-        warnings.append(
-            f"no option {where} finishes within the deadline ({rough_duration(deadline or 0.0)}) "
-            "with its whole interval"
-        )
+        warnings.append(DeadlineMissed(deadline or 0.0, name == "here"))
         return _rec(fastest, "deadline_missed", name, ref)
     metric = "fastest" if objective == "fastest" else "cheapest"
     ordered = _order(pool, metric)

@@ -15,7 +15,8 @@ a script's workload its own fields (`script_args`, `step_boundary`; null samples
 task, and null epochs when no epoch was seen), where 3 wrote zeros, its arguments as `data_location` and its step
 boundary as `task` (read as 4 writes them). A plan of a SkyPilot task whose resources pick instances also carries
 `task_choice` (its source, its pick as written, the instances it allows and the `target` the plan prices it by): a key
-added within 4, absent elsewhere and read as none.
+added within 4, absent elsewhere and read as none. 6 writes each warning and note (and an option's `interval_note`) as a
+fact: {"kind", its numbers, "text"} (planner.core.remarks), where 5 wrote the words alone (read as a `worded` remark).
 Pure: no I/O.
 """
 
@@ -34,12 +35,13 @@ from planner.core.decide import (
     Recommendation,
 )
 from planner.core.kinds import AnswerName, Objective, Purchase
+from planner.core.remarks import remark_from_json, remark_json
 from planner.errors import InputError
 
 if TYPE_CHECKING:
     from planner.workload.spec import WorkloadSpec
 
-SCHEMA_VERSION = 5  # docs/reference/json.md: the versions
+SCHEMA_VERSION = 6  # docs/reference/json.md: the versions
 SCRIPT_KIND = "script"  # WorkloadSummary.kind of a user's training script
 SCRIPT_FIELDS = ("script_args", "step_boundary")  # WorkloadSummary's fields only a script has
 
@@ -310,7 +312,7 @@ def plan_json(plan: Plan) -> dict[str, Any]:
         "objective": plan.objective,
         "deadline_seconds": plan.deadline_seconds,
         "time_value_per_hour": plan.time_value_per_hour,
-        "options": [asdict(o) for o in plan.options],
+        "options": [_option_json(o) for o in plan.options],
         "recommendation": asdict(plan.recommendation),
         "answers": {k: asdict(v) for k, v in plan.answers.items()},
         "headline": {
@@ -319,9 +321,16 @@ def plan_json(plan: Plan) -> dict[str, Any]:
         },
         "references": dict(plan.references),
         "too_close_margin": TOO_CLOSE_MARGIN,
-        "warnings": list(plan.warnings),
-        "notes": list(plan.notes),
+        "warnings": [remark_json(w) for w in plan.warnings],
+        "notes": [remark_json(n) for n in plan.notes],
     }
+
+
+def _option_json(option: RankedOption) -> dict[str, Any]:
+    data = asdict(option)
+    note = option.interval_note
+    data["interval_note"] = remark_json(note) if note is not None else None
+    return data
 
 
 def to_json(doc: PlanDocument) -> dict[str, Any]:
@@ -369,6 +378,14 @@ def to_json(doc: PlanDocument) -> dict[str, Any]:
         }
     strict: dict[str, Any] = strict_json(out)
     return strict
+
+
+def _option_of_json(o: Any) -> Any:
+    """An option as any version wrote it: its interval note a remark (a string before 6; "" none)."""
+    if isinstance(o, dict) and "interval_note" in o:
+        note = o["interval_note"]
+        return {**o, "interval_note": remark_from_json(note) if note else None}
+    return o
 
 
 def choice_json(choice: BenchmarkChoice) -> dict[str, Any]:
@@ -437,15 +454,15 @@ def from_json(data: Any, source: str = "the plan") -> PlanDocument:
         "workload": workload,
         "plan": {
             "objective": d.get("objective"),
-            "options": d.get("options", []),
+            "options": [_option_of_json(o) for o in d.get("options") or []],
             "recommendation": d.get("recommendation"),
             "deadline_seconds": d.get("deadline_seconds"),
             "time_value_per_hour": d.get("time_value_per_hour"),
-            "warnings": d.get("warnings", []),
+            "warnings": [remark_from_json(w) for w in d.get("warnings") or []],
             "answers": answers or {},
             "headline_time_value": headline.get("time_value_per_hour"),
             "references": references,
-            "notes": d.get("notes", []),
+            "notes": [remark_from_json(n) for n in d.get("notes") or []],
         },
         "options": d.get("plan_options", {}),
         "run_dir": d.get("run_dir"),

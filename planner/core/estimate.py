@@ -26,6 +26,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from planner.core.remarks import NoUsableInterval
+
 PROCESS_START_SECONDS = (
     2.0  # python + import torch when a bench did not measure it (not Linux): 1.1-2.0 s here
 )
@@ -103,7 +105,7 @@ class TrainingEstimate:
     one_time_seconds: float
     data_seconds: float = 0.0  # part of one_time_seconds: the dataset's materialisation (modelled)
     usable: bool = True
-    note: str = ""  # why the interval is not usable
+    note: NoUsableInterval | None = None  # why the interval is not usable
 
 
 def one_time_seconds(m: StepMeasurement, cloud: bool = False) -> float:
@@ -149,13 +151,9 @@ def estimate_training(
         and above <= MAX_USABLE_RELATIVE
     )
     note = (
-        ""
+        None
         if usable
-        else (
-            f"no usable interval: the {m.steps_measured} step(s) measured do not pin the step time down"
-            + (f" (known only to +-{above:.0%})" if math.isfinite(above) else "")
-            + "; give more --seconds or a quieter machine"
-        )
+        else NoUsableInterval(m.steps_measured, above if math.isfinite(above) else None)
     )
     return TrainingEstimate(
         seconds=fixed + steps_time,

@@ -18,6 +18,7 @@ from planner.core.kinds import (
     Source,
     Verdict,
 )
+from planner.core.remarks import Remark, Said
 from pricing.billing import billed_seconds, root_volume_usd_per_hour
 
 HEADLINE_TIME_VALUE = (
@@ -70,7 +71,7 @@ class Option:
     data_seconds: float | None = (
         None  # part of one_time_seconds: materialising the dataset (modelled)
     )
-    interval_note: str = ""  # why there is no usable interval
+    interval_note: Remark | None = None  # why there is no usable interval
     caveat: str = ""  # what makes this measurement less trustworthy (a busy machine)
     gpus_used: int | None = None  # GPUs the option trains on, in all (None: a CPU option)
     instances: int = (
@@ -181,32 +182,19 @@ class Recommendation:
 
 
 @dataclass(frozen=True)
-class Said:
-    """What a plan says beside its rows, kept apart so a caveat is not buried among facts: `warnings`
-    (a busy machine, a drifting step, time the estimate leaves out, an emulated precision) and `notes`
-    (how it was made: the step boundary found, what the GPU rows rest on, a modelled dataset)."""
-
-    warnings: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-    def __add__(self, other: Said) -> Said:
-        return Said([*self.warnings, *other.warnings], [*self.notes, *other.notes])
-
-
-@dataclass(frozen=True)
 class Plan:
     objective: Objective
     options: list[RankedOption]
     recommendation: Recommendation  # the headline
     deadline_seconds: float | None = None
     time_value_per_hour: float | None = None
-    warnings: list[str] = field(
+    warnings: list[Remark] = field(
         default_factory=list
     )  # caveats: what makes a row or the answer less certain
     answers: dict[AnswerName, Recommendation] = field(default_factory=dict)
     headline_time_value: float | None = None  # the $/h of waiting the headline used
     references: dict[AnswerName, str] = field(default_factory=dict)  # the reference CPU's target
-    notes: list[str] = field(default_factory=list)  # how the plan was made (facts, not caveats)
+    notes: list[Remark] = field(default_factory=list)  # how the plan was made (facts, not caveats)
 
     def say(self, said: Said) -> None:
         """Put what the measurements say before what the decision said."""

@@ -28,6 +28,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from planner.core.remarks import Remark, TaskPartUnused
 from planner.errors import InputError
 
 if TYPE_CHECKING:
@@ -130,7 +131,7 @@ class Task:
     args: list[str]
     requirements: str | None = None
     name: str | None = None
-    notes: list[str] = field(default_factory=list)
+    notes: list[Remark] = field(default_factory=list)
     envs: dict[str, str] = field(
         default_factory=dict
     )  # set in the script's environment, as SkyPilot sets them
@@ -258,7 +259,7 @@ def read_task(
             f"{source}: {', '.join(both)}: in both envs and secrets",
             hint="keep each name in one of them",
         )
-    notes: list[str] = []
+    notes: list[Remark] = []
     found: list[tuple[str, list[str], str, str]] = []  # (script, args, rest, command)
     not_run: list[str] = []
     hidden = set(secrets) | set(
@@ -327,9 +328,7 @@ def read_task(
     if rest:
         not_run.append(f"`{rest}` after the python command")
     if not_run:
-        notes.append(
-            f"{source}: run: not run by the planner (it runs the python command alone): {', '.join(not_run)}"
-        )
+        notes.append(TaskPartUnused(source, "run", tuple(not_run)))
     setup = _text(data, "setup", source) or ""
     requirements = None
     skipped: list[str] = []
@@ -340,20 +339,12 @@ def read_task(
         else:
             skipped.append(f"`{line}`")
     if skipped:
-        notes.append(
-            f"{source}: setup: not run by the planner (a pip install -r FILE is, as --requirements): "
-            + ", ".join(skipped)
-        )
+        notes.append(TaskPartUnused(source, "setup", tuple(skipped)))
     asks = task_asks(data.get("resources"), source)
     if asks is not None and asks.chooses:
-        notes.append(
-            f"{source}: resources ({asks.written}) do not narrow the plan: every instance is planned, and the plan "
-            "says what the task's choice would cost against its answer; --targets picks the ones benchmarked"
-        )
+        notes.append(TaskPartUnused(source, "resources", (asks.written,)))
     if asks is not None and asks.cloud not in (None, "aws"):
-        notes.append(
-            f"{source}: resources: the task asks for {asks.cloud}; the planner prices AWS instances only"
-        )
+        notes.append(TaskPartUnused(source, "cloud", (str(asks.cloud),)))
     nodes = data.get("num_nodes")
     if nodes is not None and (isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1):
         raise InputError(
@@ -361,12 +352,9 @@ def read_task(
             hint="write `num_nodes: 1` (the planner plans one node), or leave it out",
         )
     if (nodes or 1) != 1:
-        notes.append(f"{source}: num_nodes: {data['num_nodes']}: planned as one node")
+        notes.append(TaskPartUnused(source, "num_nodes", (str(data["num_nodes"]),)))
     if data.get("file_mounts"):
-        notes.append(
-            f"{source}: file_mounts are not mounted: the script's data must be in the workdir, or downloaded "
-            "by the script"
-        )
+        notes.append(TaskPartUnused(source, "file_mounts"))
     name = data.get("name")
     return Task(
         source,

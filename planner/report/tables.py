@@ -6,7 +6,9 @@ import math
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
+from planner.core.remarks import remark_from_json
 from planner.core.shown import DEFAULT_GROUP_BY, GroupBy, Shown
+from planner.report.remarks import remark_json
 from planner.report.text import (
     counted,
     human_bytes,
@@ -123,7 +125,9 @@ BENCH_JSON_KEYS = (
 
 
 def bench_json(result) -> dict[str, Any]:
+    """A bench's result as `planner bench --json` prints it: its warnings as facts with their words."""
     data = result.to_dict()
+    data["warnings"] = [remark_json(remark_from_json(w)) for w in data.get("warnings") or []]
     return {k: data.get(k) for k in BENCH_JSON_KEYS}
 
 
@@ -461,6 +465,8 @@ def script_json(run: ScriptRun, est: ScriptEstimate) -> dict[str, Any]:
         "threads": run.threads,
         "steps_seen": len(run.steps),
         **asdict(est),
+        "warnings": [remark_json(w) for w in est.warnings],
+        "notes": [remark_json(n) for n in est.notes],
         "trace": None
         if trace is None
         else {

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 
 from planner.core.document import SCRIPT_KIND
 from planner.core.plan import hourly_rate, option_name
-from planner.core.script import LENGTH_NOT_GIVEN
+from planner.core.remarks import LengthNotGiven
 from planner.core.shown import Shown
+from planner.report.remarks import word
 from planner.report.text import escape, seconds_text, short
 from planner.report.why import (
     headline_reason,
@@ -161,7 +162,7 @@ def _boot_share(o: RankedOption) -> str:
 
 def length_line(doc: PlanDocument) -> str:
     """A script planned without its length: said whole under the answer, since the answer may change with it."""
-    said = next((w for w in doc.plan.warnings if w.startswith(LENGTH_NOT_GIVEN)), "")
+    said = next((word(w) for w in doc.plan.warnings if isinstance(w, LengthNotGiven)), "")
     return f"  [yellow]{escape(said[:1].upper() + said[1:])}[/]" if said else ""
 
 
@@ -227,7 +228,7 @@ def warnings_line(doc: PlanDocument, width: int, more: str = "") -> str | None:
     """The warnings in one line under a short answer (the CLI's footer, the TUI's answers): their count, the first
     shortened to fit `width`, and `more` (where the rest are) when there are several; None without one. The run's
     length not given is not among them: it is said whole under the answer (length_line)."""
-    warnings = [w for w in doc.plan.warnings if not w.startswith(LENGTH_NOT_GIVEN)]
+    warnings = [word(w) for w in doc.plan.warnings if not isinstance(w, LengthNotGiven)]
     if not warnings:
         return None
     count = f"{len(warnings)} warnings" if len(warnings) > 1 else "warning"

@@ -48,10 +48,17 @@ def to_json(data: Any) -> str:
 
 def worded_json(doc: PlanDocument) -> dict[str, Any]:
     """The document's JSON with the decision's words beside its facts: each answer's `reason`, and the headline's
-    `reason` and `choice` (why here or rent), as the text output words them (planner/report/why.py)."""
+    `reason` and `choice` (why here or rent), as the text output words them (planner/report/why.py); each warning's
+    and note's `text` (planner/report/remarks)."""
+    from planner.report.remarks import remark_json
     from planner.report.why import answer_reason, choice_text, choice_words, headline_reason
 
     data = document_json(doc)
+    data["warnings"] = strict_json([remark_json(w) for w in doc.plan.warnings])
+    data["notes"] = strict_json([remark_json(n) for n in doc.plan.notes])
+    for shown, ranked in zip(data["options"], doc.plan.options, strict=True):
+        if ranked.interval_note is not None:
+            shown["interval_note"] = strict_json(remark_json(ranked.interval_note))
     for key in ("benchmark", "skipped", "auto"):
         if data.get(key) is not None:
             data[key] = strict_json([choice_words(c) for c in getattr(doc, key) or []])

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.core.estimate import StepMeasurement, estimate_training
+from planner.core.remarks import EmulatedHere, ScaledFromBatch, remark_json
 from planner.errors import InputError, RunError, StepTooLong
 from planner.units import PROCESSES
 from planner.workload.footprint import bench_bytes, footprint
@@ -127,11 +128,7 @@ def scaled_to_spec(result: BenchResult, spec_batch: int) -> BenchResult:
     if result.status != "ok" or not measured or measured == spec_batch:
         return result
     k = spec_batch / measured
-    warning = (
-        f"measured at batch {measured:,}, not the spec's {spec_batch:,}: the spec's batch needs more memory than "
-        f"the local bench may hold ({LOCAL_BENCH_BUDGET_BYTES / 2**30:g} GiB); the step time is scaled x{k:g}, "
-        "which assumes per-sample work dominates the step"
-    )
+    warning = remark_json(ScaledFromBatch(measured, spec_batch, LOCAL_BENCH_BUDGET_BYTES, k))
     fields = (
         "step_seconds",
         "step_seconds_ci_low",
@@ -190,19 +187,15 @@ HALF_UNITS = {
 }
 
 
-def emulated_here(precision: str, flags: set[str] | None = None) -> str:
-    """Why this machine would emulate `precision` ('' when it runs it natively, or cannot tell): measured in fp32."""
+def emulated_here(precision: str, flags: set[str] | None = None) -> EmulatedHere | None:
+    """Why this machine would emulate `precision` (None when it runs it natively, or cannot tell): measured in fp32."""
     from pricing.catalog import local_cpu_flags
 
     needed = HALF_UNITS.get(precision)
     flags = local_cpu_flags() if flags is None else flags
     if needed is None or flags is None or flags & needed[0]:
-        return ""
-    return (
-        f"this CPU has no {precision} units ({needed[1]}): {precision} would be emulated here, many times slower "
-        f"(51-75x measured on one such CPU), so its step is measured in fp32, the precision to train in here; "
-        f"each CPU instance is predicted for the {precision} units it has"
-    )
+        return None
+    return EmulatedHere(precision, needed[1])
 
 
 def measure_here(
@@ -216,7 +209,7 @@ def measure_here(
     LOCAL_BENCH_BUDGET_BYTES here, else at a smaller batch scaled to the spec's (said in its
     warnings). A workload too big for even that is a `does_not_fit` result, not an error. A 16-bit precision this
     CPU would emulate (`emulated_here`) is measured in fp32, and said first in its warnings."""
-    emulated = emulated_here(spec.train.precision) if options.device == "cpu" else ""
+    emulated = emulated_here(spec.train.precision) if options.device == "cpu" else None
     if emulated:
         spec = spec.model_copy(
             update={"train": spec.train.model_copy(update={"precision": "fp32"})}
@@ -231,7 +224,7 @@ def measure_here(
         cancel=cancel,
     )
     if emulated and result.status == "ok":
-        result.warnings = [emulated, *(result.warnings or [])]
+        result.warnings = [remark_json(emulated), *(result.warnings or [])]
     return scaled_to_spec(result, spec.batch_size)
 
 

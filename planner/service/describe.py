@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from planner.errors import InputError, SpecError
 from planner.journal import RunJournal
+from planner.report.remarks import word
 from planner.service.bench import emulated_here
 from planner.service.script_checks import (
     check_validated_epochs,
@@ -132,7 +133,8 @@ class Workloads:
     def emulated_here(self, spec: WorkloadSpec) -> str:
         """Why an estimate measures `spec` in fp32 on this CPU (its precision has no units here), said before it
         measures; '' when it measures the spec's own precision."""
-        return emulated_here(spec.train.precision)
+        emulated = emulated_here(spec.train.precision)
+        return word(emulated) if emulated is not None else ""
 
     @staticmethod
     def check_validated_epochs(args: list[str], epochs: int | None) -> None:

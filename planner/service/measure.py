@@ -22,6 +22,7 @@ from planner.core.script import (
     too_slow_here,
 )
 from planner.errors import Cancelled, InputError, RunError
+from planner.report.remarks import word
 from planner.units import shown_path
 from runner.bench.procfs import memory_available
 from runner.local import (
@@ -409,7 +410,7 @@ class Measure:
             differs := length_disagreement(list(args), run, est)
         ) is not None:  # --total-steps against its epochs
             raise InputError(
-                f"validate compares the estimate with the script's own run, and {differs}",
+                f"validate compares the estimate with the script's own run, and {word(differs)}",
                 hint="give the planner the length the script's arguments train",
             )
         cap = max(

@@ -22,13 +22,14 @@ from typing import TYPE_CHECKING, Any
 from infra.aws import credentials_problem
 from infra.quotas import QuotaCheck
 from planner.core.candidates import LOCAL, Target
-from planner.core.decide import Said, decide
+from planner.core.decide import decide
 from planner.core.document import (
     LeftRunning,
     PlanDocument,
     PlanOptions,
     WorkloadSummary,
 )
+from planner.core.remarks import AutoBenchmarkedNone, Said
 from planner.core.script import ScriptLength
 from planner.errors import Cancelled, InputError, RunError
 from planner.journal import Measured, RunJournal, result_problems
@@ -441,16 +442,15 @@ class Runs:
         return problem
 
     @staticmethod
-    def benchmarkable(chosen: list[str], problem: str | None) -> tuple[list[str], str | None]:
+    def benchmarkable(
+        chosen: list[str], problem: str | None
+    ) -> tuple[list[str], AutoBenchmarkedNone | None]:
         """`auto`'s chosen instances, and none when boto3 found no credentials here (`problem`, looked up once before
         the run measured anything): (the types, the plan's warning then; the plan is then of every instance,
         predicted, as `planner estimate` gives it)."""
         if problem is None or not chosen:
             return chosen, None
-        return (
-            [],
-            f"auto chose {len(chosen)} instance(s) to benchmark ({', '.join(chosen)}) and benchmarked none: {problem}",
-        )
+        return [], AutoBenchmarkedNone(tuple(chosen), problem)
 
     def within_quotas(
         self,

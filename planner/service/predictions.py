@@ -5,7 +5,6 @@ brings them the catalog, the GPU specs and the calibration."""
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable
 from dataclasses import replace
@@ -24,12 +23,12 @@ from planner.core.decide import (
     BenchmarkChoice,
     Plan,
     RankedOption,
-    Said,
     decide,
     select_benchmarks,
 )
 from planner.core.document import PlanDocument, PlanOptions, PriceSource, WorkloadSummary
 from planner.core.predict import physical_cores, predict_cpu, predict_gpu
+from planner.core.remarks import EmulatedPrecision, NothingPriced, NotMeasuredHere, Remark, Said
 from planner.errors import RunError, StepTooLong
 from planner.journal import Measured, RunJournal
 from planner.service.bench import BenchOptions, ProgressFn, measure_here
@@ -124,16 +123,15 @@ def measured_candidates(
     return candidates, said
 
 
-def emulation_warnings(options: list[RankedOption]) -> list[str]:
+def emulation_warnings(options: list[RankedOption]) -> list[Remark]:
     """A GPU that runs the spec's precision emulated (bf16 on a T4 or V100) is said once under the plan:
     its rows' notes are cut in a narrow table."""
-    said: dict[str, str] = {}
-    for o in options:
-        if o.device == "cuda" and "emulates bf16" in (o.note or ""):
-            model = (o.device_name or "").split(" (")[0]
-            found = re.search(r"has no bf16 tensor cores:.*?use fp16", o.note)
-            said.setdefault(model, f"{model} {found.group(0)}" if found else o.note)
-    return sorted(said.values())
+    models = {
+        (o.device_name or "").split(" (")[0]
+        for o in options
+        if o.device == "cuda" and "emulates bf16" in (o.note or "")
+    }
+    return [EmulatedPrecision(model, "bf16", "fp16") for model in sorted(models)]
 
 
 def benchmark_choices(plan: Plan, aws: AwsOptions | None = None) -> list[BenchmarkChoice]:
@@ -149,14 +147,9 @@ def benchmark_choices(plan: Plan, aws: AwsOptions | None = None) -> list[Benchma
     return select_benchmarks(plan, worst, aws.bench_budget, aws.max_instances)
 
 
-def nothing_priced(options: PlanOptions, gpu: bool | None) -> str:
+def nothing_priced(options: PlanOptions, gpu: bool | None) -> NothingPriced:
     """The plan's warning when the price data has no instance of the kind asked for in its region (and purchase)."""
-    kind = "GPU " if gpu else "CPU " if gpu is False else ""
-    where = "in any region" if options.region == "all" else f"in {options.region}"
-    return (
-        f"the price data has no {kind}instance {where} ({options.purchase}): nothing there to predict; "
-        f"`planner prices{' --gpu' if gpu else ' --cpu' if gpu is False else ''} --all-regions` lists where they are"
-    )
+    return NothingPriced(options.region, options.purchase, gpu)
 
 
 def auto_benchmarks(choices: list[BenchmarkChoice], here: PlanDocument) -> list[BenchmarkChoice]:
@@ -211,17 +204,14 @@ class Predict:
             except (
                 StepTooLong
             ) as exc:  # an answer all the same, on time: every row from the work alone (issue 40)
-                stopped = (
-                    f"{exc.message}; every row is predicted from the work alone (as --predict-only); give "
-                    "more --seconds to measure it here"
-                )
+                stopped = exc.message
             else:
                 results[local.label] = local
                 if on_result:
                     on_result(local.label, local)
         doc = self.plan_of(spec, options, results, gpu)
         if stopped:
-            doc.plan.say(Said([stopped], []))
+            doc.plan.say(Said([NotMeasuredHere(stopped)], []))
         return doc
 
     def estimate_from(

@@ -20,6 +20,7 @@ from planner.core.script import (
     steady_step,
 )
 from planner.errors import InputError
+from planner.report.remarks import words
 from planner.units import shown_path
 from runner.script_job import own_error
 
@@ -246,6 +247,6 @@ class ScriptValidation:
             "machine_steady": self.machine_steady,
             "machine_unsteady_reason": self.unsteady_reason,
             "interval_usable": self.interval_usable,
-            "warnings": list(est.warnings),
-            "notes": list(est.notes),
+            "warnings": words(est.warnings),
+            "notes": words(est.notes),
         }

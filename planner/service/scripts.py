@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.core.candidates import LOCAL, Target, measured_candidate
-from planner.core.decide import BenchmarkChoice, Said, decide
+from planner.core.decide import BenchmarkChoice, decide
 from planner.core.document import (
     SCRIPT_KIND,
     LeftRunning,
@@ -27,6 +27,7 @@ from planner.core.document import (
     TaskChoice,
     WorkloadSummary,
 )
+from planner.core.remarks import Said, WhatIfLength, remark_json
 from planner.core.script import (
     LENGTHS,
     PER_STEPS,
@@ -375,7 +376,14 @@ class Scripts:
                 exc.unterminated_instances, exc.results_count = [], 0  # type: ignore[attr-defined]
                 raise
             here = script_result(
-                {**asdict(run), "script": path.name}, "", 0, seconds + SCRIPT_CAP_EXTRA_SECONDS
+                {
+                    **asdict(run),
+                    "busy_warnings": [remark_json(w) for w in run.busy_warnings],
+                    "script": path.name,
+                },
+                "",
+                0,
+                seconds + SCRIPT_CAP_EXTRA_SECONDS,
             )
             record(
                 LOCAL.label(here.device), Measured(LOCAL, here)
@@ -568,8 +576,10 @@ class Scripts:
                 Said(
                     [],
                     [
-                        f"planned for {_length_text(job.length)}, a what-if: the run's own length is "
-                        f"{_length_text(own.length)}"
+                        WhatIfLength(
+                            (job.length.total_steps, job.length.epochs),
+                            (own.length.total_steps, own.length.epochs),
+                        )
                     ],
                 )
             )
@@ -654,10 +664,6 @@ def _script_job(
         list(env.secrets),
         task,
     )
-
-
-def _length_text(length: ScriptLength) -> str:
-    return f"{length.total_steps:,} steps" if length.total_steps else f"{length.epochs:,} epochs"
 
 
 def _as_planned(result: Any) -> Any:

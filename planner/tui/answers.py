@@ -14,6 +14,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from planner.report.answers import NO_BENCHMARK, plan_answers
+from planner.report.remarks import words
 from planner.report.terse import terse_answer, warnings_line
 from planner.report.text import counted, escape
 from planner.report.why import choice_reason
@@ -49,6 +50,11 @@ class Answers(Static):
 
     def watch_explain(self) -> None:
         self.update(self._text())
+
+    def on_resize(self) -> None:
+        """The warnings line is cut to the widget's width: laid out again when the width is known or changes."""
+        if self.doc is not None and not self.explain:
+            self.update(self._text())
 
     def _terse_tail(self, doc: PlanDocument) -> list[str]:
         """The first warning in one line (how many more), then what x shows: whole lines, so a short
@@ -103,9 +109,9 @@ class Answers(Static):
         if not self.explain:  # the warnings in one line, the rest behind x (as the CLI's --explain)
             lines += self._terse_tail(doc)
             return Text.from_markup("\n".join(lines))
-        for warning in doc.plan.warnings:
+        for warning in words(doc.plan.warnings):
             lines.append(f"[yellow]warning:[/] {escape(warning)}")
-        lines += [f"[dim]note: {escape(note)}[/]" for note in doc.plan.notes]
+        lines += [f"[dim]note: {escape(note)}[/]" for note in words(doc.plan.notes)]
         if doc.prices is not None:
             lines.append(
                 f"[dim]Predicted rows come from a device model; prices: {escape(doc.prices.source)}, "

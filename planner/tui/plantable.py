@@ -25,6 +25,7 @@ from planner.report.plan import (
     shown_options,
     training_time_short,
 )
+from planner.report.remarks import word
 
 if TYPE_CHECKING:
     from planner.service import PlanDocument, RankedOption
@@ -60,7 +61,8 @@ def mark(o: RankedOption, doc: PlanDocument) -> Text:
 
 def notes(o: RankedOption) -> str:
     """An option's notes as one line: its note, caveat and interval note, whichever it has."""
-    parts = [text for text in (o.note, o.caveat, o.interval_note) if text]
+    interval = word(o.interval_note) if o.interval_note is not None else ""
+    parts = [text for text in (o.note, o.caveat, interval) if text]
     device = (
         device_text(o) if o.device == "cuda" else o.device_name or o.device
     )  # 'A100 x8 (10%)', 'AMD EPYC'

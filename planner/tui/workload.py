@@ -17,6 +17,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, ContentSwitcher, Input, Static, TextArea
 
 from planner.errors import PlannerError
+from planner.report.remarks import words
 from planner.report.tables import check_lines
 from planner.service import ScriptEnv, TaskOrigin
 from planner.service.inputs import check_spec_file
@@ -132,7 +133,7 @@ class WorkloadPane(Vertical, can_focus=True):
         )
         given += [
             ("environment", line.removeprefix("the script's environment: "))
-            for line in (env.said() if env else [])
+            for line in (words(env.said()) if env else [])
         ]
         found = "\n".join(
             [

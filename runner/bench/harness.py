@@ -39,7 +39,7 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from runner.bench.result import BenchResult
 from runner.bench.stats import StepStats, summarize
@@ -120,7 +120,7 @@ class Measurement:
     warmup_steps: int
     steady: bool
     stopped_because: str  # "converged" | "budget" | "cap" (slow steps: the hard cap ended the bench) | "interrupted"
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[dict[str, Any]] = field(default_factory=list)
     interruption: str = ""  # the notice that stopped it ("interrupted")
 
 
@@ -222,8 +222,8 @@ def _interrupted(times: list[float], warm: list[float], steady: bool, notice: st
             f"warm-up: too few to time (at least {MIN_MEASURED_STEPS})"
         )
     stats = summarize(times)
-    warnings = [
-        f"interrupted ({notice}): the {len(times)} steps measured until then are the measurement"
+    warnings: list[dict[str, Any]] = [
+        {"kind": "interrupted", "notice": notice, "steps": len(times), "timed": False}
     ]
     warnings += list(stats.warnings)
     return Measurement(
@@ -279,14 +279,11 @@ def _result(
     noise_probe: Callable[[], float] | None = None,
 ) -> Measurement:
     warmup_seconds = sum(warm)
-    warnings: list[str] = []
+    warnings: list[dict[str, Any]] = []
     only_warmup = not times
     if only_warmup:  # the warm-up used the whole cap: its last step is all there is
         times = warm[-1:]
-        warnings.append(
-            f"one step took {times[0]:.1f} s: nothing but the warm-up fitted in the bench's "
-            f"{cap:.0f} s cap, so its last step is the measurement; give more --seconds"
-        )
+        warnings.append({"kind": "only_warmup", "seconds": times[0], "cap": cap})
     stats = summarize(times)
     if (
         len(times) == 1
@@ -298,10 +295,7 @@ def _result(
         )  # the warm-up's last step, no faster than steady
         stats.ci_low = times[0] * (1 - half)
         stats.ci_high = min(max(times[0] * (1 + half), slowest), times[0] * (1 + ONE_STEP_MAX))
-        warnings.append(
-            f"one step measured: its interval (+-{half:.0%}) is this machine's own noise, measured now "
-            f"(the same small op repeated varied {cv:.0%}); give more --seconds for a firmer estimate"
-        )
+        warnings.append({"kind": "one_step", "half": half, "cv": cv})
     if 1 < len(times) < MIN_MEASURED_STEPS and not only_warmup:
         # Too few steps for a t-interval (with 2 it spans 12.7 standard deviations). What they
         # show instead: the mean lies between the fastest step and the slowest, where the warm-up's
@@ -310,23 +304,21 @@ def _result(
     warnings += list(stats.warnings)
     if not steady:
         warnings.insert(
-            0,
-            f"step time never settled during warm-up ({len(warm)} step{'s' if len(warm) != 1 else ''}, "
-            f"{warmup_seconds:.1f} s); "
-            "the first measured steps may still be slow",
+            0, {"kind": "warmup_unsettled", "steps": len(warm), "seconds": warmup_seconds}
         )
     if stopped == "cap" or slow and len(times) < MIN_MEASURED_STEPS:
         warnings.append(
-            f"slow steps: only {len(times)} step(s) measured within the bench's {cap:.0f} s cap "
-            f"(at least {MIN_MEASURED_STEPS} wanted); give more --seconds for a firmer estimate"
+            {"kind": "slow_steps", "steps": len(times), "cap": cap, "wanted": MIN_MEASURED_STEPS}
         )
     elif stopped == "budget" and stats.rel_half_width > target:
         rel = stats.rel_half_width
         warnings.append(
-            f"the mean is known to +-{rel:.1%} (target +-{target:.0%}): the time budget ran out "
-            f"after {len(times):,} steps; give more --seconds for a tighter interval"
-            if math.isfinite(rel)
-            else "too few steps for an interval; give more --seconds"
+            {
+                "kind": "interval_wide",
+                "relative": rel if math.isfinite(rel) else None,
+                "target": target,
+                "steps": len(times),
+            }
         )
     return Measurement(
         stats=stats,

@@ -83,27 +83,30 @@ class Busyness:
             busy = total - (now[1] - before[1]) - (now[0] - before[0])
             self.other_cpus = max(0.0, busy - (own_now - own_before)) / total * self.cpus
 
-    def warnings(self) -> list[str]:
-        out = []
+    def warnings(self) -> list[dict[str, Any]]:
+        """The busy machine as facts (planner.core.remarks.BusyWhileMeasured: the planner words them)."""
+        out: list[dict[str, Any]] = []
         if self.other_cpus is not None and self.other_cpus > BUSY_OTHER_CPUS:
             free = max(self.cpus - self.other_cpus, 0.0)
             threads = torch.get_num_threads()
-            crowded = (
-                f"; torch's {threads} thread{'s' if threads != 1 else ''} had about {free:.1f} CPUs free, and threads that outnumber the free "
-                "CPUs wait for each other: a step can take many times longer than on a quiet machine (up to 20x, "
-                "measured on a 2-CPU machine with one CPU busy), and the CPU instances are predicted from it; --threads N "
-                "(OMP_NUM_THREADS=N for a script) sets them"
-                if threads > free + 0.25
-                else ""
-            )
             out.append(
-                f"the machine was busy while {self.what} measured: other processes used {self.other_cpus:.1f} of "
-                f"its {self.cpus} CPUs, so the step time is likely slower and noisier than on a quiet machine{crowded}"
+                {
+                    "kind": "busy_while_measured",
+                    "what": self.what,
+                    "other_cpus": self.other_cpus,
+                    "cpus": self.cpus,
+                    "threads": threads,
+                    "free": free,
+                    "crowded": threads > free + 0.25,
+                }
             )
         if self.steal_percent is not None and self.steal_percent > BUSY_STEAL_PERCENT:
             out.append(
-                f"the hypervisor took {self.steal_percent:.0f}% of the CPUs while {self.what} measured "
-                "(steal time): a shared host's neighbours slowed this measurement"
+                {
+                    "kind": "busy_while_measured",
+                    "what": self.what,
+                    "steal_percent": self.steal_percent,
+                }
             )
         return out
 

@@ -74,7 +74,9 @@ class BenchResult:
     interruption: str = (
         ""  # a spot interruption notice (or EC2's reclaim) that cut the bench short: its reason
     )
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str | dict[str, Any]] = field(
+        default_factory=list
+    )  # facts {"kind", ...} the planner words (planner.core.remarks); an older bench's words
     sweep: list[dict[str, Any]] = field(default_factory=list)
     step_seconds_windows: list[float] = field(
         default_factory=list

@@ -246,10 +246,13 @@ def _run_job(job: dict[str, Any], progress: Callable[[dict], None] | None = None
         _bench(job, result, device, progress)
         if fitted is not None and fitted["threads"] < fitted["cpus"]:
             result.warnings.append(
-                f"measured with {fitted['threads']} torch "
-                f"thread{'' if fitted['threads'] == 1 else 's'}: {fitted['free_cpus']:g} of this "
-                f"machine's {fitted['cpus']} CPUs were free as it started (more threads than free "
-                "CPUs wait on the busy ones); OMP_NUM_THREADS or --threads sets them"
+                {
+                    "kind": "threads_fitted",
+                    "threads": int(fitted["threads"]),
+                    "free": float(fitted["free_cpus"]),
+                    "cpus": int(fitted["cpus"]),
+                    "bench": True,
+                }
             )
     except WorkloadError as exc:
         result.status, result.message = "invalid", str(exc)

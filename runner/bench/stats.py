@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import statistics
 from dataclasses import dataclass, field
+from typing import Any
 
 # two-sided 95% Student-t quantiles by degrees of freedom; 1.96 beyond the table
 _T95 = {
@@ -77,7 +78,7 @@ class StepStats:
     p10: float
     p90: float
     stdev: float
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def cv(self) -> float:
@@ -112,13 +113,9 @@ def summarize(values: list[float]) -> StepStats:
         stdev=stdev,
     )
     if len(values) > 1 and stats.cv > NOISY_CV:
-        stats.warnings.append(
-            f"step times vary a lot (coefficient of variation {stats.cv:.0%}): a noisy machine or "
-            "uneven steps; the interval is wide"
-        )
+        stats.warnings.append({"kind": "steps_vary", "cv": stats.cv})
     if stats.median > 0 and (mean - stats.median) / stats.median > SKEW_WARN:
         stats.warnings.append(
-            f"the mean is {(mean - stats.median) / stats.median:.0%} above the median: occasional slow "
-            "steps (allocator, garbage collection, OS); the estimate uses the mean"
+            {"kind": "mean_above_median", "skew": (mean - stats.median) / stats.median}
         )
     return stats

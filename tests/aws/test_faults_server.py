@@ -325,7 +325,11 @@ def test_without_aws_auto_still_measures_here_and_plans(endpoint, env, tmp_path,
     failed = [r for r in journaled(out).values() if r["status"] == "error"]
     if case == "no credentials":
         assert proc.returncode == 0 and not failed  # nothing was tried
-        said = [w for w in doc["warnings"] if "benchmarked none: no AWS credentials found" in w]
+        said = [
+            w["text"]
+            for w in doc["warnings"]
+            if "benchmarked none: no AWS credentials" in w["text"]
+        ]
         assert len(said) == 1 and all(t[4:] in said[0] for t in chosen)
         early = "auto: no AWS credentials found; to fix: run `aws configure`"
         assert stderr.count(early) == 1 and stderr.index(early) < stderr.index(

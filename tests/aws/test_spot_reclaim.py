@@ -256,5 +256,5 @@ def test_planner_run_keeps_the_steps_a_spot_notice_cut_short_and_exits_3(
     assert doc["interrupted_targets"] == ["aws-c7i.xlarge"] and doc["failed_targets"] == []
     row = next(o for o in doc["options"] if o["target"] == "aws:c7i.xlarge")
     assert row["source"] == "measured"
-    assert any("interrupted (spot interruption notice" in w for w in doc["warnings"])
+    assert any("interrupted (spot interruption notice" in w["text"] for w in doc["warnings"])
     assert live_instances(ec2_of(endpoint), run_id(out)) == []

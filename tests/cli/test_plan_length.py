@@ -58,9 +58,9 @@ def test_a_run_without_a_length_asks_for_one_then_keeps_the_first_given(run_dir)
         planner("plan", run_dir, "--total-steps", "8000", "--json").out
     )  # a what-if on top
     assert longer["workload"]["total_steps"] == 8000 and length_of(run_dir) == (2000, None)
-    assert (
-        "planned for 8,000 steps, a what-if: the run's own length is 2,000 steps" in longer["notes"]
-    )
+    assert "planned for 8,000 steps, a what-if: the run's own length is 2,000 steps" in [
+        n["text"] for n in longer["notes"]
+    ]
     assert not any("what-if" in n for n in again["notes"])
     here = {
         d["workload"]["total_steps"]: next(o for o in d["options"] if o["target"] == "local")
@@ -111,7 +111,7 @@ def test_an_estimate_without_a_length_answers_per_1000_steps_and_names_where_the
     assert r.code == 0, r.err
     doc = json.loads(r.out)
     assert doc["workload"]["total_steps"] == 1000
-    said = next(w for w in doc["warnings"] if "length was not given" in w)
+    said = next(w["text"] for w in doc["warnings"] if "length was not given" in w["text"])
     assert "planned for 1,000 steps" in said and "--total-steps N" in said
     assert (
         "the answer changes with the length: train here below ~" in said

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from planner.errors import InputError
+from planner.report.remarks import words
 from runner.folder import script_folder
 from runner.script_job import script_result
 
@@ -81,7 +82,7 @@ def test_a_timeline_comes_back_as_a_bench_result_and_a_cpu_run_on_a_gpu_instance
     }
     r = script_result(timeline, "", 0, 300, want_device="cuda", setup_seconds=5.0)
     assert r.status == "ok" and r.device == "cpu" and r.step_seconds == pytest.approx(0.01)
-    assert any("never used the GPU" in w for w in r.warnings) and r.script is not None
+    assert any("never used the GPU" in w for w in words(r.warnings)) and r.script is not None
     assert (
         r.script["requirements_seconds"] == 5.0
         and r.setup_seconds is not None

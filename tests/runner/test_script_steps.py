@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from planner.core.script import ScriptRun, estimate_script, script_said
+from planner.report.remarks import words
 from runner.local import run_script
 from tests.conftest import bench_script
 
@@ -52,7 +53,7 @@ def test_a_closure_optimizers_step_is_one_step_however_many_passes_its_closure_r
     )  # a step is its 25 passes
     run = ScriptRun.from_json(result)
     assert "one step of the 25 forward and backward passes its closure ran" in " ".join(
-        script_said(run, estimate_script(run, 100), False).notes
+        words(script_said(run, estimate_script(run, 100), False).notes)
     )
 
 
@@ -75,7 +76,7 @@ def test_the_work_after_the_last_step_of_a_run_that_finished_is_measured_and_in_
     assert run.stopped_because == "finished" and est.total_steps == 60
     assert est.after_seconds is not None and 1.5 <= est.after_seconds < 3.0
     assert est.seconds >= est.setup_seconds + 60 * est.step_seconds + 1.5
-    assert any("after its last step the script ran" in n for n in est.notes)
+    assert any("after its last step the script ran" in n for n in words(est.notes))
     longer = estimate_script(run, 6000)
     assert longer.seconds - est.seconds == pytest.approx(5940 * est.step_seconds, rel=0.01)
 
@@ -153,6 +154,6 @@ def test_a_spot_notice_stops_a_script_job_and_keeps_its_steps(tmp_path, monkeypa
     assert time.monotonic() - started < 60  # stopped at the notice, not at its 120 s budget
     assert result.status == "ok" and result.stopped_because == "interrupted", result.message
     assert result.interruption == 'spot interruption notice: {"action": "terminate"}'
-    assert result.steps_measured >= 5 and result.warnings[0].startswith(
+    assert result.steps_measured >= 5 and words(result.warnings)[0].startswith(
         "interrupted (spot interruption notice"
     )

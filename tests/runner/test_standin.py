@@ -275,7 +275,8 @@ def test_a_script_that_cannot_run_on_this_cpu_is_planned_from_its_trace_on_the_s
     gpu = next(o for o in plan["options"] if o["device"] == "cuda")
     assert gpu["source"] == "predicted" and gpu["train_seconds"] > 0
     assert any(
-        "cannot be measured on this CPU" in w and "stand-in GPU" in w for w in plan["warnings"]
+        "cannot be measured on this CPU" in w["text"] and "stand-in GPU" in w["text"]
+        for w in plan["warnings"]
     )
 
 
@@ -394,7 +395,7 @@ def test_a_script_pinned_to_the_cpu_gets_no_gpu_rows_though_adam_asks_for_a_gpu(
     assert r.code == 0, r.err
     plan = json.loads(r.out)
     assert plan["options"] and all(o["device"] == "cpu" for o in plan["options"])
-    assert any("put nothing on the GPU" in w for w in plan["warnings"])
+    assert any("put nothing on the GPU" in w["text"] for w in plan["warnings"])
 
 
 def test_a_model_cast_on_the_gpu_and_a_pinned_loader_trace_on_the_stand_in(tmp_path):
@@ -479,7 +480,8 @@ def test_a_script_that_picks_its_precision_by_the_gpu_is_traced_again_as_a_t4(tm
     assert r.code == 0, r.err
     notes = json.loads(r.out)["notes"]
     assert any(
-        "traced again on a stand-in Tesla T4 (no bf16), where it ran in fp16" in n for n in notes
+        "traced again on a stand-in Tesla T4 (no bf16), where it ran in fp16" in n["text"]
+        for n in notes
     ), notes
 
 

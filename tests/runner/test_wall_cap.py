@@ -8,6 +8,8 @@ import time
 
 import pytest
 
+from planner.report.remarks import word, words
+
 SLOW = """name: slow-cnn
 model: {kind: cnn, input_shape: [3, 256, 256], channels: [128, 128, 128, 128], outputs: 10}
 data: {samples: 64, task: classification, location: device}
@@ -38,7 +40,7 @@ def test_a_step_longer_than_the_wall_cap_ends_the_bench_and_estimate_answers_fro
         service.workloads.open(str(slow_spec)), plan_options(region="us-east-1"), 0.5
     )
     assert time.monotonic() - start < 20
-    said = doc.plan.warnings[0]
+    said = word(doc.plan.warnings[0])
     assert (
         "stopped at the bench's wall-clock cap of 4 s with no result" in said
         and "predicted from the work alone" in said
@@ -60,12 +62,12 @@ def test_a_precision_this_cpu_would_emulate_is_measured_in_fp32_and_said(tmp_pat
         "name: tiny-bf16\nmodel: {kind: mlp, input_size: 8, hidden: [32], outputs: 1}\n"
         "data: {samples: 1024}\ntrain: {batch_size: 128, epochs: 2, precision: bf16}\n"
     )
-    assert emulated_here("bf16", {"avx2", "avx512f"}).startswith(
+    assert word(emulated_here("bf16", {"avx2", "avx512f"})).startswith(
         "this CPU has no bf16 units (AVX-512 BF16 or AMX)"
     )
     assert (
-        emulated_here("bf16", {"avx512f", "amx_bf16"}) == ""
-        and emulated_here("fp32", {"avx2"}) == ""
+        emulated_here("bf16", {"avx512f", "amx_bf16"}) is None
+        and emulated_here("fp32", {"avx2"}) is None
     )
     monkeypatch.setattr(pricing.catalog, "local_cpu_flags", lambda cpuinfo=None: {"avx2", "fma"})
     service = PlannerService()
@@ -82,9 +84,9 @@ def test_a_precision_this_cpu_would_emulate_is_measured_in_fp32_and_said(tmp_pat
     assert (
         local.status == "ok"
         and local.precision == "fp32"
-        and "bf16 would be emulated here" in local.warnings[0]
+        and "bf16 would be emulated here" in words(local.warnings)[0]
     )
-    assert any("bf16 would be emulated here" in w for w in doc.plan.warnings)
+    assert any("bf16 would be emulated here" in w for w in words(doc.plan.warnings))
     assert (
         doc.workload.precision == "bf16"
     )  # the plan is still of the spec: bf16 wherever it has units

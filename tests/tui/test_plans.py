@@ -14,6 +14,7 @@ from textual.widgets import TextArea
 
 from planner.journal import RunJournal
 from planner.report.chart import COST_TICKS, TIME_TICKS, chart_options, ticks
+from planner.report.remarks import words
 from planner.service import PlannerService
 from planner.tui.answers import Answers
 from planner.tui.app import PlannerApp
@@ -159,7 +160,7 @@ def test_the_answer_is_the_clis_terse_one_and_x_shows_the_whole_reasoning_as_exp
             explained = text_of(app, "#answers")
             for markup in [recommendation_text(doc), *answers_text(doc)]:  # --explain's words
                 assert Text.from_markup(markup.strip()).plain in explained
-            for warning in doc.plan.warnings:  # every warning, whole
+            for warning in words(doc.plan.warnings):  # every warning, whole
                 assert " ".join(warning.split()) in " ".join(explained.split())
 
     # a document from a later planner (a verdict this one does not know) is refused when read, by name,

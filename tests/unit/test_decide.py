@@ -17,6 +17,7 @@ from planner.core.estimate import (
     StepMeasurement,
     estimate_training,
 )
+from planner.report.remarks import word, words
 from planner.report.why import headline_reason
 
 
@@ -360,7 +361,7 @@ def test_estimate_never_goes_below_the_fastest_measured_step():
     est = estimate_training(few, 1000, noise=0.0)
     assert est.low >= 0.95 * 1000 and est.usable
     vague = estimate_training(StepMeasurement(1.0, 1.0, math.inf, steps_measured=1), 1000)
-    assert not vague.usable and "no usable interval" in vague.note and vague.high == math.inf
+    assert not vague.usable and "no usable interval" in word(vague.note) and vague.high == math.inf
     predicted = estimate_training(
         StepMeasurement(1.0, 0.5, 2.6), 1000
     )  # a model's error band is its interval
@@ -400,7 +401,7 @@ def test_a_local_bench_too_big_for_its_budget_measures_a_smaller_batch_and_scale
     assert scaled.step_seconds == pytest.approx(
         0.5 * k
     ) and scaled.step_seconds_ci_high == pytest.approx(0.55 * k)
-    assert scaled.measured_batch_size == batch and "scaled" in scaled.warnings[0]
+    assert scaled.measured_batch_size == batch and "scaled" in words(scaled.warnings)[0]
 
 
 def test_the_headline_names_the_device_as_the_table_does():

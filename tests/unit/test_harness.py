@@ -8,6 +8,7 @@ import statistics
 
 import pytest
 
+from planner.report.remarks import words
 from runner.bench.harness import CpuTimer, measure
 from runner.bench.stats import percentile, summarize, t95
 
@@ -62,7 +63,7 @@ def test_noisy_steps_stop_on_the_budget_with_a_warning():
     durations = (0.001 * (1 + 3 * random.Random(i).random() ** 8) for i in range(10**7))
     m = measure(fake_timer(durations), budget_seconds=0.5, min_steps=20)
     assert m.stopped_because == "budget"
-    assert any("the time budget ran out" in w for w in m.warnings)
+    assert any("the time budget ran out" in w for w in words(m.warnings))
 
 
 def test_drift_that_never_settles_is_flagged():
@@ -76,7 +77,7 @@ def test_drift_that_never_settles_is_flagged():
 
     m = measure(fake_timer(durations()), budget_seconds=2.0)
     assert not m.steady
-    assert any("never settled" in w for w in m.warnings)
+    assert any("never settled" in w for w in words(m.warnings))
 
 
 def test_steps_longer_than_the_budget_still_give_two_measured_steps():
@@ -92,8 +93,8 @@ def test_summary_statistics():
     half = t95(4) * statistics.stdev(values) / math.sqrt(5)
     # the mean is no faster than the fastest step measured (a time is never < 0, nor below what the steps did)
     assert (s.ci_low, s.ci_high) == pytest.approx((max(min(values), 4.0 - half), 4.0 + half))
-    assert any("above the median" in w for w in s.warnings)
-    assert any("vary a lot" in w for w in s.warnings)
+    assert any("above the median" in w for w in words(s.warnings))
+    assert any("vary a lot" in w for w in words(s.warnings))
 
 
 def test_batch_means_interval_is_wider_for_correlated_steps():
@@ -142,7 +143,7 @@ def test_steps_too_slow_for_the_minimum_stop_at_the_hard_cap_with_an_honest_inte
     # what the steps show: up to the warm-up's last step; below, one step's floor of the machine's noise (10%)
     low = min(m.times) * (0.9 if len(m.times) == 1 else 1.0)
     assert m.stats.ci_low == pytest.approx(low) and m.stats.ci_high == pytest.approx(14.0)
-    assert any("slow steps: only" in w for w in m.warnings)
+    assert any("slow steps: only" in w for w in words(m.warnings))
 
 
 def test_a_step_longer_than_the_cap_is_the_only_measurement_and_said_so():
@@ -150,8 +151,8 @@ def test_a_step_longer_than_the_cap_is_the_only_measurement_and_said_so():
     the floor; a noisy one: wider, never past x1.9)."""
     m = measure(fake_timer(steps_of(50.0, 50.0)), budget_seconds=5.0, noise_probe=lambda: 0.01)
     assert m.times == [50.0] and (m.stats.ci_low, m.stats.ci_high) == pytest.approx((45.0, 55.0))
-    assert any("nothing but the warm-up fitted" in w for w in m.warnings)
-    assert any("its interval (+-10%) is this machine's own noise" in w for w in m.warnings)
+    assert any("nothing but the warm-up fitted" in w for w in words(m.warnings))
+    assert any("its interval (+-10%) is this machine's own noise" in w for w in words(m.warnings))
     noisy = measure(fake_timer(steps_of(50.0, 50.0)), budget_seconds=5.0, noise_probe=lambda: 0.2)
     assert (noisy.stats.ci_low, noisy.stats.ci_high) == pytest.approx(
         (50 * (1 - 0.392), 50 * 1.392)
@@ -176,13 +177,13 @@ def test_a_busy_machine_whose_free_cpus_torchs_threads_outnumber_is_warned_of_th
     threads = torch.get_num_threads()
     try:
         torch.set_num_threads(2)
-        crowded = " ".join(Busyness(cpus=2, other_cpus=1.0).warnings())
+        crowded = " ".join(words(Busyness(cpus=2, other_cpus=1.0).warnings()))
         assert (
             "other processes used 1.0 of its 2 CPUs" in crowded
             and "torch's 2 threads had about 1.0 CPUs free" in crowded
         )
         torch.set_num_threads(1)
-        room = " ".join(Busyness(cpus=4, other_cpus=1.0).warnings())
+        room = " ".join(words(Busyness(cpus=4, other_cpus=1.0).warnings()))
         assert (
             "other processes used 1.0 of its 4 CPUs" in room and "wait for each other" not in room
         )

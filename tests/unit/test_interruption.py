@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from planner.report.remarks import words
 from runner.bench.harness import MIN_MEASURED_STEPS, InterruptedBench, measure
 from tests.unit.test_harness import fake_timer, warm_then_steady
 
@@ -35,7 +36,7 @@ def test_a_notice_mid_measurement_keeps_the_steps_measured_until_then(tmp_path, 
         MIN_MEASURED_STEPS <= len(m.times) < 3000
     )  # stopped at the block after the notice, not at the budget
     assert m.stats.mean == pytest.approx(0.001, rel=0.2)
-    assert m.warnings[0].startswith(
+    assert words(m.warnings)[0].startswith(
         f"interrupted ({NOTICE}): the {len(m.times)} steps measured until then"
     )
 

@@ -22,6 +22,7 @@ from planner.core.document import (
     from_json,
     to_json,
 )
+from planner.core.remarks import NoUsableInterval
 from planner.errors import InputError
 from planner.journal import RunJournal
 from planner.report.answers import answers_text, plan_answers, recommendation_text
@@ -46,7 +47,14 @@ WORDS = (
 
 
 def facts(data: dict) -> dict:
-    """A document written before, less its decision's words."""
+    """A document written before, less its decision's words, its warnings and interval notes as 6 writes the words
+    of a document written before remarks were facts: each a `worded` remark (an empty interval note: none)."""
+    data["warnings"] = [{"kind": "worded", "text": w} for w in data.get("warnings", [])]
+    for o in data.get("options", []):
+        if "interval_note" in o:
+            o["interval_note"] = (
+                {"kind": "worded", "text": o["interval_note"]} if o["interval_note"] else None
+            )
     recs = [
         data["recommendation"],
         *data.get("answers", {}).values(),
@@ -149,7 +157,7 @@ def test_the_infinities_strict_json_nulls_come_back_as_infinite():
                 train_seconds=10.0,
                 train_seconds_low=5.0,
                 train_seconds_high=math.inf,
-                interval_note="too few steps",
+                interval_note=NoUsableInterval(1, None),
             )
         ]
     )

@@ -20,6 +20,7 @@ from planner.core.script import (
     own_epochs,
     script_candidates,
 )
+from planner.report.remarks import word, words
 from planner.service.predictions import hardware
 from pricing.catalog import gpu_specs_by_name, instances, load_catalog
 
@@ -264,10 +265,10 @@ def test_a_script_that_needs_more_than_a_gpus_memory_does_not_fit_it():
     assert not rows["g4dn.xlarge"].fits and "needs ~16.0 GiB" in rows["g4dn.xlarge"].note
     assert rows["p4de.24xlarge"].fits and "1 of its 8 GPUs used" in rows["p4de.24xlarge"].note
     assert any(
-        "~16.0 GiB a GPU would hold" in n for n in script_said(run, est).notes
+        "~16.0 GiB a GPU would hold" in n for n in words(script_said(run, est).notes)
     )  # how the rows were made
     assert any(
-        "not checked" in w for w in script_said(replace(run, trace=CONVNET), est).warnings
+        "not checked" in w for w in words(script_said(replace(run, trace=CONVNET), est).warnings)
     )  # a caveat
 
 
@@ -328,7 +329,7 @@ def test_a_plan_of_another_length_than_the_scripts_own_arguments_is_warned():
     asked = estimate_script(run, epochs=5)
     assert asked.steps_per_epoch == 10 and asked.total_steps == 50
     warned = length_disagreement(["--epochs", "20"], run, asked)
-    assert warned and "5 epochs (50 steps)" in warned and "--epochs 20" in warned
+    assert warned and "5 epochs (50 steps)" in word(warned) and "--epochs 20" in word(warned)
     assert length_disagreement(["--epochs", "5"], run, asked) is None  # they agree
     assert (
         length_disagreement(["--epochs", "5"], run, estimate_script(run, total_steps=50)) is None
@@ -360,11 +361,11 @@ def test_the_plan_of_a_script_warns_a_length_its_arguments_do_not_train_and_a_wh
     job = ScriptJob("train.py", "/work/train.py", ["--epochs", "20"], None, 5)
     est = estimate_script(run, epochs=5)
     doc = PlannerService()._scripts.script_plan(job, run, est, PlanOptions(), measured_only=True)
-    assert any("the script's own arguments say --epochs 20" in w for w in doc.plan.warnings)
+    assert any("the script's own arguments say --epochs 20" in w for w in words(doc.plan.warnings))
     asked = PlannerService()._scripts.script_plan(
         job, run, est, PlanOptions(), measured_only=True, what_if=True
     )
-    assert not any("own arguments say" in w for w in asked.plan.warnings)
+    assert not any("own arguments say" in w for w in words(asked.plan.warnings))
 
 
 def test_a_tasks_own_pick_is_priced_against_the_answer_and_shown_and_kept_in_its_json():

@@ -8,6 +8,7 @@ import pytest
 
 from planner.core.task import is_task, read_task
 from planner.errors import InputError
+from planner.report.remarks import words
 
 TASK = {
     "name": "cifar",
@@ -35,7 +36,7 @@ def test_a_task_is_its_python_command_in_its_workdir_with_its_requirements():
         "--out",
         "/tmp/x",
     ]  # envs put in, continuation joined
-    said = "\n".join(task.notes)
+    said = "\n".join(words(task.notes))
     assert (
         "run: not run by the planner (it runs the python command alone): `set -e`, `2 >& 1 | tee log.txt` after the "
         "python command"
@@ -180,14 +181,14 @@ def test_chained_commands_are_split_as_the_shell_splits_them():
     assert (task.script, task.args) == ("t.py", ["--n", "3"])
     assert (
         "`conda activate base`, `echo done`, `2 >& 1 | tee log` after the python command"
-        in task.notes[0]
+        in words(task.notes)[0]
     )
 
 
 def test_one_node_and_mounts_are_said():
     task = read_task({**TASK, "num_nodes": 4, "file_mounts": {"/data": "s3://b"}}, "t.yaml")
-    assert any("num_nodes: 4: planned as one node" in n for n in task.notes)
-    assert any("file_mounts are not mounted" in n for n in task.notes)
+    assert any("num_nodes: 4: planned as one node" in n for n in words(task.notes))
+    assert any("file_mounts are not mounted" in n for n in words(task.notes))
 
 
 def test_envs_and_secrets_are_the_scripts_environment_and_a_secret_is_never_put_into_a_command():
@@ -210,8 +211,8 @@ def test_envs_and_secrets_are_the_scripts_environment_and_a_secret_is_never_put_
         "STEPS": "5",
     }
     assert task.secrets == {"HF_TOKEN": "hf_secret"} and task.args == ["--epochs", "10"]
-    assert "hf_secret" not in "\n".join(task.notes) and "`echo $HF_TOKEN`" in "\n".join(
-        task.notes
+    assert "hf_secret" not in "\n".join(words(task.notes)) and "`echo $HF_TOKEN`" in "\n".join(
+        words(task.notes)
     )  # not put in
     env = ScriptEnv.of(task.envs, task.secrets)  # an env named like a secret is one: here only
     assert set(env.envs) == {"EPOCHS", "LR", "DEBUG", "STEPS"} and env.secrets == {
@@ -219,7 +220,7 @@ def test_envs_and_secrets_are_the_scripts_environment_and_a_secret_is_never_put_
         "HF_TOKEN": "hf_secret",
     }
     assert env.here["HF_TOKEN"] == "hf_secret" and env.here["LR"] == "0.2"
-    said = " ".join(env.said())
+    said = " ".join(words(env.said()))
     assert (
         "EPOCHS, LR, DEBUG, STEPS set here and on instances" in said
         and "WANDB_API_KEY, HF_TOKEN set here only" in said
@@ -317,7 +318,8 @@ def test_a_tasks_instance_type_cpus_any_of_region_and_spot_are_read_as_sky_launc
     assert where is not None and not where.chooses and where.region == "eu-west-1"
     task = read_task({**TASK, "resources": {"infra": "gcp", "accelerators": "L4:1"}}, "t.yaml")
     assert any(
-        "the task asks for gcp; the planner prices AWS instances only" in n for n in task.notes
+        "the task asks for gcp; the planner prices AWS instances only" in n
+        for n in words(task.notes)
     )
 
 

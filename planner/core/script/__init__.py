@@ -46,7 +46,6 @@ from planner.core.script.instances import (
     script_candidates,
 )
 from planner.core.script.job import (
-    LENGTH_NOT_GIVEN,
     LENGTHS,
     PER_STEPS,
     Crossover,
@@ -82,7 +81,6 @@ __all__ = [
     "gpu_precision",
     "length_disagreement",
     "length_free_warning",
-    "LENGTH_NOT_GIVEN",
     "LENGTHS",
     "LoaderUnderWay",
     "mean_trace",

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from planner.core.decide import Said
 from planner.core.estimate import (
     PROCESS_EXIT_SECONDS,
     RUN_TO_RUN_NOISE,
@@ -15,6 +14,20 @@ from planner.core.estimate import (
 )
 from planner.core.predict.cpu import (
     UNMEASURED_UNCERTAINTY,
+)
+from planner.core.remarks import (
+    AfterLastStep,
+    BusyWhileMeasured,
+    EpochFromLoader,
+    FinishedInBudget,
+    FinishedShort,
+    LengthDisagrees,
+    NoDataLoader,
+    NoEpochBoundary,
+    PredictedHere,
+    Remark,
+    Said,
+    StepUnsettled,
 )
 from planner.core.script.job import RunLengthUnknown
 from planner.core.script.timeline import (
@@ -45,8 +58,8 @@ class ScriptEstimate:
     seconds: float
     low: float
     high: float
-    warnings: list[str] = field(default_factory=list)  # what makes the estimate less certain
-    notes: list[str] = field(default_factory=list)  # how it was made
+    warnings: list[Remark] = field(default_factory=list)  # what makes the estimate less certain
+    notes: list[Remark] = field(default_factory=list)  # how it was made
     after_seconds: float | None = (
         None  # what ran after the last step, measured (the run finished while measured)
     )
@@ -192,16 +205,13 @@ def estimate_script(
     between = (
         max(statistics.median(spanning) - statistics.median(steady), 0.0) if spanning else None
     )  # robust to a slow step
-    notes: list[str] = []
-    warnings: list[str] = []
+    notes: list[Remark] = []
+    warnings: list[Remark] = []
     training_epochs = len(per_epoch)
     asked = total_steps is not None or epochs is not None  # the user said how long the run is
     if not asked and run.stopped_because == "finished":  # measured whole: the run itself
         total_steps, epochs = len(run.steps), training_epochs or None
-        notes.append(
-            "the script finished within the budget: the estimate is of the run measured (give --total-steps "
-            "or --epochs for a longer one)"
-        )
+        notes.append(FinishedInBudget())
     if total_steps is None:
         if epochs is None or steps_per_epoch is None:
             seen = (
@@ -226,80 +236,41 @@ def estimate_script(
             )
         total_steps = int(round(epochs * steps_per_epoch))
         if from_length is not None:
-            notes.append(
-                f"no whole epoch was seen: {steps_per_epoch:,.0f} steps per epoch is the training DataLoader's "
-                f"length ({from_length[1]:,} batches) / the {from_length[2]:g} batch(es) per step seen"
-            )
+            notes.append(EpochFromLoader(steps_per_epoch, from_length[1], from_length[2]))
     ran = len(run.steps)
     if (
         asked
         and run.stopped_because == "finished"
         and abs(total_steps - ran) > max(1.0, 0.02 * ran)
     ):
-        warnings.append(
-            f"the script finished by itself after {ran:,} steps"
-            + (f" ({training_epochs} epochs)" if training_epochs else "")
-            + f" while it was measured, and the plan is of {total_steps:,}: the run its arguments (after --) "
-            "train is the one measured; a plan of another length is a what-if — give the script the arguments "
-            "of the run you will train"
-        )
+        warnings.append(FinishedShort(ran, training_epochs, total_steps))
     n_epochs = (
         float(epochs)
         if epochs is not None
         else (total_steps / steps_per_epoch if steps_per_epoch else 0.0)
     )
     if not run.steady:
-        when = (
-            "when the script finished"
-            if run.stopped_because == "finished"
-            else "at 3x the budget, measured on for it"
-        )
-        what = (
-            f"its last third {run.drift:.0%} off its first, its windows spread {run.windows_spread:.0%} about their mean"
-            if run.drift is not None
-            and run.windows_spread is not None  # the launcher's own figures
-            else "still moving as it stopped"
-        )
-        if not steps_alike(
+        alike = steps_alike(
             run
-        ):  # the workload's own steps differ and move: an agent's episodes as it learns
-            if total_steps > ran:
-                warnings.append(
-                    f"the step time had not settled {when} — {what} — and the steps are unlike each other (an RL "
-                    "agent's episodes as it learns, batches of unlike work): the steps not measured are planned at "
-                    "the mean of those measured, within the interval their windows span; later, longer steps (an "
-                    "agent learning to keep its episodes going) would make the run longer"
-                )
-        else:  # alike steps that moved: the machine, or a warm-up longer than the measurement
+        )  # else the workload's own steps differ and move: an agent's episodes as it learns
+        if alike or total_steps > ran:
             warnings.append(
-                f"the step time had not settled {when} — {what}: a busy machine or a long warm-up; the interval "
-                "may be too narrow — measure again when the machine is quieter, or give more --seconds"
+                StepUnsettled(
+                    run.stopped_because == "finished",
+                    run.drift if run.windows_spread is not None else None,
+                    run.windows_spread if run.drift is not None else None,
+                    alike,
+                )
             )
     if (
         between is None and run.loaders_started == 0
     ):  # no epochs to be between: work outside steps is inside a step's time
-        notes.append(
-            "the script iterated no DataLoader: its run is setup + steps (what it does between two steps, such "
-            "as an evaluation every so many, is in the step time measured"
-            + (
-                ""
-                if run.stopped_because == "finished"
-                else "; what it does after its last step was not seen"
-            )
-            + ")"
-        )
+        notes.append(NoDataLoader(run.stopped_because == "finished"))
     elif between is None:
-        warnings.append(
-            "no epoch boundary was seen: the time between epochs (evaluation, checkpoints) is not in the estimate"
-        )
-    warnings[:0] = [f"{w}; measure again when it is quiet" for w in run.busy_warnings]
+        warnings.append(NoEpochBoundary())
+    warnings[:0] = [quiet_again(w) for w in run.busy_warnings]
     if run.predicted_here:
-        warnings.insert(
-            0,
-            f"the script cannot be measured on this CPU ({run.predicted_here}): its step here, and every CPU "
-            "row, is predicted from its trace on the stand-in GPU (its FLOPs at this processor's rates in fp32, "
-            f"its own host work measured), +-{UNMEASURED_UNCERTAINTY:.0%}",
-        )
+        warnings.insert(0, PredictedHere(run.predicted_here, UNMEASURED_UNCERTAINTY))
     setup = max(run.steps[0] - mean, 0.0) + sum(max(d - mean, 0.0) for d in warming)
     # the time between epochs is one-time work too: one pass after each epoch, the last one the work after the last
     # step (a final evaluation) — unless the run finished while measured, when that work was timed: its last step to
@@ -311,15 +282,9 @@ def estimate_script(
     )
     passes = (between or 0.0) * (max(n_epochs - 1, 0.0) if after is not None else n_epochs)
     if after is not None and after >= max(0.05, 0.02 * run.wall):
-        notes.append(
-            f"after its last step the script ran {after:.3g} s more (a final evaluation, a test, a checkpoint): "
-            "measured, in the estimate"
-        )
+        notes.append(AfterLastStep(after, measured=True))
     elif after is None and between is not None:
-        notes.append(
-            f"what the script does after its last step (a final evaluation, a test, a checkpoint) was not seen: "
-            f"planned as one more between-epoch pass ({between:.3g} s)"
-        )
+        notes.append(AfterLastStep(between, measured=False))
     # the spec's extrapolation (planner/core/estimate.py): setup runs from the spawn (no separate process start); exit
     # as a bench's parent would measure it
     step = StepMeasurement(
@@ -378,7 +343,14 @@ def own_epochs(args: list[str]) -> tuple[str, int] | None:
     return found
 
 
-def length_disagreement(args: list[str], run: ScriptRun, est: ScriptEstimate) -> str | None:
+def quiet_again(warning: Remark) -> Remark:
+    """A busy machine's warning under a script's estimate: it says to measure again when the machine is quiet."""
+    return replace(warning, again=True) if isinstance(warning, BusyWhileMeasured) else warning
+
+
+def length_disagreement(
+    args: list[str], run: ScriptRun, est: ScriptEstimate
+) -> LengthDisagrees | None:
     """A warning when the run planned is not the one the script's own arguments train: `planner estimate
     train.py --epochs 5 -- --epochs 20` plans 5 epochs of a script told to run 20 (a what-if the user may
     mean, or a slip). None when they agree (within an epoch's step), when the arguments name no epochs, when
@@ -389,8 +361,4 @@ def length_disagreement(args: list[str], run: ScriptRun, est: ScriptEstimate) ->
     flag, epochs = own
     if abs(est.epochs - epochs) * est.steps_per_epoch < 1:
         return None
-    return (
-        f"the plan is of {est.epochs:,.4g} epochs ({est.total_steps:,} steps) and the script's own arguments say "
-        f"{flag} {epochs:,}: the plan is not of the run they train; give the planner --epochs {epochs} (or the "
-        f"script {flag} {est.epochs:,.4g}) to plan the run you will start"
-    )
+    return LengthDisagrees(est.epochs, est.total_steps, flag, epochs)

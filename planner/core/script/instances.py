@@ -90,19 +90,6 @@ def measured_script_candidate(
     )
 
 
-NO_GPU_ASKED = (
-    "the script never asks for a GPU (no torch.cuda.is_available() or device_count()): on a GPU instance "
-    "it would train on the instance's CPU, at a GPU's price"
-)
-
-
-NOTHING_ON_THE_GPU = (
-    "the script put nothing on the GPU when one was there (traced on the stand-in GPU, it asked "
-    "PyTorch for one, or PyTorch's optimizers and DataLoader asked for it, and kept its tensors on the "
-    "CPU): on a GPU instance it would train on the instance's CPU, at a GPU's price"
-)
-
-
 def never_asks_for_a_gpu(run: ScriptRun) -> bool:
     """The script ran on a CPU and never asked PyTorch whether a GPU is there: its device is its own code's or
     arguments' choice, the same on an instance, so a GPU would sit idle."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from planner.core.remarks import LengthNotGiven, Remark, ScriptEnvGiven
 from planner.core.task import TaskOrigin, secret_env
 from planner.errors import InputError
 
@@ -25,35 +26,10 @@ class Crossover:
     after: str
 
 
-LENGTH_NOT_GIVEN = "the run's length was not given"  # length_free_warning's opening words: the report finds it by them
-
-
-def length_free_warning(crossovers: list[Crossover]) -> str:
+def length_free_warning(crossovers: list[Crossover]) -> LengthNotGiven:
     """What a plan without the run's length says: that it is of PER_STEPS steps, and where the answer changes."""
-
-    def shown(target: str) -> str:
-        return (
-            "train here"
-            if target == "local"
-            else "nothing"
-            if target == "none"
-            else f"rent {target.removeprefix('aws:')}"
-        )
-
-    if crossovers:
-        changes = "; ".join(
-            f"{shown(c.before)} below ~{c.steps:,} steps, {shown(c.after)} above"
-            for c in crossovers
-        )
-        where = f"the answer changes with the length: {changes}"
-    else:
-        where = (
-            f"the answer is the same at every length from {LENGTHS[0]:,} to {LENGTHS[-1]:,} steps"
-        )
-    return (
-        f"{LENGTH_NOT_GIVEN}: planned for {PER_STEPS:,} steps (each row's time and cost per "
-        f"{PER_STEPS:,}); {where}; give --total-steps N for your run's (or --epochs N, counted in a DataLoader's "
-        "epochs)"
+    return LengthNotGiven(
+        PER_STEPS, tuple((c.steps, c.before, c.after) for c in crossovers), LENGTHS[0], LENGTHS[-1]
     )
 
 
@@ -104,19 +80,9 @@ class ScriptEnv:
     def __bool__(self) -> bool:
         return bool(self.envs or self.secrets)
 
-    def said(self) -> list[str]:
-        """One line saying what it gets (names only: a value may be a secret's), none when it gets nothing."""
-        if not self:
-            return []
-        parts = ([f"{', '.join(self.envs)} set here and on instances"] if self.envs else []) + (
-            [
-                f"{', '.join(self.secrets)} set here only (a secret is never journaled or uploaded: on an instance the "
-                "script runs without it)"
-            ]
-            if self.secrets
-            else []
-        )
-        return ["the script's environment: " + "; ".join(parts)]
+    def said(self) -> list[Remark]:
+        """What it gets (names only: a value may be a secret's), none when it gets nothing."""
+        return [ScriptEnvGiven(tuple(self.envs), tuple(self.secrets))] if self else []
 
     def leaked_in(self, args: list[str]) -> str | None:
         """The name of a secret whose value is in the script's arguments (a shell's `-- --token $HF_TOKEN`), which

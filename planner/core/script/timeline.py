@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from planner.core.predict.trace import DTYPE_PRECISION
+from planner.core.remarks import Remark, remark_from_json
 
 WARMUP_SHARE = 0.1  # of the steps measured, at least MIN_WARMUP_STEPS: allocator, caches, lazy init
 
@@ -238,9 +239,9 @@ class ScriptRun:
         None  # DataLoader iterations begun (None: a journal from before it was counted)
     )
     under_way: list[LoaderUnderWay] = field(default_factory=list)
-    busy_warnings: list[str] = field(
+    busy_warnings: list[Remark] = field(
         default_factory=list
-    )  # other processes or the hypervisor took the CPUs meanwhile
+    )  # other processes or the hypervisor took the CPUs meanwhile (BusyWhileMeasured)
     gpu_asked: bool | None = (
         None  # it asked PyTorch for a GPU (False: never, so it never uses one; None: not known)
     )
@@ -269,4 +270,5 @@ class ScriptRun:
         """The launcher's result file, read by the dataclasses' own types (pydantic, as the plan document is)."""
         from pydantic import TypeAdapter
 
-        return TypeAdapter(cls).validate_python(data)
+        busy = [remark_from_json(w) for w in data.get("busy_warnings") or []]
+        return TypeAdapter(cls).validate_python({**data, "busy_warnings": busy})
