@@ -394,7 +394,7 @@ def predict_gemm(row: dict[str, Any], gpu: Any) -> float | None:
         fixed_elems=(m * k + k * n + m * n) * size / FP32,
     )
     timed = layer_gpu_seconds(layer, gpu, 1, row["precision"])
-    return None if isinstance(timed, str) else timed[0]
+    return timed[0] if isinstance(timed, tuple) else None
 
 
 def bench_spec(case: dict[str, Any], device: str, seconds: float, tmp: Path) -> dict[str, Any]:
@@ -592,6 +592,7 @@ def _gib(x: float | None) -> str:
 def predict_spec(entry: dict[str, Any], gpu: Any) -> dict[str, Any]:
     """The device model's step for the bench's job on `gpu` (as bench-published scores it)."""
     from planner.core.predict import predict_gpu
+    from planner.report.remarks import word
     from planner.workload.footprint import layer_from_row, merge_identical, sample_bytes
     from planner.workload.spec import parse_spec
     from runner.bench.introspect import describe
@@ -610,7 +611,7 @@ def predict_spec(entry: dict[str, Any], gpu: Any) -> dict[str, Any]:
         "step": pred.step_seconds,
         "low": pred.low,
         "high": pred.high,
-        "note": pred.note or "",
+        "note": word(pred.note) if pred.note is not None else "",
     }
 
 
@@ -618,6 +619,7 @@ def predict_script(entry: dict[str, Any], gpu: Any) -> dict[str, Any]:
     """The planner's GPU row for the script from its stand-in trace (planner/core/script.script_candidates' path)."""
     from planner.core.predict.trace import predict_trace_gpu
     from planner.core.script import ScriptRun, traced_step
+    from planner.report.remarks import word
 
     on = traced_step(ScriptRun.from_json(entry["result"]))
     if on is None:
@@ -631,7 +633,7 @@ def predict_script(entry: dict[str, Any], gpu: Any) -> dict[str, Any]:
         "low": pred.low,
         "high": pred.high,
         "peak": on.trace.peak_bytes,
-        "note": pred.note or "",
+        "note": word(pred.note) if pred.note is not None else "",
     }
 
 

@@ -49,6 +49,8 @@ from planner.core.predict.parallel import (  # noqa: E402
     predict_data_parallel,
     straggler_seconds,
 )
+from planner.core.remarks import NoBandwidth  # noqa: E402
+from planner.report.remarks import word  # noqa: E402
 from planner.service import BenchOptions, PlannerService, SpecWorkload  # noqa: E402
 from planner.workload.footprint import merge_identical, sample_bytes  # noqa: E402
 from planner.workload.spec import load_spec, parse_spec  # noqa: E402
@@ -273,8 +275,8 @@ def score_points(path: Path) -> int:
         spec, layers = models[p["model"]]
         gpu, n, per = gpus[p["gpu_catalog"]], int(p["gpu_count"]), int(p["batch_size"])
         fabric = point_fabric(p, gpu, links, n)
-        if isinstance(fabric, str):
-            print(f"| {p['id']} | {p['gpu_catalog']} | {n} | {fabric} | | | | |")
+        if isinstance(fabric, NoBandwidth):
+            print(f"| {p['id']} | {p['gpu_catalog']} | {n} | {word(fabric)} | | | | |")
             continue
         host = sample_bytes(spec) if p["host_data"] else 0.0
         pred = predict_data_parallel(

@@ -491,6 +491,7 @@ def mlperf_ratios(
     systems."""
     from planner.core.predict.fabric import fabric_for
     from planner.core.predict.parallel import predict_data_parallel
+    from planner.core.remarks import NoBandwidth
     from pricing.catalog import interconnects_by_type
 
     links = interconnects_by_type()
@@ -522,7 +523,7 @@ def mlperf_ratios(
                 gpu,
                 batch - batch % n,
                 n,
-                fabric if not isinstance(fabric, str) else None,
+                fabric if not isinstance(fabric, NoBandwidth) else None,
                 "fp16",
                 spec.train.optimizer,
                 constants=constants,

@@ -133,3 +133,8 @@ def validate_script(
     service = service or PlannerService()
     workload = service.workloads.open(str(path), list(args), total_steps, epochs)
     return service.validate(workload, BenchOptions(seconds=seconds), recheck=recheck)
+
+
+def note_of(option: dict) -> str:
+    """A plan option's notes as the JSON holds them (schema 6: facts, each with its words), in words."""
+    return "; ".join(n["text"] for n in option["note"])

@@ -23,7 +23,7 @@ from planner.cli.common import (
     write_chart,
 )
 from planner.errors import ExitCode
-from planner.report.answers import predicted_footer
+from planner.report.answers import left_running_line, predicted_footer
 from planner.report.text import interrupted_text, label_text, seconds_text
 from planner.report.why import choice_reason, choice_words
 from planner.service import (
@@ -373,7 +373,9 @@ def _interrupted(exc: KeyboardInterrupt) -> int:
 def _print_unterminated(instances: list[LeftRunning]) -> None:
     err = stderr()
     for left in instances:
-        err.print(left.line(), style="bold red", markup=False, highlight=False, soft_wrap=True)
+        err.print(
+            left_running_line(left), style="bold red", markup=False, highlight=False, soft_wrap=True
+        )
 
 
 def _run_exit_code(doc: PlanDocument) -> int:

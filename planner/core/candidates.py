@@ -38,7 +38,21 @@ from planner.core.predict import (
     scaling_note,
 )
 from planner.core.predict.gpu import step_bytes
-from planner.core.remarks import AtTarget, DataModelled, Said, remark_from_json
+from planner.core.remarks import (
+    AtTarget,
+    BatchSplit,
+    BenchFailed,
+    DataModelled,
+    DoesNotFit,
+    GpusIdle,
+    MeasuredBusy,
+    NoBandwidth,
+    NoGpuSpec,
+    OnPaper,
+    Remark,
+    Said,
+    remark_from_json,
+)
 from planner.workload.footprint import Footprint, Layer, footprint, merge_identical, sample_bytes
 from pricing.facts import InstanceFacts
 from runner.bench.result import BenchResult  # a plain dataclass (standard library only)
@@ -57,12 +71,16 @@ def fits(need_bytes: float, memory_bytes: float) -> bool:
     return need_bytes <= FIT_FRACTION * memory_bytes
 
 
-def does_not_fit_note(need_bytes: float, memory_bytes: float, per: str = "") -> str:
-    """The fit rule with its numbers: 'needs ~22.7 GiB; may use 20.5 GiB (90% of 22.8 GiB)'."""
-    return (
-        f"needs ~{need_bytes / 2**30:.1f} GiB{per}; may use {FIT_FRACTION * memory_bytes / 2**30:.1f} GiB "
-        f"({FIT_FRACTION:.0%} of {memory_bytes / 2**30:.1f} GiB: the rest is kept free for the allocator and the OS)"
-    )
+def does_not_fit_note(
+    need_bytes: float, memory_bytes: float, per_gpu: bool = False, where: str = ""
+) -> DoesNotFit:
+    """The fit rule with its numbers: needs ~22.7 GiB; may use 20.5 GiB (90% of 22.8 GiB)."""
+    return DoesNotFit(need_bytes, memory_bytes, FIT_FRACTION, per_gpu, where)
+
+
+def noted(*remarks: Remark | None) -> tuple[Remark, ...]:
+    """An option's notes: the remarks given, in order, none left out but the Nones."""
+    return tuple(x for x in remarks if x is not None)
 
 
 @dataclass(frozen=True, order=True)
@@ -176,13 +194,9 @@ def measured_candidate(
             **common,
             fits=result.status != "does_not_fit",
             failed=result.status != "does_not_fit",
-            note=" ".join((result.message or result.status).split()) or result.status,
+            note=(BenchFailed(result.message or result.status),),
         )
-    caveat = (
-        "measured while the machine was busy (see the warnings)"
-        if getattr(result, "machine_busy", False)
-        else ""
-    )
+    caveat = MeasuredBusy() if getattr(result, "machine_busy", False) else None
     step = StepMeasurement.from_result(result)
     label = target.label(device)
     below, above = relative_half_widths(step)
@@ -196,7 +210,7 @@ def measured_candidate(
             caveat=caveat,
             fits=False,
             basis=basis,
-            note=f"does not fit {where}: the run {does_not_fit_note(need_bytes, have)}",
+            note=(does_not_fit_note(need_bytes, have, where=where),),
         )
     return Candidate(**common, step=step, caveat=caveat, basis=basis)
 
@@ -299,7 +313,7 @@ def _cpu_candidate(
     cores = physical_cores(facts.vcpus, facts.arch, facts.instance_type)
     name = f"{facts.vcpus} vCPU {facts.arch}"
     ok = fits(fp.total_bytes, facts.memory_gib * 2**30)
-    note = "" if ok else does_not_fit_note(fp.total_bytes, facts.memory_gib * 2**30)
+    note = None if ok else does_not_fit_note(fp.total_bytes, facts.memory_gib * 2**30)
     flops_per_step = fp.train_flops_per_sample * spec.batch_size
     if (
         local is None or local.status != "ok" or local.step_seconds is None
@@ -341,7 +355,7 @@ def _cpu_candidate(
             device="cpu",
             device_name=name,
             fits=ok,
-            note="; ".join(x for x in (note, pred.note) if x),
+            note=noted(note, pred.note),
         )
     step = StepMeasurement(
         pred.step_seconds, low, high, one_time["setup"], data_seconds=one_time["data_seconds"]
@@ -352,7 +366,7 @@ def _cpu_candidate(
         device_name=name,
         step=step,
         fits=ok,
-        note=note or pred.note,
+        note=noted(note or pred.note),
         basis=basis,
     )
 
@@ -408,19 +422,19 @@ def _gpu_candidates(
             "device_name": facts.gpu_name,
         }
         if gpu is None:
-            out.append(Candidate(**base, note=f"no spec for GPU {facts.gpu_name}"))
+            out.append(Candidate(**base, note=(NoGpuSpec(facts.gpu_name),)))
             continue
         if spec.batch_size % total:
             out.append(
                 Candidate(
                     **base,
-                    note=f"skipped: batch {spec.batch_size:,} does not split evenly over {total} GPUs",
+                    note=(BatchSplit(spec.batch_size, total),),
                 )
             )
             continue
         fabric = fabric_for(link, gpu.arch, n, k) if total > 1 and link is not None else None
-        if isinstance(fabric, str):
-            out.append(Candidate(**base, note=f"not predicted: {fabric}"))
+        if isinstance(fabric, NoBandwidth):
+            out.append(Candidate(**base, note=(fabric,)))
             continue
         out.append(
             _gpu_candidate(spec, fp, layers, gpu, facts, (n, k), fabric, base, hardware, one_time)
@@ -461,18 +475,14 @@ def _gpu_candidate(
         (hardware.calibration or {}).get(facts.gpu_name),
         timeline_layers=list(fp.layers),
     )
-    notes = [] if ok else [does_not_fit_note(need, memory, " per GPU")]
-    if ok and facts.gpu_count > 1 and total == 1:
-        notes.append(f"1 of its {facts.gpu_count} GPUs used; priced for the whole instance")
-    notes += [pred.note, scaling_note(pred)]
-    if k > 1:
-        link = hardware.interconnects[facts.instance_type]
-        notes.append(
-            f"predicted only, on paper: across {k} instances over {link.network_gbps:g} Gbit/s "
-            f"{'EFA' if link.efa else 'network'} at NCCL's 96% of line rate (measured rings reached 0.6-1.2x "
-            "of that, NVIDIA/nccl#527), in one cluster placement group"
-        )
-    note = "; ".join(x for x in notes if x)
+    link = hardware.interconnects[facts.instance_type] if k > 1 else None
+    note = noted(
+        None if ok else does_not_fit_note(need, memory, per_gpu=True),
+        GpusIdle(1, facts.gpu_count) if ok and facts.gpu_count > 1 and total == 1 else None,
+        pred.note,
+        scaling_note(pred),
+        OnPaper(k, float(link.network_gbps or 0.0), bool(link.efa)) if link is not None else None,
+    )
     if pred.step_seconds is None or pred.low is None or pred.high is None:
         return Candidate(**base, fits=ok, note=note)
     step = StepMeasurement(

@@ -26,7 +26,6 @@ import math
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from planner.core.candidates import Target
 from planner.core.decide import (
     TOO_CLOSE_MARGIN,
     BenchmarkChoice,
@@ -130,13 +129,6 @@ class LeftRunning:
     expires_at: str | None = None
     reap_command: str | None = None
     error: str | None = None  # why it could not even be looked for
-
-    def line(self) -> str:
-        """The sentence `planner run` and the TUI's run pane print for it."""
-        return (
-            f"NOT TERMINATED: {self.instance_id} ({Target.shown(self.label)}) in {self.region} is still billing; it halts by its "
-            f"dead-man timer and is reaped after {self.expires_at}. Terminate it now: {self.reap_command}"
-        )
 
 
 @dataclass(frozen=True)
@@ -327,9 +319,12 @@ def plan_json(plan: Plan) -> dict[str, Any]:
 
 
 def _option_json(option: RankedOption) -> dict[str, Any]:
+    """An option's facts, its remarks each as {"kind", fields} (asdict would drop their kinds)."""
     data = asdict(option)
-    note = option.interval_note
-    data["interval_note"] = remark_json(note) if note is not None else None
+    data["note"] = [remark_json(n) for n in option.note]
+    for key in ("caveat", "interval_note"):
+        remark = getattr(option, key)
+        data[key] = remark_json(remark) if remark is not None else None
     return data
 
 
@@ -381,20 +376,42 @@ def to_json(doc: PlanDocument) -> dict[str, Any]:
 
 
 def _option_of_json(o: Any) -> Any:
-    """An option as any version wrote it: its interval note a remark (a string before 6; "" none)."""
-    if isinstance(o, dict) and "interval_note" in o:
-        note = o["interval_note"]
-        return {**o, "interval_note": remark_from_json(note) if note else None}
-    return o
+    """An option as any version wrote it: its note a list of remarks, its caveat and interval note a remark or none
+    (before 6, words: "; "-joined notes kept whole as one, "" none)."""
+    if not isinstance(o, dict):
+        return o
+    out = dict(o)
+    for key in ("caveat", "interval_note"):
+        if key in o:
+            out[key] = remark_from_json(o[key]) if o[key] else None
+    if "note" in o:
+        note = o["note"]
+        out["note"] = tuple(
+            remark_from_json(n)
+            for n in (note if isinstance(note, list) else [note] if note else [])
+        )
+    return out
+
+
+def _choices_of_json(choices: Any) -> Any:
+    return [_choice_of_json(c) for c in choices] if isinstance(choices, list) else choices
+
+
+def _choice_of_json(c: Any) -> Any:
+    """A paid benchmark's choice as any version wrote it: its option's notes as remarks (none before 6)."""
+    if isinstance(c, dict) and "notes" in c:
+        return {**c, "notes": tuple(remark_from_json(n) for n in c["notes"] or [])}
+    return c
 
 
 def choice_json(choice: BenchmarkChoice) -> dict[str, Any]:
     """A paid benchmark's choice: its target, whether to benchmark it, and the facts of why that are set (a document
     written before the reasons were facts is written back as it was: its words in `reason`)."""
+    data = {**asdict(choice), "notes": [remark_json(n) for n in choice.notes]}
     return {
         k: v
-        for k, v in asdict(choice).items()
-        if k in ("target", "benchmark") or v not in (None, "", False)
+        for k, v in data.items()
+        if k in ("target", "benchmark") or v not in (None, "", False, [])
     }
 
 
@@ -467,13 +484,13 @@ def from_json(data: Any, source: str = "the plan") -> PlanDocument:
         "options": d.get("plan_options", {}),
         "run_dir": d.get("run_dir"),
         "prices": d.get("prices"),
-        "benchmark": d.get("benchmark"),
-        "skipped": d.get("skipped"),
+        "benchmark": _choices_of_json(d.get("benchmark")),
+        "skipped": _choices_of_json(d.get("skipped")),
         "failed_targets": d.get("failed_targets"),
         "interrupted_targets": d.get("interrupted_targets"),
         "unterminated": d.get("unterminated_instances"),
         "bench_cost_usd": d.get("bench_cost_usd"),
-        "auto": d.get("auto"),
+        "auto": _choices_of_json(d.get("auto")),
         "task_choice": {k: v for k, v in d["task_choice"].items() if k != "target"}
         if isinstance(d.get("task_choice"), dict)
         else d.get("task_choice"),

@@ -59,7 +59,9 @@ class Option:
     train_seconds_low: float | None = None
     train_seconds_high: float | None = None  # math.inf: no usable interval (see interval_note)
     fits: bool = True
-    note: str = ""
+    note: tuple[
+        Remark, ...
+    ] = ()  # the option's own remarks: why it cannot run, what its prediction rests on
     instance_type: str | None = None
     region: str | None = None
     purchase: Purchase | None = None
@@ -72,7 +74,7 @@ class Option:
         None  # part of one_time_seconds: materialising the dataset (modelled)
     )
     interval_note: Remark | None = None  # why there is no usable interval
-    caveat: str = ""  # what makes this measurement less trustworthy (a busy machine)
+    caveat: Remark | None = None  # what makes this measurement less trustworthy (a busy machine)
     gpus_used: int | None = None  # GPUs the option trains on, in all (None: a CPU option)
     instances: int = (
         1  # instances it rents at once (several: predicted across the network, on paper)
@@ -280,7 +282,8 @@ class BenchmarkChoice:
     gpu: str = ""  # same_gpu: the GPU model
     winner: str = ""  # too_close: the two options the answer could not tell apart
     runner_up: str = ""
-    note: str = ""  # unpredicted, does_not_fit: the option's own note; data_parallel: its name
+    note: str = ""  # data_parallel: the option's name (a document written before 6: the option's notes in words)
+    notes: tuple[Remark, ...] = ()  # unpredicted, does_not_fit: the option's own notes
     unbacked: bool = False  # recommended: no published training figure backs the GPU
     speedup_low: float | None = None  # straddles, beats, too_slow
     speedup_high: float | None = None

@@ -8,6 +8,7 @@ from typing import Any
 
 from planner.core.kinds import ChoiceReason
 from planner.core.plan import BenchmarkChoice, Plan, RankedOption, option_name
+from planner.core.remarks import NoPublishedBand, Unbacked
 
 
 def select_benchmarks(
@@ -67,19 +68,24 @@ def select_benchmarks(
             skip(o, "data_parallel", note=option_name(o))
             continue
         if not o.fits:
-            skip(o, "does_not_fit", note=o.note)
+            skip(o, "does_not_fit", notes=o.note)
             continue
         if model in seen_gpus:
             skip(o, "same_gpu", gpu=model, other=seen_gpus[model])
             continue
         if o.train_seconds is None:
             seen_gpus[model] = o.target
-            wanted.append(want(o, "unpredicted", note=o.note))
+            wanted.append(want(o, "unpredicted", notes=o.note))
             continue
         if o.target == rec.target:
             seen_gpus[model] = o.target
             wanted.insert(
-                1 if best_cpu else 0, want(o, "recommended", unbacked="no published" in o.note)
+                1 if best_cpu else 0,
+                want(
+                    o,
+                    "recommended",
+                    unbacked=any(isinstance(n, (Unbacked, NoPublishedBand)) for n in o.note),
+                ),
             )
             continue
         if (

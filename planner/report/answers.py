@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from planner.core.candidates import Target
 from planner.core.document import SCRIPT_KIND
 from planner.report.text import escape
 from planner.report.why import (
@@ -17,9 +18,10 @@ from planner.report.why import (
 )
 
 if TYPE_CHECKING:
-    from planner.core.document import PlanDocument
+    from planner.core.document import LeftRunning, PlanDocument
 
 from planner.report.plan import device_text
+from planner.report.remarks import note_text
 
 VERDICT_TITLES = {
     "clear": "Recommendation",
@@ -71,7 +73,7 @@ def failed_lines(doc: PlanDocument) -> list[str]:
     if doc.recommendation.verdict == "failed":
         return []  # the headline is the failures, whole
     return [
-        f"  [red]Failed:[/] {escape(o.target)} ({escape(device_text(o))}): {escape(' '.join(o.note.split()))}"
+        f"  [red]Failed:[/] {escape(o.target)} ({escape(device_text(o))}): {escape(' '.join(note_text(o.note).split()))}"
         for o in doc.failed
     ]
 
@@ -92,7 +94,15 @@ def plan_answers(doc: PlanDocument) -> list[tuple[str, str]]:
 def unterminated_lines(doc: PlanDocument | None) -> list[str]:
     """What a run could not terminate, each a plain sentence with the command that will — `planner
     run`'s words, for the TUI's run pane too."""
-    return [x.line() for x in (doc.unterminated or [])] if doc is not None else []
+    return [left_running_line(x) for x in (doc.unterminated or [])] if doc is not None else []
+
+
+def left_running_line(x: LeftRunning) -> str:
+    """The sentence `planner run` and the TUI's run pane print for an instance a run could not terminate."""
+    return (
+        f"NOT TERMINATED: {x.instance_id} ({Target.shown(x.label)}) in {x.region} is still billing; it halts by its "
+        f"dead-man timer and is reaped after {x.expires_at}. Terminate it now: {x.reap_command}"
+    )
 
 
 NO_BENCHMARK = "No paid benchmark needed: training here wins clearly, and measuring an instance would not change that"

@@ -11,6 +11,7 @@ from planner.core.document import SCRIPT_KIND
 from planner.core.formats import UNITS
 from planner.core.plan import hourly_rate
 from planner.core.shown import DEFAULT_GROUP_BY, GROUP_BY, GroupBy, Shown, shown_options  # noqa: F401 - re-exported
+from planner.report.remarks import note_text
 from planner.report.text import escape, range_text, seconds_text, short
 
 if TYPE_CHECKING:
@@ -135,7 +136,7 @@ def plan_row(
             else "[red]failed[/]"
         )
         step = seconds_text(o.step_seconds) if o.step_seconds else "-"
-        note = o.note
+        note = note_text(o.note)
         for said in ("does not fit", "not predicted"):  # the cell already says it
             note = note[len(said) :].lstrip(":; ") if note.startswith(said) else note
         return head + [

@@ -7,6 +7,7 @@ import math
 from typing import TYPE_CHECKING
 
 from planner.core.plan import billed_cost, hourly_rate
+from planner.report.remarks import note_text
 
 if TYPE_CHECKING:
     from planner.core.document import PlanDocument
@@ -100,7 +101,7 @@ def plan_csv_rows(doc: PlanDocument) -> list[list[str]]:
                 _number(o.scaling_efficiency),
                 "true" if o.fits else "false",
                 "true" if o.failed else "false",
-                " ".join(o.note.split()),
+                " ".join(note_text(o.note).split()),
             ]
         )
     return out

@@ -57,8 +57,10 @@ def worded_json(doc: PlanDocument) -> dict[str, Any]:
     data["warnings"] = strict_json([remark_json(w) for w in doc.plan.warnings])
     data["notes"] = strict_json([remark_json(n) for n in doc.plan.notes])
     for shown, ranked in zip(data["options"], doc.plan.options, strict=True):
-        if ranked.interval_note is not None:
-            shown["interval_note"] = strict_json(remark_json(ranked.interval_note))
+        shown["note"] = strict_json([remark_json(n) for n in ranked.note])
+        for key in ("caveat", "interval_note"):
+            if (remark := getattr(ranked, key)) is not None:
+                shown[key] = strict_json(remark_json(remark))
     for key in ("benchmark", "skipped", "auto"):
         if data.get(key) is not None:
             data[key] = strict_json([choice_words(c) for c in getattr(doc, key) or []])

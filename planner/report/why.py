@@ -19,6 +19,7 @@ from planner.core.plan import (
     hourly_rate,
     option_name,
 )
+from planner.report.remarks import note_text, word
 
 
 def answer_reason(plan: Plan, rec: Recommendation) -> str:
@@ -111,7 +112,7 @@ def _choice(plan: Plan) -> tuple[str, str]:
 
 
 def _caveats(pair: list[RankedOption]) -> str:
-    return "".join(f". Careful: {o.target} was {o.caveat}" for o in pair if o.caveat)
+    return "".join(f". Careful: {o.target} was {word(o.caveat)}" for o in pair if o.caveat)
 
 
 def _by_key(plan: Plan, key: str | None) -> RankedOption | None:
@@ -216,10 +217,13 @@ def span_text(o: RankedOption) -> str:
 
 def nothing_reason(failed: list[RankedOption], too_big: list[RankedOption], where: str) -> str:
     """No usable option: what failed (its whole reason), apart from what does not fit, and the fix."""
-    parts = [f"{option_name(o)} ({device_label(o)}) failed: {o.note}" for o in failed]
+    parts = [f"{option_name(o)} ({device_label(o)}) failed: {note_text(o.note)}" for o in failed]
     if failed and not too_big:
         return "; ".join(parts)
-    parts += [f"{option_name(o)} ({device_label(o)}) does not fit: {o.note}" for o in too_big[:3]]
+    parts += [
+        f"{option_name(o)} ({device_label(o)}) does not fit: {note_text(o.note)}"
+        for o in too_big[:3]
+    ]
     if len(too_big) > 3:
         parts.append(f"{len(too_big) - 3} more do not fit")
     fix = (
@@ -276,7 +280,9 @@ def alone_reason(
     compared because its benchmarks failed, by name (each failure's whole reason is its row's note: a plan
     prints it once, under the headline)."""
     caveat = (
-        f". Careful: {only.target} was {only.caveat}" if only is not None and only.caveat else ""
+        f". Careful: {only.target} was {word(only.caveat)}"
+        if only is not None and only.caveat
+        else ""
     )
     not_compared = "; ".join(
         f"{'training here' if name == 'here' else 'renting'} ("
@@ -361,7 +367,7 @@ def task_choice_text(
         f", the best of the {allowed} instances it allows" if allowed > 1 else ""
     )
     if not chosen.usable:
-        return f"{asks} — {what} cannot run this workload: {chosen.note}"
+        return f"{asks} — {what} cannot run this workload: {note_text(chosen.note)}"
     if answer is None or answer.key == chosen.key:
         return f"{asks} — {what}: {_result(chosen)}" + (
             f", {answer_name} too" if answer is not None else ""
@@ -400,8 +406,12 @@ def choice_reason(c: BenchmarkChoice) -> str:
 def choice_words(c: BenchmarkChoice) -> dict[str, object]:
     """A paid benchmark's choice as JSON shows it: its facts, and its `reason` in words."""
     from planner.core.document import choice_json
+    from planner.report.remarks import remark_json
 
-    return {**choice_json(c), "reason": choice_reason(c)}
+    data = choice_json(c)
+    if c.notes:
+        data["notes"] = [remark_json(n) for n in c.notes]
+    return {**data, "reason": choice_reason(c)}
 
 
 def _choice_words(c: BenchmarkChoice) -> str:
@@ -418,11 +428,12 @@ def _choice_words(c: BenchmarkChoice) -> str:
             unbacked if c.unbacked else ""
         )
     if why == "unpredicted":
-        return f"could not be predicted ({c.note}): a benchmark settles it"
+        return f"could not be predicted ({note_text(c.notes) or c.note}): a benchmark settles it"
     if why == "data_parallel":
         return f"data-parallel option ({c.note}): predicted from the device model; benchmark the instance's 1-GPU option"
     if why == "does_not_fit":
-        return f"does not fit in GPU memory ({c.note})" if c.note else "does not fit in GPU memory"
+        said = note_text(c.notes) or c.note
+        return f"does not fit in GPU memory ({said})" if said else "does not fit in GPU memory"
     if why == "same_gpu":
         return f"same GPU ({c.gpu}) as {c.other}, which is cheaper"
     if why == "cpu_no_better":

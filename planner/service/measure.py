@@ -166,10 +166,10 @@ class Measure:
             first = self.trace_on_standins(path, args, cwd, env, cancel, on_progress, label)
             if first is not None and first.cuda_used:
                 cpu, cores = this_cpu(first)
-                why = too_slow_here(
+                slow = too_slow_here(
                     first, cpu, cores, seconds + SCRIPT_CAP_EXTRA_SECONDS, memory_available()
                 )
-                here = None if why is None else predicted_here(first, why, cpu, cores)
+                here = None if slow is None else predicted_here(first, word(slow), cpu, cores)
                 if here is not None:
                     return here
         with tempfile.TemporaryDirectory(prefix="planner-script-") as tmp:

@@ -126,12 +126,8 @@ def measured_candidates(
 def emulation_warnings(options: list[RankedOption]) -> list[Remark]:
     """A GPU that runs the spec's precision emulated (bf16 on a T4 or V100) is said once under the plan:
     its rows' notes are cut in a narrow table."""
-    models = {
-        (o.device_name or "").split(" (")[0]
-        for o in options
-        if o.device == "cuda" and "emulates bf16" in (o.note or "")
-    }
-    return [EmulatedPrecision(model, "bf16", "fp16") for model in sorted(models)]
+    said = {n.gpu: n for o in options for n in o.note if isinstance(n, EmulatedPrecision)}
+    return [said[gpu] for gpu in sorted(said)]
 
 
 def benchmark_choices(plan: Plan, aws: AwsOptions | None = None) -> list[BenchmarkChoice]:

@@ -61,8 +61,8 @@ def mark(o: RankedOption, doc: PlanDocument) -> Text:
 
 def notes(o: RankedOption) -> str:
     """An option's notes as one line: its note, caveat and interval note, whichever it has."""
-    interval = word(o.interval_note) if o.interval_note is not None else ""
-    parts = [text for text in (o.note, o.caveat, interval) if text]
+    said = (*o.note, *(x for x in (o.caveat, o.interval_note) if x is not None))
+    parts = [word(x) for x in said]
     device = (
         device_text(o) if o.device == "cuda" else o.device_name or o.device
     )  # 'A100 x8 (10%)', 'AMD EPYC'

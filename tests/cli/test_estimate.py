@@ -9,7 +9,7 @@ import re
 import pytest
 
 from tests.cli.helpers import planner
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, note_of
 
 
 def strict(text: str):
@@ -110,12 +110,12 @@ def test_a_workload_that_does_not_fit_here_is_still_planned(tmp_path):
     assert r.code == 0, r.err
     doc = strict(r.out)
     local = next(o for o in doc["options"] if o["target"] == "local")
-    assert not local["fits"] and "does not fit here" in local["note"] and "GiB" in local["note"]
+    assert not local["fits"] and "does not fit here" in note_of(local) and "GiB" in note_of(local)
     assert (
         local["step_seconds"] > 0
     )  # measured anyway: the bench held a pool of batches, not the dataset
     said = [
-        w for w in doc["notes"] if "measured on a pool of" in w
+        w["text"] for w in doc["notes"] if "measured on a pool of" in w["text"]
     ]  # and the plan says what it modelled
     assert (
         len(said) == 1 and "the whole dataset (36.6 GiB)" in said[0] and "is modelled" in said[0]
@@ -195,4 +195,4 @@ def test_predict_only_measures_nothing_and_predicts_every_instance(tmp_path):
         for o in doc["options"]
         if o["device"] == "cpu" and o["step_seconds"] is not None and o["fits"]
     ]
-    assert cpus and all("nothing measured here" in o["note"] for o in cpus)
+    assert cpus and all("nothing measured here" in note_of(o) for o in cpus)

@@ -38,9 +38,11 @@ def test_an_agent_stepping_a_python_environment_is_answered_with_a_cpu():
     assert doc["recommendation"]["device"] == "cpu" and doc["answers"]["rent"]["device"] == "cpu"
     gpus = [o for o in doc["options"] if o["device"] == "cuda" and o["step_seconds"]]
     assert gpus and all(o["source"] == "predicted" for o in gpus)
-    assert any("values read back" in n for n in doc["notes"])  # how the GPU rows were made: a note,
+    assert any(
+        "values read back" in n["text"] for n in doc["notes"]
+    )  # how the GPU rows were made: a note,
     assert not any(
-        "steps found by" in w or "GPU rows" in w for w in doc["warnings"]
+        "steps found by" in w["text"] or "GPU rows" in w["text"] for w in doc["warnings"]
     )  # not a caveat among the warnings
 
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from planner.core.document import to_json
 from planner.journal import RunJournal
+from planner.report.text import worded_json
 from tests.cli.helpers import planner
 from tests.conftest import EXAMPLES as EXAMPLES_DIR
 
@@ -63,7 +63,7 @@ def test_journal_holds_spec_results_and_plan(run_dir):
     results = journal.read_results()
     assert "local-cpu" in results and results["local-cpu"].result.status == "ok"
     assert json.loads((out / "plan.json").read_text()) == doc  # plan.json is what --json printed
-    assert to_json(journal.read_plan())["options"] == doc["options"]  # and reads back as it was
+    assert worded_json(journal.read_plan())["options"] == doc["options"]  # and reads back as it was
 
 
 def test_plan_reproduces_run_exactly_from_the_journal(run_dir):

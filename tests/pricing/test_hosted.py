@@ -32,6 +32,7 @@ from pricing.hosted import (
     read_source,
 )
 from tests.cli.helpers import planner
+from tests.conftest import note_of
 
 SLICE = (Path(__file__).parent / "data" / "vms_slice.csv").read_bytes()
 HEADER = SLICE.split(b"\n", 1)[0]
@@ -201,9 +202,8 @@ def test_refresh_over_https_url_lists_every_type_with_its_facts_and_the_estimate
         options["aws:p4de.24xlarge"]["step_seconds"]
         and options["aws:p4de.24xlarge"]["device_name"] == "A100-80GB"
     )
-    assert (
-        options["aws:g5g.xlarge"]["step_seconds"] is None
-        and "no spec for GPU T4g" in options["aws:g5g.xlarge"]["note"]
+    assert options["aws:g5g.xlarge"]["step_seconds"] is None and "no spec for GPU T4g" in note_of(
+        options["aws:g5g.xlarge"]
     )
     assert options["aws:inf2.xlarge"]["device"] == "cpu"
 

@@ -17,6 +17,7 @@ import pytest
 
 from planner.core.script import Epoch, LoaderUnderWay, ScriptRun, estimate_script
 from planner.errors import InputError, RunError
+from planner.report.remarks import word, words
 from planner.report.text import progress_text
 from planner.service import PlannerService, PlanOptions
 from runner.local import run_script
@@ -60,7 +61,7 @@ def test_accumulation_epochs_and_the_time_between_them_are_found_and_the_run_ext
     assert any(
         "finished by itself after 32 steps (4 epochs) while it was measured, and the plan is of 320"
         in w
-        for w in est.warnings
+        for w in words(est.warnings)
     )
     assert (
         est.between_epochs_seconds is not None and 0.04 <= est.between_epochs_seconds <= 0.5
@@ -99,8 +100,8 @@ def test_weights_updated_by_hand_step_at_each_backward_pass(tmp_path):
     run, est = bench_script(script(tmp_path, manual), [], seconds=30, total_steps=500)
     assert run.boundary == "backward" and len(run.steps) == 50
     # no DataLoader, so no epochs: nothing between them is missing from the estimate (a note, not a warning)
-    assert any("iterated no DataLoader" in n for n in est.notes) and not any(
-        "epoch" in w for w in est.warnings
+    assert any("iterated no DataLoader" in n for n in words(est.notes)) and not any(
+        "epoch" in w for w in words(est.warnings)
     )
 
 
@@ -203,10 +204,10 @@ def test_the_whole_run_is_asked_for_when_it_cannot_be_known(tmp_path):
     assert any(
         "500 steps per epoch is the training DataLoader's length (1,000 batches) / the 2 batch(es) per step"
         in n
-        for n in est.notes
+        for n in words(est.notes)
     )
     assert any(
-        "no epoch boundary" in w for w in est.warnings
+        "no epoch boundary" in w for w in words(est.warnings)
     )  # a loader whose epoch never ended: said, not pretended
 
 
@@ -438,7 +439,7 @@ def test_a_script_that_finishes_inside_the_budget_is_its_own_whole_run(tmp_path)
     assert (
         run.stopped_because == "finished"
         and est.total_steps == 120
-        and any("finished within" in n for n in est.notes)
+        and any("finished within" in n for n in words(est.notes))
     )
 
 
@@ -584,7 +585,7 @@ def test_a_step_time_still_moving_at_the_budget_is_measured_on_until_it_settles_
     )  # at 3x the budget, and said
     assert any(
         "the step time had not settled at 3x the budget, measured on for it" in n
-        for n in est.warnings
+        for n in words(est.warnings)
     )
 
 
@@ -643,7 +644,7 @@ def test_steps_whose_windows_keep_moving_are_measured_to_the_cap_said_on_the_pro
     )  # the hard cap, on the progress line
     moved = [
         w
-        for w in est.warnings
+        for w in words(est.warnings)
         if "the step time had not settled at 3x the budget, measured on for it" in w
     ]
     assert (
@@ -652,7 +653,7 @@ def test_steps_whose_windows_keep_moving_are_measured_to_the_cap_said_on_the_pro
         and "an agent learning to keep its episodes going" in moved[0]
     )
     assert not any(
-        "busy machine" in w for w in est.warnings
+        "busy machine" in w for w in words(est.warnings)
     )  # its own steps moved, not the machine
 
 
@@ -716,13 +717,12 @@ def test_a_machine_busy_with_other_work_while_the_script_is_measured_is_said(tmp
         burner.kill()
         burner.wait()
     assert run.other_cpus is not None and run.other_cpus >= 0.6  # the burner: about one CPU
-    assert (
-        run.busy_warnings
-        and "the machine was busy while the script was measured" in run.busy_warnings[0]
+    assert run.busy_warnings and "the machine was busy while the script was measured" in word(
+        run.busy_warnings[0]
     )
-    assert est.warnings[0].startswith("the machine was busy") and est.warnings[0].endswith(
-        "measure again when it is quiet"
-    )
+    assert words(est.warnings)[0].startswith("the machine was busy") and words(est.warnings)[
+        0
+    ].endswith("measure again when it is quiet")
 
 
 def test_a_scripts_own_cpu_time_counts_its_children():
@@ -780,7 +780,7 @@ def test_a_script_that_never_asks_for_a_gpu_is_not_planned_on_one(tmp_path):
     assert not [c for c in doc.benchmark or [] if "g" in c.target.split(":")[1][:2]]
     assert any(
         "GPU instances are left out of the plan): the script never asks for a GPU" in w
-        for w in doc.plan.warnings
+        for w in words(doc.plan.warnings)
     )
     asks = script(
         tmp_path,
@@ -793,7 +793,7 @@ def test_a_script_that_never_asks_for_a_gpu_is_not_planned_on_one(tmp_path):
         seconds=1,
     )
     assert any(o.device == "cuda" and o.train_seconds for o in doc.plan.options)
-    assert not any("never asks for a GPU" in w for w in doc.plan.warnings)
+    assert not any("never asks for a GPU" in w for w in words(doc.plan.warnings))
 
 
 def test_what_a_script_starts_outside_its_process_group_ends_with_the_measurement(tmp_path):

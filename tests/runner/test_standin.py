@@ -11,8 +11,10 @@ import pytest
 
 from planner.core.predict.trace import predict_trace_gpu
 from planner.core.script import OpClassWork, ScriptRun, StepTrace, standin_step
+from planner.report.remarks import word
 from planner.service.predictions import hardware
 from runner.local import run_script
+from tests.conftest import note_of
 
 # A GPU script as people write them: CUDA hard-coded, bf16 autocast, TF32 allowed, GradScaler, fused AdamW,
 # scaled-dot-product attention, a loss printed every step. On this CPU it cannot run at all.
@@ -268,10 +270,9 @@ def test_a_script_that_cannot_run_on_this_cpu_is_planned_from_its_trace_on_the_s
     plan = json.loads(r.out)
     rows = {o["target"]: o for o in plan["options"]}
     local = rows["local"]
-    assert (
-        local["source"] == "predicted"
-        and "stops before its first step: AssertionError" in local["note"]
-    )
+    assert local[
+        "source"
+    ] == "predicted" and "stops before its first step: AssertionError" in note_of(local)
     gpu = next(o for o in plan["options"] if o["device"] == "cuda")
     assert gpu["source"] == "predicted" and gpu["train_seconds"] > 0
     assert any(
@@ -310,7 +311,7 @@ def test_a_gpu_script_too_slow_for_this_cpu_is_not_run_here_and_answers_in_secon
     assert "it is traced on a stand-in GPU first" in r.err
     plan = json.loads(r.out)
     local = next(o for o in plan["options"] if o["target"] == "local")
-    assert local["source"] == "predicted" and "so it was not run here" in local["note"], local
+    assert local["source"] == "predicted" and "so it was not run here" in note_of(local), local
     assert (
         local["step_seconds"] > 60
     )  # minutes a step here: what a measurement would have waited for
@@ -343,7 +344,7 @@ def test_predict_only_plans_a_gpu_script_from_its_trace_without_running_it_here(
     )  # the stand-in trace, and its T4 retrace (the script asks for bf16): no run on this CPU
     plan = json.loads(r.out)
     local = next(o for o in plan["options"] if o["target"] == "local")
-    assert local["source"] == "predicted" and "--predict-only" in local["note"]
+    assert local["source"] == "predicted" and "--predict-only" in note_of(local)
     assert any(o["device"] == "cuda" and o["train_seconds"] > 0 for o in plan["options"])
 
 
@@ -448,9 +449,8 @@ def test_a_script_that_calls_cuda_without_asking_is_planned_from_the_stand_in_to
     assert r.code == 0, r.err
     plan = json.loads(r.out)
     assert any(o["device"] == "cuda" for o in plan["options"])
-    assert (
-        "Torch not compiled with CUDA enabled"
-        in next(o for o in plan["options"] if o["target"] == "local")["note"]
+    assert "Torch not compiled with CUDA enabled" in note_of(
+        next(o for o in plan["options"] if o["target"] == "local")
     )
 
 
@@ -497,5 +497,5 @@ def test_a_step_whose_peak_memory_is_more_than_this_machine_has_free_is_not_run_
     peak = on.trace.peak_bytes
     assert peak > 0
     why = too_slow_here(run, local_cpu_facts(), 1, 300.0, memory_bytes=peak // 2)
-    assert why is not None and "more than the" in why and "free here" in why
+    assert why is not None and "more than the" in word(why) and "free here" in word(why)
     assert too_slow_here(run, local_cpu_facts(), 1, 300.0, memory_bytes=peak * 2) is None

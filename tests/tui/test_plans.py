@@ -152,7 +152,7 @@ def test_the_answer_is_the_clis_terse_one_and_x_shows_the_whole_reasoning_as_exp
             # whole lines a short box cannot cut mid-sentence: the warnings in one, then what x shows
             assert shown.splitlines()[-1].startswith("x: the whole reasoning")
             assert sum("warning" in line for line in shown.splitlines()) <= 2
-            assert not any(f"note: {note}" in shown for note in doc.plan.notes)
+            assert not any(f"note: {note}" in shown for note in words(doc.plan.notes))
             app.action_show("results")
             await pilot.pause(0.2)
             await pilot.press("x")

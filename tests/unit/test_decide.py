@@ -17,6 +17,7 @@ from planner.core.estimate import (
     StepMeasurement,
     estimate_training,
 )
+from planner.core.remarks import MeasuredBusy
 from planner.report.remarks import word, words
 from planner.report.why import headline_reason
 
@@ -349,7 +350,7 @@ def test_a_measurement_without_a_usable_interval_is_said_so_and_never_wins_a_dea
 def test_a_busy_machine_is_named_in_the_headline():
     plan = decide(
         [
-            local_cpu(60.0, caveat="measured while the machine was busy (see the warnings)"),
+            local_cpu(60.0, caveat=MeasuredBusy()),
             cpu(200.0, price=0.2),
         ]
     )

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from planner.core.decide import ErrorBasis, Option, decide, noise_band, time_ratio
 from planner.core.estimate import RUN_TO_RUN_NOISE
 from planner.core.formats import sig_duration, sig_money
+from planner.report.remarks import note_text
 from planner.report.why import answer_reason, choice_text
 
 BOOT = 150.0  # an instance's boot, as planner.core.estimate.CLOUD_BOOT_SECONDS
@@ -318,8 +319,11 @@ def test_does_not_fit_states_the_rule_and_its_numbers():
     )
     c = measured_candidate(LOCAL, result, 0.0, need_bytes=int(22.7 * 2**30))
     assert not c.fits
-    assert "does not fit here: the run needs ~22.7 GiB; may use 20.5 GiB (90% of 22.8 GiB" in c.note
-    assert "kept free" in c.note
+    assert (
+        "does not fit here: the run needs ~22.7 GiB; may use 20.5 GiB (90% of 22.8 GiB"
+        in note_text(c.note)
+    )
+    assert "kept free" in note_text(c.note)
 
 
 def test_a_ratio_over_an_interval_with_no_usable_end_never_reads_as_0x():

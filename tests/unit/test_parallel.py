@@ -24,6 +24,7 @@ from planner.core.predict.parallel import (
     predict_data_parallel,
     scaling_note,
 )
+from planner.report.remarks import word
 from planner.workload.footprint import Layer, footprint
 from planner.workload.spec import load_spec
 from tests.conftest import EXAMPLES
@@ -86,7 +87,7 @@ def test_across_instances_the_network_bounds_the_ring():
     assert two.ranks == 16 and two.instances == 2
     assert two.bus_bytes_per_second == pytest.approx(400 / 8 * 1e9 * 0.96)
     unsourced = Interconnect("g6.12xlarge", 4, "pcie", {}, 4, None, None)
-    assert "not sourced" in fabric_for(unsourced, "ada", 4, instances=2)
+    assert "not sourced" in word(fabric_for(unsourced, "ada", 4, instances=2))
     # crossing instances costs more than staying inside one
     assert allreduce_seconds(100e6, two) > allreduce_seconds(
         100e6, fabric_for(NVSWITCH, "ampere", 8)
@@ -208,7 +209,7 @@ def test_the_examples_mlp_scales_poorly_everywhere_and_the_note_says_why():
             layers, A100, spec.batch_size, 4, fabric_for(link, gen, 4), "fp32", "adam"
         )
         assert p.scaling_efficiency < 0.5
-        note = scaling_note(p)
+        note = word(scaling_note(p))
         assert "scales poorly" in note and "dispatch-bound" in note
 
 

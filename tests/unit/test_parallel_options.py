@@ -9,6 +9,7 @@ from planner.core.decide import decide, select_benchmarks
 from planner.core.document import plan_json
 from planner.core.predict import GpuSpec
 from planner.core.predict.fabric import Interconnect
+from planner.report.remarks import note_text
 from planner.workload.footprint import footprint
 from planner.workload.spec import load_spec, parse_spec
 from runner.bench.result import BenchResult
@@ -54,9 +55,9 @@ def test_a_multi_gpu_instance_is_offered_at_every_count_and_priced_whole():
     ]
     assert [c.price_per_hour for c in p4d] == [21.96] * 4 + [43.92, 87.84]
     assert {c.device_name for c in p4d} == {"A100"}
-    assert "1 of its 8 GPUs used; priced for the whole instance" in p4d[0].note
+    assert "1 of its 8 GPUs used; priced for the whole instance" in note_text(p4d[0].note)
     assert p4d[0].scaling_efficiency is None and 0 < p4d[3].scaling_efficiency < 1
-    assert "predicted only, on paper" in p4d[4].note and "EFA" in p4d[4].note
+    assert "predicted only, on paper" in note_text(p4d[4].note) and "EFA" in note_text(p4d[4].note)
     single = [c for c in candidates(mlp()) if c.instance_type == "g9.xlarge"]
     assert [(c.gpus_used, c.device_name) for c in single] == [(1, "A100")]
     assert [c.gpus_used for c in candidates(mlp()) if c.device == "cpu"] == [None]
@@ -66,7 +67,7 @@ def test_the_mlp_is_predicted_to_scale_poorly_and_its_options_say_so():
     for c in candidates(mlp(), instances=(P4D,)):
         if c.gpus_used > 1:
             assert c.scaling_efficiency < 0.5
-            assert "scales poorly" in c.note
+            assert "scales poorly" in note_text(c.note)
 
 
 def test_train_gpus_limits_the_counts_and_one_means_no_data_parallelism():
@@ -84,7 +85,9 @@ def test_a_count_that_does_not_divide_the_batch_is_skipped_with_a_note():
     by_count = {c.gpus_used: c for c in candidates(spec, instances=(P4D,))}
     assert all(by_count[n].step is not None for n in (1, 2, 4))
     for n in (8, 16, 32):
-        assert by_count[n].step is None and "does not split evenly over" in by_count[n].note
+        assert by_count[n].step is None and "does not split evenly over" in note_text(
+            by_count[n].note
+        )
 
 
 def test_each_count_is_its_own_option_in_the_plan_and_json():

@@ -25,7 +25,12 @@ from planner.core.document import (
 from planner.core.remarks import NoUsableInterval
 from planner.errors import InputError
 from planner.journal import RunJournal
-from planner.report.answers import answers_text, plan_answers, recommendation_text
+from planner.report.answers import (
+    answers_text,
+    left_running_line,
+    plan_answers,
+    recommendation_text,
+)
 from planner.report.plan import plan_table
 from planner.report.plan import plan_title as plan_title_of
 from planner.report.text import to_json as json_text
@@ -47,14 +52,15 @@ WORDS = (
 
 
 def facts(data: dict) -> dict:
-    """A document written before, less its decision's words, its warnings and interval notes as 6 writes the words
-    of a document written before remarks were facts: each a `worded` remark (an empty interval note: none)."""
+    """A document written before, less its decision's words, its warnings and its options' notes as 6 writes the
+    words of a document written before remarks were facts: each a `worded` remark (an empty one: none)."""
     data["warnings"] = [{"kind": "worded", "text": w} for w in data.get("warnings", [])]
     for o in data.get("options", []):
-        if "interval_note" in o:
-            o["interval_note"] = (
-                {"kind": "worded", "text": o["interval_note"]} if o["interval_note"] else None
-            )
+        for key in ("interval_note", "caveat"):
+            if key in o:
+                o[key] = {"kind": "worded", "text": o[key]} if o[key] else None
+        if "note" in o:
+            o["note"] = [{"kind": "worded", "text": o["note"]}] if o["note"] else []
     recs = [
         data["recommendation"],
         *data.get("answers", {}).values(),
@@ -179,7 +185,10 @@ def test_a_run_document_keeps_what_the_run_could_not_terminate():
     assert doc.failed_targets == ["aws-g4dn.xlarge"] and doc.bench_cost_usd == 0.0123
     left = doc.unterminated or []
     assert [x.instance_id for x in left] == ["i-0123456789abcdef0"]
-    assert "planner reap --region us-east-1 --run-id 20261124T120000Z-1a2b3c4d" in left[0].line()
+    assert (
+        "planner reap --region us-east-1 --run-id 20261124T120000Z-1a2b3c4d"
+        in left_running_line(left[0])
+    )
     assert [c.target for c in doc.auto or []] == ["aws:g5.xlarge"]
 
 

@@ -15,6 +15,8 @@ from planner.core.predict import (
     predict_cpu,
     predict_gpu,
 )
+from planner.core.remarks import Worded
+from planner.report.remarks import word
 from planner.report.why import choice_reason
 from planner.workload.footprint import Layer, footprint
 from planner.workload.spec import load_spec, parse_spec
@@ -94,10 +96,10 @@ def test_precision_uses_tensor_cores_and_missing_figures_are_not_guessed():
     bf16 = predict_gpu(layers, A100, 1, "bf16", "adam").step_seconds
     assert bf16 < fp32 / 5
     none = predict_gpu(layers, A10G, 1, "fp32", "adam")  # a GPU without figures: not guessed
-    assert none.step_seconds is None and "A10G" in none.note
+    assert none.step_seconds is None and "A10G" in word(none.note)
     t4_bf16 = predict_gpu(layers, T4, 1, "bf16", "adam")
     t4_fp16 = predict_gpu(layers, T4, 1, "fp16", "adam")
-    assert t4_bf16.step_seconds > 5 * t4_fp16.step_seconds and "use fp16" in t4_bf16.note
+    assert t4_bf16.step_seconds > 5 * t4_fp16.step_seconds and "use fp16" in word(t4_bf16.note)
 
 
 def test_host_data_adds_the_copy_over_pcie():
@@ -140,7 +142,7 @@ def test_every_catalog_gpu_is_predicted_for_every_precision():
             p = predict_gpu(conv_net(), gpu, 64, precision, "sgd")
             assert p.step_seconds and p.low < p.step_seconds < p.high, (gpu.name, precision, p.note)
             if precision == "bf16" and gpu.arch in ("volta", "turing"):
-                assert "use fp16" in p.note
+                assert "use fp16" in word(p.note)
 
 
 def test_what_pytorch_runs_in_each_precision():
@@ -194,7 +196,7 @@ def test_interval_is_per_generation_and_calibration_narrows_it():
         "fp16",
         "sgd",
     )
-    assert "widened" in ada.note and not measured.note
+    assert "widened" in word(ada.note) and measured.note is None
     assert ada.high / ada.step_seconds > measured.high / measured.step_seconds
     calibrated = predict_gpu(conv_net(), A100, 64, "fp16", "sgd", calibration=1.5)
     assert calibrated.step_seconds == pytest.approx(1.5 * measured.step_seconds)
@@ -237,7 +239,7 @@ def test_cpu_instance_speed_follows_its_processor():
     no_bf16 = predict_cpu(
         1.0, 2, 8, work, local=LOCAL, target=CpuFacts("old", 2.6, 256, 2), precision="bf16"
     )
-    assert "no bf16" in no_bf16.note
+    assert "no bf16" in word(no_bf16.note)
     tiny = predict_cpu(1.0, 2, 8, 1e3, local=LOCAL, target=CpuFacts("x", 5.2, 128, 2)).step_seconds
     assert tiny == pytest.approx(
         0.5, rel=0.01
@@ -249,7 +251,9 @@ def test_cpu_instance_speed_follows_its_processor():
 
 def option(target, device, seconds, price, rel=0.3, name="", fits=True, predicted=True):
     if seconds is None:
-        return Option(target, device, "predicted", price, "ec2", name, fits=fits, note="no figures")
+        return Option(
+            target, device, "predicted", price, "ec2", name, fits=fits, note=(Worded("no figures"),)
+        )
     return Option(
         target,
         device,
@@ -351,9 +355,9 @@ def test_a_gpu_no_published_figure_backs_says_so_and_widens():
     t4 = predict_gpu(conv_net(), gpus["T4"], 64, "fp16", "adam")
     l4 = predict_gpu(conv_net(), gpus["L4"], 64, "fp32", "adam")
     l40s = predict_gpu(conv_net(), gpus["L40S"], 64, "fp32", "adam")
-    assert "no published fp16 training figure backs T4" in t4.note
-    assert "no published" not in l4.note  # the L4's fp32 is backed by published measurements
-    assert "no published fp32 training figure backs L40S" in l40s.note
+    assert "no published fp16 training figure backs T4" in word(t4.note)
+    assert l4.note is None  # the L4's fp32 is backed by published measurements
+    assert "no published fp32 training figure backs L40S" in word(l40s.note)
     assert l40s.high / l40s.low > l4.high / l4.low  # the same Ada band, widened
     assert l4.high / l4.low <= 2.0  # fp32 on Ampere and later: no wider than the evidence warrants
 

@@ -33,7 +33,7 @@ SAMPLE = {
 
 def sample(cls: type[r.Remark]) -> r.Remark:
     """One of `cls` with a value of each field's type."""
-    hints = typing.get_type_hints(cls, vars(r))
+    hints = typing.get_type_hints(cls)
     values = {}
     for f in dataclasses.fields(cls):
         shown = str(f.type)

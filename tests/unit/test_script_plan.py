@@ -20,7 +20,7 @@ from planner.core.script import (
     own_epochs,
     script_candidates,
 )
-from planner.report.remarks import word, words
+from planner.report.remarks import note_text, word, words
 from planner.service.predictions import hardware
 from pricing.catalog import gpu_specs_by_name, instances, load_catalog
 
@@ -163,7 +163,7 @@ def test_without_a_trace_gpu_rows_say_why_they_are_not_predicted():
     _, candidates = _plan(None, 0.03, 1000)  # type: ignore[arg-type]
     gpus = [c for c in candidates if c.device == "cuda"]
     assert gpus and all(
-        c.step is None and "no step of the script was traced" in c.note for c in gpus
+        c.step is None and "no step of the script was traced" in note_text(c.note) for c in gpus
     )
     assert any(
         c.device == "cpu" and c.source == "predicted" and c.step is not None for c in candidates
@@ -262,8 +262,10 @@ def test_a_script_that_needs_more_than_a_gpus_memory_does_not_fit_it():
     run = ScriptRun("ok", "budget", "optimizer", [1.0 + 3 * i for i in range(50)], trace=big)
     _plan_of_big, candidates = _plan(big, 3.0, 1000)
     rows = {c.instance_type: c for c in candidates}
-    assert not rows["g4dn.xlarge"].fits and "needs ~16.0 GiB" in rows["g4dn.xlarge"].note
-    assert rows["p4de.24xlarge"].fits and "1 of its 8 GPUs used" in rows["p4de.24xlarge"].note
+    assert not rows["g4dn.xlarge"].fits and "needs ~16.0 GiB" in note_text(rows["g4dn.xlarge"].note)
+    assert rows["p4de.24xlarge"].fits and "1 of its 8 GPUs used" in note_text(
+        rows["p4de.24xlarge"].note
+    )
     assert any(
         "~16.0 GiB a GPU would hold" in n for n in words(script_said(run, est).notes)
     )  # how the rows were made

@@ -22,6 +22,7 @@ correction per family from measured runs.
 from __future__ import annotations
 
 from planner.core.predict.gpu import Prediction
+from planner.core.remarks import CpuNoBf16, FromWorkAlone, NoCpuClock, Remark
 from pricing.facts import AMX_BF16_FLOPS_PER_CYCLE as AMX_BF16_FLOPS_PER_CYCLE
 from pricing.facts import CpuFacts as CpuFacts
 
@@ -66,11 +67,11 @@ def predict_cpu(
     physical core). Without both processors' facts, per-core speed is taken equal to this machine's."""
     p = parallel_fraction(train_flops_per_step)
     scalar = vector = 1.0
-    note = ""
+    note: Remark | None = None
     if local is not None and target is not None:
         scalar, vector = cpu_speed_ratio(local, target, precision)
         if precision == "bf16" and not (target.amx or target.bf16):
-            note = f"{target.name} has no bf16 instructions: bf16 runs through fp32 conversions; use fp32"
+            note = CpuNoBf16(target.name)
     serial = local_step_seconds * (1 - p) / scalar
     parallel = local_step_seconds * p * local_threads / vector
     step = serial + parallel / max(1, cores)
@@ -115,8 +116,7 @@ def predict_cpu_unmeasured(
             None,
             None,
             None,
-            note="no sourced clock for this processor, and nothing measured here "
-            "to scale (run without --predict-only)",
+            note=NoCpuClock(),
         )
     cores = max(1, cores)
     peak = target.clock_ghz * 1e9 * target.flops_per_cycle(precision)
@@ -132,5 +132,5 @@ def predict_cpu_unmeasured(
         step,
         step * (1 - rel),
         step * (1 + rel),
-        note="predicted from the work alone (nothing measured here): +-60%",
+        note=FromWorkAlone(rel),
     )

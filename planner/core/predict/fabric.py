@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from planner.core.remarks import NoBandwidth
 from pricing.facts import Interconnect as Interconnect
 from pricing.facts import interconnect_from_row as interconnect_from_row
 
@@ -106,16 +107,18 @@ def intra_bus_bytes(link: Interconnect, gpus: int, generation: str) -> tuple[flo
     return None
 
 
-def fabric_for(link: Interconnect, generation: str, gpus: int, instances: int = 1) -> Fabric | str:
+def fabric_for(
+    link: Interconnect, generation: str, gpus: int, instances: int = 1
+) -> Fabric | NoBandwidth:
     """The fabric of `gpus` GPUs per instance on `instances` instances, or why it cannot be modelled."""
     intra = intra_bus_bytes(link, gpus, generation)
     if intra is None:
-        return f"no sourced {link.kind} bandwidth for {gpus} GPUs of {link.instance_type}"
+        return NoBandwidth(link.instance_type, link.kind, gpus)
     bus, kind = intra
     hop = HOP_LATENCY[kind]
     if instances <= 1:
         return Fabric(gpus, bus, kind, hop)
     if not link.network_gbps:
-        return f"{link.instance_type}'s network bandwidth is not sourced"
+        return NoBandwidth(link.instance_type, "network")
     net = link.network_gbps / 8 * 1e9 * NET_EFFICIENCY
     return Fabric(gpus * instances, min(bus, net), "net", hop, instances=instances)

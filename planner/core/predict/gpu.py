@@ -37,6 +37,7 @@ from planner.core.predict.constants import (
     UNMEASURED_WIDENING,
     DeviceConstants,
 )
+from planner.core.remarks import EmulatedPrecision, NoGpuFigures, NoPublishedBand, Remark, Unbacked
 from planner.workload.footprint import ACT_BYTES, FP32, Layer
 from planner.workload.footprint import COMPUTE_OPS as COMPUTE
 from pricing.facts import GpuSpec as GpuSpec
@@ -73,7 +74,7 @@ class Prediction:
     step_seconds: float | None
     low: float | None
     high: float | None
-    note: str = ""
+    note: Remark | None = None  # what the prediction rests on, or why there is none
     compute_seconds: float = 0.0  # GPU time of compute-bound kernels
     memory_seconds: float = 0.0  # GPU time of bandwidth-bound kernels (incl. optimizer)
     launch_seconds: float = 0.0  # CPU dispatch of every kernel (eager PyTorch)
@@ -136,9 +137,9 @@ def step_bytes(layers: list[Layer], batch: int, precision: str, optimizer: str) 
 
 def layer_gpu_seconds(
     layer: Layer, gpu: GpuSpec, batch: int, precision: str, constants: DeviceConstants = DEFAULT
-) -> tuple[float, bool] | str:
+) -> tuple[float, bool] | NoGpuFigures:
     """GPU seconds of one layer's forward and backward kernels at `batch`, and whether it is timed as
-    compute-bound; a note (str) when the GPU lacks the figures its math mode needs."""
+    compute-bound; NoGpuFigures when the GPU lacks the figures its math mode needs."""
     bandwidth = gpu.bandwidth_gbps * 1e9 * constants.bandwidth_efficiency
     ramp = constants.kernel_ramp_seconds
     kernels = max(1, layer.kernels + layer.backward_kernel_count)
@@ -150,7 +151,7 @@ def layer_gpu_seconds(
         return kernels * (per_kernel_memory + ramp), False
     peak = gpu.peak_flops(mode)
     if peak is None:
-        return f"no published {mode} figures for {gpu.name}: benchmark it"
+        return NoGpuFigures(mode, gpu.name)
     rate = (
         peak
         * constants.compute_efficiency(layer.op_class, mode, gpu.arch)
@@ -179,7 +180,7 @@ def step_breakdown(
     by_op: dict[str, float] = {}
     for layer in layers:
         timed = layer_gpu_seconds(layer, gpu, batch, precision, constants)
-        if isinstance(timed, str):
+        if isinstance(timed, NoGpuFigures):
             return Prediction(None, None, None, note=timed)
         seconds, compute_bound = timed
         if compute_bound:
@@ -229,39 +230,36 @@ def interval_factors(
     generation: str,
     precision: str,
     intervals: dict[tuple[str, str], tuple[float, float]] | None = None,
-) -> tuple[tuple[float, float], str]:
+) -> tuple[tuple[float, float], NoPublishedBand | None]:
     """(low, high) factors on the step for a generation and precision, and a note when they are not
     measured ones."""
     table = INTERVALS if intervals is None else intervals
     if precision == "bf16" and generation not in TENSOR_CORE_BF16_TF32:
-        return EMULATED_INTERVAL, ""
+        return EMULATED_INTERVAL, None
     if precision == "tf32" and generation not in TENSOR_CORE_BF16_TF32:
         precision = "fp32"  # no TF32 units before Ampere: it runs as fp32 (math_mode)
     if (generation, precision) in table:
-        return table[(generation, precision)], ""
+        return table[(generation, precision)], None
     if precision == "bf16" and (generation, "fp16") in table:  # same tensor-core rate as fp16
-        return table[(generation, "fp16")], ""
+        return table[(generation, "fp16")], None
     low, high = POOLED_INTERVAL
-    return (low / UNMEASURED_WIDENING, high * UNMEASURED_WIDENING), (
-        f"no published {precision} measurement on {generation.title()}: interval widened"
+    return (low / UNMEASURED_WIDENING, high * UNMEASURED_WIDENING), NoPublishedBand(
+        precision, generation
     )
 
 
-def emulation_note(gpu: GpuSpec, precision: str) -> str:
-    """Said of bf16 on a GPU without bf16 tensor cores ("" otherwise)."""
+def emulation_note(gpu: GpuSpec, precision: str) -> EmulatedPrecision | None:
+    """Said of bf16 on a GPU without bf16 tensor cores (None otherwise)."""
     if precision == "bf16" and gpu.arch not in TENSOR_CORE_BF16_TF32:
-        return (
-            f"{gpu.name} has no bf16 tensor cores: PyTorch emulates bf16 in fp32 there (slow; some "
-            f"convolutions may fail); use fp16"
-        )
-    return ""
+        return EmulatedPrecision(gpu.name, "bf16", "fp16")
+    return None
 
 
 def prediction_band(
     gpu: GpuSpec,
     precision: str,
     intervals: dict[tuple[str, str], tuple[float, float]] | None = None,
-) -> tuple[tuple[float, float], str]:
+) -> tuple[tuple[float, float], Remark | None]:
     """The (low, high) factors an uncalibrated prediction of `gpu` at `precision` carries, and what its
     note says: its generation's measured band; widened when no published figure backs this very GPU
     (a band of no generation is widened already; emulated bf16 has the widest band and its own note)."""
@@ -271,7 +269,7 @@ def prediction_band(
         return (low, high), emulated
     if backed(gpu, precision):
         return (low, high), note
-    if not note:  # a measured band, but of another GPU of its generation
+    if note is None:  # a measured band, but of another GPU of its generation
         low, high = low / UNMEASURED_WIDENING, high * UNMEASURED_WIDENING
     return (low, high), unbacked_note(gpu, precision)
 
@@ -289,12 +287,9 @@ def backed(gpu: GpuSpec, precision: str) -> bool:
     return precision in gpu.published or same in gpu.published
 
 
-def unbacked_note(gpu: GpuSpec, precision: str) -> str:
+def unbacked_note(gpu: GpuSpec, precision: str) -> Unbacked:
     """What a prediction rests on when no published training measurement of this GPU at this precision does."""
-    return (
-        f"no published {precision} training figure backs {gpu.name}: predicted from its sheet, its power limit and "
-        f"the nearest evidence ({gpu.arch.title()}, else every generation), interval widened; a paid benchmark settles it"
-    )
+    return Unbacked(precision, gpu.name, gpu.arch)
 
 
 def predict_gpu(
@@ -331,7 +326,9 @@ def predict_gpu(
     if calibration:
         step *= calibration
         low_f, high_f = 1 - CALIBRATED_UNCERTAINTY, 1 + CALIBRATED_UNCERTAINTY
-        note = emulation_note(gpu, precision) or interval_factors(gpu.arch, precision, intervals)[1]
+        note: Remark | None = (
+            emulation_note(gpu, precision) or interval_factors(gpu.arch, precision, intervals)[1]
+        )
     else:
         (low_f, high_f), note = prediction_band(gpu, precision, intervals)
     return replace(point, step_seconds=step, low=step * low_f, high=step * high_f, note=note)

@@ -40,6 +40,7 @@ from typing import Any
 from planner.core.predict.constants import DEFAULT, DeviceConstants
 from planner.core.predict.fabric import Fabric, allreduce_seconds
 from planner.core.predict.gpu import GpuSpec, Prediction, layer_gpu_seconds, predict_gpu
+from planner.core.remarks import Remark, Scaling
 from planner.workload.footprint import FP32, Layer
 
 BUCKET_CAP_BYTES = 25 * 1024 * 1024
@@ -177,7 +178,7 @@ class ParallelPrediction:
     allreduce_seconds: float = 0.0
     exposed_seconds: float = 0.0
     fabric: str = ""
-    note: str = ""
+    note: Remark | None = None
 
     @property
     def scaling_efficiency(self) -> float | None:
@@ -284,25 +285,22 @@ def predict_data_parallel(
     )
 
 
-def scaling_note(p: ParallelPrediction) -> str:
-    """One sentence on how this GPU count scales, and why, for the option's note."""
+def scaling_note(p: ParallelPrediction) -> Scaling | None:
+    """How this GPU count scales, and why, for the option's notes (None for one GPU)."""
     eff, speedup = p.scaling_efficiency, p.speedup
     if eff is None or speedup is None or p.gpus <= 1:
-        return ""
-    head = f"{p.gpus} GPUs at batch {p.per_gpu_batch:,} each: {speedup:.2f}x one GPU's speed ({eff:.0%} scaling efficiency)"
+        return None
     if eff >= GOOD_SCALING:
-        return f"{head}; scales well"
+        return Scaling(p.gpus, p.per_gpu_batch, speedup, eff, "well")
     per = p.per_gpu
     reasons = []
     if per.step_seconds and per.launch_seconds >= 0.5 * (per.step_seconds - per.transfer_seconds):
-        reasons.append(
-            "the per-GPU step is dispatch-bound (splitting the batch barely shortens it)"
-        )
+        reasons.append("dispatch_bound")  # splitting the batch barely shortens the per-GPU step
     if p.step_seconds and p.exposed_seconds >= 0.2 * p.step_seconds:
-        reasons.append(
-            f"{p.exposed_seconds * 1e3:.3g} ms of the gradient all-reduce is not hidden behind backward"
-        )
+        reasons.append("exposed")  # the gradient all-reduce not hidden behind backward
     if not reasons:
-        reasons.append("each GPU's share of the batch is too small to keep it busy")
-    verdict = "scales poorly" if eff < POOR_SCALING else "scales moderately"
-    return f"{head}; {verdict}: {' and '.join(reasons)}"
+        reasons.append("small_share")  # each GPU's share of the batch too small to keep it busy
+    verdict = "poorly" if eff < POOR_SCALING else "moderately"
+    return Scaling(
+        p.gpus, p.per_gpu_batch, speedup, eff, verdict, tuple(reasons), p.exposed_seconds
+    )

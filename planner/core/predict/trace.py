@@ -112,7 +112,7 @@ def predict_trace_gpu(
                 fixed_elems=work.bytes * share / FP32,
             )
             timed = layer_gpu_seconds(layer, gpu, 1, part, constants)
-            if isinstance(timed, str):
+            if not isinstance(timed, tuple):
                 return Prediction(None, None, None, note=timed)
             seconds, compute_bound = timed
             gpu_seconds += seconds

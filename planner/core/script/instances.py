@@ -12,6 +12,7 @@ from planner.core.candidates import (
     Target,
     does_not_fit_note,
     fits,
+    noted,
     rented_fields,
     widened,
 )
@@ -28,6 +29,14 @@ from planner.core.predict.cpu import (
     predict_cpu,
 )
 from planner.core.predict.trace import host_seconds, predict_trace_gpu
+from planner.core.remarks import (
+    GpusIdle,
+    MeasuredBusy,
+    NoGpuSpec,
+    NoStepTraced,
+    NotMeasured,
+    UsedNoGpu,
+)
 from planner.core.script.estimate import ScriptEstimate
 from planner.core.script.standin import mean_trace, standin_step, traced_step
 from planner.core.script.timeline import ScriptRun
@@ -70,7 +79,7 @@ def measured_script_candidate(
     step = replace(_local_step(est, requirements_seconds + _one_time(est)), exit_seconds=None)
     below, above = relative_half_widths(step)
     label = target.label(device)
-    note = "" if run.cuda_used else "measured on its CPU: the script did not use a GPU there"
+    note = () if run.cuda_used else (UsedNoGpu(),)
     return Candidate(
         target=target.name,
         instance_type=target.instance_type,
@@ -128,10 +137,8 @@ def script_candidates(
             billing="local",
             device_name=_local_device_name(run, device),
             step=local,
-            note=f"not measured: {run.predicted_here}" if run.predicted_here else "",
-            caveat="measured while the machine was busy (see the warnings)"
-            if run.busy_warnings
-            else "",
+            note=(NotMeasured(run.predicted_here),) if run.predicted_here else (),
+            caveat=MeasuredBusy() if run.busy_warnings else None,
             basis=ErrorBasis(
                 model=f"measured:{label}", bench=label, bench_below=below, bench_above=above
             ),
@@ -177,12 +184,8 @@ def script_candidates(
             )
             gpu_trace = here_on.trace if here_on is not None else trace
             if gpu is None or gpu_trace is None:
-                why = (
-                    f"no spec for GPU {facts.gpu_name}"
-                    if gpu is None
-                    else "not predicted: no step of the script was traced"
-                )
-                out.append(Candidate(**base, note=why))
+                why = NoGpuSpec(facts.gpu_name) if gpu is None else NoStepTraced()
+                out.append(Candidate(**base, note=(why,)))
                 continue
             scalar = (
                 cpu_speed_ratio(hardware.local_cpu, cpu, precision if here_on is None else "fp32")[
@@ -204,29 +207,21 @@ def script_candidates(
             low, high = pred.low, pred.high
             memory, need = float(facts.gpu_memory_gib or 0.0) * 2**30, gpu_trace.device_bytes
             if need is not None and memory and not fits(need, memory):
-                base.update(fits=False, note=does_not_fit_note(need, memory))
+                base.update(fits=False, note=(does_not_fit_note(need, memory),))
             # the bench's share is inside the band already; the same GPU behind the same CPU family: one estimate
             basis = ErrorBasis(
                 model=f"gpu-model:{gpu.arch}:{gpu_trace.precision}",
                 estimate=f"trace:{gpu.name}:{facts.family}",
             )
             if facts.gpu_count > 1:
-                base["note"] = "; ".join(
-                    x
-                    for x in (
-                        base.get("note", ""),
-                        f"1 of its {facts.gpu_count} GPUs used (the script "
-                        "picks its device); priced for the whole instance",
-                    )
-                    if x
-                )
+                base["note"] = (*base.get("note", ()), GpusIdle(1, facts.gpu_count, script=True))
         if pred.step_seconds is None or low is None or high is None:
-            out.append(Candidate(**{**base, "note": pred.note or base.get("note", "")}))
+            out.append(Candidate(**{**base, "note": noted(pred.note) or base.get("note", ())}))
             continue
         step = StepMeasurement(
             pred.step_seconds, low, high, _one_time(est, pred.step_seconds / est.step_seconds)
         )
-        note = "; ".join(x for x in (base.pop("note", ""), pred.note) if x)
+        note = (*base.pop("note", ()), *noted(pred.note))
         out.append(Candidate(**base, step=step, note=note, basis=basis))
     return out
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from planner.core.formats import human_bytes, rough_duration
 from planner.core.predict.cpu import (
     CpuFacts,
     predict_cpu_unmeasured,
 )
+from planner.core.remarks import TooBigHere, TooSlowHere
 from planner.core.script.estimate import ScriptEstimate, steps_alike
 from planner.core.script.timeline import MIN_STEADY_STEPS, Epoch, ScriptRun, StandinSeen, StepTrace
 
@@ -71,7 +71,7 @@ def too_slow_here(
     cores: int,
     cap_seconds: float,
     memory_bytes: int | None,
-) -> str | None:
+) -> TooSlowHere | TooBigHere | None:
     """Why measuring the script on this CPU is not worth starting, from its trace on the stand-in GPU: even the low end
     of its predicted step here leaves too few steps to time within the cap, or its step's peak memory (as the stand-in
     GPU counted it) is more than this machine has free. None when it is worth measuring."""
@@ -81,15 +81,9 @@ def too_slow_here(
         MIN_STEADY_STEPS + 2
     )  # the measurement's warm-up, traced and steady steps (capped_too_soon)
     if guess is not None and guess[1] * need > cap_seconds:
-        return (
-            f"its step would take ~{rough_duration(guess[0])} here, as its trace predicts: too long to time {need} steps "
-            f"within the {cap_seconds:.0f} s cap, so it was not run here"
-        )
+        return TooSlowHere(guess[0], need, cap_seconds)
     if on is not None and memory_bytes and on.trace.peak_bytes > memory_bytes:
-        return (
-            f"its step holds {human_bytes(on.trace.peak_bytes)} at its peak on the stand-in GPU, more than the "
-            f"{human_bytes(memory_bytes)} free here, so it was not run here"
-        )
+        return TooBigHere(on.trace.peak_bytes, memory_bytes)
     return None
 
 

@@ -19,6 +19,11 @@ def words(remarks: list[Any]) -> list[str]:
     return [word(r.remark_from_json(x)) for x in remarks]
 
 
+def note_text(remarks: tuple[r.Remark, ...] | list[r.Remark]) -> str:
+    """An option's notes in one line ("" none)."""
+    return "; ".join(word(x) for x in remarks)
+
+
 def remark_json(remark: r.Remark) -> dict[str, Any]:
     """The remark as the JSON carries it: its kind, its fields and its words (`text`)."""
     return {**r.remark_json(remark), "text": word(remark)}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from planner.core import remarks as r
-from planner.core.formats import human_bytes
+from planner.core.formats import human_bytes, rough_duration
 from planner.report.remarks.base import word
 
 NO_GPU_ASKED = (
@@ -284,4 +284,20 @@ def _script_memory(x: r.ScriptMemory) -> str:
         "gradients and state, the activations saved for backward, the inputs sent), checked against "
         "each GPU's; the allocator's cache and what the script keeps outside its optimizers are not "
         "counted"
+    )
+
+
+@word.register
+def _too_slow_here(x: r.TooSlowHere) -> str:
+    return (
+        f"its step would take ~{rough_duration(x.step_seconds)} here, as its trace predicts: too long to time "
+        f"{x.steps} steps within the {x.cap_seconds:.0f} s cap, so it was not run here"
+    )
+
+
+@word.register
+def _too_big_here(x: r.TooBigHere) -> str:
+    return (
+        f"its step holds {human_bytes(x.peak_bytes)} at its peak on the stand-in GPU, more than the "
+        f"{human_bytes(x.free_bytes)} free here, so it was not run here"
     )

@@ -1,0 +1,109 @@
+"""What a plan says beside its rows, as facts: each remark is a kind with its numbers; planner.report.remarks words it.
+
+A remark is a frozen dataclass with a `kind` (its name in JSON) and the numbers and names its words need; nothing here
+writes a sentence. `Said` gathers a measurement's or a decision's remarks as `warnings` (caveats) and `notes` (how the
+plan was made). `remark_json` / `remark_from_json` are the JSON edge: `{"kind": ..., **fields}`; a document written
+before remarks were facts (schema <= 5: plain strings) or by a newer planner (a kind not known here) is read as `Worded`,
+its words kept. The kinds are defined by what they are about: plan.py (the decision, a spec's measurement, a task),
+script.py (a script's length, measurement and GPU rows), bench.py (what the bench writes), rows.py (an option's own).
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar
+
+KINDS: dict[str, type[Remark]] = {}  # kind -> class, filled as each kind is defined
+
+
+@dataclass(frozen=True)
+class Remark:
+    """A fact the plan says beside its rows. Subclasses set `kind` and hold the numbers and names the words need."""
+
+    kind: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.kind:
+            KINDS[cls.kind] = cls
+
+
+@dataclass(frozen=True)
+class Worded(Remark):
+    """A remark whose words came with it: read from a document written before remarks were facts (schema <= 5), or
+    of a kind this planner does not know."""
+
+    kind: ClassVar[str] = "worded"
+    text: str
+
+
+@dataclass(frozen=True)
+class Said:
+    """What a plan says beside its rows, kept apart so a caveat is not buried among facts: `warnings`
+    (a busy machine, a drifting step, time the estimate leaves out, an emulated precision) and `notes`
+    (how it was made: the step boundary found, what the GPU rows rest on, a modelled dataset)."""
+
+    warnings: list[Remark] = field(default_factory=list)
+    notes: list[Remark] = field(default_factory=list)
+
+    def __add__(self, other: Said) -> Said:
+        return Said([*self.warnings, *other.warnings], [*self.notes, *other.notes])
+
+
+def remark_json(remark: Remark) -> dict[str, Any]:
+    """The remark as JSON data: its kind, then its fields (a remark within one as its own JSON)."""
+    return {
+        "kind": remark.kind,
+        **{
+            f.name: remark_json(v) if isinstance(v := getattr(remark, f.name), Remark) else v
+            for f in fields(remark)
+        },
+    }
+
+
+def remark_from_json(data: Any) -> Remark:
+    """A remark as any version wrote it: a string (schema <= 5) or {"kind", fields...}; an unknown kind, or fields
+    that do not fit it, is kept as its words (`text`, which the JSON carries beside the fields)."""
+    if isinstance(data, Remark):
+        return data
+    if not isinstance(data, dict):
+        return Worded(str(data))
+    cls = KINDS.get(str(data.get("kind")))
+    if cls is None or cls is Worded:
+        return Worded(str(data.get("text", "")))
+    names = {f.name for f in fields(cls)}
+    try:
+        return cls(**{k: _frozen(v) for k, v in data.items() if k in names})
+    except TypeError:  # a field missing: a newer planner's shape of the kind
+        return Worded(str(data.get("text", "")))
+
+
+def _frozen(value: Any) -> Any:
+    """JSON lists back as the tuples the remarks hold, a remark within one as its remark."""
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    if isinstance(value, dict) and "kind" in value:
+        return remark_from_json(value)
+    return value
+
+
+@dataclass(frozen=True)
+class AtTarget(Remark):
+    """What a measurement on `target` ("local", "aws:g5.xlarge") said."""
+
+    kind: ClassVar[str] = "at_target"
+    target: str
+    remark: Remark
+
+
+@dataclass(frozen=True)
+class DataModelled(Remark):
+    """The step was measured on a pool of `pool_samples` (`pool_bytes`) cycled; the whole dataset (`dataset_bytes`)
+    is modelled, its materialising (~`seconds`) in the one-time cost."""
+
+    kind: ClassVar[str] = "data_modelled"
+    pool_samples: int
+    pool_bytes: float
+    dataset_bytes: float
+    seconds: float
