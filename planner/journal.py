@@ -41,6 +41,7 @@ from planner.report.text import worded_json
 from planner.units import path_problem, shown_path
 from planner.workload.limits import brief
 from planner.workload.load import read_regular_file, read_spec_file
+from runner.bench.result import SCHEMA_VERSION as RESULT_SCHEMA
 from runner.bench.result import BenchResult, finite_json
 
 if TYPE_CHECKING:  # the spec's models (pydantic) load when a spec is read
@@ -141,6 +142,10 @@ _RESULT_CHECKS: dict[str, Check] = {
         "an AWS region like us-east-1, or null",
     ),
     "purchase": (lambda v: v is None or v in PURCHASES, "on-demand, spot or null"),
+    "schema_version": (
+        lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= RESULT_SCHEMA,
+        f"1 to {RESULT_SCHEMA}: a newer planner wrote it (upgrade cloud-planner to read it)",
+    ),
 }
 _OK_CHECKS: dict[str, Check] = {  # what a plan needs of a result whose status is ok
     "step_seconds": (STEP_SECONDS.holds, STEP_SECONDS.describe()),

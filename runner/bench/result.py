@@ -14,7 +14,9 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = (
+    2  # 2: warnings are facts {"kind", ...} (planner.core.remarks), where 1 wrote words
+)
 
 
 @dataclass

@@ -159,6 +159,16 @@ CORRUPTIONS = {
         ["threads: must be a whole number from 0, got true"],
     ),
     "warnings not a list": (edit(RESULT, warnings="noisy"), ["warnings: must be a list of texts"]),
+    "warnings an object without a kind": (
+        edit(RESULT, warnings=[{"cv": 0.4}]),
+        ["warnings: must be a list of texts or of objects with a kind"],
+    ),
+    "written by a newer planner": (
+        edit(RESULT, schema_version=99),
+        [
+            "schema_version: must be 1 to 2: a newer planner wrote it (upgrade cloud-planner to read it)"
+        ],
+    ),
     "setup negative": (
         edit(RESULT, setup_seconds=-3.0),
         ["setup_seconds: must be a finite number from 0, or null"],

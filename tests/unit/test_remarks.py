@@ -92,8 +92,17 @@ def test_words_of_an_older_document_or_an_unknown_kind_are_kept() -> None:
     assert r.remark_from_json("the machine was busy") == r.Worded("the machine was busy")
     newer = {"kind": "a_kind_from_a_newer_planner", "n": 3, "text": "said by a newer planner"}
     assert word(r.remark_from_json(newer)) == "said by a newer planner"
+    assert r.remark_json(r.remark_from_json(newer)) == newer  # written back as it was read
     changed = {"kind": "steps_vary", "text": "step times vary a lot"}  # a field missing
     assert word(r.remark_from_json(changed)) == "step times vary a lot"
+
+
+def test_a_fact_without_words_of_a_kind_not_known_here_is_never_an_empty_warning() -> None:
+    """A newer bench's result file holds facts with no words: they are said by their kind and numbers."""
+    assert word(r.remark_from_json({"kind": "future_thing", "x": 1})) == "future thing (x 1)"
+    assert word(r.remark_from_json({"kind": "steps_vary"})) == "steps vary"
+    at = r.AtTarget("local", r.remark_from_json({"kind": "future_thing", "x": 1}))
+    assert word(r.remark_from_json(remark_json(at))) == "local: future thing (x 1)"
 
 
 def test_a_remark_within_a_remark_comes_back() -> None:

@@ -17,6 +17,9 @@ from planner.core.remarks.base import (
     Said as Said,
 )
 from planner.core.remarks.base import (
+    Unknown as Unknown,
+)
+from planner.core.remarks.base import (
     Worded as Worded,
 )
 from planner.core.remarks.base import (

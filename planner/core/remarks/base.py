@@ -39,6 +39,17 @@ class Worded(Remark):
 
 
 @dataclass(frozen=True)
+class Unknown(Remark):
+    """A remark of a kind this planner does not know, or of a shape it does not read (a newer planner's or bench's):
+    its `name` (the kind it was written as), its `facts` (name, value) and its words when it came with them."""
+
+    kind: ClassVar[str] = ""  # written back as `name`: see remark_json
+    name: str
+    facts: tuple[tuple[str, Any], ...] = ()
+    text: str = ""
+
+
+@dataclass(frozen=True)
 class Said:
     """What a plan says beside its rows, kept apart so a caveat is not buried among facts: `warnings`
     (a busy machine, a drifting step, time the estimate leaves out, an emulated precision) and `notes`
@@ -52,7 +63,14 @@ class Said:
 
 
 def remark_json(remark: Remark) -> dict[str, Any]:
-    """The remark as JSON data: its kind, then its fields (a remark within one as its own JSON)."""
+    """The remark as JSON data: its kind, then its fields (a remark within one as its own JSON); an `Unknown` one as
+    it was read."""
+    if isinstance(remark, Unknown):
+        return {
+            "kind": remark.name,
+            **dict(remark.facts),
+            **({"text": remark.text} if remark.text else {}),
+        }
     return {
         "kind": remark.kind,
         **{
@@ -63,20 +81,25 @@ def remark_json(remark: Remark) -> dict[str, Any]:
 
 
 def remark_from_json(data: Any) -> Remark:
-    """A remark as any version wrote it: a string (schema <= 5) or {"kind", fields...}; an unknown kind, or fields
-    that do not fit it, is kept as its words (`text`, which the JSON carries beside the fields)."""
+    """A remark as any version wrote it: a string (schema <= 5), or {"kind", fields...}. A kind not known here, or
+    fields that do not fit it (a newer planner's or bench's), is `Unknown`: its kind, its fields and its words (the
+    `text` the JSON carries beside them, when it does)."""
     if isinstance(data, Remark):
         return data
     if not isinstance(data, dict):
         return Worded(str(data))
-    cls = KINDS.get(str(data.get("kind")))
-    if cls is None or cls is Worded:
-        return Worded(str(data.get("text", "")))
-    names = {f.name for f in fields(cls)}
-    try:
-        return cls(**{k: _frozen(v) for k, v in data.items() if k in names})
-    except TypeError:  # a field missing: a newer planner's shape of the kind
-        return Worded(str(data.get("text", "")))
+    kind, text = str(data.get("kind")), str(data.get("text") or "")
+    cls = KINDS.get(kind)
+    if cls is Worded:
+        return Worded(text)
+    if cls is not None:
+        names = {f.name for f in fields(cls)}
+        try:
+            return cls(**{k: _frozen(v) for k, v in data.items() if k in names})
+        except TypeError:  # a field missing: a newer planner's shape of the kind
+            pass
+    facts = tuple((str(k), _frozen(v)) for k, v in data.items() if k not in ("kind", "text"))
+    return Unknown(kind, facts, text)
 
 
 def _frozen(value: Any) -> Any:

@@ -32,3 +32,11 @@ def remark_json(remark: r.Remark) -> dict[str, Any]:
 @word.register
 def _worded(x: r.Worded) -> str:
     return x.text
+
+
+@word.register
+def _unknown(x: r.Unknown) -> str:
+    if x.text:
+        return x.text
+    facts = ", ".join(f"{k} {v}" for k, v in x.facts)
+    return f"{x.name.replace('_', ' ')}" + (f" ({facts})" if facts else "")
