@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from planner.core.remarks import NoUsableInterval
+from planner.core.remarks import NoUsableInterval, WideInterval
 
 PROCESS_START_SECONDS = (
     2.0  # python + import torch when a bench did not measure it (not Linux): 1.1-2.0 s here
@@ -38,9 +38,7 @@ PROCESS_EXIT_SECONDS = (
 RUN_TO_RUN_NOISE = 0.15  # relative: see the module docstring
 
 
-MAX_USABLE_RELATIVE = (
-    1.0  # an interval wider than x2 either side of its point is no interval: said so instead
-)
+MAX_USABLE_RELATIVE = 1.0  # an interval wider than x2 either side of its point is kept (never infinite) and said to be wide
 
 
 @dataclass(frozen=True)
@@ -105,7 +103,7 @@ class TrainingEstimate:
     one_time_seconds: float
     data_seconds: float = 0.0  # part of one_time_seconds: the dataset's materialisation (modelled)
     usable: bool = True
-    note: NoUsableInterval | None = None  # why the interval is not usable
+    note: NoUsableInterval | WideInterval | None = None  # why the interval is wide, or not usable
 
 
 def one_time_seconds(m: StepMeasurement, cloud: bool = False) -> float:
@@ -143,17 +141,15 @@ def estimate_training(
     fixed = one_time_seconds(m, cloud)
     below, above = relative_half_widths(m, noise)
     steps_time = total_steps * m.step_seconds
-    # a measurement's interval can be unusable; a prediction's is the model's own error band
-    usable = (
-        m.steps_measured == 0
-        and math.isfinite(above)
-        or math.isfinite(above)
-        and above <= MAX_USABLE_RELATIVE
-    )
-    note = (
-        None
-        if usable
-        else NoUsableInterval(m.steps_measured, above if math.isfinite(above) else None)
+    # a measurement's interval is kept however wide (issue 40: never infinite), and said when wider than x2; only a
+    # measurement with no upper end at all has none; a prediction's is the model's own error band
+    usable = math.isfinite(above)
+    note: NoUsableInterval | WideInterval | None = (
+        NoUsableInterval(m.steps_measured, None)
+        if not usable
+        else WideInterval(m.steps_measured, above)
+        if m.steps_measured and above > MAX_USABLE_RELATIVE
+        else None
     )
     return TrainingEstimate(
         seconds=fixed + steps_time,

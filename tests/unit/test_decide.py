@@ -363,6 +363,10 @@ def test_estimate_never_goes_below_the_fastest_measured_step():
     assert est.low >= 0.95 * 1000 and est.usable
     vague = estimate_training(StepMeasurement(1.0, 1.0, math.inf, steps_measured=1), 1000)
     assert not vague.usable and "no usable interval" in word(vague.note) and vague.high == math.inf
+    # 12 steps that pin the step down only to +-200% (issue 40: an interval is never infinite): kept, wide, said
+    wide = estimate_training(StepMeasurement(1.0, 0.3, 3.0, steps_measured=12), 1000)
+    assert wide.usable and math.isfinite(wide.high) and wide.high > 2.9 * 1000
+    assert "a wide interval: the 12 step(s) measured" in word(wide.note)
     predicted = estimate_training(
         StepMeasurement(1.0, 0.5, 2.6), 1000
     )  # a model's error band is its interval

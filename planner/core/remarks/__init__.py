@@ -58,6 +58,9 @@ from planner.core.remarks.bench import (
 from planner.core.remarks.bench import (
     WarmupUnsettled as WarmupUnsettled,
 )
+from planner.core.remarks.bench import (
+    WideInterval as WideInterval,
+)
 from planner.core.remarks.plan import (
     AutoBenchmarkedNone as AutoBenchmarkedNone,
 )

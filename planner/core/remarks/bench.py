@@ -97,3 +97,13 @@ class NeverUsedGpu(Remark):
     """The script never used the GPU on a GPU instance: a measurement of its CPU."""
 
     kind: ClassVar[str] = "never_used_gpu"
+
+
+@dataclass(frozen=True)
+class WideInterval(Remark):
+    """The `steps` measured pin the step time down only to +-`above` (wider than x2 either side): the interval is kept,
+    wide."""
+
+    kind: ClassVar[str] = "wide_interval"
+    steps: int
+    above: float

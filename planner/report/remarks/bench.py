@@ -81,3 +81,11 @@ def _allreduce_moved(x: r.AllreduceMoved) -> str:
 @word.register
 def _never_used_gpu(x: r.NeverUsedGpu) -> str:
     return "the script never used the GPU on this GPU instance: this is a measurement of its CPU"
+
+
+@word.register
+def _wide_interval(x: r.WideInterval) -> str:
+    return (
+        f"a wide interval: the {x.steps} step(s) measured pin the step time down only to +-{x.above:.0%}; give more "
+        "--seconds or a quieter machine for a tighter one"
+    )
