@@ -30,7 +30,7 @@ from planner.report.plan import (
 )
 from planner.report.plan_csv import PLAN_CSV_COLUMNS, plan_csv_rows
 from planner.report.remarks import words
-from planner.report.terse import TERSE_ROWS, terse_answer, terse_footer, terse_title
+from planner.report.terse import TERSE_ROWS, said_lines, terse_answer, terse_footer, terse_title
 from planner.report.text import escape, progress_text, to_json
 from planner.service import (
     ENV_NAME,
@@ -310,10 +310,8 @@ def print_plan(doc: PlanDocument, args: argparse.Namespace) -> None:
             ):
                 out.print(line, highlight=False)
         if explain or getattr(args, "verbose", False):
-            for warning in words(doc.plan.warnings):
-                out.print(f"[yellow]warning[/]: {escape(warning)}", highlight=False)
-            for note in words(doc.plan.notes):
-                out.print(f"[dim]note: {escape(note)}[/]", highlight=False)
+            for line in said_lines(doc, terse=not explain):
+                out.print(line, highlight=False)
     elif (
         args.format == "csv"
     ):  # data: every option, numbers in SI units (the grouped view is for people)

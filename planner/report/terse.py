@@ -224,6 +224,23 @@ def terse_footer(
     return lines
 
 
+def said_lines(doc: PlanDocument, terse: bool = True) -> list[str]:
+    """Every warning and note in full (markup lines), as --verbose and --explain print them under the answer: the
+    plan's, then each row's interval that is wide or missing (its words are otherwise only in the JSON). `terse`:
+    the run's length not given is left out, said whole under the short answer already (length_line)."""
+    warnings = [w for w in doc.plan.warnings if not (terse and isinstance(w, LengthNotGiven))]
+    rows = [
+        f"{o.target} ({o.device_name or o.device}): {word(o.interval_note)}"
+        for o in doc.plan.options
+        if o.interval_note is not None
+    ]
+    return [
+        *(f"[yellow]warning[/]: {escape(word(w))}" for w in warnings),
+        *(f"[dim]note: {escape(word(n))}[/]" for n in doc.plan.notes),
+        *(f"[dim]note: {escape(row)}[/]" for row in rows),
+    ]
+
+
 def warnings_line(doc: PlanDocument, width: int, more: str = "") -> str | None:
     """The warnings in one line under a short answer (the CLI's footer, the TUI's answers): their count, the first
     shortened to fit `width`, and `more` (where the rest are) when there are several; None without one. The run's

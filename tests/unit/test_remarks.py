@@ -115,3 +115,25 @@ def test_a_remark_within_a_remark_comes_back() -> None:
     assert r.remark_from_json(data) == busy
     assert word(busy).startswith("aws:c6i.large: the machine was busy while the bench measured")
     assert "--threads N" in word(busy)
+
+
+def test_verbose_says_each_warning_once_and_the_rows_intervals_words() -> None:
+    """--verbose under the short answer: the run's length not given is said once (under the answer, not again among
+    the warnings); a row's wide interval, otherwise only in the JSON, is said too."""
+    import json
+    from dataclasses import replace
+
+    from planner.core.document import from_json
+    from planner.report.terse import said_lines
+
+    doc = from_json(json.loads((ROOT / "tests/unit/documents/replan-deadline.json").read_text()))
+    length = r.LengthNotGiven(1000, (), 100, 500_000_000)
+    first = replace(doc.plan.options[0], interval_note=r.WideInterval(12, 1.4))
+    plan = replace(
+        doc.plan, warnings=[length, r.NoEpochBoundary()], options=[first, *doc.plan.options[1:]]
+    )
+    doc = replace(doc, plan=plan)
+    terse = "\n".join(said_lines(doc))
+    assert "length was not given" not in terse and "no epoch boundary was seen" in terse
+    assert f"{first.target} (" in terse and "a wide interval: the 12 step(s) measured" in terse
+    assert "length was not given" in "\n".join(said_lines(doc, terse=False))
