@@ -290,7 +290,7 @@ def plan_table(
             )
         return t
 
-    if wide or width is None:
+    if width is None:
         return build()
     measure = Console(width=10_000)
     widest_rows: dict[tuple[int, bool], list] = {}  # by note width and compactness
@@ -312,16 +312,16 @@ def plan_table(
             widest_rows[key] = [options[r] for r in sorted({r for _, r in widest.values()})]
         return measure.measure(build(widest_rows[key])).maximum > width
 
-    for name in DROP_ORDER:
+    for name in [] if wide else DROP_ORDER:  # --wide: every column, however wide
         if not too_wide():
             break
         columns.remove(name)
-    compact = too_wide()  # then shorter cells: 'A100 x8', '2.6 min (2.2-3.0)'
+    compact = not wide and too_wide()  # then shorter cells: 'A100 x8', '2.6 min (2.2-3.0)'
     while (
         too_wide() and notes > 12
-    ):  # then the notes of rows that cannot run (failed_lines has them whole)
-        notes -= 4
-    if too_wide():
+    ):  # then the notes of rows that cannot run (failed_lines has them whole): a long reason never squeezes the
+        notes -= 4  # columns, --wide's included (every column stays, cut by the terminal only if it must)
+    if too_wide() and not wide:
         notes = 0  # 'failed', 'does not fit': the reason is under the table
     table = build()
     dropped = [c for c in PLAN_COLUMNS if c not in columns]
