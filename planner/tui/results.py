@@ -43,7 +43,9 @@ class ResultsPane(Vertical):
     ResultsPane WhatIf { margin: 1 0 0 0; }
     ResultsPane #options { max-height: 9; }
     ResultsPane #shown { height: 1; padding: 0 1; color: $text-muted; }
-    ResultsPane #row-notes { height: 1; padding: 0 1; color: $text-muted; }
+    ResultsPane #row-notes {
+        height: 1; padding: 0 1; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis;
+    }
     ResultsPane #legend { height: 1; padding: 0 1; }
     """
     BINDINGS = [
