@@ -92,7 +92,8 @@ def _data_modelled(x: r.DataModelled) -> str:
     return (
         f"the step was measured on a pool of {x.pool_samples:,} samples ({human_bytes(x.pool_bytes)}) cycled; "
         f"the whole dataset ({human_bytes(x.dataset_bytes)}) is modelled: the memory check counts it, and "
-        f"materialising it (~{x.seconds:.0f} s at the pool's rate) is in the one-time cost"
+        f"materialising it ({'under 1 s' if x.seconds < 0.5 else f'~{x.seconds:.0f} s'} at the pool's rate) is in "
+        "the one-time cost"
     )
 
 

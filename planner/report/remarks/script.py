@@ -21,6 +21,14 @@ def _count(n: int, one: str, many: str) -> str:
     return f"{n:,} {one if n == 1 else many}"
 
 
+def _flops(n: float) -> str:
+    """A step's FLOPs in the unit that reads: '150 G FLOPs', '84.7 k FLOPs'."""
+    for unit, scale in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit} FLOPs"
+    return f"{n:.3g} FLOPs"
+
+
 def _length(steps: int | None, epochs: int | None) -> str:
     return f"{steps:,} steps" if steps else f"{epochs or 0:,} epochs"
 
@@ -172,7 +180,7 @@ def _step_boundary(x: r.StepBoundary) -> str:
 def _threads_fitted(x: r.ThreadsFitted) -> str:
     return (
         f"measured with {x.threads} torch thread{'' if x.threads == 1 else 's'}: {x.free:g} of this machine's "
-        f"{x.cpus} CPUs were free as it started (more threads than free CPUs wait on the busy ones); "
+        f"{x.cpus} CPUs {'was' if x.free == 1 else 'were'} free as it started (more threads than free CPUs wait on the busy ones); "
         f"OMP_NUM_THREADS{' or --threads' if x.bench else ''} sets them"
     )
 
@@ -209,7 +217,7 @@ def _no_gpu_rows(x: r.NoGpuRows) -> str:
 def _standin_trace(x: r.StandinTrace) -> str:
     return (
         f"GPU rows: the script traced on a stand-in GPU ({x.gpu}; no arithmetic run): a step's "
-        f"{x.kernels:,} kernels ({x.flops / 1e9:.3g} G FLOPs, {x.precision}"
+        f"{x.kernels:,} kernels ({_flops(x.flops)}, {x.precision}"
         + (", fp32 matmuls on TF32" if x.tf32 else "")
         + ") on the device model, the script's own host work "
         f"({x.host_seconds * 1e3:.3g} ms of CPU a step here) on the instance's CPU, "
@@ -268,7 +276,7 @@ def _gpu_asked(x: r.GpuAsked) -> str:
 @word.register
 def _traced_step(x: r.TracedStep) -> str:
     return (
-        f"GPU rows: a mean step's {x.kernels:,} kernels ({x.flops / 1e9:.3g} G FLOPs, {x.precision}) on "
+        f"GPU rows: a mean step's {x.kernels:,} kernels ({_flops(x.flops)}, {x.precision}) on "
         f"the device model, its Python ({x.python_share:.0%} of a step here) on the instance's CPU, "
         f"{_count(x.copies, 'copy', 'copies')} to the device and {_count(x.reads, 'value', 'values')} read back "
         "(a sync each)"
