@@ -34,7 +34,7 @@ from planner.core.decide import (
     Recommendation,
 )
 from planner.core.kinds import AnswerName, Objective, Purchase
-from planner.core.remarks import remark_from_json, remark_json
+from planner.core.remarks import Word, remark_from_json, remark_json
 from planner.errors import InputError
 
 if TYPE_CHECKING:
@@ -298,13 +298,13 @@ def _restore_infinities(value: Any) -> Any:
     return value
 
 
-def plan_json(plan: Plan) -> dict[str, Any]:
+def plan_json(plan: Plan, word: Word | None = None) -> dict[str, Any]:
     """The plan's part of the document (not yet strict: infinities stay until to_json)."""
     return {
         "objective": plan.objective,
         "deadline_seconds": plan.deadline_seconds,
         "time_value_per_hour": plan.time_value_per_hour,
-        "options": [_option_json(o) for o in plan.options],
+        "options": [_option_json(o, word) for o in plan.options],
         "recommendation": asdict(plan.recommendation),
         "answers": {k: asdict(v) for k, v in plan.answers.items()},
         "headline": {
@@ -313,23 +313,24 @@ def plan_json(plan: Plan) -> dict[str, Any]:
         },
         "references": dict(plan.references),
         "too_close_margin": TOO_CLOSE_MARGIN,
-        "warnings": [remark_json(w) for w in plan.warnings],
-        "notes": [remark_json(n) for n in plan.notes],
+        "warnings": [remark_json(w, word) for w in plan.warnings],
+        "notes": [remark_json(n, word) for n in plan.notes],
     }
 
 
-def _option_json(option: RankedOption) -> dict[str, Any]:
+def _option_json(option: RankedOption, word: Word | None) -> dict[str, Any]:
     """An option's facts, its remarks each as {"kind", fields} (asdict would drop their kinds)."""
     data = asdict(option)
-    data["note"] = [remark_json(n) for n in option.note]
+    data["note"] = [remark_json(n, word) for n in option.note]
     for key in ("caveat", "interval_note"):
         remark = getattr(option, key)
-        data[key] = remark_json(remark) if remark is not None else None
+        data[key] = remark_json(remark, word) if remark is not None else None
     return data
 
 
-def to_json(doc: PlanDocument) -> dict[str, Any]:
-    """The document as strict JSON data, keys in the order every version has printed them."""
+def to_json(doc: PlanDocument, word: Word | None = None) -> dict[str, Any]:
+    """The document as strict JSON data, keys in the order every version has printed them; given `word` (the
+    report's), each remark with its words (`text`)."""
     workload = {
         k: v
         for k, v in asdict(doc.workload).items()  # a spec's has no script fields (as 3 wrote it)
@@ -338,7 +339,7 @@ def to_json(doc: PlanDocument) -> dict[str, Any]:
     out: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "workload": workload,
-        **plan_json(doc.plan),
+        **plan_json(doc.plan, word),
         "plan_options": doc.options.as_dict(),
     }
     if doc.prices is not None:  # an estimate
@@ -346,8 +347,8 @@ def to_json(doc: PlanDocument) -> dict[str, Any]:
             asdict(doc.plan.answers["rent"]) if "rent" in doc.plan.answers else None
         )
         out["prices"] = asdict(doc.prices)
-        out["benchmark"] = [choice_json(c) for c in doc.benchmark or []]
-        out["skipped"] = [choice_json(c) for c in doc.skipped or []]
+        out["benchmark"] = [choice_json(c, word) for c in doc.benchmark or []]
+        out["skipped"] = [choice_json(c, word) for c in doc.skipped or []]
     if doc.run_dir is not None:
         out["run_dir"] = doc.run_dir
     if doc.failed_targets is not None:  # a run
@@ -362,7 +363,7 @@ def to_json(doc: PlanDocument) -> dict[str, Any]:
         if doc.bench_cost_usd is not None:
             out["bench_cost_usd"] = doc.bench_cost_usd
         if doc.auto is not None:
-            out["auto"] = [choice_json(c) for c in doc.auto]
+            out["auto"] = [choice_json(c, word) for c in doc.auto]
     if (
         doc.task_choice is not None
     ):  # the task's own pick, and the row the plan prices it by (null: none here)
@@ -404,10 +405,10 @@ def _choice_of_json(c: Any) -> Any:
     return c
 
 
-def choice_json(choice: BenchmarkChoice) -> dict[str, Any]:
+def choice_json(choice: BenchmarkChoice, word: Word | None = None) -> dict[str, Any]:
     """A paid benchmark's choice: its target, whether to benchmark it, and the facts of why that are set (a document
     written before the reasons were facts is written back as it was: its words in `reason`)."""
-    data = {**asdict(choice), "notes": [remark_json(n) for n in choice.notes]}
+    data = {**asdict(choice), "notes": [remark_json(n, word) for n in choice.notes]}
     return {
         k: v
         for k, v in data.items()

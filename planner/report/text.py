@@ -50,17 +50,10 @@ def worded_json(doc: PlanDocument) -> dict[str, Any]:
     """The document's JSON with the decision's words beside its facts: each answer's `reason`, and the headline's
     `reason` and `choice` (why here or rent), as the text output words them (planner/report/why.py); each warning's
     and note's `text` (planner/report/remarks)."""
-    from planner.report.remarks import remark_json
+    from planner.report.remarks import word
     from planner.report.why import answer_reason, choice_text, choice_words, headline_reason
 
-    data = document_json(doc)
-    data["warnings"] = strict_json([remark_json(w) for w in doc.plan.warnings])
-    data["notes"] = strict_json([remark_json(n) for n in doc.plan.notes])
-    for shown, ranked in zip(data["options"], doc.plan.options, strict=True):
-        shown["note"] = strict_json([remark_json(n) for n in ranked.note])
-        for key in ("caveat", "interval_note"):
-            if (remark := getattr(ranked, key)) is not None:
-                shown[key] = strict_json(remark_json(remark))
+    data = document_json(doc, word)
     for key in ("benchmark", "skipped", "auto"):
         if data.get(key) is not None:
             data[key] = strict_json([choice_words(c) for c in getattr(doc, key) or []])

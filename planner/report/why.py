@@ -406,12 +406,8 @@ def choice_reason(c: BenchmarkChoice) -> str:
 def choice_words(c: BenchmarkChoice) -> dict[str, object]:
     """A paid benchmark's choice as JSON shows it: its facts, and its `reason` in words."""
     from planner.core.document import choice_json
-    from planner.report.remarks import remark_json
 
-    data = choice_json(c)
-    if c.notes:
-        data["notes"] = [remark_json(n) for n in c.notes]
-    return {**data, "reason": choice_reason(c)}
+    return {**choice_json(c, word), "reason": choice_reason(c)}
 
 
 def _choice_words(c: BenchmarkChoice) -> str:

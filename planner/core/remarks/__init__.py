@@ -20,6 +20,9 @@ from planner.core.remarks.base import (
     Unknown as Unknown,
 )
 from planner.core.remarks.base import (
+    Word as Word,
+)
+from planner.core.remarks.base import (
     Worded as Worded,
 )
 from planner.core.remarks.base import (

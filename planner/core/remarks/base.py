@@ -11,6 +11,7 @@ Pure: no I/O.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
@@ -62,22 +63,27 @@ class Said:
         return Said([*self.warnings, *other.warnings], [*self.notes, *other.notes])
 
 
-def remark_json(remark: Remark) -> dict[str, Any]:
-    """The remark as JSON data: its kind, then its fields (a remark within one as its own JSON); an `Unknown` one as
-    it was read."""
+Word = Callable[[Remark], str]  # planner.report.remarks.word, handed in by the report layer
+
+
+def remark_json(remark: Remark, word: Word | None = None) -> dict[str, Any]:
+    """The remark as JSON data: its kind, then its fields (a remark within one as its own JSON), then, given `word`
+    (the report's), its words as `text`; an `Unknown` one as it was read."""
     if isinstance(remark, Unknown):
-        return {
-            "kind": remark.name,
-            **dict(remark.facts),
-            **({"text": remark.text} if remark.text else {}),
+        data = {"kind": remark.name, **dict(remark.facts)}
+        if remark.text:
+            data["text"] = remark.text
+    else:
+        data = {
+            "kind": remark.kind,
+            **{
+                f.name: remark_json(v) if isinstance(v := getattr(remark, f.name), Remark) else v
+                for f in fields(remark)
+            },
         }
-    return {
-        "kind": remark.kind,
-        **{
-            f.name: remark_json(v) if isinstance(v := getattr(remark, f.name), Remark) else v
-            for f in fields(remark)
-        },
-    }
+    if word is not None:
+        data["text"] = word(remark)
+    return data
 
 
 def remark_from_json(data: Any) -> Remark:

@@ -26,7 +26,7 @@ def note_text(remarks: tuple[r.Remark, ...] | list[r.Remark]) -> str:
 
 def remark_json(remark: r.Remark) -> dict[str, Any]:
     """The remark as the JSON carries it: its kind, its fields and its words (`text`)."""
-    return {**r.remark_json(remark), "text": word(remark)}
+    return r.remark_json(remark, word)
 
 
 @word.register
