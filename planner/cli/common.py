@@ -267,11 +267,12 @@ def print_shown(args: argparse.Namespace, shown: Any) -> None:
         stderr().print(line, highlight=False, markup=False)
 
 
-def print_plan(doc: PlanDocument, args: argparse.Namespace) -> None:
+def print_plan(doc: PlanDocument, args: argparse.Namespace, saved: bool = False) -> None:
     """The plan on stdout. table: the terse answer (report.terse.terse_answer), the grouped table (at most TERSE_ROWS
     rows unless the rows were asked for), one line of warnings; --explain: the table with its legend, the headline's
     reasoning and both answers whole; --verbose: every warning and note. JSON: every option; csv, markdown: the table
-    alone, every column."""
+    alone, every column. `saved`: the plan was just written to its run's plan.json (`planner plan`), said on
+    stderr."""
     if args.format == "json":
         print_json(doc)
         return
@@ -321,9 +322,12 @@ def print_plan(doc: PlanDocument, args: argparse.Namespace) -> None:
         print_shown(args, shown)
     if doc.run_dir:
         run_dir = escape(doc.run_dir)
-        stderr().print(
-            f"run journal: {run_dir}  (re-plan with `planner plan {run_dir}`)", highlight=False
+        then = (
+            "this plan saved as its plan.json"
+            if saved
+            else f"re-plan with `planner plan {run_dir}`"
         )
+        stderr().print(f"run journal: {run_dir}  ({then})", highlight=False)
 
 
 SCREEN_RESERVE = (

@@ -513,7 +513,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         ScriptLength(args.total_steps, args.epochs) if args.total_steps or args.epochs else None
     )
     doc = service.replan(args.run_dir, overrides, measured_only=args.measured_only, length=length)
-    print_plan(doc, args)
+    print_plan(doc, args, saved=True)
     if args.format == "table" and not args.measured_only:
         if (
             doc.workload.kind == SCRIPT_KIND

@@ -95,6 +95,9 @@ def test_plan_of_a_local_run_predicts_every_instance_as_estimate_does(run_dir):
     )  # rented instances meet it too
     text = planner("plan", out, "--region", "us-east-1", "--explain")
     assert "Predicted rows come from the device model" in text.out
+    # it ran nothing, and it says the plan it printed is now the run's plan.json (its options the next plan's)
+    assert "this plan saved as its plan.json" in " ".join(text.err.split())
+    assert json.loads((out / "plan.json").read_text())["plan_options"]["region"] == "us-east-1"
     # a tiny MLP: training here wins clearly, so no paid benchmark is suggested (issue 27)
     assert (
         doc["recommendation"]["answer"] == "here"

@@ -185,7 +185,8 @@ def add_calibrate_parser(sub) -> None:
 
 def add_plan_parser(sub) -> None:
     p = sub.add_parser(
-        "plan", help="recompute a plan from a run directory without running anything"
+        "plan",
+        help="recompute a run directory's plan without running anything, and save it as its plan.json",
     )
     p.add_argument("run_dir", help="a directory written by `planner run`")
     plan_arguments(p, defaults=False)
