@@ -94,8 +94,14 @@ class ResultsPane(Vertical):
         self.toggle_class("-chart")
 
     def action_toggle_explain(self) -> None:
-        """The terse answer, or the whole reasoning (the CLI's --explain)."""
+        """The terse answer, or the whole reasoning (the CLI's --explain), from its first line: the box does
+        not keep the other view's scroll (the short view's last line, the warnings, would sit out of sight)."""
         self.answers.explain = not self.answers.explain
+        box = self.query_one("#answers-box", VerticalScroll)
+        box.scroll_home(animate=False)
+        if not self.answers.explain:  # laid out again without the reasoning's scrollbar
+            box.show_vertical_scrollbar = False
+            box.refresh(layout=True)
 
     def action_toggle_rows(self) -> None:
         self.query_one(PlanTable).toggle_rows()

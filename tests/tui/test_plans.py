@@ -169,6 +169,39 @@ def test_the_answer_is_the_clis_terse_one_and_x_shows_the_whole_reasoning_as_exp
     asyncio.run(scenario())
 
 
+def test_x_back_from_the_reasoning_scrolled_to_its_end_shows_the_short_answer_whole_at_80x24():
+    """The box keeps neither the reasoning's scroll nor its scrollbar: the short answer is on screen from its first
+    line to what x shows (it was laid out 2 columns narrower, one line taller than the box, its first line hidden)."""
+    doc = plan_doc()
+
+    async def scenario():
+        app = PlannerApp(None, estimate_on_open=False)
+        async with started(app, (80, 24)) as pilot:
+            app.query_one("#answers", Answers).show(doc)
+            app.action_show("results")
+            await pilot.pause(0.2)
+            box = app.query_one("#answers-box")
+            before = box.virtual_size
+            assert before.height <= box.size.height  # the short answer fits its box
+            await pilot.press("x")
+            await pilot.pause(0.2)
+            box.scroll_end(animate=False)
+            await pilot.pause(0.2)
+            assert box.scroll_y > 0  # the reasoning is longer than the box
+            await pilot.press("x")
+            await pilot.pause(0.2)
+            assert box.scroll_y == 0 and box.virtual_size == before
+            shown = text_of(app, "#answers").splitlines()
+            assert shown[-1].startswith("x: the whole reasoning") and "warning" in shown[-2]
+            await pilot.press("x")  # and the reasoning scrolls again
+            await pilot.pause(0.2)
+            box.scroll_end(animate=False)
+            await pilot.pause(0.2)
+            assert box.scroll_y > 0
+
+    asyncio.run(scenario())
+
+
 def test_the_table_shows_the_grouped_rows_a_gpu_with_its_speedup_on_screen_and_g_shows_every_row():
     """Issue 27: the CLI's grouping (shown_options), in the plan's order; at 120x40 a predicted GPU row and
     its speedup without scrolling; at 80x24 the device column whole, in short."""
