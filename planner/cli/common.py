@@ -44,7 +44,7 @@ from planner.service import (
 from planner.service.inputs import check_out_file, parse_flag, shown_path
 
 if TYPE_CHECKING:
-    from planner.service import PlanDocument, PlannerService, Workload
+    from planner.service import PlanDocument, PlannerService, Progress, Workload
 
 
 @functools.cache
@@ -168,7 +168,7 @@ class BenchProgress:
         if self.status is not None:
             self.status.__exit__(*exc)
 
-    def __call__(self, label: str, event: dict[str, Any]) -> None:
+    def __call__(self, label: str, event: Progress) -> None:
         if self.status is None:
             return
 

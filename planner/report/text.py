@@ -9,6 +9,15 @@ from planner.core.candidates import Target
 from planner.core.document import PlanDocument, strict_json
 from planner.core.document import to_json as document_json
 from planner.core.formats import human_bytes, human_count, money_text, range_text, seconds_text  # noqa: F401 - re-exported
+from planner.core.progress import (
+    Built,
+    Measuring,
+    Progress,
+    ScriptProgress,
+    Sweep,
+    Training,
+    Warmup,
+)
 
 NOTE_WIDTH = 38
 
@@ -71,50 +80,54 @@ def worded_json(doc: PlanDocument) -> dict[str, Any]:
     return data
 
 
-def progress_text(event: dict[str, Any]) -> str:
+def progress_text(event: Progress) -> str:
     """A bench progress event (the `on_progress` callbacks) as a short line."""
-    kind = event.get("event")
-    if kind == "built":
-        text = "warming up"
-    elif kind == "warmup":
-        text = f"warming up: {seconds_text(event.get('step_seconds'))}/step"
-    elif kind == "measure":
-        text = (
-            f"measuring: {event.get('steps', 0):,} steps, {seconds_text(event.get('step_seconds'))}/step "
-            f"+-{event.get('rel_ci', 0):.1%}"
-        )
-    elif kind == "sweep":
-        text = "batch-size sweep"
-    elif kind == "script":
+    if isinstance(event, ScriptProgress):
         return script_progress_text(event)
+    if isinstance(event, Built):
+        text = "warming up"
+    elif isinstance(event, Warmup):
+        text = f"warming up: {seconds_text(event.step_seconds)}/step"
+    elif isinstance(event, Measuring):
+        text = (
+            f"measuring: {event.steps:,} steps, {seconds_text(event.step_seconds)}/step "
+            f"+-{event.rel_ci:.1%}"
+        )
+        if event.slow and event.min_steps and event.cap_seconds:
+            text += (
+                f"; a long step: until {event.min_steps} steps, at most {event.cap_seconds:.0f} s"
+            )
+    elif isinstance(event, Training):
+        text = f"training: {event.steps:,}" + (f" of {event.of:,}" if event.of else "") + " steps"
+    elif isinstance(event, Sweep):
+        text = "batch-size sweep"
     else:
-        text = str(kind)
-    elapsed = event.get("seconds")
-    return text + (f"  ({elapsed:.0f} s)" if elapsed else "")
+        text = event.event
+    return text + (f"  ({event.seconds:.0f} s)" if event.seconds else "")
 
 
-def script_progress_text(event: dict[str, Any]) -> str:
+def script_progress_text(event: ScriptProgress) -> str:
     """A user's script being measured (runner/script.py's progress file) as a line short enough for the TUI's
     Run row at 80 columns: 'measuring: 412 steps at 10.6 ms, 4/10 s'."""
-    phase, seconds = str(event.get("phase") or ""), event.get("seconds")
+    phase, seconds = event.phase, event.seconds
     if phase == "setup":
         return f"starting (imports, data, model): {seconds or 0:.0f} s"
     if phase == "whole run":
-        return f"running it whole (estimate {seconds_text(event.get('estimate_seconds'))})"
-    if "steps" not in event:
+        return f"running it whole (estimate {seconds_text(event.estimate_seconds)})"
+    if event.steps is None:
         return phase
-    steps, step = int(event.get("steps") or 0), event.get("step_seconds")
+    steps, step = event.steps, event.step_seconds
     text = f"{steps:,} step{'' if steps == 1 else 's'}" + (
         f" at {_short_seconds(step)}" if step else ""
     )
-    budget, measured = event.get("budget_seconds"), event.get("measured_seconds")
+    budget, measured = event.budget_seconds, event.measured_seconds
     if phase == "measuring":
         return f"measuring: {text}" + (
             f", {min(measured, budget):.0f}/{budget:.0f} s"
             if budget and measured is not None
             else ""
         )
-    cap = event.get("cap_seconds")
+    cap = event.cap_seconds
     if cap and measured is not None:  # the hard cap of a measurement gone past its budget, said
         return f"{text}; {phase.removeprefix('past the budget, ')} ({min(measured, cap):.0f} of at most {cap:.0f} s)"
     return f"{text}; {phase.removeprefix('past the budget, ')}" + (

@@ -39,6 +39,7 @@ _WHERE = {
     "ScriptEnv": "planner.core.script",
     "ScriptJob": "planner.core.script",
     "ScriptLength": "planner.core.script",
+    "Progress": "planner.core.progress",
     "ENV_NAME": "planner.core.task",
     "Task": "planner.core.task",
     "TaskOrigin": "planner.core.task",
@@ -78,6 +79,7 @@ _WHERE = {
 if TYPE_CHECKING:
     from planner.core.decide import RankedOption, Recommendation
     from planner.core.document import SCRIPT_KIND, LeftRunning, PlanDocument, choice_json
+    from planner.core.progress import Progress
     from planner.core.script import RunLengthUnknown, ScriptEnv, ScriptJob, ScriptLength
     from planner.core.task import ENV_NAME, Task, TaskOrigin
     from planner.errors import Cancelled
@@ -145,6 +147,7 @@ __all__ = [
     "PlanOptions",
     "PlannerService",
     "PriceQuery",
+    "Progress",
     "RankedOption",
     "Recommendation",
     "RunCallbacks",

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.core.estimate import StepMeasurement, estimate_training
+from planner.core.progress import Progress, progress_of
 from planner.core.remarks import EmulatedHere, ScaledFromBatch, remark_json
 from planner.errors import InputError, RunError, StepTooLong
 from planner.units import PROCESSES
@@ -30,7 +31,14 @@ if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads i
 
 from planner.service.script_checks import unsteady_reason, window_spread_percent
 
-ProgressFn = Callable[[str, dict[str, Any]], None]  # (target label, event)
+ProgressFn = Callable[[str, Progress], None]  # (target label, event)
+
+
+def runner_progress(on_progress: ProgressFn | None) -> Callable[[str, dict[str, Any]], None] | None:
+    """`on_progress` as the runner calls it: each event as the runner wrote it (JSON), read into a typed one."""
+    if on_progress is None:
+        return None
+    return lambda label, event: on_progress(label, progress_of(event))
 
 
 @dataclass(frozen=True)
@@ -166,7 +174,9 @@ def run_bench(
     job = {**make_job(spec, options, fp, batch_size), **(extra or {})}
     with tempfile.TemporaryDirectory(prefix="planner-bench-") as tmp:
         target = LocalTarget(job, Path(workdir or tmp), label=label)
-        result = BenchSession([target], on_progress=on_progress, cancel=cancel).run()[label]
+        result = BenchSession(
+            [target], on_progress=runner_progress(on_progress), cancel=cancel
+        ).run()[label]
     if result.status == "invalid":
         raise InputError(result.message)
     if result.status == "error":

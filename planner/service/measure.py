@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from planner.core.progress import ScriptProgress, progress_of
 from planner.core.script import (
     ScriptEnv,
     ScriptEstimate,
@@ -180,7 +181,9 @@ class Measure:
                 Path(tmp),
                 until_epoch=until_epoch,
                 cancel=cancel,
-                progress=None if on_progress is None else lambda event: on_progress(label, event),
+                progress=None
+                if on_progress is None
+                else lambda e: on_progress(label, progress_of(e)),
                 cwd=cwd,
                 extra_env=env.here if env else None,
             )
@@ -354,7 +357,7 @@ class Measure:
         with the precision and kernels the GPU run would use, and its own host work timed as CPU time. None when it
         failed there (its GPU rows then come from this CPU's trace, said so)."""
         if on_progress is not None:
-            on_progress(label, {"event": "script", "phase": "tracing a step on the stand-in GPU"})
+            on_progress(label, ScriptProgress(phase="tracing a step on the stand-in GPU"))
         with tempfile.TemporaryDirectory(prefix="planner-standin-") as tmp:
             done = run_script(
                 path.resolve(),
@@ -417,9 +420,7 @@ class Measure:
             3 * (est.high if math.isfinite(est.high) else 10 * est.seconds), 600.0
         )  # no usable interval: 10x the point
         if on_progress is not None:
-            on_progress(
-                "train", {"event": "script", "phase": "whole run", "estimate_seconds": est.seconds}
-            )
+            on_progress("train", ScriptProgress(phase="whole run", estimate_seconds=est.seconds))
         with tempfile.TemporaryDirectory(prefix="planner-script-") as tmp:
             whole = run_script(
                 Path(script).resolve(),

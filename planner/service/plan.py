@@ -40,6 +40,7 @@ from planner.service.bench import (
     local_batch,
     local_devices,
     make_job,
+    runner_progress,
     scaled_to_spec,
 )
 from planner.service.predictions import Predict, measured_candidates
@@ -214,7 +215,7 @@ class _Run:
                 self.instances,
             ),
             on_result=self.record,
-            on_progress=self.cb.on_progress,
+            on_progress=runner_progress(self.cb.on_progress),
             cancel=self.cancel,
             backstops=backstops,
             on_notice=self.notice,

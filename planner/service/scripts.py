@@ -51,7 +51,7 @@ from planner.core.task import TaskOrigin
 from planner.errors import Cancelled, InputError
 from planner.journal import Measured, RunJournal, result_problems
 from planner.report.why import choice_words
-from planner.service.bench import ProgressFn
+from planner.service.bench import ProgressFn, runner_progress
 from planner.service.journals import Journals, here_label, timelines
 from planner.service.launch import (
     fallback_prices,
@@ -479,7 +479,7 @@ class Scripts:
             session = BenchSession(
                 aws_targets,
                 on_state=states_as_launched(cb.on_state, where, instances),
-                on_progress=cb.on_progress,
+                on_progress=runner_progress(cb.on_progress),
                 cancel=cancel,
                 on_result=measured_there,
                 backstops=[aws_run.terminate_run],

@@ -34,7 +34,7 @@ from planner.tui.typed import planner_app
 from planner.tui.whatif import WhatIf
 
 if TYPE_CHECKING:
-    from planner.service import Measured, PlanDocument, PlanOptions, SpecWorkload
+    from planner.service import Measured, PlanDocument, PlanOptions, Progress, SpecWorkload
 
 
 class ResultsPane(Vertical):
@@ -156,7 +156,7 @@ class ResultsPane(Vertical):
         spec = workload.spec
         measured: dict[str, Measured] = {}
 
-        def on_progress(label: str, event: dict[str, Any]) -> None:
+        def on_progress(label: str, event: Progress) -> None:
             call(self._status, f"estimating {spec.name}: {progress_text(event)}")
 
         def on_result(label: str, data: Measured) -> None:

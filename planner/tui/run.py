@@ -35,7 +35,7 @@ from planner.tui.messages import LaunchNotice, RunFinished, RunResult
 from planner.tui.typed import planner_app
 
 if TYPE_CHECKING:
-    from planner.service import Measured, PlanDocument
+    from planner.service import Measured, PlanDocument, Progress
 
 Launch = Callable[[RunCallbacks, threading.Event], "PlanDocument"]
 
@@ -187,7 +187,7 @@ class RunPane(Vertical):
         def on_state(label: str, state: str, elapsed: float, cost: float) -> None:
             call(self.set_state, label, state, cost)
 
-        def on_progress(label: str, event: dict[str, Any]) -> None:
+        def on_progress(label: str, event: Progress) -> None:
             call(self.set_progress, label, progress_text(event))
 
         def on_notice(label: str | None, text: str) -> None:

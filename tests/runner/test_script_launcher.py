@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from planner.core.progress import Progress, ScriptProgress
 from planner.core.script import Epoch, LoaderUnderWay, ScriptRun, estimate_script
 from planner.errors import InputError, RunError
 from planner.report.remarks import word, words
@@ -493,22 +494,23 @@ def test_with_epochs_asked_the_measurement_waits_past_its_budget_for_an_epoch_to
             time.sleep(0.02); opt.zero_grad(); w(x).sum().backward(); opt.step()
     """
     path = script(tmp_path, slow_epochs)
-    events: list[tuple[str, dict]] = []
+    events: list[tuple[str, Progress]] = []
     run, est = bench_script(path, [], seconds=1, epochs=10, on_progress=lambda *e: events.append(e))
     assert (
         run.stopped_because == "budget" and run.steps[-1] - run.steps[0] > 2.5
     )  # past the 1 s budget
     # its progress, as the progress line shows it: starting, measuring, then past the budget for the epoch
-    phases = [e["phase"] for label, e in events if label == "local" and e["event"] == "script"]
+    phases = [e.phase for label, e in events if label == "local" and isinstance(e, ScriptProgress)]
     assert (
         phases[0] == "setup"
         and "measuring" in phases
         and phases[-1] == "past the budget, until an epoch ends"
     )
     last = events[-1][1]
-    assert 0 < last["steps"] <= len(run.steps) and 0.015 < last["step_seconds"] < 0.2
+    assert isinstance(last, ScriptProgress) and last.steps and last.step_seconds
+    assert 0 < last.steps <= len(run.steps) and 0.015 < last.step_seconds < 0.2
     assert progress_text(last).startswith(
-        f"{last['steps']:,} steps at "
+        f"{last.steps:,} steps at "
     ) and "; until an epoch ends (" in progress_text(last)
     assert est.steps_per_epoch == 150 and est.total_steps == 1500
     run, est = bench_script(path, [], seconds=1, total_steps=5000)  # no --epochs: the budget
@@ -622,7 +624,7 @@ def test_steps_whose_windows_keep_moving_are_measured_to_the_cap_said_on_the_pro
         time.sleep(0.015 if (i // 40) % 3 == 0 else 0.003)  # a third of the steps long, in runs of 40
         opt.zero_grad(); w(torch.ones(1, 2)).sum().backward(); opt.step()
     """
-    events: list[tuple[str, dict]] = []
+    events: list[tuple[str, Progress]] = []
     run, est = bench_script(
         script(tmp_path, episodes),
         [],
@@ -636,9 +638,11 @@ def test_steps_whose_windows_keep_moving_are_measured_to_the_cap_said_on_the_pro
     last = [
         e
         for label, e in events
-        if label == "local" and e.get("phase") == "past the budget, until the step time settles"
+        if label == "local"
+        and isinstance(e, ScriptProgress)
+        and e.phase == "past the budget, until the step time settles"
     ]
-    assert last and last[-1]["cap_seconds"] == pytest.approx(3.0)
+    assert last and last[-1].cap_seconds == pytest.approx(3.0)
     assert progress_text(last[-1]).endswith(
         " of at most 3 s)"
     )  # the hard cap, on the progress line
