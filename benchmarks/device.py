@@ -196,7 +196,7 @@ def spec_jobs(
                 spec,
                 BenchOptions(device="cuda", seconds=BENCH_SECONDS),
                 footprint(spec, layers_of(spec) or []),
-            )
+            ).runner_job()
             model = job["spec"]["model"]
             if model.get("path"):
                 model["path"] = Path(model["path"]).resolve().relative_to(ROOT).as_posix()

@@ -394,7 +394,7 @@ def job_for(spec_dict: dict, processes: int, seconds: float) -> tuple[dict, obje
     data["train"]["batch_size"] = PER_RANK_BATCH * processes
     spec = parse_spec(data)
     options = BenchOptions(device="cpu", seconds=seconds, threads=1, processes=processes)
-    return make_job(spec, options, footprint(spec)), spec
+    return make_job(spec, options, footprint(spec)).runner_job(), spec
 
 
 def bench_env(extra: dict[str, str] | None = None) -> dict[str, str]:

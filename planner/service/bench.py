@@ -9,7 +9,9 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict
 
 from planner.core.estimate import StepMeasurement, estimate_training
 from planner.core.progress import Progress, progress_of
@@ -32,6 +34,7 @@ if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads i
 from planner.service.script_checks import unsteady_reason, window_spread_percent
 
 ProgressFn = Callable[[str, Progress], None]  # (target label, event)
+Device = Literal["cpu", "cuda", "auto"]  # a bench's device: auto is CUDA where torch sees a GPU
 
 
 def runner_progress(on_progress: ProgressFn | None) -> Callable[[str, dict[str, Any]], None] | None:
@@ -43,7 +46,7 @@ def runner_progress(on_progress: ProgressFn | None) -> Callable[[str, dict[str, 
 
 @dataclass(frozen=True)
 class BenchOptions:
-    device: str = "auto"  # cpu | cuda | auto
+    device: Device = "auto"
     seconds: float = 10.0
     sweep: bool = False
     threads: int | None = None
@@ -58,8 +61,13 @@ def torch_cuda_available() -> bool:
     return bool(torch.cuda.is_available())
 
 
-def local_devices() -> list[str]:
+def local_devices() -> list[Device]:
     return ["cpu", "cuda"] if torch_cuda_available() else ["cpu"]
+
+
+def measured_device(result: BenchResult) -> Device:
+    """The device a bench ran on (`auto` resolved), to run the next one there."""
+    return "cuda" if result.device == "cuda" else "cpu"
 
 
 def check_device(device: str) -> None:
@@ -92,24 +100,49 @@ BENCH_WALL_EXTRA_SECONDS = 90.0
 LOCAL_BENCH_BUDGET_BYTES = 2 * 2**30  # a local bench holds at most this (or 90% of what is free)
 
 
+class BenchJob(BaseModel):
+    """What the self-contained bench is asked to do (runner/bench reads it as JSON, with the standard library
+    alone: `runner_job()`). `spec`: the spec as the bench reads it (WorkloadSpec.to_job). `memory_estimate_bytes`:
+    what the bench will hold (a bounded pool of batches, not the dataset). `batch_size`: measured at a smaller
+    batch than the spec's (None: the spec's). `mode`: a bench measures `seconds`; "train" trains `epochs` whole.
+    `wall_cap_seconds`: the process is ended from outside after this long (None: never)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    spec: dict[str, Any]
+    device: Device = "auto"
+    seconds: float = 10.0
+    sweep: bool = False
+    threads: int | None = None
+    memory_estimate_bytes: int
+    batch_size: int | None = None
+    processes: int = 1
+    wall_cap_seconds: float | None = None
+    mode: Literal["bench", "train"] = "bench"
+    epochs: int | None = None
+
+    def runner_job(self) -> dict[str, Any]:
+        """The job as the bench reads it (its JSON)."""
+        return self.model_dump()
+
+
 def make_job(
     spec: WorkloadSpec, options: BenchOptions, fp: Footprint, batch_size: int | None = None
-) -> dict[str, Any]:
-    """The plain job the self-contained bench reads (standard library only on its side). Its memory
-    estimate is what the bench will hold (a bounded pool of batches, not the dataset)."""
+) -> BenchJob:
+    """The job of a bench of `spec` with `options` (at `batch_size`, when smaller than the spec's)."""
     if batch_size and batch_size != fp.batch_size:
         fp = footprint(spec, list(fp.layers), batch_size)
-    return {
-        "spec": spec.to_job(),
-        "device": options.device,
-        "seconds": options.seconds,
-        "sweep": options.sweep,
-        "threads": options.threads,
-        "memory_estimate_bytes": bench_bytes(fp, spec),
-        "batch_size": batch_size,
-        "processes": options.processes,
-        "wall_cap_seconds": None if options.sweep else options.seconds + BENCH_WALL_EXTRA_SECONDS,
-    }
+    return BenchJob(
+        spec=spec.to_job(),
+        device=options.device,
+        seconds=options.seconds,
+        sweep=options.sweep,
+        threads=options.threads,
+        memory_estimate_bytes=bench_bytes(fp, spec),
+        batch_size=batch_size,
+        processes=options.processes,
+        wall_cap_seconds=None if options.sweep else options.seconds + BENCH_WALL_EXTRA_SECONDS,
+    )
 
 
 def local_batch(spec: WorkloadSpec, fp: Footprint, available_bytes: int | None) -> int:
@@ -162,18 +195,23 @@ def run_bench(
     workdir: Path | None = None,
     on_progress: ProgressFn | None = None,
     label: str = "local",
-    extra: dict[str, Any] | None = None,
+    train_epochs: int | None = None,
     batch_size: int | None = None,
     cancel: threading.Event | None = None,
 ) -> BenchResult:
     """Run the bench for `spec` on this machine in a subprocess; return its BenchResult.
     Raises InputError (the job asks what this machine cannot do), RunError (the bench failed), Cancelled (`cancel`
-    was set: the bench's process group was ended first)."""
+    was set: the bench's process group was ended first). `train_epochs`: train that many epochs whole, with no
+    wall cap (validate), instead of measuring `options.seconds`."""
     check_device(options.device)
     check_processes(spec, options)
-    job = {**make_job(spec, options, fp, batch_size), **(extra or {})}
+    job = make_job(spec, options, fp, batch_size)
+    if train_epochs is not None:
+        job = job.model_copy(
+            update={"mode": "train", "epochs": train_epochs, "wall_cap_seconds": None}
+        )
     with tempfile.TemporaryDirectory(prefix="planner-bench-") as tmp:
-        target = LocalTarget(job, Path(workdir or tmp), label=label)
+        target = LocalTarget(job.runner_job(), Path(workdir or tmp), label=label)
         result = BenchSession(
             [target], on_progress=runner_progress(on_progress), cancel=cancel
         ).run()[label]
@@ -297,10 +335,10 @@ def validate(
     trained = run_bench(
         spec,
         fp,
-        replace(options, device=result.device),
+        replace(options, device=measured_device(result)),
         on_progress=on_progress,
         label="train",
-        extra={"mode": "train", "epochs": epochs, "wall_cap_seconds": None},
+        train_epochs=epochs,
     )  # a whole run: no wall cap
     # the training process's own life, spawn to exit, as a user's `python train.py` would take;
     # the planner's polling around it is not part of the run
@@ -329,7 +367,7 @@ def validate(
         after = run_bench(
             spec,
             fp,
-            replace(options, device=result.device),
+            replace(options, device=measured_device(result)),
             on_progress=on_progress,
             label="recheck",
         )

@@ -84,7 +84,6 @@ class Measure:
         workdir: Path | None = None,
         on_progress: ProgressFn | None = None,
         label: str = "local",
-        extra: dict[str, Any] | None = None,
         batch_size: int | None = None,
     ) -> BenchResult:
         """One bench of `spec` here, in a child process: its BenchResult.
@@ -96,8 +95,7 @@ class Measure:
             workdir,
             on_progress,
             label,
-            extra,
-            batch_size,
+            batch_size=batch_size,
         )
 
     def validate(

@@ -233,7 +233,7 @@ class _Run:
                 self.fp,  # --processes: AWS only
                 batch if batch != self.spec.batch_size else None,
             )
-            targets.append(LocalTarget(job, self.journal.path / "work", label))
+            targets.append(LocalTarget(job.runner_job(), self.journal.path / "work", label))
         return targets
 
     def auto(self, local_targets: list[SessionTarget], aws: AwsOptions) -> list[str]:
@@ -283,7 +283,9 @@ class _Run:
             else {}
         )
         # CUDA where the instance has it; a custom model's code ships in the bundle (too big: InputError)
-        job = aws_run.ship(make_job(self.spec, replace(self.bench, device="auto"), self.fp))
+        job = aws_run.ship(
+            make_job(self.spec, replace(self.bench, device="auto"), self.fp).runner_job()
+        )
         targets = []
         for itype in aws_types:
             target = Target("aws", itype)

@@ -23,7 +23,7 @@ def test_a_local_bench_and_an_instance_run_through_the_same_protocol(aws_session
     spec = parse_spec(TINY_MLP)
     job = make_job(
         spec, BenchOptions(device="cpu", seconds=1), PlannerService().workloads.footprint(spec)
-    )
+    ).runner_job()
     run = AwsRun(AwsSettings(ami=x86_ami(ec2), max_bench_minutes=5, poll_seconds=0.05), "run-proto")
     local = LocalTarget(job, tmp_path / "work", "local-cpu")
     remote = AwsTarget(run, "c7i.xlarge", job, "aws-c7i.xlarge", 0.1785)

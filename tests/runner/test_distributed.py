@@ -77,7 +77,7 @@ def test_the_job_carries_the_processes_and_the_bench_clamps_them_to_the_gpus():
     from tests.conftest import TINY_MLP
 
     spec = parse_spec(TINY_MLP)
-    job = make_job(spec, BenchOptions(device="auto", processes=4), footprint(spec))
+    job = make_job(spec, BenchOptions(device="auto", processes=4), footprint(spec)).runner_job()
     assert job["processes"] == 4
     assert processes_for({**job, "device": "cpu"}) == 4  # CPU ranks share the cores
     assert processes_for({**job, "processes": None}) == 1
