@@ -59,8 +59,8 @@ def main(run_dirs: list[str]) -> int:
                     rows.append((model, name, cuda.step_seconds, p.step_seconds))
     if run_dirs:  # what `planner calibrate --dry-run` compares
         rows += [
-            (r["device"], r["workload"], r["measured_step_seconds"], r["predicted_step_seconds"])
-            for r in service.calibrate(list(run_dirs), dry_run=True)[0]
+            (p.device, p.workload, p.measured_step_seconds, p.predicted_step_seconds)
+            for p in service.calibrate(list(run_dirs), dry_run=True).points
         ]
     print("| device | workload | measured | predicted | error |\n|---|---|---:|---:|---:|")
     errors: dict[str, list[float]] = {}

@@ -539,24 +539,24 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    rows, path, current = PlannerService().calibrate(args.run_dirs, args.dry_run)
+    done = PlannerService().calibrate(args.run_dirs, args.dry_run)
     out = stdout()
-    if not rows:
+    if not done.points:
         stderr().print(
             "no measured GPU or cloud CPU results in these runs: nothing to calibrate",
             highlight=False,
         )
         return ExitCode.OK
-    for row in rows:
+    for p in done.points:
         out.print(
-            f"{row['device']:12s} {row['workload']:20s} measured {row['measured_step_seconds'] * 1e3:9.3f} ms  "
-            f"predicted {row['predicted_step_seconds'] * 1e3:9.3f} ms  x{row['measured_step_seconds'] / row['predicted_step_seconds']:.2f}",
+            f"{p.device:12s} {p.workload:20s} measured {p.measured_step_seconds * 1e3:9.3f} ms  "
+            f"predicted {p.predicted_step_seconds * 1e3:9.3f} ms  x{p.ratio:.2f}",
             highlight=False,
         )
-    if path is not None:
+    if done.saved_to is not None:
         stderr().print(
-            f"saved to {path}; corrections now: "
-            + ", ".join(f"{k} x{v:.2f}" for k, v in sorted(current.items())),
+            f"saved to {done.saved_to}; corrections now: "
+            + ", ".join(f"{k} x{v:.2f}" for k, v in sorted(done.corrections.items())),
             highlight=False,
         )
     return ExitCode.OK

@@ -13,12 +13,39 @@ from __future__ import annotations
 
 import csv
 import statistics
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from planner.errors import RunError
 
 BUNDLED = Path(__file__).resolve().parent.parent / "pricing" / "data" / "calibration.csv"
 COLUMNS = ["device", "workload", "measured_step_seconds", "predicted_step_seconds", "source"]
+
+
+@dataclass(frozen=True)
+class CalibrationPoint:
+    """One measured device of a run against the device model's prediction for it (a row of the file)."""
+
+    device: str  # a GPU model ("T4") or a CPU instance family ("cpu:c7i")
+    workload: str
+    measured_step_seconds: float
+    predicted_step_seconds: float
+    source: str  # the run's directory
+
+    @property
+    def ratio(self) -> float:
+        """measured / predicted: the correction this point asks for."""
+        return self.measured_step_seconds / self.predicted_step_seconds
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """`planner calibrate`'s outcome: the points of the runs, the file they were appended to (None: a dry run, or
+    no point), and the corrections now in force per device."""
+
+    points: list[CalibrationPoint]
+    saved_to: Path | None
+    corrections: dict[str, float]
 
 
 def user_file() -> Path:
@@ -47,7 +74,7 @@ def corrections(paths: list[Path] | None = None) -> dict[str, float]:
     return {device: statistics.median(values) for device, values in ratios.items()}
 
 
-def append_rows(rows: list[dict[str, object]], path: Path | None = None) -> Path:
+def append_rows(rows: list[CalibrationPoint], path: Path | None = None) -> Path:
     path = path or user_file()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -56,7 +83,7 @@ def append_rows(rows: list[dict[str, object]], path: Path | None = None) -> Path
             writer = csv.DictWriter(f, fieldnames=COLUMNS)
             if new:
                 writer.writeheader()
-            writer.writerows(rows)
+            writer.writerows(asdict(row) for row in rows)
     except OSError as exc:
         raise RunError(
             f"cannot save the calibration to {path} ({exc.strerror or exc})",

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads i
     from planner.core.script import ScriptLength
     from planner.journal import Measured, RunJournal
     from planner.service.bench import ProgressFn, SpecValidation
+    from planner.service.calibration import Calibration
     from planner.service.launch import LaunchPreview
     from planner.service.script_checks import ScriptValidation
     from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice
@@ -243,11 +244,9 @@ class PlannerService:
         if isinstance(workload, ScriptWorkload):
             refuse_fallback_without_here(targets, aws)
 
-    def calibrate(
-        self, run_dirs: list[str], dry_run: bool = False
-    ) -> tuple[list[dict[str, Any]], Path | None, dict[str, float]]:
+    def calibrate(self, run_dirs: list[str], dry_run: bool = False) -> Calibration:
         """`planner calibrate RUN_DIR...`: measured against predicted steps, appended to the calibration file.
-        Raises JournalError naming a damaged run's file and field."""
+        Raises JournalError naming a damaged run's file and field, RunError (the file cannot be written)."""
         return self._predict.calibrate(run_dirs, dry_run)
 
     # ------------------------------------------------------------------ renting, and a saved run

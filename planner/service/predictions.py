@@ -32,7 +32,13 @@ from planner.core.remarks import EmulatedPrecision, NothingPriced, NotMeasuredHe
 from planner.errors import RunError, StepTooLong
 from planner.journal import Measured, RunJournal
 from planner.service.bench import BenchOptions, ProgressFn, measure_here
-from planner.service.calibration import append_rows, corrections, gpu_model
+from planner.service.calibration import (
+    Calibration,
+    CalibrationPoint,
+    append_rows,
+    corrections,
+    gpu_model,
+)
 from planner.service.settings import AwsOptions
 from planner.workload.footprint import layers_of, sample_bytes
 from runner.aws import worst_case_bench_cost
@@ -334,17 +340,15 @@ class Predict:
         plan.warnings.extend(emulation_warnings(plan.options))
         return plan
 
-    def calibrate(
-        self, run_dirs: list[str], dry_run: bool = False
-    ) -> tuple[list[dict[str, Any]], Path | None, dict[str, float]]:
-        """(rows, saved path or None, corrections now in force): measured against predicted step
-        times of every measured device of the runs, appended to the calibration file.
-        Raises JournalError naming a damaged run's file and field."""
+    def calibrate(self, run_dirs: list[str], dry_run: bool = False) -> Calibration:
+        """Measured against predicted step times of every measured device of the runs, appended to the
+        calibration file (not on a `dry_run`), and the corrections now in force.
+        Raises JournalError naming a damaged run's file and field, RunError (the file cannot be written)."""
         rows = [row for run_dir in run_dirs for row in self.calibration_rows(run_dir)]
         path = append_rows(rows) if rows and not dry_run else None
-        return rows, path, corrections()
+        return Calibration(rows, path, corrections())
 
-    def calibration_rows(self, journal_path: str | Path) -> list[dict[str, Any]]:
+    def calibration_rows(self, journal_path: str | Path) -> list[CalibrationPoint]:
         """measured vs predicted step seconds for every measured device of a run (AWS GPU and CPU
         instances, a local CUDA GPU); CPU instances are predicted from the run's local measurement."""
         from pricing.catalog import instance_facts, load_catalog
@@ -401,14 +405,10 @@ class Predict:
                 device = f"cpu:{itype.split('.')[0]}"
             else:
                 continue
-            if pred.step_seconds:
+            if pred.step_seconds and r.step_seconds:
                 rows.append(
-                    {
-                        "device": device,
-                        "workload": spec.name,
-                        "measured_step_seconds": r.step_seconds,
-                        "predicted_step_seconds": pred.step_seconds,
-                        "source": str(journal.path),
-                    }
+                    CalibrationPoint(
+                        device, spec.name, r.step_seconds, pred.step_seconds, str(journal.path)
+                    )
                 )
         return rows
