@@ -30,6 +30,7 @@ from planner.service import (
     SCRIPT_KIND,
     AwsOptions,
     BenchOptions,
+    PlanChoice,
     PlannerService,
     RunCallbacks,
     ScriptLength,
@@ -498,14 +499,9 @@ def _print_predicted_footer(
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    overrides = {
-        "objective": args.objective,
-        "deadline_seconds": args.deadline,
-        "time_value_per_hour": args.time_value,
-        "local_price_per_hour": args.local_price,
-        "region": args.region,
-        "purchase": args.purchase,
-    }
+    overrides = PlanChoice(
+        args.objective, args.deadline, args.time_value, args.local_price, args.region, args.purchase
+    )
     check_chart(args.chart)  # before the plan
     service = PlannerService()
     check_one_length(args)

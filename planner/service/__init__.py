@@ -61,6 +61,7 @@ _WHERE = {
     "OBJECTIVES": "planner.service.flags",
     "PURCHASES": "planner.service.flags",
     "AwsOptions": "planner.service.settings",
+    "PlanChoice": "planner.service.settings",
     "PlanOptions": "planner.service.settings",
     "RunCallbacks": "planner.service.settings",
     "TargetChoice": "planner.service.settings",
@@ -100,6 +101,7 @@ if TYPE_CHECKING:
     from planner.service.script_checks import ScriptValidation, unsteady_reason
     from planner.service.settings import (
         AwsOptions,
+        PlanChoice,
         PlanOptions,
         RunCallbacks,
         TargetChoice,
@@ -143,6 +145,7 @@ __all__ = [
     "OBJECTIVES",
     "PRICE_SOURCES",
     "PURCHASES",
+    "PlanChoice",
     "PlanDocument",
     "PlanOptions",
     "PlannerService",

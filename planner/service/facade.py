@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads i
     from planner.service.calibration import Calibration
     from planner.service.launch import LaunchPreview
     from planner.service.script_checks import ScriptValidation
-    from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice
+    from planner.service.settings import AwsOptions, PlanChoice, RunCallbacks, TargetChoice
     from planner.service.workload import SpecWorkload, Workload
     from planner.workload.spec import WorkloadSpec
     from runner.bench.result import BenchResult
@@ -275,7 +275,7 @@ class PlannerService:
     def estimate_run(
         self,
         run_dir: str | Path,
-        overrides: dict[str, Any] | None = None,
+        overrides: PlanChoice | None = None,
         gpu: bool | None = None,
         options: PlanOptions | None = None,
         measured_only: bool = False,
@@ -288,7 +288,7 @@ class PlannerService:
     def replan(
         self,
         run_dir: str | Path,
-        overrides: dict[str, Any],
+        overrides: PlanChoice,
         measured_only: bool = False,
         length: ScriptLength | None = None,
     ) -> PlanDocument:

@@ -46,6 +46,7 @@ from planner.service.bench import (
 from planner.service.predictions import Predict, measured_candidates
 from planner.service.settings import (
     AwsOptions,
+    PlanChoice,
     RunCallbacks,
     TargetChoice,
     plan_options,
@@ -103,18 +104,13 @@ def plan_from_results(
     return plan
 
 
-def saved_options(journal: RunJournal, overrides: dict[str, Any]) -> PlanOptions:
-    """A saved run's plan options with `overrides` (None: keep the saved value) applied by the flags' rules."""
+def saved_options(journal: RunJournal, overrides: PlanChoice) -> PlanOptions:
+    """A saved run's plan options with what `overrides` gives applied by the flags' rules."""
     saved = journal.read_run().get("plan_options", {})
-    overrides = {
-        **overrides,
-        "objective": resolve_objective(
-            overrides.get("objective"), overrides.get("deadline_seconds")
-        )
-        if overrides.get("deadline_seconds")
-        else overrides.get("objective"),
-    }
-    merged = {**saved, **{k: v for k, v in overrides.items() if v is not None}}
+    given = overrides.given()
+    if overrides.deadline_seconds:
+        given["objective"] = resolve_objective(overrides.objective, overrides.deadline_seconds)
+    merged = {**saved, **given}
     resolve_objective(
         merged.get("objective"), merged.get("deadline_seconds")
     )  # the saved deadline may serve
@@ -552,7 +548,7 @@ class Runs:
     def estimate_run(
         self,
         run_dir: str | Path,
-        overrides: dict[str, Any] | None = None,
+        overrides: PlanChoice | None = None,
         gpu: bool | None = None,
         options: PlanOptions | None = None,
         measured_only: bool = False,
@@ -565,7 +561,7 @@ class Runs:
         Raises JournalError (naming the file and the field) when `run_dir` is not a run journal,
         InputError when it has no results yet or an option is out of range."""
         journal = RunJournal.open(run_dir)
-        options = options or saved_options(journal, overrides or {})
+        options = options or saved_options(journal, overrides or PlanChoice())
         spec = journal.read_spec()
         if measured_only:  # its measured rows alone
             plan = plan_from_results(

@@ -69,7 +69,7 @@ from planner.service.predictions import (
     nothing_priced,
 )
 from planner.service.script_checks import script_path, script_workdir
-from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice
+from planner.service.settings import AwsOptions, PlanChoice, RunCallbacks, TargetChoice
 from planner.units import shown_path
 from runner.aws import AwsRun, AwsTarget
 from runner.folder import script_folder
@@ -514,7 +514,7 @@ class Scripts:
     def estimate_run(
         self,
         run_dir: str | Path,
-        overrides: dict[str, Any] | None = None,
+        overrides: PlanChoice | None = None,
         gpu: bool | None = None,
         options: PlanOptions | None = None,
         measured_only: bool = False,
@@ -534,7 +534,7 @@ class Scripts:
                     hint="change train.epochs in the spec and estimate or run it again",
                 )
             return self.runs.estimate_run(run_dir, overrides, gpu, options, measured_only)
-        options = options or saved_options(journal, overrides or {})
+        options = options or saved_options(journal, overrides or PlanChoice())
         own = journal.read_script()
         job = own.with_length(length)
         results = journal.read_results()
@@ -588,7 +588,7 @@ class Scripts:
     def replan(
         self,
         run_dir: str | Path,
-        overrides: dict[str, Any],
+        overrides: PlanChoice,
         measured_only: bool = False,
         length: ScriptLength | None = None,
     ) -> PlanDocument:

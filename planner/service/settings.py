@@ -4,7 +4,7 @@ the targets (`local`, `aws:TYPE`, `auto`), the AWS options of a run, the run's c
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from planner.core.candidates import LOCAL, Target
@@ -28,6 +28,28 @@ def resolve_objective(objective: str | None, deadline_seconds: float | None) -> 
     if objective == "deadline" and not deadline_seconds:
         raise InputError("--objective deadline needs --deadline", hint="e.g. --deadline 4h")
     return objective
+
+
+@dataclass(frozen=True)
+class PlanChoice:
+    """What a user chose for a plan, each field as given (None: not given): `planner plan`'s flags over a saved
+    run's options, the TUI's what-if controls. `resolved()` is the PlanOptions it means."""
+
+    objective: str | None = None
+    deadline_seconds: float | None = None
+    time_value_per_hour: float | None = None
+    local_price_per_hour: float | None = None
+    region: str | None = None
+    purchase: str | None = None  # on-demand | spot
+
+    def given(self) -> dict[str, Any]:
+        """The fields given, by name (a saved run keeps the rest)."""
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+    def resolved(self) -> PlanOptions:
+        """PlanOptions with the defaults for what was not given. Raises InputError (a bad objective, or the
+        deadline objective without a deadline)."""
+        return plan_options(**self.given())
 
 
 def plan_options(

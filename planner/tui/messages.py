@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from planner.service import Measured, PlanDocument
+    from planner.service import Measured, PlanChoice, PlanDocument
 
 
 @dataclass
@@ -50,9 +50,9 @@ class TargetsChanged(Message):
 
 @dataclass
 class WhatIfChanged(Message):
-    """The what-if controls changed: plan options as PlannerService.plan_options takes them."""
+    """The what-if controls changed: the plan options they show."""
 
-    options: dict[str, Any]
+    options: PlanChoice
 
 
 @dataclass

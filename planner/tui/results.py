@@ -14,7 +14,7 @@ On a short screen the table and the chart share the space (v switches); on a tal
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import ComposeResult
@@ -34,7 +34,14 @@ from planner.tui.typed import planner_app
 from planner.tui.whatif import WhatIf
 
 if TYPE_CHECKING:
-    from planner.service import Measured, PlanDocument, PlanOptions, Progress, SpecWorkload
+    from planner.service import (
+        Measured,
+        PlanChoice,
+        PlanDocument,
+        PlanOptions,
+        Progress,
+        SpecWorkload,
+    )
 
 
 class ResultsPane(Vertical):
@@ -127,10 +134,9 @@ class ResultsPane(Vertical):
 
     # ------------------------------------------------------------------ what the plan is of
 
-    def plan_options(self, options: dict[str, Any] | None = None):
-        from planner.service import plan_options
-
-        return plan_options(**(options or self.query_one(WhatIf).options()))
+    def plan_options(self, choice: PlanChoice | None = None) -> PlanOptions:
+        """The plan options `choice` means (None: the what-if controls'). Raises InputError, ValueError."""
+        return (choice or self.query_one(WhatIf).options()).resolved()
 
     def estimate(self, workload: SpecWorkload, seconds: float) -> None:
         if self.estimating:

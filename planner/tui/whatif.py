@@ -15,7 +15,7 @@ from textual.widgets import Input, Label, Select
 
 from planner.errors import PlannerError
 from planner.report.text import seconds_text
-from planner.service import OBJECTIVES, PURCHASES
+from planner.service import OBJECTIVES, PURCHASES, PlanChoice
 from planner.service.inputs import parse_flag
 
 if TYPE_CHECKING:
@@ -104,7 +104,7 @@ class WhatIf(Grid):
         )
         yield _field("local $/h", Input(placeholder="0", id="local-price", compact=True))
 
-    def options(self) -> dict[str, Any]:
+    def options(self) -> PlanChoice:
         """The plan options the controls show, each field read by the CLI's rule for its flag
         (planner.service.inputs); raises ValueError saying what the field accepts."""
 
@@ -115,14 +115,14 @@ class WhatIf(Grid):
             except ValueError as exc:
                 raise ValueError(f"{name}: {exc}") from None
 
-        return {
-            "objective": self.query_one("#objective", Select).value,
-            "deadline_seconds": read("#deadline", "--deadline", "deadline"),
-            "time_value_per_hour": read("#time-value", "--time-value", "waiting $/h"),
-            "local_price_per_hour": read("#local-price", "--local-price", "local $/h") or 0.0,
-            "region": self.query_one("#region-whatif", Select).value,
-            "purchase": self.query_one("#purchase-whatif", Select).value,
-        }
+        return PlanChoice(
+            objective=str(self.query_one("#objective", Select).value),
+            deadline_seconds=read("#deadline", "--deadline", "deadline"),
+            time_value_per_hour=read("#time-value", "--time-value", "waiting $/h"),
+            local_price_per_hour=read("#local-price", "--local-price", "local $/h") or 0.0,
+            region=str(self.query_one("#region-whatif", Select).value),
+            purchase=str(self.query_one("#purchase-whatif", Select).value),
+        )
 
     def set_options(self, options: PlanOptions, default_time_value: float | None = None) -> None:
         """Show a plan's options (an opened run's); the change events then match the plan and re-plan
