@@ -83,10 +83,9 @@ def cmd_reap(args: argparse.Namespace) -> int:
     verb = "would terminate" if args.dry_run else "terminated"
     out = stdout()
     for i in taken:
-        tags = {t["Key"]: t["Value"] for t in i.get("Tags", [])}
         out.print(
-            f"{verb} {i['InstanceId']} {i['InstanceType']} run {tags.get('planner:run-id', '?')} "
-            f"expired {tags.get('planner:expires-at', '?')}",
+            f"{verb} {i.instance_id} {i.instance_type} run {i.run_id or '?'} "
+            f"expired {i.expires_at or '?'}",
             highlight=False,
         )
     stderr().print(f"{len(taken)} instance(s) {verb}", highlight=False)

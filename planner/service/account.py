@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from infra.aws import client, explain_aws_error, session_or_default
@@ -176,28 +176,16 @@ class Account:
         frame = load_catalog().frame if found else None
         rows = []
         for i in found:
-            tags = {t["Key"]: t["Value"] for t in i.get("Tags", [])}
-            age = (now - i["LaunchTime"]).total_seconds()
+            row = _managed(i, now)
             spot = i.get("InstanceLifecycle") == "spot"
             try:
                 cost = instance_cost(
-                    hourly_price(frame, i["InstanceType"], region, "spot" if spot else "on-demand"),
-                    age,
+                    hourly_price(frame, row.instance_type, region, "spot" if spot else "on-demand"),
+                    row.age_seconds,
                 )
             except PlannerError:
                 cost = None
-            rows.append(
-                ManagedInstance(
-                    instance_id=i["InstanceId"],
-                    instance_type=i["InstanceType"],
-                    state=i["State"]["Name"],
-                    run_id=tags.get(TAG_RUN),
-                    age_seconds=age,
-                    expires_at=tags.get(TAG_EXPIRES),
-                    expired=is_expired(i, now),
-                    cost_so_far_usd=cost,
-                )
-            )
+            rows.append(replace(row, cost_so_far_usd=cost))
         return rows
 
     def terminate(self, region: str, instance_ids: list[str]) -> None:
@@ -209,9 +197,9 @@ class Account:
 
     def reap(
         self, region: str, at: str | None = None, run_id: str | None = None, dry_run: bool = False
-    ) -> list[dict[str, Any]]:
+    ) -> list[ManagedInstance]:
         """Terminate planner-managed instances past their expiry (all of `run_id`'s when given);
-        `at` judges expiry as of that UTC time. Returns what was (or would be) terminated.
+        `at` judges expiry as of that UTC time. Returns what was (or would be) terminated (its cost not read).
         Raises InputError (`at` is not a time), PlannerError explaining the AWS error."""
         now = None
         if at:
@@ -219,11 +207,13 @@ class Account:
             if now is None:
                 raise InputError(f"--at: must be a UTC time like 2026-11-21T18:00:00Z, got {at!r}")
         try:
-            return reap_instances(
+            taken = reap_instances(
                 _ec2(self.aws_session, region), now=now, run_id=run_id, dry_run=dry_run
             )
         except Exception as exc:  # noqa: BLE001
             raise _explain(exc, "reaping instances") from None
+        when = now or dt.datetime.now(dt.timezone.utc)
+        return [_managed(i, when) for i in taken]
 
     def infra(
         self,
@@ -263,6 +253,21 @@ class Account:
     def stack_outputs(self, found: dict[str, Any] | None) -> dict[str, str]:
         """The deployed stack's outputs (bucket, security group, ...) by name."""
         return outputs(found)
+
+
+def _managed(instance: dict[str, Any], now: dt.datetime) -> ManagedInstance:
+    """A managed instance as EC2 describes it (boto3's record), its tags read; its cost not yet."""
+    tags = {t["Key"]: t["Value"] for t in instance.get("Tags", [])}
+    return ManagedInstance(
+        instance_id=instance["InstanceId"],
+        instance_type=instance["InstanceType"],
+        state=instance["State"]["Name"],
+        run_id=tags.get(TAG_RUN),
+        age_seconds=(now - instance["LaunchTime"]).total_seconds(),
+        expires_at=tags.get(TAG_EXPIRES),
+        expired=is_expired(instance, now),
+        cost_so_far_usd=None,
+    )
 
 
 def _filters(found: Catalog, query: PriceQuery) -> dict[str, Any]:

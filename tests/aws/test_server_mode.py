@@ -160,6 +160,7 @@ def test_sigkill_leaves_expiry_tags_that_the_reaper_honours(endpoint, env, tmp_p
     assert r.returncode == 0 and len(live_instances(ec2(endpoint), run_id(out))) == 1
     r = reap("--at", tags["planner:expires-at"], "--dry-run")
     assert "would terminate " + instance["InstanceId"] in r.stdout
+    assert f"run {run_id(out)} expired {tags['planner:expires-at']}" in r.stdout  # its tags, read
     r = reap("--at", tags["planner:expires-at"])
     assert "terminated " + instance["InstanceId"] in r.stdout
     assert live_instances(ec2(endpoint), run_id(out)) == []
