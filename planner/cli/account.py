@@ -55,21 +55,23 @@ def cmd_prices(args: argparse.Namespace) -> int:
     if args.refresh:
         where = "the hosted catalog" if source == "catalog" else "AWS's Price List API"
         with stderr().status(f"reading prices from {where} ..."):
-            catalog, rows = account.prices(query, refresh=True, warn=warn, source=source)
+            prices = account.prices(query, refresh=True, warn=warn, source=source)
     else:
-        catalog, rows = account.prices(query, warn=warn)
+        prices = account.prices(query, warn=warn)
     if args.json:  # nothing found: `instances: []`, and the reason below
-        print_json(prices_json(catalog, rows))
-    elif not rows.empty:  # nothing found: no empty table, the reason alone
+        print_json(prices_json(prices))
+    elif prices.rows:  # nothing found: no empty table, the reason alone
         group_by: GroupBy = (
             "instance" if args.gpus and args.rows_defaulted else args.group_by
         )  # GPUs asked for: each machine
-        shown_rows, shown = shown_prices(rows, group_by, args.max_rows, by_region=args.all_regions)
-        print_table(args, prices_table(catalog, shown_rows, args.purchase, query.one_region))
+        shown_rows, shown = shown_prices(
+            prices.rows, group_by, args.max_rows, by_region=args.all_regions
+        )
+        print_table(args, prices_table(prices, shown_rows, args.purchase, query.one_region))
         print_shown(args, shown)
-    if rows.empty:
+    if prices.no_match is not None:
         stderr().print(
-            no_prices_text(account.no_match(catalog, query)),
+            no_prices_text(prices.no_match),
             highlight=False,
             markup=False,
         )

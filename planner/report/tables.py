@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
@@ -19,9 +20,12 @@ from planner.report.text import (
 )
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from planner.core.document import ManagedInstance
     from planner.core.script import ScriptEstimate, ScriptRun
     from pricing.gpus import NoMatch
+    from pricing.rows import PriceList, PriceRow
 
 
 def check_summary(spec, fp) -> dict[str, Any]:
@@ -209,91 +213,56 @@ def sweep_table(result):
 
 # ----------------------------------------------------------------------------- prices
 
-PRICE_JSON_COLUMNS = (
-    "instance_type",
-    "region",
-    "vcpus",
-    "memory_gib",
-    "arch",
-    "gpu_name",
-    "gpu_count",
-    "gpu_memory_gib",
-    "gpu_memory_gb",
-    "ondemand_usd_per_hour",
-    "spot_usd_per_hour_min",
-    "spot_usd_per_hour_median",
-    "zones",
-    "source",
-    "as_of",
-)
 
-
-def _clean(value: Any) -> Any:
-    """JSON-safe scalars: NaN/NA -> None, numpy numbers -> Python numbers."""
-    import math
-
-    if value is None:
-        return None
-    if hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value
-
-
-def prices_json(catalog, rows) -> dict[str, Any]:
-    instances = [
-        {col: _clean(row[col]) for col in PRICE_JSON_COLUMNS} for _, row in rows.iterrows()
-    ]
-    notes = list(rows["facts_note"]) if "facts_note" in rows else [""] * len(instances)
-    others = list(rows["accelerator"]) if "accelerator" in rows else [""] * len(instances)
-    for inst, note, other in zip(instances, notes, others):
-        inst["gpu_name"] = inst["gpu_name"] or None
-        inst["accelerator"] = (
-            other or None
-        )  # an accelerator that is not an NVIDIA GPU ("Inferentia2 x1")
-        inst["facts_note"] = (
-            note or None
-        )  # what the device model lacks to predict it (None: nothing)
+def prices_json(prices: PriceList) -> dict[str, Any]:
+    """`planner prices --json`: where the prices come from and every row (nothing found: `instances: []`)."""
     return {
-        "source": catalog.source,
-        "as_of": catalog.as_of,
-        "note": catalog.note,
-        "instances": instances,
+        "source": prices.source,
+        "as_of": prices.as_of,
+        "note": prices.note,
+        "instances": [row.to_json() for row in prices.rows],
     }
 
 
-def _money(value: Any) -> str:
+def _money(value: float | None) -> str:
     """A price cell: four decimals under $1 (0.5260), '-' when not offered (the caption says so)."""
-    return money_text(_clean(value), unit="", precise_below=1)
+    return money_text(value, unit="", precise_below=1)
 
 
 def shown_prices(
-    rows, group_by: GroupBy = DEFAULT_GROUP_BY, max_rows: int | None = None, by_region: bool = False
-):
+    rows: Sequence[PriceRow],
+    group_by: GroupBy = DEFAULT_GROUP_BY,
+    max_rows: int | None = None,
+    by_region: bool = False,
+) -> tuple[list[PriceRow], Shown]:
     """The catalog rows a table shows, in the rows' order (their sort), and how many of how many: by default the
     cheapest of each GPU model at each GPU count (every 4- and 8-GPU machine a model comes in) and the cheapest CPU;
     `instance`: the cheapest of each instance type; `none`: every row. `by_region`: the cheapest of each in every
     region (`--all-regions`)."""
-    chosen, seen = [], set()
-    for i, (_, r) in enumerate(rows.iterrows()):
-        count = int(r["gpu_count"] or 0)
+    chosen: list[int] = []
+    seen: set[tuple[object, ...]] = set()
+    for i, r in enumerate(rows):
         if group_by == "none":
-            key: tuple = (i,)
+            key: tuple[object, ...] = (i,)
         elif group_by == "instance":
-            key = (r["instance_type"],)
+            key = (r.instance_type,)
         else:
-            key = (str(r["gpu_name"] or ""), count) if count else ("cpu",)
-        key += (r["region"],) if by_region else ()
+            key = (r.gpu_name or "", r.gpu_count) if r.gpu_count else ("cpu",)
+        key += (r.region,) if by_region else ()
         if key not in seen:
             seen.add(key)
             chosen.append(i)
     if max_rows is not None:
         chosen = chosen[:max_rows]
-    return rows.iloc[chosen], Shown(tuple(chosen), len(rows))
+    return [rows[i] for i in chosen], Shown(tuple(chosen), len(rows))
 
 
-def prices_table(catalog, rows, purchase: str = "on-demand", region: str | None = None):
+def prices_table(
+    prices: PriceList,
+    rows: Sequence[PriceRow],
+    purchase: str = "on-demand",
+    region: str | None = None,
+) -> Table:
     """The rows as a table; `region`: the one region the user asked for (--region), named in the title instead of
     a column (None: every row says its region, also when they happen to share one)."""
     from rich import box
@@ -306,12 +275,12 @@ def prices_table(catalog, rows, purchase: str = "on-demand", region: str | None 
         title_justify="left",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
-        caption=f"Source: {catalog.source}, as of {catalog.as_of}; {catalog.note}.\n"
+        caption=f"Source: {prices.source}, as of {prices.as_of}; {prices.note}.\n"
         "Prices in USD per hour; spot is the median over the region's zones ('-': not offered)."
         + _unknown_facts_caption(rows),
         caption_justify="left",
     )
-    any_gpu = bool((rows["gpu_count"] > 0).any())
+    any_gpu = any(r.gpu_count for r in rows)
     columns = [("instance", "left"), ("vCPUs", "right"), ("GiB", "right")]
     columns += [("GPU", "left"), ("GPU GB", "right")] if any_gpu else []
     for name, justify in columns + [("on-demand", "right"), ("spot", "right")]:
@@ -323,12 +292,12 @@ def prices_table(catalog, rows, purchase: str = "on-demand", region: str | None 
         )
     if not one_region:
         t.add_column("region", no_wrap=True)
-    for _, r in rows.iterrows():
+    for r in rows:
         gpu, gpu_mem = gpu_cells(r)
-        cells = [r["instance_type"], f"{int(r['vcpus'])}", f"{_clean(r['memory_gib']):g}"]
+        cells = [r.instance_type, f"{r.vcpus}", f"{r.memory_gib:g}"]
         cells += [gpu, gpu_mem] if any_gpu else []
-        cells += [_money(r["ondemand_usd_per_hour"]), _money(r["spot_usd_per_hour_median"])]
-        t.add_row(*cells, *([] if one_region else [r["region"]]))
+        cells += [_money(r.ondemand_usd_per_hour), _money(r.spot_usd_per_hour_median)]
+        t.add_row(*cells, *([] if one_region else [r.region]))
     return t
 
 
@@ -383,42 +352,32 @@ def _either(values: tuple[float, ...], unit: str = "") -> str:
     return (", ".join(words[:-1]) + " or " if len(words) > 1 else "") + words[-1] + unit
 
 
-def gpu_cells(row) -> tuple[str, str]:
+def gpu_cells(row: PriceRow) -> tuple[str, str]:
     """A catalog row's GPU ("4x A10G", "-" for none) and each GPU's memory in the vendor's GB ("24"; "?" when the
     catalog lacks it)."""
-    if not row["gpu_count"]:
+    if not row.gpu_count:
         return "-", "-"
-    memory = _clean(row["gpu_memory_gb"]) if "gpu_memory_gb" in row else None
-    return f"{int(row['gpu_count'])}x {row['gpu_name']}", "?" if memory is None else f"{memory:.4g}"
+    memory = row.gpu_memory_gb
+    return f"{row.gpu_count}x {row.gpu_name}", "?" if memory is None else f"{memory:.4g}"
 
 
-def _unknown_facts_caption(rows) -> str:
+def _unknown_facts_caption(rows: Sequence[PriceRow]) -> str:
     """The rows' models the device model lacks facts for (their `facts_note`), named once under the table."""
-    if "facts_note" not in rows or not rows["facts_note"].astype(bool).any():
-        return ""
-    unknown = rows[rows["facts_note"].astype(bool)]
+    unknown = [r for r in rows if r.facts_note]
 
-    def names(items) -> str:
-        items = sorted(set(items))
-        return ", ".join(items[:8]) + (f" and {len(items) - 8} more" if len(items) > 8 else "")
+    def names(items: Iterable[str]) -> str:
+        found = sorted(set(items))
+        return ", ".join(found[:8]) + (f" and {len(found) - 8} more" if len(found) > 8 else "")
 
-    gpus = unknown.loc[unknown["gpu_count"] > 0, "gpu_name"]
-    others = (
-        unknown.loc[unknown["accelerator"].astype(bool), "accelerator"]
-        if "accelerator" in unknown
-        else []
-    )
-    cpus = (
-        unknown.loc[unknown["facts_note"].str.contains("no sourced processor"), "instance_type"]
-        .str.split(".")
-        .str[0]
-    )
+    gpus = [r.gpu_name or "" for r in unknown if r.gpu_count]
+    others = [r.accelerator.split(" x")[0] for r in unknown if r.accelerator]
+    cpus = [r.family for r in unknown if "no sourced processor" in (r.facts_note or "")]
     text = ""
-    if len(gpus):
+    if gpus:
         text += f"\nNo spec, priced but not predicted: {names(gpus)}."
-    if len(others):
-        text += f"\nNot NVIDIA GPUs, planned as CPU instances: {names(o.split(' x')[0] for o in others)}."
-    if len(cpus):
+    if others:
+        text += f"\nNot NVIDIA GPUs, planned as CPU instances: {names(others)}."
+    if cpus:
         text += f"\nNo sourced processor facts, predicted at this machine's per-core speed: {names(cpus)}."
     return text
 

@@ -50,6 +50,8 @@ _WHERE = {
     "DEFAULT_GROUP_BY": "planner.service.flags",
     "GroupBy": "planner.service.flags",
     "PriceQuery": "planner.service.account",
+    "PriceList": "pricing.rows",
+    "PriceRow": "pricing.rows",
     "BenchOptions": "planner.service.bench",
     "SpecValidation": "planner.service.bench",
     "ScriptValidation": "planner.service.script_checks",
@@ -117,6 +119,7 @@ if TYPE_CHECKING:
         is_script,
     )
     from planner.units import parse_duration
+    from pricing.rows import PriceList, PriceRow
     from runner.local import SCRIPT_CAP_EXTRA_SECONDS
     from runner.script import UNSTEADY_EXTENSION
 
@@ -149,7 +152,9 @@ __all__ = [
     "PlanDocument",
     "PlanOptions",
     "PlannerService",
+    "PriceList",
     "PriceQuery",
+    "PriceRow",
     "Progress",
     "RankedOption",
     "Recommendation",

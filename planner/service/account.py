@@ -21,12 +21,11 @@ from planner.core.document import ManagedInstance
 from planner.errors import InputError, PlannerError
 from planner.service.flags import PRICE_SOURCES
 from pricing.billing import instance_cost
+from pricing.rows import PriceList
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from pricing.catalog import Catalog
-    from pricing.gpus import GpuFilter, NoMatch
+    from pricing.gpus import GpuFilter
 
 
 @dataclass(frozen=True)
@@ -114,19 +113,18 @@ class Account:
         refresh: bool = False,
         warn: Callable[[str], None] | None = None,
         source: str = "catalog",
-    ) -> tuple[Catalog, pd.DataFrame]:
-        """(catalog, matching rows sorted) for `planner prices` and the TUI's target table. The rows
-        carry `price_usd_per_hour` (the price of the query's purchase option) and `facts_note` (what
-        the device model lacks to predict the row, '' when nothing). `refresh` reads `source` first:
+    ) -> PriceList:
+        """The matching rows sorted, for `planner prices` and the TUI's target table, where the prices come from,
+        and why nothing matched when nothing did (PriceList.no_match). `refresh` reads `source` first:
         "catalog" the hosted catalog (every region at once), "aws" the Price List API (the query's
         region, else the catalog's regions).
         Raises InputError (an unknown source; a region the catalog lacks, before any AWS call; a bad
         catalog setting)."""
         from pricing.catalog import (
             check_region,
-            facts_notes,
             filter_instances,
-            price_column,
+            no_match,
+            price_rows,
             regions,
             sort_instances,
         )
@@ -149,18 +147,17 @@ class Account:
                 f"{query.gpus} and --cpu: a GPU asked for among CPU-only instances",
                 hint=f"give `planner prices {query.gpus}` or `planner prices --cpu`",
             )
-        rows = filter_instances(found.frame, **_filters(found, query))
-        rows = sort_instances(rows, query.sort, query.purchase)
-        return found, rows.assign(
-            price_usd_per_hour=rows[price_column(query.purchase)], facts_note=facts_notes(rows)
+        filters = _filters(found, query)
+        rows = sort_instances(filter_instances(found.frame, **filters), query.sort, query.purchase)
+        return PriceList(
+            found.source,
+            found.as_of,
+            found.note,
+            price_rows(rows, query.purchase),
+            # why nothing matched, as facts: the GPU count or memory the model never comes with, the regions it is
+            # priced in instead, or "other"
+            None if len(rows) else no_match(found.frame, **filters),
         )
-
-    def no_match(self, found: Catalog, query: PriceQuery) -> NoMatch:
-        """Why `prices(query)` found no row in `found` (the catalog it returned), as facts: the GPU count or
-        memory the model never comes with, the regions it is priced in instead, or "other"."""
-        from pricing.catalog import no_match
-
-        return no_match(found.frame, **_filters(found, query))
 
     def instances(self, region: str, now: dt.datetime | None = None) -> list[ManagedInstance]:
         """Planner-managed instances in `region` that are billed or could be: id, type, state, run,

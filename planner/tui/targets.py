@@ -28,7 +28,7 @@ from planner.tui.messages import TargetsChanged
 from planner.tui.typed import planner_app
 
 if TYPE_CHECKING:
-    from planner.service import PlanDocument
+    from planner.service import PlanDocument, PriceRow
 
 PICK_LINES = 4  # picks' state lines under the table (the rest counted): the table keeps the screen
 WIDE = ("pick", "instance", "vCPUs", "GiB", "GPU", "GPU GB", "$/h", "training time", "cost")
@@ -62,7 +62,7 @@ class TargetsPane(Vertical):
             str, str
         ] = {}  # target -> why a paid benchmark would settle the answer
         self.doc: PlanDocument | None = None
-        self.rows = None
+        self.rows: tuple[PriceRow, ...] | None = None
         self._order: tuple[str, ...] = ()
         self.quotas: dict[str, str] = {}  # target -> its vCPU quota's state, as last read
         self.quotas_read: tuple[str, ...] = ()  # the instance types they were read for
@@ -142,36 +142,36 @@ class TargetsPane(Vertical):
             sort=str(self.query_one("#sort", Select).value),
         )
         try:
-            catalog, rows = app.service.account.prices(query)
+            prices = app.service.account.prices(query)
         except PlannerError as exc:
             self.app.notify(exc.render(), severity="error")
             return
-        self.rows = rows
+        self.rows = prices.rows
         table = self.query_one("#catalog", DataTable)
         self._order = self._columns()
         table.clear(columns=True)
         for name in self._order:
             table.add_column(name, key=name)
         estimates = self._estimates()
-        for _, r in rows.iterrows():
-            target = f"aws:{r['instance_type']}"
-            price = r["price_usd_per_hour"]
+        for r in prices.rows:
+            target = f"aws:{r.instance_type}"
+            price = r.price_usd_per_hour
             time_cell, cost_cell = estimates.get(target, ("-", "-"))
             gpu, gpu_mem = gpu_cells(r)
             cells = {
                 "pick": "✓" if target in self.selected else "",
-                "instance": r["instance_type"],
-                "vCPUs": str(int(r["vcpus"])),
-                "GiB": f"{r['memory_gib']:g}",
+                "instance": r.instance_type,
+                "vCPUs": str(r.vcpus),
+                "GiB": f"{r.memory_gib:g}",
                 "GPU": gpu,
                 "GPU GB": gpu_mem,
-                "$/h": "-" if price != price else f"{price:.4f}",
+                "$/h": "-" if price is None else f"{price:.4f}",
                 "training time": time_cell,
                 "cost": cost_cell,
             }
             table.add_row(*(Text.from_markup(cells[name]) for name in self._order), key=target)
         self.query_one("#price-source", Static).update(
-            Text(f"{app.region}, {app.purchase}: {catalog.source}, as of {catalog.as_of}")
+            Text(f"{app.region}, {app.purchase}: {prices.source}, as of {prices.as_of}")
         )
         self.show_selection()
 

@@ -253,10 +253,10 @@ def test_a_broken_or_unreachable_source_keeps_the_cache_and_says_why(
     monkeypatch.setenv("PLANNER_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("PLANNER_CATALOG_URL", server.url("/vms.csv"))
     service, warnings = PlannerService(), []
-    good, _ = service.account.prices(
+    good = service.account.prices(
         PriceQuery(region="us-east-1"), refresh=True, warn=warnings.append
     )
-    assert warnings == [] and good.frame["source"].eq("catalog").any()
+    assert warnings == [] and any(row.source == "catalog" for row in good.rows)
     cached = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
 
     if how == "down":
@@ -265,14 +265,14 @@ def test_a_broken_or_unreachable_source_keeps_the_cache_and_says_why(
     else:
         url = _broken(server, how)
     monkeypatch.setenv("PLANNER_CATALOG_URL", url)
-    kept, rows = service.account.prices(
+    kept = service.account.prices(
         PriceQuery(region="us-east-1"), refresh=True, warn=warnings.append
     )
     assert len(warnings) == 1 and BROKEN[how] in warnings[0], warnings
     assert url in warnings[0] and "PLANNER_CATALOG_URL" in warnings[0]
     assert "meanwhile: hosted catalog read" in warnings[0]
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == cached  # nothing written
-    assert kept.as_of == good.as_of and kept.source == good.source and len(rows) > 0
+    assert kept.as_of == good.as_of and kept.source == good.source and len(kept.rows) > 0
 
 
 def test_a_broken_source_without_a_cache_keeps_the_snapshot(server, tmp_path):
@@ -335,11 +335,11 @@ def test_a_file_path_and_a_file_url_are_read_alike(tmp_path, monkeypatch):
     monkeypatch.setenv("PLANNER_CACHE_DIR", str(tmp_path / "cache"))
     for value in (str(path), path.as_uri()):
         monkeypatch.setenv("PLANNER_CATALOG_URL", value)
-        found, rows = PlannerService().account.prices(
+        found = PlannerService().account.prices(
             PriceQuery(region="eu-central-1", gpu=True), refresh=True
         )
         assert found.source == f"AWS prices from {value} (hosted catalog)"
-        assert "p4de.24xlarge" in set(rows["instance_type"])
+        assert "p4de.24xlarge" in {row.instance_type for row in found.rows}
     assert load_catalog(directory=tmp_path / "cache").note.startswith("hosted catalog read")
 
 
