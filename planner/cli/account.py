@@ -98,20 +98,20 @@ def cmd_infra(args: argparse.Namespace) -> int:
     service = PlannerService()
     region = args.region or default_region()
     if args.action == "template":
-        sys.stdout.write(service.account.infra("template", region) + "\n")
+        sys.stdout.write(service.account.infra_template() + "\n")
         return ExitCode.OK
     if args.action == "policy":
-        print_json(service.account.infra("policy", region))
+        print_json(service.account.infra_policy())
         return ExitCode.OK
     err = stderr()
     if args.action == "deploy":
         with err.status(f"deploying stack {args.stack_name} in {region} ..."):
-            found = service.account.infra(
+            found = service.account.stack(
                 "deploy", region, args.stack_name, args.vpc, args.schedule
             )
     elif args.action == "delete":
         with err.status(f"deleting stack {args.stack_name} in {region} ..."):
-            deleted = service.account.infra("delete", region, args.stack_name)
+            deleted = service.account.stack("delete", region, args.stack_name)
         err.print(
             f"stack {args.stack_name} {'deleted' if deleted else 'does not exist'} in {region}; "
             "the results bucket is kept (delete it yourself when it is no longer needed)",
@@ -119,7 +119,7 @@ def cmd_infra(args: argparse.Namespace) -> int:
         )
         return ExitCode.OK
     else:
-        found = service.account.infra("status", region, args.stack_name)
+        found = service.account.stack("status", region, args.stack_name)
     if found is None:
         err.print(
             f"stack {args.stack_name} is not deployed in {region}; `planner infra deploy` creates it",
@@ -127,8 +127,8 @@ def cmd_infra(args: argparse.Namespace) -> int:
         )
         return ExitCode.RUNTIME_FAILURE if args.action == "status" else ExitCode.OK
     out = stdout()
-    out.print(f"stack {found['StackName']}: {found['StackStatus']}", highlight=False)
-    for key, value in service.account.stack_outputs(found).items():
+    out.print(f"stack {found.name}: {found.status}", highlight=False)
+    for key, value in found.outputs.items():
         out.print(f"  {key}: {value}", highlight=False)
     return ExitCode.OK
 

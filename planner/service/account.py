@@ -11,12 +11,11 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from infra.aws import client, explain_aws_error, session_or_default
 from infra.reaper import TAG_EXPIRES, TAG_RUN, is_expired, managed_instances, parse_time
 from infra.reaper import reap as reap_instances
-from infra.stack import outputs
 from planner.core.document import ManagedInstance
 from planner.errors import InputError, PlannerError
 from planner.service.flags import PRICE_SOURCES
@@ -26,6 +25,16 @@ from pricing.rows import PriceList
 if TYPE_CHECKING:
     from pricing.catalog import Catalog
     from pricing.gpus import GpuFilter
+
+
+@dataclass(frozen=True)
+class StackState:
+    """The account stack as CloudFormation describes it: its name, status ("CREATE_COMPLETE", ...; "DELETED" once
+    `planner infra delete` took it) and outputs by name (bucket, security group, ...)."""
+
+    name: str
+    status: str
+    outputs: dict[str, str]
 
 
 @dataclass(frozen=True)
@@ -212,33 +221,48 @@ class Account:
         when = now or dt.datetime.now(dt.timezone.utc)
         return [_managed(i, when) for i in taken]
 
-    def infra(
+    def infra_template(self) -> str:
+        """The account stack's CloudFormation template, rendered (JSON).
+        Raises InfraError (the template cannot be rendered)."""
+        from infra import stack
+
+        return stack.render_template()
+
+    def infra_policy(self) -> dict[str, Any]:
+        """The IAM policy a planner user needs (an AWS policy document: JSON at the edge)."""
+        from infra import stack
+
+        return stack.user_policy()
+
+    def stack(
         self,
-        action: str,
+        action: Literal["deploy", "status", "delete"],
         region: str,
         stack_name: str | None = None,
         vpc: str | None = None,
         schedule: str | None = None,
-    ) -> Any:
-        """The account stack: "template" (rendered JSON), "policy" (the user policy), "deploy" and
-        "status" (the stack description, or None), "delete" (whether it existed).
+    ) -> StackState | None:
+        """The account stack deployed (created or updated, `vpc` and the reaper's `schedule`), read, or deleted:
+        its state after (None: not deployed; deleted, or none to delete).
         Raises PlannerError explaining the AWS error, InfraError (the template cannot be rendered)."""
         from infra import stack
 
-        if action == "template":
-            return stack.render_template()
-        if action == "policy":
-            return stack.user_policy()
         try:
             session = session_or_default(self.aws_session)
             name = stack_name or stack.DEFAULT_STACK_NAME
-            if action == "deploy":
-                return stack.deploy(session, region, name, vpc, schedule)
             if action == "delete":
-                return stack.delete(session, region, name)
-            return stack.stack(session, region, name)
+                existed = stack.delete(session, region, name)
+                return StackState(name, "DELETED", {}) if existed else None
+            found = (
+                stack.deploy(session, region, name, vpc, schedule)
+                if action == "deploy"
+                else stack.stack(session, region, name)
+            )
         except Exception as exc:  # noqa: BLE001
             raise _explain(exc, f"infra {action}") from None
+        if found is None:
+            return None
+        return StackState(found["StackName"], found["StackStatus"], stack.outputs(found))
 
     def credentials_problem(self) -> str | None:
         """Why boto3 cannot sign a request here (no credentials; found without calling AWS), None when it can."""
@@ -246,10 +270,6 @@ class Account:
 
         problem = credentials_problem(self.aws_session)
         return None if problem is None else f"{problem.message}; to fix: {problem.hint}"
-
-    def stack_outputs(self, found: dict[str, Any] | None) -> dict[str, str]:
-        """The deployed stack's outputs (bucket, security group, ...) by name."""
-        return outputs(found)
 
 
 def _managed(instance: dict[str, Any], now: dt.datetime) -> ManagedInstance:

@@ -177,8 +177,12 @@ def test_cli_infra_status_without_a_stack_in_moto_server(tmp_path):
         r = planner("infra", "deploy", env=env)
         assert r.code == 0, r.err
         assert "CREATE_COMPLETE" in r.out and "ResultsBucket" in r.out
+        r = planner("infra", "status", env=env)  # read back: its status and outputs
+        assert r.code == 0 and "CREATE_COMPLETE" in r.out and "ResultsBucket" in r.out
         r = planner("infra", "delete", env=env)
         assert r.code == 0 and "deleted" in r.err
+        r = planner("infra", "delete", env=env)
+        assert r.code == 0 and "does not exist" in r.err
     finally:
         server.stop()
 
