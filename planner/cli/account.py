@@ -18,13 +18,8 @@ from planner.cli.common import (
 )
 from planner.errors import ExitCode, InputError
 from planner.report.plan import GroupBy
-from planner.report.tables import (
-    instances_table,
-    no_prices_text,
-    prices_json,
-    prices_table,
-    shown_prices,
-)
+from planner.report.prices import no_prices_text, prices_json, prices_table, shown_prices
+from planner.report.tables import instances_table
 from planner.service import PlannerService, PriceQuery
 from planner.service.inputs import check_spec_file
 

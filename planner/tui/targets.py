@@ -19,7 +19,7 @@ from textual.widgets import DataTable, Input, Label, Select, Static
 
 from planner.errors import PlannerError
 from planner.report.plan import PLAN_COLUMNS, plan_row
-from planner.report.tables import gpu_cells
+from planner.report.prices import gpu_cells
 from planner.report.text import escape, label_target, short
 from planner.report.why import choice_reason
 from planner.service import AwsOptions, PriceQuery, parse_targets
