@@ -73,12 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     if run is None:
         parser.print_help(sys.stderr)
         return ExitCode.BAD_INPUT
-    from planner.cli.common import (  # after parsing: `planner --help` has exited by now
-        run_with_out_file,
-        settle_output,
-        settle_script_env,
-        take_task,
-    )
+    # after parsing: `planner --help` has exited by now
+    from planner.cli.common import run_with_out_file, settle_output
+    from planner.cli.workload import settle_script_env, take_task
 
     try:
         settle_output(args)

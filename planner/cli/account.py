@@ -11,11 +11,11 @@ from planner.cli.common import (
     print_json,
     print_shown,
     print_table,
-    refuse_script_flags,
     stderr,
     stdout,
     warn,
 )
+from planner.cli.workload import refuse_script_flags
 from planner.errors import ExitCode, InputError
 from planner.report.plan import GroupBy
 from planner.report.prices import no_prices_text, prices_json, prices_table, shown_prices

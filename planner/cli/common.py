@@ -8,9 +8,7 @@ import argparse
 import functools
 import os
 import re
-import shlex
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.errors import ExitCode, InputError, RunError
@@ -29,22 +27,12 @@ from planner.report.plan import (
     shown_options,
 )
 from planner.report.plan_csv import PLAN_CSV_COLUMNS, plan_csv_rows
-from planner.report.remarks import words
 from planner.report.terse import TERSE_ROWS, said_lines, terse_answer, terse_footer, terse_title
 from planner.report.text import escape, progress_text, to_json
-from planner.service import (
-    ENV_NAME,
-    SCRIPT_CAP_EXTRA_SECONDS,
-    UNSTEADY_EXTENSION,
-    PlannerService,
-    ScriptEnv,
-    ScriptWorkload,
-    is_script,
-)
 from planner.service.inputs import check_out_file, parse_flag, shown_path
 
 if TYPE_CHECKING:
-    from planner.service import PlanDocument, PlannerService, Progress, Workload
+    from planner.service import PlanDocument, Progress
 
 
 @functools.cache
@@ -354,201 +342,6 @@ def _terse_rows(doc: PlanDocument, head: list[str], out: Any) -> int:
     return max(3, min(TERSE_ROWS, out.height - SCREEN_RESERVE - used))
 
 
-def say_before_measuring(
-    service: PlannerService,
-    args: argparse.Namespace,
-    workload: Workload,
-    then: str = "",
-    predict_only: bool = False,
-    estimate: bool = False,
-) -> None:
-    """What the measurement will do, said on stderr before it starts: a script's run here and where it is stopped
-    (with --predict-only, its trace on the stand-in alone), or, for an estimate, that it measures a spec in fp32 where
-    this CPU would emulate its precision (bench, validate and run measure the spec's own). Raises InputError (a script
-    that is not there)."""
-    if not isinstance(workload, ScriptWorkload):
-        if (
-            estimate
-            and not predict_only
-            and (emulated := service.workloads.emulated_here(workload.spec))
-        ):
-            stderr().print(f"[yellow]note[/]: {escape(emulated)}", highlight=False)
-    elif predict_only:
-        service.workloads.check_script(workload.path, workload.workdir)
-        stderr().print(
-            f"tracing {escape(workload.path)} on a stand-in GPU only (--predict-only): nothing of it runs here",
-            highlight=False,
-        )
-    else:
-        _say_script_cap(service, workload, args.seconds, then)
-
-
-def _say_script_cap(
-    service: PlannerService, script: ScriptWorkload, seconds: float, then: str = ""
-) -> None:
-    """Say, before it starts, what a script's measurement will do and where it is stopped (a script that is not
-    there is refused first: InputError)."""
-    service.workloads.check_script(script.path, script.workdir)
-    running = " ".join([script.path, *script.args]) + (
-        f" in {Path(script.workdir).resolve()}" if script.workdir else ""
-    )
-    epoch = (
-        "; longer while an epoch under way can end before the cap: --epochs counts steps from a whole one"
-        if script.epochs
-        else ""
-    )
-    if service.workloads.traced_first(script.path):
-        stderr().print(
-            f"{escape(script.path)} names CUDA: it is traced on a stand-in GPU first, and not run here if that "
-            "trace says its step is too slow for this CPU.",
-            highlight=False,
-        )
-    stderr().print(
-        f"Running {escape(running)} here, unchanged: {seconds:g} s of training steps (at least 20; up to "
-        f"{UNSTEADY_EXTENSION * seconds:g} s while the step time has not settled{epoch}). It is stopped, with "
-        f"everything it started, at {seconds + SCRIPT_CAP_EXTRA_SECONDS:g} s if not finished"
-        + (f"; {then}." if then else "."),
-        highlight=False,
-    )  # a terminal wraps it at words; a pipe keeps it one line
-
-
-def check_script_flags(args: argparse.Namespace, flags: tuple[str, ...]) -> None:
-    """Refuse the spec-only flags a script cannot honour, and two lengths of its run."""
-    defaults = {"out": None, "device": "auto", "threads": None, "sweep": False, "processes": 1}
-    given = [
-        f"--{name.replace('_', '-')}"
-        for name in flags
-        if getattr(args, name, None) != defaults[name]
-    ]
-    if given == ["--threads"]:
-        raise InputError(
-            f"--threads {args.threads}: not for a training script (the planner does not change its code)",
-            hint=f"set the script's threads in its environment: OMP_NUM_THREADS={args.threads} planner ... (the "
-            "launcher and torch honour it)",
-        )
-    if given == ["--out"]:
-        raise InputError(
-            "--out: not for a training script's bench",
-            hint="write its result with --json --out-file FILE",
-        )
-    if given:
-        raise InputError(
-            f"{', '.join(given)}: not for a training script (it picks its own device, threads and batch)",
-            hint="give them to a spec, or set them in the script's own arguments after --",
-        )
-    check_one_length(args)
-
-
-def check_one_length(args: argparse.Namespace) -> None:
-    """A script's whole run has one length: --total-steps or --epochs, not both."""
-    if args.total_steps and args.epochs:
-        raise InputError(
-            "--total-steps and --epochs: give one length of the whole run, not both",
-            hint="--total-steps N (optimizer steps) or --epochs N (DataLoader epochs)",
-        )
-
-
-SCRIPT_ONLY = (
-    ("total_steps", "--total-steps"),
-    ("epochs", "--epochs"),
-    ("workdir", "--workdir"),
-    ("requirements", "--requirements"),
-    ("env", "--env"),
-    ("secret", "--secret"),
-    ("script_args", "arguments after --"),
-)
-
-
-def refuse_script_flags(
-    args: argparse.Namespace, spec: str | None, but: tuple[str, ...] = ()
-) -> None:
-    """A spec given what only a training script takes: InputError naming exactly those given (`but`: the
-    command's own flags of the same name, as validate's --epochs for a spec)."""
-    given = [flag for name, flag in SCRIPT_ONLY if name not in but and getattr(args, name, None)]
-    if given:
-        raise InputError(
-            f"{', '.join(given)}: {'is' if len(given) == 1 else 'are'} for a training script (.py) or a "
-            f"SkyPilot task, not {spec or 'a spec'}",
-            hint="leave them out for a spec (its run is its train.epochs, in "
-            "its own folder); a script takes them: `planner COMMAND train.py [--total-steps N | --epochs N] "
-            "[--workdir DIR] -- ARGS`",
-        )
-
-
-def open_workload(
-    service: PlannerService,
-    args: argparse.Namespace,
-    script_refuses: tuple[str, ...] = (),
-    spec_takes: tuple[str, ...] = (),
-) -> Workload:
-    """The workload the command names, as the service opens it (a spec loaded and checked; a script with its
-    arguments, length, folder and environment; a SkyPilot task as the script it runs), after refusing the flags its
-    kind does not take: `script_refuses`, the spec-only flags given to a script; `spec_takes`, the command's own flags
-    of a script flag's name (validate's --epochs). Raises InputError, SpecError."""
-    if is_script(args.spec):
-        check_script_flags(args, script_refuses)
-    else:
-        refuse_script_flags(args, args.spec, spec_takes)
-    task = getattr(args, "task", None)
-    return service.workloads.open(
-        args.spec,
-        getattr(args, "script_args", None) or [],
-        getattr(args, "total_steps", None),
-        getattr(args, "epochs", None),
-        getattr(args, "workdir", None),
-        getattr(args, "script_env", None),
-        task.origin if task is not None else None,
-        getattr(args, "requirements", None),
-    )
-
-
-def env_pairs(values: list[str] | None, flag: str) -> dict[str, str]:
-    """`--env NAME=VALUE` / `--env NAME` (its value from this environment, as sky launch takes it), in order: the
-    last one given for a name wins. InputError naming the flag and the value."""
-    pairs: dict[str, str] = {}
-    for value in values or []:
-        name, eq, given = value.partition("=")
-        if not ENV_NAME.match(name):
-            raise InputError(
-                f"{flag} {value}: {name or 'the name'} is not an environment variable's name",
-                hint=f"{flag} NAME=VALUE, NAME of letters, digits and _ (not starting with a digit)",
-            )
-        if not eq and name not in os.environ:
-            raise InputError(
-                f"{flag} {name}: not set in your environment, to take its value from",
-                hint=f"give its value: {flag} {name}=VALUE, or export {name} first",
-            )
-        pairs[name] = given if eq else os.environ[name]
-    return pairs
-
-
-def settle_script_env(args: argparse.Namespace) -> None:
-    """`args.script_env` (a ScriptEnv) from --env and --secret (a task's envs and secrets are read with them:
-    take_task), said on stderr by name when there is one."""
-    if not hasattr(args, "env") or hasattr(args, "script_env"):
-        return
-    args.script_env = ScriptEnv.of(env_pairs(args.env, "--env"), env_pairs(args.secret, "--secret"))
-    if str(getattr(args, "spec", "") or "").endswith(
-        ".py"
-    ):  # a spec refuses them (its command says so)
-        _say_env(args)
-
-
-def _say_env(args: argparse.Namespace) -> None:
-    """Refuse a secret's value in the script's arguments (a shell's `-- --token $HF_TOKEN`); say the env by name."""
-    leaked = args.script_env.leaked_in(getattr(args, "script_args", None) or [])
-    if leaked is not None:
-        raise InputError(
-            f"arguments after --: one holds the value of the secret {leaked}, which the planner would print, "
-            "journal and send to instances",
-            hint=f"read it in the script from the environment "
-            f'(os.environ["{leaked}"]): the planner sets it there, here only',
-        )
-    for line in words(args.script_env.said()):
-        note(line)
-        args.task_said = [*(getattr(args, "task_said", None) or []), line]
-
-
 def check_chart(path: str | None) -> str | None:
     """`--chart FILE`: its format, the extra that draws it and the path, checked before any work."""
     if path is None:
@@ -571,71 +364,3 @@ def write_chart(doc: PlanDocument, path: str | None) -> None:
         f"chart: {escape(path)} ({shown}; the headline {escape(doc.recommendation.target or 'none')} marked)",
         highlight=False,
     )
-
-
-def _given(argv: set[str], flag: str) -> bool:
-    """Whether `flag` is on the command line (`--region X` or `--region=X`)."""
-    return flag in argv or any(a.startswith(flag + "=") for a in argv)
-
-
-def take_task(args: argparse.Namespace, argv: list[str] | None = None) -> None:
-    """`planner COMMAND task.yaml [-- ARGS]`: a SkyPilot task read as the training script it runs
-    (resolved by PlannerService.workloads.open_task): the arguments become those of `planner COMMAND WORKDIR/SCRIPT.py --workdir WORKDIR
-    [--requirements FILE] -- TASK_ARGS ARGS`, said on stderr with what of the task is not used. Its resources' region
-    and use_spot price the plan, as `sky launch` reads them, unless --region or --purchase is in `argv` (the command
-    line: a config file's default is under the task's). A workload spec is left as it is."""
-    spec = getattr(args, "spec", None)
-    if not spec or not str(spec).endswith((".yaml", ".yml")):
-        return
-    opened = PlannerService().workloads.open_task(
-        spec,
-        env_pairs(getattr(args, "env", None), "--env"),
-        env_pairs(getattr(args, "secret", None), "--secret"),
-        getattr(args, "workdir", None),
-    )
-    if opened is None:
-        return
-    task = opened.task
-    args.task_file, args.task = spec, task
-    args.spec, args.workdir = opened.script, opened.workdir
-    args.script_args = [*task.args, *getattr(args, "script_args", [])]
-    if opened.requirements and hasattr(args, "requirements") and not args.requirements:
-        args.requirements = opened.requirements
-    shown = " ".join(shlex.quote(a) for a in [args.spec, *args.script_args])
-    head = (
-        f"{task.source}: SkyPilot task{f' {task.name}' if task.name else ''}: runs `python {shown}` in its workdir "
-        f"{opened.workdir}"
-        + (
-            f", with setup's requirements {args.requirements}"
-            if getattr(args, "requirements", None) and task.requirements
-            else ""
-        )
-    )
-    given, said = set(argv or []), list[str]()
-    if opened.region and hasattr(args, "region") and not _given(given, "--region"):
-        try:
-            args.region = parse_flag("--region", opened.region)
-        except ValueError as exc:
-            raise InputError(
-                f"{task.source}: resources.region: {exc}",
-                hint="write an AWS region such as us-east-1 (or infra: aws/us-east-1), or pass --region",
-            ) from None
-        said.append(
-            f"{task.source}: resources: priced in {args.region}, the task's region (--region overrides it)"
-        )
-    if opened.purchase and hasattr(args, "purchase") and not _given(given, "--purchase"):
-        args.purchase = opened.purchase
-        said.append(
-            f"{task.source}: resources: use_spot: {'true' if opened.purchase == 'spot' else 'false'}: priced "
-            f"{args.purchase} (--purchase overrides it)"
-        )
-    task_said = [head, *words(task.notes), *said]
-    args.task_said = (
-        task_said  # the TUI shows them too (this line is gone once it takes the screen)
-    )
-    stderr().print(head, markup=False, highlight=False, soft_wrap=True)
-    for line in task_said[1:]:
-        note(line)
-    if hasattr(args, "env"):
-        args.script_env = ScriptEnv.of(task.envs, task.secrets)
-        _say_env(args)

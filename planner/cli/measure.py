@@ -9,16 +9,14 @@ from dataclasses import asdict
 from planner.cli.common import (
     escape,
     note,
-    open_workload,
     print_json,
     print_table,
     progress,
-    refuse_script_flags,
-    say_before_measuring,
     stderr,
     stdout,
     warn,
 )
+from planner.cli.workload import open_workload, refuse_script_flags, say_before_measuring
 from planner.errors import ExitCode, PlannerError, RunError
 from planner.report.remarks import words
 from planner.report.tables import (

@@ -10,18 +10,16 @@ from typing import TYPE_CHECKING
 
 from planner.cli.common import (
     check_chart,
-    check_one_length,
     default_region,
     escape,
-    open_workload,
     print_json,
     print_plan,
     progress,
-    say_before_measuring,
     stderr,
     stdout,
     write_chart,
 )
+from planner.cli.workload import check_one_length, open_workload, say_before_measuring
 from planner.errors import ExitCode
 from planner.report.answers import left_running_line, predicted_footer
 from planner.report.text import interrupted_text, label_text, seconds_text
