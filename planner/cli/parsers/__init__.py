@@ -40,7 +40,7 @@ def build_parser() -> Parser:
 
 
 def handler(args: argparse.Namespace) -> Callable[[argparse.Namespace], int] | None:
-    """The function that runs the parsed command ("plan:cmd_run": planner.cli.plan.cmd_run), imported now."""
+    """The function that runs the parsed command ("run:cmd_run": planner.cli.run.cmd_run), imported now."""
     named = getattr(args, "handler", None)
     if named is None:
         return None

@@ -131,7 +131,7 @@ def add_run_parser(sub) -> None:
         help="run journal directory (default planner-runs/<UTC time>-<name>/)",
     )
     output_arguments(p, json_help='print {"workload", "options", "recommendation", ...}')
-    p.set_defaults(handler="plan:cmd_run")
+    p.set_defaults(handler="run:cmd_run")
 
 
 def add_estimate_parser(sub) -> None:
