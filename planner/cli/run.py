@@ -27,6 +27,7 @@ from planner.service import (
     BenchOptions,
     PlannerService,
     RunCallbacks,
+    RunStopped,
     parse_targets,
 )
 from planner.service.inputs import check_run_dir
@@ -128,8 +129,10 @@ def cmd_run(args: argparse.Namespace) -> int:
                 callbacks,
                 aws,
             )
-    except KeyboardInterrupt as exc:
+    except RunStopped as exc:  # Ctrl-C, SIGTERM, SIGHUP: the run's journal and what it left
         return _interrupted(exc)
+    except KeyboardInterrupt:  # before the run began
+        return _interrupted(None)
     print_plan(doc, args)
     if doc.bench_cost_usd is not None:
         err.print(
@@ -332,23 +335,24 @@ def _dry_run_json(
     return out
 
 
-def _interrupted(exc: KeyboardInterrupt) -> int:
-    """SIGINT, SIGTERM, SIGHUP: everything the run started was terminated, or is named here."""
-    _print_unterminated(getattr(exc, "unterminated_instances", []))
-    run_dir = getattr(exc, "run_dir", None)
-    if run_dir and getattr(exc, "results_count", 1) == 0:
+def _interrupted(exc: RunStopped | None) -> int:
+    """SIGINT, SIGTERM, SIGHUP: everything the run started was terminated, or is named here (`exc` None: stopped
+    before the run began, nothing started)."""
+    _print_unterminated(exc.unterminated if exc is not None else [])
+    run_dir = exc.run_dir if exc is not None else None
+    if exc is not None and run_dir and exc.results == 0:
         where = f": stopped before any result, so there is nothing to plan yet ({run_dir} holds only the spec); run it again"
     elif run_dir:
         where = f": the results measured so far are in {run_dir}; `planner plan {run_dir}` plans from them"
     else:
         where = ""
     stderr().print(
-        f"interrupted ({getattr(exc, 'signal_name', 'SIGINT')}){where}",
+        f"interrupted ({exc.signal_name if exc is not None and exc.signal_name else 'SIGINT'}){where}",
         markup=False,
         highlight=False,
         soft_wrap=True,
     )
-    return 128 + int(getattr(exc, "signum", 2))
+    return 128 + (exc.signum if exc is not None and exc.signum is not None else 2)
 
 
 def _print_unterminated(instances: list[LeftRunning]) -> None:

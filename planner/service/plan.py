@@ -48,6 +48,7 @@ from planner.service.settings import (
     AwsOptions,
     PlanChoice,
     RunCallbacks,
+    RunStopped,
     TargetChoice,
     plan_options,
     resolve_objective,
@@ -320,8 +321,12 @@ def unterminated(session: BenchSession) -> list[dict[str, Any]]:
     ]
 
 
-def _stopped(exc: BaseException, run: _Run, session: BenchSession | None) -> BaseException:
-    """The exception that ends a stopped run, carrying what the front ends must tell."""
+def stopped(
+    exc: BaseException, journal: RunJournal, session: BenchSession | None
+) -> RunStopped | RunError:
+    """What ends a run stopped by `exc` (a Cancelled, a KeyboardInterrupt): a RunStopped carrying its journal,
+    what it left running and how many results it holds; a cancel that left instances running is a RunError
+    naming them and how to reap them."""
     left = unterminated(session) if session is not None else []
     if isinstance(exc, Cancelled) and left:
         names = ", ".join(f"{x['instance_id']} ({x['region']})" for x in left)
@@ -329,10 +334,9 @@ def _stopped(exc: BaseException, run: _Run, session: BenchSession | None) -> Bas
             f"cancelled, but {len(left)} instance(s) could not be terminated: {names}",
             hint="; ".join(dict.fromkeys(x["reap_command"] for x in left)),
         )
-    exc.run_dir = str(run.journal.path)  # type: ignore[attr-defined]
-    exc.unterminated_instances = [LeftRunning(**x) for x in left]  # type: ignore[attr-defined]
-    exc.results_count = len(run.journal.read_results())  # type: ignore[attr-defined]  # 0: nothing to plan from
-    return exc
+    return RunStopped.of(
+        exc, str(journal.path), [LeftRunning(**x) for x in left], len(journal.read_results())
+    )
 
 
 class Runs:
@@ -396,10 +400,7 @@ class Runs:
             session = run.session(started, backstops)
             session.run()
         except (KeyboardInterrupt, Cancelled) as exc:
-            stopped = _stopped(exc, run, session)
-            if stopped is exc:
-                raise
-            raise stopped from exc
+            raise stopped(exc, run.journal, session) from exc
         results = run.journal.read_results()
         failed = sorted(label for label, m in results.items() if m.result.status == "error")
         # the plan `planner plan RUN_DIR` gives (issue 40): the measured rows, and every instance not measured predicted

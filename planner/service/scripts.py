@@ -60,7 +60,7 @@ from planner.service.launch import (
     preflight,
     states_as_launched,
 )
-from planner.service.plan import Runs, interrupted, saved_options, unterminated
+from planner.service.plan import Runs, interrupted, saved_options, stopped, unterminated
 from planner.service.predictions import (
     auto_benchmarks,
     benchmark_choices,
@@ -371,10 +371,8 @@ class Scripts:
                     workdir=cwd,
                     env=env,
                 )
-            except Cancelled as exc:
-                exc.run_dir = str(journal.path)  # type: ignore[attr-defined]
-                exc.unterminated_instances, exc.results_count = [], 0  # type: ignore[attr-defined]
-                raise
+            except (KeyboardInterrupt, Cancelled) as exc:  # nothing was rented yet
+                raise stopped(exc, journal, None) from exc
             here = script_result(
                 {
                     **asdict(run),
@@ -393,7 +391,7 @@ class Scripts:
             except (
                 RunLengthUnknown
             ) as exc:  # the measurement stands: planned when a length is given
-                exc.run_dir = str(journal.path)  # type: ignore[attr-defined]
+                exc.run_dir = str(journal.path)
                 exc.hint = (
                     f"{exc.hint}; or plan this measurement without measuring again: planner plan "
                     f"{shown_path(str(journal.path))} --total-steps N"
@@ -488,10 +486,7 @@ class Scripts:
             try:
                 session.run()
             except (KeyboardInterrupt, Cancelled) as exc:
-                exc.run_dir = str(journal.path)  # type: ignore[union-attr]
-                exc.unterminated_instances = [LeftRunning(**x) for x in unterminated(session)]  # type: ignore[union-attr]
-                exc.results_count = len(journal.read_results())  # type: ignore[union-attr]
-                raise
+                raise stopped(exc, journal, session) from exc
         doc = self.estimate_run(
             journal.path
         )  # as `planner plan RUN_DIR`: every instance not measured predicted (issue 40)

@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING, Any
 from planner.core.candidates import LOCAL, Target
 from planner.core.document import PlanOptions as PlanOptions  # re-exported
 from planner.core.kinds import OBJECTIVES, Objective
-from planner.errors import InputError
+from planner.errors import Cancelled, InputError
 from planner.service.bench import ProgressFn
 from runner.aws import DEFAULT_AMI_TYPE, AwsSettings  # noqa: F401 - light (boto3 is imported when used)
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
     from planner.core.decide import BenchmarkChoice
+    from planner.core.document import LeftRunning
     from planner.journal import Measured
 
 
@@ -126,3 +127,39 @@ class RunCallbacks:
     on_notice: Callable[[str, str], None] | None = (
         None  # (label or "", text): a retried fault, a deferred signal
     )
+
+
+class RunStopped(Cancelled):
+    """A run stopped before its end: cancelled (the TUI's cancel), or interrupted by Ctrl-C or a signal (`signal_name`,
+    `signum`: SIGINT, SIGTERM, SIGHUP). Everything it started was terminated but `unterminated` (each with the
+    command that reaps it); its journal, `run_dir`, holds `results` results (0: nothing to plan from yet)."""
+
+    def __init__(
+        self,
+        run_dir: str,
+        unterminated: list[LeftRunning],
+        results: int,
+        signal_name: str | None = None,
+        signum: int | None = None,
+    ):
+        super().__init__(
+            "cancelled: every instance and process of the run was terminated"
+            if signal_name is None
+            else f"interrupted ({signal_name})"
+        )
+        self.run_dir, self.unterminated, self.results = run_dir, unterminated, results
+        self.signal_name, self.signum = signal_name, signum
+
+    @classmethod
+    def of(
+        cls, exc: BaseException, run_dir: str, unterminated: list[LeftRunning], results: int
+    ) -> RunStopped:
+        """The run stopped by `exc`: a Cancelled, or a KeyboardInterrupt (runner.session.Interrupted names the
+        signal; a bare one is Ctrl-C's SIGINT)."""
+        from runner.session import Interrupted
+
+        if isinstance(exc, Cancelled):
+            return cls(run_dir, unterminated, results)
+        if isinstance(exc, Interrupted):
+            return cls(run_dir, unterminated, results, exc.signal_name, exc.signum)
+        return cls(run_dir, unterminated, results, "SIGINT", 2)

@@ -144,6 +144,43 @@ def test_a_cancelled_measurement_stops_the_script_and_everything_it_started_at_o
     )
 
 
+def test_a_cancelled_run_of_a_script_says_where_its_journal_is_and_that_it_holds_nothing_yet(
+    tmp_path,
+):
+    """`planner run train.py` (the TUI's Run pane) cancelled while the script is measured here: a typed RunStopped
+    (a Cancelled) carrying the run's journal, nothing left running and no result, where the run had set untyped
+    attributes on the exception it re-raised."""
+    import threading
+
+    from planner.errors import Cancelled
+    from planner.service import (
+        BenchOptions,
+        PlannerService,
+        RunStopped,
+        parse_targets,
+        plan_options,
+    )
+
+    path = script(tmp_path, LOOP.format(epochs=10**6))
+    service, event = PlannerService(), threading.Event()
+    workload = service.workloads.open(str(path), ["1"], 1000)
+    threading.Timer(4.0, event.set).start()
+    out = tmp_path / "run"
+    with pytest.raises(RunStopped) as stopped:
+        service.run(
+            workload,
+            parse_targets("local"),
+            plan_options(),
+            BenchOptions(seconds=120),
+            out,
+            cancel=event,
+        )
+    exc = stopped.value
+    assert isinstance(exc, Cancelled) and exc.signal_name is None and exc.signum is None
+    assert exc.run_dir == str(out) and exc.results == 0 and exc.unterminated == []
+    assert (out / "script.json").is_file()
+
+
 def test_a_script_that_hangs_before_its_first_step_is_stopped_at_the_cap(tmp_path):
     path = script(tmp_path, "import time\ntime.sleep(600)\n")
     done = run_script(path, [], seconds=1.0, workdir=tmp_path, cap_seconds=4.0)

@@ -35,7 +35,10 @@ def length_free_warning(crossovers: list[Crossover]) -> LengthNotGiven:
 
 class RunLengthUnknown(InputError):
     """The whole run's length cannot be known from the measurement (no --total-steps, and --epochs without a
-    DataLoader epoch to count steps in, or neither): the measurement stands, and a length given later plans it."""
+    DataLoader epoch to count steps in, or neither): the measurement stands, and a length given later plans it.
+    `run_dir`: the run journal that holds the measurement (None: none was written)."""
+
+    run_dir: str | None = None
 
 
 @dataclass(frozen=True)
