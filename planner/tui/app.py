@@ -421,9 +421,10 @@ class PlannerApp(Quitting, App):
             return
         try:
             options = results.plan_options()
-        except Exception as exc:  # noqa: BLE001 - PlannerError or ValueError from the what-if fields
-            render = getattr(exc, "render", None)
-            self.notify(render() if callable(render) else str(exc), severity="error")
+        except (PlannerError, ValueError) as exc:  # the what-if fields
+            self.notify(
+                exc.render() if isinstance(exc, PlannerError) else str(exc), severity="error"
+            )
             return
         from planner.service import AwsOptions, parse_targets
 
