@@ -239,7 +239,7 @@ class PlannerService:
     def check_run(self, workload: Workload, targets: TargetChoice, aws: AwsOptions) -> None:
         """What `run` refuses of its targets and AWS options before it measures anything, also for a dry run: a
         script's --fallback next without this machine among the targets. Raises InputError."""
-        from planner.service.scripts import refuse_fallback_without_here
+        from planner.service.script_run import refuse_fallback_without_here
 
         if isinstance(workload, ScriptWorkload):
             refuse_fallback_without_here(targets, aws)

@@ -9,25 +9,22 @@ arrives, so a replan needs nothing but the journal.
 
 from __future__ import annotations
 
-import datetime as dt
-import secrets
 import threading
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from planner.core.candidates import LOCAL, Target, measured_candidate
+from planner.core.candidates import LOCAL, measured_candidate
 from planner.core.decide import BenchmarkChoice, decide
 from planner.core.document import (
     SCRIPT_KIND,
-    LeftRunning,
     PlanDocument,
     PlanOptions,
     PriceSource,
     TaskChoice,
     WorkloadSummary,
 )
-from planner.core.remarks import Said, WhatIfLength, remark_json
+from planner.core.remarks import Said, WhatIfLength
 from planner.core.script import (
     LENGTHS,
     PER_STEPS,
@@ -45,22 +42,13 @@ from planner.core.script import (
     measured_script_candidate,
     script_candidates,
     script_said,
-    steady_step,
 )
-from planner.core.task import TaskOrigin
-from planner.errors import Cancelled, InputError
-from planner.journal import Measured, RunJournal, result_problems
-from planner.report.why import choice_words
-from planner.service.bench import ProgressFn, runner_progress
+from planner.errors import InputError
+from planner.journal import RunJournal
+from planner.service import script_run
+from planner.service.bench import ProgressFn
 from planner.service.journals import Journals, here_label, timelines
-from planner.service.launch import (
-    fallback_prices,
-    measured_target,
-    next_alternatives,
-    preflight,
-    states_as_launched,
-)
-from planner.service.plan import Runs, interrupted, saved_options, stopped, unterminated
+from planner.service.plan import Runs, saved_options
 from planner.service.predictions import (
     auto_benchmarks,
     benchmark_choices,
@@ -69,20 +57,14 @@ from planner.service.predictions import (
     nothing_priced,
 )
 from planner.service.script_checks import script_path, script_workdir
+from planner.service.script_run import script_job
 from planner.service.settings import AwsOptions, PlanChoice, RunCallbacks, TargetChoice
-from planner.units import shown_path
-from runner.aws import AwsRun, AwsTarget
-from runner.folder import script_folder
-from runner.local import SCRIPT_CAP_EXTRA_SECONDS
-from runner.script_job import script_result
-from runner.session import BenchSession
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
     from planner.core.candidates import Candidate
     from planner.service.account import Account
     from planner.service.measure import Measure
     from planner.service.workload import ScriptWorkload
-    from runner.aws import AwsTarget
 
 
 class Scripts:
@@ -188,23 +170,14 @@ class Scripts:
         its resources' choice priced against the answer."""
         from pricing.catalog import check_region
 
-        script, args, total_steps, epochs, workdir = _unpacked(workload)
-
+        script, args = workload.path, list(workload.args)
+        total_steps, epochs = workload.total_steps, workload.epochs
         check_region(
             self.account.catalog().frame, options.region
         )  # before the measurement, not after it
-        cwd = script_workdir(script_path(script), workdir)
+        cwd = script_workdir(script_path(script), workload.workdir)
         env = workload.env or ScriptEnv()
-        job = _script_job(
-            script,
-            args,
-            total_steps,
-            epochs,
-            seconds,
-            cwd if workdir is not None else None,
-            env,
-            workload.task,
-        )
+        job = script_job(workload, seconds, cwd if workload.workdir is not None else None, env)
         run = self.measure.measure_script(
             script,
             args,
@@ -307,204 +280,15 @@ class Scripts:
         `workdir` is the folder the script runs in and that ships (--workdir; default the script's own); its `env` is
         set in its environment, here (envs and secrets) and on instances (envs only: ScriptEnv); its `requirements`
         are installed at each instance's boot."""
-        from pricing.catalog import check_region, instance_facts
-
-        script, args, total_steps, epochs, workdir = _unpacked(workload)
-        requirements, task = workload.requirements, workload.task
-        path = script_path(script)
-        cwd = script_workdir(path, workdir)
-        cb = callbacks or RunCallbacks()
-        aws_types = targets.aws_types
-        aws = aws or AwsOptions(region=options.region, purchase=options.purchase)
-        catalog = self.account.catalog().frame
-        check_region(catalog, options.region)
-        priced = preflight(aws_types, aws, catalog) if aws_types else None
-        refuse_fallback_without_here(targets, aws)
-        shipped = script_folder(path, folder=cwd) if aws_types or targets.auto else None
-        needs = _requirements(cwd, requirements) if requirements else None
-        self.runs.check_credentials(
-            aws_types
-        )  # after every check of the input: a typo is said first
-        env = workload.env or ScriptEnv()
-        job = _script_job(
-            script,
-            args,
-            total_steps,
-            epochs,
-            seconds,
-            cwd if workdir is not None else None,
-            env,
-            task,
-        )
-        journal = RunJournal.create(path.stem, out)
-        journal.write_script(job)
-        run_id = f"{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
-        info: dict[str, Any] = {
-            "run_id": run_id,
-            "targets": list(targets.tokens),
-            "plan_options": options.as_dict(),
-        }
-        journal.write_run(info)
-
-        def record(label: str, measured: Measured) -> None:
-            measured = replace(measured, result=_as_planned(measured.result))
-            journal.write_result(label, measured)  # on disk before anything else looks at it
-            if cb.on_result:
-                cb.on_result(label, measured)
-
-        choices, skipped = None, None
-        no_credentials = self.runs.auto_without_credentials(targets, cb)
-        if (
-            LOCAL in targets.targets
-        ):  # `auto` adds it: every other instance is predicted from this measurement
-            if cb.on_state:
-                cb.on_state(LOCAL.name, "running", 0.0, 0.0)
-            try:
-                run = self.measure.measure_script(
-                    path,
-                    args,
-                    seconds,
-                    epochs is not None,
-                    cancel,
-                    cb.on_progress,
-                    LOCAL.name,
-                    workdir=cwd,
-                    env=env,
-                )
-            except (KeyboardInterrupt, Cancelled) as exc:  # nothing was rented yet
-                raise stopped(exc, journal, None) from exc
-            here = script_result(
-                {
-                    **asdict(run),
-                    "busy_warnings": [remark_json(w) for w in run.busy_warnings],
-                    "script": path.name,
-                },
-                "",
-                0,
-                seconds + SCRIPT_CAP_EXTRA_SECONDS,
-            )
-            record(
-                LOCAL.label(here.device), Measured(LOCAL, here)
-            )  # journaled before it is planned: nothing is lost
-            try:
-                est = estimate_script(run, total_steps, epochs, args=args)
-            except (
-                RunLengthUnknown
-            ) as exc:  # the measurement stands: planned when a length is given
-                exc.run_dir = str(journal.path)
-                exc.hint = (
-                    f"{exc.hint}; or plan this measurement without measuring again: planner plan "
-                    f"{shown_path(str(journal.path))} --total-steps N"
-                )
-                raise
-            if (
-                targets.auto
-            ):  # the instances a paid benchmark could change the decision for, within the budget
-                planned = self.script_plan(job, run, est, options)
-                choices = auto_benchmarks(benchmark_choices(planned.plan, aws), planned)
-                info["auto"] = [choice_words(c) for c in choices]
-                journal.write_run(info)
-                if cb.on_choices:
-                    cb.on_choices(choices)
-                chosen, skipped = self.runs.benchmarkable(
-                    [c.instance_type for c in choices if c.benchmark], no_credentials
-                )
-                aws_types += [t for t in chosen if t not in aws_types]
-                priced = preflight(aws_types, aws, catalog) if aws_types else None
-        session = None
-        if aws_types and shipped is not None and priced is not None:
-            for line in shipped.lines():
-                if cb.on_notice:
-                    cb.on_notice("", line)
-            settings = aws.settings()
-            aws_run = AwsRun(
-                settings, run_id, session=self.account.aws_session, check_result=result_problems
-            )
-            aws_run.user_files = shipped.files
-            cap = min(
-                seconds + SCRIPT_CAP_EXTRA_SECONDS, max(60.0, settings.max_bench_minutes * 60 - 240)
-            )
-            script_job = {
-                "kind": "script",
-                "folder": "user",
-                "script": path.resolve().relative_to(cwd).as_posix(),
-                "args": list(args),
-                "seconds": seconds,
-                "env": env.envs,  # never its secrets
-                "until_epoch": epochs is not None,
-                "cap_seconds": cap,
-                "requirements": needs,
-            }
-            where = {}
-            aws_targets: list[AwsTarget] = []
-            # --fallback next: the plan of the measurement here ranks the instances (none without one: refused above)
-            nexts = (
-                next_alternatives(
-                    aws_run,
-                    self.script_plan(job, run, est, options).plan,
-                    aws_types,
-                    aws,
-                    catalog,
-                    priced[2],
-                )
-                if aws.fallback == "next"
-                else {}
-            )
-            for itype in aws_types:
-                target = Target("aws", itype)
-                gpu = instance_facts(catalog, itype, aws.region)["gpu_count"]
-                where[target.label()] = target
-                aws_targets.append(
-                    AwsTarget(
-                        aws_run,
-                        itype,
-                        {**script_job, "device": "cuda" if gpu else "cpu"},
-                        target.label(),
-                        priced[0][itype],
-                        priced[1][itype],
-                        fallback_price=fallback_prices([itype], aws, catalog).get(itype),
-                        alternatives=nexts.get(itype, []),
-                    )
-                )
-            instances = {t.label: t for t in aws_targets}
-
-            def measured_there(label: str, result: Any) -> None:
-                target = measured_target(
-                    where[label], instances[label]
-                )  # --fallback next may have launched another
-                record(target.label(), Measured(target, result, aws.region, aws.purchase))
-
-            session = BenchSession(
-                aws_targets,
-                on_state=states_as_launched(cb.on_state, where, instances),
-                on_progress=runner_progress(cb.on_progress),
-                cancel=cancel,
-                on_result=measured_there,
-                backstops=[aws_run.terminate_run],
-                on_notice=cb.on_notice,
-            )
-            try:
-                session.run()
-            except (KeyboardInterrupt, Cancelled) as exc:
-                raise stopped(exc, journal, session) from exc
-        doc = self.estimate_run(
-            journal.path
-        )  # as `planner plan RUN_DIR`: every instance not measured predicted (issue 40)
-        if skipped:
-            doc.plan.say(Said([skipped], []))
-        results = journal.read_results()
-        doc = replace(
-            doc,
-            failed_targets=sorted(
-                label for label, m in results.items() if m.result.status == "error"
-            ),
-            interrupted_targets=interrupted(results),
-            unterminated=[LeftRunning(**x) for x in unterminated(session)] if session else [],
-            bench_cost_usd=session.billed_usd() if session else None,
-            auto=choices,
-        )
-        journal.write_plan(doc)
-        return doc, journal
+        run = script_run.begin(self, workload, targets, options, seconds, out, callbacks, aws)
+        no_credentials = self.runs.auto_without_credentials(targets, run.cb)
+        if LOCAL in targets.targets:  # `auto` adds it: every other instance is predicted from it
+            script_run.measure_here(self, run, cancel)
+            if targets.auto:
+                script_run.pick_auto(self, run, no_credentials)
+        if run.aws_types and run.shipped is not None and run.priced is not None:
+            script_run.rent(self, run, cancel)
+        return script_run.finish(self, run), run.journal
 
     def estimate_run(
         self,
@@ -609,91 +393,3 @@ class Scripts:
                 options.purchase,
             )
         )
-
-
-def refuse_fallback_without_here(targets: TargetChoice, aws: AwsOptions) -> None:
-    """A script's --fallback next ranks the next-best instances by the plan of its measurement here: refused, before
-    anything runs or is said, when --targets leaves this machine out. Raises InputError."""
-    if aws.fallback == "next" and LOCAL not in targets.targets:
-        raise InputError(
-            "--fallback next: a script's next-best instance is ranked by the plan of its measurement "
-            "here, and --targets leaves this machine out",
-            hint="add local to --targets (auto has it)",
-        )
-
-
-def _unpacked(
-    workload: ScriptWorkload,
-) -> tuple[str, list[str], int | None, int | None, str | None]:
-    """A script workload's path, arguments, length and folder, as the measurement takes them."""
-    return (
-        workload.path,
-        list(workload.args),
-        workload.total_steps,
-        workload.epochs,
-        workload.workdir,
-    )
-
-
-def _script_job(
-    script: str | Path,
-    args: list[str],
-    total_steps: int | None,
-    epochs: int | None,
-    seconds: float,
-    workdir: Path | None,
-    env: ScriptEnv,
-    task: TaskOrigin | None = None,
-) -> ScriptJob:
-    """What a run of the script measures, as the journal keeps it (its envs; its secrets by name only; the task that
-    named it)."""
-    return ScriptJob(
-        shown_path(str(script)),
-        str(Path(script).resolve()),
-        list(args),
-        total_steps,
-        epochs,
-        seconds,
-        str(workdir) if workdir is not None else None,
-        env.envs,
-        list(env.secrets),
-        task,
-    )
-
-
-def _as_planned(result: Any) -> Any:
-    """A script's bench result with the step its plan uses (core.script.steady_step: no traced step, no epoch's
-    end), so the progress line, the journal and the plan say one step time; as it came when it has none."""
-    if result.status != "ok" or not result.script:
-        return result
-    try:
-        mean, half = steady_step(ScriptRun.from_json(result.script))
-    except (
-        InputError,
-        TypeError,
-        ValueError,
-        KeyError,
-    ):  # too few steady steps; a timeline the journal check refuses
-        return result
-    return replace(
-        result,
-        step_seconds=mean,
-        step_seconds_ci_low=mean * max(1 - half, 0.05),
-        step_seconds_ci_high=mean * (1 + half),
-    )
-
-
-def _requirements(folder: Path, requirements: str) -> str:
-    """The requirements file as the instance finds it: inside the folder that ships (the script's, or --workdir)."""
-    path = Path(requirements).resolve()
-    if not path.is_file():
-        raise InputError(
-            f"--requirements {shown_path(requirements)}: no such file",
-            hint="give the script's requirements.txt",
-        )
-    if folder not in path.parents:
-        raise InputError(
-            f"--requirements {shown_path(requirements)}: not inside the folder that ships, {folder}",
-            hint="keep requirements.txt beside the script (or in --workdir): that folder is what ships",
-        )
-    return path.relative_to(folder).as_posix()
