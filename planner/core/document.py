@@ -227,14 +227,29 @@ class PlanDocument:
 
     @property
     def trains_here_clearly(self) -> bool:
-        """The headline is to train here and it beats renting clearly (or renting is no answer): no paid
-        benchmark of an instance would change it. Said only when the plan compared the two (its
-        choice_comparison: a deadline, or a document from before it was kept, says no such thing)."""
+        """The headline is to train here and no paid benchmark of an instance would change it: it beats renting
+        clearly (or renting is no answer); under a deadline, no rented option could meet it even at the optimistic
+        end of its interval unless it meets it already, and here meets it for sure or the comparison of the two is
+        clear. A document from
+        before the comparison was kept says so only when renting was no answer."""
         rec = self.recommendation
         if rec.answer != "here" or rec.target is None:
             return False
+        deadline = self.plan.deadline_seconds if self.plan.objective == "deadline" else None
+        if deadline is not None and any(  # not sure to meet it: measured, it might
+            not o.here
+            and o.usable
+            and (o.train_seconds_low or math.inf) <= deadline < (o.train_seconds_high or math.inf)
+            for o in self.plan.options
+        ):
+            return False
+        if rec.choice_basis == "deadline":  # here meets the deadline for sure, and nothing rented can
+            return True
         cmp = rec.choice_comparison
-        return rec.verdict == "clear" if cmp is not None else not self.has_both_answers
+        if cmp is None:
+            return not self.has_both_answers
+        # a deadline nothing meets for sure: here against rent, as compared (measuring cannot meet it)
+        return (cmp.verdict if rec.verdict == "deadline_missed" else rec.verdict) == "clear"
 
     @property
     def suggested_benchmarks(self) -> list[BenchmarkChoice]:

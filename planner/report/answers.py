@@ -28,7 +28,7 @@ VERDICT_TITLES = {
     "only_option": "Recommendation",
     "likely": "Recommendation (likely)",
     "too_close": "Too close to call",
-    "deadline_missed": "Deadline cannot be met",
+    "deadline_missed": "Deadline at risk",
     "nothing_fits": "No option can run this workload",
     "failed": "No benchmark succeeded",
 }

@@ -48,8 +48,22 @@ VERDICT_TAGS = {
     "only_option": "",
     "likely": " — likely, not certain",
     "too_close": " — too close to call",
-    "deadline_missed": " — the deadline is not met for sure",
 }
+
+
+def _deadline_tag(o: RankedOption, deadline: float | None) -> str:
+    """Why an answer is not sure to meet the deadline: its point within it and its interval past it (it may miss),
+    or its point past it too (it misses; the fastest there is)."""
+    if deadline is None:
+        return ""
+    due = given_duration(deadline)
+    if (
+        o.train_seconds is not None
+        and o.train_seconds <= deadline
+        and o.train_seconds_high is not None
+    ):
+        return f" — may miss the {due} deadline (up to {seconds_text(o.train_seconds_high)})"
+    return f" — misses the {due} deadline; no option is sure to meet it"
 
 
 def answer_line(doc: PlanDocument) -> str:
@@ -59,9 +73,14 @@ def answer_line(doc: PlanDocument) -> str:
         reason = " ".join(headline_reason(doc.plan).split())
         return f"[bold red]{escape(VERDICT_TITLES[rec.verdict])}[/]: {escape(reason)}"  # whole: each failure's fix
     rate = "" if o.here else f" at ${hourly_rate(o):.3g}/h"
+    tag = (
+        _deadline_tag(o, doc.plan.deadline_seconds)
+        if rec.verdict == "deadline_missed"
+        else VERDICT_TAGS.get(rec.verdict, "")
+    )
     return (
         f"[bold]{escape(_what(o, doc))}: {time_interval_text(o)}, {money_short(o.cost_usd)}{rate}[/]"
-        f"{VERDICT_TAGS.get(rec.verdict, '')}."
+        f"{escape(tag)}."
     )
 
 
@@ -128,8 +147,18 @@ def _gpu_line(doc: PlanDocument) -> str:
     be = gpu.break_even_speedup or 0.0
     if doc.plan.objective == "fastest":
         return f"  Fastest GPU: {escape(device_short(gpu))} at {escape(speed)}."
-    if gpu is chosen:
+    if gpu is chosen and gpu.speedup is not None and gpu.speedup >= be:
         return f"  The {escape(device_short(gpu))} pays off: {escape(speed)}, break-even {_times(be, True)}."
+    if (
+        gpu is chosen
+        and answer is not None
+        and doc.plan.objective == "deadline"
+        and answer.verdict != "deadline_missed"
+    ):  # below its break-even, and the cheapest that meets the deadline
+        return (
+            f"  The {escape(device_short(gpu))} is picked to meet the deadline, although on cost alone it does not "
+            f"pay off: {escape(speed)}, break-even {_times(be, True)}."
+        )
     needs = (
         f"needs {_times(be, True)}" if math.isfinite(be) else "no speedup pays against a free CPU"
     )

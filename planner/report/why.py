@@ -241,7 +241,7 @@ def nothing_reason(failed: list[RankedOption], too_big: list[RankedOption], wher
 def deadline_missed_reason(fastest: RankedOption, where: str, deadline: float) -> str:
     return (
         f"no option {where} meets the {rough_duration(deadline)} deadline with confidence; the fastest is "
-        f"{option_name(fastest)} ({device_label(fastest)}) at {rough_duration(fastest.train_seconds or 0.0)}"
+        f"{option_name(fastest)} ({device_label(fastest)}) at {sig_duration(fastest.train_seconds or 0.0)}"
         f"{span_text(fastest)}"
     )
 

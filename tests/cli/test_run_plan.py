@@ -10,6 +10,7 @@ from planner.journal import RunJournal
 from planner.report.text import worded_json
 from tests.cli.helpers import planner
 from tests.conftest import EXAMPLES as EXAMPLES_DIR
+from tests.conftest import ROOT
 
 SPEC = (
     "name: tiny-run\nmodel: {kind: mlp, input_size: 4, hidden: [16], outputs: 1}\n"
@@ -364,3 +365,39 @@ def test_threads_are_the_users_on_every_measuring_command(tmp_path):
     assert results and all(res.get("threads") == 1 for res in results)
     script = planner("estimate", EXAMPLES_DIR / "scripts" / "convnet.py", "--threads", "2")
     assert script.code == 2 and "OMP_NUM_THREADS=2" in script.err and "Traceback" not in script.err
+
+
+@pytest.mark.parametrize(
+    ("deadline", "tag"),
+    [
+        ("1s", "misses the 1 s deadline; no option is sure to meet it"),  # nothing can
+        (
+            "60s",
+            "may miss the 1 min deadline (up to 65.0 s)",
+        ),  # its point meets it, its interval not
+        ("70s", None),  # met for sure
+    ],
+)
+def test_a_deadline_answer_says_whether_it_is_missed_or_at_risk_and_no_gpu_sentence_contradicts_its_numbers(
+    tmp_path, deadline, tag
+):
+    """From a new user's trial: under --deadline the headline said 'the deadline is not met for sure' both when it was
+    certainly missed and when its point met it, 'The T4 pays off: 1.05x ..., break-even 2.97x', and a paid benchmark
+    that could not change the answer was suggested."""
+    import re
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(ROOT / "tests/tui/fixtures/run-surface-mlp", run)  # here 54.6 s (44.2-65.0 s)
+    r = planner("plan", run, "--deadline", deadline)
+    assert r.code == 0, r.err
+    head = r.out.splitlines()[1]
+    assert head.startswith("Train here: 54.6 s (44.2-65.0 s), $0")
+    assert (tag in head) if tag else head.endswith("$0.")
+    for line in r.out.splitlines()[2:5]:
+        pays = re.search(r"pays off: ([\d.]+)x .*break-even ([\d.]+)x", line)
+        assert pays is None or float(pays[1]) >= float(pays[2]), line
+    explained = planner("plan", run, "--deadline", deadline, "--explain").out
+    assert (
+        "No paid benchmark needed" in explained and "A paid benchmark would settle" not in explained
+    )
