@@ -23,6 +23,7 @@ from planner.report.plan import (
     DEFAULT_GROUP_BY,
     PLAN_COLUMNS,
     plan_table,
+    plan_title,
     shown_line,
     shown_options,
 )
@@ -257,8 +258,8 @@ def print_shown(args: argparse.Namespace, shown: Any) -> None:
 
 def print_plan(doc: PlanDocument, args: argparse.Namespace, saved: bool = False) -> None:
     """The plan on stdout. table: the terse answer (report.terse.terse_answer), the grouped table (at most TERSE_ROWS
-    rows unless the rows were asked for), one line of warnings; --explain: the table with its legend, the headline's
-    reasoning and both answers whole; --verbose: every warning and note. JSON: every option; csv, markdown: the table
+    rows unless the rows were asked for), one line of warnings; --explain: the same answer first, then the table with
+    its legend, the headline's reasoning and both answers whole; --verbose: every warning and note. JSON: every option; csv, markdown: the table
     alone, every column. `saved`: the plan was just written to its run's plan.json (`planner plan`), said on
     stderr."""
     if args.format == "json":
@@ -280,8 +281,13 @@ def print_plan(doc: PlanDocument, args: argparse.Namespace, saved: bool = False)
     options, shown = shown_options(doc, args.group_by, args.max_rows or cap)
     if args.format == "table":
         out = stdout()
-        if explain:
-            out.print(plan_table(doc, width=out.width, wide=args.wide, options=options))
+        if explain:  # the answer first, as without it; then the table and the reasoning
+            out.print(plan_title(doc), highlight=False)
+            for line in terse_answer(doc):
+                out.print(line, highlight=False)
+            out.print(
+                plan_table(doc, width=out.width, wide=args.wide, options=options, titled=False)
+            )
             print_shown(args, shown)
             out.print(recommendation_text(doc), highlight=False)
             for line in failed_lines(doc) + answers_text(doc) + task_choice_lines(doc):

@@ -243,7 +243,9 @@ class PlanDocument:
             for o in self.plan.options
         ):
             return False
-        if rec.choice_basis == "deadline":  # here meets the deadline for sure, and nothing rented can
+        if (
+            rec.choice_basis == "deadline"
+        ):  # here meets the deadline for sure, and nothing rented can
             return True
         cmp = rec.choice_comparison
         if cmp is None:

@@ -249,10 +249,12 @@ def plan_table(
     options: list[RankedOption] | None = None,
     note_width: int | None = None,
     terse: bool = False,
+    titled: bool = True,
 ):
     """The plan as a rich table of `options` (default: every one, in the plan's order); at most `width`
     columns wide (dropping DROP_ORDER's columns) unless `wide`. `terse`: no title and no caption (the terse answer
-    says the workload above it; --explain has the legend)."""
+    says the workload above it; --explain has the legend). `titled`: False leaves the title to the caller (--explain
+    says it above the answer)."""
     from rich import box
     from rich.console import Console
     from rich.table import Table
@@ -272,7 +274,7 @@ def plan_table(
             + (PARALLEL_CAPTION if parallel else "")
         )
         t = Table(
-            title=None if terse else plan_title(doc),
+            title=None if terse or not titled else plan_title(doc),
             title_justify="left",
             box=box.SIMPLE_HEAD,
             pad_edge=False,

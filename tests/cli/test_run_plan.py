@@ -401,3 +401,17 @@ def test_a_deadline_answer_says_whether_it_is_missed_or_at_risk_and_no_gpu_sente
     assert (
         "No paid benchmark needed" in explained and "A paid benchmark would settle" not in explained
     )
+
+
+def test_explain_says_the_short_answer_first_then_the_table_and_the_reasoning(tmp_path):
+    """From a new user's trial: --explain began with the table and said the answer 20 lines down."""
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(ROOT / "tests/tui/fixtures/run-surface-mlp", run)
+    lines = planner("plan", run, "--explain").out.splitlines()
+    answer = next(i for i, line in enumerate(lines) if line.startswith("Train here: 54.6 s"))
+    table = next(i for i, line in enumerate(lines) if "training time" in line and "target" in line)
+    reasoning = next(i for i, line in enumerate(lines) if line.startswith("Recommendation: local"))
+    assert answer <= 3 and answer < table < reasoning
+    assert sum(line.startswith("surface-mlp: 2,000 steps") for line in lines) == 1  # one title
