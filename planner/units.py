@@ -234,7 +234,7 @@ REGION = Name(
     "an AWS region",
     _REGION_FORM,
     "us-east-1",
-    "lowercase letters and dashes, then a number",
+    "two letters, a dash, a direction, a dash and a number, as eu-west-2 and ap-southeast-1",
     32,
     _region_problem,
 )

@@ -143,10 +143,16 @@ def gpu_rule_text(
         f"({sig_duration(ref.train_seconds or 0.0)} / {sig_duration(gpu.train_seconds or 0.0)}; "
         f"{gpu.speedup_low:.2f}-{gpu.speedup_high:.2f}x over both intervals)"
     )
+    lead = (  # a sentence's start: "The best GPU, ..." capitalised; a target's name (aws:...) as it is written
+        name if gpu.key == best.key else name[:1].upper() + name[1:]
+    )
     if objective == "fastest":
-        return f". {name[:1].upper() + name[1:]}: {speed}"
+        return f". GPU rule: {lead}: {speed}" if gpu.key == best.key else f". {lead}: {speed}"
     if objective == "deadline" and deadline is not None and ref.train_seconds_high > deadline:  # type: ignore[operator]
-        return f". {name[:1].upper() + name[1:]}: {speed}; the reference CPU does not meet the deadline"
+        return (
+            f". {'GPU rule: ' if gpu.key == best.key else ''}{lead}: {speed}; the reference CPU does not meet "
+            "the deadline"
+        )
     waiting = f" + ${tv:g}/h waiting" if tv else ""
     rates = f"(${hourly_rate(gpu):.3f}/h / ${hourly_rate(ref):.3f}/h{waiting})"
     relation = "at least" if gpu.speedup >= gpu.break_even_speedup else "below"
@@ -320,7 +326,9 @@ def here_or_rent_text(
         )
     else:
         value = f"${tv:g}/h of your waiting" + (
-            " (the default; --time-value sets yours)" if tv_default else ""
+            " (the default; set yours with --time-value, or waiting $/h in the TUI)"
+            if tv_default
+            else ""
         )
         why = (
             f"at {value}, {where[name]} ({sig_duration(best.train_seconds or 0.0)}, {sig_money(best.cost_usd or 0.0)}) "

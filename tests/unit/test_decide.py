@@ -140,7 +140,7 @@ def test_a_free_local_cpu_does_not_win_by_default_against_any_speed():
     assert plan.answers["here"].target == "local" and plan.answers["rent"].target == "aws:g5.xlarge"
     assert (
         plan.headline_time_value == HEADLINE_TIME_VALUE
-        and "the default; --time-value" in headline_reason(plan)
+        and "the default; set yours with --time-value" in headline_reason(plan)
     )
     gpu_row = next(o for o in plan.options if o.device == "cuda")
     assert (

@@ -48,8 +48,9 @@ class Parser(argparse.ArgumentParser):
         script = "unrecognized arguments" in message and any(
             a.endswith(".py") for a in sys.argv[1:]
         )
+        command = shown.prog if shown is not self else "planner bench"
         hint = (
-            "  (a training script's own arguments go after --: planner bench train.py -- --lr 0.1)\n"
+            f"  (a training script's own arguments go after --: {command} train.py -- --lr 0.1)\n"
             if script
             else ""
         )

@@ -230,9 +230,8 @@ def _local_device_name(run: ScriptRun, device: Device) -> str:
     """This machine's row's device as the launcher saw it: the CPU's model and the threads PyTorch used; the GPU's name."""
     if device != "cpu":
         return run.device_name
-    return (
-        f"{run.device_name}, {run.threads} threads" if run.device_name else f"{run.threads} threads"
-    )
+    threads = f"{run.threads} thread{'' if run.threads == 1 else 's'}"
+    return f"{run.device_name}, {threads}" if run.device_name else threads
 
 
 def python_share(run: ScriptRun, est: ScriptEstimate) -> float | None:
