@@ -83,16 +83,20 @@ def interval(low: float | None, high: float | None) -> tuple[float, float] | Non
 
 
 def chart_options(doc: PlanDocument, top: int = TOP) -> list[RankedOption]:
-    """The options to draw: the `top` best ranked, then the recommendation and both answers, and the
-    best-ranked GPU (the break-even line is about GPUs) when they rank lower."""
+    """The options to draw: the `top` best ranked of those the table shows by default (the cheapest of each GPU
+    model at each count, and of the CPUs: the chart's numbers are rows of the table), then the recommendation and
+    both answers, and the best-ranked GPU (the break-even line is about GPUs) when they are not among them."""
+    from planner.core.shown import shown_options
+
     ranked = [o for o in doc.plan.options if usable(o)]
-    shown = ranked[:top]
+    grouped = [o for o in shown_options(doc)[0] if usable(o)]
+    shown = grouped[:top]
     wanted = {
         chosen.key
         for rec in (doc.recommendation, *doc.plan.answers.values())
         if (chosen := doc.plan.option_of(rec)) is not None
     }
-    shown += [o for o in ranked[top:] if o.key in wanted]
+    shown += [o for o in ranked if o.key in wanted and o not in shown]
     if not any(o.device == "cuda" for o in shown):
         shown += [o for o in ranked if o.device == "cuda"][:1]
     return shown

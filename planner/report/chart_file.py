@@ -221,7 +221,7 @@ def _key(key: Any, doc: PlanDocument, data: ChartData) -> None:
         o = p.option
         rows.append(
             f"{p.label:>3}  {o.target[:19]:<19} {device_text(o)[:14]:<14} {seconds_text(o.train_seconds):>8} "
-            f"{money_text(o.point_cost):>9}"
+            f"{money_text(o.point_cost, precise_below=1):>9}"  # $0.013 and $0.023 apart, as the table has them
         )
         colors.append(COLORS[p.kind])
     for i, (row, color) in enumerate(zip(rows, colors)):

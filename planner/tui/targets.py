@@ -32,7 +32,9 @@ if TYPE_CHECKING:
 
 PICK_LINES = 4  # picks' state lines under the table (the rest counted): the table keeps the screen
 WIDE = ("pick", "instance", "vCPUs", "GiB", "GPU", "GPU GB", "$/h", "training time", "cost")
-NARROW = ("pick", "instance", "GPU", "$/h", "training time", "cost", "vCPUs", "GiB", "GPU GB")
+# under 110 columns: what the pick rests on, whole (vCPUs and memory are `planner prices`'s; a column cut at the
+# screen's edge read as a wrong number: "1" of 16 vCPUs)
+NARROW = ("pick", "instance", "GPU", "$/h", "training time", "cost")
 
 
 def _field(label: str, widget) -> Horizontal:
