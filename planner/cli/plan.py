@@ -164,7 +164,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     out = stdout()
     if not done.points:
         stderr().print(
-            "no measured GPU or cloud CPU results in these runs: nothing to calibrate",
+            "no measured GPU or cloud CPU results in these runs: nothing to calibrate (a run with aws: "
+            "targets has them: planner run SPEC --targets local,aws:TYPE)",
             highlight=False,
         )
         return ExitCode.OK

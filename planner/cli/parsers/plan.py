@@ -174,9 +174,17 @@ def add_estimate_parser(sub) -> None:
 
 def add_calibrate_parser(sub) -> None:
     p = sub.add_parser(
-        "calibrate", help="correct the device model with the measurements in run directories"
+        "calibrate",
+        help="correct the device model with the measurements in run directories",
+        description="Compare each rented instance a run measured (and a local CUDA GPU) with the device "
+        "model's prediction for it, and save the ratio as a correction per GPU model or CPU family: later "
+        "predictions of that device are multiplied by the median of its corrections. A run of a spec with "
+        "aws: targets (planner run SPEC --targets local,aws:TYPE) has such measurements; a run on this "
+        "machine alone has none.",
     )
-    p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
+    p.add_argument(
+        "run_dirs", nargs="+", metavar="RUN_DIR", help="directories written by `planner run`"
+    )
     p.add_argument(
         "--dry-run", action="store_true", help="show the corrections without saving them"
     )
