@@ -201,7 +201,7 @@ class PlannerApp(Quitting, App):
                 yield Lazy(ResultsPane())
             with TabPane("5 Instances", id="tab-instances"):
                 yield Lazy(InstancesPane())
-        yield Footer()
+        yield Footer(show_command_palette=False)  # its keys whole at 80 columns; ? lists ctrl+p
 
     def on_mount(self) -> None:
         self.route_signals()
