@@ -574,10 +574,11 @@ class PlannerApp(Quitting, App):
         path = Path(run_dir)
         try:
             if self.service.journals.is_script_run(path):
-                unknown = None
+                unknown, planned = None, ""
                 try:
                     job, measured, est = self.service.journals.saved_script(path, length)
                     rows = script_rows(measured, est)
+                    planned = f": {est.total_steps:,} optimizer steps planned"  # `s` changes it
                 except RunLengthUnknown as exc:  # the script shown, its length asked for
                     job, unknown = self.service.journals.script_job(path), exc.message
                     rows = [
@@ -613,7 +614,7 @@ class PlannerApp(Quitting, App):
                     task=job.task,
                     env=env,
                 )
-                self.sub_title = script_title(job.script, job.args)
+                self.sub_title = script_title(job.script, job.args) + planned
                 if unknown is not None:
                     self.ask_length(str(path), unknown, length)
                     return

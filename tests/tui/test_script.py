@@ -48,7 +48,8 @@ def test_a_script_is_measured_shown_read_only_and_planned_and_its_what_ifs_repla
             ).value = "us-west-2"  # a what-if re-plans the measured script
             await wait_for(pilot, lambda: results.doc.options.region == "us-west-2", timeout=60)
             first = results.doc.run_dir
-            assert app.sub_title == "reinforce.py --episodes 100000"
+            assert app.sub_title.startswith("reinforce.py --episodes 100000: ")
+            assert app.sub_title.endswith(" optimizer steps planned")  # the length the plan is of
             await pilot.press(
                 "r"
             )  # the Run pane runs the script: here (the picks would add rented instances)
@@ -74,8 +75,8 @@ def test_a_script_is_measured_shown_read_only_and_planned_and_its_what_ifs_repla
             assert (
                 len(list(tmp_path.glob("*-reinforce/script.json"))) == 2
             )  # the run journaled beside the first
-            assert (
-                app.sub_title == "reinforce.py --episodes 100000"
+            assert app.sub_title.startswith(
+                "reinforce.py --episodes 100000: "
             )  # its name as the user gave it, not a path
             await pilot.press(
                 "o"
@@ -186,6 +187,7 @@ def test_a_script_run_without_a_length_asks_for_it_and_plans_the_measurement_mad
             assert (
                 app.script is not None and app.script.total_steps == 6000
             )  # what `r` would run with
+            assert app.sub_title == "reinforce.py --episodes 100000: 6,000 optimizer steps planned"
             assert (
                 json.loads((run / "script.json").read_text())["total_steps"] == 2000
             )  # the run's own is kept
