@@ -155,19 +155,21 @@ def gpu_rule_text(
         )
     waiting = f" + ${tv:g}/h waiting" if tv else ""
     rates = f"(${hourly_rate(gpu):.3f}/h / ${hourly_rate(ref):.3f}/h{waiting})"
-    relation = "at least" if gpu.speedup >= gpu.break_even_speedup else "below"
     if not math.isfinite(
         gpu.break_even_speedup
     ):  # a free reference CPU and no waiting: no speedup pays for a GPU
         return f". GPU rule: {name} {speed} cannot pay off: the reference CPU costs nothing {rates}"
-    return (
-        f". GPU rule: {name} {speed} is {relation} its break-even speedup {gpu.break_even_speedup:.2f}x {rates}"
-        + (
-            ": the GPU costs less"
-            if gpu.speedup >= gpu.break_even_speedup
-            else ": the CPU costs less"
+    be, speedup = float(gpu.break_even_speedup), float(gpu.speedup)
+    # as decided: the billed costs (with the waiting), which whole seconds of billing set apart from the ratios
+    gpu_cost, cpu_cost = gpu.objective_value or 0.0, ref.objective_value or 0.0
+    cheaper = "GPU" if gpu_cost <= cpu_cost else "CPU"
+    if (speedup >= be) != (cheaper == "GPU"):  # within a second's billing of it: the bill decides
+        return (
+            f". GPU rule: {name} {speed} is at its break-even speedup {be:.2f}x {rates}: billed by the "
+            f"whole second, the {cheaper} costs less"
         )
-    )
+    relation = "at least" if cheaper == "GPU" else "below"
+    return f". GPU rule: {name} {speed} is {relation} its break-even speedup {be:.2f}x {rates}: the {cheaper} costs less"
 
 
 def amount_text(metric: str, value: float) -> str:

@@ -9,12 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 from infra.quotas import QuotaCheck
 from planner.core.candidates import Target
+from planner.core.document import LeftRunning
 from planner.core.plan import next_best
-from planner.errors import InputError
-from planner.service.settings import (
-    AwsOptions,
-    StateFn,
-)
+from planner.errors import Cancelled, InputError, RunError
+from planner.service.settings import AwsOptions, RunStopped, StateFn
 from runner.aws import (
     EXPIRY_GRACE_MINUTES,
     AwsRun,
@@ -27,6 +25,9 @@ if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads i
     from collections.abc import Callable
 
     import pandas as pd
+
+    from planner.journal import Measured, RunJournal
+    from runner.session import BenchSession
 
     Backstop = Callable[[], Any]  # a cleanup the session runs on its way out
 
@@ -225,3 +226,39 @@ class LaunchPreview:
             hint=f"ask AWS for more: {q.raise_request()}; new accounts start at 0 for G and P; or choose "
             "another region, another instance type, or measure here only (local)",
         )
+
+
+def interrupted(results: dict[str, Measured]) -> list[str]:
+    """The targets a spot reclaim cut short (their notice, or EC2's reclaim); those with steps enough are planned."""
+    return sorted(label for label, m in results.items() if m.result.interruption)
+
+
+def unterminated(session: BenchSession) -> list[dict[str, Any]]:
+    """What the session could not terminate, each with the command that will."""
+    return [
+        {
+            **left,
+            "reap_command": f"planner reap --region {left['region']} --run-id {left['run_id']}",
+        }
+        if "run_id" in left
+        else dict(left)
+        for left in session.unterminated
+    ]
+
+
+def stopped(
+    exc: BaseException, journal: RunJournal, session: BenchSession | None
+) -> RunStopped | RunError:
+    """What ends a run stopped by `exc` (a Cancelled, a KeyboardInterrupt): a RunStopped carrying its journal,
+    what it left running and how many results it holds; a cancel that left instances running is a RunError
+    naming them and how to reap them."""
+    left = unterminated(session) if session is not None else []
+    if isinstance(exc, Cancelled) and left:
+        names = ", ".join(f"{x['instance_id']} ({x['region']})" for x in left)
+        return RunError(
+            f"cancelled, but {len(left)} instance(s) could not be terminated: {names}",
+            hint="; ".join(dict.fromkeys(x["reap_command"] for x in left)),
+        )
+    return RunStopped.of(
+        exc, str(journal.path), [LeftRunning(**x) for x in left], len(journal.read_results())
+    )

@@ -3,8 +3,8 @@
 `Runs.run` measures every target, journaling each result the moment it arrives, then plans what was
 measured. Every instance it starts is terminated before it returns, also on Ctrl-C, SIGTERM and
 SIGHUP (runner/session.py); one that no terminate reached is named in the plan document
-(`unterminated_instances`: id, region, expiry and the `planner reap` command) and on the exception
-that stops a run (`unterminated_instances`, `run_dir`). AWS that cannot be used once the run is under
+(`unterminated_instances`: id, region, expiry and the `planner reap` command) and on the RunStopped
+that stops a run (its `unterminated`, `run_dir`). One run under way is service/spec_run.py's SpecRunning. AWS that cannot be used once the run is under
 way (out of reach, credentials it refuses, an upload denied) fails the AWS targets, not the run; no
 credentials at all is known before anything runs: a run that names instances is refused
 (check_credentials), and `auto` benchmarks none and plans every instance (benchmarkable).
@@ -12,16 +12,12 @@ credentials at all is known before anything runs: a run that names instances is 
 
 from __future__ import annotations
 
-import datetime as dt
-import secrets
-import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from infra.aws import credentials_problem
 from infra.quotas import QuotaCheck
-from planner.core.candidates import LOCAL, Target
 from planner.core.decide import decide
 from planner.core.document import (
     LeftRunning,
@@ -31,48 +27,36 @@ from planner.core.document import (
 )
 from planner.core.remarks import AutoBenchmarkedNone, Said
 from planner.core.script import ScriptLength
-from planner.errors import Cancelled, InputError, RunError
-from planner.journal import Measured, RunJournal, result_problems
-from planner.report.why import choice_words
+from planner.errors import Cancelled, InputError
+from planner.journal import Measured, RunJournal
 from planner.service.bench import (
     BenchOptions,
     check_processes,
-    local_batch,
-    local_devices,
-    make_job,
-    runner_progress,
-    scaled_to_spec,
 )
 from planner.service.predictions import Predict, measured_candidates
 from planner.service.settings import (
     AwsOptions,
     PlanChoice,
     RunCallbacks,
-    RunStopped,
     TargetChoice,
     plan_options,
     resolve_objective,
 )
+from planner.service.spec_run import SpecRunning
 from runner.aws import (
     EXPIRY_GRACE_MINUTES,
-    AwsRun,
-    AwsTarget,
     worst_case_bench_cost,
 )
-from runner.bench.procfs import memory_available
-from runner.local import LocalTarget
 from runner.session import BenchSession
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
     import threading
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable
 
     import pandas as pd
 
-    from planner.core.decide import BenchmarkChoice, Plan
+    from planner.core.decide import Plan
     from planner.service.account import Account
-    from runner.bench.result import BenchResult
-    from runner.target import Target as SessionTarget
 
     Backstop = Callable[[], Any]  # a cleanup the session runs on its way out
     from planner.service.describe import Workloads
@@ -81,11 +65,11 @@ if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads i
 from planner.service.launch import (
     LaunchPreview,
     fallback_prices,
-    measured_target,
-    next_alternatives,
+    interrupted,
     next_in_plan,
     preflight,
-    states_as_launched,
+    stopped,
+    unterminated,
 )
 
 
@@ -129,216 +113,6 @@ def saved_results(journal: RunJournal) -> dict[str, Measured]:
     return results
 
 
-class _Run:
-    """One `planner run`: its journal, its id, and where each label was measured."""
-
-    def __init__(
-        self,
-        service: Runs,
-        spec: WorkloadSpec,
-        spec_text: str | None,
-        choice: TargetChoice,
-        options: PlanOptions,
-        bench: BenchOptions,
-        out: Path | None,
-        cb: RunCallbacks,
-        cancel: threading.Event | None,
-    ) -> None:
-        self.service, self.spec, self.choice, self.options, self.bench, self.cb, self.cancel = (
-            service,
-            spec,
-            choice,
-            options,
-            bench,
-            cb,
-            cancel,
-        )
-        self.journal = RunJournal.create(spec.name, out)
-        self.journal.write_spec(spec, spec_text)
-        # Unique per run whatever the directory is called: it names the run's S3 keys and instance tags.
-        self.run_id = f"{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
-        self.info: dict[str, Any] = {
-            "run_id": self.run_id,
-            "targets": list(choice.tokens),
-            "plan_options": options.as_dict(),
-            "bench": bench.__dict__,
-        }
-        self.fp = service.workloads.footprint(spec)
-        self.info["footprint_bytes"] = (
-            self.fp.total_bytes
-        )  # what the real run holds: replans check it
-        self.journal.write_run(self.info)
-        self.where: dict[str, tuple[Target, str | None, str | None]] = {}
-        self.choices: list[BenchmarkChoice] = []  # `auto`'s choice of instances
-        self.instances: dict[
-            str, AwsTarget
-        ] = {}  # the run's AWS targets by label (--fallback next may change the type)
-
-    def record(self, label: str, result: BenchResult) -> None:
-        target, region, purchase = self.where[label]
-        launched = measured_target(target, self.instances.get(label))
-        if (
-            launched is not target
-        ):  # --fallback next launched another type: journaled under its name
-            target, label = launched, launched.label()
-        if (
-            not target.cloud
-        ):  # measured at a smaller batch when the spec's would not fit the local budget
-            result = scaled_to_spec(result, self.spec.batch_size)
-        measured = Measured(target, result, region, purchase)
-        self.journal.write_result(label, measured)  # on disk before anything else looks at it
-        if self.cb.on_result:
-            self.cb.on_result(label, measured)
-
-    def notice(self, label: str, text: str) -> None:
-        """What a target's start or the session said (a launch in another zone, a retried call): in run.json's
-        `notices` as it happens, then to the front (stderr without one, as the session would)."""
-        if label:  # a target's (the run's own, such as a signal's, are said only: they come from a signal handler)
-            self.info.setdefault("notices", []).append({"label": label, "text": text})
-            self.journal.write_run(self.info)
-        if self.cb.on_notice:
-            self.cb.on_notice(label, text)
-        else:
-            sys.stderr.write(f"{label}: {text}\n" if label else f"{text}\n")
-
-    def session(
-        self, targets: list[SessionTarget], backstops: Sequence[Backstop] = ()
-    ) -> BenchSession:
-        return BenchSession(
-            targets,
-            on_state=states_as_launched(
-                self.cb.on_state,
-                {label: where[0] for label, where in self.where.items()},
-                self.instances,
-            ),
-            on_result=self.record,
-            on_progress=runner_progress(self.cb.on_progress),
-            cancel=self.cancel,
-            backstops=backstops,
-            on_notice=self.notice,
-        )
-
-    def local_targets(self) -> list[SessionTarget]:
-        targets: list[SessionTarget] = []
-        batch = local_batch(self.spec, self.fp, memory_available())
-        for device in local_devices() if LOCAL in self.choice.targets else []:
-            label = LOCAL.label(device)
-            self.where[label] = (LOCAL, None, None)
-            job = make_job(
-                self.spec,
-                replace(self.bench, device=device, processes=1),
-                self.fp,  # --processes: AWS only
-                batch if batch != self.spec.batch_size else None,
-            )
-            targets.append(LocalTarget(job.runner_job(), self.journal.path / "work", label))
-        return targets
-
-    def auto(self, local_targets: list[SessionTarget], aws: AwsOptions) -> list[str]:
-        """Measure here first (the predictions scale this machine's measurement), then choose the
-        instances worth a paid benchmark. Returns their types."""
-        self.session(local_targets).run()
-        local = self.journal.read_results().get(LOCAL.label("cpu"))
-        if local is None or local.result.status != "ok":
-            return []
-        choices = self.service.predict.auto_choices(self.spec, self.options, local, aws)
-        self.choices = choices
-        self.info["auto"] = [choice_words(c) for c in choices]
-        self.journal.write_run(self.info)
-        if self.cb.on_choices:
-            self.cb.on_choices(choices)
-        return [c.instance_type for c in choices if c.benchmark]
-
-    def aws_targets(
-        self,
-        aws_types: list[str],
-        aws: AwsOptions,
-        priced: tuple[dict[str, float], dict[str, str], float],
-    ) -> tuple[list[AwsTarget], list[Backstop]]:
-        """(targets, backstops) for the instances of the run; with --fallback next, each with the plan's next-best
-        instances of its kind (the plan of what is measured so far: every instance predicted where nothing is)."""
-        prices, arches, worst = priced
-        catalog = self.service.account.catalog().frame
-        fallback = fallback_prices(aws_types, aws, catalog)
-        aws_run = AwsRun(
-            aws.settings(),
-            self.run_id,
-            session=self.service.account.aws_session,
-            check_result=result_problems,
-        )
-        nexts = (
-            next_alternatives(
-                aws_run,
-                self.service.predict.plan_of(
-                    self.spec, self.options, self.journal.read_results()
-                ).plan,
-                aws_types,
-                aws,
-                catalog,
-                worst,
-            )
-            if aws.fallback == "next"
-            else {}
-        )
-        # CUDA where the instance has it; a custom model's code ships in the bundle (too big: InputError)
-        job = aws_run.ship(
-            make_job(self.spec, replace(self.bench, device="auto"), self.fp).runner_job()
-        )
-        targets = []
-        for itype in aws_types:
-            target = Target("aws", itype)
-            self.where[target.label()] = (target, aws.region, aws.purchase)
-            targets.append(
-                AwsTarget(
-                    aws_run,
-                    itype,
-                    job,
-                    target.label(),
-                    prices[itype],
-                    arches[itype],
-                    fallback_price=fallback.get(itype),
-                    alternatives=nexts.get(itype, []),
-                )
-            )
-        self.instances = {t.label: t for t in targets}
-        return targets, [aws_run.terminate_run]
-
-
-def interrupted(results: dict[str, Measured]) -> list[str]:
-    """The targets a spot reclaim cut short (their notice, or EC2's reclaim); those with steps enough are planned."""
-    return sorted(label for label, m in results.items() if m.result.interruption)
-
-
-def unterminated(session: BenchSession) -> list[dict[str, Any]]:
-    """What the session could not terminate, each with the command that will."""
-    return [
-        {
-            **left,
-            "reap_command": f"planner reap --region {left['region']} --run-id {left['run_id']}",
-        }
-        if "run_id" in left
-        else dict(left)
-        for left in session.unterminated
-    ]
-
-
-def stopped(
-    exc: BaseException, journal: RunJournal, session: BenchSession | None
-) -> RunStopped | RunError:
-    """What ends a run stopped by `exc` (a Cancelled, a KeyboardInterrupt): a RunStopped carrying its journal,
-    what it left running and how many results it holds; a cancel that left instances running is a RunError
-    naming them and how to reap them."""
-    left = unterminated(session) if session is not None else []
-    if isinstance(exc, Cancelled) and left:
-        names = ", ".join(f"{x['instance_id']} ({x['region']})" for x in left)
-        return RunError(
-            f"cancelled, but {len(left)} instance(s) could not be terminated: {names}",
-            hint="; ".join(dict.fromkeys(x["reap_command"] for x in left)),
-        )
-    return RunStopped.of(
-        exc, str(journal.path), [LeftRunning(**x) for x in left], len(journal.read_results())
-    )
-
-
 class Runs:
     """Runs of a spec: measure targets here and on rented instances, journal, plan; a saved run re-planned."""
 
@@ -377,7 +151,7 @@ class Runs:
         # refuse before anything is written or launched; `auto` prices again once it has chosen
         priced = preflight(aws_types, aws, catalog) if aws_types else None
         self.check_credentials(aws_types)
-        run = _Run(
+        run = SpecRunning(
             self, spec, spec_text, targets, options, bench, out, callbacks or RunCallbacks(), cancel
         )
         no_credentials = self.auto_without_credentials(targets, run.cb)

@@ -29,12 +29,14 @@ from planner.report.why import choice_words
 from planner.service.bench import runner_progress
 from planner.service.launch import (
     fallback_prices,
+    interrupted,
     measured_target,
     next_alternatives,
     preflight,
     states_as_launched,
+    stopped,
+    unterminated,
 )
-from planner.service.plan import interrupted, stopped, unterminated
 from planner.service.predictions import auto_benchmarks, benchmark_choices
 from planner.service.script_checks import script_path, script_workdir
 from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice

@@ -211,10 +211,13 @@ def test_every_sentence_quotes_the_numbers_of_the_comparison_it_states(
             in rent_reason
         )
         assert f"break-even speedup {g.break_even_speedup:.2f}x" in rent_reason
-        wins = "at least its break-even" in rent_reason
+        wins = "at least its break-even" in rent_reason or "the GPU costs less" in rent_reason
         assert wins == (chosen.device == "cuda")
-        assert (g.speedup >= g.break_even_speedup * (1 - 1e-9)) == wins or math.isclose(
-            g.speedup, g.break_even_speedup
+        # the ratios and the bill agree but within a second's billing of the break-even, where the sentence says so
+        assert (
+            (g.speedup >= g.break_even_speedup * (1 - 1e-9)) == wins
+            or math.isclose(g.speedup, g.break_even_speedup)
+            or f"at its break-even speedup {g.break_even_speedup:.2f}x" in rent_reason
         )
 
 
