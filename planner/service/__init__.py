@@ -78,6 +78,7 @@ _WHERE = {
     "SpecWorkload": "planner.service.workload",
     "Workload": "planner.service.workload",
     "is_script": "planner.service.workload",
+    "SpecFields": "planner.workload.form",
 }
 
 if TYPE_CHECKING:
@@ -121,6 +122,7 @@ if TYPE_CHECKING:
         is_script,
     )
     from planner.units import parse_duration
+    from planner.workload.form import SpecFields
     from pricing.rows import PriceList, PriceRow
     from runner.local import SCRIPT_CAP_EXTRA_SECONDS
     from runner.script import UNSTEADY_EXTENSION
@@ -166,6 +168,7 @@ __all__ = [
     "SCRIPT_CAP_EXTRA_SECONDS",
     "SCRIPT_KIND",
     "SavedRun",
+    "SpecFields",
     "SpecValidation",
     "ScriptEnv",
     "ScriptJob",

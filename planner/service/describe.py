@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from planner.errors import InputError, SpecError
 from planner.journal import RunJournal
@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads i
     from planner.core.task import Task, TaskOrigin
     from planner.service.workload import Workload
     from planner.workload.footprint import Footprint, Layer
+    from planner.workload.form import SpecFields
     from planner.workload.spec import WorkloadSpec
     from runner.folder import Shipped
 
@@ -120,7 +121,7 @@ class Workloads:
 
         return footprint(spec, self.layers(spec), batch_size)
 
-    def spec_form(self) -> dict[str, Any]:
+    def spec_form(self) -> SpecFields:
         """The spec's fields for a generated form (planner/workload/form.py)."""
         from planner.workload.form import form_fields
 

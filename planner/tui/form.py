@@ -11,7 +11,7 @@ default the file leaves out) is not an edit: the YAML stays as the user wrote it
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -19,6 +19,9 @@ from textual.widgets import Input, Label, Select
 
 from planner.tui.messages import FieldEdited, KindChosen
 from planner.tui.typed import planner_app
+
+if TYPE_CHECKING:
+    from planner.service import SpecFields
 
 NO_SELECTION = Select.NULL
 
@@ -58,13 +61,13 @@ class SpecForm(VerticalScroll):
     def __init__(self) -> None:
         super().__init__(id="spec-form")
         self.data: dict[str, Any] = {}
-        self._form: dict[str, Any] | None = None
+        self._form: SpecFields | None = None
         self._shown: dict[str, Any] = {}  # widget id -> the value it shows as far as the YAML knows
 
     def compose(self) -> ComposeResult:
         return iter(())  # built from the editor's YAML each time it is shown (rebuild)
 
-    def _schema(self) -> dict[str, Any]:
+    def _schema(self) -> SpecFields:
         if self._form is None:
             self._form = planner_app(self).service.workloads.spec_form()
         return self._form
@@ -72,7 +75,7 @@ class SpecForm(VerticalScroll):
     def kind(self) -> str:
         model = self.data.get("model") or {}
         kind = model.get("kind")
-        return kind if isinstance(kind, str) and kind in self._schema()["kinds"] else "mlp"
+        return kind if isinstance(kind, str) and kind in self._schema().kinds else "mlp"
 
     def _fields(self) -> ComposeResult:
         """The form's labels and fields; `_shown` learns the value each field starts with."""
@@ -82,9 +85,9 @@ class SpecForm(VerticalScroll):
         yield Input(field_text(data.get("name")), id="f-name")
         yield Label("model.kind")
         yield Select(
-            [(k, k) for k in schema["kinds"]], value=kind, id="f-model-kind", allow_blank=False
+            [(k, k) for k in schema.kinds], value=kind, id="f-model-kind", allow_blank=False
         )
-        for field in [*schema["kinds"][kind], *schema["sections"]]:
+        for field in [*schema.kinds[kind], *schema.sections]:
             section, name, widget_id = field.section, field.name, f"f-{field.section}-{field.name}"
             found = data.get(section)
             section_data: dict[str, Any] = found if isinstance(found, dict) else {}

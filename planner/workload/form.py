@@ -65,9 +65,17 @@ def _fields(section: str, cls: Any, skip: tuple[str, ...] = ()) -> list[FormFiel
     return out
 
 
-def form_fields() -> dict[str, Any]:
-    """{"kinds": {kind: [FormField (model.*)]}, "sections": [FormField (data.*, train.*)]}."""
-    return {
-        "kinds": {kind: _fields("model", cls, skip=("kind",)) for kind, cls in KIND_MODELS.items()},
-        "sections": [f for name, cls in SECTIONS for f in _fields(name, cls)],
-    }
+@dataclass(frozen=True)
+class SpecFields:
+    """The spec's fields as a form has them: each model kind's (model.*) and the sections' (data.*, train.*)."""
+
+    kinds: dict[str, tuple[FormField, ...]]
+    sections: tuple[FormField, ...]
+
+
+def form_fields() -> SpecFields:
+    """The spec's fields, read from its models."""
+    return SpecFields(
+        {kind: tuple(_fields("model", cls, skip=("kind",))) for kind, cls in KIND_MODELS.items()},
+        tuple(f for name, cls in SECTIONS for f in _fields(name, cls)),
+    )
