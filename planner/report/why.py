@@ -262,7 +262,8 @@ def _result(o: RankedOption) -> str:
 
 def only_option_reason(best: RankedOption, where: str, objective: str) -> str:
     only = "meets the deadline" if objective == "deadline" else "can run this workload"
-    return f"{option_name(best)} ({device_label(best)}) is the only option {where} that {only}: {_result(best)}"
+    place = "on this machine" if where == "here" else where  # "the only option here" read as "of all"
+    return f"{option_name(best)} ({device_label(best)}) is the only option {place} that {only}: {_result(best)}"
 
 
 def winner_reason(
