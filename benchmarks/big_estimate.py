@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from planner.core.document import from_json  # noqa: E402 - the CLI's JSON through the one converter
+from planner.core.document_json import from_json  # noqa: E402 - the CLI's JSON through the one converter
 
 
 def tree_rss(pid: int) -> int:

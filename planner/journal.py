@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Any
 
 from planner import units
 from planner.core.candidates import Target
-from planner.core.document import PlanDocument, from_json
+from planner.core.document import PlanDocument
+from planner.core.document_json import from_json
 from planner.core.kinds import DEVICES, OBJECTIVES, PURCHASES
 from planner.core.script import ScriptJob
 from planner.errors import InputError, JournalError, RunError

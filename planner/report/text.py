@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from planner.core.candidates import Target
-from planner.core.document import PlanDocument, strict_json
-from planner.core.document import to_json as document_json
+from planner.core.document import PlanDocument
+from planner.core.document_json import strict_json
+from planner.core.document_json import to_json as document_json
 from planner.core.formats import human_bytes, human_count, money_text, range_text, seconds_text  # noqa: F401 - re-exported
 from planner.core.progress import (
     Built,

@@ -262,7 +262,9 @@ def _result(o: RankedOption) -> str:
 
 def only_option_reason(best: RankedOption, where: str, objective: str) -> str:
     only = "meets the deadline" if objective == "deadline" else "can run this workload"
-    place = "on this machine" if where == "here" else where  # "the only option here" read as "of all"
+    place = (
+        "on this machine" if where == "here" else where
+    )  # "the only option here" read as "of all"
     return f"{option_name(best)} ({device_label(best)}) is the only option {place} that {only}: {_result(best)}"
 
 
@@ -416,7 +418,7 @@ def choice_reason(c: BenchmarkChoice) -> str:
 
 def choice_words(c: BenchmarkChoice) -> dict[str, object]:
     """A paid benchmark's choice as JSON shows it: its facts, and its `reason` in words."""
-    from planner.core.document import choice_json
+    from planner.core.document_json import choice_json
 
     return {**choice_json(c, word), "reason": choice_reason(c)}
 

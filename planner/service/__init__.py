@@ -34,7 +34,7 @@ _WHERE = {
     "SCRIPT_KIND": "planner.core.document",
     "LeftRunning": "planner.core.document",
     "PlanDocument": "planner.core.document",
-    "choice_json": "planner.core.document",
+    "choice_json": "planner.core.document_json",
     "RunLengthUnknown": "planner.core.script",
     "ScriptEnv": "planner.core.script",
     "ScriptJob": "planner.core.script",
@@ -83,7 +83,8 @@ _WHERE = {
 
 if TYPE_CHECKING:
     from planner.core.decide import RankedOption, Recommendation
-    from planner.core.document import SCRIPT_KIND, LeftRunning, PlanDocument, choice_json
+    from planner.core.document import SCRIPT_KIND, LeftRunning, PlanDocument
+    from planner.core.document_json import choice_json
     from planner.core.progress import Progress
     from planner.core.script import RunLengthUnknown, ScriptEnv, ScriptJob, ScriptLength
     from planner.core.task import ENV_NAME, Task, TaskOrigin

@@ -34,7 +34,7 @@ train:
 
 def plan_doc():
     """The saved plan document, read by the one converter (a typed PlanDocument)."""
-    from planner.core.document import from_json
+    from planner.core.document_json import from_json
 
     return from_json(json.loads(PLAN_DOC.read_text()), str(PLAN_DOC))
 

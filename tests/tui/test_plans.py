@@ -261,7 +261,7 @@ def test_the_table_shows_the_grouped_rows_a_gpu_with_its_speedup_on_screen_and_g
 def test_a_failed_row_says_failed_in_its_cell_and_its_reason_under_the_table():
     """A failed target's reason (a whole AWS error) in the training time cell made the column as wide as the
     table and pushed step, 1-time and $/h off the screen: the cell says 'failed', the line under the table why."""
-    from planner.core.document import from_json
+    from planner.core.document_json import from_json
     from planner.tui.plantable import PlanTable
     from tests.unit.test_plan_document import DOCUMENTS
 

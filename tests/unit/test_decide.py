@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner.core.decide import HEADLINE_TIME_VALUE, Option, billed_cost, decide
-from planner.core.document import plan_json
+from planner.core.document_json import plan_json
 from planner.core.estimate import (
     PROCESS_EXIT_SECONDS,
     PROCESS_START_SECONDS,

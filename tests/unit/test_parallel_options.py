@@ -6,7 +6,7 @@ from dataclasses import asdict, replace
 
 from planner.core.candidates import Hardware, InstanceFacts, gpu_plans, predicted_candidates
 from planner.core.decide import decide, select_benchmarks
-from planner.core.document import plan_json
+from planner.core.document_json import plan_json
 from planner.core.predict import GpuSpec
 from planner.core.predict.fabric import Interconnect
 from planner.report.remarks import note_text

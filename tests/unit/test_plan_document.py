@@ -19,9 +19,8 @@ from planner.core.document import (
     PlanDocument,
     PlanOptions,
     WorkloadSummary,
-    from_json,
-    to_json,
 )
+from planner.core.document_json import from_json, to_json
 from planner.core.remarks import NoUsableInterval
 from planner.errors import InputError
 from planner.journal import RunJournal

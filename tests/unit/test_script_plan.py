@@ -371,7 +371,8 @@ def test_the_plan_of_a_script_warns_a_length_its_arguments_do_not_train_and_a_wh
 
 
 def test_a_tasks_own_pick_is_priced_against_the_answer_and_shown_and_kept_in_its_json():
-    from planner.core.document import PlanOptions, from_json, to_json
+    from planner.core.document import PlanOptions
+    from planner.core.document_json import from_json, to_json
     from planner.core.script import ScriptJob
     from planner.core.shown import shown_options
     from planner.core.task import TaskOrigin, task_asks

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.core.document import from_json
+from planner.core.document_json import from_json
 from planner.core.shown import RowFacts, plan_row_facts, shown_options, shown_rows
 from planner.report.answers import predicted_footer
 from planner.report.plan import plan_table, shown_line
