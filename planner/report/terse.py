@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from planner.core.document import SCRIPT_KIND
 from planner.core.plan import hourly_rate, option_name
-from planner.core.remarks import LengthNotGiven
+from planner.core.remarks import LengthNotGiven, PredictedHere
 from planner.core.shown import Shown
 from planner.report.remarks import word
 from planner.report.text import escape, seconds_text, short
@@ -199,6 +199,7 @@ def terse_answer(doc: PlanDocument) -> list[str]:
     """The answer and its reasons (markup lines): see the section's comment."""
     lines = [
         answer_line(doc),
+        _cpu_as_written_line(doc),
         length_line(doc),
         _here_or_rent_line(doc),
         _rival_line(doc),
@@ -206,6 +207,16 @@ def terse_answer(doc: PlanDocument) -> list[str]:
         _close_instances_line(doc),
     ]
     return [line for line in lines if line]
+
+
+def _cpu_as_written_line(doc: PlanDocument) -> str:
+    """A script that does not run on a CPU as written (it stopped before its first step here): its CPU rows, this
+    machine's too, are what it would take once its device lines allow a CPU (said where the answer is a CPU)."""
+    stops = next((w for w in doc.plan.warnings if isinstance(w, PredictedHere) and w.stops), None)
+    rec = doc.recommended
+    if stops is None or rec is None or rec.device != "cpu":
+        return ""
+    return "  It stops on a CPU as written: this answer needs its device lines changed."
 
 
 def terse_title(doc: PlanDocument) -> str:

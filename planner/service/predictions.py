@@ -28,7 +28,14 @@ from planner.core.decide import (
 )
 from planner.core.document import PlanDocument, PlanOptions, PriceSource, WorkloadSummary
 from planner.core.predict import physical_cores, predict_cpu, predict_gpu
-from planner.core.remarks import EmulatedPrecision, NothingPriced, NotMeasuredHere, Remark, Said
+from planner.core.remarks import (
+    EmulatedPrecision,
+    NothingPriced,
+    NotMeasuredHere,
+    PredictedHere,
+    Remark,
+    Said,
+)
 from planner.errors import RunError, StepTooLong
 from planner.journal import Measured, RunJournal
 from planner.service.bench import BenchOptions, ProgressFn, measure_here
@@ -146,7 +153,12 @@ def benchmark_choices(plan: Plan, aws: AwsOptions | None = None) -> list[Benchma
         for o in plan.options
         if o.source == "predicted"
     }
-    return select_benchmarks(plan, worst, aws.bench_budget, aws.max_instances)
+    choices = select_benchmarks(plan, worst, aws.bench_budget, aws.max_instances)
+    if any(isinstance(w, PredictedHere) and w.stops for w in plan.warnings):
+        # a script that does not run on a CPU as written is not benchmarked on one: it would stop there too
+        cpus = {o.target for o in plan.options if o.device == "cpu"}
+        choices = [c for c in choices if c.target not in cpus]
+    return choices
 
 
 def nothing_priced(options: PlanOptions, gpu: bool | None) -> NothingPriced:

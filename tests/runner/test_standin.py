@@ -279,6 +279,15 @@ def test_a_script_that_cannot_run_on_this_cpu_is_planned_from_its_trace_on_the_s
         "cannot be measured on this CPU" in w["text"] and "stand-in GPU" in w["text"]
         for w in plan["warnings"]
     )
+    stops = next(w for w in plan["warnings"] if w["kind"] == "predicted_here")
+    assert stops["stops"] is True  # as written it does not run on a CPU
+    # no paid benchmark of a CPU instance (it would stop there too); a CPU answer says it needs the script changed
+    cpus = {o["target"] for o in plan["options"] if o["device"] == "cpu"}
+    assert not any(c["target"] in cpus for c in plan["benchmark"] or [])
+    text = planner("estimate", tmp_path / "train.py", "--total-steps", "2000", "--seconds", "2").out
+    head = next(line for line in text.splitlines() if line.startswith(("Train here", "Rent ")))
+    said = "It stops on a CPU as written: this answer needs its device lines changed."
+    assert (said in text) == (" (cpu)" in head or head.startswith("Train here")), text
 
 
 def test_a_gpu_script_too_slow_for_this_cpu_is_not_run_here_and_answers_in_seconds(tmp_path):

@@ -121,11 +121,13 @@ class BusyWhileMeasured(Remark):
 @dataclass(frozen=True)
 class PredictedHere(Remark):
     """The script cannot be measured on this CPU (`reason`): its step here and every CPU row are predicted from its
-    stand-in trace, +-`uncertainty`."""
+    stand-in trace, +-`uncertainty`. `stops`: as written it does not run on a CPU at all (it stopped before its
+    first step here: CUDA hard-coded), so the CPU rows assume its device lines are changed to allow one."""
 
     kind: ClassVar[str] = "predicted_here"
     reason: str
     uncertainty: float
+    stops: bool = False
 
 
 @dataclass(frozen=True)
