@@ -274,11 +274,17 @@ def script_rows(run: ScriptRun, est: ScriptEstimate) -> list[tuple[str, str]]:
         if run.closure_steps and run.closure_passes is not None
         else ""
     )
+    predicted = bool(
+        run.predicted_here
+    )  # it did not run here: its steps are the stand-in trace's prediction
+    span = f"{seconds_text(est.step_low)}-{seconds_text(est.step_high)}"
     rows = [
         ("step boundary", boundary.get(run.boundary, run.boundary) + closure),
         (
             "step time",
-            f"{seconds_text(est.step_seconds)} ({seconds_text(est.step_low)}-{seconds_text(est.step_high)}, "
+            f"{seconds_text(est.step_seconds)} ({span}, predicted from its trace on the stand-in GPU: not run here)"
+            if predicted
+            else f"{seconds_text(est.step_seconds)} ({span}, "
             f"{est.steps_measured:,} steady steps after {est.warmup_steps} warm-up)",
         ),
         (
@@ -312,7 +318,9 @@ def script_rows(run: ScriptRun, est: ScriptEstimate) -> list[tuple[str, str]]:
         ("training time", f"{seconds_text(est.seconds)} ({range_text(est.low, est.high)})"),
         (
             "device",
-            ("CUDA" if run.cuda_used else "CPU")
+            f"CPU, predicted: {run.predicted_here}"
+            if predicted
+            else ("CUDA" if run.cuda_used else "CPU")
             + f", {counted(run.threads, 'thread')}; stopped: {run.stopped_because}"
             + (
                 "; never asks for a GPU (it would not use one on an instance)"
@@ -338,13 +346,17 @@ def script_rows(run: ScriptRun, est: ScriptEstimate) -> list[tuple[str, str]]:
                 f"{human_bytes(tr.bytes)} read and written, {tr.kernels:,} ops{loader}",
             )
         )
-        rows.append(
-            (
-                "outside PyTorch",
-                f"{python_share(run, est) or 0.0:.0%} of a step on the host: Python code (an "
-                "environment, data preparation, the training loop itself)"
-                + (" and DataLoader collate" if tr.host_ops.ops else ""),
-            )
+        rows += (
+            []
+            if predicted
+            else [
+                (
+                    "outside PyTorch",
+                    f"{python_share(run, est) or 0.0:.0%} of a step on the host: Python code (an "
+                    "environment, data preparation, the training loop itself)"
+                    + (" and DataLoader collate" if tr.host_ops.ops else ""),
+                )
+            ]
         )
     return rows
 
@@ -352,7 +364,12 @@ def script_rows(run: ScriptRun, est: ScriptEstimate) -> list[tuple[str, str]]:
 def script_table(script: str, run: ScriptRun, est: ScriptEstimate):
     from rich.table import Table
 
-    t = Table(title=f"{script}: measured here, unchanged", show_header=False, title_justify="left")
+    how = (
+        "predicted from its trace on the stand-in GPU (it did not run here)"
+        if run.predicted_here
+        else "measured here, unchanged"
+    )
+    t = Table(title=f"{script}: {how}", show_header=False, title_justify="left")
     t.add_column("field", style="bold")  # named for csv and markdown; the terminal shows no header
     t.add_column("value")
     for what, value in script_rows(run, est):

@@ -288,6 +288,10 @@ def test_a_script_that_cannot_run_on_this_cpu_is_planned_from_its_trace_on_the_s
     head = next(line for line in text.splitlines() if line.startswith(("Train here", "Rent ")))
     said = "It stops on a CPU as written: this answer needs its device lines changed."
     assert (said in text) == (" (cpu)" in head or head.startswith("Train here")), text
+    # bench says its step is a prediction, not a measurement (it said 'measured here, unchanged')
+    bench = planner("bench", tmp_path / "train.py", "--total-steps", "2000", "--seconds", "2").out
+    assert "predicted from its trace on the stand-in GPU (it did not run here)" in bench
+    assert "measured here" not in bench and "outside PyTorch" not in bench
 
 
 def test_a_gpu_script_too_slow_for_this_cpu_is_not_run_here_and_answers_in_seconds(tmp_path):
