@@ -289,7 +289,11 @@ def test_a_script_that_cannot_run_on_this_cpu_is_planned_from_its_trace_on_the_s
     said = "It stops on a CPU as written: this answer needs its device lines changed."
     assert (said in text) == (" (cpu)" in head or head.startswith("Train here")), text
     # bench says its step is a prediction, not a measurement (it said 'measured here, unchanged')
-    bench = planner("bench", tmp_path / "train.py", "--total-steps", "2000", "--seconds", "2").out
+    bench = " ".join(
+        planner(
+            "bench", tmp_path / "train.py", "--total-steps", "2000", "--seconds", "2"
+        ).out.split()
+    )
     assert "predicted from its trace on the stand-in GPU (it did not run here)" in bench
     assert "measured here" not in bench and "outside PyTorch" not in bench
 
