@@ -93,7 +93,9 @@ class PlannerService:
         options = options or BenchOptions()
         if isinstance(workload, ScriptWorkload):
             return ScriptBench(
-                *self._measure.bench_script(workload, options.seconds, cancel, on_progress)
+                *self._measure.bench_script(
+                    workload, options.seconds, cancel, on_progress, per_steps=True
+                )
             )
         return self._measure.bench(workload.spec, options, None, on_progress)
 

@@ -12,7 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.core.progress import ScriptProgress, progress_of
+from planner.core.remarks import BenchedPerSteps
 from planner.core.script import (
+    PER_STEPS,
+    RunLengthUnknown,
     ScriptEnv,
     ScriptEstimate,
     ScriptRun,
@@ -117,10 +120,12 @@ class Measure:
         cancel: threading.Event | None = None,
         on_progress: ProgressFn | None = None,
         label: str = "local",
+        per_steps: bool = False,
     ) -> tuple[ScriptRun, ScriptEstimate]:
         """Run the user's training script here, unchanged (measure_script), and extrapolate its whole run
-        (planner/core/script/estimate.py). Raises what measure_script raises, and InputError (the run's length cannot be
-        known: RunLengthUnknown; too few steps)."""
+        (planner/core/script/estimate.py); `per_steps` (`planner bench`): with no length given and none the
+        measurement can know, the whole run said for PER_STEPS steps, and why. Raises what measure_script raises,
+        and InputError (the run's length cannot be known: RunLengthUnknown; too few steps)."""
         args = list(workload.args)
         run = self.measure_script(
             workload.path,
@@ -133,7 +138,14 @@ class Measure:
             workload.workdir,
             workload.env,
         )
-        return run, estimate_script(run, workload.total_steps, workload.epochs, args=args)
+        try:
+            return run, estimate_script(run, workload.total_steps, workload.epochs, args=args)
+        except RunLengthUnknown:
+            if not per_steps or workload.total_steps is not None or workload.epochs is not None:
+                raise  # validate needs the run's; a length given that the measurement cannot count is said
+        # no length: the step table stands, its whole run said per PER_STEPS steps (as estimate plans it)
+        est = estimate_script(run, PER_STEPS, None, args=args)
+        return run, replace(est, warnings=[BenchedPerSteps(PER_STEPS), *est.warnings])
 
     def measure_script(
         self,

@@ -231,3 +231,26 @@ def test_auto_plans_a_script_from_its_measurement_here_and_a_spec_refuses_a_scri
     assert [o["target"] for o in doc["options"] if o["source"] == "measured"] == ["local"]
     r = planner("run", EXAMPLES / "surface-mlp.yaml", "--requirements", "r.txt")
     assert r.code == 2 and "--requirements: is for a training script (.py)" in r.err
+
+
+def test_bench_of_a_script_without_a_length_shows_its_steps_and_says_the_run_per_1000_steps(
+    tmp_path,
+):
+    """From a new user's trial: `planner bench train.py` measured 10 s, then refused (exit 2) for want of the whole
+    run's length, which its step table does not need. It answers as estimate does: per 1,000 steps, and why."""
+    (tmp_path / "train.py").write_text(
+        "import torch\n"
+        "model = torch.nn.Linear(32, 1)\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.01)\n"
+        "while True:\n"
+        "    opt.zero_grad(); model(torch.randn(64, 32)).sum().backward(); opt.step()\n"
+    )
+    r = planner("bench", tmp_path / "train.py", "--seconds", "1")
+    assert r.code == 0, r.err
+    assert "1,000 steps" in r.out and "step time" in r.out
+    assert "the run's length was not given: its whole run is said for 1,000 steps" in " ".join(
+        r.err.split()
+    )
+    # validate still needs the run's own length: it compares the estimate with the run itself
+    v = planner("validate", tmp_path / "train.py", "--seconds", "1")
+    assert v.code == 2 and "the whole run's length is not known" in v.err

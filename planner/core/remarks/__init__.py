@@ -146,6 +146,9 @@ from planner.core.remarks.script import (
     AfterLastStep as AfterLastStep,
 )
 from planner.core.remarks.script import (
+    BenchedPerSteps as BenchedPerSteps,
+)
+from planner.core.remarks.script import (
     BusyWhileMeasured as BusyWhileMeasured,
 )
 from planner.core.remarks.script import (

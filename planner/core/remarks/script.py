@@ -11,6 +11,14 @@ from planner.core.remarks.base import Remark
 
 
 @dataclass(frozen=True)
+class BenchedPerSteps(Remark):
+    """A script benched without its run's length: its whole run is said for `per_steps` steps."""
+
+    kind: ClassVar[str] = "benched_per_steps"
+    per_steps: int
+
+
+@dataclass(frozen=True)
 class LengthNotGiven(Remark):
     """A script planned without its run's length: planned for `per_steps` steps; `crossovers` ((steps, before, after):
     the target picked below and above that length; "local" here, "none" nothing) or none from `shortest` to `longest`

@@ -57,6 +57,14 @@ def _length_not_given(x: r.LengthNotGiven) -> str:
 
 
 @word.register
+def _benched_per_steps(x: r.BenchedPerSteps) -> str:
+    return (
+        f"the run's length was not given: its whole run is said for {x.per_steps:,} steps; give --total-steps N "
+        "for your run's (or --epochs N, counted in a DataLoader's epochs)"
+    )
+
+
+@word.register
 def _what_if_length(x: r.WhatIfLength) -> str:
     return (
         f"planned for {_length(*x.planned)}, a what-if: the run's own length is {_length(*x.own)}"
