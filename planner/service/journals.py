@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -100,10 +101,12 @@ def here_label(journal: RunJournal, runs: dict[str, ScriptRun]) -> str:
     for label in sorted(runs):
         if label.startswith("local-"):
             return label
+    job = journal.read_script()
+    again = " ".join(shlex.quote(a) for a in [job.script, *(["--"] + job.args if job.args else [])])
     raise InputError(
         f"{journal.path}: the run has no result here (this machine's measurement is what every other "
-        "instance is predicted from)",
-        hint="run `planner run train.py --targets local` first",
+        "instance is predicted from; a run that failed here leaves none)",
+        hint=f"run `planner run {again} --targets local` first",
     )
 
 

@@ -280,9 +280,10 @@ class PlannerApp(Quitting, App):
             return  # the app is quitting: the script's processes are ended, nothing to show
         except (
             RunLengthUnknown
-        ) as exc:  # measured and journaled: asked for the length, then planned from it
+        ):  # measured and journaled: asked for the length, then planned from it
             self.call_from_thread(self._script_measured, None)
-            self.call_from_thread(self.ask_length, str(out), exc.message)
+            # the journal opened as a saved run's: the script and what was found in it shown, the length asked
+            self.call_from_thread(self.open_run, str(out))
             self.call_from_thread(
                 self.results.show_status, "measured; no run length yet: press s to give one"
             )
