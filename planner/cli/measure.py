@@ -167,6 +167,7 @@ def _check_script(service: PlannerService, args: argparse.Namespace) -> int:
                 "script": args.spec,
                 "args": list(args.script_args),
                 "parses": True,
+                "names_cuda": service.workloads.traced_first(path),
                 "folder": str(shipped.folder),
                 "ships": [name for _, name in shipped.files],
                 "total_bytes": shipped.total_bytes,
@@ -189,6 +190,12 @@ def _check_script(service: PlannerService, args: argparse.Namespace) -> int:
     out = stdout()
     for line in shipped.lines():
         out.print(line, markup=False, highlight=False, soft_wrap=True)
+    if service.workloads.traced_first(path):
+        note(
+            f"{args.spec} names CUDA: bench, estimate and run trace it on a stand-in GPU first; if it does not run "
+            "on this CPU, its CPU rows are predicted from that trace (and a CPU answer says its device lines need "
+            "changing)"
+        )
     out.print(
         f"[green]ok[/]: {escape(args.spec)} parses as Python (checked, not run); its steps, parameters, FLOPs and "
         f"memory are measured by running it: planner bench {escape(given) if given else escape(args.spec) + ' -- ARGS'}",
