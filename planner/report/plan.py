@@ -16,7 +16,7 @@ from planner.report.text import escape, range_text, seconds_text, short
 
 if TYPE_CHECKING:
     from planner.core.decide import RankedOption
-    from planner.core.document import PlanDocument
+    from planner.core.document import PlanDocument, WorkloadSummary
 
 
 MARK_COLUMN = "✔"  # the headline's row; the caption says so
@@ -167,6 +167,13 @@ def given_duration(seconds: float | None) -> str:
     return seconds_text(seconds)
 
 
+def steps_word(w: WorkloadSummary) -> str:
+    """What a script's steps are: its optimizer's, or its backward passes when it steps no torch.optim optimizer."""
+    return (
+        "training steps (backward passes)" if w.step_boundary == "backward" else "optimizer steps"
+    )
+
+
 def plan_title(doc: PlanDocument) -> str:
     w, plan = doc.workload, doc.plan
     objective = (
@@ -185,7 +192,7 @@ def plan_title(doc: PlanDocument) -> str:
         epochs = f" ({_epochs_of(w.total_steps, w.steps_per_epoch)})" if w.steps_per_epoch else ""
         return escape(
             " ".join([w.name, *(w.script_args or [])])
-            + f": {w.total_steps:,} optimizer steps{epochs}, as the script "
+            + f": {w.total_steps:,} {steps_word(w)}{epochs}, as the script "
             f"runs them; objective: {objective}{rule}"
         )
     return escape(
