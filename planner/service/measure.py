@@ -407,6 +407,15 @@ class Measure:
         )  # measured, run whole and measured again there
         check_validated_epochs(args, epochs)
         run, est = self.bench_script(workload, seconds, on_progress=on_progress, label="bench")
+        if (
+            run.predicted_here
+        ):  # not measured here: its whole run here is what validate would compare with
+            raise InputError(
+                f"{Path(script).name} cannot be validated on this machine: {run.predicted_here} (its step here is "
+                "predicted from its trace on a stand-in GPU, and validate runs the script whole here)",
+                hint="validate it where it runs (a machine with a GPU: planner validate there), or on this CPU "
+                "once its device lines allow one",
+            )
         ran = len(run.steps)
         if (
             run.stopped_because == "finished"

@@ -296,6 +296,11 @@ def test_a_script_that_cannot_run_on_this_cpu_is_planned_from_its_trace_on_the_s
     )
     assert "predicted from its trace on the stand-in GPU (it did not run here)" in bench
     assert "measured here" not in bench and "outside PyTorch" not in bench
+    # validate refuses before running it whole (it ran it, and showed torch's traceback)
+    v = planner("validate", tmp_path / "train.py", "--total-steps", "2000", "--seconds", "2")
+    assert (
+        v.code == 2 and "cannot be validated on this machine" in v.err and "Traceback" not in v.err
+    )
 
 
 def test_a_gpu_script_too_slow_for_this_cpu_is_not_run_here_and_answers_in_seconds(tmp_path):
