@@ -230,7 +230,7 @@ def _standin_trace(x: r.StandinTrace) -> str:
         + ") on the device model, the script's own host work "
         f"({x.host_seconds * 1e3:.3g} ms of CPU a step here) on the instance's CPU, "
         f"{_count(x.copies, 'copy', 'copies')} to the device and {_count(x.reads, 'value', 'values')} "
-        "read back (a sync each)"
+        "read back in that step (a sync each)"
     )
 
 
@@ -254,7 +254,8 @@ def _compiled_eager(x: r.CompiledEager) -> str:
 def _read_back_zeros(x: r.ReadBackZeros) -> str:
     sites = ", ".join(f"{site} ({n:,}x)" for site, n in x.sites)
     return (
-        f"values read back on the stand-in GPU read as zeros (a loss printed, a metric): at {sites}; "
+        f"values read back on the stand-in GPU read as zeros (a loss printed, a metric): at {sites} in the "
+        "steps traced; "
         "control flow that depends on one ran as if it were zero"
     )
 
