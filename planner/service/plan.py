@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from infra.aws import credentials_problem
 from infra.quotas import QuotaCheck
@@ -57,9 +57,8 @@ if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads i
 
     from planner.core.decide import Plan
     from planner.service.account import Account
-
-    Backstop = Callable[[], Any]  # a cleanup the session runs on its way out
     from planner.service.describe import Workloads
+    from planner.service.launch import Backstop
     from planner.workload.spec import WorkloadSpec
 
 from planner.service.launch import (

@@ -30,15 +30,14 @@ from runner.session import BenchSession
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
     import threading
-    from collections.abc import Callable, Sequence
+    from collections.abc import Sequence
 
     from planner.core.decide import BenchmarkChoice
+    from planner.service.launch import Backstop
     from planner.service.plan import Runs
+    from planner.workload.spec import WorkloadSpec
     from runner.bench.result import BenchResult
     from runner.target import Target as SessionTarget
-
-    Backstop = Callable[[], Any]  # a cleanup the session runs on its way out
-    from planner.workload.spec import WorkloadSpec
 
 from planner.service.launch import (
     fallback_prices,
