@@ -133,6 +133,12 @@ class RankedOption(Option):
     def key(self) -> str:
         return self.target + ":" + self.device + ":" + str(self.gpus_used or "")
 
+    def pays_off_against(self, ref: RankedOption) -> bool:
+        """Rule 4 as decided: this GPU's run costs no more than the reference CPU's (billed costs, plus the waiting).
+        It is `speedup >= break_even_speedup` but within a second's billing of the break-even, where the bill
+        (whole seconds, a minimum) decides."""
+        return (self.point_cost or 0.0) <= (ref.point_cost or 0.0)
+
 
 @dataclass(frozen=True)
 class Comparison:

@@ -148,7 +148,8 @@ def _gpu_line(doc: PlanDocument) -> str:
     be = gpu.break_even_speedup or 0.0
     if doc.plan.objective == "fastest":
         return f"  Fastest GPU: {escape(device_short(gpu))} at {escape(speed)}."
-    if gpu is chosen and gpu.speedup is not None and gpu.speedup >= be:
+    reference = doc.reference(place)  # type: ignore[arg-type]
+    if gpu is chosen and reference is not None and gpu.pays_off_against(reference):
         return f"  The {escape(device_short(gpu))} pays off: {escape(speed)}, break-even {_times(be, True)}."
     if (
         gpu is chosen

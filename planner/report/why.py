@@ -160,9 +160,7 @@ def gpu_rule_text(
     ):  # a free reference CPU and no waiting: no speedup pays for a GPU
         return f". GPU rule: {name} {speed} cannot pay off: the reference CPU costs nothing {rates}"
     be, speedup = float(gpu.break_even_speedup), float(gpu.speedup)
-    # as decided: the billed costs (with the waiting), which whole seconds of billing set apart from the ratios
-    gpu_cost, cpu_cost = gpu.objective_value or 0.0, ref.objective_value or 0.0
-    cheaper = "GPU" if gpu_cost <= cpu_cost else "CPU"
+    cheaper = "GPU" if gpu.pays_off_against(ref) else "CPU"  # as decided: the bill
     if (speedup >= be) != (cheaper == "GPU"):  # within a second's billing of it: the bill decides
         return (
             f". GPU rule: {name} {speed} is at its break-even speedup {be:.2f}x {rates}: billed by the "
