@@ -610,49 +610,34 @@ def instances(
     ]  # not iterrows: ten times faster on a catalog of every instance type
 
 
-def _plain(value: Any) -> float:
-    """A numpy number as Python's own (an int stays an int)."""
-    return value.item() if hasattr(value, "item") else value  # type: ignore[no-any-return]
-
-
 def price_rows(df: pd.DataFrame, purchase: str) -> tuple[PriceRow, ...]:
     """The frame's rows (filter_instances': with `gpu_memory_gb`) as typed rows: NaN and '' read as None, the
     price of `purchase` beside the others, what the device model lacks for each (facts_notes)."""
 
-    def num(value: Any) -> float | None:
-        return None if value is None or value != value else float(value)
-
     def text(value: Any) -> str | None:
         return None if value is None or value != value or value == "" else str(value)
 
-    notes = facts_notes(df)
-    others = df[ACCELERATOR] if ACCELERATOR in df else pd.Series([""] * len(df), index=df.index)
-    gb = (
-        df["gpu_memory_gb"]
-        if "gpu_memory_gb" in df
-        else pd.Series([None] * len(df), index=df.index)
-    )
     price = price_column(purchase)
     return tuple(
         PriceRow(
             instance_type=str(r["instance_type"]),
             region=str(r["region"]),
             vcpus=int(r["vcpus"]),
-            memory_gib=_plain(r["memory_gib"]),  # an int where the catalog has one (8, not 8.0)
+            memory_gib=r["memory_gib"],  # an int where the catalog has one (8, not 8.0)
             arch=str(r["arch"]),
             gpu_name=text(r["gpu_name"]),
             gpu_count=int(r["gpu_count"] or 0),
-            gpu_memory_gib=num(r["gpu_memory_gib"]),
-            gpu_memory_gb=num(gb[i]),
-            ondemand_usd_per_hour=num(r["ondemand_usd_per_hour"]),
-            spot_usd_per_hour_min=num(r["spot_usd_per_hour_min"]),
-            spot_usd_per_hour_median=num(r["spot_usd_per_hour_median"]),
+            gpu_memory_gib=_number(r["gpu_memory_gib"]),
+            gpu_memory_gb=_number(r.get("gpu_memory_gb")),
+            ondemand_usd_per_hour=_number(r["ondemand_usd_per_hour"]),
+            spot_usd_per_hour_min=_number(r["spot_usd_per_hour_min"]),
+            spot_usd_per_hour_median=_number(r["spot_usd_per_hour_median"]),
             zones=int(r["zones"]),
             source=str(r["source"]),
             as_of=str(r["as_of"]),
-            accelerator=text(others[i]),
-            price_usd_per_hour=num(r[price]),
-            facts_note=text(notes[i]),
+            accelerator=text(r.get(ACCELERATOR)),
+            price_usd_per_hour=_number(r[price]),
+            facts_note=text(note),
         )
-        for i, r in df.iterrows()
-    )
+        for r, note in zip(df.to_dict("records"), facts_notes(df))
+    )  # not iterrows: ten times faster on a catalog of every instance type (as `instances`)
