@@ -3,22 +3,18 @@ core's formatters, re-exported), bench progress lines, target labels, strict JSO
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner.core.candidates import Target
 from planner.core.document import PlanDocument
 from planner.core.document_json import strict_json
 from planner.core.document_json import to_json as document_json
 from planner.core.formats import human_bytes, human_count, money_text, range_text, seconds_text  # noqa: F401 - re-exported
-from planner.core.progress import (
-    Built,
-    Measuring,
-    Progress,
-    ScriptProgress,
-    Sweep,
-    Training,
-    Warmup,
-)
+
+if (
+    TYPE_CHECKING
+):  # pydantic's: imported when a measurement reports (progress_text), not with the report
+    from planner.core.progress import Progress, ScriptProgress
 
 NOTE_WIDTH = 38
 
@@ -83,6 +79,8 @@ def worded_json(doc: PlanDocument) -> dict[str, Any]:
 
 def progress_text(event: Progress) -> str:
     """A bench progress event (the `on_progress` callbacks) as a short line."""
+    from planner.core.progress import Built, Measuring, ScriptProgress, Sweep, Training, Warmup
+
     if isinstance(event, ScriptProgress):
         return script_progress_text(event)
     if isinstance(event, Built):

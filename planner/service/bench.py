@@ -9,12 +9,9 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
-
-from pydantic import BaseModel, ConfigDict
+from typing import TYPE_CHECKING, Any
 
 from planner.core.estimate import StepMeasurement, estimate_training
-from planner.core.progress import Progress, progress_of
 from planner.core.remarks import EmulatedHere, ScaledFromBatch, remark_json
 from planner.errors import InputError, RunError, StepTooLong
 from planner.units import PROCESSES
@@ -27,20 +24,24 @@ from runner.local import (
 from runner.session import BenchSession
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
+    from planner.core.progress import Progress
+    from planner.service.bench_job import BenchJob, Device
     from planner.workload.footprint import Footprint
     from planner.workload.spec import WorkloadSpec
     from runner.bench.result import BenchResult
 
 from planner.service.script_checks import unsteady_reason, window_spread_percent
 
-ProgressFn = Callable[[str, Progress], None]  # (target label, event)
-Device = Literal["cpu", "cuda", "auto"]  # a bench's device: auto is CUDA where torch sees a GPU
+ProgressFn = Callable[[str, "Progress"], None]  # (target label, event)
 
 
 def runner_progress(on_progress: ProgressFn | None) -> Callable[[str, dict[str, Any]], None] | None:
-    """`on_progress` as the runner calls it: each event as the runner wrote it (JSON), read into a typed one."""
+    """`on_progress` as the runner calls it: each event as the runner wrote it (JSON), read into a typed one (the
+    one place it is read: pydantic is imported when a measurement reports, not when the service loads)."""
     if on_progress is None:
         return None
+    from planner.core.progress import progress_of
+
     return lambda label, event: on_progress(label, progress_of(event))
 
 
@@ -100,36 +101,12 @@ BENCH_WALL_EXTRA_SECONDS = 90.0
 LOCAL_BENCH_BUDGET_BYTES = 2 * 2**30  # a local bench holds at most this (or 90% of what is free)
 
 
-class BenchJob(BaseModel):
-    """What the self-contained bench is asked to do (runner/bench reads it as JSON, with the standard library
-    alone: `runner_job()`). `spec`: the spec as the bench reads it (WorkloadSpec.to_job). `memory_estimate_bytes`:
-    what the bench will hold (a bounded pool of batches, not the dataset). `batch_size`: measured at a smaller
-    batch than the spec's (None: the spec's). `mode`: a bench measures `seconds`; "train" trains `epochs` whole.
-    `wall_cap_seconds`: the process is ended from outside after this long (None: never)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    spec: dict[str, Any]
-    device: Device = "auto"
-    seconds: float = 10.0
-    sweep: bool = False
-    threads: int | None = None
-    memory_estimate_bytes: int
-    batch_size: int | None = None
-    processes: int = 1
-    wall_cap_seconds: float | None = None
-    mode: Literal["bench", "train"] = "bench"
-    epochs: int | None = None
-
-    def runner_job(self) -> dict[str, Any]:
-        """The job as the bench reads it (its JSON)."""
-        return self.model_dump()
-
-
 def make_job(
     spec: WorkloadSpec, options: BenchOptions, fp: Footprint, batch_size: int | None = None
 ) -> BenchJob:
     """The job of a bench of `spec` with `options` (at `batch_size`, when smaller than the spec's)."""
+    from planner.service.bench_job import BenchJob
+
     if batch_size and batch_size != fp.batch_size:
         fp = footprint(spec, list(fp.layers), batch_size)
     return BenchJob(

@@ -4,6 +4,7 @@ when it is written for one (script_checks.py judges what it left)."""
 
 from __future__ import annotations
 
+import functools
 import math
 import tempfile
 import threading
@@ -11,7 +12,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from planner.core.progress import ScriptProgress, progress_of
 from planner.core.remarks import BenchedPerSteps
 from planner.core.script import (
     PER_STEPS,
@@ -41,7 +41,14 @@ if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads i
     from planner.workload.spec import WorkloadSpec
     from runner.bench.result import BenchResult
 
-from planner.service.bench import BenchOptions, ProgressFn, SpecValidation, run_bench, validate
+from planner.service.bench import (
+    BenchOptions,
+    ProgressFn,
+    SpecValidation,
+    run_bench,
+    runner_progress,
+    validate,
+)
 from planner.service.script_checks import (
     ScriptValidation,
     cannot_measure_here,
@@ -183,6 +190,7 @@ class Measure:
                 here = None if slow is None else predicted_here(first, word(slow), cpu, cores)
                 if here is not None:
                     return here
+        events = runner_progress(on_progress)  # the runner's JSON read into typed events
         with tempfile.TemporaryDirectory(prefix="planner-script-") as tmp:
             done = run_script(
                 path.resolve(),
@@ -191,9 +199,7 @@ class Measure:
                 Path(tmp),
                 until_epoch=until_epoch,
                 cancel=cancel,
-                progress=None
-                if on_progress is None
-                else lambda e: on_progress(label, progress_of(e)),
+                progress=None if events is None else functools.partial(events, label),
                 cwd=cwd,
                 extra_env=env.here if env else None,
             )
@@ -367,6 +373,8 @@ class Measure:
         with the precision and kernels the GPU run would use, and its own host work timed as CPU time. None when it
         failed there (its GPU rows then come from this CPU's trace, said so)."""
         if on_progress is not None:
+            from planner.core.progress import ScriptProgress
+
             on_progress(label, ScriptProgress(phase="tracing a step on the stand-in GPU"))
         with tempfile.TemporaryDirectory(prefix="planner-standin-") as tmp:
             done = run_script(
@@ -439,6 +447,8 @@ class Measure:
             3 * (est.high if math.isfinite(est.high) else 10 * est.seconds), 600.0
         )  # no usable interval: 10x the point
         if on_progress is not None:
+            from planner.core.progress import ScriptProgress
+
             on_progress("train", ScriptProgress(phase="whole run", estimate_seconds=est.seconds))
         with tempfile.TemporaryDirectory(prefix="planner-script-") as tmp:
             whole = run_script(

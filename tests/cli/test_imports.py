@@ -35,3 +35,17 @@ def test_help_of_every_command_imports_no_heavy_library_and_no_core():
     lines = proc.stdout.strip().splitlines()
     assert int(lines[-2].split()[1]) >= 14, lines[-2]  # every command's --help was asked
     assert lines[-1] == "LOADED", lines[-1]
+
+
+def test_the_service_and_the_report_load_without_the_heavy_libraries():
+    """The TUI's first frame and every command load the service and the report: pydantic (the spec's models, the
+    progress events, the bench job), pandas, torch and boto3 are imported where they are used (the TUI warms
+    pydantic and pandas after the first frame), not when these load."""
+    probe = (
+        "import sys, planner.service.facade, planner.report.text, planner.report.terse\n"
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}) - {{'rich'}}))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
+    assert proc.stdout.strip() == "[]", proc.stdout + proc.stderr
