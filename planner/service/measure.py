@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 from planner.core.remarks import BenchedPerSteps
 from planner.core.script import (
     PER_STEPS,
-    RunLengthUnknown,
     ScriptEnv,
     ScriptEstimate,
     ScriptRun,
+    estimate_or_per_steps,
     estimate_script,
     length_disagreement,
     never_asks_for_a_gpu,
@@ -145,14 +145,14 @@ class Measure:
             workload.workdir,
             workload.env,
         )
-        try:
+        if not per_steps:  # validate: the run's own length, or RunLengthUnknown
             return run, estimate_script(run, workload.total_steps, workload.epochs, args=args)
-        except RunLengthUnknown:
-            if not per_steps or workload.total_steps is not None or workload.epochs is not None:
-                raise  # validate needs the run's; a length given that the measurement cannot count is said
-        # no length: the step table stands, its whole run said per PER_STEPS steps (as estimate plans it)
-        est = estimate_script(run, PER_STEPS, None, args=args)
-        return run, replace(est, warnings=[BenchedPerSteps(PER_STEPS), *est.warnings])
+        est, unknown = estimate_or_per_steps(run, workload.total_steps, workload.epochs, args)
+        if (
+            unknown
+        ):  # the step table stands, its whole run said per PER_STEPS steps (as estimate plans it)
+            est = replace(est, warnings=[BenchedPerSteps(PER_STEPS), *est.warnings])
+        return run, est
 
     def measure_script(
         self,

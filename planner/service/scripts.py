@@ -29,12 +29,12 @@ from planner.core.script import (
     LENGTHS,
     PER_STEPS,
     Crossover,
-    RunLengthUnknown,
     ScriptEnv,
     ScriptEstimate,
     ScriptJob,
     ScriptLength,
     ScriptRun,
+    estimate_or_per_steps,
     estimate_script,
     gpu_precision,
     length_disagreement,
@@ -188,13 +188,8 @@ class Scripts:
             env=env,
             predict_only=predict_only,
         )
-        try:
-            est = estimate_script(run, total_steps, epochs, args=args)
-        except RunLengthUnknown:
-            if total_steps is not None or epochs is not None:
-                raise  # a length was given that the measurement cannot count: say so
-            # no length: the answer per PER_STEPS steps, and the lengths at which it changes
-            est = estimate_script(run, PER_STEPS, None, args=args)
+        est, per_steps = estimate_or_per_steps(run, total_steps, epochs, args)
+        if per_steps:  # no length: the answer per PER_STEPS steps, and where it changes
             doc = self.script_plan(replace(job, total_steps=PER_STEPS), run, est, options, gpu)
             doc.plan.warnings.insert(
                 0, length_free_warning(self.length_crossovers(run, options, gpu))

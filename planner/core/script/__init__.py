@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from planner.core.script.estimate import (
     ScriptEstimate,
+    estimate_or_per_steps,
     estimate_script,
     length_disagreement,
     own_epochs,
@@ -77,6 +78,7 @@ from planner.core.script.timeline import (
 __all__ = [
     "Crossover",
     "Epoch",
+    "estimate_or_per_steps",
     "estimate_script",
     "gpu_precision",
     "length_disagreement",

@@ -29,7 +29,7 @@ from planner.core.remarks import (
     Said,
     StepUnsettled,
 )
-from planner.core.script.job import RunLengthUnknown
+from planner.core.script.job import PER_STEPS, RunLengthUnknown
 from planner.core.script.timeline import (
     ALIKE_SPREAD,
     MIN_STEADY_STEPS,
@@ -331,6 +331,20 @@ EPOCH_FLAGS = (
     "--max-epochs",
     "--max_epochs",
 )
+
+
+def estimate_or_per_steps(
+    run: ScriptRun, total_steps: int | None, epochs: int | None, args: list[str] | None = None
+) -> tuple[ScriptEstimate, bool]:
+    """The whole run (estimate_script), and False; with no length given and none the measurement can know, a run of
+    PER_STEPS steps, and True (estimate and bench answer per PER_STEPS steps, and say so). Raises RunLengthUnknown
+    when a length was given that the measurement cannot count."""
+    try:
+        return estimate_script(run, total_steps, epochs, args=args), False
+    except RunLengthUnknown:
+        if total_steps is not None or epochs is not None:
+            raise
+    return estimate_script(run, PER_STEPS, None, args=args), True
 
 
 def own_epochs(args: list[str]) -> tuple[str, int] | None:
