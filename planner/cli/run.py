@@ -20,6 +20,7 @@ from planner.cli.plan import options_of
 from planner.cli.workload import open_workload, say_before_measuring
 from planner.errors import ExitCode
 from planner.report.answers import left_running_line
+from planner.report.remarks import word
 from planner.report.text import interrupted_text, label_text, seconds_text
 from planner.report.why import choice_reason, choice_words
 from planner.service import (
@@ -177,8 +178,13 @@ def _auto_preview(
         highlight=False,
     )
     with progress() as on_progress:
-        choices = service.auto_preview(workload, options, aws, args.seconds, on_progress)
-    _say_choices(choices, verb="would benchmark")
+        preview = service.auto_preview(workload, options, aws, args.seconds, on_progress)
+    _say_choices(preview.choices, verb="would benchmark")
+    if (
+        preview.per_steps is not None
+    ):  # chosen for 1,000 steps: at another length, auto may choose others
+        err.print(f"[yellow]note[/]: {escape(word(preview.per_steps))}", highlight=False)
+    choices = preview.choices
     chosen = [c.instance_type for c in choices if c.benchmark]
     if chosen:
         for line in service.launch_preview(chosen, aws).lines():

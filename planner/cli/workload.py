@@ -54,15 +54,16 @@ def say_before_measuring(
             highlight=False,
         )
     else:
-        _say_script_cap(service, workload, args.seconds, then)
+        _say_script_cap(service, workload, args, then)
 
 
 def _say_script_cap(
-    service: PlannerService, script: ScriptWorkload, seconds: float, then: str = ""
+    service: PlannerService, script: ScriptWorkload, args: argparse.Namespace, then: str = ""
 ) -> None:
     """Say, before it starts, what a script's measurement will do and where it is stopped (a script that is not
     there is refused first: InputError)."""
     service.workloads.check_script(script.path, script.workdir)
+    service.workloads.check_length(script, getattr(args, "deadline", None))
     running = " ".join([script.path, *script.args]) + (
         f" in {Path(script.workdir).resolve()}" if script.workdir else ""
     )
@@ -71,6 +72,7 @@ def _say_script_cap(
         if script.epochs
         else ""
     )
+    seconds = args.seconds
     if service.workloads.traced_first(script.path):
         stderr().print(
             f"{escape(script.path)} names CUDA: it is traced on a stand-in GPU first, and not run here if that "

@@ -62,6 +62,7 @@ _WHERE = {
     "UNSTEADY_EXTENSION": "runner.script",
     "OBJECTIVES": "planner.service.flags",
     "PURCHASES": "planner.service.flags",
+    "AutoPreview": "planner.service.settings",
     "AwsOptions": "planner.service.settings",
     "PlanChoice": "planner.service.settings",
     "PlanOptions": "planner.service.settings",
@@ -105,6 +106,7 @@ if TYPE_CHECKING:
     from planner.service.launch import preflight
     from planner.service.script_checks import ScriptValidation, unsteady_reason
     from planner.service.settings import (
+        AutoPreview,
         AwsOptions,
         PlanChoice,
         PlanOptions,
@@ -145,6 +147,7 @@ __all__ = [
     "ENV_NAME",
     "GROUP_BY",
     "GroupBy",
+    "AutoPreview",
     "AwsOptions",
     "BenchOptions",
     "Cancelled",

@@ -23,6 +23,7 @@ from planner.service.bench import emulated_here
 from planner.service.script_checks import (
     check_validated_epochs,
     names_a_gpu,
+    refuse_deadline_without_length,
     script_path,
     script_workdir,
 )
@@ -33,7 +34,7 @@ from runner.local import DescribeError, describe_model
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
     from planner.core.script import ScriptEnv
     from planner.core.task import Task, TaskOrigin
-    from planner.service.workload import Workload
+    from planner.service.workload import ScriptWorkload, Workload
     from planner.workload.footprint import Footprint, Layer
     from planner.workload.form import SpecFields
     from planner.workload.spec import WorkloadSpec
@@ -232,6 +233,11 @@ class Workloads:
         path = script_path(script)
         script_workdir(path, workdir)
         return path
+
+    def check_length(self, workload: ScriptWorkload, deadline_seconds: float | None) -> None:
+        """Whether the plan asked of the script needs its run's length and lacks it (a deadline): said before anything
+        is measured. Raises InputError."""
+        refuse_deadline_without_length(workload, deadline_seconds)
 
     def traced_first(self, script: str | Path) -> bool:
         """Whether the script is traced on the stand-in GPU before it is measured here: its text names CUDA

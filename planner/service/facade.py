@@ -18,10 +18,10 @@ from planner.service.measure import Measure
 from planner.service.plan import Runs
 from planner.service.predictions import Predict
 from planner.service.scripts import Scripts
+from planner.service.settings import AutoPreview
 from planner.service.workload import SCRIPT_SECONDS, SPEC_SECONDS, ScriptBench, ScriptWorkload
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
-    from planner.core.decide import BenchmarkChoice
     from planner.core.document import PlanDocument, PlanOptions
     from planner.core.script import ScriptLength
     from planner.journal import Measured, RunJournal
@@ -202,15 +202,21 @@ class PlannerService:
         aws: AwsOptions,
         seconds: float | None = None,
         on_progress: ProgressFn | None = None,
-    ) -> list[BenchmarkChoice]:
+    ) -> AutoPreview:
         """`planner run SPEC|train.py --targets auto --dry-run`: this machine measured (free) and what `auto` would
-        benchmark. Raises as estimate."""
+        benchmark (a script without its length: for 1,000 steps, and said). Raises as estimate."""
         if isinstance(workload, ScriptWorkload):
             return self._scripts.script_auto_preview(
                 workload, options, aws, SCRIPT_SECONDS if seconds is None else seconds, on_progress
             )
-        return self._predict.auto_preview(
-            workload.spec, options, SPEC_SECONDS if seconds is None else seconds, aws, on_progress
+        return AutoPreview(
+            self._predict.auto_preview(
+                workload.spec,
+                options,
+                SPEC_SECONDS if seconds is None else seconds,
+                aws,
+                on_progress,
+            )
         )
 
     def run(

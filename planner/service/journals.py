@@ -10,7 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from planner.core.decide import Recommendation
-from planner.core.script import ScriptEstimate, ScriptJob, ScriptLength, ScriptRun, estimate_script
+from planner.core.script import (
+    ScriptEstimate,
+    ScriptJob,
+    ScriptLength,
+    ScriptRun,
+    estimate_or_per_steps,
+)
 from planner.errors import InputError, PlannerError
 from planner.journal import DEFAULT_BASE, Measured, RunJournal, new_run_dir, typed
 
@@ -42,13 +48,14 @@ class Journals:
         self, run_dir: str | Path, length: ScriptLength | None = None
     ) -> tuple[ScriptJob, ScriptRun, ScriptEstimate]:
         """A script run's job (planned for `length`; None: the one it was run with), its timeline here and its
-        whole run extrapolated again (what the TUI's Workload pane shows as detected). Raises JournalError (naming
-        the file and the field), InputError (no result here; RunLengthUnknown: no length to plan it for)."""
+        whole run extrapolated again (what the TUI's Workload pane shows as detected; per PER_STEPS steps when it has no
+        length). Raises JournalError (naming the file and the field), InputError (no result here; RunLengthUnknown: a
+        length it cannot count)."""
         journal = RunJournal.open(run_dir)
         job = journal.read_script().with_length(length)
         runs = timelines(journal, journal.read_results())
         run = runs[here_label(journal, runs)]
-        return job, run, estimate_script(run, job.total_steps, job.epochs, args=job.args)
+        return job, run, estimate_or_per_steps(run, job.total_steps, job.epochs, job.args)
 
     def keep_script_length(self, run_dir: str | Path, length: ScriptLength) -> None:
         """A script's run measured without a length of its own keeps `length` (its script.json), so later plans of

@@ -147,9 +147,9 @@ class Measure:
         )
         if not per_steps:  # validate: the run's own length, or RunLengthUnknown
             return run, estimate_script(run, workload.total_steps, workload.epochs, args=args)
-        est, unknown = estimate_or_per_steps(run, workload.total_steps, workload.epochs, args)
+        est = estimate_or_per_steps(run, workload.total_steps, workload.epochs, args)
         if (
-            unknown
+            est.per_steps
         ):  # the step table stands, its whole run said per PER_STEPS steps (as estimate plans it)
             est = replace(est, warnings=[BenchedPerSteps(PER_STEPS), *est.warnings])
         return run, est

@@ -11,6 +11,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from planner.core.formats import seconds_text
 from planner.core.script import (
     MIN_STEADY_STEPS,
     ScriptEstimate,
@@ -25,6 +26,7 @@ from planner.units import shown_path
 from runner.script_job import own_error
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
+    from planner.service.workload import ScriptWorkload
     from pricing.facts import CpuFacts
 
 
@@ -250,3 +252,18 @@ class ScriptValidation:
             "warnings": words(est.warnings),
             "notes": words(est.notes),
         }
+
+
+def refuse_deadline_without_length(
+    workload: ScriptWorkload, deadline_seconds: float | None
+) -> None:
+    """A deadline is met or missed by the whole run: with no length given, refused before anything is measured (a plan
+    without the length is of PER_STEPS steps, which no deadline is about). Raises InputError."""
+    if deadline_seconds is None or workload.total_steps is not None or workload.epochs is not None:
+        return
+    raise InputError(
+        f"--deadline: a deadline of {seconds_text(deadline_seconds)} is met or missed by the whole run, and the "
+        "run's length was not given",
+        hint="give --total-steps N (the optimizer steps of the whole run) or --epochs N (DataLoader epochs) with "
+        "--deadline; without a deadline, a plan with no length answers per 1,000 steps",
+    )

@@ -20,7 +20,7 @@ from planner.core.script import (
     ScriptEnv,
     ScriptJob,
     ScriptRun,
-    estimate_script,
+    estimate_or_per_steps,
     steady_step,
 )
 from planner.errors import Cancelled, InputError
@@ -38,7 +38,11 @@ from planner.service.launch import (
     unterminated,
 )
 from planner.service.predictions import auto_benchmarks, benchmark_choices
-from planner.service.script_checks import script_path, script_workdir
+from planner.service.script_checks import (
+    refuse_deadline_without_length,
+    script_path,
+    script_workdir,
+)
 from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice
 from planner.units import shown_path
 from runner.aws import AwsRun, AwsTarget
@@ -111,6 +115,7 @@ def begin(
     aws = aws or AwsOptions(region=options.region, purchase=options.purchase)
     catalog = scripts.account.catalog().frame
     check_region(catalog, options.region)
+    refuse_deadline_without_length(workload, options.deadline_seconds)
     aws_types = list(targets.aws_types)
     priced = preflight(aws_types, aws, catalog) if aws_types else None
     refuse_fallback_without_here(targets, aws)
@@ -151,9 +156,10 @@ def begin(
 
 
 def measure_here(scripts: Scripts, run: ScriptRunning, cancel: threading.Event | None) -> None:
-    """The script measured here, journaled, and its whole run estimated (`run.here`). Raises RunStopped (cancelled
-    or interrupted: nothing was rented yet), RunLengthUnknown carrying the journal (the measurement stands: a length
-    given later plans it)."""
+    """The script measured here, journaled, and its whole run estimated (`run.here`; per PER_STEPS steps when no
+    length was given and none is known). Raises RunStopped (cancelled or interrupted: nothing was rented yet),
+    RunLengthUnknown carrying the journal (a length given that the measurement cannot count: the measurement stands,
+    another length plans it)."""
     w, cb = run.workload, run.cb
     if cb.on_state:
         cb.on_state(LOCAL.name, "running", 0.0, 0.0)
@@ -184,9 +190,9 @@ def measure_here(scripts: Scripts, run: ScriptRunning, cancel: threading.Event |
     run.record(
         LOCAL.label(result.device), Measured(LOCAL, result)
     )  # journaled before it is planned
-    try:
-        est = estimate_script(measured, w.total_steps, w.epochs, args=list(w.args))
-    except RunLengthUnknown as exc:
+    try:  # no length given and none known: planned per PER_STEPS steps, as estimate plans it
+        est = estimate_or_per_steps(measured, w.total_steps, w.epochs, list(w.args))
+    except RunLengthUnknown as exc:  # a length given that the measurement cannot count
         exc.run_dir = str(run.journal.path)
         exc.hint = (
             f"{exc.hint}; or plan this measurement without measuring again: planner plan "

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planner.core.candidates import LOCAL, measured_candidate
-from planner.core.decide import BenchmarkChoice, decide
+from planner.core.decide import decide
 from planner.core.document import (
     SCRIPT_KIND,
     PlanDocument,
@@ -24,7 +24,7 @@ from planner.core.document import (
     TaskChoice,
     WorkloadSummary,
 )
-from planner.core.remarks import Said, WhatIfLength
+from planner.core.remarks import LengthNotGiven, Said, WhatIfLength
 from planner.core.script import (
     LENGTHS,
     PER_STEPS,
@@ -56,11 +56,23 @@ from planner.service.predictions import (
     measured_region,
     nothing_priced,
 )
-from planner.service.script_checks import script_path, script_workdir
+from planner.service.script_checks import (
+    refuse_deadline_without_length,
+    script_path,
+    script_workdir,
+)
 from planner.service.script_run import script_job
-from planner.service.settings import AwsOptions, PlanChoice, RunCallbacks, TargetChoice
+from planner.service.settings import (
+    AutoPreview,
+    AwsOptions,
+    PlanChoice,
+    RunCallbacks,
+    TargetChoice,
+)
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
+    from collections.abc import Callable
+
     from planner.core.candidates import Candidate
     from planner.service.account import Account
     from planner.service.measure import Measure
@@ -175,6 +187,7 @@ class Scripts:
         check_region(
             self.account.catalog().frame, options.region
         )  # before the measurement, not after it
+        refuse_deadline_without_length(workload, options.deadline_seconds)
         cwd = script_workdir(script_path(script), workload.workdir)
         env = workload.env or ScriptEnv()
         job = script_job(workload, seconds, cwd if workload.workdir is not None else None, env)
@@ -188,8 +201,8 @@ class Scripts:
             env=env,
             predict_only=predict_only,
         )
-        est, per_steps = estimate_or_per_steps(run, total_steps, epochs, args)
-        if per_steps:  # no length: the answer per PER_STEPS steps, and where it changes
+        est = estimate_or_per_steps(run, total_steps, epochs, args)
+        if est.per_steps:  # no length: the answer per PER_STEPS steps, and where it changes
             doc = self.script_plan(replace(job, total_steps=PER_STEPS), run, est, options, gpu)
             doc.plan.warnings.insert(
                 0, length_free_warning(self.length_crossovers(run, options, gpu))
@@ -198,22 +211,32 @@ class Scripts:
         return self.script_plan(job, run, est, options, gpu), run, est
 
     def length_crossovers(
-        self, run: ScriptRun, options: PlanOptions, gpu: bool | None = None
+        self,
+        run: ScriptRun,
+        options: PlanOptions,
+        gpu: bool | None = None,
+        measured: Callable[[int], list[Candidate]] | None = None,
     ) -> list[Crossover]:
         """The run lengths (steps) at which the headline's pick changes, from LENGTHS and bisection between them: a
-        script measured without its length still answers at every length (no measurement is repeated)."""
+        script measured without its length still answers at every length (no measurement is repeated). `measured`:
+        the rows measured on rented instances, for a number of steps (they stand in for those instances' predictions)."""
         from pricing.catalog import instances
 
         facts = instances(
             self.account.catalog().frame, region=options.region, gpu=gpu, purchase=options.purchase
         )
         facts_of = hardware()
+        done = {c.target for c in measured(PER_STEPS)} if measured else set()
+        facts = [f for f in facts if f"aws:{f.instance_type}" not in done]
 
         def pick(steps: int) -> str:
             est = estimate_script(run, steps, None)
-            rows = script_candidates(
-                run, est, facts, options.purchase, facts_of, options.local_price_per_hour
-            )
+            rows = [
+                *script_candidates(
+                    run, est, facts, options.purchase, facts_of, options.local_price_per_hour
+                ),
+                *(measured(steps) if measured else []),
+            ]
             plan = decide(
                 [c.option(steps) for c in rows],
                 options.objective,
@@ -243,13 +266,16 @@ class Scripts:
         aws: AwsOptions,
         seconds: float = 10.0,
         on_progress: ProgressFn | None = None,
-    ) -> list[BenchmarkChoice]:
+    ) -> AutoPreview:
         """`planner run train.py --targets auto --dry-run`: what `auto` would benchmark, chosen as run_script
-        chooses (the script measured here, free; nothing journaled, nothing rented). Raises as estimate_script."""
-        planned, _run, _est = self.estimate_script(
+        chooses (the script measured here, free; nothing journaled, nothing rented), and for what length. Raises as
+        estimate_script."""
+        planned, _run, est = self.estimate_script(
             workload, options, seconds, on_progress=on_progress
         )
-        return auto_benchmarks(benchmark_choices(planned.plan, aws), planned)
+        choices = auto_benchmarks(benchmark_choices(planned.plan, aws), planned)
+        length = next((w for w in planned.plan.warnings if isinstance(w, LengthNotGiven)), None)
+        return AutoPreview(choices, length if est.per_steps else None)
 
     def run_script(
         self,
@@ -314,25 +340,39 @@ class Scripts:
         results = journal.read_results()
         runs = timelines(journal, results)
         here = here_label(journal, runs)
-        est = estimate_script(runs[here], job.total_steps, job.epochs, args=job.args)
-        measured = []
-        for label, m in sorted(results.items()):
-            if not m.target.cloud:
-                continue
-            region = measured_region(options, m.region)
-            price = self._price_of(m.target.instance_type or "", options, region)
-            if label in runs:
-                there = estimate_script(runs[label], job.total_steps, job.epochs)
-                setup = float((m.result.script or {}).get("requirements_seconds") or 0.0)
-                measured.append(
-                    measured_script_candidate(
-                        m.target, runs[label], there, price, replace(options, region=region), setup
+        est = estimate_or_per_steps(runs[here], job.total_steps, job.epochs, job.args)
+        if (
+            est.per_steps
+        ):  # no length, given or known: the answer per PER_STEPS steps, and where it changes
+            job = replace(job, total_steps=PER_STEPS)
+
+        def measured(steps: int, epochs: int | None) -> list[Candidate]:
+            """The rows measured on rented instances, each target's timeline extrapolated to the run planned."""
+            rows = []
+            for label, m in sorted(results.items()):
+                if not m.target.cloud:
+                    continue
+                region = measured_region(options, m.region)
+                price = self._price_of(m.target.instance_type or "", options, region)
+                if label in runs:
+                    there = estimate_script(runs[label], steps, epochs)
+                    setup = float((m.result.script or {}).get("requirements_seconds") or 0.0)
+                    rows.append(
+                        measured_script_candidate(
+                            m.target,
+                            runs[label],
+                            there,
+                            price,
+                            replace(options, region=region),
+                            setup,
+                        )
                     )
-                )
-            else:
-                measured.append(
-                    measured_candidate(m.target, m.result, price, region, options.purchase)
-                )
+                else:
+                    rows.append(
+                        measured_candidate(m.target, m.result, price, region, options.purchase)
+                    )
+            return rows
+
         what_if = job.length != own.length and own.length != ScriptLength()
         doc = self.script_plan(
             job,
@@ -342,9 +382,14 @@ class Scripts:
             gpu,
             measured_only,
             run_dir=journal.path,
-            measured=measured,
+            measured=measured(est.total_steps, job.epochs),
             what_if=what_if,
         )
+        if est.per_steps:
+            crossovers = self.length_crossovers(
+                runs[here], options, gpu, lambda n: measured(n, None)
+            )
+            doc.plan.warnings.insert(0, length_free_warning(crossovers))
         if what_if:
             doc.plan.say(
                 Said(

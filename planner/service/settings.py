@@ -17,7 +17,17 @@ from runner.aws import DEFAULT_AMI_TYPE, AwsSettings  # noqa: F401 - light (boto
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
     from planner.core.decide import BenchmarkChoice
     from planner.core.document import LeftRunning
+    from planner.core.remarks import LengthNotGiven
     from planner.journal import Measured
+
+
+@dataclass(frozen=True)
+class AutoPreview:
+    """What `auto` would benchmark (a dry run's choice), and the length it was chosen for when the run's was not given
+    (`per_steps`: planned per 1,000 steps, and the lengths where the answer changes)."""
+
+    choices: list[BenchmarkChoice]
+    per_steps: LengthNotGiven | None = None
 
 
 def resolve_objective(objective: str | None, deadline_seconds: float | None) -> Objective | None:

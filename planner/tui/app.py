@@ -280,12 +280,13 @@ class PlannerApp(Quitting, App):
             return  # the app is quitting: the script's processes are ended, nothing to show
         except (
             RunLengthUnknown
-        ):  # measured and journaled: asked for the length, then planned from it
+        ):  # a length given that the measurement cannot count (--epochs, no DataLoader)
             self.call_from_thread(self._script_measured, None)
-            # the journal opened as a saved run's: the script and what was found in it shown, the length asked
+            # the journal opened as a saved run's: the script and what was found in it shown, a length asked
             self.call_from_thread(self.open_run, str(out))
             self.call_from_thread(
-                self.results.show_status, "measured; no run length yet: press s to give one"
+                self.results.show_status,
+                "measured; its length cannot be counted: press s to give one",
             )
             return
         except PlannerError as exc:
@@ -579,8 +580,14 @@ class PlannerApp(Quitting, App):
                 try:
                     job, measured, est = self.service.journals.saved_script(path, length)
                     rows = script_rows(measured, est)
-                    planned = f": {est.total_steps:,} optimizer steps planned"  # `s` changes it
-                except RunLengthUnknown as exc:  # the script shown, its length asked for
+                    planned = (  # `s` changes it
+                        f": per {est.total_steps:,} steps (its length: s)"
+                        if est.per_steps
+                        else f": {est.total_steps:,} optimizer steps planned"
+                    )
+                except (
+                    RunLengthUnknown
+                ) as exc:  # a length it cannot count: shown, another asked for
                     job, unknown = self.service.journals.script_job(path), exc.message
                     rows = [
                         ("whole run", "its length is not known: s gives it (steps or epochs)")
@@ -624,7 +631,11 @@ class PlannerApp(Quitting, App):
                 self.script = replace(
                     self.script, total_steps=job.total_steps, epochs=job.epochs
                 )  # what `r` runs
-                self.results.show_status("")
+                self.results.show_status(
+                    "no run length given: planned per 1,000 steps; s gives the run's length"
+                    if est.per_steps
+                    else ""
+                )
                 self.results.open_run(str(path), job)
                 self._runs_beside(path)
                 self.action_show("results")

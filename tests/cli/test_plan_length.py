@@ -1,5 +1,5 @@
 """A script's run measured without a length keeps its measurement (journaled before it is planned), and
-`planner plan RUN_DIR --total-steps N | --epochs N` plans it without measuring again: the first length given is
+`planner plan RUN_DIR` answers per 1,000 steps; `--total-steps N | --epochs N` plans it without measuring again: the first length given is
 kept as the run's, a later one is a what-if. Fixture: tests/cli/fixtures/run-reinforce-no-length (the RL
 agent measured here with no --total-steps: no DataLoader, so no epochs either)."""
 
@@ -31,13 +31,14 @@ def length_of(run) -> tuple:
     return job["total_steps"], job["epochs"]
 
 
-def test_a_run_without_a_length_asks_for_one_then_keeps_the_first_given(run_dir):
-    r = planner("plan", run_dir)
-    assert (
-        r.code == 2
-        and "the whole run's length is not known" in r.err
-        and "--total-steps N" in r.err
-    )
+def test_a_run_without_a_length_answers_per_1000_steps_then_keeps_the_first_length_given(run_dir):
+    r = planner("plan", run_dir, "--json")  # issue 39: an answer without the length, not a refusal
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    assert doc["workload"]["total_steps"] == 1000
+    said = [w["text"] for w in doc["warnings"]]
+    assert any("planned for 1,000 steps" in t and "--total-steps N" in t for t in said), said
+    assert length_of(run_dir) == (None, None)  # the answer per 1,000 steps is not the run's length
     r = planner(
         "plan", run_dir, "--epochs", "3"
     )  # no DataLoader epoch was seen: epochs cannot be counted in steps
@@ -117,3 +118,37 @@ def test_an_estimate_without_a_length_answers_per_1000_steps_and_names_where_the
         "the answer changes with the length: train here below ~" in said
         or "the same at every length" in said
     )
+
+
+def test_a_script_run_without_a_length_answers_per_1000_steps_and_a_deadline_asks_for_it_first(
+    tmp_path,
+):
+    """Issue 39: `planner run train.py` with no length measures, journals and answers per 1,000 steps with where the
+    answer changes (it exited 2 after measuring); a deadline, which only the whole run can meet, asks for the length
+    before anything is measured or journaled."""
+    script = EXAMPLES / "scripts" / "reinforce.py"
+    r = planner(
+        "run", script, "--deadline", "10m", "--out", tmp_path / "d", "--", "--episodes", "5000"
+    )
+    assert r.code == 2 and "Traceback" not in r.err
+    assert "--deadline: a deadline of 10.0 min is met or missed by the whole run" in r.err
+    assert "give --total-steps N" in r.err and "Running" not in r.err  # said before measuring
+    assert not (tmp_path / "d").exists()  # nothing journaled
+    r = planner(
+        "run",
+        script,
+        "--seconds",
+        "2",
+        "--out",
+        tmp_path / "r",
+        "--json",
+        "--",
+        "--episodes",
+        "5000",
+    )
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    assert doc["workload"]["total_steps"] == 1000
+    said = [w["text"] for w in doc["warnings"]]
+    assert any("planned for 1,000 steps" in t for t in said), said
+    assert (tmp_path / "r" / "plan.json").is_file() and length_of(tmp_path / "r") == (None, None)

@@ -90,9 +90,12 @@ def test_a_script_is_measured_shown_read_only_and_planned_and_its_what_ifs_repla
     asyncio.run(scenario())
 
 
-def test_a_script_run_without_a_length_asks_for_it_and_plans_the_measurement_made(tmp_path):
-    """Its measurement was journaled (no --total-steps, no DataLoader): the TUI asks for the length, plans the run
-    for it without measuring again and keeps it as the run's; `s` plans another (a what-if, not kept)."""
+def test_a_script_run_without_a_length_answers_per_1000_steps_and_plans_the_measurement_for_one_given(
+    tmp_path,
+):
+    """Its measurement was journaled (no --total-steps, no DataLoader): the TUI answers per 1,000 steps and says `s`
+    gives the length; a length given plans the run without measuring again and is kept as the run's; `s` plans
+    another (a what-if, not kept)."""
     import json
     import shutil
 
@@ -121,7 +124,12 @@ def test_a_script_run_without_a_length_asks_for_it_and_plans_the_measurement_mad
             str(run), script_env=ScriptEnv(secrets={"HF_TOKEN": "hf_given"})
         )  # `planner tui RUN_DIR --secret`
         async with started(app, (80, 24)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, RunLength), timeout=30)
+            results = app.query_one(ResultsPane)
+            await wait_for(pilot, lambda: results.doc is not None, timeout=30)
+            assert results.doc.workload.total_steps == 1000 and not isinstance(
+                app.screen, RunLength
+            )
+            assert results.answers.status.startswith("no run length given: planned per 1,000 steps")
             # its envs from the journal, the session's secret kept, the one not given said (never journaled)
             assert app.script is not None and app.script.env == ScriptEnv(
                 {"LR": "0.1"}, {"HF_TOKEN": "hf_given"}
@@ -129,12 +137,14 @@ def test_a_script_run_without_a_length_asks_for_it_and_plans_the_measurement_mad
             assert any(
                 "(WANDB_API_KEY) were never journaled" in n.message for n in app._notifications
             )
-            assert "the whole run's length is not known" in str(
+            assert (
+                app.sub_title == "reinforce.py --episodes 100000: per 1,000 steps (its length: s)"
+            )
+            await pilot.press("s")
+            await wait_for(pilot, lambda: isinstance(app.screen, RunLength), timeout=10)
+            assert "how long is the whole run?" in str(
                 app.screen.query_one("#length-why", Static).render()
             )
-            assert (
-                app.sub_title == "reinforce.py --episodes 100000"
-            )  # the script shown behind the question
             await pilot.press("escape")  # put off: `s` asks again (the measurement is kept)
             assert not isinstance(app.screen, RunLength)
             await pilot.press("s")
@@ -166,8 +176,11 @@ def test_a_script_run_without_a_length_asks_for_it_and_plans_the_measurement_mad
             app.screen.query_one("#length-epochs", Input).value = ""
             app.screen.query_one("#length-steps", Input).value = "2000"
             await pilot.press("enter")
-            results = app.query_one(ResultsPane)
-            await wait_for(pilot, lambda: results.doc is not None, timeout=60)
+            await wait_for(
+                pilot,
+                lambda: results.doc is not None and results.doc.workload.total_steps == 2000,
+                timeout=60,
+            )
             assert (
                 results.doc.workload.total_steps == 2000
                 and json.loads((run / "script.json").read_text())["total_steps"] == 2000

@@ -63,6 +63,9 @@ class ScriptEstimate:
     after_seconds: float | None = (
         None  # what ran after the last step, measured (the run finished while measured)
     )
+    per_steps: bool = (
+        False  # planned for PER_STEPS steps: no length was given and none could be known
+    )
 
     @property
     def said(self) -> Said:
@@ -335,16 +338,16 @@ EPOCH_FLAGS = (
 
 def estimate_or_per_steps(
     run: ScriptRun, total_steps: int | None, epochs: int | None, args: list[str] | None = None
-) -> tuple[ScriptEstimate, bool]:
-    """The whole run (estimate_script), and False; with no length given and none the measurement can know, a run of
-    PER_STEPS steps, and True (estimate and bench answer per PER_STEPS steps, and say so). Raises RunLengthUnknown
-    when a length was given that the measurement cannot count."""
+) -> ScriptEstimate:
+    """The whole run (estimate_script); with no length given and none the measurement can know, a run of PER_STEPS
+    steps, `per_steps` (every use case answers per PER_STEPS steps, and says so). Raises RunLengthUnknown when a
+    length was given that the measurement cannot count."""
     try:
-        return estimate_script(run, total_steps, epochs, args=args), False
+        return estimate_script(run, total_steps, epochs, args=args)
     except RunLengthUnknown:
         if total_steps is not None or epochs is not None:
             raise
-    return estimate_script(run, PER_STEPS, None, args=args), True
+    return replace(estimate_script(run, PER_STEPS, None, args=args), per_steps=True)
 
 
 def own_epochs(args: list[str]) -> tuple[str, int] | None:
