@@ -173,7 +173,7 @@ def compare(
     ratio_low, ratio_high = (
         (low * scale, high * scale) if math.isfinite(ratio) else (math.inf, math.inf)
     )
-    band, band_reason = noise_band(best, other)
+    band, band_benches, band_predicted = noise_band(best, other)
     verdict: Verdict = "too_close" if ratio <= 1 + band else "clear" if ratio_low > 1 else "likely"
     settle = [option_name(o) for o in (best, other) if o.source == "predicted"]
     return Comparison(
@@ -186,9 +186,10 @@ def compare(
         ratio_low,
         ratio_high,
         band,
-        band_reason,
         verdict,
         settle,
+        band_benches,
+        band_predicted,
     )
 
 

@@ -44,6 +44,7 @@ class ErrorBasis:
     bench_below: float = 0.0
     bench_above: float = 0.0
     estimate: str = ""  # the same estimate on another instance ("gpu-model:L4:1x1": one L4 on g6.xlarge or g6.2xlarge)
+    bench_predicted: bool = False  # the bench is a prediction itself: a script's run here, traced on the stand-in GPU only
 
 
 @dataclass(frozen=True)
@@ -154,11 +155,14 @@ class Comparison:
     ratio_low: float
     ratio_high: float
     band: float  # too close when ratio <= 1 + band
-    band_reason: str  # why the band is what it is
     verdict: Verdict  # clear | likely | too_close
     settle: list[str] = field(
         default_factory=list
     )  # predicted options a paid benchmark would measure
+    # why the band is what it is: the benches whose run-to-run noise could swap the two (none: the margin), and
+    # whether one of them is a prediction (its uncertainty, not its noise, sets the band)
+    band_benches: tuple[str, ...] = ()
+    band_predicted: bool = False
 
 
 @dataclass(frozen=True)

@@ -83,18 +83,15 @@ def time_ratio(a: Option, b: Option) -> tuple[float, float, float]:
     )
 
 
-def noise_band(a: Option, b: Option) -> tuple[float, str]:
+def noise_band(a: Option, b: Option) -> tuple[float, tuple[str, ...], bool]:
     """Rule 2's band for two options, `a` the better: the margin, or — when measuring this machine again would move
     one of them and not the other as much — how far that bench's run-to-run noise could move `a` up against `b`
     (the direction that could swap them), whichever is wider. A bench that pins one end only (one step measured:
     no upper end) makes the band infinite only when that end could swap them: an option that could only be slower
-    than measured cannot overtake one already better (a 471x cost gap was 'too close to call within inf%')."""
+    than measured cannot overtake one already better (a 471x cost gap was 'too close to call within inf%').
+    Returns (the band, the benches that set it: none for the margin, whether one of them is a prediction)."""
     _down, up = _bench_between(a, b)
-    noise = up
-    if noise <= TOO_CLOSE_MARGIN:
-        return TOO_CLOSE_MARGIN, f"{TOO_CLOSE_MARGIN:.0%}, the margin"
-    benches = " and ".join(dict.fromkeys(o.basis.bench for o in (a, b) if o.basis.bench))
-    return noise, (
-        f"{noise:.0%}, what the run-to-run noise of the {benches} bench moves one of the two by "
-        "against the other: measuring again could swap them"
-    )
+    if up <= TOO_CLOSE_MARGIN:
+        return TOO_CLOSE_MARGIN, (), False
+    benches = tuple(dict.fromkeys(o.basis.bench for o in (a, b) if o.basis.bench))
+    return up, benches, any(o.basis.bench_predicted for o in (a, b))

@@ -12,9 +12,7 @@ from planner.core.remarks import LengthNotGiven, PredictedHere
 from planner.core.shown import Shown
 from planner.report.remarks import word
 from planner.report.text import escape, seconds_text, short
-from planner.report.why import (
-    headline_reason,
-)
+from planner.report.why import band_text, headline_reason
 
 if TYPE_CHECKING:
     from planner.core.decide import RankedOption
@@ -110,7 +108,7 @@ def _here_or_rent_line(doc: PlanDocument) -> str:
         how = f"{money_short(cmp.runner_up_value)} where training here costs nothing"
     else:
         how = f"{_times(cmp.ratio, True)} the cost"  # with the waiting the title names
-    close = f" (within {cmp.band_reason})" if cmp.verdict == "too_close" else ""
+    close = f" (within {band_text(cmp)})" if cmp.verdict == "too_close" else ""
     return f"  {escape(what)}: {facts} — {how}{escape(close)}."
 
 
@@ -176,10 +174,10 @@ def _close_instances_line(doc: PlanDocument) -> str:
     if cmp is None or cmp.verdict != "too_close":
         return ""
     what = "the time" if cmp.metric.startswith("training time") else "the cost"
-    band = cmp.band_reason.split(",")[
-        0
-    ]  # "10%, the margin" -> "10%"; the noise band's reason whole is in --explain
-    return f"  Close call: {escape(cmp.runner_up)} at {_times(cmp.ratio, True)} {what}, within {escape(band)}."
+    band = f"{cmp.band:.0%}"  # why that band: in --explain
+    return (
+        f"  Close call: {escape(cmp.runner_up)} at {_times(cmp.ratio, True)} {what}, within {band}."
+    )
 
 
 def _boot_share(o: RankedOption) -> str:

@@ -57,21 +57,35 @@ def worded_json(doc: PlanDocument) -> dict[str, Any]:
     `reason` and `choice` (why here or rent), as the text output words them (planner/report/why.py); each warning's
     and note's `text` (planner/report/remarks)."""
     from planner.report.remarks import word
-    from planner.report.why import answer_reason, choice_text, choice_words, headline_reason
+    from planner.report.why import (
+        answer_reason,
+        band_text,
+        choice_text,
+        choice_words,
+        headline_reason,
+    )
 
     data = document_json(doc, word)
     for key in ("benchmark", "skipped", "auto"):
         if data.get(key) is not None:
             data[key] = strict_json([choice_words(c) for c in getattr(doc, key) or []])
     data["recommendation"].update(reason=headline_reason(doc.plan), choice=choice_text(doc.plan))
+    if (cmp := doc.plan.recommendation.choice_comparison) is not None:
+        data["recommendation"]["choice_comparison"]["band_reason"] = band_text(cmp)
     for name, rec in doc.plan.answers.items():
         data["answers"][name]["reason"] = answer_reason(doc.plan, rec)
+        if rec.comparison is not None:
+            data["answers"][name]["comparison"]["band_reason"] = band_text(rec.comparison)
         if doc.spans_regions and (option := doc.plan.option_of(rec)) is not None and option.region:
             data["answers"][name]["region"] = (
                 option.region
             )  # where to rent it: the plan priced several
     if data.get("cloud_recommendation") is not None:
         data["cloud_recommendation"]["reason"] = data["answers"]["rent"]["reason"]
+        if data["cloud_recommendation"].get("comparison") is not None:
+            data["cloud_recommendation"]["comparison"]["band_reason"] = data["answers"]["rent"][
+                "comparison"
+            ]["band_reason"]
         if "region" in data["answers"]["rent"]:
             data["cloud_recommendation"]["region"] = data["answers"]["rent"]["region"]
     return data

@@ -10,6 +10,7 @@ from planner.core.formats import range_text, rough_duration, sig_duration, sig_m
 from planner.core.kinds import AnswerName, ChoiceBasis
 from planner.core.plan import (
     HEADLINE_TIME_VALUE,
+    TOO_CLOSE_MARGIN,
     BenchmarkChoice,
     Comparison,
     Plan,
@@ -174,6 +175,29 @@ def amount_text(metric: str, value: float) -> str:
     return sig_duration(value) if metric.startswith("training time") else sig_money(value)
 
 
+def band_text(cmp: Comparison) -> str:
+    """Why rule 2's band is what it is: the margin, the run-to-run noise of a bench that could swap the two, or how far
+    a prediction standing in for this machine's measurement could move them."""
+    band = f"{cmp.band:.0%}"
+    if not cmp.band_benches:
+        if cmp.band <= TOO_CLOSE_MARGIN + 1e-9:
+            return f"{band}, the margin"
+        return (  # a document written before the band's reasons were facts
+            f"{band}, what the run-to-run noise of a bench moves one of the two by against the other: measuring "
+            "again could swap them"
+        )
+    benches = " and ".join(cmp.band_benches)
+    if cmp.band_predicted:
+        return (
+            f"{band}, how far the prediction of the {benches} run (traced on the stand-in GPU, not measured) could "
+            "move one of the two against the other: measuring it could swap them"
+        )
+    return (
+        f"{band}, what the run-to-run noise of the {benches} bench moves one of the two by against the other: "
+        "measuring again could swap them"
+    )
+
+
 def comparison_text(cmp: Comparison, tv: float) -> str:
     """Rule 2 and 3 in words, quoting exactly the comparison's numbers."""
     what = "the time" if cmp.metric.startswith("training time") else "the cost"
@@ -186,7 +210,7 @@ def comparison_text(cmp: Comparison, tv: float) -> str:
         else "longer benches (--seconds) would settle it"
     )
     if cmp.verdict == "too_close":
-        return f"Too close to call: {cmp.runner_up} at {ratio} ({values}) is within {cmp.band_reason}; {settle}"
+        return f"Too close to call: {cmp.runner_up} at {ratio} ({values}) is within {band_text(cmp)}; {settle}"
     return f"Runner-up: {cmp.runner_up} at {ratio} ({values}); {certainty_text(cmp)}" + (
         f"; {settle}" if cmp.verdict == "likely" else ""
     )
@@ -340,7 +364,7 @@ def here_or_rent_text(
             + (f": {cmp.ratio:.2f}x as much" if math.isfinite(cmp.ratio) else ", against nothing")
         )
     return why + (
-        f"; too close to call: within {cmp.band_reason}"
+        f"; too close to call: within {band_text(cmp)}"
         if cmp.verdict == "too_close"
         else f"; {certainty_text(cmp)}"
     )

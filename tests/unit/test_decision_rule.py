@@ -286,8 +286,21 @@ def test_cpu_instances_from_one_bench_are_compared_by_their_ratio():
         0.10
     )  # the margin: measuring again moves both alike
     gpu = workload(0.01, 0.3, 1_000_000, [], [(0.001, 1.0, "ampere")])[1]
-    band, why = noise_band(gpu, n_a)
-    assert band > 0.3 and "run-to-run noise of the local-cpu bench" in why
+    band, benches, predicted = noise_band(gpu, n_a)
+    assert band > 0.3 and benches == ("local-cpu",) and not predicted
+    from dataclasses import replace
+
+    from planner.core.plan import Comparison
+    from planner.report.why import band_text
+
+    cmp = Comparison("cost", "a", "b", 1.0, 1.2, 1.2, 0.8, 1.6, band, "too_close", [], benches)
+    assert "run-to-run noise of the local-cpu bench" in band_text(cmp)
+    # a script traced on the stand-in alone (--predict-only): its run here is a prediction, not a noisy measurement
+    here = replace(n_a, basis=replace(n_a.basis, bench_predicted=True))
+    assert noise_band(gpu, here)[2] is True
+    said = band_text(replace(cmp, band_predicted=True))
+    assert "prediction of the local-cpu run" in said and "noise" not in said
+    assert band_text(replace(cmp, band=0.1, band_benches=())) == "10%, the margin"
 
 
 def test_same_gpu_on_two_instance_sizes_differs_only_by_price():
@@ -333,16 +346,16 @@ def test_a_ratio_over_an_interval_with_no_usable_end_never_reads_as_0x():
     from planner.core.plan import Comparison
     from planner.report.why import certainty_text
 
-    cmp = Comparison("cost", "a", "b", 1.0, 3.0, 3.0, 0.0, 28.77, 0.1, "10%", "likely")
+    cmp = Comparison("cost", "a", "b", 1.0, 3.0, 3.0, 0.0, 28.77, 0.1, "likely")
     said = certainty_text(cmp)
     assert (
         "0.00" not in said and "at most 28.77x over both intervals (one has no usable end)" in said
     )
     assert "no usable ends" in certainty_text(
-        Comparison("cost", "a", "b", 1.0, 3.0, 3.0, 0.0, math.inf, 0.1, "10%", "likely")
+        Comparison("cost", "a", "b", 1.0, 3.0, 3.0, 0.0, math.inf, 0.1, "likely")
     )
     assert "1.50-4.00x over both intervals" in certainty_text(
-        Comparison("cost", "a", "b", 1.0, 3.0, 3.0, 1.5, 4.0, 0.1, "10%", "clear")
+        Comparison("cost", "a", "b", 1.0, 3.0, 3.0, 1.5, 4.0, 0.1, "clear")
     )
 
 

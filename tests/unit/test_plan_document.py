@@ -68,6 +68,11 @@ def facts(data: dict) -> dict:
     for rec in recs:
         for word in WORDS:
             rec.pop(word, None)
+        for key in ("comparison", "choice_comparison"):
+            if rec.get(
+                key
+            ):  # the band's reason: words since its facts (band_benches, band_predicted)
+                rec[key].pop("band_reason", None)
     return data
 
 
@@ -107,6 +112,13 @@ def test_a_document_written_before_loads_renders_and_is_written_back_as_it_was(p
             for added in ADDED_SINCE:  # but fields added since, at their defaults
                 if added not in data["recommendation"]:
                     assert rec.pop(added, None) is None
+            for key in ("comparison", "choice_comparison"):
+                if rec.get(key):  # the band's facts, added since: the margin's, or the bench's
+                    assert rec[key].pop("band_benches") in ([], ["local-cpu"])
+                    assert rec[key].pop("band_predicted") is False
+        for option in again["options"]:  # added since: whether the bench is a prediction itself
+            if option.get("basis"):
+                assert option["basis"].pop("bench_predicted") is False
         assert again == data and list(again) == list(data)
     else:  # older: what it held is kept, at any depth; fields added since take their defaults
         assert kept(data, again)

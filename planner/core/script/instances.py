@@ -140,7 +140,11 @@ def script_candidates(
             note=(NotMeasured(run.predicted_here),) if run.predicted_here else (),
             caveat=MeasuredBusy() if run.busy_warnings else None,
             basis=ErrorBasis(
-                model=f"measured:{label}", bench=label, bench_below=below, bench_above=above
+                model=f"measured:{label}",
+                bench=label,
+                bench_below=below,
+                bench_above=above,
+                bench_predicted=bool(run.predicted_here),
             ),
         )
     ]
@@ -171,7 +175,13 @@ def script_candidates(
             )
             low, high = widened(pred, local)
             base = {**common, "device": "cpu", "device_name": f"{facts.vcpus} vCPU {facts.arch}"}
-            basis = ErrorBasis(model="cpu-model", bench=label, bench_below=below, bench_above=above)
+            basis = ErrorBasis(
+                model="cpu-model",
+                bench=label,
+                bench_below=below,
+                bench_above=above,
+                bench_predicted=bool(run.predicted_here),
+            )
         elif uses_no_gpu(run):
             continue  # no GPU row, no paid GPU benchmark: the plan's warnings say why
         else:
