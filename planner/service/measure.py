@@ -211,13 +211,13 @@ class Measure:
         try:
             self.check_measured(path, script, cwd, run, done)
         except RunError as failure:
-            why = cannot_measure_here(run, done)
-            if why is None:
+            cannot = cannot_measure_here(run, done)
+            if cannot is None:
                 raise
             # a script written for a GPU (CUDA hard-coded, or a first step longer than the cap on this CPU): planned from
             # its trace on the stand-in GPU, its CPU rows predicted from that trace; if it fails there too, the error stands
             return self.predicted_from_standin(
-                path, args, cwd, env, cancel, on_progress, label, why, failure, first
+                path, args, cwd, env, cancel, on_progress, label, cannot, failure, first
             )
         assert run is not None
         if never_asks_for_a_gpu(run):
@@ -321,14 +321,20 @@ class Measure:
         cancel: Any,
         on_progress: ProgressFn | None,
         label: str,
-        why: str,
+        cannot: tuple[str, bool],
         failure: RunError,
         traced: ScriptRun | None = None,
     ) -> ScriptRun:
-        """The script's plan from its trace on the stand-in GPU when it cannot be measured here (`why`); `failure`
-        (the measurement's error) is raised when the stand-in cannot trace it either. `traced`: its trace, if taken."""
+        """The script's plan from its trace on the stand-in GPU when it cannot be measured here (`cannot`: why, and
+        whether it stops on a CPU as written); `failure` (the measurement's error) is raised when the stand-in cannot
+        trace it either. `traced`: its trace, if taken."""
         gpu_run = traced or self.trace_on_standins(path, args, cwd, env, cancel, on_progress, label)
-        here = None if gpu_run is None else predicted_here(gpu_run, why, *this_cpu(gpu_run))
+        why, stops = cannot
+        here = (
+            None
+            if gpu_run is None
+            else predicted_here(gpu_run, why, *this_cpu(gpu_run), stops=stops)
+        )
         if here is None:
             raise failure
         return here

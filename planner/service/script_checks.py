@@ -43,11 +43,11 @@ def capped_too_soon(steps: int, done: Any) -> bool:
     return done.returncode is None and steps < MIN_STEADY_STEPS + 2
 
 
-def cannot_measure_here(run: ScriptRun | None, done: Any) -> str | None:
-    """Why a script written for a GPU could not be measured on this CPU, when the stand-in GPU may plan it instead:
-    stopped at the cap with too few steps (a large step on a small CPU), or stopped before its first step (CUDA
-    hard-coded; an exit when no GPU is there). None for a failure a GPU would not mend: after steps were taken, or slow
-    steps of a script that never asked for a GPU."""
+def cannot_measure_here(run: ScriptRun | None, done: Any) -> tuple[str, bool] | None:
+    """Why a script written for a GPU could not be measured on this CPU, when the stand-in GPU may plan it instead, and
+    whether it stops on a CPU as written: stopped at the cap with too few steps (a large step on a small CPU: False), or
+    stopped before its first step (CUDA hard-coded; an exit when no GPU is there: True). None for a failure a GPU would
+    not mend: after steps were taken, or slow steps of a script that never asked for a GPU."""
     steps = len(run.steps) if run is not None else 0
     if capped_too_soon(steps, done):
         if (
@@ -58,14 +58,14 @@ def cannot_measure_here(run: ScriptRun | None, done: Any) -> str | None:
             f"its first step here did not end within the {done.seconds:.0f} s cap"
             if not steps
             else f"it took {steps} step(s) here within the {done.seconds:.0f} s cap, too few to time"
-        )
+        ), False
     if steps:
         return None
     said = (done.stderr_tail or done.stdout_tail).strip()
     if run is None or run.status == "error":
         own = own_error(run.message if run is not None else "", said).strip().splitlines()
-        return f"here it stops before its first step: {own[-1] if own else 'no error given'}"
-    return "here it ends without a training step"
+        return f"here it stops before its first step: {own[-1] if own else 'no error given'}", True
+    return "here it ends without a training step", True
 
 
 GPU_WORDS = re.compile(r"\bcuda\b|torch\.accelerator|\.cuda\(")

@@ -273,10 +273,9 @@ def estimate_script(
         warnings.append(NoEpochBoundary())
     warnings[:0] = [quiet_again(w) for w in run.busy_warnings]
     if run.predicted_here:
-        stops = run.predicted_here.startswith(  # service.script_checks.cannot_measure_here's words
-            ("here it stops before its first step", "here it ends without a training step")
+        warnings.insert(
+            0, PredictedHere(run.predicted_here, UNMEASURED_UNCERTAINTY, run.stops_here)
         )
-        warnings.insert(0, PredictedHere(run.predicted_here, UNMEASURED_UNCERTAINTY, stops))
     setup = max(run.steps[0] - mean, 0.0) + sum(max(d - mean, 0.0) for d in warming)
     # the time between epochs is one-time work too: one pass after each epoch, the last one the work after the last
     # step (a final evaluation) — unless the run finished while measured, when that work was timed: its last step to

@@ -88,14 +88,14 @@ def too_slow_here(
 
 
 def predicted_here(
-    gpu_run: ScriptRun, why: str, cpu: CpuFacts | None, cores: int
+    gpu_run: ScriptRun, why: str, cpu: CpuFacts | None, cores: int, stops: bool = False
 ) -> ScriptRun | None:
     """The script's run on this CPU as its trace on the stand-in GPU predicts it, for a script that cannot be measured
     here (`why`: CUDA hard-coded, its first step past the cap). A step here is the script's own host work the stand-in
     measured on this CPU plus the traced work (FLOPs and bytes) at this processor's rates in fp32
     (predict_cpu_unmeasured: a script that cannot run on a CPU as written runs there in fp32 once it can); the
     stand-in's timeline re-timed to it, its setup, epochs and DataLoaders kept where it saw them, with enough steps
-    to plan from. None without a traced step or this CPU's facts."""
+    to plan from (`stops`: it stops on a CPU as written). None without a traced step or this CPU's facts."""
     on = traced_step(gpu_run)
     guess = step_here_from_trace(gpu_run, cpu, cores)
     if on is None or cpu is None or guess is None or not gpu_run.steps:
@@ -133,6 +133,7 @@ def predicted_here(
         busy_warnings=[],
         gpu_run=gpu_run,
         predicted_here=why,
+        stops_here=stops,
         gpu_asked=True,
     )  # it put its work on the GPU (a `.cuda()` asks no question): GPU rows are its own
 

@@ -261,6 +261,7 @@ class ScriptRun:
         None  # on gpu_run: traced again as a T4 (it asked about bf16): Turing/Volta rows
     )
     predicted_here: str = ""  # why it could not be measured on this CPU: its steps here are predicted (predicted_here())
+    stops_here: bool = False  # predicted here because it stops on a CPU as written (CUDA hard-coded), not for its pace
     threads_fitted: dict[str, float] | None = (
         None  # the launcher set torch's threads to the CPUs free: threads, free_cpus, cpus
     )
