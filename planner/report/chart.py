@@ -149,9 +149,14 @@ class ChartData:
         something is free."""
         yt, yl = ticks(COST_TICKS_FINE if fine else COST_TICKS, self.box[2], self.box[3], most)
         if self.has_free:
-            keep = [(t, lab) for t, lab in zip(yt, yl) if t > self.floor]
+            keep = [  # a tick within a quarter decade of the floor would print over its $0
+                (t, lab) for t, lab in zip(yt, yl) if t > self.floor + FLOOR_CLEARANCE
+            ]
             yt, yl = [self.floor, *[t for t, _ in keep]], ["$0", *[lab for _, lab in keep]]
         return yt, yl
+
+
+FLOOR_CLEARANCE = 0.25  # decades between the $0 floor and the lowest cost tick kept
 
 
 def _floor(shown: list[RankedOption]) -> float:

@@ -127,3 +127,16 @@ def test_a_chart_path_that_cannot_be_written_is_refused_before_the_plan(run_dir,
     r = planner("plan", run_dir, "--chart", tmp_path / "missing" / "plan.svg")
     assert r.code == 2 and "--chart" in r.err and "does not exist" in r.err
     assert r.out == ""
+
+
+def test_the_free_floor_is_labelled_apart_from_the_lowest_cost_tick():
+    """The $0 floor sits half a decade under the cheapest paid figure: a $0.01 tick a few hundredths of a decade above it
+    printed over its label in the TUI's chart (found by a new user); a tick that close is dropped, one clear of it is kept."""
+    from dataclasses import replace
+
+    data = chart_data(plan_doc())
+    assert data is not None and data.has_free
+    close = replace(data, floor=-2.02, box=(data.box[0], data.box[1], -2.5, 1.0))
+    ticks, labels = close.y_ticks(10, fine=True)
+    assert labels[0] == "$0" and "$0.01" not in labels and "$0.02" in labels
+    assert all(t > close.floor + 0.25 for t in ticks[1:])
