@@ -960,3 +960,25 @@ def test_torch_threads_fit_the_cpus_free_as_the_script_starts(tmp_path, monkeypa
         and chosen.result["threads_fitted"] is None
         and chosen.result["threads"] == 2
     )
+
+
+def test_validate_says_the_mean_and_the_median_apart_when_a_few_windows_moved_the_mean():
+    """A busy machine's recheck: the median window -14.7% beside means 95% apart read as a contradiction (a new
+    user's trial); the mean's own change is said, and why the two differ."""
+    from types import SimpleNamespace
+
+    from planner.cli.measure import script_machine_lines
+
+    check = SimpleNamespace(
+        estimate=SimpleNamespace(step_seconds=0.010),
+        window_spread_percent=60.0,
+        unsteady_reason="its windows spread 60%",
+    )
+    said = "\n".join(script_machine_lines(check, -14.7, 0.0195))
+    assert "took -14.7% (the median of their windows' ratios)" in said
+    assert (
+        "mean step 19.5 ms against 10 ms (+95%): a few windows slower than the rest moved the mean"
+        in said
+    )
+    steady = "\n".join(script_machine_lines(check, 2.0, 0.0102))
+    assert "(+2%)" in steady and "moved the mean" not in steady
