@@ -23,7 +23,7 @@ the share of its steps measured is a column. How far the machine itself moves is
   perfect estimate would miss by on this machine. When that floor is above the target, no estimate
   can meet the target here, and the summary says so.
 
-    make bench-scripts        # or: python benchmarks/scripts.py [--trials N] [--seconds S] [--save FILE]
+    make bench-scripts        # or: python benchmarks/scripts.py [--trials N] [--seconds S] [--save FILE] [--only TEXT]
 
 --save FILE appends each trial's measurements (the launcher's timelines, before and after the run) and its
 real run to FILE as JSON lines, so other estimators can be compared on the same trials offline.
@@ -94,7 +94,16 @@ def main() -> int:
         metavar="FILE",
         help="also write each trial's measurements and real run to FILE (JSON lines)",
     )
+    parser.add_argument(
+        "--only",
+        metavar="TEXT",
+        help="only the cases whose script and arguments contain TEXT ('reinforce.py --episodes')",
+    )
     args = parser.parse_args()
+    if args.only:
+        CASES[:] = [c for c in CASES if args.only in " ".join([c[0], *c[1]])]
+        if not CASES:
+            raise SystemExit(f"--only {args.only!r}: no case matches")
     saved = open(args.save, "a") if args.save else None
     service = PlannerService()
     print(f"load average before: {os.getloadavg()[0]:.2f}")

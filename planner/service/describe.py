@@ -32,8 +32,9 @@ from planner.workload.footprint import layer_from_row, layers_of
 from runner.local import DescribeError, describe_model
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
-    from planner.core.script import ScriptEnv
+    from planner.core.script import ScriptEnv, ScriptEstimate, ScriptRun
     from planner.core.task import Task, TaskOrigin
+    from planner.journal import Measured
     from planner.service.workload import ScriptWorkload, Workload
     from planner.workload.footprint import Footprint, Layer
     from planner.workload.form import SpecFields
@@ -233,6 +234,18 @@ class Workloads:
         path = script_path(script)
         script_workdir(path, workdir)
         return path
+
+    def found(
+        self, script: ScriptWorkload, results: dict[str, Measured]
+    ) -> tuple[ScriptRun, ScriptEstimate]:
+        """What the script's measurement here found (its timeline: steps, epochs, what it does outside PyTorch) and its
+        whole run extrapolated for its length (per 1,000 steps without one). Raises InputError (no measurement here;
+        RunLengthUnknown: a length it cannot count)."""
+        from planner.core.script import estimate_or_per_steps
+        from planner.service.journals import timeline_here
+
+        run = timeline_here(results)
+        return run, estimate_or_per_steps(run, script.total_steps, script.epochs, list(script.args))
 
     def check_length(self, workload: ScriptWorkload, deadline_seconds: float | None) -> None:
         """Whether the plan asked of the script needs its run's length and lacks it (a deadline): said before anything

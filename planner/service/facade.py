@@ -31,7 +31,6 @@ if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads i
     from planner.service.script_checks import ScriptValidation
     from planner.service.settings import AwsOptions, PlanChoice, RunCallbacks, TargetChoice
     from planner.service.workload import SpecWorkload, Workload
-    from planner.workload.spec import WorkloadSpec
     from runner.bench.result import BenchResult
     from runner.session import BenchSession
 
@@ -160,9 +159,9 @@ class PlannerService:
         cancel: threading.Event | None = None,
     ) -> PlanDocument:
         """`planner estimate SPEC|train.py`: measure here (`seconds`: 5 for a spec, 10 for a script), predict every
-        instance, decide. `on_result`, `threads` and `cancel` are a spec's bench's (a script sets its own threads; its
-        measurement ends at its cap, and the TUI measures a script with `run`, which takes `cancel`). Raises InputError (a region the prices lack; a script that is not one, or whose length cannot be known),
-        RunError (the bench or the script failed), Cancelled."""
+        instance, decide. `on_result` gets the measurement here (estimate_from plans it again); `cancel` stops it;
+        `threads` is a spec's bench's (a script sets its own). Raises InputError (a region the prices lack; a script
+        that is not one, or a length it cannot count), RunError (the bench or the script failed), Cancelled."""
         if isinstance(workload, ScriptWorkload):
             return self._scripts.estimate_script(
                 workload,
@@ -171,6 +170,8 @@ class PlannerService:
                 gpu,
                 on_progress,
                 predict_only,
+                on_result,
+                cancel,
             )[0]
         return self._predict.estimate(
             workload.spec,
@@ -186,14 +187,17 @@ class PlannerService:
 
     def estimate_from(
         self,
-        spec: WorkloadSpec,
+        workload: Workload,
         options: PlanOptions,
         results: dict[str, Measured],
         gpu: bool | None = None,
     ) -> PlanDocument:
-        """The plan over measurements already made (an estimate re-planned, a run's results as they arrive).
-        Raises InputError (a region the prices lack)."""
-        return self._predict.estimate_from(spec, options, results, gpu)
+        """The plan over measurements already made (an estimate re-planned for other options, a script's for another
+        length; a run's results as they arrive). Raises InputError (a region the prices lack; a script's: no result
+        here, a length it cannot count)."""
+        if isinstance(workload, ScriptWorkload):
+            return self._scripts.plan_measured(workload, options, results, gpu)
+        return self._predict.estimate_from(workload.spec, options, results, gpu)
 
     def auto_preview(
         self,

@@ -117,6 +117,18 @@ def here_label(journal: RunJournal, runs: dict[str, ScriptRun]) -> str:
     )
 
 
+def timeline_here(results: dict[str, Measured]) -> ScriptRun:
+    """This machine's timeline among a script's measurements (what every other instance is predicted from).
+    Raises InputError (none yet)."""
+    for label, m in sorted(results.items()):
+        if label.startswith("local-") and m.result.status == "ok" and m.result.script:
+            return ScriptRun.from_json(m.result.script)
+    raise InputError(
+        "no measurement of the script here yet: every other instance is predicted from it",
+        hint="estimate it first (e)",
+    )
+
+
 def timelines(journal: RunJournal, results: dict[str, Measured]) -> dict[str, ScriptRun]:
     """The script timelines of a run's successful results, by their dataclass's own types; JournalError naming
     the file of one that is not."""

@@ -177,19 +177,8 @@ def measure_here(scripts: Scripts, run: ScriptRunning, cancel: threading.Event |
         )
     except (KeyboardInterrupt, Cancelled) as exc:
         raise stopped(exc, run.journal, None) from exc
-    result = script_result(
-        {
-            **asdict(measured),
-            "busy_warnings": [remark_json(b) for b in measured.busy_warnings],
-            "script": run.path.name,
-        },
-        "",
-        0,
-        run.seconds + SCRIPT_CAP_EXTRA_SECONDS,
-    )
-    run.record(
-        LOCAL.label(result.device), Measured(LOCAL, result)
-    )  # journaled before it is planned
+    label, here = measured_here(run.path, measured, run.seconds)
+    run.record(label, here)  # journaled before it is planned
     try:  # no length given and none known: planned per PER_STEPS steps, as estimate plans it
         est = estimate_or_per_steps(measured, w.total_steps, w.epochs, list(w.args))
     except RunLengthUnknown as exc:  # a length given that the measurement cannot count
@@ -200,6 +189,22 @@ def measure_here(scripts: Scripts, run: ScriptRunning, cancel: threading.Event |
         )
         raise
     run.here = (measured, est)
+
+
+def measured_here(path: Path, measured: ScriptRun, seconds: float) -> tuple[str, Measured]:
+    """The script's measurement here as a run journals it (a bench result carrying its timeline, its step the one
+    its plan uses), and its label."""
+    result = script_result(
+        {
+            **asdict(measured),
+            "busy_warnings": [remark_json(b) for b in measured.busy_warnings],
+            "script": path.name,
+        },
+        "",
+        0,
+        seconds + SCRIPT_CAP_EXTRA_SECONDS,
+    )
+    return LOCAL.label(result.device), Measured(LOCAL, _as_planned(result))
 
 
 def pick_auto(scripts: Scripts, run: ScriptRunning, no_credentials: str | None) -> None:

@@ -47,7 +47,7 @@ from planner.errors import InputError
 from planner.journal import RunJournal
 from planner.service import script_run
 from planner.service.bench import ProgressFn
-from planner.service.journals import Journals, here_label, timelines
+from planner.service.journals import Journals, here_label, timeline_here, timelines
 from planner.service.plan import Runs, saved_options
 from planner.service.predictions import (
     auto_benchmarks,
@@ -74,6 +74,7 @@ if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads i
     from collections.abc import Callable
 
     from planner.core.candidates import Candidate
+    from planner.journal import Measured
     from planner.service.account import Account
     from planner.service.measure import Measure
     from planner.service.workload import ScriptWorkload
@@ -174,12 +175,15 @@ class Scripts:
         gpu: bool | None = None,
         on_progress: ProgressFn | None = None,
         predict_only: bool = False,
+        on_result: Callable[[str, Measured], None] | None = None,
+        cancel: threading.Event | None = None,
     ) -> tuple[PlanDocument, ScriptRun, ScriptEstimate]:
         """`planner estimate train.py -- ARGS`: the script measured here unchanged (bench_script), its whole
         run here, every instance in the region predicted from it, decided; and the measurement it rests on.
         Raises InputError (a region the prices lack; what bench_script refuses), RunError (the script failed).
         The workload's `env` is set in its environment (ScriptEnv); its `task`, the SkyPilot task that named it, has
-        its resources' choice priced against the answer."""
+        its resources' choice priced against the answer. `on_result` gets the measurement here as a run journals it
+        (plan_measured plans it again); `cancel` stops the script (Cancelled)."""
         from pricing.catalog import check_region
 
         script, args = workload.path, list(workload.args)
@@ -196,11 +200,14 @@ class Scripts:
             args,
             seconds,
             epochs is not None,
+            cancel=cancel,
             on_progress=on_progress,
             workdir=cwd,
             env=env,
             predict_only=predict_only,
         )
+        if on_result is not None:
+            on_result(*script_run.measured_here(script_path(script), run, seconds))
         est = estimate_or_per_steps(run, total_steps, epochs, args)
         if est.per_steps:  # no length: the answer per PER_STEPS steps, and where it changes
             doc = self.script_plan(replace(job, total_steps=PER_STEPS), run, est, options, gpu)
@@ -336,11 +343,59 @@ class Scripts:
             return self.runs.estimate_run(run_dir, overrides, gpu, options, measured_only)
         options = options or saved_options(journal, overrides or PlanChoice())
         own = journal.read_script()
-        job = own.with_length(length)
         results = journal.read_results()
         runs = timelines(journal, results)
         here = here_label(journal, runs)
-        est = estimate_or_per_steps(runs[here], job.total_steps, job.epochs, job.args)
+        return self._plan_measured(
+            own.with_length(length),
+            own.length,
+            runs[here],
+            results,
+            runs,
+            options,
+            gpu,
+            measured_only,
+            journal.path,
+        )
+
+    def plan_measured(
+        self,
+        workload: ScriptWorkload,
+        options: PlanOptions,
+        results: dict[str, Measured],
+        gpu: bool | None = None,
+        seconds: float = 10.0,
+    ) -> PlanDocument:
+        """A script's plan over measurements already made (`results`, by label, as a run journals them: an estimate
+        re-planned for another length or other options, a run's results as they arrive), for the workload's length.
+        Raises InputError (no result here: every other instance is predicted from it; a length it cannot count)."""
+        here = timeline_here(results)
+        runs = {
+            label: ScriptRun.from_json(m.result.script)
+            for label, m in results.items()
+            if m.result.status == "ok" and m.result.script
+        }
+        cwd = script_workdir(script_path(workload.path), workload.workdir)
+        env = workload.env or ScriptEnv()
+        job = script_job(workload, seconds, cwd if workload.workdir is not None else None, env)
+        return self._plan_measured(job, job.length, here, results, runs, options, gpu, False, None)
+
+    def _plan_measured(
+        self,
+        job: ScriptJob,
+        own: ScriptLength,
+        here: ScriptRun,
+        results: dict[str, Measured],
+        runs: dict[str, ScriptRun],
+        options: PlanOptions,
+        gpu: bool | None,
+        measured_only: bool,
+        run_dir: Path | None,
+    ) -> PlanDocument:
+        """THE plan of a script's measurements: this machine's timeline extrapolated for the job's length (per PER_STEPS
+        steps without one), each rented instance's from its own, every other instance predicted; a what-if when the
+        job's length is not the run's own (`own`)."""
+        est = estimate_or_per_steps(here, job.total_steps, job.epochs, job.args)
         if (
             est.per_steps
         ):  # no length, given or known: the answer per PER_STEPS steps, and where it changes
@@ -373,22 +428,20 @@ class Scripts:
                     )
             return rows
 
-        what_if = job.length != own.length and own.length != ScriptLength()
+        what_if = job.length != own and own != ScriptLength()
         doc = self.script_plan(
             job,
-            runs[here],
+            here,
             est,
             options,
             gpu,
             measured_only,
-            run_dir=journal.path,
+            run_dir=run_dir,
             measured=measured(est.total_steps, job.epochs),
             what_if=what_if,
         )
         if est.per_steps:
-            crossovers = self.length_crossovers(
-                runs[here], options, gpu, lambda n: measured(n, None)
-            )
+            crossovers = self.length_crossovers(here, options, gpu, lambda n: measured(n, None))
             doc.plan.warnings.insert(0, length_free_warning(crossovers))
         if what_if:
             doc.plan.say(
@@ -397,7 +450,7 @@ class Scripts:
                     [
                         WhatIfLength(
                             (job.length.total_steps, job.length.epochs),
-                            (own.length.total_steps, own.length.epochs),
+                            (own.total_steps, own.epochs),
                         )
                     ],
                 )

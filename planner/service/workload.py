@@ -31,6 +31,11 @@ class SpecWorkload:
     def name(self) -> str:
         return self.spec.name
 
+    @property
+    def stem(self) -> str:
+        """What its run journals are named by."""
+        return self.spec.name
+
 
 @dataclass(frozen=True)
 class ScriptWorkload:
@@ -49,6 +54,11 @@ class ScriptWorkload:
     def name(self) -> str:
         """The script's file name, as the Run pane and the progress lines name it."""
         return PurePath(self.path).name
+
+    @property
+    def stem(self) -> str:
+        """What its run journals are named by: the script's name without .py."""
+        return PurePath(self.path).stem
 
 
 Workload = SpecWorkload | ScriptWorkload

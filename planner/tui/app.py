@@ -28,7 +28,7 @@ from textual.binding import Binding
 from textual.lazy import Lazy
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 
-from planner.errors import Cancelled, PlannerError
+from planner.errors import PlannerError
 from planner.report.tables import script_rows
 from planner.service import (
     PlannerService,
@@ -61,7 +61,7 @@ from planner.tui.targets import TargetsPane
 from planner.tui.workload import WorkloadPane
 
 if TYPE_CHECKING:
-    from planner.service import SpecWorkload, Workload
+    from planner.service import Workload
 
 FOCUS_ON_SHOW = {
     "workload": "#workload",
@@ -183,7 +183,6 @@ class PlannerApp(Quitting, App):
         )
         self._estimate_when_valid = False  # a spec was just opened: estimate it once it validates
         self._run_after_estimate = False  # `r` while the estimate measured: run when it is done
-        self._measuring_script = False  # the script's own measurement (e) is under way
         self._unplanned: str | None = None  # a script's run measured without a length: `s` plans it
         self.said = list(said or [])
 
@@ -225,7 +224,7 @@ class PlannerApp(Quitting, App):
         if self.open_at_start:
             self.open_run(self.open_at_start)
         elif self.script:
-            self.measure_script()
+            self.action_estimate()  # a spec is estimated once the Workload pane has validated it
 
     @property
     def panes_mounted(self) -> bool:
@@ -239,70 +238,19 @@ class PlannerApp(Quitting, App):
         else:
             self.call_after_refresh(self.when_panes_mounted, callback, *args)
 
-    def measure_script(self) -> None:
-        """The user's script measured here (a local run journaled in the runs folder), then its plan shown."""
+    def show_script(self, rows: list[tuple[str, str]] | None = None) -> None:
+        """The script in the Workload pane, read-only, with what was found in its measurement (None: being measured)."""
         script = self.script
         assert script is not None
         self.sub_title = script_title(script.path, list(script.args))
         self.query_one(WorkloadPane).show_script(
             script.path,
             list(script.args),
-            None,
+            rows,
             workdir=script.workdir,
             task=script.task,
             env=script.env,
         )
-        self.results.show_status(
-            f"measuring {script.name} here, unchanged: {self.estimate_seconds:g} s of "
-            "training steps, then every instance predicted from it"
-        )
-        self._measuring_script = True
-        self._measure_script(
-            script,
-            self.results.plan_options(),
-            self.service.journals.new_run_dir(Path(script.path).stem, self.runs_folder),
-        )
-
-    @work(thread=True, exclusive=True, group="estimate")
-    def _measure_script(self, script: ScriptWorkload, options, out: Path) -> None:
-        from planner.service import BenchOptions, parse_targets
-
-        try:
-            self.service.run(
-                script,
-                parse_targets("local"),
-                options,
-                BenchOptions(seconds=self.estimate_seconds),
-                out,
-                cancel=self.leaving,
-            )
-        except Cancelled:
-            return  # the app is quitting: the script's processes are ended, nothing to show
-        except (
-            RunLengthUnknown
-        ):  # a length given that the measurement cannot count (--epochs, no DataLoader)
-            self.call_from_thread(self._script_measured, None)
-            # the journal opened as a saved run's: the script and what was found in it shown, a length asked
-            self.call_from_thread(self.open_run, str(out))
-            self.call_from_thread(
-                self.results.show_status,
-                "measured; its length cannot be counted: press s to give one",
-            )
-            return
-        except PlannerError as exc:
-            self.call_from_thread(self.notify, exc.render(), severity="error", timeout=30)
-            self.call_from_thread(self.results.show_status, exc.message.splitlines()[0])
-            self.call_from_thread(self._script_measured, None)
-            return
-        self.call_from_thread(self._script_measured, str(out))
-
-    def _script_measured(self, run_dir: str | None) -> None:
-        self._measuring_script = False
-        if run_dir:
-            self.open_run(run_dir)
-        if self._run_after_estimate:
-            self._run_after_estimate = False
-            self.action_run()
 
     @property
     def run_pane(self) -> RunPane:
@@ -364,18 +312,20 @@ class PlannerApp(Quitting, App):
 
     @after_panes
     def action_estimate(self) -> None:
+        workload = self.workload()
         if self.query_one(RunPane).running:
             self.notify("a run is measuring this machine: estimate after it", severity="warning")
-        elif self._measuring_script:
-            self.notify("the script is being measured already", severity="warning")
-        elif self.script is not None:
-            self.measure_script()  # a script: measured again (it may have been edited)
-        elif self.spec is None:
+        elif workload is None:
             self.notify("the spec is not valid yet: see the Workload pane", severity="error")
         else:
-            self.results.estimate(self.spec_workload(), self.estimate_seconds)
+            if (
+                self.script is not None
+            ):  # shown read-only while it is measured (it may have been edited)
+                self.show_script()
+            self.results.estimate(workload, self.estimate_seconds)
 
     def on_estimate_done(self, message: EstimateDone) -> None:
+        self._found()
         if self._run_after_estimate:
             self._run_after_estimate = False
             self.action_run()
@@ -408,12 +358,11 @@ class PlannerApp(Quitting, App):
         if run.running:
             self.notify("a run is already in progress", severity="warning")
             return
-        if self.script is None and self.spec is None:
+        workload = self.workload()
+        if workload is None:
             self.notify("the spec is not valid yet: see the Workload pane", severity="error")
             return
-        if (
-            results.estimating or self._measuring_script
-        ):  # two benches at once would disturb each other: the run waits
+        if results.estimating:  # two benches at once would disturb each other: the run waits
             self._run_after_estimate = True
             self.notify("the estimate is measuring this machine: the run starts when it is done")
             run.say(
@@ -430,10 +379,9 @@ class PlannerApp(Quitting, App):
             return
         from planner.service import AwsOptions, parse_targets
 
-        name = Path(self.script.path).stem if self.script is not None else self.spec.name
         out = self.runs_dir
         if out is None or (Path(out).exists() and any(Path(out).iterdir())):
-            out = self.service.journals.new_run_dir(name, self.runs_folder)
+            out = self.service.journals.new_run_dir(workload.stem, self.runs_folder)
         aws = AwsOptions(
             region=options.region, purchase=options.purchase, ami=self.ami, poll_seconds=2.0
         )
@@ -470,10 +418,8 @@ class PlannerApp(Quitting, App):
         run, results = self.query_one(RunPane), self.results
         self.action_show("run")
         workload = self.workload()
-        if self.script is not None:  # its run's journal is opened and re-planned when it ends
-            results.run_started(results.spec, str(out))
-        else:
-            results.run_started(self.spec)
+        assert workload is not None
+        results.run_started(workload)
         bench = BenchOptions(seconds=self.bench_seconds)
         run.start(
             workload.name,
@@ -490,17 +436,16 @@ class PlannerApp(Quitting, App):
             )[0],
         )
 
-    def workload(self) -> Workload:
+    def workload(self) -> Workload | None:
         """What the app plans, as the service takes it: the script as it stands (its length may have been given since
-        it opened), or the spec as last validated."""
-        return self.script if self.script is not None else self.spec_workload()
-
-    def spec_workload(self) -> SpecWorkload:
-        """The spec as last validated, as the service takes it."""
+        it opened), or the spec as last validated (None: not valid yet)."""
         from planner.service import SpecWorkload
 
-        assert self.spec is not None
-        return SpecWorkload(self.spec, self.spec_path, self.spec_text)
+        if self.script is not None:
+            return self.script
+        return (
+            None if self.spec is None else SpecWorkload(self.spec, self.spec_path, self.spec_text)
+        )
 
     def on_run_result(self, message: RunResult) -> None:
         self.results.run_result(message.label, message.measured)
@@ -508,11 +453,6 @@ class PlannerApp(Quitting, App):
     def on_run_finished(self, message: RunFinished) -> None:
         if self.quitting is not None:  # a quit waited for the run's cleanup: it is done
             self._quit(self.quitting)
-            return
-        if self.script is not None and message.doc is not None and message.doc.run_dir:
-            self.open_run(
-                message.doc.run_dir
-            )  # the script's run: its journal, re-planned, and what was found in it
             return
         self.results.run_finished(message.doc.run_dir if message.doc is not None else None)
         if message.doc is not None:
@@ -541,33 +481,64 @@ class PlannerApp(Quitting, App):
 
     @after_panes
     def action_length(self) -> None:
-        """A script's whole run, planned for another length (the measurement made, not measured again)."""
-        run_dir = self.results.run_dir or self._unplanned
-        if self.script is None or not run_dir:
+        """A script's whole run, planned for another length (the measurement made, not measured again): a saved or
+        finished run's from its journal, an estimate's from its measurement."""
+        script, run_dir = self.script, self.results.run_dir or self._unplanned
+        if script is None or not (run_dir or self.results.results):
             self.notify(
                 "s sets a script's run length once it is measured; a spec's run is its train.epochs",
                 severity="warning",
             )
             return
-        self.ask_length(
-            run_dir,
-            f"{script_title(self.script.path, list(self.script.args))}: how long is the whole run?",
-            ScriptLength(self.script.total_steps, self.script.epochs),
-        )
+        why = f"{script_title(script.path, list(script.args))}: how long is the whole run?"
+        current = ScriptLength(script.total_steps, script.epochs)
+        if run_dir:
+            self.ask_length(why, current, functools.partial(self.open_run, run_dir), run_dir)
+        else:
+            self.ask_length(why, current, self._plan_length)
 
-    def ask_length(self, run_dir: str, why: str, length: ScriptLength | None = None) -> None:
-        """Ask for a script run's length (its measurement cannot know it, or `s`), then plan the run for it
-        (open_run: asked again when it cannot plan it)."""
-        self._unplanned = run_dir  # `s` asks again until a length plans it
+    def _plan_length(self, length: ScriptLength) -> None:
+        """The estimate's measurement planned for `length` (the script's own from now on: what `r` runs)."""
+        assert self.script is not None
+        self.script = replace(self.script, total_steps=length.total_steps, epochs=length.epochs)
+        self.results.plan_for(self.script)
+        self._found()
+
+    def ask_length(
+        self,
+        why: str,
+        length: ScriptLength | None,
+        plan: Callable[[ScriptLength], object],
+        run_dir: str | None = None,
+    ) -> None:
+        """Ask for a script run's length (its measurement cannot know it, or `s`), then `plan` it (a saved run's
+        open_run asks again when it cannot plan it: `run_dir`, which `s` asks for again until one plans it)."""
+        self._unplanned = run_dir
 
         def given(length: ScriptLength | None) -> None:
             if length is None:
-                self.results.show_status("measured; no run length yet: press s to give one")
                 self.screen.set_focus(None)  # `s` reaches the app, not a text field
                 return
-            self.open_run(run_dir, length)
+            plan(length)
 
         self.push_screen(RunLength(why, length), given)
+
+    def _found(self) -> None:
+        """What was found in a script's measurement here (its steps, epochs, what it does outside PyTorch), shown in the
+        Workload pane under it, and the length its plan is of in the title; nothing for a spec."""
+        if self.script is None or not self.results.results:
+            return
+        try:
+            measured, est = self.service.workloads.found(self.script, self.results.results)
+        except PlannerError as exc:  # a length it cannot count: the plan says why
+            self.show_script([("whole run", exc.message.splitlines()[0])])
+            return
+        self.show_script(script_rows(measured, est))
+        self.sub_title += (
+            f": per {est.total_steps:,} steps (its length: s)"
+            if est.per_steps
+            else f": {est.total_steps:,} optimizer steps planned"
+        )
 
     def open_run(self, run_dir: str, length: ScriptLength | None = None) -> None:
         """Show a saved run: its plan (every instance it did not measure predicted) and its spec (a script's
@@ -624,7 +595,9 @@ class PlannerApp(Quitting, App):
                 )
                 self.sub_title = script_title(job.script, job.args) + planned
                 if unknown is not None:
-                    self.ask_length(str(path), unknown, length)
+                    self.ask_length(
+                        unknown, length, functools.partial(self.open_run, str(path)), str(path)
+                    )
                     return
                 if length is not None:
                     self.service.journals.keep_script_length(path, length)
@@ -636,7 +609,7 @@ class PlannerApp(Quitting, App):
                     if est.per_steps
                     else ""
                 )
-                self.results.open_run(str(path), job)
+                self.results.open_run(str(path), self.script, job.length)
                 self._runs_beside(path)
                 self.action_show("results")
                 return
@@ -650,12 +623,13 @@ class PlannerApp(Quitting, App):
                 f"{run_dir}: not a run directory ({exc.message.splitlines()[0]})", severity="error"
             )
             return
-        workload = self.query_one(WorkloadPane)
-        workload.load(
-            str(path / "spec.yaml") if (path / "spec.yaml").is_file() else str(path / "spec.json"),
-            estimate=False,
+        from planner.service import SpecWorkload
+
+        shown = (
+            str(path / "spec.yaml") if (path / "spec.yaml").is_file() else str(path / "spec.json")
         )
-        self.results.open_run(str(path), spec)
+        self.query_one(WorkloadPane).load(shown, estimate=False)
+        self.results.open_run(str(path), SpecWorkload(spec, shown))
         self._runs_beside(path)
         self.action_show("results")
 

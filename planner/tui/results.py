@@ -2,8 +2,8 @@
 (measured ● and predicted ○) as a table and as a chart. It keeps what the plan is made of and asks
 the service for every plan:
 
-- an estimate of a spec: PlannerService.estimate measures this machine (free) and predicts every
-  instance; its measurement is kept, so what-if re-plans at once (estimate_from);
+- an estimate of a spec or a script: PlannerService.estimate measures this machine (free) and predicts every
+  instance; its measurement is kept, so a what-if (and a script's length, `s`) re-plans at once (estimate_from);
 - a run: each result replaces its predicted row as it arrives (estimate_from), and the finished
   run is planned from its journal (estimate_run), as is a saved run opened later.
 
@@ -25,7 +25,7 @@ from textual.widgets import DataTable, Static
 from planner.errors import Cancelled, PlannerError
 from planner.report.plan import shown_line, shown_options
 from planner.report.text import progress_text
-from planner.service import ScriptJob
+from planner.service import ScriptLength
 from planner.tui.answers import Answers
 from planner.tui.chart import LEGEND, PlanChart
 from planner.tui.messages import EstimateDone, PlanShown, PlanStatus, WhatIfChanged
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
         PlanDocument,
         PlanOptions,
         Progress,
-        SpecWorkload,
+        Workload,
     )
 
 
@@ -66,12 +66,12 @@ class ResultsPane(Vertical):
     def __init__(self) -> None:
         super().__init__(id="results")
         self.doc: PlanDocument | None = None
-        self.spec = None  # the spec the plan is of
+        self.workload: Workload | None = None  # what the plan is of (a saved spec run's: its spec)
+        self.length: ScriptLength | None = (
+            None  # a saved script run: the length it is planned for (None: its own)
+        )
         self.results: dict[str, Measured] = {}  # measurements of an estimate or a live run
         self.run_dir: str | None = None  # a finished or saved run: plans come from its journal
-        self._journal: str | None = (
-            None  # a script's run under way: its journal, planned from once a result is in
-        )
         self.options: PlanOptions | None = None  # the plan options of the plan shown
         self.estimating = False
         self._generation = (
@@ -138,7 +138,7 @@ class ResultsPane(Vertical):
         """The plan options `choice` means (None: the what-if controls'). Raises InputError, ValueError."""
         return (choice or self.query_one(WhatIf).options()).resolved()
 
-    def estimate(self, workload: SpecWorkload, seconds: float) -> None:
+    def estimate(self, workload: Workload, seconds: float) -> None:
         if self.estimating:
             self.app.notify("an estimate is already measuring this machine", severity="warning")
             return
@@ -151,19 +151,18 @@ class ResultsPane(Vertical):
             return
         self.estimating = True
         self._status(
-            f"estimating {workload.spec.name}: measuring this machine for {seconds:g} s (free), then predicting every "
+            f"estimating {workload.name}: measuring this machine for {seconds:g} s (free), then predicting every "
             "instance ..."
         )
         self._estimate(workload, options, seconds)
 
     @work(thread=True, exclusive=True, group="estimate")
-    def _estimate(self, workload: SpecWorkload, options, seconds: float) -> None:
+    def _estimate(self, workload: Workload, options, seconds: float) -> None:
         call = self.app.call_from_thread
-        spec = workload.spec
         measured: dict[str, Measured] = {}
 
         def on_progress(label: str, event: Progress) -> None:
-            call(self._status, f"estimating {spec.name}: {progress_text(event)}")
+            call(self._status, f"estimating {workload.name}: {progress_text(event)}")
 
         def on_result(label: str, data: Measured) -> None:
             measured[label] = data
@@ -185,7 +184,7 @@ class ResultsPane(Vertical):
         except Exception as exc:  # noqa: BLE001 - shown, never a crash of the UI
             call(self._failed, f"internal error: {type(exc).__name__}: {exc}")
             return
-        call(self._estimated, spec, measured, doc)
+        call(self._estimated, workload, measured, doc)
 
     def _failed(self, error: str) -> None:
         self.estimating = False
@@ -193,31 +192,28 @@ class ResultsPane(Vertical):
         self.app.notify(error, severity="error")
         self.post_message(EstimateDone())
 
-    def _estimated(self, spec, measured: dict[str, Measured], doc: PlanDocument) -> None:
+    def _estimated(
+        self, workload: Workload, measured: dict[str, Measured], doc: PlanDocument
+    ) -> None:
         self.estimating = False
         self._newer()  # a replan asked for while it measured is of the old results
-        self.spec, self.results, self.run_dir = spec, measured, None
+        self.workload, self.results, self.run_dir, self.length = workload, measured, None, None
         self._status("")
         self.show(doc, fresh=True)
         self.post_message(EstimateDone())
 
-    def run_started(self, spec, run_dir: str | None = None) -> None:
-        """A run of `spec` began: its results will replace the estimate's rows (another spec: a new plan).
-        `run_dir`: a script's run, re-planned from its journal as each result is written there."""
-        if spec != self.spec:
-            self.spec, self.results, self.doc = spec, {}, None
+    def run_started(self, workload: Workload) -> None:
+        """A run of `workload` began: its results will replace the estimate's rows (another workload: a new plan)."""
+        if workload != self.workload:
+            self.workload, self.results, self.doc = workload, {}, None
             self.show(None)
-        self.run_dir, self._journal = None, run_dir
+        self.run_dir, self.length = None, None
         self._status(
-            f"running {getattr(spec, 'name', None) or getattr(spec, 'script', '')}: measured rows replace "
-            "predicted ones as they arrive"
+            f"running {workload.name}: measured rows replace predicted ones as they arrive"
         )
 
     def run_result(self, label: str, data: Measured) -> None:
         self.results[label] = data
-        self.run_dir = (
-            self._journal or self.run_dir
-        )  # a script's: planned from its journal, where the result is
         self.replan()
 
     def run_finished(self, run_dir: str | None) -> None:
@@ -228,17 +224,25 @@ class ResultsPane(Vertical):
         )
         self.replan()
 
-    def open_run(self, run_dir: str, spec) -> None:
-        """Show a saved run (`spec`: the run's) with its own plan options."""
-        self.spec, self.results, self.run_dir, self.options = spec, {}, run_dir, None
-        self._replan(self._newer(), None, run_dir, spec, {})
+    def open_run(
+        self, run_dir: str, workload: Workload, length: ScriptLength | None = None
+    ) -> None:
+        """Show a saved run (`workload`: the run's; a script's, planned for `length`) with its own plan options."""
+        self.workload, self.results, self.run_dir, self.options = workload, {}, run_dir, None
+        self.length = length
+        self._replan(self._newer(), None, run_dir, workload, {})
+
+    def plan_for(self, workload: Workload) -> None:
+        """The plan of the measurements made, for the workload as it now is (a script given another length)."""
+        self.workload = workload
+        self.replan()
 
     def mark_stale(self, spec) -> None:
         """The editor's spec changed: say whether the plan shown is still of it."""
         if self.doc is not None and not self.estimating:
             self._status(
                 ""
-                if spec == self.spec
+                if spec == getattr(self.workload, "spec", None)
                 else "the spec changed since this plan: e estimates the edited spec"
             )
 
@@ -255,7 +259,7 @@ class ResultsPane(Vertical):
             self.replan(options)
 
     def replan(self, options=None) -> None:
-        if self.spec is None or (not self.results and not self.run_dir):
+        if self.workload is None or (not self.results and not self.run_dir):
             return
         try:
             options = options or self.plan_options()
@@ -264,7 +268,7 @@ class ResultsPane(Vertical):
                 exc.render() if isinstance(exc, PlannerError) else str(exc), severity="error"
             )
             return
-        self._replan(self._newer(), options, self.run_dir, self.spec, dict(self.results))
+        self._replan(self._newer(), options, self.run_dir, self.workload, dict(self.results))
 
     def _newer(self) -> int:
         self._generation += 1
@@ -287,20 +291,21 @@ class ResultsPane(Vertical):
 
     @work(thread=True, exclusive=True, group="plan")
     def _replan(
-        self, generation: int, options, run_dir: str | None, spec, results: dict[str, Measured]
+        self,
+        generation: int,
+        options,
+        run_dir: str | None,
+        workload: Workload,
+        results: dict[str, Measured],
     ) -> None:
         service, call = planner_app(self).service, self.app.call_from_thread
         try:
             if (
                 run_dir
-            ):  # a script's run: for the length its job holds (the app's, when one was given)
-                doc = service.estimate_run(
-                    run_dir,
-                    options=options,
-                    length=spec.length if isinstance(spec, ScriptJob) else None,
-                )
+            ):  # a saved or finished run: from its journal (a script's for `length`, if given)
+                doc = service.estimate_run(run_dir, options=options, length=self.length)
             else:
-                doc = service.estimate_from(spec, options, results)
+                doc = service.estimate_from(workload, options, results)
         except PlannerError as exc:
             call(self.app.notify, exc.render(), severity="error")
             return

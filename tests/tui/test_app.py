@@ -62,7 +62,9 @@ def test_opening_a_spec_shows_the_estimate_then_run_local_and_every_plan_is_the_
             assert (
                 text_of(app, "#workload-answers").splitlines()[0] == answers.splitlines()[0]
             )  # beside the spec, too
-            expected = PlannerService().estimate_from(app.spec, plan_options(), results.results)
+            expected = PlannerService().estimate_from(
+                app.workload(), plan_options(), results.results
+            )
             assert doc.plan.options == expected.plan.options and doc.benchmark == expected.benchmark
 
             await pilot.pause(0.3)
@@ -143,7 +145,7 @@ def test_a_measured_result_replaces_its_predicted_row_as_it_arrives(spec_file, t
                 row.target
             ) == 1  # replaced, not added
             expected = PlannerService().estimate_from(
-                app.spec, plan_options(), {"local-cpu": local, f"aws-{itype}": arrived}
+                app.workload(), plan_options(), {"local-cpu": local, f"aws-{itype}": arrived}
             )
             assert results.doc == expected
 

@@ -441,8 +441,10 @@ def test_a_replan_that_finishes_late_never_replaces_a_newer_plan():
         app = PlannerApp(None, service=SlowFirstPlan(), estimate_on_open=False)
         async with started(app, (120, 40)) as pilot:
             results = app.query_one(ResultsPane)
+            from planner.service import SpecWorkload
+
             spec = app.service.workloads.check_run(SAVED_RUN)
-            results.run_started(spec)
+            results.run_started(SpecWorkload(spec))
             results.run_result(
                 "local-cpu", RunJournal.open(SAVED_RUN).read_results()["local-cpu"]
             )  # slow

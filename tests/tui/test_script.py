@@ -1,6 +1,7 @@
-"""The TUI opens a user's training script: measured here unchanged (a local run journaled in the runs
-folder), its source shown read-only with what the launcher found, every instance planned from it, the
-what-if controls re-planning it; `r` runs it from the Run pane, journaled and re-planned."""
+"""The TUI opens a user's training script: estimated as a spec is (measured here unchanged, free, the measurement kept
+in memory), its source shown read-only with what the launcher found, every instance planned from it, the what-if
+controls and `s` (its length) re-planning it without measuring again; `r` runs it from the Run pane, journaled and
+re-planned."""
 
 from __future__ import annotations
 
@@ -40,9 +41,14 @@ def test_a_script_is_measured_shown_read_only_and_planned_and_its_what_ifs_repla
             assert (
                 not app.query_one("#save").display and not app.query_one("#toggle-view").display
             )  # planned as it is
+            await wait_for(  # what the launcher found, shown once the estimate is done
+                pilot,
+                lambda: "step boundary" in str(app.query_one("#spec-summary", Static).render()),
+                timeout=10,
+            )
             found = str(app.query_one("#spec-summary", Static).render())
             assert "step boundary: optimizer steps" in found and "outside PyTorch" in found
-            assert list(tmp_path.glob("*-reinforce/script.json"))  # journaled in the runs folder
+            assert not list(tmp_path.glob("*"))  # an estimate, as a spec's: nothing journaled
             app.query_one(
                 "#region-whatif"
             ).value = "us-west-2"  # a what-if re-plans the measured script
@@ -73,17 +79,15 @@ def test_a_script_is_measured_shown_read_only_and_planned_and_its_what_ifs_repla
             )  # the what-if's region kept
             assert [o.source for o in doc.plan.options if o.target == "local"] == ["measured"]
             assert (
-                len(list(tmp_path.glob("*-reinforce/script.json"))) == 2
-            )  # the run journaled beside the first
+                len(list(tmp_path.glob("*-reinforce/script.json"))) == 1
+            )  # the run journaled in the runs folder
             assert app.sub_title.startswith(
                 "reinforce.py --episodes 100000: "
             )  # its name as the user gave it, not a path
-            await pilot.press(
-                "o"
-            )  # the picker offers both script runs, by the script's name and arguments
+            await pilot.press("o")  # the picker offers the script's run, by its name and arguments
             await pilot.pause(0.3)
             listed = app.screen.query_one("#run-list")
-            assert listed.option_count == 2 and "reinforce.py --episodes 100000" in str(
+            assert listed.option_count == 1 and "reinforce.py --episodes 100000" in str(
                 listed.get_option_at_index(0).prompt
             )
 
@@ -207,6 +211,49 @@ def test_a_script_run_without_a_length_answers_per_1000_steps_and_plans_the_meas
             assert (
                 not (run / "results" / "local-cpu.json").read_text() == ""
             )  # nothing measured again
+
+    asyncio.run(scenario())
+
+
+def test_a_script_estimated_without_a_length_answers_per_1000_steps_and_s_plans_the_measurement_for_one(
+    tmp_path,
+):
+    """Issue 39 and 41: a script estimated in the TUI with no length answers per 1,000 steps, as the CLI does; `s`
+    plans the same measurement for the length given (nothing measured again, nothing journaled), and that length is
+    the script's from then on (what `r` would run)."""
+    from textual.widgets import Input
+
+    from planner.tui.dialogs import RunLength
+
+    async def scenario():
+        app = PlannerApp(
+            str(EXAMPLES / "scripts" / "reinforce.py"),
+            script_args=["--episodes", "100000"],
+            estimate_seconds=1,
+            runs_folder=tmp_path,
+        )
+        async with started(app, (80, 24)) as pilot:
+            results = app.query_one(ResultsPane)
+            await wait_for(pilot, lambda: results.doc is not None, timeout=120)
+            assert results.doc.workload.total_steps == 1000
+            await wait_for(pilot, lambda: "per 1,000" in app.sub_title, timeout=10)
+            assert (
+                app.sub_title == "reinforce.py --episodes 100000: per 1,000 steps (its length: s)"
+            )
+            measured = results.results["local-cpu"]
+            await pilot.press("s")
+            await wait_for(pilot, lambda: isinstance(app.screen, RunLength), timeout=10)
+            app.screen.query_one("#length-steps", Input).value = "3000"
+            await pilot.press("enter")
+            await wait_for(
+                pilot,
+                lambda: results.doc is not None and results.doc.workload.total_steps == 3000,
+                timeout=60,
+            )
+            assert app.script is not None and app.script.total_steps == 3000  # what `r` runs
+            assert results.results["local-cpu"] is measured  # the same measurement
+            assert app.sub_title == "reinforce.py --episodes 100000: 3,000 optimizer steps planned"
+            assert not list(tmp_path.glob("*"))
 
     asyncio.run(scenario())
 

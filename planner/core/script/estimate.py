@@ -276,7 +276,11 @@ def estimate_script(
         warnings.insert(
             0, PredictedHere(run.predicted_here, UNMEASURED_UNCERTAINTY, run.stops_here)
         )
-    setup = max(run.steps[0] - mean, 0.0) + sum(max(d - mean, 0.0) for d in warming)
+    # the warm-up's steps as they were timed, of those the run planned has: slower ones (allocator, caches) add to
+    # the setup, faster ones (an agent's first short episodes, which a steady step would count long) take off it;
+    # never below no setup at all
+    warm = sum(d - mean for d in warming[: max(total_steps - 1, 0)])
+    setup = max(max(run.steps[0] - mean, 0.0) + warm, 0.0)
     # the time between epochs is one-time work too: one pass after each epoch, the last one the work after the last
     # step (a final evaluation) — unless the run finished while measured, when that work was timed: its last step to
     # its end (a test pass, a checkpoint), in place of the last epoch's pass
