@@ -168,10 +168,16 @@ def _say_choices(choices: list, verb: str = "benchmarking") -> None:
 
 
 def _auto_preview(
-    service: PlannerService, args: argparse.Namespace, workload: Workload, options, aws: AwsOptions
+    service: PlannerService,
+    args: argparse.Namespace,
+    workload: Workload,
+    options,
+    aws: AwsOptions,
+    no_credentials: bool = False,
 ) -> list:
     """`run --targets auto --dry-run`: this machine measured (free) and `auto`'s choice made as a run makes it;
-    said on stderr with what it would launch. Returns the choices."""
+    said on stderr with what it would launch (`no_credentials`: what it would choose, which a run without them does not
+    launch). Returns the choices."""
     err = stderr()
     err.print(
         "dry run: measuring here to choose what auto would benchmark (free: nothing is rented)",
@@ -179,14 +185,14 @@ def _auto_preview(
     )
     with progress() as on_progress:
         preview = service.auto_preview(workload, options, aws, args.seconds, on_progress)
-    _say_choices(preview.choices, verb="would benchmark")
+    _say_choices(preview.choices, verb="would choose" if no_credentials else "would benchmark")
     if (
         preview.per_steps is not None
     ):  # chosen for 1,000 steps: at another length, auto may choose others
         err.print(f"[yellow]note[/]: {escape(word(preview.per_steps))}", highlight=False)
     choices = preview.choices
     chosen = [c.instance_type for c in choices if c.benchmark]
-    if chosen:
+    if chosen and not no_credentials:
         for line in service.launch_preview(chosen, aws).lines():
             err.print(line, highlight=False, markup=False, soft_wrap=True)
     return choices
@@ -232,8 +238,8 @@ def _may_launch(
     problem = service.account.credentials_problem() if args.dry_run else None
     if problem:
         lines.append(
-            f"a run would {'refuse these instances' if targets.aws_types else 'benchmark none'}: {problem}"
-            + ("; or measure here only: --targets local" if targets.aws_types else "")
+            f"a run would {'refuse these instances' if targets.aws_types else 'benchmark none of what auto chooses'}: "
+            f"{problem}" + ("; or measure here only: --targets local" if targets.aws_types else "")
         )
     asking = args.dry_run or (not args.yes and sys.stdin.isatty())
     if (
@@ -245,7 +251,11 @@ def _may_launch(
     for line in lines:
         err.print(line, highlight=False, markup=False, soft_wrap=True)
     if args.dry_run:
-        choices = _auto_preview(service, args, workload, options, aws) if targets.auto else None
+        choices = (
+            _auto_preview(service, args, workload, options, aws, bool(problem))
+            if targets.auto
+            else None
+        )
         err.print("dry run: nothing launched", highlight=False)
         if args.format == "json":
             print_json(_dry_run_json(service, workload, targets, aws, choices))

@@ -174,6 +174,18 @@ def steps_word(w: WorkloadSummary) -> str:
     )
 
 
+def script_length_text(doc: PlanDocument) -> str:
+    """A script plan's length as its title says it: '4,480 optimizer steps', or, planned without the run's length,
+    'per 1,000 optimizer steps (no length given)'."""
+    from planner.core.remarks import LengthNotGiven
+
+    w = doc.workload
+    steps = f"{w.total_steps:,} {steps_word(w)}"
+    if any(isinstance(x, LengthNotGiven) for x in doc.plan.warnings):
+        return f"per {steps} (no length given)"
+    return steps
+
+
 def plan_title(doc: PlanDocument) -> str:
     w, plan = doc.workload, doc.plan
     objective = (
@@ -192,7 +204,7 @@ def plan_title(doc: PlanDocument) -> str:
         epochs = f" ({_epochs_of(w.total_steps, w.steps_per_epoch)})" if w.steps_per_epoch else ""
         return escape(
             " ".join([w.name, *(w.script_args or [])])
-            + f": {w.total_steps:,} {steps_word(w)}{epochs}, as the script "
+            + f": {script_length_text(doc)}{epochs}, as the script "
             f"runs them; objective: {objective}{rule}"
         )
     return escape(

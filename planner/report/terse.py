@@ -24,7 +24,7 @@ from planner.report.plan import (
     device_short,
     given_duration,
     money_short,
-    steps_word,
+    script_length_text,
     time_interval_text,
 )
 
@@ -224,7 +224,7 @@ def terse_title(doc: PlanDocument) -> str:
     (default)'."""
     w, plan = doc.workload, doc.plan
     if w.kind == SCRIPT_KIND:
-        what = " ".join([w.name, *(w.script_args or [])]) + f": {w.total_steps:,} {steps_word(w)}"
+        what = " ".join([w.name, *(w.script_args or [])]) + f": {script_length_text(doc)}"
     else:
         what = f"{w.name}: {w.total_steps:,} steps of batch {w.batch_size:,}"
     question = (

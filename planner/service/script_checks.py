@@ -26,6 +26,7 @@ from planner.units import shown_path
 from runner.script_job import own_error
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
+    from planner.core.script import ScriptLength
     from planner.service.workload import ScriptWorkload
     from pricing.facts import CpuFacts
 
@@ -255,10 +256,11 @@ class ScriptValidation:
 
 
 def refuse_deadline_without_length(
-    workload: ScriptWorkload, deadline_seconds: float | None
+    workload: ScriptWorkload | ScriptLength, deadline_seconds: float | None
 ) -> None:
     """A deadline is met or missed by the whole run: with no length given, refused before anything is measured (a plan
-    without the length is of PER_STEPS steps, which no deadline is about). Raises InputError."""
+    without the length is of PER_STEPS steps, which no deadline is about), and a saved run's plan with none refused.
+    Raises InputError."""
     if deadline_seconds is None or workload.total_steps is not None or workload.epochs is not None:
         return
     raise InputError(

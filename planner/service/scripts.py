@@ -399,6 +399,7 @@ class Scripts:
         if (
             est.per_steps
         ):  # no length, given or known: the answer per PER_STEPS steps, and where it changes
+            refuse_deadline_without_length(job.length, options.deadline_seconds)
             job = replace(job, total_steps=PER_STEPS)
 
         def measured(steps: int, epochs: int | None) -> list[Candidate]:

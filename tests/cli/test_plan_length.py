@@ -37,8 +37,10 @@ def test_a_run_without_a_length_answers_per_1000_steps_then_keeps_the_first_leng
     doc = json.loads(r.out)
     assert doc["workload"]["total_steps"] == 1000
     said = [w["text"] for w in doc["warnings"]]
-    assert any("planned for 1,000 steps" in t and "--total-steps N" in t for t in said), said
+    assert any("planned for a run of 1,000 steps" in t and "--total-steps N" in t for t in said), said
     assert length_of(run_dir) == (None, None)  # the answer per 1,000 steps is not the run's length
+    r = planner("plan", run_dir, "--deadline", "10m")  # only the whole run meets or misses a deadline
+    assert r.code == 2 and "met or missed by the whole run" in r.err and "Traceback" not in r.err
     r = planner(
         "plan", run_dir, "--epochs", "3"
     )  # no DataLoader epoch was seen: epochs cannot be counted in steps
@@ -113,7 +115,7 @@ def test_an_estimate_without_a_length_answers_per_1000_steps_and_names_where_the
     doc = json.loads(r.out)
     assert doc["workload"]["total_steps"] == 1000
     said = next(w["text"] for w in doc["warnings"] if "length was not given" in w["text"])
-    assert "planned for 1,000 steps" in said and "--total-steps N" in said
+    assert "planned for a run of 1,000 steps" in said and "--total-steps N" in said
     assert (
         "the answer changes with the length: train here below ~" in said
         or "the same at every length" in said
@@ -150,5 +152,5 @@ def test_a_script_run_without_a_length_answers_per_1000_steps_and_a_deadline_ask
     doc = json.loads(r.out)
     assert doc["workload"]["total_steps"] == 1000
     said = [w["text"] for w in doc["warnings"]]
-    assert any("planned for 1,000 steps" in t for t in said), said
+    assert any("planned for a run of 1,000 steps" in t for t in said), said
     assert (tmp_path / "r" / "plan.json").is_file() and length_of(tmp_path / "r") == (None, None)

@@ -36,7 +36,7 @@ def _length(steps: int | None, epochs: int | None) -> str:
 def _pick(target: str) -> str:
     if target == "local":
         return "train here"
-    return "nothing" if target == "none" else f"rent {target.removeprefix('aws:')}"
+    return "nothing" if target == "none" else f"rent {target}"
 
 
 @word.register
@@ -50,9 +50,9 @@ def _length_not_given(x: r.LengthNotGiven) -> str:
     else:
         where = f"the answer is the same at every length from {x.shortest:,} to {x.longest:,} steps"
     return (
-        f"the run's length was not given: planned for {x.per_steps:,} steps (each row's time and cost per "
-        f"{x.per_steps:,}); {where}; give --total-steps N for your run's (or --epochs N, counted in a DataLoader's "
-        "epochs)"
+        f"the run's length was not given: planned for a run of {x.per_steps:,} steps (each row's time and cost "
+        f"for {x.per_steps:,} steps, its start-up included); {where}; give --total-steps N for your run's (or --epochs "
+        "N, counted in a DataLoader's epochs)"
     )
 
 
