@@ -19,6 +19,8 @@ from planner.cli.common import (
 from planner.cli.workload import check_one_length, open_workload, say_before_measuring
 from planner.errors import ExitCode
 from planner.report.answers import predicted_footer
+from planner.report.remarks import word
+from planner.report.text import counted, escape
 from planner.service import (
     SCRIPT_KIND,
     PlanChoice,
@@ -135,6 +137,15 @@ def cmd_plan(args: argparse.Namespace) -> int:
     )
     doc = service.replan(args.run_dir, overrides, measured_only=args.measured_only, length=length)
     print_plan(doc, args, saved=True)
+    if length is not None:  # which length the run keeps, and whether this one is a what-if
+        what_if = doc.what_if_length
+        stderr().print(
+            f"note: {escape(word(what_if))} (kept in its script.json); a plan without a length plans that"
+            if what_if is not None
+            else f"note: {escape(_length_words(length))} kept as the run's length (its script.json): a plan "
+            "without a length plans it, another length is a what-if",
+            highlight=False,
+        )
     if args.format == "table" and not args.measured_only:
         if (
             doc.workload.kind == SCRIPT_KIND
@@ -157,6 +168,13 @@ def cmd_plan(args: argparse.Namespace) -> int:
             )
     write_chart(doc, args.chart)
     return ExitCode.OK if doc.recommendation.target else ExitCode.RUNTIME_FAILURE
+
+
+def _length_words(length: ScriptLength) -> str:
+    """'5,000 steps' or '3 epochs'."""
+    if length.total_steps:
+        return counted(length.total_steps, "step")
+    return counted(length.epochs or 0, "epoch")
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:

@@ -35,6 +35,7 @@ from planner.core.decide import (
 from planner.core.kinds import AnswerName, Objective, Purchase
 
 if TYPE_CHECKING:
+    from planner.core.remarks import Remark
     from planner.workload.spec import WorkloadSpec
 
 SCHEMA_VERSION = 6  # docs/reference/json.md: the versions
@@ -182,6 +183,13 @@ class PlanDocument:
 
     def answer(self, name: AnswerName) -> Recommendation | None:
         return self.plan.answers.get(name)
+
+    @property
+    def what_if_length(self) -> Remark | None:
+        """A script run's plan for a length that is not the run's own (a what-if), and both lengths; None otherwise."""
+        from planner.core.remarks import WhatIfLength
+
+        return next((n for n in self.plan.notes if isinstance(n, WhatIfLength)), None)
 
     @property
     def spans_regions(self) -> bool:

@@ -69,7 +69,9 @@ def worded_json(doc: PlanDocument) -> dict[str, Any]:
     for key in ("benchmark", "skipped", "auto"):
         if data.get(key) is not None:
             data[key] = strict_json([choice_words(c) for c in getattr(doc, key) or []])
-    if data.get("benchmark") is not None:  # `benchmark` settles renting; none is needed when here wins clearly
+    if (
+        data.get("benchmark") is not None
+    ):  # `benchmark` settles renting; none is needed when here wins clearly
         data["paid_benchmark_needed"] = bool(doc.suggested_benchmarks)
     data["recommendation"].update(reason=headline_reason(doc.plan), choice=choice_text(doc.plan))
     if (cmp := doc.plan.recommendation.choice_comparison) is not None:

@@ -37,9 +37,13 @@ def test_a_run_without_a_length_answers_per_1000_steps_then_keeps_the_first_leng
     doc = json.loads(r.out)
     assert doc["workload"]["total_steps"] == 1000
     said = [w["text"] for w in doc["warnings"]]
-    assert any("planned for a run of 1,000 steps" in t and "--total-steps N" in t for t in said), said
+    assert any("planned for a run of 1,000 steps" in t and "--total-steps N" in t for t in said), (
+        said
+    )
     assert length_of(run_dir) == (None, None)  # the answer per 1,000 steps is not the run's length
-    r = planner("plan", run_dir, "--deadline", "10m")  # only the whole run meets or misses a deadline
+    r = planner(
+        "plan", run_dir, "--deadline", "10m"
+    )  # only the whole run meets or misses a deadline
     assert r.code == 2 and "met or missed by the whole run" in r.err and "Traceback" not in r.err
     r = planner(
         "plan", run_dir, "--epochs", "3"
@@ -48,6 +52,7 @@ def test_a_run_without_a_length_answers_per_1000_steps_then_keeps_the_first_leng
     assert length_of(run_dir) == (None, None)  # nothing kept from a length that cannot plan it
     r = planner("plan", run_dir, "--total-steps", "2000", "--json")
     assert r.code == 0, r.err
+    assert "note: 2,000 steps kept as the run's length" in r.err  # said, not only done
     doc = json.loads(r.out)
     assert doc["workload"]["total_steps"] == 2000 and doc["workload"]["script_args"] == [
         "--episodes",
@@ -57,9 +62,9 @@ def test_a_run_without_a_length_answers_per_1000_steps_then_keeps_the_first_leng
     assert json.loads((run_dir / "plan.json").read_text())["workload"]["total_steps"] == 2000
     again = json.loads(planner("plan", run_dir, "--json").out)  # no flag: the kept length
     assert again["workload"]["total_steps"] == 2000
-    longer = json.loads(
-        planner("plan", run_dir, "--total-steps", "8000", "--json").out
-    )  # a what-if on top
+    r = planner("plan", run_dir, "--total-steps", "8000", "--json")  # a what-if on top
+    assert "a what-if: the run's own length is 2,000 steps (kept in its script.json)" in r.err
+    longer = json.loads(r.out)
     assert longer["workload"]["total_steps"] == 8000 and length_of(run_dir) == (2000, None)
     assert "planned for 8,000 steps, a what-if: the run's own length is 2,000 steps" in [
         n["text"] for n in longer["notes"]
