@@ -41,8 +41,10 @@ def parse_duration(text: str, max_seconds: float = MAX_DURATION_SECONDS) -> floa
             break
         total += float(m.group(1)) * _SCALE[m.group(2)]
         pos = m.end()
-    if not cleaned or pos != len(cleaned) or total <= 0:
+    if not cleaned or pos != len(cleaned):
         raise ValueError(f"must be {forms}, got {_shown(text)}")
+    if total <= 0:
+        raise ValueError(f"must be more than 0 ({forms}), got {_shown(text)}")
     if not total <= max_seconds:  # also catches inf and nan
         raise ValueError(f"must be at most {_human_duration(max_seconds)}, got {_shown(text)}")
     return total

@@ -27,7 +27,10 @@ from planner.workload.limits import (
 )
 
 _SIZE_TEXT = f"{MAX_SPEC_BYTES // 1024} KiB"
-_FILE_HINT = "give the path of a workload spec (YAML or JSON), e.g. examples/surface-mlp.yaml"
+_FILE_HINT = (
+    "give the path of a workload spec (YAML or JSON), e.g. examples/surface-mlp.yaml, or of a training script "
+    "(.py), e.g. examples/scripts/convnet.py"
+)
 
 
 # ----------------------------------------------------------------------------- the file
@@ -99,7 +102,16 @@ def read_spec_file(path: str | os.PathLike[str]) -> str:
         ) from None
     if not stat.S_ISREG(info.st_mode):
         kind = next((name for test, name in _NOT_A_FILE if test(info.st_mode)), "a special file")
-        raise SpecError(f"{shown}: is {kind}, not a spec file", hint=_FILE_HINT)
+        journal = stat.S_ISDIR(info.st_mode) and (
+            os.path.isfile(os.path.join(text, "spec.json"))
+            or os.path.isfile(os.path.join(text, "script.json"))
+        )
+        raise SpecError(
+            f"{shown}: is {kind}, not a spec file or a training script",
+            hint=f"a saved run is planned again with: planner plan {shown}"
+            if journal
+            else _FILE_HINT,
+        )
     if info.st_size > MAX_SPEC_BYTES:
         raise _too_big(shown, human_bytes(info.st_size))
     if len(data) > MAX_SPEC_BYTES:

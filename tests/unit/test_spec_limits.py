@@ -103,6 +103,8 @@ def test_dev_zero_is_refused_before_reading():
 
 def test_directory(tmp_path):
     assert "is a directory, not a spec file" in refusal(load_spec, tmp_path)
+    (tmp_path / "script.json").write_text("{}")  # a saved run's journal: planned again, not loaded
+    assert "planner plan" in refusal(load_spec, tmp_path)
 
 
 @pytest.mark.skipif(not POSIX or not hasattr(socket, "AF_UNIX"), reason="no unix sockets")

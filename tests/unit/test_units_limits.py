@@ -27,6 +27,7 @@ from planner.units import (
         ("9" * 39, "must be at most 366 days"),
         ("400d", "must be at most 366 days, got '400d'"),
         ("9" * 5000, "must be a duration like 4h"),
+        ("0m", r"must be more than 0 \(a duration like 4h.*got '0m'"),  # a duration, but none
     ],
 )
 def test_durations_are_finite_and_bounded(text, expected):
