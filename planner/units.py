@@ -50,6 +50,19 @@ def parse_duration(text: str, max_seconds: float = MAX_DURATION_SECONDS) -> floa
     return total
 
 
+def duration_text(seconds: float) -> str:
+    """A duration as parse_duration reads it back, in whole units where it can: 600 -> '10m', 5400 -> '1h30m',
+    90061 -> '1d1h1m1s', 2.5 -> '2.5s'."""
+    if seconds != int(seconds):
+        return f"{seconds:g}s"
+    left, parts = int(seconds), []
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60), ("s", 1)):
+        if left >= size:
+            parts.append(f"{left // size}{unit}")
+            left %= size
+    return "".join(parts) or "0s"
+
+
 def parse_number(
     text: str, low: float, high: float, *, low_open: bool = False, unit: str = ""
 ) -> float:

@@ -73,6 +73,7 @@ _WHERE = {
     "plan_options": "planner.service.settings",
     "resolve_objective": "planner.service.settings",
     "parse_duration": "planner.units",
+    "duration_text": "planner.units",
     "PlannerService": "planner.service.facade",
     "ScriptBench": "planner.service.workload",
     "ScriptWorkload": "planner.service.workload",
@@ -124,7 +125,7 @@ if TYPE_CHECKING:
         Workload,
         is_script,
     )
-    from planner.units import parse_duration
+    from planner.units import duration_text, parse_duration
     from planner.workload.form import SpecFields
     from pricing.rows import PriceList, PriceRow
     from runner.local import SCRIPT_CAP_EXTRA_SECONDS
@@ -189,6 +190,7 @@ __all__ = [
     "choice_json",
     "is_script",
     "parse_duration",
+    "duration_text",
     "parse_targets",
     "plan_options",
     "preflight",

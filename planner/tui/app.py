@@ -477,6 +477,8 @@ class PlannerApp(Quitting, App):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "length":
             return self.script is not None  # a spec's run is its train.epochs
+        if action in ("toggle_form", "save"):
+            return self.script is None  # a script is planned as it is: no form, nothing to save
         return True
 
     @after_panes

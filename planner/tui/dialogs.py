@@ -191,6 +191,11 @@ class RunLength(ModalScreen[ScriptLength | None]):
     def on_mount(self) -> None:
         self.query_one("#length-steps", Input).focus()
 
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """What was said of the last try goes once the user types again."""
+        event.stop()
+        self.query_one("#length-error", Static).update("")
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         steps = self.query_one("#length-steps", Input).value.strip()

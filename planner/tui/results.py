@@ -57,7 +57,9 @@ class ResultsPane(Vertical):
     """
     BINDINGS = [
         Binding("v", "toggle_view", "Table/Chart"),
-        Binding("o", "app.open_run", "Open run"),
+        Binding(
+            "o", "app.open_run", "Open run", show=False
+        ),  # in ? and the palette: the footer fits 80 columns
         Binding("e", "app.estimate", "Estimate"),
         Binding("g", "toggle_rows", "Grouped/every row", show=False),
         Binding("x", "toggle_explain", "Explain"),

@@ -10,12 +10,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Grid, Horizontal
 from textual.widgets import Input, Label, Select
 
 from planner.errors import PlannerError
-from planner.report.text import seconds_text
-from planner.service import OBJECTIVES, PURCHASES, PlanChoice
+from planner.service import OBJECTIVES, PURCHASES, PlanChoice, duration_text
 from planner.service.inputs import parse_flag
 
 if TYPE_CHECKING:
@@ -38,6 +38,7 @@ class WhatIf(Grid):
     WhatIf Select { width: 1fr; }
     WhatIf Input { width: 1fr; }
     """
+    BINDINGS = [Binding("escape", "leave", "Leave the field", show=False)]
 
     def __init__(
         self,
@@ -124,6 +125,11 @@ class WhatIf(Grid):
             purchase=str(self.query_one("#purchase-whatif", Select).value),
         )
 
+    def action_leave(self) -> None:
+        """esc leaves a what-if field for the plan's table, where the pane's keys (x, v, g) work again."""
+        table = self.screen.query("#options")
+        self.screen.set_focus(table.first() if table else None)
+
     def set_options(self, options: PlanOptions, default_time_value: float | None = None) -> None:
         """Show a plan's options (an opened run's); the change events then match the plan and re-plan
         nothing. `default_time_value`: the $/h of waiting the headline weighed when none was given."""
@@ -131,9 +137,7 @@ class WhatIf(Grid):
             f"default {default_time_value:g}" if default_time_value else "none, e.g. 20"
         )
         deadline = options.deadline_seconds
-        self.query_one("#deadline", Input).value = (
-            seconds_text(deadline).replace(" ", "") if deadline else ""
-        )
+        self.query_one("#deadline", Input).value = duration_text(deadline) if deadline else ""
         tv = options.time_value_per_hour
         self.query_one("#time-value", Input).value = (
             f"{tv:g}" if tv is not None else ""

@@ -84,6 +84,28 @@ def test_digits_type_into_a_text_field_and_switch_panes_elsewhere():
     asyncio.run(scenario())
 
 
+def test_escape_leaves_a_what_if_field_and_the_panes_keys_work_again():
+    """A new user pressed esc in the deadline field, then x: it typed 'x' into the field. esc leaves it for the plan's
+    table; x then shows the whole reasoning."""
+    from planner.tui.results import ResultsPane
+
+    async def scenario():
+        app = PlannerApp(SPEC, estimate_on_open=False)
+        async with started(app, (80, 24)) as pilot:
+            await settled(pilot)
+            await pilot.press("4")
+            deadline = app.query_one("#deadline", Input)
+            deadline.focus()
+            await pilot.press("escape")
+            await pilot.pause(0.1)
+            assert app.focused is not deadline and app.focused.id == "options"
+            await pilot.press("x")
+            await pilot.pause(0.1)
+            assert deadline.value == "" and app.query_one(ResultsPane).answers.explain
+
+    asyncio.run(scenario())
+
+
 def test_escape_closes_the_key_help_from_any_pane():
     async def scenario():
         app = PlannerApp(SPEC, estimate_on_open=False)
