@@ -11,7 +11,7 @@ from planner.core.plan import hourly_rate, option_name
 from planner.core.remarks import LengthNotGiven, PredictedHere
 from planner.core.shown import Shown
 from planner.report.remarks import word
-from planner.report.text import escape, seconds_text, short
+from planner.report.text import counted, escape, seconds_text, short
 from planner.report.why import band_text, headline_reason
 
 if TYPE_CHECKING:
@@ -258,6 +258,10 @@ def terse_footer(
     if dropped:
         more.append("--wide every column")
     more.append("--explain why")
+    if (
+        doc.plan.notes and not verbose
+    ):  # how each figure was made: counted here, worded by --verbose
+        more.append(f"--verbose {counted(len(doc.plan.notes), 'note')}")
     lines = [", ".join(more)]
     if not verbose and (warned := warnings_line(doc, width, " (--verbose: all)")):
         lines.append(warned)
@@ -289,6 +293,7 @@ def warnings_line(doc: PlanDocument, width: int, more: str = "") -> str | None:
     if not warnings:
         return None
     count = f"{len(warnings)} warnings" if len(warnings) > 1 else "warning"
-    tail = more if len(warnings) > 1 else ""
+    first = " ".join(warnings[0].split())
+    tail = more if len(warnings) > 1 or len(first) > max(20, width - len(count) - 4) else ""
     room = max(20, width - len(count) - len(tail) - 4)
-    return f"[yellow]{count}[/]: {short(' '.join(warnings[0].split()), room)}{tail}"
+    return f"[yellow]{count}[/]: {short(first, room)}{tail}"
