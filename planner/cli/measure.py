@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 from dataclasses import asdict
 
 from planner.cli.common import (
@@ -17,7 +18,7 @@ from planner.cli.common import (
     warn,
 )
 from planner.cli.workload import open_workload, refuse_script_flags, say_before_measuring
-from planner.errors import ExitCode, PlannerError, RunError
+from planner.errors import ExitCode, InputError, RunError
 from planner.report.remarks import words
 from planner.report.tables import (
     bench_json,
@@ -156,7 +157,7 @@ def _check_script(service: PlannerService, args: argparse.Namespace) -> int:
     )  # bounded first: a folder too big to ship is refused before reading
     error = service.workloads.script_syntax(path)
     if error is not None:
-        raise PlannerError(
+        raise InputError(  # the input is not a script: bad input (exit 2), as a spec that does not parse
             f"{args.spec} does not parse as Python; its own error: {error}",
             hint="fix the script; `python -m py_compile` shows the same",
         )
@@ -198,7 +199,7 @@ def _check_script(service: PlannerService, args: argparse.Namespace) -> int:
         )
     out.print(
         f"[green]ok[/]: {escape(args.spec)} parses as Python (checked, not run); its steps, parameters, FLOPs and "
-        f"memory are measured by running it: planner bench {escape(given) if given else escape(args.spec) + ' -- ARGS'}",
+        f"memory are measured by running it: planner bench {escape(given) if given else escape(shlex.join([args.spec, '--', *args.script_args]) if args.script_args else args.spec + ' -- ARGS')}",
         highlight=False,
     )
     return ExitCode.OK

@@ -118,3 +118,17 @@ def test_bench_table_is_readable(tmp_path):
     r = planner("bench", EXAMPLES / "custom-policy.yaml", "--device", "cpu", "--seconds", "1")
     assert r.code == 0, r.err
     assert "step time (mean)" in r.out and "samples/s" in r.out
+
+
+def test_check_refuses_a_script_that_does_not_parse_as_bad_input_and_repeats_the_arguments_it_was_given(
+    tmp_path,
+):
+    """A script with a syntax error is bad input (exit 2, as a spec that does not parse; it exited 1), and a script
+    that parses is pointed to its bench with the arguments given to check (it said `-- ARGS`)."""
+    bad = tmp_path / "train.py"
+    bad.write_text("import torch\ndef f(:\n")
+    r = planner("check", bad)
+    assert r.code == 2 and "does not parse as Python" in r.err and "Traceback" not in r.err
+    r = planner("check", EXAMPLES / "scripts" / "reinforce.py", "--", "--episodes", "3000")
+    assert r.code == 0, r.err
+    assert "reinforce.py -- --episodes 3000" in " ".join(r.out.split())
