@@ -5,7 +5,8 @@ every DataLoader epoch) -> its parts and the whole run, with an honest interval.
 
 - setup: spawn to the start of the first step (interpreter, imports, data, model), i.e. the first
   step's end less one steady step, plus what the warm-up steps after it took beyond steady ones
-  (allocator, caches, oneDNN primitives: a step of the first epoch ran ~40% slower here);
+  (allocator, caches, oneDNN primitives: a step of the first epoch ran ~40% slower here) or less than them (an RL
+  agent's first short episodes), never below zero;
 - step time: the mean of the steady steps (the first WARMUP_SHARE dropped, and every step that
   spans an epoch boundary: it holds the evaluation, the checkpoint), its 95% interval (normal
   approximation) and the run-to-run noise of a machine, in quadrature (planner/core/estimate.py);
