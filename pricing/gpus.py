@@ -20,8 +20,8 @@ from typing import Literal
 from planner.errors import InputError, did_you_mean
 
 EXAMPLES = "A100, H100:8, L4:1..4, 24GB..80GB"
-_COUNT = re.compile(r"\d+")
-_MEMORY = re.compile(r"\d+(?:\.\d+)?GB", re.IGNORECASE)
+_COUNT = re.compile(r"\d{1,4}")  # a GPU count: a longer number is not one (and not parsed)
+_MEMORY = re.compile(r"\d{1,6}(?:\.\d{1,6})?GB", re.IGNORECASE)
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9-]*")
 _NEGATIVE = re.compile(r"-\d+(?:\.\d+)?(?:GB)?", re.IGNORECASE)  # -5GB, -2: below zero
 
@@ -78,10 +78,16 @@ def name_matches(asked: str, gpu_name: str) -> bool:
     return gpu == asked or gpu.split("-")[0] == asked
 
 
+def _cut(text: str, most: int = 60) -> str:
+    """`text` quoted, shortened past `most` characters."""
+    return repr(text if len(text) <= most else text[: most - 3] + "...")
+
+
 def parse_gpu_filter(text: str, known: Iterable[str], field: str = "GPU") -> GpuFilter:
     """`text` as a GpuFilter. Raises InputError naming the field, the value and the form (an unknown model: the close
     names)."""
     known = sorted(set(known))
+    said = _cut(text)  # a pasted page is not echoed whole
     name = None
     counts: tuple[int | None, int | None] | None = None
     memory: tuple[float | None, float | None] | None = None
@@ -89,11 +95,11 @@ def parse_gpu_filter(text: str, known: Iterable[str], field: str = "GPU") -> Gpu
         ends = token.split("..", 1)
         ranged = len(ends) == 2
         if not token or not any(ends):
-            raise InputError(f"{field} {text!r}: an empty part", hint=f"write it as {EXAMPLES}")
+            raise InputError(f"{field} {said}: an empty part", hint=f"write it as {EXAMPLES}")
         negative = next((e for e in ends if _NEGATIVE.fullmatch(e)), None)
         if negative is not None:  # -5GB, -2: a size or a count below zero
             raise InputError(
-                f"{field} {text!r}: "
+                f"{field} {said}: "
                 + (
                     f"a GPU's memory must be more than 0 GB, got {negative}"
                     if negative.upper().endswith("GB")
@@ -103,39 +109,37 @@ def parse_gpu_filter(text: str, known: Iterable[str], field: str = "GPU") -> Gpu
             )
         if all(_COUNT.fullmatch(e) or not e for e in ends):
             if counts is not None:
-                raise InputError(
-                    f"{field} {text!r}: two GPU counts", hint=f"write it as {EXAMPLES}"
-                )
+                raise InputError(f"{field} {said}: two GPU counts", hint=f"write it as {EXAMPLES}")
             low, high = (int(e) if e else None for e in (ends[0], ends[-1]))
             counts = (low, high) if ranged else (low, low)
         elif all(_MEMORY.fullmatch(e) or not e for e in ends):
             if memory is not None:
                 raise InputError(
-                    f"{field} {text!r}: two memory sizes", hint=f"write it as {EXAMPLES}"
+                    f"{field} {said}: two memory sizes", hint=f"write it as {EXAMPLES}"
                 )
             low_m, high_m = (float(e[:-2]) if e else None for e in (ends[0], ends[-1]))
             memory = (low_m, high_m) if ranged else (low_m, low_m)
         elif not ranged and _NAME.fullmatch(token):
             if name is not None and not any(name_matches(token, k) for k in known):
                 raise InputError(  # H100:a: a count meant, not a second model
-                    f"{field} {text!r}: the count after ':' must be a whole number or a range like "
-                    f"1..4, got {token!r}",
+                    f"{field} {said}: the count after ':' must be a whole number or a range like "
+                    f"1..4, got {_cut(token)}",
                     hint=f"write it as {EXAMPLES}",
                 )
             if name is not None:
                 raise InputError(
-                    f"{field} {text!r}: two GPU models",
+                    f"{field} {said}: two GPU models",
                     hint="give one model; compare them with `planner prices --gpu`",
                 )
             if not any(name_matches(token, k) for k in known):
                 raise InputError(
-                    f"{field} {text!r}: no GPU named {token!r} in the catalog{did_you_mean(token.upper(), known)}",
+                    f"{field} {said}: no GPU named {_cut(token)} in the catalog{did_you_mean(token.upper(), known)}",
                     hint="the catalog's GPUs: " + ", ".join(known),
                 )
             name = token
         else:
             raise InputError(
-                f"{field} {text!r}: {token!r} is neither a GPU model, a count (8, 1..4) nor a memory size "
+                f"{field} {said}: {_cut(token)} is neither a GPU model, a count (8, 1..4) nor a memory size "
                 "(24GB, 40GB..80GB)",
                 hint=f"write it as {EXAMPLES}",
             )
@@ -144,22 +148,22 @@ def parse_gpu_filter(text: str, known: Iterable[str], field: str = "GPU") -> Gpu
     below_one = [c for c in (c_low, c_high) if c is not None and c < 1]
     if below_one:
         raise InputError(
-            f"{field} {text!r}: a GPU count must be at least 1, got {below_one[0]}",
+            f"{field} {said}: a GPU count must be at least 1, got {below_one[0]}",
             hint=f"write it as {EXAMPLES}",
         )
     if c_low is not None and c_high is not None and c_high < c_low:
         raise InputError(
-            f"{field} {text!r}: the count range's low end comes first",
+            f"{field} {said}: the count range's low end comes first",
             hint=f"write it as {c_high}..{c_low}",
         )
     if m_low is not None and m_high is not None and m_high < m_low:
         raise InputError(
-            f"{field} {text!r}: the memory range's low end comes first",
+            f"{field} {said}: the memory range's low end comes first",
             hint=f"write it as {EXAMPLES}",
         )
     if m_high is not None and m_high <= 0:
         raise InputError(
-            f"{field} {text!r}: a GPU's memory must be more than 0 GB",
+            f"{field} {said}: a GPU's memory must be more than 0 GB",
             hint=f"write it as {EXAMPLES}",
         )
     return GpuFilter(name, c_low, c_high, m_low, m_high, text)

@@ -56,6 +56,16 @@ def test_a_wrong_gpu_is_refused_naming_the_value_and_the_form(text, said):
     assert said in caught.value.render() and repr(text) in caught.value.render()
 
 
+@pytest.mark.parametrize("text", ["9" * 5000, "H100:" + "9" * 5000, "9" * 5000 + "GB"])
+def test_a_number_past_any_count_or_memory_is_refused_not_parsed_and_not_echoed_whole(text):
+    """The fuzzer's `planner prices 999...` (5,000 digits): Python refuses to parse such an int (an internal error);
+    it is no count, and the message quotes its start."""
+    with pytest.raises(InputError) as caught:
+        parse_gpu_filter(text, KNOWN)
+    said = caught.value.render()
+    assert "neither a GPU model, a count" in said and len(said) < 600
+
+
 @pytest.mark.parametrize("text", ["H100:0", "0", "..0"])
 def test_a_zero_count_is_refused_for_that_reason_alone(text):
     with pytest.raises(InputError) as caught:
