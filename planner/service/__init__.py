@@ -15,6 +15,7 @@ A plain object (facade.py) composed of parts, none inheriting from another:
     plan.py         Runs: a spec's run, its launch preview and quotas, a saved spec run's plan
     launch.py       what a launch checks first (preflight), a dry run's LaunchPreview, the fallbacks
     scripts.py      Scripts: the user's own training script estimated, run, and any saved run re-planned
+    script_lengths.py  a script's measurements at other lengths: rented rows for N steps, where the answer changes
 
 The facade's methods are the use cases that measure, predict and plan; each hands its work to the part that owns it.
 It owns no presentation: callers pass callbacks (`on_progress`, ...) and render what comes back.

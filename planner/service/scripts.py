@@ -1,11 +1,5 @@
-"""The user's own training script, unchanged: planned on every instance (`planner estimate train.py`), run
-and journaled (`planner run train.py`), re-planned from its journal (`planner plan RUN_DIR`).
-
-The script is measured here by runner/script.py (Measure.bench_script); its whole run is extrapolated by
-planner/core/script/, and every instance is predicted from its traced step (script_candidates). A run
-journals the script's job (script.json) and each target's timeline (script-results/) the moment it
-arrives, so a replan needs nothing but the journal.
-"""
+"""The user's own training script, unchanged: estimated (every instance predicted from its measurement here), run
+and journaled, re-planned from its journal or from measurements in memory (docs/guides/scripts.md says how)."""
 
 from __future__ import annotations
 
@@ -14,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from planner.core.candidates import LOCAL, measured_candidate
+from planner.core.candidates import LOCAL
 from planner.core.decide import decide
 from planner.core.document import (
     SCRIPT_KIND,
@@ -26,20 +20,16 @@ from planner.core.document import (
 )
 from planner.core.remarks import LengthNotGiven, Said, WhatIfLength
 from planner.core.script import (
-    LENGTHS,
     PER_STEPS,
-    Crossover,
     ScriptEnv,
     ScriptEstimate,
     ScriptJob,
     ScriptLength,
     ScriptRun,
     estimate_or_per_steps,
-    estimate_script,
     gpu_precision,
     length_disagreement,
     length_free_warning,
-    measured_script_candidate,
     script_candidates,
     script_said,
 )
@@ -53,7 +43,6 @@ from planner.service.predictions import (
     auto_benchmarks,
     benchmark_choices,
     hardware,
-    measured_region,
     nothing_priced,
 )
 from planner.service.script_checks import (
@@ -61,6 +50,7 @@ from planner.service.script_checks import (
     script_path,
     script_workdir,
 )
+from planner.service.script_lengths import length_crossovers, measured_rows
 from planner.service.script_run import script_job
 from planner.service.settings import (
     AutoPreview,
@@ -178,12 +168,9 @@ class Scripts:
         on_result: Callable[[str, Measured], None] | None = None,
         cancel: threading.Event | None = None,
     ) -> tuple[PlanDocument, ScriptRun, ScriptEstimate]:
-        """`planner estimate train.py -- ARGS`: the script measured here unchanged (bench_script), its whole
-        run here, every instance in the region predicted from it, decided; and the measurement it rests on.
-        Raises InputError (a region the prices lack; what bench_script refuses), RunError (the script failed).
-        The workload's `env` is set in its environment (ScriptEnv); its `task`, the SkyPilot task that named it, has
-        its resources' choice priced against the answer. `on_result` gets the measurement here as a run journals it
-        (plan_measured plans it again); `cancel` stops the script (Cancelled)."""
+        """`planner estimate train.py -- ARGS`: the script measured here unchanged, every instance predicted from it,
+        decided; and the measurement it rests on (`on_result`: as a run journals it, for plan_measured).
+        Raises InputError, RunError (the script failed), Cancelled (`cancel` was set)."""
         from pricing.catalog import check_region
 
         script, args = workload.path, list(workload.args)
@@ -212,59 +199,13 @@ class Scripts:
         if est.per_steps:  # no length: the answer per PER_STEPS steps, and where it changes
             doc = self.script_plan(replace(job, total_steps=PER_STEPS), run, est, options, gpu)
             doc.plan.warnings.insert(
-                0, length_free_warning(self.length_crossovers(run, options, gpu))
+                0,
+                length_free_warning(
+                    length_crossovers(self.account.catalog().frame, run, options, gpu)
+                ),
             )
             return doc, run, est
         return self.script_plan(job, run, est, options, gpu), run, est
-
-    def length_crossovers(
-        self,
-        run: ScriptRun,
-        options: PlanOptions,
-        gpu: bool | None = None,
-        measured: Callable[[int], list[Candidate]] | None = None,
-    ) -> list[Crossover]:
-        """The run lengths (steps) at which the headline's pick changes, from LENGTHS and bisection between them: a
-        script measured without its length still answers at every length (no measurement is repeated). `measured`:
-        the rows measured on rented instances, for a number of steps (they stand in for those instances' predictions)."""
-        from pricing.catalog import instances
-
-        facts = instances(
-            self.account.catalog().frame, region=options.region, gpu=gpu, purchase=options.purchase
-        )
-        facts_of = hardware()
-        done = {c.target for c in measured(PER_STEPS)} if measured else set()
-        facts = [f for f in facts if f"aws:{f.instance_type}" not in done]
-
-        def pick(steps: int) -> str:
-            est = estimate_script(run, steps, None)
-            rows = [
-                *script_candidates(
-                    run, est, facts, options.purchase, facts_of, options.local_price_per_hour
-                ),
-                *(measured(steps) if measured else []),
-            ]
-            plan = decide(
-                [c.option(steps) for c in rows],
-                options.objective,
-                options.deadline_seconds,
-                options.time_value_per_hour,
-            )
-            return plan.recommendation.target or "none"
-
-        picks = [(n, pick(n)) for n in LENGTHS]
-        out = []
-        for (lo, a), (hi, b) in zip(picks, picks[1:]):
-            if a == b:
-                continue
-            while hi - lo > max(1, lo // 50):  # to 2%
-                mid = (lo + hi) // 2
-                if pick(mid) == a:
-                    lo = mid
-                else:
-                    hi = mid
-            out.append(Crossover(hi, a, b))
-        return out
 
     def script_auto_preview(
         self,
@@ -295,19 +236,11 @@ class Scripts:
         aws: AwsOptions | None = None,
         cancel: threading.Event | None = None,
     ) -> tuple[PlanDocument, RunJournal]:
-        """`planner run train.py --targets local,aws:TYPE,... -- ARGS`: measure the script here and on rented
-        instances (its folder shipped as runner/folder.py bounds and filters it, `requirements` installed at
-        boot), journal each result the moment it arrives (a bench result carrying the script's timeline),
-        plan what was measured, write plan.json. Every instance started is terminated before it returns,
-        also on Ctrl-C, SIGTERM and SIGHUP (runner/session.py), as for a spec.
-        `auto` measures here first, plans every instance from it, and benchmarks the instances that could
-        change the decision (the paid benchmarks `planner estimate train.py` suggests), within the budget;
-        none when training here wins clearly (each choice then says so).
-        Raises InputError (refused before anything is written or launched: budget, region, a folder too big,
-        a requirements file outside it), RunError, Cancelled/KeyboardInterrupt carrying `run_dir`. The workload's
-        `workdir` is the folder the script runs in and that ships (--workdir; default the script's own); its `env` is
-        set in its environment, here (envs and secrets) and on instances (envs only: ScriptEnv); its `requirements`
-        are installed at each instance's boot."""
+        """`planner run train.py --targets local,aws:TYPE,... -- ARGS`: the script measured here and on rented
+        instances (its folder shipped, its requirements installed at boot), each result journaled as it arrives, the
+        plan written as plan.json; `auto` benchmarks what could change the decision (service/script_run.py's steps).
+        Every instance started is terminated before it returns, also on Ctrl-C, SIGTERM and SIGHUP.
+        Raises InputError (refused before anything is written or launched), RunError, RunStopped (its journal)."""
         run = script_run.begin(self, workload, targets, options, seconds, out, callbacks, aws)
         no_credentials = self.runs.auto_without_credentials(targets, run.cb)
         if LOCAL in targets.targets:  # `auto` adds it: every other instance is predicted from it
@@ -403,31 +336,7 @@ class Scripts:
             job = replace(job, total_steps=PER_STEPS)
 
         def measured(steps: int, epochs: int | None) -> list[Candidate]:
-            """The rows measured on rented instances, each target's timeline extrapolated to the run planned."""
-            rows = []
-            for label, m in sorted(results.items()):
-                if not m.target.cloud:
-                    continue
-                region = measured_region(options, m.region)
-                price = self._price_of(m.target.instance_type or "", options, region)
-                if label in runs:
-                    there = estimate_script(runs[label], steps, epochs)
-                    setup = float((m.result.script or {}).get("requirements_seconds") or 0.0)
-                    rows.append(
-                        measured_script_candidate(
-                            m.target,
-                            runs[label],
-                            there,
-                            price,
-                            replace(options, region=region),
-                            setup,
-                        )
-                    )
-                else:
-                    rows.append(
-                        measured_candidate(m.target, m.result, price, region, options.purchase)
-                    )
-            return rows
+            return measured_rows(results, runs, options, self._price_of, steps, epochs)
 
         what_if = job.length != own and own != ScriptLength()
         doc = self.script_plan(
@@ -442,7 +351,9 @@ class Scripts:
             what_if=what_if,
         )
         if est.per_steps:
-            crossovers = self.length_crossovers(here, options, gpu, lambda n: measured(n, None))
+            crossovers = length_crossovers(
+                self.account.catalog().frame, here, options, gpu, lambda n: measured(n, None)
+            )
             doc.plan.warnings.insert(0, length_free_warning(crossovers))
         if what_if:
             doc.plan.say(
