@@ -1,12 +1,6 @@
-"""Parse the units people type: durations ("4h", "90m", "1h30m", "2d", "3600"), numbers for flags,
-always finite and in a stated range, and the AWS names they type (a region, an AMI id, a bucket).
-
-Every parser raises ValueError with a message that says what is accepted, e.g.
-`must be a number between 0 and 10,000 (USD per hour), got 'nan'`; `argparse_type` turns one into
-an argparse `type=` that exits 2 with that message. The ranges of the flags are named here
-(`BENCH_SECONDS`, `USD_PER_HOUR`, ...) so that a value read back from a run journal is held to the
-range the flag had when it was typed (`Range.holds`).
-"""
+"""Parse the units people type (durations, numbers for flags, AWS names), always finite and in a stated range:
+each parser raises ValueError saying what is accepted; the flags' ranges are named here, so a value read back from a
+run journal is held to the range its flag had (`Range.holds`)."""
 
 from __future__ import annotations
 
@@ -28,8 +22,7 @@ _MAX_TEXT = 40  # characters of a number or a duration worth reading
 
 
 def parse_duration(text: str, max_seconds: float = MAX_DURATION_SECONDS) -> float:
-    """Seconds in `text` (more than 0, at most `max_seconds`); raises ValueError with the accepted
-    forms."""
+    """Seconds in `text` (more than 0, at most `max_seconds`); ValueError says the accepted forms."""
     forms = "a duration like 4h, 90m, 1h30m or 2d"
     if not isinstance(text, str) or len(text) > _MAX_TEXT:
         raise ValueError(f"must be {forms}, got {_shown(text)}")
@@ -51,8 +44,7 @@ def parse_duration(text: str, max_seconds: float = MAX_DURATION_SECONDS) -> floa
 
 
 def duration_text(seconds: float) -> str:
-    """A duration as parse_duration reads it back, in whole units where it can: 600 -> '10m', 5400 -> '1h30m',
-    90061 -> '1d1h1m1s', 2.5 -> '2.5s'."""
+    """A duration as parse_duration reads it back: 600 -> '10m', 5400 -> '1h30m', 2.5 -> '2.5s'."""
     if seconds != int(seconds):
         return f"{seconds:g}s"
     left, parts = int(seconds), []
@@ -66,8 +58,7 @@ def duration_text(seconds: float) -> str:
 def parse_number(
     text: str, low: float, high: float, *, low_open: bool = False, unit: str = ""
 ) -> float:
-    """A finite number between `low` and `high` (above `low` when `low_open`): what a float flag
-    such as --seconds, --time-value or --local-price accepts. 'nan', 'inf' and '1e999' are refused."""
+    """A finite number between `low` and `high` (above `low` when `low_open`): a float flag's value ('nan' refused)."""
     return float(Range(low, high, unit, low_open).parse(text))
 
 
@@ -77,8 +68,7 @@ def parse_whole(text: str, low: int, high: int, *, unit: str = "") -> int:
 
 
 def argparse_type(parse: Callable[[str], T], name: str) -> Callable[[str], T]:
-    """`parse` as an argparse `type=`: its ValueError becomes argparse's usage error (exit 2, the
-    message as written, e.g. "argument --seconds: must be a number above 0 and at most 3,600")."""
+    """`parse` as an argparse `type=`: its ValueError becomes argparse's usage error (exit 2, its message)."""
     import argparse
 
     def convert(text: str) -> T:

@@ -57,6 +57,7 @@ class RunPane(Vertical):
         self.cancel_event = threading.Event()
         self.running = False
         self.started = 0.0
+        self._run_id = 0  # of the run under way: events of an earlier one are dropped
         self.rows: dict[str, dict[str, Any]] = {}  # label -> state, elapsed (final), cost, progress
 
     def compose(self) -> ComposeResult:
@@ -159,6 +160,7 @@ class RunPane(Vertical):
         self.running = True
         self.cancel_event.clear()
         self.started = time.monotonic()
+        self._run_id += 1
         self.rows.clear()
         self.query_one("#states", DataTable).clear()
         self.query_one("#run-log", Log).clear()
@@ -182,7 +184,11 @@ class RunPane(Vertical):
 
     @work(thread=True, exclusive=True, group="run")
     def run_worker_thread(self, launch: Launch) -> None:
-        call = planner_app(self).call_from_thread
+        run_id, app = self._run_id, planner_app(self)
+
+        def call(fn: Callable[..., object], *args: object) -> None:
+            """`fn(*args)` on the event loop, unless another run has started since (a late event of this one)."""
+            app.call_from_thread(lambda: fn(*args) if run_id == self._run_id else None)
 
         def on_state(label: str, state: str, elapsed: float, cost: float) -> None:
             call(self.set_state, label, state, cost)
