@@ -32,7 +32,6 @@ from planner.errors import PlannerError
 from planner.report.tables import script_rows
 from planner.service import (
     PlannerService,
-    RunLengthUnknown,
     ScriptEnv,
     ScriptLength,
     ScriptWorkload,
@@ -57,6 +56,7 @@ from planner.tui.messages import (
 from planner.tui.quitting import Quitting
 from planner.tui.results import ResultsPane
 from planner.tui.run import RunPane
+from planner.tui.saved_run import open_saved, script_title
 from planner.tui.targets import TargetsPane
 from planner.tui.workload import WorkloadPane
 
@@ -70,12 +70,6 @@ FOCUS_ON_SHOW = {
     "results": "#options",
     "instances": "#instance-table",
 }
-
-
-def script_title(script: str, args: list[str]) -> str:
-    """The title of a script's plan: its file name and arguments, as the user runs it ('convnet.py --epochs 20'),
-    whether it was opened by a relative path or from a saved run's absolute one."""
-    return f"{Path(script).name} {' '.join(args)}".strip()
 
 
 def after_panes(action: Callable[[PlannerApp], None]) -> Callable[[PlannerApp], None]:
@@ -543,103 +537,8 @@ class PlannerApp(Quitting, App):
         )
 
     def open_run(self, run_dir: str, length: ScriptLength | None = None) -> None:
-        """Show a saved run: its plan (every instance it did not measure predicted) and its spec (a script's
-        run: the script, read-only, and what was found in it; planned for `length`, None: its own, which a run
-        measured without one keeps; a length it cannot be planned for is asked for again)."""
-        path = Path(run_dir)
-        try:
-            if self.service.journals.is_script_run(path):
-                unknown, planned = None, ""
-                try:
-                    job, measured, est = self.service.journals.saved_script(path, length)
-                    rows = script_rows(measured, est)
-                    planned = (  # `s` changes it
-                        f": per {est.total_steps:,} steps (its length: s)"
-                        if est.per_steps
-                        else f": {est.total_steps:,} optimizer steps planned"
-                    )
-                except (
-                    RunLengthUnknown
-                ) as exc:  # a length it cannot count: shown, another asked for
-                    job, unknown = self.service.journals.script_job(path), exc.message
-                    rows = [
-                        ("whole run", "its length is not known: s gives it (steps or epochs)")
-                    ]  # measured, not measuring
-                given = {  # this session's secrets (the command line's, the script's): never journaled
-                    **(self.given_env.secrets if self.given_env else {}),
-                    **(
-                        self.script.env.secrets
-                        if self.script is not None and self.script.env
-                        else {}
-                    ),
-                }
-                env = ScriptEnv(job.env, {k: v for k, v in given.items() if k in job.secret_names})
-                self.script = ScriptWorkload(
-                    job.path, tuple(job.args), None, None, job.workdir, env, job.task
-                )
-                missing = [n for n in job.secret_names if n not in given]
-                if (
-                    missing and str(path) != self.results.run_dir
-                ):  # once per run opened, not at each length planned
-                    self.notify(
-                        f"its secrets ({', '.join(missing)}) were never journaled: a run from here goes without "
-                        "them (give them: planner tui RUN_DIR --secret NAME)",
-                        severity="warning",
-                    )
-                self.query_one(WorkloadPane).show_script(
-                    job.path,
-                    job.args,
-                    rows,
-                    job.script,
-                    workdir=job.workdir,
-                    task=job.task,
-                    env=env,
-                )
-                self.sub_title = script_title(job.script, job.args) + planned
-                if unknown is not None:
-                    self.ask_length(
-                        unknown, length, functools.partial(self.open_run, str(path)), str(path)
-                    )
-                    return
-                if length is not None:
-                    self.service.journals.keep_script_length(path, length)
-                self.script = replace(
-                    self.script, total_steps=job.total_steps, epochs=job.epochs
-                )  # what `r` runs
-                self.results.show_status(
-                    "no run length given: planned per 1,000 steps; s gives the run's length"
-                    if est.per_steps
-                    else ""
-                )
-                self.results.open_run(str(path), self.script, job.length)
-                self._runs_beside(path)
-                self.action_show("results")
-                return
-        except PlannerError as exc:
-            self.notify(f"{run_dir}: {exc.message.splitlines()[0]}", severity="error")
-            return
-        try:
-            spec = self.service.workloads.load(path / "spec.json")
-        except PlannerError as exc:
-            self.notify(
-                f"{run_dir}: not a run directory ({exc.message.splitlines()[0]})", severity="error"
-            )
-            return
-        from planner.service import SpecWorkload
-
-        shown = (
-            str(path / "spec.yaml") if (path / "spec.yaml").is_file() else str(path / "spec.json")
-        )
-        self.query_one(WorkloadPane).load(shown, estimate=False)
-        self.results.open_run(str(path), SpecWorkload(spec, shown))
-        self._runs_beside(path)
-        self.action_show("results")
-
-    def _runs_beside(self, run_dir: Path) -> None:
-        """A saved run opened: its re-runs journal beside it, and `o` lists its neighbours (unless the app was
-        given a folder for them)."""
-        if self.runs_folder is None:
-            self.runs_folder = run_dir.resolve().parent
+        """Show a saved run: its plan and its workload (planner/tui/saved_run.py)."""
+        open_saved(self, run_dir, length)
 
     # ------------------------------------------------------------------ editing, theme
 

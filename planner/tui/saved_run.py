@@ -1,0 +1,100 @@
+"""A saved run opened in the TUI (`planner tui RUN_DIR`, `o`): its plan, and its workload as the run journaled it (a
+script's: read-only, with what was found in it and the session's secrets it names; a spec's: in the editor)."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from planner.errors import PlannerError
+from planner.report.tables import script_rows
+from planner.service import RunLengthUnknown, ScriptEnv, ScriptLength, ScriptWorkload, SpecWorkload
+from planner.tui.workload import WorkloadPane
+
+if TYPE_CHECKING:
+    from planner.tui.app import PlannerApp
+
+
+def script_title(script: str, args: list[str]) -> str:
+    """The title of a script's plan: its file name and arguments, as the user runs it ('convnet.py --epochs 20'),
+    whether it was opened by a relative path or from a saved run's absolute one."""
+    return f"{Path(script).name} {' '.join(args)}".strip()
+
+
+def open_saved(app: PlannerApp, run_dir: str, length: ScriptLength | None = None) -> None:
+    """Show a saved run: its plan (every instance it did not measure predicted) and its workload (a script's run
+    planned for `length`, None: its own, which a run measured without one keeps; a length it cannot be planned for
+    is asked for again)."""
+    path = Path(run_dir)
+    try:
+        if app.service.journals.is_script_run(path):
+            _open_script_run(app, path, length)
+            return
+        spec = app.service.workloads.load(path / "spec.json")
+    except PlannerError as exc:
+        app.notify(f"{run_dir}: {exc.message.splitlines()[0]}", severity="error")
+        return
+    shown = str(path / "spec.yaml") if (path / "spec.yaml").is_file() else str(path / "spec.json")
+    app.query_one(WorkloadPane).load(shown, estimate=False)
+    app.results.open_run(str(path), SpecWorkload(spec, shown))
+    _shown(app, path)
+
+
+def _open_script_run(app: PlannerApp, path: Path, length: ScriptLength | None) -> None:
+    """A script's run: the script read-only with what was found in it, planned for `length`. Raises PlannerError."""
+    unknown, planned, est = None, "", None
+    try:
+        job, measured, est = app.service.journals.saved_script(path, length)
+        rows = script_rows(measured, est)
+        planned = (  # `s` changes it
+            f": per {est.total_steps:,} steps (its length: s)"
+            if est.per_steps
+            else f": {est.total_steps:,} optimizer steps planned"
+        )
+    except RunLengthUnknown as exc:  # a length it cannot count: shown, another asked for
+        job, unknown = app.service.journals.script_job(path), exc.message
+        rows = [("whole run", "its length is not known: s gives it (steps or epochs)")]
+    given = {  # this session's secrets (the command line's, the script's): never journaled
+        **(app.given_env.secrets if app.given_env else {}),
+        **(app.script.env.secrets if app.script is not None and app.script.env else {}),
+    }
+    env = ScriptEnv(job.env, {k: v for k, v in given.items() if k in job.secret_names})
+    app.script = ScriptWorkload(job.path, tuple(job.args), None, None, job.workdir, env, job.task)
+    missing = [n for n in job.secret_names if n not in given]
+    if (
+        missing and str(path) != app.results.run_dir
+    ):  # once per run opened, not at each length planned
+        app.notify(
+            f"its secrets ({', '.join(missing)}) were never journaled: a run from here goes without them (give "
+            "them: planner tui RUN_DIR --secret NAME)",
+            severity="warning",
+        )
+    app.query_one(WorkloadPane).show_script(
+        job.path, job.args, rows, job.script, workdir=job.workdir, task=job.task, env=env
+    )
+    app.sub_title = script_title(job.script, job.args) + planned
+    if unknown is not None or est is None:
+        app.ask_length(
+            unknown or "", length, functools.partial(open_saved, app, str(path)), str(path)
+        )
+        return
+    if length is not None:
+        app.service.journals.keep_script_length(path, length)
+    app.script = replace(app.script, total_steps=job.total_steps, epochs=job.epochs)  # `r` runs it
+    app.results.show_status(
+        "no run length given: planned per 1,000 steps; s gives the run's length"
+        if est.per_steps
+        else ""
+    )
+    app.results.open_run(str(path), app.script, job.length)
+    _shown(app, path)
+
+
+def _shown(app: PlannerApp, path: Path) -> None:
+    """A saved run opened: its re-runs journal beside it, and `o` lists its neighbours (unless the app was given a
+    folder for them); the Results pane shown."""
+    if app.runs_folder is None:
+        app.runs_folder = path.resolve().parent
+    app.action_show("results")
