@@ -35,11 +35,12 @@ def say_before_measuring(
     then: str = "",
     predict_only: bool = False,
     estimate: bool = False,
+    validate: bool = False,
 ) -> None:
     """What the measurement will do, said on stderr before it starts: a script's run here and where it is stopped
     (with --predict-only, its trace on the stand-in alone), or, for an estimate, that it measures a spec in fp32 where
     this CPU would emulate its precision (bench, validate and run measure the spec's own). Raises InputError (a script
-    that is not there)."""
+    that is not there; a length it needs and lacks: a deadline's, `validate`'s)."""
     if not isinstance(workload, ScriptWorkload):
         if (
             estimate
@@ -54,16 +55,20 @@ def say_before_measuring(
             highlight=False,
         )
     else:
-        _say_script_cap(service, workload, args, then)
+        _say_script_cap(service, workload, args, then, validate)
 
 
 def _say_script_cap(
-    service: PlannerService, script: ScriptWorkload, args: argparse.Namespace, then: str = ""
+    service: PlannerService,
+    script: ScriptWorkload,
+    args: argparse.Namespace,
+    then: str = "",
+    validate: bool = False,
 ) -> None:
     """Say, before it starts, what a script's measurement will do and where it is stopped (a script that is not
     there is refused first: InputError)."""
     service.workloads.check_script(script.path, script.workdir)
-    service.workloads.check_length(script, getattr(args, "deadline", None))
+    service.workloads.check_length(script, getattr(args, "deadline", None), validate)
     running = " ".join([script.path, *script.args]) + (
         f" in {Path(script.workdir).resolve()}" if script.workdir else ""
     )

@@ -24,6 +24,7 @@ from planner.service.script_checks import (
     check_validated_epochs,
     names_a_gpu,
     refuse_deadline_without_length,
+    refuse_validate_without_length,
     script_path,
     script_workdir,
 )
@@ -247,10 +248,14 @@ class Workloads:
         run = timeline_here(results)
         return run, estimate_or_per_steps(run, script.total_steps, script.epochs, list(script.args))
 
-    def check_length(self, workload: ScriptWorkload, deadline_seconds: float | None) -> None:
-        """Whether the plan asked of the script needs its run's length and lacks it (a deadline): said before anything
-        is measured. Raises InputError."""
+    def check_length(
+        self, workload: ScriptWorkload, deadline_seconds: float | None, validate: bool = False
+    ) -> None:
+        """Whether what is asked of the script needs its run's length and lacks it (a deadline, `validate`): said
+        before anything is measured. Raises InputError."""
         refuse_deadline_without_length(workload, deadline_seconds)
+        if validate:
+            refuse_validate_without_length(workload)
 
     def traced_first(self, script: str | Path) -> bool:
         """Whether the script is traced on the stand-in GPU before it is measured here: its text names CUDA

@@ -55,6 +55,7 @@ from planner.service.script_checks import (
     capped_too_soon,
     check_validated_epochs,
     names_a_gpu,
+    refuse_validate_without_length,
     script_path,
     script_workdir,
     this_cpu,
@@ -420,6 +421,7 @@ class Measure:
             workload, workdir=str(cwd)
         )  # measured, run whole and measured again there
         check_validated_epochs(args, epochs)
+        refuse_validate_without_length(workload)
         run, est = self.bench_script(workload, seconds, on_progress=on_progress, label="bench")
         if (
             run.predicted_here

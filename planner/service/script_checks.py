@@ -255,6 +255,18 @@ class ScriptValidation:
         }
 
 
+def refuse_validate_without_length(workload: ScriptWorkload) -> None:
+    """validate compares the estimate of the whole run with the run itself: with no length given, refused before
+    anything is measured (the measurement cannot know it unless the script ends inside it). Raises InputError."""
+    if workload.total_steps is not None or workload.epochs is not None:
+        return
+    raise InputError(
+        "validate compares the estimate of the whole run with the run itself, and the run's length was not given",
+        hint="give --total-steps N (the optimizer steps the script's own arguments run) or --epochs N (its "
+        "DataLoader epochs)",
+    )
+
+
 def refuse_deadline_without_length(
     workload: ScriptWorkload | ScriptLength, deadline_seconds: float | None
 ) -> None:
