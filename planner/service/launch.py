@@ -107,7 +107,9 @@ def states_as_launched(
 
     def said(label: str, state: str, elapsed: float, cost: float) -> None:
         target = where.get(label)
-        if target is not None:
+        if (
+            target is not None and target.cloud
+        ):  # this machine's label is its device's (local-cpu), kept
             label = measured_target(target, instances.get(label)).label()
         on_state(label, state, elapsed, cost)
 

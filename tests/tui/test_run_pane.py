@@ -148,3 +148,21 @@ def test_the_instances_pane_loads_when_it_opens_with_age_expiry_and_cost(monkeyp
             ],
         )
         asyncio.run(scenario())
+
+
+def test_this_machines_state_keeps_its_device_label_and_an_instances_is_said_under_the_type_launched():
+    """A new user saw a phantom 'local-None' row beside 'local' in every run: the states said under the instance type
+    launched (--fallback next) had relabelled this machine's too (CI once saw two 'local' rows)."""
+    from planner.core.candidates import LOCAL, Target
+    from planner.service.launch import states_as_launched
+
+    said: list[str] = []
+    on_state = states_as_launched(
+        lambda label, *_: said.append(label),
+        {"local-cpu": LOCAL, "aws-g4dn.xlarge": Target("aws", "g4dn.xlarge")},
+        {},
+    )
+    assert on_state is not None
+    on_state("local-cpu", "running", 0.0, 0.0)
+    on_state("aws-g4dn.xlarge", "booting", 0.0, 0.0)
+    assert said == ["local-cpu", "aws-g4dn.xlarge"]
