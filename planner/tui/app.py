@@ -391,6 +391,14 @@ class PlannerApp(Quitting, App):
         except PlannerError as exc:
             self.notify(exc.render(), severity="error")
             return
+        problem = self.service.account.credentials_problem()
+        if problem is not None:  # refused before asking, as `planner run` refuses it
+            self.notify(
+                f"the instances picked need AWS credentials: {problem}; or unpick them to measure here only",
+                severity="error",
+                timeout=30,
+            )
+            return
         refusal = preview.quota_refusal()
         if refusal is not None:  # the account's state, not the user's input: no "bad input:" title
             self.notify(f"{refusal.message}\nto fix: {refusal.hint}", severity="error", timeout=30)

@@ -295,6 +295,10 @@ def test_a_run_that_rents_asks_first_and_no_launches_nothing(tmp_path, monkeypat
     from planner.tui.dialogs import ConfirmLaunch
 
     without_aws_credentials(monkeypatch, tmp_path)
+    monkeypatch.setenv(
+        "AWS_ACCESS_KEY_ID", "testing"
+    )  # credentials found (never used: nothing launches)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
     spec = tmp_path / "tiny.yaml"
     spec.write_text(TINY)
 
