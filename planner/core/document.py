@@ -35,7 +35,7 @@ from planner.core.decide import (
 from planner.core.kinds import AnswerName, Objective, Purchase
 
 if TYPE_CHECKING:
-    from planner.core.remarks import Remark
+    from planner.core.remarks import LengthNotGiven, WhatIfLength
     from planner.workload.spec import WorkloadSpec
 
 SCHEMA_VERSION = 6  # docs/reference/json.md: the versions
@@ -185,11 +185,19 @@ class PlanDocument:
         return self.plan.answers.get(name)
 
     @property
-    def what_if_length(self) -> Remark | None:
+    def what_if_length(self) -> WhatIfLength | None:
         """A script run's plan for a length that is not the run's own (a what-if), and both lengths; None otherwise."""
         from planner.core.remarks import WhatIfLength
 
         return next((n for n in self.plan.notes if isinstance(n, WhatIfLength)), None)
+
+    @property
+    def length_not_given(self) -> LengthNotGiven | None:
+        """A script planned without its run's length: per PER_STEPS steps, and where the answer changes; None
+        otherwise."""
+        from planner.core.remarks import LengthNotGiven
+
+        return next((w for w in self.plan.warnings if isinstance(w, LengthNotGiven)), None)
 
     @property
     def spans_regions(self) -> bool:

@@ -177,13 +177,9 @@ def steps_word(w: WorkloadSummary) -> str:
 def script_length_text(doc: PlanDocument) -> str:
     """A script plan's length as its title says it: '4,480 optimizer steps', or, planned without the run's length,
     'per 1,000 optimizer steps (no length given)'."""
-    from planner.core.remarks import LengthNotGiven
-
     w = doc.workload
     steps = f"{w.total_steps:,} {steps_word(w)}"
-    if any(isinstance(x, LengthNotGiven) for x in doc.plan.warnings):
-        return f"per {steps} (no length given)"
-    return steps
+    return f"per {steps} (no length given)" if doc.length_not_given else steps
 
 
 def plan_title(doc: PlanDocument) -> str:

@@ -191,7 +191,7 @@ def _boot_share(o: RankedOption) -> str:
 
 def length_line(doc: PlanDocument) -> str:
     """A script planned without its length: said whole under the answer, since the answer may change with it."""
-    said = next((word(w) for w in doc.plan.warnings if isinstance(w, LengthNotGiven)), "")
+    said = word(doc.length_not_given) if doc.length_not_given else ""
     return f"  [yellow]{escape(said[:1].upper() + said[1:])}[/]" if said else ""
 
 

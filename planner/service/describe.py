@@ -243,9 +243,9 @@ class Workloads:
         whole run extrapolated for its length (per 1,000 steps without one). Raises InputError (no measurement here;
         RunLengthUnknown: a length it cannot count)."""
         from planner.core.script import estimate_or_per_steps
-        from planner.service.journals import timeline_here
+        from planner.service.journals import measured_timelines, timeline_here
 
-        run = timeline_here(results)
+        run = timeline_here(measured_timelines(results))
         return run, estimate_or_per_steps(run, script.total_steps, script.epochs, list(script.args))
 
     def check_length(

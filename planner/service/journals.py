@@ -105,9 +105,9 @@ class Journals:
 
 def here_label(journal: RunJournal, runs: dict[str, ScriptRun]) -> str:
     """The label of this machine's timeline among a script run's (what every other instance is predicted from)."""
-    for label in sorted(runs):
-        if label.startswith("local-"):
-            return label
+    label = _local_label(runs)
+    if label is not None:
+        return label
     job = journal.read_script()
     again = " ".join(shlex.quote(a) for a in [job.script, *(["--"] + job.args if job.args else [])])
     raise InputError(
@@ -117,16 +117,30 @@ def here_label(journal: RunJournal, runs: dict[str, ScriptRun]) -> str:
     )
 
 
-def timeline_here(results: dict[str, Measured]) -> ScriptRun:
-    """This machine's timeline among a script's measurements (what every other instance is predicted from).
-    Raises InputError (none yet)."""
-    for label, m in sorted(results.items()):
-        if label.startswith("local-") and m.result.status == "ok" and m.result.script:
-            return ScriptRun.from_json(m.result.script)
-    raise InputError(
-        "no measurement of the script here yet: every other instance is predicted from it",
-        hint="estimate it first (e)",
-    )
+def _local_label(runs: dict[str, ScriptRun]) -> str | None:
+    """This machine's label among a script's timelines (local-cpu, local-cuda); None when it has none."""
+    return next((label for label in sorted(runs) if label.startswith("local-")), None)
+
+
+def measured_timelines(results: dict[str, Measured]) -> dict[str, ScriptRun]:
+    """The script timelines of measurements held in memory (an estimate's, a run's as they arrive), by label."""
+    return {
+        label: ScriptRun.from_json(m.result.script)
+        for label, m in results.items()
+        if m.result.status == "ok" and m.result.script
+    }
+
+
+def timeline_here(runs: dict[str, ScriptRun]) -> ScriptRun:
+    """This machine's timeline among a script's (what every other instance is predicted from). Raises InputError
+    (none yet)."""
+    label = _local_label(runs)
+    if label is None:
+        raise InputError(
+            "no measurement of the script here yet: every other instance is predicted from it",
+            hint="estimate it first (e)",
+        )
+    return runs[label]
 
 
 def timelines(journal: RunJournal, results: dict[str, Measured]) -> dict[str, ScriptRun]:

@@ -18,7 +18,7 @@ from planner.core.document import (
     TaskChoice,
     WorkloadSummary,
 )
-from planner.core.remarks import LengthNotGiven, Said, WhatIfLength
+from planner.core.remarks import Said, WhatIfLength
 from planner.core.script import (
     PER_STEPS,
     ScriptEnv,
@@ -37,7 +37,13 @@ from planner.errors import InputError
 from planner.journal import RunJournal
 from planner.service import script_run
 from planner.service.bench import ProgressFn
-from planner.service.journals import Journals, here_label, timeline_here, timelines
+from planner.service.journals import (
+    Journals,
+    here_label,
+    measured_timelines,
+    timeline_here,
+    timelines,
+)
 from planner.service.plan import Runs, saved_options
 from planner.service.predictions import (
     auto_benchmarks,
@@ -174,7 +180,6 @@ class Scripts:
         from pricing.catalog import check_region
 
         script, args = workload.path, list(workload.args)
-        total_steps, epochs = workload.total_steps, workload.epochs
         check_region(
             self.account.catalog().frame, options.region
         )  # before the measurement, not after it
@@ -186,7 +191,7 @@ class Scripts:
             script,
             args,
             seconds,
-            epochs is not None,
+            workload.epochs is not None,
             cancel=cancel,
             on_progress=on_progress,
             workdir=cwd,
@@ -195,17 +200,8 @@ class Scripts:
         )
         if on_result is not None:
             on_result(*script_run.measured_here(script_path(script), run, seconds))
-        est = estimate_or_per_steps(run, total_steps, epochs, args)
-        if est.per_steps:  # no length: the answer per PER_STEPS steps, and where it changes
-            doc = self.script_plan(replace(job, total_steps=PER_STEPS), run, est, options, gpu)
-            doc.plan.warnings.insert(
-                0,
-                length_free_warning(
-                    length_crossovers(self.account.catalog().frame, run, options, gpu)
-                ),
-            )
-            return doc, run, est
-        return self.script_plan(job, run, est, options, gpu), run, est
+        doc, est = self._plan_measured(job, job.length, run, {}, {}, options, gpu, False, None)
+        return doc, run, est
 
     def script_auto_preview(
         self,
@@ -218,12 +214,11 @@ class Scripts:
         """`planner run train.py --targets auto --dry-run`: what `auto` would benchmark, chosen as run_script
         chooses (the script measured here, free; nothing journaled, nothing rented), and for what length. Raises as
         estimate_script."""
-        planned, _run, est = self.estimate_script(
+        planned, _run, _est = self.estimate_script(
             workload, options, seconds, on_progress=on_progress
         )
         choices = auto_benchmarks(benchmark_choices(planned.plan, aws), planned)
-        length = next((w for w in planned.plan.warnings if isinstance(w, LengthNotGiven)), None)
-        return AutoPreview(choices, length if est.per_steps else None)
+        return AutoPreview(choices, planned.length_not_given)
 
     def run_script(
         self,
@@ -279,7 +274,7 @@ class Scripts:
         results = journal.read_results()
         runs = timelines(journal, results)
         here = here_label(journal, runs)
-        return self._plan_measured(
+        doc, _est = self._plan_measured(
             own.with_length(length),
             own.length,
             runs[here],
@@ -290,6 +285,7 @@ class Scripts:
             measured_only,
             journal.path,
         )
+        return doc
 
     def plan_measured(
         self,
@@ -302,16 +298,15 @@ class Scripts:
         """A script's plan over measurements already made (`results`, by label, as a run journals them: an estimate
         re-planned for another length or other options, a run's results as they arrive), for the workload's length.
         Raises InputError (no result here: every other instance is predicted from it; a length it cannot count)."""
-        here = timeline_here(results)
-        runs = {
-            label: ScriptRun.from_json(m.result.script)
-            for label, m in results.items()
-            if m.result.status == "ok" and m.result.script
-        }
+        runs = measured_timelines(results)
+        here = timeline_here(runs)
         cwd = script_workdir(script_path(workload.path), workload.workdir)
         env = workload.env or ScriptEnv()
         job = script_job(workload, seconds, cwd if workload.workdir is not None else None, env)
-        return self._plan_measured(job, job.length, here, results, runs, options, gpu, False, None)
+        doc, _est = self._plan_measured(
+            job, job.length, here, results, runs, options, gpu, False, None
+        )
+        return doc
 
     def _plan_measured(
         self,
@@ -324,10 +319,10 @@ class Scripts:
         gpu: bool | None,
         measured_only: bool,
         run_dir: Path | None,
-    ) -> PlanDocument:
+    ) -> tuple[PlanDocument, ScriptEstimate]:
         """THE plan of a script's measurements: this machine's timeline extrapolated for the job's length (per PER_STEPS
         steps without one), each rented instance's from its own, every other instance predicted; a what-if when the
-        job's length is not the run's own (`own`)."""
+        job's length is not the run's own (`own`). Returns the plan and this machine's whole run."""
         est = estimate_or_per_steps(here, job.total_steps, job.epochs, job.args)
         if (
             est.per_steps
@@ -367,7 +362,7 @@ class Scripts:
                     ],
                 )
             )
-        return doc
+        return doc, est
 
     def replan(
         self,
