@@ -20,7 +20,8 @@ from planner.cli.workload import check_one_length, open_workload, say_before_mea
 from planner.errors import ExitCode
 from planner.report.answers import predicted_footer
 from planner.report.remarks import word
-from planner.report.text import counted, escape
+from planner.report.remarks.script import length_text
+from planner.report.text import escape
 from planner.service import (
     SCRIPT_KIND,
     PlanChoice,
@@ -142,7 +143,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         stderr().print(
             f"note: {escape(word(what_if))} (kept in its script.json); a plan without a length plans that"
             if what_if is not None
-            else f"note: {escape(_length_words(length))} kept as the run's length (its script.json): a plan "
+            else f"note: {escape(length_text(length.total_steps, length.epochs))} kept as the run's length (its script.json): a plan "
             "without a length plans it, another length is a what-if",
             highlight=False,
         )
@@ -168,13 +169,6 @@ def cmd_plan(args: argparse.Namespace) -> int:
             )
     write_chart(doc, args.chart)
     return ExitCode.OK if doc.recommendation.target else ExitCode.RUNTIME_FAILURE
-
-
-def _length_words(length: ScriptLength) -> str:
-    """'5,000 steps' or '3 epochs'."""
-    if length.total_steps:
-        return counted(length.total_steps, "step")
-    return counted(length.epochs or 0, "epoch")
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:

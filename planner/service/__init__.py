@@ -38,6 +38,7 @@ _WHERE = {
     "choice_json": "planner.core.document_json",
     "RunLengthUnknown": "planner.core.script",
     "ScriptEnv": "planner.core.script",
+    "ScriptEstimate": "planner.core.script",
     "ScriptJob": "planner.core.script",
     "ScriptLength": "planner.core.script",
     "Progress": "planner.core.progress",
@@ -89,7 +90,13 @@ if TYPE_CHECKING:
     from planner.core.document import SCRIPT_KIND, LeftRunning, PlanDocument
     from planner.core.document_json import choice_json
     from planner.core.progress import Progress
-    from planner.core.script import RunLengthUnknown, ScriptEnv, ScriptJob, ScriptLength
+    from planner.core.script import (
+        RunLengthUnknown,
+        ScriptEnv,
+        ScriptEstimate,
+        ScriptJob,
+        ScriptLength,
+    )
     from planner.core.task import ENV_NAME, Task, TaskOrigin
     from planner.errors import Cancelled
     from planner.journal import Measured
@@ -177,6 +184,7 @@ __all__ = [
     "SpecFields",
     "SpecValidation",
     "ScriptEnv",
+    "ScriptEstimate",
     "ScriptJob",
     "ScriptLength",
     "ScriptBench",

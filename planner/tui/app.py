@@ -56,7 +56,7 @@ from planner.tui.messages import (
 from planner.tui.quitting import Quitting
 from planner.tui.results import ResultsPane
 from planner.tui.run import RunPane
-from planner.tui.saved_run import open_saved, script_title
+from planner.tui.saved_run import open_saved, planned_text, script_title
 from planner.tui.targets import TargetsPane
 from planner.tui.workload import WorkloadPane
 
@@ -538,11 +538,7 @@ class PlannerApp(Quitting, App):
             self.show_script([("whole run", exc.message.splitlines()[0])])
             return
         self.show_script(script_rows(measured, est))
-        self.sub_title += (
-            f": per {est.total_steps:,} steps (its length: s)"
-            if est.per_steps
-            else f": {est.total_steps:,} optimizer steps planned"
-        )
+        self.sub_title += planned_text(est)
 
     def open_run(self, run_dir: str, length: ScriptLength | None = None) -> None:
         """Show a saved run: its plan and its workload (planner/tui/saved_run.py)."""

@@ -14,6 +14,7 @@ from planner.service import RunLengthUnknown, ScriptEnv, ScriptLength, ScriptWor
 from planner.tui.workload import WorkloadPane
 
 if TYPE_CHECKING:
+    from planner.service import ScriptEstimate
     from planner.tui.app import PlannerApp
 
 
@@ -21,6 +22,13 @@ def script_title(script: str, args: list[str]) -> str:
     """The title of a script's plan: its file name and arguments, as the user runs it ('convnet.py --epochs 20'),
     whether it was opened by a relative path or from a saved run's absolute one."""
     return f"{Path(script).name} {' '.join(args)}".strip()
+
+
+def planned_text(est: ScriptEstimate) -> str:
+    """The length a script's plan is of, after its title (`s` changes it)."""
+    if est.per_steps:
+        return f": per {est.total_steps:,} steps (its length: s)"
+    return f": {est.total_steps:,} optimizer steps planned"
 
 
 def open_saved(app: PlannerApp, run_dir: str, length: ScriptLength | None = None) -> None:
@@ -48,11 +56,7 @@ def _open_script_run(app: PlannerApp, path: Path, length: ScriptLength | None) -
     try:
         job, measured, est = app.service.journals.saved_script(path, length)
         rows = script_rows(measured, est)
-        planned = (  # `s` changes it
-            f": per {est.total_steps:,} steps (its length: s)"
-            if est.per_steps
-            else f": {est.total_steps:,} optimizer steps planned"
-        )
+        planned = planned_text(est)
     except RunLengthUnknown as exc:  # a length it cannot count: shown, another asked for
         job, unknown = app.service.journals.script_job(path), exc.message
         rows = [("whole run", "its length is not known: s gives it (steps or epochs)")]

@@ -29,8 +29,11 @@ def _flops(n: float) -> str:
     return f"{n:.3g} FLOPs"
 
 
-def _length(steps: int | None, epochs: int | None) -> str:
-    return f"{steps:,} steps" if steps else f"{epochs or 0:,} epochs"
+def length_text(steps: int | None, epochs: int | None) -> str:
+    """A script run's length as the user gave it: '5,000 steps', or '3 epochs' ('1 epoch')."""
+    from planner.report.text import counted
+
+    return counted(steps, "step") if steps else counted(epochs or 0, "epoch")
 
 
 def _pick(target: str) -> str:
@@ -66,9 +69,7 @@ def _benched_per_steps(x: r.BenchedPerSteps) -> str:
 
 @word.register
 def _what_if_length(x: r.WhatIfLength) -> str:
-    return (
-        f"planned for {_length(*x.planned)}, a what-if: the run's own length is {_length(*x.own)}"
-    )
+    return f"planned for {length_text(*x.planned)}, a what-if: the run's own length is {length_text(*x.own)}"
 
 
 @word.register
