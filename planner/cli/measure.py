@@ -71,7 +71,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         threads=args.threads,
         processes=args.processes,
     )
-    say_before_measuring(service, args, workload)
+    say_before_measuring(service, args, workload, here=args.device != "cuda")
     with progress() as on_progress:
         result = service.bench(workload, options, on_progress=on_progress)
     if isinstance(result, ScriptBench):

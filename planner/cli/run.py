@@ -111,7 +111,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     def on_choices(choices: list) -> None:
         _say_choices(choices)
 
-    say_before_measuring(service, args, workload)
+    say_before_measuring(service, args, workload, here=any(not t.cloud for t in targets.targets))
     try:
         with progress() as on_progress:
             callbacks = RunCallbacks(

@@ -34,16 +34,16 @@ def say_before_measuring(
     workload: Workload,
     then: str = "",
     predict_only: bool = False,
-    estimate: bool = False,
+    here: bool = True,
     validate: bool = False,
 ) -> None:
     """What the measurement will do, said on stderr before it starts: a script's run here and where it is stopped
-    (with --predict-only, its trace on the stand-in alone), or, for an estimate, that it measures a spec in fp32 where
-    this CPU would emulate its precision (bench, validate and run measure the spec's own). Raises InputError (a script
-    that is not there; a length it needs and lacks: a deadline's, `validate`'s)."""
+    (with --predict-only, its trace on the stand-in alone), or that a spec is measured in fp32 where this CPU would
+    emulate its precision (`here`: this machine's CPU measures it; every command measures a CPU so). Raises
+    InputError (a script that is not there; a length it needs and lacks: a deadline's, `validate`'s)."""
     if not isinstance(workload, ScriptWorkload):
         if (
-            estimate
+            here
             and not predict_only
             and (emulated := service.workloads.emulated_here(workload.spec))
         ):

@@ -204,23 +204,13 @@ def run_bench(
     return result
 
 
-# The CPU instructions that run a 16-bit precision natively (/proc/cpuinfo flags): without them PyTorch's CPU autocast
-# converts through fp32, and a bf16 step was measured 51-75x slower than fp32 on such a CPU (issue 40).
-HALF_UNITS = {
-    "bf16": ({"avx512_bf16", "amx_bf16", "bf16", "svebf16"}, "AVX-512 BF16 or AMX"),
-    "fp16": ({"avx512_fp16", "amx_fp16", "fphp"}, "AVX-512 FP16 or AMX-FP16"),
-}
-
-
 def emulated_here(precision: str, flags: set[str] | None = None) -> EmulatedHere | None:
-    """Why this machine would emulate `precision` (None when it runs it natively, or cannot tell): measured in fp32."""
-    from pricing.catalog import local_cpu_flags
+    """Why this machine would emulate `precision` (None when it runs it natively, or cannot tell): the bench here
+    trains in fp32 instead (runner.bench.procfs.emulated_precision, the rule on every CPU)."""
+    from runner.bench.procfs import emulated_precision
 
-    needed = HALF_UNITS.get(precision)
-    flags = local_cpu_flags() if flags is None else flags
-    if needed is None or flags is None or flags & needed[0]:
-        return None
-    return EmulatedHere(precision, needed[1])
+    found = emulated_precision(precision, flags)
+    return EmulatedHere(found["precision"], found["units"]) if found else None
 
 
 def measure_here(
@@ -233,12 +223,7 @@ def measure_here(
     """This machine's measurement of `spec` for a plan: at the spec's batch when the bench fits
     LOCAL_BENCH_BUDGET_BYTES here, else at a smaller batch scaled to the spec's (said in its
     warnings). A workload too big for even that is a `does_not_fit` result, not an error. A 16-bit precision this
-    CPU would emulate (`emulated_here`) is measured in fp32, and said first in its warnings."""
-    emulated = emulated_here(spec.train.precision) if options.device == "cpu" else None
-    if emulated:
-        spec = spec.model_copy(
-            update={"train": spec.train.model_copy(update={"precision": "fp32"})}
-        )
+    CPU would emulate is measured in fp32 by the bench itself, and said first in its warnings."""
     batch = local_batch(spec, fp, memory_available())
     result = run_bench(
         spec,
@@ -248,8 +233,6 @@ def measure_here(
         batch_size=batch if batch != spec.batch_size else None,
         cancel=cancel,
     )
-    if emulated and result.status == "ok":
-        result.warnings = [remark_json(emulated), *(result.warnings or [])]
     return scaled_to_spec(result, spec.batch_size)
 
 

@@ -135,8 +135,8 @@ class Workloads:
         return RunJournal.open(run_dir).read_spec()
 
     def emulated_here(self, spec: WorkloadSpec) -> str:
-        """Why an estimate measures `spec` in fp32 on this CPU (its precision has no units here), said before it
-        measures; '' when it measures the spec's own precision."""
+        """Why this CPU measures `spec` in fp32 (its precision has no units here; every CPU's bench does so), said
+        before it measures; '' when it measures the spec's own precision."""
         emulated = emulated_here(spec.train.precision)
         return word(emulated) if emulated is not None else ""
 

@@ -349,5 +349,8 @@ def record(result: BenchResult, m: Measurement) -> None:
     result.step_seconds_min, result.coefficient_of_variation = min(m.times), s.cv
     result.samples_per_second = result.batch_size / s.mean
     result.warmup_seconds, result.warmup_steps = m.warmup_seconds, m.warmup_steps
-    result.stopped_because, result.warnings = m.stopped_because, list(m.warnings)
+    result.stopped_because = m.stopped_because
+    result.warnings += list(
+        m.warnings
+    )  # after what the run said before it (a precision it trains in fp32)
     result.interruption = m.interruption

@@ -116,3 +116,34 @@ def tree_cpu_jiffies() -> int | None:
         return sum(int(v) for fields in mine for v in fields[11:15]) if mine else None
     except ValueError:
         return None
+
+
+def cpuinfo_path() -> str:
+    """/proc/cpuinfo, or the file PLANNER_CPUINFO names (another processor's, to plan or test as on it)."""
+    return os.environ.get("PLANNER_CPUINFO") or "/proc/cpuinfo"
+
+
+def cpu_flags() -> set[str] | None:
+    """This machine's CPU feature flags (/proc/cpuinfo's x86 `flags` or Arm `Features` line), or None."""
+    path = cpuinfo_path()
+    found = _field(path, "flags") or _field(path, "Features")
+    return set(found.split()) if found else None
+
+
+# The CPU instructions that run a 16-bit precision natively (/proc/cpuinfo flags): without them PyTorch's CPU autocast
+# converts through fp32, and a bf16 step was measured 51-75x slower than fp32 on such a CPU (issue 40).
+HALF_UNITS = {
+    "bf16": ({"avx512_bf16", "amx_bf16", "bf16", "svebf16"}, "AVX-512 BF16 or AMX"),
+    "fp16": ({"avx512_fp16", "amx_fp16", "fphp"}, "AVX-512 FP16 or AMX-FP16"),
+}
+
+
+def emulated_precision(precision: str, flags: set[str] | None = None) -> dict[str, str] | None:
+    """The remark a CPU without `precision`'s units gives (as the planner's `emulated_here` JSON), or None when it
+    has them or cannot tell: such a CPU trains in fp32, the precision anyone would train in there, on every path
+    (a spec's bench, its validate run, a rented CPU instance)."""
+    needed = HALF_UNITS.get(precision)
+    flags = cpu_flags() if flags is None else flags
+    if needed is None or flags is None or flags & needed[0]:
+        return None
+    return {"kind": "emulated_here", "precision": precision, "units": needed[1]}

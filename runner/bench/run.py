@@ -31,6 +31,7 @@ from runner.bench.machine import (
     peak_rss_bytes,
     process_age_seconds,
 )
+from runner.bench.procfs import emulated_precision
 from runner.bench.result import BenchResult
 from runner.bench.workloads import WorkloadError, build
 
@@ -182,6 +183,12 @@ def _new_result(job: dict[str, Any]) -> BenchResult:
     )
 
 
+def in_fp32(job: dict[str, Any]) -> dict[str, Any]:
+    """The job with its spec's precision fp32."""
+    spec = job["spec"]
+    return {**job, "spec": {**spec, "train": {**spec["train"], "precision": "fp32"}}}
+
+
 def _does_not_fit(job: dict[str, Any], result: BenchResult, device: torch.device) -> bool:
     need, have = job.get("memory_estimate_bytes"), available_memory(device)
     result.memory_available_bytes = have
@@ -199,7 +206,7 @@ def run_job(job: dict[str, Any], progress: Callable[[dict], None] | None = None)
     """The job's result; a bench an interruption notice stopped before it had steps enough to time is a failed one
     that says so (`interruption`: the notice)."""
     try:
-        return _run_job(job, progress)
+        result = _run_job(job, progress)
     except InterruptedBench as exc:
         result = _new_result(job)
         result.device = (
@@ -207,6 +214,12 @@ def run_job(job: dict[str, Any], progress: Callable[[dict], None] | None = None)
         )
         result.message, result.interruption = str(exc), interruption() or "interrupted"
         return result
+    result.warnings.sort(
+        key=lambda w: not (isinstance(w, dict) and w.get("kind") == "emulated_here")
+    )
+    return (
+        result  # a precision trained in fp32 said first: it is why the step is not the spec's own
+    )
 
 
 def _run_job(job: dict[str, Any], progress: Callable[[dict], None] | None = None) -> BenchResult:
@@ -221,6 +234,10 @@ def _run_job(job: dict[str, Any], progress: Callable[[dict], None] | None = None
         return result
     result.device = device.type
     result.device_name = torch.cuda.get_device_name(device) if device.type == "cuda" else cpu_name()
+    if device.type == "cpu" and (emulated := emulated_precision(result.precision)):
+        job = in_fp32(job)  # a CPU without the precision's units trains in fp32, and says so
+        result.precision = "fp32"
+        result.warnings.append(emulated)
     fitted = None
     if device.type == "cpu" and not job.get("threads") and int(job.get("processes") or 1) == 1:
         fitted = (

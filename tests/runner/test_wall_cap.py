@@ -51,11 +51,11 @@ def test_a_step_longer_than_the_wall_cap_ends_the_bench_and_estimate_answers_fro
 
 def test_a_precision_this_cpu_would_emulate_is_measured_in_fp32_and_said(tmp_path, monkeypatch):
     """Issue 40: a bf16 spec on a CPU without bf16 units (no AVX-512 BF16, no AMX) emulated each step 51-75x slower and
-    never answered. Such a CPU (its flags stood in for: this machine has AMX) measures fp32 and says so first; every
-    CPU instance is still predicted for its own bf16 units."""
-    import pricing.catalog
+    never answered. Such a CPU (its /proc/cpuinfo stood in for by PLANNER_CPUINFO, read by the bench's own child
+    process) measures fp32 and says so first, in estimate, bench and run alike; every CPU instance is still predicted
+    for its own bf16 units."""
     from planner.service import PlannerService, plan_options
-    from planner.service.bench import emulated_here
+    from planner.service.bench import BenchOptions, emulated_here
 
     spec_path = tmp_path / "bf16.yaml"
     spec_path.write_text(
@@ -69,7 +69,9 @@ def test_a_precision_this_cpu_would_emulate_is_measured_in_fp32_and_said(tmp_pat
         emulated_here("bf16", {"avx512f", "amx_bf16"}) is None
         and emulated_here("fp32", {"avx2"}) is None
     )
-    monkeypatch.setattr(pricing.catalog, "local_cpu_flags", lambda cpuinfo=None: {"avx2", "fma"})
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("model name\t: Old Xeon\nflags\t\t: fpu avx2 fma\n")
+    monkeypatch.setenv("PLANNER_CPUINFO", str(cpuinfo))
     service = PlannerService()
     workload = service.workloads.open(str(spec_path))
     assert "bf16 would be emulated here" in service.workloads.emulated_here(workload.spec)
@@ -90,3 +92,9 @@ def test_a_precision_this_cpu_would_emulate_is_measured_in_fp32_and_said(tmp_pat
     assert (
         doc.workload.precision == "bf16"
     )  # the plan is still of the spec: bf16 wherever it has units
+    benched = service.bench(workload, BenchOptions(seconds=0.5, device="cpu"))
+    assert benched.precision == "fp32" and "bf16 would be emulated" in words(benched.warnings)[0]
+    monkeypatch.setenv(
+        "PLANNER_CPUINFO", str(tmp_path / "none")
+    )  # cannot tell: the spec's own precision
+    assert service.bench(workload, BenchOptions(seconds=0.5, device="cpu")).precision == "bf16"
