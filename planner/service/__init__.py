@@ -77,7 +77,7 @@ _WHERE = {
     "parse_duration": "planner.units",
     "duration_text": "planner.units",
     "PlannerService": "planner.service.facade",
-    "ScriptBench": "planner.service.workload",
+    "ScriptBench": "planner.service.pipelines",
     "ScriptWorkload": "planner.service.workload",
     "SpecWorkload": "planner.service.workload",
     "Workload": "planner.service.workload",
@@ -113,6 +113,7 @@ if TYPE_CHECKING:
     )
     from planner.service.journals import SavedRun
     from planner.service.launch import preflight
+    from planner.service.pipelines import ScriptBench
     from planner.service.script_checks import ScriptValidation, unsteady_reason
     from planner.service.settings import (
         AutoPreview,
@@ -127,7 +128,6 @@ if TYPE_CHECKING:
         resolve_objective,
     )
     from planner.service.workload import (
-        ScriptBench,
         ScriptWorkload,
         SpecWorkload,
         Workload,

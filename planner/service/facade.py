@@ -15,11 +15,10 @@ from planner.service.bench import BenchOptions
 from planner.service.describe import Workloads
 from planner.service.journals import Journals
 from planner.service.measure import Measure
+from planner.service.pipelines import Parts, ScriptBench
 from planner.service.plan import Runs
 from planner.service.predictions import Predict
 from planner.service.scripts import Scripts
-from planner.service.settings import AutoPreview
-from planner.service.workload import SCRIPT_SECONDS, SPEC_SECONDS, ScriptBench, ScriptWorkload
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
     from planner.core.document import PlanDocument, PlanOptions
@@ -29,8 +28,14 @@ if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads i
     from planner.service.calibration import Calibration
     from planner.service.launch import LaunchPreview
     from planner.service.script_checks import ScriptValidation
-    from planner.service.settings import AwsOptions, PlanChoice, RunCallbacks, TargetChoice
-    from planner.service.workload import SpecWorkload, Workload
+    from planner.service.settings import (
+        AutoPreview,
+        AwsOptions,
+        PlanChoice,
+        RunCallbacks,
+        TargetChoice,
+    )
+    from planner.service.workload import ScriptWorkload, SpecWorkload, Workload
     from runner.bench.result import BenchResult
     from runner.session import BenchSession
 
@@ -47,6 +52,7 @@ class PlannerService:
         self._predict = Predict(self.account, self.workloads)
         self._runs = Runs(self.account, self.workloads, self._predict)
         self._scripts = Scripts(self.account, self._measure, self._runs, self.journals)
+        self._parts = Parts(self._measure, self._predict, self._runs, self._scripts)
 
     # ------------------------------------------------------------------ measure, predict, plan: any workload
 
@@ -89,14 +95,7 @@ class PlannerService:
         extrapolated. `cancel` ends a script's measurement (a spec's bench is bounded by its seconds and its wall cap).
         Raises InputError (a device or processes this machine lacks; not a script; a script's length that cannot be
         known), RunError (the bench or the script failed), Cancelled (a script's)."""
-        options = options or BenchOptions()
-        if isinstance(workload, ScriptWorkload):
-            return ScriptBench(
-                *self._measure.bench_script(
-                    workload, options.seconds, cancel, on_progress, per_steps=True
-                )
-            )
-        return self._measure.bench(workload.spec, options, None, on_progress)
+        return workload.pipeline(self._parts).bench(options or BenchOptions(), on_progress, cancel)
 
     @overload
     def validate(
@@ -141,10 +140,9 @@ class PlannerService:
         from `options.seconds` of steps, against the script run whole with its own arguments (its length is the
         workload's). `recheck`: measure again after the run, to tell a drifting machine.
         Raises InputError, RunError (a bench failed; the run failed or outlasted three times the estimate)."""
-        options = options or BenchOptions()
-        if isinstance(workload, ScriptWorkload):
-            return self._measure.validate_script(workload, options.seconds, recheck, on_progress)
-        return self._measure.validate(workload.spec, epochs, options, on_progress, recheck)
+        return workload.pipeline(self._parts).validate(
+            options or BenchOptions(), epochs, on_progress, recheck
+        )
 
     def estimate(
         self,
@@ -162,27 +160,8 @@ class PlannerService:
         instance, decide. `on_result` gets the measurement here (estimate_from plans it again); `cancel` stops it;
         `threads` is a spec's bench's (a script sets its own). Raises InputError (a region the prices lack; a script
         that is not one, or a length it cannot count), RunError (the bench or the script failed), Cancelled."""
-        if isinstance(workload, ScriptWorkload):
-            return self._scripts.estimate_script(
-                workload,
-                options,
-                SCRIPT_SECONDS if seconds is None else seconds,
-                gpu,
-                on_progress,
-                predict_only,
-                on_result,
-                cancel,
-            )[0]
-        return self._predict.estimate(
-            workload.spec,
-            options,
-            SPEC_SECONDS if seconds is None else seconds,
-            gpu,
-            on_progress,
-            predict_only,
-            on_result,
-            threads,
-            cancel,
+        return workload.pipeline(self._parts).estimate(
+            options, seconds, gpu, on_progress, predict_only, on_result, threads, cancel
         )
 
     def estimate_from(
@@ -195,9 +174,7 @@ class PlannerService:
         """The plan over measurements already made (an estimate re-planned for other options, a script's for another
         length; a run's results as they arrive). Raises InputError (a region the prices lack; a script's: no result
         here, a length it cannot count)."""
-        if isinstance(workload, ScriptWorkload):
-            return self._scripts.plan_measured(workload, options, results, gpu)
-        return self._predict.estimate_from(workload.spec, options, results, gpu)
+        return workload.pipeline(self._parts).estimate_from(options, results, gpu)
 
     def auto_preview(
         self,
@@ -209,19 +186,7 @@ class PlannerService:
     ) -> AutoPreview:
         """`planner run SPEC|train.py --targets auto --dry-run`: this machine measured (free) and what `auto` would
         benchmark (a script without its length: for 1,000 steps, and said). Raises as estimate."""
-        if isinstance(workload, ScriptWorkload):
-            return self._scripts.script_auto_preview(
-                workload, options, aws, SCRIPT_SECONDS if seconds is None else seconds, on_progress
-            )
-        return AutoPreview(
-            self._predict.auto_preview(
-                workload.spec,
-                options,
-                SPEC_SECONDS if seconds is None else seconds,
-                aws,
-                on_progress,
-            )
-        )
+        return workload.pipeline(self._parts).auto_preview(options, aws, seconds, on_progress)
 
     def run(
         self,
@@ -239,22 +204,14 @@ class PlannerService:
         threads and processes); its run has no session to return (None).
         Raises InputError (refused before anything is written or launched), Cancelled or KeyboardInterrupt carrying
         the run's directory and what it left, RunError."""
-        if isinstance(workload, ScriptWorkload):
-            doc, journal = self._scripts.run_script(
-                workload, targets, options, bench.seconds, out, callbacks, aws, cancel
-            )
-            return doc, journal, None
-        return self._runs.run(
-            workload.spec, workload.text, targets, options, bench, out, callbacks, aws, cancel
+        return workload.pipeline(self._parts).run(
+            targets, options, bench, out, callbacks, aws, cancel
         )
 
     def check_run(self, workload: Workload, targets: TargetChoice, aws: AwsOptions) -> None:
         """What `run` refuses of its targets and AWS options before it measures anything, also for a dry run: a
         script's --fallback next without this machine among the targets. Raises InputError."""
-        from planner.service.script_run import refuse_fallback_without_here
-
-        if isinstance(workload, ScriptWorkload):
-            refuse_fallback_without_here(targets, aws)
+        workload.pipeline(self._parts).check_run(targets, aws)
 
     def calibrate(self, run_dirs: list[str], dry_run: bool = False) -> Calibration:
         """`planner calibrate RUN_DIR...`: measured against predicted steps, appended to the calibration file.
@@ -277,7 +234,7 @@ class PlannerService:
         """What `planner run` would launch, each price and worst case, the vCPU quotas it counts against; with
         --fallback next and a spec `workload`, the instances its plan (`options`) ranks next for each.
         Raises InputError (over the budget, too many instances, a region the prices lack)."""
-        spec = None if workload is None or isinstance(workload, ScriptWorkload) else workload.spec
+        spec = workload.planned_spec if workload is not None else None
         return self._runs.launch_preview(aws_types, aws, spec, options)
 
     def bench_cost(self, aws_types: list[str], aws: AwsOptions) -> float:

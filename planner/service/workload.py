@@ -6,17 +6,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from planner.core.script import ScriptEnv, ScriptEstimate, ScriptRun
+    from planner.core.script import ScriptEnv
     from planner.core.task import TaskOrigin
+    from planner.service.pipelines import Parts, ScriptPipeline, SpecPipeline
     from planner.workload.spec import WorkloadSpec
-
-SPEC_SECONDS = 5.0  # an estimate's measurement here, when the caller does not say: a spec's bench
-SCRIPT_SECONDS = (
-    10.0  # a script's training steps (it starts slower and settles later than the bench)
-)
 
 
 @dataclass(frozen=True)
@@ -35,6 +31,17 @@ class SpecWorkload:
     def stem(self) -> str:
         """What its run journals are named by."""
         return self.spec.name
+
+    @property
+    def planned_spec(self) -> WorkloadSpec:
+        """The spec its plan predicts every instance from (its layers)."""
+        return self.spec
+
+    def pipeline(self, parts: Parts) -> SpecPipeline:
+        """Its way through the use cases: benched by the harness, predicted from its layers."""
+        from planner.service.pipelines import SpecPipeline
+
+        return SpecPipeline(self, parts)
 
 
 @dataclass(frozen=True)
@@ -60,6 +67,17 @@ class ScriptWorkload:
         """What its run journals are named by: the script's name without .py."""
         return PurePath(self.path).stem
 
+    @property
+    def planned_spec(self) -> None:
+        """None: a script's plan is of its measured and traced steps, not of a spec's layers."""
+        return None
+
+    def pipeline(self, parts: Parts) -> ScriptPipeline:
+        """Its way through the use cases: run unchanged here, traced on the stand-in GPU."""
+        from planner.service.pipelines import ScriptPipeline
+
+        return ScriptPipeline(self, parts)
+
 
 Workload = SpecWorkload | ScriptWorkload
 
@@ -67,10 +85,3 @@ Workload = SpecWorkload | ScriptWorkload
 def is_script(path: str) -> bool:
     """A path names a training script (a .py file), not a spec: the one place the kind is told from the name."""
     return str(path).endswith(".py")
-
-
-class ScriptBench(NamedTuple):
-    """A script's bench: its run here as measured, and its whole run extrapolated from it."""
-
-    run: ScriptRun
-    estimate: ScriptEstimate
