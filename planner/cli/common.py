@@ -256,6 +256,23 @@ def print_shown(args: argparse.Namespace, shown: Any) -> None:
         stderr().print(line, highlight=False, markup=False)
 
 
+def _print_plan_table(out: Any, table: Any) -> None:
+    """The table at its own width when that is wider than the terminal (`--wide`: every column whole, the terminal
+    wrapping its lines rather than Rich cutting its numbers), else at the terminal's."""
+    from rich.measure import Measurement
+
+    need = Measurement.get(out, out.options.update(max_width=10_000), table).maximum
+    if need <= out.width:
+        out.print(table)
+        return
+    width = out.width
+    out.width = need  # Console.print(width=) never passes the console's own
+    try:
+        out.print(table, crop=False)
+    finally:
+        out.width = width
+
+
 def print_plan(doc: PlanDocument, args: argparse.Namespace, saved: bool = False) -> None:
     """The plan on stdout. table: the terse answer (report.terse.terse_answer), the grouped table (at most TERSE_ROWS
     rows unless the rows were asked for), one line of warnings; --explain: the same answer first, then the table with
@@ -285,8 +302,8 @@ def print_plan(doc: PlanDocument, args: argparse.Namespace, saved: bool = False)
             out.print(plan_title(doc), highlight=False)
             for line in terse_answer(doc):
                 out.print(line, highlight=False)
-            out.print(
-                plan_table(doc, width=out.width, wide=args.wide, options=options, titled=False)
+            _print_plan_table(
+                out, plan_table(doc, width=out.width, wide=args.wide, options=options, titled=False)
             )
             print_shown(args, shown)
             out.print(recommendation_text(doc), highlight=False)
@@ -296,7 +313,7 @@ def print_plan(doc: PlanDocument, args: argparse.Namespace, saved: bool = False)
             for line in head:
                 out.print(line, highlight=False)
             table = plan_table(doc, width=out.width, wide=args.wide, options=options, terse=True)
-            out.print(table)
+            _print_plan_table(out, table)
             dropped = [
                 c for c in PLAN_COLUMNS if c not in {str(col.header) for col in table.columns}
             ]

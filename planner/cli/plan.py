@@ -53,7 +53,7 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     region = args.region or default_region()
     workload = open_workload(service, args, ("threads",))
     options = options_of(args, region)
-    say_before_measuring(service, args, workload, predict_only=args.predict_only, estimate=True)
+    say_before_measuring(service, args, workload, predict_only=args.predict_only)
     with progress() as on_progress:
         doc = service.estimate(
             workload,
@@ -123,7 +123,8 @@ def _print_predicted_footer(
     """Under a plan with predicted rows: where they come from, and the paid benchmarks that would settle it."""
     out = stdout()
     for line in predicted_footer(doc, spec, script_args, explain):
-        out.print(line, highlight=False, markup=False)
+        command = "planner run " in line  # one line however long: the terminal wraps it, a paste runs it
+        out.print(line, highlight=False, markup=False, soft_wrap=command)
 
 
 def cmd_plan(args: argparse.Namespace) -> int:

@@ -137,7 +137,7 @@ def predicted_footer(
             for region, ts in benchmark_regions(doc, benchmark).items()
         ]  # a run launches in one region
         if not explain:
-            return [f"A paid benchmark would settle it: {' ; '.join(commands)}"]
+            return ["A paid benchmark would settle it:", *(f"  {command}" for command in commands)]
         lines += [
             f"  -> {command}"
             + (

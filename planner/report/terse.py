@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from planner.core.document import SCRIPT_KIND
 from planner.core.plan import hourly_rate, option_name
-from planner.core.remarks import LengthNotGiven, PredictedHere
+from planner.core.remarks import EmulatedPrecision, LengthNotGiven, PredictedHere
 from planner.core.shown import Shown
 from planner.report.remarks import word
 from planner.report.text import counted, escape, seconds_text, short
@@ -205,8 +205,17 @@ def terse_answer(doc: PlanDocument) -> list[str]:
         _rival_line(doc),
         _gpu_line(doc),
         _close_instances_line(doc),
+        _emulated_line(doc),
     ]
     return [line for line in lines if line]
+
+
+def _emulated_line(doc: PlanDocument) -> str:
+    """The recommended GPU runs the precision emulated (bf16 on a T4 or V100): said beside the answer, not only
+    behind --verbose, since the answer rests on it."""
+    rec = doc.recommended
+    said = next((n for n in rec.note if isinstance(n, EmulatedPrecision)), None) if rec else None
+    return f"  [yellow]Caveat[/]: {escape(word(said))}." if said else ""
 
 
 def _cpu_as_written_line(doc: PlanDocument) -> str:

@@ -409,3 +409,34 @@ def test_a_close_call_inside_an_answer_that_would_swap_here_and_rent_makes_the_h
     plan = decide(workload(1.0, 0.0, 698, [(3.0, 1.0)], [(0.09375, 30.0, "ampere")]))
     assert plan.answers["rent"].verdict != "too_close" and plan.recommendation.choice_rival is None
     assert plan.recommendation.verdict == plan.recommendation.choice_comparison.verdict
+
+
+def test_a_recommended_gpu_that_emulates_the_precision_says_so_beside_the_answer():
+    """A bf16 spec answered 'Rent ... (T4)' kept the T4's no-bf16 warning behind --verbose (a new user's trial): the
+    answer rests on it, so the terse answer says it; a GPU with the units says nothing of it."""
+    from dataclasses import replace
+
+    from planner.core.document import PlanDocument, PlanOptions, WorkloadSummary
+    from planner.core.remarks import EmulatedPrecision
+    from planner.report.terse import terse_answer
+
+    def answer(emulated: bool) -> str:
+        options = workload(1.0, 0.0, 20_000, [(1.0, 0.2)], [(0.01, 0.5, "turing")])
+        if emulated:
+            options = [
+                replace(o, note=(EmulatedPrecision("T4", "bf16", "fp16"),))
+                if o.device == "cuda"
+                else o
+                for o in options
+            ]
+        plan = decide(options)
+        doc = PlanDocument(
+            WorkloadSummary("w", "mlp", "classification", 1, 1, 1, 1, 1, "bf16", "device"),
+            plan,
+            PlanOptions(),
+        )
+        assert doc.recommended is not None and doc.recommended.device == "cuda"
+        return "\n".join(terse_answer(doc))
+
+    assert "Caveat" in answer(True) and "T4 has no bf16 tensor cores" in answer(True)
+    assert "Caveat" not in answer(False)
