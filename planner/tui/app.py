@@ -301,7 +301,7 @@ class PlannerApp(Quitting, App):
         if message.spec is not None and self._estimate_when_valid:
             self._estimate_when_valid = False
             self.action_estimate()
-        elif message.spec is not None:
+        else:  # an invalid spec too: the plan shown is of the last valid one
             self.results.mark_stale(message.spec)
 
     @after_panes

@@ -243,7 +243,9 @@ class ResultsPane(Vertical):
         """The editor's spec changed: say whether the plan shown is still of it."""
         if self.doc is not None and not self.estimating:
             self._status(
-                ""
+                "the spec is not valid: this plan is of the last valid one (see the Workload pane)"
+                if spec is None
+                else ""
                 if spec == getattr(self.workload, "spec", None)
                 else "the spec changed since this plan: e estimates the edited spec"
             )

@@ -23,11 +23,32 @@ if TYPE_CHECKING:
 from planner.tui.messages import WhatIfChanged
 
 OBJECTIVE_CHOICES = tuple((o, o) for o in OBJECTIVES)
+REGION_WORDS = {"all": "all (each instance's cheapest)"}
 PURCHASE_CHOICES = tuple((p, p) for p in PURCHASES)
 
 
 def _field(label: str, widget) -> Horizontal:
     return Horizontal(Label(label, classes="whatif-label"), widget, classes="whatif-field")
+
+
+def _flag_input(flag: str, placeholder: str, widget_id: str) -> Input:
+    """A field read by the CLI's rule for `flag`, marked invalid as it is typed (not only when Enter refuses it)."""
+    from textual.validation import Function
+
+    def ok(text: str) -> bool:
+        try:
+            parse_flag(flag, text.strip()) if text.strip() else None
+        except ValueError:
+            return False
+        return True
+
+    return Input(
+        placeholder=placeholder,
+        id=widget_id,
+        compact=True,
+        validators=[Function(ok, f"not a value {flag} takes")],
+        validate_on=["changed", "submitted", "blur"],
+    )
 
 
 class WhatIf(Grid):
@@ -37,6 +58,7 @@ class WhatIf(Grid):
     WhatIf .whatif-label { width: auto; padding-right: 1; color: $text-muted; }
     WhatIf Select { width: 1fr; }
     WhatIf Input { width: 1fr; }
+    WhatIf Input.-invalid { background: $error 30%; }
     """
     BINDINGS = [Binding("escape", "leave", "Leave the field", show=False)]
 
@@ -62,14 +84,14 @@ class WhatIf(Grid):
         """Every region of the catalog in the region select, its value kept (no change event: nothing to re-plan)."""
         if len(self.regions) > 1:
             return
-        regions = self.read_regions()
+        regions = [*self.read_regions(), "all"]  # all: each instance in its cheapest region
         self.regions = (
             regions if self.initial_region in regions else [self.initial_region, *regions]
         )
         select = self.query_one("#region-whatif", Select)
         value = select.value
         with select.prevent(Select.Changed):
-            select.set_options([(r, r) for r in self.regions])
+            select.set_options([(REGION_WORDS.get(r, r), r) for r in self.regions])
             select.value = value
 
     def compose(self) -> ComposeResult:
@@ -82,7 +104,7 @@ class WhatIf(Grid):
         yield _field(
             "region",
             Select(
-                [(r, r) for r in self.regions],
+                [(REGION_WORDS.get(r, r), r) for r in self.regions],
                 value=self.initial_region,
                 id="region-whatif",
                 allow_blank=False,
@@ -99,11 +121,9 @@ class WhatIf(Grid):
                 compact=True,
             ),
         )
-        yield _field("deadline", Input(placeholder="none, e.g. 4h", id="deadline", compact=True))
-        yield _field(
-            "waiting $/h", Input(placeholder="none, e.g. 20", id="time-value", compact=True)
-        )
-        yield _field("local $/h", Input(placeholder="0", id="local-price", compact=True))
+        yield _field("deadline", _flag_input("--deadline", "none, e.g. 4h", "deadline"))
+        yield _field("waiting $/h", _flag_input("--time-value", "none, e.g. 20", "time-value"))
+        yield _field("local $/h", _flag_input("--local-price", "0", "local-price"))
 
     def options(self) -> PlanChoice:
         """The plan options the controls show, each field read by the CLI's rule for its flag

@@ -121,6 +121,12 @@ def test_a_plan_of_another_spec_says_so(tmp_path):
             await wait_for(pilot, lambda: app.spec is not None and app.spec.train.epochs == 4000)
             await pilot.pause(0.2)
             assert "the spec changed since this plan: e estimates" in text_of(app, "#answers")
+            editor.text = editor.text.replace("epochs: 4000", "epochs: -3")  # not valid: said too
+            await wait_for(pilot, lambda: app.spec is None)
+            await pilot.pause(0.2)
+            assert "the spec is not valid: this plan is of the last valid one" in text_of(
+                app, "#answers"
+            )
 
     asyncio.run(scenario())
 
@@ -389,7 +395,10 @@ def test_what_if_fields_are_read_by_the_clis_rules(tmp_path):
             local_price = results.query_one("#local-price")
             local_price.focus()
             await pilot.pause(0.1)
-            await pilot.press("minus", "1", "enter")
+            await pilot.press("minus", "1")
+            await pilot.pause(0.1)
+            assert local_price.has_class("-invalid")  # marked as it is typed, before Enter refuses it
+            await pilot.press("enter")
             await pilot.pause(0.3)
             said = [n.message for n in app._notifications]
             assert any(
@@ -398,6 +407,8 @@ def test_what_if_fields_are_read_by_the_clis_rules(tmp_path):
             assert results.doc == before  # nothing re-planned with a refused value
             deadline = results.query_one("#deadline")
             deadline.value, local_price.value = "90m", ""
+            await pilot.pause(0.1)
+            assert not local_price.has_class("-invalid") and not deadline.has_class("-invalid")
             deadline.focus()
             await pilot.press("enter")
             await wait_for(
