@@ -123,7 +123,8 @@ def _print_predicted_footer(
     """Under a plan with predicted rows: where they come from, and the paid benchmarks that would settle it."""
     out = stdout()
     for line in predicted_footer(doc, spec, script_args, explain):
-        command = "planner run " in line  # one line however long: the terminal wraps it, a paste runs it
+        # a command is one line however long: the terminal wraps it, a paste runs it
+        command = "planner run " in line
         out.print(line, highlight=False, markup=False, soft_wrap=command)
 
 

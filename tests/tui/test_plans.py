@@ -397,7 +397,8 @@ def test_what_if_fields_are_read_by_the_clis_rules(tmp_path):
             await pilot.pause(0.1)
             await pilot.press("minus", "1")
             await pilot.pause(0.1)
-            assert local_price.has_class("-invalid")  # marked as it is typed, before Enter refuses it
+            # marked as it is typed, before Enter refuses it
+            assert local_price.has_class("-invalid")
             await pilot.press("enter")
             await pilot.pause(0.3)
             said = [n.message for n in app._notifications]
