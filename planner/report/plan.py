@@ -183,7 +183,7 @@ def script_length_text(doc: PlanDocument) -> str:
 
 
 def plan_title(doc: PlanDocument) -> str:
-    w, plan = doc.workload, doc.plan
+    plan = doc.plan
     objective = (
         plan.objective
         if plan.objective != "deadline"
@@ -194,18 +194,24 @@ def plan_title(doc: PlanDocument) -> str:
         rule = f"; here vs rent at ${plan.headline_time_value:g}/h of waiting" + (
             " (default)" if doc.headline_time_value_is_default else ""
         )
-    if (
-        w.kind == SCRIPT_KIND
-    ):  # the script sets its own batch; its epochs when a DataLoader epoch was seen
+    return escape(f"{workload_what(doc)}; objective: {objective}{rule}")
+
+
+def workload_what(doc: PlanDocument, terse: bool = False) -> str:
+    """The workload and its length, as a title says them (`terse`: the short answer's first line): a spec's steps,
+    epochs and batch; a script's name, arguments and length, as the script runs them (it sets its own batch)."""
+    w = doc.workload
+    if w.kind == SCRIPT_KIND:
+        what = " ".join([w.name, *(w.script_args or [])]) + f": {script_length_text(doc)}"
+        if terse:
+            return what
         epochs = f" ({_epochs_of(w.total_steps, w.steps_per_epoch)})" if w.steps_per_epoch else ""
-        return escape(
-            " ".join([w.name, *(w.script_args or [])])
-            + f": {script_length_text(doc)}{epochs}, as the script "
-            f"runs them; objective: {objective}{rule}"
-        )
-    return escape(
+        return f"{what}{epochs}, as the script runs them"
+    if terse:
+        return f"{w.name}: {w.total_steps:,} steps of batch {w.batch_size:,}"
+    return (
         f"{w.name}: {w.total_steps:,} steps ({w.epochs:,} epochs x {w.steps_per_epoch:,}), "
-        f"batch {w.batch_size:,}; objective: {objective}{rule}"
+        f"batch {w.batch_size:,}"
     )
 
 

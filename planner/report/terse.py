@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from planner.core.document import SCRIPT_KIND
 from planner.core.plan import hourly_rate, option_name
 from planner.core.remarks import EmulatedPrecision, LengthNotGiven, PredictedHere
 from planner.core.shown import Shown
@@ -24,8 +23,8 @@ from planner.report.plan import (
     device_short,
     given_duration,
     money_short,
-    script_length_text,
     time_interval_text,
+    workload_what,
 )
 
 TERSE_ROWS = (
@@ -231,11 +230,8 @@ def _cpu_as_written_line(doc: PlanDocument) -> str:
 def terse_title(doc: PlanDocument) -> str:
     """Line 1: the workload and the question. 'surface-mlp: 2,000 steps of batch 40,000; cheapest, waiting at $5/h
     (default)'."""
-    w, plan = doc.workload, doc.plan
-    if w.kind == SCRIPT_KIND:
-        what = " ".join([w.name, *(w.script_args or [])]) + f": {script_length_text(doc)}"
-    else:
-        what = f"{w.name}: {w.total_steps:,} steps of batch {w.batch_size:,}"
+    plan = doc.plan
+    what = workload_what(doc, terse=True)
     question = (
         f"cheapest within {given_duration(plan.deadline_seconds)}"
         if plan.objective == "deadline"
