@@ -106,7 +106,7 @@ class PriceSource:
 
 @dataclass(frozen=True)
 class TaskChoice:
-    """What the workload's SkyPilot task asks for (its `resources`: planner.core.task.TaskAsks), as the plan prices it:
+    """What the workload's SkyPilot task asks for (its `resources`: planner.core.task_resources.TaskAsks), as the plan prices it:
     the task file, its choice as written, and the catalog instances in the plan's region it allows (none: no instance
     there has it). The plan is of every instance; this is the task's own pick among them, compared with the answer."""
 

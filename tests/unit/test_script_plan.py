@@ -375,7 +375,8 @@ def test_a_tasks_own_pick_is_priced_against_the_answer_and_shown_and_kept_in_its
     from planner.core.document_json import from_json, to_json
     from planner.core.script import ScriptJob
     from planner.core.shown import shown_options
-    from planner.core.task import TaskOrigin, task_asks
+    from planner.core.task import TaskOrigin
+    from planner.core.task_resources import task_asks
     from planner.report.answers import plan_answers
     from planner.service import PlannerService
 

@@ -265,7 +265,7 @@ def _facts(itype: str, gpu: str = "", count: int = 0, vcpus: int = 4):
 def test_a_tasks_accelerators_are_the_instances_with_exactly_that_gpu_and_count(
     accelerators, yes, no
 ):
-    from planner.core.task import task_asks
+    from planner.core.task_resources import task_asks
 
     asks = task_asks({"accelerators": accelerators}, "t.yaml")
     facts = {
@@ -284,7 +284,7 @@ def test_a_tasks_accelerators_are_the_instances_with_exactly_that_gpu_and_count(
 
 
 def test_a_tasks_instance_type_cpus_any_of_region_and_spot_are_read_as_sky_launch_reads_them():
-    from planner.core.task import task_asks
+    from planner.core.task_resources import task_asks
 
     asks = task_asks(
         {
