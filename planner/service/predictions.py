@@ -1,6 +1,6 @@
 """Predict before renting: `planner estimate` (measure here, predict every catalog instance, say
 which paid benchmarks would settle the answer), `--targets auto`'s choice, and `planner calibrate`.
-The predictions themselves are the pure core's (planner/core/candidates.py, planner/core/predict.py); this module
+The predictions themselves are the pure core's (planner/core/candidates.py and predicted.py, planner/core/predict/); this module
 brings them the catalog, the GPU specs and the calibration."""
 
 from __future__ import annotations
@@ -14,10 +14,8 @@ from typing import TYPE_CHECKING, Any
 from planner.core.candidates import (
     LOCAL,
     Candidate,
-    Hardware,
     measured_candidate,
     measurement_said,
-    predicted_candidates,
 )
 from planner.core.decide import (
     BenchmarkChoice,
@@ -28,6 +26,7 @@ from planner.core.decide import (
 )
 from planner.core.document import PlanDocument, PlanOptions, PriceSource, WorkloadSummary
 from planner.core.predict import physical_cores, predict_cpu, predict_gpu
+from planner.core.predicted import Hardware, predicted_candidates
 from planner.core.remarks import (
     EmulatedPrecision,
     NothingPriced,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pricing.catalog import interconnects_by_type, load_interconnects, load_snapshot
 
 # Multi-GPU types the bundled snapshot gained with every GPU size (2026-11-24) whose interconnect is not
-# sourced yet: predicted on one of their GPUs only (candidates.gpu_plans), never on a guessed fabric.
+# sourced yet: predicted on one of their GPUs only (predicted.gpu_plans), never on a guessed fabric.
 NOT_SOURCED = {
     "g4dn.metal",
     "g5.24xlarge",

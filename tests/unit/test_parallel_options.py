@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, replace
 
-from planner.core.candidates import Hardware, InstanceFacts, gpu_plans, predicted_candidates
 from planner.core.decide import decide, select_benchmarks
 from planner.core.document_json import plan_json
 from planner.core.predict import GpuSpec
 from planner.core.predict.fabric import Interconnect
+from planner.core.predicted import Hardware, InstanceFacts, gpu_plans, predicted_candidates
 from planner.report.remarks import note_text
 from planner.workload.footprint import footprint
 from planner.workload.spec import load_spec, parse_spec

@@ -8,13 +8,10 @@ from typing import Any
 from planner.core.candidates import (
     LOCAL,
     Candidate,
-    Hardware,
     Target,
     does_not_fit_note,
     fits,
     noted,
-    rented_fields,
-    widened,
 )
 from planner.core.decide import ErrorBasis
 from planner.core.estimate import (
@@ -29,6 +26,7 @@ from planner.core.predict.cpu import (
     predict_cpu,
 )
 from planner.core.predict.trace import host_seconds, predict_trace_gpu
+from planner.core.predicted import Hardware, rented_fields, widened
 from planner.core.remarks import (
     GpusIdle,
     MeasuredBusy,
