@@ -40,8 +40,9 @@ from planner.service import (
 )
 from planner.tui.answers import Answers
 from planner.tui.commands import PANES, PlannerCommands
-from planner.tui.dialogs import ConfirmLaunch, OpenRun, RunLength
+from planner.tui.dialogs import OpenRun, RunLength
 from planner.tui.instances import InstancesPane
+from planner.tui.launching import request_run
 from planner.tui.messages import (
     EstimateDone,
     LaunchNotice,
@@ -348,95 +349,7 @@ class PlannerApp(Quitting, App):
 
     @after_panes
     def action_run(self) -> None:
-        run, results = self.query_one(RunPane), self.results
-        if run.running:
-            self.notify("a run is already in progress", severity="warning")
-            return
-        workload = self.workload()
-        if workload is None:
-            self.notify("the spec is not valid yet: see the Workload pane", severity="error")
-            return
-        if results.estimating:  # two benches at once would disturb each other: the run waits
-            self._run_after_estimate = True
-            self.notify("the estimate is measuring this machine: the run starts when it is done")
-            run.say(
-                "waiting: the estimate is measuring this machine; the run starts when it is done "
-                "(two measurements at once would disturb each other)"
-            )
-            return
-        try:
-            options = results.plan_options()
-        except (PlannerError, ValueError) as exc:  # the what-if fields
-            self.notify(
-                exc.render() if isinstance(exc, PlannerError) else str(exc), severity="error"
-            )
-            return
-        from planner.service import AwsOptions, parse_targets
-
-        out = self.runs_dir
-        if out is None or (Path(out).exists() and any(Path(out).iterdir())):
-            out = self.service.journals.new_run_dir(workload.stem, self.runs_folder)
-        aws = AwsOptions(
-            region=options.region, purchase=options.purchase, ami=self.ami, poll_seconds=2.0
-        )
-        targets = list(
-            dict.fromkeys(["local", *self.targets])
-        )  # every other instance is predicted from here
-        rented = parse_targets(",".join(targets)).aws_types
-        if not rented:
-            self._start_run(out, aws, targets, options)
-            return
-        try:  # what it would launch and bill, its guards and quotas; refused here as `planner run` refuses it
-            preview = self.service.launch_preview(rented, aws)
-        except PlannerError as exc:
-            self.notify(exc.render(), severity="error")
-            return
-        problem = self.service.account.credentials_problem()
-        if problem is not None:  # refused before asking, as `planner run` refuses it
-            self.notify(
-                f"the instances picked need AWS credentials: {problem}; or unpick them to measure here only",
-                severity="error",
-                timeout=30,
-            )
-            return
-        refusal = preview.quota_refusal()
-        if refusal is not None:  # the account's state, not the user's input: no "bad input:" title
-            self.notify(f"{refusal.message}\nto fix: {refusal.hint}", severity="error", timeout=30)
-            return
-
-        def answer(launch: bool | None) -> None:
-            if launch:
-                self._start_run(out, aws, targets, options)
-            else:
-                self.notify("nothing launched")
-
-        self.push_screen(ConfirmLaunch(preview.lines()), answer)
-
-    def _start_run(self, out, aws, targets: list[str], options) -> None:
-        """The run of `targets` (confirmed when it rents), on the Run pane: the user's script measured here again and
-        on the instances picked, or the spec."""
-        from planner.service import BenchOptions, parse_targets
-
-        run, results = self.query_one(RunPane), self.results
-        self.action_show("run")
-        workload = self.workload()
-        assert workload is not None
-        results.run_started(workload)
-        bench = BenchOptions(seconds=self.bench_seconds)
-        run.start(
-            workload.name,
-            targets,
-            lambda callbacks, cancel: self.service.run(
-                workload,
-                parse_targets(",".join(targets)),
-                options,
-                bench,
-                Path(out),
-                callbacks,
-                aws,
-                cancel=cancel,
-            )[0],
-        )
+        request_run(self)
 
     def workload(self) -> Workload | None:
         """What the app plans, as the service takes it: the script as it stands (its length may have been given since
