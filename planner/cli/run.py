@@ -192,7 +192,7 @@ def _auto_preview(
         err.print(f"[yellow]note[/]: {escape(word(preview.per_steps))}", highlight=False)
     choices = preview.choices
     chosen = [c.instance_type for c in choices if c.benchmark]
-    if chosen and not no_credentials:
+    if chosen:  # the bill and the quotas, also without credentials (as a dry run of named instances says them)
         for line in service.launch_preview(chosen, aws).lines():
             err.print(line, highlight=False, markup=False, soft_wrap=True)
     return choices

@@ -181,6 +181,17 @@ def test_a_dry_run_of_auto_measures_here_and_names_what_it_would_launch_and_laun
     assert r.err.rstrip().endswith("dry run: nothing launched") and not list(
         tmp_path.glob("planner-runs*")
     )
+    r = planner(
+        "run",
+        spec,
+        *("--targets", "auto", "--seconds", "1", "--local-price", "1000", "--time-value", "0"),
+        "--dry-run",
+        env=NO_AWS,
+        cwd=tmp_path,
+    )  # no credentials: what auto would choose, and its bill all the same (it said only the choice)
+    assert r.code == 0, r.err
+    assert "benchmark none of what auto chooses: no AWS credentials" in r.err
+    assert "would launch" in r.err and "worst case in all $" in r.err
 
 
 NO_AWS = {
