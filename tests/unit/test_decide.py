@@ -191,6 +191,27 @@ def test_deadline_that_nothing_meets_recommends_the_fastest_with_a_warning():
     assert plan.warnings
 
 
+def test_a_missed_deadline_is_the_cheapest_option_not_clearly_slower_than_the_fastest():
+    """A new user's trial: nothing could meet 10 s, and the answer was a 4-GPU H100 instance 4 s faster than a CPU
+    instance at 300x its price, the two within each other's noise. Within the too-close band of the fastest, the
+    cheapest is the answer; clearly faster (beyond the band) still wins."""
+    close = decide(
+        [cpu(162.0, price=0.18, target="aws:c6i.xlarge"), gpu(158.0, price=55.0)],
+        objective="deadline",
+        deadline_seconds=10,
+    )
+    assert (
+        close.recommendation.verdict == "deadline_missed"
+        and close.recommendation.target == "aws:c6i.xlarge"
+    )
+    clear = decide(
+        [cpu(600.0, price=0.18, target="aws:c6i.xlarge"), gpu(158.0, price=55.0)],
+        objective="deadline",
+        deadline_seconds=10,
+    )
+    assert clear.recommendation.target == "aws:g5.xlarge"
+
+
 def test_deadline_interval_must_fit_entirely():
     # point estimate 3.9 h, but the high end 4.1 h misses a 4 h deadline
     plan = decide(
