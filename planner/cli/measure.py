@@ -71,7 +71,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         threads=args.threads,
         processes=args.processes,
     )
-    say_before_measuring(service, args, workload, here=args.device != "cuda")
+    say_before_measuring(
+        service, args, workload, here=False
+    )  # a spec's bench says its precision after it
     with progress() as on_progress:
         result = service.bench(workload, options, on_progress=on_progress)
     if isinstance(result, ScriptBench):
@@ -115,8 +117,8 @@ def validate_lines(data: SpecValidation) -> list[str]:
     step = data.predicted_step_seconds or 0.0
     actual_step = data.actual_step_seconds or 0.0
     lines = [
-        f"{data.workload} on {data.device} ({data.device_name}), {counted(data.epochs, 'epoch')} = "
-        f"{counted(data.steps, 'step')}",
+        f"{data.workload} on {data.device} ({data.device_name}) in {data.precision}, "
+        f"{counted(data.epochs, 'epoch')} = {counted(data.steps, 'step')}",
         f"  predicted {seconds_text(data.predicted_seconds)} "
         f"({seconds_text(data.predicted_seconds_low)}-{seconds_text(data.predicted_seconds_high)}) "
         f"from a {data.bench_seconds:g} s bench: {step * 1e3:.3g} ms per step",

@@ -183,6 +183,9 @@ def _auto_preview(
         "dry run: measuring here to choose what auto would benchmark (free: nothing is rented)",
         highlight=False,
     )
+    say_before_measuring(
+        service, args, workload
+    )  # as the run says it (a precision measured in fp32)
     with progress() as on_progress:
         preview = service.auto_preview(workload, options, aws, args.seconds, on_progress)
     _say_choices(preview.choices, verb="would choose" if no_credentials else "would benchmark")

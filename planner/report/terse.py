@@ -205,8 +205,27 @@ def terse_answer(doc: PlanDocument) -> list[str]:
         _gpu_line(doc),
         _close_instances_line(doc),
         _emulated_line(doc),
+        _careful_line(doc),
     ]
     return [line for line in lines if line]
+
+
+def _careful_line(doc: PlanDocument) -> str:
+    """A measurement made while the machine was busy that the answer rests on (the headline's option, the other
+    answer's, or a CPU instance scaled from it): said beside the answer (a new user's trial: a step measured 6x slow
+    on a busy machine moved the answer, its warning behind --verbose)."""
+    busy = {o.basis.bench or o.target: o for o in doc.plan.options if o.caveat is not None}
+    if not busy:
+        return ""
+    rec = doc.recommended
+    other_rec = doc.answer("rent" if doc.recommendation.answer == "here" else "here")
+    other = doc.plan.option_of(other_rec) if other_rec is not None else None
+    named = [o for o in (rec, other) if o is not None]
+    hit = next((busy[o.basis.bench] for o in named if o.basis.bench in busy), None)
+    hit = hit or next((o for o in named if o.caveat is not None), None)
+    if hit is None:
+        return ""
+    return f"  [yellow]Careful[/]: {escape(hit.target)} measured on a busy machine; measure again when quiet."
 
 
 def _emulated_line(doc: PlanDocument) -> str:

@@ -244,6 +244,7 @@ class SpecValidation:
     workload: str
     device: str
     device_name: str
+    precision: str  # as trained: fp32 where this CPU lacks the spec's 16-bit units
     epochs: int
     steps: int
     bench_seconds: float
@@ -308,6 +309,7 @@ def validate(
         workload=spec.name,
         device=result.device,
         device_name=result.device_name,
+        precision=trained.precision,
         epochs=epochs,
         steps=steps,
         bench_seconds=options.seconds,

@@ -56,16 +56,21 @@ class Answers(Static):
         if self.doc is not None and not self.explain:
             self.update(self._text())
 
-    def _terse_tail(self, doc: PlanDocument) -> list[str]:
+    def _terse_tail(self, doc: PlanDocument, careful: bool = False) -> list[str]:
         """The first warning in one line (how many more), then what x shows: whole lines, so a short
-        screen's box never cuts a sentence."""
+        screen's box never cuts a sentence. `careful`: the answer says its busy measurement already, so the
+        warnings are counted on x's line alone (the box keeps its height)."""
         warnings = doc.plan.warnings
-        warned = warnings_line(doc, max(30, (self.size.width or 80) - 2))
+        warned = None if careful else warnings_line(doc, max(30, (self.size.width or 80) - 2))
         lines = [warned] if warned else []
         more = [counted(len(doc.plan.notes), "note")] if doc.plan.notes else []
         lines.append(
             "[dim]x: the whole reasoning"
-            + (f", every warning ({len(warnings)})" if len(warnings) > 1 else "")
+            + (
+                f", every warning ({len(warnings)})"
+                if len(warnings) > 1 or (careful and warnings)
+                else ""
+            )
             + (f", {more[0]}" if more else "")
             + ", where the prices come from[/]"
         )
@@ -107,7 +112,7 @@ class Answers(Static):
                 else "No paid benchmark needed: training here wins clearly."
             )
         if not self.explain:  # the warnings in one line, the rest behind x (as the CLI's --explain)
-            lines += self._terse_tail(doc)
+            lines += self._terse_tail(doc, careful=any("Careful" in line for line in answer))
             return Text.from_markup("\n".join(lines))
         for warning in words(doc.plan.warnings):
             lines.append(f"[yellow]warning:[/] {escape(warning)}")

@@ -63,6 +63,7 @@ class ResultsPane(Vertical):
         Binding("e", "app.estimate", "Estimate"),
         Binding("g", "toggle_rows", "Grouped/every row", show=False),
         Binding("x", "toggle_explain", "Explain"),
+        Binding("w", "what_if", "What-if", show=False),  # esc leaves it for the table again
     ]
 
     def __init__(self) -> None:
@@ -101,6 +102,10 @@ class ResultsPane(Vertical):
 
     def action_toggle_view(self) -> None:
         self.toggle_class("-chart")
+
+    def action_what_if(self) -> None:
+        """`w`: into the what-if row (its first control, the objective); esc leaves it."""
+        self.query_one("#objective").focus()
 
     def action_toggle_explain(self) -> None:
         """The terse answer, or the whole reasoning (the CLI's --explain), from its first line: the box does
@@ -243,7 +248,7 @@ class ResultsPane(Vertical):
         """The editor's spec changed: say whether the plan shown is still of it."""
         if self.doc is not None and not self.estimating:
             self._status(
-                "the spec is not valid: this plan is of the last valid one (see the Workload pane)"
+                "the spec is not valid: the plan shown is of the spec last estimated"
                 if spec is None
                 else ""
                 if spec == getattr(self.workload, "spec", None)

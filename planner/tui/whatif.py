@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 from planner.tui.messages import WhatIfChanged
 
 OBJECTIVE_CHOICES = tuple((o, o) for o in OBJECTIVES)
-REGION_WORDS = {"all": "all (each instance's cheapest)"}
 PURCHASE_CHOICES = tuple((p, p) for p in PURCHASES)
 
 
@@ -91,7 +90,7 @@ class WhatIf(Grid):
         select = self.query_one("#region-whatif", Select)
         value = select.value
         with select.prevent(Select.Changed):
-            select.set_options([(REGION_WORDS.get(r, r), r) for r in self.regions])
+            select.set_options([(r, r) for r in self.regions])
             select.value = value
 
     def compose(self) -> ComposeResult:
@@ -104,7 +103,7 @@ class WhatIf(Grid):
         yield _field(
             "region",
             Select(
-                [(REGION_WORDS.get(r, r), r) for r in self.regions],
+                [(r, r) for r in self.regions],
                 value=self.initial_region,
                 id="region-whatif",
                 allow_blank=False,

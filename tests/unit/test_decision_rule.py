@@ -440,3 +440,30 @@ def test_a_recommended_gpu_that_emulates_the_precision_says_so_beside_the_answer
 
     assert "Caveat" in answer(True) and "T4 has no bf16 tensor cores" in answer(True)
     assert "Caveat" not in answer(False)
+
+
+def test_an_answer_resting_on_a_busy_measurement_says_so_beside_it():
+    """A new user's trial: this machine measured 6x slow while another process held a CPU, the answer moved, and the
+    busy warning was behind --verbose. A busy measurement the answer rests on (this machine's, or the CPU instances
+    scaled from it) is said beside the answer; a quiet one is not."""
+    from dataclasses import replace
+
+    from planner.core.document import PlanDocument, PlanOptions, WorkloadSummary
+    from planner.core.remarks import MeasuredBusy
+    from planner.report.terse import terse_answer
+
+    def answer(busy: bool) -> str:
+        options = workload(1.0, 0.0, 2_000, [(1.0, 0.2)], [(0.5, 3.0, "ampere")])
+        if busy:
+            options = [
+                replace(o, caveat=MeasuredBusy()) if o.target == "local" else o for o in options
+            ]
+        doc = PlanDocument(
+            WorkloadSummary("w", "mlp", "classification", 1, 1, 1, 1, 1, "fp32", "device"),
+            decide(options),
+            PlanOptions(),
+        )
+        return "\n".join(terse_answer(doc))
+
+    assert "Careful" in answer(True) and "local measured on a busy machine" in answer(True)
+    assert "Careful" not in answer(False)
