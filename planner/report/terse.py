@@ -137,6 +137,13 @@ def _gpu_line(doc: PlanDocument) -> str:
         and o.speedup is not None
         and o.break_even_speedup is not None
     ]
+    if not gpus and chosen is not None and place == "rent":
+        rented = [o for o in doc.plan.options if not o.here and o.usable]
+        if any(o.device == "cuda" for o in rented) and not any(o.device == "cpu" for o in rented):
+            return (  # the snapshot's regions without CPU prices: said, not a silently missing rule
+                f"  No CPU instance is priced in {escape(doc.options.region)}: nothing to hold a GPU's speedup "
+                "against (--region all compares across regions)."
+            )
     if not gpus or chosen is None:
         return ""
     gpu = chosen if chosen.device == "cuda" and chosen.speedup is not None else gpus[0]
@@ -286,7 +293,14 @@ def terse_footer(
         doc.plan.notes and not verbose
     ):  # how each figure was made: counted here, worded by --verbose
         more.append(f"--verbose {counted(len(doc.plan.notes), 'note')}")
-    lines = [", ".join(more)]
+    lines = [""]
+    for item in more:  # wrapped between the flags, never inside one ('--verbose' / '1 note')
+        joined = f"{lines[-1]}, {item}" if lines[-1] else item
+        if lines[-1] and len(joined) > width:
+            lines[-1] += ","
+            lines.append(item)
+        else:
+            lines[-1] = joined
     if not verbose and (warned := warnings_line(doc, width, " (--verbose: all)")):
         lines.append(warned)
     return lines

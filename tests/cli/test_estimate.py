@@ -169,6 +169,28 @@ def test_check_json_on_a_bad_spec_is_a_json_error(tmp_path):
     assert error["exit_code"] == 2 and "model.input_size" in error["message"]
 
 
+def test_a_region_without_cpu_prices_says_the_gpu_rule_has_nothing_to_compare_with(tmp_path):
+    """The bundled snapshot prices GPUs but no CPU instance in some regions: the GPU rule's line vanished silently
+    (a new user's trial); it says why, and where to compare."""
+    r = planner(
+        "estimate",
+        EXAMPLES / "small-cnn.yaml",
+        *("--predict-only", "--region", "ap-south-1"),
+        env={"PLANNER_CACHE_DIR": str(tmp_path)},
+    )
+    assert r.code == 0, r.err
+    assert (
+        "No CPU instance is priced in ap-south-1: nothing to hold a GPU's speedup against" in r.out
+    )
+    r = planner(
+        "estimate",
+        EXAMPLES / "small-cnn.yaml",
+        *("--predict-only", "--region", "us-east-1"),
+        env={"PLANNER_CACHE_DIR": str(tmp_path)},
+    )
+    assert r.code == 0 and "No CPU instance is priced" not in r.out
+
+
 def test_predict_only_measures_nothing_and_predicts_every_instance(tmp_path):
     r = planner(
         "estimate",

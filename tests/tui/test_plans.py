@@ -474,3 +474,22 @@ def test_a_replan_that_finishes_late_never_replaces_a_newer_plan():
             assert results.doc == PlannerService().estimate_run(SAVED_RUN)
 
     asyncio.run(scenario())
+
+
+def test_the_footer_wraps_between_its_flags_never_inside_one():
+    """A new user's trial at 80 columns: '--verbose' ended one line and '1 note' began the next."""
+    from dataclasses import replace
+
+    from planner.core.remarks import Worded
+    from planner.core.shown import Shown
+    from planner.report.terse import terse_footer
+
+    doc = plan_doc()  # with a note: '--verbose 1 note' is the last flag; the warnings line follows
+    doc = replace(doc, plan=replace(doc.plan, notes=[Worded("a note")]))
+    assert doc.plan.warnings
+    for width in (30, 50, 80, 200):
+        lines = terse_footer(doc, Shown((0, 1), 40), ["cost"], width)[:-1]
+        flags = [item.strip(", ") for line in lines for item in line.split(", ")]
+        assert all(f.startswith("--") for f in flags) and flags[-1].startswith("--verbose"), lines
+        assert all(len(line) <= max(width, 40) for line in lines)
+    assert len(terse_footer(doc, Shown((0, 1), 40), ["cost"], 200)) == 2

@@ -54,7 +54,7 @@ def add_prices_parser(sub) -> None:
         "40 and 80 GB parts), a count (H100:8, L4:1..4), memory per GPU in GB (24GB..80GB), in any order; "
         "every machine of them is listed",
     )
-    region_argument(p, "one region (default: all regions in the data, the cheapest of each row)")
+    region_argument(p, "one region (left out: every region, the cheapest of each row)")
     p.add_argument(
         "--all-regions",
         action="store_true",

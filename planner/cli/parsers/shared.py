@@ -99,8 +99,9 @@ class Parser(argparse.ArgumentParser):
             return f"  ({choice.group(2)}: did you mean {' or '.join(close)}?)\n" if close else ""
         if "unrecognized arguments" not in message:
             return ""
-        # the subcommand's own flags: argparse reports them from the top parser
-        parsers = [self, *filter(None, [self.command()])]
+        # the subcommand's own flags (argparse reports them from the top parser, whose --version the command lacks)
+        command = self.command()
+        parsers = [command] if command is not None else [self]
         known = [
             o for p in parsers for a in p._actions for o in a.option_strings if o.startswith("--")
         ]
