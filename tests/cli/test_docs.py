@@ -71,7 +71,7 @@ def test_every_generated_sample_names_a_command_the_cli_takes(page, command, bod
     cwd = ROOT / command.cwd
     assert cwd.is_dir(), f"{page.name}: {command.text}: no folder {command.cwd}"
     monkeypatch.chdir(cwd)
-    usage_error = "planner: error:" in body
+    usage_error = re.search(r"^planner( [a-z-]+)?: error:", body, re.M) is not None
     stderr = io.StringIO()
     with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(io.StringIO()):
         try:
