@@ -53,7 +53,7 @@ SCRIPT_SECONDS = (
     6.0  # each script's real run under the launcher (stopped at MAX_STEPS before that if faster)
 )
 MAX_STEPS = 60
-STANDIN_STEPS = 8  # as planner/service/measure.STANDIN_STEPS
+STANDIN_STEPS = 8  # as planner/service/standin_trace.STANDIN_STEPS
 CAP_SECONDS = 150.0  # any one case, start-up included
 BUDGET_SECONDS = 450.0  # no case starts past this (the check fits 8 minutes of a lent GPU)
 

@@ -60,25 +60,11 @@ from planner.service.script_checks import (
     script_workdir,
     this_cpu,
 )
-
-# The stand-in GPU's trace (runner/standin.py): steps there cost only the host's work and the tracing, so a few
-# are enough (the first two hold lazy state: the one traced is the third); its cap bounds a long setup.
-STANDIN_STEPS = 8
-
-
-STANDIN_SECONDS = 2.0
-
-
-STANDIN_CAP_SECONDS = 120.0
-
-
-# The stand-in a script is traced on again when it asked what its GPU supports: the cheapest GPU without bf16
-NO_BF16_GPU = {
-    "name": "Tesla T4",
-    "capability": [7, 5],
-    "memory_bytes": 15_828_320_256,
-    "sm_count": 40,
-}
+from planner.service.standin_trace import (
+    predicted_from_standin,
+    predicted_only,
+    trace_on_standins,
+)
 
 
 class Measure:
@@ -179,10 +165,10 @@ class Measure:
         path = script_path(script)
         cwd = script_workdir(path, workdir)
         if predict_only:
-            return self.predicted_only(path, args, cwd, env, cancel, on_progress, label)
+            return predicted_only(path, args, cwd, env, cancel, on_progress, label)
         first = None  # a script written for a GPU is traced on the stand-in GPU first: it may be too slow to measure here
         if names_a_gpu(path):
-            first = self.trace_on_standins(path, args, cwd, env, cancel, on_progress, label)
+            first = trace_on_standins(path, args, cwd, env, cancel, on_progress, label)
             if first is not None and first.cuda_used:
                 cpu, cores = this_cpu(first)
                 slow = too_slow_here(
@@ -217,7 +203,7 @@ class Measure:
                 raise
             # a script written for a GPU (CUDA hard-coded, or a first step longer than the cap on this CPU): planned from
             # its trace on the stand-in GPU, its CPU rows predicted from that trace; if it fails there too, the error stands
-            return self.predicted_from_standin(
+            return predicted_from_standin(
                 path, args, cwd, env, cancel, on_progress, label, cannot, failure, first
             )
         assert run is not None
@@ -226,7 +212,7 @@ class Measure:
         gpu_run = (
             first
             if first is not None
-            else self.trace_on_standins(path, args, cwd, env, cancel, on_progress, label)
+            else trace_on_standins(path, args, cwd, env, cancel, on_progress, label)
         )
         return replace(run, gpu_run=gpu_run)
 
@@ -282,126 +268,6 @@ class Measure:
                 "few to time: it was stopped, with everything it started",
                 hint="give more --seconds",
             )
-
-    def predicted_only(
-        self,
-        path: Path,
-        args: list[str],
-        cwd: Path,
-        env: ScriptEnv | None,
-        cancel: Any,
-        on_progress: ProgressFn | None,
-        label: str,
-    ) -> ScriptRun:
-        """`--predict-only` for a script: its trace on the stand-in GPU, nothing run here (see measure_script)."""
-        first = self.trace_on_standins(path, args, cwd, env, cancel, on_progress, label)
-        if first is None or not first.cuda_used:
-            did = (
-                "failed on the stand-in GPU" if first is None else "put nothing on the stand-in GPU"
-            )
-            raise InputError(
-                f"--predict-only: {path.name} {did}: only its own run here describes it",
-                hint="leave --predict-only out; --seconds bounds the measurement",
-            )
-        cpu, cores = this_cpu(first)
-        here = predicted_here(first, "--predict-only: it was not run here", cpu, cores)
-        if here is None:
-            raise InputError(
-                f"--predict-only: no sourced facts for this processor ({cpu.name if cpu else 'unknown'}) to "
-                "predict its step here from the trace",
-                hint="leave --predict-only out",
-            )
-        return here
-
-    def predicted_from_standin(
-        self,
-        path: Path,
-        args: list[str],
-        cwd: Path,
-        env: ScriptEnv | None,
-        cancel: Any,
-        on_progress: ProgressFn | None,
-        label: str,
-        cannot: tuple[str, bool],
-        failure: RunError,
-        traced: ScriptRun | None = None,
-    ) -> ScriptRun:
-        """The script's plan from its trace on the stand-in GPU when it cannot be measured here (`cannot`: why, and
-        whether it stops on a CPU as written); `failure` (the measurement's error) is raised when the stand-in cannot
-        trace it either. `traced`: its trace, if taken."""
-        gpu_run = traced or self.trace_on_standins(path, args, cwd, env, cancel, on_progress, label)
-        why, stops = cannot
-        here = (
-            None
-            if gpu_run is None
-            else predicted_here(gpu_run, why, *this_cpu(gpu_run), stops=stops)
-        )
-        if here is None:
-            raise failure
-        return here
-
-    def trace_on_standins(
-        self,
-        path: Path,
-        args: list[str],
-        cwd: Path,
-        env: ScriptEnv | None = None,
-        cancel: threading.Event | None = None,
-        on_progress: ProgressFn | None = None,
-        label: str = "local",
-    ) -> ScriptRun | None:
-        """trace_on_standin, and, when the script asked what the GPU supports (bf16, its capability, its properties),
-        again on a stand-in T4 (capability 7.5, no bf16): scripts such as nanoGPT choose fp16 and a GradScaler there,
-        and the Turing and Volta rows come from that trace (`gpu_run_no_bf16` of the run returned)."""
-        gpu_run = self.trace_on_standin(path, args, cwd, env, cancel, on_progress, label)
-        if (
-            gpu_run is None
-            or gpu_run.standin is None
-            or not set(gpu_run.standin.asked) & {"bf16", "capability", "properties"}
-        ):
-            return gpu_run
-        older = self.trace_on_standin(
-            path, args, cwd, env, cancel, on_progress, label, gpu=NO_BF16_GPU
-        )
-        return replace(gpu_run, gpu_run_no_bf16=older)
-
-    def trace_on_standin(
-        self,
-        path: Path,
-        args: list[str],
-        cwd: Path,
-        env: ScriptEnv | None = None,
-        cancel: threading.Event | None = None,
-        on_progress: ProgressFn | None = None,
-        label: str = "local",
-        gpu: dict[str, Any] | None = None,
-    ) -> ScriptRun | None:
-        """The script run again, unchanged, on the stand-in GPU (runner/standin.py): a GPU's step traced in seconds,
-        with the precision and kernels the GPU run would use, and its own host work timed as CPU time. None when it
-        failed there (its GPU rows then come from this CPU's trace, said so)."""
-        if on_progress is not None:
-            from planner.core.progress import ScriptProgress
-
-            on_progress(label, ScriptProgress(phase="tracing a step on the stand-in GPU"))
-        with tempfile.TemporaryDirectory(prefix="planner-standin-") as tmp:
-            done = run_script(
-                path.resolve(),
-                list(args),
-                STANDIN_SECONDS,
-                Path(tmp),
-                min_steps=STANDIN_STEPS,
-                cap_seconds=STANDIN_CAP_SECONDS,
-                cancel=cancel,
-                cwd=cwd,
-                extra_env=env.here if env else None,
-                standin=gpu or {},
-                max_steps=STANDIN_STEPS,
-            )
-        if cancel is not None and cancel.is_set():
-            raise Cancelled(f"cancelled: the trace of {path.name} on the stand-in GPU was stopped")
-        if not done.result or done.result.get("status") != "ok" or not done.result.get("trace"):
-            return None
-        return ScriptRun.from_json(done.result)
 
     def validate_script(
         self,
