@@ -265,12 +265,12 @@ def _print_plan_table(out: Any, table: Any) -> None:
     if need <= out.width:
         out.print(table)
         return
-    width = out.width
+    saved = out._width  # None: detected from the terminal, as it stays
     out.width = need  # Console.print(width=) never passes the console's own
     try:
         out.print(table, crop=False)
     finally:
-        out.width = width
+        out._width = saved
 
 
 def print_plan(doc: PlanDocument, args: argparse.Namespace, saved: bool = False) -> None:

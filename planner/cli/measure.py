@@ -251,7 +251,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
         service.workloads.check_validated_epochs(args.script_args, args.epochs)
     else:
         check_epochs(workload.spec, args.epochs)
-    say_before_measuring(service, args, workload, then="then runs it whole", validate=True)
+    say_before_measuring(
+        service, args, workload, then="then runs it whole", validate=True, device=args.device
+    )
     with progress() as on_progress:
         check = service.validate(
             workload,

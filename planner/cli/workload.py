@@ -36,16 +36,17 @@ def say_before_measuring(
     predict_only: bool = False,
     here: bool = True,
     validate: bool = False,
+    device: str = "cpu",
 ) -> None:
     """What the measurement will do, said on stderr before it starts: a script's run here and where it is stopped
     (with --predict-only, its trace on the stand-in alone), or that a spec is measured in fp32 where this CPU would
-    emulate its precision (`here`: this machine's CPU measures it; every command measures a CPU so). Raises
+    emulate its precision (`here`: this machine measures it, on `device`; every command measures a CPU so). Raises
     InputError (a script that is not there; a length it needs and lacks: a deadline's, `validate`'s)."""
     if not isinstance(workload, ScriptWorkload):
         if (
             here
             and not predict_only
-            and (emulated := service.workloads.emulated_here(workload.spec))
+            and (emulated := service.workloads.emulated_here(workload.spec, device))
         ):
             stderr().print(f"[yellow]note[/]: {escape(emulated)}", highlight=False)
     elif predict_only:

@@ -366,14 +366,17 @@ def _answer(
 
 def _nearest_to_deadline(usable: list[RankedOption]) -> RankedOption:
     """Nothing meets the deadline: the cheapest of the options not clearly slower than the fastest (rule 2's
-    too-close band on training time), so an instance 4 s faster at 300x the price within the noise is not the
-    answer (a new user's trial: a 2.6 min H100 x4 at $2.40 over a 2.7 min c6i.xlarge at $0.0082)."""
+    too-close band on training time, when that band is finite), so an instance 4 s faster at 300x the price within
+    the noise is not the answer (a new user's trial: a 2.6 min H100 x4 at $2.40 over a 2.7 min c6i.xlarge at
+    $0.0082). No comparison is attached: the answer's verdict is the missed deadline, and its words name no rival
+    (the pick is the comparison's runner-up, which its close-call line would name as its own rival)."""
     fastest = min(usable, key=lambda o: (o.train_seconds, hourly_rate(o), o.key))
-    near = [
-        o
-        for o in usable
-        if o is fastest or compare(fastest, o, "fastest", 0.0).verdict == "too_close"
-    ]
+    near = [fastest]
+    for o in usable:
+        if o is not fastest:
+            cmp = compare(fastest, o, "fastest", 0.0)
+            if cmp.verdict == "too_close" and math.isfinite(cmp.band):
+                near.append(o)
     return _order(near, "cheapest")[0]
 
 

@@ -7,7 +7,7 @@ import math
 from typing import TYPE_CHECKING
 
 from planner.core.plan import hourly_rate, option_name
-from planner.core.remarks import EmulatedPrecision, LengthNotGiven, PredictedHere
+from planner.core.remarks import EmulatedPrecision, KindOnly, LengthNotGiven, PredictedHere
 from planner.core.shown import Shown
 from planner.report.remarks import word
 from planner.report.text import counted, escape, seconds_text, short
@@ -138,9 +138,14 @@ def _gpu_line(doc: PlanDocument) -> str:
         and o.break_even_speedup is not None
     ]
     if not gpus and chosen is not None and place == "rent":
-        rented = [o for o in doc.plan.options if not o.here and o.usable]
-        if any(o.device == "cuda" for o in rented) and not any(o.device == "cpu" for o in rented):
-            return (  # the snapshot's regions without CPU prices: said, not a silently missing rule
+        rented = [o for o in doc.plan.options if not o.here]
+        if (
+            any(o.device == "cuda" and o.usable for o in rented)
+            and not any(o.device == "cpu" for o in rented)
+            and not any(isinstance(n, KindOnly) for n in doc.plan.notes)
+        ):
+            # no CPU instance in the plan though none was left out by --gpu: the snapshot's regions without CPU prices
+            return (
                 f"  No CPU instance is priced in {escape(doc.options.region)}: nothing to hold a GPU's speedup "
                 "against (--region all compares across regions)."
             )
@@ -217,19 +222,24 @@ def terse_answer(doc: PlanDocument) -> list[str]:
     return [line for line in lines if line]
 
 
-def _careful_line(doc: PlanDocument) -> str:
-    """A measurement made while the machine was busy that the answer rests on (the headline's option, the other
-    answer's, or a CPU instance scaled from it): said beside the answer (a new user's trial: a step measured 6x slow
-    on a busy machine moved the answer, its warning behind --verbose)."""
+def careful_option(doc: PlanDocument) -> RankedOption | None:
+    """The measurement made while the machine was busy that the answer rests on (the headline's option, the other
+    answer's, or the one a CPU instance of them is scaled from), or None."""
     busy = {o.basis.bench or o.target: o for o in doc.plan.options if o.caveat is not None}
     if not busy:
-        return ""
+        return None
     rec = doc.recommended
     other_rec = doc.answer("rent" if doc.recommendation.answer == "here" else "here")
     other = doc.plan.option_of(other_rec) if other_rec is not None else None
     named = [o for o in (rec, other) if o is not None]
     hit = next((busy[o.basis.bench] for o in named if o.basis.bench in busy), None)
-    hit = hit or next((o for o in named if o.caveat is not None), None)
+    return hit or next((o for o in named if o.caveat is not None), None)
+
+
+def _careful_line(doc: PlanDocument) -> str:
+    """careful_option's, said beside the answer (a new user's trial: a step measured 6x slow on a busy machine moved
+    the answer, its warning behind --verbose)."""
+    hit = careful_option(doc)
     if hit is None:
         return ""
     return f"  [yellow]Careful[/]: {escape(hit.target)} measured on a busy machine; measure again when quiet."

@@ -182,7 +182,7 @@ def run_bench(
     wall cap (validate), instead of measuring `options.seconds`."""
     check_device(options.device)
     check_processes(spec, options)
-    job = make_job(spec, options, fp, batch_size)
+    job = make_job(spec, options, sized_here(spec, fp, options.device), batch_size)
     if train_epochs is not None:
         job = job.model_copy(
             update={"mode": "train", "epochs": train_epochs, "wall_cap_seconds": None}
@@ -213,6 +213,23 @@ def emulated_here(precision: str, flags: set[str] | None = None) -> EmulatedHere
     return EmulatedHere(found["precision"], found["units"]) if found else None
 
 
+def trained_here(spec: WorkloadSpec, device: str) -> WorkloadSpec:
+    """The spec as this machine's bench on `device` trains it: fp32 where this CPU has no units for its 16-bit
+    precision (the bench's own rule, runner.bench.procfs.emulated_precision); else the spec."""
+    if device == "cuda" or emulated_here(spec.train.precision) is None:
+        return spec
+    if device == "auto" and torch_cuda_available():
+        return spec
+    return spec.model_copy(update={"train": spec.train.model_copy(update={"precision": "fp32"})})
+
+
+def sized_here(spec: WorkloadSpec, fp: Footprint, device: str) -> Footprint:
+    """The footprint the bench here is sized by: the precision it trains (4-byte activations where this CPU trains a
+    16-bit spec in fp32), so the memory check and the local batch hold for what runs."""
+    here = trained_here(spec, device)
+    return fp if here is spec else footprint(here)
+
+
 def measure_here(
     spec: WorkloadSpec,
     fp: Footprint,
@@ -223,8 +240,8 @@ def measure_here(
     """This machine's measurement of `spec` for a plan: at the spec's batch when the bench fits
     LOCAL_BENCH_BUDGET_BYTES here, else at a smaller batch scaled to the spec's (said in its
     warnings). A workload too big for even that is a `does_not_fit` result, not an error. A 16-bit precision this
-    CPU would emulate is measured in fp32 by the bench itself, and said first in its warnings."""
-    batch = local_batch(spec, fp, memory_available())
+    CPU would emulate is measured in fp32 by the bench itself (and sized so), and said in its warnings."""
+    batch = local_batch(spec, sized_here(spec, fp, options.device), memory_available())
     result = run_bench(
         spec,
         fp,

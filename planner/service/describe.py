@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from planner.errors import InputError, SpecError
 from planner.journal import RunJournal
 from planner.report.remarks import word
-from planner.service.bench import emulated_here
+from planner.service.bench import emulated_here, trained_here
 from planner.service.script_checks import (
     check_validated_epochs,
     names_a_gpu,
@@ -134,9 +134,12 @@ class Workloads:
         """The spec of a saved run. Raises JournalError naming the file and field unless `run_dir` is one."""
         return RunJournal.open(run_dir).read_spec()
 
-    def emulated_here(self, spec: WorkloadSpec) -> str:
-        """Why this CPU measures `spec` in fp32 (its precision has no units here; every CPU's bench does so), said
-        before it measures; '' when it measures the spec's own precision."""
+    def emulated_here(self, spec: WorkloadSpec, device: str = "cpu") -> str:
+        """Why this machine's bench on `device` measures `spec` in fp32 (this CPU has no units for its precision;
+        every CPU's bench does so), said before it measures; '' when it measures the spec's own precision (on a GPU,
+        `auto` with CUDA here)."""
+        if trained_here(spec, device) is spec:
+            return ""
         emulated = emulated_here(spec.train.precision)
         return word(emulated) if emulated is not None else ""
 

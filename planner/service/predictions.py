@@ -29,6 +29,7 @@ from planner.core.predict import physical_cores, predict_cpu, predict_gpu
 from planner.core.predicted import Hardware, predicted_candidates
 from planner.core.remarks import (
     EmulatedPrecision,
+    KindOnly,
     NothingPriced,
     NotMeasuredHere,
     PredictedHere,
@@ -346,6 +347,8 @@ class Predict:
         )
         if not facts:
             plan.warnings.append(nothing_priced(options, gpu))
+        if gpu is not None:
+            plan.notes.append(KindOnly(gpu))
         if here is not None:
             plan.say(measurement_said(LOCAL.label(here.device), here))
         plan.warnings.extend(emulation_warnings(plan.options))

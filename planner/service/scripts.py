@@ -18,7 +18,7 @@ from planner.core.document import (
     TaskChoice,
     WorkloadSummary,
 )
-from planner.core.remarks import Said, WhatIfLength
+from planner.core.remarks import KindOnly, Said, WhatIfLength
 from planner.core.script import (
     PER_STEPS,
     ScriptEnv,
@@ -123,6 +123,8 @@ class Scripts:
         plan.say(script_said(run, est, predicted=not measured_only))
         if not facts and not measured_only and not measured:
             plan.warnings.append(nothing_priced(options, gpu))
+        if gpu is not None:
+            plan.notes.append(KindOnly(gpu))
         if not what_if and (differs := length_disagreement(job.args, run, est)) is not None:
             plan.say(Said([differs]))
         choices = [] if measured_only else benchmark_choices(plan)

@@ -21,6 +21,7 @@ from planner.service.bench import (
     make_job,
     runner_progress,
     scaled_to_spec,
+    sized_here,
 )
 from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice
 from runner.aws import AwsRun, AwsTarget
@@ -138,14 +139,17 @@ class SpecRunning:
 
     def local_targets(self) -> list[SessionTarget]:
         targets: list[SessionTarget] = []
-        batch = local_batch(self.spec, self.fp, memory_available())
         for device in local_devices() if LOCAL in self.choice.targets else []:
             label = LOCAL.label(device)
             self.where[label] = (LOCAL, None, None)
+            fp = sized_here(
+                self.spec, self.fp, device
+            )  # as it trains there (fp32 on a CPU without the units)
+            batch = local_batch(self.spec, fp, memory_available())
             job = make_job(
                 self.spec,
                 replace(self.bench, device=device, processes=1),
-                self.fp,  # --processes: AWS only
+                fp,  # --processes: AWS only
                 batch if batch != self.spec.batch_size else None,
             )
             targets.append(LocalTarget(job.runner_job(), self.journal.path / "work", label))

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from planner.core.script import ScriptEnv
     from planner.core.task import TaskOrigin
-    from planner.service.pipelines import Parts, ScriptPipeline, SpecPipeline
+    from planner.service.pipelines import Parts, Pipeline
     from planner.workload.spec import WorkloadSpec
 
 
@@ -37,7 +37,7 @@ class SpecWorkload:
         """The spec its plan predicts every instance from (its layers)."""
         return self.spec
 
-    def pipeline(self, parts: Parts) -> SpecPipeline:
+    def pipeline(self, parts: Parts) -> Pipeline:
         """Its way through the use cases: benched by the harness, predicted from its layers."""
         from planner.service.pipelines import SpecPipeline
 
@@ -72,7 +72,7 @@ class ScriptWorkload:
         """None: a script's plan is of its measured and traced steps, not of a spec's layers."""
         return None
 
-    def pipeline(self, parts: Parts) -> ScriptPipeline:
+    def pipeline(self, parts: Parts) -> Pipeline:
         """Its way through the use cases: run unchanged here, traced on the stand-in GPU."""
         from planner.service.pipelines import ScriptPipeline
 

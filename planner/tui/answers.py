@@ -15,7 +15,7 @@ from textual.widgets import Static
 
 from planner.report.answers import NO_BENCHMARK, plan_answers
 from planner.report.remarks import words
-from planner.report.terse import terse_answer, warnings_line
+from planner.report.terse import careful_option, terse_answer, warnings_line
 from planner.report.text import counted, escape
 from planner.report.why import choice_reason
 
@@ -112,7 +112,7 @@ class Answers(Static):
                 else "No paid benchmark needed: training here wins clearly."
             )
         if not self.explain:  # the warnings in one line, the rest behind x (as the CLI's --explain)
-            lines += self._terse_tail(doc, careful=any("Careful" in line for line in answer))
+            lines += self._terse_tail(doc, careful=careful_option(doc) is not None)
             return Text.from_markup("\n".join(lines))
         for warning in words(doc.plan.warnings):
             lines.append(f"[yellow]warning:[/] {escape(warning)}")

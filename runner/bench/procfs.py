@@ -18,7 +18,7 @@ def _field(path: str, key: str) -> str | None:
 
 
 def cpu_name() -> str:
-    return _field("/proc/cpuinfo", "model name") or platform.processor() or platform.machine()
+    return _field(cpuinfo_path(), "model name") or platform.processor() or platform.machine()
 
 
 def memory_available() -> int | None:

@@ -183,8 +183,14 @@ def _new_result(job: dict[str, Any]) -> BenchResult:
     )
 
 
-def in_fp32(job: dict[str, Any]) -> dict[str, Any]:
-    """The job with its spec's precision fp32."""
+def in_cpu_precision(job: dict[str, Any], result: BenchResult) -> dict[str, Any]:
+    """The job as this CPU trains it: a 16-bit precision it has no units for in fp32 (`result` says so: its
+    precision, and the remark); else the job unchanged."""
+    emulated = emulated_precision(result.precision)
+    if emulated is None:
+        return job
+    result.precision = "fp32"
+    result.warnings.append(emulated)
     spec = job["spec"]
     return {**job, "spec": {**spec, "train": {**spec["train"], "precision": "fp32"}}}
 
@@ -213,6 +219,8 @@ def run_job(job: dict[str, Any], progress: Callable[[dict], None] | None = None)
             "cuda" if job.get("device", "auto") != "cpu" and torch.cuda.is_available() else "cpu"
         )
         result.message, result.interruption = str(exc), interruption() or "interrupted"
+        if result.device == "cpu":
+            in_cpu_precision(job, result)  # it trained as _run_job chose: said so here too
         return result
     result.warnings.sort(
         key=lambda w: not (isinstance(w, dict) and w.get("kind") == "emulated_here")
@@ -234,10 +242,8 @@ def _run_job(job: dict[str, Any], progress: Callable[[dict], None] | None = None
         return result
     result.device = device.type
     result.device_name = torch.cuda.get_device_name(device) if device.type == "cuda" else cpu_name()
-    if device.type == "cpu" and (emulated := emulated_precision(result.precision)):
-        job = in_fp32(job)  # a CPU without the precision's units trains in fp32, and says so
-        result.precision = "fp32"
-        result.warnings.append(emulated)
+    if device.type == "cpu":
+        job = in_cpu_precision(job, result)
     fitted = None
     if device.type == "cpu" and not job.get("threads") and int(job.get("processes") or 1) == 1:
         fitted = (

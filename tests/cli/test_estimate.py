@@ -189,6 +189,14 @@ def test_a_region_without_cpu_prices_says_the_gpu_rule_has_nothing_to_compare_wi
         env={"PLANNER_CACHE_DIR": str(tmp_path)},
     )
     assert r.code == 0 and "No CPU instance is priced" not in r.out
+    r = planner(
+        "estimate",
+        EXAMPLES / "small-cnn.yaml",
+        *("--predict-only", "--gpu", "-v"),
+        env={"PLANNER_CACHE_DIR": str(tmp_path)},
+    )  # no CPU instance because --gpu left them out: not said to be unpriced; the note says why
+    assert r.code == 0 and "No CPU instance is priced" not in r.out
+    assert "GPU instances only (--gpu)" in r.out
 
 
 def test_predict_only_measures_nothing_and_predicts_every_instance(tmp_path):

@@ -55,7 +55,7 @@ def test_a_precision_this_cpu_would_emulate_is_measured_in_fp32_and_said(tmp_pat
     process) measures fp32 and says so first, in estimate, bench and run alike; every CPU instance is still predicted
     for its own bf16 units."""
     from planner.service import PlannerService, plan_options
-    from planner.service.bench import BenchOptions, emulated_here
+    from planner.service.bench import BenchOptions, emulated_here, sized_here
 
     spec_path = tmp_path / "bf16.yaml"
     spec_path.write_text(
@@ -75,6 +75,11 @@ def test_a_precision_this_cpu_would_emulate_is_measured_in_fp32_and_said(tmp_pat
     service = PlannerService()
     workload = service.workloads.open(str(spec_path))
     assert "bf16 would be emulated here" in service.workloads.emulated_here(workload.spec)
+    assert service.workloads.emulated_here(workload.spec, "cuda") == ""  # a GPU runs the spec's own
+    # sized for what trains: 4-byte activations here
+    fp = service.workloads.footprint(workload.spec)
+    assert sized_here(workload.spec, fp, "cpu").total_bytes > fp.total_bytes
+    assert sized_here(workload.spec, fp, "cuda") is fp
     measured = {}
     doc = service.estimate(
         workload,

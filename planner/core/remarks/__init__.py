@@ -77,6 +77,9 @@ from planner.core.remarks.plan import (
     EmulatedPrecision as EmulatedPrecision,
 )
 from planner.core.remarks.plan import (
+    KindOnly as KindOnly,
+)
+from planner.core.remarks.plan import (
     NothingPriced as NothingPriced,
 )
 from planner.core.remarks.plan import (

@@ -21,6 +21,14 @@ class DeadlineMissed(Remark):
 
 
 @dataclass(frozen=True)
+class KindOnly(Remark):
+    """The plan holds one kind of instance, as asked (`gpu`: True: --gpu, GPU instances only; False: --cpu)."""
+
+    kind: ClassVar[str] = "kind_only"
+    gpu: bool
+
+
+@dataclass(frozen=True)
 class NothingPriced(Remark):
     """The price data has no instance of the kind asked for (`gpu`: True GPU, False CPU, None any) in `region` ("all":
     any) for `purchase`."""

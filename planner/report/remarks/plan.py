@@ -17,6 +17,11 @@ def _deadline_missed(x: r.DeadlineMissed) -> str:
 
 
 @word.register
+def _kind_only(x: r.KindOnly) -> str:
+    return "GPU instances only (--gpu)" if x.gpu else "CPU instances only (--cpu)"
+
+
+@word.register
 def _nothing_priced(x: r.NothingPriced) -> str:
     kind = "GPU " if x.gpu else "CPU " if x.gpu is False else ""
     where = "in any region" if x.region == "all" else f"in {x.region}"
