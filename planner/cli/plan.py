@@ -143,7 +143,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if length is not None:  # which length the run keeps, and whether this one is a what-if
         what_if = doc.what_if_length
         stderr().print(
-            f"note: {escape(word(what_if))} (kept in its script.json); a plan without a length plans that"
+            f"note: {escape(word(what_if))}; a plan without a length plans that"
             if what_if is not None
             else f"note: {escape(length_text(length.total_steps, length.epochs))} kept as the run's length (its script.json): a plan "
             "without a length plans it, another length is a what-if",

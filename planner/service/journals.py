@@ -59,11 +59,15 @@ class Journals:
 
     def keep_script_length(self, run_dir: str | Path, length: ScriptLength) -> None:
         """A script's run measured without a length of its own keeps `length` (its script.json), so later plans of
-        it need none; one with a length keeps its own (`length` was a what-if)."""
+        it need none; one with a length, or measured whole (it finished), keeps its own (`length` was a what-if)."""
         journal = RunJournal.open(run_dir)
         job = journal.read_script() if journal.is_script else None
-        if job is not None and job.length == ScriptLength():
-            journal.write_script(job.with_length(length))
+        if job is None or job.length != ScriptLength():
+            return
+        runs = timelines(journal, journal.read_results())
+        if runs[here_label(journal, runs)].stopped_because == "finished":
+            return  # measured whole: the steps it took are its length, `length` a what-if
+        journal.write_script(job.with_length(length))
 
     def new_run_dir(
         self, name: str, folder: str | Path | None = None, now: dt.datetime | None = None

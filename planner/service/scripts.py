@@ -335,7 +335,11 @@ class Scripts:
         def measured(steps: int, epochs: int | None) -> list[Candidate]:
             return measured_rows(results, runs, options, self._price_of, steps, epochs)
 
-        what_if = job.length != own and own != ScriptLength()
+        if (
+            own == ScriptLength() and here.stopped_because == "finished"
+        ):  # measured whole: the steps it took are its own length, and another one a what-if (a trial: it was kept)
+            own = ScriptLength(len(here.steps), None)
+        what_if = job.length not in (own, ScriptLength()) and own != ScriptLength()
         doc = self.script_plan(
             job,
             here,

@@ -63,7 +63,10 @@ def test_a_run_without_a_length_answers_per_1000_steps_then_keeps_the_first_leng
     again = json.loads(planner("plan", run_dir, "--json").out)  # no flag: the kept length
     assert again["workload"]["total_steps"] == 2000
     r = planner("plan", run_dir, "--total-steps", "8000", "--json")  # a what-if on top
-    assert "a what-if: the run's own length is 2,000 steps (kept in its script.json)" in r.err
+    assert (
+        "a what-if: the run's own length is 2,000 steps; a plan without a length plans that"
+        in r.err
+    )
     longer = json.loads(r.out)
     assert longer["workload"]["total_steps"] == 8000 and length_of(run_dir) == (2000, None)
     assert "planned for 8,000 steps, a what-if: the run's own length is 2,000 steps" in [
@@ -159,3 +162,21 @@ def test_a_script_run_without_a_length_answers_per_1000_steps_and_a_deadline_ask
     said = [w["text"] for w in doc["warnings"]]
     assert any("planned for a run of 1,000 steps" in t for t in said), said
     assert (tmp_path / "r" / "plan.json").is_file() and length_of(tmp_path / "r") == (None, None)
+
+
+def test_a_run_measured_whole_keeps_its_own_length_and_a_length_given_is_a_what_if(tmp_path):
+    """A trial: `run convnet.py --seconds 3` finished while measured (64 steps, its whole run); `plan RUN
+    --total-steps 200000` then said '200,000 steps kept as the run's length', and every later plan was of 200,000.
+    Fixture: tests/cli/fixtures/run-convnet-finished (that run, journaled)."""
+    run = shutil.copytree(ROOT / "tests/cli/fixtures/run-convnet-finished", tmp_path / "run")
+    job = json.loads((run / "script.json").read_text())
+    (run / "script.json").write_text(
+        json.dumps({**job, "path": str(EXAMPLES / "scripts" / "convnet.py")})
+    )
+    r = planner("plan", run, "--total-steps", "200000", "--json")
+    assert r.code == 0, r.err
+    assert json.loads(r.out)["workload"]["total_steps"] == 200_000
+    assert "a what-if: the run's own length is 64 steps" in r.err and "kept as" not in r.err
+    assert length_of(run) == (None, None)  # nothing kept
+    again = json.loads(planner("plan", run, "--json").out)
+    assert again["workload"]["total_steps"] == 64  # its own again

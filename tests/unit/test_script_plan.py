@@ -508,3 +508,20 @@ def test_a_scripts_steps_are_named_by_what_they_were_found_by():
 
     assert steps_word(summary("backward")) == "training steps (backward passes)"
     assert steps_word(summary("optimizer")) == "optimizer steps"
+
+
+def test_validate_runs_the_script_whole_with_the_threads_its_estimate_was_measured_with():
+    """A trial: measured with 1 torch thread on a busy machine (the launcher fits them to the CPUs free), run whole
+    with 2 once the CPUs freed, and validate blamed the estimate (-54%). The whole run takes the measured threads; a
+    run whose threads the user set (nothing fitted) keeps the user's environment."""
+    from dataclasses import replace
+
+    from planner.service.measure import same_threads
+
+    run = replace(
+        ScriptRun("ok", "budget", "optimizer", [1.0, 1.1]),
+        threads=1,
+        threads_fitted={"threads": 1, "free_cpus": 0.9, "cpus": 2},
+    )
+    assert same_threads(run, {"A": "b"}) == {"A": "b", "OMP_NUM_THREADS": "1"}
+    assert same_threads(replace(run, threads_fitted=None), {"A": "b"}) == {"A": "b"}
