@@ -443,7 +443,11 @@ class PlannerApp(Quitting, App):
     def _found(self) -> None:
         """What was found in a script's measurement here (its steps, epochs, what it does outside PyTorch), shown in the
         Workload pane under it, and the length its plan is of in the title; nothing for a spec."""
-        if self.script is None or not self.results.results:
+        if self.script is None:
+            return
+        # no results: the estimate failed (the pane said "measuring it here ..." forever)
+        if not self.results.results:
+            self.show_script([("measured", "nothing: the estimate failed (see the Results pane)")])
             return
         try:
             measured, est = self.service.workloads.found(self.script, self.results.results)

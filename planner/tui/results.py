@@ -194,9 +194,12 @@ class ResultsPane(Vertical):
         call(self._estimated, workload, measured, doc)
 
     def _failed(self, error: str) -> None:
+        """The estimate failed: said where the answer goes until another starts (a toast alone went, and the panes
+        still read as measuring), and whole in the notification."""
         self.estimating = False
-        self._status("")
-        self.app.notify(error, severity="error")
+        first = error.splitlines()[0] if error else "the estimate failed"
+        self._status(f"the estimate failed: {first} (e tries again)")
+        self.app.notify(error, severity="error", timeout=30)
         self.post_message(EstimateDone())
 
     def _estimated(

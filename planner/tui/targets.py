@@ -178,12 +178,14 @@ class TargetsPane(Vertical):
         self.show_selection()
 
     def show_plan(self, doc: PlanDocument, fresh: bool) -> None:
-        """The plan's predictions in the table; a fresh estimate also picks its suggested benchmarks."""
+        """The plan's predictions in the table; a fresh estimate picks its suggested benchmarks, and a re-plan (a
+        what-if, a length) picks its own while the picks are still the last suggestion's (none edited by hand)."""
+        following = fresh or self.selected == list(self.suggested)
         self.doc = doc
         self.suggested = {
             c.target: choice_reason(c) for c in doc.suggested_benchmarks
         }  # none when training here wins clearly
-        if fresh:
+        if following:
             self.selected = list(self.suggested)
         self.refresh_rows()
 

@@ -493,3 +493,35 @@ def test_the_footer_wraps_between_its_flags_never_inside_one():
         assert all(f.startswith("--") for f in flags) and flags[-1].startswith("--verbose"), lines
         assert all(len(line) <= width for line in lines), lines
     assert len(terse_footer(doc, Shown((0, 1), 40), ["cost"], 200)) == 2
+
+
+def test_the_targets_picks_follow_a_replan_until_the_user_changes_them():
+    """A trial: after a what-if the answer said 'picked in 2 Targets' while the picks were the first estimate's
+    (or none), so r ran this machine alone. A re-plan picks its own suggestions while the picks are still the last
+    suggestion's; picks changed by hand stay."""
+    from dataclasses import replace
+
+    from planner.tui.targets import TargetsPane
+
+    doc = plan_doc()
+    first = [c.target for c in doc.suggested_benchmarks]
+    assert first  # the fixture suggests one
+    other = replace(
+        doc,
+        benchmark=[replace(doc.benchmark[0], target="aws:g5.xlarge"), *doc.benchmark],
+    )
+
+    async def scenario():
+        app = PlannerApp(None, estimate_on_open=False)
+        async with started(app, (120, 40)) as pilot:
+            targets = app.query_one(TargetsPane)
+            targets.show_plan(doc, fresh=True)
+            assert targets.selected == first
+            targets.show_plan(other, fresh=False)  # a what-if: followed
+            assert targets.selected == [c.target for c in other.suggested_benchmarks]
+            targets.selected = ["aws:c7i.large"]  # changed by hand
+            targets.show_plan(doc, fresh=False)
+            assert targets.selected == ["aws:c7i.large"]
+            await pilot.pause(0.1)
+
+    asyncio.run(scenario())

@@ -13,7 +13,7 @@ from planner.tui.app import PlannerApp
 from planner.tui.results import ResultsPane
 from planner.tui.run import RunPane
 from tests.conftest import EXAMPLES
-from tests.tui.helpers import started, wait_for
+from tests.tui.helpers import started, text_of, wait_for
 
 
 def test_a_script_is_measured_shown_read_only_and_planned_and_its_what_ifs_replan(tmp_path):
@@ -297,5 +297,24 @@ def test_a_spec_loaded_after_a_script_is_what_r_runs(tmp_path):
             assert app.script is None
             workload = app.workload()
             assert isinstance(workload, SpecWorkload) and workload.spec.name == "small-cnn"
+
+    asyncio.run(scenario())
+
+
+def test_a_script_that_fails_says_so_where_the_answer_goes_not_measuring_forever(tmp_path):
+    """A trial: a script raising at import left 'measuring it here ...' in the Workload pane and 'No plan yet' in the
+    answers, its traceback only in a toast that went. The failure stays where the answer goes."""
+    script = tmp_path / "broken.py"
+    script.write_text("import torch\nraise RuntimeError('no dataset here')\n")
+
+    async def scenario():
+        app = PlannerApp(str(script), total_steps=100, estimate_seconds=1, runs_folder=tmp_path)
+        async with started(app, (80, 24)) as pilot:
+            results = app.query_one(ResultsPane)
+            await wait_for(pilot, lambda: "the estimate failed" in text_of(app, "#answers"), 120)
+            assert "e tries again" in text_of(app, "#answers")
+            found = str(app.query_one("#spec-summary", Static).render())
+            assert "measuring it here" not in found and "the estimate failed" in found
+            assert results.doc is None and not results.estimating
 
     asyncio.run(scenario())
