@@ -377,10 +377,11 @@ def length_disagreement(
     """A warning when the run planned is not the one the script's own arguments train: `planner estimate
     train.py --epochs 5 -- --epochs 20` plans 5 epochs of a script told to run 20 (a what-if the user may
     mean, or a slip). None when they agree (within an epoch's step), when the arguments name no epochs, when
-    the epochs planned are not known, or when the script finished while measured (estimate_script says so)."""
+    the epochs planned are not known, when the script finished while measured (estimate_script says so), or when the
+    plan is per PER_STEPS steps (no length given: a trial's SkyPilot task said '31.25 epochs ... say --epochs 20')."""
     own = own_epochs(args)
-    if own is None or not est.steps_per_epoch or run.stopped_because == "finished":
-        return None
+    if own is None or not est.steps_per_epoch or run.stopped_because == "finished" or est.per_steps:
+        return None  # per PER_STEPS steps (no length given) is no run's length: the plan asks for it instead
     flag, epochs = own
     if abs(est.epochs - epochs) * est.steps_per_epoch < 1:
         return None
