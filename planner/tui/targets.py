@@ -173,7 +173,10 @@ class TargetsPane(Vertical):
             }
             table.add_row(*(Text.from_markup(cells[name]) for name in self._order), key=target)
         self.query_one("#price-source", Static).update(
-            Text(f"{app.region}, {app.purchase}: {prices.source}, as of {prices.as_of}")
+            Text(
+                f"{app.region}, {app.purchase}: {prices.source}, as of {prices.as_of}; $/h: the instance "
+                "(the plan's adds its disk)"
+            )
         )
         self.show_selection()
 
