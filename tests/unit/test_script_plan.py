@@ -15,6 +15,7 @@ from planner.core.script import (
     ScriptEstimate,
     ScriptRun,
     StepTrace,
+    estimate_or_per_steps,
     estimate_script,
     length_disagreement,
     own_epochs,
@@ -342,6 +343,9 @@ def test_a_plan_of_another_length_than_the_scripts_own_arguments_is_warned():
         length_disagreement(["--epochs", "20"], finished, estimate_script(finished, epochs=5))
         is None
     )  # said already
+    per_steps = estimate_or_per_steps(run, None, None, ["--epochs", "20"])
+    assert per_steps.per_steps and length_disagreement(["--epochs", "20"], run, per_steps) is None
+    # no length given: the plan asks for it; '100 epochs (1,000 steps) ... say --epochs 20' was no run's
 
 
 def test_the_plan_of_a_script_warns_a_length_its_arguments_do_not_train_and_a_what_if_asked_of_a_run_does_not():
