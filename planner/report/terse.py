@@ -82,14 +82,18 @@ def answer_line(doc: PlanDocument) -> str:
     )
 
 
+def _other_option(doc: PlanDocument) -> RankedOption | None:
+    """The option of the answer the headline is not (here's when it rents, rent's when it trains here), or None."""
+    other = doc.answer("rent" if doc.recommendation.answer == "here" else "here")
+    return doc.plan.option_of(other) if other is not None else None
+
+
 def _here_or_rent_line(doc: PlanDocument) -> str:
     """Why this answer and not the other (here or rent): the other's time and cost, and how much more it comes to."""
-    rec, cmp = doc.recommendation, doc.recommendation.choice_comparison
+    cmp = doc.recommendation.choice_comparison
     if cmp is None or not doc.has_both_answers:
         return ""
-    other_name = "rent" if rec.answer == "here" else "here"
-    other_rec = doc.answer(other_name)  # type: ignore[arg-type]
-    other = doc.plan.option_of(other_rec) if other_rec is not None else None
+    other = _other_option(doc)
     if other is None:
         return ""
     what = (
@@ -228,10 +232,7 @@ def careful_option(doc: PlanDocument) -> RankedOption | None:
     busy = {o.basis.bench or o.target: o for o in doc.plan.options if o.caveat is not None}
     if not busy:
         return None
-    rec = doc.recommended
-    other_rec = doc.answer("rent" if doc.recommendation.answer == "here" else "here")
-    other = doc.plan.option_of(other_rec) if other_rec is not None else None
-    named = [o for o in (rec, other) if o is not None]
+    named = [o for o in (doc.recommended, _other_option(doc)) if o is not None]
     hit = next((busy[o.basis.bench] for o in named if o.basis.bench in busy), None)
     return hit or next((o for o in named if o.caveat is not None), None)
 

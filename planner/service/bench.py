@@ -213,12 +213,20 @@ def emulated_here(precision: str, flags: set[str] | None = None) -> EmulatedHere
     return EmulatedHere(found["precision"], found["units"]) if found else None
 
 
+def emulated_on(spec: WorkloadSpec, device: str) -> EmulatedHere | None:
+    """Why this machine's bench on `device` trains `spec` in fp32 (a CPU without units for its 16-bit precision: the
+    bench's own rule, runner.bench.procfs.emulated_precision), or None (a GPU, `auto` with CUDA here, or units)."""
+    if device == "cuda":
+        return None
+    emulated = emulated_here(spec.train.precision)
+    if emulated is None or (device == "auto" and torch_cuda_available()):
+        return None
+    return emulated
+
+
 def trained_here(spec: WorkloadSpec, device: str) -> WorkloadSpec:
-    """The spec as this machine's bench on `device` trains it: fp32 where this CPU has no units for its 16-bit
-    precision (the bench's own rule, runner.bench.procfs.emulated_precision); else the spec."""
-    if device == "cuda" or emulated_here(spec.train.precision) is None:
-        return spec
-    if device == "auto" and torch_cuda_available():
+    """The spec as this machine's bench on `device` trains it: fp32 where `emulated_on` says so; else the spec."""
+    if emulated_on(spec, device) is None:
         return spec
     return spec.model_copy(update={"train": spec.train.model_copy(update={"precision": "fp32"})})
 

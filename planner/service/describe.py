@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from planner.errors import InputError, SpecError
 from planner.journal import RunJournal
 from planner.report.remarks import word
-from planner.service.bench import emulated_here, trained_here
+from planner.service.bench import emulated_on
 from planner.service.script_checks import (
     check_validated_epochs,
     names_a_gpu,
@@ -138,9 +138,7 @@ class Workloads:
         """Why this machine's bench on `device` measures `spec` in fp32 (this CPU has no units for its precision;
         every CPU's bench does so), said before it measures; '' when it measures the spec's own precision (on a GPU,
         `auto` with CUDA here)."""
-        if trained_here(spec, device) is spec:
-            return ""
-        emulated = emulated_here(spec.train.precision)
+        emulated = emulated_on(spec, device)
         return word(emulated) if emulated is not None else ""
 
     @staticmethod

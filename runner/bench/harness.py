@@ -350,7 +350,6 @@ def record(result: BenchResult, m: Measurement) -> None:
     result.samples_per_second = result.batch_size / s.mean
     result.warmup_seconds, result.warmup_steps = m.warmup_seconds, m.warmup_steps
     result.stopped_because = m.stopped_because
-    result.warnings += list(
-        m.warnings
-    )  # after what the run said before it (a precision it trains in fp32)
+    # after what the run said before it (a precision it trains in fp32)
+    result.warnings += list(m.warnings)
     result.interruption = m.interruption

@@ -222,12 +222,11 @@ def run_job(job: dict[str, Any], progress: Callable[[dict], None] | None = None)
         if result.device == "cpu":
             in_cpu_precision(job, result)  # it trained as _run_job chose: said so here too
         return result
+    # a precision trained in fp32 said first: it is why the step is not the spec's own
     result.warnings.sort(
         key=lambda w: not (isinstance(w, dict) and w.get("kind") == "emulated_here")
     )
-    return (
-        result  # a precision trained in fp32 said first: it is why the step is not the spec's own
-    )
+    return result
 
 
 def _run_job(job: dict[str, Any], progress: Callable[[dict], None] | None = None) -> BenchResult:
