@@ -197,8 +197,13 @@ class ResultsPane(Vertical):
         """The estimate failed: said where the answer goes until another starts (a toast alone went, and the panes
         still read as measuring), and whole in the notification."""
         self.estimating = False
-        first = error.splitlines()[0] if error else "the estimate failed"
-        self._status(f"the estimate failed: {first} (e tries again)")
+        lines = [line.strip() for line in error.splitlines() if line.strip()] or ["unknown"]
+        said = lines[0]
+        if (
+            said.endswith(":") and len(lines) > 1
+        ):  # '... its own error:' then a traceback: its last line
+            said = f"{said} {lines[-1]}"
+        self._status(f"the estimate failed: {said} (e tries again)")
         self.app.notify(error, severity="error", timeout=30)
         self.post_message(EstimateDone())
 
