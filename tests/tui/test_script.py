@@ -12,6 +12,7 @@ from textual.widgets import Static, TextArea
 from planner.tui.app import PlannerApp
 from planner.tui.results import ResultsPane
 from planner.tui.run import RunPane
+from planner.tui.targets import TargetsPane
 from tests.conftest import EXAMPLES
 from tests.tui.helpers import started, text_of, wait_for
 
@@ -56,9 +57,9 @@ def test_a_script_is_measured_shown_read_only_and_planned_and_its_what_ifs_repla
             first = results.doc.run_dir
             assert app.sub_title.startswith("reinforce.py --episodes 100000: ")
             assert app.sub_title.endswith(" optimizer steps planned")  # the length the plan is of
-            await pilot.press(
-                "r"
-            )  # the Run pane runs the script: here (the picks would add rented instances)
+            # here only: the picks follow the what-if's suggestions, which would add rented instances
+            app.query_one(TargetsPane).action_local_only()
+            await pilot.press("r")  # the Run pane runs the script here
             rows = app.query_one(
                 RunPane
             ).rows  # its row shows the measurement's progress as it goes
