@@ -15,12 +15,12 @@ from planner.cli.common import (
     stdout,
     warn,
 )
-from planner.cli.workload import refuse_script_flags
+from planner.cli.workload import refuse_script_flags, say_env
 from planner.errors import ExitCode, InputError
 from planner.report.plan import GroupBy
 from planner.report.prices import no_prices_text, prices_json, prices_table, shown_prices
 from planner.report.tables import instances_table
-from planner.service import PlannerService, PriceQuery
+from planner.service import PlannerService, PriceQuery, is_script
 from planner.service.inputs import check_spec_file
 
 
@@ -144,36 +144,35 @@ def cmd_ls(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def cmd_tui(args: argparse.Namespace) -> int:
-    if args.spec is not None:
-        from pathlib import Path
+def _check_tui_path(args: argparse.Namespace) -> None:
+    """What `planner tui PATH` opens, checked before the screen is taken: a saved run (refused unless it is one; a
+    script's takes its secrets again, never journaled), a training script (it is there; its env said), or a spec
+    file (the editor reads it whole: a FIFO or /dev/zero is refused); a spec or a run refuses the script's flags.
+    Raises InputError, JournalError."""
+    from pathlib import Path
 
-        try:
-            is_dir = Path(args.spec).is_dir()
-        except OSError:  # a name too long for the file system: check_spec_file names the fault
-            is_dir = False
-        script_run = False
-        if is_dir:  # `planner tui RUN_DIR`: a saved run, refused here unless it is one
-            service = PlannerService()
-            script_run = service.journals.is_script_run(args.spec)
-            if not script_run:
-                service.workloads.check_run(args.spec)
-        elif args.spec.endswith(
-            ".py"
-        ):  # `planner tui train.py -- ARGS`: the user's script, measured here
-            PlannerService().workloads.check_script(args.spec, args.workdir)
-        else:
-            check_spec_file(
-                args.spec
-            )  # the editor reads it whole: a FIFO or /dev/zero is refused here, before it opens
+    if args.spec is None:
+        refuse_script_flags(args, None)
+        return
+    try:
+        is_dir = Path(args.spec).is_dir()
+    except OSError:  # a name too long for the file system: check_spec_file names the fault
+        is_dir = False
+    if is_dir:
+        takes_secrets = PlannerService().journals.saved(args.spec).takes_secrets
+        refuse_script_flags(args, args.spec, but=("env", "secret") if takes_secrets else ())
+    elif is_script(args.spec):
+        PlannerService().workloads.check_script(args.spec, args.workdir)
+        say_env(args)
+    else:
+        check_spec_file(args.spec)
+        refuse_script_flags(args, args.spec)
+
+
+def cmd_tui(args: argparse.Namespace) -> int:
+    _check_tui_path(args)
     from planner.tui.app import PlannerApp
 
-    if not (args.spec or "").endswith(
-        ".py"
-    ):  # a saved script run takes its secrets again (never journaled)
-        refuse_script_flags(
-            args, args.spec, but=("env", "secret") if args.spec is not None and script_run else ()
-        )
     seconds = (
         {}
         if args.seconds is None

@@ -6,6 +6,8 @@ import argparse
 import json
 import shlex
 from dataclasses import asdict
+from functools import singledispatch
+from pathlib import Path
 
 from planner.cli.common import (
     escape,
@@ -17,7 +19,7 @@ from planner.cli.common import (
     stdout,
     warn,
 )
-from planner.cli.workload import open_workload, refuse_script_flags, say_before_measuring
+from planner.cli.workload import open_workload, say_before_measuring
 from planner.errors import ExitCode, InputError, RunError
 from planner.report.remarks import words
 from planner.report.tables import (
@@ -32,23 +34,36 @@ from planner.report.tables import (
 from planner.report.text import counted, range_text, seconds_text
 from planner.service import (
     BenchOptions,
+    BenchResult,
     PlannerService,
     ScriptBench,
     ScriptValidation,
     ScriptWorkload,
     SpecValidation,
-    is_script,
+    SpecWorkload,
     unsteady_reason,
 )
-from planner.service.inputs import check_epochs, check_out_file, shown_path
+from planner.service.inputs import check_out_file, shown_path
+
+# Each kind of workload and each kind of result is shown by its own function, chosen by its type (functools'
+# singledispatch): the commands below never ask which kind they hold.
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     service = PlannerService()
-    if is_script(args.spec):
-        return _check_script(service, args)
-    refuse_script_flags(args, args.spec)
-    spec = service.workloads.load(args.spec)
+    return checked(open_workload(service, args), service, args)
+
+
+@singledispatch
+def checked(workload: object, service: PlannerService, args: argparse.Namespace) -> int:
+    """A workload checked without measuring it; exit code."""
+    raise TypeError(f"not a workload: {workload!r}")
+
+
+@checked.register(SpecWorkload)
+def _spec_checked(workload: SpecWorkload, service: PlannerService, args: argparse.Namespace) -> int:
+    """A spec checked: its parameters, FLOPs and training memory."""
+    spec = workload.spec
     fp = service.workloads.footprint(spec)
     if args.json:
         print_json(check_summary(spec, fp))
@@ -71,16 +86,24 @@ def cmd_bench(args: argparse.Namespace) -> int:
         threads=args.threads,
         processes=args.processes,
     )
-    say_before_measuring(
-        service, args, workload, here=False
-    )  # a spec's bench says its precision after it
+    # a spec's bench says its precision after it
+    say_before_measuring(workload, service, args, here=False)
     with progress() as on_progress:
         result = service.bench(workload, options, on_progress=on_progress)
-    if isinstance(result, ScriptBench):
-        return _script_benched(args, result)
-    data = bench_json(result)
+    return benched(result, args, out_file)
+
+
+@singledispatch
+def benched(result: object, args: argparse.Namespace, out_file: Path | None) -> int:
+    """A bench's result shown; exit code."""
+    raise TypeError(f"not a bench result: {result!r}")
+
+
+@benched.register(BenchResult)
+def _spec_benched(result: BenchResult, args: argparse.Namespace, out_file: Path | None) -> int:
+    """A spec's bench: its table or JSON, its warnings, --out."""
     if args.json:
-        print_json(data)
+        print_json(bench_json(result))
     else:
         print_table(args, bench_table(result), *([sweep_table(result)] if result.sweep else []))
     for warning in words(result.warnings):
@@ -98,7 +121,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return ExitCode.OK if result.status == "ok" else ExitCode.RUNTIME_FAILURE
 
 
-def _script_benched(args: argparse.Namespace, bench: ScriptBench) -> int:
+@benched.register(ScriptBench)
+def _script_benched(bench: ScriptBench, args: argparse.Namespace, out_file: Path | None) -> int:
     """`planner bench train.py -- ARGS`: the script's steps as timed here, its whole run as estimated."""
     run, est = bench
     if args.json:
@@ -112,7 +136,7 @@ def _script_benched(args: argparse.Namespace, bench: ScriptBench) -> int:
     return ExitCode.OK
 
 
-def validate_lines(data: SpecValidation) -> list[str]:
+def validate_lines(data: SpecValidation, name: str = "") -> list[str]:
     verdict = "inside" if data.inside_interval else "outside"
     step = data.predicted_step_seconds or 0.0
     actual_step = data.actual_step_seconds or 0.0
@@ -149,11 +173,14 @@ def machine_lines(
     ]
 
 
-def _check_script(service: PlannerService, args: argparse.Namespace) -> int:
+@checked.register(ScriptWorkload)
+def _script_checked(
+    workload: ScriptWorkload, service: PlannerService, args: argparse.Namespace
+) -> int:
     """A training script checked without running it: it parses (its own syntax error, exit 1), and what of its
     folder would ship; its parameters, FLOPs and memory are measured by running it (bench)."""
-    workdir = getattr(args, "workdir", None)
-    path = service.workloads.check_script(args.spec, workdir)
+    workdir = workload.workdir
+    path = service.workloads.check_script(workload.path, workdir)
     shipped = service.workloads.shipped(
         path, workdir
     )  # bounded first: a folder too big to ship is refused before reading
@@ -247,12 +274,9 @@ def script_machine_lines(check: ScriptValidation, drift: float, again: float) ->
 def cmd_validate(args: argparse.Namespace) -> int:
     service = PlannerService()
     workload = open_workload(service, args, ("device",), spec_takes=("epochs",))
-    if isinstance(workload, ScriptWorkload):
-        service.workloads.check_validated_epochs(args.script_args, args.epochs)
-    else:
-        check_epochs(workload.spec, args.epochs)
+    service.workloads.check_validated_epochs(workload, args.epochs)
     say_before_measuring(
-        service, args, workload, then="then runs it whole", validate=True, device=args.device
+        workload, service, args, then="then runs it whole", validate=True, device=args.device
     )
     with progress() as on_progress:
         check = service.validate(
@@ -262,20 +286,25 @@ def cmd_validate(args: argparse.Namespace) -> int:
             on_progress,
             recheck=args.recheck,
         )
-    if isinstance(check, ScriptValidation):
-        return _script_validated(args, check)
     if args.json:
         print_json(check.to_json())
         return ExitCode.OK
-    stdout().print("\n".join(validate_lines(check)), highlight=False)
+    stdout().print("\n".join(validated(check, args.spec)), highlight=False)
     return ExitCode.OK
 
 
-def _script_validated(args: argparse.Namespace, check: ScriptValidation) -> int:
+@singledispatch
+def validated(check: object, name: str) -> list[str]:
+    """A validate run's lines: the estimate against the whole run, and whether the machine held."""
+    raise TypeError(f"not a validation: {check!r}")
+
+
+validated.register(SpecValidation, validate_lines)
+
+
+@validated.register(ScriptValidation)
+def _script_validated(check: ScriptValidation, name: str) -> list[str]:
     """`planner validate train.py`: the estimate against the script's whole run, and whether the machine held."""
-    if args.json:
-        print_json(check.to_json())
-        return ExitCode.OK
     est = check.estimate
     span = range_text(est.low, est.high) if check.interval_usable else "no usable interval"
     verdict = (
@@ -285,14 +314,12 @@ def _script_validated(args: argparse.Namespace, check: ScriptValidation) -> int:
         if check.interval_usable
         else "no interval to be inside of (see the warnings)"
     )
-    stdout().print(
-        f"{args.spec}: predicted {seconds_text(est.seconds)} ({span}), took "
+    lines = [
+        f"{escape(name)}: predicted {seconds_text(est.seconds)} ({span}), took "
         f"{seconds_text(check.actual_seconds)} spawn to exit: error {check.error_percent:+.1f}%, {verdict}",
-        highlight=False,
-    )
-    for warning in words(est.warnings):
-        stdout().print(f"[yellow]warning[/]: {escape(warning)}", highlight=False)
+        *(f"[yellow]warning[/]: {escape(warning)}" for warning in words(est.warnings)),
+    ]
     drift, again = check.machine_drift_percent, check.recheck_step_seconds
     if drift is not None and again is not None:
-        stdout().print("\n".join(script_machine_lines(check, drift, again)), highlight=False)
-    return ExitCode.OK
+        lines += script_machine_lines(check, drift, again)
+    return lines

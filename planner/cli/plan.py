@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
-from pathlib import Path
+from functools import singledispatch
 from typing import TYPE_CHECKING
 
 from planner.cli.common import (
@@ -23,12 +23,13 @@ from planner.report.remarks import word
 from planner.report.remarks.script import length_text
 from planner.report.text import escape
 from planner.service import (
-    SCRIPT_KIND,
     PlanChoice,
     PlannerService,
     ScriptLength,
-    is_script,
+    ScriptWorkload,
+    SpecWorkload,
     plan_options,
+    script_command,
 )
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     region = args.region or default_region()
     workload = open_workload(service, args, ("threads",))
     options = options_of(args, region)
-    say_before_measuring(service, args, workload, predict_only=args.predict_only)
+    say_before_measuring(workload, service, args, predict_only=args.predict_only)
     with progress() as on_progress:
         doc = service.estimate(
             workload,
@@ -66,7 +67,7 @@ def cmd_estimate(args: argparse.Namespace) -> int:
         )
     print_plan(doc, args)
     if args.format == "table":
-        _print_predicted_footer(doc, *suggested_command(args), explain=args.explain)
+        _print_predicted_footer(doc, *suggested_command(workload, args), explain=args.explain)
     write_chart(doc, args.chart)
     return _answer_code(doc)
 
@@ -76,11 +77,23 @@ def _answer_code(doc: PlanDocument) -> int:
     return ExitCode.OK if doc.recommendation.target else ExitCode.RUNTIME_FAILURE
 
 
-def suggested_command(args: argparse.Namespace) -> tuple[str, list[str] | None]:
-    """The workload as a suggested `planner run` names it, and the script's arguments after `--` (None: a spec): a
-    SkyPilot task as the user gave it (its own arguments in it), a script where it runs and its length."""
-    if not is_script(args.spec):
-        return args.spec, None
+@singledispatch
+def suggested_command(workload: object, args: argparse.Namespace) -> tuple[str, list[str] | None]:
+    """The workload as a suggested `planner run` names it, and the script's arguments after `--` (None: a spec)."""
+    raise TypeError(f"not a workload: {workload!r}")
+
+
+@suggested_command.register(SpecWorkload)
+def _spec_command(workload: SpecWorkload, args: argparse.Namespace) -> tuple[str, list[str] | None]:
+    """A spec as the user named it."""
+    return args.spec, None
+
+
+@suggested_command.register(ScriptWorkload)
+def _script_command(
+    workload: ScriptWorkload, args: argparse.Namespace
+) -> tuple[str, list[str] | None]:
+    """A SkyPilot task as the user gave it (its own arguments in it), a script where it runs, and its length."""
     task = getattr(args, "task", None)
     if task is not None:
         named = script_command(args.task_file, None, args.total_steps, args.epochs)
@@ -103,18 +116,6 @@ def env_flags(args: argparse.Namespace) -> str:
             )
             flags.append(f" {option} {shlex.quote(shown)}")
     return "".join(flags)
-
-
-def script_command(
-    script: str, workdir: str | None, total_steps: int | None, epochs: int | None
-) -> str:
-    """A script as a suggested `planner run` names it: where it runs and how long its whole run is."""
-    return (
-        script
-        + (f" --workdir {workdir}" if workdir else "")
-        + (f" --total-steps {total_steps}" if total_steps else "")
-        + (f" --epochs {epochs}" if epochs else "")
-    )
 
 
 def _print_predicted_footer(
@@ -150,25 +151,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
             highlight=False,
         )
     if args.format == "table" and not args.measured_only:
-        if (
-            doc.workload.kind == SCRIPT_KIND
-        ):  # the suggested run: the script as it was run, where it was run
-            job = service.journals.script_job(args.run_dir).with_length(length)
-            again = "".join(
-                f" --env {shlex.quote(f'{k}={v}')}" for k, v in job.env.items()
-            ) + "".join(
-                f" --secret {shlex.quote(name)}" for name in job.secret_names
-            )  # a secret by name: yours, not journaled
-            _print_predicted_footer(
-                doc,
-                script_command(job.script, job.workdir, job.total_steps, job.epochs) + again,
-                job.args,
-                explain=args.explain,
-            )
-        else:
-            _print_predicted_footer(
-                doc, str(Path(args.run_dir) / "spec.json"), explain=args.explain
-            )
+        named, script_args = service.journals.saved(args.run_dir).again(length)
+        _print_predicted_footer(doc, named, script_args, explain=args.explain)
     write_chart(doc, args.chart)
     return ExitCode.OK if doc.recommendation.target else ExitCode.RUNTIME_FAILURE
 

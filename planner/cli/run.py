@@ -111,7 +111,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     def on_choices(choices: list) -> None:
         _say_choices(choices)
 
-    say_before_measuring(service, args, workload, here=any(not t.cloud for t in targets.targets))
+    say_before_measuring(workload, service, args, here=any(not t.cloud for t in targets.targets))
     try:
         with progress() as on_progress:
             callbacks = RunCallbacks(
@@ -183,9 +183,8 @@ def _auto_preview(
         "dry run: measuring here to choose what auto would benchmark (free: nothing is rented)",
         highlight=False,
     )
-    say_before_measuring(
-        service, args, workload
-    )  # as the run says it (a precision measured in fp32)
+    # as the run says it (a precision measured in fp32)
+    say_before_measuring(workload, service, args)
     with progress() as on_progress:
         preview = service.auto_preview(workload, options, aws, args.seconds, on_progress)
     _say_choices(preview.choices, verb="would choose" if no_credentials else "would benchmark")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+from functools import singledispatch
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,7 +21,7 @@ from planner.service import (
     PlannerService,
     ScriptEnv,
     ScriptWorkload,
-    is_script,
+    SpecWorkload,
 )
 from planner.service.inputs import parse_flag
 
@@ -28,10 +29,11 @@ if TYPE_CHECKING:
     from planner.service import Workload
 
 
+@singledispatch
 def say_before_measuring(
+    workload: object,
     service: PlannerService,
     args: argparse.Namespace,
-    workload: Workload,
     then: str = "",
     predict_only: bool = False,
     here: bool = True,
@@ -42,21 +44,49 @@ def say_before_measuring(
     (with --predict-only, its trace on the stand-in alone), or that a spec is measured in fp32 where this CPU would
     emulate its precision (`here`: this machine measures it, on `device`; every command measures a CPU so). Raises
     InputError (a script that is not there; a length it needs and lacks: a deadline's, `validate`'s)."""
-    if not isinstance(workload, ScriptWorkload):
-        if (
-            here
-            and not predict_only
-            and (emulated := service.workloads.emulated_here(workload.spec, device))
-        ):
-            stderr().print(f"[yellow]note[/]: {escape(emulated)}", highlight=False)
-    elif predict_only:
-        service.workloads.check_script(workload.path, workload.workdir)
-        stderr().print(
-            f"tracing {escape(workload.path)} on a stand-in GPU only (--predict-only): nothing of it runs here",
-            highlight=False,
-        )
-    else:
+    raise TypeError(f"not a workload: {workload!r}")
+
+
+@say_before_measuring.register(SpecWorkload)
+def _say_spec(
+    workload: SpecWorkload,
+    service: PlannerService,
+    args: argparse.Namespace,
+    then: str = "",
+    predict_only: bool = False,
+    here: bool = True,
+    validate: bool = False,
+    device: str = "cpu",
+) -> None:
+    """A spec measured here in fp32 where this CPU would emulate its precision, said first."""
+    if (
+        here
+        and not predict_only
+        and (emulated := service.workloads.emulated_here(workload.spec, device))
+    ):
+        stderr().print(f"[yellow]note[/]: {escape(emulated)}", highlight=False)
+
+
+@say_before_measuring.register(ScriptWorkload)
+def _say_script(
+    workload: ScriptWorkload,
+    service: PlannerService,
+    args: argparse.Namespace,
+    then: str = "",
+    predict_only: bool = False,
+    here: bool = True,
+    validate: bool = False,
+    device: str = "cpu",
+) -> None:
+    """A script's run here and where it is stopped; with --predict-only, its trace on the stand-in alone."""
+    if not predict_only:
         _say_script_cap(service, workload, args, then, validate)
+        return
+    service.workloads.check_script(workload.path, workload.workdir)
+    stderr().print(
+        f"tracing {escape(workload.path)} on a stand-in GPU only (--predict-only): nothing of it runs here",
+        highlight=False,
+    )
 
 
 def _say_script_cap(
@@ -123,7 +153,7 @@ def check_script_flags(args: argparse.Namespace, flags: tuple[str, ...]) -> None
 
 def check_one_length(args: argparse.Namespace) -> None:
     """A script's whole run has one length: --total-steps or --epochs, not both."""
-    if args.total_steps and args.epochs:
+    if getattr(args, "total_steps", None) and getattr(args, "epochs", None):
         raise InputError(
             "--total-steps and --epochs: give one length of the whole run, not both",
             hint="--total-steps N (optimizer steps) or --epochs N (DataLoader epochs)",
@@ -164,15 +194,11 @@ def open_workload(
     spec_takes: tuple[str, ...] = (),
 ) -> Workload:
     """The workload the command names, as the service opens it (a spec loaded and checked; a script with its
-    arguments, length, folder and environment; a SkyPilot task as the script it runs), after refusing the flags its
-    kind does not take: `script_refuses`, the spec-only flags given to a script; `spec_takes`, the command's own flags
+    arguments, length, folder and environment; a SkyPilot task as the script it runs), then the flags its kind does
+    not take refused: `script_refuses`, the spec-only flags given to a script; `spec_takes`, the command's own flags
     of a script flag's name (validate's --epochs). Raises InputError, SpecError."""
-    if is_script(args.spec):
-        check_script_flags(args, script_refuses)
-    else:
-        refuse_script_flags(args, args.spec, spec_takes)
     task = getattr(args, "task", None)
-    return service.workloads.open(
+    workload = service.workloads.open(
         args.spec,
         getattr(args, "script_args", None) or [],
         getattr(args, "total_steps", None),
@@ -182,6 +208,40 @@ def open_workload(
         task.origin if task is not None else None,
         getattr(args, "requirements", None),
     )
+    refuse_flags(workload, args, script_refuses, spec_takes)
+    return workload
+
+
+@singledispatch
+def refuse_flags(
+    workload: object,
+    args: argparse.Namespace,
+    script_refuses: tuple[str, ...],
+    spec_takes: tuple[str, ...],
+) -> None:
+    """The flags a workload's kind does not take, refused (open_workload). Raises InputError."""
+    raise TypeError(f"not a workload: {workload!r}")
+
+
+@refuse_flags.register(SpecWorkload)
+def _spec_refuses(
+    workload: SpecWorkload,
+    args: argparse.Namespace,
+    script_refuses: tuple[str, ...],
+    spec_takes: tuple[str, ...],
+) -> None:
+    refuse_script_flags(args, args.spec, spec_takes)
+
+
+@refuse_flags.register(ScriptWorkload)
+def _script_refuses(
+    workload: ScriptWorkload,
+    args: argparse.Namespace,
+    script_refuses: tuple[str, ...],
+    spec_takes: tuple[str, ...],
+) -> None:
+    check_script_flags(args, script_refuses)
+    say_env(args)
 
 
 def env_pairs(values: list[str] | None, flag: str) -> dict[str, str]:
@@ -206,18 +266,16 @@ def env_pairs(values: list[str] | None, flag: str) -> dict[str, str]:
 
 def settle_script_env(args: argparse.Namespace) -> None:
     """`args.script_env` (a ScriptEnv) from --env and --secret (a task's envs and secrets are read with them:
-    take_task), said on stderr by name when there is one."""
+    take_task); a script's command says them by name (say_env), a spec's refuses them."""
     if not hasattr(args, "env") or hasattr(args, "script_env"):
         return
     args.script_env = ScriptEnv.of(env_pairs(args.env, "--env"), env_pairs(args.secret, "--secret"))
-    if str(getattr(args, "spec", "") or "").endswith(
-        ".py"
-    ):  # a spec refuses them (its command says so)
-        _say_env(args)
 
 
-def _say_env(args: argparse.Namespace) -> None:
+def say_env(args: argparse.Namespace) -> None:
     """Refuse a secret's value in the script's arguments (a shell's `-- --token $HF_TOKEN`); say the env by name."""
+    if getattr(args, "script_env", None) is None:
+        return
     leaked = args.script_env.leaked_in(getattr(args, "script_args", None) or [])
     if leaked is not None:
         raise InputError(
@@ -296,4 +354,3 @@ def take_task(args: argparse.Namespace, argv: list[str] | None = None) -> None:
         note(line)
     if hasattr(args, "env"):
         args.script_env = ScriptEnv.of(task.envs, task.secrets)
-        _say_env(args)

@@ -39,8 +39,9 @@ if TYPE_CHECKING:
     from planner.workload.spec import WorkloadSpec
 
 SCHEMA_VERSION = 6  # docs/reference/json.md: the versions
-SCRIPT_KIND = "script"  # WorkloadSummary.kind of a user's training script
-SCRIPT_FIELDS = ("script_args", "step_boundary")  # WorkloadSummary's fields only a script has
+SCRIPT_KIND = (
+    "script"  # ScriptSummary.kind: a user's training script (a spec's kind is its model's)
+)
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ class PlanOptions:
 
 @dataclass(frozen=True)
 class WorkloadSummary:
-    """The workload a plan is for, as its title states it."""
+    """The workload a plan is for, as its title states it: a spec's (a script's is a ScriptSummary)."""
 
     name: str
     kind: str
@@ -75,12 +76,6 @@ class WorkloadSummary:
     total_steps: int
     precision: str
     data_location: str | None  # a spec's; None: a script
-    script_args: list[str] | None = (
-        None  # a script's own arguments (after --), as it runs with them
-    )
-    step_boundary: str | None = (
-        None  # a script's: what its steps were found by (optimizer | backward)
-    )
 
     @classmethod
     def of(cls, spec: WorkloadSpec) -> WorkloadSummary:
@@ -96,6 +91,17 @@ class WorkloadSummary:
             spec.train.precision,
             spec.data.location,
         )
+
+
+@dataclass(frozen=True)
+class ScriptSummary(WorkloadSummary):
+    """A training script's plan's workload: its own arguments and what its steps were found by, besides its length
+    (it sets its own data and batch: the spec's fields are None)."""
+
+    # its own arguments (after --), as it runs with them
+    script_args: list[str] | None = None
+    # what its steps were found by (optimizer | backward)
+    step_boundary: str | None = None
 
 
 @dataclass(frozen=True)
@@ -146,7 +152,7 @@ class ManagedInstance:
 
 @dataclass(frozen=True)
 class PlanDocument:
-    workload: WorkloadSummary
+    workload: ScriptSummary | WorkloadSummary
     plan: Plan
     options: PlanOptions
     run_dir: str | None = None

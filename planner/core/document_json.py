@@ -14,12 +14,12 @@ from typing import Any
 from planner.core.decide import TOO_CLOSE_MARGIN, BenchmarkChoice, Plan, RankedOption
 from planner.core.document import (
     SCHEMA_VERSION,
-    SCRIPT_FIELDS,
     SCRIPT_KIND,
     LeftRunning,
     PlanDocument,
     PlanOptions,
     PriceSource,
+    ScriptSummary,
     TaskChoice,
     WorkloadSummary,
 )
@@ -104,11 +104,7 @@ def _option_json(option: RankedOption, word: Word | None) -> dict[str, Any]:
 def to_json(doc: PlanDocument, word: Word | None = None) -> dict[str, Any]:
     """The document as strict JSON data, keys in the order every version has printed them; given `word` (the
     report's), each remark with its words (`text`)."""
-    workload = {
-        k: v
-        for k, v in asdict(doc.workload).items()  # a spec's has no script fields (as 3 wrote it)
-        if doc.workload.kind == SCRIPT_KIND or k not in SCRIPT_FIELDS
-    }
+    workload = asdict(doc.workload)  # a spec's has no script fields (as 3 wrote it)
     out: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "workload": workload,
@@ -239,7 +235,8 @@ def from_json(data: Any, source: str = "the plan") -> PlanDocument:
         }
     headline = d.get("headline") or {}
     workload = d.get("workload")
-    if version < 4 and isinstance(workload, dict) and workload.get("kind") == SCRIPT_KIND:
+    script = isinstance(workload, dict) and workload.get("kind") == SCRIPT_KIND
+    if version < 4 and script:
         workload = _script_workload_of_3(workload)
     shaped = {
         "workload": workload,
@@ -272,10 +269,16 @@ def from_json(data: Any, source: str = "the plan") -> PlanDocument:
     if shaped["failed_targets"] is None and shaped["unterminated"] is not None:
         shaped["failed_targets"] = []
     try:
+        if isinstance(
+            workload, dict
+        ):  # its kind's summary (a script's, a spec's): the union does not guess
+            summary = TypeAdapter(ScriptSummary if script else WorkloadSummary)
+            shaped["workload"] = summary.validate_python(workload)
         return TypeAdapter(PlanDocument).validate_python(shaped)
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
+        loc = first["loc"] if exc.title == "PlanDocument" else ("workload", *first["loc"])
+        where = ".".join(str(p) for p in loc)
         raise InputError(
             f"{source}: {where}: {first['msg']}",
             hint="the document was edited or cut short; `planner plan RUN_DIR` writes it again",

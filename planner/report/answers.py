@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from planner.core.candidates import Target
-from planner.core.document import SCRIPT_KIND
 from planner.report.text import escape
 from planner.report.why import (
     answer_reason,
@@ -138,15 +137,9 @@ def predicted_footer(
         ]  # a run launches in one region
         if not explain:
             return ["A paid benchmark would settle it:", *(f"  {command}" for command in commands)]
-        lines += [
-            f"  -> {command}"
-            + (
-                ""
-                if doc.workload.kind == SCRIPT_KIND or doc.spans_regions
-                else "   (or --targets auto)"
-            )
-            for command in commands
-        ]
+        # no aside after a script's own arguments (it would read as one of them), nor across regions
+        auto = "" if script_args or doc.spans_regions else "   (or --targets auto)"
+        lines += [f"  -> {command}{auto}" for command in commands]
     elif not explain:
         return []
     elif doc.benchmark and doc.trains_here_clearly:

@@ -5,9 +5,10 @@ recommended, which CPU a GPU compares with and where it breaks even are the docu
 from __future__ import annotations
 
 import math
+from functools import singledispatch
 from typing import TYPE_CHECKING
 
-from planner.core.document import SCRIPT_KIND
+from planner.core.document import ScriptSummary, WorkloadSummary
 from planner.core.formats import UNITS
 from planner.core.plan import hourly_rate
 from planner.core.shown import DEFAULT_GROUP_BY, GROUP_BY, GroupBy, Shown, shown_options  # noqa: F401 - re-exported
@@ -16,7 +17,7 @@ from planner.report.text import escape, range_text, seconds_text, short
 
 if TYPE_CHECKING:
     from planner.core.decide import RankedOption
-    from planner.core.document import PlanDocument, WorkloadSummary
+    from planner.core.document import PlanDocument
 
 
 MARK_COLUMN = "✔"  # the headline's row; the caption says so
@@ -167,17 +168,16 @@ def given_duration(seconds: float | None) -> str:
     return seconds_text(seconds)
 
 
-def steps_word(w: WorkloadSummary) -> str:
+def steps_word(w: ScriptSummary) -> str:
     """What a script's steps are: its optimizer's, or its backward passes when it steps no torch.optim optimizer."""
     return (
         "training steps (backward passes)" if w.step_boundary == "backward" else "optimizer steps"
     )
 
 
-def script_length_text(doc: PlanDocument) -> str:
+def script_length_text(doc: PlanDocument, w: ScriptSummary) -> str:
     """A script plan's length as its title says it: '4,480 optimizer steps', or, planned without the run's length,
     'per 1,000 optimizer steps (no length given)'."""
-    w = doc.workload
     steps = f"{w.total_steps:,} {steps_word(w)}"
     return f"per {steps} (no length given)" if doc.length_not_given else steps
 
@@ -198,21 +198,41 @@ def plan_title(doc: PlanDocument) -> str:
 
 
 def workload_what(doc: PlanDocument, terse: bool = False) -> str:
-    """The workload and its length, as a title says them (`terse`: the short answer's first line): a spec's steps,
-    epochs and batch; a script's name, arguments and length, as the script runs them (it sets its own batch)."""
-    w = doc.workload
-    if w.kind == SCRIPT_KIND:
-        what = " ".join([w.name, *(w.script_args or [])]) + f": {script_length_text(doc)}"
-        if terse:
-            return what
-        epochs = f" ({_epochs_of(w.total_steps, w.steps_per_epoch)})" if w.steps_per_epoch else ""
-        return f"{what}{epochs}, as the script runs them"
+    """The workload and its length, as a title says them (`terse`: the short answer's first line)."""
+    return _what(doc.workload, doc, terse)
+
+
+@singledispatch
+def _what(w: WorkloadSummary, doc: PlanDocument, terse: bool) -> str:
+    """A spec's steps, epochs and batch."""
     if terse:
         return f"{w.name}: {w.total_steps:,} steps of batch {w.batch_size:,}"
     return (
         f"{w.name}: {w.total_steps:,} steps ({w.epochs:,} epochs x {w.steps_per_epoch:,}), "
         f"batch {w.batch_size:,}"
     )
+
+
+@_what.register(ScriptSummary)
+def _script_what(w: ScriptSummary, doc: PlanDocument, terse: bool) -> str:
+    """A script's name, arguments and length, as the script runs them (it sets its own batch)."""
+    what = " ".join([w.name, *(w.script_args or [])]) + f": {script_length_text(doc, w)}"
+    if terse:
+        return what
+    epochs = f" ({_epochs_of(w.total_steps, w.steps_per_epoch)})" if w.steps_per_epoch else ""
+    return f"{what}{epochs}, as the script runs them"
+
+
+@singledispatch
+def caption_of(w: WorkloadSummary) -> str:
+    """What a plan's table is of, under it: a spec's."""
+    return PLAN_CAPTION
+
+
+@caption_of.register(ScriptSummary)
+def _script_caption(w: ScriptSummary) -> str:
+    """A script's."""
+    return SCRIPT_CAPTION
 
 
 def _epochs_of(steps: int, per_epoch: int) -> str:
@@ -290,7 +310,7 @@ def plan_table(
     def build(rows: list | None = None) -> Table:
         parallel = any((o.gpus_used or 1) > 1 for o in options)
         caption = (
-            (SCRIPT_CAPTION if doc.workload.kind == SCRIPT_KIND else PLAN_CAPTION)
+            caption_of(doc.workload)
             + escape(reference_caption(doc))
             + (PARALLEL_CAPTION if parallel else "")
         )

@@ -3,6 +3,8 @@ core's formatters, re-exported), bench progress lines, target labels, strict JSO
 
 from __future__ import annotations
 
+import functools
+from functools import singledispatch
 from typing import TYPE_CHECKING, Any
 
 from planner.core.candidates import Target
@@ -14,7 +16,9 @@ from planner.core.formats import human_bytes, human_count, money_text, range_tex
 if (
     TYPE_CHECKING
 ):  # pydantic's: imported when a measurement reports (progress_text), not with the report
-    from planner.core.progress import Progress, ScriptProgress
+    from collections.abc import Callable
+
+    from planner.core.progress import Measuring, Progress, ScriptProgress
 
 NOTE_WIDTH = 38
 
@@ -96,31 +100,40 @@ def worded_json(doc: PlanDocument) -> dict[str, Any]:
 
 
 def progress_text(event: Progress) -> str:
-    """A bench progress event (the `on_progress` callbacks) as a short line."""
+    """A progress event (the `on_progress` callbacks) as a short line: a bench's, or a script's being measured."""
+    return _progress_words()(event)
+
+
+@functools.cache
+def _progress_words() -> Callable[[Progress], str]:
+    """The words of each kind of progress event, by its type (built on the first event: the events are pydantic's)."""
     from planner.core.progress import Built, Measuring, ScriptProgress, Sweep, Training, Warmup
 
-    if isinstance(event, ScriptProgress):
-        return script_progress_text(event)
-    if isinstance(event, Built):
-        text = "warming up"
-    elif isinstance(event, Warmup):
-        text = f"warming up: {seconds_text(event.step_seconds)}/step"
-    elif isinstance(event, Measuring):
-        text = (
-            f"measuring: {event.steps:,} steps, {seconds_text(event.step_seconds)}/step "
-            f"+-{event.rel_ci:.1%}"
-        )
-        if event.slow and event.min_steps and event.cap_seconds:
-            text += (
-                f"; a long step: until {event.min_steps} steps, at most {event.cap_seconds:.0f} s"
-            )
-    elif isinstance(event, Training):
-        text = f"training: {event.steps:,}" + (f" of {event.of:,}" if event.of else "") + " steps"
-    elif isinstance(event, Sweep):
-        text = "batch-size sweep"
-    else:
-        text = event.event
-    return text + (f"  ({event.seconds:.0f} s)" if event.seconds else "")
+    def timed(text: Callable[[Any], str]) -> Callable[[Any], str]:
+        """A bench event's words, and the seconds it has taken so far."""
+        return lambda e: text(e) + (f"  ({e.seconds:.0f} s)" if e.seconds else "")
+
+    words = singledispatch(timed(lambda e: e.event))
+    words.register(ScriptProgress, script_progress_text)
+    words.register(Built, timed(lambda e: "warming up"))
+    words.register(Warmup, timed(lambda e: f"warming up: {seconds_text(e.step_seconds)}/step"))
+    words.register(Measuring, timed(_measuring_text))
+    words.register(
+        Training,
+        timed(lambda e: f"training: {e.steps:,}" + (f" of {e.of:,}" if e.of else "") + " steps"),
+    )
+    words.register(Sweep, timed(lambda e: "batch-size sweep"))
+    return words
+
+
+def _measuring_text(event: Measuring) -> str:
+    text = (
+        f"measuring: {event.steps:,} steps, {seconds_text(event.step_seconds)}/step "
+        f"+-{event.rel_ci:.1%}"
+    )
+    if event.slow and event.min_steps and event.cap_seconds:
+        text += f"; a long step: until {event.min_steps} steps, at most {event.cap_seconds:.0f} s"
+    return text
 
 
 def script_progress_text(event: ScriptProgress) -> str:

@@ -55,6 +55,7 @@ _WHERE = {
     "PriceList": "pricing.rows",
     "PriceRow": "pricing.rows",
     "BenchOptions": "planner.service.bench",
+    "BenchResult": "runner.bench.result",
     "SpecValidation": "planner.service.bench",
     "ScriptValidation": "planner.service.script_checks",
     "unsteady_reason": "planner.service.script_checks",
@@ -82,6 +83,10 @@ _WHERE = {
     "SpecWorkload": "planner.service.workload",
     "Workload": "planner.service.workload",
     "is_script": "planner.service.workload",
+    "Journaled": "planner.service.workload",
+    "SavedScriptRun": "planner.service.workload",
+    "SavedSpecRun": "planner.service.workload",
+    "script_command": "planner.service.workload",
     "SpecFields": "planner.workload.form",
 }
 
@@ -128,14 +133,19 @@ if TYPE_CHECKING:
         resolve_objective,
     )
     from planner.service.workload import (
+        Journaled,
+        SavedScriptRun,
+        SavedSpecRun,
         ScriptWorkload,
         SpecWorkload,
         Workload,
         is_script,
+        script_command,
     )
     from planner.units import duration_text, parse_duration
     from planner.workload.form import SpecFields
     from pricing.rows import PriceList, PriceRow
+    from runner.bench.result import BenchResult
     from runner.local import SCRIPT_CAP_EXTRA_SECONDS
     from runner.script import UNSTEADY_EXTENSION
 
@@ -159,6 +169,7 @@ __all__ = [
     "AutoPreview",
     "AwsOptions",
     "BenchOptions",
+    "BenchResult",
     "Cancelled",
     "LeftRunning",
     "Measured",
@@ -198,6 +209,10 @@ __all__ = [
     "TargetChoice",
     "choice_json",
     "is_script",
+    "Journaled",
+    "SavedScriptRun",
+    "SavedSpecRun",
+    "script_command",
     "parse_duration",
     "duration_text",
     "parse_targets",

@@ -17,11 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planner.errors import InputError, SpecError
-from planner.journal import RunJournal
 from planner.report.remarks import word
 from planner.service.bench import emulated_on
 from planner.service.script_checks import (
-    check_validated_epochs,
     names_a_gpu,
     refuse_deadline_without_length,
     refuse_validate_without_length,
@@ -80,16 +78,9 @@ class Workloads:
         """What the user named, as the one value every use case takes: a training script (`.py`) with its arguments,
         length, folder and environment, or a spec loaded and checked (the script's fields are then unused).
         Raises SpecError naming the file and the field, with the fix."""
-        from planner.service.workload import ScriptWorkload, SpecWorkload, is_script
+        from planner.service.workload import opened
 
-        if is_script(path):
-            return ScriptWorkload(
-                path, tuple(args), total_steps, epochs, workdir, env, task, requirements
-            )
-        from planner.workload.spec import read_spec
-
-        spec, text = read_spec(path)  # read once, bounded: the run journals the same text it parsed
-        return SpecWorkload(spec, path, text)
+        return opened(path, tuple(args), total_steps, epochs, workdir, env, task, requirements)
 
     def load(self, path: str | Path) -> WorkloadSpec:
         """Raises SpecError naming the file and the field, with the fix."""
@@ -130,10 +121,6 @@ class Workloads:
 
         return form_fields()
 
-    def check_run(self, run_dir: str | Path) -> WorkloadSpec:
-        """The spec of a saved run. Raises JournalError naming the file and field unless `run_dir` is one."""
-        return RunJournal.open(run_dir).read_spec()
-
     def emulated_here(self, spec: WorkloadSpec, device: str = "cpu") -> str:
         """Why this machine's bench on `device` measures `spec` in fp32 (this CPU has no units for its precision;
         every CPU's bench does so), said before it measures; '' when it measures the spec's own precision (on a GPU,
@@ -142,10 +129,10 @@ class Workloads:
         return word(emulated) if emulated is not None else ""
 
     @staticmethod
-    def check_validated_epochs(args: list[str], epochs: int | None) -> None:
-        """validate compares the estimate with the run the script's own arguments train: `--epochs 5 -- --epochs 20`
-        is refused before anything runs. Raises InputError."""
-        check_validated_epochs(args, epochs)
+    def check_validated_epochs(workload: Workload, epochs: int | None) -> None:
+        """The length `validate --epochs N` trains, checked before anything runs: a spec's limit on total steps; a
+        script's own arguments naming another. Raises InputError."""
+        workload.check_validated_epochs(epochs)
 
     def task(
         self,
@@ -244,7 +231,7 @@ class Workloads:
         whole run extrapolated for its length (per 1,000 steps without one). Raises InputError (no measurement here;
         RunLengthUnknown: a length it cannot count)."""
         from planner.core.script import estimate_or_per_steps
-        from planner.service.journals import measured_timelines, timeline_here
+        from planner.service.timelines import measured_timelines, timeline_here
 
         run = timeline_here(measured_timelines(results))
         return run, estimate_or_per_steps(run, script.total_steps, script.epochs, list(script.args))
@@ -281,11 +268,7 @@ class Workloads:
     def ships(self, workload: Workload) -> Shipped | None:
         """What of a script's folder (or its workdir) would ship to an instance; None for a spec, which ships as its
         job. Raises InputError (not a .py file; a folder too big to ship; a workdir without the script)."""
-        from planner.service.workload import ScriptWorkload
-
-        if isinstance(workload, ScriptWorkload):
-            return self.shipped(workload.path, workload.workdir)
-        return None
+        return workload.ships()
 
     def shipped(self, script: str | Path, workdir: str | Path | None = None) -> Shipped:
         """What of the script's folder (or `workdir`) would ship to an instance: the files, their size, what was left

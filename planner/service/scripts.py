@@ -15,8 +15,8 @@ from planner.core.document import (
     PlanDocument,
     PlanOptions,
     PriceSource,
+    ScriptSummary,
     TaskChoice,
-    WorkloadSummary,
 )
 from planner.core.remarks import KindOnly, Said, WhatIfLength
 from planner.core.script import (
@@ -33,17 +33,10 @@ from planner.core.script import (
     script_candidates,
     script_said,
 )
-from planner.errors import InputError
 from planner.journal import RunJournal
 from planner.service import script_run
 from planner.service.bench import ProgressFn
-from planner.service.journals import (
-    Journals,
-    here_label,
-    measured_timelines,
-    timeline_here,
-    timelines,
-)
+from planner.service.journals import Journals
 from planner.service.plan import Runs, saved_options
 from planner.service.predictions import (
     auto_benchmarks,
@@ -65,6 +58,8 @@ from planner.service.settings import (
     RunCallbacks,
     TargetChoice,
 )
+from planner.service.timelines import here_label, measured_timelines, timeline_here, timelines
+from planner.service.workload import journaled
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
     from collections.abc import Callable
@@ -140,7 +135,7 @@ class Scripts:
             ]
             chosen = TaskChoice(job.task.source, asks.written, allowed)
         per_epoch = int(round(est.steps_per_epoch)) if est.steps_per_epoch else None
-        summary = WorkloadSummary(
+        summary = ScriptSummary(
             job.script,
             SCRIPT_KIND,
             None,
@@ -262,17 +257,20 @@ class Scripts:
         instance not measured predicted from this machine's (`measured_only`: its measured rows alone).
         Raises JournalError (naming the file and the field), InputError (no result here yet; an option out of range;
         a length given for a spec's run; RunLengthUnknown)."""
-        journal = RunJournal.open(run_dir)
-        if not journal.is_script:
-            if length is not None:
-                raise InputError(
-                    "--total-steps and --epochs re-plan a script's run; a spec's run is as long as its "
-                    "train.epochs",
-                    hint="change train.epochs in the spec and estimate or run it again",
-                )
-            return self.runs.estimate_run(run_dir, overrides, gpu, options, measured_only)
+        return journaled(run_dir).estimate(self, overrides, gpu, options, measured_only, length)
+
+    def estimate_script_run(
+        self,
+        journal: RunJournal,
+        own: ScriptJob,
+        overrides: PlanChoice | None,
+        gpu: bool | None,
+        options: PlanOptions | None,
+        measured_only: bool,
+        length: ScriptLength | None,
+    ) -> PlanDocument:
+        """A script's saved run re-planned from its journal (`own`: its script.json), for `length` (None: its own)."""
         options = options or saved_options(journal, overrides or PlanChoice())
-        own = journal.read_script()
         results = journal.read_results()
         runs = timelines(journal, results)
         here = here_label(journal, runs)
@@ -382,7 +380,7 @@ class Scripts:
         Raises what estimate_run raises, and OSError when plan.json cannot be written."""
         doc = self.estimate_run(run_dir, overrides, measured_only=measured_only, length=length)
         if length is not None:
-            self.journals.keep_script_length(run_dir, length)
+            journaled(run_dir).keep_length(length)
         RunJournal.open(run_dir).write_plan(doc)
         return doc
 

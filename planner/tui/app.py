@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,19 +28,17 @@ from textual.lazy import Lazy
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 
 from planner.errors import PlannerError
-from planner.report.tables import script_rows
 from planner.service import (
     PlannerService,
     ScriptEnv,
     ScriptLength,
-    ScriptWorkload,
     TaskOrigin,
-    is_script,
 )
 from planner.tui.answers import Answers
 from planner.tui.commands import PANES, PlannerCommands
 from planner.tui.dialogs import OpenRun, RunLength
 from planner.tui.instances import InstancesPane
+from planner.tui.kinds import KIND_ACTIONS, Shown, SpecShown, shown_for
 from planner.tui.launching import request_run
 from planner.tui.messages import (
     EstimateDone,
@@ -57,7 +54,7 @@ from planner.tui.messages import (
 from planner.tui.quitting import Quitting
 from planner.tui.results import ResultsPane
 from planner.tui.run import RunPane
-from planner.tui.saved_run import open_saved, planned_text, script_title
+from planner.tui.saved_run import open_saved
 from planner.tui.targets import TargetsPane
 from planner.tui.workload import WorkloadPane
 
@@ -154,19 +151,21 @@ class PlannerApp(Quitting, App):
         self.open_at_start = (
             str(path) if path is not None and path.is_dir() else None
         )  # `planner tui RUN_DIR`
-        # `planner tui train.py -- ARGS`: the user's script, measured here as a local run, then planned (a saved
-        # script run opened, `o`, sets it too; its length changes with `s`)
-        self.script: ScriptWorkload | None = (
-            ScriptWorkload(
-                spec_path, tuple(script_args or ()), total_steps, epochs, workdir, script_env, task
-            )
-            if spec_path and is_script(spec_path) and not self.open_at_start
-            else None
+        # `planner tui train.py -- ARGS`: the user's script, measured here as a local run, then planned; a spec
+        # edited (a saved run opened, `o`, or a spec loaded sets it again)
+        self.shown: Shown = shown_for(
+            None if self.open_at_start else spec_path,
+            script_args,
+            total_steps,
+            epochs,
+            workdir,
+            script_env,
+            task,
         )
         self.given_env = (
             script_env  # the command line's --env/--secret: a saved run opened takes its secrets
         )
-        self.spec_path = None if self.open_at_start or self.script else spec_path
+        self.spec_path = self.shown.editing(None if self.open_at_start else spec_path)
         self.runs_dir, self.runs_folder = runs_dir, runs_folder
         self.bench_seconds, self.estimate_seconds = bench_seconds, estimate_seconds
         self.region, self.purchase, self.ami = region, purchase, ami
@@ -218,8 +217,8 @@ class PlannerApp(Quitting, App):
     def _start(self) -> None:
         if self.open_at_start:
             self.open_run(self.open_at_start)
-        elif self.script:
-            self.action_estimate()  # a spec is estimated once the Workload pane has validated it
+        else:
+            self.shown.start(self)
 
     @property
     def panes_mounted(self) -> bool:
@@ -232,20 +231,6 @@ class PlannerApp(Quitting, App):
             callback(*args)
         else:
             self.call_after_refresh(self.when_panes_mounted, callback, *args)
-
-    def show_script(self, rows: list[tuple[str, str]] | None = None) -> None:
-        """The script in the Workload pane, read-only, with what was found in its measurement (None: being measured)."""
-        script = self.script
-        assert script is not None
-        self.sub_title = script_title(script.path, list(script.args))
-        self.query_one(WorkloadPane).show_script(
-            script.path,
-            list(script.args),
-            rows,
-            workdir=script.workdir,
-            task=script.task,
-            env=script.env,
-        )
 
     @property
     def run_pane(self) -> RunPane:
@@ -291,9 +276,9 @@ class PlannerApp(Quitting, App):
         return self.query_one(ResultsPane)
 
     def on_spec_loaded(self, message: SpecLoaded) -> None:
-        self.script = (
-            None  # a spec is the workload now (loaded, or a saved spec run opened): `r` runs it
-        )
+        self.shown = (
+            SpecShown()
+        )  # a spec is the workload now (loaded, or a saved spec run opened): `r` runs it
         self._estimate_when_valid = message.estimate and self.estimate_on_open
 
     def on_spec_changed(self, message: SpecChanged) -> None:
@@ -313,14 +298,11 @@ class PlannerApp(Quitting, App):
         elif workload is None:
             self.notify("the spec is not valid yet: see the Workload pane", severity="error")
         else:
-            if (
-                self.script is not None
-            ):  # shown read-only while it is measured (it may have been edited)
-                self.show_script()
+            self.shown.measuring(self)
             self.results.estimate(workload, self.estimate_seconds)
 
     def on_estimate_done(self, message: EstimateDone) -> None:
-        self._found()
+        self.shown.found(self)
         if self._run_after_estimate:
             self._run_after_estimate = False
             self.action_run()
@@ -354,13 +336,7 @@ class PlannerApp(Quitting, App):
     def workload(self) -> Workload | None:
         """What the app plans, as the service takes it: the script as it stands (its length may have been given since
         it opened), or the spec as last validated (None: not valid yet)."""
-        from planner.service import SpecWorkload
-
-        if self.script is not None:
-            return self.script
-        return (
-            None if self.spec is None else SpecWorkload(self.spec, self.spec_path, self.spec_text)
-        )
+        return self.shown.workload(self)
 
     def on_run_result(self, message: RunResult) -> None:
         self.results.run_result(message.label, message.measured)
@@ -390,36 +366,14 @@ class PlannerApp(Quitting, App):
         )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "length":
-            return self.script is not None  # a spec's run is its train.epochs
-        if action in ("toggle_form", "save"):
-            return self.script is None  # a script is planned as it is: no form, nothing to save
-        return True
+        # a spec's run is its train.epochs (no `s`); a script is planned as it is: no form, nothing to save
+        return action not in KIND_ACTIONS or action in self.shown.actions
 
     @after_panes
     def action_length(self) -> None:
         """A script's whole run, planned for another length (the measurement made, not measured again): a saved or
         finished run's from its journal, an estimate's from its measurement."""
-        script, run_dir = self.script, self.results.run_dir or self._unplanned
-        if script is None or not (run_dir or self.results.results):
-            self.notify(
-                "s sets a script's run length once it is measured; a spec's run is its train.epochs",
-                severity="warning",
-            )
-            return
-        why = f"{script_title(script.path, list(script.args))}: how long is the whole run?"
-        current = ScriptLength(script.total_steps, script.epochs)
-        if run_dir:
-            self.ask_length(why, current, functools.partial(self.open_run, run_dir), run_dir)
-        else:
-            self.ask_length(why, current, self._plan_length)
-
-    def _plan_length(self, length: ScriptLength) -> None:
-        """The estimate's measurement planned for `length` (the script's own from now on: what `r` runs)."""
-        assert self.script is not None
-        self.script = replace(self.script, total_steps=length.total_steps, epochs=length.epochs)
-        self.results.plan_for(self.script)
-        self._found()
+        self.shown.ask_length(self, self.results.run_dir or self._unplanned)
 
     def ask_length(
         self,
@@ -439,23 +393,6 @@ class PlannerApp(Quitting, App):
             plan(length)
 
         self.push_screen(RunLength(why, length), given)
-
-    def _found(self) -> None:
-        """What was found in a script's measurement here (its steps, epochs, what it does outside PyTorch), shown in the
-        Workload pane under it, and the length its plan is of in the title; nothing for a spec."""
-        if self.script is None:
-            return
-        # no results: the estimate failed (the pane said "measuring it here ..." forever)
-        if not self.results.results:
-            self.show_script([("measured", "nothing: the estimate failed (see the Results pane)")])
-            return
-        try:
-            measured, est = self.service.workloads.found(self.script, self.results.results)
-        except PlannerError as exc:  # a length it cannot count: the plan says why
-            self.show_script([("whole run", exc.message.splitlines()[0])])
-            return
-        self.show_script(script_rows(measured, est))
-        self.sub_title += planned_text(est)
 
     def open_run(self, run_dir: str, length: ScriptLength | None = None) -> None:
         """Show a saved run: its plan and its workload (planner/tui/saved_run.py)."""

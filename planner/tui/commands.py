@@ -14,33 +14,35 @@ PANES = ("workload", "targets", "run", "results", "instances")
 
 
 def planner_commands(app: Any) -> list[tuple[str, str, Callable[[], Any]]]:
-    """(name, help, callback) of every planner command."""
-    commands = [
+    """(name, help, callback) of every planner command the app takes now (its check_action: a script has no Save
+    and no form, a spec no run length)."""
+    actions = [
         (
             "Estimate",
             "Measure this machine (free) and predict every instance for the spec (e)",
-            app.action_estimate,
+            "estimate",
         ),
-        ("Run benchmarks", "Benchmark local and the picked targets (r)", app.action_run),
-        ("Cancel run", "Stop the run and terminate everything it started (c)", app.action_cancel),
-        ("Save spec", "Write the editor's spec to its file (ctrl+s)", app.action_save),
-        ("Open run", "Open a saved run from the runs folder (o)", app.action_open_run),
+        ("Run benchmarks", "Benchmark local and the picked targets (r)", "run"),
+        ("Cancel run", "Stop the run and terminate everything it started (c)", "cancel"),
+        ("Save spec", "Write the editor's spec to its file (ctrl+s)", "save"),
+        ("Open run", "Open a saved run from the runs folder (o)", "open_run"),
         (
             "Run length",
             "Plan a script's whole run for N steps or epochs, from the measurement made (s)",
-            app.action_length,
+            "length",
         ),
-        ("Toggle form", "Edit the spec as a form or as YAML (f)", app.action_toggle_form),
+        ("Toggle form", "Edit the spec as a form or as YAML (f)", "toggle_form"),
         (
             "Toggle dark/light theme",
             "Switch between the dark and the light theme (ctrl+t)",
-            app.action_toggle_theme,
+            "toggle_theme",
         ),
-        (
-            "Quit planner",
-            "Quit (asks while a run is live or edits are unsaved) (q)",
-            app.action_quit,
-        ),
+        ("Quit planner", "Quit (asks while a run is live or edits are unsaved) (q)", "quit"),
+    ]
+    commands = [
+        (name, help_text, getattr(app, f"action_{action}"))
+        for name, help_text, action in actions
+        if app.check_action(action, ()) is not False
     ]
     for number, pane in enumerate(PANES, start=1):
         commands.append(

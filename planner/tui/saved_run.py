@@ -5,67 +5,75 @@ from __future__ import annotations
 
 import functools
 from dataclasses import replace
+from functools import singledispatch
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planner.errors import PlannerError
 from planner.report.tables import script_rows
-from planner.service import RunLengthUnknown, ScriptEnv, ScriptLength, ScriptWorkload, SpecWorkload
+from planner.service import (
+    RunLengthUnknown,
+    SavedScriptRun,
+    SavedSpecRun,
+    ScriptEnv,
+    ScriptLength,
+    ScriptWorkload,
+    SpecWorkload,
+)
+from planner.tui.kinds import ScriptShown, planned_text, script_title
 from planner.tui.workload import WorkloadPane
 
 if TYPE_CHECKING:
-    from planner.service import ScriptEstimate
     from planner.tui.app import PlannerApp
-
-
-def script_title(script: str, args: list[str]) -> str:
-    """The title of a script's plan: its file name and arguments, as the user runs it ('convnet.py --epochs 20'),
-    whether it was opened by a relative path or from a saved run's absolute one."""
-    return f"{Path(script).name} {' '.join(args)}".strip()
-
-
-def planned_text(est: ScriptEstimate) -> str:
-    """The length a script's plan is of, after its title (`s` changes it)."""
-    if est.per_steps:
-        return f": per {est.total_steps:,} steps (its length: s)"
-    return f": {est.total_steps:,} optimizer steps planned"
 
 
 def open_saved(app: PlannerApp, run_dir: str, length: ScriptLength | None = None) -> None:
     """Show a saved run: its plan (every instance it did not measure predicted) and its workload (a script's run
     planned for `length`, None: its own, which a run measured without one keeps; a length it cannot be planned for
     is asked for again)."""
-    path = Path(run_dir)
     try:
-        if app.service.journals.is_script_run(path):
-            _open_script_run(app, path, length)
-            return
-        spec = app.service.workloads.load(path / "spec.json")
+        _open(app.service.journals.saved(run_dir), app, length)
     except PlannerError as exc:
         app.notify(f"{run_dir}: {exc.message.splitlines()[0]}", severity="error")
-        return
+
+
+@singledispatch
+def _open(saved: object, app: PlannerApp, length: ScriptLength | None) -> None:
+    """A saved run shown by its kind. Raises PlannerError."""
+    raise TypeError(f"not a saved run: {saved!r}")
+
+
+@_open.register(SavedSpecRun)
+def _open_spec_run(saved: SavedSpecRun, app: PlannerApp, length: ScriptLength | None) -> None:
+    """A spec's run: its journaled spec in the editor, its plan."""
+    path = saved.journal.path
     shown = str(path / "spec.yaml") if (path / "spec.yaml").is_file() else str(path / "spec.json")
     app.query_one(WorkloadPane).load(shown, estimate=False)
-    app.results.open_run(str(path), SpecWorkload(spec, shown))
+    app.results.open_run(str(path), SpecWorkload(saved.spec, shown))
     _shown(app, path)
 
 
-def _open_script_run(app: PlannerApp, path: Path, length: ScriptLength | None) -> None:
+@_open.register(SavedScriptRun)
+def _open_script_run(saved: SavedScriptRun, app: PlannerApp, length: ScriptLength | None) -> None:
     """A script's run: the script read-only with what was found in it, planned for `length`. Raises PlannerError."""
+    path = saved.journal.path
     unknown, planned, est = None, "", None
     try:
         job, measured, est = app.service.journals.saved_script(path, length)
         rows = script_rows(measured, est)
         planned = planned_text(est)
     except RunLengthUnknown as exc:  # a length it cannot count: shown, another asked for
-        job, unknown = app.service.journals.script_job(path), exc.message
+        job, unknown = saved.job, exc.message
         rows = [("whole run", "its length is not known: s gives it (steps or epochs)")]
     given = {  # this session's secrets (the command line's, the script's): never journaled
         **(app.given_env.secrets if app.given_env else {}),
-        **(app.script.env.secrets if app.script is not None and app.script.env else {}),
+        **app.shown.secrets(),
     }
     env = ScriptEnv(job.env, {k: v for k, v in given.items() if k in job.secret_names})
-    app.script = ScriptWorkload(job.path, tuple(job.args), None, None, job.workdir, env, job.task)
+    shown = ScriptShown(
+        ScriptWorkload(job.path, tuple(job.args), None, None, job.workdir, env, job.task)
+    )
+    app.shown = shown
     missing = [n for n in job.secret_names if n not in given]
     if (
         missing and str(path) != app.results.run_dir
@@ -85,14 +93,16 @@ def _open_script_run(app: PlannerApp, path: Path, length: ScriptLength | None) -
         )
         return
     if length is not None:
-        app.service.journals.keep_script_length(path, length)
-    app.script = replace(app.script, total_steps=job.total_steps, epochs=job.epochs)  # `r` runs it
+        saved.keep_length(length)
+    shown.script = replace(
+        shown.script, total_steps=job.total_steps, epochs=job.epochs
+    )  # `r` runs it
     app.results.show_status(
         "no run length given: planned per 1,000 steps; s gives the run's length"
         if est.per_steps
         else ""
     )
-    app.results.open_run(str(path), app.script, job.length)
+    app.results.open_run(str(path), shown.script, job.length)
     _shown(app, path)
 
 

@@ -56,9 +56,6 @@ class WorkloadPane(Vertical, can_focus=True):
         super().__init__(id="workload")
         self.path = path
         self.saved_text = ""  # the file's text as last loaded or saved
-        self.script: str | None = (
-            None  # a user's training script shown (read-only) instead of a spec
-        )
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="file-row"):
@@ -76,7 +73,7 @@ class WorkloadPane(Vertical, can_focus=True):
                 yield Static("", id="spec-summary")
 
     def on_mount(self) -> None:
-        if self.path and Path(self.path).is_file() and not self.path.endswith(".py"):
+        if self.path and Path(self.path).is_file():
             # after the first frame: reading the spec imports its models (pydantic: ~0.9 s on a busy machine)
             self.query_one("#workload-answers", Answers).status = f"reading {self.path} ..."
             planner_app(self).when_panes_mounted(self.load, self.path)
@@ -97,7 +94,6 @@ class WorkloadPane(Vertical, can_focus=True):
         found in it (None: still measuring)."""
         from rich.text import Text
 
-        self.script = script
         self._script_shown(True)
         try:
             source = Path(script).read_text(errors="replace")
@@ -159,7 +155,8 @@ class WorkloadPane(Vertical, can_focus=True):
         ):  # only from inside a field or the editor: elsewhere escape is the app's
             focused = self.screen.focused
             return isinstance(focused, (Input, TextArea)) and self in focused.ancestors
-        return not (self.script is not None and action in ("save", "toggle_form"))
+        # a script is planned as it is: no form, nothing to save (the app's kind says which it takes)
+        return action not in ("save", "toggle_form") or action in planner_app(self).shown.actions
 
     @property
     def editor(self) -> TextArea:
@@ -177,7 +174,6 @@ class WorkloadPane(Vertical, can_focus=True):
                 severity="warning",
             )
             return
-        self.script = None
         self._script_shown(False)
         self.editor.read_only = False
         self.editor.language = "yaml"
@@ -195,11 +191,7 @@ class WorkloadPane(Vertical, can_focus=True):
         self.post_message(SpecLoaded(path, estimate))
 
     def save(self) -> None:
-        if self.script is not None:
-            self.app.notify(
-                "the script is shown read-only: edit it in your editor, then e measures it again"
-            )
-            return
+        """The editor's spec written to the path field's file (a script has no Save: check_action)."""
         path = self.query_one("#spec-path", Input).value.strip() or "spec.yaml"
         try:
             Path(path).write_text(self.editor.text)
@@ -216,11 +208,7 @@ class WorkloadPane(Vertical, can_focus=True):
         await self.toggle_view()
 
     async def toggle_view(self) -> None:
-        if self.script is not None:
-            self.app.notify(
-                "a training script has no form: it is planned as it is", severity="warning"
-            )
-            return
+        """The spec's form or its YAML (a script has no form: check_action)."""
         switcher = self.query_one("#spec-views", ContentSwitcher)
         if switcher.current == "spec-form":
             switcher.current = "spec-editor"
@@ -265,7 +253,7 @@ class WorkloadPane(Vertical, can_focus=True):
             self.load(event.value.strip())
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        if self.script is None:  # a script is not a spec: nothing to validate
+        if not self.editor.read_only:  # a script shown read-only is not a spec: nothing to validate
             self.validate(event.text_area.text)
 
     @work(exclusive=True, thread=True, group="validate")

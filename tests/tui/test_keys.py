@@ -319,3 +319,26 @@ def test_a_run_that_rents_asks_first_and_no_launches_nothing(tmp_path, monkeypat
             assert not (tmp_path / "runs").exists()  # not even a journal
 
     asyncio.run(scenario())
+
+
+def test_the_palette_offers_only_what_the_workloads_kind_takes(tmp_path):
+    """A script is planned as it is: the palette offers no 'Save spec' nor 'Toggle form' for it (they are the spec
+    editor's), and for a spec no 'Run length' (a spec's run is its train.epochs); the keys' check says the same."""
+    from planner.tui.commands import planner_commands
+
+    script = tmp_path / "train.py"
+    script.write_text("print('hello')\n")
+
+    async def scenario():
+        for path, offered, not_offered in (
+            (SPEC, {"Save spec", "Toggle form"}, {"Run length"}),
+            (str(script), {"Run length"}, {"Save spec", "Toggle form"}),
+        ):
+            app = PlannerApp(path, estimate_on_open=False)
+            async with started(app, (120, 40)) as pilot:
+                await wait_for(pilot, lambda: app.panes_mounted, timeout=30)
+                names = {name for name, _, _ in planner_commands(app)}
+                assert offered <= names and not (not_offered & names), (path, names)
+                assert app.check_action("save", ()) is ("Save spec" in offered)
+
+    asyncio.run(scenario())

@@ -457,10 +457,11 @@ def test_a_replan_that_finishes_late_never_replaces_a_newer_plan():
         app = PlannerApp(None, service=SlowFirstPlan(), estimate_on_open=False)
         async with started(app, (120, 40)) as pilot:
             results = app.query_one(ResultsPane)
-            from planner.service import SpecWorkload
+            from planner.service import SavedSpecRun, SpecWorkload
 
-            spec = app.service.workloads.check_run(SAVED_RUN)
-            results.run_started(SpecWorkload(spec))
+            saved = app.service.journals.saved(SAVED_RUN)
+            assert isinstance(saved, SavedSpecRun)
+            results.run_started(SpecWorkload(saved.spec))
             results.run_result(
                 "local-cpu", RunJournal.open(SAVED_RUN).read_results()["local-cpu"]
             )  # slow

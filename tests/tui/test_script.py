@@ -9,6 +9,7 @@ import asyncio
 
 from textual.widgets import Static, TextArea
 
+from planner.service import ScriptWorkload
 from planner.tui.app import PlannerApp
 from planner.tui.results import ResultsPane
 from planner.tui.run import RunPane
@@ -136,7 +137,8 @@ def test_a_script_run_without_a_length_answers_per_1000_steps_and_plans_the_meas
             )
             assert results.answers.status.startswith("no run length given: planned per 1,000 steps")
             # its envs from the journal, the session's secret kept, the one not given said (never journaled)
-            assert app.script is not None and app.script.env == ScriptEnv(
+            script = app.workload()
+            assert isinstance(script, ScriptWorkload) and script.env == ScriptEnv(
                 {"LR": "0.1"}, {"HF_TOKEN": "hf_given"}
             )
             assert any(
@@ -202,9 +204,8 @@ def test_a_script_run_without_a_length_answers_per_1000_steps_and_plans_the_meas
                 lambda: results.doc is not None and results.doc.workload.total_steps == 6000,
                 timeout=60,
             )
-            assert (
-                app.script is not None and app.script.total_steps == 6000
-            )  # what `r` would run with
+            script = app.workload()  # what `r` would run with
+            assert isinstance(script, ScriptWorkload) and script.total_steps == 6000
             assert app.sub_title == "reinforce.py --episodes 100000: 6,000 optimizer steps planned"
             assert (
                 json.loads((run / "script.json").read_text())["total_steps"] == 2000
@@ -251,7 +252,8 @@ def test_a_script_estimated_without_a_length_answers_per_1000_steps_and_s_plans_
                 lambda: results.doc is not None and results.doc.workload.total_steps == 3000,
                 timeout=60,
             )
-            assert app.script is not None and app.script.total_steps == 3000  # what `r` runs
+            script = app.workload()  # what `r` runs
+            assert isinstance(script, ScriptWorkload) and script.total_steps == 3000
             assert results.results["local-cpu"] is measured  # the same measurement
             assert app.sub_title == "reinforce.py --episodes 100000: 3,000 optimizer steps planned"
             assert not list(tmp_path.glob("*"))
@@ -295,7 +297,6 @@ def test_a_spec_loaded_after_a_script_is_what_r_runs(tmp_path):
             assert isinstance(app.workload(), ScriptWorkload) and app.workload().total_steps == 100
             app.query_one(WorkloadPane).load(str(EXAMPLES / "small-cnn.yaml"), estimate=False)
             await wait_for(pilot, lambda: app.spec is not None, timeout=60)
-            assert app.script is None
             workload = app.workload()
             assert isinstance(workload, SpecWorkload) and workload.spec.name == "small-cnn"
 

@@ -502,11 +502,11 @@ def test_on_a_busy_machine_steps_a_dataloader_fed_are_alike_by_their_work_whatev
 def test_a_scripts_steps_are_named_by_what_they_were_found_by():
     """No torch.optim optimizer: its steps are its backward passes, and the title says so (it said optimizer steps
     while --explain said backward passes)."""
-    from planner.core.document import WorkloadSummary
+    from planner.core.document import ScriptSummary
     from planner.report.plan import steps_word
 
-    def summary(boundary: str) -> WorkloadSummary:
-        return WorkloadSummary(
+    def summary(boundary: str) -> ScriptSummary:
+        return ScriptSummary(
             "train.py", "script", None, None, None, None, None, 3000, "fp32", None, [], boundary
         )
 
