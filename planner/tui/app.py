@@ -394,6 +394,11 @@ class PlannerApp(Quitting, App):
 
         self.push_screen(RunLength(why, length), given)
 
+    def open_path(self, path: str) -> None:
+        """A file typed in the Workload pane's path field: a spec into the editor; a training script measured and
+        planned (planner/tui/kinds.py)."""
+        shown_for(path).open(self, path)
+
     def open_run(self, run_dir: str, length: ScriptLength | None = None) -> None:
         """Show a saved run: its plan and its workload (planner/tui/saved_run.py)."""
         open_saved(self, run_dir, length)

@@ -45,6 +45,10 @@ class SpecShown:
         """The file the Workload pane's editor opens: the spec's."""
         return path
 
+    def open(self, app: PlannerApp, path: str) -> None:
+        """A spec typed in the Workload pane's path field: into the editor, estimated once it validates."""
+        app.query_one(WorkloadPane).load(path)
+
     def workload(self, app: PlannerApp) -> Workload | None:
         """The spec as last validated (None: not valid yet)."""
         return None if app.spec is None else SpecWorkload(app.spec, app.spec_path, app.spec_text)
@@ -78,6 +82,24 @@ class ScriptShown:
     def editing(self, path: str | None) -> None:
         """None: the editor shows the script read-only, no file to edit."""
         return None
+
+    def open(self, app: PlannerApp, path: str) -> None:
+        """A script typed in the Workload pane's path field: measured here and planned, as `planner tui train.py`
+        opens it (without arguments: the command line gives them)."""
+        if app.run_pane.running:
+            app.notify("a run is measuring this machine: open it after the run", severity="warning")
+            return
+        try:
+            app.service.workloads.check_script(path)
+        except PlannerError as exc:
+            app.notify(exc.message.splitlines()[0], severity="error")
+            return
+        app.notify(
+            f"{path}: measured with no arguments of its own; give them with `planner tui {path} -- ARGS`",
+            timeout=10,
+        )
+        app.shown = self
+        self.start(app)
 
     def workload(self, app: PlannerApp) -> Workload | None:
         return self.script

@@ -167,13 +167,7 @@ class WorkloadPane(Vertical, can_focus=True):
         return self.editor.text != self.saved_text
 
     def load(self, path: str, estimate: bool = True) -> None:
-        if path.endswith(".py"):
-            self.app.notify(
-                f"{path}: a training script opens with `planner tui {path} -- ARGS` (it is measured, "
-                "not edited)",
-                severity="warning",
-            )
-            return
+        """A spec file into the editor (validated, then estimated when `estimate`)."""
         self._script_shown(False)
         self.editor.read_only = False
         self.editor.language = "yaml"
@@ -244,13 +238,13 @@ class WorkloadPane(Vertical, can_focus=True):
         if event.button.id == "toggle-view":
             await self.toggle_view()
         elif event.button.id == "load":
-            self.load(self.query_one("#spec-path", Input).value.strip())
+            planner_app(self).open_path(self.query_one("#spec-path", Input).value.strip())
         elif event.button.id == "save":
             self.save()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "spec-path":
-            self.load(event.value.strip())
+            planner_app(self).open_path(event.value.strip())
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if not self.editor.read_only:  # a script shown read-only is not a spec: nothing to validate

@@ -303,6 +303,38 @@ def test_a_spec_loaded_after_a_script_is_what_r_runs(tmp_path):
     asyncio.run(scenario())
 
 
+def test_a_script_typed_in_the_path_field_is_measured_and_planned_not_edited(tmp_path):
+    """The Workload pane's path field takes a training script as the command line does: Load measures and plans it
+    (it was refused with a notice); one that is not there is named and the spec stays."""
+    from textual.widgets import Input
+
+    from planner.service import ScriptWorkload, SpecWorkload
+
+    script = tmp_path / "train.py"
+    script.write_text("print('no training here')\n")
+
+    async def scenario():
+        app = PlannerApp(
+            str(EXAMPLES / "small-cnn.yaml"), estimate_on_open=False, runs_folder=tmp_path
+        )
+        async with started(app, (120, 40)) as pilot:
+            await wait_for(pilot, lambda: app.spec is not None, timeout=60)
+            field = app.query_one("#spec-path", Input)
+            field.value = str(tmp_path / "missing.py")
+            await pilot.click("#load")
+            await pilot.pause(0.3)
+            assert isinstance(app.workload(), SpecWorkload)
+            assert any("missing.py" in n.message for n in app._notifications)
+            field.value = str(script)
+            await pilot.click("#load")
+            await wait_for(pilot, lambda: isinstance(app.workload(), ScriptWorkload), timeout=30)
+            assert app.workload().path == str(script) and app.workload().args == ()
+            assert app.query_one("#spec-editor", TextArea).read_only
+            assert not app.check_action("save", ())
+
+    asyncio.run(scenario())
+
+
 def test_a_script_that_fails_says_so_where_the_answer_goes_not_measuring_forever(tmp_path):
     """A trial: a script raising at import left 'measuring it here ...' in the Workload pane and 'No plan yet' in the
     answers, its traceback only in a toast that went. The failure stays where the answer goes."""
