@@ -277,9 +277,8 @@ def launch_error(
             f"not allowed to launch instances ({code}): your identity needs ec2:RunInstances and ec2:CreateTags "
             f"(`planner infra policy` prints a policy that has them; spot also needs the spot-instances-request resource)"
         )
-    if (
-        code == "ParameterNotFound"
-    ):  # the Deep Learning AMI's public SSM parameter (runner.aws.AMI_PARAMETER)
+    # the Deep Learning AMI's public SSM parameter (runner.aws.AMI_PARAMETER)
+    if code == "ParameterNotFound":
         return (
             f"the latest Deep Learning AMI could not be looked up in {region} ({code}: its public SSM parameter is "
             f"not there): give an AMI with torch yourself, --ami ami-..., or try another --ami-type or region"

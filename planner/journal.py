@@ -85,9 +85,8 @@ def _dumps(data: Any) -> str:
 
 # ----------------------------------------------------------------------------- what a journal may hold
 
-MAX_JOURNAL_BYTES = (
-    8 << 20
-)  # a result is ~3 KiB, run.json with `auto`'s choices for a whole region ~300 KiB
+# a result is ~3 KiB, run.json with `auto`'s choices for a whole region ~300 KiB
+MAX_JOURNAL_BYTES = 8 << 20
 MAX_RESULTS = (
     1_000  # files in results/: a run has one per target (at most 64 instances and 2 local devices)
 )

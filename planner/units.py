@@ -165,9 +165,8 @@ BENCH_MINUTES = Range(0, 1_440, "minutes", low_open=True)
 POLL_SECONDS = Range(0.05, 600, "seconds")
 MAX_INSTANCES = Range(1, 64, "instances at once", whole=True)
 THREADS = Range(1, 1_024, "threads", whole=True)
-PROCESSES = Range(
-    1, 64, "processes", whole=True
-)  # data-parallel ranks of one bench: more than any instance's GPUs
+# data-parallel ranks of one bench: more than any instance's GPUs
+PROCESSES = Range(1, 64, "processes", whole=True)
 TOTAL_STEPS = Range(1, 10**12, "optimizer steps", whole=True)  # a script's whole run
 MAX_ROWS = Range(1, 100_000, "rows", whole=True)  # a table's rows (--max-rows)
 EPOCHS = Range(1, 10_000_000, "epochs", whole=True)  # a spec's train.epochs has the same range

@@ -447,9 +447,8 @@ def hourly_price(
 ) -> float:
     row = instance_row(df, instance_type, region)
     value = row[price_column(purchase)]
-    if (
-        pd.isna(value) and purchase == "on-demand"
-    ):  # e.g. p5e.48xlarge: the source gives no on-demand price
+    # e.g. p5e.48xlarge: the source gives no on-demand price
+    if pd.isna(value) and purchase == "on-demand":
         raise CatalogLookupError(
             f"{instance_type} has no on-demand price in {region}",
             hint="use --purchase spot, or another instance type",
@@ -541,9 +540,8 @@ def no_match(
         name = min((str(g) for g in supply["gpu_name"]), key=len, default=name).split("-")[0]
     counts = tuple(sorted({int(c) for c in supply["gpu_count"]}))
     sizes = tuple(sorted({float(m) for m in supply["gpu_memory_gb"].dropna()}))
-    facts = NoMatch(
-        "other", gpus, name, *memory, region=region, counts=counts, memory_gb=sizes
-    )  # the facts of every answer below
+    # the facts of every answer below
+    facts = NoMatch("other", gpus, name, *memory, region=region, counts=counts, memory_gb=sizes)
 
     def within(value: float, low: float | None, high: float | None) -> bool:
         return (low is None or value >= low) and (high is None or value <= high)

@@ -368,9 +368,8 @@ class Aggregated:
     frame: pd.DataFrame
     rows_read: int
     left_out: dict[str, list[str]] = field(default_factory=dict)  # why -> "type in region"
-    zone_price_differs: list[str] = field(
-        default_factory=list
-    )  # on-demand differed across zones: median used
+    # on-demand differed across zones: median used
+    zone_price_differs: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         types, regions = self.frame["instance_type"].nunique(), self.frame["region"].nunique()
@@ -539,9 +538,8 @@ def write_snapshot(frame: pd.DataFrame, path: Path) -> None:
     others = bool(frame[ACCELERATOR].astype(bool).any())  # written only when some row has one
     with path.open("w", newline="") as f:
         out = csv.writer(f, lineterminator="\n")
-        out.writerow(
-            COLUMNS[:-2] + ([ACCELERATOR] if others else [])
-        )  # source and as_of are the loader's
+        # source and as_of are the loader's
+        out.writerow(COLUMNS[:-2] + ([ACCELERATOR] if others else []))
         for r in frame.sort_values(["instance_type", "region"]).to_dict("records"):
             out.writerow(
                 [

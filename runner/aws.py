@@ -168,12 +168,10 @@ class AwsRun:
         )
         self.launch_attempted = False  # a run_instances call was made: the backstop must look
         self.terminated: set[str] = set()  # instances a terminate call succeeded for
-        self.claimed: set[str] = (
-            set()
-        )  # the instance types the run's targets launch (--fallback next takes no other's)
-        self.budget_room = float(
-            "inf"
-        )  # USD of --bench-budget the run's worst case leaves (--fallback next spends it)
+        # the instance types the run's targets launch (--fallback next takes no other's)
+        self.claimed: set[str] = set()
+        # USD of --bench-budget the run's worst case leaves (--fallback next spends it)
+        self.budget_room = float("inf")
         self.vcpus: dict[
             str, int
         ] = {}  # --fallback next: each alternative's vCPUs, its quota read before it launches
@@ -331,24 +329,20 @@ class AwsTarget:
     fallback_price: float | None = (
         None  # USD per hour on-demand, when a spot launch may fall back to it
     )
-    tries: list[tuple[str, str]] = field(
-        default_factory=list
-    )  # (zone, EC2's answer) of each launch after a capacity error
-    notices: list[str] = field(
-        default_factory=list
-    )  # said once by the session (a launch in another zone)
+    # (zone, EC2's answer) of each launch after a capacity error
+    tries: list[tuple[str, str]] = field(default_factory=list)
+    # said once by the session (a launch in another zone)
+    notices: list[str] = field(default_factory=list)
     attempt: int = 1  # 2: relaunched on-demand after a spot interruption (--fallback on-demand)
     interruption: str = (
         ""  # why the spot instance ended early (its notice, or EC2's reclaim), '' when it did not
     )
     relaunched_after: str = ""  # the interruption an on-demand relaunch (attempt 2) replaced
     spent_before: float = 0.0  # USD the instances of earlier attempts billed
-    alternatives: list[tuple[str, float, str]] = field(
-        default_factory=list
-    )  # --fallback next: (type, USD/h, arch), best first
-    replaced: list[str] = field(
-        default_factory=list
-    )  # the types --fallback next left for want of capacity, in order
+    # --fallback next: (type, USD/h, arch), best first
+    alternatives: list[tuple[str, float, str]] = field(default_factory=list)
+    # the types --fallback next left for want of capacity, in order
+    replaced: list[str] = field(default_factory=list)
     _result: BenchResult | None = field(default=None, repr=False)
 
     @property
@@ -663,9 +657,8 @@ class AwsTarget:
         self.tries.append(("spot", self.interruption))
         self.notices.append(f"{self.interruption}: relaunched on-demand (--fallback on-demand)")
         try:
-            if (
-                old is not None and old not in self.run.terminated
-            ):  # it halts by itself; every second until then bills
+            # it halts by itself; every second until then bills
+            if old is not None and old not in self.run.terminated:
                 self.run.ec2.terminate_instances(InstanceIds=[old])
                 self.run.terminated.add(old)
         except Exception:  # noqa: BLE001 - the run's backstop terminates it with the rest
@@ -847,9 +840,8 @@ class AwsTarget:
             self._find_lost_instance()
         except Exception:  # noqa: BLE001 - an instance that may exist but cannot be found is still named below
             pass
-        if not (
-            self.launch_requested and self.instance_id is None
-        ):  # else: the launch's answer was lost
+        # else: the launch's answer was lost
+        if not (self.launch_requested and self.instance_id is None):
             if self.instance_id is None or self.instance_id in self.run.terminated:
                 return None
             try:

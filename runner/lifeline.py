@@ -64,9 +64,8 @@ ENTERED_ENV = "PLANNER_LIFELINE_ENTERED"  # time.time() as the lifeline began: w
 
 
 def main(argv: list[str]) -> None:
-    os.environ[ENTERED_ENV] = repr(
-        time.time()
-    )  # the interpreter's own start before it is any script's too
+    # the interpreter's own start before it is any script's too
+    os.environ[ENTERED_ENV] = repr(time.time())
     if not argv:
         sys.stderr.write("usage: python -m runner.lifeline MODULE [ARGS...]\n")
         sys.exit(2)

@@ -36,9 +36,8 @@ from runner.target import TargetStatus
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 DESCRIBE_TIMEOUT_SECONDS = 120.0
-DESCRIBE_MEMORY_BYTES = (
-    6 * 2**30
-)  # address space of the describing child: torch itself needs ~1 GiB
+# address space of the describing child: torch itself needs ~1 GiB
+DESCRIBE_MEMORY_BYTES = 6 * 2**30
 
 
 def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:

@@ -431,9 +431,8 @@ class Timeline:
         ] = []  # on the stand-in: the script's own CPU seconds (outside torch) at each step's end
         # steps before the one traced: past the warm-up (on the stand-in, past the first step's lazy state)
         self.trace_after = 2 if standin is not None else max(5, min_steps // 2)
-        self.trace: dict[str, Any] = (
-            _empty_trace()
-        )  # the op-overhead rounds are taken as the trace begins
+        # the op-overhead rounds are taken as the trace begins
+        self.trace: dict[str, Any] = _empty_trace()
         self.tracing: list[Any] = []  # the modes while the traced step runs
         self.saved: SavedForBackward | None = None  # of them, the one counting what autograd saves
         self.loading = 0  # > 0 while a DataLoader fetches a batch in this process
@@ -444,9 +443,8 @@ class Timeline:
         self.traced_step: int | None = None  # the index of the traced step (slower: not timed)
         self.reported = -math.inf  # when the progress file was last written
         self.notice_checked = -math.inf
-        self.interim = (
-            -math.inf
-        )  # when the result as it stands was last written (a launcher stopped at the cap keeps it)
+        # when the result as it stands was last written (a launcher stopped at the cap keeps it)
+        self.interim = -math.inf
         self.threads_fitted: dict[str, Any] | None = (
             None  # fit_threads(): the threads set to the CPUs free at the start
         )
@@ -470,9 +468,8 @@ class Timeline:
     def optimizer_starting(self, optimizer: Any, args: tuple, kwargs: dict[str, Any]) -> None:
         """A step begins: the optimizer is known from now on (its closure's backward passes are not steps)."""
         self.optimizers.setdefault(id(optimizer), weakref.ref(optimizer))
-        if callable(kwargs.get("closure")) or (
-            len(args) > 1 and callable(args[1])
-        ):  # args: (optimizer, closure?)
+        # args: (optimizer, closure?)
+        if callable(kwargs.get("closure")) or (len(args) > 1 and callable(args[1])):
             self.closure_from = len(self.backward_ends)
 
     def optimizer_stepped(self, optimizer: Any) -> None:
@@ -482,9 +479,8 @@ class Timeline:
         if self.closure_from is not None:
             self.closure_passes.append(len(self.backward_ends) - self.closure_from)
             self.closure_from = None
-        if (
-            key in self.in_step and self.last_event is not None
-        ):  # a new iteration: the last one ended at its last step
+        # a new iteration: the last one ended at its last step
+        if key in self.in_step and self.last_event is not None:
             self.steps.append(self.last_event)
             self.in_step = []
             self.check(t)
@@ -581,16 +577,14 @@ class Timeline:
         n = self.step_count()
         if not n:
             return
-        if (
-            self.busy is None
-        ):  # the steps are measured from here: so is what else ran on the machine
+        # the steps are measured from here: so is what else ran on the machine
+        if self.busy is None:
             from runner.bench.machine import Busyness, tree_cpu_jiffies
 
             self.busy = Busyness.begin(own=tree_cpu_jiffies, what="the script was")
         first = self.first_end()
-        if (
-            t - self.notice_checked >= NOTICE_CHECK_SECONDS
-        ):  # a spot interruption notice (runner/bootstrap.sh)
+        # a spot interruption notice (runner/bootstrap.sh)
+        if t - self.notice_checked >= NOTICE_CHECK_SECONDS:
             self.notice_checked = t
             from runner.bench.harness import interruption
 
@@ -608,9 +602,8 @@ class Timeline:
                     self.report(t, "past the budget, until an epoch ends")
                     return  # --epochs needs a whole training epoch and the step after it (the time between epochs)
                 if not any(e["length"] for e in self.under_way):
-                    self.finish(
-                        "budget"
-                    )  # no epoch to count --epochs by, now or later: the answer is an error, at once
+                    # no epoch to count --epochs by, now or later: the answer is an error, at once
+                    self.finish("budget")
             self.figures = settle_figures(ends)
             self.steady = self.figures[0] <= STEADY_DRIFT and self.figures[1] <= STEADY_WINDOWS
             if (
@@ -733,9 +726,8 @@ class Timeline:
             "cuda_used"
         ]:  # a real GPU: the peak its caching allocator handed out, as the stand-in's peak_bytes
             data["cuda_peak_bytes"] = int(torch.cuda.max_memory_allocated())
-        if (
-            self.standin is not None
-        ):  # the stand-in GPU: what it was, what it saw, the host's CPU per step
+        # the stand-in GPU: what it was, what it saw, the host's CPU per step
+        if self.standin is not None:
             data.update(
                 cuda_used=self.standin.used,
                 device_name=self.standin.gpu["name"],
@@ -912,9 +904,8 @@ def main(argv: list[str]) -> int:
         install_standin(
             standin, sys.modules[__name__], on_question=lambda: setattr(timeline, "gpu_asked", True)
         )
-        _CUDA_AVAILABLE.append(
-            lambda: False
-        )  # the launcher's own clock needs no synchronisation: nothing runs
+        # the launcher's own clock needs no synchronisation: nothing runs
+        _CUDA_AVAILABLE.append(lambda: False)
     install(timeline, watch=standin is None)
     # the launcher's own start-up is taken off the run's clock (the run's clock starts that much later), but not its
     # import of torch: taking all of its start-up off made convnet.py's whole run 4-7% short in validate (torch is the

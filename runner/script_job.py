@@ -159,9 +159,8 @@ def run_group(
             except subprocess.TimeoutExpired:
                 if on_tick is not None:
                     on_tick()
-                if (
-                    proc.poll() is not None
-                ):  # it ended; what it started still holds its output: ended too
+                # it ended; what it started still holds its output: ended too
+                if proc.poll() is not None:
                     code = proc.returncode
                     kill_group(proc)
                     stdout, stderr = _rest_of(proc)
@@ -199,9 +198,8 @@ def script_result(
     """The launcher's timeline (`data`, None when it wrote none) as a bench result: the mean steady step and
     its interval for the progress line and the journal's checks; the whole timeline in `script`."""
     failed = BenchResult(status="error", device="cuda" if want_device == "cuda" else "cpu")
-    if (
-        data is not None and data.get("status") == "error" and data.get("steps")
-    ):  # the whole run would fail there too
+    # the whole run would fail there too
+    if data is not None and data.get("status") == "error" and data.get("steps"):
         failed.message = (
             f"the script failed after {len(data['steps']):,} training steps; its own error:\n"
             + own_error(str(data.get("message") or ""), said)

@@ -288,9 +288,8 @@ class BenchSession:
             else None
         )
         self._record(t, result, state)  # journaled before anything else happens to the target
-        self._end(
-            t
-        )  # a finished instance would halt by itself, but every second until then is billed
+        # a finished instance would halt by itself, but every second until then is billed
+        self._end(t)
 
     def _abandon(self, t: Target, active: list[Target], reason: str | None) -> None:
         """Stop waiting for `t` (its deadline passed, or it kept failing): terminate it and record why."""

@@ -141,9 +141,8 @@ class StandIn:
         self.syncs = 0  # values read back, synchronize(), Event.synchronize() (all of the run)
         self.read_sites: dict[str, int] = {}  # file:line of the script's reads -> count
         self.compiled = 0  # torch.compile calls (traced eager)
-        self.asked: set[str] = (
-            set()
-        )  # questions whose answer differs between GPUs: capability, bf16, memory
+        # questions whose answer differs between GPUs: capability, bf16, memory
+        self.asked: set[str] = set()
         self.autocast: set[str] = set()  # the autocast dtypes the script entered on cuda
         self.script_dir = ""
         self.autocast_libraries: tuple[
@@ -283,9 +282,8 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
             return
         cls = op_class(name)
         counted = count_op(trace, cls, func, args, kwargs, out)
-        if isinstance(
-            counted, str
-        ):  # no FLOPs: said of a compute op (an elementwise op is timed by its bytes anyway)
+        # no FLOPs: said of a compute op (an elementwise op is timed by its bytes anyway)
+        if isinstance(counted, str):
             if cls in compute or counted == ops.FORMULA_FAILED:
                 trace["uncounted_ops"][name] = trace["uncounted_ops"].get(name, 0) + 1
             return
@@ -408,9 +406,8 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
         ) -> Any:
             if standin.depth:  # a call made by the stand-in's own work (the fake tensors' Python): timed by its caller
                 return self.handle(func, args, kwargs or {})[0]
-            start = (
-                time.thread_time()
-            )  # all of this call is PyTorch's (and the stand-in's) but a CPU op's own work
+            # all of this call is PyTorch's (and the stand-in's) but a CPU op's own work
+            start = time.thread_time()
             standin.calls += 1
             standin.depth += 1
             try:
@@ -428,9 +425,8 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
             args = tuple(to_standin(a) for a in args)
             if "device" in kwargs:
                 kwargs["device"] = to_standin(kwargs["device"])
-            if kwargs.get(
-                "pin_memory"
-            ):  # no page-locked memory without a GPU: an ordinary host tensor
+            # no page-locked memory without a GPU: an ordinary host tensor
+            if kwargs.get("pin_memory"):
                 kwargs["pin_memory"] = False
             first = args[0] if args else None
             if isinstance(first, FakeTensor):
@@ -451,9 +447,8 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
                     ), 0.0
                 if func is sdpa:
                     return attention(*args, **kwargs), 0.0
-            if (
-                func is torch.Tensor.pin_memory
-            ):  # no page-locked memory without a GPU: the tensor as it is
+            # no page-locked memory without a GPU: the tensor as it is
+            if func is torch.Tensor.pin_memory:
                 return first, 0.0
             if not any(on_standin(a) for a in tree_leaves((args, kwargs))):
                 if top:  # the script's call, not one the stand-in's own work made: its way in was a host call's
@@ -606,9 +601,8 @@ def _autocast_kernels(standin: StandIn) -> None:
     from torch.utils._pytree import tree_map
 
     lib = torch.library.Library("aten", "IMPL")
-    every = torch.library.Library(
-        "_", "IMPL"
-    )  # every other op passes through, as autocast_mode.cpp has it for CUDA
+    # every other op passes through, as autocast_mode.cpp has it for CUDA
+    every = torch.library.Library("_", "IMPL")
     every.fallback(torch.library.fallthrough_kernel, "AutocastPrivateUse1")
     standin.autocast_libraries = (lib, every)
     key = torch._C.DispatchKeySet(getattr(torch._C.DispatchKey, "AutocastPrivateUse1"))  # noqa: B009 - not in the stubs

@@ -63,9 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     except PlannerError as exc:
         sys.stderr.write(error_text(exc) + "\n")
         return int(exc.exit_code)
-    cut = (
-        argv.index("--") if "--" in argv else len(argv)
-    )  # after --: a training script's own arguments, as torchrun
+    # after --: a training script's own arguments, as torchrun
+    cut = argv.index("--") if "--" in argv else len(argv)
     parser.argv = argv[:cut]  # type: ignore[attr-defined]  # a misspelled flag is matched against its command's
     args = parser.parse_args(argv[:cut])
     args.script_args = argv[cut + 1 :]
@@ -103,12 +102,10 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except Exception as exc:
         if isinstance(exc, OSError) and exc.errno in (errno.EPIPE, errno.ENOSPC, errno.EIO):
-            sys.stderr.write(
-                f"error: cannot write the output ({exc.strerror})\n"
-            )  # a closed pipe, a full disk
-            return int(
-                ExitCode.RUNTIME_FAILURE
-            )  # a bug: say so in one line; the traceback on request
+            # a closed pipe, a full disk
+            sys.stderr.write(f"error: cannot write the output ({exc.strerror})\n")
+            # a bug: say so in one line; the traceback on request
+            return int(ExitCode.RUNTIME_FAILURE)
         if os.environ.get("PLANNER_DEBUG"):
             raise
         sys.stderr.write(

@@ -56,9 +56,8 @@ def cmd_prices(args: argparse.Namespace) -> int:
     if args.json:  # nothing found: `instances: []`, and the reason below
         print_json(prices_json(prices))
     elif prices.rows:  # nothing found: no empty table, the reason alone
-        group_by: GroupBy = (
-            "instance" if args.gpus and args.rows_defaulted else args.group_by
-        )  # GPUs asked for: each machine
+        # GPUs asked for: each machine
+        group_by: GroupBy = "instance" if args.gpus and args.rows_defaulted else args.group_by
         shown_rows, shown = shown_prices(
             prices.rows, group_by, args.max_rows, by_region=args.all_regions
         )

@@ -197,9 +197,8 @@ def settle_output(args: argparse.Namespace) -> None:
     args.rows_defaulted = (
         getattr(args, "group_by", None) is None and getattr(args, "max_rows", None) is None
     )
-    if (
-        hasattr(args, "group_by") and args.group_by is None
-    ):  # `prices --cpu`: no GPU to group by, each type once
+    # `prices --cpu`: no GPU to group by, each type once
+    if hasattr(args, "group_by") and args.group_by is None:
         args.group_by = (
             "instance"
             if getattr(args, "cpu", False) and args.command == "prices"
@@ -324,9 +323,8 @@ def print_plan(doc: PlanDocument, args: argparse.Namespace, saved: bool = False)
         if explain or getattr(args, "verbose", False):
             for line in said_lines(doc, terse=not explain):
                 out.print(line, highlight=False)
-    elif (
-        args.format == "csv"
-    ):  # data: every option, numbers in SI units (the grouped view is for people)
+    # data: every option, numbers in SI units (the grouped view is for people)
+    elif args.format == "csv":
         sys.stdout.write(csv_text(list(PLAN_CSV_COLUMNS), plan_csv_rows(doc)))
     else:
         print_table(args, plan_table(doc, wide=True, options=options, note_width=10_000))
@@ -358,9 +356,8 @@ def _terse_rows(doc: PlanDocument, head: list[str], out: Any) -> int:
 
     width = max(out.width, 20)
     used = sum(max(1, ceil(Text.from_markup(line).cell_len / width)) for line in head)
-    used += (
-        2 + 4 + (3 if doc.suggested_benchmarks else 0)
-    )  # the footer's two lines; the table's blank lines, header
+    # the footer's two lines; the table's blank lines, header
+    used += 2 + 4 + (3 if doc.suggested_benchmarks else 0)
     # and rule; a paid benchmark's command
     return max(3, min(TERSE_ROWS, out.height - SCREEN_RESERVE - used))
 

@@ -76,9 +76,8 @@ def _spec_checked(workload: SpecWorkload, service: PlannerService, args: argpars
 def cmd_bench(args: argparse.Namespace) -> int:
     service = PlannerService()
     workload = open_workload(service, args, ("out", "device", "threads", "sweep", "processes"))
-    out_file = (
-        check_out_file(args.out) if args.out is not None else None
-    )  # before the bench, not after it
+    # before the bench, not after it
+    out_file = check_out_file(args.out) if args.out is not None else None
     options = BenchOptions(
         device=args.device,
         seconds=args.seconds,
@@ -181,9 +180,8 @@ def _script_checked(
     folder would ship; its parameters, FLOPs and memory are measured by running it (bench)."""
     workdir = workload.workdir
     path = service.workloads.check_script(workload.path, workdir)
-    shipped = service.workloads.shipped(
-        path, workdir
-    )  # bounded first: a folder too big to ship is refused before reading
+    # bounded first: a folder too big to ship is refused before reading
+    shipped = service.workloads.shipped(path, workdir)
     error = service.workloads.script_syntax(path)
     if error is not None:
         raise InputError(  # the input is not a script: bad input (exit 2), as a spec that does not parse

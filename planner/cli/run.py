@@ -45,9 +45,8 @@ AUTO_SKIPPED_SHOWN = (
 def cmd_run(args: argparse.Namespace) -> int:
     service = PlannerService()
     if args.out is not None:
-        check_run_dir(
-            args.out
-        )  # a file, a non-empty directory, a path too long: refused before any work
+        # a file, a non-empty directory, a path too long: refused before any work
+        check_run_dir(args.out)
     targets = parse_targets(args.targets)
     region = args.region or default_region()
     options = options_of(args, region)
@@ -188,9 +187,8 @@ def _auto_preview(
     with progress() as on_progress:
         preview = service.auto_preview(workload, options, aws, args.seconds, on_progress)
     _say_choices(preview.choices, verb="would choose" if no_credentials else "would benchmark")
-    if (
-        preview.per_steps is not None
-    ):  # chosen for 1,000 steps: at another length, auto may choose others
+    # chosen for 1,000 steps: at another length, auto may choose others
+    if preview.per_steps is not None:
         err.print(f"[yellow]note[/]: {escape(word(preview.per_steps))}", highlight=False)
     choices = preview.choices
     chosen = [c.instance_type for c in choices if c.benchmark]
@@ -221,12 +219,10 @@ def _may_launch(
     lines = preview.lines() if preview is not None else []
     refusal = preview.quota_refusal() if preview is not None else None
     if not args.dry_run:
-        service.check_credentials(
-            targets.aws_types
-        )  # no credentials here: refused before anything is said or run
-        if (
-            refusal is not None
-        ):  # EC2 would refuse it for want of vCPU quota: refused before anything starts
+        # no credentials here: refused before anything is said or run
+        service.check_credentials(targets.aws_types)
+        # EC2 would refuse it for want of vCPU quota: refused before anything starts
+        if refusal is not None:
             raise refusal
     elif refusal is not None:
         lines.append(f"a run would be refused: {refusal.message}; to fix: {refusal.hint}")

@@ -147,9 +147,8 @@ def measured_candidate(
     too), checked against the memory the bench found free there — the bench itself held only a
     pool of batches, so it can measure a workload whose real run does not fit. `facts`: the
     instance's catalog row, which names the device of a benchmark that failed before it saw one."""
-    if (
-        result.status != "ok" and facts is not None
-    ):  # failed before it saw a device: the instance's own
+    # failed before it saw a device: the instance's own
+    if result.status != "ok" and facts is not None:
         device = "cuda" if facts.gpu_count else "cpu"
     else:
         device = result.device or "cpu"

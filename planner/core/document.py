@@ -69,9 +69,8 @@ class WorkloadSummary:
     task: str | None  # a spec's task; None: a script
     samples: int | None  # None: a script (it sets its own data and batch)
     batch_size: int | None
-    epochs: (
-        int | float | None
-    )  # a script's: its steps over the steps of a DataLoader epoch seen (None: none seen)
+    # a script's: its steps over the steps of a DataLoader epoch seen (None: none seen)
+    epochs: int | float | None
     steps_per_epoch: int | None
     total_steps: int
     precision: str
@@ -262,9 +261,8 @@ class PlanDocument:
             for o in self.plan.options
         ):
             return False
-        if (
-            rec.choice_basis == "deadline"
-        ):  # here meets the deadline for sure, and nothing rented can
+        # here meets the deadline for sure, and nothing rented can
+        if rec.choice_basis == "deadline":
             return True
         cmp = rec.choice_comparison
         if cmp is None:

@@ -122,9 +122,8 @@ def to_json(doc: PlanDocument, word: Word | None = None) -> dict[str, Any]:
         out["run_dir"] = doc.run_dir
     if doc.failed_targets is not None:  # a run
         out["failed_targets"] = list(doc.failed_targets)
-        if (
-            doc.interrupted_targets
-        ):  # only when a reclaim cut one short (documents written before lack it)
+        # only when a reclaim cut one short (documents written before lack it)
+        if doc.interrupted_targets:
             out["interrupted_targets"] = list(doc.interrupted_targets)
         out["unterminated_instances"] = [
             {k: v for k, v in asdict(x).items() if v is not None} for x in doc.unterminated or []
@@ -133,9 +132,8 @@ def to_json(doc: PlanDocument, word: Word | None = None) -> dict[str, Any]:
             out["bench_cost_usd"] = doc.bench_cost_usd
         if doc.auto is not None:
             out["auto"] = [choice_json(c, word) for c in doc.auto]
-    if (
-        doc.task_choice is not None
-    ):  # the task's own pick, and the row the plan prices it by (null: none here)
+    # the task's own pick, and the row the plan prices it by (null: none here)
+    if doc.task_choice is not None:
         chosen = doc.task_option
         out["task_choice"] = {
             **asdict(doc.task_choice),
@@ -220,14 +218,12 @@ def from_json(data: Any, source: str = "the plan") -> PlanDocument:
         )
     d = _restore_infinities(data)
     answers = d.get("answers")
-    if not answers and d.get(
-        "cloud_recommendation"
-    ):  # the oldest documents: the cloud answer alone
+    # the oldest documents: the cloud answer alone
+    if not answers and d.get("cloud_recommendation"):
         answers = {"rent": d["cloud_recommendation"]}
     references = d.get("references")
-    if (
-        references is None
-    ):  # before plans named their reference CPUs: the one every GPU row of a place names
+    # before plans named their reference CPUs: the one every GPU row of a place names
+    if references is None:
         references = {
             ("here" if o.get("billing") == "local" else "rent"): o["reference"]
             for o in reversed(d.get("options") or [])
@@ -269,9 +265,8 @@ def from_json(data: Any, source: str = "the plan") -> PlanDocument:
     if shaped["failed_targets"] is None and shaped["unterminated"] is not None:
         shaped["failed_targets"] = []
     try:
-        if isinstance(
-            workload, dict
-        ):  # its kind's summary (a script's, a spec's): the union does not guess
+        # its kind's summary (a script's, a spec's): the union does not guess
+        if isinstance(workload, dict):
             summary = TypeAdapter(ScriptSummary if script else WorkloadSummary)
             shaped["workload"] = summary.validate_python(workload)
         return TypeAdapter(PlanDocument).validate_python(shaped)

@@ -63,9 +63,8 @@ class StepMeasurement:
     @classmethod
     def from_result(cls, r: Any) -> StepMeasurement:
         """From a bench result (runner.bench.result.BenchResult, status ok)."""
-        high = (
-            r.step_seconds_ci_high if r.step_seconds_ci_high is not None else math.inf
-        )  # unbounded, as JSON keeps it
+        # unbounded, as JSON keeps it
+        high = r.step_seconds_ci_high if r.step_seconds_ci_high is not None else math.inf
         low = r.step_seconds_ci_low if r.step_seconds_ci_low is not None else r.step_seconds
         return cls(
             r.step_seconds,

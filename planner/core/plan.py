@@ -156,9 +156,8 @@ class Comparison:
     ratio_high: float
     band: float  # too close when ratio <= 1 + band
     verdict: Verdict  # clear | likely | too_close
-    settle: list[str] = field(
-        default_factory=list
-    )  # predicted options a paid benchmark would measure
+    # predicted options a paid benchmark would measure
+    settle: list[str] = field(default_factory=list)
     # why the band is what it is: the benches whose run-to-run noise could swap the two (none: the margin), and
     # whether one of them is a prediction (its uncertainty, not its noise, sets the band)
     band_benches: tuple[str, ...] = ()
@@ -200,9 +199,8 @@ class Plan:
     recommendation: Recommendation  # the headline
     deadline_seconds: float | None = None
     time_value_per_hour: float | None = None
-    warnings: list[Remark] = field(
-        default_factory=list
-    )  # caveats: what makes a row or the answer less certain
+    # caveats: what makes a row or the answer less certain
+    warnings: list[Remark] = field(default_factory=list)
     answers: dict[AnswerName, Recommendation] = field(default_factory=dict)
     headline_time_value: float | None = None  # the $/h of waiting the headline used
     references: dict[AnswerName, str] = field(default_factory=dict)  # the reference CPU's target

@@ -64,9 +64,8 @@ class Hardware:
     cpus: Mapping[str, CpuFacts]
     local_cpu: CpuFacts | None = None
     calibration: Mapping[str, float] | None = None
-    interconnects: Mapping[str, Interconnect] = field(
-        default_factory=dict
-    )  # multi-GPU instance types
+    # multi-GPU instance types
+    interconnects: Mapping[str, Interconnect] = field(default_factory=dict)
 
 
 def rented_fields(facts: InstanceFacts, purchase: str) -> dict[str, Any] | None:
@@ -97,9 +96,8 @@ def predicted_candidates(
     """A predicted candidate for every instance with a price (`local`: this machine's CPU result,
     which the CPU model scales; without one, CPU instances are predicted from the work alone); a GPU
     instance once per GPU count it offers (`gpu_plans`)."""
-    layers = merge_identical(
-        list(fp.layers)
-    )  # same prediction, less work (e.g. BERT's 24 identical blocks)
+    # same prediction, less work (e.g. BERT's 24 identical blocks)
+    layers = merge_identical(list(fp.layers))
     one_time = dict(
         setup=float(local.setup_seconds or 0.0) if local is not None else 0.0,
         data_seconds=dataset_seconds(local) if local is not None else 0.0,
@@ -131,9 +129,8 @@ def _cpu_candidate(
     ok = fits(fp.total_bytes, facts.memory_gib * 2**30)
     note = None if ok else does_not_fit_note(fp.total_bytes, facts.memory_gib * 2**30)
     flops_per_step = fp.train_flops_per_sample * spec.batch_size
-    if (
-        local is None or local.status != "ok" or local.step_seconds is None
-    ):  # nothing measured here: from the work alone
+    # nothing measured here: from the work alone
+    if local is None or local.status != "ok" or local.step_seconds is None:
         pred = predict_cpu_unmeasured(
             flops_per_step,
             kernels_per_step(layers, spec.train.optimizer, spec.train.precision),
@@ -158,9 +155,8 @@ def _cpu_candidate(
             precision=spec.train.precision,
         )
         measured = StepMeasurement.from_result(local)
-        below, above = relative_half_widths(
-            measured
-        )  # the bench's interval and its run-to-run noise: shared
+        # the bench's interval and its run-to-run noise: shared
+        below, above = relative_half_widths(measured)
         basis = ErrorBasis(
             model="cpu-model", bench=LOCAL.label("cpu"), bench_below=below, bench_above=above
         )

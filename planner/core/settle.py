@@ -25,14 +25,12 @@ def select_benchmarks(
     than the best, and whatever the budget or --max-instances leave out. One choice per instance type,
     the first reason kept (an instance chosen is not also listed as skipped for its other options).
     """
-    rec = plan.answers.get(
-        "rent", plan.recommendation
-    )  # the question a paid benchmark settles: which instance
+    # the question a paid benchmark settles: which instance
+    rec = plan.answers.get("rent", plan.recommendation)
     predicted = [o for o in plan.options if o.source == "predicted"]
     cpus = [o for o in predicted if o.device == "cpu" and o.usable]
-    best_cpu = next(
-        (o for o in cpus if o.target == plan.references.get("rent")), None
-    )  # its reference
+    # its reference
+    best_cpu = next((o for o in cpus if o.target == plan.references.get("rent")), None)
     wanted: list[
         tuple[RankedOption, BenchmarkChoice]
     ] = []  # each wanted instance, and why (benchmark=True)
@@ -49,9 +47,8 @@ def select_benchmarks(
     if best_cpu is not None:
         wanted.append(want(best_cpu, "reference"))
     close = rec.comparison
-    if (
-        close is not None and close.verdict == "too_close"
-    ):  # the answer says a benchmark of these settles it
+    # the answer says a benchmark of these settles it
+    if close is not None and close.verdict == "too_close":
         for target in close.settle:
             o = next((o for o in predicted if o.target == target), None)
             if o is not None and all(w.target != target for w, _ in wanted):

@@ -65,12 +65,10 @@ class Task:
     requirements: str | None = None
     name: str | None = None
     notes: list[Remark] = field(default_factory=list)
-    envs: dict[str, str] = field(
-        default_factory=dict
-    )  # set in the script's environment, as SkyPilot sets them
-    secrets: dict[str, str] = field(
-        default_factory=dict
-    )  # set here only (planner.core.script.ScriptEnv)
+    # set in the script's environment, as SkyPilot sets them
+    envs: dict[str, str] = field(default_factory=dict)
+    # set here only (planner.core.script.ScriptEnv)
+    secrets: dict[str, str] = field(default_factory=dict)
     asks: TaskAsks | None = None  # what its resources ask for; None: no resources
 
     @property
@@ -141,9 +139,8 @@ def _commands(line: str, envs: dict[str, str], source: str) -> list[list[str]]:
 
 def _python_command(tokens: list[str], line: str, source: str) -> tuple[str, list[str], str]:
     """(script, its arguments, what of the line is not run) of `python [-u] SCRIPT.py ARGS [| tee log]`."""
-    cut = next(
-        (i for i, t in enumerate(tokens) if set(t) <= OPERATOR_CHARS), len(tokens)
-    )  # | > < ...
+    # | > < ...
+    cut = next((i for i, t in enumerate(tokens) if set(t) <= OPERATOR_CHARS), len(tokens))
     if 1 < cut < len(tokens) and tokens[cut - 1].isdigit() and tokens[cut][0] in "<>":
         cut -= 1  # `2>&1`: the descriptor is the redirection's, not an argument
     rest, tokens = " ".join(tokens[cut:]), tokens[:cut]
@@ -195,9 +192,8 @@ def read_task(
     notes: list[Remark] = []
     found: list[tuple[str, list[str], str, str]] = []  # (script, args, rest, command)
     not_run: list[str] = []
-    hidden = set(secrets) | set(
-        secret_env(envs)
-    )  # never put into a command: shown, journaled, uploaded
+    # never put into a command: shown, journaled, uploaded
+    hidden = set(secrets) | set(secret_env(envs))
     plain = {k: v for k, v in envs.items() if k not in hidden}
     for line in _lines(run):
         for command in _commands(line, plain, source):
@@ -217,9 +213,8 @@ def read_task(
                 unset = next(
                     (m.group(1) or m.group(2) for t in command for m in VAR.finditer(t)), None
                 )
-                if (
-                    unset is not None and unset in hidden
-                ):  # a secret is never put in: it would be journaled, uploaded
+                # a secret is never put in: it would be journaled, uploaded
+                if unset is not None and unset in hidden:
                     raise InputError(
                         f"{source}: run: the python command puts the secret ${unset} on the script's "
                         "command line, which the planner journals and sends to instances",

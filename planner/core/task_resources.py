@@ -13,9 +13,8 @@ from planner.errors import InputError
 if TYPE_CHECKING:
     from pricing.facts import InstanceFacts
 
-ACCELERATOR = re.compile(
-    r"^\s*([A-Za-z][\w.-]*)\s*(?::\s*(\d+(?:\.\d+)?))?\s*$"
-)  # `L4`, `A100-80GB:8`
+# `L4`, `A100-80GB:8`
+ACCELERATOR = re.compile(r"^\s*([A-Za-z][\w.-]*)\s*(?::\s*(\d+(?:\.\d+)?))?\s*$")
 CPUS = re.compile(r"^\s*(\d+)\s*(\+?)\s*$")  # `4`, `8+`
 CHOICE_KEYS = (
     "accelerators",

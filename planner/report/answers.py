@@ -37,9 +37,8 @@ def headline_label(doc: PlanDocument) -> str:
     """The headline's first words, plain: 'Recommendation: local (cpu)', 'Too close to call: ...'."""
     rec = doc.recommendation
     option = doc.recommended
-    device = (
-        device_text(option) if option is not None else rec.device
-    )  # "L4", "A100 x8 (85%)": as in the table
+    # "L4", "A100 x8 (85%)": as in the table
+    device = device_text(option) if option is not None else rec.device
     target = f": {rec.target} ({device})" if rec.target else ""
     return VERDICT_TITLES[rec.verdict] + target
 
@@ -47,9 +46,8 @@ def headline_label(doc: PlanDocument) -> str:
 def recommendation_text(doc: PlanDocument, prefix: str = "") -> str:
     """The headline: the verdict, where, and why (here or rent, when the plan has both answers)."""
     why = choice_text(doc.plan) or headline_reason(doc.plan)
-    why = (
-        why if why.startswith(("aws:", "local")) else why[:1].upper() + why[1:]
-    )  # a target keeps its case
+    # a target keeps its case
+    why = why if why.startswith(("aws:", "local")) else why[:1].upper() + why[1:]
     return f"{prefix}[bold]{escape(headline_label(doc))}.[/] {escape(why)}."
 
 

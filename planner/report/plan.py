@@ -301,9 +301,8 @@ def plan_table(
     from rich.table import Table
 
     columns = list(PLAN_COLUMNS)
-    notes: int = note_width or (
-        90 if wide else NOTE_WIDTH
-    )  # --wide: the notes (mostly) whole; --json has every one
+    # --wide: the notes (mostly) whole; --json has every one
+    notes: int = note_width or (90 if wide else NOTE_WIDTH)
     compact = False
     options = doc.plan.options if options is None else options
 

@@ -274,9 +274,8 @@ def script_rows(run: ScriptRun, est: ScriptEstimate) -> list[tuple[str, str]]:
         if run.closure_steps and run.closure_passes is not None
         else ""
     )
-    predicted = bool(
-        run.predicted_here
-    )  # it did not run here: its steps are the stand-in trace's prediction
+    # it did not run here: its steps are the stand-in trace's prediction
+    predicted = bool(run.predicted_here)
     span = f"{seconds_text(est.step_low)}-{seconds_text(est.step_high)}"
     rows = [
         ("step boundary", boundary.get(run.boundary, run.boundary) + closure),

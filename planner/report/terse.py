@@ -300,9 +300,8 @@ def terse_footer(
     if dropped:
         more.append("--wide every column")
     more.append("--explain why")
-    if (
-        doc.plan.notes and not verbose
-    ):  # how each figure was made: counted here, worded by --verbose
+    # how each figure was made: counted here, worded by --verbose
+    if doc.plan.notes and not verbose:
         more.append(f"--verbose {counted(len(doc.plan.notes), 'note')}")
     lines = [""]
     for item in more:  # wrapped between the flags, never inside one ('--verbose' / '1 note')

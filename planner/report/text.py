@@ -13,9 +13,8 @@ from planner.core.document_json import strict_json
 from planner.core.document_json import to_json as document_json
 from planner.core.formats import human_bytes, human_count, money_text, range_text, seconds_text  # noqa: F401 - re-exported
 
-if (
-    TYPE_CHECKING
-):  # pydantic's: imported when a measurement reports (progress_text), not with the report
+# pydantic's: imported when a measurement reports (progress_text), not with the report
+if TYPE_CHECKING:
     from collections.abc import Callable
 
     from planner.core.progress import Measuring, Progress, ScriptProgress
@@ -73,9 +72,8 @@ def worded_json(doc: PlanDocument) -> dict[str, Any]:
     for key in ("benchmark", "skipped", "auto"):
         if data.get(key) is not None:
             data[key] = strict_json([choice_words(c) for c in getattr(doc, key) or []])
-    if (
-        data.get("benchmark") is not None
-    ):  # `benchmark` settles renting; none is needed when here wins clearly
+    # `benchmark` settles renting; none is needed when here wins clearly
+    if data.get("benchmark") is not None:
         data["paid_benchmark_needed"] = bool(doc.suggested_benchmarks)
     data["recommendation"].update(reason=headline_reason(doc.plan), choice=choice_text(doc.plan))
     if (cmp := doc.plan.recommendation.choice_comparison) is not None:
@@ -85,9 +83,8 @@ def worded_json(doc: PlanDocument) -> dict[str, Any]:
         if rec.comparison is not None:
             data["answers"][name]["comparison"]["band_reason"] = band_text(rec.comparison)
         if doc.spans_regions and (option := doc.plan.option_of(rec)) is not None and option.region:
-            data["answers"][name]["region"] = (
-                option.region
-            )  # where to rent it: the plan priced several
+            # where to rent it: the plan priced several
+            data["answers"][name]["region"] = option.region
     if data.get("cloud_recommendation") is not None:
         data["cloud_recommendation"]["reason"] = data["answers"]["rent"]["reason"]
         if data["cloud_recommendation"].get("comparison") is not None:

@@ -156,9 +156,8 @@ def gpu_rule_text(
         )
     waiting = f" + ${tv:g}/h waiting" if tv else ""
     rates = f"(${hourly_rate(gpu):.3f}/h / ${hourly_rate(ref):.3f}/h{waiting})"
-    if not math.isfinite(
-        gpu.break_even_speedup
-    ):  # a free reference CPU and no waiting: no speedup pays for a GPU
+    # a free reference CPU and no waiting: no speedup pays for a GPU
+    if not math.isfinite(gpu.break_even_speedup):
         return f". GPU rule: {name} {speed} cannot pay off: the reference CPU costs nothing {rates}"
     be, speedup = float(gpu.break_even_speedup), float(gpu.speedup)
     cheaper = "GPU" if gpu.pays_off_against(ref) else "CPU"  # as decided: the bill
@@ -218,9 +217,8 @@ def comparison_text(cmp: Comparison, tv: float) -> str:
 
 def certainty_text(cmp: Comparison) -> str:
     """Rule 3 in words: how sure a comparison beyond the band is (the ratio's interval)."""
-    if not math.isfinite(
-        cmp.ratio
-    ):  # the winner costs nothing (a free machine, no waiting counted)
+    # the winner costs nothing (a free machine, no waiting counted)
+    if not math.isfinite(cmp.ratio):
         return "clear: it costs nothing"
     if math.isclose(cmp.ratio_low, cmp.ratio_high, rel_tol=1e-9):
         return "clear: the same estimate, only the price differs"
@@ -284,9 +282,8 @@ def _result(o: RankedOption) -> str:
 
 def only_option_reason(best: RankedOption, where: str, objective: str) -> str:
     only = "meets the deadline" if objective == "deadline" else "can run this workload"
-    place = (
-        "on this machine" if where == "here" else where
-    )  # "the only option here" read as "of all"
+    # "the only option here" read as "of all"
+    place = "on this machine" if where == "here" else where
     return f"{option_name(best)} ({device_label(best)}) is the only option {place} that {only}: {_result(best)}"
 
 

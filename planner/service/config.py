@@ -157,9 +157,8 @@ def set_value(name: str, value: str, path: Path | None = None) -> Path:
     values = {**read_config(path), name: value}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(
-            "".join(f"{k} = {json.dumps(str(v))}\n" for k, v in values.items())
-        )  # TOML basic strings
+        # TOML basic strings
+        path.write_text("".join(f"{k} = {json.dumps(str(v))}\n" for k, v in values.items()))
     except OSError as exc:
         raise InputError(
             f"{path}: cannot write it ({exc.strerror or exc})",

@@ -48,12 +48,10 @@ class OpenedTask:
     task: Task
     script: str  # the script's path, its workdir joined
     workdir: str  # the task's workdir, `~` expanded
-    requirements: (
-        str | None
-    )  # the requirements file its setup installs (a path in the workdir), None: none
-    region: (
-        str | None
-    )  # where its resources ask to run, as written (checked where it is used), None: they do not say
+    # the requirements file its setup installs (a path in the workdir), None: none
+    requirements: str | None
+    # where its resources ask to run, as written (checked where it is used), None: they do not say
+    region: str | None
     purchase: str | None  # "spot" or "on-demand" from their use_spot, None: they do not say
 
 
@@ -285,9 +283,8 @@ def _describe(spec: WorkloadSpec) -> list[Layer]:
         return layers
 
     try:
-        rows = describe_model(
-            spec.to_job()
-        )  # the whole job: the task decides the loss it describes
+        # the whole job: the task decides the loss it describes
+        rows = describe_model(spec.to_job())
     except DescribeError as exc:
         raise SpecError(str(exc)) from None
     return [layer_from_row(r) for r in rows]

@@ -107,9 +107,8 @@ def states_as_launched(
 
     def said(label: str, state: str, elapsed: float, cost: float) -> None:
         target = where.get(label)
-        if (
-            target is not None and target.cloud
-        ):  # this machine's label is its device's (local-cpu), kept
+        # this machine's label is its device's (local-cpu), kept
+        if target is not None and target.cloud:
             label = measured_target(target, instances.get(label)).label()
         on_state(label, state, elapsed, cost)
 
@@ -132,9 +131,8 @@ def preflight(
     prices = {t: hourly_price(catalog, t, s.region, s.purchase) for t in aws_types}
     arches = {t: instance_facts(catalog, t, s.region)["arch"] for t in aws_types}
     fallback = fallback_prices(aws_types, aws, catalog)
-    worst = sum(
-        worst_case_bench_cost(max(p, fallback.get(t, 0.0)), s) for t, p in prices.items()
-    )  # the fallback's, if dearer
+    # the fallback's, if dearer
+    worst = sum(worst_case_bench_cost(max(p, fallback.get(t, 0.0)), s) for t, p in prices.items())
     if worst > aws.bench_budget:
         detail = ", ".join(
             f"{t} ${p:.3f}/h"
@@ -167,9 +165,8 @@ class LaunchPreview:
     grace_minutes: int
     max_instances: int
     quotas: tuple[QuotaCheck, ...] = ()  # the EC2 vCPU quotas the launch counts against, read now
-    fallback: dict[str, float] = field(
-        default_factory=dict
-    )  # type -> on-demand USD/h a spot launch may fall back to
+    # type -> on-demand USD/h a spot launch may fall back to
+    fallback: dict[str, float] = field(default_factory=dict)
     fallback_quotas: tuple[
         QuotaCheck, ...
     ] = ()  # the on-demand quotas that fallback would launch against

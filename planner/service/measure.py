@@ -144,9 +144,8 @@ class Measure:
         if not per_steps:  # validate: the run's own length, or RunLengthUnknown
             return run, estimate_script(run, workload.total_steps, workload.epochs, args=args)
         est = estimate_or_per_steps(run, workload.total_steps, workload.epochs, args)
-        if (
-            est.per_steps
-        ):  # the step table stands, its whole run said per PER_STEPS steps (as estimate plans it)
+        # the step table stands, its whole run said per PER_STEPS steps (as estimate plans it)
+        if est.per_steps:
             est = replace(est, warnings=[BenchedPerSteps(PER_STEPS), *est.warnings])
         return run, est
 
@@ -292,15 +291,13 @@ class Measure:
         script, args, env = workload.path, list(workload.args), workload.env
         total_steps, epochs = workload.total_steps, workload.epochs
         cwd = script_workdir(script_path(script), workload.workdir)
-        workload = replace(
-            workload, workdir=str(cwd)
-        )  # measured, run whole and measured again there
+        # measured, run whole and measured again there
+        workload = replace(workload, workdir=str(cwd))
         check_validated_epochs(args, epochs)
         refuse_validate_without_length(workload)
         run, est = self.bench_script(workload, seconds, on_progress=on_progress, label="bench")
-        if (
-            run.predicted_here
-        ):  # not measured here: its whole run here is what validate would compare with
+        # not measured here: its whole run here is what validate would compare with
+        if run.predicted_here:
             raise InputError(
                 f"{Path(script).name} cannot be validated on this machine: {run.predicted_here} (its step here is "
                 "predicted from its trace on a stand-in GPU, and validate runs the script whole here)",
@@ -326,9 +323,8 @@ class Measure:
                 f"validate compares the estimate with the script's own run, and {word(differs)}",
                 hint="give the planner the length the script's arguments train",
             )
-        cap = max(
-            3 * (est.high if math.isfinite(est.high) else 10 * est.seconds), 600.0
-        )  # no usable interval: 10x the point
+        # no usable interval: 10x the point
+        cap = max(3 * (est.high if math.isfinite(est.high) else 10 * est.seconds), 600.0)
         if on_progress is not None:
             from planner.core.progress import ScriptProgress
 

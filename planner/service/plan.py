@@ -95,9 +95,8 @@ def saved_options(journal: RunJournal, overrides: PlanChoice) -> PlanOptions:
     if overrides.deadline_seconds:
         given["objective"] = resolve_objective(overrides.objective, overrides.deadline_seconds)
     merged = {**saved, **given}
-    resolve_objective(
-        merged.get("objective"), merged.get("deadline_seconds")
-    )  # the saved deadline may serve
+    # the saved deadline may serve
+    resolve_objective(merged.get("objective"), merged.get("deadline_seconds"))
     return PlanOptions(**{k: v for k, v in merged.items() if k in PlanOptions.__dataclass_fields__})
 
 
@@ -141,9 +140,8 @@ class Runs:
         check_processes(spec, bench)
         aws = aws or AwsOptions(region=options.region, purchase=options.purchase)
         catalog = self.account.catalog().frame if (aws_types or targets.auto) else None
-        if (
-            catalog is not None
-        ):  # a region the price data lacks is refused before anything is measured
+        # a region the price data lacks is refused before anything is measured
+        if catalog is not None:
             from pricing.catalog import check_region
 
             check_region(catalog, options.region)

@@ -51,9 +51,8 @@ def cannot_measure_here(run: ScriptRun | None, done: Any) -> tuple[str, bool] | 
     not mend: after steps were taken, or slow steps of a script that never asked for a GPU."""
     steps = len(run.steps) if run is not None else 0
     if capped_too_soon(steps, done):
-        if (
-            run is not None and run.gpu_asked is False
-        ):  # its slow steps would run for real on the stand-in too
+        # its slow steps would run for real on the stand-in too
+        if run is not None and run.gpu_asked is False:
             return None
         return (
             f"its first step here did not end within the {done.seconds:.0f} s cap"

@@ -278,9 +278,8 @@ def rent(scripts: Scripts, run: ScriptRunning, cancel: threading.Event | None) -
     instances = {t.label: t for t in aws_targets}
 
     def measured_there(label: str, result: Any) -> None:
-        target = measured_target(
-            where[label], instances[label]
-        )  # --fallback next may launch another
+        # --fallback next may launch another
+        target = measured_target(where[label], instances[label])
         run.record(target.label(), Measured(target, result, aws.region, aws.purchase))
 
     run.session = BenchSession(

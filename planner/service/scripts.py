@@ -124,9 +124,8 @@ class Scripts:
             plan.say(Said([differs]))
         choices = [] if measured_only else benchmark_choices(plan)
         chosen = None
-        if (
-            job.task is not None and job.task.asks is not None and job.task.asks.chooses
-        ):  # the task's pick, priced
+        # the task's pick, priced
+        if job.task is not None and job.task.asks is not None and job.task.asks.chooses:
             asks = job.task.asks
             allowed = [
                 f"aws:{f.instance_type}"
@@ -177,9 +176,8 @@ class Scripts:
         from pricing.catalog import check_region
 
         script, args = workload.path, list(workload.args)
-        check_region(
-            self.account.catalog().frame, options.region
-        )  # before the measurement, not after it
+        # before the measurement, not after it
+        check_region(self.account.catalog().frame, options.region)
         refuse_deadline_without_length(workload, options.deadline_seconds)
         cwd = script_workdir(script_path(script), workload.workdir)
         env = workload.env or ScriptEnv()
@@ -324,9 +322,8 @@ class Scripts:
         steps without one), each rented instance's from its own, every other instance predicted; a what-if when the
         job's length is not the run's own (`own`). Returns the plan and this machine's whole run."""
         est = estimate_or_per_steps(here, job.total_steps, job.epochs, job.args)
-        if (
-            est.per_steps
-        ):  # no length, given or known: the answer per PER_STEPS steps, and where it changes
+        # no length, given or known: the answer per PER_STEPS steps, and where it changes
+        if est.per_steps:
             refuse_deadline_without_length(job.length, options.deadline_seconds)
             job = replace(job, total_steps=PER_STEPS)
 

@@ -116,9 +116,8 @@ def parse_targets(text: str) -> TargetChoice:
                 hint="use local, auto or aws:INSTANCE_TYPE (see `planner prices`)",
             ) from None
     auto = "auto" in tokens
-    if (
-        auto and LOCAL not in targets
-    ):  # auto measures here first: the predictions scale this machine's step
+    # auto measures here first: the predictions scale this machine's step
+    if auto and LOCAL not in targets:
         tokens, targets = ["local", *tokens], [LOCAL, *targets]
     return TargetChoice(tuple(targets), auto, tuple(tokens))
 

@@ -83,9 +83,8 @@ class SpecRunning:
             "bench": bench.__dict__,
         }
         self.fp = service.workloads.footprint(spec)
-        self.info["footprint_bytes"] = (
-            self.fp.total_bytes
-        )  # what the real run holds: replans check it
+        # what the real run holds: replans check it
+        self.info["footprint_bytes"] = self.fp.total_bytes
         self.journal.write_run(self.info)
         self.where: dict[str, tuple[Target, str | None, str | None]] = {}
         self.choices: list[BenchmarkChoice] = []  # `auto`'s choice of instances
@@ -96,13 +95,11 @@ class SpecRunning:
     def record(self, label: str, result: BenchResult) -> None:
         target, region, purchase = self.where[label]
         launched = measured_target(target, self.instances.get(label))
-        if (
-            launched is not target
-        ):  # --fallback next launched another type: journaled under its name
+        # --fallback next launched another type: journaled under its name
+        if launched is not target:
             target, label = launched, launched.label()
-        if (
-            not target.cloud
-        ):  # measured at a smaller batch when the spec's would not fit the local budget
+        # measured at a smaller batch when the spec's would not fit the local budget
+        if not target.cloud:
             result = scaled_to_spec(result, self.spec.batch_size)
         measured = Measured(target, result, region, purchase)
         self.journal.write_result(label, measured)  # on disk before anything else looks at it
@@ -142,9 +139,8 @@ class SpecRunning:
         for device in local_devices() if LOCAL in self.choice.targets else []:
             label = LOCAL.label(device)
             self.where[label] = (LOCAL, None, None)
-            fp = sized_here(
-                self.spec, self.fp, device
-            )  # as it trains there (fp32 on a CPU without the units)
+            # as it trains there (fp32 on a CPU without the units)
+            fp = sized_here(self.spec, self.fp, device)
             batch = local_batch(self.spec, fp, memory_available())
             job = make_job(
                 self.spec,

@@ -106,9 +106,8 @@ class PlannerApp(Quitting, App):
         Binding("ctrl+r", "run", "Run", show=False, priority=True),  # also from inside the editor
         Binding("e", "estimate", "Estimate", show=False),
         Binding("o", "open_run", "Open run", show=False),
-        Binding(
-            "s", "length", "Steps"
-        ),  # a script's whole run, planned for another length (footer: a script only)
+        # a script's whole run, planned for another length (footer: a script only)
+        Binding("s", "length", "Steps"),
         Binding("f", "toggle_form", "Form/YAML", show=False),
         Binding("ctrl+t", "toggle_theme", "Theme", show=False),
         Binding("question_mark", "toggle_help", "Keys", key_display="?"),
@@ -143,14 +142,12 @@ class PlannerApp(Quitting, App):
         `script_env`: set in the script's environment (--env, --secret, a task's envs and secrets). `task`: the SkyPilot
         task the script came from (its resources' choice is priced under the plan)."""
         super().__init__()
-        self.leaving = (
-            threading.Event()
-        )  # set as the app quits: a measurement of this machine in progress ends at once
+        # set as the app quits: a measurement of this machine in progress ends at once
+        self.leaving = threading.Event()
         self.service = service or PlannerService()
         path = Path(spec_path) if spec_path else None
-        self.open_at_start = (
-            str(path) if path is not None and path.is_dir() else None
-        )  # `planner tui RUN_DIR`
+        # `planner tui RUN_DIR`
+        self.open_at_start = str(path) if path is not None and path.is_dir() else None
         # `planner tui train.py -- ARGS`: the user's script, measured here as a local run, then planned; a spec
         # edited (a saved run opened, `o`, or a spec loaded sets it again)
         self.shown: Shown = shown_for(
@@ -276,9 +273,8 @@ class PlannerApp(Quitting, App):
         return self.query_one(ResultsPane)
 
     def on_spec_loaded(self, message: SpecLoaded) -> None:
-        self.shown = (
-            SpecShown()
-        )  # a spec is the workload now (loaded, or a saved spec run opened): `r` runs it
+        # a spec is the workload now (loaded, or a saved spec run opened): `r` runs it
+        self.shown = SpecShown()
         self._estimate_when_valid = message.estimate and self.estimate_on_open
 
     def on_spec_changed(self, message: SpecChanged) -> None:

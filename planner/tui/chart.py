@@ -80,9 +80,8 @@ class PlanChart(PlotextPlot):
 
         taken = {cell(p.x, p.y) for p in data.points}  # markers
         step = (x1 - x0) / cols
-        for p in sorted(
-            data.points, key=lambda p: p.option.rank or 1e9
-        ):  # best ranks labelled first
+        # best ranks labelled first
+        for p in sorted(data.points, key=lambda p: p.option.rank or 1e9):
             col, row = cell(p.x + 1.5 * step, p.y)
             cells = {(col + i, row) for i in range(len(p.label) + 1)}
             if cells & taken:

@@ -103,9 +103,8 @@ class SpecForm(VerticalScroll):
                     [(c, c) for c in field.choices], value=value, id=widget_id, allow_blank=True
                 )
             else:
-                shown = field_text(
-                    section_data.get(name)
-                )  # defaults are said in the label, not written
+                # defaults are said in the label, not written
+                shown = field_text(section_data.get(name))
                 self._shown[widget_id] = shown
                 yield Input(shown, id=widget_id, classes="list" if field.is_list else "")
 

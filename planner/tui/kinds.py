@@ -129,9 +129,8 @@ class ScriptShown:
     def found(self, app: PlannerApp) -> None:
         """What its measurement here found (its steps, epochs, what it does outside PyTorch), under it in the
         Workload pane, and the length its plan is of in the title."""
-        if (
-            not app.results.results
-        ):  # the estimate failed: the pane said "measuring it here ..." forever
+        # the estimate failed: the pane said "measuring it here ..." forever
+        if not app.results.results:
             self.show(app, [("measured", "nothing: the estimate failed (see the Results pane)")])
             return
         try:

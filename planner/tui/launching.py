@@ -47,9 +47,8 @@ def request_run(app: PlannerApp) -> None:
     aws = AwsOptions(
         region=options.region, purchase=options.purchase, ami=app.ami, poll_seconds=2.0
     )
-    targets = list(
-        dict.fromkeys(["local", *app.targets])
-    )  # every other instance is predicted from here
+    # every other instance is predicted from here
+    targets = list(dict.fromkeys(["local", *app.targets]))
     rented = parse_targets(",".join(targets)).aws_types
     if not rented:
         start_run(app, out, aws, targets, options)

@@ -63,9 +63,8 @@ def notes(o: RankedOption) -> str:
     """An option's notes as one line: its note, caveat and interval note, whichever it has."""
     said = (*o.note, *(x for x in (o.caveat, o.interval_note) if x is not None))
     parts = [word(x) for x in said]
-    device = (
-        device_text(o) if o.device == "cuda" else o.device_name or o.device
-    )  # 'A100 x8 (10%)', 'AMD EPYC'
+    # 'A100 x8 (10%)', 'AMD EPYC'
+    device = device_text(o) if o.device == "cuda" else o.device_name or o.device
     return f"{o.target} ({device}): " + ("; ".join(parts) if parts else "no notes")
 
 
@@ -91,9 +90,8 @@ class PlanTable(DataTable):
         self._order = order
         self.clear(columns=True)
         for name in order:
-            self.add_column(
-                "" if name == MARK_COLUMN else name, key=name
-            )  # its marks say more than the CLI's ✔
+            # its marks say more than the CLI's ✔
+            self.add_column("" if name == MARK_COLUMN else name, key=name)
         return True
 
     def on_resize(self) -> None:
@@ -102,22 +100,19 @@ class PlanTable(DataTable):
 
     def _cells(self, o: RankedOption, doc: PlanDocument, narrow: bool) -> dict[str, Text]:
         """The option's cells by column: the CLI's (so the two fronts cannot disagree), short where narrow."""
-        cells = dict(
-            zip(PLAN_COLUMNS, plan_row(o, doc, note_width=0))
-        )  # a row that cannot run: 'failed'; its
+        # a row that cannot run: 'failed'; its
+        cells = dict(zip(PLAN_COLUMNS, plan_row(o, doc, note_width=0)))
         # reason is under the table when the row is selected, not a cell as wide as the table
         style = "bold green" if doc.is_recommended(o) else ""
         out = {name: Text.from_markup(cell, style=style) for name, cell in cells.items()}
         out[MARK_COLUMN] = mark(o, doc)  # the CLI's headline mark, plus measured or predicted
         if narrow:
             out["target"] = Text(o.target.removeprefix("aws:"), style=style)  # g5.xlarge is aws's
-            out["device"] = Text(
-                device_short(o), style=style
-            )  # 'A100 x8'; its efficiency in the notes
+            # 'A100 x8'; its efficiency in the notes
+            out["device"] = Text(device_short(o), style=style)
             if training_time_short(o):
-                out["training time"] = Text(
-                    training_time_short(o), style=style
-                )  # '2.6 min (2.2-3.0)'
+                # '2.6 min (2.2-3.0)'
+                out["training time"] = Text(training_time_short(o), style=style)
         return out
 
     def show(self, doc: PlanDocument | None) -> None:
@@ -137,9 +132,8 @@ class PlanTable(DataTable):
                 max([cell_len(name)] + [r[name].cell_len for r in rows]) + 2 * self.cell_padding
                 for name in essential
             )
-            self._columns(
-                column_order(width, rank_first=need <= width - 1)
-            )  # - 1: the vertical scrollbar
+            # - 1: the vertical scrollbar
+            self._columns(column_order(width, rank_first=need <= width - 1))
         for cells, o in zip(rows, self.listed):
             self.add_row(
                 *(cells.get(name, "") for name in self._order),

@@ -57,9 +57,8 @@ class ResultsPane(Vertical):
     """
     BINDINGS = [
         Binding("v", "toggle_view", "Table/Chart"),
-        Binding(
-            "o", "app.open_run", "Open run", show=False
-        ),  # in ? and the palette: the footer fits 80 columns
+        # in ? and the palette: the footer fits 80 columns
+        Binding("o", "app.open_run", "Open run", show=False),
         Binding("e", "app.estimate", "Estimate"),
         Binding("g", "toggle_rows", "Grouped/every row", show=False),
         Binding("x", "toggle_explain", "Explain"),
@@ -199,9 +198,8 @@ class ResultsPane(Vertical):
         self.estimating = False
         lines = [line.strip() for line in error.splitlines() if line.strip()] or ["unknown"]
         said = lines[0]
-        if (
-            said.endswith(":") and len(lines) > 1
-        ):  # '... its own error:' then a traceback: its last line
+        # '... its own error:' then a traceback: its last line
+        if said.endswith(":") and len(lines) > 1:
             said = f"{said} {lines[-1]}"
         self._status(f"the estimate failed: {said} (e tries again)")
         self.app.notify(error, severity="error", timeout=30)
@@ -301,9 +299,8 @@ class ResultsPane(Vertical):
             return
         try:
             self.show(doc)
-        except (
-            NoMatches
-        ):  # the pane's widgets are fixed once composed: one missing is the app tearing them down
+        # the pane's widgets are fixed once composed: one missing is the app tearing them down
+        except NoMatches:
             return
 
     @work(thread=True, exclusive=True, group="plan")
@@ -317,9 +314,8 @@ class ResultsPane(Vertical):
     ) -> None:
         service, call = planner_app(self).service, self.app.call_from_thread
         try:
-            if (
-                run_dir
-            ):  # a saved or finished run: from its journal (a script's for `length`, if given)
+            # a saved or finished run: from its journal (a script's for `length`, if given)
+            if run_dir:
                 doc = service.estimate_run(run_dir, options=options, length=self.length)
             else:
                 doc = service.estimate_from(workload, options, results)

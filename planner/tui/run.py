@@ -199,9 +199,8 @@ class RunPane(Vertical):
         def on_notice(label: str | None, text: str) -> None:
             call(self.log_line, f"{label_text(label)}: {text}" if label else text)
             if label:
-                call(
-                    self.post_message, LaunchNotice(label, text)
-                )  # the Targets pane keeps each target's latest
+                # the Targets pane keeps each target's latest
+                call(self.post_message, LaunchNotice(label, text))
 
         def on_result(label: str, measured: Measured) -> None:
             r = measured.result

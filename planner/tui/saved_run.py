@@ -75,9 +75,8 @@ def _open_script_run(saved: SavedScriptRun, app: PlannerApp, length: ScriptLengt
     )
     app.shown = shown
     missing = [n for n in job.secret_names if n not in given]
-    if (
-        missing and str(path) != app.results.run_dir
-    ):  # once per run opened, not at each length planned
+    # once per run opened, not at each length planned
+    if missing and str(path) != app.results.run_dir:
         app.notify(
             f"its secrets ({', '.join(missing)}) were never journaled: a run from here goes without them (give "
             "them: planner tui RUN_DIR --secret NAME)",
@@ -94,9 +93,8 @@ def _open_script_run(saved: SavedScriptRun, app: PlannerApp, length: ScriptLengt
         return
     if length is not None:
         saved.keep_length(length)
-    shown.script = replace(
-        shown.script, total_steps=job.total_steps, epochs=job.epochs
-    )  # `r` runs it
+    # `r` runs it
+    shown.script = replace(shown.script, total_steps=job.total_steps, epochs=job.epochs)
     app.results.show_status(
         "no run length given: planned per 1,000 steps; s gives the run's length"
         if est.per_steps

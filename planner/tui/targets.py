@@ -99,14 +99,12 @@ class TargetsPane(Vertical):
         yield Static("", id="price-source")
 
     def on_mount(self) -> None:
-        self.call_after_refresh(
-            self.refresh_rows
-        )  # after the first frame: reading the catalog imports pandas (~0.5 s)
+        # after the first frame: reading the catalog imports pandas (~0.5 s)
+        self.call_after_refresh(self.refresh_rows)
 
     def on_resize(self) -> None:
-        if (
-            self._order != self._columns()
-        ):  # after the resize is laid out: rebuilt during it, columns kept old widths
+        # after the resize is laid out: rebuilt during it, columns kept old widths
+        if self._order != self._columns():
             self.call_after_refresh(self.refresh_rows)
 
     def _columns(self) -> tuple[str, ...]:
@@ -258,9 +256,8 @@ class TargetsPane(Vertical):
                 if part
             ]
             if state:  # what stops a launch first: a quota over, then one not read, then the rest
-                width = max(
-                    30, self.app.size.width - len(target) - 8
-                )  # one line each: the table keeps the screen
+                # one line each: the table keeps the screen
+                width = max(30, self.app.size.width - len(target) - 8)
                 picks.append(
                     (
                         0 if "OVER" in quota else 1 if "not read" in quota else 2,
@@ -300,9 +297,8 @@ class TargetsPane(Vertical):
         else:
             try:
                 checks = app.service.launch_preview(list(aws_types), aws).quotas
-            except (
-                PlannerError
-            ):  # over the budget, a region without prices: the budget line says so
+            # over the budget, a region without prices: the budget line says so
+            except PlannerError:
                 checks = ()
             except Exception as exc:  # noqa: BLE001 - a worker's failure must not end the app: said beside each pick
                 checks, states = (

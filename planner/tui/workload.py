@@ -44,9 +44,8 @@ class WorkloadPane(Vertical, can_focus=True):
         Binding("f", "toggle_form", "Form/YAML"),
         Binding("ctrl+s", "save", "Save", priority=True),
         Binding("e", "app.estimate", "Estimate"),
-        Binding(
-            "escape", "leave_editor", "Leave the field", show=False
-        ),  # the editor and the fields keep every other key
+        # the editor and the fields keep every other key
+        Binding("escape", "leave_editor", "Leave the field", show=False),
     ]
 
     def action_leave_editor(self) -> None:
@@ -150,9 +149,8 @@ class WorkloadPane(Vertical, can_focus=True):
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if (
-            action == "leave_editor"
-        ):  # only from inside a field or the editor: elsewhere escape is the app's
+        # only from inside a field or the editor: elsewhere escape is the app's
+        if action == "leave_editor":
             focused = self.screen.focused
             return isinstance(focused, (Input, TextArea)) and self in focused.ancestors
         # a script is planned as it is: no form, nothing to save (the app's kind says which it takes)

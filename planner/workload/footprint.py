@@ -26,9 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
-if (
-    TYPE_CHECKING
-):  # the spec's validation uses this module's arithmetic: kinds are told apart by `kind`
+# the spec's validation uses this module's arithmetic: kinds are told apart by `kind`
+if TYPE_CHECKING:
     from planner.workload.spec import CNNModel, MLPModel, RNNModel, TransformerModel, WorkloadSpec
 
 FP32 = 4
@@ -89,9 +88,8 @@ class Layer:
     def backward_flops_per_sample(self) -> float:
         if self.backward_flops is not None:
             return self.backward_flops
-        return (
-            2.0 * self.forward_flops
-        )  # the usual approximation (gradients for inputs and weights)
+        # the usual approximation (gradients for inputs and weights)
+        return 2.0 * self.forward_flops
 
     @property
     def backward_kernel_count(self) -> int:
@@ -369,9 +367,8 @@ def footprint(
     )
 
 
-BENCH_POOL_MAX_BYTES = (
-    512 * 2**20
-)  # runner/bench/data.py POOL_MAX_BYTES (a test holds the two together)
+# runner/bench/data.py POOL_MAX_BYTES (a test holds the two together)
+BENCH_POOL_MAX_BYTES = 512 * 2**20
 BENCH_RUNTIME_BYTES = 400 * 2**20  # the bench process before the workload: interpreter + torch
 
 

@@ -81,9 +81,8 @@ def read_spec_file(path: str | os.PathLike[str]) -> str:
     if not isinstance(path, (str, bytes, os.PathLike)):
         raise SpecError(f"{brief(path)}: not a file path", hint=_FILE_HINT)
     text = os.fsdecode(path)
-    shown = cut(
-        text if text.isprintable() else json.dumps(text)[1:-1]
-    )  # a NUL or an escape, visibly
+    # a NUL or an escape, visibly
+    shown = cut(text if text.isprintable() else json.dumps(text)[1:-1])
     try:
         info, data = read_regular_file(path, MAX_SPEC_BYTES)
     except (FileNotFoundError, NotADirectoryError):

@@ -32,9 +32,8 @@ def main(argv: list[str]) -> int:
 
     from runner.bench.distributed import processes_for, relaunch, world
 
-    relaunch(
-        argv, processes_for(job)
-    )  # several processes: exec torchrun, which runs this again per rank
+    # several processes: exec torchrun, which runs this again per rank
+    relaunch(argv, processes_for(job))
     rank = world()[0]
 
     from runner.bench.result import BenchResult

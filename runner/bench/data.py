@@ -32,9 +32,8 @@ from typing import Any
 
 import torch
 
-POOL_MAX_BYTES = (
-    512 * 2**20
-)  # the bench's data never exceeds this (a batch larger than it is taken whole)
+# the bench's data never exceeds this (a batch larger than it is taken whole)
+POOL_MAX_BYTES = 512 * 2**20
 CACHE_MULTIPLE = 2  # the pool spans at least twice the last-level cache
 DEFAULT_LLC_BYTES = 32 * 2**20  # when the cache size cannot be read
 

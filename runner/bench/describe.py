@@ -35,9 +35,8 @@ def main(argv: list[str]) -> int:
         return 2
     with open(argv[0]) as f:
         job = json.load(f)
-    model = job.get(
-        "spec", job
-    )  # a bench job, a spec's job (model + data + train), or a model alone
+    # a bench job, a spec's job (model + data + train), or a model alone
+    model = job.get("spec", job)
     try:
         from runner.bench.introspect import describe
         from runner.bench.workloads import WorkloadError

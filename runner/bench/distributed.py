@@ -41,9 +41,8 @@ import torch
 import torch.distributed as dist
 
 PROBE_MIB = (0.0009765625, 1.0, 4.0, 16.0)  # 1 KiB (latency) to 16 MiB (bandwidth)
-GROUP_TIMEOUT = dt.timedelta(
-    seconds=180
-)  # a rank that dies must not hang the others for gloo's 30 min
+# a rank that dies must not hang the others for gloo's 30 min
+GROUP_TIMEOUT = dt.timedelta(seconds=180)
 STOP, SYNC, NO_SYNC = 0, 1, -1
 
 

@@ -285,14 +285,12 @@ def _result(
         times = warm[-1:]
         warnings.append({"kind": "only_warmup", "seconds": times[0], "cap": cap})
     stats = summarize(times)
-    if (
-        len(times) == 1
-    ):  # one step has no spread of its own: the machine's, measured now (issue 40: never infinite)
+    # one step has no spread of its own: the machine's, measured now (issue 40: never infinite)
+    if len(times) == 1:
         cv = (noise_probe or machine_noise)()
         half = min(max(ONE_STEP_Z * cv, ONE_STEP_MIN), ONE_STEP_MAX)
-        slowest = (
-            warm[-1] if warm and not only_warmup else times[0]
-        )  # the warm-up's last step, no faster than steady
+        # the warm-up's last step, no faster than steady
+        slowest = warm[-1] if warm and not only_warmup else times[0]
         stats.ci_low = times[0] * (1 - half)
         stats.ci_high = min(max(times[0] * (1 + half), slowest), times[0] * (1 + ONE_STEP_MAX))
         warnings.append({"kind": "one_step", "half": half, "cv": cv})

@@ -163,9 +163,8 @@ OP_SETS = (
 def op_class(aten_name: str, in_recurrent: bool) -> str:
     if in_recurrent:
         return "recurrent"
-    if (
-        "scaled_dot_product" in aten_name or "attention" in aten_name
-    ):  # fused attention kernels, whatever their name
+    # fused attention kernels, whatever their name
+    if "scaled_dot_product" in aten_name or "attention" in aten_name:
         return "attention"
     return next((cls for cls, names in OP_SETS if aten_name in names), "elementwise")
 

@@ -76,13 +76,11 @@ class BenchResult:
     interruption: str = (
         ""  # a spot interruption notice (or EC2's reclaim) that cut the bench short: its reason
     )
-    warnings: list[str | dict[str, Any]] = field(
-        default_factory=list
-    )  # facts {"kind", ...} the planner words (planner.core.remarks); an older bench's words
+    # facts {"kind", ...} the planner words (planner.core.remarks); an older bench's words
+    warnings: list[str | dict[str, Any]] = field(default_factory=list)
     sweep: list[dict[str, Any]] = field(default_factory=list)
-    step_seconds_windows: list[float] = field(
-        default_factory=list
-    )  # `mode: train`: mean step of each 1/20th of the run
+    # `mode: train`: mean step of each 1/20th of the run
+    step_seconds_windows: list[float] = field(default_factory=list)
     # data-parallel runs (`processes` > 1, torchrun + DistributedDataParallel; batch_size is the global batch)
     processes: int = 1
     backend: str = ""  # "nccl" | "gloo"
@@ -95,9 +93,8 @@ class BenchResult:
         None  # one all_reduce of the gradients' bytes, none of it hidden
     )
     gradient_bytes: int | None = None
-    fabric: dict[str, Any] = field(
-        default_factory=dict
-    )  # the all-reduce probe: points, latency, bus bandwidth
+    # the all-reduce probe: points, latency, bus bandwidth
+    fabric: dict[str, Any] = field(default_factory=dict)
     script: dict[str, Any] | None = (
         None  # a user's training script: its whole timeline (runner/script.py's result)
     )

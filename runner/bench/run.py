@@ -132,23 +132,20 @@ def train_job(
     """`mode: train`: really train for `epochs` epochs (every step, no sampling), for `planner validate`."""
     spec = job["spec"]
     t0 = time.perf_counter()
-    workload = build(
-        spec, device, whole_dataset=True
-    )  # a real run: every sample, materialised once
+    # a real run: every sample, materialised once
+    workload = build(spec, device, whole_dataset=True)
     result.setup_seconds = time.perf_counter() - t0
     steps = workload.steps_per_epoch * int(job["epochs"])
-    ends = (
-        sorted({max(1, round(k * steps / 20)) for k in range(1, 21)}) if steps else []
-    )  # 20 windows (fewer if few steps)
+    # 20 windows (fewer if few steps)
+    ends = sorted({max(1, round(k * steps / 20)) for k in range(1, 21)}) if steps else []
     windows: list[float] = []
     t1 = last = time.perf_counter()
     done = 0
     for end in ends:
         for _ in range(end - done):
             workload.step()
-        if (
-            device.type == "cuda"
-        ):  # 20 syncs in a whole run cost nothing, and make the windows true GPU time
+        # 20 syncs in a whole run cost nothing, and make the windows true GPU time
+        if device.type == "cuda":
             torch.cuda.synchronize(device)
         now = time.perf_counter()
         windows.append((now - last) / (end - done))
@@ -245,15 +242,13 @@ def _run_job(job: dict[str, Any], progress: Callable[[dict], None] | None = None
         job = in_cpu_precision(job, result)
     fitted = None
     if device.type == "cpu" and not job.get("threads") and int(job.get("processes") or 1) == 1:
-        fitted = (
-            fit_threads()
-        )  # a busy machine: as many threads as CPUs free, or the step waits on the busy ones
+        # a busy machine: as many threads as CPUs free, or the step waits on the busy ones
+        fitted = fit_threads()
     result.threads = torch.get_num_threads()
     if _does_not_fit(job, result, device):
         return result
-    if (
-        int(job.get("processes") or 1) > 1 and "RANK" in os.environ
-    ):  # under torchrun (runner/bench/distributed.py)
+    # under torchrun (runner/bench/distributed.py)
+    if int(job.get("processes") or 1) > 1 and "RANK" in os.environ:
         from runner.bench.distributed import run_data_parallel
 
         result = run_data_parallel(job, result, device, progress)
@@ -287,9 +282,8 @@ def _run_job(job: dict[str, Any], progress: Callable[[dict], None] | None = None
         return result
     finally:
         _release(device)
-    if (
-        job.get("sweep") and not result.interruption
-    ):  # advice: not worth the instance's last minutes
+    # advice: not worth the instance's last minutes
+    if job.get("sweep") and not result.interruption:
         if progress:
             progress({"event": "sweep"})
         result.sweep = _sweep(

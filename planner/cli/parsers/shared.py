@@ -55,9 +55,8 @@ class Parser(argparse.ArgumentParser):
             else ""
         )
         hint += self.did_you_mean(message)
-        if _asks_json(
-            sys.argv[1:]
-        ):  # a program asked for JSON: it gets the usage error as JSON too, as every other error
+        # a program asked for JSON: it gets the usage error as JSON too, as every other error
+        if _asks_json(sys.argv[1:]):
             import json
 
             fix = (
@@ -138,9 +137,8 @@ def flag(name: str):
         except ValueError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
 
-    convert.__name__ = name.lstrip("-").replace(
-        "-", "_"
-    )  # argparse names the type in some messages
+    # argparse names the type in some messages
+    convert.__name__ = name.lstrip("-").replace("-", "_")
     return convert
 
 

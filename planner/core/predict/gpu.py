@@ -209,9 +209,8 @@ def step_breakdown(
     dispatched = kernels["model"] + kernels["optimizer"] / max(1, accumulation)
     launch = constants.step_overhead_seconds + dispatched * constants.spec_dispatch_seconds
     transfer = host_bytes_per_step / constants.pcie_bytes_per_second
-    step = (
-        max(gpu_seconds, launch) + transfer
-    )  # dispatch overlaps with GPU work; a step takes the longer
+    # dispatch overlaps with GPU work; a step takes the longer
+    step = max(gpu_seconds, launch) + transfer
     return Prediction(
         step,
         step,

@@ -49,9 +49,8 @@ class ScriptEstimate:
     step_high: float
     steps_measured: int
     warmup_steps: int
-    steps_per_epoch: (
-        float | None
-    )  # optimizer steps in one whole epoch seen; None: no whole epoch seen
+    # optimizer steps in one whole epoch seen; None: no whole epoch seen
+    steps_per_epoch: float | None
     between_epochs_seconds: float | None  # None: no epoch boundary seen
     total_steps: int
     epochs: float  # the epochs the whole run has (total_steps / steps_per_epoch when known)
@@ -176,9 +175,8 @@ def _steady_step(run: ScriptRun, steady: list[float], warmup: int) -> tuple[floa
     half = 1.96 * statistics.stdev(steady) / math.sqrt(len(steady)) / mean
     windows = _windows(steady, max(5, len(steady) // 20))
     moving = statistics.stdev(windows) / mean if len(windows) >= 5 else 0.0
-    if (
-        moving > half
-    ):  # not i.i.d. steps: the levels the windows moved between are what the rest may run at
+    # not i.i.d. steps: the levels the windows moved between are what the rest may run at
+    if moving > half:
         half = moving
     return mean, half
 
@@ -195,9 +193,8 @@ def estimate_script(
     a script's flag may mean something else)."""
     steady, spanning, warmup, warming = _durations(run)
     mean, half = _steady_step(run, steady, warmup)
-    if (
-        run.predicted_here
-    ):  # its steps here are a prediction from the stand-in's trace, not a measurement
+    # its steps here are a prediction from the stand-in's trace, not a measurement
+    if run.predicted_here:
         half = UNMEASURED_UNCERTAINTY
     # a training epoch is a DataLoader iterated to its end with steps in it (an evaluation loader has none)
     per_epoch = [n for e in run.epochs if (n := sum(1 for t in run.steps if e.start < t <= e.end))]
@@ -253,9 +250,8 @@ def estimate_script(
         else (total_steps / steps_per_epoch if steps_per_epoch else 0.0)
     )
     if not run.steady:
-        alike = steps_alike(
-            run
-        )  # else the workload's own steps differ and move: an agent's episodes as it learns
+        # else the workload's own steps differ and move: an agent's episodes as it learns
+        alike = steps_alike(run)
         if alike or total_steps > ran:
             warnings.append(
                 StepUnsettled(
@@ -265,9 +261,8 @@ def estimate_script(
                     alike,
                 )
             )
-    if (
-        between is None and run.loaders_started == 0
-    ):  # no epochs to be between: work outside steps is inside a step's time
+    # no epochs to be between: work outside steps is inside a step's time
+    if between is None and run.loaders_started == 0:
         notes.append(NoDataLoader(run.stopped_because == "finished"))
     elif between is None:
         warnings.append(NoEpochBoundary())

@@ -148,12 +148,10 @@ def script_candidates(
     ]
     trace = mean_trace(run, est)
     precision = trace.precision if trace else "fp32"
-    on_standin = standin_step(
-        run
-    )  # the GPU rows' step, as a GPU runs it (None: from this CPU's trace)
-    on_no_bf16 = (
-        traced_step(run.gpu_run.gpu_run_no_bf16) if run.gpu_run is not None else None
-    )  # Turing, Volta rows
+    # the GPU rows' step, as a GPU runs it (None: from this CPU's trace)
+    on_standin = standin_step(run)
+    # Turing, Volta rows
+    on_no_bf16 = traced_step(run.gpu_run.gpu_run_no_bf16) if run.gpu_run is not None else None
     for facts in instances:
         common = rented_fields(facts, purchase)
         if common is None:  # spot not offered

@@ -12,9 +12,8 @@ from planner.errors import InputError
 PER_STEPS = 1_000  # without the run's length, the plan is of this many steps
 
 
-LENGTHS = tuple(
-    m * 10**k for k in range(2, 9) for m in (1, 2, 5)
-)  # the lengths the answer is checked at, then bisected
+# the lengths the answer is checked at, then bisected
+LENGTHS = tuple(m * 10**k for k in range(2, 9) for m in (1, 2, 5))
 
 
 @dataclass(frozen=True)
@@ -110,12 +109,10 @@ class ScriptJob:
     workdir: str | None = (
         None  # the folder it ran in and shipped (--workdir); None: the script's own
     )
-    env: dict[str, str] = field(
-        default_factory=dict
-    )  # ScriptEnv.envs it ran with (its secrets are not journaled)
-    secret_names: list[str] = field(
-        default_factory=list
-    )  # the names of the secrets it ran with here
+    # ScriptEnv.envs it ran with (its secrets are not journaled)
+    env: dict[str, str] = field(default_factory=dict)
+    # the names of the secrets it ran with here
+    secret_names: list[str] = field(default_factory=list)
     task: TaskOrigin | None = (
         None  # the SkyPilot task that named it (None: the script itself was given)
     )

@@ -77,9 +77,8 @@ def too_slow_here(
     GPU counted it) is more than this machine has free. None when it is worth measuring."""
     guess = step_here_from_trace(gpu_run, cpu, cores)
     on = traced_step(gpu_run)
-    need = (
-        MIN_STEADY_STEPS + 2
-    )  # the measurement's warm-up, traced and steady steps (capped_too_soon)
+    # the measurement's warm-up, traced and steady steps (capped_too_soon)
+    need = MIN_STEADY_STEPS + 2
     if guess is not None and guess[1] * need > cap_seconds:
         return TooSlowHere(guess[0], need, cap_seconds)
     if on is not None and memory_bytes and on.trace.peak_bytes > memory_bytes:
@@ -104,9 +103,8 @@ def predicted_here(
     step = guess[0]
     ends = gpu_run.steps
     gaps = sorted(b - a for a, b in zip(ends, ends[1:]))
-    start = max(
-        ends[0] - (gaps[len(gaps) // 2] if gaps else 0.0), 0.0
-    )  # the first step began about a step earlier
+    # the first step began about a step earlier
+    start = max(ends[0] - (gaps[len(gaps) // 2] if gaps else 0.0), 0.0)
     new = [start + (k + 1) * step for k in range(max(len(ends), 4 * MIN_STEADY_STEPS))]
 
     def retimed(x: float) -> float:

@@ -83,12 +83,10 @@ class StepTrace:
     state_bytes: int = (
         0  # the optimizers' parameters, gradients and state (0: not recorded, or no torch.optim)
     )
-    class_dtypes: dict[str, dict[str, int]] = field(
-        default_factory=dict
-    )  # FLOPs per op class and dtype (the stand-in's)
-    uncounted_ops: dict[str, int] = field(
-        default_factory=dict
-    )  # compute ops with no FLOP formula -> how many
+    # FLOPs per op class and dtype (the stand-in's)
+    class_dtypes: dict[str, dict[str, int]] = field(default_factory=dict)
+    # compute ops with no FLOP formula -> how many
+    uncounted_ops: dict[str, int] = field(default_factory=dict)
     peak_bytes: int = 0  # on the stand-in GPU: the most its storages held during the step (weights to activations)
     matmul_tf32: bool = (
         False  # fp32 matmuls ran on TF32 tensor cores (set_float32_matmul_precision, allow_tf32)
@@ -197,12 +195,10 @@ class StandinSeen:
     used: bool = False  # the script put tensors on it
     compiled: int = 0  # torch.compile calls: traced eager
     syncs: int = 0  # values read back and synchronisations, over the whole run traced
-    read_sites: dict[str, int] = field(
-        default_factory=dict
-    )  # the script's lines that read values back -> how many
-    asked: list[str] = field(
-        default_factory=list
-    )  # what it asked of the GPU whose answer differs by GPU
+    # the script's lines that read values back -> how many
+    read_sites: dict[str, int] = field(default_factory=dict)
+    # what it asked of the GPU whose answer differs by GPU
+    asked: list[str] = field(default_factory=list)
     autocast: list[str] = field(default_factory=list)  # autocast dtypes entered on cuda
     matmul_tf32: bool = False
     cudnn_tf32: bool = True
@@ -239,9 +235,8 @@ class ScriptRun:
         None  # DataLoader iterations begun (None: a journal from before it was counted)
     )
     under_way: list[LoaderUnderWay] = field(default_factory=list)
-    busy_warnings: list[Remark] = field(
-        default_factory=list
-    )  # other processes or the hypervisor took the CPUs meanwhile (BusyWhileMeasured)
+    # other processes or the hypervisor took the CPUs meanwhile (BusyWhileMeasured)
+    busy_warnings: list[Remark] = field(default_factory=list)
     gpu_asked: bool | None = (
         None  # it asked PyTorch for a GPU (False: never, so it never uses one; None: not known)
     )
@@ -251,9 +246,8 @@ class ScriptRun:
     standin: StandinSeen | None = (
         None  # a run on the stand-in GPU (runner/standin.py): what it was and saw
     )
-    host_cpu: list[float] = field(
-        default_factory=list
-    )  # on the stand-in: the script's own CPU seconds of each step
+    # on the stand-in: the script's own CPU seconds of each step
+    host_cpu: list[float] = field(default_factory=list)
     gpu_run: ScriptRun | None = (
         None  # the same script traced on the stand-in GPU: its GPU rows come from it
     )
