@@ -87,9 +87,8 @@ def _dumps(data: Any) -> str:
 
 # a result is ~3 KiB, run.json with `auto`'s choices for a whole region ~300 KiB
 MAX_JOURNAL_BYTES = 8 << 20
-MAX_RESULTS = (
-    1_000  # files in results/: a run has one per target (at most 64 instances and 2 local devices)
-)
+# files in results/: a run has one per target (at most 64 instances and 2 local devices)
+MAX_RESULTS = 1_000
 STATUSES = ("ok", "does_not_fit", "invalid", "error")
 # A step of a microsecond is below any kernel launch, one of a day beyond any bench (at most an hour); between
 # them the estimate's ratios (interval / step, CPU step / GPU step) stay finite whatever the journal says.

@@ -10,9 +10,8 @@ from typing import Literal, get_args
 
 Purchase = Literal["on-demand", "spot"]  # how an instance is bought: the price the plan uses
 PURCHASES: tuple[Purchase, ...] = get_args(Purchase)
-ALL_REGIONS = (
-    "all"  # a plan's --region: every region of the price data, each instance type in its cheapest
-)
+# a plan's --region: every region of the price data, each instance type in its cheapest
+ALL_REGIONS = "all"
 
 
 def is_many_regions(region: str | None) -> bool:
@@ -32,9 +31,8 @@ class GpuSpec:
     tdp_watts: float | None = None  # the board's power limit
     base_clock_mhz: float | None = None
     boost_clock_mhz: float | None = None  # the clock the sheet's TFLOPS assume
-    published: tuple[str, ...] | None = (
-        None  # precisions a published training measurement backs; None: not said
-    )
+    # precisions a published training measurement backs; None: not said
+    published: tuple[str, ...] | None = None
 
     @property
     def arch(self) -> str:

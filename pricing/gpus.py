@@ -62,9 +62,8 @@ class NoMatch:
     why: Literal["count", "memory", "region", "other"]
     asked: GpuFilter | None = None  # the GPU filter (None: none given)
     gpu: str | None = None  # the model asked for as the catalog spells it (None: any GPU)
-    memory_min_gb: float | None = (
-        None  # memory per GPU asked for: the filter's and --min-gpu-memory's
-    )
+    # memory per GPU asked for: the filter's and --min-gpu-memory's
+    memory_min_gb: float | None = None
     memory_max_gb: float | None = None
     region: str | None = None  # --region as given
     counts: tuple[int, ...] = ()  # the GPUs per instance the model (any GPU) comes with, any region

@@ -66,9 +66,8 @@ __all__ = [
 
 DEFAULT_AMI_TYPE = "oss-nvidia-driver-gpu-pytorch-2.9-ubuntu-24.04"
 AMI_PARAMETER = "/aws/service/deeplearning/ami/{arch}/{ami_type}/latest/ami-id"
-EXPIRY_GRACE_MINUTES = (
-    10  # boot time + shutdown, past the dead-man deadline, before the reaper acts
-)
+# boot time + shutdown, past the dead-man deadline, before the reaper acts
+EXPIRY_GRACE_MINUTES = 10
 PRESIGN_MAX_SECONDS = 7 * 24 * 3600  # S3's limit for a SigV4 presigned URL
 LOG_EXCERPT_LINES = 12  # of the instance's log, from its start and from its end
 GONE_STATES = ("shutting-down", "terminated")
@@ -163,9 +162,8 @@ class AwsRun:
         self.prefix = f"runs/{run_id}"
         self.user_files: UserFiles = []
         self.prepared = False
-        self.failure: AwsError | None = (
-            None  # why the run could not be prepared (every target fails with it)
-        )
+        # why the run could not be prepared (every target fails with it)
+        self.failure: AwsError | None = None
         self.launch_attempted = False  # a run_instances call was made: the backstop must look
         self.terminated: set[str] = set()  # instances a terminate call succeeded for
         # the instance types the run's targets launch (--fallback next takes no other's)
@@ -323,20 +321,17 @@ class AwsTarget:
     state: str = "pending"
     state_reason: str = ""
     log_tail: str = ""
-    launch_requested: bool = (
-        False  # run_instances was called: an instance may exist even without an answer
-    )
-    fallback_price: float | None = (
-        None  # USD per hour on-demand, when a spot launch may fall back to it
-    )
+    # run_instances was called: an instance may exist even without an answer
+    launch_requested: bool = False
+    # USD per hour on-demand, when a spot launch may fall back to it
+    fallback_price: float | None = None
     # (zone, EC2's answer) of each launch after a capacity error
     tries: list[tuple[str, str]] = field(default_factory=list)
     # said once by the session (a launch in another zone)
     notices: list[str] = field(default_factory=list)
     attempt: int = 1  # 2: relaunched on-demand after a spot interruption (--fallback on-demand)
-    interruption: str = (
-        ""  # why the spot instance ended early (its notice, or EC2's reclaim), '' when it did not
-    )
+    # why the spot instance ended early (its notice, or EC2's reclaim), '' when it did not
+    interruption: str = ""
     relaunched_after: str = ""  # the interruption an on-demand relaunch (attempt 2) replaced
     spent_before: float = 0.0  # USD the instances of earlier attempts billed
     # --fallback next: (type, USD/h, arch), best first

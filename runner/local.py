@@ -116,9 +116,8 @@ def describe_model(
 STOPPED_AT_CAP = (
     "stopped at the bench's wall-clock cap"  # a local bench ended from outside (LocalTarget.expire)
 )
-SCRIPT_CAP_EXTRA_SECONDS = (
-    300.0  # beyond the budget: imports, data and model setup before the first step
-)
+# beyond the budget: imports, data and model setup before the first step
+SCRIPT_CAP_EXTRA_SECONDS = 300.0
 
 
 @dataclass(frozen=True)

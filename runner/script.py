@@ -43,19 +43,16 @@ from typing import Any
 
 RESULT_VERSION = 1
 STEADY_DRIFT = 0.10  # the first and last thirds' median steps within 10%: steady
-STEADY_WINDOWS = (
-    0.25  # and the medians of 20 windows of steps within a 25% standard deviation of their mean
-)
+# and the medians of 20 windows of steps within a 25% standard deviation of their mean
+STEADY_WINDOWS = 0.25
 UNSTEADY_EXTENSION = 3.0  # an unsteady measurement goes on to at most 3x its budget
 PROGRESS_SECONDS = 0.5  # the progress file is written at most this often
 NOTICE_CHECK_SECONDS = 0.5  # how often a step's end looks for a spot interruption notice (a stat)
-INTERIM_SECONDS = (
-    2.0  # until min_steps, the result as it stands is written this often (and at the first step)
-)
+# until min_steps, the result as it stands is written this often (and at the first step)
+INTERIM_SECONDS = 2.0
 LIFELINE_ENTERED = "PLANNER_LIFELINE_ENTERED"  # runner/lifeline.py's ENTERED_ENV: when it began (not imported: shipped alone)
-DECIDE_SECONDS = (
-    0.25  # past the budget, whether the step time has settled is decided at most this often
-)
+# past the budget, whether the step time has settled is decided at most this often
+DECIDE_SECONDS = 0.25
 
 
 OP_CLASSES = (  # (class, substrings of an aten op's name), first match wins: as planner/workload/footprint's op classes
@@ -405,9 +402,8 @@ class Timeline:
             latest,
         )  # past the budget, wait for an epoch's end until `latest`
         self.steady = True  # the step time had settled when the measurement stopped
-        self.figures: tuple[float, float] | None = (
-            None  # settle_figures when it was last decided, past the budget
-        )
+        # settle_figures when it was last decided, past the budget
+        self.figures: tuple[float, float] | None = None
         self.steps: list[float] = []  # the end of each step
         self.epochs: list[
             dict[str, Any]
@@ -416,9 +412,8 @@ class Timeline:
             int, Any
         ] = {}  # id -> a weakref to each optimizer seen (its state bytes are read at the trace)
         self.in_step: list[int] = []  # optimizers that stepped in the iteration under way
-        self.closure_from: int | None = (
-            None  # a closure step under way: the backward passes before it began
-        )
+        # a closure step under way: the backward passes before it began
+        self.closure_from: int | None = None
         self.closure_passes: list[
             int
         ] = []  # the backward passes of each closure step (LBFGS: up to its max_iter)
@@ -445,17 +440,15 @@ class Timeline:
         self.notice_checked = -math.inf
         # when the result as it stands was last written (a launcher stopped at the cap keeps it)
         self.interim = -math.inf
-        self.threads_fitted: dict[str, Any] | None = (
-            None  # fit_threads(): the threads set to the CPUs free at the start
-        )
+        # fit_threads(): the threads set to the CPUs free at the start
+        self.threads_fitted: dict[str, Any] | None = None
         self.launcher_seconds = 0.0  # the launcher's own start-up taken off the run's clock (all but torch's import; main)
         self.start_up: dict[
             str, Any
         ] = {}  # seconds since the spawn: the lifeline entered, torch imported, the script began
         self.decided = -math.inf  # when, past the budget, it was last decided whether to stop
-        self.busy: Any = (
-            None  # runner.bench.machine.Busyness from the first step on: who else used the CPUs
-        )
+        # runner.bench.machine.Busyness from the first step on: who else used the CPUs
+        self.busy: Any = None
         self.gpu_asked = False  # the script asked PyTorch whether a GPU is there (it would use one where there is)
 
     def now(self) -> float:
@@ -814,9 +807,8 @@ def install(timeline: Timeline, watch: bool = True) -> None:
         timeline.under_way.append(under_way)
         try:
             while True:
-                timeline.loading += (
-                    1  # its collate's ops (num_workers=0) are the host's, not the device's
-                )
+                # its collate's ops (num_workers=0) are the host's, not the device's
+                timeline.loading += 1
                 try:
                     batch = next(batches_of)
                 except StopIteration:

@@ -322,9 +322,8 @@ def run_job(
         data["script"] = job["script"]
     notice = interruption()
     if notice is not None and code is None and data is not None and data.get("status") == "ok":
-        data["stopped_because"] = (
-            "interrupted"  # killed: its last interim result, the steps until the notice
-        )
+        # killed: its last interim result, the steps until the notice
+        data["stopped_because"] = "interrupted"
     result = script_result(
         data, (stderr or stdout)[-4000:], code, cap, str(job.get("device", "auto")), setup
     )
@@ -345,9 +344,8 @@ def run_job(
     return result
 
 
-NOTICE_GRACE_SECONDS = (
-    5.0  # of the notice's two minutes: the launcher stops the script itself at its next step
-)
+# of the notice's two minutes: the launcher stops the script itself at its next step
+NOTICE_GRACE_SECONDS = 5.0
 
 
 class _Notice:

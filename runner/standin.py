@@ -124,19 +124,15 @@ class StandIn:
         self.storages: dict[int, list[int]] = {}  # storage -> [bytes, live tensors]
         self.torch_cpu = 0.0  # this thread's CPU seconds inside PyTorch calls on the stand-in and the modes' own work
         self.calls = 0  # torch calls the modes handled (each paid call_overhead on the way in)
-        self.host_calls = (
-            0  # of them, calls on host tensors alone (each paid host_call_overhead instead)
-        )
-        self.host_call_overhead = (
-            0.0  # CPU seconds of one host call's way into the modes, measured at install
-        )
-        self.call_overhead = (
-            0.0  # CPU seconds of one call's way into the modes, measured at install
-        )
+        # of them, calls on host tensors alone (each paid host_call_overhead instead)
+        self.host_calls = 0
+        # CPU seconds of one host call's way into the modes, measured at install
+        self.host_call_overhead = 0.0
+        # CPU seconds of one call's way into the modes, measured at install
+        self.call_overhead = 0.0
         self.depth = 0  # > 0 inside a call the modes time
-        self.deaths = (
-            0  # stand-in tensors freed outside a timed call (each paid death_overhead there)
-        )
+        # stand-in tensors freed outside a timed call (each paid death_overhead there)
+        self.deaths = 0
         self.death_overhead = 0.0  # CPU seconds of one fake tensor's teardown, measured at install
         self.syncs = 0  # values read back, synchronize(), Event.synchronize() (all of the run)
         self.read_sites: dict[str, int] = {}  # file:line of the script's reads -> count
@@ -255,9 +251,8 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
     device = torch.device(STANDIN, 0)
 
     class Fake(FakeTensorMode):
-        avoid_device_init = (
-            True  # no device is initialised, no constant is propagated across a device move
-        )
+        # no device is initialised, no constant is propagated across a device move
+        avoid_device_init = True
 
     fake = Fake(allow_non_fake_inputs=True)
     aten = torch.ops.aten

@@ -42,9 +42,8 @@ class TargetStatus:
 
 class Target(Protocol):
     label: str
-    exclusive: (
-        bool  # True: runs alone (local benches share this machine and would disturb each other)
-    )
+    # True: runs alone (local benches share this machine and would disturb each other)
+    exclusive: bool
 
     @property
     def poll_seconds(

@@ -339,9 +339,8 @@ def print_plan(doc: PlanDocument, args: argparse.Namespace, saved: bool = False)
         stderr().print(f"run journal: {run_dir}  ({then})", highlight=False)
 
 
-SCREEN_RESERVE = (
-    3  # a terminal's lines the plan leaves: the command typed, make's echo of it, the next prompt
-)
+# a terminal's lines the plan leaves: the command typed, make's echo of it, the next prompt
+SCREEN_RESERVE = 3
 
 
 def _terse_rows(doc: PlanDocument, head: list[str], out: Any) -> int:

@@ -37,9 +37,8 @@ if TYPE_CHECKING:
     from planner.service import LeftRunning, Measured, PlanDocument, Workload
 
 
-AUTO_SKIPPED_SHOWN = (
-    8  # `auto`'s instances not benchmarked, listed on stderr (--json has every one)
-)
+# `auto`'s instances not benchmarked, listed on stderr (--json has every one)
+AUTO_SKIPPED_SHOWN = 8
 
 
 def cmd_run(args: argparse.Namespace) -> int:

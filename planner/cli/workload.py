@@ -346,9 +346,8 @@ def take_task(args: argparse.Namespace, argv: list[str] | None = None) -> None:
             f"{args.purchase} (--purchase overrides it)"
         )
     task_said = [head, *words(task.notes), *said]
-    args.task_said = (
-        task_said  # the TUI shows them too (this line is gone once it takes the screen)
-    )
+    # the TUI shows them too (this line is gone once it takes the screen)
+    args.task_said = task_said
     stderr().print(head, markup=False, highlight=False, soft_wrap=True)
     for line in task_said[1:]:
         note(line)

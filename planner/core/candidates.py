@@ -38,9 +38,8 @@ from runner.bench.result import BenchResult  # a plain dataclass (standard libra
 if TYPE_CHECKING:  # the spec's models (pydantic) are the caller's
     pass
 
-FIT_FRACTION = (
-    0.9  # a workload fits when its footprint is at most 90% of the memory (allocator, CUDA context)
-)
+# a workload fits when its footprint is at most 90% of the memory (allocator, CUDA context)
+FIT_FRACTION = 0.9
 
 
 def fits(need_bytes: float, memory_bytes: float) -> bool:

@@ -39,9 +39,8 @@ if TYPE_CHECKING:
     from planner.workload.spec import WorkloadSpec
 
 SCHEMA_VERSION = 6  # docs/reference/json.md: the versions
-SCRIPT_KIND = (
-    "script"  # ScriptSummary.kind: a user's training script (a spec's kind is its model's)
-)
+# ScriptSummary.kind: a user's training script (a spec's kind is its model's)
+SCRIPT_KIND = "script"
 
 
 @dataclass(frozen=True)
@@ -161,15 +160,13 @@ class PlanDocument:
     skipped: list[BenchmarkChoice] | None = None
     # a run (None: not one): targets that failed, instances not terminated, the bench's bill, `auto`'s choice
     failed_targets: list[str] | None = None
-    interrupted_targets: list[str] | None = (
-        None  # spot benches cut short by a reclaim (those with steps enough: planned)
-    )
+    # spot benches cut short by a reclaim (those with steps enough: planned)
+    interrupted_targets: list[str] | None = None
     unterminated: list[LeftRunning] | None = None
     bench_cost_usd: float | None = None
     auto: list[BenchmarkChoice] | None = None
-    task_choice: TaskChoice | None = (
-        None  # a SkyPilot task's resources (None: not a task, or it chose none)
-    )
+    # a SkyPilot task's resources (None: not a task, or it chose none)
+    task_choice: TaskChoice | None = None
 
     # ------------------------------------------------------------------ what the fronts ask of a plan
 

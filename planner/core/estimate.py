@@ -28,13 +28,11 @@ from typing import Any
 
 from planner.core.remarks import NoUsableInterval, WideInterval
 
-PROCESS_START_SECONDS = (
-    2.0  # python + import torch when a bench did not measure it (not Linux): 1.1-2.0 s here
-)
+# python + import torch when a bench did not measure it (not Linux): 1.1-2.0 s here
+PROCESS_START_SECONDS = 2.0
 CLOUD_BOOT_SECONDS = 150.0  # EC2 launch -> user-data -> torch importable on a Deep Learning AMI; a constant until measured
-PROCESS_EXIT_SECONDS = (
-    0.3  # interpreter shutdown with torch loaded, when not measured (AWS): 0.32 s here
-)
+# interpreter shutdown with torch loaded, when not measured (AWS): 0.32 s here
+PROCESS_EXIT_SECONDS = 0.3
 RUN_TO_RUN_NOISE = 0.15  # relative: see the module docstring
 
 
@@ -52,12 +50,10 @@ class StepMeasurement:
     warmup_seconds: float = 0.0
     warmup_steps: int = 0
     process_start_seconds: float | None = None  # measured by the bench; None: PROCESS_START_SECONDS
-    exit_seconds: float | None = (
-        None  # measured by a local bench's parent; None: PROCESS_EXIT_SECONDS
-    )
-    data_seconds: float = (
-        0.0  # modelled: materialising the whole dataset once (the bench held a pool)
-    )
+    # measured by a local bench's parent; None: PROCESS_EXIT_SECONDS
+    exit_seconds: float | None = None
+    # modelled: materialising the whole dataset once (the bench held a pool)
+    data_seconds: float = 0.0
     steps_measured: int = 0  # 0: not a measurement (a prediction)
 
     @classmethod

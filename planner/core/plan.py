@@ -21,9 +21,8 @@ from planner.core.kinds import (
 from planner.core.remarks import Remark, Said
 from pricing.billing import billed_seconds, root_volume_usd_per_hour
 
-HEADLINE_TIME_VALUE = (
-    5.0  # USD per hour of waiting, when the user gives none: see the module docstring
-)
+# USD per hour of waiting, when the user gives none: see the module docstring
+HEADLINE_TIME_VALUE = 5.0
 TOO_CLOSE_MARGIN = 0.10  # rule 2: the runner-up within 10% of the winner is too close to call
 
 
@@ -68,21 +67,17 @@ class Option:
     purchase: Purchase | None = None
     step_seconds_low: float | None = None
     step_seconds_high: float | None = None
-    one_time_seconds: float | None = (
-        None  # process start and exit, setup, warm-up, boot, the dataset
-    )
-    data_seconds: float | None = (
-        None  # part of one_time_seconds: materialising the dataset (modelled)
-    )
+    # process start and exit, setup, warm-up, boot, the dataset
+    one_time_seconds: float | None = None
+    # part of one_time_seconds: materialising the dataset (modelled)
+    data_seconds: float | None = None
     interval_note: Remark | None = None  # why there is no usable interval
     caveat: Remark | None = None  # what makes this measurement less trustworthy (a busy machine)
     gpus_used: int | None = None  # GPUs the option trains on, in all (None: a CPU option)
-    instances: int = (
-        1  # instances it rents at once (several: predicted across the network, on paper)
-    )
-    scaling_efficiency: float | None = (
-        None  # step on 1 GPU / (GPUs x step on them), for data-parallel options
-    )
+    # instances it rents at once (several: predicted across the network, on paper)
+    instances: int = 1
+    # step on 1 GPU / (GPUs x step on them), for data-parallel options
+    scaling_efficiency: float | None = None
     basis: ErrorBasis = ErrorBasis()
     failed: bool = False  # a benchmark that failed (note: why); not "does not fit"
 
@@ -177,16 +172,14 @@ class Recommendation:
     gpus_used: int | None = None
     reference: str | None = None  # the reference CPU the speedup compares with
     comparison: Comparison | None = None  # the winner against the runner-up
-    choice_comparison: Comparison | None = (
-        None  # the headline only: here against rent, at the headline's time value
-    )
+    # the headline only: here against rent, at the headline's time value
+    choice_comparison: Comparison | None = None
     # the headline only: an option within the noise of its answer's pick (`choice_rival_of`) that in its place would
     # change the headline (which is then too close to call although here against rent is not); option keys
     choice_rival: str | None = None
     choice_rival_of: str | None = None
-    rule_gpu: str | None = (
-        None  # rule 4's GPU (the winner, or the best GPU that lost to a CPU): its option key
-    )
+    # rule 4's GPU (the winner, or the best GPU that lost to a CPU): its option key
+    rule_gpu: str | None = None
     # the headline only: how here or rent was chosen: both compared by the rule, the one that meets the deadline,
     # or the only answer that can run (the other failed or has no option)
     choice_basis: ChoiceBasis | None = None
@@ -274,19 +267,15 @@ class BenchmarkChoice:
 
     target: str
     benchmark: bool
-    why: ChoiceReason | None = (
-        None  # None: a document written before the reasons were facts (`reason` holds them)
-    )
-    left_out_by: ChoiceLimit | None = (
-        None  # wanted for `why`, but over --max-instances or --bench-budget
-    )
-    here_wins: bool = (
-        False  # not benchmarked: training here wins clearly, whatever this instance would measure
-    )
+    # None: a document written before the reasons were facts (`reason` holds them)
+    why: ChoiceReason | None = None
+    # wanted for `why`, but over --max-instances or --bench-budget
+    left_out_by: ChoiceLimit | None = None
+    # not benchmarked: training here wins clearly, whatever this instance would measure
+    here_wins: bool = False
     # the numbers and names the reason quotes
-    other: str = (
-        ""  # same_gpu: the cheaper instance of that GPU; cpu_no_better: the best CPU instance
-    )
+    # same_gpu: the cheaper instance of that GPU; cpu_no_better: the best CPU instance
+    other: str = ""
     gpu: str = ""  # same_gpu: the GPU model
     winner: str = ""  # too_close: the two options the answer could not tell apart
     runner_up: str = ""

@@ -27,9 +27,8 @@ from planner.report.plan import (
     workload_what,
 )
 
-TERSE_ROWS = (
-    12  # the table's rows by default on a terminal: with the answer above it, 80x24 holds it all
-)
+# the table's rows by default on a terminal: with the answer above it, 80x24 holds it all
+TERSE_ROWS = 12
 
 
 def _what(o: RankedOption, doc: PlanDocument | None = None) -> str:

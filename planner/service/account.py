@@ -46,9 +46,8 @@ class PriceQuery:
     max_price: float | None = None
     purchase: str = "on-demand"
     sort: str = "price"
-    gpus: str | None = (
-        None  # GPU[:COUNT] as `sky gpus list` / `dstack offer --gpu` read it: A100, H100:8, 24GB..80GB
-    )
+    # GPU[:COUNT] as `sky gpus list` / `dstack offer --gpu` read it: A100, H100:8, 24GB..80GB
+    gpus: str | None = None
 
     @property
     def one_region(self) -> str | None:
@@ -63,9 +62,8 @@ class Account:
 
     def __init__(self, aws_session: Any = None, catalog_url: str | None = None):
         self.aws_session = aws_session  # boto3.Session; None: standard configuration
-        self.catalog_url = (
-            catalog_url  # the config file's `catalog_url`; PLANNER_CATALOG_URL overrides it
-        )
+        # the config file's `catalog_url`; PLANNER_CATALOG_URL overrides it
+        self.catalog_url = catalog_url
 
     def catalog(
         self, refresh_regions: list[str] | None = None, warn: Callable[[str], None] | None = None

@@ -51,9 +51,8 @@ class BenchOptions:
     seconds: float = 10.0
     sweep: bool = False
     threads: int | None = None
-    processes: int = (
-        1  # > 1: data-parallel under torchrun (DistributedDataParallel), the batch split evenly
-    )
+    # > 1: data-parallel under torchrun (DistributedDataParallel), the batch split evenly
+    processes: int = 1
 
 
 def torch_cuda_available() -> bool:

@@ -170,12 +170,10 @@ class LaunchPreview:
     fallback_quotas: tuple[
         QuotaCheck, ...
     ] = ()  # the on-demand quotas that fallback would launch against
-    fallback_next: bool = (
-        False  # --fallback next: the plan's next-best instance of a type no zone has capacity for
-    )
-    next_types: dict[str, list[str]] | None = (
-        None  # --fallback next of a spec: type -> the plan's next-best, as ranked now (None: at the run)
-    )
+    # --fallback next: the plan's next-best instance of a type no zone has capacity for
+    fallback_next: bool = False
+    # --fallback next of a spec: type -> the plan's next-best, as ranked now (None: at the run)
+    next_types: dict[str, list[str]] | None = None
 
     def lines(self) -> list[str]:
         out = [

@@ -30,9 +30,8 @@ if TYPE_CHECKING:
 
 
 SPEC_SECONDS = 5.0  # an estimate's measurement here, when the caller does not say: a spec's bench
-SCRIPT_SECONDS = (
-    10.0  # a script's training steps (it starts slower and settles later than the bench)
-)
+# a script's training steps (it starts slower and settles later than the bench)
+SCRIPT_SECONDS = 10.0
 
 
 class ScriptBench(NamedTuple):

@@ -31,9 +31,8 @@ if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads i
     from pricing.facts import CpuFacts
 
 
-STEADY_MACHINE_PERCENT = (
-    5.0  # the benches before and after the run agree this closely: the machine held its speed
-)
+# the benches before and after the run agree this closely: the machine held its speed
+STEADY_MACHINE_PERCENT = 5.0
 
 
 STEADY_RUN_SPREAD_PERCENT = 15.0  # p10-p90 of a run's 20 windows; steady runs here spread 3-9%

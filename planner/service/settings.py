@@ -128,9 +128,8 @@ StateFn = Callable[[str, str, float, float], None]
 @dataclass
 class RunCallbacks:
     on_progress: ProgressFn | None = None
-    on_result: Callable[[str, Measured], None] | None = (
-        None  # each result the moment it is journaled
-    )
+    # each result the moment it is journaled
+    on_result: Callable[[str, Measured], None] | None = None
     on_state: StateFn | None = None
     on_choices: Callable[[list[BenchmarkChoice]], None] | None = None
     on_notice: Callable[[str, str], None] | None = (

@@ -90,9 +90,8 @@ class PlannerApp(Quitting, App):
     COMMANDS = App.COMMANDS | {PlannerCommands}
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (34, "-tall")]
-    AUTO_FOCUS = (
-        None  # focus is set per pane (action_show): the single-key bindings work from the start
-    )
+    # focus is set per pane (action_show): the single-key bindings work from the start
+    AUTO_FOCUS = None
     BINDINGS = [
         *[
             Binding(f"f{i}", f"show('{pane}')", pane.title(), show=False, priority=True)
@@ -159,9 +158,8 @@ class PlannerApp(Quitting, App):
             script_env,
             task,
         )
-        self.given_env = (
-            script_env  # the command line's --env/--secret: a saved run opened takes its secrets
-        )
+        # the command line's --env/--secret: a saved run opened takes its secrets
+        self.given_env = script_env
         self.spec_path = self.shown.editing(None if self.open_at_start else spec_path)
         self.runs_dir, self.runs_folder = runs_dir, runs_folder
         self.bench_seconds, self.estimate_seconds = bench_seconds, estimate_seconds
@@ -169,9 +167,8 @@ class PlannerApp(Quitting, App):
         self.spec = None
         self.spec_text = ""
         self.targets: list[str] = ["local"]
-        self.estimate_on_open = (
-            estimate_on_open  # False: only `e` estimates (tests pin screens without a live bench)
-        )
+        # False: only `e` estimates (tests pin screens without a live bench)
+        self.estimate_on_open = estimate_on_open
         self._estimate_when_valid = False  # a spec was just opened: estimate it once it validates
         self._run_after_estimate = False  # `r` while the estimate measured: run when it is done
         self._unplanned: str | None = None  # a script's run measured without a length: `s` plans it

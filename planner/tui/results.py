@@ -69,16 +69,14 @@ class ResultsPane(Vertical):
         super().__init__(id="results")
         self.doc: PlanDocument | None = None
         self.workload: Workload | None = None  # what the plan is of (a saved spec run's: its spec)
-        self.length: ScriptLength | None = (
-            None  # a saved script run: the length it is planned for (None: its own)
-        )
+        # a saved script run: the length it is planned for (None: its own)
+        self.length: ScriptLength | None = None
         self.results: dict[str, Measured] = {}  # measurements of an estimate or a live run
         self.run_dir: str | None = None  # a finished or saved run: plans come from its journal
         self.options: PlanOptions | None = None  # the plan options of the plan shown
         self.estimating = False
-        self._generation = (
-            0  # of the newest plan asked for: an older replan that finishes later is dropped
-        )
+        # of the newest plan asked for: an older replan that finishes later is dropped
+        self._generation = 0
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="answers-box"):

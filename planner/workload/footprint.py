@@ -64,9 +64,8 @@ class Layer:
     backward_flops: float | None = None  # per sample; None = 2 x forward
     backward_kernels: int | None = None  # None = 2 x forward kernels (weights/attention) or 1 x
     moved_elems: float | None = None  # elements read + written per sample, forward and backward
-    fixed_elems: float | None = (
-        None  # elements read + written per step whatever the batch (weights)
-    )
+    # elements read + written per step whatever the batch (weights)
+    fixed_elems: float | None = None
     param_tensors: int | None = None  # parameter tensors the optimizer updates; None = 1 if params
 
     @property

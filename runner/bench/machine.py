@@ -29,9 +29,8 @@ from runner.bench.procfs import (  # noqa: F401 - re-exported for run.py
     tree_cpu_jiffies,
 )
 
-BUSY_OTHER_CPUS = (
-    0.5  # other processes used half a CPU or more while the bench measured: they competed
-)
+# other processes used half a CPU or more while the bench measured: they competed
+BUSY_OTHER_CPUS = 0.5
 BUSY_STEAL_PERCENT = 5.0  # the hypervisor took this share of the CPUs while the bench measured
 
 
@@ -49,14 +48,12 @@ class Busyness:
     load average is recorded too, but not judged: right after a previous bench it still counts that
     bench, which is no competitor."""
 
-    load_average: float | None = (
-        None  # 1-minute load average when the bench started (for the record)
-    )
+    # 1-minute load average when the bench started (for the record)
+    load_average: float | None = None
     cpus: int = 1
     steal_percent: float | None = None
-    other_cpus: float | None = (
-        None  # CPUs' worth of time other processes used while the bench measured
-    )
+    # CPUs' worth of time other processes used while the bench measured
+    other_cpus: float | None = None
     _start: tuple | None = None
     _own: Any = None  # what counts as this measurement's own CPU time (default: this process's)
     what: str = "the bench"

@@ -45,37 +45,30 @@ class BenchResult:
     warmup_seconds: float | None = None
     warmup_steps: int = 0
     setup_seconds: float | None = None
-    process_start_seconds: float | None = (
-        None  # process creation -> torch imported, bench starting (Linux)
-    )
-    process_seconds: float | None = (
-        None  # local runs: the whole process, spawn to exit, timed by the parent
-    )
-    exit_seconds: float | None = (
-        None  # local runs: result written -> process exited (interpreter shutdown)
-    )
+    # process creation -> torch imported, bench starting (Linux)
+    process_start_seconds: float | None = None
+    # local runs: the whole process, spawn to exit, timed by the parent
+    process_seconds: float | None = None
+    # local runs: result written -> process exited (interpreter shutdown)
+    exit_seconds: float | None = None
     step_seconds_min: float | None = None  # the fastest measured step: the run's mean is no faster
     data_pool_samples: int = 0  # the bench's data: a bounded pool of batches (runner/bench/data.py)
     data_pool_bytes: int = 0
-    data_pool_seconds: float | None = (
-        None  # time to build the pool (its rate models the whole dataset's)
-    )
+    # time to build the pool (its rate models the whole dataset's)
+    data_pool_seconds: float | None = None
     dataset_bytes: int = 0  # the whole dataset, as the real run holds it
     load_average: float | None = None  # 1-minute load average when the bench started
     cpus: int = 0
     steal_percent: float | None = None  # CPU time the hypervisor stole while the bench measured
-    other_cpus: float | None = (
-        None  # CPUs' worth of time other processes used while the bench measured
-    )
+    # CPUs' worth of time other processes used while the bench measured
+    other_cpus: float | None = None
     machine_busy: bool = False  # load or steal made this measurement unreliable (see warnings)
     memory_available_bytes: int | None = None  # free memory on the device when the bench started
-    measured_batch_size: int | None = (
-        None  # set by the planner when it scaled a smaller batch's step
-    )
+    # set by the planner when it scaled a smaller batch's step
+    measured_batch_size: int | None = None
     stopped_because: str = ""
-    interruption: str = (
-        ""  # a spot interruption notice (or EC2's reclaim) that cut the bench short: its reason
-    )
+    # a spot interruption notice (or EC2's reclaim) that cut the bench short: its reason
+    interruption: str = ""
     # facts {"kind", ...} the planner words (planner.core.remarks); an older bench's words
     warnings: list[str | dict[str, Any]] = field(default_factory=list)
     sweep: list[dict[str, Any]] = field(default_factory=list)
@@ -85,19 +78,16 @@ class BenchResult:
     processes: int = 1
     backend: str = ""  # "nccl" | "gloo"
     step_seconds_no_sync: float | None = None  # the same step without the all-reduce (DDP no_sync)
-    step_cv_no_sync: float | None = (
-        None  # coefficient of variation of those steps (ranks wait for the slowest)
-    )
+    # coefficient of variation of those steps (ranks wait for the slowest)
+    step_cv_no_sync: float | None = None
     allreduce_share: float | None = None  # exposed all-reduce: 1 - no_sync step / step
-    allreduce_seconds: float | None = (
-        None  # one all_reduce of the gradients' bytes, none of it hidden
-    )
+    # one all_reduce of the gradients' bytes, none of it hidden
+    allreduce_seconds: float | None = None
     gradient_bytes: int | None = None
     # the all-reduce probe: points, latency, bus bandwidth
     fabric: dict[str, Any] = field(default_factory=dict)
-    script: dict[str, Any] | None = (
-        None  # a user's training script: its whole timeline (runner/script.py's result)
-    )
+    # a user's training script: its whole timeline (runner/script.py's result)
+    script: dict[str, Any] | None = None
     hostname: str = ""
     started_at: str = ""
     wall_seconds: float | None = None

@@ -65,26 +65,21 @@ class DeviceConstants:
             "hopper": 0.6,
         }
     )
-    bandwidth_efficiency: float = (
-        0.5989  # fraction of the memory bandwidth bandwidth-bound kernels reach
-    )
+    # fraction of the memory bandwidth bandwidth-bound kernels reach
+    bandwidth_efficiency: float = 0.5989
     # per kernel on the GPU: launch latency, ramp-up and tail wave. Fitted to the 30 full steps (2026-11-22)
     # and held there: the 15 large-transformer points cannot identify it (a free refit drifted to 16 us,
     # which would slow every small network by a third on no evidence of small networks).
     kernel_ramp_seconds: float = 4.312e-6
-    dispatch_seconds: float = (
-        10e-6  # per traced op on the CPU (eager PyTorch), overlaps with GPU work
-    )
-    spec_dispatch_seconds: float = (
-        38e-6  # per kernel a spec's model counts, its Python included (see above)
-    )
-    step_overhead_seconds: float = (
-        0.6e-3  # per step of a spec's bench, beside the kernels (see above)
-    )
+    # per traced op on the CPU (eager PyTorch), overlaps with GPU work
+    dispatch_seconds: float = 10e-6
+    # per kernel a spec's model counts, its Python included (see above)
+    spec_dispatch_seconds: float = 38e-6
+    # per step of a spec's bench, beside the kernels (see above)
+    step_overhead_seconds: float = 0.6e-3
     pcie_bytes_per_second: float = 12e9
-    bf16_emulation: float = (
-        0.5  # bf16 on Volta/Turing: fp32 CUDA-core rate x this x the fp32 efficiency
-    )
+    # bf16 on Volta/Turing: fp32 CUDA-core rate x this x the fp32 efficiency
+    bf16_emulation: float = 0.5
     # Power drawn by one SM under full load per GHz^3 of its clock: what decides the clock a
     # power-limited board sustains (planner.core.predict.gpu.sustained_clock_fraction). Fitted.
     watts_per_sm_ghz3: float = 1.057

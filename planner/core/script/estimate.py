@@ -59,12 +59,10 @@ class ScriptEstimate:
     high: float
     warnings: list[Remark] = field(default_factory=list)  # what makes the estimate less certain
     notes: list[Remark] = field(default_factory=list)  # how it was made
-    after_seconds: float | None = (
-        None  # what ran after the last step, measured (the run finished while measured)
-    )
-    per_steps: bool = (
-        False  # planned for PER_STEPS steps: no length was given and none could be known
-    )
+    # what ran after the last step, measured (the run finished while measured)
+    after_seconds: float | None = None
+    # planned for PER_STEPS steps: no length was given and none could be known
+    per_steps: bool = False
 
     @property
     def said(self) -> Said:

@@ -106,16 +106,14 @@ class ScriptJob:
     total_steps: int | None = None
     epochs: int | None = None
     seconds: float = 10.0
-    workdir: str | None = (
-        None  # the folder it ran in and shipped (--workdir); None: the script's own
-    )
+    # the folder it ran in and shipped (--workdir); None: the script's own
+    workdir: str | None = None
     # ScriptEnv.envs it ran with (its secrets are not journaled)
     env: dict[str, str] = field(default_factory=dict)
     # the names of the secrets it ran with here
     secret_names: list[str] = field(default_factory=list)
-    task: TaskOrigin | None = (
-        None  # the SkyPilot task that named it (None: the script itself was given)
-    )
+    # the SkyPilot task that named it (None: the script itself was given)
+    task: TaskOrigin | None = None
 
     @property
     def length(self) -> ScriptLength:

@@ -20,9 +20,8 @@ MIN_STEADY_STEPS = 5
 ALIKE_SPREAD = 1.5  # steps whose middle half is within this ratio do alike work (see steps_alike)
 
 
-HOST_CLASS = (
-    "data"  # the launcher's class of ops run while a DataLoader fetches a batch in the main process
-)
+# the launcher's class of ops run while a DataLoader fetches a batch in the main process
+HOST_CLASS = "data"
 
 
 @dataclass(frozen=True)
@@ -76,21 +75,18 @@ class StepTrace:
     to_device: Moved = Moved()  # .to(device), .cuda(), torch.tensor(..., device=)
     to_host: Moved = Moved()  # .item(), .cpu(), .tolist(): on a GPU, each a synchronisation
     op_overhead_seconds: float = 0.0  # one tiny eager op's cost outside its kernel on this CPU
-    traced_op_overhead_seconds: float = (
-        0.0  # the same under the trace (what tracing adds to every op)
-    )
+    # the same under the trace (what tracing adds to every op)
+    traced_op_overhead_seconds: float = 0.0
     saved_bytes: int = 0  # the activations autograd saved for the backward pass (each storage once)
-    state_bytes: int = (
-        0  # the optimizers' parameters, gradients and state (0: not recorded, or no torch.optim)
-    )
+    # the optimizers' parameters, gradients and state (0: not recorded, or no torch.optim)
+    state_bytes: int = 0
     # FLOPs per op class and dtype (the stand-in's)
     class_dtypes: dict[str, dict[str, int]] = field(default_factory=dict)
     # compute ops with no FLOP formula -> how many
     uncounted_ops: dict[str, int] = field(default_factory=dict)
     peak_bytes: int = 0  # on the stand-in GPU: the most its storages held during the step (weights to activations)
-    matmul_tf32: bool = (
-        False  # fp32 matmuls ran on TF32 tensor cores (set_float32_matmul_precision, allow_tf32)
-    )
+    # fp32 matmuls ran on TF32 tensor cores (set_float32_matmul_precision, allow_tf32)
+    matmul_tf32: bool = False
 
     def scaled_to(self, step_seconds: float, alike: bool = False) -> StepTrace:
         """The traced step as a mean step of `step_seconds` would run it: its wall without what tracing added to
@@ -215,9 +211,8 @@ class ScriptRun:
     steps: list[float]
     epochs: list[Epoch] = field(default_factory=list)
     optimizers: int = 0
-    closure_steps: int = (
-        0  # optimizer steps given a closure (LBFGS), each one step however many passes it ran
-    )
+    # optimizer steps given a closure (LBFGS), each one step however many passes it ran
+    closure_steps: int = 0
     closure_passes: float | None = None  # the median forward and backward passes of one such step
     message: str = ""
     imports_done: float | None = None
@@ -225,40 +220,32 @@ class ScriptRun:
     cuda_used: bool = False
     device_name: str = ""  # the GPU's name when the script used one, else the CPU's
     steady: bool = True  # False: the step time had not settled (drift, moving windows) when it stopped (at 3x its budget)
-    drift: float | None = (
-        None  # runner/script.py's settle figures when it last decided (None: it never had to)
-    )
+    # runner/script.py's settle figures when it last decided (None: it never had to)
+    drift: float | None = None
     windows_spread: float | None = None
     threads: int = 0
     trace: StepTrace | None = None
-    loaders_started: int | None = (
-        None  # DataLoader iterations begun (None: a journal from before it was counted)
-    )
+    # DataLoader iterations begun (None: a journal from before it was counted)
+    loaders_started: int | None = None
     under_way: list[LoaderUnderWay] = field(default_factory=list)
     # other processes or the hypervisor took the CPUs meanwhile (BusyWhileMeasured)
     busy_warnings: list[Remark] = field(default_factory=list)
-    gpu_asked: bool | None = (
-        None  # it asked PyTorch for a GPU (False: never, so it never uses one; None: not known)
-    )
-    other_cpus: float | None = (
-        None  # CPUs' worth of time other processes used while the steps were measured
-    )
-    standin: StandinSeen | None = (
-        None  # a run on the stand-in GPU (runner/standin.py): what it was and saw
-    )
+    # it asked PyTorch for a GPU (False: never, so it never uses one; None: not known)
+    gpu_asked: bool | None = None
+    # CPUs' worth of time other processes used while the steps were measured
+    other_cpus: float | None = None
+    # a run on the stand-in GPU (runner/standin.py): what it was and saw
+    standin: StandinSeen | None = None
     # on the stand-in: the script's own CPU seconds of each step
     host_cpu: list[float] = field(default_factory=list)
-    gpu_run: ScriptRun | None = (
-        None  # the same script traced on the stand-in GPU: its GPU rows come from it
-    )
-    gpu_run_no_bf16: ScriptRun | None = (
-        None  # on gpu_run: traced again as a T4 (it asked about bf16): Turing/Volta rows
-    )
+    # the same script traced on the stand-in GPU: its GPU rows come from it
+    gpu_run: ScriptRun | None = None
+    # on gpu_run: traced again as a T4 (it asked about bf16): Turing/Volta rows
+    gpu_run_no_bf16: ScriptRun | None = None
     predicted_here: str = ""  # why it could not be measured on this CPU: its steps here are predicted (predicted_here())
     stops_here: bool = False  # predicted here because it stops on a CPU as written (CUDA hard-coded), not for its pace
-    threads_fitted: dict[str, float] | None = (
-        None  # the launcher set torch's threads to the CPUs free: threads, free_cpus, cpus
-    )
+    # the launcher set torch's threads to the CPUs free: threads, free_cpus, cpus
+    threads_fitted: dict[str, float] | None = None
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ScriptRun:
