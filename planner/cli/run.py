@@ -20,9 +20,9 @@ from planner.cli.plan import options_of
 from planner.cli.workload import open_workload, say_before_measuring
 from planner.errors import ExitCode
 from planner.report.answers import left_running_line
+from planner.report.choices import choice_reason, choice_words
 from planner.report.remarks import word
 from planner.report.text import interrupted_text, label_text, seconds_text
-from planner.report.why import choice_reason, choice_words
 from planner.service import (
     AwsOptions,
     BenchOptions,

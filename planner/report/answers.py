@@ -7,14 +7,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from planner.core.candidates import Target
+from planner.report.choices import choice_reason, task_choice_text
 from planner.report.text import escape
-from planner.report.why import (
-    answer_reason,
-    choice_reason,
-    choice_text,
-    headline_reason,
-    task_choice_text,
-)
+from planner.report.why import answer_reason, choice_text, headline_reason
 
 if TYPE_CHECKING:
     from planner.core.document import LeftRunning, PlanDocument

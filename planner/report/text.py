@@ -59,14 +59,9 @@ def worded_json(doc: PlanDocument) -> dict[str, Any]:
     """The document's JSON with the decision's words beside its facts: each answer's `reason`, and the headline's
     `reason` and `choice` (why here or rent), as the text output words them (planner/report/why.py); each warning's
     and note's `text` (planner/report/remarks)."""
+    from planner.report.choices import choice_words
     from planner.report.remarks import word
-    from planner.report.why import (
-        answer_reason,
-        band_text,
-        choice_text,
-        choice_words,
-        headline_reason,
-    )
+    from planner.report.why import answer_reason, band_text, choice_text, headline_reason
 
     data = document_json(doc, word)
     for key in ("benchmark", "skipped", "auto"):

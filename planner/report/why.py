@@ -11,7 +11,6 @@ from planner.core.kinds import AnswerName, ChoiceBasis
 from planner.core.plan import (
     HEADLINE_TIME_VALUE,
     TOO_CLOSE_MARGIN,
-    BenchmarkChoice,
     Comparison,
     Plan,
     RankedOption,
@@ -274,7 +273,7 @@ def deadline_missed_reason(fastest: RankedOption, where: str, deadline: float) -
     )
 
 
-def _result(o: RankedOption) -> str:
+def result_text(o: RankedOption) -> str:
     return (
         f"{sig_duration(o.train_seconds or 0.0)}{span_text(o)} for {sig_money(o.cost_usd or 0.0)}"
     )
@@ -284,7 +283,7 @@ def only_option_reason(best: RankedOption, where: str, objective: str) -> str:
     only = "meets the deadline" if objective == "deadline" else "can run this workload"
     # "the only option here" read as "of all"
     place = "on this machine" if where == "here" else where
-    return f"{option_name(best)} ({device_label(best)}) is the only option {place} that {only}: {_result(best)}"
+    return f"{option_name(best)} ({device_label(best)}) is the only option {place} that {only}: {result_text(best)}"
 
 
 def winner_reason(
@@ -300,7 +299,7 @@ def winner_reason(
         if tv
         else "cheapest option"
     )
-    return f"{option_name(best)} ({device_label(best)}) is the {lead} {where}: {_result(best)}"
+    return f"{option_name(best)} ({device_label(best)}) is the {lead} {where}: {result_text(best)}"
 
 
 def alone_reason(
@@ -379,98 +378,3 @@ def rival_swaps_text(side: str, rival: RankedOption, pick: RankedOption) -> str:
         f"; but too close to call: {option_name(rival)} is within the noise of {option_name(pick)} "
         f"(see {where}), and in its place it would change this answer"
     )
-
-
-def task_choice_text(
-    source: str,
-    written: str,
-    chosen: RankedOption | None,
-    allowed: int,
-    answer: RankedOption | None,
-    region: str,
-    answer_name: str,
-) -> str:
-    """A SkyPilot task's own pick (its resources) against the plan's answer: its best option's time and cost, and
-    their ratios to the answer's (`answer_name`: "the answer to renting", "the headline")."""
-    asks = f"{source} asks for {written}"
-    if chosen is None:
-        return f"{asks}: no instance in {region} has it, so the plan cannot price it (the catalog's instances are in the table)"
-    what = f"{option_name(chosen)} ({device_label(chosen)})" + (
-        f", the best of the {allowed} instances it allows" if allowed > 1 else ""
-    )
-    if not chosen.usable:
-        return f"{asks} — {what} cannot run this workload: {note_text(chosen.note)}"
-    if answer is None or answer.key == chosen.key:
-        return f"{asks} — {what}: {_result(chosen)}" + (
-            f", {answer_name} too" if answer is not None else ""
-        )
-    cost = (
-        f"{chosen.cost_usd / answer.cost_usd:.2f}x the cost"
-        if chosen.cost_usd is not None and answer.cost_usd
-        else "the cost of " + sig_money(chosen.cost_usd or 0.0)
-    )
-    time = (
-        f"{chosen.train_seconds / answer.train_seconds:.2f}x the time"
-        if chosen.train_seconds and answer.train_seconds
-        else ""
-    )
-    return (
-        f"{asks} — {what}: {_result(chosen)}, {cost}{' and ' + time if time else ''} of {answer_name}, "
-        f"{option_name(answer)} ({device_label(answer)}): {_result(answer)}"
-    )
-
-
-HERE_WINS = "not needed: training here wins clearly, whatever an instance measures"
-
-
-def choice_reason(c: BenchmarkChoice) -> str:
-    """Why a paid benchmark of an instance is suggested or skipped, in words (planner.core.settle's facts)."""
-    if c.why is None:  # a document written before the reasons were facts: its own words
-        return c.reason
-    said = _choice_words(c)
-    if c.left_out_by == "max_instances":
-        said = f"--max-instances {c.max_instances} reached ({said})"
-    elif c.left_out_by == "budget":
-        said = f"over --bench-budget (worst case ${c.worst_case_usd or 0.0:.2f}; {said})"
-    return f"{HERE_WINS} ({said})" if c.here_wins else said
-
-
-def choice_words(c: BenchmarkChoice) -> dict[str, object]:
-    """A paid benchmark's choice as JSON shows it: its facts, and its `reason` in words."""
-    from planner.core.document_json import choice_json
-
-    return {**choice_json(c, word), "reason": choice_reason(c)}
-
-
-def _choice_words(c: BenchmarkChoice) -> str:
-    why = c.why
-    if why == "reference":
-        return "the best predicted CPU instance: the reference each GPU is compared with"
-    if why == "too_close":
-        return f"too close to call between {c.winner} and {c.runner_up}: measuring them would settle it"
-    if why == "recommended":
-        unbacked = (
-            " (no published training figure backs this GPU: its prediction rests on its sheet)"
-        )
-        return "the predicted recommendation: confirm it before paying for the full run" + (
-            unbacked if c.unbacked else ""
-        )
-    if why == "unpredicted":
-        return f"could not be predicted ({note_text(c.notes) or c.note}): a benchmark settles it"
-    if why == "data_parallel":
-        return f"data-parallel option ({c.note}): predicted from the device model; benchmark the instance's 1-GPU option"
-    if why == "does_not_fit":
-        said = note_text(c.notes) or c.note
-        return f"does not fit in GPU memory ({said})" if said else "does not fit in GPU memory"
-    if why == "same_gpu":
-        return f"same GPU ({c.gpu}) as {c.other}, which is cheaper"
-    if why == "cpu_no_better":
-        return f"CPU instance predicted no better than {c.other}"
-    low, high, even = c.speedup_low or 0.0, c.speedup_high or 0.0, c.break_even or 0.0
-    if why == "too_slow":
-        return (
-            f"predicted too slow for its price even at best ({high:.2f}x < break-even {even:.2f}x)"
-        )
-    if why == "straddles":
-        return f"its speedup ({low:.2f}-{high:.2f}x) straddles break-even ({even:.2f}x)"
-    return f"predicted to beat break-even even at its low end ({low:.2f}x > {even:.2f}x)"

@@ -25,7 +25,7 @@ from planner.core.script import (
 )
 from planner.errors import Cancelled, InputError
 from planner.journal import Measured, RunJournal, result_problems
-from planner.report.why import choice_words
+from planner.report.choices import choice_words
 from planner.service.bench import runner_progress
 from planner.service.launch import (
     fallback_prices,

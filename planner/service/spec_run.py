@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from planner.core.candidates import LOCAL, Target
 from planner.core.document import PlanOptions
 from planner.journal import Measured, RunJournal, result_problems
-from planner.report.why import choice_words
+from planner.report.choices import choice_words
 from planner.service.bench import (
     BenchOptions,
     local_batch,

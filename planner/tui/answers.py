@@ -14,10 +14,10 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from planner.report.answers import NO_BENCHMARK, plan_answers
+from planner.report.choices import choice_reason
 from planner.report.remarks import words
 from planner.report.terse import careful_option, terse_answer, warnings_line
 from planner.report.text import counted, escape
-from planner.report.why import choice_reason
 
 if TYPE_CHECKING:
     from planner.service import PlanDocument

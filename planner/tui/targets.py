@@ -18,10 +18,10 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.widgets import DataTable, Input, Label, Select, Static
 
 from planner.errors import PlannerError
+from planner.report.choices import choice_reason
 from planner.report.plan import PLAN_COLUMNS, plan_row
 from planner.report.prices import gpu_cells
 from planner.report.text import escape, label_target, short
-from planner.report.why import choice_reason
 from planner.service import AwsOptions, PriceQuery, parse_targets
 from planner.service.inputs import parse_flag
 from planner.tui.messages import TargetsChanged

@@ -336,7 +336,7 @@ def test_the_palette_offers_only_what_the_workloads_kind_takes(tmp_path):
         ):
             app = PlannerApp(path, estimate_on_open=False)
             async with started(app, (120, 40)) as pilot:
-                await wait_for(pilot, lambda: app.panes_mounted, timeout=30)
+                await wait_for(pilot, lambda app=app: app.panes_mounted, timeout=30)
                 names = {name for name, _, _ in planner_commands(app)}
                 assert offered <= names and not (not_offered & names), (path, names)
                 assert app.check_action("save", ()) is ("Save spec" in offered)

@@ -16,8 +16,8 @@ from planner.core.predict import (
     predict_gpu,
 )
 from planner.core.remarks import Worded
+from planner.report.choices import choice_reason
 from planner.report.remarks import word
-from planner.report.why import choice_reason
 from planner.workload.footprint import Layer, footprint
 from planner.workload.spec import load_spec, parse_spec
 from tests.conftest import EXAMPLES
