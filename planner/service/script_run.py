@@ -24,7 +24,8 @@ from planner.core.script import (
     steady_step,
 )
 from planner.errors import Cancelled, InputError
-from planner.journal import Measured, RunJournal, result_problems
+from planner.journal import Measured, RunJournal
+from planner.journal_checks import result_problems
 from planner.report.choices import choice_words
 from planner.service.bench import runner_progress
 from planner.service.launch import (

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from planner.core.candidates import LOCAL, Target
 from planner.core.document import PlanOptions
-from planner.journal import Measured, RunJournal, result_problems
+from planner.journal import Measured, RunJournal
+from planner.journal_checks import result_problems
 from planner.report.choices import choice_words
 from planner.service.bench import (
     BenchOptions,

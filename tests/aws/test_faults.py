@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from planner.errors import InputError
-from planner.journal import result_problems
+from planner.journal_checks import result_problems
 from planner.service import AwsOptions, preflight
 from pricing.catalog import load_snapshot
 from runner.aws import AwsRun, AwsSettings, AwsTarget

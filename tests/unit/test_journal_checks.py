@@ -10,14 +10,8 @@ import pytest
 
 from planner.core.candidates import LOCAL
 from planner.errors import InputError, JournalError, RunError
-from planner.journal import (
-    _BY_TYPE,
-    Measured,
-    RunJournal,
-    check_run_dir,
-    plan_option_problems,
-    result_problems,
-)
+from planner.journal import Measured, RunJournal, check_run_dir
+from planner.journal_checks import _BY_TYPE, plan_option_problems, result_problems
 from planner.service.settings import PlanOptions
 from planner.units import USD_PER_HOUR
 from runner.bench.result import BenchResult
