@@ -45,8 +45,17 @@ measuring again: when that one would swap here and rent, the headline is too clo
 from __future__ import annotations
 
 import math
-from dataclasses import fields, replace
+from dataclasses import replace
 
+from planner.core.compare import (
+    break_even,
+    closest,
+    compare,
+    eligible,
+    in_order,
+    reference_cpu,
+    with_costs,
+)
 from planner.core.kinds import OBJECTIVES, AnswerName, Objective, Verdict
 
 # the plan's types, re-exported (listed in __all__): decide() returns them
@@ -98,135 +107,6 @@ __all__ = [
 ]
 
 
-def _with_costs(o: Option, time_value: float) -> RankedOption:
-    r = RankedOption(**{f.name: getattr(o, f.name) for f in fields(Option)})
-    if o.train_seconds is None:
-        return r
-    low = o.train_seconds_low if o.train_seconds_low is not None else o.train_seconds
-    high = o.train_seconds_high if o.train_seconds_high is not None else o.train_seconds
-    return replace(
-        r,
-        train_seconds_low=low,
-        train_seconds_high=high,
-        cost_usd=billed_cost(o, o.train_seconds),
-        cost_usd_low=value_of(o, low, time_value),
-        cost_usd_high=value_of(o, high, time_value) if math.isfinite(high) else math.inf,
-        objective_value=value_of(o, o.train_seconds, time_value),
-    )
-
-
-def _point(o: RankedOption, objective: str, time_value: float | None = None) -> float:
-    """Rule 1's point value (at the plan's time value, or at `time_value`: the headline's)."""
-    if objective == "fastest":
-        return o.train_seconds  # type: ignore[return-value]
-    if time_value is None:
-        return o.objective_value  # type: ignore[return-value]
-    return value_of(o, o.train_seconds, time_value)  # type: ignore[arg-type]
-
-
-def _order(
-    pool: list[RankedOption], objective: str, time_value: float | None = None
-) -> list[RankedOption]:
-    """Best first by rule 1: point value, then training time, then hourly rate (then the name: a
-    total order, so the same inputs give the same answer in any order)."""
-    return sorted(
-        pool,
-        key=lambda o: (_point(o, objective, time_value), o.train_seconds, hourly_rate(o), o.key),
-    )
-
-
-def _eligible(
-    usable: list[RankedOption], objective: str, deadline: float | None
-) -> list[RankedOption]:
-    if objective == "deadline":
-        # its whole interval within the deadline (no usable interval: no pessimistic end to hold to it)
-        return [
-            o
-            for o in usable
-            if deadline is not None
-            and o.train_seconds_high is not None
-            and o.train_seconds_high <= deadline
-        ]
-    return usable
-
-
-def compare(
-    best: RankedOption, other: RankedOption, objective: str, time_value: float
-) -> Comparison:
-    """Rule 2 and 3 for two options, best first (by `_order`)."""
-    if objective == "fastest":
-        metric, vb, vo = "training time", best.train_seconds, other.train_seconds
-    else:
-        metric = "cost and waiting" if time_value else "cost"
-        vb, vo = (
-            value_of(best, best.train_seconds, time_value),  # type: ignore[arg-type]
-            value_of(other, other.train_seconds, time_value),  # type: ignore[arg-type]
-        )
-        if vb <= 0 and vo <= 0:  # both free: the time decides (rule 1's tie-break)
-            metric, vb, vo = (
-                "training time (both cost nothing)",
-                best.train_seconds,
-                other.train_seconds,
-            )
-    r, low, high = time_ratio(other, best)
-    ratio = vo / vb if vb > 0 else (math.inf if vo > 0 else 1.0)  # type: ignore[operator]
-    scale = ratio / r if r > 0 and math.isfinite(ratio) else 1.0
-    ratio_low, ratio_high = (
-        (low * scale, high * scale) if math.isfinite(ratio) else (math.inf, math.inf)
-    )
-    band, band_benches, band_predicted = noise_band(best, other)
-    verdict: Verdict = "too_close" if ratio <= 1 + band else "clear" if ratio_low > 1 else "likely"
-    settle = [option_name(o) for o in (best, other) if o.source == "predicted"]
-    return Comparison(
-        metric,
-        option_name(best),
-        option_name(other),
-        vb,  # type: ignore[arg-type]
-        vo,  # type: ignore[arg-type]
-        ratio,
-        ratio_low,
-        ratio_high,
-        band,
-        verdict,
-        settle,
-        band_benches,
-        band_predicted,
-    )
-
-
-def closest(
-    best: RankedOption, others: list[RankedOption], objective: str, time_value: float
-) -> Comparison:
-    """The winner against the runner-up — or against the first option, in rank order, that is within
-    its own band (too close to call), since that is the one a re-measurement could put first."""
-    comparisons = (compare(best, other, objective, time_value) for other in others)
-    return next(
-        (cmp for cmp in comparisons if cmp.verdict == "too_close"),
-        compare(best, others[0], objective, time_value),
-    )
-
-
-# ----------------------------------------------------------------------------- speedups
-
-
-def reference_cpu(
-    opts: list[RankedOption], here: bool, objective: str, deadline: float | None
-) -> RankedOption | None:
-    """Rule 4's reference: the best usable CPU of one kind of place by the objective's point value
-    (meeting the deadline when one can; else the cheapest)."""
-    cpus = [o for o in opts if o.usable and o.device == "cpu" and o.here == here]
-    pool = _eligible(cpus, objective, deadline) or cpus
-    ordered = _order(pool, "cheapest" if objective == "deadline" else objective)
-    return ordered[0] if ordered else None
-
-
-def break_even(gpu: Option, ref: Option, time_value: float) -> float:
-    numerator, denominator = hourly_rate(gpu) + time_value, hourly_rate(ref) + time_value
-    if denominator > 0:
-        return numerator / denominator
-    return math.inf if numerator > 0 else 1.0
-
-
 def _with_speedups(
     opts: list[RankedOption], refs: dict[bool, RankedOption | None], tv: float
 ) -> list[RankedOption]:
@@ -261,7 +141,7 @@ def decide(
     if objective == "deadline" and not deadline_seconds:
         raise ValueError("the deadline objective needs deadline_seconds")
     tv = time_value_per_hour or 0.0
-    costed = [_with_costs(o, tv) for o in options]
+    costed = [with_costs(o, tv) for o in options]
     refs = {
         here: reference_cpu(costed, here, objective, deadline_seconds) for here in (True, False)
     }
@@ -300,11 +180,12 @@ def decide(
 def _rank(ranked: list[RankedOption], objective: str, deadline: float | None) -> list[RankedOption]:
     """Rule 1's order: eligible options by their point value, then the others; what cannot run is unranked."""
     usable = [o for o in ranked if o.usable]
-    pool = _eligible(usable, objective, deadline)
+    pool = eligible(usable, objective, deadline)
     metric = "fastest" if objective == "fastest" else "cheapest"
     in_pool = {o.key for o in pool}
     return _numbered(
-        ranked, _order(pool, metric) + _order([o for o in usable if o.key not in in_pool], metric)
+        ranked,
+        in_order(pool, metric) + in_order([o for o in usable if o.key not in in_pool], metric),
     )
 
 
@@ -346,12 +227,12 @@ def _answer(
     usable = [o for o in group if o.usable]
     if not usable:
         return replace(_nothing(group), answer=name)
-    pool = _eligible(usable, objective, deadline)
+    pool = eligible(usable, objective, deadline)
     if objective == "deadline" and not pool:
         warnings.append(DeadlineMissed(deadline or 0.0, name == "here"))
         return _rec(_nearest_to_deadline(usable), "deadline_missed", name, ref)
     metric = "fastest" if objective == "fastest" else "cheapest"
-    ordered = _order(pool, metric)
+    ordered = in_order(pool, metric)
     best = ordered[0]
     gpu = (
         best
@@ -377,7 +258,7 @@ def _nearest_to_deadline(usable: list[RankedOption]) -> RankedOption:
             cmp = compare(fastest, o, "fastest", 0.0)
             if cmp.verdict == "too_close" and math.isfinite(cmp.band):
                 near.append(o)
-    return _order(near, "cheapest")[0]
+    return in_order(near, "cheapest")[0]
 
 
 def _rec(
@@ -424,7 +305,7 @@ def _swapped_by_a_rival(
     for side, pick in sides:
         for rival in _rivals(answers[side], pick, ranked, objective, plan):
             pair = [rival, rent] if side == "here" else [here, rival]
-            best, other = _order(pair, metric, weight)
+            best, other = in_order(pair, metric, weight)
             winner = "here" if best is pair[0] else "rent"
             if winner != name or compare(best, other, metric, weight).verdict == "too_close":
                 return side, rival, pick
@@ -444,12 +325,14 @@ def _rivals(
         return []
     tv, deadline = plan
     metric = "fastest" if objective == "fastest" else "cheapest"
-    group = _eligible(
+    group = eligible(
         [o for o in ranked if o.usable and o.here == pick.here and o is not pick],
         objective,
         deadline,
     )
-    return [o for o in _order(group, metric) if compare(pick, o, metric, tv).verdict == "too_close"]
+    return [
+        o for o in in_order(group, metric) if compare(pick, o, metric, tv).verdict == "too_close"
+    ]
 
 
 def _headline(
@@ -476,7 +359,7 @@ def _headline(
         )
     metric = "fastest" if objective == "fastest" else "cheapest"
     weight = 0.0 if metric == "fastest" else tv
-    best, other = _order([here, rent], metric, weight)
+    best, other = in_order([here, rent], metric, weight)
     cmp = compare(best, other, metric, weight)
     name: AnswerName = "here" if best is here else "rent"
     current = answers[name].verdict
