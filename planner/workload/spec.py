@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
-from itertools import islice
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -30,7 +28,7 @@ from pydantic import (
     field_validator,
 )
 
-from planner.errors import SpecError, did_you_mean
+from planner.errors import SpecError
 from planner.workload.footprint import layers_of
 from planner.workload.limits import (
     MAX_EPOCHS,
@@ -39,7 +37,6 @@ from planner.workload.limits import (
     MAX_LAYERS,
     MAX_NAME,
     MAX_PARAMS,
-    MAX_PROBLEMS,
     MAX_SAMPLE_VALUES,
     MAX_SAMPLES,
     MAX_SIZE,
@@ -56,6 +53,7 @@ from planner.workload.load import (
     read_spec_file,
     structure_problem,
 )
+from planner.workload.spec_messages import SpecKeys, describe
 
 # Whole numbers in a range (planner.workload.limits.whole_number names the range in its message).
 Size = Annotated[int, BeforeValidator(lambda value: whole_number(value, MAX_SIZE))]
@@ -270,7 +268,7 @@ def parse_spec(data: Any, source: str = "<spec>", base_dir: Path | None = None) 
         spec = WorkloadSpec.model_validate(data)
     except ValidationError as exc:
         raise SpecError(
-            source, _describe(exc), hint="see the spec format: docs/guides/specs.md"
+            source, describe(exc, _KEYS), hint="see the spec format: docs/guides/specs.md"
         ) from None
     problems = consistency_problems(spec)
     if problems:
@@ -344,118 +342,9 @@ def size_problems(spec: WorkloadSpec) -> list[str]:
     return problems
 
 
-# ----------------------------------------------------------------------------- messages
-
-
-def _path(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for i, part in enumerate(loc):
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif i == 1 and loc[0] == "model" and part in MODEL_KINDS:
-            continue  # pydantic adds the union tag to the path; users never wrote it
-        else:
-            text = str(part)
-            out += ("." if out else "") + (text if len(text) <= 40 else text[:37] + "...")
-    return out or "(top level)"
-
-
-def _suggest(word: Any, choices: Any) -> str:
-    """did_you_mean for what a person may have typed: short text only (difflib on a long or
-    non-text value is wasted work)."""
-    return did_you_mean(word, choices) if isinstance(word, str) and len(word) <= 40 else ""
-
-
-def _fields_at(loc: tuple[Any, ...]) -> list[str]:
-    """The allowed keys of the object that holds `loc`, for "did you mean"."""
-    parent = loc[:-1]
-    if parent[:1] == ("model",):
-        cls = KIND_MODELS.get(parent[1]) if len(parent) > 1 else None
-        return list(cls.model_fields) if cls else []
-    sections: dict[str, type[BaseModel]] = {"data": DataSpec, "train": TrainSpec}
-    return list(sections.get(parent[0] if parent else "", WorkloadSpec).model_fields)
-
-
-# pydantic's error types whose message is "must be <what>, got <the value>"
-_MUST_BE = {
-    **dict.fromkeys(("int_type", "int_parsing", "int_from_float"), "a whole number"),
-    **dict.fromkeys(("float_type", "float_parsing", "finite_number"), "a finite number"),
-    **dict.fromkeys(("model_type", "model_attributes_type", "dict_type"), "a mapping of keys"),
-    "string_type": "text",
-    "list_type": "a list",
-}
-_COMPARISONS = {
-    "greater_than": ">",
-    "greater_than_equal": ">=",
-    "less_than": "<",
-    "less_than_equal": "<=",
-}
-
-
-def _describe(exc: ValidationError) -> list[str]:
-    lines: list[str] = []
-    for err in islice(exc.errors(include_url=False), MAX_PROBLEMS):
-        loc, etype, ctx, value = (
-            tuple(err["loc"]),
-            err["type"],
-            err.get("ctx") or {},
-            err.get("input"),
-        )
-        where = _path(loc)
-        if etype == "missing":
-            msg = "required field is missing"
-        elif etype == "extra_forbidden":
-            allowed = _fields_at(loc)
-            msg = f"unknown key{_suggest(loc[-1], allowed)}; allowed keys: {', '.join(allowed)}"
-        elif etype == "union_tag_invalid":
-            where = _path(loc) + ".kind" if not where.endswith("kind") else where
-            msg = f"must be one of {' | '.join(MODEL_KINDS)}, got {brief(ctx.get('tag'))}{_suggest(ctx.get('tag'), MODEL_KINDS)}"
-        elif etype == "union_tag_not_found":
-            where = _path(loc) + ".kind"
-            msg = f"required field is missing (one of {' | '.join(MODEL_KINDS)})"
-        elif etype == "literal_error":
-            allowed = re.findall(r"'([^']*)'", ctx.get("expected", ""))
-            msg = f"must be one of {' | '.join(allowed)}, got {brief(value)}{_suggest(value, allowed)}"
-        elif etype in _COMPARISONS:
-            msg = (
-                f"must be {_COMPARISONS[etype]} {next(iter(ctx.values()), '?')}, got {brief(value)}"
-            )
-        elif etype in _MUST_BE:
-            msg = f"must be {_MUST_BE[etype]}, got {brief(value)}"
-        elif etype == "string_pattern_mismatch":
-            msg = _pattern_message(where, value)
-        elif etype in ("too_short", "too_long", "string_too_short", "string_too_long"):
-            msg = _length_message(where, etype, ctx, value)
-        elif etype == "value_error":
-            msg = str(ctx.get("error", err["msg"]))
-        else:
-            msg = f"{err['msg']}, got {brief(value)}"
-        lines.append(f"{where}: {msg}")
-    lines = list(dict.fromkeys(lines))
-    if exc.error_count() > MAX_PROBLEMS:
-        lines.append(
-            f"(top level): {exc.error_count() - MAX_PROBLEMS:,} more problems not shown; fix these first"
-        )
-    return lines
-
-
-def _length_message(where: str, etype: str, ctx: dict[str, Any], value: Any) -> str:
-    if isinstance(value, str):
-        if etype == "string_too_short":
-            return "must not be empty"
-        why = " (it names the run directory and the instances' tags)" if where == "name" else ""
-        return f"must be at most {ctx.get('max_length')} characters{why}, got {len(value):,} characters: {brief(value, 30)}"
-    if where == "model.input_shape" and 3 in (ctx.get("min_length"), ctx.get("max_length")):  # cnn
-        return f"must be [channels, height, width] (3 whole numbers), got {brief(value)}"
-    count = len(value) if hasattr(value, "__len__") else "?"
-    if etype == "too_short":
-        return f"must have at least {ctx.get('min_length')} entries, got {brief(value)}"
-    return f"must have at most {ctx.get('max_length'):,} entries, got {count:,}"
-
-
-def _pattern_message(where: str, value: Any) -> str:
-    if where.endswith("factory"):
-        return f'must be "module:function" (e.g. "my_model:build"), got {brief(value)}'
-    if where == "name":
-        return f"must be letters, digits, '.', '_' or '-' (no spaces), starting with a letter or digit, got {brief(value)}"
-    return f"has the wrong format, got {brief(value)}"
+# the keys each part of a spec allows, for "did you mean" in its messages
+_KEYS = SpecKeys(
+    list(WorkloadSpec.model_fields),
+    {"data": list(DataSpec.model_fields), "train": list(TrainSpec.model_fields)},
+    {kind: list(cls.model_fields) for kind, cls in KIND_MODELS.items()},
+)
