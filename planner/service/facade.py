@@ -216,7 +216,9 @@ class PlannerService:
     def calibrate(self, run_dirs: list[str], dry_run: bool = False) -> Calibration:
         """`planner calibrate RUN_DIR...`: measured against predicted steps, appended to the calibration file.
         Raises JournalError naming a damaged run's file and field, RunError (the file cannot be written)."""
-        return self._predict.calibrate(run_dirs, dry_run)
+        from planner.service.calibrating import calibrate
+
+        return calibrate(self.workloads, run_dirs, dry_run)
 
     # ------------------------------------------------------------------ renting, and a saved run
 

@@ -25,7 +25,6 @@ from planner.core.decide import (
     select_benchmarks,
 )
 from planner.core.document import PlanDocument, PlanOptions, PriceSource, WorkloadSummary
-from planner.core.predict import physical_cores, predict_cpu, predict_gpu
 from planner.core.predicted import Hardware, predicted_candidates
 from planner.core.remarks import (
     EmulatedPrecision,
@@ -37,17 +36,12 @@ from planner.core.remarks import (
     Said,
 )
 from planner.errors import RunError, StepTooLong
-from planner.journal import Measured, RunJournal
+from planner.journal import Measured
 from planner.service.bench import BenchOptions, ProgressFn, measure_here
 from planner.service.calibration import (
-    Calibration,
-    CalibrationPoint,
-    append_rows,
     corrections,
-    gpu_model,
 )
 from planner.service.settings import AwsOptions
-from planner.workload.footprint import layers_of, sample_bytes
 from runner.aws import worst_case_bench_cost
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
@@ -353,76 +347,3 @@ class Predict:
             plan.say(measurement_said(LOCAL.label(here.device), here))
         plan.warnings.extend(emulation_warnings(plan.options))
         return plan
-
-    def calibrate(self, run_dirs: list[str], dry_run: bool = False) -> Calibration:
-        """Measured against predicted step times of every measured device of the runs, appended to the
-        calibration file (not on a `dry_run`), and the corrections now in force.
-        Raises JournalError naming a damaged run's file and field, RunError (the file cannot be written)."""
-        rows = [row for run_dir in run_dirs for row in self.calibration_rows(run_dir)]
-        path = append_rows(rows) if rows and not dry_run else None
-        return Calibration(rows, path, corrections())
-
-    def calibration_rows(self, journal_path: str | Path) -> list[CalibrationPoint]:
-        """measured vs predicted step seconds for every measured device of a run (AWS GPU and CPU
-        instances, a local CUDA GPU); CPU instances are predicted from the run's local measurement."""
-        from pricing.catalog import instance_facts, load_catalog
-
-        journal = RunJournal.open(journal_path)
-        spec = journal.read_spec()
-        results = journal.read_results()
-        if layers_of(spec) is None:
-            return []  # custom models: their layers need the user's module; not calibrated
-        fp = self.workloads.footprint(spec)
-        facts_of = hardware()
-        specs = facts_of.gpus
-        local = results.get(LOCAL.label("cpu"))
-        frame = load_catalog().frame
-        rows = []
-        for label, m in results.items():
-            r = m.result
-            if r.status != "ok" or label == LOCAL.label("cpu") or (r.processes or 1) > 1:
-                continue  # a data-parallel step says nothing about one device's model
-            if r.device == "cuda":
-                model = gpu_model(r.device_name, list(specs))
-                if model is None:
-                    continue
-                host = spec.batch_size * sample_bytes(spec) if spec.data.location == "host" else 0.0
-                pred = predict_gpu(
-                    list(fp.layers),
-                    specs[model],
-                    spec.batch_size,
-                    spec.train.precision,
-                    spec.train.optimizer,
-                    host,
-                )
-                device = model
-            elif (
-                m.target.cloud
-                and m.target.instance_type
-                and local is not None
-                and local.result.status == "ok"
-                and local.result.step_seconds is not None
-            ):
-                itype = m.target.instance_type
-                facts = instance_facts(frame, itype, m.region or "us-east-1")
-                if facts["gpu_count"]:
-                    continue  # a GPU instance measured without its GPU says nothing about either model
-                pred = predict_cpu(
-                    local.result.step_seconds,
-                    int(local.result.threads or 1),
-                    physical_cores(facts["vcpus"], facts["arch"], itype),
-                    fp.train_flops_per_sample * spec.batch_size,
-                    local=facts_of.local_cpu,
-                    target=facts_of.cpus.get(itype.split(".")[0]),
-                    precision=spec.train.precision,
-                )
-                device = f"cpu:{itype.split('.')[0]}"
-            else:
-                continue
-            if pred.step_seconds and r.step_seconds:
-                rows.append(
-                    CalibrationPoint(
-                        device, spec.name, r.step_seconds, pred.step_seconds, str(journal.path)
-                    )
-                )
-        return rows
