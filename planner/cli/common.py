@@ -23,13 +23,13 @@ from planner.report.plan import (
     DEFAULT_GROUP_BY,
     PLAN_COLUMNS,
     plan_table,
-    plan_title,
     shown_line,
     shown_options,
 )
 from planner.report.plan_csv import PLAN_CSV_COLUMNS, plan_csv_rows
 from planner.report.terse import TERSE_ROWS, said_lines, terse_answer, terse_footer, terse_title
 from planner.report.text import escape, progress_text, to_json
+from planner.report.title import plan_title
 from planner.service.inputs import check_out_file, parse_flag, shown_path
 
 if TYPE_CHECKING:

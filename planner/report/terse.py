@@ -18,14 +18,8 @@ if TYPE_CHECKING:
     from planner.core.document import PlanDocument
 
 from planner.report.answers import VERDICT_TITLES
-from planner.report.plan import (
-    _times,
-    device_short,
-    given_duration,
-    money_short,
-    time_interval_text,
-    workload_what,
-)
+from planner.report.plan import _times, device_short, money_short, time_interval_text
+from planner.report.title import given_duration, workload_what
 
 # the table's rows by default on a terminal: with the answer above it, 80x24 holds it all
 TERSE_ROWS = 12

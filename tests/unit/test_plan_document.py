@@ -31,8 +31,8 @@ from planner.report.answers import (
     recommendation_text,
 )
 from planner.report.plan import plan_table
-from planner.report.plan import plan_title as plan_title_of
 from planner.report.text import to_json as json_text
+from planner.report.title import plan_title as plan_title_of
 from tests.conftest import ROOT
 
 DOCUMENTS = Path(__file__).parent / "documents"
@@ -241,7 +241,7 @@ def test_answers_of_a_document_with_both_answers_are_rendered_from_it():
 
 
 def test_a_scripts_epochs_in_its_title_are_what_the_arithmetic_gives():
-    from planner.report.plan import _epochs_of
+    from planner.report.title import _epochs_of
 
     assert _epochs_of(5120, 128) == "40 epochs x 128" and _epochs_of(128, 128) == "1 epoch x 128"
     assert (

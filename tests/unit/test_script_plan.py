@@ -503,7 +503,7 @@ def test_a_scripts_steps_are_named_by_what_they_were_found_by():
     """No torch.optim optimizer: its steps are its backward passes, and the title says so (it said optimizer steps
     while --explain said backward passes)."""
     from planner.core.document import ScriptSummary
-    from planner.report.plan import steps_word
+    from planner.report.title import steps_word
 
     def summary(boundary: str) -> ScriptSummary:
         return ScriptSummary(
