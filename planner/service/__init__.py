@@ -61,6 +61,7 @@ _WHERE = {
     "unsteady_reason": "planner.service.script_checks",
     "SavedRun": "planner.service.journals",
     "preflight": "planner.service.launch",
+    "LaunchPreview": "planner.service.launch",
     "SCRIPT_CAP_EXTRA_SECONDS": "runner.local",
     "UNSTEADY_EXTENSION": "runner.script",
     "OBJECTIVES": "planner.service.flags",
@@ -117,7 +118,7 @@ if TYPE_CHECKING:
         GroupBy,
     )
     from planner.service.journals import SavedRun
-    from planner.service.launch import preflight
+    from planner.service.launch import LaunchPreview, preflight
     from planner.service.pipelines import ScriptBench
     from planner.service.script_checks import ScriptValidation, unsteady_reason
     from planner.service.settings import (
@@ -171,6 +172,7 @@ __all__ = [
     "BenchOptions",
     "BenchResult",
     "Cancelled",
+    "LaunchPreview",
     "LeftRunning",
     "Measured",
     "OBJECTIVES",
