@@ -48,11 +48,11 @@ from planner.workload.limits import (
 from planner.workload.load import (
     check_text,
     decode_spec_bytes,
-    load_json,
     load_yaml,
     read_spec_file,
     structure_problem,
 )
+from planner.workload.load_json import load_json
 from planner.workload.spec_messages import SpecKeys, describe
 
 # Whole numbers in a range (planner.workload.limits.whole_number names the range in its message).
