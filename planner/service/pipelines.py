@@ -286,6 +286,6 @@ class ScriptPipeline:
 
     def check_run(self, targets: TargetChoice, aws: AwsOptions) -> None:
         """A script's --fallback next needs this machine among the targets (its run plans from the run here)."""
-        from planner.service.script_run import refuse_fallback_without_here
+        from planner.service.script_jobs import refuse_fallback_without_here
 
         refuse_fallback_without_here(targets, aws)

@@ -44,6 +44,11 @@ from planner.service.script_checks import (
     script_path,
     script_workdir,
 )
+from planner.service.script_jobs import (
+    refuse_fallback_without_here,
+    requirements_path,
+    script_job,
+)
 from planner.service.settings import AwsOptions, RunCallbacks, TargetChoice
 from planner.units import shown_path
 from runner.aws import AwsRun, AwsTarget
@@ -121,7 +126,7 @@ def begin(
     priced = preflight(aws_types, aws, catalog) if aws_types else None
     refuse_fallback_without_here(targets, aws)
     shipped = script_folder(path, folder=cwd) if aws_types or targets.auto else None
-    needs = _requirements(cwd, workload.requirements) if workload.requirements else None
+    needs = requirements_path(cwd, workload.requirements) if workload.requirements else None
     scripts.runs.check_credentials(aws_types)
     env = workload.env or ScriptEnv()
     job = script_job(workload, seconds, cwd if workload.workdir is not None else None, env)
@@ -229,8 +234,6 @@ def rent(scripts: Scripts, run: ScriptRunning, cancel: threading.Event | None) -
     """The script measured on each rented instance (its folder shipped, its requirements installed at boot), each
     result journaled as it arrives; every instance terminated before it returns (`run.session` says what was not).
     Raises RunStopped, or RunError for a cancel that left instances running."""
-    from pricing.catalog import instance_facts
-
     assert run.shipped is not None and run.priced is not None
     aws, cb = run.aws, run.cb
     for line in run.shipped.lines():
@@ -244,8 +247,38 @@ def rent(scripts: Scripts, run: ScriptRunning, cancel: threading.Event | None) -
     cap = min(  # within the instance's bench minutes, less its boot's 4
         run.seconds + SCRIPT_CAP_EXTRA_SECONDS, max(60.0, settings.max_bench_minutes * 60 - 240)
     )
-    job = _instance_job(run, cap)
-    # --fallback next: the plan of the measurement here ranks the instances (none without one: refused before)
+    where, aws_targets = _aws_targets(scripts, run, aws_run, _instance_job(run, cap))
+    instances = {t.label: t for t in aws_targets}
+
+    def measured_there(label: str, result: Any) -> None:
+        # --fallback next may launch another
+        target = measured_target(where[label], instances[label])
+        run.record(target.label(), Measured(target, result, aws.region, aws.purchase))
+
+    run.session = BenchSession(
+        aws_targets,
+        on_state=states_as_launched(cb.on_state, where, instances),
+        on_progress=runner_progress(cb.on_progress),
+        cancel=cancel,
+        on_result=measured_there,
+        backstops=[aws_run.terminate_run],
+        on_notice=cb.on_notice,
+    )
+    try:
+        run.session.run()
+    except (KeyboardInterrupt, Cancelled) as exc:
+        raise stopped(exc, run.journal, run.session) from exc
+
+
+def _aws_targets(
+    scripts: Scripts, run: ScriptRunning, aws_run: AwsRun, job: dict[str, Any]
+) -> tuple[dict[str, Target], list[AwsTarget]]:
+    """Each rented instance's target and its bench (its device by its GPUs; with --fallback next, the instances
+    that may take its place, ranked by the plan of the measurement here), by label."""
+    from pricing.catalog import instance_facts
+
+    assert run.priced is not None
+    aws = run.aws
     nexts = (
         next_alternatives(
             aws_run,
@@ -276,26 +309,7 @@ def rent(scripts: Scripts, run: ScriptRunning, cancel: threading.Event | None) -
                 alternatives=nexts.get(itype, []),
             )
         )
-    instances = {t.label: t for t in aws_targets}
-
-    def measured_there(label: str, result: Any) -> None:
-        # --fallback next may launch another
-        target = measured_target(where[label], instances[label])
-        run.record(target.label(), Measured(target, result, aws.region, aws.purchase))
-
-    run.session = BenchSession(
-        aws_targets,
-        on_state=states_as_launched(cb.on_state, where, instances),
-        on_progress=runner_progress(cb.on_progress),
-        cancel=cancel,
-        on_result=measured_there,
-        backstops=[aws_run.terminate_run],
-        on_notice=cb.on_notice,
-    )
-    try:
-        run.session.run()
-    except (KeyboardInterrupt, Cancelled) as exc:
-        raise stopped(exc, run.journal, run.session) from exc
+    return where, aws_targets
 
 
 def finish(scripts: Scripts, run: ScriptRunning) -> PlanDocument:
@@ -335,36 +349,6 @@ def _instance_job(run: ScriptRunning, cap: float) -> dict[str, Any]:
     }
 
 
-def refuse_fallback_without_here(targets: TargetChoice, aws: AwsOptions) -> None:
-    """A script's --fallback next ranks the next-best instances by the plan of its measurement here: refused, before
-    anything runs or is said, when --targets leaves this machine out. Raises InputError."""
-    if aws.fallback == "next" and LOCAL not in targets.targets:
-        raise InputError(
-            "--fallback next: a script's next-best instance is ranked by the plan of its measurement "
-            "here, and --targets leaves this machine out",
-            hint="add local to --targets (auto has it)",
-        )
-
-
-def script_job(
-    workload: ScriptWorkload, seconds: float, workdir: Path | None, env: ScriptEnv
-) -> ScriptJob:
-    """What a run of the script measures, as the journal keeps it (its envs; its secrets by name only; the task that
-    named it)."""
-    return ScriptJob(
-        shown_path(workload.path),
-        str(Path(workload.path).resolve()),
-        list(workload.args),
-        workload.total_steps,
-        workload.epochs,
-        seconds,
-        str(workdir) if workdir is not None else None,
-        env.envs,
-        list(env.secrets),
-        workload.task,
-    )
-
-
 def _as_planned(result: Any) -> Any:
     """A script's bench result with the step its plan uses (core.script.steady_step: no traced step, no epoch's
     end), so the progress line, the journal and the plan say one step time; as it came when it has none."""
@@ -385,19 +369,3 @@ def _as_planned(result: Any) -> Any:
         step_seconds_ci_low=mean * max(1 - half, 0.05),
         step_seconds_ci_high=mean * (1 + half),
     )
-
-
-def _requirements(folder: Path, requirements: str) -> str:
-    """The requirements file as the instance finds it: inside the folder that ships (the script's, or --workdir)."""
-    path = Path(requirements).resolve()
-    if not path.is_file():
-        raise InputError(
-            f"--requirements {shown_path(requirements)}: no such file",
-            hint="give the script's requirements.txt",
-        )
-    if folder not in path.parents:
-        raise InputError(
-            f"--requirements {shown_path(requirements)}: not inside the folder that ships, {folder}",
-            hint="keep requirements.txt beside the script (or in --workdir): that folder is what ships",
-        )
-    return path.relative_to(folder).as_posix()

@@ -49,8 +49,8 @@ from planner.service.script_checks import (
     script_path,
     script_workdir,
 )
+from planner.service.script_jobs import script_job
 from planner.service.script_lengths import length_crossovers, measured_rows
-from planner.service.script_run import script_job
 from planner.service.settings import (
     AutoPreview,
     AwsOptions,

@@ -1,17 +1,7 @@
-"""The Textual app: five panes over PlannerService — Workload, Targets, Run, Results, Instances —
-and the routes between them (attributes down, messages up). It plans the whole question: opening a
-spec runs the free estimate (this machine measured, every instance predicted), the paid benchmarks
-that would settle it are picked in Targets, `r` runs them, and measured rows replace predicted ones
-as they arrive. `planner tui RUN_DIR` (or `o`) opens a saved run.
-
-Keys (also in the footer, the key panel `?` and the command palette `ctrl+p`): 1-5 switch panes
-(F1-F5 from inside a text field too), e estimates, r runs (ctrl+r anywhere), c cancels, o opens a
-run, s sets a script's run length (steps or epochs, planned from the measurement made), ctrl+s saves,
-f toggles form/YAML, ctrl+t the theme, ? the keys (esc closes), q quits — every
-quit path (q, ctrl+q, the palette) asks while a run is live or the spec has unsaved edits.
-Work runs in Textual thread workers; errors show with the CLI's text. Quitting, and the signals
-that quit, are planner/tui/quitting.py's.
-"""
+"""The Textual app: five panes over PlannerService (Workload, Targets, Run, Results, Instances) and the routes
+between them (attributes down, messages up). Its keys are in BINDINGS, the footer, `?` and the palette (docs/guides/
+tui.md); what it does per kind of workload is planner/tui/kinds.py's; quitting, and the signals that quit, are
+planner/tui/quitting.py's."""
 
 from __future__ import annotations
 

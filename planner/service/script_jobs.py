@@ -1,0 +1,63 @@
+"""What a run of a user's script measures, as the journal keeps it (its job: the script, its arguments, its length,
+its envs; its secrets by name only), what it ships (its requirements inside the folder that ships), and what is
+refused before it starts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from planner.core.candidates import LOCAL
+from planner.core.script import ScriptEnv, ScriptJob
+from planner.errors import InputError
+from planner.units import shown_path
+
+if TYPE_CHECKING:
+    from planner.service.settings import AwsOptions, TargetChoice
+    from planner.service.workload import ScriptWorkload
+
+
+def script_job(
+    workload: ScriptWorkload, seconds: float, workdir: Path | None, env: ScriptEnv
+) -> ScriptJob:
+    """What a run of the script measures, as the journal keeps it (its envs; its secrets by name only; the task that
+    named it)."""
+    return ScriptJob(
+        shown_path(workload.path),
+        str(Path(workload.path).resolve()),
+        list(workload.args),
+        workload.total_steps,
+        workload.epochs,
+        seconds,
+        str(workdir) if workdir is not None else None,
+        env.envs,
+        list(env.secrets),
+        workload.task,
+    )
+
+
+def requirements_path(folder: Path, requirements: str) -> str:
+    """The requirements file as the instance finds it: inside the folder that ships (the script's, or --workdir)."""
+    path = Path(requirements).resolve()
+    if not path.is_file():
+        raise InputError(
+            f"--requirements {shown_path(requirements)}: no such file",
+            hint="give the script's requirements.txt",
+        )
+    if folder not in path.parents:
+        raise InputError(
+            f"--requirements {shown_path(requirements)}: not inside the folder that ships, {folder}",
+            hint="keep requirements.txt beside the script (or in --workdir): that folder is what ships",
+        )
+    return path.relative_to(folder).as_posix()
+
+
+def refuse_fallback_without_here(targets: TargetChoice, aws: AwsOptions) -> None:
+    """A script's --fallback next ranks the next-best instances by the plan of its measurement here: refused, before
+    anything runs or is said, when --targets leaves this machine out. Raises InputError."""
+    if aws.fallback == "next" and LOCAL not in targets.targets:
+        raise InputError(
+            "--fallback next: a script's next-best instance is ranked by the plan of its measurement "
+            "here, and --targets leaves this machine out",
+            hint="add local to --targets (auto has it)",
+        )
