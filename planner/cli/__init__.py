@@ -104,8 +104,8 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(exc, OSError) and exc.errno in (errno.EPIPE, errno.ENOSPC, errno.EIO):
             # a closed pipe, a full disk
             sys.stderr.write(f"error: cannot write the output ({exc.strerror})\n")
-            # a bug: say so in one line; the traceback on request
             return int(ExitCode.RUNTIME_FAILURE)
+        # a bug: say so in one line; the traceback on request
         if os.environ.get("PLANNER_DEBUG"):
             raise
         sys.stderr.write(

@@ -15,7 +15,7 @@ from planner.cli.common import (
     stdout,
     warn,
 )
-from planner.cli.workload import refuse_script_flags, say_env
+from planner.cli.workload import refuse_saved_run_flags, refuse_script_flags, say_env
 from planner.errors import ExitCode, InputError
 from planner.report.plan import GroupBy
 from planner.report.prices import no_prices_text, prices_json, prices_table, shown_prices
@@ -158,8 +158,9 @@ def _check_tui_path(args: argparse.Namespace) -> None:
     except OSError:  # a name too long for the file system: check_spec_file names the fault
         is_dir = False
     if is_dir:
-        takes_secrets = PlannerService().journals.saved(args.spec).takes_secrets
-        refuse_script_flags(args, args.spec, but=("env", "secret") if takes_secrets else ())
+        saved = PlannerService().journals.saved(args.spec)
+        saved.check()
+        refuse_saved_run_flags(args, args.spec, saved.takes_secrets)
     elif is_script(args.spec):
         PlannerService().workloads.check_script(args.spec, args.workdir)
         say_env(args)

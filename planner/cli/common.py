@@ -355,9 +355,8 @@ def _terse_rows(doc: PlanDocument, head: list[str], out: Any) -> int:
 
     width = max(out.width, 20)
     used = sum(max(1, ceil(Text.from_markup(line).cell_len / width)) for line in head)
-    # the footer's two lines; the table's blank lines, header
+    # the footer's two lines; the table's blank lines, header and rule; a paid benchmark's command
     used += 2 + 4 + (3 if doc.suggested_benchmarks else 0)
-    # and rule; a paid benchmark's command
     return max(3, min(TERSE_ROWS, out.height - SCREEN_RESERVE - used))
 
 

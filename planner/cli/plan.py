@@ -86,7 +86,7 @@ def suggested_command(workload: object, args: argparse.Namespace) -> tuple[str, 
 @suggested_command.register(SpecWorkload)
 def _spec_command(workload: SpecWorkload, args: argparse.Namespace) -> tuple[str, list[str] | None]:
     """A spec as the user named it."""
-    return args.spec, None
+    return shlex.quote(args.spec), None
 
 
 @suggested_command.register(ScriptWorkload)

@@ -187,6 +187,21 @@ def refuse_script_flags(
         )
 
 
+def refuse_saved_run_flags(args: argparse.Namespace, run_dir: str, takes_secrets: bool) -> None:
+    """`planner tui RUN_DIR` given what the run itself keeps (its script's arguments, length, folder, requirements;
+    a spec run's env too): InputError naming them, and where a run's length is changed (a trial: the message spoke
+    of a spec to a script's run)."""
+    but = ("env", "secret") if takes_secrets else ()
+    given = [flag for name, flag in SCRIPT_ONLY if name not in but and getattr(args, name, None)]
+    if given:
+        raise InputError(
+            f"{', '.join(given)}: {run_dir} is a saved run: it keeps what it was run with"
+            + ("" if takes_secrets else " (a spec's run takes no environment)"),
+            hint="open it as it is; a script's run is planned for another length with s in the TUI, or with "
+            "`planner plan RUN_DIR --total-steps N`",
+        )
+
+
 def open_workload(
     service: PlannerService,
     args: argparse.Namespace,

@@ -273,6 +273,8 @@ def from_json(data: Any, source: str = "the plan") -> PlanDocument:
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = first["loc"] if exc.title == "PlanDocument" else ("workload", *first["loc"])
+        # the union's member a value was tried as is not a place in the document
+        loc = tuple(p for p in loc if p not in ("ScriptSummary", "WorkloadSummary"))
         where = ".".join(str(p) for p in loc)
         raise InputError(
             f"{source}: {where}: {first['msg']}",

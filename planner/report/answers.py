@@ -4,6 +4,7 @@ SkyPilot task's own pick."""
 
 from __future__ import annotations
 
+import shlex
 from typing import TYPE_CHECKING
 
 from planner.core.candidates import Target
@@ -123,9 +124,12 @@ def predicted_footer(
     if benchmark:
         lines.append("A paid benchmark would settle:")
         lines += [f"  {c.target}: {choice_reason(c)}" for c in benchmark]
-        after = f" -- {' '.join(script_args)}" if script_args else ""
+        # each of the script's arguments as the shell gives it back; the plan's purchase option kept (a trial: the
+        # command without --purchase spot went over the bench budget)
+        after = f" -- {shlex.join(script_args)}" if script_args else ""
+        spot = " --purchase spot" if doc.options.purchase == "spot" else ""
         commands = [
-            f"planner run {spec} --targets local,{','.join(ts)} --region {region}{after}"
+            f"planner run {spec} --targets local,{','.join(ts)} --region {region}{spot}{after}"
             for region, ts in benchmark_regions(doc, benchmark).items()
         ]  # a run launches in one region
         if not explain:

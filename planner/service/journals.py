@@ -37,7 +37,8 @@ class Journals:
 
     def saved(self, run_dir: str | Path) -> Journaled:
         """A saved run's workload as its journal holds it, a spec's or a script's: its title, its plan, its length
-        kept, the command that runs it again. Raises JournalError (not a run), SpecError (its spec does not load)."""
+        kept, the command that runs it again. Raises JournalError (not a run; `check()`: SpecError, its spec does
+        not load)."""
         return journaled(run_dir)
 
     def saved_script(
@@ -69,13 +70,13 @@ class Journals:
         for path in sorted(base.iterdir() if base.is_dir() else [], reverse=True):
             try:
                 saved = journaled(path)
-                info, plan = saved.journal.read_run(), saved.journal.read_plan()
+                title, info, plan = saved.title, saved.journal.read_run(), saved.journal.read_plan()
             except (OSError, ValueError, PlannerError):
                 continue  # a damaged journal is not offered
             runs.append(
                 SavedRun(
                     str(path),
-                    saved.title,
+                    title,
                     list(info.get("targets", [])),
                     len(list((path / "results").glob("*.json"))),
                     plan.recommendation if plan is not None else None,

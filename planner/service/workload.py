@@ -4,6 +4,8 @@ case of the service takes one; the fronts open it with `Workloads.open` and do n
 
 from __future__ import annotations
 
+import functools
+import json
 import shlex
 from dataclasses import dataclass
 from pathlib import Path, PurePath
@@ -145,8 +147,8 @@ def script_command(
 ) -> str:
     """A script as a suggested `planner run` names it: where it runs and how long its whole run is."""
     return (
-        script
-        + (f" --workdir {workdir}" if workdir else "")
+        shlex.quote(script)
+        + (f" --workdir {shlex.quote(workdir)}" if workdir else "")
         + (f" --total-steps {total_steps}" if total_steps else "")
         + (f" --epochs {epochs}" if epochs else "")
     )
@@ -157,13 +159,24 @@ class SavedSpecRun:
     """A spec's run journal (spec.json): re-planned from its results, as long as its spec's train.epochs."""
 
     journal: RunJournal
-    spec: WorkloadSpec
     takes_secrets: ClassVar[bool] = False  # `planner tui RUN_DIR --secret`: a spec takes none
+
+    @functools.cached_property
+    def spec(self) -> WorkloadSpec:
+        """Its spec.json, loaded and checked. Raises SpecError naming the file and the field."""
+        return self.journal.read_spec()
+
+    def check(self) -> None:
+        """Raises SpecError unless its spec loads (a run opened is checked before the screen is taken)."""
+        _ = self.spec
 
     @property
     def title(self) -> str:
-        """Its name in the TUI's run picker: the spec's."""
-        return self.spec.name
+        """Its name in the TUI's run picker, as spec.json names it (a spec a newer schema refuses is still listed:
+        opening it says why)."""
+        data = json.loads((self.journal.path / "spec.json").read_text())
+        name = data.get("name") if isinstance(data, dict) else None
+        return str(name) if name else self.journal.path.name
 
     def estimate(
         self,
@@ -190,7 +203,7 @@ class SavedSpecRun:
 
     def again(self, length: ScriptLength | None) -> tuple[str, list[str] | None]:
         """The run again, as a suggested `planner run` names it: its journaled spec, no arguments."""
-        return str(self.journal.path / "spec.json"), None
+        return shlex.quote(str(self.journal.path / "spec.json")), None
 
 
 @dataclass(frozen=True)
@@ -200,6 +213,9 @@ class SavedScriptRun:
     journal: RunJournal
     job: ScriptJob
     takes_secrets: ClassVar[bool] = True  # never journaled: a re-opened run takes them again
+
+    def check(self) -> None:
+        """Nothing more: its script.json was read and checked as it was opened."""
 
     @property
     def title(self) -> str:
@@ -239,19 +255,33 @@ class SavedScriptRun:
         job = self.job.with_length(length)
         envs = "".join(f" --env {shlex.quote(f'{k}={v}')}" for k, v in job.env.items())
         secrets = "".join(f" --secret {shlex.quote(name)}" for name in job.secret_names)
-        named = script_command(job.script, job.workdir, job.total_steps, job.epochs)
+        named = script_command(
+            _from_here(job.script, job.path), job.workdir, job.total_steps, job.epochs
+        )
         return named + envs + secrets, job.args
 
 
 Journaled = SavedSpecRun | SavedScriptRun
 
 
+def _from_here(shown: str, absolute: str) -> str:
+    """A journaled script's path as a command run from this folder finds it: as the user named it when it still
+    names the script from here, else relative to here (inside this folder) or absolute (a trial: `planner plan
+    RUN_DIR` from another folder suggested a relative path that no longer resolved)."""
+    import os
+
+    if Path(shown).resolve() == Path(absolute).resolve():
+        return shown
+    relative = os.path.relpath(absolute)
+    return absolute if relative.startswith("..") else relative
+
+
 def journaled(run_dir: str | Path) -> Journaled:
-    """A saved run's workload, as its journal holds it: a spec's (spec.json) or a script's (script.json). Raises
-    JournalError (not a run directory), SpecError (its spec.json does not load)."""
+    """A saved run's workload, as its journal holds it: a spec's (spec.json, loaded when used) or a script's
+    (script.json). Raises JournalError (not a run directory; a script.json that is not one)."""
     from planner.journal import RunJournal
 
     journal = RunJournal.open(run_dir)
     if journal.is_script:
         return SavedScriptRun(journal, journal.read_script())
-    return SavedSpecRun(journal, journal.read_spec())
+    return SavedSpecRun(journal)

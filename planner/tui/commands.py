@@ -19,7 +19,7 @@ def planner_commands(app: Any) -> list[tuple[str, str, Callable[[], Any]]]:
     actions = [
         (
             "Estimate",
-            "Measure this machine (free) and predict every instance for the spec (e)",
+            "Measure this machine (free) and predict every instance for the workload (e)",
             "estimate",
         ),
         ("Run benchmarks", "Benchmark local and the picked targets (r)", "run"),

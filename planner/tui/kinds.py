@@ -86,8 +86,9 @@ class ScriptShown:
     def open(self, app: PlannerApp, path: str) -> None:
         """A script typed in the Workload pane's path field: measured here and planned, as `planner tui train.py`
         opens it (without arguments: the command line gives them)."""
-        if app.run_pane.running:
-            app.notify("a run is measuring this machine: open it after the run", severity="warning")
+        if app.run_pane.running or app.results.estimating:
+            busy = "a run" if app.run_pane.running else "an estimate"
+            app.notify(f"{busy} is measuring this machine: open it after", severity="warning")
             return
         try:
             app.service.workloads.check_script(path)
@@ -99,6 +100,8 @@ class ScriptShown:
             timeout=10,
         )
         app.shown = self
+        # not the run opened before it: `s` plans this script's measurement
+        app.results.run_dir, app._unplanned = None, None
         self.start(app)
 
     def workload(self, app: PlannerApp) -> Workload | None:

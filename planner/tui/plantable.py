@@ -100,9 +100,9 @@ class PlanTable(DataTable):
 
     def _cells(self, o: RankedOption, doc: PlanDocument, narrow: bool) -> dict[str, Text]:
         """The option's cells by column: the CLI's (so the two fronts cannot disagree), short where narrow."""
-        # a row that cannot run: 'failed'; its
+        # a row that cannot run: 'failed'; its reason is under the table when the row is selected, not a cell as
+        # wide as the table
         cells = dict(zip(PLAN_COLUMNS, plan_row(o, doc, note_width=0)))
-        # reason is under the table when the row is selected, not a cell as wide as the table
         style = "bold green" if doc.is_recommended(o) else ""
         out = {name: Text.from_markup(cell, style=style) for name, cell in cells.items()}
         out[MARK_COLUMN] = mark(o, doc)  # the CLI's headline mark, plus measured or predicted

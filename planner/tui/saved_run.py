@@ -46,10 +46,13 @@ def _open(saved: object, app: PlannerApp, length: ScriptLength | None) -> None:
 @_open.register(SavedSpecRun)
 def _open_spec_run(saved: SavedSpecRun, app: PlannerApp, length: ScriptLength | None) -> None:
     """A spec's run: its journaled spec in the editor, its plan."""
-    path = saved.journal.path
+    path, spec = (
+        saved.journal.path,
+        saved.spec,
+    )  # a spec that does not load: said before anything changes
     shown = str(path / "spec.yaml") if (path / "spec.yaml").is_file() else str(path / "spec.json")
     app.query_one(WorkloadPane).load(shown, estimate=False)
-    app.results.open_run(str(path), SpecWorkload(saved.spec, shown))
+    app.results.open_run(str(path), SpecWorkload(spec, shown))
     _shown(app, path)
 
 

@@ -180,3 +180,45 @@ def test_a_run_measured_whole_keeps_its_own_length_and_a_length_given_is_a_what_
     assert length_of(run) == (None, None)  # nothing kept
     again = json.loads(planner("plan", run, "--json").out)
     assert again["workload"]["total_steps"] == 64  # its own again
+
+
+def test_the_run_a_replan_suggests_runs_from_another_folder_with_its_arguments_quoted_and_its_purchase(
+    run_dir, tmp_path
+):
+    """A trial: from another folder `planner plan RUN_DIR` suggested the script's relative path (no such file
+    there); an argument with a space was split in two; a spot plan's command left --purchase spot out (and went
+    over the bench budget on demand). The suggested command names the script from here, quotes each argument, and
+    keeps the purchase."""
+    job = json.loads((run_dir / "script.json").read_text())
+    (run_dir / "script.json").write_text(
+        json.dumps({**job, "args": [*job["args"], "--tag", "a b"]})
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    r = planner(
+        "plan",
+        run_dir,
+        "--total-steps",
+        "2000",
+        "--local-price",
+        "50",
+        "--purchase",
+        "spot",
+        cwd=elsewhere,
+    )
+    assert r.code == 0, r.err
+    said = " ".join(r.out.split())
+    script = str(ROOT / "examples/scripts/reinforce.py")
+    assert f"planner run {script} --total-steps 2000 --targets" in said, said
+    assert "--purchase spot -- --episodes 100000 --tag 'a b'" in said, said
+
+
+def test_planner_tui_refuses_what_a_saved_run_keeps_and_says_where_its_length_changes(run_dir):
+    """A trial: `planner tui SCRIPT_RUN --total-steps N` said the flag was for a training script, not this run
+    (which is one) and to leave it out for a spec."""
+    r = planner("tui", run_dir, "--total-steps", "5000")
+    assert r.code == 2, r.err
+    assert (
+        "is a saved run: it keeps what it was run with" in r.err and "planner plan RUN_DIR" in r.err
+    )
+    assert "for a spec" not in r.err

@@ -526,3 +526,32 @@ def test_the_targets_picks_follow_a_replan_until_the_user_changes_them():
             await pilot.pause(0.1)
 
     asyncio.run(scenario())
+
+
+def test_the_picker_lists_a_spec_run_its_spec_no_longer_loads_and_opening_it_says_why(tmp_path):
+    """A run journaled by an older schema (or edited) is listed by its spec.json's name, as before the saved runs
+    were typed (a review: it vanished from the list); opening it says its spec.json does not load."""
+    import json
+
+    from planner.service import PlannerService
+
+    run = tmp_path / "runs" / "20251122T101500Z-surface-mlp"
+    shutil.copytree(SAVED_RUN, run)
+    spec = json.loads((run / "spec.json").read_text())
+    spec["train"]["bogus_field"] = 1
+    (run / "spec.json").write_text(json.dumps(spec))
+    (run / "spec.yaml").unlink(missing_ok=True)
+    listed = PlannerService().journals.saved_runs(tmp_path / "runs")
+    assert [r.name for r in listed] == ["surface-mlp"]
+
+    async def scenario():
+        app = PlannerApp(None, runs_folder=tmp_path / "runs", estimate_on_open=False)
+        async with started(app, (120, 40)) as pilot:
+            await wait_for(pilot, lambda: app.panes_mounted, timeout=30)
+            app.open_run(str(run))
+            await pilot.pause(0.3)
+            said = [n.message for n in app._notifications]
+            assert any(m.endswith("spec.json") for m in said), said
+            assert app.results.run_dir is None  # nothing of it opened
+
+    asyncio.run(scenario())

@@ -6,6 +6,7 @@ re-planned."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 from textual.widgets import Static, TextArea
 
@@ -331,6 +332,42 @@ def test_a_script_typed_in_the_path_field_is_measured_and_planned_not_edited(tmp
             assert app.workload().path == str(script) and app.workload().args == ()
             assert app.query_one("#spec-editor", TextArea).read_only
             assert not app.check_action("save", ())
+
+    asyncio.run(scenario())
+
+
+def test_a_script_typed_while_the_spec_is_estimated_waits_and_one_typed_after_a_saved_run_is_its_own(
+    tmp_path,
+):
+    """A review: a script typed while the spec's estimate measured took the spec's results as its own (and `r` then
+    ran the script); one typed after a saved run was opened left that run's directory, so `s` re-planned the old
+    run. Now the first is refused until the estimate ends, and the second starts from nothing of the run."""
+    import shutil
+
+    from planner.service import ScriptWorkload, SpecWorkload
+
+    script = tmp_path / "train.py"
+    script.write_text("print('no training here')\n")
+    run = tmp_path / "run"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "run-surface-mlp", run)
+
+    async def scenario():
+        app = PlannerApp(
+            str(EXAMPLES / "small-cnn.yaml"), estimate_on_open=False, runs_folder=tmp_path
+        )
+        async with started(app, (120, 40)) as pilot:
+            await wait_for(pilot, lambda: app.spec is not None, timeout=60)
+            app.results.estimating = True  # the spec's estimate measuring
+            app.open_path(str(script))
+            await pilot.pause(0.2)
+            assert isinstance(app.workload(), SpecWorkload)
+            assert any("open it after" in n.message for n in app._notifications)
+            app.results.estimating = False
+            app.open_run(str(run))
+            await wait_for(pilot, lambda: app.results.run_dir == str(run), timeout=60)
+            app.open_path(str(script))  # as the path field's Load does (tested above)
+            await wait_for(pilot, lambda: isinstance(app.workload(), ScriptWorkload), timeout=30)
+            assert app.results.run_dir is None and app._unplanned is None
 
     asyncio.run(scenario())
 

@@ -93,7 +93,7 @@ def _finished_in_budget(x: r.FinishedInBudget) -> str:
 def _finished_short(x: r.FinishedShort) -> str:
     return (
         f"the script finished by itself after {x.ran:,} steps"
-        + (f" ({x.epochs} epochs)" if x.epochs else "")
+        + (f" ({x.epochs} epoch{'' if x.epochs == 1 else 's'})" if x.epochs else "")
         + f" while it was measured, and the plan is of {x.planned:,}: the run measured is the one its "
         "arguments (after --) train, so a plan of another length is a what-if; to measure the run you will "
         "train, give the script its arguments"
