@@ -1,21 +1,5 @@
-"""The EC2 vCPU quotas a launch counts against, read before anything starts.
-
-EC2 limits running instances by vCPUs per family group and purchase option, per region (Service Quotas, service
-code `ec2`; new accounts start at 0 for G and P). A launch fails with VcpuLimitExceeded when the vCPUs already
-running in its group plus its own exceed the quota: the planner reads the quota (GetServiceQuota) and what runs
-now (DescribeInstances: pending and running instances, spot ones apart) and refuses before launching, naming the
-quota, its value, what the launch needs and the request that raises it. A quota that cannot be read (no
-permission for Service Quotas, an endpoint without it) is a warning: the launch goes on, and a refusal by EC2 is
-explained as before (infra.aws.launch_error).
-
-Quota codes (AWS Service Quotas, Amazon EC2; the same codes in every region):
-  L-1216C47A  Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances
-  L-DB2E81BA  Running On-Demand G and VT instances
-  L-417A185B  Running On-Demand P instances
-  L-34B43A08  All Standard (A, C, D, H, I, M, R, T, Z) Spot Instance Requests
-  L-3819A6DF  All G and VT Spot Instance Requests
-  L-7212CCBC  All P Spot Instance Requests
-"""
+"""The EC2 vCPU quotas a launch counts against, read before anything starts. Design notes:
+docs/reference/modules.md (infra/quotas.py)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
 """Find and terminate planner-managed instances that outlived their purpose; the names they carry.
-
-One implementation, used by `planner reap` and (inlined as-is) by the scheduled reaper Lambda of
-infra/: `lambda_handler` is its entry point, so this file imports only boto3 and the standard
-library. It also defines, once, the names every AWS path shares: the tags, the live states and the
-stack name. An instance is the reaper's when it carries `planner:managed=true`; it is expired when
-its `planner:expires-at` (UTC ISO-8601) has passed, or, with `run_id`, when it belongs to that run.
-Untagged instances are never touched.
-"""
+Design notes: docs/reference/modules.md (infra/reaper.py)."""
 
 from __future__ import annotations
 

@@ -1,15 +1,6 @@
 """The account resources a remote run needs, found or made once: the infra stack's outputs, the
-results bucket and the no-ingress security group.
-
-With the infra stack deployed (infra/planner-stack.yaml; PLANNER_STACK_NAME names another) its
-`ResultsBucket` and `SecurityGroupId` are used. Without it the planner makes them on first use:
-a bucket `cloud-planner-<account>-<region>` (private: public-access block, SSE-S3, `runs/` expiring
-after 7 days) and a security group `cloud-planner-bench` with no inbound rule in the default VPC
-(or --subnet's). A group of that name that has gained an inbound rule is refused, never used.
-
-Errors of AWS itself (credentials, reach, permissions) are raised as they come: the caller
-(runner.aws.AwsRun.prepare) explains them once for every AWS target of the run.
-"""
+results bucket and the no-ingress security group. Design notes: docs/reference/modules.md
+(infra/resources.py)."""
 
 from __future__ import annotations
 

@@ -1,15 +1,5 @@
-"""Errors the planner reports to users, and the exit codes every command uses.
-
-    PlannerError                 message + hint ("To fix: ..."); exit 1
-    ├── InputError               the user's input is wrong; exit 2
-    │   ├── SpecError            a workload spec is invalid (one line per problem)
-    │   ├── CatalogLookupError   unknown instance type or region ("did you mean ...")
-    │   └── JournalError         a run directory's files are missing, cut short or edited (names file and field)
-    ├── RunError                 a measurement or a run failed at run time; exit 1
-    └── Cancelled                the user cancelled a run (the TUI's cancel); everything it started is ended
-
-Front ends print `error: <message>` and, when present, `  to fix: <hint>`; no traceback.
-"""
+"""Errors the planner reports to users, and the exit codes every command uses. Design notes:
+docs/reference/modules.md (planner/errors.py)."""
 
 from __future__ import annotations
 

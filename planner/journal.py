@@ -1,24 +1,5 @@
-"""The run directory: everything a run learned, on disk the moment it is known.
-
-    planner-runs/<UTC timestamp>-<name>/
-        spec.yaml          the spec as the user wrote it (for people)
-        spec.json          the validated spec (what `planner plan` re-reads)
-        script.json        a run of the user's training script instead: the script, its own arguments, the length
-        run.json           targets and plan options of the run
-        results/<label>.json   one bench result per target, written atomically as it arrives (a script's carries
-                           its whole timeline: runner/script_job.py)
-        plan.json          the plan (options + recommendation), rewritten by `planner plan`
-
-Nothing is lost: a run killed halfway keeps every result measured before it died, and
-`planner plan RUN_DIR` plans from whatever is there.
-
-Everything read back is checked before it is used (issue 16): a journal is a file anyone can edit,
-cut short or fill with NaN. Files are read bounded (regular files only, at most
-MAX_JOURNAL_BYTES), spec.json goes through the spec's own safe loader, and every field of run.json's
-plan options and of each result is held to its type and to the range its flag has; a problem is a
-JournalError naming the file and the field. The output directory of a run is checked before the
-run starts (`check_run_dir`), and a failed write is a RunError, not a traceback.
-"""
+"""The run directory: everything a run learned, on disk the moment it is known. Design notes:
+docs/reference/modules.md (planner/journal.py)."""
 
 from __future__ import annotations
 

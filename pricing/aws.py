@@ -1,18 +1,5 @@
-"""Live refresh: today's AWS prices and instance facts, cached in the snapshot's schema.
-
-- On-demand: the Price List Query API (`pricing` client, us-east-1), `get_products` filtered to
-  Linux, shared tenancy, no pre-installed software, capacity status "Used". Each PriceList item is a
-  JSON string; the hourly USD price is read by walking the OnDemand term's price dimensions (no
-  hard-coded term or rate codes, which AWS does not promise to keep).
-- Spot: `describe_spot_price_history` (Linux/UNIX), the latest price per availability zone, then
-  min and median over zones.
-- Facts: `describe_instance_types` (vCPUs, memory, architecture, GPUs).
-
-Missing credentials, access denied and throttling raise `PriceRefreshError` with what to do; the
-caller falls back to the snapshot. boto3 is injectable (`session`), and standard configuration
-(profile, AWS_REGION, AWS_ENDPOINT_URL) applies, so moto and real AWS look alike; the client
-factory and the error explainer are `infra.aws`'s.
-"""
+"""Live refresh: today's AWS prices and instance facts, cached in the snapshot's schema. Design
+notes: docs/reference/modules.md (pricing/aws.py)."""
 
 from __future__ import annotations
 

@@ -1,14 +1,5 @@
-"""The billing model, in one place: what a given number of seconds on an option costs.
-
-- EC2 Linux instances, on-demand and spot: per-second billing with a 60-second minimum each time an
-  instance starts (AWS, "EC2 On-Demand Instance pricing": "Per-second billing ... minimum of 60
-  seconds"; spot instances are billed the same way at the spot price).
-- The root EBS volume (gp3) bills pro rata for as long as it exists, which for our instances is the
-  instance's life (delete-on-termination). gp3 storage: $0.08 per GB-month in us-east-1 (AWS, "Amazon
-  EBS pricing", 2025); a month is 730 hours in AWS's pro-rata arithmetic.
-- The `local` target costs 0 $/h unless the user gives `--local-price USD_PER_HOUR` (amortized
-  hardware, power); there is no minimum.
-"""
+"""The billing model, in one place: what a given number of seconds on an option costs. Design
+notes: docs/reference/modules.md (pricing/billing.py)."""
 
 from __future__ import annotations
 

@@ -1,14 +1,5 @@
 """The price catalog: a fixed-schema DataFrame, where it came from, and query functions on it.
-
-Query functions take the frame first (as SkyPilot's catalog does), so tests feed a small fixture
-and the refresher's output is queried exactly like the bundled snapshot. Every row carries its
-`source` ("snapshot", "catalog" or "aws-live") and `as_of`, so every price shown can say where it came from.
-
-Which data is used (`load_catalog`): the prices cached by `planner prices --refresh` (the hosted
-catalog, pricing/hosted.py, or AWS's Price List API, pricing/aws.py) when the cache is younger than
-`max_age_hours` (default 24, env PLANNER_PRICE_MAX_AGE_HOURS), else the bundled snapshot;
-`Catalog.note` says which and why.
-"""
+Design notes: docs/reference/modules.md (pricing/catalog.py)."""
 
 from __future__ import annotations
 

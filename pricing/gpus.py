@@ -1,14 +1,5 @@
 """Pure: which GPUs a user asks for, written as `sky gpus list` and `dstack offer --gpu` read it.
-
-    A100          every machine with A100s (the 40 GB and the 80 GB part: a name matches its variants)
-    H100:8        eight H100s
-    L4:1..4       one to four L4s
-    24GB..80GB    any GPU with 24 to 80 GB each (the vendor's GB: an A10G has 24, as its sheet says)
-    A100:80GB:8   tokens in any order, split by ':'; a range's end may be left open (40GB.., ..4)
-
-Memory is per GPU in the vendor's gigabytes (10^9 bytes, as every GPU's sheet and every user counts it); a
-GPU without a sheet in pricing/data/gpu_specs.csv has its catalog memory (MiB from AWS) converted.
-"""
+Design notes: docs/reference/modules.md (pricing/gpus.py)."""
 
 from __future__ import annotations
 

@@ -1,25 +1,5 @@
-"""AwsTarget: the bench on a rented EC2 instance that cannot outlive its purpose.
-
-Per run (`AwsRun.prepare`, once, from the first target's start): the results bucket (given, from
-the infra stack, or created private + encrypted + public-access-blocked + 7-day lifecycle), a
-security group with no inbound rules (created once, tagged, reused), and the bench bundle
-(runner/bundle.py: runner/bench and a custom model's code) uploaded once. A preparation that fails
-(no credentials, AWS out of reach, an upload denied) fails every AWS target of the run with one
-message that says what is missing and what to do; the local targets are measured anyway.
-
-Per target (`AwsTarget.start`): the job JSON is uploaded; presigned URLs scoped to the exact keys
-(GET bundle/job, PUT result/log) expire at the run's deadline (S3 allows 7 days at most: a longer
---max-bench-minutes is refused up front); `run_instances` carries every guard:
-InstanceInitiatedShutdownBehavior=terminate, IMDSv2 required, the no-ingress security group, an
-encrypted root volume deleted on termination, tags planner:managed / planner:run-id /
-planner:expires-at / Name, no instance profile; user-data is runner/bootstrap.sh whose first
-command is the dead-man `shutdown -h +N`. Launch errors become a failed target, never a crash.
-
-Afterwards an AWS call that fails raises, and the session retries it (runner/target.py). A result
-the instance uploaded is read bounded and checked: a truncated or malformed one is a failed result
-with the first and last lines of the instance's log. `leftover()` names an instance no terminate
-reached, for the run to report with its expiry and the reap command.
-"""
+"""AwsTarget: the bench on a rented EC2 instance that cannot outlive its purpose. Design notes:
+docs/reference/modules.md (runner/aws.py)."""
 
 from __future__ import annotations
 

@@ -1,21 +1,6 @@
 """The instance's contract: what ships to it (the bench bundle, the user-data that runs it) and
-what comes back (a result file, checked before it is believed).
-
-The bundle is a zip of runner/bench (torch + standard library, the same bench that runs here) and,
-for a `custom` model, the user's code: the folder of model.path (a folder, or the folder of a .py
-file), or, without a path, the module (a file or a package) found in the current directory, as the
-local bench would find it. The user's files go under `user/` in the bundle, and the job sent to the
-instance names that bundle-relative folder instead of this machine's absolute path; the bench runs
-in the unpacked bundle, so the import works there as it does here.
-
-The user's folder is bounded (USER_CODE_MAX_BYTES, USER_CODE_MAX_FILES, skipping caches, VCS and
-virtualenv folders): a folder that holds a dataset or a checkpoint is refused with a message that
-says so, before anything is launched.
-
-`render_bootstrap` fills runner/bootstrap.sh (dead-man timer first) with the run's presigned URLs;
-EC2 takes at most 16 KB of user-data. What comes back is read at most RESULT_MAX_BYTES and held to
-the journal's own checks of a result (planner.journal.result_problems) before it is believed.
-"""
+what comes back (a result file, checked before it is believed). Design notes:
+docs/reference/modules.md (runner/bundle.py)."""
 
 from __future__ import annotations
 

@@ -1,17 +1,5 @@
-"""What of a training script's folder ships to a rented instance: bounded, as git would see it, never a secret.
-
-The script runs on the instance as it runs here, in its own folder, so the folder goes with it (its
-modules, its configs, a small dataset file). What does not:
-
-- what `.gitignore` files in the folder ignore (git's own rules, by pathspec's GitIgnoreSpec; a
-  `.gitignore` in a subfolder applies below it), and caches, VCS and virtualenv folders;
-- secrets, whatever .gitignore says: `.env` files, keys and certificates (`*.pem`, `*.key`, `id_rsa`...),
-  `.aws/`, `.ssh/`, credentials files, `.netrc`, `.pypirc`; each is named in the listing as left out.
-
-The folder is bounded (MAX_BYTES, MAX_FILES): a folder holding a dataset or checkpoints is refused before
-anything is launched, with the fix (a .gitignore line, or a folder of its own). Runs on this machine
-(the planner's side): pathspec is the planner's dependency, not the instance's.
-"""
+"""What of a training script's folder ships to a rented instance: bounded, as git would see it,
+never a secret. Design notes: docs/reference/modules.md (runner/folder.py)."""
 
 from __future__ import annotations
 

@@ -1,20 +1,6 @@
 """`python -m runner.lifeline MODULE ARGS...`: run MODULE as `python -m MODULE ARGS...` would, in a
-process that dies with the planner that started it.
-
-The planner starts its children (the local bench, the process that describes a custom model) in a
-session of their own, so that terminating one takes its whole process group. That also means no
-terminal signal reaches them, and a planner killed with SIGKILL (no `finally`, no handler) would
-leave them running. So the child asks first thing to die with its parent: on Linux the kernel's
-parent-death signal (prctl PR_SET_PDEATHSIG, SIGKILL), elsewhere a watchdog thread that notices the
-parent is gone (the child is re-parented). The parent's pid comes in PLANNER_PARENT_PID; a parent
-that died before the child could ask is noticed at once.
-
-One caveat of the kernel's signal: it fires when the *thread* that started the child ends. The
-planner starts children from the thread that then waits for them (the CLI's main thread, the TUI's
-run worker), so the two end together.
-
-Standard library only: this runs before anything else in the child.
-"""
+process that dies with the planner that started it. Design notes: docs/reference/modules.md
+(runner/lifeline.py)."""
 
 from __future__ import annotations
 

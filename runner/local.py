@@ -1,16 +1,5 @@
-"""LocalTarget: run the bench in a subprocess on this machine.
-
-A subprocess, not a function call: the measurement runs in a fresh interpreter exactly as it will on
-a rented instance (`python -m runner.bench job.json result.json`), its peak RSS is its own, and a
-hung or crashed workload cannot take the planner down. Implements the target protocol shared with
-the AWS target (runner/target.py): start, poll, collect, terminate. Every child the planner starts
-here runs under runner/lifeline.py: it dies with the planner, also when the planner is SIGKILLed.
-
-The parent also times the process from outside, which the bench cannot do from inside: its whole
-life (spawn to exit, `process_seconds`) and its exit after the result is written
-(`exit_seconds`: interpreter shutdown with torch loaded, ~0.3 s here), a one-time cost of every
-training run.
-"""
+"""LocalTarget: run the bench in a subprocess on this machine. Design notes:
+docs/reference/modules.md (runner/local.py)."""
 
 from __future__ import annotations
 

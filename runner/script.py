@@ -1,30 +1,6 @@
 """Run a user's training script, unchanged, and time its steps: `python -m runner.script --out
-RESULT.json --seconds S -- train.py ARGS...` (under runner.lifeline, so it dies with the planner).
-
-SHIPPED TO INSTANCES: standard library and torch only. The script needs no import of ours: the step
-boundary is found from outside, by PyTorch's own hooks, installed before the script runs:
-
-- `optimizer`: torch.optim's global optimizer-step post-hook. Several optimizers stepping once each
-  per iteration (a GAN's two, an actor and a critic) are one step: an iteration ends when an
-  optimizer that already stepped in it steps again. Gradient accumulation is whatever happens
-  between two steps.
-  A closure optimizer (LBFGS: `opt.step(closure)`) steps once however many forward and backward passes its
-  closure runs: an optimizer is known from the moment its first step begins (the step pre-hook), so the
-  passes inside it are not steps; the passes per closure step are recorded.
-- `backward`: a script with no torch.optim (weights updated by hand) steps at each backward pass
-  (torch.autograd.backward, which Tensor.backward calls).
-
-A DataLoader iterated to its end is an epoch: its start, end and length are recorded. With CUDA in
-use, each boundary synchronises first, so a step's time is its kernels' too. Once the step time has
-had `--seconds` (and at least `--min-steps` steps) and has settled (settle_figures: thirds_drift, windows_spread;
-unsettled, it goes on to 3x `--seconds`), or at `--max-steps`, the result is written and
-the process ends at once (os._exit: the script's own cleanup is not timed, its DataLoader workers
-die with it); a script that finishes first is measured whole. Times are seconds since the spawn
-(PLANNER_SPAWN_TIME, the parent's time.time() when it started this process). While it measures,
-`RESULT.json.progress` holds its latest progress (phase, steps, the mean step of the last 2 s, the cap of a
-phase past the budget), replaced at
-most twice a second, for the parent's progress line (runner.script_job.ProgressWatch).
-"""
+RESULT.json --seconds S -- train.py ARGS...` (under runner.lifeline, so it dies with the
+planner). Design notes: docs/reference/modules.md (runner/script.py)."""
 
 from __future__ import annotations
 

@@ -1,14 +1,5 @@
-"""A user's training script as a bench job: `python -m runner.bench JOB.json RESULT.json` with a job of
-kind "script" runs it here under runner/script.py and writes a BenchResult like any bench's, carrying
-the script's whole timeline (`script`), so every target, guard, fault rule and journal rule of a bench
-holds for a script too.
-
-SHIPPED TO INSTANCES: standard library only (runner/script.py brings torch in the child). On an
-instance the job's folder is the bundle's `user/`, the script's folder as runner/folder.py shipped it;
-`requirements` (a file in it) is installed first, its time counted as one-time cost. On a CPU target
-GPUs are hidden from the script (CUDA_VISIBLE_DEVICES=""); on a GPU target a script that never touched
-the GPU is measured as what it is, a CPU run, and said so.
-"""
+"""A user's training script as a bench job of kind "script", run under runner/script.py. Design
+notes: docs/reference/modules.md (runner/script_job.py)."""
 
 from __future__ import annotations
 

@@ -1,29 +1,5 @@
 """BenchSession: run a run's targets, journal each result as it arrives, and guarantee cleanup.
-
-One loop over the target protocol (runner/target.py). Exclusive targets (local benches: they share
-this machine and would disturb each other's timing) run one after another; the others (rented
-instances) start up front, so their boot overlaps with everything else, and are polled every
-`target.poll_seconds`. Every result is handed to `on_result` (the journal) the moment it is
-collected, before the target is terminated. The session stops waiting for a target at its
-`deadline`.
-
-A fault is an event, not an abort: a call that fails (poll, collect or terminate raising after the
-client's own retries) is told through `on_notice` and retried with exponential back-off (from the
-target's poll interval, capped) while the other targets go on. A target that keeps failing is
-abandoned at its deadline (or after MAX_FAULTS failures in a row when it has none), and its result
-says why.
-
-Cleanup cannot be interrupted into a leak. Every started target is terminated in `finally`, a
-failed terminate is retried with back-off (TERMINATE_ATTEMPTS), then the `backstops` run (for AWS:
-terminate everything carrying the run's tag); whatever may still bill after that is
-`unterminated` (each target's `leftover()`: the instance, its region and expiry) for the caller to
-name. In the main thread SIGINT, SIGTERM and SIGHUP raise `Interrupted` (a KeyboardInterrupt) the
-first time, so `finally` runs; once the cleanup has begun, further signals are deferred ("terminating
-N instances, please wait"). A session in a worker thread has no signal handler: its owner routes
-signals to `cancel` (the TUI does). SIGKILL cannot be caught: for that the local bench dies with the
-planner (runner/lifeline.py), and instances carry `planner:expires-at`, their own dead-man timer,
-and `planner reap`.
-"""
+Design notes: docs/reference/modules.md (runner/session.py)."""
 
 from __future__ import annotations
 

@@ -1,39 +1,5 @@
-"""The stand-in GPU: a script written for CUDA runs here, unchanged, on a device that has shapes but no data.
-
-SHIPPED TO INSTANCES with the launcher (standard library and torch only), though it runs only here: a GPU's
-step is planned by tracing it on the stand-in, so a step of GPT-2 or a ResNet-50 that would take minutes on
-this CPU traces in seconds, with the precision the GPU run would use.
-
-How (written down, as the design asks; the options and why this one):
-- A CPU build of PyTorch cannot hold a tensor whose device is `cuda` through a backward pass: the autograd
-  engine needs the CUDA device guard and accelerator hooks, which only a CUDA build registers (a CUDA-typed
-  FakeTensor fails in `backward`; registering a Python guard for CUDA trips the engine's stream asserts,
-  pytorch/pytorch#161129). So the stand-in is PyTorch's own PrivateUse1 backend, renamed `standin`, with a
-  Python device guard (torch.utils.backend_registration), and its tensors are PyTorch's own FakeTensors
-  (FakeTensorMode: shapes, dtypes, strides, no storage). Autograd, foreach and fused optimizers, GradScaler
-  and channels_last all work on it.
-- The script asks for `cuda` and gets the stand-in: `torch.cuda` describes the GPU planned (name,
-  capability, memory, bf16 support), every `device="cuda"` / `.to("cuda")` / `.cuda()` is sent to the
-  stand-in (a TorchFunctionMode), and `torch.autocast("cuda", ...)` autocasts the stand-in's ops with CUDA's
-  lists (Python kernels on the AutocastPrivateUse1 key). What differs from a GPU: a tensor's `.device`
-  reads `standin:0`, not `cuda:0`.
-- Values read back (`.item()`, `float(loss)`, `.tolist()`, `.cpu()`, `.numpy()`, printing) are stand-in
-  values: every stand-in tensor reads as zeros. Each counts as a synchronisation, and the script's line
-  that read it is recorded, so the plan can name control flow that may have depended on one.
-- `torch.compile` returns the model unchanged: it is traced eager (what compile would fuse is not modelled,
-  and the plan says so). scaled_dot_product_attention runs as the fused kernel a GPU picks (flash for
-  fp16/bf16 without a mask, memory-efficient otherwise), not the CPU's math fallback.
-- Host time: the CPU time of the script's own thread outside PyTorch's calls on the stand-in, per step
-  (time.thread_time: a busy machine does not add to it), is the script's Python and data loading. What the
-  stand-in itself costs is taken out: its modes' own work on every call, and the way into them (PyTorch's
-  torch-function handling, ~10-20 us a call, calibrated when it is installed: `call_overhead`). Without that, a
-  GPU row's host was 2-4x the host of the same script on an H200 (benchmarks/results/device-h200-2026-11-28.csv).
-  A call on host tensors alone (a data loader's indexing and stacking, a CPU model) runs past the dispatch mode, as
-  on a GPU machine, and its CPU time is the script's; its way into the function mode is calibrated apart
-  (`host_call_overhead`: a binary op with a Python scalar takes another ~1.5 us). Through the dispatch mode, nanoGPT's
-  get_batch cost 10-15x its own CPU time and its GPU rows were host-bound at twice the step; with that time taken
-  off by a calibrated estimate, one badly timed calibration on a busy machine gave it all back.
-"""
+"""The stand-in GPU: a script written for CUDA runs here, unchanged, on a device that has shapes
+but no data. Design notes: docs/reference/modules.md (runner/standin.py)."""
 
 from __future__ import annotations
 

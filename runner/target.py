@@ -1,22 +1,5 @@
-"""The target protocol: what the session needs from a place that runs a bench job.
-
-`LocalTarget` (a child process here) and `AwsTarget` (a rented EC2 instance) implement it; the
-session (`runner.session.BenchSession`) has one loop over it. A target goes
-
-    pending --start()--> booting --> running --> done | failed | terminated
-
-`poll()` never blocks for long and never raises for an expected outcome: a failed launch, a
-crashed bench or an instance that vanished are states, and `collect()` turns each into a
-`BenchResult` (status "error" with the reason and the log's lines). A call to the provider that
-fails (`poll`, `collect`, `terminate` raising after the client's own retries: throttling, a lost
-network) is not an outcome but an event: the session retries it with backoff and goes on with the
-other targets.
-
-`terminate()` is idempotent and is called for every started target; until it has succeeded once,
-`leftover()` names what may still be running and billing (the instance, its region and expiry),
-which the session reports when every retry failed. `abandon(reason)` stops waiting for a target
-(terminating it, which may raise) and makes `collect()` report `reason` without asking anyone.
-"""
+"""The target protocol: what the session needs from a place that runs a bench job. Design notes:
+docs/reference/modules.md (runner/target.py)."""
 
 from __future__ import annotations
 

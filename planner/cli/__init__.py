@@ -1,22 +1,5 @@
-"""`planner ...`: the headless front end. Data on stdout, progress and diagnostics on stderr.
-
-Exit codes (every command): 0 success, 1 runtime failure, 2 bad input or usage; `planner run` also
-3 (incomplete: a plan, but a target failed or a spot reclaim cut one short, or an instance could not be terminated — named with
-the `planner reap` command that ends it) and 128 + N when stopped by signal N. Errors print as
-`<title>: <message>` and `  to fix: <hint>` with no traceback. Heavy modules (torch, pandas, boto3,
-textual, rich) are imported inside the commands, never at module level, so `planner --help` is fast;
-tests/cli/test_imports.py guards that. Like the TUI, the CLI calls only `planner.service` (and
-renders with `planner.report`): one command module per use case.
-
-    parsers/     every command's arguments (light: `planner --help` imports nothing else), the config
-                 file's defaults, --profile anywhere
-    common.py    consoles, progress line, plan printout, what several commands do with their arguments
-    measure.py   check, bench, validate
-    plan.py      run, estimate, plan, calibrate
-    account.py   prices, reap, infra, ls, tui
-    config.py    config (the defaults file)
-    completion.py  completion (a shell's completion script)
-"""
+"""`planner ...`: the headless front end. Design notes: docs/reference/modules.md
+(planner/cli/__init__.py)."""
 
 from __future__ import annotations
 

@@ -1,14 +1,5 @@
-"""Pure: the typed candidates a plan compares, built once from measurements and predictions.
-
-A candidate is a place the workload could train — a `Target` (this machine, or an AWS instance
-type) on a device — with the facts that decide it: how long one step takes there (measured by the
-bench, or predicted by the device model), whether the workload fits in its memory, and what an
-hour of it costs. Candidates are built here once; `Candidate.option(total_steps)` estimates the
-whole run (planner/core/estimate.py) and planner/core/decide.py prices and ranks the options.
-
-Nothing here reads a file, a clock or AWS: the catalog rows arrive as `InstanceFacts` (built by
-pricing/catalog.py), measurements as bench results, GPU facts as `GpuSpec`s.
-"""
+"""Pure: the typed candidates a plan compares, built once from measurements and predictions. Design
+notes: docs/reference/modules.md (planner/core/candidates.py)."""
 
 from __future__ import annotations
 

@@ -1,46 +1,5 @@
-"""Pure: options with training-time intervals x prices -> ranked options, two answers and a headline.
-
-THE RULE (one rule, everywhere; check it by hand from the table):
-
-1. Under the objective every usable option has a *point value*: its billed cost (`cheapest`; plus
-   the value of waiting, time_value x training time, when `--time-value` is given), its training
-   time (`fastest`), or its billed cost among the options whose whole interval finishes within the
-   deadline (`deadline`; when none is sure to, the cheapest of those not clearly slower than the fastest, by
-   rule 2's band on time). **The option with the best point value wins.** Exact ties go to the
-   shorter training time, then the lower hourly rate — so an option whose point cost is lower and
-   whose time is no longer is never passed over.
-2. The winner is compared with the runner-up (the second-best point value): their ratio
-   `runner-up / winner` is the margin it wins by. **"Too close to call"** when that ratio is within
-   TOO_CLOSE_MARGIN (10%) — or, when only one of the two is scaled from a measurement of this
-   machine, within that measurement's run-to-run noise, since measuring again could swap them (the
-   plan states which band it used). The answer still names the better one by its estimate.
-3. Beyond the band the winner is **clear** when the ratio's interval stays above 1, and **likely**
-   when it does not: the answer says how sure it is (the interval of the ratio) and which paid
-   benchmark would settle it.
-4. "A GPU only when its speedup beats its price ratio" is rule 1 applied to a GPU and the
-   *reference CPU*: the best fitting CPU of the same kind of place by the same point value (for
-   renting, the best rented CPU; for this machine, its CPU), one reference for every GPU row.
-
-       speedup            = reference time / GPU time
-       break_even_speedup = (GPU $/h + v) / (CPU $/h + v)   (billed rates: instance + root volume; v = time value)
-
-   With per-second billing, `speedup > break_even_speedup` exactly when the GPU's point cost is the
-   lower, so the sentence quotes the two numbers the rule compared.
-
-Intervals of ratios count shared error once (`ErrorBasis`): CPU instances predicted from this
-machine's bench share that bench's error, which cancels in their ratio (and the CPU model's error
-is counted once, not once per instance); a GPU predicted by the device model against a CPU scaled
-from the bench combines the two independent errors once, in quadrature in log space — not as the
-corner-to-corner ratio of two intervals.
-
-Two answers, one headline. The *here* answer is the best way to train on this machine; the *if you
-rent* answer the best AWS instance. The headline picks between them by the same rule at a value of
-waiting (`--time-value`, HEADLINE_TIME_VALUE $/h when not given, and the plan says so): point cost
-plus waiting, so a free machine wins against a rented GPU that saves minutes and loses against one
-that saves days. Under `fastest` the faster answer wins; under `deadline` the answer that meets it
-(both: the cheaper). An answer too close to call between two of its options could be the other one after
-measuring again: when that one would swap here and rent, the headline is too close to call as well.
-"""
+"""Pure: options with training-time intervals x prices -> ranked options, two answers and a
+headline. Design notes: docs/reference/modules.md (planner/core/decide.py)."""
 
 from __future__ import annotations
 

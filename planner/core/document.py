@@ -1,24 +1,5 @@
-"""The plan document: one typed value from the decision to the screen (its one converter: document_json.py).
-
-`PlanDocument` is what every use case returns (estimate, run, replan, a what-if, a saved run): the
-workload, the plan options, the typed `Plan` (ranked options, the headline and both answers with the
-comparisons they rest on, the reference CPUs, its warnings and notes) and, by use case, the prices it used and
-the paid benchmarks it suggests (an estimate) or the failed targets, what could not be terminated and
-the bench's bill (a run). The fronts render it; none looks a field up by string key.
-
-JSON only at the edges: document_json's `to_json` writes the document as `planner ... --json` prints it and a run's
-plan.json holds it (strict JSON: an infinite number is null with a `<key>_note` beside it);
-`from_json` reads any version this planner ever wrote. SCHEMA_VERSION 1 is every document written
-before the version was stated (no `schema_version` key); 2 adds the key, nothing else; 3 splits `notes` (how the
-plan was made) from `warnings` (caveats), which held both before (an older document's are read as warnings); 4 gives
-a script's workload its own fields (`script_args`, `step_boundary`; null samples, batch size, data location and
-task, and null epochs when no epoch was seen), where 3 wrote zeros, its arguments as `data_location` and its step
-boundary as `task` (read as 4 writes them). A plan of a SkyPilot task whose resources pick instances also carries
-`task_choice` (its source, its pick as written, the instances it allows and the `target` the plan prices it by): a key
-added within 4, absent elsewhere and read as none. 6 writes each warning and note (and an option's `interval_note`) as a
-fact: {"kind", its numbers, "text"} (planner.core.remarks), where 5 wrote the words alone (read as a `worded` remark).
-Pure: no I/O.
-"""
+"""The plan document: one typed value from the decision to the screen (its one converter:
+document_json.py). Design notes: docs/reference/modules.md (planner/core/document.py)."""
 
 from __future__ import annotations
 

@@ -1,24 +1,5 @@
 """Pure: a bench result + the spec's step count -> full training time with a low/high interval.
-
-    train_seconds = one-time costs + total_steps x mean step seconds
-
-One-time costs: process start (interpreter + `import torch`, measured by the bench on Linux) and
-exit (interpreter shutdown, measured by a local bench's parent), setup (model, optimizer, data on the
-device: measured by the bench), the warm-up's excess over steady-state steps (measured), and for a
-cloud target the instance's boot and setup (a documented constant until measured).
-
-Interval: the mean's 95% interval from the bench, widened by the run-to-run noise of a machine (two
-benches of the same workload in a row do not give the same mean: clock boost, neighbours on a
-shared host, memory placement). The two are independent, so their relative half-widths add in
-quadrature. The one-time costs move between processes too (setup took 0.9-1.2 s for the same
-tiny model here), so they get the run-to-run noise as well: it is what a short run's interval is
-made of. RUN_TO_RUN_NOISE was measured on this project's 2-core CI VM (2026-11-21): 5 benches
-each of surface-mlp, small-cnn and custom-policy (`planner bench examples/NAME.yaml --seconds 10
---json`, run in turn). The standard deviation of the 5 means was 15%, 7% and 8.5% of their average
-(largest single deviation 24%, 8%, 12%), larger than each run's own 95% interval (8-10%): on a
-shared VM the machine changes between runs more than within one. 0.15 covers about 1.5 standard
-deviations of the average workload; a quieter machine could use less.
-"""
+Design notes: docs/reference/modules.md (planner/core/estimate.py)."""
 
 from __future__ import annotations
 

@@ -1,21 +1,5 @@
-"""Which rows a table shows (issue 27): a plan predicts 60-odd options and the catalog lists 150 prices,
-more than a screen; grouped, the rows that answer the question fit one, in the order given (the plan's
-rank, the catalog's sort). The one rule for the CLI's tables and the TUI's, plans and prices alike;
-`--json` keeps every row. Pure: row facts in, the indices shown out.
-
-  gpu (the default)  the rows always shown (below), the first row of each GPU model, the first of each
-                     GPU count on one instance (GPUs in all: "how many?"; several instances, predicted on
-                     paper only, are in their model's group alone), and the first CPU row: the best of
-                     each, as the order ranks them. A model or count whose rows all cannot run shows its first.
-  instance           the rows always shown and the first row of each instance type (its best GPU count,
-                     its cheapest region).
-  none               every row.
-
-Always shown (`keep`): what a plan names or paid for — the headline, both answers, a SkyPilot task's own pick, the reference CPUs
-the speedups compare with, this machine's rows and every measured or failed row. This machine's rows
-(`here`) are in no group: a group's best is the best to rent. `max_rows` then caps the count, the kept
-rows first; the rows shown stay in the order given.
-"""
+"""Which rows a table shows: the rows that answer the question, grouped, in a screen. Design notes:
+docs/reference/modules.md (planner/core/shown.py)."""
 
 from __future__ import annotations
 

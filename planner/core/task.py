@@ -1,25 +1,5 @@
-"""Pure: a SkyPilot task YAML read as the training script it runs, so a SkyPilot user plans the task they
-already have (`planner estimate task.yaml`, `run`, `bench`, `validate`, `tui`): its `workdir` is the script's
-folder (shipped whole, as `sky launch` syncs it), its `run` command's one `python SCRIPT.py ARGS` is the script
-and its arguments (`$VAR` and `${VAR}` from its `envs`), and a `pip install -r FILE` in its `setup` is
-`--requirements FILE`.
-
-What the planner does not do with a task is said, never dropped silently (`Task.notes`): setup's other commands
-and run's other lines are not run, `num_nodes` is planned as one node, `file_mounts` are not mounted. Its
-`resources` do not narrow the plan (every instance is planned: the question is whether the task's choice is worth
-it): what they ask for (`accelerators`, `instance_type`, `cpus`, also in `any_of`/`ordered`) is the task's choice,
-which the plan prices against its answer (TaskAsks); their `region` (or `infra: aws/REGION`) and `use_spot` are
-where and how the plan prices, as `sky launch` reads them, unless --region/--purchase say otherwise. Its `envs` and `secrets` are set in the script's
-environment, as SkyPilot sets them (planner.core.script.ScriptEnv: a secret, or an env named like one, is set
-here only, never journaled or uploaded). What it cannot plan is refused by field, with the fix: a
-task without a workdir or a run, a run with no python line or several, `python -m MODULE`, a launcher of
-several processes (torchrun, accelerate, deepspeed), a `$VAR` its envs do not set.
-
-Options considered for `run`: executing it in a shell would run whatever it holds (a `cd`, a download, a
-loop), which the launcher cannot time or contain; taking its one python line is what the launcher can run
-unchanged, and is the common shape of a training task. A shape the planner does not take is refused with the
-command that plans the script directly.
-"""
+"""Pure: a SkyPilot task YAML read as the training script it runs. Design notes:
+docs/reference/modules.md (planner/core/task.py)."""
 
 from __future__ import annotations
 

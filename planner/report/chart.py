@@ -1,16 +1,5 @@
-"""The plan's chart, computed once for the TUI's pane (planner/tui/chart.py, plotext) and the file
-`--chart` writes (chart_file.py, matplotlib): which options, where each sits, their intervals, the
-break-even line, the box and the tick labels. The renderers only draw what this returns.
-
-Both axes are logarithmic, so everything here is in log10 units: x = log10(training seconds),
-y = log10(dollars). The cost is what the plan weighs (PlanDocument's point_cost: billed cost, plus
-waiting when a time value is set); free options sit on a bottom line labelled $0, a little under the
-cheapest paid figure (a log axis has no zero). The break-even line is the reference CPU option's
-cost, below which a GPU pays for itself (PlanDocument.break_even_cost).
-
-With 40 options it stays legible: the top N by rank, plus the recommendation and both answers when
-they rank lower, and the best-ranked GPU (the break-even line is about GPUs).
-"""
+"""The chart's data, for the TUI and for `--chart`: which options, where each sits, their
+intervals. Design notes: docs/reference/modules.md (planner/report/chart.py)."""
 
 from __future__ import annotations
 

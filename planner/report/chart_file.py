@@ -1,12 +1,6 @@
-"""`--chart FILE`: the TUI's chart as a file — SVG, PNG, or a self-contained HTML page (the headline,
-both answers and the SVG inline, no script). What is drawn is planner/report/chart.py's ChartData,
-the one the TUI's pane draws: the same options, points, intervals, break-even line and ticks.
-
-matplotlib draws it. It is the optional extra `chart` (pip install 'cloud-planner[chart]'), imported
-only here and only when a chart is asked for; `chart_format` checks the extension and the extra
-before any work, so a missing extra costs a message, not a benchmark. SVG text stays text (searchable,
-selectable; svg.fonttype none), and the files carry no date, so the same plan gives the same file.
-"""
+"""`--chart FILE`: the TUI's chart as a file — SVG, PNG, or a self-contained HTML page (the
+headline, both answers and the SVG inline, no script). Design notes: docs/reference/modules.md
+(planner/report/chart_file.py)."""
 
 from __future__ import annotations
 

@@ -1,27 +1,5 @@
-"""PlannerService: THE ONLY DOOR. The CLI and the TUI call it and render what it returns; they
-import nothing from runner/, pricing/, infra/, boto3 or botocore, and hold no rule the other lacks.
-
-A plain object (facade.py) composed of parts, none inheriting from another:
-
-    account.py      Account: prices, the catalog, instances, terminate, reap, infra, credentials (`service.account`)
-    describe.py     Workloads: a spec loaded, checked and described; a script checked; a SkyPilot task read
-                    (`service.workloads`)
-    journals.py     Journals: where runs journal, the saved ones, a script run's job and timeline (`service.journals`)
-    measure.py      Measure: bench, validate, a script measured here or traced on the stand-in GPU
-    bench.py        a spec's bench here (its job, batch, child process) and validate; BenchOptions
-    script_checks.py  a script's path, folder and GPU words checked; ScriptValidation
-    flags.py        what each flag accepts (light: the CLI's parser reads it)
-    predictions.py  Predict: estimate and its re-plans (plan_of: THE plan of a spec), `auto`, calibrate
-    plan.py         Runs: a spec's run, its launch preview and quotas, a saved spec run's plan
-    launch.py       what a launch checks first (preflight), a dry run's LaunchPreview, the fallbacks
-    scripts.py      Scripts: the user's own training script estimated, run, and any saved run re-planned
-    script_lengths.py  a script's measurements at other lengths: rented rows for N steps, where the answer changes
-
-The facade's methods are the use cases that measure, predict and plan; each hands its work to the part that owns it.
-It owns no presentation: callers pass callbacks (`on_progress`, ...) and render what comes back.
-Heavy libraries (torch, pandas, boto3, pydantic) are imported inside the methods, so importing the
-service is cheap (`planner --help` must not pay for them).
-"""
+"""PlannerService: THE ONLY DOOR. Design notes: docs/reference/modules.md
+(planner/service/__init__.py)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""Per-device corrections of the device model, learned from measurements and stored as data.
-
-A correction is measured step seconds / predicted step seconds for one device: a GPU model ("T4",
-"A10G", ...) or a CPU instance family ("cpu:c7i"). Predictions multiply by it and narrow their
-interval to +-20% (planner/core/predict.py). Sources, merged (the user's file wins per device):
-- pricing/data/calibration.csv, bundled (empty until measurements are published with the package);
-- <user cache dir>/calibration.csv, written by `planner calibrate RUN_DIR ...` from the measured
-  results in run journals (AWS GPU and CPU instances, a local CUDA GPU).
-The correction of a device is the median over its measurements.
-"""
+"""Per-device corrections of the device model, learned from measurements and stored as data. Design
+notes: docs/reference/modules.md (planner/service/calibration.py)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
-"""The user's defaults: a TOML file (`planner config path`; PLANNER_CONFIG points elsewhere) holding what
-would otherwise be typed on every command — region, purchase option, the value of waiting, this machine's
-price, the bench budget, the money cap on paid benchmarks, the AWS profile, the hosted catalog's URL.
-
-Precedence, as the AWS CLI and SkyPilot users expect: a flag on the command line wins over the file, the
-file over the environment's defaults (AWS_REGION / AWS_DEFAULT_REGION, AWS_PROFILE), those over the
-built-in defaults. Every value is held to the rule of the flag it stands for, when set and when read: a
-file edited by hand with a region like `mars-1` is refused naming the file, the key and the fix.
-"""
+"""The user's defaults: a TOML file (`planner config path`; PLANNER_CONFIG points elsewhere).
+Design notes: docs/reference/modules.md (planner/service/config.py)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""Workloads: read and describe what the user brings before anything is measured: a spec (loaded, checked as it is
-typed, its layers and training footprint described once), a training script (checked, parsed, its folder's shipping)
-and a SkyPilot task read as the script it runs.
-
-Built-in kinds are described by pure arithmetic (planner/workload/footprint.py). A `custom` model is
-described by importing the user's module — in a child process with a time and memory limit
-(runner.local.describe_model), never inside the planner, so a factory that crashes, hangs, exits
-or allocates without bound costs an error message, not the planner. Descriptions are cached by
-the spec's content: a command describes each spec once however many times it asks.
-"""
+"""Workloads: what the user brings, read and described before anything is measured. Design notes:
+docs/reference/modules.md (planner/service/describe.py)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
-"""What each flag accepts, and the output paths, checked before any work (issue 16), for both fronts.
-
-`parse_flag("--seconds", text)` is the one rule for a flag's value: a number finite and in its
-range, a duration, or an AWS name in AWS's own format (planner/units.py holds the ranges and
-formats, the run journal holds the same ranges when it reads a run back). Each raises ValueError
-with the accepted range or form and the value; the CLI turns that into argparse's usage error
-(exit 2). `check_out_file` and `check_run_dir` look at an output path before a bench starts, so a
-typo in `--out` costs a message, not a measurement.
-"""
+"""What each flag accepts, and the output paths, checked before any work (issue 16), for both
+fronts. Design notes: docs/reference/modules.md (planner/service/inputs.py)."""
 
 from __future__ import annotations
 

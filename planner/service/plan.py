@@ -1,14 +1,5 @@
-"""Plan: measure targets (`planner run`), re-plan from a run journal (`planner plan`).
-
-`Runs.run` measures every target, journaling each result the moment it arrives, then plans what was
-measured. Every instance it starts is terminated before it returns, also on Ctrl-C, SIGTERM and
-SIGHUP (runner/session.py); one that no terminate reached is named in the plan document
-(`unterminated_instances`: id, region, expiry and the `planner reap` command) and on the RunStopped
-that stops a run (its `unterminated`, `run_dir`). One run under way is service/spec_run.py's SpecRunning. AWS that cannot be used once the run is under
-way (out of reach, credentials it refuses, an upload denied) fails the AWS targets, not the run; no
-credentials at all is known before anything runs: a run that names instances is refused
-(check_credentials), and `auto` benchmarks none and plans every instance (benchmarkable).
-"""
+"""Plan: measure targets (`planner run`), re-plan from a run journal (`planner plan`). Design
+notes: docs/reference/modules.md (planner/service/plan.py)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""The plan as a picture people read: training time (log axis, in s / min / h / d) against cost
-(log axis, in dollars — billed cost, plus waiting when a time value is set, as the plan weighs it;
-free options on the bottom line), each option's interval as error bars, measured (●) and predicted
-(○) apart, the recommendation (★), and the break-even line (red): the reference CPU option's cost,
-below which a GPU pays for itself (PlanDocument.break_even_cost).
-
-What is drawn and where (the options, their intervals, the box, the ticks) is planner/report/chart.py's,
-which `--chart FILE` draws too; this widget draws it with plotext in the terminal. Each point carries
-its rank (the table's #) unless another label is in the way.
-"""
+"""The plan as a picture: each option's training time against its cost, intervals as error bars,
+the recommendation and the break-even line. Design notes: docs/reference/modules.md
+(planner/tui/chart.py)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""The spec as a form, generated from the spec's field descriptions (PlannerService.spec_form, read
-from the pydantic models in planner/workload/spec.py): a Select for every field with fixed choices (model
-kind, activation, task, optimizer, ...), an Input for the rest (lists as comma-separated numbers),
-each under its label.
-
-Every edit posts the one field it changed (FieldEdited) — the Workload pane writes it into the
-user's YAML, where the one validation path (the CLI's) runs; the form holds no rules of its own.
-An event that does not change what a widget showed (a widget announcing its initial value, a
-default the file leaves out) is not an edit: the YAML stays as the user wrote it.
-"""
+"""The spec as a form, generated from the pydantic models of planner/workload/spec.py. Design
+notes: docs/reference/modules.md (planner/tui/form.py)."""
 
 from __future__ import annotations
 

@@ -1,14 +1,5 @@
-"""How the app quits without losing anything: every quit path (q, ctrl+q, the palette's Quit) asks
-first while a run is live or the spec has unsaved edits, and says which; a run in progress is then
-cancelled and the app quits once the run's own cleanup has terminated everything it started.
-
-Signals: a run's session works in a thread, which has no signal handler, so the app routes them.
-SIGTERM and SIGHUP (a closed terminal) cancel a run in progress and quit once its cleanup has
-terminated everything it started (the same path as `q` + yes); another signal meanwhile is only
-told ("terminating ..., please wait"). The exit code is then 128 + the signal's number. After
-SIGHUP the terminal is gone: the process ends without restoring it (Textual's teardown would wait
-forever on writes to it).
-"""
+"""Every way out of the TUI: it asks first while a run is live or the spec has unsaved edits.
+Design notes: docs/reference/modules.md (planner/tui/quitting.py)."""
 
 from __future__ import annotations
 

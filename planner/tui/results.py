@@ -1,16 +1,5 @@
-"""Results pane: the plan of the question — the answers in words, what-if controls, every option
-(measured ● and predicted ○) as a table and as a chart. It keeps what the plan is made of and asks
-the service for every plan:
-
-- an estimate of a spec or a script: PlannerService.estimate measures this machine (free) and predicts every
-  instance; its measurement is kept, so a what-if (and a script's length, `s`) re-plans at once (estimate_from);
-- a run: each result replaces its predicted row as it arrives (estimate_from), and the finished
-  run is planned from its journal (estimate_run), as is a saved run opened later.
-
-The table shows the rows the CLI's table does (grouped: the plan's named rows, this machine's, the best
-of each GPU model and GPU count, the best CPU; a line under it says how many of how many), g every row.
-On a short screen the table and the chart share the space (v switches); on a tall one both show.
-"""
+"""The Results pane: the plan's options, measured and predicted, as a table and as a chart. Design
+notes: docs/reference/modules.md (planner/tui/results.py)."""
 
 from __future__ import annotations
 

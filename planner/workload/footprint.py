@@ -1,23 +1,5 @@
-"""Pure arithmetic on a workload spec: parameters, FLOPs, activations and training memory.
-
-Everything here is computed from the spec alone (no torch, no clock, no files), layer by layer,
-mirroring exactly the networks `runner/bench/workloads.py` builds — a test holds the two together
-(parameter counts equal torch's, FLOPs agree with torch's FLOP counter). `custom` models cannot be
-described without importing them; `runner.bench.introspect` traces those with torch (forward, loss
-and a real backward on the meta device) into the same `Layer` rows (`layer_from_row`).
-
-Each layer carries its op class (`OP_CLASSES`), which the device model (planner/core/predict) times
-with its own efficiency: gemm, conv, attention and recurrent layers are compute-bound at size,
-elementwise, norm, pool, embedding and loss layers are bandwidth-bound.
-
-Conventions
-- FLOPs count a multiply-add as 2. Training FLOPs = forward + backward; the built-in kinds take
-  backward = 2 x forward (gradients for inputs and for weights, the usual approximation);
-  introspected rows carry the backward torch really dispatches.
-- Memory while training = weights + gradients + optimizer state (all fp32: autocast keeps fp32
-  master weights) + activations saved for backward (2 bytes per element under bf16/fp16 autocast,
-  4 under fp32) x batch + the dataset when it lives on the device (else one batch).
-"""
+"""Pure arithmetic on a workload spec: parameters, FLOPs, activations and training memory. Design
+notes: docs/reference/modules.md (planner/workload/footprint.py)."""
 
 from __future__ import annotations
 

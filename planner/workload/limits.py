@@ -1,43 +1,6 @@
 """Every bound on a workload spec, with its reason, the checks for numbers, and `brief`, which
-shows any value in a bounded number of characters with a bounded amount of work.
-
-The bounds are upper limits no real workload reaches, low enough that nothing downstream
-overflows, allocates absurd memory or runs for ever on a typo (issue 16: a 401-digit `epochs`
-passed `check` and crashed `run`; a 300-character name broke the run directory; an alias bomb hung
-every command at 3 GB). Every message states the range. A real spec is about 1 KiB, 3 levels deep
-and a few dozen values; the largest valid one (1,000 widths in a list) about 10 KiB.
-
-Reading (specio)
-    MAX_SPEC_BYTES    256 KiB per file or text. Also bounds time: PyYAML's pure-Python loader (used
-                      because its composer can be bounded) reads 256 KiB in well under a second.
-    MAX_DEPTH         20 levels of nested lists/mappings, refused while composing, so neither the
-                      YAML composer nor json nor pydantic recurses deeply (no RecursionError).
-    MAX_VALUES        10,000 values in the whole spec, counted as the document *expands*: an alias
-                      (*name) counts its anchor's values again. Anchors and aliases stay allowed
-                      (people reuse them; refusing valid YAML would surprise); the budget is what
-                      stops a "billion laughs" bomb after at most 10,000 steps of work.
-    MAX_NUMBER_CHARS  1,000 characters in one number literal: int() is quadratic on long digit
-                      strings (and refuses past 4,300 digits); YAML's base-60 1:2:3 multiplies per
-                      part. A 401-digit number still reaches its field's check, which names it.
-    duplicate keys    refused (YAML and JSON), naming the key and both lines: a silently dropped
-                      first `epochs:` is a wrong answer, not a convenience.
-
-Fields (spec)
-    name              1-64 characters: it names the run directory <UTC time>-<name> and the
-                      instances' tags
-    widths and sizes  1 to 1,000,000: input_size, hidden[*], outputs (classes), channels[*],
-                      input_shape[*], hidden_size, vocab_size, d_model, ff_size, seq_len
-    layer counts      hidden and channels at most 1,000 entries; num_layers, layers 1 to 1,000
-    heads             1 to 1,024
-    data.samples      1 to 1,000,000,000 (train.batch_size likewise, or "full")
-    train.epochs      1 to 10,000,000
-    train.gpus        "auto" or 1 to 64: the most GPUs a data-parallel option may use (a plan offers
-                      at most 4 instances x 8 GPUs = 32; twice that leaves room for larger instances)
-    learning_rate     a finite number above 0, at most 100
-    derived           total steps (epochs x steps per epoch) at most 10^12; at most 10^11
-                      parameters (1.6 TB to train with Adam, more than any instance holds); one
-                      sample at most 10^9 input values (4 GB in fp32)
-"""
+shows any value in a bounded number of characters with a bounded amount of work. Design notes:
+docs/reference/modules.md (planner/workload/limits.py)."""
 
 from __future__ import annotations
 

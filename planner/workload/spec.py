@@ -1,15 +1,5 @@
 """The workload spec: pydantic models, loading from YAML/JSON, and user-facing validation messages.
-
-This is the only place pydantic validates user input. Field names are fixed by DESIGN.md (tools and
-tests read them). Every problem is reported as one line `path: what is wrong, got VALUE` with the
-allowed values or range, e.g. `model.hidden[1]: must be > 0, got -5 (a whole number between 1 and
-1,000,000)`; unknown keys get a "did you mean". Structural checks come from pydantic; cross-field
-checks (classification with one class, `d_model` not divisible by `heads`, a batch larger than the
-dataset, the derived limits) run after it, on a valid object, so their paths are exact.
-Reading the file and the YAML/JSON safely (size, depth, aliases, duplicate keys) is specio's job.
-
-The limits on every field, and why: planner/workload/limits.py.
-"""
+Design notes: docs/reference/modules.md (planner/workload/spec.py)."""
 
 from __future__ import annotations
 

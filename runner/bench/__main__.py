@@ -1,12 +1,5 @@
-"""`python -m runner.bench JOB.json RESULT.json`: run one job, write its result atomically.
-
-A job with "processes": N > 1 re-executes itself under `torchrun --nproc_per_node=N` (one rank per GPU
-on CUDA, gloo on CPU); rank 0 reports progress and writes the result (runner/bench/distributed.py).
-
-Progress goes to stdout as JSON lines ({"event": ...}) for the parent to show; the result file is
-always written, also when the workload fails (status "error", with the reason), so the caller
-never has to parse a traceback. Exit code 0 whenever a result was written.
-"""
+"""`python -m runner.bench JOB.json RESULT.json`: run one job, write its result atomically. Design
+notes: docs/reference/modules.md (runner/bench/__main__.py)."""
 
 from __future__ import annotations
 

@@ -1,25 +1,5 @@
 """Synthetic data for the bench: a bounded pool of batches, so the bench's cost follows the batch,
-not the dataset.
-
-SHIPPED TO THE INSTANCE: imports only torch and the standard library.
-
-A training step touches one batch; what it costs depends on the batch, and on whether that batch
-is already in a cache. So the bench builds a *pool* of distinct batches — at least two, and more
-than twice the machine's last-level cache (CPU L3, or GPU L2), so that cycling through the pool
-never finds a batch still cached — but never more than POOL_MAX_BYTES, however large the dataset.
-A 200,000-image dataset (10 GB) costs the bench a few hundred MB and a second to build, not 10 GB
-and nine minutes.
-
-- `location: device`: the pool is created on the device once; a step takes the next batch of the
-  pool (no copy), as a tensor-on-GPU training loop does.
-- `location: host`: the pool stays in host memory (pinned when the device is CUDA); every step
-  gathers a shuffled batch from it and copies it to the device, as a DataLoader does.
-
-What the real run holds — the whole dataset — is the planner's to account for: its memory check
-uses the dataset's size, and the one-time cost of materialising the dataset is modelled from the
-rate at which this pool was built (`DataPool.seconds` for `DataPool.bytes`), stated apart from the
-step time. A `full` batch is the whole dataset: its pool is the dataset itself.
-"""
+not the dataset. Design notes: docs/reference/modules.md (runner/bench/data.py)."""
 
 from __future__ import annotations
 

@@ -1,29 +1,5 @@
-"""Data-parallel benching with PyTorch's own engine: DistributedDataParallel under torchrun.
-
-SHIPPED TO THE INSTANCE: imports only torch and the standard library.
-
-A job with "processes": N > 1 runs under `torchrun --nproc_per_node=N`: `relaunch` execs it from the
-plain `python -m runner.bench JOB RESULT` entry, so the same command runs here (gloo on CPU) and on a
-rented multi-GPU instance (NCCL, one GPU per rank). Each rank joins the process group, builds the
-workload at the per-rank batch (global batch / N) with its own synthetic data (seed = rank), wraps the
-model in DistributedDataParallel (default buckets) and steps in lockstep with the others:
-
-- rank 0 runs the measuring harness; before each block of steps it broadcasts the block's size on a
-  gloo control group (`Lockstep`) and every rank meets at a barrier, so all ranks run the same steps
-  and the timed block starts together; the other ranks follow until they are told to stop (0).
-- every rank steps at once and the gradient all-reduce joins them: rank 0's step time is the step of
-  the global batch.
-
-Then what the all-reduce costs, measured, not assumed:
-- exposed share = 1 - step(no_sync) / step(sync), from alternating blocks with and without DDP's
-  `no_sync()` (which skips the all-reduce; the ranks then do not wait for each other either, so the
-  share also holds the wait for the slowest rank, and the no_sync steps' variation says how much);
-- the all-reduce alone: `all_reduce` of a flat buffer as large as the gradients (none of it hidden);
-- the fabric: `all_reduce` of several sizes fitted to latency + 2(N-1)/N x bytes / bus bandwidth,
-  the model's own formula (planner/core/predict/fabric.py).
-
-`python -m runner.bench.distributed OUT.json [--processes N] [--max-mib M]` runs the fabric probe alone.
-"""
+"""Data-parallel benching with PyTorch's own engine: DistributedDataParallel under torchrun. Design
+notes: docs/reference/modules.md (runner/bench/distributed.py)."""
 
 from __future__ import annotations
 

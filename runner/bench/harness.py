@@ -1,35 +1,5 @@
-"""Time training steps: warm up until steady, then measure until the mean is known to +-2%.
-
-SHIPPED TO THE INSTANCE: imports only torch and the standard library.
-
-The measuring loop (`measure`) sees the work only through `run_block(n) -> [seconds per step]`,
-so tests drive it with a fake clock. Real timers:
-- `CpuTimer`: `time.perf_counter` marks between consecutive steps (no gaps, no double counting).
-- `CudaTimer`: a CUDA event recorded after every step on the current stream, one synchronize at the
-  end of the block, then the event-to-event times. Timing asynchronous launches with a host clock
-  would measure how fast Python enqueues work, not how fast the GPU does it.
-
-Warm-up: the first steps are slow (allocator growth, lazy init, cuDNN/oneDNN autotuning, caches).
-Steps run in windows; warm-up ends when a window's median is no longer more than 5% below the
-previous window's (the step time has stopped falling). Requiring two windows to agree within 5%
-instead never ends on a shared VM, where medians wander +-15% with no trend.
-Its wall time is reported separately: it is a one-time cost the estimate adds.
-
-Stop rule: at least `min_steps` steps and `min_seconds` measured, then stop as soon as the 95%
-interval of the mean is within +-`target`, or when the budget is spent (reported, with a warning).
-
-Slow steps: when the budget buys fewer than MIN_MEASURED_STEPS steps, the bench keeps measuring
-past it — the progress line says so — until it has that many, but never past the hard cap
-(`budget + HARD_CAP_EXTRA_SECONDS` of wall time in all). What it could measure by then is the
-measurement; `Measurement.stopped_because` says "cap", and a warning says how few steps there are.
-If not even one step fits after the warm-up, the warm-up's last step is the measurement (said so).
-
-Interruption: a spot instance warned it is about to be reclaimed (runner/bootstrap.sh writes the notice to the file
-named by PLANNER_INTERRUPT_FILE) stops the measurement at the end of the current block: the steps measured so far
-are the measurement (`stopped_because` "interrupted", `interruption` the notice), when there are at least
-MIN_MEASURED_STEPS of them; fewer are no measurement at all (InterruptedBench). Rank 0 of a data-parallel bench
-alone decides (the other ranks follow its commands), so the ranks stop together.
-"""
+"""Time training steps: warm up until steady, then measure until the mean is known to +-2%. Design
+notes: docs/reference/modules.md (runner/bench/harness.py)."""
 
 from __future__ import annotations
 

@@ -1,28 +1,6 @@
-"""Describe any nn.Module the way planner/workload/footprint.py describes the built-in kinds: per module and
-op class, the FLOPs, elements moved and kernels of one training step (forward, loss and backward).
-
-SHIPPED TO THE INSTANCE: imports only torch and the standard library. Used for `custom` models
-(which cannot be described without importing them) and by tests that hold footprint.py to the
-networks the bench builds. Run in a child process by the planner:
-
-    python -m runner.bench.introspect JOB.json      # prints one JSON row per line on stdout
-
-How: the model is built on the meta device (no memory, no arithmetic), then one forward pass, the
-loss and a real backward pass run under a TorchDispatchMode that sees every aten operator PyTorch
-dispatches. Each operator is one kernel (views and allocations are not); its FLOPs come from
-torch's own FLOP formulas (torch.utils.flop_counter, the registry FlopCounterMode uses), its
-elements moved from its tensor arguments and results; torch.utils.module_tracker says which module
-it ran in, forward or backward. The step is traced at batch 1 and 2, so what grows with the batch
-(activations) is told apart from what does not (weights read, weight gradients written).
-A model the meta device cannot run (some recurrent kernels) is traced on the CPU at the same sizes.
-
-Rows (JSON-able dicts; the first five keys are the historical ones):
-  name, params, forward_flops (per sample), activation_elems (forward outputs per sample),
-  kernels (forward kernel launches), op (gemm | conv | attention | recurrent | elementwise | norm |
-  loss | embedding | pool), backward_flops (per sample), backward_kernels, moved_elems (elements
-  read + written per sample, forward and backward), fixed_elems (per step, whatever the batch),
-  param_tensors (parameter tensors the optimizer updates).
-"""
+"""Describe any nn.Module the way planner/workload/footprint.py describes the built-in kinds: per
+module and op class, the FLOPs, elements moved and kernels of one training step (forward, loss
+and backward). Design notes: docs/reference/modules.md (runner/bench/introspect.py)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
 """What the bench knows about the machine it runs on: its processor, memory, own process, and how
-busy the machine is while it measures.
-
-SHIPPED TO THE INSTANCE: imports only torch and the standard library (Linux facts from /proc; on
-other systems the answers are None and the bench goes on).
-
-A measurement is only as good as the machine is quiet. `Busyness` measures, over the bench's
-measuring, the CPU time other processes used and the time the hypervisor stole (/proc/stat);
-its warnings reach the plan.
-"""
+busy the machine is while it measures. Design notes: docs/reference/modules.md
+(runner/bench/machine.py)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""Run one bench job: pick the device, check memory, build the workload, measure, sweep.
-
-SHIPPED TO THE INSTANCE: imports only torch and the standard library.
-
-A job is a JSON object: {"spec": <WorkloadSpec.to_job()>, "device": "cpu"|"cuda"|"auto",
-"seconds": budget, "sweep": bool, "memory_estimate_bytes": int|null (what the bench itself will
-hold: model, optimizer, activations, its data pool), "threads": int|null, "batch_size": int|null
-(measure at this batch instead of the spec's: the planner asks for a smaller one when the spec's
-does not fit here, and scales), "mode": "train" (really train `epochs` epochs) | absent}.
-"""
+"""Run one bench job: pick the device, check memory, build the workload, measure, sweep. Design
+notes: docs/reference/modules.md (runner/bench/run.py)."""
 
 from __future__ import annotations
 

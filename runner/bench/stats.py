@@ -1,12 +1,5 @@
 """Summary statistics of step times: mean with a 95% interval, percentiles, spread, warnings.
-
-SHIPPED TO THE INSTANCE: standard library only.
-
-Why the mean: a training run's time is the sum of its steps, so the mean extrapolates; step times
-are right-skewed (allocator, GC, OS hiccups), so the median under-predicts. The interval of the
-mean uses batch means when there are enough steps: consecutive step times are correlated (thermal
-state, background load), and the naive s/sqrt(n) interval would be too narrow and stop too early.
-"""
+Design notes: docs/reference/modules.md (runner/bench/stats.py)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""Build the workload a job describes: the network, synthetic data, and one training step.
-
-SHIPPED TO THE INSTANCE: imports only torch and the standard library. The job is the plain dict
-`planner.workload.spec.WorkloadSpec.to_job()` makes (already validated). The networks mirror
-`planner/workload/footprint.py` layer for layer; a test holds the two together.
-
-Data placement follows the spec (runner/bench/data.py: a bounded pool of batches, not the whole
-dataset): `location: device` keeps the pool on the device, `location: host` gathers a shuffled
-batch on the host and copies it to the device every step, as a DataLoader does.
-"""
+"""Build the workload a job describes: the network, synthetic data, and one training step. Design
+notes: docs/reference/modules.md (runner/bench/workloads.py)."""
 
 from __future__ import annotations
 

@@ -382,7 +382,16 @@ def test_a_script_that_fails_says_so_where_the_answer_goes_not_measuring_forever
         app = PlannerApp(str(script), total_steps=100, estimate_seconds=1, runs_folder=tmp_path)
         async with started(app, (80, 24)) as pilot:
             results = app.query_one(ResultsPane)
-            await wait_for(pilot, lambda: "the estimate failed" in text_of(app, "#answers"), 120)
+            # the answers and the Workload pane are told in turn (a busy machine shows the one before the other)
+            await wait_for(
+                pilot,
+                lambda: (
+                    "the estimate failed" in text_of(app, "#answers")
+                    and "the estimate failed"
+                    in str(app.query_one("#spec-summary", Static).render())
+                ),
+                120,
+            )
             said = " ".join(text_of(app, "#answers").split())
             assert (
                 "RuntimeError: no dataset here (e tries again)" in said

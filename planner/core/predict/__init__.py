@@ -1,15 +1,6 @@
 """Pure: predict a training step on hardware that was not measured (values in, values out: no
-torch, no files, no clock).
-
-- `gpu`: the GPU device model — per op class and GPU generation, a fraction of the precision's
-  peak (TF32 where PyTorch uses it), a per-kernel ramp, bandwidth-bound elementwise work and
-  optimizer, CPU-side dispatch per kernel, host-to-device copies; interval from the model's own
-  cross-validated error on published measurements.
-- `constants`: the fitted constants, their sources, and the interval table.
-- `cpu`: CPU instances from their processor's facts relative to this machine's measurement.
-- `fabric`: a gradient all-reduce on an instance's GPU interconnect or across instances (NCCL's model).
-- `parallel`: a data-parallel (DDP) step on N GPUs: the per-GPU step, bucketed all-reduce, overlap.
-"""
+torch, no files, no clock). Design notes: docs/reference/modules.md
+(planner/core/predict/__init__.py)."""
 
 from planner.core.predict.cpu import (
     CpuFacts,

@@ -1,38 +1,5 @@
-"""The GPU device model's constants, where each comes from, and its measured error.
-
-Fitted (benchmarks/published.py --fit) to the 45 published single-GPU training times in
-shared/data/gpu-published: 30 full steps (ResNet-50 v1.5, BERT-large SQuAD, ResNet-9; V100, A10,
-A100, H100; FP32, TF32, AMP/FP16) and 15 forward + backward passes of large transformers in plain
-FP32 (BERT-large, GPT-2 large, OPT-1.3B, a 2.7B GPT; L4, V100, A100, H100), compared with the
-model's forward + backward (no update). Each point is predicted on the part it was measured on
-(pricing/data/gpu_parts.csv: an A10 for the A10G, the 80 GB PCIe A100, ...), with its own power
-limit and clocks; workloads are described as a user's would be (introspection of examples/custom/,
-the built-in transformer for the second set). The fit minimises the squared log error; 8 free
-numbers for 45 points (the kernel ramp is held, see below), each held under a physical ceiling; its honest error is the leave-one-out
-(and leave-one-GPU-out) error printed by `make bench-published`.
-
-Fixed, not fitted (sources):
-- dispatch_seconds: eager PyTorch spends ~5-20 us of CPU per operator (Python, dispatcher, autograd,
-  launch); 10 us sits in the middle of that range (PyTorch performance-tuning guide; the old
-  model's 15 us was the same guess). It only matters for launch-bound steps.
-- spec_dispatch_seconds, step_overhead_seconds: a spec's step as the planner's bench runs it in eager PyTorch,
-  launch-bound (a small network), on a real GPU: small-cnn 1.87 ms for the 33 kernels the model counts,
-  tiny-transformer 10.5 ms for 256, on an H200 whose CPU launches an eager op in 7.5 us from Python
-  (`make bench-device`, benchmarks/results/device-h200-2026-11-28.csv): a line through them, 38 us a counted
-  kernel (the module Python, autograd and the several real ops a counted kernel stands for) and 0.6 ms a step
-  (zero_grad, the loss, the step's synchronisation). With dispatch_seconds alone those steps came out 3-4x too
-  fast: every small network's GPU row was too good. The published points are GPU-bound: unchanged.
-  A script's trace counts its real ops and measures its Python: it keeps dispatch_seconds.
-- pcie_bytes_per_second: pinned host-to-device copies on PCIe 3/4 x16 reach ~12 GB/s.
-- optimizer words: torch.optim's default (foreach) Adam reads and writes parameters, gradients and
-  both moments over several passes (~16 fp32 words per parameter); SGD with momentum ~7.
-- bf16_emulation: Volta and Turing have no bf16 tensor cores; PyTorch runs bf16 there anyway,
-  converting to fp32 inside cuBLAS kernels (pytorch/pytorch PR #148322: "BF16 operations are
-  software-emulated ... computations in fp32 ... slow, optimized kernels (like cublas) are
-  missing"; cuDNN has no bf16 convolution engines below compute capability 8.0,
-  huggingface/diffusers PR #14129). Modelled as the fp32 CUDA-core rate at half the fp32
-  efficiency; no published measurement exists to fit it, so its interval is the widest.
-"""
+"""The GPU device model's constants, where each comes from, and its measured error. Design notes:
+docs/reference/modules.md (planner/core/predict/constants.py)."""
 
 from __future__ import annotations
 

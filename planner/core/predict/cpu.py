@@ -1,23 +1,5 @@
-"""Pure: a CPU instance's training step, from this machine's measured step and both processors' facts.
-
-    step = serial + parallel / cores
-    serial   = local step x (1 - p) x local scalar speed / target scalar speed
-    parallel = local step x p x local threads x local vector speed / target vector speed
-
-p (the parallel fraction) grows with the work per step: tiny steps are Python and dispatch, which
-neither more cores nor wider vectors speed up (Amdahl). Scalar speed per core = clock x a
-per-microarchitecture IPC factor (1 unless sourced); vector speed per core = clock x FLOPs per cycle
-for the precision: FMA units x vector lanes x 2, and for bf16 the AMX tiles (Sapphire Rapids) or
-bf16 dot-product instructions (AVX512_BF16, SVE BF16) when the processor has them — a processor
-without them runs bf16 autocast through fp32 conversions, no faster than fp32. The vector ratio is
-taken to the power VECTOR_EXPONENT: end-to-end training does not scale with peak FLOPs alone
-(memory traffic, non-matmul work). This machine's facts come from /proc/cpuinfo at the edge
-(pricing.catalog.local_cpu_facts); instance families' from pricing/data/cpu_specs.csv.
-
-The facts narrow per-core speed, but the constants below are not fitted to measurements of other
-processors (none were available): the interval stays +-40% until `planner calibrate` learns a
-correction per family from measured runs.
-"""
+"""Pure: a CPU instance's training step, from this machine's measured step and both processors'
+facts. Design notes: docs/reference/modules.md (planner/core/predict/cpu.py)."""
 
 from __future__ import annotations
 

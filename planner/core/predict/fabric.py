@@ -1,31 +1,5 @@
-"""Pure: how long a gradient all-reduce takes on an instance's GPU interconnect, or across instances.
-
-NCCL's ring all-reduce sends and receives 2(N-1)/N of the buffer on every rank, in 2(N-1) steps:
-
-    all-reduce(S) = latency + 2(N-1)/N x S / bus bandwidth
-    latency       = base + steps inside an instance x hop + steps across instances x network hop
-                    (x RING_PLATEAU across instances: NCCL's own correction for large multi-node rings)
-    bus bandwidth = NVLink/NVSwitch: links per GPU x the achievable bandwidth of one link
-                    PCIe:            the x16 slot's achievable bandwidth for its generation
-                    across instances: min(the above, the instance's network bandwidth x NET_EFFICIENCY)
-
-The figures of the model are NVIDIA's own (NCCL's topology and tuning model, sources below); the
-instance facts (interconnect, NVLink bandwidth, PCIe generation, network bandwidth) are data in
-pricing/data/interconnects.csv with their sources. A `Fabric` can also be built from a measurement
-(`Fabric.measured`): the gloo check on a CPU uses this machine's loopback, measured by the bench.
-
-Sources (NVIDIA/nccl on GitHub):
-- src/graph/topo.h @ 069a3d4f: achievable bandwidth per NVLink (SM70_NVLINK_BW 20.0, SM80 20.0,
-  SM90 20.6 GB/s), PCI_BW 12.0 (Gen3 x16), NET_BW 12.0 per 100 Gbit (= 0.96 of the line rate).
-- src/graph/topo.cc (kvDictPciGen): a PCIe link is width x {Gen3: 60, Gen4: 120, Gen5: 240} / 80 GB/s.
-- src/graph/tuning.cc @ 01afd20a: Ring/Simple latencies baseLat 8.4 us, hwLat NVLink 3.4, PCI 5.7,
-  NET 9.6 us per step; "if compCap80 busBw = min(busBw, 235)"; ring latency x 1.9 across nodes.
-- One NVLink (generations 2-4) carries 25 GB/s each way, 50 GB/s both ways (V100: "unidirectional
-  and bidirectional bandwidth of each NVLink is 25 GB/s and 50 GB/s", Alibaba Cloud ACK GPU topology
-  docs), so an instance's published bidirectional NVLink GB/s per GPU / 50 = links.
-- Cross-check: NVIDIA/nccl#527 measured a p4d.24xlarge all-reduce at 230.8 GB/s bus bandwidth
-  (1 GiB, one instance); this model gives 235.
-"""
+"""Pure: how long a gradient all-reduce takes on an instance's GPU interconnect, or across
+instances. Design notes: docs/reference/modules.md (planner/core/predict/fabric.py)."""
 
 from __future__ import annotations
 

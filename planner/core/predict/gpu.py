@@ -1,26 +1,5 @@
 """Pure: the GPU device model — one training step of a described workload on a GPU not measured.
-
-Per layer (planner/workload/footprint.py `Layer`: op class, forward and backward FLOPs and kernels, elements
-moved), at the step's batch:
-
-    math     = what PyTorch runs for the op class and precision on the GPU's generation (`math_mode`):
-               fp32: convolutions (and cuDNN RNNs) on TF32 tensor cores from Ampere on, matmuls on
-               FP32 CUDA cores; tf32: both on TF32 tensor cores; fp16/bf16: tensor cores; bf16 on
-               Volta/Turing: emulated in fp32 (no bf16 tensor cores)
-    kernel   = max(FLOPs / (peak[math] x efficiency[op, math, generation]),
-                   bytes / (bandwidth x bandwidth efficiency)) + kernel ramp
-    layer    = kernels (forward + backward) x kernel, FLOPs and bytes split evenly over them
-    GPU      = sum(layers) + optimizer update (bandwidth-bound: fp32 words per parameter)
-               + autocast weight casts (bf16/fp16) + gradient-scaler passes (fp16)
-    CPU      = kernels per step x dispatch cost (eager PyTorch), overlapping with GPU work
-    step     = max(GPU, CPU) + host-to-device copies over PCIe (data located on the host)
-
-Elementwise, normalisation, pooling, embedding and loss layers carry no matmul FLOPs: they are
-bandwidth-bound, as is the optimizer. Small networks are launch-bound: a 2-20-5-1 MLP dispatches
-~50 kernels a step whatever its batch, so its step cannot fall below ~50 x 10 us — why CPUs win on
-them. The efficiencies and ramp are fitted to published measurements (planner/core/predict/constants.py);
-the interval is the model's cross-validated error there, per generation and precision.
-"""
+Design notes: docs/reference/modules.md (planner/core/predict/gpu.py)."""
 
 from __future__ import annotations
 

@@ -1,35 +1,5 @@
-"""Pure: one data-parallel training step (PyTorch DistributedDataParallel) of the global batch on N GPUs.
-
-    per-GPU step  = the device model (planner/core/predict/gpu.py) at the per-GPU batch = global batch / N,
-                    each GPU copying its own share of host data (the input pipeline per GPU)
-    gradients     = fp32, one copy per parameter (autocast keeps fp32 master weights)
-    buckets       = DDP fills buckets in reverse registration order (backward order): the first up to
-                    1 MiB, the others up to 25 MiB (bucket_cap_mb); a tensor that crosses the cap closes
-                    its bucket
-    overlap       = a bucket's all-reduce (planner/core/predict/fabric.py) starts when its last gradient is
-                    ready and the previous bucket's all-reduce is done; backward computes meanwhile.
-                    What is still running when backward ends is exposed; the optimizer waits for it.
-    DDP copies    = gradients copied into the buckets and back (gradient_as_bucket_view=False, the
-                    default): 4 passes over the gradient bytes at the GPU's memory bandwidth
-    stragglers    = every step waits for the slowest rank: with independent per-rank step times of
-                    coefficient of variation cv, E[max of N] = mean x (1 + cv x E[max of N standard
-                    normals]) (order statistics, computed here); cv = 0 unless measured (the gloo check
-                    uses the bench's own; GPU steps of a synthetic workload barely vary)
-    step(N)       = per-GPU step + stragglers + exposed all-reduce + DDP copies (/ accumulation)
-    scaling       = step(1 GPU, global batch) / (N x step(N))
-
-Each layer's backward time is its share of the device model's step: its forward+backward GPU time (or
-its kernels' CPU dispatch, when that is longer: launch-bound layers) split by its backward FLOPs (or
-kernels) share, scaled so the layers and the optimizer add up to the predicted per-GPU step.
-
-Not modelled: NCCL kernels slowing concurrent compute kernels (they share SMs and memory bandwidth),
-NVLink SHARP (NVLS) all-reduce on NVSwitch generation 3 (p5), stragglers, a host input pipeline that
-cannot keep up (CPU decode): the bench's synthetic data has none.
-
-Sources: torch/nn/parallel/distributed.py (torch 2.13: _DEFAULT_BUCKET_CAP_MB = 25, "allreduce following
-the reverse order of the registered parameters"), torch.distributed._DEFAULT_FIRST_BUCKET_BYTES
-(1048576), DDP's `gradient_as_bucket_view` docs (default False: gradients are copied into buckets).
-"""
+"""Pure: one data-parallel training step (PyTorch DistributedDataParallel) of the global batch on N
+GPUs. Design notes: docs/reference/modules.md (planner/core/predict/parallel.py)."""
 
 from __future__ import annotations
 

@@ -1,32 +1,5 @@
 """Pure: a user's script on a GPU not measured, from one step of it as PyTorch dispatched it here.
-
-The launcher (runner/script.py) traced one steady step on this machine's CPU: every aten op by class
-(gemm, conv, attention, recurrent, elementwise, copy, sync) with its FLOPs and bytes, the time inside
-the ops, what would cross PCIe on a GPU (tensors sent to the script's device, values read back with
-`.item()`/`.cpu()`/`.tolist()`), and what one tiny eager op costs this CPU outside its kernel. The
-step measured without the trace splits into:
-
-    ops      = the time inside PyTorch's kernels here (traced)
-    eager    = kernels x the per-op overhead measured here (binding, dispatcher, autograd)
-    python   = step - ops - eager: the script's own Python (an environment, data preparation), and
-               the ops of a DataLoader's collate in the main process (class "data": host work)
-
-On the GPU (the same device model as a spec's layers, planner/core/predict/gpu.py, one op class
-at a time, its FLOPs and bytes spread evenly over its kernels):
-
-    gpu      = sum over op classes of kernels x (max(FLOPs / rate, bytes / bandwidth) + ramp)
-    dispatch = kernels x the device model's eager cost per kernel on a GPU (launch included)
-    host     = python x this CPU's scalar speed / the instance CPU's (1 when either is unknown)
-    copies   = bytes sent / PCIe + a small copy's latency per call
-    step     = max(host + dispatch, gpu) + copies                  no value read back: the CPU runs ahead
-             = host + max(dispatch, gpu) + reads x SYNC + copies   else: each read waits for the GPU, so
-                                                                   the Python between reads never overlaps it
-
-An RL agent choosing each action with a batch-1 forward and `.item()` is host + dispatch + a sync per
-action: slower on a GPU than on the CPU that runs the same Python faster. A convnet over a large batch
-is its GPU kernels. The interval is the device model's band for the GPU and precision, widened by the
-measured step's own interval in proportion to the host's share.
-"""
+Design notes: docs/reference/modules.md (planner/core/predict/trace.py)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""What a plan says beside its rows, as facts: each remark is a kind with its numbers; planner.report.remarks words it.
-
-A remark is a frozen dataclass with a `kind` (its name in JSON) and the numbers and names its words need; nothing here
-writes a sentence. `Said` gathers a measurement's or a decision's remarks as `warnings` (caveats) and `notes` (how the
-plan was made). `remark_json` / `remark_from_json` are the JSON edge: `{"kind": ..., **fields}`; a document written
-before remarks were facts (schema <= 5: plain strings) or by a newer planner (a kind not known here) is read as `Worded`,
-its words kept. The kinds are defined by what they are about: plan.py (the decision, a spec's measurement, a task),
-script.py (a script's length, measurement and GPU rows), bench.py (what the bench writes), rows.py (an option's own).
-Pure: no I/O.
-"""
+"""What a plan says beside its rows, as facts: each remark is a kind with its numbers;
+planner.report.remarks words it. Design notes: docs/reference/modules.md
+(planner/core/remarks/base.py)."""
 
 from __future__ import annotations
 
