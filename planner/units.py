@@ -1,6 +1,5 @@
-"""Parse the units people type (durations, numbers for flags, AWS names), always finite and in a stated range:
-each parser raises ValueError saying what is accepted; the flags' ranges are named here, so a value read back from a
-run journal is held to the range its flag had (`Range.holds`)."""
+"""The units people type (durations, flag numbers, AWS names), parsed finite and in a stated range (ValueError says
+what is accepted); a value read back from a journal is held to its flag's range (`Range.holds`)."""
 
 from __future__ import annotations
 

@@ -44,18 +44,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     region = args.region or default_region()
     options = options_of(args, region)
     workload = open_workload(service, args, ("processes", "threads"))
-    # the guards not given are AwsOptions' own
-    given = ("ami_type", "max_bench_minutes", "bench_budget", "max_instances")
-    aws = AwsOptions(
-        region=region,
-        purchase=args.purchase,
-        ami=args.ami,
-        subnet=args.subnet,
-        bucket=args.bucket,
-        poll_seconds=args.poll_seconds,
-        fallback=args.fallback,
-        **{name: getattr(args, name) for name in given if getattr(args, name) is not None},
-    )
+    aws = _aws_options(args, region)
     service.check_run(workload, targets, aws)  # a dry run refuses what the run would
     err = stderr()
     if targets.aws_types or targets.auto:  # what it may launch and bill, said first, also with -y
@@ -70,48 +59,15 @@ def cmd_run(args: argparse.Namespace) -> int:
             print_json(dry_run_json(service, workload, targets, None))
         return ExitCode.OK
 
-    # labels name journal files (aws-g5.xlarge); lines name targets as the plan does (aws:g5.xlarge)
-    def on_result(label: str, measured: Measured) -> None:
-        r = measured.result  # a message may quote a log ("[planner 12:00:00] ..."): escaped
-        if r.status == "ok":
-            err.print(
-                f"[green]measured[/] {label_text(label)}: {seconds_text(r.step_seconds)}/step on "
-                f"{escape(r.device_name)}{escape(interrupted_text(r))}",
-                highlight=False,
-            )
-        else:
-            err.print(
-                f"[red]{r.status}[/] {label_text(label)}: {escape(r.message)}", highlight=False
-            )
-
-    def on_state(label: str, state: str, elapsed: float, cost: float) -> None:
-        if label.startswith("aws-"):
-            err.print(
-                f"[{elapsed:5.0f} s] {label_text(label)}: {state}  (${cost:.4f} so far)",
-                highlight=False,
-            )
-
-    def on_notice(label: str, text: str) -> None:
-        err.print(
-            f"{label_text(label)}: {text}" if label else text,
-            style="yellow",
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
-        )
-
-    def on_choices(choices: list) -> None:
-        say_choices(choices)
-
     say_before_measuring(workload, service, args, here=any(not t.cloud for t in targets.targets))
     try:
         with progress() as on_progress:
             callbacks = RunCallbacks(
                 on_progress=on_progress,
-                on_result=on_result,
-                on_state=on_state,
-                on_choices=on_choices,
-                on_notice=on_notice,
+                on_result=_said_result,
+                on_state=_said_state,
+                on_choices=say_choices,
+                on_notice=_said_notice,
             )
             doc, _journal, _session = service.run(
                 workload,
@@ -133,6 +89,57 @@ def cmd_run(args: argparse.Namespace) -> int:
             highlight=False,
         )
     return _run_exit_code(doc)
+
+
+def _aws_options(args: argparse.Namespace, region: str) -> AwsOptions:
+    """The run's AWS options from its flags (the guards not given are AwsOptions' own)."""
+    given = ("ami_type", "max_bench_minutes", "bench_budget", "max_instances")
+    return AwsOptions(
+        region=region,
+        purchase=args.purchase,
+        ami=args.ami,
+        subnet=args.subnet,
+        bucket=args.bucket,
+        poll_seconds=args.poll_seconds,
+        fallback=args.fallback,
+        **{name: getattr(args, name) for name in given if getattr(args, name) is not None},
+    )
+
+
+# A run's events on stderr as they come. Labels name journal files (aws-g5.xlarge); lines name targets as the plan
+# does (aws:g5.xlarge); a message may quote a log ("[planner 12:00:00] ..."): escaped.
+
+
+def _said_result(label: str, measured: Measured) -> None:
+    r = measured.result
+    if r.status == "ok":
+        stderr().print(
+            f"[green]measured[/] {label_text(label)}: {seconds_text(r.step_seconds)}/step on "
+            f"{escape(r.device_name)}{escape(interrupted_text(r))}",
+            highlight=False,
+        )
+    else:
+        stderr().print(
+            f"[red]{r.status}[/] {label_text(label)}: {escape(r.message)}", highlight=False
+        )
+
+
+def _said_state(label: str, state: str, elapsed: float, cost: float) -> None:
+    if label.startswith("aws-"):
+        stderr().print(
+            f"[{elapsed:5.0f} s] {label_text(label)}: {state}  (${cost:.4f} so far)",
+            highlight=False,
+        )
+
+
+def _said_notice(label: str, text: str) -> None:
+    stderr().print(
+        f"{label_text(label)}: {text}" if label else text,
+        style="yellow",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def _interrupted(exc: RunStopped | None) -> int:
