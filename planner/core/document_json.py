@@ -200,23 +200,8 @@ def _script_workload_of_3(w: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def from_json(data: Any, source: str = "the plan") -> PlanDocument:
-    """A document as any version of the planner wrote it (to_json's, or plan.json of a run made before
-    SCHEMA_VERSION was stated); InputError naming `source` and the field when it is not one."""
-    from pydantic import TypeAdapter, ValidationError
-
-    if not isinstance(data, dict):
-        raise InputError(
-            f"{source}: not a plan document (a JSON object)",
-            hint="give a plan.json or `--json` output",
-        )
-    version = data.get("schema_version", 1)
-    if not isinstance(version, int) or version > SCHEMA_VERSION:
-        raise InputError(
-            f"{source}: schema_version {version!r} is newer than this planner reads ({SCHEMA_VERSION})",
-            hint="upgrade cloud-planner to read it",
-        )
-    d = _restore_infinities(data)
+def _shaped(d: Any, version: int) -> dict[str, Any]:
+    """A document of any version in the shape PlanDocument validates (older versions' fields renamed, filled in)."""
     answers = d.get("answers")
     # the oldest documents: the cloud answer alone
     if not answers and d.get("cloud_recommendation"):
@@ -264,6 +249,28 @@ def from_json(data: Any, source: str = "the plan") -> PlanDocument:
     }
     if shaped["failed_targets"] is None and shaped["unterminated"] is not None:
         shaped["failed_targets"] = []
+    return shaped
+
+
+def from_json(data: Any, source: str = "the plan") -> PlanDocument:
+    """A document as any version of the planner wrote it (to_json's, or plan.json of a run made before
+    SCHEMA_VERSION was stated); InputError naming `source` and the field when it is not one."""
+    from pydantic import TypeAdapter, ValidationError
+
+    if not isinstance(data, dict):
+        raise InputError(
+            f"{source}: not a plan document (a JSON object)",
+            hint="give a plan.json or `--json` output",
+        )
+    version = data.get("schema_version", 1)
+    if not isinstance(version, int) or version > SCHEMA_VERSION:
+        raise InputError(
+            f"{source}: schema_version {version!r} is newer than this planner reads ({SCHEMA_VERSION})",
+            hint="upgrade cloud-planner to read it",
+        )
+    shaped = _shaped(_restore_infinities(data), version)
+    workload = shaped["workload"]
+    script = isinstance(workload, dict) and workload.get("kind") == SCRIPT_KIND
     try:
         # its kind's summary (a script's, a spec's): the union does not guess
         if isinstance(workload, dict):
