@@ -52,11 +52,11 @@ def _say_spec(
     workload: SpecWorkload,
     service: PlannerService,
     args: argparse.Namespace,
-    then: str = "",
+    *,
     predict_only: bool = False,
     here: bool = True,
-    validate: bool = False,
     device: str = "cpu",
+    **_: object,
 ) -> None:
     """A spec measured here in fp32 where this CPU would emulate its precision, said first."""
     if (
@@ -72,11 +72,11 @@ def _say_script(
     workload: ScriptWorkload,
     service: PlannerService,
     args: argparse.Namespace,
+    *,
     then: str = "",
     predict_only: bool = False,
-    here: bool = True,
     validate: bool = False,
-    device: str = "cpu",
+    **_: object,
 ) -> None:
     """A script's run here and where it is stopped; with --predict-only, its trace on the stand-in alone."""
     if not predict_only:
