@@ -143,6 +143,11 @@ class ResultsPane(Vertical):
             )
             return
         self.estimating = True
+        shown = self.workload
+        if shown is not None and (shown.name, shown.path) != (workload.name, workload.path):
+            # another workload: its answer is not shown under this one's progress (a trial read the old answer)
+            self.workload, self.results, self.run_dir, self.length = None, {}, None, None
+            self.show(None)
         self._status(
             f"estimating {workload.name}: measuring this machine for {seconds:g} s (free), then predicting every "
             "instance ..."

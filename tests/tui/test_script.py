@@ -401,3 +401,28 @@ def test_a_script_that_fails_says_so_where_the_answer_goes_not_measuring_forever
             assert results.doc is None and not results.estimating
 
     asyncio.run(scenario())
+
+
+def test_another_workloads_estimate_does_not_show_the_previous_answer_while_it_measures(tmp_path):
+    """A trial: a script typed in the path field was measured under the spec's answer ('Train here: 41.7 s ...'),
+    which read as the script's. Another workload's estimate clears the plan shown; the same spec's keeps it."""
+    import shutil
+
+    from planner.service import ScriptWorkload
+
+    script = tmp_path / "train.py"
+    script.write_text("raise SystemExit('no training here')\n")
+    run = tmp_path / "run"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "run-surface-mlp", run)
+
+    async def scenario():
+        app = PlannerApp(str(run), estimate_on_open=False, runs_folder=tmp_path)
+        async with started(app, (120, 40)) as pilot:
+            results = app.query_one(ResultsPane)
+            await wait_for(pilot, lambda: results.doc is not None, timeout=60)
+            results.estimate(ScriptWorkload(str(script)), 1)
+            await pilot.pause(0.1)
+            assert results.doc is None and app.query_one("#workload-answers").doc is None
+            await wait_for(pilot, lambda: not results.estimating, timeout=60)
+
+    asyncio.run(scenario())
