@@ -181,8 +181,9 @@ def refuse_script_flags(
         raise InputError(
             f"{', '.join(given)}: {'is' if len(given) == 1 else 'are'} for a training script (.py) or a "
             f"SkyPilot task, not {spec or 'a spec'}",
-            hint="leave them out for a spec (its run is its train.epochs, in "
-            "its own folder); a script takes them: `planner COMMAND train.py [--total-steps N | --epochs N] "
+            hint=f"leave {'it' if len(given) == 1 else 'them'} out for a spec (its run is its train.epochs, in "
+            f"its own folder); a script takes {'it' if len(given) == 1 else 'them'}: `planner "
+            f"{getattr(args, 'command', None) or 'COMMAND'} train.py [--total-steps N | --epochs N] "
             "[--workdir DIR] -- ARGS`",
         )
 

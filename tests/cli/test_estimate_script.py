@@ -101,6 +101,8 @@ def test_flags_that_need_a_spec_or_a_script_are_refused_for_the_other(tmp_path):
         r.code == 2
         and "--total-steps: is for a training script (.py) or a SkyPilot task, not" in r.err
     )
+    # the command the hint names is the one typed (a trial read a literal `planner COMMAND`)
+    assert "leave it out for a spec" in r.err and "`planner estimate train.py" in r.err
     r = planner("bench", EXAMPLES / "surface-mlp.yaml", "--workdir", ".", "--epochs", "3")
     assert (
         r.code == 2
