@@ -178,10 +178,9 @@ def _script_checked(
 ) -> int:
     """A training script checked without running it: it parses (its own syntax error, exit 1), and what of its
     folder would ship; its parameters, FLOPs and memory are measured by running it (bench)."""
-    workdir = workload.workdir
-    path = service.workloads.check_script(workload.path, workdir)
+    path = service.workloads.check_script(workload.path, workload.workdir)
     # bounded first: a folder too big to ship is refused before reading
-    shipped = service.workloads.shipped(path, workdir)
+    shipped = workload.ships()
     error = service.workloads.script_syntax(path)
     if error is not None:
         raise InputError(  # the input is not a script: bad input (exit 2), as a spec that does not parse

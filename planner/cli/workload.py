@@ -171,12 +171,17 @@ SCRIPT_ONLY = (
 )
 
 
+def _script_flags_given(args: argparse.Namespace, but: tuple[str, ...]) -> list[str]:
+    """The flags only a training script takes that the command line gives, `but` those (by their names)."""
+    return [flag for name, flag in SCRIPT_ONLY if name not in but and getattr(args, name, None)]
+
+
 def refuse_script_flags(
     args: argparse.Namespace, spec: str | None, but: tuple[str, ...] = ()
 ) -> None:
     """A spec given what only a training script takes: InputError naming exactly those given (`but`: the
     command's own flags of the same name, as validate's --epochs for a spec)."""
-    given = [flag for name, flag in SCRIPT_ONLY if name not in but and getattr(args, name, None)]
+    given = _script_flags_given(args, but)
     if given:
         raise InputError(
             f"{', '.join(given)}: {'is' if len(given) == 1 else 'are'} for a training script (.py) or a "
@@ -192,8 +197,7 @@ def refuse_saved_run_flags(args: argparse.Namespace, run_dir: str, takes_secrets
     """`planner tui RUN_DIR` given what the run itself keeps (its script's arguments, length, folder, requirements;
     a spec run's env too): InputError naming them, and where a run's length is changed (a trial: the message spoke
     of a spec to a script's run)."""
-    but = ("env", "secret") if takes_secrets else ()
-    given = [flag for name, flag in SCRIPT_ONLY if name not in but and getattr(args, name, None)]
+    given = _script_flags_given(args, ("env", "secret") if takes_secrets else ())
     if given:
         raise InputError(
             f"{', '.join(given)}: {run_dir} is a saved run: it keeps what it was run with"

@@ -260,14 +260,6 @@ class Workloads:
         job. Raises InputError (not a .py file; a folder too big to ship; a workdir without the script)."""
         return workload.ships()
 
-    def shipped(self, script: str | Path, workdir: str | Path | None = None) -> Shipped:
-        """What of the script's folder (or `workdir`) would ship to an instance: the files, their size, what was left
-        out and why. Raises InputError as `ships` does."""
-        from runner.folder import script_folder
-
-        path = script_path(script)
-        return script_folder(path, folder=script_workdir(path, workdir))
-
 
 def _describe(spec: WorkloadSpec) -> list[Layer]:
     layers = layers_of(spec)

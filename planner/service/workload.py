@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import shlex
 from dataclasses import dataclass
 from pathlib import Path, PurePath
@@ -268,8 +269,6 @@ def _from_here(shown: str, absolute: str) -> str:
     """A journaled script's path as a command run from this folder finds it: as the user named it when it still
     names the script from here, else relative to here (inside this folder) or absolute (a trial: `planner plan
     RUN_DIR` from another folder suggested a relative path that no longer resolved)."""
-    import os
-
     if Path(shown).resolve() == Path(absolute).resolve():
         return shown
     relative = os.path.relpath(absolute)

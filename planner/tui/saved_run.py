@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 from dataclasses import replace
-from functools import singledispatch
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,7 +36,7 @@ def open_saved(app: PlannerApp, run_dir: str, length: ScriptLength | None = None
         app.notify(f"{run_dir}: {exc.message.splitlines()[0]}", severity="error")
 
 
-@singledispatch
+@functools.singledispatch
 def _open(saved: object, app: PlannerApp, length: ScriptLength | None) -> None:
     """A saved run shown by its kind. Raises PlannerError."""
     raise TypeError(f"not a saved run: {saved!r}")
@@ -46,10 +45,8 @@ def _open(saved: object, app: PlannerApp, length: ScriptLength | None) -> None:
 @_open.register(SavedSpecRun)
 def _open_spec_run(saved: SavedSpecRun, app: PlannerApp, length: ScriptLength | None) -> None:
     """A spec's run: its journaled spec in the editor, its plan."""
-    path, spec = (
-        saved.journal.path,
-        saved.spec,
-    )  # a spec that does not load: said before anything changes
+    # a spec that does not load: said before anything changes
+    path, spec = saved.journal.path, saved.spec
     shown = str(path / "spec.yaml") if (path / "spec.yaml").is_file() else str(path / "spec.json")
     app.query_one(WorkloadPane).load(shown, estimate=False)
     app.results.open_run(str(path), SpecWorkload(spec, shown))

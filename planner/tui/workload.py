@@ -153,8 +153,8 @@ class WorkloadPane(Vertical, can_focus=True):
         if action == "leave_editor":
             focused = self.screen.focused
             return isinstance(focused, (Input, TextArea)) and self in focused.ancestors
-        # a script is planned as it is: no form, nothing to save (the app's kind says which it takes)
-        return action not in ("save", "toggle_form") or action in planner_app(self).shown.actions
+        # a script is planned as it is: no form, nothing to save (the app's rule, by its workload's kind)
+        return planner_app(self).check_action(action, parameters)
 
     @property
     def editor(self) -> TextArea:
