@@ -270,10 +270,10 @@ def from_json(data: Any, source: str = "the plan") -> PlanDocument:
         )
     shaped = _shaped(_restore_infinities(data), version)
     workload = shaped["workload"]
-    script = isinstance(workload, dict) and workload.get("kind") == SCRIPT_KIND
     try:
         # its kind's summary (a script's, a spec's): the union does not guess
         if isinstance(workload, dict):
+            script = workload.get("kind") == SCRIPT_KIND
             summary = TypeAdapter(ScriptSummary if script else WorkloadSummary)
             shaped["workload"] = summary.validate_python(workload)
         return TypeAdapter(PlanDocument).validate_python(shaped)
