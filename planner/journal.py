@@ -8,12 +8,12 @@ import json
 import os
 import stat
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.core.candidates import Target
-from planner.core.document import PlanDocument
+from planner.core.document import PlanDocument, PlanOptions
 from planner.core.document_json import from_json
 from planner.core.script import ScriptJob
 from planner.errors import InputError, JournalError, RunError
@@ -33,6 +33,56 @@ if TYPE_CHECKING:  # the spec's models (pydantic) load when a spec is read
     from planner.workload.spec import WorkloadSpec
 
 DEFAULT_BASE = Path("planner-runs")
+
+# a value of run.json's "bench" (the bench's options: device, seconds, sweep, threads, processes)
+BenchOption = str | float | int | bool | None
+
+
+def _of(value: Any, kind: type) -> Any:
+    """`value` when it is a `kind` (what run.json's readers take), else None: the record stays readable."""
+    return value if isinstance(value, kind) else None
+
+
+@dataclass
+class RunRecord:
+    """run.json: what a run was asked (its targets, plan options and bench options) and what it learnt on the
+    way (the instances `auto` chose, the notices of a fallback). Written again as each of these arrives."""
+
+    run_id: str = ""
+    targets: list[str] = field(default_factory=list)
+    plan_options: PlanOptions = field(default_factory=PlanOptions)
+    bench: dict[str, BenchOption] | None = None  # a spec's; a script's bench options are its job
+    footprint_bytes: int | None = None  # a spec's: what the real run holds (replans check it)
+    auto: list[dict[str, object]] | None = None  # `auto`'s choice of instances (choice_words)
+    notices: list[dict[str, str]] = field(default_factory=list)  # {"label", "text"}
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "run_id": self.run_id,
+            "targets": self.targets,
+            "plan_options": asdict(self.plan_options),
+        }
+        for name in ("bench", "footprint_bytes", "auto"):
+            if getattr(self, name) is not None:
+                out[name] = getattr(self, name)
+        if self.notices:
+            out["notices"] = self.notices
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunRecord:
+        """run.json as read (its plan options checked by plan_option_problems; an older run's may lack any)."""
+        known = {f.name for f in fields(PlanOptions)}
+        options = data.get("plan_options", {})
+        return cls(
+            run_id=str(data.get("run_id", "")),
+            targets=[str(t) for t in data.get("targets", [])],
+            plan_options=PlanOptions(**{k: v for k, v in options.items() if k in known}),
+            bench=_of(data.get("bench"), dict),
+            footprint_bytes=_of(data.get("footprint_bytes"), int),
+            auto=_of(data.get("auto"), list),
+            notices=_of(data.get("notices"), list) or [],
+        )
 
 
 @dataclass(frozen=True)
@@ -241,8 +291,8 @@ class RunJournal:
         if original_text is not None:
             _write_atomic(self.path / "spec.yaml", original_text)
 
-    def write_run(self, data: dict[str, Any]) -> None:
-        _write_atomic(self.path / "run.json", _dumps(data))
+    def write_run(self, record: RunRecord) -> None:
+        _write_atomic(self.path / "run.json", _dumps(record.to_json()))
 
     def write_result(self, label: str, measured: Measured) -> Path:
         path = self.path / "results" / f"{label}.json"
@@ -261,9 +311,12 @@ class RunJournal:
 
         return parse_spec_text(read_spec_file(path), source=str(path))
 
-    def read_run(self) -> dict[str, Any]:
+    def read_run(self) -> RunRecord:
+        """run.json (an empty record when the run has none)."""
         path = self.path / "run.json"
-        return _read_json(path, plan_option_problems) if os.path.lexists(path) else {}
+        if not os.path.lexists(path):
+            return RunRecord()
+        return RunRecord.from_json(_read_json(path, plan_option_problems))
 
     def read_results(self) -> dict[str, Measured]:
         try:

@@ -579,7 +579,7 @@ def instances(
     region: str | None = None,
     gpu: bool | None = None,
     purchase: str = "on-demand",
-) -> list:
+) -> list[InstanceFacts]:
     """The rows as planner.core.candidates.InstanceFacts (the pure core's type), in the frame's order (several regions:
     each instance type in the one where `purchase` is cheapest)."""
     rows = filter_instances(df, region=region, gpu=gpu, purchase=purchase)

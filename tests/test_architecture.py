@@ -234,3 +234,83 @@ def test_the_bench_imports_only_torch_and_the_standard_library():
                 assert imported.startswith(("runner.bench", "runner.script", "runner.standin")), (
                     f"{path.name} imports {imported}"
                 )
+
+
+# Where planner/ may hold an untyped `dict[str, Any]`: JSON and YAML at the edges (a document written or read,
+# the runner's job and result, boto3's answers, the user's spec before it is parsed) and keyword arguments built
+# within one function. Anything that crosses a layer is a typed value (docs/architecture.md, "Typed seams").
+UNTYPED_DICTS_ALLOWED = {
+    # JSON written or read: the plan document, journal files, --json output, the IAM policy printed
+    "planner/core/document.py": {"as_dict"},
+    "planner/core/document_json.py": {
+        "strict_json",
+        "plan_json",
+        "_option_json",
+        "to_json",
+        "choice_json",
+        "_script_workload_of_3",
+        "_shaped",
+    },
+    "planner/core/remarks/base.py": {"remark_json"},
+    "planner/core/script/timeline.py": {"from_json"},
+    "planner/journal.py": {"from_json", "to_dict", "from_dict"},
+    "planner/journal_checks.py": {"<module>", "_problems"},
+    "planner/report/prices.py": {"prices_json"},
+    "planner/report/remarks/base.py": {"remark_json"},
+    "planner/report/tables.py": {"check_summary", "bench_json", "script_json"},
+    "planner/report/text.py": {"worded_json"},
+    "planner/service/bench.py": {"runner_progress", "to_json"},
+    "planner/service/script_checks.py": {"to_json"},
+    "planner/service/account.py": {"infra_policy", "_managed", "_filters"},
+    # the runner's job, as JSON the launcher or the instance reads
+    "planner/service/bench_job.py": {"BenchJob", "runner_job"},
+    "planner/service/script_run.py": {"_aws_targets", "_instance_job"},
+    "planner/workload/spec.py": {"to_job"},
+    # the user's spec or task as YAML gives it, before it is parsed; pydantic's error context
+    "planner/core/task.py": {"_text", "read_task", "_named_values"},
+    "planner/core/task_resources.py": {"_choice"},
+    "planner/tui/form.py": {"__init__", "_fields", "rebuild"},
+    "planner/workload/spec_messages.py": {"_length_message"},
+    # keyword arguments of one constructor, built within the module
+    "planner/core/candidates.py": {"measured_candidate"},
+    "planner/core/predict/parallel.py": {"predict_data_parallel"},
+    "planner/core/predicted.py": {
+        "rented_fields",
+        "_cpu_candidate",
+        "_gpu_candidates",
+        "_gpu_candidate",
+    },
+    "planner/service/settings.py": {"given"},
+    "planner/cli/completion.py": {"completion_script"},
+}
+
+
+def _untyped_dicts() -> list[tuple[str, int, str]]:
+    """Each `dict[str, Any]` in planner/'s code: (file, line, the function or class around it)."""
+    found = []
+    for path in sorted((ROOT / "planner").rglob("*.py")):
+        source = path.read_text()
+        around: dict[int, tuple[int, str]] = {}
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+                    if line not in around or around[line][0] < node.lineno:
+                        around[line] = (node.lineno, node.name)
+        for n, line in enumerate(source.splitlines(), 1):
+            if "dict[str, Any]" in line.split("#")[0]:
+                name = around.get(n, (0, "<module>"))[1]
+                found.append((str(path.relative_to(ROOT)), n, name))
+    return found
+
+
+def test_no_untyped_dict_crosses_a_layer():
+    found = _untyped_dicts()
+    assert len(found) > 20  # the scan sees the code (the edges hold many)
+    strays = [
+        f"{p}:{n} in {name}" for p, n, name in found if name not in UNTYPED_DICTS_ALLOWED.get(p, ())
+    ]
+    assert not strays, (
+        "a dict[str, Any] outside the edges: give it a typed value (a dataclass, a pydantic model), or, if it "
+        "is JSON or YAML at an edge, add it to UNTYPED_DICTS_ALLOWED with the reason:\n"
+        + "\n".join(strays)
+    )

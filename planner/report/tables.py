@@ -18,11 +18,16 @@ from planner.report.text import (
 )
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from planner.core.document import ManagedInstance
     from planner.core.script import ScriptEstimate, ScriptRun
+    from planner.workload.footprint import Footprint
+    from planner.workload.spec import WorkloadSpec
+    from runner.bench.result import BenchResult
 
 
-def check_summary(spec, fp) -> dict[str, Any]:
+def check_summary(spec: WorkloadSpec, fp: Footprint) -> dict[str, Any]:
     return {
         "workload": spec.name,
         "kind": spec.model.kind,
@@ -39,7 +44,7 @@ def check_summary(spec, fp) -> dict[str, Any]:
     }
 
 
-def check_table(spec, fp):
+def check_table(spec: WorkloadSpec, fp: Footprint) -> Table:
     from rich.table import Table
 
     t = Table(
@@ -122,14 +127,14 @@ BENCH_JSON_KEYS = (
 )
 
 
-def bench_json(result) -> dict[str, Any]:
+def bench_json(result: BenchResult) -> dict[str, Any]:
     """A bench's result as `planner bench --json` prints it: its warnings as facts with their words."""
     data = result.to_dict()
     data["warnings"] = [remark_json(remark_from_json(w)) for w in data.get("warnings") or []]
     return {k: data.get(k) for k in BENCH_JSON_KEYS}
 
 
-def bench_table(result):
+def bench_table(result: BenchResult) -> Table:
     from rich.table import Table
 
     r = result
@@ -143,7 +148,8 @@ def bench_table(result):
     if r.status != "ok":
         t.add_row("result", f"[red]{r.status}[/]: {r.message}")
         return t
-    half = (r.step_seconds_ci_high - r.step_seconds) / r.step_seconds if r.step_seconds else 0
+    high = r.step_seconds_ci_high
+    half = (high - r.step_seconds) / r.step_seconds if r.step_seconds and high is not None else 0
     t.add_row("step time (mean)", f"{seconds_text(r.step_seconds)} +-{half:.1%} (95% interval)")
     t.add_row(
         "median / p10 / p90",
@@ -177,7 +183,7 @@ def bench_table(result):
     return t
 
 
-def sweep_table(result):
+def sweep_table(result: BenchResult) -> Table:
     from rich.table import Table
 
     t = Table(
@@ -223,7 +229,7 @@ def instance_row(r: ManagedInstance) -> list[str]:
     ]
 
 
-def instances_table(rows: list[ManagedInstance]):
+def instances_table(rows: list[ManagedInstance]) -> Table:
     from rich.table import Table
 
     t = Table(title="planner-managed instances", title_justify="left")
@@ -360,7 +366,7 @@ def script_rows(run: ScriptRun, est: ScriptEstimate) -> list[tuple[str, str]]:
     return rows
 
 
-def script_table(script: str, run: ScriptRun, est: ScriptEstimate):
+def script_table(script: str, run: ScriptRun, est: ScriptEstimate) -> Table:
     from rich.table import Table
 
     how = (

@@ -89,13 +89,13 @@ class Account:
         HTTP error, broken or truncated file) leaves the cache and the snapshot as they were, with a
         warning through `warn` saying why and what is used instead.
         Raises InputError when the setting itself is wrong (not a URL or readable file)."""
-        from planner.service.config import read_config
+        from planner.service.config import config_text, read_config
         from pricing.catalog import load_catalog
         from pricing.hosted import CatalogFetchError, catalog_location, refresh_from_catalog
 
         try:  # PLANNER_CATALOG_URL wins over the service's URL, that over the config file's `catalog_url`
             refresh_from_catalog(
-                catalog_location(self.catalog_url or read_config().get("catalog_url"))
+                catalog_location(self.catalog_url or config_text(read_config(), "catalog_url"))
             )
         except CatalogFetchError as exc:
             kept = load_catalog()

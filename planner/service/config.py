@@ -9,10 +9,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from planner.errors import InputError
 from planner.service.flags import PURCHASES, parse_flag
+
+# a value of the file, as its key's rule reads it: a region, purchase, profile or URL; a price or a number of seconds
+ConfigValue = str | float
 
 PROFILE = re.compile(r"^[A-Za-z0-9_.+@-]{1,64}$")
 
@@ -40,7 +42,7 @@ class Key:
     name: str
     flag: str  # the flag it is the default of ("" when it has none)
     dest: str  # argparse's dest for that flag
-    parse: Callable[[str], Any]
+    parse: Callable[[str], ConfigValue]
     help: str
 
 
@@ -104,7 +106,7 @@ def config_path() -> Path:
     return Path(user_config_dir("cloud-planner")) / "config.toml"
 
 
-def _checked(path: Path, name: str, value: Any) -> Any:
+def _checked(path: Path, name: str, value: object) -> ConfigValue:
     key = KEYS.get(name)
     if key is None:
         raise InputError(f"{path}: unknown key {name!r}", hint=f"the keys are: {', '.join(KEYS)}")
@@ -117,7 +119,7 @@ def _checked(path: Path, name: str, value: Any) -> Any:
         ) from None
 
 
-def read_config(path: Path | None = None) -> dict[str, Any]:
+def read_config(path: Path | None = None) -> dict[str, ConfigValue]:
     """The file's values, each checked by its flag's rule; {} when there is no file."""
     try:
         import tomllib
@@ -136,6 +138,12 @@ def read_config(path: Path | None = None) -> dict[str, Any]:
             f"{path}: not TOML ({exc})", hint="fix it, or remove it and use `planner config set`"
         ) from None
     return {name: _checked(path, name, value) for name, value in data.items()}
+
+
+def config_text(values: dict[str, ConfigValue], name: str) -> str | None:
+    """A text key's value (region, purchase, profile, catalog_url); None when the file does not set it."""
+    value = values.get(name)
+    return None if value is None else str(value)
 
 
 def set_value(name: str, value: str, path: Path | None = None) -> Path:

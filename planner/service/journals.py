@@ -77,7 +77,7 @@ class Journals:
                 SavedRun(
                     str(path),
                     title,
-                    list(info.get("targets", [])),
+                    list(info.targets),
                     len(list((path / "results").glob("*.json"))),
                     plan.recommendation if plan is not None else None,
                 )

@@ -230,15 +230,15 @@ def interrupted(results: dict[str, Measured]) -> list[str]:
     return sorted(label for label, m in results.items() if m.result.interruption)
 
 
-def unterminated(session: BenchSession) -> list[dict[str, Any]]:
+def unterminated(session: BenchSession) -> list[LeftRunning]:
     """What the session could not terminate, each with the command that will."""
     return [
-        {
+        LeftRunning(
             **left,
-            "reap_command": f"planner reap --region {left['region']} --run-id {left['run_id']}",
-        }
+            reap_command=f"planner reap --region {left['region']} --run-id {left['run_id']}",
+        )
         if "run_id" in left
-        else dict(left)
+        else LeftRunning(**left)
         for left in session.unterminated
     ]
 
@@ -251,11 +251,13 @@ def stopped(
     naming them and how to reap them."""
     left = unterminated(session) if session is not None else []
     if isinstance(exc, Cancelled) and left:
-        names = ", ".join(f"{x['instance_id']} ({x['region']})" for x in left)
+        names = ", ".join(
+            f"{x.instance_id} ({x.region})" if x.instance_id else f"{x.label} ({x.error})"
+            for x in left
+        )
+        reap = [x.reap_command or "planner ls, then planner reap --region REGION" for x in left]
         return RunError(
             f"cancelled, but {len(left)} instance(s) could not be terminated: {names}",
-            hint="; ".join(dict.fromkeys(x["reap_command"] for x in left)),
+            hint="; ".join(dict.fromkeys(reap)),
         )
-    return RunStopped.of(
-        exc, str(journal.path), [LeftRunning(**x) for x in left], len(journal.read_results())
-    )
+    return RunStopped.of(exc, str(journal.path), left, len(journal.read_results()))

@@ -11,7 +11,6 @@ from infra.aws import credentials_problem
 from infra.quotas import QuotaCheck
 from planner.core.decide import decide
 from planner.core.document import (
-    LeftRunning,
     PlanDocument,
     PlanOptions,
     WorkloadSummary,
@@ -81,14 +80,13 @@ def plan_from_results(
 
 def saved_options(journal: RunJournal, overrides: PlanChoice) -> PlanOptions:
     """A saved run's plan options with what `overrides` gives applied by the flags' rules."""
-    saved = journal.read_run().get("plan_options", {})
     given = overrides.given()
     if overrides.deadline_seconds:
         given["objective"] = resolve_objective(overrides.objective, overrides.deadline_seconds)
-    merged = {**saved, **given}
+    merged = replace(journal.read_run().plan_options, **given)
     # the saved deadline may serve
-    resolve_objective(merged.get("objective"), merged.get("deadline_seconds"))
-    return PlanOptions(**{k: v for k, v in merged.items() if k in PlanOptions.__dataclass_fields__})
+    resolve_objective(merged.objective, merged.deadline_seconds)
+    return merged
 
 
 def saved_results(journal: RunJournal) -> dict[str, Measured]:
@@ -173,7 +171,7 @@ class Runs:
             doc,
             failed_targets=failed,
             interrupted_targets=interrupted(results),
-            unterminated=[LeftRunning(**x) for x in unterminated(session)],
+            unterminated=unterminated(session),
             bench_cost_usd=session.billed_usd() if aws_types else None,
             auto=run.choices if targets.auto else None,
         )
@@ -331,7 +329,7 @@ class Runs:
                 spec,
                 saved_results(journal),
                 options,
-                need_bytes=journal.read_run().get("footprint_bytes"),
+                need_bytes=journal.read_run().footprint_bytes,
             )
             return PlanDocument(WorkloadSummary.of(spec), plan, options, str(journal.path))
         return self.predict.plan_of(

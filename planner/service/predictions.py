@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from planner.core.candidates import (
     LOCAL,
@@ -50,6 +50,7 @@ if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads i
     from planner.service.account import Account
     from planner.service.describe import Workloads
     from planner.workload.spec import WorkloadSpec
+    from pricing.facts import InstanceFacts
     from runner.bench.result import BenchResult
 
 
@@ -98,9 +99,8 @@ def measured_candidates(
     if catalog is None and any(m.target.cloud for m in results.values()):
         catalog = load_catalog().frame
     candidates, said = [], Said()
-    by_region: dict[
-        str, dict[str, Any]
-    ] = {}  # the catalog's facts of each region a result is priced in, read once
+    # the catalog's facts of each region a result is priced in, read once
+    by_region: dict[str, dict[str, InstanceFacts]] = {}
     for label, m in sorted(results.items()):
         region = measured_region(options, m.region)
         if region not in by_region:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.core.candidates import LOCAL, Target
-from planner.core.document import LeftRunning, PlanDocument, PlanOptions
+from planner.core.document import PlanDocument, PlanOptions
 from planner.core.remarks import AutoBenchmarkedNone, Said, remark_json
 from planner.core.script import (
     RunLengthUnknown,
@@ -24,7 +24,7 @@ from planner.core.script import (
     steady_step,
 )
 from planner.errors import Cancelled, InputError
-from planner.journal import Measured, RunJournal
+from planner.journal import Measured, RunJournal, RunRecord
 from planner.journal_checks import result_problems
 from planner.report.choices import choice_words
 from planner.service.bench import runner_progress
@@ -58,6 +58,8 @@ from runner.script_job import script_result
 from runner.session import BenchSession
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from planner.core.decide import BenchmarkChoice
     from planner.core.script import ScriptEstimate
     from planner.service.scripts import Scripts
@@ -78,16 +80,17 @@ class ScriptRunning:
     cb: RunCallbacks
     path: Path
     cwd: Path
-    catalog: Any  # the price catalog's frame
+    catalog: pd.DataFrame  # the price catalog
     aws_types: list[str]
-    priced: Any  # preflight's (prices, worst cases, quotas) of aws_types; None when none
+    # preflight's (prices, architectures, worst-case cost) of aws_types; None when none
+    priced: tuple[dict[str, float], dict[str, str], float] | None
     shipped: Shipped | None
     requirements: str | None  # the requirements file, relative to the folder that ships
     env: ScriptEnv
     job: ScriptJob
     journal: RunJournal
     run_id: str
-    info: dict[str, Any]  # run.json
+    info: RunRecord  # run.json
     here: tuple[ScriptRun, ScriptEstimate] | None = None
     choices: list[BenchmarkChoice] | None = None
     skipped: AutoBenchmarkedNone | None = None
@@ -133,11 +136,7 @@ def begin(
     journal = RunJournal.create(path.stem, out)
     journal.write_script(job)
     run_id = f"{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
-    info: dict[str, Any] = {
-        "run_id": run_id,
-        "targets": list(targets.tokens),
-        "plan_options": options.as_dict(),
-    }
+    info = RunRecord(run_id, list(targets.tokens), options)
     journal.write_run(info)
     return ScriptRunning(
         workload,
@@ -219,7 +218,7 @@ def pick_auto(scripts: Scripts, run: ScriptRunning, no_credentials: str | None) 
     assert run.here is not None
     planned = scripts.script_plan(run.job, *run.here, run.options)
     run.choices = auto_benchmarks(benchmark_choices(planned.plan, run.aws), planned)
-    run.info["auto"] = [choice_words(c) for c in run.choices]
+    run.info.auto = [choice_words(c) for c in run.choices]
     run.journal.write_run(run.info)
     if run.cb.on_choices:
         run.cb.on_choices(run.choices)
@@ -325,7 +324,7 @@ def finish(scripts: Scripts, run: ScriptRunning) -> PlanDocument:
         doc,
         failed_targets=sorted(k for k, m in results.items() if m.result.status == "error"),
         interrupted_targets=interrupted(results),
-        unterminated=[LeftRunning(**x) for x in unterminated(session)] if session else [],
+        unterminated=unterminated(session) if session else [],
         bench_cost_usd=session.billed_usd() if session else None,
         auto=run.choices,
     )

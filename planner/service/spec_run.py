@@ -6,13 +6,13 @@ from __future__ import annotations
 import datetime as dt
 import secrets
 import sys
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from planner.core.candidates import LOCAL, Target
 from planner.core.document import PlanOptions
-from planner.journal import Measured, RunJournal
+from planner.journal import Measured, RunJournal, RunRecord
 from planner.journal_checks import result_problems
 from planner.report.choices import choice_words
 from planner.service.bench import (
@@ -77,15 +77,15 @@ class SpecRunning:
         self.journal.write_spec(spec, spec_text)
         # Unique per run whatever the directory is called: it names the run's S3 keys and instance tags.
         self.run_id = f"{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
-        self.info: dict[str, Any] = {
-            "run_id": self.run_id,
-            "targets": list(choice.tokens),
-            "plan_options": options.as_dict(),
-            "bench": bench.__dict__,
-        }
         self.fp = service.workloads.footprint(spec)
-        # what the real run holds: replans check it
-        self.info["footprint_bytes"] = self.fp.total_bytes
+        self.info = RunRecord(
+            self.run_id,
+            list(choice.tokens),
+            options,
+            bench=asdict(bench),
+            # what the real run holds: replans check it
+            footprint_bytes=self.fp.total_bytes,
+        )
         self.journal.write_run(self.info)
         self.where: dict[str, tuple[Target, str | None, str | None]] = {}
         self.choices: list[BenchmarkChoice] = []  # `auto`'s choice of instances
@@ -111,7 +111,7 @@ class SpecRunning:
         """What a target's start or the session said (a launch in another zone, a retried call): in run.json's
         `notices` as it happens, then to the front (stderr without one, as the session would)."""
         if label:  # a target's (the run's own, such as a signal's, are said only: they come from a signal handler)
-            self.info.setdefault("notices", []).append({"label": label, "text": text})
+            self.info.notices.append({"label": label, "text": text})
             self.journal.write_run(self.info)
         if self.cb.on_notice:
             self.cb.on_notice(label, text)
@@ -161,7 +161,7 @@ class SpecRunning:
             return []
         choices = self.service.predict.auto_choices(self.spec, self.options, local, aws)
         self.choices = choices
-        self.info["auto"] = [choice_words(c) for c in choices]
+        self.info.auto = [choice_words(c) for c in choices]
         self.journal.write_run(self.info)
         if self.cb.on_choices:
             self.cb.on_choices(choices)

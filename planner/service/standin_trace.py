@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.core.script import ScriptEnv, ScriptRun, predicted_here
+from planner.core.script.timeline import StandinGpu
 from planner.errors import Cancelled, InputError, RunError
 from planner.service.script_checks import this_cpu
 from runner.local import run_script
@@ -30,12 +31,7 @@ STANDIN_CAP_SECONDS = 120.0
 
 
 # The stand-in a script is traced on again when it asked what its GPU supports: the cheapest GPU without bf16
-NO_BF16_GPU = {
-    "name": "Tesla T4",
-    "capability": [7, 5],
-    "memory_bytes": 15_828_320_256,
-    "sm_count": 40,
-}
+NO_BF16_GPU = StandinGpu("Tesla T4", (7, 5), 15_828_320_256, 40)
 
 
 def predicted_only(
@@ -122,7 +118,7 @@ def trace_on_standin(
     cancel: threading.Event | None = None,
     on_progress: ProgressFn | None = None,
     label: str = "local",
-    gpu: dict[str, Any] | None = None,
+    gpu: StandinGpu | None = None,
 ) -> ScriptRun | None:
     """The script run again, unchanged, on the stand-in GPU (runner/standin.py): a GPU's step traced in seconds,
     with the precision and kernels the GPU run would use, and its own host work timed as CPU time. None when it
@@ -142,7 +138,7 @@ def trace_on_standin(
             cancel=cancel,
             cwd=cwd,
             extra_env=env.here if env else None,
-            standin=gpu or {},
+            standin=gpu.to_json() if gpu else {},
             max_steps=STANDIN_STEPS,
         )
     if cancel is not None and cancel.is_set():

@@ -12,7 +12,8 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
@@ -43,6 +44,16 @@ FINISHED = ("done", "failed", "terminated", "cancelled")
 COLUMNS = ("target", "state", "elapsed", "cost so far", "progress")
 
 
+@dataclass
+class TargetRow:
+    """What the pane shows of one target."""
+
+    state: str = "pending"  # pending, running, or one of FINISHED
+    elapsed: float | None = None  # seconds, once finished
+    cost: float = 0.0
+    progress: str = ""
+
+
 class RunPane(Vertical):
     DEFAULT_CSS = """
     RunPane #run-buttons { height: 3; }
@@ -58,7 +69,7 @@ class RunPane(Vertical):
         self.running = False
         self.started = 0.0
         self._run_id = 0  # of the run under way: events of an earlier one are dropped
-        self.rows: dict[str, dict[str, Any]] = {}  # label -> state, elapsed (final), cost, progress
+        self.rows: dict[str, TargetRow] = {}
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="run-buttons"):
@@ -90,19 +101,15 @@ class RunPane(Vertical):
 
     # ------------------------------------------------------------------ the rows
 
-    def _row(self, label: str) -> dict[str, Any]:
+    def _row(self, label: str) -> TargetRow:
         """The row of `label`, taking over the unfinished row of its target (local-cpu is local's)."""
         if label not in self.rows:
             table = self.query_one("#states", DataTable)
             target = label_target(label)
-            if (
-                target in self.rows
-                and target != label
-                and self.rows[target]["state"] not in FINISHED
-            ):
+            if target in self.rows and target != label and self.rows[target].state not in FINISHED:
                 del self.rows[target]
                 table.remove_row(target)
-            self.rows[label] = {"state": "pending", "elapsed": None, "cost": 0.0, "progress": ""}
+            self.rows[label] = TargetRow()
             table.add_row(label_text(label), "pending", "0 s", "$0.0000", "", key=label)
         return self.rows[label]
 
@@ -110,24 +117,24 @@ class RunPane(Vertical):
         self, label: str, state: str, cost: float | None = None, progress: str | None = None
     ) -> None:
         row = self._row(label)
-        row["state"] = state
+        row.state = state
         if cost is not None:
-            row["cost"] = cost
+            row.cost = cost
         if progress is not None:
-            row["progress"] = progress
-        if state in FINISHED and row["elapsed"] is None:
-            row["elapsed"] = time.monotonic() - self.started
+            row.progress = progress
+        if state in FINISHED and row.elapsed is None:
+            row.elapsed = time.monotonic() - self.started
         self._draw(label)
 
     def _draw(self, label: str) -> None:
         row = self.rows[label]
-        elapsed = row["elapsed"] if row["elapsed"] is not None else time.monotonic() - self.started
+        elapsed = row.elapsed if row.elapsed is not None else time.monotonic() - self.started
         table = self.query_one("#states", DataTable)
         values = {
-            "state": row["state"],
+            "state": row.state,
             "elapsed": seconds_text(elapsed) if elapsed >= 1 else "0 s",
-            "cost so far": f"${row['cost']:.4f}",
-            "progress": row["progress"],
+            "cost so far": f"${row.cost:.4f}",
+            "progress": row.progress,
         }
         for column, value in values.items():
             table.update_cell(label, column, value, update_width=True)
@@ -139,17 +146,17 @@ class RunPane(Vertical):
     def set_progress(self, label: str, progress: str) -> None:
         """The bench's latest progress line; a finished row keeps its state (late events arrive)."""
         row = self._row(label)
-        if row["state"] in FINISHED:
+        if row.state in FINISHED:
             return
-        row["progress"] = progress
-        if row["state"] == "pending":
-            row["state"] = "running"
+        row.progress = progress
+        if row.state == "pending":
+            row.state = "running"
         self._draw(label)
 
     def tick(self) -> None:
         """Elapsed time of every unfinished row, once a second."""
         for label, row in self.rows.items():
-            if row["elapsed"] is None and self.running:
+            if row.elapsed is None and self.running:
                 self._draw(label)
 
     # ------------------------------------------------------------------ a run
@@ -164,9 +171,8 @@ class RunPane(Vertical):
         self.rows.clear()
         self.query_one("#states", DataTable).clear()
         self.query_one("#run-log", Log).clear()
-        for (
-            target
-        ) in targets:  # a row each at once: the run itself takes seconds to start (import torch)
+        # a row each at once: the run itself takes seconds to start (import torch)
+        for target in targets:
             self._row(target)
         self.query_one("#start", Button).disabled = True
         self.query_one("#cancel", Button).disabled = False
@@ -237,7 +243,7 @@ class RunPane(Vertical):
     def finished(self, doc: PlanDocument | None, error: str | None) -> None:
         self.running = False
         for label, row in self.rows.items():
-            if row["state"] not in FINISHED:
+            if row.state not in FINISHED:
                 self.set_state(
                     label, "cancelled" if error and error.startswith("cancelled") else "failed"
                 )

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from planner.core.candidates import LOCAL
-from planner.journal import Measured, RunJournal
+from planner.journal import Measured, RunJournal, RunRecord
 from planner.service.settings import PlanOptions
 from planner.workload.spec import parse_spec
 from runner.bench.result import BenchResult
@@ -33,12 +33,12 @@ def write_journal(path: Path) -> Path:
     journal = RunJournal.create("tiny-mlp", path)
     journal.write_spec(parse_spec(json.loads(json.dumps(TINY_MLP))), yaml.safe_dump(TINY_MLP))
     journal.write_run(
-        {
-            "run_id": "20261121T180000Z-1a2b3c4d",
-            "targets": ["local"],
-            "plan_options": PlanOptions().as_dict(),
-            "bench": {"device": "auto", "seconds": 1.0, "sweep": False, "threads": None},
-        }
+        RunRecord(
+            "20261121T180000Z-1a2b3c4d",
+            ["local"],
+            PlanOptions(),
+            bench={"device": "auto", "seconds": 1.0, "sweep": False, "threads": None},
+        )
     )
     result = BenchResult(
         status="ok",

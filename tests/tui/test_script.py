@@ -67,7 +67,7 @@ def test_a_script_is_measured_shown_read_only_and_planned_and_its_what_ifs_repla
             ).rows  # its row shows the measurement's progress as it goes
             await wait_for(
                 pilot,
-                lambda: "measuring: " in rows.get("local", {}).get("progress", ""),
+                lambda: "local" in rows and "measuring: " in rows["local"].progress,
                 timeout=60,
             )
             await wait_for(
@@ -75,7 +75,7 @@ def test_a_script_is_measured_shown_read_only_and_planned_and_its_what_ifs_repla
                 lambda: results.doc is not None and results.doc.run_dir not in (None, first),
                 timeout=120,
             )
-            assert app.query_one(RunPane).rows["local-cpu"]["state"] == "done"
+            assert app.query_one(RunPane).rows["local-cpu"].state == "done"
             doc = results.doc
             assert (
                 doc.workload.kind == "script" and doc.options.region == "us-west-2"

@@ -3,6 +3,7 @@ and writes that fail. (The CLI's view of a damaged journal: tests/cli/test_bad_i
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import fields
 
@@ -10,7 +11,7 @@ import pytest
 
 from planner.core.candidates import LOCAL
 from planner.errors import InputError, JournalError, RunError
-from planner.journal import Measured, RunJournal, check_run_dir
+from planner.journal import Measured, RunJournal, RunRecord, check_run_dir
 from planner.journal_checks import _BY_TYPE, plan_option_problems, result_problems
 from planner.service.settings import PlanOptions
 from planner.units import USD_PER_HOUR
@@ -118,7 +119,38 @@ def test_a_failed_write_is_a_run_error_and_leaves_no_temporary_file(tmp_path):
 
 def test_read_plan_and_read_run_when_absent(tmp_path):
     journal = RunJournal.create("w", tmp_path / "run")
-    assert journal.read_plan() is None and journal.read_run() == {}
+    assert journal.read_plan() is None and journal.read_run() == RunRecord()
     (journal.path / "plan.json").write_text("[]")
     with pytest.raises(JournalError, match="plan.json: must be a JSON object"):
         journal.read_plan()
+
+
+def test_run_json_reads_back_typed_and_an_older_one_keeps_its_defaults(tmp_path):
+    journal = RunJournal.create("w", tmp_path / "run")
+    record = RunRecord(
+        "20261130T060000Z-1a2b3c4d",
+        ["local", "aws:c6i.large"],
+        PlanOptions(objective="fastest", region="eu-west-1"),
+        bench={"device": "auto", "seconds": 5.0},
+        footprint_bytes=1_000,
+    )
+    record.notices.append({"label": "aws-c6i.large", "text": "launched in us-east-1b"})
+    journal.write_run(record)
+    assert journal.read_run() == record
+    assert (
+        json.loads((journal.path / "run.json").read_text())["plan_options"]["region"] == "eu-west-1"
+    )
+    # an older run.json: no bench, no footprint, its plan options partial, a notices field not a list
+    (journal.path / "run.json").write_text(
+        json.dumps(
+            {
+                "run_id": "x",
+                "targets": ["local"],
+                "plan_options": {"purchase": "spot"},
+                "notices": 3,
+            }
+        )
+    )
+    older = journal.read_run()
+    assert older.plan_options == PlanOptions(purchase="spot") and older.notices == []
+    assert older.bench is None and older.footprint_bytes is None

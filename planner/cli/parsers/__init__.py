@@ -14,7 +14,7 @@ from planner import __version__
 from planner.cli.parsers import account, measure, plan
 from planner.cli.parsers.shared import Parser
 from planner.errors import InputError
-from planner.service.config import KEYS, read_config
+from planner.service.config import KEYS, config_text, read_config
 
 
 def build_parser() -> Parser:
@@ -62,7 +62,7 @@ def take_profile(argv: list[str]) -> tuple[list[str], str | None]:
             )
             rest = head[:i] + head[i + (1 if "=" in arg else 2) :]
             try:
-                return rest + tail, KEYS["profile"].parse(name)
+                return rest + tail, str(KEYS["profile"].parse(name))
             except ValueError as exc:
                 raise InputError(
                     f"--profile {name!r}: {exc}",
@@ -76,8 +76,9 @@ def apply_defaults(parser: argparse.ArgumentParser, profile: str | None) -> None
     the command line still wins); the AWS profile as the environment boto3 reads (--profile wins, then a set
     AWS_PROFILE, then the file). The catalog's URL the service reads from the file itself."""
     values = read_config()
-    if profile or values.get("profile"):
-        os.environ["AWS_PROFILE"] = profile or (os.environ.get("AWS_PROFILE") or values["profile"])
+    saved = config_text(values, "profile")
+    if profile or saved:
+        os.environ["AWS_PROFILE"] = profile or os.environ.get("AWS_PROFILE") or saved or ""
     defaults = {
         KEYS[name].dest: value
         for name, value in values.items()

@@ -29,7 +29,7 @@ def standin_said(on: StandinStep, older: StandinStep | None = None) -> Said:
     no formula counts, the memory it held."""
     t, seen = on.trace, on.seen
     precision = ", ".join(seen.autocast) + " autocast" if seen.autocast else t.precision
-    name = str(seen.gpu.get("name", "a GPU"))
+    name = seen.gpu.name
     notes: list[Remark] = [
         StandinTrace(
             name,
@@ -54,13 +54,13 @@ def standin_said(on: StandinStep, older: StandinStep | None = None) -> Said:
         notes.append(
             GpuAsked(
                 tuple(seen.asked),
-                str(seen.gpu.get("name")),
-                str(older.seen.gpu.get("name")),
+                seen.gpu.name,
+                older.seen.gpu.name,
                 older.trace.precision,
             )
         )
     elif seen.asked and any(q in seen.asked for q in ("bf16", "capability", "properties")):
-        notes.append(GpuAsked(tuple(seen.asked), str(seen.gpu.get("name"))))
+        notes.append(GpuAsked(tuple(seen.asked), seen.gpu.name))
     return Said(warnings, notes)
 
 

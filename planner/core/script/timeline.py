@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from planner.core.predict.trace import DTYPE_PRECISION
@@ -184,10 +184,24 @@ class StepTrace:
 
 
 @dataclass(frozen=True)
+class StandinGpu:
+    """The GPU a stand-in answers as (runner/standin.py DEFAULT_GPU, or the GPU a script is traced on again)."""
+
+    name: str = "a GPU"
+    capability: tuple[int, int] = (8, 0)
+    memory_bytes: int = 0
+    sm_count: int = 0
+
+    def to_json(self) -> dict[str, object]:
+        """As the launcher's --standin takes it."""
+        return {**asdict(self), "capability": list(self.capability)}
+
+
+@dataclass(frozen=True)
 class StandinSeen:
     """What the stand-in GPU was and saw (runner/standin.py StandIn.summary)."""
 
-    gpu: dict[str, Any]
+    gpu: StandinGpu
     used: bool = False  # the script put tensors on it
     compiled: int = 0  # torch.compile calls: traced eager
     syncs: int = 0  # values read back and synchronisations, over the whole run traced
