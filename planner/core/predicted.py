@@ -35,7 +35,7 @@ from planner.core.predict import (
     predict_data_parallel,
     scaling_note,
 )
-from planner.core.predict.gpu import step_bytes
+from planner.core.predict.gpu import Prediction, step_bytes
 from planner.core.remarks import (
     BatchSplit,
     GpusIdle,
@@ -97,8 +97,12 @@ def predicted_candidates(
     which the CPU model scales; without one, CPU instances are predicted from the work alone); a GPU
     instance once per GPU count it offers (`gpu_plans`)."""
     # same prediction, less work (e.g. BERT's 24 identical blocks)
-    layers = merge_identical(list(fp.layers))
-    one_time = dict(
+    rows = _SpecRows(
+        spec,
+        fp,
+        merge_identical(list(fp.layers)),
+        local,
+        hardware,
         setup=float(local.setup_seconds or 0.0) if local is not None else 0.0,
         data_seconds=dataset_seconds(local) if local is not None else 0.0,
     )
@@ -107,43 +111,67 @@ def predicted_candidates(
         common = rented_fields(facts, purchase)
         if common is None:  # spot not offered
             continue
-        if facts.gpu_count:
-            out += _gpu_candidates(spec, fp, layers, facts, common, hardware, one_time)
-        else:
-            out.append(_cpu_candidate(spec, fp, layers, local, facts, common, hardware, one_time))
+        out += rows.gpus(facts, common) if facts.gpu_count else [rows.cpu(facts, common)]
     return out
 
 
-def _cpu_candidate(
-    spec: WorkloadSpec,
-    fp: Footprint,
-    layers: list[Layer],
-    local: BenchResult | None,
-    facts: InstanceFacts,
-    common: dict[str, Any],
-    hardware: Hardware,
-    one_time: dict[str, Any],
-) -> Candidate:
-    cores = physical_cores(facts.vcpus, facts.arch, facts.instance_type)
-    name = f"{facts.vcpus} vCPU {facts.arch}"
-    ok = fits(fp.total_bytes, facts.memory_gib * 2**30)
-    note = None if ok else does_not_fit_note(fp.total_bytes, facts.memory_gib * 2**30)
-    flops_per_step = fp.train_flops_per_sample * spec.batch_size
-    # nothing measured here: from the work alone
-    if local is None or local.status != "ok" or local.step_seconds is None:
-        pred = predict_cpu_unmeasured(
-            flops_per_step,
-            kernels_per_step(layers, spec.train.optimizer, spec.train.precision),
-            cores,
-            hardware.cpus.get(facts.family),
-            spec.train.precision,
-            moved_bytes=step_bytes(
-                layers, spec.batch_size, spec.train.precision, spec.train.optimizer
-            ),
+@dataclass(frozen=True)
+class _SpecRows:
+    """What every predicted row of a spec rests on: the spec, its footprint and (merged) layers, this machine's
+    CPU result (None: none), the hardware facts, and the run's one-time work measured here."""
+
+    spec: WorkloadSpec
+    fp: Footprint
+    layers: list[Layer]
+    local: BenchResult | None
+    hardware: Hardware
+    setup: float
+    data_seconds: float
+
+    def step(self, seconds: float, low: float, high: float) -> StepMeasurement:
+        return StepMeasurement(seconds, low, high, self.setup, data_seconds=self.data_seconds)
+
+    def cpu(self, facts: InstanceFacts, common: dict[str, Any]) -> Candidate:
+        """A CPU instance: this machine's step scaled by processor, or the work alone without one."""
+        name = f"{facts.vcpus} vCPU {facts.arch}"
+        memory = facts.memory_gib * 2**30
+        ok = fits(self.fp.total_bytes, memory)
+        note = None if ok else does_not_fit_note(self.fp.total_bytes, memory)
+        pred, low, high, basis = self._cpu_prediction(facts)
+        if pred.step_seconds is None or low is None or high is None:
+            return Candidate(
+                **common, device="cpu", device_name=name, fits=ok, note=noted(note, pred.note)
+            )
+        return Candidate(
+            **common,
+            device="cpu",
+            device_name=name,
+            step=self.step(pred.step_seconds, low, high),
+            fits=ok,
+            note=noted(note or pred.note),
+            basis=basis,
         )
-        basis = ErrorBasis(model="cpu-roofline")
-        low, high = pred.low, pred.high
-    else:
+
+    def _cpu_prediction(
+        self, facts: InstanceFacts
+    ) -> tuple[Prediction, float | None, float | None, ErrorBasis]:
+        """The CPU instance's step: (prediction, low, high, what its error rests on)."""
+        spec, local, hardware = self.spec, self.local, self.hardware
+        cores = physical_cores(facts.vcpus, facts.arch, facts.instance_type)
+        flops_per_step = self.fp.train_flops_per_sample * spec.batch_size
+        # nothing measured here: from the work alone
+        if local is None or local.status != "ok" or local.step_seconds is None:
+            pred = predict_cpu_unmeasured(
+                flops_per_step,
+                kernels_per_step(self.layers, spec.train.optimizer, spec.train.precision),
+                cores,
+                hardware.cpus.get(facts.family),
+                spec.train.precision,
+                moved_bytes=step_bytes(
+                    self.layers, spec.batch_size, spec.train.precision, spec.train.optimizer
+                ),
+            )
+            return pred, pred.low, pred.high, ErrorBasis(model="cpu-roofline")
         pred = predict_cpu(
             local.step_seconds,
             int(local.threads or 1),
@@ -160,33 +188,99 @@ def _cpu_candidate(
         basis = ErrorBasis(
             model="cpu-model", bench=LOCAL.label("cpu"), bench_below=below, bench_above=above
         )
-        low, high = widened(pred, measured)
-    if pred.step_seconds is None or low is None or high is None:
-        return Candidate(
-            **common,
-            device="cpu",
-            device_name=name,
-            fits=ok,
-            note=noted(note, pred.note),
+        return (pred, *widened(pred, measured), basis)
+
+    def gpus(self, facts: InstanceFacts, common: dict[str, Any]) -> list[Candidate]:
+        """The instance's GPU counts, each priced at the whole instance (times the instances it rents)."""
+        spec = self.spec
+        gpu = self.hardware.gpus.get(facts.gpu_name)
+        link = self.hardware.interconnects.get(facts.instance_type)
+        out = []
+        for n, k in gpu_plans(facts, link, spec.train.max_gpus):
+            total = n * k
+            base = {
+                **common,
+                "price_per_hour": common["price_per_hour"] * k,
+                "device": "cuda",
+                "gpus_used": total,
+                "instances": k,
+                "device_name": facts.gpu_name,
+            }
+            if gpu is None:
+                out.append(Candidate(**base, note=(NoGpuSpec(facts.gpu_name),)))
+                continue
+            if spec.batch_size % total:
+                out.append(Candidate(**base, note=(BatchSplit(spec.batch_size, total),)))
+                continue
+            fabric = fabric_for(link, gpu.arch, n, k) if total > 1 and link is not None else None
+            if isinstance(fabric, NoBandwidth):
+                out.append(Candidate(**base, note=(fabric,)))
+                continue
+            out.append(self._gpu(gpu, facts, (n, k), fabric, base))
+        return out
+
+    def _gpu(
+        self,
+        gpu: GpuSpec,
+        facts: InstanceFacts,
+        counts: tuple[int, int],
+        fabric: Fabric | None,
+        base: dict[str, Any],
+    ) -> Candidate:
+        """One GPU count: the data-parallel prediction, the per-GPU memory check, and the note that
+        says how it scales (and, across instances, on what assumptions)."""
+        spec, fp, hardware = self.spec, self.fp, self.hardware
+        n, k = counts
+        total = n * k
+        memory = float(facts.gpu_memory_gib or 0.0) * 2**30
+        need = footprint(spec, list(fp.layers), spec.batch_size // total).total_bytes + (
+            fp.gradients_bytes if total > 1 else 0
         )
-    step = StepMeasurement(
-        pred.step_seconds, low, high, one_time["setup"], data_seconds=one_time["data_seconds"]
-    )
-    return Candidate(
-        **common,
-        device="cpu",
-        device_name=name,
-        step=step,
-        fits=ok,
-        note=noted(note or pred.note),
-        basis=basis,
-    )
+        ok = fits(need, memory)
+        pred = predict_data_parallel(
+            self.layers,
+            gpu,
+            spec.batch_size,
+            total,
+            fabric,
+            spec.train.precision,
+            spec.train.optimizer,
+            sample_bytes(spec) if spec.data.location == "host" else 0.0,
+            (hardware.calibration or {}).get(facts.gpu_name),
+            timeline_layers=list(fp.layers),
+        )
+        link = hardware.interconnects[facts.instance_type] if k > 1 else None
+        note = noted(
+            None if ok else does_not_fit_note(need, memory, per_gpu=True),
+            GpusIdle(1, facts.gpu_count) if ok and facts.gpu_count > 1 and total == 1 else None,
+            pred.note,
+            scaling_note(pred),
+            OnPaper(k, float(link.network_gbps or 0.0), bool(link.efa))
+            if link is not None
+            else None,
+        )
+        if pred.step_seconds is None or pred.low is None or pred.high is None:
+            return Candidate(**base, fits=ok, note=note)
+        precision = spec.train.precision
+        return Candidate(
+            **base,
+            step=self.step(pred.step_seconds, pred.low, pred.high),
+            fits=ok,
+            note=note,
+            basis=ErrorBasis(
+                model=f"gpu-model:{gpu.arch}:{precision}",
+                estimate=f"gpu-model:{gpu.name}:{precision}" if total == 1 else "",
+            ),
+            scaling_efficiency=pred.scaling_efficiency if total > 1 else None,
+        )
 
 
-def widened(pred: Any, measured: StepMeasurement) -> tuple[float | None, float | None]:
+def widened(pred: Prediction, measured: StepMeasurement) -> tuple[float | None, float | None]:
     """A CPU instance's step interval: the model's band and the measurement it scales (the bench's own
     interval of its mean), in quadrature — a noisy bench here widens every CPU row it predicts."""
-    if pred.step_seconds is None or measured.step_seconds <= 0:
+    if pred.step_seconds is None or pred.low is None or pred.high is None:
+        return pred.low, pred.high
+    if measured.step_seconds <= 0:
         return pred.low, pred.high
     below, above = relative_half_widths(measured, noise=0.0)  # the mean's interval alone
     model_below, model_above = 1 - pred.low / pred.step_seconds, pred.high / pred.step_seconds - 1
@@ -208,110 +302,3 @@ def gpu_plans(
     if facts.gpu_count > 1 and link is not None and link.network_gbps:
         plans += [(facts.gpu_count, k) for k in INSTANCE_COUNTS]
     return [(n, k) for n, k in plans if max_gpus is None or n * k <= max_gpus] or [(1, 1)]
-
-
-def _gpu_candidates(
-    spec: WorkloadSpec,
-    fp: Footprint,
-    layers: list[Layer],
-    facts: InstanceFacts,
-    common: dict[str, Any],
-    hardware: Hardware,
-    one_time: dict[str, Any],
-) -> list[Candidate]:
-    """The instance's GPU counts, each priced at the whole instance (times the instances it rents)."""
-    gpu = hardware.gpus.get(facts.gpu_name)
-    link = hardware.interconnects.get(facts.instance_type)
-    out = []
-    for n, k in gpu_plans(facts, link, spec.train.max_gpus):
-        total = n * k
-        base = {
-            **common,
-            "price_per_hour": common["price_per_hour"] * k,
-            "device": "cuda",
-            "gpus_used": total,
-            "instances": k,
-            "device_name": facts.gpu_name,
-        }
-        if gpu is None:
-            out.append(Candidate(**base, note=(NoGpuSpec(facts.gpu_name),)))
-            continue
-        if spec.batch_size % total:
-            out.append(
-                Candidate(
-                    **base,
-                    note=(BatchSplit(spec.batch_size, total),),
-                )
-            )
-            continue
-        fabric = fabric_for(link, gpu.arch, n, k) if total > 1 and link is not None else None
-        if isinstance(fabric, NoBandwidth):
-            out.append(Candidate(**base, note=(fabric,)))
-            continue
-        out.append(
-            _gpu_candidate(spec, fp, layers, gpu, facts, (n, k), fabric, base, hardware, one_time)
-        )
-    return out
-
-
-def _gpu_candidate(
-    spec: WorkloadSpec,
-    fp: Footprint,
-    layers: list[Layer],
-    gpu: GpuSpec,
-    facts: InstanceFacts,
-    counts: tuple[int, int],
-    fabric: Fabric | None,
-    base: dict[str, Any],
-    hardware: Hardware,
-    one_time: dict[str, Any],
-) -> Candidate:
-    """One GPU count: the data-parallel prediction, the per-GPU memory check, and the note that
-    says how it scales (and, across instances, on what assumptions)."""
-    n, k = counts
-    total = n * k
-    memory = float(facts.gpu_memory_gib or 0.0) * 2**30
-    need = footprint(spec, list(fp.layers), spec.batch_size // total).total_bytes + (
-        fp.gradients_bytes if total > 1 else 0
-    )
-    ok = fits(need, memory)
-    pred = predict_data_parallel(
-        layers,
-        gpu,
-        spec.batch_size,
-        total,
-        fabric,
-        spec.train.precision,
-        spec.train.optimizer,
-        sample_bytes(spec) if spec.data.location == "host" else 0.0,
-        (hardware.calibration or {}).get(facts.gpu_name),
-        timeline_layers=list(fp.layers),
-    )
-    link = hardware.interconnects[facts.instance_type] if k > 1 else None
-    note = noted(
-        None if ok else does_not_fit_note(need, memory, per_gpu=True),
-        GpusIdle(1, facts.gpu_count) if ok and facts.gpu_count > 1 and total == 1 else None,
-        pred.note,
-        scaling_note(pred),
-        OnPaper(k, float(link.network_gbps or 0.0), bool(link.efa)) if link is not None else None,
-    )
-    if pred.step_seconds is None or pred.low is None or pred.high is None:
-        return Candidate(**base, fits=ok, note=note)
-    step = StepMeasurement(
-        pred.step_seconds,
-        pred.low,
-        pred.high,
-        one_time["setup"],
-        data_seconds=one_time["data_seconds"],
-    )
-    return Candidate(
-        **base,
-        step=step,
-        fits=ok,
-        note=note,
-        basis=ErrorBasis(
-            model=f"gpu-model:{gpu.arch}:{spec.train.precision}",
-            estimate=f"gpu-model:{gpu.name}:{spec.train.precision}" if total == 1 else "",
-        ),
-        scaling_efficiency=pred.scaling_efficiency if total > 1 else None,
-    )

@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from planner.core.kinds import ChoiceReason
-from planner.core.plan import BenchmarkChoice, Plan, RankedOption, option_name
+from planner.core.plan import BenchmarkChoice, Plan, RankedOption, Recommendation, option_name
 from planner.core.remarks import NoPublishedBand, Unbacked
 
 
@@ -31,59 +31,76 @@ def select_benchmarks(
     cpus = [o for o in predicted if o.device == "cpu" and o.usable]
     # its reference
     best_cpu = next((o for o in cpus if o.target == plan.references.get("rent")), None)
-    wanted: list[
-        tuple[RankedOption, BenchmarkChoice]
-    ] = []  # each wanted instance, and why (benchmark=True)
-    skipped: list[BenchmarkChoice] = []
-
-    def want(
-        o: RankedOption, why: ChoiceReason, **numbers: Any
-    ) -> tuple[RankedOption, BenchmarkChoice]:
-        return o, BenchmarkChoice(o.target, True, why, **numbers)
-
-    def skip(o: RankedOption, why: ChoiceReason, **numbers: Any) -> None:
-        skipped.append(BenchmarkChoice(o.target, False, why, **numbers))
-
-    if best_cpu is not None:
-        wanted.append(want(best_cpu, "reference"))
+    recommended, gpus, skipped = _gpu_choices(predicted, rec)
+    # each wanted instance, and why (benchmark=True): the reference, the recommended GPU, the too close to call
+    wanted = [_want(best_cpu, "reference")] if best_cpu is not None else []
+    wanted += [recommended] if recommended is not None else []
     close = rec.comparison
     # the answer says a benchmark of these settles it
     if close is not None and close.verdict == "too_close":
         for target in close.settle:
             o = next((o for o in predicted if o.target == target), None)
             if o is not None and all(w.target != target for w, _ in wanted):
-                wanted.append(want(o, "too_close", winner=close.winner, runner_up=close.runner_up))
+                wanted.append(_want(o, "too_close", winner=close.winner, runner_up=close.runner_up))
+    wanted += gpus
+    for o in cpus:
+        if (
+            best_cpu is not None
+            and o.target != best_cpu.target
+            and all(w.target != o.target for w, _ in wanted)
+        ):
+            skipped.append(_skip(o, "cpu_no_better", other=best_cpu.target))
+    chosen, left_out = _within(wanted, worst_case_cost, budget, max_instances)
+    # one choice per instance: benchmarking one measures it (its data-parallel options are predicted from that)
+    once: dict[str, BenchmarkChoice] = {}
+    for c in chosen + skipped + left_out:
+        once.setdefault(c.target, c)
+    return list(once.values())
+
+
+Wanted = tuple[RankedOption, BenchmarkChoice]
+
+
+def _want(o: RankedOption, why: ChoiceReason, **numbers: Any) -> Wanted:
+    return o, BenchmarkChoice(o.target, True, why, **numbers)
+
+
+def _skip(o: RankedOption, why: ChoiceReason, **numbers: Any) -> BenchmarkChoice:
+    return BenchmarkChoice(o.target, False, why, **numbers)
+
+
+def _gpu_choices(
+    predicted: list[RankedOption], rec: Recommendation
+) -> tuple[Wanted | None, list[Wanted], list[BenchmarkChoice]]:
+    """The predicted GPUs a benchmark could settle, cheapest first, one per GPU model: (the recommended one, the
+    others wanted, those skipped and why)."""
+    recommended: Wanted | None = None
+    wanted: list[Wanted] = []
+    skipped: list[BenchmarkChoice] = []
     seen_gpus: dict[str, str] = {}
     gpus = sorted(
         (o for o in predicted if o.device == "cuda"), key=lambda o: (o.price_per_hour, o.target)
     )
     for o in gpus:
         model = o.device_name.split(" (")[0]  # "A10G (1 of 4)" is an A10G
-        if (
-            o.gpus_used or 0
-        ) > 1 or o.instances > 1:  # the instance's 1-GPU option is the one to measure
-            skip(o, "data_parallel", note=option_name(o))
+        # the instance's 1-GPU option is the one to measure
+        if (o.gpus_used or 0) > 1 or o.instances > 1:
+            skipped.append(_skip(o, "data_parallel", note=option_name(o)))
             continue
         if not o.fits:
-            skip(o, "does_not_fit", notes=o.note)
+            skipped.append(_skip(o, "does_not_fit", notes=o.note))
             continue
         if model in seen_gpus:
-            skip(o, "same_gpu", gpu=model, other=seen_gpus[model])
+            skipped.append(_skip(o, "same_gpu", gpu=model, other=seen_gpus[model]))
             continue
         if o.train_seconds is None:
             seen_gpus[model] = o.target
-            wanted.append(want(o, "unpredicted", notes=o.note))
+            wanted.append(_want(o, "unpredicted", notes=o.note))
             continue
         if o.target == rec.target:
             seen_gpus[model] = o.target
-            wanted.insert(
-                1 if best_cpu else 0,
-                want(
-                    o,
-                    "recommended",
-                    unbacked=any(isinstance(n, (Unbacked, NoPublishedBand)) for n in o.note),
-                ),
-            )
+            unbacked = any(isinstance(n, (Unbacked, NoPublishedBand)) for n in o.note)
+            recommended = _want(o, "recommended", unbacked=unbacked)
             continue
         if (
             o.speedup is None
@@ -98,31 +115,29 @@ def select_benchmarks(
             "break_even": o.break_even_speedup,
         }
         if o.speedup_high < o.break_even_speedup:
-            skip(o, "too_slow", **numbers)
+            skipped.append(_skip(o, "too_slow", **numbers))
             continue
         seen_gpus[model] = o.target
-        wanted.append(
-            want(o, "straddles" if o.speedup_low < o.break_even_speedup else "beats", **numbers)
-        )
-    for o in cpus:
-        if (
-            best_cpu is not None
-            and o.target != best_cpu.target
-            and all(w.target != o.target for w, _ in wanted)
-        ):
-            skip(o, "cpu_no_better", other=best_cpu.target)
+        straddles = o.speedup_low < o.break_even_speedup
+        wanted.append(_want(o, "straddles" if straddles else "beats", **numbers))
+    return recommended, wanted, skipped
+
+
+def _within(
+    wanted: list[Wanted], worst_case_cost: dict[str, float], budget: float, max_instances: int
+) -> tuple[list[BenchmarkChoice], list[BenchmarkChoice]]:
+    """The wanted instances the budget and --max-instances allow, in order: (chosen, left out). An instance wanted
+    for two reasons is benchmarked once, for the first."""
     chosen: list[BenchmarkChoice] = []
+    left_out: list[BenchmarkChoice] = []
     spent = 0.0
     first: dict[str, BenchmarkChoice] = {}
-    for (
-        o,
-        choice,
-    ) in wanted:  # an instance wanted for two reasons is benchmarked once, for the first
+    for o, choice in wanted:
         first.setdefault(o.target, choice)
     for target, choice in first.items():
         cost = worst_case_cost.get(target, 0.0)
         if len(chosen) >= max_instances:
-            skipped.append(
+            left_out.append(
                 replace(
                     choice,
                     benchmark=False,
@@ -131,14 +146,10 @@ def select_benchmarks(
                 )
             )
         elif spent + cost > budget:
-            skipped.append(
+            left_out.append(
                 replace(choice, benchmark=False, left_out_by="budget", worst_case_usd=cost)
             )
         else:
             spent += cost
             chosen.append(choice)
-    # one choice per instance: benchmarking one measures it (its data-parallel options are predicted from that)
-    once: dict[str, BenchmarkChoice] = {}
-    for c in chosen + skipped:
-        once.setdefault(c.target, c)
-    return list(once.values())
+    return chosen, left_out

@@ -169,49 +169,39 @@ def read_task(
             f"{source}: {', '.join(both)}: in both envs and secrets",
             hint="keep each name in one of them",
         )
-    notes: list[Remark] = []
-    found: list[tuple[str, list[str], str, str]] = []  # (script, args, rest, command)
-    not_run: list[str] = []
     # never put into a command: shown, journaled, uploaded
     hidden = set(secrets) | set(secret_env(envs))
     plain = {k: v for k, v in envs.items() if k not in hidden}
+    script, args, notes = _training_command(run, plain, hidden, source)
+    requirements, setup_notes = _requirements(_text(data, "setup", source) or "", plain, source)
+    asks = task_asks(data.get("resources"), source)
+    name = data.get("name")
+    return Task(
+        source,
+        workdir,
+        script,
+        list(args),
+        requirements,
+        str(name) if name is not None else None,
+        notes + setup_notes + _unused(data, asks, source),
+        envs,
+        secrets,
+        asks,
+    )
+
+
+def _training_command(
+    run: str, plain: dict[str, str], hidden: set[str], source: str
+) -> tuple[str, list[str], list[Remark]]:
+    """The one `python SCRIPT.py ARGS` of the task's run: (script, its arguments, what of run is not run)."""
+    found: list[tuple[str, list[str], str, str]] = []  # (script, args, rest, command)
+    not_run: list[str] = []
     for line in _lines(run):
         for command in _commands(line, plain, source):
             shown = " ".join(command)
-            if command[0] in LAUNCHERS or (
-                PYTHON.match(command[0])
-                and "-m" in command[1:3]
-                and any(t in LAUNCHERS or t.startswith("torch.distributed") for t in command[1:4])
-            ):
-                named = next((t for t in command if t.endswith(".py")), "train.py")
-                raise InputError(
-                    f"{source}: run: `{shown}` starts several processes ({command[0]}): the planner "
-                    "measures one training process",
-                    hint=f"plan the script as one process: planner estimate {named} -- ARGS",
-                )
+            _refuse_launcher(command, shown, source)
             if PYTHON.match(command[0]):
-                unset = next(
-                    (m.group(1) or m.group(2) for t in command for m in VAR.finditer(t)), None
-                )
-                # a secret is never put in: it would be journaled, uploaded
-                if unset is not None and unset in hidden:
-                    raise InputError(
-                        f"{source}: run: the python command puts the secret ${unset} on the script's "
-                        "command line, which the planner journals and sends to instances",
-                        hint=f'read it in the script from the environment (os.environ["{unset}"]): the '
-                        "planner sets it there, here only",
-                    )
-                if unset is not None:
-                    raise InputError(
-                        f"{source}: run: ${unset} is not set by the task's envs"
-                        + (
-                            " (SkyPilot sets it on the cluster)"
-                            if unset.startswith("SKYPILOT_")
-                            else ""
-                        ),
-                        hint=f"write its value (for one node) in the command, or add it to envs "
-                        f"(`envs: {{{unset}: ...}}`)",
-                    )
+                _refuse_unset(command, hidden, source)
                 found.append((*_python_command(command, shown, source), shown))
             elif command[0] == "cd" and not found:
                 raise InputError(
@@ -235,9 +225,49 @@ def read_task(
     script, args, rest, _ = found[0]
     if rest:
         not_run.append(f"`{rest}` after the python command")
-    if not_run:
-        notes.append(TaskPartUnused(source, "run", tuple(not_run)))
-    setup = _text(data, "setup", source) or ""
+    notes: list[Remark] = [TaskPartUnused(source, "run", tuple(not_run))] if not_run else []
+    return script, args, notes
+
+
+def _refuse_launcher(command: list[str], shown: str, source: str) -> None:
+    """InputError for a command that starts several processes (torchrun, accelerate, python -m torch.distributed)."""
+    if command[0] in LAUNCHERS or (
+        PYTHON.match(command[0])
+        and "-m" in command[1:3]
+        and any(t in LAUNCHERS or t.startswith("torch.distributed") for t in command[1:4])
+    ):
+        named = next((t for t in command if t.endswith(".py")), "train.py")
+        raise InputError(
+            f"{source}: run: `{shown}` starts several processes ({command[0]}): the planner "
+            "measures one training process",
+            hint=f"plan the script as one process: planner estimate {named} -- ARGS",
+        )
+
+
+def _refuse_unset(command: list[str], hidden: set[str], source: str) -> None:
+    """InputError for a python command that names a variable the task does not set, or a secret."""
+    unset = next((m.group(1) or m.group(2) for t in command for m in VAR.finditer(t)), None)
+    # a secret is never put in: it would be journaled, uploaded
+    if unset is not None and unset in hidden:
+        raise InputError(
+            f"{source}: run: the python command puts the secret ${unset} on the script's "
+            "command line, which the planner journals and sends to instances",
+            hint=f'read it in the script from the environment (os.environ["{unset}"]): the '
+            "planner sets it there, here only",
+        )
+    if unset is not None:
+        raise InputError(
+            f"{source}: run: ${unset} is not set by the task's envs"
+            + (" (SkyPilot sets it on the cluster)" if unset.startswith("SKYPILOT_") else ""),
+            hint=f"write its value (for one node) in the command, or add it to envs "
+            f"(`envs: {{{unset}: ...}}`)",
+        )
+
+
+def _requirements(
+    setup: str, plain: dict[str, str], source: str
+) -> tuple[str | None, list[Remark]]:
+    """The requirements file of the setup's first `pip install -r`, and what else of setup is not run."""
     requirements = None
     skipped: list[str] = []
     for line in _lines(setup):
@@ -246,9 +276,13 @@ def read_task(
             requirements = pip.group(1)
         else:
             skipped.append(f"`{line}`")
-    if skipped:
-        notes.append(TaskPartUnused(source, "setup", tuple(skipped)))
-    asks = task_asks(data.get("resources"), source)
+    return requirements, [TaskPartUnused(source, "setup", tuple(skipped))] if skipped else []
+
+
+def _unused(data: dict[str, Any], asks: TaskAsks | None, source: str) -> list[Remark]:
+    """What of the task's resources, num_nodes and file_mounts the planner does not use (InputError: a bad
+    num_nodes)."""
+    notes: list[Remark] = []
     if asks is not None and asks.chooses:
         notes.append(TaskPartUnused(source, "resources", (asks.written,)))
     if asks is not None and asks.cloud not in (None, "aws"):
@@ -263,19 +297,7 @@ def read_task(
         notes.append(TaskPartUnused(source, "num_nodes", (str(data["num_nodes"]),)))
     if data.get("file_mounts"):
         notes.append(TaskPartUnused(source, "file_mounts"))
-    name = data.get("name")
-    return Task(
-        source,
-        workdir,
-        script,
-        list(args),
-        requirements,
-        str(name) if name is not None else None,
-        notes,
-        envs,
-        secrets,
-        asks,
-    )
+    return notes
 
 
 NO_VALUE = {  # (what is said, the fix) of an env or a secret left without a value, as SkyPilot asks for it

@@ -299,17 +299,9 @@ def validate(
     on_progress: ProgressFn | None = None,
     recheck: bool = True,
 ) -> SpecValidation:
-    """Predict N epochs from a short bench, then really train N epochs in a fresh process and time
-    it (wall clock from process start, as the estimate models it).
-
-    With `recheck`, a second bench of the same length runs after the training. A prediction can
-    only be as right as the machine is steady: when the benches before and after the run disagree
-    by more than STEADY_MACHINE_PERCENT, the machine's speed changed around the run (a shared
-    host's neighbours, clock boost), and an error of that size may well be the machine's.
-    The run's own 20 window means show the same from inside (`actual_window_spread_percent`:
-    p90 - p10 of the windows, over their median): a machine can slow down during a run and recover
-    before the second bench. `machine_steady` needs both: benches within STEADY_MACHINE_PERCENT
-    and windows within STEADY_RUN_SPREAD_PERCENT."""
+    """Predict N epochs from a short bench, then really train N epochs in a fresh process and time it (wall clock
+    from process start, as the estimate models it). With `recheck`, the bench again after the run: whether the
+    machine was steady around it (`_rechecked`). Raises RunError when the bench cannot measure the workload."""
     epochs = epochs or spec.train.epochs
     result = run_bench(spec, fp, options, on_progress=on_progress, label="bench")
     if result.status != "ok":
@@ -350,19 +342,33 @@ def validate(
         actual_window_spread_percent=spread,
     )
     if recheck:
-        after = run_bench(
-            spec,
-            fp,
-            replace(options, device=measured_device(result)),
-            on_progress=on_progress,
-            label="recheck",
+        out = _rechecked(
+            out, spec, fp, replace(options, device=measured_device(result)), on_progress
         )
-        if after.status == "ok" and after.step_seconds and result.step_seconds:
-            drift = 100.0 * (after.step_seconds - result.step_seconds) / result.step_seconds
-            out = replace(
-                out,
-                recheck_step_seconds=after.step_seconds,
-                machine_drift_percent=drift,
-                machine_steady=unsteady_reason(drift, spread) is None,
-            )
     return out
+
+
+def _rechecked(
+    out: SpecValidation,
+    spec: WorkloadSpec,
+    fp: Footprint,
+    options: BenchOptions,
+    on_progress: ProgressFn | None,
+) -> SpecValidation:
+    """`out` with a second bench of the same length, run after the training. A prediction can only be as right as
+    the machine is steady: when the benches before and after the run disagree by more than STEADY_MACHINE_PERCENT,
+    the machine's speed changed around the run (a shared host's neighbours, clock boost), and an error of that
+    size may well be the machine's. The run's own window means show the same from inside
+    (`actual_window_spread_percent`): a machine can slow down during a run and recover before the second bench.
+    `machine_steady` needs both."""
+    after = run_bench(spec, fp, options, on_progress=on_progress, label="recheck")
+    before = out.predicted_step_seconds
+    if after.status != "ok" or not after.step_seconds or not before:
+        return out
+    drift = 100.0 * (after.step_seconds - before) / before
+    return replace(
+        out,
+        recheck_step_seconds=after.step_seconds,
+        machine_drift_percent=drift,
+        machine_steady=unsteady_reason(drift, out.actual_window_spread_percent) is None,
+    )

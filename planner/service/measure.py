@@ -10,7 +10,7 @@ import tempfile
 import threading
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from planner.core.remarks import BenchedPerSteps
 from planner.core.script import (
@@ -31,6 +31,7 @@ from planner.units import shown_path
 from runner.bench.procfs import memory_available
 from runner.local import (
     SCRIPT_CAP_EXTRA_SECONDS,
+    ScriptProcess,
     run_script,
 )
 from runner.script_job import own_error
@@ -174,34 +175,14 @@ class Measure:
         cwd = script_workdir(path, workdir)
         if predict_only:
             return predicted_only(path, args, cwd, env, cancel, on_progress, label)
-        first = None  # a script written for a GPU is traced on the stand-in GPU first: it may be too slow to measure here
+        # a script written for a GPU is traced on the stand-in GPU first: it may be too slow to measure here
+        first = None
         if names_a_gpu(path):
             first = trace_on_standins(path, args, cwd, env, cancel, on_progress, label)
-            if first is not None and first.cuda_used:
-                cpu, cores = this_cpu(first)
-                slow = too_slow_here(
-                    first, cpu, cores, seconds + SCRIPT_CAP_EXTRA_SECONDS, memory_available()
-                )
-                here = None if slow is None else predicted_here(first, word(slow), cpu, cores)
-                if here is not None:
-                    return here
-        events = runner_progress(on_progress)  # the runner's JSON read into typed events
-        with tempfile.TemporaryDirectory(prefix="planner-script-") as tmp:
-            done = run_script(
-                path.resolve(),
-                list(args),
-                seconds,
-                Path(tmp),
-                until_epoch=until_epoch,
-                cancel=cancel,
-                progress=None if events is None else functools.partial(events, label),
-                cwd=cwd,
-                extra_env=env.here if env else None,
-            )
-        if cancel is not None and cancel.is_set():
-            raise Cancelled(
-                f"cancelled: the measurement of {path.name} here was stopped, with everything it started"
-            )
+            here = _too_slow_here(first, seconds)
+            if here is not None:
+                return here
+        done = _run_here(path, args, seconds, until_epoch, cancel, on_progress, label, cwd, env)
         run = ScriptRun.from_json(done.result) if done.result else None
         try:
             self.check_measured(path, script, cwd, run, done)
@@ -226,7 +207,7 @@ class Measure:
 
     @staticmethod
     def check_measured(
-        path: Path, script: str | Path, cwd: Path, run: ScriptRun | None, done: Any
+        path: Path, script: str | Path, cwd: Path, run: ScriptRun | None, done: ScriptProcess
     ) -> None:
         """RunError unless the measurement here took a training step (stopped at the cap before one, failed, or ended
         without one), with the script's own error."""
@@ -296,63 +277,122 @@ class Measure:
         check_validated_epochs(args, epochs)
         refuse_validate_without_length(workload)
         run, est = self.bench_script(workload, seconds, on_progress=on_progress, label="bench")
-        # not measured here: its whole run here is what validate would compare with
-        if run.predicted_here:
-            raise InputError(
-                f"{Path(script).name} cannot be validated on this machine: {run.predicted_here} (its step here is "
-                "predicted from its trace on a stand-in GPU, and validate runs the script whole here)",
-                hint="validate it where it runs (a machine with a GPU: planner validate there), or on this CPU "
-                "once its device lines allow one",
-            )
-        ran = len(run.steps)
-        if (
-            run.stopped_because == "finished"
-            and (total_steps or epochs)
-            and abs(est.total_steps - ran) > max(1.0, 0.02 * ran)
-        ):
-            raise InputError(
-                f"validate compares the estimate with the script's own run, which finished after {ran:,} "
-                f"steps while it was measured: the plan is of {est.total_steps:,}",
-                hint="leave --total-steps/--epochs out (a run measured whole is its own length), or give the "
-                "script the arguments of the run to validate",
-            )
-        if (
-            differs := length_disagreement(list(args), run, est)
-        ) is not None:  # --total-steps against its epochs
-            raise InputError(
-                f"validate compares the estimate with the script's own run, and {word(differs)}",
-                hint="give the planner the length the script's arguments train",
-            )
+        _refuse_unvalidatable(Path(script).name, run, est, list(args), bool(total_steps or epochs))
         # no usable interval: 10x the point
         cap = max(3 * (est.high if math.isfinite(est.high) else 10 * est.seconds), 600.0)
         if on_progress is not None:
             from planner.core.progress import ScriptProgress
 
             on_progress("train", ScriptProgress(phase="whole run", estimate_seconds=est.seconds))
-        with tempfile.TemporaryDirectory(prefix="planner-script-") as tmp:
-            whole = run_script(
-                Path(script).resolve(),
-                list(args),
-                seconds,
-                Path(tmp),
-                cap_seconds=cap,
-                whole=True,
-                cwd=cwd,
-                extra_env=same_threads(run, env.here if env else None),
-            )
-        if whole.returncode != 0:
-            why = (
-                "was stopped at the cap"
-                if whole.returncode is None
-                else f"exited with {whole.returncode}"
-            )
-            raise RunError(
-                f"{Path(script).name}'s whole run {why} after {whole.seconds:.0f} s; its own output:\n"
-                f"{(whole.stderr_tail or whole.stdout_tail).strip()[-2000:]}"
-            )
+        env_here = same_threads(run, env.here if env else None)
+        whole_seconds = _run_whole(Path(script), list(args), seconds, cap, cwd, env_here)
         after = None
         if recheck:
             after, _ = self.bench_script(
                 workload, seconds, on_progress=on_progress, label="recheck"
             )
-        return ScriptValidation(str(script), list(args), run, est, whole.seconds, after)
+        return ScriptValidation(str(script), list(args), run, est, whole_seconds, after)
+
+
+def _refuse_unvalidatable(
+    name: str, run: ScriptRun, est: ScriptEstimate, args: list[str], length_given: bool
+) -> None:
+    """InputError when the script's whole run here is not what its estimate is of: its step here predicted, the run
+    measured whole at another length, a --total-steps against its own epochs."""
+    # not measured here: its whole run here is what validate would compare with
+    if run.predicted_here:
+        raise InputError(
+            f"{name} cannot be validated on this machine: {run.predicted_here} (its step here is "
+            "predicted from its trace on a stand-in GPU, and validate runs the script whole here)",
+            hint="validate it where it runs (a machine with a GPU: planner validate there), or on this CPU "
+            "once its device lines allow one",
+        )
+    ran = len(run.steps)
+    if (
+        run.stopped_because == "finished"
+        and length_given
+        and abs(est.total_steps - ran) > max(1.0, 0.02 * ran)
+    ):
+        raise InputError(
+            f"validate compares the estimate with the script's own run, which finished after {ran:,} "
+            f"steps while it was measured: the plan is of {est.total_steps:,}",
+            hint="leave --total-steps/--epochs out (a run measured whole is its own length), or give the "
+            "script the arguments of the run to validate",
+        )
+    # --total-steps against its epochs
+    if (differs := length_disagreement(args, run, est)) is not None:
+        raise InputError(
+            f"validate compares the estimate with the script's own run, and {word(differs)}",
+            hint="give the planner the length the script's arguments train",
+        )
+
+
+def _run_whole(
+    script: Path, args: list[str], seconds: float, cap: float, cwd: Path, env: dict[str, str] | None
+) -> float:
+    """The script run whole as the user would run it (spawn to exit, nothing hooked): its seconds. RunError when
+    it fails or is stopped at `cap`."""
+    with tempfile.TemporaryDirectory(prefix="planner-script-") as tmp:
+        whole = run_script(
+            script.resolve(),
+            args,
+            seconds,
+            Path(tmp),
+            cap_seconds=cap,
+            whole=True,
+            cwd=cwd,
+            extra_env=env,
+        )
+    if whole.returncode != 0:
+        why = (
+            "was stopped at the cap"
+            if whole.returncode is None
+            else f"exited with {whole.returncode}"
+        )
+        raise RunError(
+            f"{script.name}'s whole run {why} after {whole.seconds:.0f} s; its own output:\n"
+            f"{(whole.stderr_tail or whole.stdout_tail).strip()[-2000:]}"
+        )
+    return whole.seconds
+
+
+def _too_slow_here(first: ScriptRun | None, seconds: float) -> ScriptRun | None:
+    """The script's run here predicted from its trace on the stand-in GPU (`first`), when a step of it would not
+    fit the cap on this CPU; None when it can be measured here."""
+    if first is None or not first.cuda_used:
+        return None
+    cpu, cores = this_cpu(first)
+    slow = too_slow_here(first, cpu, cores, seconds + SCRIPT_CAP_EXTRA_SECONDS, memory_available())
+    return None if slow is None else predicted_here(first, word(slow), cpu, cores)
+
+
+def _run_here(
+    path: Path,
+    args: list[str],
+    seconds: float,
+    until_epoch: bool,
+    cancel: threading.Event | None,
+    on_progress: ProgressFn | None,
+    label: str,
+    cwd: Path,
+    env: ScriptEnv | None,
+) -> ScriptProcess:
+    """The script run here under the launcher for `seconds` (its steps timed). Cancelled when `cancel` was set."""
+    events = runner_progress(on_progress)  # the runner's JSON read into typed events
+    with tempfile.TemporaryDirectory(prefix="planner-script-") as tmp:
+        done = run_script(
+            path.resolve(),
+            list(args),
+            seconds,
+            Path(tmp),
+            until_epoch=until_epoch,
+            cancel=cancel,
+            progress=None if events is None else functools.partial(events, label),
+            cwd=cwd,
+            extra_env=env.here if env else None,
+        )
+    if cancel is not None and cancel.is_set():
+        raise Cancelled(
+            f"cancelled: the measurement of {path.name} here was stopped, with everything it started"
+        )
+    return done

@@ -64,6 +64,8 @@ from planner.service.workload import journaled
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
     from collections.abc import Callable
 
+    import pandas as pd
+
     from planner.core.candidates import Candidate
     from planner.journal import Measured
     from planner.service.account import Account
@@ -123,40 +125,15 @@ class Scripts:
         if not what_if and (differs := length_disagreement(job.args, run, est)) is not None:
             plan.say(Said([differs]))
         choices = [] if measured_only else benchmark_choices(plan)
-        chosen = None
-        # the task's pick, priced
-        if job.task is not None and job.task.asks is not None and job.task.asks.chooses:
-            asks = job.task.asks
-            allowed = [
-                f"aws:{f.instance_type}"
-                for f in instances(catalog.frame, region=options.region, purchase=options.purchase)
-                if asks.matches(f)
-            ]
-            chosen = TaskChoice(job.task.source, asks.written, allowed)
-        per_epoch = int(round(est.steps_per_epoch)) if est.steps_per_epoch else None
-        summary = ScriptSummary(
-            job.script,
-            SCRIPT_KIND,
-            None,
-            None,
-            None,
-            est.epochs if per_epoch else None,
-            per_epoch,
-            est.total_steps,
-            gpu_precision(run),
-            None,
-            script_args=list(job.args),
-            step_boundary=run.boundary,
-        )
         return PlanDocument(
-            summary,
+            _summary(job, run, est),
             plan,
             options,
             str(run_dir) if run_dir else None,
             prices=None if measured_only else PriceSource(catalog.source, catalog.as_of),
             benchmark=[c for c in choices if c.benchmark],
             skipped=[c for c in choices if not c.benchmark],
-            task_choice=chosen,
+            task_choice=_task_choice(job, catalog.frame, options),
         )
 
     def estimate_script(
@@ -394,3 +371,37 @@ class Scripts:
                 options.purchase,
             )
         )
+
+
+def _summary(job: ScriptJob, run: ScriptRun, est: ScriptEstimate) -> ScriptSummary:
+    """The script as a plan's title states it."""
+    per_epoch = int(round(est.steps_per_epoch)) if est.steps_per_epoch else None
+    return ScriptSummary(
+        job.script,
+        SCRIPT_KIND,
+        None,
+        None,
+        None,
+        est.epochs if per_epoch else None,
+        per_epoch,
+        est.total_steps,
+        gpu_precision(run),
+        None,
+        script_args=list(job.args),
+        step_boundary=run.boundary,
+    )
+
+
+def _task_choice(job: ScriptJob, frame: pd.DataFrame, options: PlanOptions) -> TaskChoice | None:
+    """The SkyPilot task's own pick of instances (its resources), priced; None when it picks none."""
+    from pricing.catalog import instances
+
+    if job.task is None or job.task.asks is None or not job.task.asks.chooses:
+        return None
+    asks = job.task.asks
+    allowed = [
+        f"aws:{f.instance_type}"
+        for f in instances(frame, region=options.region, purchase=options.purchase)
+        if asks.matches(f)
+    ]
+    return TaskChoice(job.task.source, asks.written, allowed)

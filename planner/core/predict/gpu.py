@@ -140,6 +140,26 @@ def layer_gpu_seconds(
     return kernels * (max(per_kernel_compute, per_kernel_memory) + ramp), True
 
 
+def _layers_on(
+    layers: list[Layer], gpu: GpuSpec, batch: int, precision: str, constants: DeviceConstants
+) -> tuple[float, float, dict[str, float]] | NoGpuFigures:
+    """The layers' time on `gpu`: (compute-bound seconds, memory-bound seconds, seconds by op class); the remark of
+    why not when the GPU lacks the figures the precision needs."""
+    compute = memory = 0.0
+    by_op: dict[str, float] = {}
+    for layer in layers:
+        timed = layer_gpu_seconds(layer, gpu, batch, precision, constants)
+        if isinstance(timed, NoGpuFigures):
+            return timed
+        seconds, compute_bound = timed
+        if compute_bound:
+            compute += seconds
+        else:
+            memory += seconds
+        by_op[layer.op_class] = by_op.get(layer.op_class, 0.0) + seconds
+    return compute, memory, by_op
+
+
 def step_breakdown(
     layers: list[Layer],
     gpu: GpuSpec,
@@ -155,18 +175,10 @@ def step_breakdown(
     the figures the precision needs. `update=False`: forward and backward alone (no optimizer step),
     what measurements that time only those report."""
     bandwidth = gpu.bandwidth_gbps * 1e9 * constants.bandwidth_efficiency
-    compute = memory = 0.0
-    by_op: dict[str, float] = {}
-    for layer in layers:
-        timed = layer_gpu_seconds(layer, gpu, batch, precision, constants)
-        if isinstance(timed, NoGpuFigures):
-            return Prediction(None, None, None, note=timed)
-        seconds, compute_bound = timed
-        if compute_bound:
-            compute += seconds
-        else:
-            memory += seconds
-        by_op[layer.op_class] = by_op.get(layer.op_class, 0.0) + seconds
+    timed = _layers_on(layers, gpu, batch, precision, constants)
+    if isinstance(timed, NoGpuFigures):
+        return Prediction(None, None, None, note=timed)
+    compute, memory, by_op = timed
     params = sum(layer.params for layer in layers)
     kernels = _step_kernels(layers, optimizer, precision)
     update_bytes = params * FP32 * OPTIMIZER_WORDS[optimizer]

@@ -186,31 +186,23 @@ def predict_data_parallel(
     forward order for the bucket timeline (default: `layers`); `step_cv`: the per-rank step's
     coefficient of variation, when known (stragglers)."""
     per_batch = global_batch // gpus
-    per = predict_gpu(
-        layers,
-        gpu,
-        per_batch,
-        precision,
-        optimizer,
-        host_bytes_per_sample * per_batch,
-        calibration,
-        accumulation=accumulation,
-        constants=constants,
-    )
-    if gpus == 1:
-        single = per
-    else:
-        single = predict_gpu(
+
+    def at(batch: int) -> Prediction:
+        """One GPU's step at `batch`."""
+        return predict_gpu(
             layers,
             gpu,
-            global_batch,
+            batch,
             precision,
             optimizer,
-            host_bytes_per_sample * global_batch,
+            host_bytes_per_sample * batch,
             calibration,
             accumulation=accumulation,
             constants=constants,
         )
+
+    per = at(per_batch)
+    single = per if gpus == 1 else at(global_batch)
     common: dict[str, Any] = dict(
         gpus=gpus, per_gpu_batch=per_batch, per_gpu=per, single_gpu_step=single.step_seconds
     )
@@ -222,16 +214,33 @@ def predict_data_parallel(
         or fabric is None
     ):
         return ParallelPrediction(per.step_seconds, per.low, per.high, note=per.note, **common)
-    compute = per.step_seconds - per.transfer_seconds
     pieces = backward_pieces(
         timeline_layers or layers,
         gpu,
         per_batch,
         precision,
-        compute,
+        per.step_seconds - per.transfer_seconds,
         per.optimizer_seconds,
         constants,
     )
+    band = (per.step_seconds, per.low, per.high)
+    return _over_fabric(per, band, pieces, fabric, gpu, accumulation, step_cv, constants, common)
+
+
+def _over_fabric(
+    per: Prediction,
+    band: tuple[float, float, float],
+    pieces: list[tuple[float, float]],
+    fabric: Fabric,
+    gpu: GpuSpec,
+    accumulation: int,
+    step_cv: float,
+    constants: DeviceConstants,
+    common: dict[str, Any],
+) -> ParallelPrediction:
+    """One GPU's step `per` (its `band`: step, low, high) with the all-reduce of its gradient buckets overlapped
+    with the backward pass (`pieces`), the copies DDP makes, and the wait for the slowest rank."""
+    step, low, high = band
     fast = overlap(pieces, fabric)
     slow = overlap(
         pieces, replace(fabric, bus_bytes_per_second=fabric.bus_bytes_per_second / COMM_SLOW_FACTOR)
@@ -239,14 +248,11 @@ def predict_data_parallel(
     bandwidth = gpu.bandwidth_gbps * 1e9 * constants.bandwidth_efficiency
     copies = DDP_COPY_PASSES * fast.gradient_bytes / bandwidth
     per_step = (fast.exposed_seconds + copies) / max(1, accumulation)
-    wait = straggler_seconds(per.step_seconds, step_cv, fabric.ranks)
-    step = per.step_seconds + wait + per_step
-    low = per.low + wait + per_step
-    high = per.high + wait + (slow.exposed_seconds + copies) / max(1, accumulation)
+    wait = straggler_seconds(step, step_cv, fabric.ranks)
     return ParallelPrediction(
-        step,
-        low,
-        high,
+        step + wait + per_step,
+        low + wait + per_step,
+        high + wait + (slow.exposed_seconds + copies) / max(1, accumulation),
         allreduce_seconds=fast.allreduce_seconds,
         exposed_seconds=fast.exposed_seconds,
         fabric=fabric.describe(),

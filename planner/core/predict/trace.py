@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from planner.core.predict.constants import DEFAULT, DeviceConstants
 from planner.core.predict.gpu import Prediction, layer_gpu_seconds, prediction_band
+from planner.core.remarks import NoGpuFigures
 from planner.workload.footprint import FP32, Layer
 from pricing.facts import GpuSpec
 
@@ -51,20 +52,11 @@ def class_parts(trace: StepTrace, name: str) -> list[tuple[str, float]]:
     return [("tf32" if p == "fp32" and tf32 else p, f / total) for p, f in by_dtype.items()]
 
 
-def predict_trace_gpu(
-    trace: StepTrace,
-    step_seconds: float,
-    relative_bench: tuple[float, float],
-    gpu: GpuSpec,
-    scalar_ratio: float = 1.0,
-    constants: DeviceConstants = DEFAULT,
-    host_here: float | None = None,
-) -> Prediction:
-    """One step of the traced script on `gpu` (see the module docstring). `step_seconds`: the steady
-    step measured here; `relative_bench`: its interval's relative half-widths (below, above);
-    `scalar_ratio`: the instance CPU's per-core speed over this machine's; `host_here`: the script's own host
-    work per step measured here (the stand-in GPU's CPU time outside torch), instead of the step less its ops."""
-    precision = trace.precision
+def _ops_on(
+    trace: StepTrace, gpu: GpuSpec, constants: DeviceConstants
+) -> tuple[float, float, dict[str, float]] | NoGpuFigures:
+    """The traced ops' time on `gpu`, each op class by the precision its FLOPs ran in: (seconds, of which
+    compute-bound, seconds by op class); the remark of why not when the device model cannot time one."""
     gpu_seconds = compute = 0.0
     by_op: dict[str, float] = {}
     for name, work in trace.device_classes.items():
@@ -86,11 +78,32 @@ def predict_trace_gpu(
             )
             timed = layer_gpu_seconds(layer, gpu, 1, part, constants)
             if not isinstance(timed, tuple):
-                return Prediction(None, None, None, note=timed)
+                return timed
             seconds, compute_bound = timed
             gpu_seconds += seconds
             compute += seconds if compute_bound else 0.0
             by_op[name] = by_op.get(name, 0.0) + seconds
+    return gpu_seconds, compute, by_op
+
+
+def predict_trace_gpu(
+    trace: StepTrace,
+    step_seconds: float,
+    relative_bench: tuple[float, float],
+    gpu: GpuSpec,
+    scalar_ratio: float = 1.0,
+    constants: DeviceConstants = DEFAULT,
+    host_here: float | None = None,
+) -> Prediction:
+    """One step of the traced script on `gpu` (see the module docstring). `step_seconds`: the steady
+    step measured here; `relative_bench`: its interval's relative half-widths (below, above);
+    `scalar_ratio`: the instance CPU's per-core speed over this machine's; `host_here`: the script's own host
+    work per step measured here (the stand-in GPU's CPU time outside torch), instead of the step less its ops."""
+    precision = trace.precision
+    timed = _ops_on(trace, gpu, constants)
+    if isinstance(timed, NoGpuFigures):
+        return Prediction(None, None, None, note=timed)
+    gpu_seconds, compute, by_op = timed
     host = (host_seconds(trace, step_seconds) if host_here is None else host_here) / max(
         scalar_ratio, 1e-3
     )

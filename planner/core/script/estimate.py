@@ -194,63 +194,130 @@ def estimate_script(
     # its steps here are a prediction from the stand-in's trace, not a measurement
     if run.predicted_here:
         half = UNMEASURED_UNCERTAINTY
+    # robust to a slow step
+    between = (
+        max(statistics.median(spanning) - statistics.median(steady), 0.0) if spanning else None
+    )
+    length = _length(run, total_steps, epochs, args)
+    warnings, notes = _step_remarks(run, length, between)
+    setup, after, one_time = _one_time(run, mean, warming, length, between, notes)
+    # the spec's extrapolation (planner/core/estimate.py): setup runs from the spawn (no separate process start); exit
+    # as a bench's parent would measure it
+    step = StepMeasurement(
+        mean,
+        mean * max(1 - half, 0.05),
+        mean * (1 + half),
+        one_time,
+        process_start_seconds=0.0,
+        exit_seconds=PROCESS_EXIT_SECONDS,
+        steps_measured=len(steady),
+    )
+    whole = estimate_training(step, length.total_steps, noise=noise)
+    if whole.note:
+        warnings.append(whole.note)
+    return ScriptEstimate(
+        setup,
+        mean,
+        step.step_seconds_ci_low,
+        step.step_seconds_ci_high,
+        len(steady),
+        warmup,
+        length.steps_per_epoch,
+        between,
+        length.total_steps,
+        length.epochs,
+        whole.seconds,
+        whole.low,
+        whole.high,
+        warnings,
+        notes,
+        after,
+    )
+
+
+@dataclass(frozen=True)
+class _Length:
+    """The whole run's length, in steps and epochs, and how it was found."""
+
+    total_steps: int
+    epochs: float  # total_steps / steps_per_epoch when not given
+    steps_per_epoch: float | None  # None: no whole epoch seen, no loader length
+    training_epochs: int  # whole training epochs seen in the measurement
+    asked: bool  # the user said how long the run is
+    notes: list[Remark]
+
+
+def _length(
+    run: ScriptRun, total_steps: int | None, epochs: int | None, args: list[str] | None
+) -> _Length:
+    """The run's length: as given, the run itself when it finished in the budget, or epochs counted in steps
+    (an epoch seen whole, or the DataLoader's length). RunLengthUnknown when none of those serves."""
     # a training epoch is a DataLoader iterated to its end with steps in it (an evaluation loader has none)
     per_epoch = [n for e in run.epochs if (n := sum(1 for t in run.steps if e.start < t <= e.end))]
     steps_per_epoch = float(statistics.median(per_epoch)) if per_epoch else None
     from_length = None if steps_per_epoch is not None else _steps_per_epoch_from_length(run)
     if from_length is not None:
         steps_per_epoch = from_length[0]
-    between = (
-        max(statistics.median(spanning) - statistics.median(steady), 0.0) if spanning else None
-    )  # robust to a slow step
     notes: list[Remark] = []
-    warnings: list[Remark] = []
     training_epochs = len(per_epoch)
-    asked = total_steps is not None or epochs is not None  # the user said how long the run is
+    asked = total_steps is not None or epochs is not None
     if not asked and run.stopped_because == "finished":  # measured whole: the run itself
         total_steps, epochs = len(run.steps), training_epochs or None
         notes.append(FinishedInBudget())
     if total_steps is None:
         if epochs is None or steps_per_epoch is None:
-            seen = (
-                f"--epochs N (an epoch of {steps_per_epoch:,.0f} steps was seen)"
-                if steps_per_epoch
-                else "--epochs N with a DataLoader epoch in the measurement"
-            )
-            own = own_epochs(args or []) if epochs is None and steps_per_epoch else None
-            raise RunLengthUnknown(
-                "the whole run's length is not known: "
-                + (
-                    _why_no_epoch(run) if epochs is not None else f"give --total-steps N, or {seen}"
-                ),
-                hint="give --total-steps N (the optimizer steps of the whole run)"
-                + (" or --epochs N" if steps_per_epoch and epochs is None else "")
-                + (
-                    f"; its own arguments say {own[0]} {own[1]}: --epochs {own[1]} if that is "
-                    "the whole run"
-                    if own
-                    else ""
-                ),
-            )
+            raise _length_unknown(run, epochs, steps_per_epoch, args)
         total_steps = int(round(epochs * steps_per_epoch))
         if from_length is not None:
             notes.append(EpochFromLoader(steps_per_epoch, from_length[1], from_length[2]))
-    ran = len(run.steps)
-    if (
-        asked
-        and run.stopped_because == "finished"
-        and abs(total_steps - ran) > max(1.0, 0.02 * ran)
-    ):
-        warnings.append(FinishedShort(ran, training_epochs, total_steps))
     n_epochs = (
         float(epochs)
         if epochs is not None
         else (total_steps / steps_per_epoch if steps_per_epoch else 0.0)
     )
+    return _Length(total_steps, n_epochs, steps_per_epoch, training_epochs, asked, notes)
+
+
+def _length_unknown(
+    run: ScriptRun, epochs: int | None, steps_per_epoch: float | None, args: list[str] | None
+) -> RunLengthUnknown:
+    """What to give when the run's length cannot be found (the script's own --epochs suggested, never assumed)."""
+    seen = (
+        f"--epochs N (an epoch of {steps_per_epoch:,.0f} steps was seen)"
+        if steps_per_epoch
+        else "--epochs N with a DataLoader epoch in the measurement"
+    )
+    own = own_epochs(args or []) if epochs is None and steps_per_epoch else None
+    return RunLengthUnknown(
+        "the whole run's length is not known: "
+        + (_why_no_epoch(run) if epochs is not None else f"give --total-steps N, or {seen}"),
+        hint="give --total-steps N (the optimizer steps of the whole run)"
+        + (" or --epochs N" if steps_per_epoch and epochs is None else "")
+        + (
+            f"; its own arguments say {own[0]} {own[1]}: --epochs {own[1]} if that is the whole run"
+            if own
+            else ""
+        ),
+    )
+
+
+def _step_remarks(
+    run: ScriptRun, length: _Length, between: float | None
+) -> tuple[list[Remark], list[Remark]]:
+    """What the measurement says of the steps and the run's shape: (warnings, notes)."""
+    notes = list(length.notes)
+    warnings: list[Remark] = []
+    ran = len(run.steps)
+    if (
+        length.asked
+        and run.stopped_because == "finished"
+        and abs(length.total_steps - ran) > max(1.0, 0.02 * ran)
+    ):
+        warnings.append(FinishedShort(ran, length.training_epochs, length.total_steps))
     if not run.steady:
         # else the workload's own steps differ and move: an agent's episodes as it learns
         alike = steps_alike(run)
-        if alike or total_steps > ran:
+        if alike or length.total_steps > ran:
             warnings.append(
                 StepUnsettled(
                     run.stopped_because == "finished",
@@ -269,10 +336,23 @@ def estimate_script(
         warnings.insert(
             0, PredictedHere(run.predicted_here, UNMEASURED_UNCERTAINTY, run.stops_here)
         )
+    return warnings, notes
+
+
+def _one_time(
+    run: ScriptRun,
+    mean: float,
+    warming: list[float],
+    length: _Length,
+    between: float | None,
+    notes: list[Remark],
+) -> tuple[float, float | None, float]:
+    """The run's one-time work: (setup, the work after its last step when measured, all of it). Says in `notes`
+    what the work after the last step rests on."""
     # the warm-up's steps as they were timed, of those the run planned has: slower ones (allocator, caches) add to
     # the setup, faster ones (an agent's first short episodes, which a steady step would count long) take off it;
     # never below no setup at all
-    warm = sum(d - mean for d in warming[: max(total_steps - 1, 0)])
+    warm = sum(d - mean for d in warming[: max(length.total_steps - 1, 0)])
     setup = max(max(run.steps[0] - mean, 0.0) + warm, 0.0)
     # the time between epochs is one-time work too: one pass after each epoch, the last one the work after the last
     # step (a final evaluation) — unless the run finished while measured, when that work was timed: its last step to
@@ -282,43 +362,13 @@ def estimate_script(
         if run.stopped_because == "finished" and run.wall > run.steps[-1]
         else None
     )
-    passes = (between or 0.0) * (max(n_epochs - 1, 0.0) if after is not None else n_epochs)
+    epochs = length.epochs
+    passes = (between or 0.0) * (max(epochs - 1, 0.0) if after is not None else epochs)
     if after is not None and after >= max(0.05, 0.02 * run.wall):
         notes.append(AfterLastStep(after, measured=True))
     elif after is None and between is not None:
         notes.append(AfterLastStep(between, measured=False))
-    # the spec's extrapolation (planner/core/estimate.py): setup runs from the spawn (no separate process start); exit
-    # as a bench's parent would measure it
-    step = StepMeasurement(
-        mean,
-        mean * max(1 - half, 0.05),
-        mean * (1 + half),
-        setup + passes + (after or 0.0),
-        process_start_seconds=0.0,
-        exit_seconds=PROCESS_EXIT_SECONDS,
-        steps_measured=len(steady),
-    )
-    whole = estimate_training(step, total_steps, noise=noise)
-    if whole.note:
-        warnings.append(whole.note)
-    return ScriptEstimate(
-        setup,
-        mean,
-        step.step_seconds_ci_low,
-        step.step_seconds_ci_high,
-        len(steady),
-        warmup,
-        steps_per_epoch,
-        between,
-        total_steps,
-        n_epochs,
-        whole.seconds,
-        whole.low,
-        whole.high,
-        warnings,
-        notes,
-        after,
-    )
+    return setup, after, setup + passes + (after or 0.0)
 
 
 EPOCH_FLAGS = (

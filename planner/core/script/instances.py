@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any
 
 from planner.core.candidates import (
@@ -25,6 +26,7 @@ from planner.core.predict.cpu import (
     physical_cores,
     predict_cpu,
 )
+from planner.core.predict.gpu import Prediction
 from planner.core.predict.trace import host_seconds, predict_trace_gpu
 from planner.core.predicted import Hardware, rented_fields, widened
 from planner.core.remarks import (
@@ -36,8 +38,8 @@ from planner.core.remarks import (
     UsedNoGpu,
 )
 from planner.core.script.estimate import ScriptEstimate
-from planner.core.script.standin import mean_trace, standin_step, traced_step
-from planner.core.script.timeline import ScriptRun
+from planner.core.script.standin import StandinStep, mean_trace, standin_step, traced_step
+from planner.core.script.timeline import ScriptRun, StepTrace
 from pricing.facts import InstanceFacts
 
 
@@ -146,90 +148,128 @@ def script_candidates(
             ),
         )
     ]
-    trace = mean_trace(run, est)
-    precision = trace.precision if trace else "fp32"
-    # the GPU rows' step, as a GPU runs it (None: from this CPU's trace)
-    on_standin = standin_step(run)
-    # Turing, Volta rows
-    on_no_bf16 = traced_step(run.gpu_run.gpu_run_no_bf16) if run.gpu_run is not None else None
+    rows = _Rows(run, est, hardware, local, label, mean_trace(run, est))
     for facts in instances:
         common = rented_fields(facts, purchase)
         if common is None:  # spot not offered
             continue
-        cpu = hardware.cpus.get(facts.family)
         if not facts.gpu_count:
-            cores = physical_cores(facts.vcpus, facts.arch, facts.instance_type)
-            pred = predict_cpu(
-                est.step_seconds,
-                max(run.threads, 1),
-                cores,
-                float(trace.flops if trace else 0),
-                (hardware.calibration or {}).get(f"cpu:{facts.family}"),
-                local=hardware.local_cpu,
-                target=cpu,
-                precision=precision,
-            )
-            low, high = widened(pred, local)
-            base = {**common, "device": "cpu", "device_name": f"{facts.vcpus} vCPU {facts.arch}"}
-            basis = ErrorBasis(
-                model="cpu-model",
-                bench=label,
-                bench_below=below,
-                bench_above=above,
-                bench_predicted=bool(run.predicted_here),
-            )
-        elif uses_no_gpu(run):
-            continue  # no GPU row, no paid GPU benchmark: the plan's warnings say why
-        else:
-            gpu = hardware.gpus.get(facts.gpu_name)
-            base = {**common, "device": "cuda", "device_name": facts.gpu_name, "gpus_used": 1}
-            here_on = (
-                on_no_bf16
-                if gpu is not None and gpu.arch in ("turing", "volta") and on_no_bf16
-                else on_standin
-            )
-            gpu_trace = here_on.trace if here_on is not None else trace
-            if gpu is None or gpu_trace is None:
-                why = NoGpuSpec(facts.gpu_name) if gpu is None else NoStepTraced()
-                out.append(Candidate(**base, note=(why,)))
-                continue
-            scalar = (
-                cpu_speed_ratio(hardware.local_cpu, cpu, precision if here_on is None else "fp32")[
-                    0
-                ]
-                if hardware.local_cpu and cpu
-                else 1.0
-            )
-            # on the stand-in, the host's work measured as CPU time here, the ops as the GPU would run them
-            # the host's work from the first trace for every row (one measurement: the rows stay comparable)
-            relative, host_here = (
-                (on_standin.relative, on_standin.host_seconds)
-                if on_standin
-                else ((below, above), None)
-            )
-            pred = predict_trace_gpu(
-                gpu_trace, est.step_seconds, relative, gpu, scalar, host_here=host_here
-            )
-            low, high = pred.low, pred.high
-            memory, need = float(facts.gpu_memory_gib or 0.0) * 2**30, gpu_trace.device_bytes
-            if need is not None and memory and not fits(need, memory):
-                base.update(fits=False, note=(does_not_fit_note(need, memory),))
-            # the bench's share is inside the band already; the same GPU behind the same CPU family: one estimate
-            basis = ErrorBasis(
-                model=f"gpu-model:{gpu.arch}:{gpu_trace.precision}",
-                estimate=f"trace:{gpu.name}:{facts.family}",
-            )
-            if facts.gpu_count > 1:
-                base["note"] = (*base.get("note", ()), GpusIdle(1, facts.gpu_count, script=True))
-        if pred.step_seconds is None or low is None or high is None:
-            out.append(Candidate(**{**base, "note": noted(pred.note) or base.get("note", ())}))
-            continue
-        step = StepMeasurement(
-            pred.step_seconds, low, high, _one_time(est, pred.step_seconds / est.step_seconds)
-        )
-        note = (*base.pop("note", ()), *noted(pred.note))
-        out.append(Candidate(**base, step=step, note=note, basis=basis))
+            out.append(rows.cpu(facts, common))
+        # else no GPU row, no paid GPU benchmark: the plan's warnings say why
+        elif not uses_no_gpu(run):
+            out.append(rows.gpu(facts, common))
     return out
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """What every predicted row of the script rests on: its run, its estimate, the step measured here and the
+    mean traced step (None: none traced)."""
+
+    run: ScriptRun
+    est: ScriptEstimate
+    hardware: Hardware
+    local: StepMeasurement
+    label: str  # the bench the rows scale
+    trace: StepTrace | None
+
+    @property
+    def precision(self) -> str:
+        return self.trace.precision if self.trace else "fp32"
+
+    @cached_property
+    def on_standin(self) -> StandinStep | None:
+        """The GPU rows' step, as a GPU runs it (None: from this CPU's trace)."""
+        return standin_step(self.run)
+
+    @cached_property
+    def on_no_bf16(self) -> StandinStep | None:
+        """The Turing and Volta rows' step: as a T4 runs it (None: not traced again)."""
+        gpu_run = self.run.gpu_run
+        return traced_step(gpu_run.gpu_run_no_bf16) if gpu_run is not None else None
+
+    def cpu(self, facts: InstanceFacts, common: dict[str, Any]) -> Candidate:
+        """A CPU instance: the measured step scaled by processor."""
+        run, trace = self.run, self.trace
+        cores = physical_cores(facts.vcpus, facts.arch, facts.instance_type)
+        pred = predict_cpu(
+            self.est.step_seconds,
+            max(run.threads, 1),
+            cores,
+            float(trace.flops if trace else 0),
+            (self.hardware.calibration or {}).get(f"cpu:{facts.family}"),
+            local=self.hardware.local_cpu,
+            target=self.hardware.cpus.get(facts.family),
+            precision=self.precision,
+        )
+        low, high = widened(pred, self.local)
+        below, above = relative_half_widths(self.local)
+        base = {**common, "device": "cpu", "device_name": f"{facts.vcpus} vCPU {facts.arch}"}
+        basis = ErrorBasis(
+            model="cpu-model",
+            bench=self.label,
+            bench_below=below,
+            bench_above=above,
+            bench_predicted=bool(run.predicted_here),
+        )
+        return self._row(base, pred, low, high, basis)
+
+    def gpu(self, facts: InstanceFacts, common: dict[str, Any]) -> Candidate:
+        """A GPU instance: the traced ops through the device model, the script's Python on its CPU."""
+        hardware = self.hardware
+        gpu = hardware.gpus.get(facts.gpu_name)
+        cpu = hardware.cpus.get(facts.family)
+        base = {**common, "device": "cuda", "device_name": facts.gpu_name, "gpus_used": 1}
+        on_standin, on_no_bf16 = self.on_standin, self.on_no_bf16
+        older = gpu is not None and gpu.arch in ("turing", "volta") and on_no_bf16
+        here_on = on_no_bf16 if older else on_standin
+        gpu_trace = here_on.trace if here_on is not None else self.trace
+        if gpu is None or gpu_trace is None:
+            why = NoGpuSpec(facts.gpu_name) if gpu is None else NoStepTraced()
+            return Candidate(**base, note=(why,))
+        precision = self.precision if here_on is None else "fp32"
+        scalar = (
+            cpu_speed_ratio(hardware.local_cpu, cpu, precision)[0]
+            if hardware.local_cpu and cpu
+            else 1.0
+        )
+        # on the stand-in, the host's work measured as CPU time here, the ops as the GPU would run them
+        # the host's work from the first trace for every row (one measurement: the rows stay comparable)
+        relative, host_here = (
+            (on_standin.relative, on_standin.host_seconds)
+            if on_standin
+            else (relative_half_widths(self.local), None)
+        )
+        pred = predict_trace_gpu(
+            gpu_trace, self.est.step_seconds, relative, gpu, scalar, host_here=host_here
+        )
+        memory, need = float(facts.gpu_memory_gib or 0.0) * 2**30, gpu_trace.device_bytes
+        if need is not None and memory and not fits(need, memory):
+            base.update(fits=False, note=(does_not_fit_note(need, memory),))
+        # the bench's share is inside the band already; the same GPU behind the same CPU family: one estimate
+        basis = ErrorBasis(
+            model=f"gpu-model:{gpu.arch}:{gpu_trace.precision}",
+            estimate=f"trace:{gpu.name}:{facts.family}",
+        )
+        if facts.gpu_count > 1:
+            base["note"] = (*base.get("note", ()), GpusIdle(1, facts.gpu_count, script=True))
+        return self._row(base, pred, pred.low, pred.high, basis)
+
+    def _row(
+        self,
+        base: dict[str, Any],
+        pred: Prediction,
+        low: float | None,
+        high: float | None,
+        basis: ErrorBasis,
+    ) -> Candidate:
+        """The row of a predicted step: its one-time work scaled as the step is; none when nothing predicts it."""
+        if pred.step_seconds is None or low is None or high is None:
+            return Candidate(**{**base, "note": noted(pred.note) or base.get("note", ())})
+        one_time = _one_time(self.est, pred.step_seconds / self.est.step_seconds)
+        step = StepMeasurement(pred.step_seconds, low, high, one_time)
+        note = (*base.pop("note", ()), *noted(pred.note))
+        return Candidate(**base, step=step, note=note, basis=basis)
 
 
 def _local_device_name(run: ScriptRun, device: Device) -> str:
