@@ -267,19 +267,16 @@ UNTYPED_DICTS_ALLOWED = {
     "planner/service/script_run.py": {"_aws_targets", "_instance_job"},
     "planner/workload/spec.py": {"to_job"},
     # the user's spec or task as YAML gives it, before it is parsed; pydantic's error context
-    "planner/core/task.py": {"_text", "read_task", "_named_values"},
+    "planner/core/task.py": {"_text", "read_task", "_named_values", "_unused"},
     "planner/core/task_resources.py": {"_choice"},
     "planner/tui/form.py": {"__init__", "_fields", "rebuild"},
     "planner/workload/spec_messages.py": {"_length_message"},
     # keyword arguments of one constructor, built within the module
     "planner/core/candidates.py": {"measured_candidate"},
-    "planner/core/predict/parallel.py": {"predict_data_parallel"},
-    "planner/core/predicted.py": {
-        "rented_fields",
-        "_cpu_candidate",
-        "_gpu_candidates",
-        "_gpu_candidate",
-    },
+    "planner/core/predict/parallel.py": {"predict_data_parallel", "_over_fabric"},
+    # a rented row's shared fields (rented_fields) for Candidate(**...)
+    "planner/core/predicted.py": {"rented_fields", "cpu", "gpus", "_gpu"},
+    "planner/core/script/instances.py": {"cpu", "gpu", "_row"},
     "planner/service/settings.py": {"given"},
     "planner/cli/completion.py": {"completion_script"},
 }
