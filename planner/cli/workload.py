@@ -205,6 +205,8 @@ def refuse_saved_run_flags(args: argparse.Namespace, run_dir: str, takes_secrets
             hint="open it as it is; a script's run is planned for another length with s in the TUI, or with "
             "`planner plan RUN_DIR --total-steps N`",
         )
+    if takes_secrets:
+        env_taken(args)
 
 
 def open_workload(
@@ -289,11 +291,26 @@ def settle_script_env(args: argparse.Namespace) -> None:
     take_task); a script's command says them by name (say_env), a spec's refuses them."""
     if not hasattr(args, "env") or hasattr(args, "script_env"):
         return
-    args.script_env = ScriptEnv.of(env_pairs(args.env, "--env"), env_pairs(args.secret, "--secret"))
+    try:
+        args.script_env = ScriptEnv.of(
+            env_pairs(args.env, "--env"), env_pairs(args.secret, "--secret")
+        )
+    except InputError as exc:
+        # said once the workload takes an environment (say_env): a spec refuses the flag itself first
+        args.script_env, args.env_refused = None, exc
+
+
+def env_taken(args: argparse.Namespace) -> None:
+    """The --env or --secret settle_script_env could not read (a name unset here), raised now that the workload
+    takes them."""
+    refused = getattr(args, "env_refused", None)
+    if refused is not None:
+        raise refused
 
 
 def say_env(args: argparse.Namespace) -> None:
     """Refuse a secret's value in the script's arguments (a shell's `-- --token $HF_TOKEN`); say the env by name."""
+    env_taken(args)
     if getattr(args, "script_env", None) is None:
         return
     leaked = args.script_env.leaked_in(getattr(args, "script_args", None) or [])
@@ -314,6 +331,14 @@ def _given(argv: set[str], flag: str) -> bool:
     return flag in argv or any(a.startswith(flag + "=") for a in argv)
 
 
+def _is_task(service: PlannerService, path: str) -> bool:
+    """Whether `path` is a SkyPilot task (one the planner cannot plan counts: its own error is said)."""
+    try:
+        return service.workloads.task(path) is not None
+    except InputError:
+        return True
+
+
 def take_task(args: argparse.Namespace, argv: list[str] | None = None) -> None:
     """`planner COMMAND task.yaml [-- ARGS]`: a SkyPilot task read as the training script it runs
     (resolved by PlannerService.workloads.open_task): the arguments become those of `planner COMMAND WORKDIR/SCRIPT.py --workdir WORKDIR
@@ -323,12 +348,15 @@ def take_task(args: argparse.Namespace, argv: list[str] | None = None) -> None:
     spec = getattr(args, "spec", None)
     if not spec or not str(spec).endswith((".yaml", ".yml")):
         return
-    opened = PlannerService().workloads.open_task(
-        spec,
-        env_pairs(getattr(args, "env", None), "--env"),
-        env_pairs(getattr(args, "secret", None), "--secret"),
-        getattr(args, "workdir", None),
-    )
+    service = PlannerService()
+    try:
+        env = env_pairs(getattr(args, "env", None), "--env")
+        secrets = env_pairs(getattr(args, "secret", None), "--secret")
+    except InputError:
+        if not _is_task(service, spec):
+            return  # a spec: it refuses --env and --secret itself (open_workload), before what they name
+        raise
+    opened = service.workloads.open_task(spec, env, secrets, getattr(args, "workdir", None))
     if opened is None:
         return
     task = opened.task

@@ -129,6 +129,27 @@ def test_env_and_secret_flags_set_the_scripts_environment_over_the_tasks_and_a_s
         env={"PLANNER_TEST_NEVER_SET": None},
     )
     assert r.code == 2 and "--secret PLANNER_TEST_NEVER_SET: not set in your environment" in r.err
+    # a spec takes no secret at all: that is said first, not what the secret names (a trial)
+    for flag in ("--secret", "--env"):
+        r = planner(
+            "estimate",
+            EXAMPLES / "surface-mlp.yaml",
+            flag,
+            "PLANNER_TEST_NEVER_SET",
+            env={"PLANNER_TEST_NEVER_SET": None},
+        )
+        assert r.code == 2 and f"{flag}: is for a training script (.py) or a SkyPilot task" in r.err
+        assert "not set in your environment" not in r.err
+    # a task takes one: what it names is checked
+    r = planner(
+        "check",
+        "sky-convnet.yaml",
+        "--secret",
+        "PLANNER_TEST_NEVER_SET",
+        cwd=SCRIPTS,
+        env={"PLANNER_TEST_NEVER_SET": None},
+    )
+    assert r.code == 2 and "--secret PLANNER_TEST_NEVER_SET: not set in your environment" in r.err
     r = planner(
         "estimate", SCRIPTS / "convnet.py", "--secret", "T=tok_12345", "--", "--token", "tok_12345"
     )
