@@ -8,9 +8,7 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal, TypeVar, get_args
-
-T = TypeVar("T")
+from typing import Literal, get_args
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(min|sec|d|h|m|s)?", re.IGNORECASE)
 _SCALE = {"d": 86400, "h": 3600, "m": 60, "min": 60, "s": 1, "sec": 1, None: 1}
@@ -52,32 +50,6 @@ def duration_text(seconds: float) -> str:
             parts.append(f"{left // size}{unit}")
             left %= size
     return "".join(parts) or "0s"
-
-
-def parse_number(
-    text: str, low: float, high: float, *, low_open: bool = False, unit: str = ""
-) -> float:
-    """A finite number between `low` and `high` (above `low` when `low_open`): a float flag's value ('nan' refused)."""
-    return float(Range(low, high, unit, low_open).parse(text))
-
-
-def parse_whole(text: str, low: int, high: int, *, unit: str = "") -> int:
-    """A whole number from `low` to `high`: what an int flag such as --threads or --epochs accepts."""
-    return int(Range(low, high, unit, whole=True).parse(text))
-
-
-def argparse_type(parse: Callable[[str], T], name: str) -> Callable[[str], T]:
-    """`parse` as an argparse `type=`: its ValueError becomes argparse's usage error (exit 2, its message)."""
-    import argparse
-
-    def convert(text: str) -> T:
-        try:
-            return parse(text)
-        except ValueError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-
-    convert.__name__ = name  # argparse names the type in some messages
-    return convert
 
 
 def _shown(text: object) -> str:

@@ -28,8 +28,3 @@ def instance_cost(
     """Billed cost of one EC2 instance alive for `seconds` (instance + its root volume)."""
     hourly = usd_per_hour + root_volume_usd_per_hour(root_volume_gb)
     return hourly * billed_seconds(seconds) / 3600.0
-
-
-def local_cost(usd_per_hour: float, seconds: float) -> float:
-    """The local machine: the user's amortized price per hour (default 0), no minimum."""
-    return usd_per_hour * max(0.0, seconds) / 3600.0

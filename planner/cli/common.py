@@ -33,7 +33,10 @@ from planner.report.title import plan_title
 from planner.service.inputs import check_out_file, parse_flag, shown_path
 
 if TYPE_CHECKING:
-    from planner.service import PlanDocument, Progress
+    from rich.console import Console
+
+    from planner.report.plan import Shown
+    from planner.service import PlanDocument, Progress, RankedOption
 
 
 @functools.cache
@@ -297,29 +300,10 @@ def print_plan(doc: PlanDocument, args: argparse.Namespace, saved: bool = False)
     options, shown = shown_options(doc, args.group_by, args.max_rows or cap)
     if args.format == "table":
         out = stdout()
-        if explain:  # the answer first, as without it; then the table and the reasoning
-            out.print(plan_title(doc), highlight=False)
-            for line in terse_answer(doc):
-                out.print(line, highlight=False)
-            _print_plan_table(
-                out, plan_table(doc, width=out.width, wide=args.wide, options=options, titled=False)
-            )
-            print_shown(args, shown)
-            out.print(recommendation_text(doc), highlight=False)
-            for line in failed_lines(doc) + answers_text(doc) + task_choice_lines(doc):
-                out.print(line, highlight=False)
+        if explain:
+            _print_explained(out, doc, args, options, shown)
         else:
-            for line in head:
-                out.print(line, highlight=False)
-            table = plan_table(doc, width=out.width, wide=args.wide, options=options, terse=True)
-            _print_plan_table(out, table)
-            dropped = [
-                c for c in PLAN_COLUMNS if c not in {str(col.header) for col in table.columns}
-            ]
-            for line in terse_footer(
-                doc, shown, dropped, out.width, verbose=getattr(args, "verbose", False)
-            ):
-                out.print(line, highlight=False)
+            _print_terse(out, doc, args, head, options, shown)
         if explain or getattr(args, "verbose", False):
             for line in said_lines(doc, terse=not explain):
                 out.print(line, highlight=False)
@@ -337,6 +321,46 @@ def print_plan(doc: PlanDocument, args: argparse.Namespace, saved: bool = False)
             else f"re-plan with `planner plan {run_dir}`"
         )
         stderr().print(f"run journal: {run_dir}  ({then})", highlight=False)
+
+
+def _print_explained(
+    out: Console,
+    doc: PlanDocument,
+    args: argparse.Namespace,
+    options: list[RankedOption],
+    shown: Shown,
+) -> None:
+    """--explain: the answer first, as without it; then the table with its legend and the reasoning."""
+    out.print(plan_title(doc), highlight=False)
+    for line in terse_answer(doc):
+        out.print(line, highlight=False)
+    _print_plan_table(
+        out, plan_table(doc, width=out.width, wide=args.wide, options=options, titled=False)
+    )
+    print_shown(args, shown)
+    out.print(recommendation_text(doc), highlight=False)
+    for line in failed_lines(doc) + answers_text(doc) + task_choice_lines(doc):
+        out.print(line, highlight=False)
+
+
+def _print_terse(
+    out: Console,
+    doc: PlanDocument,
+    args: argparse.Namespace,
+    head: list[str],
+    options: list[RankedOption],
+    shown: Shown,
+) -> None:
+    """The terse answer, the grouped table and its one-line footer."""
+    for line in head:
+        out.print(line, highlight=False)
+    table = plan_table(doc, width=out.width, wide=args.wide, options=options, terse=True)
+    _print_plan_table(out, table)
+    dropped = [c for c in PLAN_COLUMNS if c not in {str(col.header) for col in table.columns}]
+    for line in terse_footer(
+        doc, shown, dropped, out.width, verbose=getattr(args, "verbose", False)
+    ):
+        out.print(line, highlight=False)
 
 
 # a terminal's lines the plan leaves: the command typed, make's echo of it, the next prompt

@@ -17,6 +17,8 @@ from planner.report.text import escape, range_text, seconds_text, short
 from planner.report.title import plan_title
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from planner.core.decide import RankedOption
     from planner.core.document import PlanDocument
 
@@ -217,22 +219,56 @@ def plan_table(
     note_width: int | None = None,
     terse: bool = False,
     titled: bool = True,
-):
+) -> Table:
     """The plan as a rich table of `options` (default: every one, in the plan's order); at most `width`
     columns wide (dropping DROP_ORDER's columns) unless `wide`. `terse`: no title and no caption (the terse answer
     says the workload above it; --explain has the legend). `titled`: False leaves the title to the caller (--explain
     says it above the answer)."""
-    from rich import box
-    from rich.console import Console
-    from rich.table import Table
-
-    columns = list(PLAN_COLUMNS)
     # --wide: the notes (mostly) whole; --json has every one
-    notes: int = note_width or (90 if wide else NOTE_WIDTH)
-    compact = False
-    options = doc.plan.options if options is None else options
+    shape = _PlanTable(
+        doc,
+        doc.plan.options if options is None else options,
+        note_width or (90 if wide else NOTE_WIDTH),
+        terse,
+        titled,
+    )
+    if width is None:
+        return shape.build()
+    shape.fit(width, wide)
+    table = shape.build()
+    dropped = [c for c in PLAN_COLUMNS if c not in shape.columns]
+    if (dropped or shape.compact) and not terse:
+        parallel = shape.compact and any((o.gpus_used or 1) > 1 for o in shape.options)
+        said = [*dropped, *(["scaling efficiency"] if parallel else [])]
+        table.caption = (
+            f"{table.caption} Not shown at this width: {', '.join(said)} (--wide shows them)."
+        )
+    return table
 
-    def build(rows: list | None = None) -> Table:
+
+class _PlanTable:
+    """A plan table's shape: its columns, its note width and whether its cells are compact; `fit` narrows it to a
+    width."""
+
+    def __init__(
+        self, doc: PlanDocument, options: list[RankedOption], notes: int, terse: bool, titled: bool
+    ) -> None:
+        self.doc, self.options, self.notes, self.terse, self.titled = (
+            doc,
+            options,
+            notes,
+            terse,
+            titled,
+        )
+        self.columns = list(PLAN_COLUMNS)
+        self.compact = False
+        self._widest_rows: dict[tuple[int, bool], list[RankedOption]] = {}
+
+    def build(self, rows: list[RankedOption] | None = None) -> Table:
+        from rich import box
+        from rich.table import Table
+
+        doc, options = self.doc, self.options
         parallel = any((o.gpus_used or 1) > 1 for o in options)
         caption = (
             caption_of(doc.workload)
@@ -240,72 +276,62 @@ def plan_table(
             + (PARALLEL_CAPTION if parallel else "")
         )
         t = Table(
-            title=None if terse or not titled else plan_title(doc),
+            title=None if self.terse or not self.titled else plan_title(doc),
             title_justify="left",
             box=box.SIMPLE_HEAD,
             pad_edge=False,
-            collapse_padding=compact,
-            caption=None if terse else caption,
+            collapse_padding=self.compact,
+            caption=None if self.terse else caption,
             caption_justify="left",
         )
-        for name in columns:
+        for name in self.columns:
             t.add_column(name, no_wrap=True, justify="left" if name in LEFT_COLUMNS else "right")
-        keep = [PLAN_COLUMNS.index(c) for c in columns]
+        keep = [PLAN_COLUMNS.index(c) for c in self.columns]
         for o in options if rows is None else rows:
-            cells = plan_row(o, doc, notes, compact)
+            cells = plan_row(o, doc, self.notes, self.compact)
             t.add_row(
                 *(cells[i] for i in keep), style="bold green" if doc.is_recommended(o) else None
             )
         return t
 
-    if width is None:
-        return build()
-    measure = Console(width=10_000)
-    widest_rows: dict[tuple[int, bool], list] = {}  # by note width and compactness
+    def fit(self, width: int, wide: bool) -> None:
+        """Narrowed to `width`: DROP_ORDER's columns dropped (not with `wide`), then shorter cells ('A100 x8',
+        '2.6 min (2.2-3.0)'), then the notes of rows that cannot run cut (failed_lines has them whole: a long reason
+        never squeezes the columns, --wide's included), then none."""
+        from rich.console import Console
 
-    def too_wide() -> bool:
-        """Whether the table is wider than `width`. Every column is no_wrap, so the table is as wide as
-        its widest cell per column: measuring those rows alone is exact, and fast on a catalog of
-        hundreds of instances (measuring every row, five times over, took seconds)."""
+        measure = Console(width=10_000)
+
+        def too_wide() -> bool:
+            return measure.measure(self.build(self._widest())).maximum > width
+
+        for name in [] if wide else DROP_ORDER:  # --wide: every column, however wide
+            if not too_wide():
+                break
+            self.columns.remove(name)
+        self.compact = not wide and too_wide()
+        while too_wide() and self.notes > 12:
+            self.notes -= 4
+        if too_wide() and not wide:
+            self.notes = 0  # 'failed', 'does not fit': the reason is under the table
+
+    def _widest(self) -> list[RankedOption]:
+        """The rows with the widest cell of some column. Every column is no_wrap, so the table is as wide as its
+        widest cell per column: measuring those rows alone is exact, and fast on a catalog of hundreds of instances
+        (measuring every row, five times over, took seconds)."""
         from rich.text import Text
 
-        key = (notes, compact)
-        if key not in widest_rows:
+        key = (self.notes, self.compact)
+        if key not in self._widest_rows:
             widest: dict[int, tuple[int, int]] = {}
-            for row, o in enumerate(options):
-                for col, cell in enumerate(plan_row(o, doc, notes, compact)):
+            for row, o in enumerate(self.options):
+                for col, cell in enumerate(plan_row(o, self.doc, self.notes, self.compact)):
                     size = Text.from_markup(cell).cell_len
                     if size > widest.get(col, (-1, 0))[0]:
                         widest[col] = (size, row)
-            widest_rows[key] = [options[r] for r in sorted({r for _, r in widest.values()})]
-        return measure.measure(build(widest_rows[key])).maximum > width
-
-    for name in [] if wide else DROP_ORDER:  # --wide: every column, however wide
-        if not too_wide():
-            break
-        columns.remove(name)
-    compact = not wide and too_wide()  # then shorter cells: 'A100 x8', '2.6 min (2.2-3.0)'
-    while (
-        too_wide() and notes > 12
-    ):  # then the notes of rows that cannot run (failed_lines has them whole): a long reason never squeezes the
-        notes -= 4  # columns, --wide's included (every column stays, cut by the terminal only if it must)
-    if too_wide() and not wide:
-        notes = 0  # 'failed', 'does not fit': the reason is under the table
-    table = build()
-    dropped = [c for c in PLAN_COLUMNS if c not in columns]
-    if (dropped or compact) and not terse:
-        said = [
-            *dropped,
-            *(
-                ["scaling efficiency"]
-                if compact and any((o.gpus_used or 1) > 1 for o in options)
-                else []
-            ),
-        ]
-        table.caption = (
-            f"{table.caption} Not shown at this width: {', '.join(said)} (--wide shows them)."
-        )
-    return table
+            rows = sorted({r for _, r in widest.values()})
+            self._widest_rows[key] = [self.options[r] for r in rows]
+        return self._widest_rows[key]
 
 
 def shown_line(shown: Shown, every: str = "--all for every row") -> str:

@@ -161,9 +161,20 @@ class Runs:
             session.run()
         except (KeyboardInterrupt, Cancelled) as exc:
             raise stopped(exc, run.journal, session) from exc
+        doc = self._planned(run, session, skipped, bool(aws_types))
+        return doc, run.journal, session
+
+    def _planned(
+        self,
+        run: SpecRunning,
+        session: BenchSession,
+        skipped: AutoBenchmarkedNone | None,
+        rented: bool,
+    ) -> PlanDocument:
+        """The run's plan, journaled: `planner plan RUN_DIR`'s (issue 40: the measured rows, and every instance not
+        measured predicted), with what failed, was cut short, was left running and cost."""
         results = run.journal.read_results()
         failed = sorted(label for label, m in results.items() if m.result.status == "error")
-        # the plan `planner plan RUN_DIR` gives (issue 40): the measured rows, and every instance not measured predicted
         doc = self.estimate_run(run.journal.path)
         if skipped:  # auto chose instances and benchmarked none
             doc.plan.say(Said([skipped], []))
@@ -172,11 +183,11 @@ class Runs:
             failed_targets=failed,
             interrupted_targets=interrupted(results),
             unterminated=unterminated(session),
-            bench_cost_usd=session.billed_usd() if aws_types else None,
-            auto=run.choices if targets.auto else None,
+            bench_cost_usd=session.billed_usd() if rented else None,
+            auto=run.choices if run.choice.auto else None,
         )
         run.journal.write_plan(doc)
-        return doc, run.journal, session
+        return doc
 
     def check_credentials(self, aws_types: list[str]) -> None:
         """Refuse the instances named when boto3 finds no credentials here (InputError naming them and the fix),

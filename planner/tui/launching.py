@@ -11,7 +11,31 @@ from planner.tui.dialogs import ConfirmLaunch
 from planner.tui.run import RunPane
 
 if TYPE_CHECKING:
+    from planner.service import AwsOptions, LaunchPreview
     from planner.tui.app import PlannerApp
+
+
+def _preview(app: PlannerApp, rented: list[str], aws: AwsOptions) -> LaunchPreview | None:
+    """What the run would launch and bill; None, said, when `planner run` would refuse it (its guards, no AWS
+    credentials, the account's quotas)."""
+    try:
+        preview = app.service.launch_preview(rented, aws)
+    except PlannerError as exc:
+        app.notify(exc.render(), severity="error")
+        return None
+    problem = app.service.account.credentials_problem()
+    if problem is not None:  # refused before asking, as `planner run` refuses it
+        app.notify(
+            f"the instances picked need AWS credentials: {problem}; or unpick them to measure here only",
+            severity="error",
+            timeout=30,
+        )
+        return None
+    refusal = preview.quota_refusal()
+    if refusal is not None:  # the account's state, not the user's input: no "bad input:" title
+        app.notify(f"{refusal.message}\nto fix: {refusal.hint}", severity="error", timeout=30)
+        return None
+    return preview
 
 
 def request_run(app: PlannerApp) -> None:
@@ -53,22 +77,8 @@ def request_run(app: PlannerApp) -> None:
     if not rented:
         start_run(app, out, aws, targets, options)
         return
-    try:  # what it would launch and bill, its guards and quotas; refused here as `planner run` refuses it
-        preview = app.service.launch_preview(rented, aws)
-    except PlannerError as exc:
-        app.notify(exc.render(), severity="error")
-        return
-    problem = app.service.account.credentials_problem()
-    if problem is not None:  # refused before asking, as `planner run` refuses it
-        app.notify(
-            f"the instances picked need AWS credentials: {problem}; or unpick them to measure here only",
-            severity="error",
-            timeout=30,
-        )
-        return
-    refusal = preview.quota_refusal()
-    if refusal is not None:  # the account's state, not the user's input: no "bad input:" title
-        app.notify(f"{refusal.message}\nto fix: {refusal.hint}", severity="error", timeout=30)
+    preview = _preview(app, rented, aws)
+    if preview is None:
         return
 
     def answer(launch: bool | None) -> None:

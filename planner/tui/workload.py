@@ -111,28 +111,9 @@ class WorkloadPane(Vertical, can_focus=True):
             )
         )
         status.set_classes("valid")
-        given = (
-            [
-                (
-                    "SkyPilot task",
-                    task.source
-                    + (
-                        f" (resources: {task.asks.written})"
-                        if task.asks and task.asks.written
-                        else ""
-                    ),
-                )
-            ]
-            if task is not None
-            else []
-        )
-        given += [
-            ("environment", line.removeprefix("the script's environment: "))
-            for line in (words(env.said()) if env else [])
-        ]
         found = "\n".join(
             [
-                *(f"{what}: {value}" for what, value in given),
+                *(f"{what}: {value}" for what, value in _given(task, env)),
                 *(
                     ["measuring it here ..."]
                     if rows is None
@@ -278,3 +259,17 @@ class WorkloadPane(Vertical, can_focus=True):
         widget.set_classes("valid" if ok else "invalid")
         self.query_one("#spec-summary", Static).update(Text(summary))
         self.post_message(SpecChanged(spec, text))
+
+
+def _given(task: TaskOrigin | None, env: ScriptEnv | None) -> list[tuple[str, str]]:
+    """What the user gave a script besides its arguments: the SkyPilot task it came from (and what its resources
+    pick), its environment by name (a secret's value is never shown)."""
+    given = []
+    if task is not None:
+        picks = f" (resources: {task.asks.written})" if task.asks and task.asks.written else ""
+        given.append(("SkyPilot task", task.source + picks))
+    given += [
+        ("environment", line.removeprefix("the script's environment: "))
+        for line in (words(env.said()) if env else [])
+    ]
+    return given

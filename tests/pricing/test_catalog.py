@@ -241,4 +241,3 @@ def test_billing_model():
     assert billing.instance_cost(3.6, 3600, root_volume_gb=0) == pytest.approx(3.6)
     assert billing.instance_cost(3.6, 10, root_volume_gb=0) == pytest.approx(3.6 * 60 / 3600)
     assert billing.instance_cost(1.0, 3600) == pytest.approx(1.0 + volume)
-    assert billing.local_cost(0.0, 10_000) == 0.0 and billing.local_cost(0.5, 7200) == 1.0
