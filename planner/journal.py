@@ -76,7 +76,7 @@ class RunRecord:
         options = data.get("plan_options", {})
         return cls(
             run_id=str(data.get("run_id", "")),
-            targets=[str(t) for t in data.get("targets", [])],
+            targets=[str(t) for t in _of(data.get("targets"), list) or []],
             plan_options=PlanOptions(**{k: v for k, v in options.items() if k in known}),
             bench=_of(data.get("bench"), dict),
             footprint_bytes=_of(data.get("footprint_bytes"), int),

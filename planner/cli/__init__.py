@@ -57,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
         return ExitCode.BAD_INPUT
     # after parsing: `planner --help` has exited by now
     from planner.cli.common import run_with_out_file, settle_output
-    from planner.cli.workload import settle_script_env, take_task
+    from planner.cli.env import settle_script_env
+    from planner.cli.workload import take_task
 
     try:
         settle_output(args)

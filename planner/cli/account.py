@@ -15,7 +15,8 @@ from planner.cli.common import (
     stdout,
     warn,
 )
-from planner.cli.workload import refuse_saved_run_flags, refuse_script_flags, say_env
+from planner.cli.env import say_env
+from planner.cli.workload import refuse_saved_run_flags, refuse_script_flags
 from planner.errors import ExitCode, InputError
 from planner.report.plan import GroupBy
 from planner.report.prices import no_prices_text, prices_json, prices_table, shown_prices

@@ -12,31 +12,16 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from planner.errors import ExitCode, InputError, RunError
-from planner.report.answers import (
-    answers_text,
-    failed_lines,
-    recommendation_text,
-    task_choice_lines,
-)
-from planner.report.export import csv_text, table_text
+from planner.report.export import table_text
 from planner.report.plan import (
     DEFAULT_GROUP_BY,
-    PLAN_COLUMNS,
-    plan_table,
     shown_line,
-    shown_options,
 )
-from planner.report.plan_csv import PLAN_CSV_COLUMNS, plan_csv_rows
-from planner.report.terse import TERSE_ROWS, said_lines, terse_answer, terse_footer, terse_title
 from planner.report.text import escape, progress_text, to_json
-from planner.report.title import plan_title
 from planner.service.inputs import check_out_file, parse_flag, shown_path
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
-    from planner.report.plan import Shown
-    from planner.service import PlanDocument, Progress, RankedOption
+    from planner.service import PlanDocument, Progress
 
 
 @functools.cache
@@ -256,132 +241,6 @@ def print_shown(args: argparse.Namespace, shown: Any) -> None:
         stdout().print(line, highlight=False, markup=False)
     else:
         stderr().print(line, highlight=False, markup=False)
-
-
-def _print_plan_table(out: Any, table: Any) -> None:
-    """The table at its own width when that is wider than the terminal (`--wide`: every column whole, the terminal
-    wrapping its lines rather than Rich cutting its numbers), else at the terminal's."""
-    from rich.measure import Measurement
-
-    need = Measurement.get(out, out.options.update(max_width=10_000), table).maximum
-    if need <= out.width:
-        out.print(table)
-        return
-    saved = out._width  # None: detected from the terminal, as it stays
-    out.width = need  # Console.print(width=) never passes the console's own
-    try:
-        out.print(table, crop=False)
-    finally:
-        out._width = saved
-
-
-def print_plan(doc: PlanDocument, args: argparse.Namespace, saved: bool = False) -> None:
-    """The plan on stdout. table: the terse answer (report.terse.terse_answer), the grouped table (at most TERSE_ROWS
-    rows unless the rows were asked for), one line of warnings; --explain: the same answer first, then the table with
-    its legend, the headline's reasoning and both answers whole; --verbose: every warning and note. JSON: every option; csv, markdown: the table
-    alone, every column. `saved`: the plan was just written to its run's plan.json (`planner plan`), said on
-    stderr."""
-    if args.format == "json":
-        print_json(doc)
-        return
-    explain = getattr(args, "explain", False)
-    terse = args.format == "table" and not explain
-    head = (
-        [terse_title(doc), *terse_answer(doc)]
-        + [f"  {line.strip()}" for line in task_choice_lines(doc) + failed_lines(doc)]
-        if terse
-        else []
-    )  # the lines above the terse table
-    cap = (
-        _terse_rows(doc, head, stdout())
-        if terse and getattr(args, "rows_defaulted", False)
-        else None
-    )
-    options, shown = shown_options(doc, args.group_by, args.max_rows or cap)
-    if args.format == "table":
-        out = stdout()
-        if explain:
-            _print_explained(out, doc, args, options, shown)
-        else:
-            _print_terse(out, doc, args, head, options, shown)
-        if explain or getattr(args, "verbose", False):
-            for line in said_lines(doc, terse=not explain):
-                out.print(line, highlight=False)
-    # data: every option, numbers in SI units (the grouped view is for people)
-    elif args.format == "csv":
-        sys.stdout.write(csv_text(list(PLAN_CSV_COLUMNS), plan_csv_rows(doc)))
-    else:
-        print_table(args, plan_table(doc, wide=True, options=options, note_width=10_000))
-        print_shown(args, shown)
-    if doc.run_dir:
-        run_dir = escape(doc.run_dir)
-        then = (
-            "this plan saved as its plan.json"
-            if saved
-            else f"re-plan with `planner plan {run_dir}`"
-        )
-        stderr().print(f"run journal: {run_dir}  ({then})", highlight=False)
-
-
-def _print_explained(
-    out: Console,
-    doc: PlanDocument,
-    args: argparse.Namespace,
-    options: list[RankedOption],
-    shown: Shown,
-) -> None:
-    """--explain: the answer first, as without it; then the table with its legend and the reasoning."""
-    out.print(plan_title(doc), highlight=False)
-    for line in terse_answer(doc):
-        out.print(line, highlight=False)
-    _print_plan_table(
-        out, plan_table(doc, width=out.width, wide=args.wide, options=options, titled=False)
-    )
-    print_shown(args, shown)
-    out.print(recommendation_text(doc), highlight=False)
-    for line in failed_lines(doc) + answers_text(doc) + task_choice_lines(doc):
-        out.print(line, highlight=False)
-
-
-def _print_terse(
-    out: Console,
-    doc: PlanDocument,
-    args: argparse.Namespace,
-    head: list[str],
-    options: list[RankedOption],
-    shown: Shown,
-) -> None:
-    """The terse answer, the grouped table and its one-line footer."""
-    for line in head:
-        out.print(line, highlight=False)
-    table = plan_table(doc, width=out.width, wide=args.wide, options=options, terse=True)
-    _print_plan_table(out, table)
-    dropped = [c for c in PLAN_COLUMNS if c not in {str(col.header) for col in table.columns}]
-    for line in terse_footer(
-        doc, shown, dropped, out.width, verbose=getattr(args, "verbose", False)
-    ):
-        out.print(line, highlight=False)
-
-
-# a terminal's lines the plan leaves: the command typed, make's echo of it, the next prompt
-SCREEN_RESERVE = 3
-
-
-def _terse_rows(doc: PlanDocument, head: list[str], out: Any) -> int:
-    """How many rows the terse table shows: TERSE_ROWS, fewer on a terminal too short for them with `head` (the
-    answer's lines) above and the lines below (the answer, at the top, must stay on the screen: issue 40), and never
-    fewer than three."""
-    if not out.is_terminal:
-        return TERSE_ROWS
-    from math import ceil
-
-    from rich.text import Text
-
-    width = max(out.width, 20)
-    used = sum(max(1, ceil(Text.from_markup(line).cell_len / width)) for line in head)
-    # the footer's two lines; the table's blank lines, header and rule; a paid benchmark's command
-    used += 2 + 4 + (3 if doc.suggested_benchmarks else 0)
-    return max(3, min(TERSE_ROWS, out.height - SCREEN_RESERVE - used))
 
 
 def check_chart(path: str | None) -> str | None:

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING
 from planner.cli.common import (
     check_chart,
     default_region,
-    print_plan,
     progress,
     stderr,
     stdout,
     write_chart,
 )
+from planner.cli.plan_output import print_plan
 from planner.cli.workload import check_one_length, open_workload, say_before_measuring
 from planner.errors import ExitCode
 from planner.report.answers import predicted_footer

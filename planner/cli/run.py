@@ -11,12 +11,12 @@ from planner.cli.common import (
     default_region,
     escape,
     print_json,
-    print_plan,
     progress,
     stderr,
 )
 from planner.cli.launching import dry_run_json, may_launch, say_choices
 from planner.cli.plan import options_of
+from planner.cli.plan_output import print_plan
 from planner.cli.workload import open_workload, say_before_measuring
 from planner.errors import ExitCode
 from planner.report.answers import left_running_line

@@ -5,17 +5,16 @@ and what a measurement will do, said before it starts."""
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 from functools import singledispatch
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planner.cli.common import escape, note, stderr
+from planner.cli.env import env_pairs, env_taken, say_env
 from planner.errors import InputError
 from planner.report.remarks import words
 from planner.service import (
-    ENV_NAME,
     SCRIPT_CAP_EXTRA_SECONDS,
     UNSTEADY_EXTENSION,
     PlannerService,
@@ -27,6 +26,7 @@ from planner.service.inputs import parse_flag
 
 if TYPE_CHECKING:
     from planner.service import Workload
+    from planner.service.describe import OpenedTask
 
 
 @singledispatch
@@ -266,66 +266,6 @@ def _script_refuses(
     say_env(args)
 
 
-def env_pairs(values: list[str] | None, flag: str) -> dict[str, str]:
-    """`--env NAME=VALUE` / `--env NAME` (its value from this environment, as sky launch takes it), in order: the
-    last one given for a name wins. InputError naming the flag and the value."""
-    pairs: dict[str, str] = {}
-    for value in values or []:
-        name, eq, given = value.partition("=")
-        if not ENV_NAME.match(name):
-            raise InputError(
-                f"{flag} {value}: {name or 'the name'} is not an environment variable's name",
-                hint=f"{flag} NAME=VALUE, NAME of letters, digits and _ (not starting with a digit)",
-            )
-        if not eq and name not in os.environ:
-            raise InputError(
-                f"{flag} {name}: not set in your environment, to take its value from",
-                hint=f"give its value: {flag} {name}=VALUE, or export {name} first",
-            )
-        pairs[name] = given if eq else os.environ[name]
-    return pairs
-
-
-def settle_script_env(args: argparse.Namespace) -> None:
-    """`args.script_env` (a ScriptEnv) from --env and --secret (a task's envs and secrets are read with them:
-    take_task); a script's command says them by name (say_env), a spec's refuses them."""
-    if not hasattr(args, "env") or hasattr(args, "script_env"):
-        return
-    try:
-        args.script_env = ScriptEnv.of(
-            env_pairs(args.env, "--env"), env_pairs(args.secret, "--secret")
-        )
-    except InputError as exc:
-        # said once the workload takes an environment (say_env): a spec refuses the flag itself first
-        args.script_env, args.env_refused = None, exc
-
-
-def env_taken(args: argparse.Namespace) -> None:
-    """The --env or --secret settle_script_env could not read (a name unset here), raised now that the workload
-    takes them."""
-    refused = getattr(args, "env_refused", None)
-    if refused is not None:
-        raise refused
-
-
-def say_env(args: argparse.Namespace) -> None:
-    """Refuse a secret's value in the script's arguments (a shell's `-- --token $HF_TOKEN`); say the env by name."""
-    env_taken(args)
-    if getattr(args, "script_env", None) is None:
-        return
-    leaked = args.script_env.leaked_in(getattr(args, "script_args", None) or [])
-    if leaked is not None:
-        raise InputError(
-            f"arguments after --: one holds the value of the secret {leaked}, which the planner would print, "
-            "journal and send to instances",
-            hint=f"read it in the script from the environment "
-            f'(os.environ["{leaked}"]): the planner sets it there, here only',
-        )
-    for line in words(args.script_env.said()):
-        note(line)
-        args.task_said = [*(getattr(args, "task_said", None) or []), line]
-
-
 def _given(argv: set[str], flag: str) -> bool:
     """Whether `flag` is on the command line (`--region X` or `--region=X`)."""
     return flag in argv or any(a.startswith(flag + "=") for a in argv)
@@ -337,6 +277,31 @@ def _is_task(service: PlannerService, path: str) -> bool:
         return service.workloads.task(path) is not None
     except InputError:
         return True
+
+
+def _resources_taken(args: argparse.Namespace, opened: OpenedTask, given: set[str]) -> list[str]:
+    """The task's resources' region and use_spot as the flags they stand for, unless the command line `given` has
+    --region or --purchase: what is said of them."""
+    said: list[str] = []
+    task = opened.task
+    if opened.region and hasattr(args, "region") and not _given(given, "--region"):
+        try:
+            args.region = parse_flag("--region", opened.region)
+        except ValueError as exc:
+            raise InputError(
+                f"{task.source}: resources.region: {exc}",
+                hint="write an AWS region such as us-east-1 (or infra: aws/us-east-1), or pass --region",
+            ) from None
+        said.append(
+            f"{task.source}: resources: priced in {args.region}, the task's region (--region overrides it)"
+        )
+    if opened.purchase and hasattr(args, "purchase") and not _given(given, "--purchase"):
+        args.purchase = opened.purchase
+        said.append(
+            f"{task.source}: resources: use_spot: {'true' if opened.purchase == 'spot' else 'false'}: priced "
+            f"{args.purchase} (--purchase overrides it)"
+        )
+    return said
 
 
 def take_task(args: argparse.Namespace, argv: list[str] | None = None) -> None:
@@ -375,24 +340,7 @@ def take_task(args: argparse.Namespace, argv: list[str] | None = None) -> None:
             else ""
         )
     )
-    given, said = set(argv or []), list[str]()
-    if opened.region and hasattr(args, "region") and not _given(given, "--region"):
-        try:
-            args.region = parse_flag("--region", opened.region)
-        except ValueError as exc:
-            raise InputError(
-                f"{task.source}: resources.region: {exc}",
-                hint="write an AWS region such as us-east-1 (or infra: aws/us-east-1), or pass --region",
-            ) from None
-        said.append(
-            f"{task.source}: resources: priced in {args.region}, the task's region (--region overrides it)"
-        )
-    if opened.purchase and hasattr(args, "purchase") and not _given(given, "--purchase"):
-        args.purchase = opened.purchase
-        said.append(
-            f"{task.source}: resources: use_spot: {'true' if opened.purchase == 'spot' else 'false'}: priced "
-            f"{args.purchase} (--purchase overrides it)"
-        )
+    said = _resources_taken(args, opened, set(argv or []))
     task_said = [head, *words(task.notes), *said]
     # the TUI shows them too (this line is gone once it takes the screen)
     args.task_said = task_said

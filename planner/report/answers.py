@@ -91,7 +91,13 @@ def unterminated_lines(doc: PlanDocument | None) -> list[str]:
 
 
 def left_running_line(x: LeftRunning) -> str:
-    """The sentence `planner run` and the TUI's run pane print for an instance a run could not terminate."""
+    """The sentence `planner run` and the TUI's run pane print for an instance a run could not terminate (or could
+    not even look for: its error, and how to find it)."""
+    if x.instance_id is None:
+        return (
+            f"NOT TERMINATED: {Target.shown(x.label)} could not be looked for ({x.error}); it may be billing: "
+            "find it with `planner ls` and terminate it with `planner reap --region REGION`"
+        )
     return (
         f"NOT TERMINATED: {x.instance_id} ({Target.shown(x.label)}) in {x.region} is still billing; it halts by its "
         f"dead-man timer and is reaped after {x.expires_at}. Terminate it now: {x.reap_command}"

@@ -1,6 +1,6 @@
 """What a run of a user's script measures, as the journal keeps it (its job: the script, its arguments, its length,
-its envs; its secrets by name only), what it ships (its requirements inside the folder that ships), and what is
-refused before it starts."""
+its envs; its secrets by name only), as a plan states it, what it ships (its requirements inside the folder that
+ships), and what is refused before it starts."""
 
 from __future__ import annotations
 
@@ -8,11 +8,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planner.core.candidates import LOCAL
-from planner.core.script import ScriptEnv, ScriptJob
+from planner.core.document import SCRIPT_KIND, PlanOptions, ScriptSummary, TaskChoice
+from planner.core.script import ScriptEnv, ScriptEstimate, ScriptJob, ScriptRun, gpu_precision
 from planner.errors import InputError
 from planner.units import shown_path
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from planner.service.settings import AwsOptions, TargetChoice
     from planner.service.workload import ScriptWorkload
 
@@ -61,3 +64,37 @@ def refuse_fallback_without_here(targets: TargetChoice, aws: AwsOptions) -> None
             "here, and --targets leaves this machine out",
             hint="add local to --targets (auto has it)",
         )
+
+
+def script_summary(job: ScriptJob, run: ScriptRun, est: ScriptEstimate) -> ScriptSummary:
+    """The script as a plan's title states it."""
+    per_epoch = int(round(est.steps_per_epoch)) if est.steps_per_epoch else None
+    return ScriptSummary(
+        job.script,
+        SCRIPT_KIND,
+        None,
+        None,
+        None,
+        est.epochs if per_epoch else None,
+        per_epoch,
+        est.total_steps,
+        gpu_precision(run),
+        None,
+        script_args=list(job.args),
+        step_boundary=run.boundary,
+    )
+
+
+def task_choice(job: ScriptJob, frame: pd.DataFrame, options: PlanOptions) -> TaskChoice | None:
+    """The SkyPilot task's own pick of instances (its resources), priced; None when it picks none."""
+    from pricing.catalog import instances
+
+    if job.task is None or job.task.asks is None or not job.task.asks.chooses:
+        return None
+    asks = job.task.asks
+    allowed = [
+        f"aws:{f.instance_type}"
+        for f in instances(frame, region=options.region, purchase=options.purchase)
+        if asks.matches(f)
+    ]
+    return TaskChoice(job.task.source, asks.written, allowed)

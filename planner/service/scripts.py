@@ -11,12 +11,9 @@ from typing import TYPE_CHECKING
 from planner.core.candidates import LOCAL
 from planner.core.decide import decide
 from planner.core.document import (
-    SCRIPT_KIND,
     PlanDocument,
     PlanOptions,
     PriceSource,
-    ScriptSummary,
-    TaskChoice,
 )
 from planner.core.remarks import KindOnly, Said, WhatIfLength
 from planner.core.script import (
@@ -27,7 +24,6 @@ from planner.core.script import (
     ScriptLength,
     ScriptRun,
     estimate_or_per_steps,
-    gpu_precision,
     length_disagreement,
     length_free_warning,
     script_candidates,
@@ -49,7 +45,7 @@ from planner.service.script_checks import (
     script_path,
     script_workdir,
 )
-from planner.service.script_jobs import script_job
+from planner.service.script_jobs import script_job, script_summary, task_choice
 from planner.service.script_lengths import length_crossovers, measured_rows
 from planner.service.settings import (
     AutoPreview,
@@ -63,8 +59,6 @@ from planner.service.workload import journaled
 
 if TYPE_CHECKING:  # importing the service stays cheap: `planner --help` loads it
     from collections.abc import Callable
-
-    import pandas as pd
 
     from planner.core.candidates import Candidate
     from planner.journal import Measured
@@ -126,14 +120,14 @@ class Scripts:
             plan.say(Said([differs]))
         choices = [] if measured_only else benchmark_choices(plan)
         return PlanDocument(
-            _summary(job, run, est),
+            script_summary(job, run, est),
             plan,
             options,
             str(run_dir) if run_dir else None,
             prices=None if measured_only else PriceSource(catalog.source, catalog.as_of),
             benchmark=[c for c in choices if c.benchmark],
             skipped=[c for c in choices if not c.benchmark],
-            task_choice=_task_choice(job, catalog.frame, options),
+            task_choice=task_choice(job, catalog.frame, options),
         )
 
     def estimate_script(
@@ -371,37 +365,3 @@ class Scripts:
                 options.purchase,
             )
         )
-
-
-def _summary(job: ScriptJob, run: ScriptRun, est: ScriptEstimate) -> ScriptSummary:
-    """The script as a plan's title states it."""
-    per_epoch = int(round(est.steps_per_epoch)) if est.steps_per_epoch else None
-    return ScriptSummary(
-        job.script,
-        SCRIPT_KIND,
-        None,
-        None,
-        None,
-        est.epochs if per_epoch else None,
-        per_epoch,
-        est.total_steps,
-        gpu_precision(run),
-        None,
-        script_args=list(job.args),
-        step_boundary=run.boundary,
-    )
-
-
-def _task_choice(job: ScriptJob, frame: pd.DataFrame, options: PlanOptions) -> TaskChoice | None:
-    """The SkyPilot task's own pick of instances (its resources), priced; None when it picks none."""
-    from pricing.catalog import instances
-
-    if job.task is None or job.task.asks is None or not job.task.asks.chooses:
-        return None
-    asks = job.task.asks
-    allowed = [
-        f"aws:{f.instance_type}"
-        for f in instances(frame, region=options.region, purchase=options.purchase)
-        if asks.matches(f)
-    ]
-    return TaskChoice(job.task.source, asks.written, allowed)

@@ -72,9 +72,8 @@ class WhatIf(Grid):
         super().__init__(id=id)
         self.read_regions, self.initial_region, self.initial_purchase = regions, region, purchase
         self.regions = [region]  # until the catalog's are read
-        self._expected: dict[
-            str, Any
-        ] = {}  # values set_options gave the selects: their echoes are not edits
+        # values set_options gave the selects (objective, region, purchase): their echoes are not edits
+        self._expected: dict[str, str] = {}
 
     def on_mount(self) -> None:
         self.call_after_refresh(self.load_regions)

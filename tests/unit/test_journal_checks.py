@@ -154,3 +154,7 @@ def test_run_json_reads_back_typed_and_an_older_one_keeps_its_defaults(tmp_path)
     older = journal.read_run()
     assert older.plan_options == PlanOptions(purchase="spot") and older.notices == []
     assert older.bench is None and older.footprint_bytes is None
+    # hand-edited: targets not a list is read as none (planner plan RUN_DIR needs only the plan options)
+    for targets in (None, "local", 3):
+        (journal.path / "run.json").write_text(json.dumps({"targets": targets, "plan_options": {}}))
+        assert journal.read_run().targets == []

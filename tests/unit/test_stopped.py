@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from planner.errors import Cancelled, RunError
 from planner.journal import RunJournal
+from planner.report.answers import left_running_line
 from planner.service.launch import stopped
 from planner.service.settings import RunStopped
 from runner.session import BenchSession
@@ -47,3 +48,7 @@ def test_an_interrupt_carries_what_was_left_typed(tmp_path):
     found, lost = error.unterminated
     assert found.instance_id == "i-0abc" and found.reap_command and "--run-id" in found.reap_command
     assert lost.instance_id is None and lost.reap_command is None and lost.error == LOST["error"]
+    # as `planner run` and the TUI's run pane print them: no "None" for what is not known
+    found_line, lost_line = left_running_line(found), left_running_line(lost)
+    assert "i-0abc" in found_line and "planner reap --region us-east-2 --run-id" in found_line
+    assert "None" not in lost_line and "ExpiredToken" in lost_line and "planner ls" in lost_line

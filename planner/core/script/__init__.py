@@ -9,7 +9,6 @@ from planner.core.script.estimate import (
     estimate_or_per_steps,
     estimate_script,
     length_disagreement,
-    own_epochs,
     paired_windows,
     steady_step,
     steps_alike,
@@ -30,6 +29,7 @@ from planner.core.script.job import (
     ScriptLength,
     length_free_warning,
 )
+from planner.core.script.length import own_epochs
 from planner.core.script.said import script_said
 from planner.core.script.standin import (
     gpu_precision,
