@@ -229,7 +229,28 @@ def print_table(args: argparse.Namespace, *tables: Any) -> None:
         return
     out = stdout()
     for t in tables:
-        out.print(t)
+        # a table whose every cell stays on one line (prices) is never cut: one with text to wrap wraps it
+        if all(c.no_wrap for c in t.columns):
+            print_whole(out, t)
+        else:
+            out.print(t)
+
+
+def print_whole(out: Any, table: Any) -> None:
+    """The table at its own width when that is wider than the terminal (`--wide`: every column whole, the terminal
+    wrapping its lines rather than Rich cutting its numbers), else at the terminal's."""
+    from rich.measure import Measurement
+
+    need = Measurement.get(out, out.options.update(max_width=10_000), table).maximum
+    if need <= out.width:
+        out.print(table)
+        return
+    saved = out._width  # None: detected from the terminal, as it stays
+    out.width = need  # Console.print(width=) never passes the console's own
+    try:
+        out.print(table, crop=False)
+    finally:
+        out._width = saved
 
 
 def print_shown(args: argparse.Namespace, shown: Any) -> None:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from planner.cli.common import print_json, print_shown, print_table, stderr, stdout
+from planner.cli.common import print_json, print_shown, print_table, print_whole, stderr, stdout
 from planner.report.answers import (
     answers_text,
     failed_lines,
@@ -25,23 +25,6 @@ if TYPE_CHECKING:
 
     from planner.report.plan import Shown
     from planner.service import PlanDocument, RankedOption
-
-
-def _print_plan_table(out: Any, table: Any) -> None:
-    """The table at its own width when that is wider than the terminal (`--wide`: every column whole, the terminal
-    wrapping its lines rather than Rich cutting its numbers), else at the terminal's."""
-    from rich.measure import Measurement
-
-    need = Measurement.get(out, out.options.update(max_width=10_000), table).maximum
-    if need <= out.width:
-        out.print(table)
-        return
-    saved = out._width  # None: detected from the terminal, as it stays
-    out.width = need  # Console.print(width=) never passes the console's own
-    try:
-        out.print(table, crop=False)
-    finally:
-        out._width = saved
 
 
 def print_plan(doc: PlanDocument, args: argparse.Namespace, saved: bool = False) -> None:
@@ -103,7 +86,7 @@ def _print_explained(
     out.print(plan_title(doc), highlight=False)
     for line in terse_answer(doc):
         out.print(line, highlight=False)
-    _print_plan_table(
+    print_whole(
         out, plan_table(doc, width=out.width, wide=args.wide, options=options, titled=False)
     )
     print_shown(args, shown)
@@ -124,7 +107,7 @@ def _print_terse(
     for line in head:
         out.print(line, highlight=False)
     table = plan_table(doc, width=out.width, wide=args.wide, options=options, terse=True)
-    _print_plan_table(out, table)
+    print_whole(out, table)
     dropped = [c for c in PLAN_COLUMNS if c not in {str(col.header) for col in table.columns}]
     for line in terse_footer(
         doc, shown, dropped, out.width, verbose=getattr(args, "verbose", False)

@@ -169,6 +169,16 @@ SCRIPT_ONLY = (
     ("secret", "--secret"),
     ("script_args", "arguments after --"),
 )
+# each as a script's command line takes it, and what a spec has in its place
+SCRIPT_USAGE = {
+    "--total-steps": ("--total-steps N", "its run is its train.epochs"),
+    "--epochs": ("--epochs N", "its run is its train.epochs"),
+    "--workdir": ("--workdir DIR", "its job runs in a folder of its own"),
+    "--requirements": ("--requirements FILE", "its job needs torch alone"),
+    "--env": ("--env NAME=VALUE", "its job takes no environment"),
+    "--secret": ("--secret NAME", "its job takes no environment"),
+    "arguments after --": ("", "its settings are its fields"),
+}
 
 
 def _script_flags_given(args: argparse.Namespace, but: tuple[str, ...]) -> list[str]:
@@ -183,13 +193,16 @@ def refuse_script_flags(
     command's own flags of the same name, as validate's --epochs for a spec)."""
     given = _script_flags_given(args, but)
     if given:
+        one = len(given) == 1 and given[0] != "arguments after --"
+        it = "it" if one else "them"
+        why = "; ".join(dict.fromkeys(SCRIPT_USAGE[flag][1] for flag in given))
+        usage = " ".join(SCRIPT_USAGE[flag][0] for flag in given if SCRIPT_USAGE[flag][0])
+        command = getattr(args, "command", None) or "COMMAND"
         raise InputError(
-            f"{', '.join(given)}: {'is' if len(given) == 1 else 'are'} for a training script (.py) or a "
+            f"{', '.join(given)}: {'is' if one else 'are'} for a training script (.py) or a "
             f"SkyPilot task, not {spec or 'a spec'}",
-            hint=f"leave {'it' if len(given) == 1 else 'them'} out for a spec (its run is its train.epochs, in "
-            f"its own folder); a script takes {'it' if len(given) == 1 else 'them'}: `planner "
-            f"{getattr(args, 'command', None) or 'COMMAND'} train.py [--total-steps N | --epochs N] "
-            "[--workdir DIR] -- ARGS`",
+            hint=f"leave {it} out for a spec ({why}); a script takes {it}: "
+            f"`planner {command} train.py {usage + ' ' if usage else ''}-- ARGS`",
         )
 
 

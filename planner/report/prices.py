@@ -85,21 +85,27 @@ def prices_table(
     any_gpu = any(r.gpu_count for r in rows)
     columns = [("instance", "left"), ("vCPUs", "right"), ("GiB", "right")]
     columns += [("GPU", "left"), ("GPU GB", "right")] if any_gpu else []
-    for name, justify in columns + [("on-demand", "right"), ("spot", "right")]:
-        t.add_column(
-            name,
-            justify="right" if justify == "right" else "left",
-            no_wrap=True,
-            style="bold" if name == purchase else None,
-        )
-    if not one_region:
-        t.add_column("region", no_wrap=True)
+    columns += [("on-demand", "right"), ("spot", "right")]
+    columns += [] if one_region else [("region", "left")]
+    table_rows = []
     for r in rows:
         gpu, gpu_mem = gpu_cells(r)
         cells = [r.instance_type, f"{r.vcpus}", f"{r.memory_gib:g}"]
         cells += [gpu, gpu_mem] if any_gpu else []
         cells += [_money(r.ondemand_usd_per_hour), _money(r.spot_usd_per_hour_median)]
-        t.add_row(*cells, *([] if one_region else [r.region]))
+        table_rows.append([*cells, *([] if one_region else [r.region])])
+    for i, (name, justify) in enumerate(columns):
+        # never a number, a name or a region cut short on a narrow terminal: a table wider than it wraps
+        whole = max([len(name), *(len(row[i]) for row in table_rows)])
+        t.add_column(
+            name,
+            justify="right" if justify == "right" else "left",
+            no_wrap=True,
+            min_width=whole,
+            style="bold" if name == purchase else None,
+        )
+    for row in table_rows:
+        t.add_row(*row)
     return t
 
 

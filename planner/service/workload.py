@@ -168,8 +168,11 @@ class SavedSpecRun:
         return self.journal.read_spec()
 
     def check(self) -> None:
-        """Raises SpecError unless its spec loads (a run opened is checked before the screen is taken)."""
+        """Raises SpecError unless its spec loads, JournalError unless its run.json and results read (a run opened is
+        checked before anything is shown of it)."""
         _ = self.spec
+        self.journal.read_run()
+        self.journal.read_results()
 
     @property
     def title(self) -> str:
@@ -216,7 +219,9 @@ class SavedScriptRun:
     takes_secrets: ClassVar[bool] = True  # never journaled: a re-opened run takes them again
 
     def check(self) -> None:
-        """Nothing more: its script.json was read and checked as it was opened."""
+        """Raises JournalError unless its run.json and results read (its script.json was read as it was opened)."""
+        self.journal.read_run()
+        self.journal.read_results()
 
     @property
     def title(self) -> str:

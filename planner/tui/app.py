@@ -280,9 +280,8 @@ class PlannerApp(Quitting, App):
             self.notify("a run is measuring this machine: estimate after it", severity="warning")
         elif workload is None:
             self.notify("the spec is not valid yet: see the Workload pane", severity="error")
-        else:
+        elif self.results.estimate(workload, self.estimate_seconds):
             self.shown.measuring(self)
-            self.results.estimate(workload, self.estimate_seconds)
 
     def on_estimate_done(self, message: EstimateDone) -> None:
         self.shown.found(self)

@@ -131,17 +131,19 @@ class ResultsPane(Vertical):
         """The plan options `choice` means (None: the what-if controls'). Raises InputError, ValueError."""
         return (choice or self.query_one(WhatIf).options()).resolved()
 
-    def estimate(self, workload: Workload, seconds: float) -> None:
+    def estimate(self, workload: Workload, seconds: float) -> bool:
+        """Measure `workload` here and plan it; False, said, when it cannot start (one is measuring; the what-if
+        controls hold a value out of range)."""
         if self.estimating:
             self.app.notify("an estimate is already measuring this machine", severity="warning")
-            return
+            return False
         try:
             options = self.plan_options()
         except (PlannerError, ValueError) as exc:
             self.app.notify(
                 exc.render() if isinstance(exc, PlannerError) else str(exc), severity="error"
             )
-            return
+            return False
         self.estimating = True
         shown = self.workload
         if shown is not None and (shown.name, shown.path) != (workload.name, workload.path):
@@ -153,6 +155,7 @@ class ResultsPane(Vertical):
             "instance ..."
         )
         self._estimate(workload, options, seconds)
+        return True
 
     @work(thread=True, exclusive=True, group="estimate")
     def _estimate(self, workload: Workload, options, seconds: float) -> None:

@@ -31,7 +31,9 @@ def open_saved(app: PlannerApp, run_dir: str, length: ScriptLength | None = None
     planned for `length`, None: its own, which a run measured without one keeps; a length it cannot be planned for
     is asked for again)."""
     try:
-        _open(app.service.journals.saved(run_dir), app, length)
+        saved = app.service.journals.saved(run_dir)
+        saved.check()  # a damaged journal is refused before anything of it is shown
+        _open(saved, app, length)
     except PlannerError as exc:
         app.notify(f"{run_dir}: {exc.message.splitlines()[0]}", severity="error")
 

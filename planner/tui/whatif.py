@@ -134,9 +134,15 @@ class WhatIf(Grid):
             except ValueError as exc:
                 raise ValueError(f"{name}: {exc}") from None
 
+        objective = str(self.query_one("#objective", Select).value)
+        deadline = read("#deadline", "--deadline", "deadline")
+        if objective == "deadline" and deadline is None:
+            # the deadline cleared: the objective a deadline chose goes with it (a trial was left with an objective
+            # that refused every plan)
+            objective = "cheapest"
         return PlanChoice(
-            objective=str(self.query_one("#objective", Select).value),
-            deadline_seconds=read("#deadline", "--deadline", "deadline"),
+            objective=objective,
+            deadline_seconds=deadline,
             time_value_per_hour=read("#time-value", "--time-value", "waiting $/h"),
             local_price_per_hour=read("#local-price", "--local-price", "local $/h") or 0.0,
             region=str(self.query_one("#region-whatif", Select).value),

@@ -115,3 +115,14 @@ def test_two_gpu_filters_are_refused_under_the_prices_usage(env):
     assert r.code == 2 and r.out == ""
     assert r.err.startswith("usage: planner prices ") and "COMMAND" not in r.err
     assert "got 2 words: H100 A100" in r.err and "planner prices H100:8" in r.err
+
+
+@pytest.mark.parametrize("columns", ["60", "80"])
+def test_a_narrow_terminal_never_cuts_a_price_a_name_or_a_region(env, columns):
+    """A trial at 80 columns read `11…` for 1152 GiB and `us-east…` for two regions: the table is printed at its own
+    width instead (the terminal wraps its lines), as the plan table is."""
+    r = planner("prices", "--gpu", env={**env, "COLUMNS": columns})
+    assert r.code == 0, r.err
+    assert "…" not in r.out
+    rows = [line.split() for line in r.out.splitlines() if line.strip().startswith("p4d.24xlarge")]
+    assert rows and all(row[2] == "1152" and row[-1].startswith("us-") for row in rows), rows

@@ -140,6 +140,8 @@ def test_env_and_secret_flags_set_the_scripts_environment_over_the_tasks_and_a_s
         )
         assert r.code == 2 and f"{flag}: is for a training script (.py) or a SkyPilot task" in r.err
         assert "not set in your environment" not in r.err
+        # the hint is of the flag given (it spoke of run lengths and --workdir, which check does not take)
+        assert "its job takes no environment" in r.err and f"train.py {flag} NAME" in r.err
     # a task takes one: what it names is checked
     r = planner(
         "check",

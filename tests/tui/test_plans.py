@@ -430,6 +430,13 @@ def test_what_if_fields_are_read_by_the_clis_rules(tmp_path):
             await wait_for(pilot, lambda: results.doc.plan.time_value_per_hour == 0.0, timeout=30)
             await pilot.pause(0.3)
             assert waiting.value == "0"  # shown as applied, not blanked back to "default 5"
+            # the deadline cleared: the objective it chose goes with it (a trial was left with "deadline" and no
+            # deadline, which refused every plan and every estimate)
+            deadline.value = ""
+            deadline.focus()
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: results.doc.plan.objective == "cheapest", timeout=30)
+            assert results.query_one("#objective").value == "cheapest"
 
     asyncio.run(scenario())
 
@@ -553,5 +560,27 @@ def test_the_picker_lists_a_spec_run_its_spec_no_longer_loads_and_opening_it_say
             said = [n.message for n in app._notifications]
             assert any(m.endswith("spec.json") for m in said), said
             assert app.results.run_dir is None  # nothing of it opened
+
+    asyncio.run(scenario())
+
+
+def test_a_run_whose_run_json_is_damaged_is_refused_before_anything_of_it_is_shown(tmp_path):
+    """A trial: a run whose run.json was a directory took the title and the Workload pane, its error said, the
+    previous workload's plan left under its name. Now the journal is read whole before anything changes."""
+    run = tmp_path / "runs" / "20251122T101500Z-surface-mlp"
+    shutil.copytree(SAVED_RUN, run)
+    (run / "run.json").unlink()
+    (run / "run.json").mkdir()
+
+    async def scenario():
+        app = PlannerApp(None, runs_folder=tmp_path / "runs", estimate_on_open=False)
+        async with started(app, (120, 40)) as pilot:
+            await wait_for(pilot, lambda: app.panes_mounted, timeout=30)
+            title = app.sub_title
+            app.open_run(str(run))
+            await wait_for(pilot, lambda: app._notifications, timeout=10)
+            said = [n.message for n in app._notifications]
+            assert any("run.json" in m and "not a regular file" in m for m in said), said
+            assert app.results.run_dir is None and app.sub_title == title  # nothing of it opened
 
     asyncio.run(scenario())

@@ -427,3 +427,30 @@ def test_another_workloads_estimate_does_not_show_the_previous_answer_while_it_m
             await wait_for(pilot, lambda: not results.estimating, timeout=60)
 
     asyncio.run(scenario())
+
+
+def test_an_estimate_refused_by_the_what_if_controls_does_not_say_it_is_measuring(tmp_path):
+    """A trial: with a what-if value the plan refuses, `e` said "measuring it here ..." in the Workload pane for
+    ever while nothing ran. Now the estimate is refused, said, and the pane keeps what it showed."""
+    script = str(EXAMPLES / "scripts" / "convnet.py")
+
+    async def scenario():
+        app = PlannerApp(
+            script, script_args=["--epochs", "1"], estimate_seconds=1, runs_folder=tmp_path
+        )
+        async with started(app, (120, 40)) as pilot:
+            results = app.query_one(ResultsPane)
+            # opened, a script is measured at once: then refused
+            await wait_for(pilot, lambda: results.doc is not None, timeout=120)
+            await pilot.pause(0.3)
+            app._notifications.clear()
+            before = text_of(app, "#spec-summary")
+            app.query_one("#local-price").value = "-1"
+            app.action_estimate()
+            await wait_for(pilot, lambda: app._notifications, timeout=10)
+            said = [n.message for n in app._notifications]
+            assert any("local $/h: must be a number" in m for m in said), said
+            assert not results.estimating and text_of(app, "#spec-summary") == before
+            assert "measuring it here" not in text_of(app, "#spec-summary")
+
+    asyncio.run(scenario())

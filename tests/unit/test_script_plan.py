@@ -529,3 +529,24 @@ def test_validate_runs_the_script_whole_with_the_threads_its_estimate_was_measur
     )
     assert same_threads(run, {"A": "b"}) == {"A": "b", "OMP_NUM_THREADS": "1"}
     assert same_threads(replace(run, threads_fitted=None), {"A": "b"}) == {"A": "b"}
+
+
+def test_a_run_measured_whole_in_one_epoch_is_not_warned_of_time_between_epochs():
+    """A trial: `planner run convnet.py -- --epochs 1` finished while measured, one DataLoader epoch, and was warned
+    that the time between epochs was left out: nothing was, the run was measured whole."""
+    from planner.core.remarks import NoEpochBoundary
+
+    steps = [1.0 + 0.05 * i for i in range(1, 60)]
+    one_epoch = [Epoch(0.9, steps[-1], len(steps))]
+    finished = ScriptRun(
+        "ok", "finished", "optimizer", steps, epochs=one_epoch, loaders_started=1, wall=steps[-1]
+    )
+    assert not any(isinstance(w, NoEpochBoundary) for w in estimate_script(finished).warnings)
+    # planned for a longer run than the one measured: the time between its epochs is not known
+    longer = estimate_script(finished, total_steps=600)
+    assert any(isinstance(w, NoEpochBoundary) for w in longer.warnings)
+    # stopped by the budget: not known either
+    cut = ScriptRun("ok", "budget", "optimizer", steps, epochs=one_epoch, loaders_started=1)
+    assert any(
+        isinstance(w, NoEpochBoundary) for w in estimate_script(cut, total_steps=600).warnings
+    )

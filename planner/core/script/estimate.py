@@ -234,7 +234,8 @@ def _step_remarks(
     # no epochs to be between: work outside steps is inside a step's time
     if between is None and run.loaders_started == 0:
         notes.append(NoDataLoader(run.stopped_because == "finished"))
-    elif between is None:
+    # measured whole, the run itself planned: nothing between its epochs is left out (a trial: one epoch warned)
+    elif between is None and not (run.stopped_because == "finished" and not length.asked):
         warnings.append(NoEpochBoundary())
     warnings[:0] = [quiet_again(w) for w in run.busy_warnings]
     if run.predicted_here:
