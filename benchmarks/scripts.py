@@ -83,6 +83,40 @@ CASES = [  # (script, its arguments, --total-steps, --epochs): a convnet runs ~1
 ]
 
 
+class _Tee:
+    """stdout, also written to a file: the report as printed, under its heading."""
+
+    def __init__(self, out, path: Path, heading: str) -> None:
+        self.out, self.file = out, path.open("w")
+        self.file.write(heading)
+
+    def write(self, text: str) -> int:
+        self.file.write(text)
+        self.file.flush()
+        return self.out.write(text)
+
+    def flush(self) -> None:
+        self.out.flush()
+
+
+def _heading() -> str:
+    """What the report is of: the command, the commit, the machine and torch."""
+    import platform
+    import subprocess
+
+    import torch
+
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
+    ).stdout.strip()
+    command = " ".join(["python benchmarks/scripts.py", *sys.argv[1:]])
+    return (
+        f"# Training scripts against their real runs ({time.strftime('%Y-%m-%d')})\n\n"
+        f"`{command}` at {commit or 'an unknown commit'}, on {os.cpu_count()} CPUs ({platform.machine()}), torch "
+        f"{torch.__version__}: its report as it printed it.\n\n"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -95,6 +129,12 @@ def main() -> int:
         help="also write each trial's measurements and real run to FILE (JSON lines)",
     )
     parser.add_argument(
+        "--out",
+        metavar="FILE",
+        help="also write the report to FILE (markdown, headed by the command, the commit and the machine): "
+        "benchmarks/results/scripts-DATE.md is included in the docs by make docs",
+    )
+    parser.add_argument(
         "--only",
         metavar="TEXT",
         help="only the cases whose script and arguments contain TEXT ('reinforce.py --episodes')",
@@ -105,8 +145,11 @@ def main() -> int:
         if not CASES:
             raise SystemExit(f"--only {args.only!r}: no case matches")
     saved = open(args.save, "a") if args.save else None
+    if args.out:
+        sys.stdout = _Tee(sys.stdout, Path(args.out), _heading())
     service = PlannerService()
     print(f"load average before: {os.getloadavg()[0]:.2f}")
+    print()
     print(
         "| script | arguments | trial | steps measured | estimate (interval) | real | error | inside | "
         "machine: drift, spread | planner's answer in |"
@@ -230,7 +273,7 @@ def main() -> int:
         )
     coverage = 100.0 * sum(inside) / max(len(inside), 1)
     print(
-        f"the truth inside the planner's interval: {sum(inside)} of {len(inside)} ({coverage:.0f}%)"
+        f"\nthe truth inside the planner's interval: {sum(inside)} of {len(inside)} ({coverage:.0f}%)"
     )
     met = median <= 7.0 and all(within) and coverage >= 80.0 and max(answers) <= 60.0
     print(

@@ -159,6 +159,7 @@ def cli_reference() -> str:
 RESULT_WRITERS = {
     "device": "benchmarks/device.py report",
     "multinode": "benchmarks/multinode.py --out",
+    "scripts": "benchmarks/scripts.py",
 }
 
 
@@ -167,10 +168,15 @@ def result_page(result: Path) -> str:
         (w for prefix, w in RESULT_WRITERS.items() if result.name.startswith(prefix)),
         "its benchmark",
     )
+    beside = (
+        " (the CSV and the raw measurements lie beside it)"
+        if result.with_suffix(".csv").exists()
+        else ""
+    )
     return (
         f"# {result.stem}\n\n"
-        f"Written by `{writer}` into `benchmarks/results/{result.name}`, included here as it is "
-        "(the CSV and the raw measurements lie beside it). What the check is: [Benchmarks](../index.md).\n\n"
+        f"Written by `{writer}` into `benchmarks/results/{result.name}`, included here as it is"
+        f"{beside}. What the check is: [Benchmarks](../index.md).\n\n"
         f'--8<-- "benchmarks/results/{result.name}"\n'
     )
 
