@@ -178,6 +178,11 @@ class _Rows:
         return self.trace.precision if self.trace else "fp32"
 
     @cached_property
+    def relative(self) -> tuple[float, float]:
+        """The measured step's interval, relative (below, above): what every row scaled from it carries."""
+        return relative_half_widths(self.local)
+
+    @cached_property
     def on_standin(self) -> StandinStep | None:
         """The GPU rows' step, as a GPU runs it (None: from this CPU's trace)."""
         return standin_step(self.run)
@@ -203,7 +208,7 @@ class _Rows:
             precision=self.precision,
         )
         low, high = widened(pred, self.local)
-        below, above = relative_half_widths(self.local)
+        below, above = self.relative
         base = {**common, "device": "cpu", "device_name": f"{facts.vcpus} vCPU {facts.arch}"}
         basis = ErrorBasis(
             model="cpu-model",
@@ -236,9 +241,7 @@ class _Rows:
         # on the stand-in, the host's work measured as CPU time here, the ops as the GPU would run them
         # the host's work from the first trace for every row (one measurement: the rows stay comparable)
         relative, host_here = (
-            (on_standin.relative, on_standin.host_seconds)
-            if on_standin
-            else (relative_half_widths(self.local), None)
+            (on_standin.relative, on_standin.host_seconds) if on_standin else (self.relative, None)
         )
         pred = predict_trace_gpu(
             gpu_trace, self.est.step_seconds, relative, gpu, scalar, host_here=host_here
