@@ -85,8 +85,12 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("interrupted\n")
         return 130
     except Exception as exc:
-        if isinstance(exc, OSError) and exc.errno in (errno.EPIPE, errno.ENOSPC, errno.EIO):
-            # a closed pipe, a full disk
+        if isinstance(exc, OSError) and exc.errno == errno.EPIPE:
+            # the reader stopped (`| head`): nothing to say; exit 1 as rich does, and no second error at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return int(ExitCode.RUNTIME_FAILURE)
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EIO):
+            # a full disk
             sys.stderr.write(f"error: cannot write the output ({exc.strerror})\n")
             return int(ExitCode.RUNTIME_FAILURE)
         # a bug: say so in one line; the traceback on request

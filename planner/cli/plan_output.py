@@ -84,7 +84,8 @@ def _print_explained(
 ) -> None:
     """--explain: the answer first, as without it; then the table with its legend and the reasoning."""
     out.print(plan_title(doc), highlight=False)
-    for line in terse_answer(doc):
+    # the reasoning below says it: a busy measurement named once
+    for line in terse_answer(doc, careful="Careful:" not in recommendation_text(doc)):
         out.print(line, highlight=False)
     print_whole(
         out, plan_table(doc, width=out.width, wide=args.wide, options=options, titled=False)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from planner.core.document import PlanOptions
 from planner.core.plan import hourly_rate, option_name
 from planner.core.remarks import EmulatedPrecision, KindOnly, LengthNotGiven, PredictedHere
 from planner.core.shown import Shown
@@ -84,9 +85,7 @@ def _other_option(doc: PlanDocument) -> RankedOption | None:
 def _here_or_rent_line(doc: PlanDocument) -> str:
     """Why this answer and not the other (here or rent): the other's time and cost, and how much more it comes to."""
     cmp = doc.recommendation.choice_comparison
-    if cmp is None or not doc.has_both_answers:
-        return ""
-    other = _other_option(doc)
+    other = _other_option(doc) if doc.has_both_answers else None
     if other is None:
         return ""
     what = (
@@ -98,6 +97,13 @@ def _here_or_rent_line(doc: PlanDocument) -> str:
     facts = (
         f"{seconds_text(other.train_seconds)}{_boot_share(other)}, {money_short(other.cost_usd)}"
     )
+    missed = doc.answer("rent" if doc.recommendation.answer == "here" else "here")
+    if cmp is None and missed is not None and missed.verdict == "deadline_missed":
+        # the answer met the deadline and the other did not: no comparison, the deadline decided
+        due = given_duration(doc.plan.deadline_seconds or 0.0)
+        return f"  {escape(what)}: {facts} — misses the {due} deadline."
+    if cmp is None:
+        return ""
     if cmp.metric == "training time":
         how = f"{_times(cmp.ratio, True)} slower" if math.isfinite(cmp.ratio) else "slower"
     elif cmp.winner_value <= 0:
@@ -203,8 +209,9 @@ def length_line(doc: PlanDocument) -> str:
     return f"  [yellow]{escape(said[:1].upper() + said[1:])}[/]" if said else ""
 
 
-def terse_answer(doc: PlanDocument) -> list[str]:
-    """The answer and its reasons (markup lines): see the section's comment."""
+def terse_answer(doc: PlanDocument, careful: bool = True) -> list[str]:
+    """The answer and its reasons (markup lines): see the section's comment. `careful`: with the line on a busy
+    measurement (--explain's reasoning says it instead)."""
     lines = [
         answer_line(doc),
         _cpu_as_written_line(doc),
@@ -214,7 +221,7 @@ def terse_answer(doc: PlanDocument) -> list[str]:
         _gpu_line(doc),
         _close_instances_line(doc),
         _emulated_line(doc),
-        _careful_line(doc),
+        _careful_line(doc) if careful else "",
     ]
     return [line for line in lines if line]
 
@@ -279,6 +286,10 @@ def terse_title(doc: PlanDocument) -> str:
         question += "; each instance in its cheapest region" + (
             "" if doc.options.region == "all" else f" of {doc.options.region.replace(',', ', ')}"
         )
+    elif doc.options.region != PlanOptions().region:
+        question += f"; {doc.options.region}"  # the default region goes unsaid
+    if doc.options.purchase == "spot":
+        question += ", spot prices"
     return escape(f"{what}; {question}")
 
 
@@ -290,8 +301,8 @@ def terse_footer(
     more = (
         [f"--all every row ({len(shown.indices)} of {shown.total} shown)"] if shown.omitted else []
     )
-    if dropped:
-        more.append("--wide every column")
+    if dropped:  # how many the width hid
+        more.append(f"--wide {counted(len(dropped), 'more column')}")
     more.append("--explain why")
     # how each figure was made: counted here, worded by --verbose
     if doc.plan.notes and not verbose:
@@ -299,7 +310,7 @@ def terse_footer(
     lines = [""]
     for item in more:  # wrapped between the flags, never inside one ('--verbose' / '1 note')
         joined = f"{lines[-1]}, {item}" if lines[-1] else item
-        if lines[-1] and len(joined) > width:
+        if lines[-1] and len(joined) + 1 > width:  # room for the comma a wrap adds
             lines[-1] += ","
             lines.append(item)
         else:

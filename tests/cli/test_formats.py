@@ -61,8 +61,8 @@ def test_estimate_prints_a_grouped_plan_without_trailing_spaces_and_json_keeps_e
     ranks = [int(ROW.match(line).group(2)) for line in shown if ROW.match(line).group(2) != "-"]
     assert ranks == sorted(ranks) and ranks[0] == 1  # the plan's order, the headline first
     said = re.search(
-        r"^--all every row \((\d+) of (\d+) shown\), (--wide every column, )?--explain why"
-        r"(, --verbose \d+ notes?)?$",
+        r"^--all every row \((\d+) of (\d+) shown\),\s(--wide \d+ more columns?,\s)?--explain why"
+        r"(,\s--verbose \d+ notes?)?$",
         r.out,
         re.M,
     )
@@ -245,7 +245,7 @@ def test_the_answer_fits_80x24_above_its_table_and_says_no_inf(run_dir, cache):
     table = [line for line in lines if re.match(r"^ *(✔ +)?(local|aws:\S+) ", line)]
     assert 3 <= len(table) <= 12 and all(len(line) <= 80 for line in lines)
     assert re.search(
-        r"^--all every row \(\d+ of \d+ shown\), --wide every column, --explain why(, --verbose \d+ notes?)?$",
+        r"^--all every row \(\d+ of \d+ shown\),\s--wide \d+ more columns?,\s--explain why(,\s--verbose \d+ notes?)?$",
         r.out,
         re.M,
     )

@@ -42,6 +42,17 @@ class Parser(argparse.ArgumentParser):
                 return next((action.choices[a] for a in argv if a in action.choices), None)
         return None
 
+    def commands_with(self, option: str) -> list[str]:
+        """The commands that take flag `option` (`--secret`: run, estimate, ...), in the order --help lists them."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                return [
+                    name
+                    for name, sub in action.choices.items()
+                    if any(option in a.option_strings for a in sub._actions)
+                ]
+        return []
+
     def error(self, message: str) -> None:  # type: ignore[override]
         shown = (self.command() if "unrecognized arguments" in message else None) or self
         shown.print_usage(sys.stderr)
@@ -106,6 +117,12 @@ class Parser(argparse.ArgumentParser):
         ]
         lines = []
         for typed in re.findall(r"(--[A-Za-z][\w-]*)", message.split(":", 1)[-1]):
+            owners = self.commands_with(typed) if command is not None else []
+            if owners and command is not None:  # a real flag, given to a command that takes none: no guess at a near name
+                lines.append(
+                    f"  ({typed} is a flag of planner {', '.join(owners)}, not of {command.prog})\n"
+                )
+                continue
             close = difflib.get_close_matches(typed, known, n=2, cutoff=0.6)
             ratios = [difflib.SequenceMatcher(None, typed, c).ratio() for c in close]
             close = [

@@ -1,0 +1,77 @@
+"""What the terse plan says beside its answer, from a saved run (tests/cli/fixtures/run-convnet-finished: a convnet
+measured whole here, on a busy machine): the region and purchase it priced, the other answer when a deadline decided,
+a busy measurement named once under --explain, and a flag of another command named as such."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from tests.cli.helpers import planner
+from tests.conftest import ROOT
+
+
+@pytest.fixture()
+def run_dir(tmp_path):
+    return shutil.copytree(ROOT / "tests/cli/fixtures/run-convnet-finished", tmp_path / "run")
+
+
+def test_the_title_names_a_region_and_spot_prices_when_asked(run_dir):
+    plain = planner("plan", run_dir, env={"AWS_REGION": None, "AWS_DEFAULT_REGION": None})
+    assert plain.code == 0, plain.err
+    title = plain.out.splitlines()[0]
+    assert "us-east-1" not in title and "spot" not in title  # the defaults go unsaid
+    r = planner("plan", run_dir, "--region", "eu-west-1", "--purchase", "spot")
+    assert r.code == 0, r.err
+    assert r.out.splitlines()[0].endswith("; eu-west-1, spot prices"), r.out
+
+
+def test_a_deadline_the_rented_answer_misses_still_names_it(run_dir):
+    """The convnet trains here in seconds; any instance's boot alone is minutes: renting misses a 2-minute deadline,
+    and the answer says so beside training here instead of leaving renting out."""
+    r = planner("plan", run_dir, "--objective", "deadline", "--deadline", "2m")
+    assert r.code == 0, r.err
+    lines = r.out.splitlines()
+    assert lines[1].startswith("Train here:"), r.out
+    renting = [line for line in lines[2:6] if line.strip().startswith("Renting aws:")]
+    assert renting and renting[0].endswith("— misses the 2 min deadline."), r.out
+
+
+def test_explain_names_a_busy_measurement_once(run_dir):
+    r = planner("plan", run_dir, "--explain")
+    assert r.code == 0, r.err
+    assert r.out.count("Careful") == 1, r.out
+    terse = planner("plan", run_dir)
+    assert "Careful: local measured on a busy machine" in terse.out  # the short answer keeps it
+
+
+def test_a_flag_of_another_command_is_named_as_one_not_guessed_at(run_dir):
+    r = planner("plan", run_dir, "--secret", "TOKEN")
+    assert r.code == 2 and "Traceback" not in r.err
+    assert "did you mean --chart" not in r.err, r.err
+    assert "--secret is a flag of planner " in r.err and "not of planner plan" in r.err, r.err
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "json"])
+def test_a_reader_that_stopped_gets_no_error_text(run_dir, fmt):
+    """`planner plan RUN | head -1`: the pipe closes under the planner; it stops with exit 1 (as rich does) and no
+    word on stderr. The pipe's reading end is closed before the planner starts: its first write fails."""
+    import os
+    import subprocess
+    import sys
+
+    read, write = os.pipe()
+    os.close(read)
+    proc = subprocess.run(
+        [sys.executable, "-m", "planner.cli", "plan", str(run_dir), "--format", fmt],
+        stdout=write,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        env={**os.environ, "COLUMNS": "120"},
+        timeout=120,
+    )
+    os.close(write)
+    err = proc.stderr.decode()
+    assert proc.returncode == 1
+    assert err.strip() == "" or err.startswith("run journal:"), err
