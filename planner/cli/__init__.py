@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import sys
@@ -37,6 +38,19 @@ def error_text(exc: PlannerError) -> str:
     )
 
 
+def _stdout_closed() -> bool:
+    """Whether stdout is a pipe whose reader has gone (poll reports an error on its writing end): an EPIPE from it is
+    the reader's choice; one from another pipe is not."""
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(ev & select.POLLERR for _, ev in poller.poll(0))
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -64,7 +78,9 @@ def main(argv: list[str] | None = None) -> int:
         settle_output(args)
         take_task(args, argv[:cut])  # a SkyPilot task YAML: the script it runs, in its workdir
         settle_script_env(args)  # --env, --secret (a task's envs and secrets are read with it)
-        return run_with_out_file(run, args)
+        code = run_with_out_file(run, args)
+        sys.stdout.flush()  # a closed pipe fails here, not at the interpreter's exit
+        return code
     except PlannerError as exc:
         sys.stderr.write(error_text(exc) + "\n")
         if getattr(args, "json", False):  # a program asked for JSON: it gets the error as JSON too
@@ -85,12 +101,13 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("interrupted\n")
         return 130
     except Exception as exc:
-        if isinstance(exc, OSError) and exc.errno == errno.EPIPE:
+        if isinstance(exc, OSError) and exc.errno == errno.EPIPE and _stdout_closed():
             # the reader stopped (`| head`): nothing to say; exit 1 as rich does, and no second error at exit
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return int(ExitCode.RUNTIME_FAILURE)
-        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EIO):
-            # a full disk
+        if isinstance(exc, OSError) and exc.errno in (errno.EPIPE, errno.ENOSPC, errno.EIO):
+            # another pipe closed under us, a full disk
             sys.stderr.write(f"error: cannot write the output ({exc.strerror})\n")
             return int(ExitCode.RUNTIME_FAILURE)
         # a bug: say so in one line; the traceback on request

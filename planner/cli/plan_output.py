@@ -16,7 +16,14 @@ from planner.report.answers import (
 from planner.report.export import csv_text
 from planner.report.plan import PLAN_COLUMNS, plan_table, shown_options
 from planner.report.plan_csv import PLAN_CSV_COLUMNS, plan_csv_rows
-from planner.report.terse import TERSE_ROWS, said_lines, terse_answer, terse_footer, terse_title
+from planner.report.terse import (
+    TERSE_ROWS,
+    careful_option,
+    said_lines,
+    terse_answer,
+    terse_footer,
+    terse_title,
+)
 from planner.report.text import escape
 from planner.report.title import plan_title
 
@@ -84,8 +91,10 @@ def _print_explained(
 ) -> None:
     """--explain: the answer first, as without it; then the table with its legend and the reasoning."""
     out.print(plan_title(doc), highlight=False)
-    # the reasoning below says it: a busy measurement named once
-    for line in terse_answer(doc, careful="Careful:" not in recommendation_text(doc)):
+    # a busy measurement named once: left to the reasoning below when it names the same one
+    busy = careful_option(doc)
+    said = busy is not None and f"Careful: {busy.target} " in recommendation_text(doc)
+    for line in terse_answer(doc, careful=not said):
         out.print(line, highlight=False)
     print_whole(
         out, plan_table(doc, width=out.width, wide=args.wide, options=options, titled=False)

@@ -97,10 +97,15 @@ def _here_or_rent_line(doc: PlanDocument) -> str:
     facts = (
         f"{seconds_text(other.train_seconds)}{_boot_share(other)}, {money_short(other.cost_usd)}"
     )
-    missed = doc.answer("rent" if doc.recommendation.answer == "here" else "here")
-    if cmp is None and missed is not None and missed.verdict == "deadline_missed":
-        # the answer met the deadline and the other did not: no comparison, the deadline decided
-        due = given_duration(doc.plan.deadline_seconds or 0.0)
+    if doc.recommendation.choice_basis == "deadline":
+        # the answer met the deadline and the other is not sure to: no comparison, the deadline decided
+        deadline = doc.plan.deadline_seconds or 0.0
+        due = given_duration(deadline)
+        high = other.train_seconds_high
+        if other.train_seconds is not None and other.train_seconds <= deadline and high is not None:
+            return f"  {escape(what)}: {facts} — may miss the {due} deadline (up to {seconds_text(high)})."
+        if other.train_seconds is not None and other.train_seconds <= deadline:
+            return f"  {escape(what)}: {facts} — no interval to hold to the {due} deadline."
         return f"  {escape(what)}: {facts} — misses the {due} deadline."
     if cmp is None:
         return ""
@@ -289,7 +294,7 @@ def terse_title(doc: PlanDocument) -> str:
     elif doc.options.region != PlanOptions().region:
         question += f"; {doc.options.region}"  # the default region goes unsaid
     if doc.options.purchase == "spot":
-        question += ", spot prices"
+        question += "; spot prices"
     return escape(f"{what}; {question}")
 
 
@@ -310,7 +315,8 @@ def terse_footer(
     lines = [""]
     for item in more:  # wrapped between the flags, never inside one ('--verbose' / '1 note')
         joined = f"{lines[-1]}, {item}" if lines[-1] else item
-        if lines[-1] and len(joined) + 1 > width:  # room for the comma a wrap adds
+        last = item is more[-1]
+        if lines[-1] and len(joined) + (0 if last else 1) > width:  # room for a wrap's comma
             lines[-1] += ","
             lines.append(item)
         else:

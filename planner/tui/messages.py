@@ -50,9 +50,11 @@ class TargetsChanged(Message):
 
 @dataclass
 class WhatIfChanged(Message):
-    """The what-if controls changed: the plan options they show."""
+    """The what-if controls changed: the plan options they show. `typed`: a field's value as it rests while typed
+    (not yet entered): options the service refuses then wait for Enter to say why."""
 
     options: PlanChoice
+    typed: bool = False
 
 
 @dataclass

@@ -263,7 +263,8 @@ class ResultsPane(Vertical):
         try:
             options = self.plan_options(message.options)
         except PlannerError as exc:
-            self.app.notify(exc.render(), severity="error")
+            if not message.typed:
+                self.app.notify(exc.render(), severity="error")
             return
         if options != self.options:
             self.replan(options)

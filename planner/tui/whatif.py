@@ -19,10 +19,13 @@ from planner.service import OBJECTIVES, PURCHASES, PlanChoice, duration_text
 from planner.service.inputs import parse_flag
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from planner.service import PlanOptions
 from planner.tui.messages import WhatIfChanged
 
 OBJECTIVE_CHOICES = tuple((o, o) for o in OBJECTIVES)
+TYPED_REPLAN_SECONDS = 1.0  # a typed value re-plans once the field has rested this long
 PURCHASE_CHOICES = tuple((p, p) for p in PURCHASES)
 
 
@@ -74,6 +77,7 @@ class WhatIf(Grid):
         self.regions = [region]  # until the catalog's are read
         # values set_options gave the selects (objective, region, purchase): their echoes are not edits
         self._expected: dict[str, str] = {}
+        self._typing: Timer | None = None  # a typed value's re-plan, waiting for the field to rest
 
     def on_mount(self) -> None:
         self.call_after_refresh(self.load_regions)
@@ -200,6 +204,22 @@ class WhatIf(Grid):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self._changed()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """Typing re-plans once the field rests TYPED_REPLAN_SECONDS with a value it takes (a new user's trial typed a
+        deadline and waited for the plan); a half-typed value waits, marked, for Enter to say what is wrong."""
+        event.stop()
+        if self._typing is not None:
+            self._typing.stop()
+        self._typing = self.set_timer(TYPED_REPLAN_SECONDS, self._typed)
+
+    def _typed(self) -> None:
+        self._typing = None
+        try:
+            options = self.options()
+        except (PlannerError, ValueError):
+            return
+        self.post_message(WhatIfChanged(options, typed=True))
 
     def on_input_blurred(self, event: Input.Blurred) -> None:
         self._changed()  # a value typed and left counts too (the pane re-plans only what changed)

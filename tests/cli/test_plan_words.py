@@ -24,7 +24,7 @@ def test_the_title_names_a_region_and_spot_prices_when_asked(run_dir):
     assert "us-east-1" not in title and "spot" not in title  # the defaults go unsaid
     r = planner("plan", run_dir, "--region", "eu-west-1", "--purchase", "spot")
     assert r.code == 0, r.err
-    assert r.out.splitlines()[0].endswith("; eu-west-1, spot prices"), r.out
+    assert r.out.splitlines()[0].endswith("; eu-west-1; spot prices"), r.out
 
 
 def test_a_deadline_the_rented_answer_misses_still_names_it(run_dir):
@@ -36,6 +36,10 @@ def test_a_deadline_the_rented_answer_misses_still_names_it(run_dir):
     assert lines[1].startswith("Train here:"), r.out
     renting = [line for line in lines[2:6] if line.strip().startswith("Renting aws:")]
     assert renting and renting[0].endswith("— misses the 2 min deadline."), r.out
+    # its point inside the deadline, its interval past it: it may miss, not misses
+    r = planner("plan", run_dir, "--objective", "deadline", "--deadline", "162s")
+    renting = [line for line in r.out.splitlines()[2:6] if line.strip().startswith("Renting aws:")]
+    assert renting and "— may miss the 162 s deadline (up to 3" in renting[0], r.out
 
 
 def test_explain_names_a_busy_measurement_once(run_dir):
@@ -74,4 +78,37 @@ def test_a_reader_that_stopped_gets_no_error_text(run_dir, fmt):
     os.close(write)
     err = proc.stderr.decode()
     assert proc.returncode == 1
-    assert err.strip() == "" or err.startswith("run journal:"), err
+    assert err.strip() in ("", f"run journal: {run_dir}  (this plan saved as its plan.json)"), err
+
+
+def test_a_closed_pipe_under_a_short_output_is_quiet_too(tmp_path):
+    """`planner prices --max-rows 1 --format csv | true`: output smaller than stdout's buffer is written when the planner ends; a
+    closed pipe then must not show Python's 'Exception ignored' either."""
+    import os
+    import subprocess
+    import sys
+
+    read, write = os.pipe()
+    os.close(read)
+    proc = subprocess.run(
+        [sys.executable, "-m", "planner.cli", "prices", "--max-rows", "1", "--format", "csv"],
+        stdout=write,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        env={**os.environ, "COLUMNS": "120"},
+        timeout=120,
+    )
+    os.close(write)
+    err = proc.stderr.decode()
+    assert proc.returncode == 1 and "Exception" not in err and "rror" not in err, err
+
+
+def test_a_flag_before_its_command_or_a_near_miss_of_its_own_keeps_the_right_hint(run_dir):
+    r = planner("--json", "plan", run_dir)
+    assert r.code == 2 and "(--json goes after the command: planner plan ... --json)" in r.err, (
+        r.err
+    )
+    # --out is run's and bench's; --out-file is plan's own
+    r = planner("plan", run_dir, "--out", "x.txt")
+    assert r.code == 2 and "did you mean --out-file?" in r.err, r.err
+    assert "--out is a flag of planner run, bench, not of planner plan" in r.err

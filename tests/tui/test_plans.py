@@ -441,6 +441,35 @@ def test_what_if_fields_are_read_by_the_clis_rules(tmp_path):
     asyncio.run(scenario())
 
 
+def test_a_typed_what_if_value_re_plans_once_the_field_rests_and_a_half_typed_one_waits(tmp_path):
+    """A new user's trial typed a deadline and waited: nothing changed until Enter. A value the field takes now
+    re-plans once typing rests; one it does not take (a lone '-') waits, marked, with no error shown yet."""
+    run_dir = saved_run(tmp_path)
+
+    async def scenario():
+        app = PlannerApp(str(run_dir))
+        async with started(app, (120, 40)) as pilot:
+            results = await plan_shown(pilot)
+            await pilot.pause(
+                1.5
+            )  # the opened run's values settled in the fields: no re-plan from them
+            before = results.doc
+            local_price = results.query_one("#local-price")
+            local_price.focus()
+            await pilot.press("minus")
+            await pilot.pause(1.5)
+            assert local_price.has_class("-invalid") and results.doc is before
+            assert not [n for n in app._notifications if n.severity == "error"]
+            await pilot.press("backspace")
+            deadline = results.query_one("#deadline")
+            deadline.focus()
+            await pilot.press("9", "0", "m")  # no Enter, the field not left
+            await wait_for(pilot, lambda: results.doc.plan.deadline_seconds == 5400, timeout=30)
+            assert results.doc.plan.objective == "deadline" and app.focused is deadline
+
+    asyncio.run(scenario())
+
+
 class SlowFirstPlan(PlannerService):
     """The real service; its first `estimate_from` (a live result's replan) takes 2 s longer, as a
     loaded machine can make it, so that it finishes after the finished run's plan."""

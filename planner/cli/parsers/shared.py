@@ -117,17 +117,25 @@ class Parser(argparse.ArgumentParser):
         ]
         lines = []
         for typed in re.findall(r"(--[A-Za-z][\w-]*)", message.split(":", 1)[-1]):
-            owners = self.commands_with(typed) if command is not None else []
-            if owners and command is not None:  # a real flag, given to a command that takes none: no guess at a near name
-                lines.append(
-                    f"  ({typed} is a flag of planner {', '.join(owners)}, not of {command.prog})\n"
-                )
-                continue
             close = difflib.get_close_matches(typed, known, n=2, cutoff=0.6)
             ratios = [difflib.SequenceMatcher(None, typed, c).ratio() for c in close]
-            close = [
-                c for c, r in zip(close, ratios) if r >= ratios[0] - 0.1
-            ]  # a far second guess is noise
+            # a far second guess is noise
+            close = [c for c, r in zip(close, ratios) if r >= ratios[0] - 0.1]
+            owners = self.commands_with(typed) if command is not None else []
+            prog = command.prog if command is not None else self.prog
+            name = prog.removeprefix("planner ") if command is not None else ""
+            if name in owners:  # typed before the command, which takes it
+                lines.append(f"  ({typed} goes after the command: {prog} ... {typed})\n")
+                continue
+            if owners:  # a real flag of other commands: whose it is, and a near name here only if plainly one
+                lines.append(
+                    f"  ({typed} is a flag of planner {', '.join(owners)}, not of {prog})\n"
+                )
+                close = [
+                    c
+                    for c, r in zip(close, ratios)
+                    if r >= 0.85 or c.startswith(typed) or typed.startswith(c)
+                ]
             if close:
                 lines.append(f"  ({typed}: did you mean {' or '.join(close)}?)\n")
         return "".join(lines)
