@@ -51,6 +51,17 @@ def _stdout_closed() -> bool:
         return False
 
 
+def _refused(exc: PlannerError, as_json: bool) -> int:
+    """A use case's refusal on stderr (and as JSON on stdout when a program asked for JSON). Returns its exit code."""
+    sys.stderr.write(error_text(exc) + "\n")
+    if as_json:
+        from planner.cli.common import print_json
+
+        error = {"title": exc.title, "message": exc.message, "hint": exc.hint}
+        print_json({"error": {**error, "exit_code": int(exc.exit_code)}})
+    return int(exc.exit_code)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -82,39 +93,33 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()  # a closed pipe fails here, not at the interpreter's exit
         return code
     except PlannerError as exc:
-        sys.stderr.write(error_text(exc) + "\n")
-        if getattr(args, "json", False):  # a program asked for JSON: it gets the error as JSON too
-            from planner.cli.common import print_json
-
-            print_json(
-                {
-                    "error": {
-                        "title": exc.title,
-                        "message": exc.message,
-                        "hint": exc.hint,
-                        "exit_code": int(exc.exit_code),
-                    }
-                }
-            )
-        return int(exc.exit_code)
+        return _refused(exc, getattr(args, "json", False))
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return 130
     except Exception as exc:
-        if isinstance(exc, OSError) and exc.errno == errno.EPIPE and _stdout_closed():
-            # the reader stopped (`| head`): nothing to say; exit 1 as rich does, and no second error at exit
-            with contextlib.suppress(OSError, ValueError):
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            return int(ExitCode.RUNTIME_FAILURE)
-        if isinstance(exc, OSError) and exc.errno in (errno.EPIPE, errno.ENOSPC, errno.EIO):
-            # another pipe closed under us, a full disk
-            sys.stderr.write(f"error: cannot write the output ({exc.strerror})\n")
-            return int(ExitCode.RUNTIME_FAILURE)
-        # a bug: say so in one line; the traceback on request
-        if os.environ.get("PLANNER_DEBUG"):
+        if os.environ.get("PLANNER_DEBUG") and not isinstance(exc, OSError):
             raise
-        sys.stderr.write(
-            f"internal error: {type(exc).__name__}: {exc}\n"
-            "  this is a bug in cloud-planner; run again with PLANNER_DEBUG=1 for the traceback\n"
-        )
+        return _failed(exc)
+
+
+def _failed(exc: Exception) -> int:
+    """An exception no use case turned into a PlannerError: a closed pipe or a full disk said in one line (a closed
+    stdout not at all), a bug in one line with the traceback on request (PLANNER_DEBUG=1). Returns the exit code."""
+    if isinstance(exc, OSError) and exc.errno == errno.EPIPE and _stdout_closed():
+        # the reader stopped (`| head`): nothing to say; exit 1 as rich does, and no second error at exit
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return int(ExitCode.RUNTIME_FAILURE)
+    if isinstance(exc, OSError) and exc.errno in (errno.EPIPE, errno.ENOSPC, errno.EIO):
+        # another pipe closed under us, a full disk
+        sys.stderr.write(f"error: cannot write the output ({exc.strerror})\n")
+        return int(ExitCode.RUNTIME_FAILURE)
+    # a bug: say so in one line; the traceback on request
+    if os.environ.get("PLANNER_DEBUG"):
+        raise exc
+    sys.stderr.write(
+        f"internal error: {type(exc).__name__}: {exc}\n"
+        "  this is a bug in cloud-planner; run again with PLANNER_DEBUG=1 for the traceback\n"
+    )
+    return int(ExitCode.RUNTIME_FAILURE)
