@@ -4,7 +4,10 @@ a busy measurement named once under --explain, and a flag of another command nam
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -57,50 +60,38 @@ def test_a_flag_of_another_command_is_named_as_one_not_guessed_at(run_dir):
     assert "--secret is a flag of planner " in r.err and "not of planner plan" in r.err, r.err
 
 
+def to_closed_pipe(*args: str) -> tuple[int, str]:
+    """`planner ARGS` with stdout a pipe whose reading end is closed before it starts (its first write fails, as under
+    `| head -1` once head has its line): (exit code, stderr)."""
+    read, write = os.pipe()
+    os.close(read)
+    proc = subprocess.run(
+        [sys.executable, "-m", "planner.cli", *args],
+        stdout=write,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        # stdout buffered, as a user's shell has it (unbuffered, each write fails at once)
+        env={**{k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}, "COLUMNS": "120"},
+        timeout=120,
+    )
+    os.close(write)
+    return proc.returncode, proc.stderr.decode()
+
+
 @pytest.mark.parametrize("fmt", ["table", "csv", "json"])
 def test_a_reader_that_stopped_gets_no_error_text(run_dir, fmt):
     """`planner plan RUN | head -1`: the pipe closes under the planner; it stops with exit 1 (as rich does) and no
-    word on stderr. The pipe's reading end is closed before the planner starts: its first write fails."""
-    import os
-    import subprocess
-    import sys
-
-    read, write = os.pipe()
-    os.close(read)
-    proc = subprocess.run(
-        [sys.executable, "-m", "planner.cli", "plan", str(run_dir), "--format", fmt],
-        stdout=write,
-        stderr=subprocess.PIPE,
-        cwd=ROOT,
-        env={**os.environ, "COLUMNS": "120"},
-        timeout=120,
-    )
-    os.close(write)
-    err = proc.stderr.decode()
-    assert proc.returncode == 1
+    word on stderr."""
+    code, err = to_closed_pipe("plan", str(run_dir), "--format", fmt)
+    assert code == 1
     assert err.strip() in ("", f"run journal: {run_dir}  (this plan saved as its plan.json)"), err
 
 
-def test_a_closed_pipe_under_a_short_output_is_quiet_too(tmp_path):
-    """`planner prices --max-rows 1 --format csv | true`: output smaller than stdout's buffer is written when the planner ends; a
-    closed pipe then must not show Python's 'Exception ignored' either."""
-    import os
-    import subprocess
-    import sys
-
-    read, write = os.pipe()
-    os.close(read)
-    proc = subprocess.run(
-        [sys.executable, "-m", "planner.cli", "prices", "--max-rows", "1", "--format", "csv"],
-        stdout=write,
-        stderr=subprocess.PIPE,
-        cwd=ROOT,
-        env={**os.environ, "COLUMNS": "120"},
-        timeout=120,
-    )
-    os.close(write)
-    err = proc.stderr.decode()
-    assert proc.returncode == 1 and "Exception" not in err and "rror" not in err, err
+def test_a_closed_pipe_under_a_short_output_is_quiet_too():
+    """`planner prices --max-rows 1 --format csv | true`: output smaller than stdout's buffer is written when the
+    planner ends; a closed pipe then must not show Python's 'Exception ignored' either."""
+    code, err = to_closed_pipe("prices", "--max-rows", "1", "--format", "csv")
+    assert code == 1 and "Exception" not in err and "rror" not in err, err
 
 
 def test_a_flag_before_its_command_or_a_near_miss_of_its_own_keeps_the_right_hint(run_dir):
