@@ -232,11 +232,18 @@ class PlanDocument:
         if rec.answer != "here" or rec.target is None:
             return False
         deadline = self.plan.deadline_seconds if self.plan.objective == "deadline" else None
-        if deadline is not None and any(  # not sure to meet it: measured, it might
-            not o.here
-            and o.usable
-            and (o.train_seconds_low or math.inf) <= deadline < (o.train_seconds_high or math.inf)
-            for o in self.plan.options
+        here = self.recommended
+        if (
+            deadline is not None
+            and any(  # not sure to meet it: measured, it might, and then beat here
+                not o.here
+                and o.usable
+                and (o.train_seconds_low or math.inf)
+                <= deadline
+                < (o.train_seconds_high or math.inf)
+                and not (here is not None and _beats_for_sure(here, o))
+                for o in self.plan.options
+            )
         ):
             return False
         # here meets the deadline for sure, and nothing rented can
@@ -261,3 +268,18 @@ class PlanDocument:
     @property
     def headline_time_value_is_default(self) -> bool:
         return self.plan.time_value_per_hour is None
+
+
+def _beats_for_sure(here: RankedOption, rented: RankedOption) -> bool:
+    """Whether `here` is faster and cheaper than `rented` at both ends of their intervals: measuring `rented` could
+    not change the answer (a trial: a paid benchmark suggested for an instance whose boot alone outlasts the 5.6 s
+    training here, because its interval straddled the deadline)."""
+    here_slow = here.train_seconds_high or here.train_seconds
+    here_dear = here.cost_usd_high if here.cost_usd_high is not None else here.cost_usd
+    rent_fast = rented.train_seconds_low or rented.train_seconds
+    rent_cheap = rented.cost_usd_low if rented.cost_usd_low is not None else rented.cost_usd
+    return (
+        None not in (here_slow, here_dear, rent_fast, rent_cheap)
+        and here_slow <= rent_fast  # type: ignore[operator]
+        and here_dear <= rent_cheap  # type: ignore[operator]
+    )

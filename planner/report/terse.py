@@ -97,16 +97,11 @@ def _here_or_rent_line(doc: PlanDocument) -> str:
     facts = (
         f"{seconds_text(other.train_seconds)}{_boot_share(other)}, {money_short(other.cost_usd)}"
     )
+    missed = doc.answer("rent" if doc.recommendation.answer == "here" else "here")
+    by_deadline = _deadline_words(other, doc.plan.deadline_seconds)
     if doc.recommendation.choice_basis == "deadline":
         # the answer met the deadline and the other is not sure to: no comparison, the deadline decided
-        deadline = doc.plan.deadline_seconds or 0.0
-        due = given_duration(deadline)
-        high = other.train_seconds_high
-        if other.train_seconds is not None and other.train_seconds <= deadline and high is not None:
-            return f"  {escape(what)}: {facts} — may miss the {due} deadline (up to {seconds_text(high)})."
-        if other.train_seconds is not None and other.train_seconds <= deadline:
-            return f"  {escape(what)}: {facts} — no interval to hold to the {due} deadline."
-        return f"  {escape(what)}: {facts} — misses the {due} deadline."
+        return f"  {escape(what)}: {facts} — {by_deadline}."
     if cmp is None:
         return ""
     if cmp.metric == "training time":
@@ -116,7 +111,22 @@ def _here_or_rent_line(doc: PlanDocument) -> str:
     else:
         how = f"{_times(cmp.ratio, True)} the cost"  # with the waiting the title names
     close = f" (within {band_text(cmp)})" if cmp.verdict == "too_close" else ""
-    return f"  {escape(what)}: {facts} — {how}{escape(close)}."
+    # neither sure to meet the deadline: the other's miss said too, not only the answer's
+    also = f"; {by_deadline}" if missed is not None and missed.verdict == "deadline_missed" else ""
+    return f"  {escape(what)}: {facts} — {how}{escape(close)}{also}."
+
+
+def _deadline_words(o: RankedOption, deadline: float | None) -> str:
+    """How an option stands against the deadline it is not sure to meet: it misses it, it may (its point within,
+    its interval past), or it has no interval to hold to it. '' with no deadline."""
+    if deadline is None:
+        return ""
+    due = given_duration(deadline)
+    if o.train_seconds is None or o.train_seconds > deadline:
+        return f"misses the {due} deadline"
+    if o.train_seconds_high is None:
+        return f"no interval to hold to the {due} deadline"
+    return f"may miss the {due} deadline (up to {seconds_text(o.train_seconds_high)})"
 
 
 def _rival_line(doc: PlanDocument) -> str:

@@ -165,13 +165,12 @@ class WhatIf(Grid):
             f"default {default_time_value:g}" if default_time_value else "none, e.g. 20"
         )
         deadline = options.deadline_seconds
-        self.query_one("#deadline", Input).value = duration_text(deadline) if deadline else ""
+        self._show("#deadline", "--deadline", duration_text(deadline) if deadline else "")
         tv = options.time_value_per_hour
-        self.query_one("#time-value", Input).value = (
-            f"{tv:g}" if tv is not None else ""
-        )  # 0: waiting costs nothing, not the default
+        # 0: waiting costs nothing, not the default
+        self._show("#time-value", "--time-value", f"{tv:g}" if tv is not None else "")
         price = options.local_price_per_hour
-        self.query_one("#local-price", Input).value = f"{price:g}" if price else ""
+        self._show("#local-price", "--local-price", f"{price:g}" if price else "")
         wanted: dict[str, str] = {
             "objective": options.objective,
             "purchase-whatif": options.purchase,
@@ -184,6 +183,21 @@ class WhatIf(Grid):
             if select.value != value:
                 self._expected[widget_id] = value
                 select.value = value
+
+    def _show(self, widget_id: str, flag: str, text: str) -> None:
+        """A field shows `text` unless what it holds already means the same (90m for 1h30m, 1 for 1s): a plan made
+        from a value being typed must not rewrite it under the cursor (a new user's trial: 1, re-planned, became 1s,
+        and the 0m typed next made it 10ms)."""
+        field = self.query_one(widget_id, Input)
+
+        def value(t: str) -> object:
+            try:
+                return parse_flag(flag, t.strip()) if t.strip() else None
+            except ValueError:
+                return t
+
+        if value(field.value) != value(text):
+            field.value = text
 
     def _changed(self) -> None:
         try:
@@ -215,6 +229,8 @@ class WhatIf(Grid):
 
     def _typed(self) -> None:
         self._typing = None
+        if self.query_one("#deadline", Input).value.strip().isdigit():
+            return  # a bare number is a duration still being typed (1, then 0m): Enter takes it as seconds
         try:
             options = self.options()
         except (PlannerError, ValueError):

@@ -103,3 +103,25 @@ def test_a_flag_before_its_command_or_a_near_miss_of_its_own_keeps_the_right_hin
     r = planner("plan", run_dir, "--out", "x.txt")
     assert r.code == 2 and "did you mean --out-file?" in r.err, r.err
     assert "--out is a flag of planner run, bench, not of planner plan" in r.err
+
+
+def test_a_command_typed_as_a_flag_is_named_as_the_command():
+    r = planner("estimate", "examples/small-cnn.yaml", "--reap")
+    assert (
+        r.code == 2 and "(reap is a command: planner reap)" in r.err and "did you mean" not in r.err
+    ), r.err
+
+
+def test_when_neither_answer_meets_the_deadline_the_other_says_so_too(run_dir):
+    r = planner("plan", run_dir, "--deadline", "5s")
+    lines = r.out.splitlines()
+    assert "misses the 5 s deadline" in lines[1], r.out
+    renting = [line for line in lines[2:6] if line.strip().startswith("Renting aws:")]
+    assert renting and renting[0].endswith("the cost; misses the 5 s deadline."), r.out
+
+
+def test_no_paid_benchmark_for_an_instance_that_cannot_beat_training_here(run_dir):
+    """Training here meets a 162 s deadline for sure (5.6 s, $0); renting's interval straddles it, but even meeting it
+    renting is slower and dearer at every end: measuring it cannot change the answer."""
+    r = planner("plan", run_dir, "--deadline", "162s")
+    assert r.code == 0 and "paid benchmark" not in r.out.lower(), r.out

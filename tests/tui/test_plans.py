@@ -463,9 +463,18 @@ def test_a_typed_what_if_value_re_plans_once_the_field_rests_and_a_half_typed_on
             await pilot.press("backspace")
             deadline = results.query_one("#deadline")
             deadline.focus()
-            await pilot.press("9", "0", "m")  # no Enter, the field not left
-            await wait_for(pilot, lambda: results.doc.plan.deadline_seconds == 5400, timeout=30)
+            await pilot.press("1")  # a bare number: a duration still being typed, not 1 s
+            await pilot.pause(1.5)
+            assert deadline.value == "1" and results.doc is before
+            await pilot.press("0", "m")  # no Enter, the field not left
+            await wait_for(pilot, lambda: results.doc.plan.deadline_seconds == 600, timeout=30)
             assert results.doc.plan.objective == "deadline" and app.focused is deadline
+            await pilot.press("backspace", "backspace", "backspace", "9", "0", "m")
+            await wait_for(pilot, lambda: results.doc.plan.deadline_seconds == 5400, timeout=30)
+            await pilot.pause(0.5)
+            assert (
+                deadline.value == "90m"
+            )  # as typed: the plan's 1h30m does not rewrite it under the cursor
 
     asyncio.run(scenario())
 

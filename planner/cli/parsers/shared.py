@@ -42,6 +42,13 @@ class Parser(argparse.ArgumentParser):
                 return next((action.choices[a] for a in argv if a in action.choices), None)
         return None
 
+    def commands(self) -> list[str]:
+        """The planner's commands, as --help lists them."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                return list(action.choices)
+        return []
+
     def commands_with(self, option: str) -> list[str]:
         """The commands that take flag `option` (`--secret`: run, estimate, ...), in the order --help lists them."""
         for action in self._actions:
@@ -124,6 +131,9 @@ class Parser(argparse.ArgumentParser):
             owners = self.commands_with(typed) if command is not None else []
             prog = command.prog if command is not None else self.prog
             name = prog.removeprefix("planner ") if command is not None else ""
+            if not owners and typed[2:] in self.commands():  # a command typed as a flag: --reap
+                lines.append(f"  ({typed[2:]} is a command: planner {typed[2:]})\n")
+                continue
             if name in owners:  # typed before the command, which takes it
                 lines.append(f"  ({typed} goes after the command: {prog} ... {typed})\n")
                 continue
