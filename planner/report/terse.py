@@ -290,6 +290,10 @@ def terse_title(doc: PlanDocument) -> str:
         else plan.objective
     )
     if (
+        plan.objective == "fastest" and plan.deadline_seconds
+    ):  # kept, and said to be unused (a trial: dropped unsaid)
+        question += f" (the {given_duration(plan.deadline_seconds)} deadline is not used: fastest ignores it)"
+    if (
         plan.headline_time_value is not None
         and doc.has_both_answers
         and plan.objective != "fastest"

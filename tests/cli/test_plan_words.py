@@ -125,3 +125,11 @@ def test_no_paid_benchmark_for_an_instance_that_cannot_beat_training_here(run_di
     renting is slower and dearer at every end: measuring it cannot change the answer."""
     r = planner("plan", run_dir, "--deadline", "162s")
     assert r.code == 0 and "paid benchmark" not in r.out.lower(), r.out
+
+
+def test_a_deadline_the_fastest_objective_does_not_use_is_said_to_be_unused(run_dir):
+    r = planner("plan", run_dir, "--deadline", "5m", "--objective", "fastest")
+    assert r.code == 0, r.err
+    assert (
+        "; fastest (the 5 min deadline is not used: fastest ignores it)" in r.out.splitlines()[0]
+    ), r.out
