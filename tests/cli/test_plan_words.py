@@ -133,3 +133,11 @@ def test_a_deadline_the_fastest_objective_does_not_use_is_said_to_be_unused(run_
     assert (
         "; fastest (the 5 min deadline is not used: fastest ignores it)" in r.out.splitlines()[0]
     ), r.out
+
+
+def test_a_negative_value_is_named_not_reported_as_missing(run_dir):
+    r = planner("plan", run_dir, "--deadline", "-5m")
+    assert (
+        r.code == 2
+        and "(--deadline -5m: a negative value, which --deadline does not take)" in r.err
+    ), r.err

@@ -105,6 +105,14 @@ class Parser(argparse.ArgumentParser):
         choice (estimte), the choices it is closest to."""
         import difflib
 
+        missing = re.match(r"argument (--[\w-]+): expected one argument", message)
+        if missing:  # `--deadline -5m`: argparse reads a value starting with '-' as a flag
+            argv = getattr(self, "argv", sys.argv[1:])
+            after = argv[argv.index(missing.group(1)) + 1 :] if missing.group(1) in argv else []
+            if after and re.match(r"-\.?\d", after[0]):
+                flag = missing.group(1)
+                return f"  ({flag} {after[0]}: a negative value, which {flag} does not take)\n"
+            return ""
         choice = re.match(
             r"argument ([^:]+): invalid choice: '([^']*)' \(choose from (.*)\)", message
         )
