@@ -875,9 +875,10 @@ def run(args: argparse.Namespace, say) -> int:
     bound = [c for c in done if c.cpu_bound]
     if bound:
         links = sorted({link_name(c.link_mbit) for c in bound})
+        low, high = (f"{f(c.loaded_share for c in bound):.0%}" for f in (min, max))
         out.append(
             f"CPU-bound links ({', '.join(links)}): their TCP rate fell to "
-            f"{'-'.join(dict.fromkeys(f'{x:.0%}' for x in sorted(c.loaded_share for c in bound)[:: max(len(bound) - 1, 1)]))} of itself with both "
+            f"{low if low == high else f'{low}-{high}'} of itself with both "
             f"nodes computing (under {CPU_BOUND_SHARE:.0%}): the kernel moves those bytes on the cores the ranks "
             "compute on, which two instances' NICs do not. Reported, not judged: "
             f"{sum(c.within for c in bound)} of {len(bound)} within {TARGET}x."

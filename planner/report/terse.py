@@ -17,6 +17,7 @@ from planner.report.why import band_text, headline_reason
 if TYPE_CHECKING:
     from planner.core.decide import RankedOption
     from planner.core.document import PlanDocument
+    from planner.core.plan import Recommendation
 
 from planner.report.answers import VERDICT_TITLES
 from planner.report.plan import _times, device_short, money_short, time_interval_text
@@ -76,9 +77,14 @@ def answer_line(doc: PlanDocument) -> str:
     )
 
 
+def _other_answer(doc: PlanDocument) -> Recommendation | None:
+    """The answer the headline is not (here when it rents, rent when it trains here), or None."""
+    return doc.answer("rent" if doc.recommendation.answer == "here" else "here")
+
+
 def _other_option(doc: PlanDocument) -> RankedOption | None:
-    """The option of the answer the headline is not (here's when it rents, rent's when it trains here), or None."""
-    other = doc.answer("rent" if doc.recommendation.answer == "here" else "here")
+    """The option of _other_answer, or None."""
+    other = _other_answer(doc)
     return doc.plan.option_of(other) if other is not None else None
 
 
@@ -97,7 +103,7 @@ def _here_or_rent_line(doc: PlanDocument) -> str:
     facts = (
         f"{seconds_text(other.train_seconds)}{_boot_share(other)}, {money_short(other.cost_usd)}"
     )
-    missed = doc.answer("rent" if doc.recommendation.answer == "here" else "here")
+    missed = _other_answer(doc)
     by_deadline = _deadline_words(other, doc.plan.deadline_seconds)
     if doc.recommendation.choice_basis == "deadline":
         # the answer met the deadline and the other is not sure to: no comparison, the deadline decided

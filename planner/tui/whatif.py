@@ -33,13 +33,18 @@ def _field(label: str, widget) -> Horizontal:
     return Horizontal(Label(label, classes="whatif-label"), widget, classes="whatif-field")
 
 
+def _read(flag: str, text: str) -> Any:
+    """A field's text by the CLI's rule for `flag` (None: empty); raises ValueError saying what the flag takes."""
+    return parse_flag(flag, text.strip()) if text.strip() else None
+
+
 def _flag_input(flag: str, placeholder: str, widget_id: str) -> Input:
     """A field read by the CLI's rule for `flag`, marked invalid as it is typed (not only when Enter refuses it)."""
     from textual.validation import Function
 
     def ok(text: str) -> bool:
         try:
-            parse_flag(flag, text.strip()) if text.strip() else None
+            _read(flag, text)
         except ValueError:
             return False
         return True
@@ -132,9 +137,8 @@ class WhatIf(Grid):
         (planner.service.inputs); raises ValueError saying what the field accepts."""
 
         def read(widget_id: str, flag: str, name: str) -> Any:
-            text = self.query_one(widget_id, Input).value.strip()
             try:
-                return parse_flag(flag, text) if text else None
+                return _read(flag, self.query_one(widget_id, Input).value)
             except ValueError as exc:
                 raise ValueError(f"{name}: {exc}") from None
 
@@ -192,7 +196,7 @@ class WhatIf(Grid):
 
         def value(t: str) -> object:
             try:
-                return parse_flag(flag, t.strip()) if t.strip() else None
+                return _read(flag, t)
             except ValueError:
                 return t
 

@@ -33,32 +33,27 @@ class Parser(argparse.ArgumentParser):
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
 
+    def commands(self) -> dict[str, argparse.ArgumentParser]:
+        """The planner's commands and their parsers, as --help lists them ({} for a command's own parser)."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                return dict(action.choices)
+        return {}
+
     def command(self) -> argparse.ArgumentParser | None:
         """The subcommand's parser the command line names (None: none, or this is one): argparse reports a
         subcommand's leftover words from the top parser, which should not show `planner`'s own usage."""
         argv = getattr(self, "argv", sys.argv[1:])
-        for action in self._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                return next((action.choices[a] for a in argv if a in action.choices), None)
-        return None
-
-    def commands(self) -> list[str]:
-        """The planner's commands, as --help lists them."""
-        for action in self._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                return list(action.choices)
-        return []
+        commands = self.commands()
+        return next((commands[a] for a in argv if a in commands), None)
 
     def commands_with(self, option: str) -> list[str]:
         """The commands that take flag `option` (`--secret`: run, estimate, ...), in the order --help lists them."""
-        for action in self._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                return [
-                    name
-                    for name, sub in action.choices.items()
-                    if any(option in a.option_strings for a in sub._actions)
-                ]
-        return []
+        return [
+            name
+            for name, sub in self.commands().items()
+            if any(option in a.option_strings for a in sub._actions)
+        ]
 
     def error(self, message: str) -> None:  # type: ignore[override]
         shown = (self.command() if "unrecognized arguments" in message else None) or self
