@@ -12,7 +12,7 @@ meets a real network, small enough to build on this machine:
 - the link shaped to a few bandwidths with `tc qdisc ... tbf` on both ends (each direction at the rate), and once
   unshaped; its TCP rate in both directions at once is measured before each bandwidth's runs (what the all-reduce
   does). Latency is NOT shaped: this kernel has no netem, so the link keeps the veth's own (a 13 us TCP round trip)
-  and the model's latency term (52 us) is tested only against gloo's own per-all-reduce cost;
+  and the model's latency term is gloo's own per-call cost, measured (below);
 - three MLPs whose fp32 gradients are about 1, 8 and 32 MB, at the same per-rank batch.
 
 Per model and link:
@@ -22,9 +22,14 @@ Per model and link:
     fabric          = Fabric(ranks=2, bus = link rate / 8 x NET_EFFICIENCY, kind "net", instances=2): the plan's own
                       cross-instance fabric for one rank per instance (unshaped: the veth has no line rate, so the rate
                       is the TCP rate measured on it just before)
-    predicted step  = one-node step + allreduce_seconds(gradient bytes, fabric): NONE of the all-reduce assumed hidden
-                      behind backward (the headline); beside it the plan's bucket timeline (parallel.overlap over the
-                      layers' backward, DDP's 1 MiB first bucket and 25 MiB buckets), which hides part of it
+    predicted step  = one-node step + the all-reduce of every DDP bucket (DDP's 1 MiB first bucket and 25 MiB
+                      buckets), each allreduce_seconds(bucket, fabric with gloo's fixed cost per call): NONE of it
+                      assumed hidden behind backward (the headline); beside it the plan's bucket timeline
+                      (parallel.overlap over the layers' backward), which hides part of it, and the headline until
+                      2026-11-30 (one all-reduce of every gradient, the plan's NCCL latency constants: 52 us)
+    gloo's fixed cost per call = the median latency of the bench's fabric probe over the run's network-bound cases
+                      (about 0.4 ms: gloo's own per-call cost on this VM, which NCCL's 52 us does not describe; the
+                      same alpha-beta model, its alpha measured on the link as the plan's own loopback fit does)
     measured step   = the two-node bench's step (its mean), median over --trials launches, and their spread
     scaling         = throughput of 2 nodes / 2 x throughput of 1 = one-node step / two-node step (predicted, measured)
 
@@ -574,6 +579,8 @@ class Case:
     exposed_share: list[float] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     layers: list = field(default_factory=list)
+    # gloo's fixed cost per all-reduce here: the run's median probe latency (set_alpha)
+    alpha: float = 0.0
 
     @property
     def measured_link_bits(self) -> float:
@@ -594,6 +601,20 @@ class Case:
         )
 
     @property
+    def link_fabric(self) -> Fabric:
+        """The same network model with this backend's own fixed cost per all-reduce in place of the plan's
+        NCCL latency constants (52 us): gloo on a veth pays about 0.4 ms a call, which the bench's fabric probe
+        measures (runner/bench/distributed.py fit_fabric: the smallest all-reduce less its bytes' time). The bus
+        is the plan's: line rate x NET_EFFICIENCY."""
+        return Fabric(
+            ranks=2,
+            bus_bytes_per_second=self.rate_bits / 8 * NET_EFFICIENCY,
+            kind="net",
+            base_latency=self.alpha,
+            net_hop_latency=0.0,
+        )
+
+    @property
     def one(self) -> float:
         return statistics.median(self.one_node)
 
@@ -603,17 +624,26 @@ class Case:
 
     @property
     def allreduce(self) -> float:
-        return allreduce_seconds(self.gradient_bytes, self.fabric)
+        """Every DDP bucket's all-reduce end to end (none hidden), each paying the link's fixed cost."""
+        return overlap(self.pieces, self.link_fabric).allreduce_seconds
+
+    @property
+    def pieces(self) -> list[tuple[float, float]]:
+        return pieces_by_flops(self.layers, self.one)
 
     @property
     def predicted(self) -> float:
         return self.one + self.allreduce  # none hidden
 
     @property
+    def predicted_plan_latency(self) -> float:
+        """One all-reduce of every gradient with the plan's NCCL latency constants: the headline until
+        2026-11-30, kept beside the new one."""
+        return self.one + allreduce_seconds(self.gradient_bytes, self.fabric)
+
+    @property
     def predicted_overlap(self) -> float:
-        return (
-            self.one + overlap(pieces_by_flops(self.layers, self.one), self.fabric).exposed_seconds
-        )
+        return self.one + overlap(self.pieces, self.link_fabric).exposed_seconds
 
     @property
     def ratio(self) -> float:
@@ -656,8 +686,8 @@ def table(cases: list[Case]) -> str:
     rows = [
         "| model | gradients MB | link | link TCP Mbit/s | one-node step ms | all-reduce predicted / alone ms | "
         "predicted two-node ms | measured two-node ms (spread) | ratio | scaling predicted / measured | "
-        "with the plan's overlap: step ms, ratio |",
-        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "with the plan's overlap: step ms, ratio | one all-reduce, NCCL's latency: step ms, ratio |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for c in cases:
         mark = " (CPU-bound link)" if c.cpu_bound else "" if c.within else " **miss**"
@@ -666,7 +696,8 @@ def table(cases: list[Case]) -> str:
             f"{ms(c.one)} | {ms(c.allreduce)} / {ms(statistics.median(c.allreduce_alone))} | {ms(c.predicted)} | "
             f"{ms(c.measured)} ({c.spread()}) | {c.ratio:.2f}{mark} | "
             f"{c.one / c.predicted:.0%} / {c.one / c.measured:.0%} | "
-            f"{ms(c.predicted_overlap)}, {c.predicted_overlap / c.measured:.2f} |"
+            f"{ms(c.predicted_overlap)}, {c.predicted_overlap / c.measured:.2f} | "
+            f"{ms(c.predicted_plan_latency)}, {c.predicted_plan_latency / c.measured:.2f} |"
         )
     return "\n".join(rows)
 
@@ -694,6 +725,10 @@ def write_csv(cases: list[Case], path: Path, date: str) -> None:
         "measured_scaling",
         "predicted_overlap_ms",
         "ratio_overlap",
+        "predicted_plan_latency_ms",
+        "ratio_plan_latency",
+        "alpha_us",
+        "buckets",
         "no_sync_ms",
         "exposed_share",
         "probe_bus_mbit",
@@ -729,6 +764,10 @@ def write_csv(cases: list[Case], path: Path, date: str) -> None:
                     f"{c.one / c.measured:.3f}",
                     f"{c.predicted_overlap * 1e3:.3f}",
                     f"{c.predicted_overlap / c.measured:.3f}",
+                    f"{c.predicted_plan_latency * 1e3:.3f}",
+                    f"{c.predicted_plan_latency / c.measured:.3f}",
+                    f"{c.alpha * 1e6:.1f}",
+                    overlap(c.pieces, c.link_fabric).buckets,
                     f"{statistics.median(c.no_sync) * 1e3:.3f}",
                     f"{statistics.median(c.exposed_share):.3f}",
                     f"{statistics.median(c.probe_bus) * 8 / 1e6:.1f}",
@@ -740,11 +779,21 @@ def write_csv(cases: list[Case], path: Path, date: str) -> None:
             )
 
 
+def set_alpha(cases: list[Case]) -> None:
+    """gloo's fixed cost per all-reduce on this machine: the median of the fabric probe's latencies over the
+    network-bound cases (each probe alone is noisy: 0.3-2.7 ms on 2026-11-28), every case's if none is."""
+    pool = [c for c in cases if not c.cpu_bound] or cases
+    latencies = [x for c in pool for x in c.probe_latency]
+    alpha = statistics.median(latencies) if latencies else 0.0
+    for c in cases:
+        c.alpha = alpha
+
+
 def detail(cases: list[Case]) -> str:
     """What the two-node runs measured beside the step: the compute there, the link as gloo saw it."""
     rows = [
         "| model | link | link TCP with both nodes computing | one-node runs ms | two-node no_sync step ms | "
-        "exposed share measured | model bus Mbit/s | probe bus Mbit/s | probe latency us | model latency us |",
+        "exposed share measured | model bus Mbit/s | probe bus Mbit/s | probe latency us | model latency us (NCCL's) |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for c in cases:
@@ -756,7 +805,7 @@ def detail(cases: list[Case]) -> str:
             f"{ms(statistics.median(c.no_sync))} | "
             f"{statistics.median(c.exposed_share):.0%} | {f.bus_bytes_per_second * 8 / 1e6:,.0f} | "
             f"{statistics.median(c.probe_bus) * 8 / 1e6:,.0f} | {statistics.median(c.probe_latency) * 1e6:.0f} | "
-            f"{allreduce_seconds(1, f) * 1e6:.0f} |"
+            f"{c.alpha * 1e6:.0f} ({allreduce_seconds(1, f) * 1e6:.0f}) |"
         )
     return "\n".join(rows)
 
@@ -851,6 +900,7 @@ def run(args: argparse.Namespace, say) -> int:
         case.one_node = ones[case.model]
         case.notes += [n for n in one_notes[case.model] if n not in case.notes]
     done = list(cases.values())
+    set_alpha(done)
     out = [
         f"Two nodes over a veth pair on this machine ({os.cpu_count()} CPUs; one rank, one torch thread per node; gloo), "
         f"{args.trials} trial(s), bench budget {args.seconds:g} s, per-rank batch {PER_RANK_BATCH}; "
@@ -858,10 +908,12 @@ def run(args: argparse.Namespace, say) -> int:
         f"{(time.monotonic() - began - quiet.waited) / 60:.1f} min measuring, {quiet.waited / 60:.1f} min waiting for "
         "a quiet machine.",
         "Bandwidth shaped with tbf on both ends; latency NOT shaped (no netem in this kernel): the veth's own.",
-        f"Predicted two-node step = one-node step + allreduce_seconds(gradients, Fabric(2 ranks, 2 instances, line rate "
-        f"x NET_EFFICIENCY {NET_EFFICIENCY:.2f}, latency x RING_PLATEAU {RING_PLATEAU})), none of it hidden; unshaped: "
-        "the line rate is the veth's measured TCP rate. Spread: min-max over trials (one trial: the run's p10-p90 "
-        "step). Scaling = one-node step / two-node step.",
+        "Predicted two-node step = one-node step + the all-reduce of every DDP bucket (none of it hidden), each "
+        f"allreduce_seconds(bucket, Fabric(2 ranks, line rate x NET_EFFICIENCY {NET_EFFICIENCY:.2f}, latency = gloo's "
+        f"fixed cost per call: the median probe latency of the run's network-bound cases, {(done[0].alpha if done else 0) * 1e6:.0f} us "
+        "here)); unshaped: the line rate is the veth's measured TCP rate. Last column: the headline until "
+        f"2026-11-30 (one all-reduce, NCCL's latency constants x RING_PLATEAU {RING_PLATEAU}). Spread: min-max over "
+        "trials (one trial: the run's p10-p90 step). Scaling = one-node step / two-node step.",
         "",
         table(done),
         "",
