@@ -24,15 +24,19 @@ def parse_duration(text: str, max_seconds: float = MAX_DURATION_SECONDS) -> floa
     if not isinstance(text, str) or len(text) > _MAX_TEXT:
         raise ValueError(f"must be {forms}, got {_shown(text)}")
     cleaned = text.strip().lower().replace(" ", "")
-    pos, total = 0, 0.0
+    pos, total, parts, bare = 0, 0.0, 0, False
     while pos < len(cleaned):
         m = _DURATION.match(cleaned, pos)
         if not m or m.end() == pos:
             break
         total += float(m.group(1)) * _SCALE[m.group(2)]
-        pos = m.end()
+        pos, parts, bare = m.end(), parts + 1, bare or m.group(2) is None
     if not cleaned or pos != len(cleaned):
         raise ValueError(f"must be {forms}, got {_shown(text)}")
+    if (
+        bare and parts > 1
+    ):  # '1h30' is not 1h + 30 s: a number alone is seconds only when it is the whole value
+        raise ValueError(f"must be {forms}, got {_shown(text)}: give every number its unit")
     if total <= 0:
         raise ValueError(f"must be more than 0 ({forms}), got {_shown(text)}")
     if not total <= max_seconds:  # also catches inf and nan

@@ -286,3 +286,42 @@ def write_chart(doc: PlanDocument, path: str | None) -> None:
         f"chart: {escape(path)} ({shown}; the headline {escape(doc.recommendation.target or 'none')} marked)",
         highlight=False,
     )
+
+
+# a space a wrap must not take: between a number and its unit ('162 s', '2.6 min', '$0.54 /h' is one word already)
+_UNIT_SPACE = re.compile(r"(?<=\d) (?=(?:s|ms|us|min|h|d|days?|hours?|GB|GiB|MB|CPUs?)\b)")
+
+
+def print_lines(out: Any, lines: list[str]) -> None:
+    """Markup lines at the terminal's width, wrapped between words but never between a number and its unit (a
+    trial: '... up to 162' / 's)' at 80 columns), each continuation indented 2 more than its line; a word longer
+    than the line is left to Rich."""
+    from rich.text import Text
+
+    for line in lines:
+        for part in wrapped(Text.from_markup(line), out.width):
+            out.print(part, highlight=False)
+
+
+def wrapped(text: Any, width: int) -> list[Any]:
+    """`text` (a rich Text) cut at its spaces into lines of at most `width` where it can be, greedily, the lines
+    after the first indented 2 more than it; the spaces in _UNIT_SPACE are not cut at."""
+    from rich.text import Text
+
+    plain = text.plain
+    if len(plain) <= width:
+        return [text]
+    hang = " " * (len(plain) - len(plain.lstrip(" ")) + 2)
+    glued = {m.start() for m in _UNIT_SPACE.finditer(plain)}
+    spaces = [i for i, c in enumerate(plain) if c == " " and i not in glued and plain[:i].strip()]
+    cuts: list[int] = []
+    start, last, room = 0, None, width
+    for i in [*spaces, len(plain)]:
+        if i - start > room and last is not None:
+            cuts.append(last)
+            start, last, room = last + 1, None, width - len(hang)
+            if i - start > room:
+                continue
+        last = i
+    parts = text.divide(cuts)
+    return [parts[0], *(Text(hang) + p[1:] for p in parts[1:])]

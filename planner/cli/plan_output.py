@@ -6,7 +6,16 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from planner.cli.common import print_json, print_shown, print_table, print_whole, stderr, stdout
+from planner.cli.common import (
+    print_json,
+    print_lines,
+    print_shown,
+    print_table,
+    print_whole,
+    stderr,
+    stdout,
+    wrapped,
+)
 from planner.report.answers import (
     answers_text,
     failed_lines,
@@ -14,16 +23,10 @@ from planner.report.answers import (
     task_choice_lines,
 )
 from planner.report.export import csv_text
+from planner.report.footer import said_lines, terse_footer
 from planner.report.plan import PLAN_COLUMNS, plan_table, shown_options
 from planner.report.plan_csv import PLAN_CSV_COLUMNS, plan_csv_rows
-from planner.report.terse import (
-    TERSE_ROWS,
-    careful_option,
-    said_lines,
-    terse_answer,
-    terse_footer,
-    terse_title,
-)
+from planner.report.terse import TERSE_ROWS, careful_option, terse_answer, terse_title
 from planner.report.text import escape
 from planner.report.title import plan_title
 
@@ -90,12 +93,11 @@ def _print_explained(
     shown: Shown,
 ) -> None:
     """--explain: the answer first, as without it; then the table with its legend and the reasoning."""
-    out.print(plan_title(doc), highlight=False)
+    print_lines(out, [plan_title(doc)])
     # a busy measurement named once: left to the reasoning below when it names the same one
     busy = careful_option(doc)
     said = busy is not None and f"Careful: {busy.target} " in recommendation_text(doc)
-    for line in terse_answer(doc, careful=not said):
-        out.print(line, highlight=False)
+    print_lines(out, terse_answer(doc, careful=not said))
     print_whole(
         out, plan_table(doc, width=out.width, wide=args.wide, options=options, titled=False)
     )
@@ -114,8 +116,7 @@ def _print_terse(
     shown: Shown,
 ) -> None:
     """The terse answer, the grouped table and its one-line footer."""
-    for line in head:
-        out.print(line, highlight=False)
+    print_lines(out, head)
     table = plan_table(doc, width=out.width, wide=args.wide, options=options, terse=True)
     print_whole(out, table)
     dropped = [c for c in PLAN_COLUMNS if c not in {str(col.header) for col in table.columns}]
@@ -135,12 +136,12 @@ def _terse_rows(doc: PlanDocument, head: list[str], out: Any) -> int:
     fewer than three."""
     if not out.is_terminal:
         return TERSE_ROWS
-    from math import ceil
-
     from rich.text import Text
 
     width = max(out.width, 20)
-    used = sum(max(1, ceil(Text.from_markup(line).cell_len / width)) for line in head)
+    used = sum(
+        len(wrapped(Text.from_markup(line), width)) for line in head
+    )  # as print_lines wraps them
     # the footer's two lines; the table's blank lines, header and rule; a paid benchmark's command
     used += 2 + 4 + (3 if doc.suggested_benchmarks else 0)
     return max(3, min(TERSE_ROWS, out.height - SCREEN_RESERVE - used))

@@ -1,5 +1,5 @@
 """The terse answer (issue 40), in the field's shape: the title line, the answer in two or three lines (what to do,
-its time and interval, its cost, the one reason), then under the table the rows shown and one line of warnings."""
+its time and interval, its cost, the one reason); what goes under the table is report/footer.py's."""
 
 from __future__ import annotations
 
@@ -8,16 +8,19 @@ from typing import TYPE_CHECKING
 
 from planner.core.document import PlanOptions
 from planner.core.plan import hourly_rate, option_name
-from planner.core.remarks import EmulatedPrecision, KindOnly, LengthNotGiven, PredictedHere
-from planner.core.shown import Shown
+from planner.core.remarks import (
+    EmulatedPrecision,
+    KindOnly,
+    PredictedHere,
+)
 from planner.report.remarks import word
-from planner.report.text import counted, escape, seconds_text, short
+from planner.report.text import escape, seconds_text
 from planner.report.why import band_text, headline_reason
 
 if TYPE_CHECKING:
     from planner.core.decide import RankedOption
     from planner.core.document import PlanDocument
-    from planner.core.plan import Recommendation
+    from planner.core.plan import Comparison, Recommendation
 
 from planner.report.answers import VERDICT_TITLES
 from planner.report.plan import _times, device_short, money_short, time_interval_text
@@ -113,9 +116,11 @@ def _here_or_rent_line(doc: PlanDocument) -> str:
     if cmp.metric == "training time":
         how = f"{_times(cmp.ratio, True)} slower" if math.isfinite(cmp.ratio) else "slower"
     elif cmp.winner_value <= 0:
-        how = f"{money_short(cmp.runner_up_value)} where training here costs nothing"
+        how = "training here costs nothing"  # its dollars are beside it already
+    elif _slower_and_dearer(other, doc.recommended):
+        how = "slower, dearer"  # whatever the waiting is worth: no ratio to weigh
     else:
-        how = f"{_times(cmp.ratio, True)} the cost"  # with the waiting the title names
+        how = f"{_times(cmp.ratio, True)} {_compared(cmp)}"
     close = f" (within {band_text(cmp)})" if cmp.verdict == "too_close" else ""
     # neither sure to meet the deadline: the other's miss said too, not only the answer's
     also = f"; {by_deadline}" if missed is not None and missed.verdict == "deadline_missed" else ""
@@ -208,11 +213,29 @@ def _close_instances_line(doc: PlanDocument) -> str:
     cmp = answer.comparison if answer is not None else None
     if cmp is None or cmp.verdict != "too_close":
         return ""
-    what = "the time" if cmp.metric.startswith("training time") else "the cost"
+    what = _compared(cmp)
     band = f"{cmp.band:.0%}"  # why that band: in --explain
     return (
         f"  Close call: {escape(cmp.runner_up)} at {_times(cmp.ratio, True)} {what}, within {band}."
     )
+
+
+def _slower_and_dearer(other: RankedOption, chosen: RankedOption | None) -> bool:
+    """`other` takes longer and bills more than the answer (a trial read '$0 ... $0.0079 — 29.1x the cost': the ratio
+    counted the waiting, the dollars did not)."""
+    if chosen is None or None in (other.train_seconds, other.cost_usd):
+        return False
+    return (other.train_seconds or 0) > (chosen.train_seconds or 0) and (other.cost_usd or 0) > (
+        chosen.cost_usd or 0
+    )
+
+
+def _compared(cmp: Comparison) -> str:
+    """What a ratio is of: the cost beside it is billed dollars, so a ratio that counts the waiting says so (a trial:
+    '$0 ... $0.0079 — 29.1x the cost')."""
+    if cmp.metric.startswith("training time"):
+        return "the time"
+    return "the cost with waiting" if cmp.metric == "cost and waiting" else "the cost"
 
 
 def _boot_share(o: RankedOption) -> str:
@@ -316,62 +339,3 @@ def terse_title(doc: PlanDocument) -> str:
     if doc.options.purchase == "spot":
         question += "; spot prices"
     return escape(f"{what}; {question}")
-
-
-def terse_footer(
-    doc: PlanDocument, shown: Shown, dropped: list[str], width: int, verbose: bool = False
-) -> list[str]:
-    """Under the table: how many rows of how many and the flags that show more; the warnings in one line (none when
-    `verbose`: they follow whole)."""
-    more = (
-        [f"--all every row ({len(shown.indices)} of {shown.total} shown)"] if shown.omitted else []
-    )
-    if dropped:  # how many the width hid
-        more.append(f"--wide {counted(len(dropped), 'more column')}")
-    more.append("--explain why")
-    # how each figure was made: counted here, worded by --verbose
-    if doc.plan.notes and not verbose:
-        more.append(f"--verbose {counted(len(doc.plan.notes), 'note')}")
-    lines = [""]
-    for item in more:  # wrapped between the flags, never inside one ('--verbose' / '1 note')
-        joined = f"{lines[-1]}, {item}" if lines[-1] else item
-        last = item is more[-1]
-        if lines[-1] and len(joined) + (0 if last else 1) > width:  # room for a wrap's comma
-            lines[-1] += ","
-            lines.append(item)
-        else:
-            lines[-1] = joined
-    if not verbose and (warned := warnings_line(doc, width, " (--verbose: all)")):
-        lines.append(warned)
-    return lines
-
-
-def said_lines(doc: PlanDocument, terse: bool = True) -> list[str]:
-    """Every warning and note in full (markup lines), as --verbose and --explain print them under the answer: the
-    plan's, then each row's interval that is wide or missing (its words are otherwise only in the JSON). `terse`:
-    the run's length not given is left out, said whole under the short answer already (length_line)."""
-    warnings = [w for w in doc.plan.warnings if not (terse and isinstance(w, LengthNotGiven))]
-    rows = [
-        f"{o.target} ({o.device_name or o.device}): {word(o.interval_note)}"
-        for o in doc.plan.options
-        if o.interval_note is not None
-    ]
-    return [
-        *(f"[yellow]warning[/]: {escape(word(w))}" for w in warnings),
-        *(f"[dim]note: {escape(word(n))}[/]" for n in doc.plan.notes),
-        *(f"[dim]note: {escape(row)}[/]" for row in rows),
-    ]
-
-
-def warnings_line(doc: PlanDocument, width: int, more: str = "") -> str | None:
-    """The warnings in one line under a short answer (the CLI's footer, the TUI's answers): their count, the first
-    shortened to fit `width`, and `more` (where the rest are) when there are several; None without one. The run's
-    length not given is not among them: it is said whole under the answer (length_line)."""
-    warnings = [word(w) for w in doc.plan.warnings if not isinstance(w, LengthNotGiven)]
-    if not warnings:
-        return None
-    count = f"{len(warnings)} warnings" if len(warnings) > 1 else "warning"
-    first = " ".join(warnings[0].split())
-    tail = more if len(warnings) > 1 or len(first) > max(20, width - len(count) - 4) else ""
-    room = max(20, width - len(count) - len(tail) - 4)
-    return f"[yellow]{count}[/]: {short(first, room)}{tail}"

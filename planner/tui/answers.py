@@ -15,8 +15,9 @@ from textual.widgets import Static
 
 from planner.report.answers import NO_BENCHMARK, plan_answers
 from planner.report.choices import choice_reason
+from planner.report.footer import warnings_line
 from planner.report.remarks import words
-from planner.report.terse import careful_option, terse_answer, warnings_line
+from planner.report.terse import careful_option, terse_answer
 from planner.report.text import counted, escape
 
 if TYPE_CHECKING:

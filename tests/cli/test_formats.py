@@ -62,7 +62,7 @@ def test_estimate_prints_a_grouped_plan_without_trailing_spaces_and_json_keeps_e
     assert ranks == sorted(ranks) and ranks[0] == 1  # the plan's order, the headline first
     said = re.search(
         r"^--all every row \((\d+) of (\d+) shown\),\s(--wide \d+ more columns?,\s)?--explain why"
-        r"(,\s--verbose \d+ notes?)?$",
+        r"(,\s--verbose (\d+ warnings?)?(\sand\s)?(\d+ notes?)?)?$",
         r.out,
         re.M,
     )

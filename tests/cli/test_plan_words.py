@@ -117,7 +117,15 @@ def test_when_neither_answer_meets_the_deadline_the_other_says_so_too(run_dir):
     lines = r.out.splitlines()
     assert "misses the 5 s deadline" in lines[1], r.out
     renting = [line for line in lines[2:6] if line.strip().startswith("Renting aws:")]
-    assert renting and renting[0].endswith("the cost; misses the 5 s deadline."), r.out
+    # the dollars beside it are billed; the ratio counts the waiting the title names, and says so
+    assert renting and renting[0].endswith("— slower, dearer; misses the 5 s deadline."), r.out
+
+
+def test_at_no_waiting_a_free_answer_is_said_free_without_a_ratio(run_dir):
+    billed = planner("plan", run_dir, "--time-value", "0").out.splitlines()
+    # at $0/h of waiting the comparison is the bill alone: here costs nothing, so no ratio, and its dollars once
+    assert "waiting at $0/h" in billed[0], billed
+    assert billed[2].endswith("$0.0079 — training here costs nothing."), billed
 
 
 def test_no_paid_benchmark_for_an_instance_that_cannot_beat_training_here(run_dir):
@@ -141,3 +149,19 @@ def test_a_negative_value_is_named_not_reported_as_missing(run_dir):
         r.code == 2
         and "(--deadline -5m: a negative value, which --deadline does not take)" in r.err
     ), r.err
+
+
+@pytest.mark.parametrize("columns", [60, 80])
+def test_a_wrapped_answer_keeps_each_number_with_its_unit_and_indents_what_follows(
+    run_dir, columns
+):
+    """A trial at 80 columns: '... may miss the 162' / 's deadline'. Every line fits, no line starts with a unit, and
+    a continuation is indented past its line."""
+    r = planner("plan", run_dir, "--deadline", "162s", env={"COLUMNS": str(columns)})
+    assert r.code == 0, r.err
+    head = r.out.split("\n\n")[0].splitlines()
+    assert all(len(line) <= columns for line in head), head
+    assert not [line for line in head if line.split()[0] in ("s", "min", "ms", "h")], head
+    wraps = [(a, b) for a, b in zip(head, head[1:]) if "162 s" in b and "Renting" in a]
+    assert wraps and wraps[0][1].startswith("    "), head
+    assert "may miss the 162 s deadline" in " ".join(" ".join(head).split()), head

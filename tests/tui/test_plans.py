@@ -528,7 +528,7 @@ def test_the_footer_wraps_between_its_flags_never_inside_one():
 
     from planner.core.remarks import Worded
     from planner.core.shown import Shown
-    from planner.report.terse import terse_footer
+    from planner.report.footer import terse_footer
 
     doc = plan_doc()  # with a note: '--verbose 1 note' is the last flag; the warnings line follows
     doc = replace(doc, plan=replace(doc.plan, notes=[Worded("a note")]))

@@ -467,3 +467,26 @@ def test_an_answer_resting_on_a_busy_measurement_says_so_beside_it():
 
     assert "Careful" in answer(True) and "local measured on a busy machine" in answer(True)
     assert "Careful" not in answer(False)
+
+
+def test_the_other_answer_says_what_its_ratio_counts_beside_billed_dollars():
+    """A trial read 'Renting ...: $0.0079 — 29.1x the cost' under 'Train here: ..., $0': the ratio counted the waiting
+    and the dollars did not. Training here at $0 against a GPU that wins with waiting: the ratio says it counts the
+    waiting. An option slower and dearer than the answer is said so, with no ratio to weigh."""
+    from planner.core.document import PlanDocument, PlanOptions, WorkloadSummary
+    from planner.report.terse import terse_answer
+
+    def lines(options) -> list[str]:
+        doc = PlanDocument(
+            WorkloadSummary("w", "mlp", "classification", 1, 1, 1, 1, 1, "fp32", "device"),
+            decide(options),
+            PlanOptions(),
+        )
+        return terse_answer(doc)
+
+    gpu_wins = lines(workload(1.0, 0.0, 20_000, [(1.0, 0.2)], [(0.01, 0.5, "turing")]))
+    here = [line for line in gpu_wins if line.startswith("  Training here:")]
+    assert here and "$0 — " in here[0] and here[0].endswith("x the cost with waiting."), gpu_wins
+    here_wins = lines(workload(0.01, 0.0, 2_000, [(1.0, 0.2)], [(0.5, 3.0, "ampere")]))
+    renting = [line for line in here_wins if line.startswith("  Renting ")]
+    assert renting and renting[0].endswith("— slower, dearer."), here_wins

@@ -124,7 +124,7 @@ def test_verbose_says_each_warning_once_and_the_rows_intervals_words() -> None:
     from dataclasses import replace
 
     from planner.core.document_json import from_json
-    from planner.report.terse import said_lines
+    from planner.report.footer import said_lines
 
     doc = from_json(json.loads((ROOT / "tests/unit/documents/replan-deadline.json").read_text()))
     length = r.LengthNotGiven(1000, (), 100, 500_000_000)

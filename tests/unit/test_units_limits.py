@@ -20,11 +20,22 @@ from planner.units import MAX_DURATION_SECONDS, Range, parse_duration
         ("400d", "must be at most 366 days, got '400d'"),
         ("9" * 5000, "must be a duration like 4h"),
         ("0m", r"must be more than 0 \(a duration like 4h.*got '0m'"),  # a duration, but none
+        # a number alone is seconds only as the whole value: '1h30' is not 1h + 30 s
+        ("1h30", "got '1h30': give every number its unit"),
+        ("2d4", "give every number its unit"),
     ],
 )
 def test_durations_are_finite_and_bounded(text, expected):
     with pytest.raises(ValueError, match=expected):
         parse_duration(text)
+
+
+def test_a_bare_number_is_seconds():
+    assert (
+        parse_duration("90") == 90
+        and parse_duration("1.5") == 1.5
+        and parse_duration("1h30m") == 5400
+    )
 
 
 def test_duration_bound_is_inclusive_and_adjustable():

@@ -236,7 +236,7 @@ def plan_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:
         "--deadline",
         type=flag("--deadline"),
         metavar="DURATION",
-        help="finish within this time, e.g. 4h, 90m, 1h30m (at most 366 days)",
+        help="finish within this time, e.g. 4h, 90m, 1h30m; a bare number is seconds (at most 366 days)",
     )
     p.add_argument(
         "--time-value",
