@@ -20,7 +20,7 @@ from planner.cli.common import (
     warn,
 )
 from planner.cli.workload import open_workload, say_before_measuring
-from planner.errors import ExitCode, InputError, RunError
+from planner.errors import ExitCode, RunError
 from planner.report.remarks import words
 from planner.report.tables import (
     bench_json,
@@ -176,17 +176,10 @@ def machine_lines(
 def _script_checked(
     workload: ScriptWorkload, service: PlannerService, args: argparse.Namespace
 ) -> int:
-    """A training script checked without running it: it parses (its own syntax error, exit 1), and what of its
-    folder would ship; its parameters, FLOPs and memory are measured by running it (bench)."""
+    """A training script checked without running it: it parses (check_script: its own syntax error, exit 2), and
+    what of its folder would ship; its parameters, FLOPs and memory are measured by running it (bench)."""
     path = service.workloads.check_script(workload.path, workload.workdir)
-    # bounded first: a folder too big to ship is refused before reading
     shipped = workload.ships()
-    error = service.workloads.script_syntax(path)
-    if error is not None:
-        raise InputError(  # the input is not a script: bad input (exit 2), as a spec that does not parse
-            f"{args.spec} does not parse as Python; its own error: {error}",
-            hint="fix the script; `python -m py_compile` shows the same",
-        )
     if args.json:
         task = getattr(args, "task", None)  # a SkyPilot task: what was read from it
         print_json(

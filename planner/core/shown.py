@@ -14,6 +14,7 @@ from planner.units import GroupBy as GroupBy
 if TYPE_CHECKING:
     from planner.core.decide import RankedOption
     from planner.core.document import PlanDocument
+    from planner.core.plan import Plan
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,7 @@ def plan_row_facts(doc: PlanDocument) -> list[RowFacts]:
         asked := doc.task_option
     ) is not None:  # a SkyPilot task's own pick, which a line under the plan prices
         named.add(asked.key)
+    named |= _close_calls(plan)
     references = set(plan.references.values())
     predicted = {
         _model(o.device_name)
@@ -112,6 +114,19 @@ def plan_row_facts(doc: PlanDocument) -> list[RowFacts]:
             RowFacts(o.target, model, gpus, keep=keep, here=o.here, across=o.instances > 1)
         )
     return facts
+
+
+def _close_calls(plan: Plan) -> set[str]:
+    """The options the answer names as too close to call (its rival, an answer's runner-up): a trial saw 'Close
+    call: aws:g4dn.2xlarge ...' with that row only under --all."""
+    keys = {r.choice_rival for r in (plan.recommendation, *plan.answers.values()) if r.choice_rival}
+    for rec in (plan.recommendation, *plan.answers.values()):
+        for cmp in (rec.comparison, rec.choice_comparison):
+            if cmp is not None and cmp.verdict == "too_close":
+                keys |= {
+                    next((o.key for o in plan.options if o.target == cmp.runner_up), cmp.runner_up)
+                }
+    return keys
 
 
 def _model(device_name: str, known: set[str] = frozenset()) -> str:  # type: ignore[assignment]

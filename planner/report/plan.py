@@ -197,7 +197,11 @@ PARALLEL_CAPTION = (
 def reference_caption(doc: PlanDocument) -> str:
     """Which CPU every GPU row's speedup and break-even compare with (rule 4 of planner.core.decide)."""
     refs, plan = doc.plan.references, doc.plan
-    by = "fastest" if plan.objective == "fastest" else "cheapest"
+    by = (
+        "fastest"
+        if plan.objective == "fastest"
+        else ("cheapest (with waiting)" if plan.time_value_per_hour else "cheapest")
+    )
     parts = []
     if refs.get("rent"):
         parts.append(f"a rented GPU against {refs['rent']}, the {by} rented CPU")

@@ -117,7 +117,7 @@ def _here_or_rent_line(doc: PlanDocument) -> str:
         how = f"{_times(cmp.ratio, True)} slower" if math.isfinite(cmp.ratio) else "slower"
     elif cmp.winner_value <= 0:
         how = "training here costs nothing"  # its dollars are beside it already
-    elif _slower_and_dearer(other, doc.recommended):
+    elif cmp.verdict != "too_close" and _slower_and_dearer(other, doc.recommended):
         how = "slower, dearer"  # whatever the waiting is worth: no ratio to weigh
     else:
         how = f"{_times(cmp.ratio, True)} {_compared(cmp)}"
@@ -187,6 +187,19 @@ def _gpu_line(doc: PlanDocument) -> str:
     if doc.plan.objective == "fastest":
         return f"  Fastest GPU: {escape(device_short(gpu))} at {escape(speed)}."
     reference = doc.reference(place)  # type: ignore[arg-type]
+    low, high = gpu.speedup_low, gpu.speedup_high
+    if (
+        low is not None
+        and high is not None
+        and low < be < high
+        and doc.plan.objective != "deadline"
+    ):
+        # its speedup's interval straddles the break-even: neither 'pays off' nor 'no GPU pays off' is sure (a
+        # trial: 'pays off' at 1.00x against 1.00x, 0.81-1.24x)
+        return (
+            f"  Too close to call for a GPU: {escape(device_short(gpu))} at {escape(speed)} "
+            f"({low:.2f}-{high:.2f}x), break-even {_times(be, True)}."
+        )
     if gpu is chosen and reference is not None and gpu.pays_off_against(reference):
         return f"  The {escape(device_short(gpu))} pays off: {escape(speed)}, break-even {_times(be, True)}."
     if (

@@ -153,8 +153,9 @@ def gpu_rule_text(
             f". {'GPU rule: ' if gpu.key == best.key else ''}{lead}: {speed}; the reference CPU does not meet "
             "the deadline"
         )
-    waiting = f" + ${tv:g}/h waiting" if tv else ""
-    rates = f"(${hourly_rate(gpu):.3f}/h / ${hourly_rate(ref):.3f}/h{waiting})"
+    g, r = f"${hourly_rate(gpu):.3f}/h", f"${hourly_rate(ref):.3f}/h"
+    # the waiting is on both sides of the break-even: (GPU + waiting) / (CPU + waiting)
+    rates = f"(({g} + ${tv:g}/h waiting) / ({r} + ${tv:g}/h))" if tv else f"({g} / {r})"
     # a free reference CPU and no waiting: no speedup pays for a GPU
     if not math.isfinite(gpu.break_even_speedup):
         return f". GPU rule: {name} {speed} cannot pay off: the reference CPU costs nothing {rates}"

@@ -209,9 +209,16 @@ class Workloads:
 
     def check_script(self, script: str | Path, workdir: str | Path | None = None) -> Path:
         """The training script to run. Raises InputError unless it is a readable .py file (inside `workdir`, a
-        folder, when one is given)."""
+        folder, when one is given) that parses as Python (a trial: estimate ran a script with a syntax error and
+        ended 'run failed', exit 1, where check said 'bad input', exit 2)."""
         path = script_path(script)
         script_workdir(path, workdir)
+        error = self.script_syntax(path)
+        if error is not None:
+            raise InputError(  # the input is not a script: bad input, as a spec that does not parse
+                f"{script} does not parse as Python; its own error: {error}",
+                hint="fix the script; `python -m py_compile` shows the same",
+            )
         return path
 
     def found(

@@ -129,6 +129,12 @@ def test_check_refuses_a_script_that_does_not_parse_as_bad_input_and_repeats_the
     bad.write_text("import torch\ndef f(:\n")
     r = planner("check", bad)
     assert r.code == 2 and "does not parse as Python" in r.err and "Traceback" not in r.err
+    # every command that takes a script refuses it the same way, before anything runs (estimate said 'run failed',
+    # exit 1, after starting it)
+    for command in ("estimate", "bench", "validate"):
+        r = planner(command, bad, "--total-steps", "10")
+        assert r.code == 2 and "line 2: invalid syntax" in r.err, (command, r.err)
+        assert "Running" not in r.err and "run failed" not in r.err, (command, r.err)
     r = planner("check", EXAMPLES / "scripts" / "reinforce.py", "--", "--episodes", "3000")
     assert r.code == 0, r.err
     assert "reinforce.py -- --episodes 3000" in " ".join(r.out.split())

@@ -490,3 +490,47 @@ def test_the_other_answer_says_what_its_ratio_counts_beside_billed_dollars():
     here_wins = lines(workload(0.01, 0.0, 2_000, [(1.0, 0.2)], [(0.5, 3.0, "ampere")]))
     renting = [line for line in here_wins if line.startswith("  Renting ")]
     assert renting and renting[0].endswith("— slower, dearer."), here_wins
+
+
+def test_a_gpu_whose_speedup_interval_straddles_its_break_even_is_too_close_to_call():
+    """A trial: 'The T4 pays off: 1.00x ..., break-even 1.00x' while its speedup ran 0.81-1.24x. Neither 'pays off'
+    nor 'no GPU pays off' is sure then; a speedup clear of its break-even keeps the plain line."""
+    from planner.core.document import PlanDocument, PlanOptions, WorkloadSummary
+    from planner.report.terse import terse_answer
+
+    def gpu_line(gpu_step: float) -> tuple[str, object]:
+        plan = decide(workload(1.0, 0.0, 20_000, [(1.0, 0.2)], [(gpu_step, 0.5, "ampere")]))
+        doc = PlanDocument(
+            WorkloadSummary("w", "mlp", "classification", 1, 1, 1, 1, 1, "fp32", "device"),
+            plan,
+            PlanOptions(),
+        )
+        gpu = next(o for o in plan.options if o.device == "cuda")
+        line = next(line for line in terse_answer(doc) if "GPU" in line)
+        return line, gpu
+
+    line, gpu = gpu_line(0.5)
+    assert gpu.speedup_low < gpu.break_even_speedup < gpu.speedup_high, gpu
+    assert line.startswith("  Too close to call for a GPU: G0 at 1.98x"), line
+    assert f"({gpu.speedup_low:.2f}-{gpu.speedup_high:.2f}x), break-even 2.42x." in line, line
+    line, gpu = gpu_line(1.0)
+    assert gpu.speedup_high < gpu.break_even_speedup, gpu
+    assert line.startswith("  No GPU pays off: best is G0 at 1.00x"), line
+
+
+def test_an_option_the_answer_calls_too_close_is_a_row_of_the_table():
+    """A trial: 'Close call: aws:g4dn.2xlarge ...' with that row only under --all. The rent answer here is too close
+    between a CPU instance and a GPU: the GPU's row is kept like the answers' own."""
+    from planner.core.document import PlanDocument, PlanOptions, WorkloadSummary
+    from planner.core.shown import plan_row_facts
+
+    plan = decide(workload(1.0, 0.0, 698, [(3.0, 1.0)], [(0.09375, 11.0, "ampere")]))
+    rent = plan.answers["rent"]
+    assert rent.verdict == "too_close" and rent.comparison.runner_up == "aws:g0.xlarge"
+    doc = PlanDocument(
+        WorkloadSummary("w", "mlp", "classification", 1, 1, 1, 1, 1, "fp32", "device"),
+        plan,
+        PlanOptions(),
+    )
+    kept = {o.target for o, row in zip(plan.options, plan_row_facts(doc)) if row.keep}
+    assert "aws:g0.xlarge" in kept, kept
