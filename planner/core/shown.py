@@ -98,6 +98,13 @@ def plan_row_facts(doc: PlanDocument) -> list[RowFacts]:
     ) is not None:  # a SkyPilot task's own pick, which a line under the plan prices
         named.add(asked.key)
     named |= _close_calls(plan)
+    if (
+        doc.length_not_given is not None
+    ):  # the instance the answer changes to at another length, named beside it
+        crossed = {t for _s, *picks in doc.length_not_given.crossovers for t in picks}
+        named |= {
+            next(o.key for o in plan.options if o.target == t) for t in crossed if _has(plan, t)
+        }
     references = set(plan.references.values())
     predicted = {
         _model(o.device_name)
@@ -114,6 +121,10 @@ def plan_row_facts(doc: PlanDocument) -> list[RowFacts]:
             RowFacts(o.target, model, gpus, keep=keep, here=o.here, across=o.instances > 1)
         )
     return facts
+
+
+def _has(plan: Plan, target: str) -> bool:
+    return any(o.target == target for o in plan.options)
 
 
 def _close_calls(plan: Plan) -> set[str]:

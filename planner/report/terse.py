@@ -6,14 +6,16 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from planner.core.document import PlanOptions
+from planner.core.document import PlanOptions, ScriptSummary
 from planner.core.plan import hourly_rate, option_name
 from planner.core.remarks import (
     EmulatedPrecision,
     KindOnly,
+    NoGpuRows,
     PredictedHere,
 )
 from planner.report.remarks import word
+from planner.report.remarks.script import GPU_FIXES, KEEPS_TO_THE_CPU
 from planner.report.text import escape, seconds_text
 from planner.report.why import band_text, headline_reason
 
@@ -75,9 +77,16 @@ def answer_line(doc: PlanDocument) -> str:
         else VERDICT_TAGS.get(rec.verdict, "")
     )
     return (
-        f"[bold]{escape(_what(o, doc))}: {time_interval_text(o)}, {money_short(o.cost_usd)}{rate}[/]"
-        f"{escape(tag)}."
+        f"[bold]{escape(_what(o, doc) + _once_changed(doc, o))}: {time_interval_text(o)}, "
+        f"{money_short(o.cost_usd)}{rate}[/]{escape(tag)}."
     )
+
+
+def _once_changed(doc: PlanDocument, o: RankedOption) -> str:
+    """A CPU option of a script that stops on a CPU as written (before its first step here): what it needs first
+    (a trial: 'Train here: 25.0 s' for a script that crashes here, the condition a line below)."""
+    stops = any(isinstance(w, PredictedHere) and w.stops for w in doc.plan.warnings)
+    return " once the script's device lines allow a CPU" if stops and o.device == "cpu" else ""
 
 
 def _other_answer(doc: PlanDocument) -> Recommendation | None:
@@ -102,7 +111,7 @@ def _here_or_rent_line(doc: PlanDocument) -> str:
         .replace("Train here", "Training here")
         .replace("Rent ", "Renting ")
         .replace(" (cpu)", "")
-    )
+    ) + _once_changed(doc, other)
     facts = (
         f"{seconds_text(other.train_seconds)}{_boot_share(other)}, {money_short(other.cost_usd)}"
     )
@@ -178,6 +187,14 @@ def _gpu_line(doc: PlanDocument) -> str:
                 f"  No CPU instance is priced in {escape(doc.options.region)}: nothing to hold a GPU's speedup "
                 "against (--region all compares across regions)."
             )
+    unused = next(
+        (w for w in doc.plan.warnings if isinstance(w, NoGpuRows) and w.why != "no_step"), None
+    )
+    if (
+        not gpus and unused is not None and place == "rent"
+    ):  # the answer names no GPU: say why not, in a line
+        fix = GPU_FIXES["never_asks" if unused.why == "never_asks" else "nothing_on_gpu"]
+        return f"  No GPU planned: {KEEPS_TO_THE_CPU}; {escape(fix)}."
     if not gpus or chosen is None:
         return ""
     gpu = chosen if chosen.device == "cuda" and chosen.speedup is not None else gpus[0]
@@ -263,7 +280,26 @@ def _boot_share(o: RankedOption) -> str:
 def length_line(doc: PlanDocument) -> str:
     """A script planned without its length: said whole under the answer, since the answer may change with it."""
     said = word(doc.length_not_given) if doc.length_not_given else ""
+    script = doc.workload if isinstance(doc.workload, ScriptSummary) else None
+    epochs = _own_epochs(script.script_args or []) if said and script is not None else None
+    if (
+        epochs is not None
+    ):  # a trial: the script's own --epochs 20 was on the title line, and not suggested
+        said += (
+            f"; its own --epochs {epochs}? then give the planner --epochs {epochs} too, before --"
+        )
     return f"  [yellow]{escape(said[:1].upper() + said[1:])}[/]" if said else ""
+
+
+def _own_epochs(args: list[str]) -> str | None:
+    """The N of a script's own `--epochs N` (or `--epochs=N`), a whole number, or None."""
+    for i, arg in enumerate(args):
+        value = arg.split("=", 1)[1] if arg.startswith("--epochs=") else None
+        if arg == "--epochs" and i + 1 < len(args):
+            value = args[i + 1]
+        if value is not None and value.isdigit() and int(value) > 0:
+            return value
+    return None
 
 
 def terse_answer(doc: PlanDocument, careful: bool = True) -> list[str]:
@@ -271,7 +307,6 @@ def terse_answer(doc: PlanDocument, careful: bool = True) -> list[str]:
     measurement (--explain's reasoning says it instead)."""
     lines = [
         answer_line(doc),
-        _cpu_as_written_line(doc),
         length_line(doc),
         _here_or_rent_line(doc),
         _rival_line(doc),
@@ -309,16 +344,6 @@ def _emulated_line(doc: PlanDocument) -> str:
     rec = doc.recommended
     said = next((n for n in rec.note if isinstance(n, EmulatedPrecision)), None) if rec else None
     return f"  [yellow]Caveat[/]: {escape(word(said))}." if said else ""
-
-
-def _cpu_as_written_line(doc: PlanDocument) -> str:
-    """A script that does not run on a CPU as written (it stopped before its first step here): its CPU rows, this
-    machine's too, are what it would take once its device lines allow a CPU (said where the answer is a CPU)."""
-    stops = next((w for w in doc.plan.warnings if isinstance(w, PredictedHere) and w.stops), None)
-    rec = doc.recommended
-    if stops is None or rec is None or rec.device != "cpu":
-        return ""
-    return "  It stops on a CPU as written: this answer needs its device lines changed."
 
 
 def terse_title(doc: PlanDocument) -> str:

@@ -5,6 +5,7 @@ a busy measurement named once under --explain, and a flag of another command nam
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -165,3 +166,22 @@ def test_a_wrapped_answer_keeps_each_number_with_its_unit_and_indents_what_follo
     wraps = [(a, b) for a, b in zip(head, head[1:]) if "162 s" in b and "Renting" in a]
     assert wraps and wraps[0][1].startswith("    "), head
     assert "may miss the 162 s deadline" in " ".join(" ".join(head).split()), head
+
+
+def test_a_plan_without_its_length_names_the_script_s_own_epochs_and_shows_the_crossover_instance(
+    tmp_path,
+):
+    """A trial: 'train here below ~251,562 steps, rent aws:c7i.xlarge above' with no c7i row in the table, and the
+    script's own --epochs 20 on the title line while the fix said only '--epochs N'."""
+    import json
+
+    run = shutil.copytree(ROOT / "tests/cli/fixtures/run-reinforce-no-length", tmp_path / "run")
+    script = json.loads((run / "script.json").read_text())
+    script["args"] = ["--epochs", "20"]
+    (run / "script.json").write_text(json.dumps(script))
+    r = planner("plan", run)
+    assert r.code == 0, r.err
+    said = " ".join(r.out.split())
+    assert "its own --epochs 20? then give the planner --epochs 20 too, before --" in said, r.out
+    crossed = re.search(r"rent (aws:\S+) above", said)
+    assert crossed and re.search(rf"^\s+\d+\s+{re.escape(crossed.group(1))}\s", r.out, re.M), r.out

@@ -820,7 +820,8 @@ def test_a_script_that_never_asks_for_a_gpu_is_not_planned_on_one(tmp_path):
     ]  # nothing to rent a GPU for, or benchmark one
     assert not [c for c in doc.benchmark or [] if "g" in c.target.split(":")[1][:2]]
     assert any(
-        "GPU instances are left out of the plan): the script never asks for a GPU" in w
+        "GPU instances are left out of the plan): the script keeps everything on the CPU (it never asks for a GPU"
+        in w
         for w in words(doc.plan.warnings)
     )
     asks = script(

@@ -286,8 +286,9 @@ def test_a_script_that_cannot_run_on_this_cpu_is_planned_from_its_trace_on_the_s
     assert not any(c["target"] in cpus for c in plan["benchmark"] or [])
     text = planner("estimate", tmp_path / "train.py", "--total-steps", "2000", "--seconds", "2").out
     head = next(line for line in text.splitlines() if line.startswith(("Train here", "Rent ")))
-    said = "It stops on a CPU as written: this answer needs its device lines changed."
-    assert (said in text) == (" (cpu)" in head or head.startswith("Train here")), text
+    # a CPU answer says what it needs on its own line (a trial: 'Train here: 25.0 s' for a script that crashes here)
+    said = " once the script's device lines allow a CPU: "
+    assert (said in head) == (" (cpu)" in head or head.startswith("Train here")), text
     # bench says its step is a prediction, not a measurement (it said 'measured here, unchanged')
     bench = " ".join(
         planner(
@@ -418,7 +419,12 @@ def test_a_script_pinned_to_the_cpu_gets_no_gpu_rows_though_adam_asks_for_a_gpu(
     assert r.code == 0, r.err
     plan = json.loads(r.out)
     assert plan["options"] and all(o["device"] == "cpu" for o in plan["options"])
-    assert any("put nothing on the GPU" in w["text"] for w in plan["warnings"])
+    assert any("nothing it made went to the GPU" in w["text"] for w in plan["warnings"])
+    # the answer itself says why no GPU is in it, in the same words whichever way it was found (a trial)
+    terse = planner("estimate", tmp_path / "train.py", "--total-steps", "400", "--seconds", "1")
+    assert "No GPU planned: the script keeps everything on the CPU; move the model" in terse.out, (
+        terse.out
+    )
 
 
 def test_a_model_cast_on_the_gpu_and_a_pinned_loader_trace_on_the_stand_in(tmp_path):

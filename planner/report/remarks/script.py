@@ -6,15 +6,20 @@ from planner.core import remarks as r
 from planner.core.formats import human_bytes, rough_duration
 from planner.report.remarks.base import word
 
+# one sentence whichever way it was found (a trial: Adam's script and SGD's got different words for the same)
+KEEPS_TO_THE_CPU = "the script keeps everything on the CPU"
 NO_GPU_ASKED = (
-    "the script never asks for a GPU (no torch.cuda.is_available() or device_count()): on a GPU instance "
-    "it would train on the instance's CPU, at a GPU's price"
+    f"{KEEPS_TO_THE_CPU} (it never asks for a GPU: no torch.cuda.is_available() or device_count()): on a GPU "
+    "instance it would train on the instance's CPU, at a GPU's price"
 )
 NOTHING_ON_THE_GPU = (
-    "the script put nothing on the GPU when one was there (traced on the stand-in GPU, it asked "
-    "PyTorch for one, or PyTorch's optimizers and DataLoader asked for it, and kept its tensors on the "
-    "CPU): on a GPU instance it would train on the instance's CPU, at a GPU's price"
+    f"{KEEPS_TO_THE_CPU} (traced on a stand-in GPU, nothing it made went to the GPU): on a GPU instance it "
+    "would train on the instance's CPU, at a GPU's price"
 )
+GPU_FIXES = {
+    "never_asks": "pick the device from torch.cuda.is_available() to plan GPUs",
+    "nothing_on_gpu": "move the model and its batches to the GPU (`.to(device)`) to plan GPUs",
+}
 
 
 def _count(n: int, one: str, many: str) -> str:
@@ -211,14 +216,8 @@ def _script_env(x: r.ScriptEnvGiven) -> str:
 def _no_gpu_rows(x: r.NoGpuRows) -> str:
     if x.why == "no_step":
         return "no step was traced (too few steps): GPU instances are not predicted"
-    why, fix = (
-        (NO_GPU_ASKED, "pick the device from torch.cuda.is_available() to plan GPUs")
-        if x.why == "never_asks"
-        else (
-            NOTHING_ON_THE_GPU,
-            "move the model and its batches to the GPU (`.to(device)`) to plan GPUs",
-        )
-    )
+    why = NO_GPU_ASKED if x.why == "never_asks" else NOTHING_ON_THE_GPU
+    fix = GPU_FIXES["never_asks" if x.why == "never_asks" else "nothing_on_gpu"]
     return f"GPU rows are not predicted (GPU instances are left out of the plan): {why}; {fix}"
 
 
