@@ -15,7 +15,7 @@ from planner.core.remarks import (
     PredictedHere,
 )
 from planner.report.remarks import word
-from planner.report.remarks.script import GPU_FIXES, KEEPS_TO_THE_CPU
+from planner.report.remarks.script import GPU_FIXES, KEEPS_TO_THE_CPU, length_changes
 from planner.report.text import escape, seconds_text
 from planner.report.why import band_text, headline_reason
 
@@ -175,26 +175,8 @@ def _gpu_line(doc: PlanDocument) -> str:
         and o.speedup is not None
         and o.break_even_speedup is not None
     ]
-    if not gpus and chosen is not None and place == "rent":
-        rented = [o for o in doc.plan.options if not o.here]
-        if (
-            any(o.device == "cuda" and o.usable for o in rented)
-            and not any(o.device == "cpu" for o in rented)
-            and not any(isinstance(n, KindOnly) for n in doc.plan.notes)
-        ):
-            # no CPU instance in the plan though none was left out by --gpu: the snapshot's regions without CPU prices
-            return (
-                f"  No CPU instance is priced in {escape(doc.options.region)}: nothing to hold a GPU's speedup "
-                "against (--region all compares across regions)."
-            )
-    unused = next(
-        (w for w in doc.plan.warnings if isinstance(w, NoGpuRows) and w.why != "no_step"), None
-    )
-    if (
-        not gpus and unused is not None and place == "rent"
-    ):  # the answer names no GPU: say why not, in a line
-        fix = GPU_FIXES["never_asks" if unused.why == "never_asks" else "nothing_on_gpu"]
-        return f"  No GPU planned: {KEEPS_TO_THE_CPU}; {escape(fix)}."
+    if not gpus and place == "rent":
+        return _no_gpu_line(doc, chosen)
     if not gpus or chosen is None:
         return ""
     gpu = chosen if chosen.device == "cuda" and chosen.speedup is not None else gpus[0]
@@ -233,6 +215,31 @@ def _gpu_line(doc: PlanDocument) -> str:
         f"needs {_times(be, True)}" if math.isfinite(be) else "no speedup pays against a free CPU"
     )
     return f"  No GPU pays off: best is {escape(device_short(gpu))} at {escape(speed)}, {needs}."
+
+
+def _no_gpu_line(doc: PlanDocument, chosen: RankedOption | None) -> str:
+    """Why a rent answer names no GPU: no CPU instance priced to hold one against, or the script keeps to the CPU."""
+    rented = [o for o in doc.plan.options if not o.here]
+    if (
+        chosen is not None
+        and any(o.device == "cuda" and o.usable for o in rented)
+        and not any(o.device == "cpu" for o in rented)
+        and not any(isinstance(n, KindOnly) for n in doc.plan.notes)
+    ):
+        # no CPU instance in the plan though none was left out by --gpu: the snapshot's regions without CPU prices
+        return (
+            f"  No CPU instance is priced in {escape(doc.options.region)}: nothing to hold a GPU's speedup "
+            "against (--region all compares across regions)."
+        )
+    unused = next(
+        (w for w in doc.plan.warnings if isinstance(w, NoGpuRows) and w.why != "no_step"), None
+    )
+    if unused is None:
+        return ""
+    fix = GPU_FIXES["never_asks" if unused.why == "never_asks" else "nothing_on_gpu"]
+    return (
+        f"  No GPU planned: {KEEPS_TO_THE_CPU}; {escape(fix)}."  # the answer names no GPU: why not
+    )
 
 
 def _close_instances_line(doc: PlanDocument) -> str:
@@ -277,8 +284,12 @@ def _boot_share(o: RankedOption) -> str:
     return f" ({seconds_text(once)} start-up)"
 
 
-def length_line(doc: PlanDocument) -> str:
-    """A script planned without its length: said whole under the answer, since the answer may change with it."""
+def length_line(doc: PlanDocument, fix: bool = True) -> str:
+    """A script planned without its length: said whole under the answer, since the answer may change with it.
+    `fix`: with the CLI's flags that give it (the TUI says its own key: only how the answer moves)."""
+    if not fix:
+        x = doc.length_not_given
+        return f"  {escape(length_changes(x)[:1].upper() + length_changes(x)[1:])}." if x else ""
     said = word(doc.length_not_given) if doc.length_not_given else ""
     script = doc.workload if isinstance(doc.workload, ScriptSummary) else None
     epochs = _own_epochs(script.script_args or []) if said and script is not None else None
@@ -302,12 +313,12 @@ def _own_epochs(args: list[str]) -> str | None:
     return None
 
 
-def terse_answer(doc: PlanDocument, careful: bool = True) -> list[str]:
+def terse_answer(doc: PlanDocument, careful: bool = True, length_fix: bool = True) -> list[str]:
     """The answer and its reasons (markup lines): see the section's comment. `careful`: with the line on a busy
-    measurement (--explain's reasoning says it instead)."""
+    measurement (--explain's reasoning says it instead); `length_fix`: length_line's `fix`."""
     lines = [
         answer_line(doc),
-        length_line(doc),
+        length_line(doc, length_fix),
         _here_or_rent_line(doc),
         _rival_line(doc),
         _gpu_line(doc),

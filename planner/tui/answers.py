@@ -95,7 +95,7 @@ class Answers(Static):
             for key, markup in plan_answers(doc):
                 lines.append(f"[green]{markup}[/]" if key == "recommendation" else markup)
         else:
-            answer = terse_answer(doc)
+            answer = terse_answer(doc, length_fix=False)  # the status line says `s` gives it
             lines += [f"[green]{answer[0]}[/]", *(line.strip() for line in answer[1:])]
         if self.compact:
             lines.append("[dim]4 Results: every option, the chart and what-if.[/]")

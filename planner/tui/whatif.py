@@ -225,7 +225,8 @@ class WhatIf(Grid):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         """Typing re-plans once the field rests TYPED_REPLAN_SECONDS with a value it takes (a new user's trial typed a
-        deadline and waited for the plan); a half-typed value waits, marked, for Enter to say what is wrong."""
+        deadline and waited for the plan); a value it does not take is marked, and said as a warning once typing
+        rests (Enter says it as an error)."""
         event.stop()
         if self._typing is not None:
             self._typing.stop()
@@ -237,7 +238,13 @@ class WhatIf(Grid):
             return  # a bare number is a duration still being typed (1, then 0m): Enter takes it as seconds
         try:
             options = self.options()
-        except (PlannerError, ValueError):
+        except (
+            ValueError
+        ) as exc:  # said once typing rests, as a warning: the field may still be half typed
+            # (a trial: 'abc' marked red, nothing said, the answer above still for the last value)
+            self.app.notify(f"{exc} (the plan is unchanged until it is)", severity="warning")
+            return
+        except PlannerError:
             return
         self.post_message(WhatIfChanged(options, typed=True))
 

@@ -58,7 +58,13 @@ class WorkloadPane(Vertical, can_focus=True):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="file-row"):
-            yield Input(self.path or "spec.yaml", id="spec-path", placeholder="spec file")
+            # empty with a placeholder (a trial read a pre-filled 'spec.yaml' as a file it had opened); Save
+            # writes spec.yaml when it is left empty
+            yield Input(
+                self.path or "",
+                id="spec-path",
+                placeholder="a spec, a script or a run folder",
+            )
             yield Button("Load", id="load")
             yield Button("Save", id="save")
             yield Button("Form/YAML", id="toggle-view")
@@ -217,13 +223,24 @@ class WorkloadPane(Vertical, can_focus=True):
         if event.button.id == "toggle-view":
             await self.toggle_view()
         elif event.button.id == "load":
-            planner_app(self).open_path(self.query_one("#spec-path", Input).value.strip())
+            self._open(self.query_one("#spec-path", Input).value.strip())
         elif event.button.id == "save":
             self.save()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "spec-path":
-            planner_app(self).open_path(event.value.strip())
+            self._open(event.value.strip())
+
+    def _open(self, path: str) -> None:
+        """The path field's file opened, and the focus off the field: the app's keys (1-5, q) and the footer's work
+        again (a trial pressed 4 after Load and typed it into the path)."""
+        if not path:
+            self.app.notify(
+                "type the path of a spec, a training script or a run folder", severity="warning"
+            )
+            return
+        self.focus()
+        planner_app(self).open_path(path)
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if not self.editor.read_only:  # a script shown read-only is not a spec: nothing to validate

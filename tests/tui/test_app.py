@@ -246,6 +246,33 @@ def test_quitting_during_the_opening_estimate_takes_under_a_second_and_ends_its_
     assert bench_children() == []  # the session's cleanup ended the bench's process group
 
 
+def test_a_file_opened_from_the_path_field_leaves_the_field_and_an_empty_one_says_what_to_type(
+    spec_file, tmp_path
+):
+    """A trial: the path field came pre-filled with 'spec.yaml', and after Load the focus stayed in it, so the next
+    key (4, a pane) was typed into the path. The field starts empty with a placeholder; opening a file leaves it."""
+    from textual.widgets import Input
+
+    async def scenario():
+        app = PlannerApp(None, runs_dir=tmp_path / "runs", estimate_on_open=False)
+        async with started(app, (100, 30)) as pilot:
+            field = app.query_one("#spec-path", Input)
+            assert field.value == "" and "spec" in field.placeholder
+            field.focus()
+            await pilot.press("enter")
+            await pilot.pause()
+            assert any("type the path" in n.message for n in app._notifications)
+            field.value = str(spec_file)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: app.spec is not None)
+            assert not field.has_focus
+            await pilot.press("4")
+            await pilot.pause()
+            assert field.value == str(spec_file) and active_pane(app) == "results"
+
+    asyncio.run(scenario())
+
+
 def test_escape_leaves_the_yaml_editor(spec_file, tmp_path):
     """Issue 40: Escape in the YAML editor gives the keys back to the pane (its f and e, the app's q), typing nothing."""
 

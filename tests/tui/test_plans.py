@@ -443,7 +443,8 @@ def test_what_if_fields_are_read_by_the_clis_rules(tmp_path):
 
 def test_a_typed_what_if_value_re_plans_once_the_field_rests_and_a_half_typed_one_waits(tmp_path):
     """A new user's trial typed a deadline and waited: nothing changed until Enter. A value the field takes now
-    re-plans once typing rests; one it does not take (a lone '-') waits, marked, with no error shown yet."""
+    re-plans once typing rests; one it does not take (a lone '-') waits, marked, and once typing rests a warning
+    says what is wrong and that the plan is unchanged (a later trial: 'abc' turned red and nothing was said)."""
     run_dir = saved_run(tmp_path)
 
     async def scenario():
@@ -460,6 +461,10 @@ def test_a_typed_what_if_value_re_plans_once_the_field_rests_and_a_half_typed_on
             await pilot.pause(1.5)
             assert local_price.has_class("-invalid") and results.doc is before
             assert not [n for n in app._notifications if n.severity == "error"]
+            said = [n.message for n in app._notifications if n.severity == "warning"]
+            assert [m for m in said if m.startswith("local $/h: ") and "plan is unchanged" in m], (
+                said
+            )
             await pilot.press("backspace")
             deadline = results.query_one("#deadline")
             deadline.focus()

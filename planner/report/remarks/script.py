@@ -47,16 +47,20 @@ def _pick(target: str) -> str:
     return "nothing" if target == "none" else f"rent {target}"
 
 
-@word.register
-def _length_not_given(x: r.LengthNotGiven) -> str:
+def length_changes(x: r.LengthNotGiven) -> str:
+    """How the answer moves with the run's length: where it changes, or that it does not."""
     if x.crossovers:
         changes = "; ".join(
             f"{_pick(before)} below ~{steps:,} steps, {_pick(after)} above"
             for steps, before, after in x.crossovers
         )
-        where = f"the answer changes with the length: {changes}"
-    else:
-        where = f"the answer is the same at every length from {x.shortest:,} to {x.longest:,} steps"
+        return f"the answer changes with the length: {changes}"
+    return f"the answer is the same at every length from {x.shortest:,} to {x.longest:,} steps"
+
+
+@word.register
+def _length_not_given(x: r.LengthNotGiven) -> str:
+    where = length_changes(x)
     return (
         f"the run's length was not given: planned for a run of {x.per_steps:,} steps (each row's time and cost "
         f"for {x.per_steps:,} steps, its start-up included); {where}; give --total-steps N for your run's (or --epochs "
