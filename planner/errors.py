@@ -70,8 +70,10 @@ class Cancelled(PlannerError):
 
 
 def did_you_mean(word: str, choices: Iterable[str], n: int = 3) -> str:
-    """' (did you mean "x"?)' when a close match exists, else ''."""
-    close = difflib.get_close_matches(str(word), list(choices), n=n, cutoff=0.6)
+    """' (did you mean "x"?)' when a close match exists (the same but for case first: FP16 is fp16), else ''."""
+    choices = list(choices)
+    same = [c for c in choices if c.lower() == str(word).lower()]
+    close = same or difflib.get_close_matches(str(word), choices, n=n, cutoff=0.6)
     if not close:
         return ""
     return " (did you mean " + " or ".join(f'"{c}"' for c in close) + "?)"

@@ -245,8 +245,8 @@ def script_machine_lines(check: ScriptValidation, drift: float, again: float) ->
     first = check.estimate.step_seconds
     means = 100.0 * (again / first - 1) if first > 0 else 0.0
     lines = [
-        f"  machine   measured again after the run, the same steps took {drift:+.1f}% (the median of their "
-        "windows' ratios)",
+        f"  machine   measured again after the run, the same steps took {abs(drift):.1f}% "
+        f"{'longer' if drift >= 0 else 'less time'} (the median of their windows' ratios)",
         f"            mean step {again * 1e3:.3g} ms against {first * 1e3:.3g} ms ({means:+.0f}%)"
         + (  # a busy machine: a few windows far off move the mean, not the median
             f": a few windows {'slower' if means > drift else 'faster'} than the rest moved the mean"

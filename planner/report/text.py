@@ -144,10 +144,10 @@ def script_progress_text(event: ScriptProgress) -> str:
     )
     budget, measured = event.budget_seconds, event.measured_seconds
     if phase == "measuring":
+        done = min(measured, budget) if budget and measured is not None else None
+        # tenths under 10 s: '0/5 s' read as nothing measured yet (a trial, at 227 steps)
         return f"measuring: {text}" + (
-            f", {min(measured, budget):.0f}/{budget:.0f} s"
-            if budget and measured is not None
-            else ""
+            f", {done:.{1 if done < 10 else 0}f}/{budget:.0f} s" if done is not None else ""
         )
     cap = event.cap_seconds
     if cap and measured is not None:  # the hard cap of a measurement gone past its budget, said

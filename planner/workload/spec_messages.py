@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from difflib import get_close_matches
 from itertools import islice
 from typing import Any
 
@@ -73,7 +74,18 @@ _COMPARISONS = {
 def describe(exc: ValidationError, keys: SpecKeys) -> list[str]:
     """Each of pydantic's problems with a spec as one line: `path: what is wrong, got VALUE`."""
     lines: list[str] = []
-    for err in islice(exc.errors(include_url=False), MAX_PROBLEMS):
+    errors = exc.errors(include_url=False)
+    # a misspelt required key is one problem, not two: its 'unknown key (did you mean "batch_size"?)' says it, and
+    # the 'required field is missing' of the key it meant goes (a trial's batch_sise got both)
+    meant = {
+        tuple(e["loc"][:-1]) + (close[0],)
+        for e in errors
+        if e["type"] == "extra_forbidden"
+        and isinstance(e["loc"][-1], str)
+        and (close := get_close_matches(e["loc"][-1], _fields_at(tuple(e["loc"]), keys), 1, 0.6))
+    }
+    errors = [e for e in errors if not (e["type"] == "missing" and tuple(e["loc"]) in meant)]
+    for err in islice(errors, MAX_PROBLEMS):
         loc, etype, ctx, value = (
             tuple(err["loc"]),
             err["type"],

@@ -470,6 +470,14 @@ def test_flags_a_script_cannot_honour_are_refused_not_ignored(tmp_path):
     ):
         proc = _cli("bench", path, *argv, cwd=tmp_path)
         assert proc.returncode == 2 and said in proc.stderr, (argv, proc.stderr)
+    # the script's own flag before --: the -- rule, and no far guess at a planner flag (a trial: --hidden got
+    # 'did you mean --wide or --env?'); a plain misspelling of the planner's own still gets one
+    proc = _cli("bench", path, "--hidden", "64", cwd=tmp_path)
+    assert "own arguments go after --" in proc.stderr and "did you mean" not in proc.stderr, (
+        proc.stderr
+    )
+    proc = _cli("bench", path, "--secnds", "4", cwd=tmp_path)
+    assert "(--secnds: did you mean --seconds?)" in proc.stderr, proc.stderr
 
 
 def test_a_script_that_finishes_inside_the_budget_is_its_own_whole_run(tmp_path):

@@ -59,6 +59,21 @@ def test_typo_key_suggests_the_right_one():
     assert line.startswith("train.batchsize: unknown key") and 'did you mean "batch_size"' in line
 
 
+def test_a_misspelt_required_key_is_one_problem_not_two():
+    """A trial's batch_sise got 'train.batch_size: required field is missing' beside the useful 'did you mean'."""
+    (line,) = problems(modified(train__batch_size=KeyError, train__batch_sise=64))
+    assert line.startswith("train.batch_sise: unknown key") and 'did you mean "batch_size"' in line
+    # a missing key with no near miss is still said
+    assert problems(modified(train__batch_size=KeyError, train__colour=1))[0] == (
+        "train.batch_size: required field is missing"
+    )
+
+
+def test_a_value_in_the_wrong_case_suggests_the_right_one():
+    (line,) = problems(modified(train__precision="FP16"))
+    assert line.endswith('got "FP16" (did you mean "fp16"?)'), line
+
+
 def test_typo_in_model_key_uses_that_kinds_fields():
     (line,) = problems(modified(model__hiden=[3]))
     assert line.startswith("model.hiden: unknown key") and '"hidden"' in line

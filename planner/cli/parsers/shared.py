@@ -67,7 +67,7 @@ class Parser(argparse.ArgumentParser):
             if script
             else ""
         )
-        hint += self.did_you_mean(message)
+        hint += self.did_you_mean(message, strict=script)
         # a program asked for JSON: it gets the usage error as JSON too, as every other error
         if _asks_json(sys.argv[1:]):
             import json
@@ -95,9 +95,10 @@ class Parser(argparse.ArgumentParser):
             f"{shown.prog}: error: {shown_message(message)}\n{hint}  (see {shown.prog} --help)\n",
         )
 
-    def did_you_mean(self, message: str) -> str:
+    def did_you_mean(self, message: str, strict: bool = False) -> str:
         """For a misspelled flag (--regoin), the flags of this command it is closest to; for a misspelled command or
-        choice (estimte), the choices it is closest to."""
+        choice (estimte), the choices it is closest to. `strict`: only a plainly close flag (a script's own
+        --hidden is more likely than the planner's --wide)."""
         import difflib
 
         missing = re.match(r"argument (--[\w-]+): expected one argument", message)
@@ -144,6 +145,7 @@ class Parser(argparse.ArgumentParser):
                 lines.append(
                     f"  ({typed} is a flag of planner {', '.join(owners)}, not of {prog})\n"
                 )
+            if owners or strict:
                 close = [
                     c
                     for c, r in zip(close, ratios)

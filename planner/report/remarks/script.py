@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from planner.core import remarks as r
-from planner.core.formats import human_bytes, rough_duration
+from planner.core.formats import human_bytes, rough_duration, seconds_text
 from planner.report.remarks.base import word
 
 # one sentence whichever way it was found (a trial: Adam's script and SGD's got different words for the same)
@@ -166,12 +166,13 @@ def _predicted_here(x: r.PredictedHere) -> str:
 def _after_last_step(x: r.AfterLastStep) -> str:
     if x.measured:
         return (
-            f"after its last step the script ran {x.seconds:.3g} s more (a final evaluation, a test, a "
+            f"after its last step the script ran {seconds_text(x.seconds)} more (a final evaluation, a test, a "
             "checkpoint): measured, in the estimate"
         )
     return (
         "what the script does after its last step (a final evaluation, a test, a checkpoint) was not seen: "
-        f"planned as one more between-epoch pass ({x.seconds:.3g} s)"
+        f"planned as one more between-epoch pass ({seconds_text(x.seconds)}); whatever it does beyond that is not "
+        "in the estimate or its interval"
     )
 
 
