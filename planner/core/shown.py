@@ -128,15 +128,14 @@ def _has(plan: Plan, target: str) -> bool:
 
 
 def _close_calls(plan: Plan) -> set[str]:
-    """The options the answer names as too close to call (its rival, an answer's runner-up): a trial saw 'Close
-    call: aws:g4dn.2xlarge ...' with that row only under --all."""
-    keys = {r.choice_rival for r in (plan.recommendation, *plan.answers.values()) if r.choice_rival}
-    for rec in (plan.recommendation, *plan.answers.values()):
-        for cmp in (rec.comparison, rec.choice_comparison):
-            if cmp is not None and cmp.verdict == "too_close":
-                keys |= {
-                    next((o.key for o in plan.options if o.target == cmp.runner_up), cmp.runner_up)
-                }
+    """The options the terse answer names as too close to call: the headline's rival, and its own answer's runner-up
+    ('Close call: aws:g4dn.2xlarge ...', whose row a trial found only under --all)."""
+    rec = plan.recommendation
+    keys = {rec.choice_rival} if rec.choice_rival else set()
+    answer = plan.answers.get(rec.answer) if rec.answer else None
+    cmp = answer.comparison if answer is not None else None
+    if cmp is not None and cmp.verdict == "too_close":
+        keys.add(next((o.key for o in plan.options if o.target == cmp.runner_up), cmp.runner_up))
     return keys
 
 

@@ -534,3 +534,13 @@ def test_an_option_the_answer_calls_too_close_is_a_row_of_the_table():
     )
     kept = {o.target for o, row in zip(plan.options, plan_row_facts(doc)) if row.keep}
     assert "aws:g0.xlarge" in kept, kept
+    # the headline's own answer too close between two GPUs ('Close call: aws:g1.xlarge at 1.01x the time'): the
+    # runner-up is kept; it is an unmeasured prediction, kept for nothing else
+    options = workload(
+        1.0, 0.0, 20_000, [(1.0, 0.2)], [(0.01, 0.5, "ampere"), (0.0101, 0.9, "ampere")]
+    )
+    plan = decide(options, objective="fastest")
+    assert plan.answers["rent"].comparison.runner_up == "aws:g1.xlarge"
+    doc = PlanDocument(doc.workload, plan, PlanOptions(objective="fastest"))
+    kept = {o.target for o, row in zip(plan.options, plan_row_facts(doc)) if row.keep}
+    assert "aws:g1.xlarge" in kept, kept
