@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.report_file import tee_stdout  # noqa: E402
 from planner.service import BenchOptions, PlannerService, SpecWorkload  # noqa: E402
 from planner.workload.spec import load_spec, parse_spec  # noqa: E402
 
@@ -82,7 +83,14 @@ def main() -> int:
         help="estimates and real runs of each workload, interleaved",
     )
     ap.add_argument("--json", metavar="OUT")
+    ap.add_argument(
+        "--out",
+        metavar="FILE",
+        help="also write the report to FILE (markdown, headed by the command, the commit and the machine): "
+        "benchmarks/results/accuracy-DATE.md is included in the docs by make docs",
+    )
     args = ap.parse_args()
+    tee_stdout(args.out, "The planner's estimates against real runs", "accuracy.py")
     service = PlannerService()
     print(f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
     rows: list[dict] = []

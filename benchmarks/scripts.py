@@ -43,6 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.report_file import tee_stdout  # noqa: E402
 from planner.service import BenchOptions, PlannerService, PlanOptions, ScriptValidation  # noqa: E402
 
 SCRIPTS = ROOT / "examples" / "scripts"
@@ -83,40 +84,6 @@ CASES = [  # (script, its arguments, --total-steps, --epochs): a convnet runs ~1
 ]
 
 
-class _Tee:
-    """stdout, also written to a file: the report as printed, under its heading."""
-
-    def __init__(self, out, path: Path, heading: str) -> None:
-        self.out, self.file = out, path.open("w")
-        self.file.write(heading)
-
-    def write(self, text: str) -> int:
-        self.file.write(text)
-        self.file.flush()
-        return self.out.write(text)
-
-    def flush(self) -> None:
-        self.out.flush()
-
-
-def _heading() -> str:
-    """What the report is of: the command, the commit, the machine and torch."""
-    import platform
-    import subprocess
-
-    import torch
-
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
-    ).stdout.strip()
-    command = " ".join(["python benchmarks/scripts.py", *sys.argv[1:]])
-    return (
-        f"# Training scripts against their real runs ({time.strftime('%Y-%m-%d')})\n\n"
-        f"`{command}` at {commit or 'an unknown commit'}, on {os.cpu_count()} CPUs ({platform.machine()}), torch "
-        f"{torch.__version__}: its report as it printed it.\n\n"
-    )
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -146,7 +113,7 @@ def main() -> int:
             raise SystemExit(f"--only {args.only!r}: no case matches")
     saved = open(args.save, "a") if args.save else None
     if args.out:
-        sys.stdout = _Tee(sys.stdout, Path(args.out), _heading())
+        tee_stdout(args.out, "Training scripts against their real runs", "scripts.py")
     service = PlannerService()
     print(f"load average before: {os.getloadavg()[0]:.2f}")
     print()

@@ -157,7 +157,7 @@ def cli_reference() -> str:
 
 
 RESULT_WRITERS = {
-    "accuracy": "benchmarks/accuracy.py (its output, saved)",
+    "accuracy": "benchmarks/accuracy.py --out",
     "device": "benchmarks/device.py report",
     "multinode": "benchmarks/multinode.py --out",
     "scripts": "benchmarks/scripts.py",
