@@ -168,12 +168,18 @@ def load_yaml(text: str, source: str) -> Any:
         problem = (
             getattr(exc, "problem", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
         )
+        # where the construct it was reading began ('while parsing a flow sequence' at line 5): an unclosed [ is
+        # found lines later, and the fix is where it opened (a trial)
+        began, context = getattr(exc, "context_mark", None), getattr(exc, "context", None)
+        lines = f" at line {mark.line + 1}" if mark else ""
+        if began is not None and context and mark is not None and began.line < mark.line:
+            problem = f"{problem} ({context} that began at line {began.line + 1})"
+            lines = f" at lines {began.line + 1}-{mark.line + 1}"
         if getattr(exc, "refused", False):
             raise SpecError(f"{source}{where}: {cut(problem)}") from None
         raise SpecError(
             f"{source}: not valid YAML{where}: {cut(problem)}",
-            hint=f"fix the YAML{' at line ' + str(mark.line + 1) if mark else ''} (a workload spec or a "
-            "SkyPilot task is a YAML mapping)",
+            hint=f"fix the YAML{lines} (a workload spec or a SkyPilot task is a YAML mapping)",
         ) from None
     except RecursionError:  # not reachable with MAX_DEPTH; kept so no input can escape as a crash
         raise SpecError(f"{source}: not valid YAML: nested too deeply") from None

@@ -162,6 +162,8 @@ def test_several_problems_reported_together():
         ("", "the file is empty"),
         ("   \n", "the file is empty"),
         ("name: [unclosed", "not valid YAML (line 1"),
+        # an unclosed [ is found a line later: where it began is named too (a trial)
+        ("a: [1, 2\nb: 3\n", "(while parsing a flow sequence that began at line 1)"),
         ("- just\n- a list\n", "a spec is a mapping"),
         ("42", "a spec is a mapping"),
     ],
