@@ -69,11 +69,17 @@ class Cancelled(PlannerError):
     title = "cancelled"
 
 
-def did_you_mean(word: str, choices: Iterable[str], n: int = 3) -> str:
-    """' (did you mean "x"?)' when a close match exists (the same but for case first: FP16 is fp16), else ''."""
+def close_matches(word: str, choices: Iterable[str], n: int = 3) -> list[str]:
+    """What a person may have meant by `word` among `choices`: the same but for case first (FP16 is fp16), else
+    difflib's close matches."""
     choices = list(choices)
     same = [c for c in choices if c.lower() == str(word).lower()]
-    close = same or difflib.get_close_matches(str(word), choices, n=n, cutoff=0.6)
+    return same or difflib.get_close_matches(str(word), choices, n=n, cutoff=0.6)
+
+
+def did_you_mean(word: str, choices: Iterable[str], n: int = 3) -> str:
+    """' (did you mean "x"?)' when close_matches finds one, else ''."""
+    close = close_matches(word, choices, n)
     if not close:
         return ""
     return " (did you mean " + " or ".join(f'"{c}"' for c in close) + "?)"

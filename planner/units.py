@@ -23,6 +23,10 @@ def parse_duration(text: str, max_seconds: float = MAX_DURATION_SECONDS) -> floa
     forms = "a duration like 4h, 90m, 1h30m or 2d"
     if not isinstance(text, str) or len(text) > _MAX_TEXT:
         raise ValueError(f"must be {forms}, got {_shown(text)}")
+    if re.search(
+        r"\d\s+\d", text
+    ):  # '30 1h' would read as 301h: each number with its unit ('1h 30m')
+        raise ValueError(f"must be {forms}, got {_shown(text)}: give every number its unit")
     cleaned = text.strip().lower().replace(" ", "")
     pos, total, parts, bare = 0, 0.0, 0, False
     while pos < len(cleaned):

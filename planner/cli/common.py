@@ -304,24 +304,26 @@ def print_lines(out: Any, lines: list[str]) -> None:
 
 
 def wrapped(text: Any, width: int) -> list[Any]:
-    """`text` (a rich Text) cut at its spaces into lines of at most `width` where it can be, greedily, the lines
-    after the first indented 2 more than it; the spaces in _UNIT_SPACE are not cut at."""
+    """`text` (a rich Text) cut at its spaces into lines of at most `width` where it can be, greedily; the lines
+    after the first indented 4 (2 more than a reason line's own); the spaces in _UNIT_SPACE are not cut at; a word
+    longer than a line stands on a line of its own."""
     from rich.text import Text
 
     plain = text.plain
     if len(plain) <= width:
         return [text]
-    hang = " " * (len(plain) - len(plain.lstrip(" ")) + 2)
+    hang = " " * max(4, len(plain) - len(plain.lstrip(" ")) + 2)
     glued = {m.start() for m in _UNIT_SPACE.finditer(plain)}
     spaces = [i for i, c in enumerate(plain) if c == " " and i not in glued and plain[:i].strip()]
     cuts: list[int] = []
     start, last, room = 0, None, width
     for i in [*spaces, len(plain)]:
-        if i - start > room and last is not None:
+        if i - start > room and last is not None:  # this word does not fit: the line ends before it
             cuts.append(last)
-            start, last, room = last + 1, None, width - len(hang)
-            if i - start > room:
-                continue
+            start, room = last + 1, width - len(hang)
         last = i
+        if i - start > room and i < len(plain):  # a word longer than a line: a line of its own
+            cuts.append(i)
+            start, last = i + 1, None
     parts = text.divide(cuts)
     return [parts[0], *(Text(hang) + p[1:] for p in parts[1:])]

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from planner.core.plan import option_name
 from planner.units import DEFAULT_GROUP_BY as DEFAULT_GROUP_BY  # what the user types (--group-by)
 from planner.units import GROUP_BY as GROUP_BY
 from planner.units import GroupBy as GroupBy
@@ -98,13 +99,9 @@ def plan_row_facts(doc: PlanDocument) -> list[RowFacts]:
     ) is not None:  # a SkyPilot task's own pick, which a line under the plan prices
         named.add(asked.key)
     named |= _close_calls(plan)
-    if (
-        doc.length_not_given is not None
-    ):  # the instance the answer changes to at another length, named beside it
+    if doc.length_not_given is not None:  # the instance the answer changes to at another length
         crossed = {t for _s, *picks in doc.length_not_given.crossovers for t in picks}
-        named |= {
-            next(o.key for o in plan.options if o.target == t) for t in crossed if _has(plan, t)
-        }
+        named |= {key for t in crossed for key in _keys_named(plan, t)}
     references = set(plan.references.values())
     predicted = {
         _model(o.device_name)
@@ -123,8 +120,12 @@ def plan_row_facts(doc: PlanDocument) -> list[RowFacts]:
     return facts
 
 
-def _has(plan: Plan, target: str) -> bool:
-    return any(o.target == target for o in plan.options)
+def _keys_named(plan: Plan, name: str) -> set[str]:
+    """The option a sentence names ('aws:p3.8xlarge (4 GPUs)', as option_name writes it), or else the first rented
+    one of that target; none for 'local' or 'none'."""
+    exact = {o.key for o in plan.options if option_name(o) == name and not o.here}
+    first = next((o.key for o in plan.options if o.target == name and not o.here), None)
+    return exact or ({first} if first else set())
 
 
 def _close_calls(plan: Plan) -> set[str]:
@@ -135,7 +136,7 @@ def _close_calls(plan: Plan) -> set[str]:
     answer = plan.answers.get(rec.answer) if rec.answer else None
     cmp = answer.comparison if answer is not None else None
     if cmp is not None and cmp.verdict == "too_close":
-        keys.add(next((o.key for o in plan.options if o.target == cmp.runner_up), cmp.runner_up))
+        keys |= _keys_named(plan, cmp.runner_up)
     return keys
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from planner.core.remarks import BusyWhileMeasured, LengthNotGiven
+from planner.core.remarks import LengthNotGiven
 from planner.report.remarks import word
-from planner.report.terse import careful_option
+from planner.report.terse import said_above
 from planner.report.text import counted, escape, short
 
 if TYPE_CHECKING:
@@ -27,11 +27,10 @@ def terse_footer(
     if dropped:  # how many the width hid
         more.append(f"--wide {counted(len(dropped), 'more column')}")
     more.append("--explain why")
-    # the answer's Careful line said the busy measurement: left out of the warnings line below, not said twice
-    careful = careful_option(doc) is not None
-    busy = [w for w in doc.plan.warnings if careful and isinstance(w, BusyWhileMeasured)]
-    others = [w for w in doc.plan.warnings if w not in busy and not isinstance(w, LengthNotGiven)]
-    said = [counted(len(busy), "warning")] if busy and not others else []
+    # what the answer's lines said already (a busy measurement, no GPU planned): left out of the warnings line below
+    above = said_above(doc)
+    others = [w for w in doc.plan.warnings if w not in above and not isinstance(w, LengthNotGiven)]
+    said = [counted(len(above), "warning")] if above and not others else []
     # how each figure was made: counted here, worded by --verbose
     said += [counted(len(doc.plan.notes), "note")] if doc.plan.notes else []
     if said and not verbose:
@@ -45,7 +44,7 @@ def terse_footer(
             lines.append(item)
         else:
             lines[-1] = joined
-    if not verbose and (warned := warnings_line(doc, width, " (--verbose: all)", busy)):
+    if not verbose and (warned := warnings_line(doc, width, " (--verbose: all)", above)):
         lines.append(warned)
     return lines
 

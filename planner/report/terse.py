@@ -8,14 +8,15 @@ from typing import TYPE_CHECKING
 
 from planner.core.document import PlanOptions, ScriptSummary
 from planner.core.plan import hourly_rate, option_name
+from planner.core.ratios import time_ratio
 from planner.core.remarks import (
+    BusyWhileMeasured,
     EmulatedPrecision,
-    KindOnly,
     NoGpuRows,
     PredictedHere,
 )
 from planner.report.remarks import word
-from planner.report.remarks.script import GPU_FIXES, KEEPS_TO_THE_CPU, length_changes
+from planner.report.remarks.script import length_changes
 from planner.report.text import escape, seconds_text
 from planner.report.why import band_text, headline_reason
 
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from planner.core.plan import Comparison, Recommendation
 
 from planner.report.answers import VERDICT_TITLES
+from planner.report.gpu_line import gpu_line
 from planner.report.plan import _times, device_short, money_short, time_interval_text
 from planner.report.title import given_duration, workload_what
 
@@ -160,88 +162,6 @@ def _rival_line(doc: PlanDocument) -> str:
     return f"  Close call: {escape(rival)} is within the noise of {escape(pick)} and in its place would change this answer."
 
 
-def _gpu_line(doc: PlanDocument) -> str:
-    """Rule 4 in one line, for renting (this machine's GPU when nothing is rented): the GPU that pays off, or the best
-    one and the break-even it misses."""
-    place = "rent" if doc.answer("rent") is not None else "here"
-    answer = doc.answer(place)  # type: ignore[arg-type]
-    chosen = doc.plan.option_of(answer) if answer is not None else None
-    gpus = [
-        o
-        for o in doc.plan.options
-        if o.here == (place == "here")
-        and o.device == "cuda"
-        and o.usable
-        and o.speedup is not None
-        and o.break_even_speedup is not None
-    ]
-    if not gpus and place == "rent":
-        return _no_gpu_line(doc, chosen)
-    if not gpus or chosen is None:
-        return ""
-    gpu = chosen if chosen.device == "cuda" and chosen.speedup is not None else gpus[0]
-    ref = gpu.reference or "the reference CPU"
-    speed = f"{gpu.speedup:.2f}x the speed of {ref}"
-    be = gpu.break_even_speedup or 0.0
-    if doc.plan.objective == "fastest":
-        return f"  Fastest GPU: {escape(device_short(gpu))} at {escape(speed)}."
-    reference = doc.reference(place)  # type: ignore[arg-type]
-    low, high = gpu.speedup_low, gpu.speedup_high
-    if (
-        low is not None
-        and high is not None
-        and low < be < high
-        and doc.plan.objective != "deadline"
-    ):
-        # its speedup's interval straddles the break-even: neither 'pays off' nor 'no GPU pays off' is sure (a
-        # trial: 'pays off' at 1.00x against 1.00x, 0.81-1.24x)
-        return (
-            f"  Too close to call for a GPU: {escape(device_short(gpu))} at {escape(speed)} "
-            f"({low:.2f}-{high:.2f}x), break-even {_times(be, True)}."
-        )
-    if gpu is chosen and reference is not None and gpu.pays_off_against(reference):
-        return f"  The {escape(device_short(gpu))} pays off: {escape(speed)}, break-even {_times(be, True)}."
-    if (
-        gpu is chosen
-        and answer is not None
-        and doc.plan.objective == "deadline"
-        and answer.verdict != "deadline_missed"
-    ):  # below its break-even, and the cheapest that meets the deadline
-        return (
-            f"  The {escape(device_short(gpu))} is picked to meet the deadline, although on cost alone it does not "
-            f"pay off: {escape(speed)}, break-even {_times(be, True)}."
-        )
-    needs = (
-        f"needs {_times(be, True)}" if math.isfinite(be) else "no speedup pays against a free CPU"
-    )
-    return f"  No GPU pays off: best is {escape(device_short(gpu))} at {escape(speed)}, {needs}."
-
-
-def _no_gpu_line(doc: PlanDocument, chosen: RankedOption | None) -> str:
-    """Why a rent answer names no GPU: no CPU instance priced to hold one against, or the script keeps to the CPU."""
-    rented = [o for o in doc.plan.options if not o.here]
-    if (
-        chosen is not None
-        and any(o.device == "cuda" and o.usable for o in rented)
-        and not any(o.device == "cpu" for o in rented)
-        and not any(isinstance(n, KindOnly) for n in doc.plan.notes)
-    ):
-        # no CPU instance in the plan though none was left out by --gpu: the snapshot's regions without CPU prices
-        return (
-            f"  No CPU instance is priced in {escape(doc.options.region)}: nothing to hold a GPU's speedup "
-            "against (--region all compares across regions)."
-        )
-    unused = next(
-        (w for w in doc.plan.warnings if isinstance(w, NoGpuRows) and w.why != "no_step"), None
-    )
-    if unused is None:
-        return ""
-    fix = GPU_FIXES["never_asks" if unused.why == "never_asks" else "nothing_on_gpu"]
-    return (
-        f"  No GPU planned: {KEEPS_TO_THE_CPU}; {escape(fix)}."  # the answer names no GPU: why not
-    )
-
-
 def _close_instances_line(doc: PlanDocument) -> str:
     """The answer's own instance a close call (rule 2 inside one kind of place): said apart, so it does not colour
     the rent-or-not answer."""
@@ -258,13 +178,11 @@ def _close_instances_line(doc: PlanDocument) -> str:
 
 
 def _slower_and_dearer(other: RankedOption, chosen: RankedOption | None) -> bool:
-    """`other` takes longer and bills more than the answer (a trial read '$0 ... $0.0079 — 29.1x the cost': the ratio
-    counted the waiting, the dollars did not)."""
-    if chosen is None or None in (other.train_seconds, other.cost_usd):
+    """`other` is surely slower (its time over the answer's at both ends of their intervals) and bills more than the
+    answer (a trial read '$0 ... $0.0079 — 29.1x the cost': the ratio counted the waiting, the dollars did not)."""
+    if chosen is None or None in (other.train_seconds, other.cost_usd, chosen.train_seconds):
         return False
-    return (other.train_seconds or 0) > (chosen.train_seconds or 0) and (other.cost_usd or 0) > (
-        chosen.cost_usd or 0
-    )
+    return time_ratio(other, chosen)[1] > 1 and (other.cost_usd or 0) > (chosen.cost_usd or 0)
 
 
 def _compared(cmp: Comparison) -> str:
@@ -288,8 +206,8 @@ def length_line(doc: PlanDocument, fix: bool = True) -> str:
     """A script planned without its length: said whole under the answer, since the answer may change with it.
     `fix`: with the CLI's flags that give it (the TUI says its own key: only how the answer moves)."""
     if not fix:
-        x = doc.length_not_given
-        return f"  {escape(length_changes(x)[:1].upper() + length_changes(x)[1:])}." if x else ""
+        moves = length_changes(doc.length_not_given) if doc.length_not_given else ""
+        return f"  {escape(moves[:1].upper() + moves[1:])}." if moves else ""
     said = word(doc.length_not_given) if doc.length_not_given else ""
     script = doc.workload if isinstance(doc.workload, ScriptSummary) else None
     epochs = _own_epochs(script.script_args or []) if said and script is not None else None
@@ -321,7 +239,7 @@ def terse_answer(doc: PlanDocument, careful: bool = True, length_fix: bool = Tru
         length_line(doc, length_fix),
         _here_or_rent_line(doc),
         _rival_line(doc),
-        _gpu_line(doc),
+        gpu_line(doc),
         _close_instances_line(doc),
         _emulated_line(doc),
         _careful_line(doc) if careful else "",
@@ -338,6 +256,18 @@ def careful_option(doc: PlanDocument) -> RankedOption | None:
     named = [o for o in (doc.recommended, _other_option(doc)) if o is not None]
     hit = next((busy[o.basis.bench] for o in named if o.basis.bench in busy), None)
     return hit or next((o for o in named if o.caveat is not None), None)
+
+
+def said_above(doc: PlanDocument) -> list[object]:
+    """The plan's warnings the terse answer says in a line of its own (its Careful line: the busy measurements; its
+    No GPU planned line: why no GPU), which the one-line warnings under it leave out (not said twice)."""
+    warnings = doc.plan.warnings
+    said: list[object] = []
+    if careful_option(doc) is not None:
+        said += [w for w in warnings if isinstance(w, BusyWhileMeasured)]
+    if gpu_line(doc).startswith("  No GPU planned"):
+        said += [w for w in warnings if isinstance(w, NoGpuRows)]
+    return said
 
 
 def _careful_line(doc: PlanDocument) -> str:

@@ -17,7 +17,7 @@ from planner.report.answers import NO_BENCHMARK, plan_answers
 from planner.report.choices import choice_reason
 from planner.report.footer import warnings_line
 from planner.report.remarks import words
-from planner.report.terse import careful_option, terse_answer
+from planner.report.terse import careful_option, said_above, terse_answer
 from planner.report.text import counted, escape
 
 if TYPE_CHECKING:
@@ -57,19 +57,22 @@ class Answers(Static):
         if self.doc is not None and not self.explain:
             self.update(self._text())
 
-    def _terse_tail(self, doc: PlanDocument, careful: bool = False) -> list[str]:
-        """The first warning in one line (how many more), then what x shows: whole lines, so a short
-        screen's box never cuts a sentence. `careful`: the answer says its busy measurement already, so the
-        warnings are counted on x's line alone (the box keeps its height)."""
+    def _terse_tail(self, doc: PlanDocument) -> list[str]:
+        """The first warning the answer's lines did not say (said_above), in one line (none beside a Careful line:
+        the box keeps its height), then what x shows: whole lines, so a short screen's box never cuts a sentence."""
         warnings = doc.plan.warnings
-        warned = None if careful else warnings_line(doc, max(30, (self.size.width or 80) - 2))
+        # said by the answer's own lines, as the CLI's footer leaves them out
+        above = said_above(doc)
+        careful = careful_option(doc) is not None
+        width = max(30, (self.size.width or 80) - 2)
+        warned = None if careful else warnings_line(doc, width, said=above)
         lines = [warned] if warned else []
         more = [counted(len(doc.plan.notes), "note")] if doc.plan.notes else []
         lines.append(
             "[dim]x: the whole reasoning"
             + (
                 f", every warning ({len(warnings)})"
-                if len(warnings) > 1 or (careful and warnings)
+                if len(warnings) > 1 or ((above or careful) and warnings)
                 else ""
             )
             + (f", {more[0]}" if more else "")
@@ -113,7 +116,7 @@ class Answers(Static):
                 else "No paid benchmark needed: training here wins clearly."
             )
         if not self.explain:  # the warnings in one line, the rest behind x (as the CLI's --explain)
-            lines += self._terse_tail(doc, careful=careful_option(doc) is not None)
+            lines += self._terse_tail(doc)
             return Text.from_markup("\n".join(lines))
         for warning in words(doc.plan.warnings):
             lines.append(f"[yellow]warning:[/] {escape(warning)}")

@@ -242,7 +242,9 @@ class WhatIf(Grid):
             ValueError
         ) as exc:  # said once typing rests, as a warning: the field may still be half typed
             # (a trial: 'abc' marked red, nothing said, the answer above still for the last value)
-            self.app.notify(f"{exc} (the plan is unchanged until it is)", severity="warning")
+            self.app.notify(
+                f"{exc} (the plan is unchanged until the value is fixed)", severity="warning"
+            )
             return
         except PlannerError:
             return

@@ -170,8 +170,19 @@ class WorkloadPane(Vertical, can_focus=True):
         self.post_message(SpecLoaded(path, estimate))
 
     def save(self) -> None:
-        """The editor's spec written to the path field's file (a script has no Save: check_action)."""
-        path = self.query_one("#spec-path", Input).value.strip() or "spec.yaml"
+        """The editor's spec written to the path field's file (a script has no Save: check_action). An empty field
+        saves to spec.yaml, said in the field, unless that file exists (a review: the empty field overwrote it)."""
+        field = self.query_one("#spec-path", Input)
+        path = field.value.strip()
+        if not path:
+            if Path("spec.yaml").exists():
+                self.app.notify(
+                    "spec.yaml exists here: type the path to save to in the path field",
+                    severity="warning",
+                )
+                field.focus()
+                return
+            path = field.value = "spec.yaml"
         try:
             Path(path).write_text(self.editor.text)
         except OSError as exc:

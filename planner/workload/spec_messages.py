@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from difflib import get_close_matches
 from itertools import islice
 from typing import Any
 
 from pydantic import ValidationError
 
-from planner.errors import did_you_mean
+from planner.errors import close_matches, did_you_mean
 from planner.workload.limits import MAX_PROBLEMS, brief
 
 
@@ -82,7 +81,7 @@ def describe(exc: ValidationError, keys: SpecKeys) -> list[str]:
         for e in errors
         if e["type"] == "extra_forbidden"
         and isinstance(e["loc"][-1], str)
-        and (close := get_close_matches(e["loc"][-1], _fields_at(tuple(e["loc"]), keys), 1, 0.6))
+        and (close := close_matches(e["loc"][-1], _fields_at(tuple(e["loc"]), keys), 1))
     }
     errors = [e for e in errors if not (e["type"] == "missing" and tuple(e["loc"]) in meant)]
     for err in islice(errors, MAX_PROBLEMS):

@@ -273,6 +273,34 @@ def test_a_file_opened_from_the_path_field_leaves_the_field_and_an_empty_one_say
     asyncio.run(scenario())
 
 
+def test_save_with_an_empty_path_writes_spec_yaml_but_never_over_one(tmp_path, monkeypatch):
+    """The path field starts empty: Save writes spec.yaml and says so in the field; with a spec.yaml there already
+    it refuses and asks for a path (a review: the empty field overwrote it silently)."""
+    from textual.widgets import Input, TextArea
+
+    monkeypatch.chdir(tmp_path)
+
+    async def scenario(existing: bool):
+        if existing:
+            (tmp_path / "spec.yaml").write_text("mine\n")
+        app = PlannerApp(None, runs_dir=tmp_path / "runs", estimate_on_open=False)
+        async with started(app, (100, 30)) as pilot:
+            app.query_one("#spec-editor", TextArea).text = TINY
+            await pilot.pause(0.2)
+            await pilot.press("ctrl+s")
+            await pilot.pause(0.3)
+            field = app.query_one("#spec-path", Input)
+            if existing:
+                assert (tmp_path / "spec.yaml").read_text() == "mine\n" and field.value == ""
+                assert any("spec.yaml exists" in n.message for n in app._notifications)
+            else:
+                assert (tmp_path / "spec.yaml").read_text() == TINY and field.value == "spec.yaml"
+
+    asyncio.run(scenario(existing=False))
+    (tmp_path / "spec.yaml").unlink()
+    asyncio.run(scenario(existing=True))
+
+
 def test_escape_leaves_the_yaml_editor(spec_file, tmp_path):
     """Issue 40: Escape in the YAML editor gives the keys back to the pane (its f and e, the app's q), typing nothing."""
 

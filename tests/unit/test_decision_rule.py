@@ -492,9 +492,10 @@ def test_the_other_answer_says_what_its_ratio_counts_beside_billed_dollars():
     assert renting and renting[0].endswith("— slower, dearer."), here_wins
 
 
-def test_a_gpu_whose_speedup_interval_straddles_its_break_even_is_too_close_to_call():
+def test_a_gpu_whose_cost_is_within_the_margin_of_its_reference_cpus_is_too_close_to_call():
     """A trial: 'The T4 pays off: 1.00x ..., break-even 1.00x' while its speedup ran 0.81-1.24x. Neither 'pays off'
-    nor 'no GPU pays off' is sure then; a speedup clear of its break-even keeps the plain line."""
+    nor 'no GPU pays off' is sure when the GPU's run and the CPU's are within the plan's margin of each other; outside
+    it the plain line stays."""
     from planner.core.document import PlanDocument, PlanOptions, WorkloadSummary
     from planner.report.terse import terse_answer
 
@@ -506,16 +507,22 @@ def test_a_gpu_whose_speedup_interval_straddles_its_break_even_is_too_close_to_c
             PlanOptions(),
         )
         gpu = next(o for o in plan.options if o.device == "cuda")
-        line = next(line for line in terse_answer(doc) if "GPU" in line)
+        line = next(line for line in terse_answer(doc) if "GPU" in line or "G0 pays" in line)
         return line, gpu
 
+    # 2.36x against 2.42x: the two runs' costs within the plan's 10% margin, either side of the break-even
+    line, gpu = gpu_line(0.42)
+    assert line.startswith("  Too close to call for a GPU: G0 at 2.36x"), line
+    assert f"({gpu.speedup_low:.2f}-{gpu.speedup_high:.2f}x), break-even 2.42x." in line, line
+    line, _ = gpu_line(0.4)
+    assert line.startswith("  Too close to call for a GPU: G0 at 2.47x"), line
+    # its interval straddles the break-even too, but its cost is 22% over the CPU's: no GPU pays off, as the plan's
+    # own comparison says (a speedup interval adds the two errors; rule 2 counts what they share once)
     line, gpu = gpu_line(0.5)
     assert gpu.speedup_low < gpu.break_even_speedup < gpu.speedup_high, gpu
-    assert line.startswith("  Too close to call for a GPU: G0 at 1.98x"), line
-    assert f"({gpu.speedup_low:.2f}-{gpu.speedup_high:.2f}x), break-even 2.42x." in line, line
-    line, gpu = gpu_line(1.0)
-    assert gpu.speedup_high < gpu.break_even_speedup, gpu
-    assert line.startswith("  No GPU pays off: best is G0 at 1.00x"), line
+    assert line.startswith("  No GPU pays off: best is G0 at 1.98x"), line
+    line, _ = gpu_line(0.25)  # 3.91x against 2.42x: it pays off, plainly
+    assert line.startswith("  The G0 pays off: 3.91x"), line
 
 
 def test_an_option_the_answer_calls_too_close_is_a_row_of_the_table():
@@ -544,3 +551,24 @@ def test_an_option_the_answer_calls_too_close_is_a_row_of_the_table():
     doc = PlanDocument(doc.workload, plan, PlanOptions(objective="fastest"))
     kept = {o.target for o, row in zip(plan.options, plan_row_facts(doc)) if row.keep}
     assert "aws:g1.xlarge" in kept, kept
+
+
+def test_a_close_call_on_a_multi_gpu_option_keeps_that_option_s_row():
+    """A comparison names an option as option_name writes it ('aws:g0.xlarge (4 GPUs)'); the row kept is that one,
+    not the 1-GPU option of the same instance type (a review: matched by target, a 4-GPU runner-up kept nothing)."""
+    from dataclasses import replace
+
+    from planner.core.plan import option_name
+    from planner.core.shown import _keys_named
+
+    options = workload(1.0, 0.0, 20_000, [(1.0, 0.2)], [(0.01, 0.5, "ampere")])
+    gpu = next(o for o in options if o.device == "cuda")
+    four = replace(gpu, gpus_used=4)
+    plan = decide([*options, four])
+    named = next(o for o in plan.options if o.device == "cuda" and o.gpus_used == 4)
+    assert option_name(named) == "aws:g0.xlarge (4 GPUs)"
+    assert _keys_named(plan, "aws:g0.xlarge (4 GPUs)") == {named.key}
+    assert _keys_named(plan, "aws:g0.xlarge") and named.key not in _keys_named(
+        plan, "aws:g0.xlarge"
+    )
+    assert _keys_named(plan, "local") == set()

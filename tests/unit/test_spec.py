@@ -63,6 +63,9 @@ def test_a_misspelt_required_key_is_one_problem_not_two():
     """A trial's batch_sise got 'train.batch_size: required field is missing' beside the useful 'did you mean'."""
     (line,) = problems(modified(train__batch_size=KeyError, train__batch_sise=64))
     assert line.startswith("train.batch_sise: unknown key") and 'did you mean "batch_size"' in line
+    # in the wrong case too (the review: STEPS got both)
+    (line,) = problems(modified(train__batch_size=KeyError, train__BATCH_SIZE=64))
+    assert line.startswith("train.BATCH_SIZE: unknown key") and 'did you mean "batch_size"' in line
     # a missing key with no near miss is still said
     assert problems(modified(train__batch_size=KeyError, train__colour=1))[0] == (
         "train.batch_size: required field is missing"

@@ -23,6 +23,7 @@ from planner.units import MAX_DURATION_SECONDS, Range, parse_duration
         # a number alone is seconds only as the whole value: '1h30' is not 1h + 30 s
         ("1h30", "got '1h30': give every number its unit"),
         ("2d4", "give every number its unit"),
+        ("30 1h", "give every number its unit"),  # the spaces went, and it read as 301 h
     ],
 )
 def test_durations_are_finite_and_bounded(text, expected):

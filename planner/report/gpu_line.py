@@ -1,0 +1,103 @@
+"""The terse answer's GPU line (rule 4 in one line): the GPU that pays off, the best one and the break-even it misses,
+one too close to call against its reference CPU, or why no GPU is in the plan."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from planner.core.compare import compare
+from planner.core.remarks import KindOnly, NoGpuRows
+from planner.report.plan import _times, device_short
+from planner.report.remarks.script import GPU_FIXES, KEEPS_TO_THE_CPU
+from planner.report.text import escape
+
+if TYPE_CHECKING:
+    from planner.core.decide import RankedOption
+    from planner.core.document import PlanDocument
+
+
+def gpu_line(doc: PlanDocument) -> str:
+    """Rule 4 in one line, for renting (this machine's GPU when nothing is rented): the GPU that pays off, or the best
+    one and the break-even it misses."""
+    place = "rent" if doc.answer("rent") is not None else "here"
+    answer = doc.answer(place)  # type: ignore[arg-type]
+    chosen = doc.plan.option_of(answer) if answer is not None else None
+    gpus = [
+        o
+        for o in doc.plan.options
+        if o.here == (place == "here")
+        and o.device == "cuda"
+        and o.usable
+        and o.speedup is not None
+        and o.break_even_speedup is not None
+    ]
+    if not gpus and place == "rent":
+        return _no_gpu_line(doc, chosen)
+    if not gpus or chosen is None:
+        return ""
+    gpu = chosen if chosen.device == "cuda" and chosen.speedup is not None else gpus[0]
+    ref = gpu.reference or "the reference CPU"
+    speed = f"{gpu.speedup:.2f}x the speed of {ref}"
+    be = gpu.break_even_speedup or 0.0
+    if doc.plan.objective == "fastest":
+        return f"  Fastest GPU: {escape(device_short(gpu))} at {escape(speed)}."
+    reference = doc.reference(place)  # type: ignore[arg-type]
+    low, high = gpu.speedup_low, gpu.speedup_high
+    if _gpu_too_close(doc, gpu, reference) and low is not None and high is not None:
+        # neither 'pays off' nor 'no GPU pays off' is sure (a trial: 'pays off' at 1.00x against 1.00x, 0.81-1.24x)
+        return (
+            f"  Too close to call for a GPU: {escape(device_short(gpu))} at {escape(speed)} "
+            f"({low:.2f}-{high:.2f}x), break-even {_times(be, True)}."
+        )
+    if gpu is chosen and reference is not None and gpu.pays_off_against(reference):
+        return f"  The {escape(device_short(gpu))} pays off: {escape(speed)}, break-even {_times(be, True)}."
+    if (
+        gpu is chosen
+        and answer is not None
+        and doc.plan.objective == "deadline"
+        and answer.verdict != "deadline_missed"
+    ):  # below its break-even, and the cheapest that meets the deadline
+        return (
+            f"  The {escape(device_short(gpu))} is picked to meet the deadline, although on cost alone it does not "
+            f"pay off: {escape(speed)}, break-even {_times(be, True)}."
+        )
+    needs = (
+        f"needs {_times(be, True)}" if math.isfinite(be) else "no speedup pays against a free CPU"
+    )
+    return f"  No GPU pays off: best is {escape(device_short(gpu))} at {escape(speed)}, {needs}."
+
+
+def _gpu_too_close(doc: PlanDocument, gpu: RankedOption, ref: RankedOption | None) -> bool:
+    """The GPU against its reference CPU is too close to call by rule 2's own comparison (within the noise band),
+    as the plan says of any two options; a cost-decided plan only (a deadline or fastest picks otherwise)."""
+    if ref is None or doc.plan.objective != "cheapest" or gpu.point_cost is None:
+        return False
+    pair = (gpu, ref) if gpu.pays_off_against(ref) else (ref, gpu)
+    tv = doc.plan.time_value_per_hour or 0.0
+    return compare(*pair, doc.plan.objective, tv).verdict == "too_close"
+
+
+def _no_gpu_line(doc: PlanDocument, chosen: RankedOption | None) -> str:
+    """Why a rent answer names no GPU: no CPU instance priced to hold one against, or the script keeps to the CPU."""
+    rented = [o for o in doc.plan.options if not o.here]
+    if (
+        chosen is not None
+        and any(o.device == "cuda" and o.usable for o in rented)
+        and not any(o.device == "cpu" for o in rented)
+        and not any(isinstance(n, KindOnly) for n in doc.plan.notes)
+    ):
+        # no CPU instance in the plan though none was left out by --gpu: the snapshot's regions without CPU prices
+        return (
+            f"  No CPU instance is priced in {escape(doc.options.region)}: nothing to hold a GPU's speedup "
+            "against (--region all compares across regions)."
+        )
+    unused = next(
+        (w for w in doc.plan.warnings if isinstance(w, NoGpuRows) and w.why != "no_step"), None
+    )
+    if unused is None:
+        return ""
+    fix = GPU_FIXES["never_asks" if unused.why == "never_asks" else "nothing_on_gpu"]
+    return (
+        f"  No GPU planned: {KEEPS_TO_THE_CPU}; {escape(fix)}."  # the answer names no GPU: why not
+    )
