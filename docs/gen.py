@@ -157,7 +157,7 @@ def cli_reference() -> str:
 
 
 RESULT_WRITERS = {
-    "accuracy": "benchmarks/accuracy.py --out",
+    "accuracy": "benchmarks/accuracy.py --out (2026-11-30: its output saved by hand, before --out)",
     "device": "benchmarks/device.py report",
     "multinode": "benchmarks/multinode.py --out",
     "scripts": "benchmarks/scripts.py",
