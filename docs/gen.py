@@ -156,8 +156,9 @@ def cli_reference() -> str:
 # --- the benchmark results' pages ------------------------------------------------------------------------------
 
 
-RESULT_WRITERS = {
-    "accuracy": "benchmarks/accuracy.py --out (2026-11-30: its output saved by hand, before --out)",
+RESULT_WRITERS = {  # the first prefix a result's name starts with
+    "accuracy-2026-11-30.md": "benchmarks/accuracy.py (its output saved by hand, before --out)",
+    "accuracy": "benchmarks/accuracy.py --out",
     "device": "benchmarks/device.py report",
     "multinode": "benchmarks/multinode.py --out",
     "scripts": "benchmarks/scripts.py",
