@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from planner.core.remarks import LengthNotGiven
 from planner.report.remarks import word
 from planner.report.terse import said_above
-from planner.report.text import counted, escape, short
+from planner.report.text import counted, escape
 
 if TYPE_CHECKING:
     from planner.core.document import PlanDocument
@@ -83,4 +83,15 @@ def warnings_line(
     first = " ".join(warnings[0].split())
     tail = more if len(warnings) > 1 or len(first) > max(20, width - len(count) - 4) else ""
     room = max(20, width - len(count) - len(tail) - 4)
-    return f"[yellow]{count}[/]: {short(first, room)}{tail}"
+    return f"[yellow]{count}[/]: {escape(_at_a_word(first, room))}{tail}"
+
+
+def _at_a_word(text: str, room: int) -> str:
+    """`text` in `room` characters, cut with an ellipsis at a space: not inside a word, nor between a number and its
+    unit ('(3 m…' at 80 columns, a trial). The cut falls at most 20 characters short of the room."""
+    if len(text) <= room:
+        return text
+    for cut in range(room - 1, max(0, room - 21), -1):
+        if text[cut] == " " and not (text[cut - 1].isdigit() and text[cut + 1 : cut + 2].isalpha()):
+            return text[:cut].rstrip(" ,;:(") + "…"
+    return text[: room - 1] + "…"

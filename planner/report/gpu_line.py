@@ -41,6 +41,14 @@ def gpu_line(doc: PlanDocument) -> str:
     speed = f"{gpu.speedup:.2f}x the speed of {ref}"
     be = gpu.break_even_speedup or 0.0
     if doc.plan.objective == "fastest":
+        low, high = gpu.speedup_low, gpu.speedup_high
+        if (
+            low is not None and high is not None and low <= 1.0
+        ):  # a trial: 'Fastest GPU: T4 at 1.00x' of a CPU
+            return (
+                f"  No GPU is surely faster than {escape(ref)}: the best, {escape(device_short(gpu))}, at "
+                f"{gpu.speedup:.2f}x its speed ({low:.2f}-{high:.2f}x)."
+            )
         return f"  Fastest GPU: {escape(device_short(gpu))} at {escape(speed)}."
     reference = doc.reference(place)  # type: ignore[arg-type]
     low, high = gpu.speedup_low, gpu.speedup_high

@@ -11,6 +11,7 @@ from planner.core.plan import hourly_rate, option_name
 from planner.core.ratios import time_ratio
 from planner.core.remarks import (
     BusyWhileMeasured,
+    DeadlineMissed,
     EmulatedPrecision,
     NoGpuRows,
     PredictedHere,
@@ -267,6 +268,10 @@ def said_above(doc: PlanDocument) -> list[object]:
         said += [w for w in warnings if isinstance(w, BusyWhileMeasured)]
     if gpu_line(doc).startswith("  No GPU planned"):
         said += [w for w in warnings if isinstance(w, NoGpuRows)]
+    if "deadline" in answer_line(doc) + _here_or_rent_line(
+        doc
+    ):  # 'misses the 5 s deadline' (a trial: said twice)
+        said += [w for w in warnings if isinstance(w, DeadlineMissed)]
     return said
 
 

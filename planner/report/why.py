@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+from planner.core.compare import compare
 from planner.core.formats import range_text, rough_duration, sig_duration, sig_money
 from planner.core.kinds import AnswerName, ChoiceBasis
 from planner.core.plan import (
@@ -167,7 +168,13 @@ def gpu_rule_text(
             f"whole second, the {cheaper} costs less"
         )
     relation = "at least" if cheaper == "GPU" else "below"
-    return f". GPU rule: {name} {speed} is {relation} its break-even speedup {be:.2f}x {rates}: the {cheaper} costs less"
+    # within the noise band of each other, as rule 2 compares any two options: said, as the short answer does
+    pair = (gpu, ref) if cheaper == "GPU" else (ref, gpu)
+    close = objective == "cheapest" and compare(*pair, objective, tv).verdict == "too_close"
+    return (
+        f". GPU rule: {name} {speed} is {relation} its break-even speedup {be:.2f}x {rates}: the {cheaper} costs less"
+        + ("; too close to call: their costs are within the noise band" if close else "")
+    )
 
 
 def amount_text(metric: str, value: float) -> str:

@@ -185,3 +185,35 @@ def test_a_plan_without_its_length_names_the_script_s_own_epochs_and_shows_the_c
     assert "its own --epochs 20? then give the planner --epochs 20 too, before --" in said, r.out
     crossed = re.search(r"rent (aws:\S+) above", said)
     assert crossed and re.search(rf"^\s+\d+\s+{re.escape(crossed.group(1))}\s", r.out, re.M), r.out
+
+
+def test_a_second_trial_s_findings_each_said_once_and_as_given(run_dir):
+    """A second trial: the footer said the 162 s deadline as '(3 min)', said the missed deadline again under an answer
+    that had said it, cut its one line inside '(3 min)'; --explain's GPU rule said 'the GPU costs less' where the
+    short answer said too close to call; and 'Fastest GPU: T4 at 1.00x' named a GPU no faster than a CPU."""
+    r = planner("plan", run_dir, "--deadline", "162s", "--verbose")
+    assert "finishes within the deadline (162 s) with its whole interval" in r.out, r.out
+    for deadline in ("5s", "162s"):
+        terse = planner("plan", run_dir, "--deadline", deadline, env={"COLUMNS": "80"}).out
+        footer = terse.split("\n\n")[-1]
+        assert "deadline" in terse.split("\n\n")[0] and not re.search(
+            r"^(\d+ )?warnings?: ", footer, re.M
+        )
+    explained = " ".join(planner("plan", run_dir, "--time-value", "1000", "--explain").out.split())
+    assert "Too close to call for a GPU: T4" in explained
+    assert (
+        "the GPU costs less; too close to call: their costs are within the noise band" in explained
+    )
+    fastest = planner("plan", run_dir, "--objective", "fastest").out
+    assert "No GPU is surely faster than aws:" in fastest and "Fastest GPU" not in fastest, fastest
+
+
+def test_a_warning_cut_to_one_line_is_cut_at_a_word_never_inside_a_number_and_its_unit():
+    from planner.report.footer import _at_a_word
+
+    text = "no option to rent finishes within the deadline (3 min) with its whole interval"
+    assert _at_a_word(text, 200) == text
+    for room in range(20, len(text)):
+        cut = _at_a_word(text, room)
+        assert len(cut) <= room and cut.endswith("…"), (room, cut)
+        assert not cut.endswith(("(3…", "3 m…", "(…")), (room, cut)
