@@ -294,8 +294,7 @@ _UNIT_SPACE = re.compile(r"(?<=\d) (?=(?:s|ms|us|min|h|d|days?|hours?|GB|GiB|MB|
 
 def print_lines(out: Any, lines: list[str]) -> None:
     """Markup lines at the terminal's width, wrapped between words but never between a number and its unit (a
-    trial: '... up to 162' / 's)' at 80 columns), each continuation indented 2 more than its line; a word longer
-    than the line is left to Rich."""
+    trial: '... up to 162' / 's)' at 80 columns), as `wrapped` cuts them."""
     from rich.text import Text
 
     for line in lines:

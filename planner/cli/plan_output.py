@@ -139,9 +139,8 @@ def _terse_rows(doc: PlanDocument, head: list[str], out: Any) -> int:
     from rich.text import Text
 
     width = max(out.width, 20)
-    used = sum(
-        len(wrapped(Text.from_markup(line), width)) for line in head
-    )  # as print_lines wraps them
+    # the head's lines as print_lines wraps them
+    used = sum(len(wrapped(Text.from_markup(line), width)) for line in head)
     # the footer's two lines; the table's blank lines, header and rule; a paid benchmark's command
     used += 2 + 4 + (3 if doc.suggested_benchmarks else 0)
     return max(3, min(TERSE_ROWS, out.height - SCREEN_RESERVE - used))

@@ -40,18 +40,16 @@ def gpu_line(doc: PlanDocument) -> str:
     ref = gpu.reference or "the reference CPU"
     speed = f"{gpu.speedup:.2f}x the speed of {ref}"
     be = gpu.break_even_speedup or 0.0
+    low, high = gpu.speedup_low, gpu.speedup_high
     if doc.plan.objective == "fastest":
-        low, high = gpu.speedup_low, gpu.speedup_high
-        if (
-            low is not None and high is not None and low <= 1.0
-        ):  # a trial: 'Fastest GPU: T4 at 1.00x' of a CPU
+        # a trial: 'Fastest GPU: T4 at 1.00x' of a CPU
+        if low is not None and high is not None and low <= 1.0:
             return (
                 f"  No GPU is surely faster than {escape(ref)}: the best, {escape(device_short(gpu))}, at "
                 f"{gpu.speedup:.2f}x its speed ({low:.2f}-{high:.2f}x)."
             )
         return f"  Fastest GPU: {escape(device_short(gpu))} at {escape(speed)}."
     reference = doc.reference(place)  # type: ignore[arg-type]
-    low, high = gpu.speedup_low, gpu.speedup_high
     if _gpu_too_close(doc, gpu, reference) and low is not None and high is not None:
         # neither 'pays off' nor 'no GPU pays off' is sure (a trial: 'pays off' at 1.00x against 1.00x, 0.81-1.24x)
         return (
@@ -105,7 +103,5 @@ def _no_gpu_line(doc: PlanDocument, chosen: RankedOption | None) -> str:
     )
     if unused is None:
         return ""
-    fix = GPU_FIXES["never_asks" if unused.why == "never_asks" else "nothing_on_gpu"]
-    return (
-        f"  No GPU planned: {KEEPS_TO_THE_CPU}; {escape(fix)}."  # the answer names no GPU: why not
-    )
+    # the answer names no GPU: why not
+    return f"  No GPU planned: {KEEPS_TO_THE_CPU}; {escape(GPU_FIXES[unused.why])}."

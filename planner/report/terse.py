@@ -212,9 +212,7 @@ def length_line(doc: PlanDocument, fix: bool = True) -> str:
     said = word(doc.length_not_given) if doc.length_not_given else ""
     script = doc.workload if isinstance(doc.workload, ScriptSummary) else None
     epochs = _own_epochs(script.script_args or []) if said and script is not None else None
-    if (
-        epochs is not None
-    ):  # a trial: the script's own --epochs 20 was on the title line, and not suggested
+    if epochs is not None:  # a trial: the script's own --epochs 20 was on the title, not suggested
         said += (
             f"; its own --epochs {epochs}? then give the planner --epochs {epochs} too, before --"
         )
@@ -268,9 +266,8 @@ def said_above(doc: PlanDocument) -> list[object]:
         said += [w for w in warnings if isinstance(w, BusyWhileMeasured)]
     if gpu_line(doc).startswith("  No GPU planned"):
         said += [w for w in warnings if isinstance(w, NoGpuRows)]
-    if "deadline" in answer_line(doc) + _here_or_rent_line(
-        doc
-    ):  # 'misses the 5 s deadline' (a trial: said twice)
+    # 'misses the 5 s deadline' said by the answer or the other's line (a trial: said twice)
+    if "deadline" in answer_line(doc) + _here_or_rent_line(doc):
         said += [w for w in warnings if isinstance(w, DeadlineMissed)]
     return said
 
