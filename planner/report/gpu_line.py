@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from planner.core.compare import compare
 from planner.core.remarks import KindOnly, NoGpuRows
 from planner.report.plan import _times, device_short
-from planner.report.remarks.script import GPU_FIXES, KEEPS_TO_THE_CPU
+from planner.report.remarks.script import KEEPS_TO_THE_CPU, gpu_fix
 from planner.report.text import escape
 
 if TYPE_CHECKING:
@@ -104,4 +104,4 @@ def _no_gpu_line(doc: PlanDocument, chosen: RankedOption | None) -> str:
     if unused is None:
         return ""
     # the answer names no GPU: why not
-    return f"  No GPU planned: {KEEPS_TO_THE_CPU}; {escape(GPU_FIXES[unused.why])}."
+    return f"  No GPU planned: {KEEPS_TO_THE_CPU}; {escape(gpu_fix(unused.why))}."

@@ -16,10 +16,15 @@ NOTHING_ON_THE_GPU = (
     f"{KEEPS_TO_THE_CPU} (traced on a stand-in GPU, nothing it made went to the GPU): on a GPU instance it "
     "would train on the instance's CPU, at a GPU's price"
 )
-GPU_FIXES = {  # by NoGpuRows.why (its "no_step" has no fix: nothing was traced)
+GPU_FIXES = {  # by NoGpuRows.why: gpu_fix
     "never_asks": "pick the device from torch.cuda.is_available() to plan GPUs",
     "nothing_on_gpu": "move the model and its batches to the GPU (`.to(device)`) to plan GPUs",
 }
+
+
+def gpu_fix(why: str) -> str:
+    """What plans GPUs for a script NoGpuRows `why` left without them: never_asks's, else nothing_on_gpu's."""
+    return GPU_FIXES["never_asks" if why == "never_asks" else "nothing_on_gpu"]
 
 
 def _count(n: int, one: str, many: str) -> str:
@@ -222,7 +227,7 @@ def _no_gpu_rows(x: r.NoGpuRows) -> str:
     if x.why == "no_step":
         return "no step was traced (too few steps): GPU instances are not predicted"
     why = NO_GPU_ASKED if x.why == "never_asks" else NOTHING_ON_THE_GPU
-    fix = GPU_FIXES[x.why]
+    fix = gpu_fix(x.why)
     return f"GPU rows are not predicted (GPU instances are left out of the plan): {why}; {fix}"
 
 
