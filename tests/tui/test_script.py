@@ -142,8 +142,13 @@ def test_a_script_run_without_a_length_answers_per_1000_steps_and_plans_the_meas
             assert isinstance(script, ScriptWorkload) and script.env == ScriptEnv(
                 {"LR": "0.1"}, {"HF_TOKEN": "hf_given"}
             )
-            assert any(
-                "(WANDB_API_KEY) were never journaled" in n.message for n in app._notifications
+            # the notice is posted beside the plan, not before it: waited for (a loaded CI run read it too early)
+            await wait_for(
+                pilot,
+                lambda: any(
+                    "(WANDB_API_KEY) were never journaled" in n.message for n in app._notifications
+                ),
+                timeout=10,
             )
             assert (
                 app.sub_title == "reinforce.py --episodes 100000: per 1,000 steps (its length: s)"
