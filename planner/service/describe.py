@@ -85,11 +85,7 @@ class Workloads:
         `source` naming it. Raises SpecError."""
         from planner.workload.spec import parse_spec_text
 
-        spec = parse_spec_text(
-            text,
-            source=source if source.endswith((".yaml", ".yml", ".json")) else "spec.yaml",
-            base_dir=base_dir,
-        )
+        spec = parse_spec_text(text, source=source, base_dir=base_dir)
         return spec, self.footprint(spec)
 
     def layers(self, spec: WorkloadSpec) -> list[Layer]:

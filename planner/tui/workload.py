@@ -262,7 +262,7 @@ class WorkloadPane(Vertical, can_focus=True):
         base = Path(self.path).parent if self.path else None
         try:
             spec, fp = planner_app(self).service.workloads.check_text(
-                text, self.path or "<editor>", base
+                text, self.path or "the editor (not saved)", base
             )
         except PlannerError as exc:
             self.app.call_from_thread(self._show, exc.render(), "", False, None, text)

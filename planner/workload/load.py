@@ -168,13 +168,20 @@ def load_yaml(text: str, source: str) -> Any:
         problem = (
             getattr(exc, "problem", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
         )
+        if mark is not None and "'<stream end>'" in problem:
+            # PyYAML puts the end on the line after the last one (a trial read "line 6" of a 5-line file)
+            where = " (at the end of the file)"
+            problem = problem.replace("but got '<stream end>'", "but the file ended")
         # where the construct it was reading began ('while parsing a flow sequence' at line 5): an unclosed [ is
         # found lines later, and the fix is where it opened (a trial)
         began, context = getattr(exc, "context_mark", None), getattr(exc, "context", None)
-        lines = f" at line {mark.line + 1}" if mark else ""
-        if began is not None and context and mark is not None and began.line < mark.line:
+        last = min(mark.line + 1, len(text.splitlines()) or 1) if mark else 0
+        lines = f" at line {last}" if mark else ""
+        if began is not None and context and mark is not None and began.line + 1 < last:
             problem = f"{problem} ({context} that began at line {began.line + 1})"
-            lines = f" at lines {began.line + 1}-{mark.line + 1}"
+            lines = f" at lines {began.line + 1}-{last}"
+        elif began is not None and context and mark is not None and began.line < mark.line:
+            problem = f"{problem} ({context} that began at line {began.line + 1})"
         if getattr(exc, "refused", False):
             raise SpecError(f"{source}{where}: {cut(problem)}") from None
         raise SpecError(

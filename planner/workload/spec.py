@@ -240,8 +240,28 @@ def parse_spec_text(
     check_text(text, source)
     if not text.strip():
         raise SpecError(f"{source}: the file is empty", hint="see examples/ for complete specs")
-    data = load_json(text, source) if source.endswith(".json") else load_yaml(text, source)
-    return parse_spec(data, source=source, base_dir=base_dir)
+    if source.endswith(".json"):
+        return parse_spec(load_json(text, source), source=source, base_dir=base_dir)
+    data = load_yaml(text, source)
+    try:
+        return parse_spec(data, source=source, base_dir=base_dir)
+    except SpecError as exc:
+        raise with_lines(exc, text) from None
+
+
+def with_lines(exc: SpecError, text: str) -> SpecError:
+    """`exc` with each problem's line in the YAML `text` before it (`line 7: train.batch_sise: unknown key`): the
+    line of the key it names, or of the nearest key above it that is there (a missing key: its section's)."""
+    from planner.workload.yaml_loader import key_lines
+
+    lines = key_lines(text)
+    out = []
+    for problem in exc.problems:
+        where = problem.split(": ", 1)[0]
+        while where and where not in lines:
+            where = where[: max(where.rfind("."), where.rfind("["), 0)]
+        out.append(f"line {lines[where]}: {problem}" if where else problem)
+    return SpecError(exc.source, out, exc.hint)
 
 
 def parse_spec(data: Any, source: str = "<spec>", base_dir: Path | None = None) -> WorkloadSpec:

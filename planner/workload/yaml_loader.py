@@ -122,3 +122,32 @@ for _tag in ("int", "float"):
     BoundedSafeLoader.add_constructor(
         _full, _bounded_number(yaml.SafeLoader.yaml_constructors[_full])
     )
+
+
+def key_lines(text: str) -> dict[str, int]:
+    """Where each key and list entry of a YAML spec starts, by its path as a spec's problems name it
+    (`train.batch_size`, `model.layers[2]`; spec_messages._path): the line (1-based). {} for text that does not
+    compose (its own error says where)."""
+    loader = BoundedSafeLoader(text)
+    try:
+        root = loader.get_single_node()
+    except yaml.YAMLError:
+        return {}
+    finally:
+        loader.dispose()
+    lines: dict[str, int] = {}
+    stack: list[tuple[Any, str]] = [(root, "")]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, MappingNode):
+            for key, value in node.value:
+                if isinstance(key, ScalarNode):
+                    name = key.value if len(key.value) <= 40 else key.value[:37] + "..."
+                    path = f"{where}.{name}" if where else name
+                    lines.setdefault(path, key.start_mark.line + 1)
+                    stack.append((value, path))
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                lines.setdefault(f"{where}[{i}]", item.start_mark.line + 1)
+                stack.append((item, f"{where}[{i}]"))
+    return lines

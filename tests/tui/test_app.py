@@ -273,6 +273,25 @@ def test_a_file_opened_from_the_path_field_leaves_the_field_and_an_empty_one_say
     asyncio.run(scenario())
 
 
+def test_a_spec_typed_into_an_empty_editor_is_named_as_not_saved_with_its_lines(tmp_path):
+    """A trial: a spec typed with no file open was reported as "invalid spec: spec.yaml", a file that did not
+    exist; its problems had no line numbers."""
+    from textual.widgets import TextArea
+
+    async def scenario():
+        app = PlannerApp(None, runs_dir=tmp_path / "runs", estimate_on_open=False)
+        async with started(app, (100, 30)) as pilot:
+            app.query_one("#spec-editor", TextArea).text = TINY.replace(
+                "train: {batch_size: 128", "train: {batch_sise: 128"
+            )
+            await wait_for(pilot, lambda: "batch_sise" in text_of(app, "#spec-status"))
+            status = text_of(app, "#spec-status")
+            assert "the editor (not saved)" in status and "spec.yaml" not in status
+            assert "line 4: train.batch_sise: unknown key" in status
+
+    asyncio.run(scenario())
+
+
 def test_save_with_an_empty_path_writes_spec_yaml_but_never_over_one(tmp_path, monkeypatch):
     """The path field starts empty: Save writes spec.yaml and says so in the field; with a spec.yaml there already
     it refuses and asks for a path (a review: the empty field overwrote it silently)."""

@@ -164,7 +164,11 @@ def test_several_problems_reported_together():
     [
         ("", "the file is empty"),
         ("   \n", "the file is empty"),
-        ("name: [unclosed", "not valid YAML (line 1"),
+        (
+            "name: [unclosed",
+            "not valid YAML (at the end of the file): expected ',' or ']', but the file ended",
+        ),
+        ("a: 1\nb: c: d\n", "not valid YAML (line 2, column 5)"),
         # an unclosed [ is found a line later: where it began is named too (a trial)
         ("a: [1, 2\nb: 3\n", "(while parsing a flow sequence that began at line 1)"),
         ("- just\n- a list\n", "a spec is a mapping"),
@@ -209,3 +213,32 @@ def test_arbitrary_text_never_crashes(text):
         parse_spec_text(text, source="random.yaml")
     except SpecError:
         pass
+
+
+def test_a_yaml_specs_problems_say_their_lines():
+    """A trial: an unknown key said where it was, but not on which line of a long spec."""
+    text = (EXAMPLES / "small-cnn.yaml").read_text()
+    text = text.replace("  batch_size: 128", "  batch_sise: 128").replace(
+        "  channels: [16, 32, 64]", "  channels: [16, -32, 64]"
+    )
+    text = text.replace("  samples: 10000\n", "")
+    with pytest.raises(SpecError) as info:
+        parse_spec_text(text, source="s.yaml")
+    got = info.value.problems
+    numbered = {line.split(": ", 1)[1].split(":")[0]: line for line in got}
+    assert numbered["train.batch_sise"].startswith("line 14: train.batch_sise: unknown key"), got
+    # a list entry: its own line; a missing key: its section's
+    assert numbered["model.channels[1]"].startswith("line 7: model.channels[1]: must be > 0"), got
+    assert numbered["data.samples"] == "line 10: data.samples: required field is missing", got
+    # the message carries them too, under the file's name
+    assert "  line 14: train.batch_sise" in str(info.value)
+
+
+@pytest.mark.parametrize("end", ["", "\n"])
+def test_a_yaml_error_at_the_end_names_no_line_past_it(end):
+    """A trial: a missing ] on the last line was said at "line 6" of a five-line file, and "got '<stream end>'"."""
+    text = "name: x\nmodel:\n  kind: mlp\n  input_size: 2\n  hidden: [3, 4" + end
+    with pytest.raises(SpecError) as info:
+        parse_spec_text(text, source="s.yaml")
+    assert "stream end" not in info.value.message and "line 6" not in str(info.value.hint)
+    assert info.value.hint.startswith("fix the YAML at line 5 ")
