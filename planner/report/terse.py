@@ -13,6 +13,7 @@ from planner.core.remarks import (
     BusyWhileMeasured,
     DeadlineMissed,
     EmulatedPrecision,
+    LengthNotGiven,
     NoGpuRows,
     PredictedHere,
 )
@@ -115,6 +116,7 @@ def _here_or_rent_line(doc: PlanDocument) -> str:
         .replace("Rent ", "Renting ")
         .replace(" (cpu)", "")
     ) + _once_changed(doc, other)
+    what += _at_this_length(doc, other)
     facts = (
         f"{seconds_text(other.train_seconds)}{_boot_share(other)}, {money_short(other.cost_usd)}"
     )
@@ -137,6 +139,16 @@ def _here_or_rent_line(doc: PlanDocument) -> str:
     # neither sure to meet the deadline: the other's miss said too, not only the answer's
     also = f"; {by_deadline}" if missed is not None and missed.verdict == "deadline_missed" else ""
     return f"  {escape(what)}: {facts} — {how}{escape(close)}{also}."
+
+
+def _at_this_length(doc: PlanDocument, other: RankedOption) -> str:
+    """' at 1,000 steps' for a rent in a plan without its length whose crossover rents another instance above it (a
+    trial read 'rent aws:c7i.xlarge above' and 'Renting aws:c6i.xlarge' as a contradiction)."""
+    given = next((w for w in doc.plan.warnings if isinstance(w, LengthNotGiven)), None)
+    if other.here or given is None:
+        return ""
+    rents = {after for _, _, after in given.crossovers if after not in ("local", "none")}
+    return f" at {given.per_steps:,} steps" if rents - {other.target} else ""
 
 
 def _deadline_words(o: RankedOption, deadline: float | None) -> str:
