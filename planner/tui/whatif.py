@@ -67,7 +67,8 @@ class WhatIf(Grid):
     WhatIf Input { width: 1fr; }
     WhatIf Input.-invalid { background: $error 30%; }
     """
-    BINDINGS = [Binding("escape", "leave", "Leave the field", show=False)]
+    # shown: a field that takes typing takes the pane's keys too, so the footer had nothing else to say (a trial)
+    BINDINGS = [Binding("escape", "leave", "Back to the table")]
 
     def __init__(
         self,

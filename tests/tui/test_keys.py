@@ -96,6 +96,10 @@ def test_escape_leaves_a_what_if_field_and_the_panes_keys_work_again():
             await pilot.press("4")
             deadline = app.query_one("#deadline", Input)
             deadline.focus()
+            await pilot.pause(0.1)
+            # the footer says how out: the field takes every other key (a trial saw a blank footer)
+            shown = {b.binding.key for b in app.active_bindings.values() if b.binding.show}
+            assert shown == {"escape"}, shown
             await pilot.press("escape")
             await pilot.pause(0.1)
             assert app.focused is not deadline and app.focused.id == "options"
