@@ -172,16 +172,24 @@ def _rival_line(doc: PlanDocument) -> str:
     if not rec.choice_rival:
         return ""
     rival, pick = (by_key.get(k or "", k or "") for k in (rec.choice_rival, rec.choice_rival_of))
-    return f"  Close call: {escape(rival)} is within the noise of {escape(pick)} and in its place would change this answer."
+    # in its place the headline flips or only becomes too close to call: either way it could go (a trial read
+    # 'would change this answer' where renting still won)
+    return (
+        f"  Close call: {escape(rival)} is within the noise of {escape(pick)}; in its place, here against rent "
+        "could go either way."
+    )
 
 
 def _close_instances_line(doc: PlanDocument) -> str:
     """The answer's own instance a close call (rule 2 inside one kind of place): said apart, so it does not colour
-    the rent-or-not answer."""
+    the rent-or-not answer. Nothing when the rival line names that pair already (a trial read two close calls)."""
     rec = doc.recommendation
     answer = doc.answer(rec.answer) if rec.answer else None  # type: ignore[arg-type]
     cmp = answer.comparison if answer is not None else None
     if cmp is None or cmp.verdict != "too_close":
+        return ""
+    chosen = doc.plan.option_of(answer) if answer is not None else None
+    if chosen is not None and rec.choice_rival_of == chosen.key:
         return ""
     what = _compared(cmp)
     band = f"{cmp.band:.0%}"  # why that band: in --explain

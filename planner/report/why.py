@@ -384,5 +384,5 @@ def rival_swaps_text(side: str, rival: RankedOption, pick: RankedOption) -> str:
     where = "If you rent" if side == "rent" else "Here"
     return (
         f"; but too close to call: {option_name(rival)} is within the noise of {option_name(pick)} "
-        f"(see {where}), and in its place it would change this answer"
+        f"(see {where}), and in its place here against rent could go either way"
     )

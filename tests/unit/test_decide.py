@@ -212,6 +212,18 @@ def test_a_missed_deadline_is_the_cheapest_option_not_clearly_slower_than_the_fa
     assert clear.recommendation.target == "aws:g5.xlarge"
 
 
+def test_rows_not_sure_to_meet_a_deadline_rank_by_how_near_they_come():
+    """A trial: for a 3 min deadline a c6i.xlarge of 3.3-5.7 min (a sure miss) ranked over the answer's T4 of
+    2.2-3.1 min (its point within), because both missed it for sure and were ranked by cost."""
+    here = replace(cpu(130.0, price=0.0, target="local"), billing="local")
+    sure_miss = cpu(270.0, price=0.18, rel=0.25, target="aws:c6i.xlarge")
+    may_meet = gpu(160.0, price=0.53, rel=0.15, target="aws:g4dn.xlarge")
+    reaches = gpu(195.0, price=0.2, rel=0.1, target="aws:g4dn.2xlarge")
+    plan = decide([sure_miss, reaches, may_meet, here], objective="deadline", deadline_seconds=180)
+    order = [o.target for o in sorted(plan.options, key=lambda o: o.rank or 99)]
+    assert order == ["local", "aws:g4dn.xlarge", "aws:g4dn.2xlarge", "aws:c6i.xlarge"], order
+
+
 def test_deadline_interval_must_fit_entirely():
     # point estimate 3.9 h, but the high end 4.1 h misses a 4 h deadline
     plan = decide(

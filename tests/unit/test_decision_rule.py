@@ -405,6 +405,8 @@ def test_a_close_call_inside_an_answer_that_would_swap_here_and_rent_makes_the_h
     )
     said = "\n".join(terse_answer(doc))
     assert "Close call: aws:g0.xlarge is within the noise of aws:c0.xlarge" in said
+    # in its place the headline could flip or only become too close: 'would change this answer' overstated it
+    assert "here against rent could go either way" in said and "change this answer" not in said
     # a rent answer that is clear between its instances leaves the headline to here against rent alone
     plan = decide(workload(1.0, 0.0, 698, [(3.0, 1.0)], [(0.09375, 30.0, "ampere")]))
     assert plan.answers["rent"].verdict != "too_close" and plan.recommendation.choice_rival is None
@@ -572,3 +574,21 @@ def test_a_close_call_on_a_multi_gpu_option_keeps_that_option_s_row():
         plan, "aws:g0.xlarge"
     )
     assert _keys_named(plan, "local") == set()
+
+
+def test_a_gpu_picked_for_a_deadline_nothing_surely_meets_says_so_not_that_no_gpu_pays_off():
+    """A trial: 'Renting aws:g4dn.xlarge (T4) ... may miss the 3 min deadline' over 'No GPU pays off: best is T4'."""
+    from planner.core.document import PlanDocument, PlanOptions, WorkloadSummary
+    from planner.report.gpu_line import gpu_line
+
+    options = workload(1.0, 0.0, 2000, [(1.2, 0.2)], [(0.5, 0.53, "turing")])
+    plan = decide(options, objective="deadline", deadline_seconds=600)
+    rent = plan.answers["rent"]
+    assert rent.verdict == "deadline_missed" and rent.device == "cuda", rent
+    doc = PlanDocument(
+        WorkloadSummary("w", "mlp", "classification", 1, 1, 1, 1, 1, "fp32", "device"),
+        plan,
+        PlanOptions(objective="deadline", deadline_seconds=600),
+    )
+    line = gpu_line(doc)
+    assert "is picked as the nearest to meeting the deadline" in line and "No GPU" not in line, line

@@ -20,7 +20,10 @@ from planner.units import MAX_DURATION_SECONDS, Range, parse_duration
         ("400d", "must be at most 366 days, got '400d'"),
         ("9" * 5000, "must be a duration like 4h"),
         ("0m", r"must be more than 0 \(a duration like 4h.*got '0m'"),  # a duration, but none
-        ("-5", r"must be more than 0 \(a duration like 4h.*got '-5'"),  # a trial: said as a bad form
+        (
+            "-5",
+            r"must be more than 0 \(a duration like 4h.*got '-5'",
+        ),  # a trial: said as a bad form
         (" -1h", r"must be more than 0 \(a duration like 4h.*got ' -1h'"),
         # a number alone is seconds only as the whole value: '1h30' is not 1h + 30 s
         ("1h30", "got '1h30': give every number its unit"),
