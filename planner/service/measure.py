@@ -27,7 +27,6 @@ from planner.core.script import (
 )
 from planner.errors import Cancelled, InputError, RunError
 from planner.report.remarks import word
-from planner.units import shown_path
 from runner.bench.procfs import memory_available
 from runner.local import (
     SCRIPT_CAP_EXTRA_SECONDS,
@@ -61,6 +60,7 @@ from planner.service.script_checks import (
     script_workdir,
     this_cpu,
 )
+from planner.service.script_jobs import failure_hint
 from planner.service.standin_trace import (
     predicted_from_standin,
     predicted_only,
@@ -220,28 +220,14 @@ class Measure:
             )
         if run is None or run.status == "error":
             own = own_error(run.message if run is not None else "", said)
-            here = Path.cwd()
-            # run from its own folder below this one (also when the caller resolved the default), it looked for a file
-            lost = (
-                cwd == path.resolve().parent
-                and "No such file or directory" in own
-                and here in cwd.parents
-            )
             when = (
                 f"after {len(run.steps):,} training steps"
                 if run is not None and run.steps
                 else "before its first training step"
             )
-            stdin = "EOFError" in own and ("input(" in own or "EOF when reading a line" in own)
             raise RunError(
                 f"{path.name} failed {when}; its own error:\n{own}",
-                hint=f"it ran in its own folder, {shown_path(str(cwd))}; to run it from here, as "
-                f"`python {shown_path(str(script))}` would, give --workdir ."
-                if lost
-                else "it read its standard input: the planner runs a script with none (no terminal, as on an "
-                "instance); give it its answers as arguments or environment variables"
-                if stdin
-                else "",
+                hint=failure_hint(own, path, script, cwd, bool(run is not None and run.steps)),
             )
         if not run.steps:
             last = [line for line in said.splitlines() if line.strip()][-5:]

@@ -1,9 +1,10 @@
 """What a run of a user's script measures, as the journal keeps it (its job: the script, its arguments, its length,
 its envs; its secrets by name only), as a plan states it, what it ships (its requirements inside the folder that
-ships), and what is refused before it starts."""
+ships), what is refused before it starts, and what to do when it fails."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -98,3 +99,36 @@ def task_choice(job: ScriptJob, frame: pd.DataFrame, options: PlanOptions) -> Ta
         if asks.matches(f)
     ]
     return TaskChoice(job.task.source, asks.written, allowed)
+
+
+# what argparse says when it refuses a script's command line
+_ARGPARSE_REFUSAL = re.compile(
+    r"error: (the following arguments are required|unrecognized arguments|argument \S+:)"
+)
+
+
+def failure_hint(own: str, path: Path, script: str | Path, cwd: Path, stepped: bool) -> str:
+    """The fix for a script that failed with its own error `own` ('' when there is none to say): run in its own folder
+    it looked for a file here; it read its standard input; its parser refused its command line (before a step)."""
+    # run from its own folder below this one (also when the caller resolved the default), it looked for a file
+    if (
+        cwd == path.resolve().parent
+        and "No such file or directory" in own
+        and Path.cwd() in cwd.parents
+    ):
+        return (
+            f"it ran in its own folder, {shown_path(str(cwd))}; to run it from here, as "
+            f"`python {shown_path(str(script))}` would, give --workdir ."
+        )
+    if "EOFError" in own and ("input(" in own or "EOF when reading a line" in own):
+        return (
+            "it read its standard input: the planner runs a script with none (no terminal, as on an "
+            "instance); give it its answers as arguments or environment variables"
+        )
+    # a trial: a required --lr, and no word of where a script's arguments go
+    if not stepped and "usage:" in own and _ARGPARSE_REFUSAL.search(own):
+        return (
+            "its own arguments go after --, the planner's before it: "
+            f"planner estimate {path.name} --epochs 20 -- --lr 0.1"
+        )
+    return ""

@@ -27,6 +27,21 @@ def test_a_script_that_reads_its_input_is_told_it_has_none(tmp_path):
     assert r.code == 1 and "EOFError" in r.err and "runs a script with none" in r.err
 
 
+def test_a_script_whose_parser_refuses_its_command_line_is_told_where_its_arguments_go(tmp_path):
+    """A trial: `planner estimate mlp_lr.py --epochs 20` for a script that requires --lr showed argparse's complaint
+    and no word that a script's own arguments go after --. A failure after a step is not an argument's."""
+    (tmp_path / "lr.py").write_text(
+        "import argparse, torch\np = argparse.ArgumentParser()\np.add_argument('--lr', required=True)\n"
+        "p.parse_args()\n"
+    )
+    r = planner("estimate", tmp_path / "lr.py", "--total-steps", "10", "--seconds", "1")
+    assert r.code == 1 and "the following arguments are required: --lr" in r.err, r.err
+    assert "to fix: its own arguments go after --" in r.err and "-- --lr 0.1" in r.err
+    (tmp_path / "ok.py").write_text("import torch\nprint('usage: none')\nraise SystemExit(3)\n")
+    r = planner("estimate", tmp_path / "ok.py", "--total-steps", "10", "--seconds", "1")
+    assert r.code == 1 and "arguments go after" not in r.err, r.err
+
+
 def test_the_service_measures_with_its_default_options_when_given_none(tmp_path):
     """`bench` and `validate` take `options=None` as BenchOptions() (a script's 10 s): a script that fails before its
     first step is refused with its own error through that default, as from the command line."""
