@@ -17,7 +17,7 @@ from planner.report.plan import (
     DEFAULT_GROUP_BY,
     shown_line,
 )
-from planner.report.text import escape, progress_text, to_json
+from planner.report.text import escape, progress_text, to_json, wrapped
 from planner.service.inputs import check_out_file, parse_flag, shown_path
 
 if TYPE_CHECKING:
@@ -289,7 +289,6 @@ def write_chart(doc: PlanDocument, path: str | None) -> None:
 
 
 # a space a wrap must not take: between a number and its unit ('162 s', '2.6 min', '$0.54 /h' is one word already)
-_UNIT_SPACE = re.compile(r"(?<=\d) (?=(?:s|ms|us|min|h|d|days?|hours?|GB|GiB|MB|CPUs?)\b)")
 
 
 def print_lines(out: Any, lines: list[str]) -> None:
@@ -300,29 +299,3 @@ def print_lines(out: Any, lines: list[str]) -> None:
     for line in lines:
         for part in wrapped(Text.from_markup(line), out.width):
             out.print(part, highlight=False)
-
-
-def wrapped(text: Any, width: int) -> list[Any]:
-    """`text` (a rich Text) cut at its spaces into lines of at most `width` where it can be, greedily; the lines
-    after the first indented 4 (2 more than a reason line's own); the spaces in _UNIT_SPACE are not cut at; a word
-    longer than a line stands on a line of its own."""
-    from rich.text import Text
-
-    plain = text.plain
-    if len(plain) <= width:
-        return [text]
-    hang = " " * max(4, len(plain) - len(plain.lstrip(" ")) + 2)
-    glued = {m.start() for m in _UNIT_SPACE.finditer(plain)}
-    spaces = [i for i, c in enumerate(plain) if c == " " and i not in glued and plain[:i].strip()]
-    cuts: list[int] = []
-    start, last, room = 0, None, width
-    for i in [*spaces, len(plain)]:
-        if i - start > room and last is not None:  # this word does not fit: the line ends before it
-            cuts.append(last)
-            start, room = last + 1, width - len(hang)
-        last = i
-        if i - start > room and i < len(plain):  # a word longer than a line: a line of its own
-            cuts.append(i)
-            start, last = i + 1, None
-    parts = text.divide(cuts)
-    return [parts[0], *(Text(hang) + p[1:] for p in parts[1:])]

@@ -4,6 +4,7 @@ core's formatters, re-exported), bench progress lines, target labels, strict JSO
 from __future__ import annotations
 
 import functools
+import re
 from functools import singledispatch
 from typing import TYPE_CHECKING, Any
 
@@ -184,3 +185,35 @@ def counted(n: float, word: str) -> str:
     """`n` `word`s, the word singular for exactly one ("1 thread", "2 threads", "1.5 epochs")."""
     shown = f"{n:,}" if float(n).is_integer() else f"{n:,.1f}"
     return f"{shown} {word}" + ("" if n == 1 else "s")
+
+
+# a number and its unit: a line is not cut between them (162 s, 2.6 min)
+_UNIT_SPACE = re.compile(
+    r"(?<=\d) (?=(?:s|ms|us|min|h|d|days?|hours?|GB|GiB|KiB|MiB|MB|CPUs?|epochs?|steps?)\b)"
+)
+
+
+def wrapped(text: Any, width: int) -> list[Any]:
+    """`text` (a rich Text) cut at its spaces into lines of at most `width` where it can be, greedily; the lines
+    after the first indented 4 (2 more than a reason line's own); the spaces in _UNIT_SPACE are not cut at; a word
+    longer than a line stands on a line of its own."""
+    from rich.text import Text
+
+    plain = text.plain
+    if len(plain) <= width:
+        return [text]
+    hang = " " * max(4, len(plain) - len(plain.lstrip(" ")) + 2)
+    glued = {m.start() for m in _UNIT_SPACE.finditer(plain)}
+    spaces = [i for i, c in enumerate(plain) if c == " " and i not in glued and plain[:i].strip()]
+    cuts: list[int] = []
+    start, last, room = 0, None, width
+    for i in [*spaces, len(plain)]:
+        if i - start > room and last is not None:  # this word does not fit: the line ends before it
+            cuts.append(last)
+            start, room = last + 1, width - len(hang)
+        last = i
+        if i - start > room and i < len(plain):  # a word longer than a line: a line of its own
+            cuts.append(i)
+            start, last = i + 1, None
+    parts = text.divide(cuts)
+    return [parts[0], *(Text(hang) + p[1:] for p in parts[1:])]

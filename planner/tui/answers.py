@@ -18,7 +18,7 @@ from planner.report.choices import choice_reason
 from planner.report.footer import warnings_line
 from planner.report.remarks import words
 from planner.report.terse import careful_option, said_above, terse_answer
-from planner.report.text import counted, escape
+from planner.report.text import counted, escape, wrapped
 
 if TYPE_CHECKING:
     from planner.service import PlanDocument
@@ -68,17 +68,28 @@ class Answers(Static):
         warned = None if careful else warnings_line(doc, width, said=above)
         lines = [warned] if warned else []
         more = [counted(len(doc.plan.notes), "note")] if doc.plan.notes else []
+        # numbered only where no warnings line is: beside '3 warnings: ...' a '(4)' that counts the one said above
+        # read as a contradiction (a trial)
+        every = ", every warning" if warned else f", every warning ({len(warnings)})"
         lines.append(
             "[dim]x: the whole reasoning"
-            + (
-                f", every warning ({len(warnings)})"
-                if len(warnings) > 1 or ((above or careful) and warnings)
-                else ""
-            )
+            + (every if len(warnings) > 1 or ((above or careful) and warnings) else "")
             + (f", {more[0]}" if more else "")
             + ", where the prices come from[/]"
         )
         return lines
+
+    def _fit(self, lines: list[str]) -> Text:
+        """Markup lines cut at the widget's width as the CLI cuts them (between words, never between a number and its
+        unit: a trial read '2.8 min (2.6' / 'min start-up)' in the side panel); laid out again on a resize."""
+        width = self.size.width
+        # the Results pane's box is left to Rich: cut here at a width its scrollbar took, the short answer stayed a
+        # line taller than the box and kept the scrollbar (the side panel keeps its own either way)
+        if width <= 0 or not self.compact:
+            return Text.from_markup("\n".join(lines))
+        return Text("\n").join(
+            part for line in lines for part in wrapped(Text.from_markup(line), width)
+        )
 
     def _text(self) -> Text:
         lines: list[str] = []
@@ -102,7 +113,7 @@ class Answers(Static):
             lines += [f"[green]{answer[0]}[/]", *(line.strip() for line in answer[1:])]
         if self.compact:
             lines.append("[dim]4 Results: every option, the chart and what-if.[/]")
-            return Text.from_markup("\n".join(lines))
+            return self._fit(lines)
         if doc.suggested_benchmarks:  # none when training here wins clearly
             lines.append("A paid benchmark would settle it (picked in 2 Targets; r runs them):")
             lines += [
@@ -117,7 +128,7 @@ class Answers(Static):
             )
         if not self.explain:  # the warnings in one line, the rest behind x (as the CLI's --explain)
             lines += self._terse_tail(doc)
-            return Text.from_markup("\n".join(lines))
+            return self._fit(lines)
         for warning in words(doc.plan.warnings):
             lines.append(f"[yellow]warning:[/] {escape(warning)}")
         lines += [f"[dim]note: {escape(note)}[/]" for note in words(doc.plan.notes)]

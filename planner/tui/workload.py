@@ -34,8 +34,10 @@ class WorkloadPane(Vertical, can_focus=True):
     WorkloadPane #spec-path { width: 1fr; }
     WorkloadPane #file-row Button { min-width: 8; }
     WorkloadPane #spec-body { height: 1fr; }
-    WorkloadPane #spec-views { width: 3fr; }
-    WorkloadPane #spec-side { width: 2fr; padding: 0 1; }
+    WorkloadPane #spec-views { width: 1fr; }
+    /* half the width (a trial: at 120x40 the answer had 48 columns beside a spec's 70 mostly blank ones); its
+       scrollbar's columns kept, so the answer is cut once, at the width it is shown at */
+    WorkloadPane #spec-side { width: 1fr; padding: 0 1; scrollbar-gutter: stable; }
     WorkloadPane #spec-status.invalid { color: $error; }
     WorkloadPane #spec-status.valid { color: $success; }
     WorkloadPane #spec-summary { margin-top: 1; }

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import shutil
 from dataclasses import replace
 
@@ -200,6 +201,20 @@ def test_x_back_from_the_reasoning_scrolled_to_its_end_shows_the_short_answer_wh
             shown = text_of(app, "#answers").splitlines()
             # the fixture's machine was busy: said in the answer (Careful), the warnings counted on x's line
             assert shown[-1].startswith("x: the whole reasoning, every warning (4)")
+            # without the busy measurement, a warnings line says them: x's line counts none beside it (a trial
+            # read '3 warnings: ...' over 'every warning (4)')
+            quiet = replace(
+                doc,
+                plan=replace(doc.plan, options=[replace(o, caveat=None) for o in doc.plan.options]),
+            )
+            app.query_one("#answers", Answers).show(quiet)
+            await pilot.pause(0.2)
+            lines = text_of(app, "#answers").splitlines()
+            assert re.match(r"\d+ warnings?: ", lines[-2]) and "every warning (" not in lines[-1], (
+                lines
+            )
+            app.query_one("#answers", Answers).show(doc)
+            await pilot.pause(0.2)
             assert any(
                 line.startswith("Careful: local measured on a busy machine") for line in shown
             )
