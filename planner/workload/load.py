@@ -182,17 +182,34 @@ def load_yaml(text: str, source: str) -> Any:
             lines = f" at lines {began.line + 1}-{last}"
         elif began is not None and context and mark is not None and began.line < mark.line:
             problem = f"{problem} ({context} that began at line {began.line + 1})"
+        what = " (a workload spec or a SkyPilot task is a YAML mapping)"
+        if mark is not None and problem.startswith("mapping values are not allowed"):
+            what = _second_colon(text, mark.line, mark.column) or what
         if getattr(exc, "refused", False):
             raise SpecError(f"{source}{where}: {cut(problem)}") from None
         raise SpecError(
             f"{source}: not valid YAML{where}: {cut(problem)}",
-            hint=f"fix the YAML{lines} (a workload spec or a SkyPilot task is a YAML mapping)",
+            hint=f"fix the YAML{lines}{what}",
         ) from None
     except RecursionError:  # not reachable with MAX_DEPTH; kept so no input can escape as a crash
         raise SpecError(f"{source}: not valid YAML: nested too deeply") from None
     finally:
         if loader is not None:
             loader.dispose()
+
+
+def _second_colon(text: str, line: int, column: int) -> str:
+    """More of where to look for PyYAML's 'mapping values are not allowed here' at `line`, `column` (0-based): a key
+    before it on the same line (`model: kind: mlp`), or text without a key on the lines above running on into it (a
+    trial: a stray 'Z' before line 1's comment was reported at line 2)."""
+    rows = text.splitlines()
+    if line < len(rows) and ":" in rows[line][:column]:
+        return (
+            " (a value holding ': ' needs quotes; a nested key goes on a line of its own, indented)"
+        )
+    return (
+        f" or the line above it (text without a key runs on into line {line + 1})" if line else ""
+    )
 
 
 # ----------------------------------------------------------------------------- any parsed value

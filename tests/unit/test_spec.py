@@ -242,3 +242,18 @@ def test_a_yaml_error_at_the_end_names_no_line_past_it(end):
         parse_spec_text(text, source="s.yaml")
     assert "stream end" not in info.value.message and "line 6" not in str(info.value.hint)
     assert info.value.hint.startswith("fix the YAML at line 5 ")
+
+
+@pytest.mark.parametrize(
+    "text, hint",
+    [
+        # a trial: a stray Z before line 1's comment ran on into line 2, which was all the error named
+        ("Z# A small spec\nname: x\n", "fix the YAML at line 2 or the line above it"),
+        ("name: x\nmodel: kind: mlp\n", "at line 2 (a value holding ': ' needs quotes;"),
+    ],
+)
+def test_a_colon_yaml_refuses_says_which_line_to_look_at(text, hint):
+    with pytest.raises(SpecError) as info:
+        parse_spec_text(text, source="s.yaml")
+    assert "mapping values are not allowed here" in info.value.message
+    assert hint in info.value.hint, info.value.hint
