@@ -140,11 +140,11 @@ def cmd_plan(args: argparse.Namespace) -> int:
         ScriptLength(args.total_steps, args.epochs) if args.total_steps or args.epochs else None
     )
     doc = service.replan(args.run_dir, overrides, measured_only=args.measured_only, length=length)
-    print_plan(doc, args, saved=True)
+    what_if = doc.what_if_length
+    print_plan(doc, args, saved=what_if is None)
     if length is not None:  # which length the run keeps, and whether this one is a what-if
-        what_if = doc.what_if_length
         stderr().print(
-            f"note: {escape(word(what_if))}; a plan without a length plans that"
+            f"note: {escape(word(what_if))}; a plan without a length plans that, and its plan.json stays that plan"
             if what_if is not None
             else f"note: {escape(length_text(length.total_steps, length.epochs))} kept as the run's length (its script.json): a plan "
             "without a length plans it, another length is a what-if",

@@ -345,11 +345,14 @@ class Scripts:
     ) -> PlanDocument:
         """estimate_run with some plan options changed (a script's run: for `length` too), and the new plan.json
         written; a script's run measured without a length of its own keeps the one given (its script.json).
-        Raises what estimate_run raises, and OSError when plan.json cannot be written."""
+        A what-if of another length than the run's own is not written: its plan.json stays the run's (a trial lost
+        it to a 500,000-step what-if). Raises what estimate_run raises, and OSError when plan.json cannot be
+        written."""
         doc = self.estimate_run(run_dir, overrides, measured_only=measured_only, length=length)
         if length is not None:
             journaled(run_dir).keep_length(length)
-        RunJournal.open(run_dir).write_plan(doc)
+        if doc.what_if_length is None:
+            RunJournal.open(run_dir).write_plan(doc)
         return doc
 
     def _price_of(

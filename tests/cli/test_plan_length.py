@@ -69,6 +69,9 @@ def test_a_run_without_a_length_answers_per_1000_steps_then_keeps_the_first_leng
     )
     longer = json.loads(r.out)
     assert longer["workload"]["total_steps"] == 8000 and length_of(run_dir) == (2000, None)
+    # the what-if is not written over the run's own plan (a trial lost it to one)
+    assert "its plan.json stays that plan" in r.err
+    assert json.loads((run_dir / "plan.json").read_text())["workload"]["total_steps"] == 2000
     assert "planned for 8,000 steps, a what-if: the run's own length is 2,000 steps" in [
         n["text"] for n in longer["notes"]
     ]

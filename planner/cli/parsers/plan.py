@@ -195,6 +195,8 @@ def add_plan_parser(sub) -> None:
     p = sub.add_parser(
         "plan",
         help="recompute a run directory's plan without running anything, and save it as its plan.json",
+        description="Recompute a run directory's plan without running anything, and save it as its plan.json. A "
+        "what-if of another length than the run's own (--total-steps, --epochs) is shown, not saved.",
     )
     p.add_argument("run_dir", help="a directory written by `planner run`")
     plan_arguments(p, defaults=False)
