@@ -168,6 +168,12 @@ class TrainSpec(_Strict):
         ]
         if value == word:
             return value
+        if info.field_name == "gpus" and value == 0 and not isinstance(value, bool):
+            # a newcomer's 'no GPU' (a trial): the spec says how many a data-parallel option may use, not whether
+            raise ValueError(
+                'must be 1 or more, or "auto": it caps the GPUs a data-parallel option uses (1: none); to plan '
+                "without GPUs, give the command --cpu"
+            )
         return whole_number(value, top, f' or "{word}"')
 
     @property

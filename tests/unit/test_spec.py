@@ -257,3 +257,11 @@ def test_a_colon_yaml_refuses_says_which_line_to_look_at(text, hint):
         parse_spec_text(text, source="s.yaml")
     assert "mapping values are not allowed here" in info.value.message
     assert hint in info.value.hint, info.value.hint
+
+
+def test_no_gpus_in_a_spec_says_how_to_plan_without_gpus():
+    """A trial wrote `gpus: 0` for "no GPU" and was told only that it must be > 0."""
+    (line,) = problems(modified(train__gpus=0))
+    assert line.startswith("train.gpus: must be 1 or more") and "give the command --cpu" in line, (
+        line
+    )
