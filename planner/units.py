@@ -28,7 +28,13 @@ def parse_duration(text: str, max_seconds: float = MAX_DURATION_SECONDS) -> floa
     ):  # '30 1h' would read as 301h: each number with its unit ('1h 30m')
         raise ValueError(f"must be {forms}, got {_shown(text)}: give every number its unit")
     cleaned = text.strip().lower().replace(" ", "")
-    if cleaned.startswith("-") and _DURATION.match(cleaned, 1):  # '-5', '-1h': said as what it is
+    if cleaned.startswith(
+        "-"
+    ):  # '-5', '-1h': a duration below 0, said as what it is ('-5xyz' is no duration)
+        try:
+            parse_duration(cleaned[1:], max_seconds)
+        except ValueError:
+            raise ValueError(f"must be {forms}, got {_shown(text)}") from None
         raise ValueError(f"must be more than 0 ({forms}), got {_shown(text)}")
     pos, total, parts, bare = 0, 0.0, 0, False
     while pos < len(cleaned):

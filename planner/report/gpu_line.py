@@ -58,10 +58,17 @@ def gpu_line(doc: PlanDocument) -> str:
         )
     if gpu is chosen and reference is not None and gpu.pays_off_against(reference):
         return f"  The {escape(device_short(gpu))} pays off: {escape(speed)}, break-even {_times(be, True)}."
-    if gpu is chosen and answer is not None and doc.plan.objective == "deadline":
-        # below its break-even, picked for the deadline: the cheapest that meets it, or, none sure to, the likeliest
-        # (a trial read 'Renting ... (T4) ... may miss the deadline' over 'No GPU pays off: best is T4')
-        why = "to meet" if answer.verdict != "deadline_missed" else "as the nearest to meeting"
+    missed = answer is not None and answer.verdict == "deadline_missed"
+    if (
+        gpu is chosen
+        and answer is not None
+        and doc.plan.objective == "deadline"
+        and (not missed or doc.recommendation.answer == place)
+    ):
+        # below its break-even, picked for the deadline: the cheapest that meets it, or, none sure to, the nearest
+        # (a trial read 'Renting ... (T4) ... may miss the deadline' over 'No GPU pays off: best is T4'); under an
+        # answer that trains here and meets it, a rent that misses it picked nothing
+        why = "as the nearest to meeting" if missed else "to meet"
         return (
             f"  The {escape(device_short(gpu))} is picked {why} the deadline, although on cost alone it does not "
             f"pay off: {escape(speed)}, break-even {_times(be, True)}."

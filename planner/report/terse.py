@@ -115,8 +115,8 @@ def _here_or_rent_line(doc: PlanDocument) -> str:
         .replace("Train here", "Training here")
         .replace("Rent ", "Renting ")
         .replace(" (cpu)", "")
-    ) + _once_changed(doc, other)
-    what += _at_this_length(doc, other)
+    ) + _at_this_length(doc, other)
+    what += _once_changed(doc, other)
     facts = (
         f"{seconds_text(other.train_seconds)}{_boot_share(other)}, {money_short(other.cost_usd)}"
     )
@@ -189,7 +189,13 @@ def _close_instances_line(doc: PlanDocument) -> str:
     if cmp is None or cmp.verdict != "too_close":
         return ""
     chosen = doc.plan.option_of(answer) if answer is not None else None
-    if chosen is not None and rec.choice_rival_of == chosen.key:
+    rival = next((o for o in doc.plan.options if o.key == rec.choice_rival), None)
+    if (
+        chosen is not None
+        and rival is not None
+        and rec.choice_rival_of == chosen.key
+        and option_name(rival) == cmp.runner_up
+    ):
         return ""
     what = _compared(cmp)
     band = f"{cmp.band:.0%}"  # why that band: in --explain

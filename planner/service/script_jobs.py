@@ -101,10 +101,8 @@ def task_choice(job: ScriptJob, frame: pd.DataFrame, options: PlanOptions) -> Ta
     return TaskChoice(job.task.source, asks.written, allowed)
 
 
-# what argparse says when it refuses a script's command line
-_ARGPARSE_REFUSAL = re.compile(
-    r"error: (the following arguments are required|unrecognized arguments|argument \S+:)"
-)
+# argparse's refusal of a command line that lacks what it requires (an argument given badly was given after --)
+_ARGPARSE_REQUIRED = re.compile(r"error: the following arguments are required: (\S+?)[,\s]")
 
 
 def failure_hint(own: str, path: Path, script: str | Path, cwd: Path, stepped: bool) -> str:
@@ -126,9 +124,12 @@ def failure_hint(own: str, path: Path, script: str | Path, cwd: Path, stepped: b
             "instance); give it its answers as arguments or environment variables"
         )
     # a trial: a required --lr, and no word of where a script's arguments go
-    if not stepped and "usage:" in own and _ARGPARSE_REFUSAL.search(own):
+    required = _ARGPARSE_REQUIRED.search(own + "\n") if not stepped and "usage:" in own else None
+    if required is not None:
+        flag = required.group(1)
+        value = " VALUE" if flag.startswith("-") else ""
         return (
-            "its own arguments go after --, the planner's before it: "
-            f"planner estimate {path.name} --epochs 20 -- --lr 0.1"
+            "give the script its own arguments after -- (the planner's go before it): "
+            f"planner COMMAND {path.name} [the planner's flags] -- {flag}{value} ..."
         )
     return ""

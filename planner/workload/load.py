@@ -168,7 +168,7 @@ def load_yaml(text: str, source: str) -> Any:
         problem = (
             getattr(exc, "problem", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
         )
-        if mark is not None and "'<stream end>'" in problem:
+        if mark is not None and mark.index >= len(text.rstrip()):
             # PyYAML puts the end on the line after the last one (a trial read "line 6" of a 5-line file)
             where = " (at the end of the file)"
             problem = problem.replace("but got '<stream end>'", "but the file ended")
@@ -200,16 +200,28 @@ def load_yaml(text: str, source: str) -> Any:
 
 def _second_colon(text: str, line: int, column: int) -> str:
     """More of where to look for PyYAML's 'mapping values are not allowed here' at `line`, `column` (0-based): a key
-    before it on the same line (`model: kind: mlp`), or text without a key on the lines above running on into it (a
-    trial: a stray 'Z' before line 1's comment was reported at line 2)."""
+    before it on the same line (`model: kind: mlp`); a key with a value on the line above, this one indented under it
+    (`model: mlp` then `  input_size: 2`); or text without a key above running on into it (a trial: a stray 'Z' before
+    line 1's comment was reported at line 2)."""
     rows = text.splitlines()
     if line < len(rows) and ":" in rows[line][:column]:
         return (
             " (a value holding ': ' needs quotes; a nested key goes on a line of its own, indented)"
         )
-    return (
-        f" or the line above it (text without a key runs on into line {line + 1})" if line else ""
-    )
+    above = [
+        (i, row.split(" #")[0])
+        for i, row in enumerate(rows[:line])
+        if row.strip() and not row.lstrip().startswith("#")
+    ]
+    if not above:
+        return ""
+    number, row = above[-1]
+    if ":" in row and row.split(":", 1)[1].strip():
+        return (
+            f" (line {number + 1} gives its key a value and line {line + 1} is indented under it: a key holds a "
+            "value or nested keys, not both; check the indentation)"
+        )
+    return f" or line {number + 1} above it (text without a key runs on into line {line + 1})"
 
 
 # ----------------------------------------------------------------------------- any parsed value

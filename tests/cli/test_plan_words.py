@@ -188,6 +188,9 @@ def test_a_plan_without_its_length_names_the_script_s_own_epochs_and_shows_the_c
     # the rent line names another instance than the crossover: at which length it is the rent (a third trial)
     renting = re.search(r"Renting (aws:\S+?)( at 1,000 steps)?: ", said)
     assert renting and (renting.group(1) == crossed.group(1)) == (renting.group(2) is None), said
+    assert renting.group(1) != crossed.group(
+        1
+    )  # the fixture's case: c6i at 1,000 steps, c7i above (a review)
 
 
 def test_a_second_trial_s_findings_each_said_once_and_as_given(run_dir):

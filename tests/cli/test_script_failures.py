@@ -36,10 +36,18 @@ def test_a_script_whose_parser_refuses_its_command_line_is_told_where_its_argume
     )
     r = planner("estimate", tmp_path / "lr.py", "--total-steps", "10", "--seconds", "1")
     assert r.code == 1 and "the following arguments are required: --lr" in r.err, r.err
-    assert "to fix: its own arguments go after --" in r.err and "-- --lr 0.1" in r.err
-    (tmp_path / "ok.py").write_text("import torch\nprint('usage: none')\nraise SystemExit(3)\n")
-    r = planner("estimate", tmp_path / "ok.py", "--total-steps", "10", "--seconds", "1")
-    assert r.code == 1 and "arguments go after" not in r.err, r.err
+    assert (
+        "to fix: give the script its own arguments after --" in r.err and "-- --lr VALUE" in r.err
+    )
+    # a value it refused was given, after -- (a review: that was told to put it after --)
+    (tmp_path / "bad.py").write_text(
+        "import argparse, torch\np = argparse.ArgumentParser()\np.add_argument('--lr', type=float)\n"
+        "p.parse_args()\n"
+    )
+    r = planner(
+        "estimate", tmp_path / "bad.py", "--total-steps", "10", "--seconds", "1", "--", "--lr", "x"
+    )
+    assert r.code == 1 and "invalid float value" in r.err and "arguments after" not in r.err, r.err
 
 
 def test_the_service_measures_with_its_default_options_when_given_none(tmp_path):

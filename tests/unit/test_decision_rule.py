@@ -592,3 +592,21 @@ def test_a_gpu_picked_for_a_deadline_nothing_surely_meets_says_so_not_that_no_gp
     )
     line = gpu_line(doc)
     assert "is picked as the nearest to meeting the deadline" in line and "No GPU" not in line, line
+
+
+def test_a_rent_gpu_that_misses_a_deadline_the_answer_here_meets_is_not_said_to_be_picked():
+    """A review: under 'Train here' (meeting the deadline), a rented GPU that misses it was 'picked as the nearest'."""
+    from planner.core.document import PlanDocument, PlanOptions, WorkloadSummary
+    from planner.report.gpu_line import gpu_line
+
+    options = workload(1.0, 0.0, 2000, [(3.0, 0.2)], [(1.15, 0.53, "turing")])
+    plan = decide(options, objective="deadline", deadline_seconds=2400)
+    assert (
+        plan.recommendation.answer == "here" and plan.answers["rent"].verdict == "deadline_missed"
+    )
+    doc = PlanDocument(
+        WorkloadSummary("w", "mlp", "classification", 1, 1, 1, 1, 1, "fp32", "device"),
+        plan,
+        PlanOptions(objective="deadline", deadline_seconds=2400),
+    )
+    assert "picked" not in gpu_line(doc), gpu_line(doc)

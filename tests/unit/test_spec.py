@@ -169,6 +169,11 @@ def test_several_problems_reported_together():
             "not valid YAML (at the end of the file): expected ',' or ']', but the file ended",
         ),
         ("a: 1\nb: c: d\n", "not valid YAML (line 2, column 5)"),
+        # any end of the stream, not only '<stream end>' (a review: an unclosed quote said line 3 of 2)
+        (
+            'name: x\nmodel: "abc\n',
+            "not valid YAML (at the end of the file): found unexpected end of stream",
+        ),
         # an unclosed [ is found a line later: where it began is named too (a trial)
         ("a: [1, 2\nb: 3\n", "(while parsing a flow sequence that began at line 1)"),
         ("- just\n- a list\n", "a spec is a mapping"),
@@ -248,8 +253,10 @@ def test_a_yaml_error_at_the_end_names_no_line_past_it(end):
     "text, hint",
     [
         # a trial: a stray Z before line 1's comment ran on into line 2, which was all the error named
-        ("Z# A small spec\nname: x\n", "fix the YAML at line 2 or the line above it"),
+        ("Z# A small spec\nname: x\n", "fix the YAML at line 2 or line 1 above it"),
         ("name: x\nmodel: kind: mlp\n", "at line 2 (a value holding ': ' needs quotes;"),
+        # a review: a key under one that has a value was told of run-on text
+        ("name: x\nmodel: mlp\n  input_size: 2\n", "(line 2 gives its key a value and line 3 is"),
     ],
 )
 def test_a_colon_yaml_refuses_says_which_line_to_look_at(text, hint):
@@ -262,6 +269,6 @@ def test_a_colon_yaml_refuses_says_which_line_to_look_at(text, hint):
 def test_no_gpus_in_a_spec_says_how_to_plan_without_gpus():
     """A trial wrote `gpus: 0` for "no GPU" and was told only that it must be > 0."""
     (line,) = problems(modified(train__gpus=0))
-    assert line.startswith("train.gpus: must be 1 or more") and "give the command --cpu" in line, (
-        line
-    )
+    assert (
+        line.startswith("train.gpus: must be 1 or more") and "`planner estimate --cpu`" in line
+    ), line

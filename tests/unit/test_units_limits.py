@@ -25,6 +25,10 @@ from planner.units import MAX_DURATION_SECONDS, Range, parse_duration
             r"must be more than 0 \(a duration like 4h.*got '-5'",
         ),  # a trial: said as a bad form
         (" -1h", r"must be more than 0 \(a duration like 4h.*got ' -1h'"),
+        (
+            "-5xyz",
+            r"^must be a duration like 4h, 90m, 1h30m or 2d, got '-5xyz'$",
+        ),  # no duration, however signed
         # a number alone is seconds only as the whole value: '1h30' is not 1h + 30 s
         ("1h30", "got '1h30': give every number its unit"),
         ("2d4", "give every number its unit"),
