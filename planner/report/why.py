@@ -162,6 +162,15 @@ def gpu_rule_text(
         return f". GPU rule: {name} {speed} cannot pay off: the reference CPU costs nothing {rates}"
     be, speedup = float(gpu.break_even_speedup), float(gpu.speedup)
     cheaper = "GPU" if gpu.pays_off_against(ref) else "CPU"  # as decided: the bill
+    # the same bill to the cent's fraction: neither costs less, whichever the ranking's tie-break put first (a
+    # property test's CPU and GPU alike read 'the GPU costs less' under a CPU answer)
+    if math.isclose(gpu.point_cost or 0.0, ref.point_cost or 0.0, rel_tol=1e-12):
+        if gpu.key == best.key:  # the same bill, and the GPU ranked first: the faster
+            return (
+                f". GPU rule: {name} {speed} is at least its break-even speedup {be:.2f}x {rates}: the two "
+                "cost the same, and the GPU is faster"
+            )
+        return f". GPU rule: {name} {speed} is at its break-even speedup {be:.2f}x {rates}: the two cost the same"
     if (speedup >= be) != (cheaper == "GPU"):  # within a second's billing of it: the bill decides
         return (
             f". GPU rule: {name} {speed} is at its break-even speedup {be:.2f}x {rates}: billed by the "

@@ -171,8 +171,9 @@ class TrainSpec(_Strict):
         if info.field_name == "gpus" and value == 0 and not isinstance(value, bool):
             # a newcomer's 'no GPU' (a trial): the spec says how many a data-parallel option may use, not whether
             raise ValueError(
-                'must be 1 or more, or "auto": the most GPUs an option may train on (1: one GPU, no data '
-                "parallelism); to plan CPU instances only: `planner estimate --cpu`, or CPU --targets for a run"
+                f'must be a whole number between 1 and {MAX_GPUS} or "auto", got 0: the most GPUs an option may '
+                "train on (1: one GPU, no data parallelism); to plan CPU instances only: `planner estimate --cpu`, "
+                "or CPU --targets for a run"
             )
         return whole_number(value, top, f' or "{word}"')
 

@@ -168,6 +168,14 @@ def test_the_reference_is_the_best_rented_cpu_and_speedups_are_against_it(
 
 @settings(max_examples=300, deadline=None)
 @given(st.floats(1e-4, 2.0), st.floats(0, 0.3), STEPS, CPUS, GPUS, OBJECTIVE, TIME_VALUE)
+# a CI run's find: a CPU and a GPU alike to the cent, the CPU ranked first, and 'the GPU costs less' said
+@example(1.0, 0.0, 100, [(0.5, 1.0)], [(0.5, 1.0, "ampere")], "cheapest", None)
+@example(
+    0.00390625, 0.0, 100, [(1.0, 1.0)], [(0.0078125, 1.0, "ampere")], "cheapest", None
+)  # the same bill
+@example(
+    0.0078125, 0.0, 100, [(1.0, 1.0)], [(0.00390625, 1.0, "ampere")], "cheapest", None
+)  # ..., GPU first
 def test_every_sentence_quotes_the_numbers_of_the_comparison_it_states(
     step, ci, steps, cpus, gpus, objective, tv
 ):

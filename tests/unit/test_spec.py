@@ -270,5 +270,6 @@ def test_no_gpus_in_a_spec_says_how_to_plan_without_gpus():
     """A trial wrote `gpus: 0` for "no GPU" and was told only that it must be > 0."""
     (line,) = problems(modified(train__gpus=0))
     assert (
-        line.startswith("train.gpus: must be 1 or more") and "`planner estimate --cpu`" in line
+        line.startswith("train.gpus: must be a whole number between 1 and 64")
+        and "`planner estimate --cpu`" in line
     ), line
