@@ -288,9 +288,6 @@ def write_chart(doc: PlanDocument, path: str | None) -> None:
     )
 
 
-# a space a wrap must not take: between a number and its unit ('162 s', '2.6 min', '$0.54 /h' is one word already)
-
-
 def print_lines(out: Any, lines: list[str]) -> None:
     """Markup lines at the terminal's width, wrapped between words but never between a number and its unit (a
     trial: '... up to 162' / 's)' at 80 columns), as `wrapped` cuts them."""

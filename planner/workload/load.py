@@ -177,11 +177,12 @@ def load_yaml(text: str, source: str) -> Any:
         began, context = getattr(exc, "context_mark", None), getattr(exc, "context", None)
         last = min(mark.line + 1, len(text.splitlines()) or 1) if mark else 0
         lines = f" at line {last}" if mark else ""
-        if began is not None and context and mark is not None and began.line + 1 < last:
+        if began is not None and context and mark is not None and began.line < mark.line:
             problem = f"{problem} ({context} that began at line {began.line + 1})"
-            lines = f" at lines {began.line + 1}-{last}"
-        elif began is not None and context and mark is not None and began.line < mark.line:
-            problem = f"{problem} ({context} that began at line {began.line + 1})"
+            if (
+                began.line + 1 < last
+            ):  # not when the line after it is the end of the file, past the last one
+                lines = f" at lines {began.line + 1}-{last}"
         what = " (a workload spec or a SkyPilot task is a YAML mapping)"
         if mark is not None and problem.startswith("mapping values are not allowed"):
             what = _second_colon(text, mark.line, mark.column) or what

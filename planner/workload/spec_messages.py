@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from planner.errors import close_matches, did_you_mean
-from planner.workload.limits import MAX_PROBLEMS, brief
+from planner.workload.limits import MAX_PROBLEMS, brief, cut
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ def _path(loc: tuple[Any, ...], kinds: tuple[str, ...]) -> str:
             continue  # pydantic adds the union tag to the path; users never wrote it
         else:
             text = str(part)
-            out += ("." if out else "") + (text if len(text) <= 40 else text[:37] + "...")
+            out += ("." if out else "") + cut(text, 40)
     return out or "(top level)"
 
 

@@ -142,7 +142,7 @@ def key_lines(text: str) -> dict[str, int]:
         if isinstance(node, MappingNode):
             for key, value in node.value:
                 if isinstance(key, ScalarNode):
-                    name = key.value if len(key.value) <= 40 else key.value[:37] + "..."
+                    name = cut(key.value, 40)  # as spec_messages._path names it
                     path = f"{where}.{name}" if where else name
                     lines.setdefault(path, key.start_mark.line + 1)
                     stack.append((value, path))
