@@ -4,6 +4,10 @@
 2. --processes fresh processes (as benches and `planner validate` runs are), each timing
    --process-seconds after a short warm-up, printing each one's mean.
 
+Each by the wall clock and by the process's CPU time per torch thread (steadier where the
+hypervisor's steal moves the wall clock; not where neighbours share the memory bandwidth);
+--pin keeps every process on one CPU.
+
 On a quiet machine both spreads are a few percent, and `make bench-accuracy` can meet its target.
 On a shared VM they show the drift that no short bench can foresee.
 
@@ -13,6 +17,7 @@ On a shared VM they show the drift that no short bench can foresee.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -25,8 +30,9 @@ sys.path.insert(0, str(ROOT))
 
 def series(
     spec_path: str, seconds: float, window: float, threads: int | None, warmup_steps: int = 20
-) -> list[float]:
-    """Mean step seconds of each `window` of one process's `seconds` of training."""
+) -> tuple[list[float], list[float]]:
+    """Mean step seconds of each `window` of one process's `seconds` of training: by the wall
+    clock, and by the CPU time the process used (all its threads) divided by its torch threads."""
     import torch
 
     from planner.workload.spec import load_spec
@@ -37,16 +43,22 @@ def series(
     workload = build(load_spec(spec_path).to_job(), torch.device("cpu"))
     for _ in range(warmup_steps):
         workload.step()
-    means, n = [], 0
+    width = torch.get_num_threads()
+    means: list[float] = []
+    cpu_means: list[float] = []
+    n = 0
     start = last = time.perf_counter()
+    last_cpu = time.process_time()
     while time.perf_counter() - start < seconds:
         workload.step()
         n += 1
         now = time.perf_counter()
         if now - last >= window:
+            cpu = time.process_time()
             means.append((now - last) / n)
-            n, last = 0, now
-    return means
+            cpu_means.append((cpu - last_cpu) / n / width)
+            n, last, last_cpu = 0, now, cpu
+    return means, cpu_means
 
 
 def spread(values: list[float]) -> str:
@@ -72,40 +84,46 @@ def main() -> int:
     )
     ap.add_argument("--threads", type=int, help="torch threads (default: torch's)")
     ap.add_argument(
+        "--pin",
+        type=int,
+        metavar="CPU",
+        help="pin every process to this one CPU (os.sched_setaffinity; use with --threads 1)",
+    )
+    ap.add_argument(
         "--one", action="store_true", help=argparse.SUPPRESS
-    )  # a fresh process prints its mean
+    )  # a fresh process prints its means: wall and CPU time
     args = ap.parse_args()
+    if args.pin is not None:
+        os.sched_setaffinity(0, {args.pin})
     if args.one:
-        print(
-            statistics.mean(
-                series(args.spec, args.process_seconds, args.process_seconds / 4, args.threads)
-            )
-        )
+        wall, cpu = series(args.spec, args.process_seconds, args.process_seconds / 4, args.threads)
+        print(statistics.mean(wall), statistics.mean(cpu))
         return 0
 
-    means = series(args.spec, args.seconds, args.window, args.threads)
+    wall, cpu = series(args.spec, args.seconds, args.window, args.threads)
     print(f"one process, {args.seconds:g} s in {args.window:g} s windows (ms per step):")
-    print("  " + " ".join(f"{m * 1e3:.3f}" for m in means))
-    print(f"  {spread(means)}")
-    fresh = []
+    _both(wall, cpu)
+    fresh: list[tuple[float, float]] = []
     for _ in range(args.processes):
-        cmd = [
-            sys.executable,
-            __file__,
-            args.spec,
-            "--one",
-            "--process-seconds",
-            str(args.process_seconds),
-        ]
+        cmd = [sys.executable, __file__, args.spec, "--one"]
+        cmd += ["--process-seconds", str(args.process_seconds)]
         if args.threads:
             cmd += ["--threads", str(args.threads)]
-        fresh.append(
-            float(subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=ROOT).stdout)
-        )
+        if args.pin is not None:
+            cmd += ["--pin", str(args.pin)]
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=ROOT).stdout
+        w, c = out.split()
+        fresh.append((float(w), float(c)))
     print(f"{args.processes} fresh processes, {args.process_seconds:g} s each (ms per step):")
-    print("  " + " ".join(f"{m * 1e3:.3f}" for m in fresh))
-    print(f"  {spread(fresh)}")
+    _both([w for w, _ in fresh], [c for _, c in fresh])
     return 0
+
+
+def _both(wall: list[float], cpu: list[float]) -> None:
+    """The wall clock's means and the CPU time's, each with its spread."""
+    for name, values in (("wall", wall), ("CPU ", cpu)):
+        print(f"  {name}  " + " ".join(f"{m * 1e3:.3f}" for m in values))
+        print(f"        {spread(values)}")
 
 
 if __name__ == "__main__":
