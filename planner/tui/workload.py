@@ -261,6 +261,10 @@ class WorkloadPane(Vertical, can_focus=True):
 
     @work(exclusive=True, thread=True, group="validate")
     def validate(self, text: str) -> None:
+        if not text.strip():  # nothing to check yet: say what to do, not that a file is empty
+            hint = "no spec yet: type one here, or esc then f for a form (examples/ has complete ones)"
+            self.app.call_from_thread(self._show, hint, "", None, None, text)
+            return
         base = Path(self.path).parent if self.path else None
         try:
             spec, fp = planner_app(self).service.workloads.check_text(
@@ -279,14 +283,14 @@ class WorkloadPane(Vertical, can_focus=True):
             text,
         )
 
-    def _show(self, status: str, summary: str, ok: bool, spec, text: str) -> None:
+    def _show(self, status: str, summary: str, ok: bool | None, spec, text: str) -> None:
         from rich.text import Text
 
         if text != self.editor.text:
             return  # the user typed on: a newer validation follows
         widget = self.query_one("#spec-status", Static)
         widget.update(Text(status))  # plain text: field paths like hidden[1] are not markup
-        widget.set_classes("valid" if ok else "invalid")
+        widget.set_classes("" if ok is None else "valid" if ok else "invalid")
         self.query_one("#spec-summary", Static).update(Text(summary))
         self.post_message(SpecChanged(spec, text))
 

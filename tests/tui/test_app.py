@@ -292,6 +292,25 @@ def test_a_spec_typed_into_an_empty_editor_is_named_as_not_saved_with_its_lines(
     asyncio.run(scenario())
 
 
+def test_an_emptied_editor_says_what_to_do_not_that_a_file_is_empty(tmp_path):
+    """A trial: clearing the editor said "the editor (not saved): the file is empty", in red."""
+    from textual.widgets import Static, TextArea
+
+    async def scenario():
+        app = PlannerApp(None, runs_dir=tmp_path / "runs", estimate_on_open=False)
+        async with started(app, (100, 30)) as pilot:
+            editor = app.query_one("#spec-editor", TextArea)
+            editor.text = TINY
+            await wait_for(pilot, lambda: "valid:" in text_of(app, "#spec-status"))
+            editor.text = "  \n"
+            await wait_for(pilot, lambda: "no spec yet" in text_of(app, "#spec-status"))
+            assert "empty" not in text_of(app, "#spec-status")
+            status = app.query_one("#spec-status", Static)
+            assert not status.has_class("invalid") and not status.has_class("valid")
+
+    asyncio.run(scenario())
+
+
 def test_save_with_an_empty_path_writes_spec_yaml_but_never_over_one(tmp_path, monkeypatch):
     """The path field starts empty: Save writes spec.yaml and says so in the field; with a spec.yaml there already
     it refuses and asks for a path (a review: the empty field overwrote it silently)."""
