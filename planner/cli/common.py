@@ -254,7 +254,7 @@ def print_whole(out: Any, table: Any) -> None:
 
 
 def print_shown(args: argparse.Namespace, shown: Any) -> None:
-    """'Shown N of M options; --all for every row' under a grouped table (on stderr beside csv or markdown)."""
+    """'N of M rows shown; --all for every row' under a grouped table (on stderr beside csv or markdown)."""
     line = shown_line(shown)
     if not line:
         return

@@ -340,7 +340,7 @@ class _PlanTable:
 
 def shown_line(shown: Shown, every: str = "--all for every row") -> str:
     """Under a grouped table: how many rows of how many, and how to see them all ('' when none is left out)."""
-    return f"Shown {len(shown.indices)} of {shown.total} options; {every}" if shown.omitted else ""
+    return f"{len(shown.indices)} of {shown.total} rows shown; {every}" if shown.omitted else ""
 
 
 def money_short(usd: float | None) -> str:

@@ -108,7 +108,7 @@ class ResultsPane(Vertical):
         self._show_count()
 
     def _show_count(self) -> None:
-        """'Shown 14 of 64 options; g for every row' (the CLI's line, with the TUI's key), or how to group again."""
+        """'14 of 64 rows shown; g for every row' (the CLI's line, with the TUI's key), or how to group again."""
         from rich.text import Text
 
         table = self.query_one(PlanTable)
@@ -120,7 +120,7 @@ class ResultsPane(Vertical):
             and table.group_by == "none"
             and len(shown_options(table.doc)[0]) < len(table.listed)
         ):
-            text = f"Every one of {len(table.listed)} options; g groups them"
+            text = f"All {len(table.listed)} rows shown; g groups them"
         else:
             text = ""
         self.query_one("#shown", Static).update(Text(text))

@@ -166,7 +166,7 @@ def test_prices_are_grouped_the_same_way(cache):
         len(gpus) == len(set(gpus)) and len([row for row in parsed[1:] if row[3] == "-"]) == 1
     )  # one CPU: the cheapest
     assert parsed[1][0] == "c6i.xlarge" and re.search(
-        r"Shown \d+ of \d+ options; --all for every row", r.err
+        r"\d+ of \d+ rows shown; --all for every row", r.err
     )
     every = json.loads(planner("prices", "--region", "us-east-1", "--json", env=cache).out)[
         "instances"
@@ -183,7 +183,7 @@ def test_prices_are_grouped_the_same_way(cache):
         )
     ) - 1 == len(every)
     table = planner("prices", "--region", "us-east-1", env=cache).out
-    assert "Shown" in table and [line for line in table.splitlines() if line.endswith(" ")] == []
+    assert "rows shown" in table and [line for line in table.splitlines() if line.endswith(" ")] == []
 
 
 def test_check_in_every_format_and_out_file_writes_the_output_there(tmp_path):

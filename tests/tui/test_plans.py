@@ -251,7 +251,7 @@ def test_the_table_shows_the_grouped_rows_a_gpu_with_its_speedup_on_screen_and_g
             ] == [o.target.removeprefix("aws:") for o in grouped]  # the plan's order
             assert (
                 text_of(app, "#shown")
-                == f"Shown {len(grouped)} of {len(doc.plan.options)} options; g for every row"
+                == f"{len(grouped)} of {len(doc.plan.options)} rows shown; g for every row"
             )
             first_gpu = next(
                 i for i, o in enumerate(grouped) if o.device == "cuda" and o.source == "predicted"

@@ -33,7 +33,7 @@ ROWS = [
 def test_gpu_grouping_keeps_the_best_of_each_gpu_model_and_count_and_the_best_cpu_in_order():
     shown = shown_rows(ROWS)
     assert shown.indices == (0, 1, 3, 5, 6, 9) and shown.total == 10 and shown.omitted == 4
-    assert shown_line(shown) == "Shown 6 of 10 options; --all for every row"
+    assert shown_line(shown) == "6 of 10 rows shown; --all for every row"
 
 
 def test_instance_grouping_keeps_one_row_per_instance_type_and_none_every_row():
