@@ -48,10 +48,21 @@ class WorkloadPane(Vertical, can_focus=True):
         Binding("e", "app.estimate", "Estimate"),
         # the editor and the fields keep every other key
         Binding("escape", "leave_editor", "Leave the field", show=False),
+        # back into the spec after esc (a trial: it took Tab x5)
+        Binding("enter", "edit", "Edit"),
     ]
 
     def action_leave_editor(self) -> None:
         self.focus()  # the pane: its single keys (f, e) and the app's work again
+
+    def action_edit(self) -> None:
+        """Into the spec again: the editor, or the form's first field when the form is shown."""
+        switcher = self.query_one("#spec-views", ContentSwitcher)
+        fields = self.query_one(SpecForm).query("Input, Select")
+        if switcher.current == "spec-form" and fields:
+            fields.first().focus()
+        else:
+            self.editor.focus()
 
     def __init__(self, path: str | None = None):
         super().__init__(id="workload")

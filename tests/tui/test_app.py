@@ -357,6 +357,17 @@ def test_escape_leaves_the_yaml_editor(spec_file, tmp_path):
             assert (
                 not editor.has_focus and app.focused is app.workload_pane and editor.text == before
             )
+            await pilot.press("enter")  # and back in with one key (a trial: it took Tab x5)
+            await pilot.pause()
+            assert editor.has_focus and editor.text == before
+            await pilot.press("escape", "f")  # the form: enter goes to its first field
+            await pilot.pause()
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app.focused is not None and app.focused.id not in (None, "spec-editor")
+            assert app.focused in app.query_one("#spec-form").query("Input, Select")
+            await pilot.press("escape", "f")
+            await pilot.pause()
             path = app.query_one(
                 "#spec-path"
             )  # the spec's path too: its next key is the pane's, not typed into it
