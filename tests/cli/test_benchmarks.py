@@ -31,9 +31,15 @@ def test_drift_benchmark_prints_both_spreads():
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("one process, 1 s in 0.2 s windows")
-    assert len(lines[1].split()) >= 3  # about five window means
-    assert lines[3].startswith("2 fresh processes") and len(lines[4].split()) == 2
-    assert "max/min" in lines[2] and "max/min" in lines[5]
+    # each by the wall clock and by CPU time: a line of means and a line of their spread
+    assert lines[1].split()[0] == "wall" and len(lines[1].split()) >= 4  # about five window means
+    assert lines[3].split()[0] == "CPU" and len(lines[3].split()) == len(lines[1].split())
+    assert lines[5].startswith("2 fresh processes")
+    assert lines[6].split()[0] == "wall" and len(lines[6].split()) == 3
+    assert lines[8].split()[0] == "CPU" and len(lines[8].split()) == 3
+    assert all("max/min" in lines[i] for i in (2, 4, 7, 9))
+    wall, cpu = (float(v) for v in (lines[6].split()[1], lines[8].split()[1]))
+    assert 0 < cpu <= wall * 1.05  # a process's CPU time per thread is at most its wall time
 
 
 def test_published_benchmark_runs_and_meets_the_calibration_target():
