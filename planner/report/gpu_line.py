@@ -73,6 +73,20 @@ def gpu_line(doc: PlanDocument) -> str:
             f"  The {escape(device_short(gpu))} is picked {why} the deadline, although on cost alone it does not "
             f"pay off: {escape(speed)}, break-even {_times(be, True)}."
         )
+    if chosen is not gpu and reference is not None and gpu.pays_off_against(reference):
+        # cheaper than its reference CPU, but the answer is another (a trial, under a deadline none meets: 'No GPU
+        # pays off: best is T4 at 2.05x ..., needs 1.78x')
+        tail = (
+            "ranks first"
+            if doc.plan.objective != "deadline"
+            else "comes nearer the deadline"
+            if missed
+            else "meets the deadline"
+        )
+        return (
+            f"  The {escape(device_short(gpu))} pays off against {escape(ref)} on cost alone ({gpu.speedup:.2f}x, "
+            f"break-even {_times(be, True)}), but {escape(chosen.target)} {tail}."
+        )
     needs = (
         f"needs {_times(be, True)}" if math.isfinite(be) else "no speedup pays against a free CPU"
     )

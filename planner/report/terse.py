@@ -316,8 +316,8 @@ def _emulated_line(doc: PlanDocument) -> str:
 
 
 def terse_title(doc: PlanDocument) -> str:
-    """Line 1: the workload and the question. 'surface-mlp: 2,000 steps of batch 40,000; cheapest, waiting at $5/h
-    (default)'."""
+    """Line 1: the workload and the question. 'surface-mlp: 2,000 steps of batch 40,000; cheapest; here vs rent at
+    $5/h of waiting (default)'."""
     plan = doc.plan
     what = workload_what(doc, terse=True)
     question = (
@@ -334,8 +334,12 @@ def terse_title(doc: PlanDocument) -> str:
         and doc.has_both_answers
         and plan.objective != "fastest"
     ):
-        question += f", waiting at ${plan.headline_time_value:g}/h" + (
-            " (default)" if doc.headline_time_value_is_default else ""
+        # the default weighs only here against rent; given, it ranks every option too (a trial read the two as
+        # one: `--time-value 5` answered otherwise than the default's "waiting at $5/h")
+        question += (
+            f"; here vs rent at ${plan.headline_time_value:g}/h of waiting (default)"
+            if doc.headline_time_value_is_default
+            else f", waiting at ${plan.headline_time_value:g}/h"
         )
     if doc.spans_regions:
         question += "; each instance in its cheapest region" + (

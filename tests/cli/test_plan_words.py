@@ -129,6 +129,18 @@ def test_at_no_waiting_a_free_answer_is_said_free_without_a_ratio(run_dir):
     assert billed[2].endswith("$0.0079 — training here costs nothing."), billed
 
 
+def test_the_title_tells_the_default_value_of_waiting_from_one_given(run_dir):
+    """A trial read "waiting at $5/h (default)" as `--time-value 5`, which ranks every option by it and answered
+    otherwise: the default weighs only here against rent, and the title says so."""
+    default = planner("plan", run_dir).out.splitlines()[0]
+    given = planner("plan", run_dir, "--time-value", "5").out.splitlines()[0]
+    assert default.endswith("; cheapest; here vs rent at $5/h of waiting (default)"), default
+    assert given.endswith("; cheapest, waiting at $5/h"), given
+    assert "Not given, $5/h weighs only training here against renting" in " ".join(
+        planner("plan", "--help").out.split()
+    )
+
+
 def test_no_paid_benchmark_for_an_instance_that_cannot_beat_training_here(run_dir):
     """Training here meets a 162 s deadline for sure (5.6 s, $0); renting's interval straddles it, but even meeting it
     renting is slower and dearer at every end: measuring it cannot change the answer."""

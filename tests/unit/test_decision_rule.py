@@ -618,3 +618,40 @@ def test_a_rent_gpu_that_misses_a_deadline_the_answer_here_meets_is_not_said_to_
         PlanOptions(objective="deadline", deadline_seconds=2400),
     )
     assert "picked" not in gpu_line(doc), gpu_line(doc)
+
+
+def test_a_gpu_cheaper_than_its_reference_is_not_said_to_miss_when_a_deadline_picks_another():
+    """A trial, under a deadline none meets: 'No GPU pays off: best is T4 at 2.05x ..., needs 1.78x', the speedup
+    over its break-even; the answer was a fast CPU instance nearer the deadline."""
+    from planner.core.document import PlanDocument, PlanOptions, WorkloadSummary
+    from planner.report.gpu_line import gpu_line
+
+    options = workload(1.0, 0.0, 2000, [(1.0, 0.2), (0.125, 3.0)], [(0.3, 0.53, "turing")])
+    plan = decide(options, objective="deadline", deadline_seconds=120)
+    rent = plan.answers["rent"]
+    assert rent.verdict == "deadline_missed" and rent.device == "cpu", rent
+    gpu = next(o for o in plan.options if o.device == "cuda")
+    assert gpu.speedup > gpu.break_even_speedup  # it pays off against the reference CPU on cost
+    doc = PlanDocument(
+        WorkloadSummary("w", "mlp", "classification", 1, 1, 1, 1, 1, "fp32", "device"),
+        plan,
+        PlanOptions(objective="deadline", deadline_seconds=120),
+    )
+    line = gpu_line(doc)
+    assert "No GPU pays off" not in line, line
+    assert line.strip().startswith(f"The G0 pays off against {plan.references['rent']} on cost alone")
+    assert line.endswith(f"but {rent.target} comes nearer the deadline."), line
+
+
+def test_a_deadline_none_meets_names_the_fastest_beside_a_pick_that_is_not():
+    """A trial: --explain said 'the fastest is aws:c6i.16xlarge' (4.4 min), where `--objective fastest` named a
+    4.3 min one: the pick is the cheapest of those as fast within the noise."""
+    from planner.report.why import answer_reason
+
+    options = workload(1.0, 0.3, 2000, [(0.125, 3.0), (0.12, 6.0)], [])
+    plan = decide(options, objective="deadline", deadline_seconds=120)
+    rent = plan.answers["rent"]
+    assert rent.verdict == "deadline_missed" and rent.target == "aws:c0.xlarge", rent
+    reason = answer_reason(plan, rent)
+    assert "the nearest is aws:c0.xlarge (cpu)" in reason, reason
+    assert reason.endswith("as fast as the fastest within the noise (aws:c1.xlarge, 6.55 min)"), reason

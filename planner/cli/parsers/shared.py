@@ -245,7 +245,9 @@ def plan_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:
         type=flag("--time-value"),
         metavar="USD_PER_HOUR",
         help=ranged(
-            "--time-value", "what an hour of your waiting is worth; added to each option's cost"
+            "--time-value",
+            "what an hour of your waiting is worth; added to each option's cost. Not given, $5/h"
+            " weighs only training here against renting, and the instances rank by cost alone",
         ),
     )
     p.add_argument(
