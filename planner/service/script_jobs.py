@@ -101,6 +101,20 @@ def task_choice(job: ScriptJob, frame: pd.DataFrame, options: PlanOptions) -> Ta
     return TaskChoice(job.task.source, asks.written, allowed)
 
 
+# the file an OSError names: "[Errno 2] No such file or directory: 'data/train.pt'"
+_MISSING_FILE = re.compile(r"No such file or directory: '([^']+)'")
+
+
+def _here_not_there(own: str, cwd: Path) -> bool:
+    """The file the script missed is found from here and not from its folder (a trial: --workdir . was suggested for
+    an absolute path that exists nowhere). True when the error names no file: the hint may still be the fix."""
+    named = _MISSING_FILE.findall(own)
+    if not named:
+        return True
+    missed = Path(named[-1])
+    return not missed.is_absolute() and (Path.cwd() / missed).exists() and not (cwd / missed).exists()
+
+
 # argparse's refusal of a command line that lacks what it requires (an argument given badly was given after --)
 _ARGPARSE_REQUIRED = re.compile(r"error: the following arguments are required: (\S+?)[,\s]")
 
@@ -113,6 +127,7 @@ def failure_hint(own: str, path: Path, script: str | Path, cwd: Path, stepped: b
         cwd == path.resolve().parent
         and "No such file or directory" in own
         and Path.cwd() in cwd.parents
+        and _here_not_there(own, cwd)
     ):
         return (
             f"it ran in its own folder, {shown_path(str(cwd))}; to run it from here, as "
