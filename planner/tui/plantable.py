@@ -46,11 +46,12 @@ WIDE = 150  # columns at which the CLI's order fits without cutting
 
 def column_order(width: int, rank_first: bool = True) -> list[str]:
     """The plan's columns in the order shown at `width` (every column, essentials first when narrow;
-    the rank after them when, with it, they would not fit)."""
+    the rank last of all when, with it, they would not fit: a rank cut at the screen's edge read 15 as 1, a trial)."""
     if width >= WIDE:
         return list(PLAN_COLUMNS)
     first = [c for c in ESSENTIAL if c in PLAN_COLUMNS and (rank_first or c != "#")]
-    return first + [c for c in PLAN_COLUMNS if c not in first]
+    rest = [c for c in PLAN_COLUMNS if c not in first and c != "#"]
+    return first + rest + ([] if rank_first else ["#"])
 
 
 def mark(o: RankedOption, doc: PlanDocument) -> Text:
@@ -59,13 +60,15 @@ def mark(o: RankedOption, doc: PlanDocument) -> Text:
     return Text("●", style="green") if o.source == "measured" else Text("○", style="cyan")
 
 
-def notes(o: RankedOption) -> str:
-    """An option's notes as one line: its note, caveat and interval note, whichever it has."""
+def notes(o: RankedOption, rank: bool = False) -> str:
+    """An option's notes as one line: its note, caveat and interval note, whichever it has; `rank`: its rank first
+    (when the table's rank column is off the screen)."""
     said = (*o.note, *(x for x in (o.caveat, o.interval_note) if x is not None))
     parts = [word(x) for x in said]
     # 'A100 x8 (10%)', 'AMD EPYC'
     device = device_text(o) if o.device == "cuda" else o.device_name or o.device
-    return f"{o.target} ({device}): " + ("; ".join(parts) if parts else "no notes")
+    ranked = f"#{o.rank} " if rank and o.rank is not None else ""
+    return f"{ranked}{o.target} ({device}): " + ("; ".join(parts) if parts else "no notes")
 
 
 class PlanTable(DataTable):
@@ -146,6 +149,11 @@ class PlanTable(DataTable):
         """Grouped rows or every row."""
         self.group_by = "none" if self.group_by == "gpu" else "gpu"
         self.show(self.doc)
+
+    @property
+    def rank_shown(self) -> bool:
+        """The rank is on screen: ahead of the columns that decide, not last of all."""
+        return "#" not in self._order or self._order.index("#") < len(ESSENTIAL)
 
     def highlighted(self) -> RankedOption | None:
         if self.doc is None or not self.row_count:

@@ -347,5 +347,7 @@ class ResultsPane(Vertical):
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         from rich.text import Text
 
-        option = self.query_one(PlanTable).highlighted()
-        self.query_one("#row-notes", Static).update(Text(notes(option) if option else ""))
+        table = self.query_one(PlanTable)
+        option = table.highlighted()
+        said = notes(option, rank=not table.rank_shown) if option else ""
+        self.query_one("#row-notes", Static).update(Text(said))

@@ -283,6 +283,37 @@ def test_the_table_shows_the_grouped_rows_a_gpu_with_its_speedup_on_screen_and_g
     asyncio.run(scenario((80, 24)))
 
 
+def test_a_rank_without_room_goes_last_of_all_and_the_highlighted_rows_line_says_it():
+    """A trial at 80x24: the rank, moved after the deciding columns, was cut at the screen's edge and read 15 as 1.
+    Without room it goes last of all (scrolled to, whole) and the line under the table names the row's rank."""
+    from planner.report.plan import shown_options
+    from planner.tui.plantable import ESSENTIAL, PlanTable
+
+    doc = plan_doc()
+    grouped, _ = shown_options(doc)
+
+    async def scenario():
+        app = PlannerApp(None, estimate_on_open=False)
+        async with started(app, (60, 24)) as pilot:
+            await pilot.press("4")
+            results = app.query_one(ResultsPane)
+            results.show(doc)
+            await pilot.pause(0.3)
+            table = results.query_one(PlanTable)
+            labels = [str(c.label) for c in table.ordered_columns]
+            assert labels[-1] == "#" and "#" not in labels[: len(ESSENTIAL)], labels
+            assert not table.rank_shown
+            table.focus()
+            table.move_cursor(row=len(grouped) - 1)
+            await pilot.pause(0.2)
+            last = grouped[-1]
+            assert text_of(app, "#row-notes").startswith(f"#{last.rank} {last.target} ("), text_of(
+                app, "#row-notes"
+            )
+
+    asyncio.run(scenario())
+
+
 def test_a_failed_row_says_failed_in_its_cell_and_its_reason_under_the_table():
     """A failed target's reason (a whole AWS error) in the training time cell made the column as wide as the
     table and pushed step, 1-time and $/h off the screen: the cell says 'failed', the line under the table why."""
