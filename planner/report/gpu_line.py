@@ -57,6 +57,13 @@ def gpu_line(doc: PlanDocument) -> str:
             f"({low:.2f}-{high:.2f}x), break-even {_times(be, True)}."
         )
     if gpu is chosen and reference is not None and gpu.pays_off_against(reference):
+        if _gpu_verdict(doc, gpu, reference) == "likely" and low is not None and high is not None:
+            # rule 3: beyond the band, but its interval reaches below the break-even (a trial: 'pays off' said
+            # flatly over 0.84-3.58x against 1.78x)
+            return (
+                f"  The {escape(device_short(gpu))} likely pays off: {escape(speed)} ({low:.2f}-{high:.2f}x), "
+                f"break-even {_times(be, True)}."
+            )
         return f"  The {escape(device_short(gpu))} pays off: {escape(speed)}, break-even {_times(be, True)}."
     missed = answer is not None and answer.verdict == "deadline_missed"
     if (
@@ -90,17 +97,28 @@ def gpu_line(doc: PlanDocument) -> str:
     needs = (
         f"needs {_times(be, True)}" if math.isfinite(be) else "no speedup pays against a free CPU"
     )
+    if _gpu_verdict(doc, gpu, reference) == "likely" and low is not None and high is not None:
+        return (
+            f"  Likely no GPU pays off: best is {escape(device_short(gpu))} at {escape(speed)} "
+            f"({low:.2f}-{high:.2f}x), {needs}."
+        )
     return f"  No GPU pays off: best is {escape(device_short(gpu))} at {escape(speed)}, {needs}."
 
 
 def _gpu_too_close(doc: PlanDocument, gpu: RankedOption, ref: RankedOption | None) -> bool:
     """The GPU against its reference CPU is too close to call by rule 2's own comparison (within the noise band),
     as the plan says of any two options; a cost-decided plan only (a deadline or fastest picks otherwise)."""
+    return _gpu_verdict(doc, gpu, ref) == "too_close"
+
+
+def _gpu_verdict(doc: PlanDocument, gpu: RankedOption, ref: RankedOption | None) -> str | None:
+    """Rules 2 and 3 on the GPU against its reference CPU: 'too_close', 'likely' or 'clear'; None when the plan is
+    not decided on cost (a deadline or fastest picks otherwise)."""
     if ref is None or doc.plan.objective != "cheapest" or gpu.point_cost is None:
-        return False
+        return None
     pair = (gpu, ref) if gpu.pays_off_against(ref) else (ref, gpu)
     tv = doc.plan.time_value_per_hour or 0.0
-    return compare(*pair, doc.plan.objective, tv).verdict == "too_close"
+    return compare(*pair, doc.plan.objective, tv).verdict
 
 
 def _no_gpu_line(doc: PlanDocument, chosen: RankedOption | None) -> str:

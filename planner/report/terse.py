@@ -316,8 +316,8 @@ def _emulated_line(doc: PlanDocument) -> str:
 
 
 def terse_title(doc: PlanDocument) -> str:
-    """Line 1: the workload and the question. 'surface-mlp: 2,000 steps of batch 40,000; cheapest; here vs rent at
-    $5/h of waiting (default)'."""
+    """Line 1: the workload and the question. 'surface-mlp: 2,000 steps of batch 40,000; cheapest (here vs rent: $5/h
+    waiting)', the default weighing only those two; 'cheapest, waiting at $5/h' when given."""
     plan = doc.plan
     what = workload_what(doc, terse=True)
     question = (
@@ -337,7 +337,7 @@ def terse_title(doc: PlanDocument) -> str:
         # the default weighs only here against rent; given, it ranks every option too (a trial read the two as
         # one: `--time-value 5` answered otherwise than the default's "waiting at $5/h")
         question += (
-            f"; here vs rent at ${plan.headline_time_value:g}/h of waiting (default)"
+            f" (here vs rent: ${plan.headline_time_value:g}/h waiting)"
             if doc.headline_time_value_is_default
             else f", waiting at ${plan.headline_time_value:g}/h"
         )

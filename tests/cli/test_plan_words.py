@@ -134,7 +134,7 @@ def test_the_title_tells_the_default_value_of_waiting_from_one_given(run_dir):
     otherwise: the default weighs only here against rent, and the title says so."""
     default = planner("plan", run_dir).out.splitlines()[0]
     given = planner("plan", run_dir, "--time-value", "5").out.splitlines()[0]
-    assert default.endswith("; cheapest; here vs rent at $5/h of waiting (default)"), default
+    assert default.endswith("; cheapest (here vs rent: $5/h waiting)"), default
     assert given.endswith("; cheapest, waiting at $5/h"), given
     assert "Not given, $5/h weighs only training here against renting" in " ".join(
         planner("plan", "--help").out.split()
