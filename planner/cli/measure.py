@@ -309,6 +309,12 @@ def _script_validated(check: ScriptValidation, name: str) -> list[str]:
         f"{seconds_text(check.actual_seconds)} spawn to exit: error {check.error_percent:+.1f}%, {verdict}",
         *(f"[yellow]warning[/]: {escape(warning)}" for warning in words(est.warnings)),
     ]
+    if (own := check.own_steps_differ) is not None:
+        lines.append(
+            f"[yellow]warning[/]: the script's own {escape(own[0])} {own[1]:,} is not the {est.total_steps:,} "
+            f"steps planned: if it counts optimizer steps, the run is another length than the estimate's (give "
+            f"--total-steps {own[1]}, or the script {escape(own[0])} {est.total_steps})"
+        )
     drift, again = check.machine_drift_percent, check.recheck_step_seconds
     if drift is not None and again is not None:
         lines += script_machine_lines(check, drift, again)

@@ -220,6 +220,18 @@ class ScriptValidation:
         return None if self.machine_drift_percent is None else self.unsteady_reason is None
 
     @property
+    def own_steps_differ(self) -> tuple[str, int] | None:
+        """The script's own steps flag (`--steps 200`) when it names another count than the steps planned (a trial:
+        `--total-steps 500 -- --steps 200` was +141% with no word why); None when it names none or the same."""
+        from planner.core.script.length import own_steps
+
+        own = own_steps(list(self.args))
+        planned = self.estimate.total_steps
+        if own is None or abs(own[1] - planned) <= max(1.0, 0.02 * planned):
+            return None
+        return own
+
+    @property
     def recheck_step_seconds(self) -> float | None:
         return steady_step(self.recheck)[0] if self.recheck is not None else None
 
@@ -248,6 +260,11 @@ class ScriptValidation:
             "machine_steady": self.machine_steady,
             "machine_unsteady_reason": self.unsteady_reason,
             "interval_usable": self.interval_usable,
+            "script_steps_flag": (
+                None
+                if (own := self.own_steps_differ) is None
+                else {"flag": own[0], "value": own[1]}
+            ),
             "warnings": words(est.warnings),
             "notes": words(est.notes),
         }

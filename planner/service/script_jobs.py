@@ -112,7 +112,9 @@ def _here_not_there(own: str, cwd: Path) -> bool:
     if not named:
         return True
     missed = Path(named[-1])
-    return not missed.is_absolute() and (Path.cwd() / missed).exists() and not (cwd / missed).exists()
+    return (
+        not missed.is_absolute() and (Path.cwd() / missed).exists() and not (cwd / missed).exists()
+    )
 
 
 # argparse's refusal of a command line that lacks what it requires (an argument given badly was given after --)

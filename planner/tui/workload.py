@@ -273,7 +273,9 @@ class WorkloadPane(Vertical, can_focus=True):
     @work(exclusive=True, thread=True, group="validate")
     def validate(self, text: str) -> None:
         if not text.strip():  # nothing to check yet: say what to do, not that a file is empty
-            hint = "no spec yet: type one here, or esc then f for a form (examples/ has complete ones)"
+            hint = (
+                "no spec yet: type one here, or esc then f for a form (examples/ has complete ones)"
+            )
             self.app.call_from_thread(self._show, hint, "", None, None, text)
             return
         base = Path(self.path).parent if self.path else None

@@ -183,7 +183,9 @@ def test_prices_are_grouped_the_same_way(cache):
         )
     ) - 1 == len(every)
     table = planner("prices", "--region", "us-east-1", env=cache).out
-    assert "rows shown" in table and [line for line in table.splitlines() if line.endswith(" ")] == []
+    assert (
+        "rows shown" in table and [line for line in table.splitlines() if line.endswith(" ")] == []
+    )
 
 
 def test_check_in_every_format_and_out_file_writes_the_output_there(tmp_path):

@@ -400,6 +400,20 @@ def test_validate_runs_the_script_whole_as_the_user_would_and_compares(tmp_path)
         and check.measured.steps
         and len(check.recheck.steps) >= len(check.measured.steps) // 3
     )
+    assert data["script_steps_flag"] is None  # the script names no steps of its own
+    # a trial: `--total-steps 500 -- --steps 200` was +141% with no word why; what --steps counts is the script's,
+    # so it is said, not refused
+    from dataclasses import replace
+
+    from planner.cli.measure import _script_validated
+
+    other = replace(check, args=["300", "--max_iters=200"])
+    assert other.own_steps_differ == ("--max_iters", 200)
+    assert other.to_json()["script_steps_flag"] == {"flag": "--max_iters", "value": 200}
+    said = " ".join(_script_validated(other, "train.py"))
+    assert "the script's own --max_iters 200 is not the 300 steps planned" in said, said
+    assert "give --total-steps 200, or the script --max_iters 300" in said, said
+    assert replace(check, args=["300", "--steps", "300"]).own_steps_differ is None
 
 
 def test_validate_refuses_a_length_the_script_does_not_run_before_running_it_whole(tmp_path):

@@ -538,7 +538,9 @@ def test_a_gpu_whose_cost_is_within_the_margin_of_its_reference_cpus_is_too_clos
     assert gpu.speedup_low < gpu.break_even_speedup < gpu.speedup_high, gpu
     assert line.startswith("  The G0 likely pays off: 3.91x"), line
     line, gpu = gpu_line(0.1)  # 9.36x against 2.42x, its whole interval above: plainly
-    assert gpu.speedup_low > gpu.break_even_speedup and line.startswith("  The G0 pays off: 9.36x"), line
+    assert gpu.speedup_low > gpu.break_even_speedup and line.startswith(
+        "  The G0 pays off: 9.36x"
+    ), line
     line, _ = gpu_line(0.8)
     assert line.startswith("  No GPU pays off: best is G0 at 1.25x"), line
 
@@ -647,7 +649,9 @@ def test_a_gpu_cheaper_than_its_reference_is_not_said_to_miss_when_a_deadline_pi
     )
     line = gpu_line(doc)
     assert "No GPU pays off" not in line, line
-    assert line.strip().startswith(f"The G0 pays off against {plan.references['rent']} on cost alone")
+    assert line.strip().startswith(
+        f"The G0 pays off against {plan.references['rent']} on cost alone"
+    )
     assert line.endswith(f"but {rent.target} comes nearer the deadline."), line
 
 
@@ -662,4 +666,6 @@ def test_a_deadline_none_meets_names_the_fastest_beside_a_pick_that_is_not():
     assert rent.verdict == "deadline_missed" and rent.target == "aws:c0.xlarge", rent
     reason = answer_reason(plan, rent)
     assert "the nearest is aws:c0.xlarge (cpu)" in reason, reason
-    assert reason.endswith("as fast as the fastest within the noise (aws:c1.xlarge, 6.55 min)"), reason
+    assert reason.endswith("as fast as the fastest within the noise (aws:c1.xlarge, 6.55 min)"), (
+        reason
+    )

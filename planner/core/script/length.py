@@ -22,14 +22,43 @@ EPOCH_FLAGS = (
 )
 
 
+# a script's own count of its steps: maybe optimizer steps, maybe environment steps or micro-batches (said, never
+# assumed)
+STEP_FLAGS = (
+    "--steps",
+    "--max-steps",
+    "--max_steps",
+    "--total-steps",
+    "--total_steps",
+    "--num-steps",
+    "--num_steps",
+    "--train-steps",
+    "--train_steps",
+    "--iters",
+    "--max-iters",
+    "--max_iters",
+    "--iterations",
+)
+
+
 def own_epochs(args: list[str]) -> tuple[str, int] | None:
     """The epochs the script's own arguments give it (`--epochs 20`, `--num_epochs=20`, the last one given, as
     argparse takes it): (the flag, its number); None when they name none, or not as a whole number. Only these
     spellings: a script's `--steps` may count environment steps or batches, not the optimizer steps planned."""
+    return _own(args, EPOCH_FLAGS)
+
+
+def own_steps(args: list[str]) -> tuple[str, int] | None:
+    """The steps the script's own arguments name (`--steps 200`, `--max_iters=5000`; STEP_FLAGS), as own_epochs
+    reads epochs. What they count is the script's: a caller may say they differ from the plan, never assume it."""
+    return _own(args, STEP_FLAGS)
+
+
+def _own(args: list[str], flags: tuple[str, ...]) -> tuple[str, int] | None:
     found = None
     for i, arg in enumerate(args):
         flag, eq, value = arg.partition("=")
-        if flag in EPOCH_FLAGS:
+        if flag in flags:
             value = value if eq else (args[i + 1] if i + 1 < len(args) else "")
             found = (flag, int(value)) if value.isdigit() else None
     return found
