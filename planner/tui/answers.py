@@ -98,8 +98,13 @@ class Answers(Static):
         doc = self.doc
         if doc is None:
             if not self.status:
+                # how to open one, where the path field is (a trial typed a path into the pane: it vanished)
                 lines.append(
-                    "No plan yet: open a spec (the free estimate runs at once) or a saved run (o)."
+                    "No plan yet: Tab to the path field, type a spec, a script or a run folder and press "
+                    "Enter (the free estimate runs at once); or o for a saved run."
+                    if self.compact
+                    else "No plan yet: open a spec, a script or a run folder in 1 Workload (the free "
+                    "estimate runs at once), or a saved run (o)."
                 )
             return Text.from_markup("\n".join(lines))
         if self.explain and not self.compact:

@@ -311,6 +311,25 @@ def test_an_emptied_editor_says_what_to_do_not_that_a_file_is_empty(tmp_path):
     asyncio.run(scenario())
 
 
+def test_started_empty_it_says_where_to_type_a_path_and_enter_is_the_fields(tmp_path):
+    """A trial typed a path into the pane before pressing Tab and saw it vanish: the empty answer says to Tab to
+    the path field; there the footer does not offer the pane's 'enter Edit' (the field submits)."""
+    from textual.widgets import Input
+
+    async def scenario():
+        app = PlannerApp(None, runs_dir=tmp_path / "runs", estimate_on_open=False)
+        async with started(app, (100, 30)) as pilot:
+            await wait_for(pilot, lambda: "No plan yet" in text_of(app, "#workload-answers"))
+            assert "Tab to the path field" in text_of(app, "#workload-answers")
+            pane = app.workload_pane
+            assert pane.check_action("edit", ()) is True  # the pane focused: enter goes into the spec
+            app.query_one("#spec-path", Input).focus()
+            await pilot.pause()
+            assert pane.check_action("edit", ()) is False
+
+    asyncio.run(scenario())
+
+
 def test_save_with_an_empty_path_writes_spec_yaml_but_never_over_one(tmp_path, monkeypatch):
     """The path field starts empty: Save writes spec.yaml and says so in the field; with a spec.yaml there already
     it refuses and asks for a path (a review: the empty field overwrote it silently)."""
