@@ -46,6 +46,21 @@ def _suggest(word: Any, choices: Any) -> str:
     return did_you_mean(word, choices) if isinstance(word, str) and len(word) <= 40 else ""
 
 
+# a model kind a person may write for what a spec spells otherwise (a trial: `kind: lstm` got 'did you mean
+# "custom"?')
+_KIND_AS = {"lstm": "rnn", "gru": "rnn", "conv": "cnn", "convnet": "cnn", "gpt": "transformer"}
+
+
+def _kind_hint(tag: Any, kinds: tuple[str, ...]) -> str:
+    """' (did you mean ...?)' for a model kind: a recurrent cell as the kind says `rnn` with its `cell`."""
+    kind = _KIND_AS.get(tag.lower()) if isinstance(tag, str) else None
+    if kind in kinds and kind == "rnn":
+        return f' (did you mean "rnn" with cell: {tag.lower()}?)'
+    if kind in kinds:
+        return f' (did you mean "{kind}"?)'
+    return _suggest(tag, kinds)
+
+
 def _fields_at(loc: tuple[Any, ...], keys: SpecKeys) -> list[str]:
     """The allowed keys of the object that holds `loc`, for "did you mean"."""
     parent = loc[:-1]
@@ -99,7 +114,8 @@ def describe(exc: ValidationError, keys: SpecKeys) -> list[str]:
             msg = f"unknown key{_suggest(loc[-1], allowed)}; allowed keys: {', '.join(allowed)}"
         elif etype == "union_tag_invalid":
             where = _path(loc, keys.kinds) + ".kind" if not where.endswith("kind") else where
-            msg = f"must be one of {' | '.join(keys.kinds)}, got {brief(ctx.get('tag'))}{_suggest(ctx.get('tag'), keys.kinds)}"
+            tag = ctx.get("tag")
+            msg = f"must be one of {' | '.join(keys.kinds)}, got {brief(tag)}{_kind_hint(tag, keys.kinds)}"
         elif etype == "union_tag_not_found":
             where = _path(loc, keys.kinds) + ".kind"
             msg = f"required field is missing (one of {' | '.join(keys.kinds)})"

@@ -77,6 +77,16 @@ def test_a_value_in_the_wrong_case_suggests_the_right_one():
     assert line.endswith('got "FP16" (did you mean "fp16"?)'), line
 
 
+def test_a_model_kind_named_by_its_layer_suggests_the_kind_that_has_it():
+    """A trial: `kind: lstm` got 'did you mean "custom"?'; an LSTM is an rnn with its cell."""
+    (line,) = problems(modified(model__kind="lstm"))
+    assert line.endswith('got "lstm" (did you mean "rnn" with cell: lstm?)'), line
+    (line,) = problems(modified(model__kind="ConvNet"))
+    assert line.endswith('got "ConvNet" (did you mean "cnn"?)'), line
+    (line,) = problems(modified(model__kind="mpl"))  # a plain misspelling: difflib's
+    assert line.endswith('got "mpl" (did you mean "mlp"?)'), line
+
+
 def test_typo_in_model_key_uses_that_kinds_fields():
     (line,) = problems(modified(model__hiden=[3]))
     assert line.startswith("model.hiden: unknown key") and '"hidden"' in line
