@@ -99,10 +99,12 @@ def gpu_line(doc: PlanDocument) -> str:
     )
     if _gpu_verdict(doc, gpu, reference) == "likely" and low is not None and high is not None:
         return (
-            f"  Likely no GPU pays off: best is {escape(device_short(gpu))} at {escape(speed)} "
+            f"  Likely no GPU pays off: the nearest is {escape(device_short(gpu))} at {escape(speed)} "
             f"({low:.2f}-{high:.2f}x), {needs}."
         )
-    return f"  No GPU pays off: best is {escape(device_short(gpu))} at {escape(speed)}, {needs}."
+    # 'the nearest': the GPU whose run costs least, nearest to its break-even (a trial read 'best is T4 at 1.35x'
+    # over an L4 at 1.37x)
+    return f"  No GPU pays off: the nearest is {escape(device_short(gpu))} at {escape(speed)}, {needs}."
 
 
 def _gpu_too_close(doc: PlanDocument, gpu: RankedOption, ref: RankedOption | None) -> bool:

@@ -64,12 +64,13 @@ def _what(w: WorkloadSummary, doc: PlanDocument, terse: bool) -> str:
 
 @_what.register(ScriptSummary)
 def _script_what(w: ScriptSummary, doc: PlanDocument, terse: bool) -> str:
-    """A script's name, arguments and length, as the script runs them (it sets its own batch)."""
+    """A script's name, arguments and length, at its own batch size (a trial read "as the script runs them" as its
+    length: the length is the plan's, the batch the script's)."""
     what = " ".join([w.name, *(w.script_args or [])]) + f": {script_length_text(doc, w)}"
     if terse:
         return what
     epochs = f" ({_epochs_of(w.total_steps, w.steps_per_epoch)})" if w.steps_per_epoch else ""
-    return f"{what}{epochs}, as the script runs them"
+    return f"{what}{epochs}, at the script's own batch size"
 
 
 def _epochs_of(steps: int, per_epoch: int) -> str:

@@ -74,7 +74,7 @@ def test_a_bigger_convnet_is_faster_on_a_gpu_and_the_suggested_run_keeps_the_scr
     assert best is not None and float(best.group(1)) > 1.0, r.out
     # no whole epoch in 3 s: the steps per epoch are its DataLoader's length (8192 / 64) over the one batch a step
     assert (
-        "convnet.py --samples 8192 --width 64: 200,000 optimizer steps (1,562.5 epochs of 128 steps), as the script runs them"
+        "convnet.py --samples 8192 --width 64: 200,000 optimizer steps (1,562.5 epochs of 128 steps), at the script's own batch size"
         in " ".join(r.out.split())  # wrapped lines are indented: whitespace read as one space
     )
     assert "-- --samples 8192 --width 64" in r.out

@@ -322,7 +322,9 @@ def test_started_empty_it_says_where_to_type_a_path_and_enter_is_the_fields(tmp_
             await wait_for(pilot, lambda: "No plan yet" in text_of(app, "#workload-answers"))
             assert "Tab to the path field" in text_of(app, "#workload-answers")
             pane = app.workload_pane
-            assert pane.check_action("edit", ()) is True  # the pane focused: enter goes into the spec
+            assert (
+                pane.check_action("edit", ()) is True
+            )  # the pane focused: enter goes into the spec
             app.query_one("#spec-path", Input).focus()
             await pilot.pause()
             assert pane.check_action("edit", ()) is False
