@@ -3,6 +3,8 @@ notes: docs/reference/modules.md (planner/tui/results.py)."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -21,6 +23,10 @@ from planner.tui.messages import EstimateDone, PlanShown, PlanStatus, WhatIfChan
 from planner.tui.plantable import PlanTable, notes
 from planner.tui.typed import planner_app
 from planner.tui.whatif import WhatIf
+
+# a traceback's frame line, and a file of an installed library
+_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+_LIBRARY = re.compile(r"[/\\](site-packages|dist-packages|lib[/\\]python3[^/\\]*)[/\\]")
 
 if TYPE_CHECKING:
     from planner.service import (
@@ -193,9 +199,15 @@ class ResultsPane(Vertical):
         self.estimating = False
         lines = [line.strip() for line in error.splitlines() if line.strip()] or ["unknown"]
         said = lines[0]
-        # '... its own error:' then a traceback: its last line
+        # '... its own error:' then a traceback: its last line, and where it was raised (a trial: the notification
+        # with the file and line had gone, and the line alone did not say where)
         if said.endswith(":") and len(lines) > 1:
             said = f"{said} {lines[-1]}"
+            frames = [m for line in lines if (m := _FRAME.match(line))]
+            # the user's own code: the last frame outside the libraries (torch's own file says little)
+            where = [m for m in frames if not _LIBRARY.search(m.group(1))] or frames
+            if where:
+                said += f" ({Path(where[-1].group(1)).name}, line {where[-1].group(2)})"
         self._status(f"the estimate failed: {said} (e tries again)")
         self.app.notify(error, severity="error", timeout=30)
         self.post_message(EstimateDone())

@@ -398,9 +398,8 @@ def test_a_script_that_fails_says_so_where_the_answer_goes_not_measuring_forever
                 120,
             )
             said = " ".join(text_of(app, "#answers").split())
-            assert (
-                "RuntimeError: no dataset here (e tries again)" in said
-            )  # the error, not a dangling ':'
+            # the error, not a dangling ':', and where the script raised it (the toast with its traceback goes)
+            assert "RuntimeError: no dataset here (broken.py, line 2) (e tries again)" in said, said
             found = str(app.query_one("#spec-summary", Static).render())
             assert "measuring it here" not in found and "the estimate failed" in found
             assert results.doc is None and not results.estimating
