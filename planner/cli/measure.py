@@ -250,7 +250,8 @@ def script_machine_lines(check: ScriptValidation, drift: float, again: float) ->
         f"            mean step {again * 1e3:.3g} ms against {first * 1e3:.3g} ms ({means:+.0f}%)"
         + (  # a busy machine: a few windows far off move the mean, not the median
             f": a few windows {'slower' if means > drift else 'faster'} than the rest moved the mean"
-            if abs(means - drift) > 10
+            # by ratio: +480% against +466% is the same slowdown (a trial saw the note there)
+            if abs((100 + means) / max(100 + drift, 1e-9) - 1) > 0.10
             else ""
         ),
     ]
