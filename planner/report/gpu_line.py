@@ -34,43 +34,21 @@ def gpu_line(doc: PlanDocument) -> str:
     ]
     if not gpus and place == "rent":
         return _no_gpu_line(doc, chosen)
-    if not gpus or chosen is None:
+    if not gpus or chosen is None or answer is None:
         return ""
     gpu = chosen if chosen.device == "cuda" and chosen.speedup is not None else gpus[0]
-    ref = gpu.reference or "the reference CPU"
-    speed = f"{gpu.speedup:.2f}x the speed of {ref}"
-    be = gpu.break_even_speedup or 0.0
-    low, high = gpu.speedup_low, gpu.speedup_high
     if doc.plan.objective == "fastest":
-        # a trial: 'Fastest GPU: T4 at 1.00x' of a CPU
-        if low is not None and high is not None and low <= 1.0:
-            return (
-                f"  No GPU is surely faster than {escape(ref)}: the best, {escape(device_short(gpu))}, at "
-                f"{gpu.speedup:.2f}x its speed ({low:.2f}-{high:.2f}x)."
-            )
-        return f"  Fastest GPU: {escape(device_short(gpu))} at {escape(speed)}."
+        return _fastest_line(gpu)
     reference = doc.reference(place)  # type: ignore[arg-type]
-    if _gpu_too_close(doc, gpu, reference) and low is not None and high is not None:
-        # neither 'pays off' nor 'no GPU pays off' is sure (a trial: 'pays off' at 1.00x against 1.00x, 0.81-1.24x)
-        return (
-            f"  Too close to call for a GPU: {escape(device_short(gpu))} at {escape(speed)} "
-            f"({low:.2f}-{high:.2f}x), break-even {_times(be, True)}."
-        )
+    verdict = _gpu_verdict(doc, gpu, reference)
     if gpu is chosen and reference is not None and gpu.pays_off_against(reference):
-        if _gpu_verdict(doc, gpu, reference) == "likely" and low is not None and high is not None:
-            # rule 3: beyond the band, but its interval reaches below the break-even (a trial: 'pays off' said
-            # flatly over 0.84-3.58x against 1.78x)
-            return (
-                f"  The {escape(device_short(gpu))} likely pays off: {escape(speed)} ({low:.2f}-{high:.2f}x), "
-                f"break-even {_times(be, True)}."
-            )
-        return f"  The {escape(device_short(gpu))} pays off: {escape(speed)}, break-even {_times(be, True)}."
-    missed = answer is not None and answer.verdict == "deadline_missed"
+        return _chosen_line(gpu, verdict)
+    missed = answer.verdict == "deadline_missed"
     if (
         gpu is chosen
-        and answer is not None
         and doc.plan.objective == "deadline"
         and (not missed or doc.recommendation.answer == place)
+        and verdict != "too_close"
     ):
         # below its break-even, picked for the deadline: the cheapest that meets it, or, none sure to, the nearest
         # (a trial read 'Renting ... (T4) ... may miss the deadline' over 'No GPU pays off: best is T4'); under an
@@ -78,33 +56,78 @@ def gpu_line(doc: PlanDocument) -> str:
         why = "as the nearest to meeting" if missed else "to meet"
         return (
             f"  The {escape(device_short(gpu))} is picked {why} the deadline, although on cost alone it does not "
-            f"pay off: {escape(speed)}, break-even {_times(be, True)}."
+            f"pay off: {_speed(gpu)}, break-even {_times(gpu.break_even_speedup or 0.0, True)}."
         )
-    if chosen is not gpu and reference is not None and gpu.pays_off_against(reference):
+    if verdict != "too_close" and reference is not None and gpu.pays_off_against(reference):
         # cheaper than its reference CPU, but the answer is another (a trial, under a deadline none meets: 'No GPU
         # pays off: best is T4 at 2.05x ..., needs 1.78x')
-        tail = (
-            "ranks first"
-            if doc.plan.objective != "deadline"
-            else "comes nearer the deadline"
-            if missed
-            else "meets the deadline"
-        )
+        tail = "ranks first" if doc.plan.objective != "deadline" else "comes nearer the deadline"
+        tail = "meets the deadline" if doc.plan.objective == "deadline" and not missed else tail
         return (
-            f"  The {escape(device_short(gpu))} pays off against {escape(ref)} on cost alone ({gpu.speedup:.2f}x, "
-            f"break-even {_times(be, True)}), but {escape(chosen.target)} {tail}."
+            f"  The {escape(device_short(gpu))} pays off against {escape(_ref(gpu))} on cost alone "
+            f"({gpu.speedup:.2f}x, break-even {_times(gpu.break_even_speedup or 0.0, True)}), but "
+            f"{escape(chosen.target)} {tail}."
         )
+    return _short_line(gpu, verdict)
+
+
+def _ref(gpu: RankedOption) -> str:
+    return gpu.reference or "the reference CPU"
+
+
+def _speed(gpu: RankedOption) -> str:
+    return escape(f"{gpu.speedup:.2f}x the speed of {_ref(gpu)}")
+
+
+def _span(gpu: RankedOption) -> str:
+    """' (0.84-3.58x)': the speedup's interval ('' when it has none)."""
+    low, high = gpu.speedup_low, gpu.speedup_high
+    return f" ({low:.2f}-{high:.2f}x)" if low is not None and high is not None else ""
+
+
+def _fastest_line(gpu: RankedOption) -> str:
+    """Under `fastest`: the fastest GPU, or that none is surely faster than its reference CPU (a trial: 'Fastest
+    GPU: T4 at 1.00x' of a CPU)."""
+    low = gpu.speedup_low
+    if low is not None and gpu.speedup_high is not None and low <= 1.0:
+        return (
+            f"  No GPU is surely faster than {escape(_ref(gpu))}: the best, {escape(device_short(gpu))}, at "
+            f"{gpu.speedup:.2f}x its speed{_span(gpu)}."
+        )
+    return f"  Fastest GPU: {escape(device_short(gpu))} at {_speed(gpu)}."
+
+
+def _chosen_line(gpu: RankedOption, verdict: str | None) -> str:
+    """The answer's GPU, which pays off: plainly, 'likely' (rule 3: beyond the band, but its interval reaching
+    below the break-even; a trial: 'pays off' said flatly over 0.84-3.58x against 1.78x), or too close to call."""
+    be = _times(gpu.break_even_speedup or 0.0, True)
+    if verdict == "too_close" and _span(gpu):
+        return _too_close_line(gpu)
+    if verdict == "likely" and _span(gpu):
+        return f"  The {escape(device_short(gpu))} likely pays off: {_speed(gpu)}{_span(gpu)}, break-even {be}."
+    return f"  The {escape(device_short(gpu))} pays off: {_speed(gpu)}, break-even {be}."
+
+
+def _too_close_line(gpu: RankedOption) -> str:
+    """Neither 'pays off' nor 'no GPU pays off' is sure (a trial: 'pays off' at 1.00x against 1.00x, 0.81-1.24x)."""
+    return (
+        f"  Too close to call for a GPU: {escape(device_short(gpu))} at {_speed(gpu)}{_span(gpu)}, "
+        f"break-even {_times(gpu.break_even_speedup or 0.0, True)}."
+    )
+
+
+def _short_line(gpu: RankedOption, verdict: str | None) -> str:
+    """No GPU pays off: the GPU whose run costs least (nearest to its break-even; named without 'best': a trial read
+    'best is T4 at 1.35x' over an L4 at 1.37x), and the break-even it misses; 'likely' by rule 3."""
+    be = gpu.break_even_speedup or 0.0
     needs = (
         f"needs {_times(be, True)}" if math.isfinite(be) else "no speedup pays against a free CPU"
     )
-    if _gpu_verdict(doc, gpu, reference) == "likely" and low is not None and high is not None:
-        return (
-            f"  Likely no GPU pays off: the nearest is {escape(device_short(gpu))} at {escape(speed)} "
-            f"({low:.2f}-{high:.2f}x), {needs}."
-        )
-    # 'the nearest': the GPU whose run costs least, nearest to its break-even (a trial read 'best is T4 at 1.35x'
-    # over an L4 at 1.37x)
-    return f"  No GPU pays off: the nearest is {escape(device_short(gpu))} at {escape(speed)}, {needs}."
+    if verdict == "too_close" and _span(gpu):
+        return _too_close_line(gpu)
+    if verdict == "likely" and _span(gpu):
+        return f"  Likely no GPU pays off: {escape(device_short(gpu))} at {_speed(gpu)}{_span(gpu)}, {needs}."
+    return f"  No GPU pays off: {escape(device_short(gpu))} at {_speed(gpu)}, {needs}."
 
 
 def _gpu_too_close(doc: PlanDocument, gpu: RankedOption, ref: RankedOption | None) -> bool:
