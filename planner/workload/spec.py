@@ -43,7 +43,7 @@ from planner.workload.load import (
     structure_problem,
 )
 from planner.workload.load_json import load_json
-from planner.workload.spec_messages import SpecKeys, describe
+from planner.workload.spec_messages import SpecKeys, describe, early_consistency
 
 # Whole numbers in a range (planner.workload.limits.whole_number names the range in its message).
 Size = Annotated[int, BeforeValidator(lambda value: whole_number(value, MAX_SIZE))]
@@ -256,6 +256,9 @@ def parse_spec_text(
         raise with_lines(exc, text) from None
 
 
+SPEC_HINT = "see the spec format: docs/guides/specs.md"
+
+
 def with_lines(exc: SpecError, text: str) -> SpecError:
     """`exc` with each problem's line in the YAML `text` before it (`line 7: train.batch_sise: unknown key`): the
     line of the key it names, or of the nearest key above it that is there (a missing key: its section's)."""
@@ -284,12 +287,11 @@ def parse_spec(data: Any, source: str = "<spec>", base_dir: Path | None = None) 
     try:
         spec = WorkloadSpec.model_validate(data)
     except ValidationError as exc:
-        raise SpecError(
-            source, describe(exc, _KEYS), hint="see the spec format: docs/guides/specs.md"
-        ) from None
+        said = describe(exc, _KEYS)
+        raise SpecError(source, said + early_consistency(data, said), hint=SPEC_HINT) from None
     problems = consistency_problems(spec)
     if problems:
-        raise SpecError(source, problems)
+        raise SpecError(source, problems, hint=SPEC_HINT)
     if isinstance(spec.model, CustomModel) and spec.model.path and base_dir is not None:
         # A relative `path` is relative to the spec file, not to wherever the planner runs.
         try:

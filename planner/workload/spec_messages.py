@@ -165,3 +165,36 @@ def _pattern_message(where: str, value: Any) -> str:
     if where == "name":
         return f"must be letters, digits, '.', '_' or '-' (no spaces), starting with a letter or digit, got {brief(value)}"
     return f"has the wrong format, got {brief(value)}"
+
+
+def early_consistency(data: dict[str, Any], said: list[str]) -> list[str]:
+    """The cross-field rules (spec.consistency_problems) that the raw mapping already shows, for a spec whose fields
+    have problems too, so all are said in one pass (a trial fixed its field errors only to meet these next). Only
+    whole numbers are read; a rule whose field `said` already names is left to that problem."""
+    sections = {k: v if isinstance(v, dict) else {} for k, v in data.items() if isinstance(k, str)}
+    model, train, samples = (
+        sections.get("model", {}),
+        sections.get("train", {}),
+        sections.get("data", {}),
+    )
+
+    def whole(part: dict[str, Any], key: str) -> int | None:
+        value = part.get(key)
+        return (
+            value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+        )
+
+    out = []
+    d_model, heads = whole(model, "d_model"), whole(model, "heads")
+    if model.get("kind") == "transformer" and d_model and heads and d_model % heads:
+        out.append(f"model.d_model: must be divisible by model.heads ({heads}), got {d_model}")
+    outputs = model.get("outputs")
+    if samples.get("task") == "classification" and isinstance(outputs, int) and 0 < outputs < 2:
+        out.append(f"model.outputs: classification needs at least 2 classes, got {outputs}")
+    batch, n = whole(train, "batch_size"), whole(samples, "samples")
+    if batch and n and batch > n:
+        out.append(
+            f'train.batch_size: larger than data.samples ({n}), got {batch}; use at most {n} or "full"'
+        )
+    named = {problem.split(": ", 1)[0] for problem in said}
+    return [p for p in out if p.split(": ", 1)[0] not in named]

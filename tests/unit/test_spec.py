@@ -283,3 +283,38 @@ def test_no_gpus_in_a_spec_says_how_to_plan_without_gpus():
         line.startswith("train.gpus: must be a whole number between 1 and 64")
         and "`planner estimate --cpu`" in line
     ), line
+
+
+def test_cross_field_problems_come_with_the_field_problems_in_one_pass():
+    """A trial fixed `gpus: 0` and a misspelt key only to meet 'd_model must be divisible by heads' next, with no
+    'to fix' line: the rules the raw values already break are said in the same pass, each once."""
+    data = modified(train__batch_size=5000, train__gpus=0)  # TINY_MLP has fewer samples
+    with pytest.raises(SpecError) as info:
+        parse_spec(data)
+    found = info.value.problems
+    assert found[0].startswith("train.gpus: must be a whole number"), found
+    assert any(p.startswith("train.batch_size: larger than data.samples") for p in found), found
+    assert info.value.hint == "see the spec format: docs/guides/specs.md"
+    # a field already named keeps its own problem, not a second one
+    bad_batch = modified(train__batch_size=-1, train__gpus=0)
+    assert [p.split(":")[0] for p in problems(bad_batch)].count("train.batch_size") == 1
+    # the cross-field problems alone keep their 'to fix' too
+    with pytest.raises(SpecError) as info:
+        parse_spec(modified(train__batch_size=5000))
+    assert info.value.hint == "see the spec format: docs/guides/specs.md"
+    transformer = {
+        "name": "tx",
+        "model": {
+            "kind": "transformer",
+            "vocab_size": 500,
+            "d_model": 100,
+            "heads": 12,
+            "layers": 2,
+            "seq_len": 16,
+        },
+        "data": {"samples": 100},
+        "train": {"batch_size": 10, "epochs": 1, "precison": "bf16"},
+    }
+    found = problems(transformer)
+    assert found[0].startswith("train.precison: unknown key"), found
+    assert "model.d_model: must be divisible by model.heads (12), got 100" in found, found
