@@ -94,6 +94,8 @@ def main() -> int:
     )  # a fresh process prints its means: wall and CPU time
     args = ap.parse_args()
     if args.pin is not None:
+        if not hasattr(os, "sched_setaffinity"):
+            ap.error("--pin needs os.sched_setaffinity (Linux)")
         os.sched_setaffinity(0, {args.pin})
     if args.one:
         wall, cpu = series(args.spec, args.process_seconds, args.process_seconds / 4, args.threads)

@@ -271,7 +271,7 @@ UNTYPED_DICTS_ALLOWED = {
     "planner/core/task.py": {"_text", "read_task", "_named_values", "_unused"},
     "planner/core/task_resources.py": {"_choice"},
     "planner/tui/form.py": {"__init__", "_fields", "rebuild"},
-    "planner/workload/spec_messages.py": {"_length_message"},
+    "planner/workload/spec_messages.py": {"_length_message", "early_consistency", "whole"},
     # keyword arguments of one constructor, built within the module
     "planner/core/candidates.py": {"measured_candidate"},
     "planner/core/predict/parallel.py": {"predict_data_parallel", "_over_fabric"},

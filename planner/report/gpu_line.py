@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from planner.core.compare import compare
+from planner.core.compare import compare, eligible, in_order
 from planner.core.remarks import KindOnly, NoGpuRows
 from planner.report.plan import _times, device_short
 from planner.report.remarks.script import KEEPS_TO_THE_CPU, gpu_fix
@@ -41,7 +41,7 @@ def gpu_line(doc: PlanDocument) -> str:
         return _fastest_line(gpu)
     reference = doc.reference(place)  # type: ignore[arg-type]
     verdict = _gpu_verdict(doc, gpu, reference)
-    if gpu is chosen and reference is not None and gpu.pays_off_against(reference):
+    if gpu is chosen and _beats(doc, gpu, reference):
         return _chosen_line(gpu, verdict)
     missed = answer.verdict == "deadline_missed"
     if (
@@ -58,13 +58,14 @@ def gpu_line(doc: PlanDocument) -> str:
             f"  The {escape(device_short(gpu))} is picked {why} the deadline, although on cost alone it does not "
             f"pay off: {_speed(gpu)}, break-even {_times(gpu.break_even_speedup or 0.0, True)}."
         )
-    if verdict != "too_close" and reference is not None and gpu.pays_off_against(reference):
+    if verdict != "too_close" and _beats(doc, gpu, reference):
         # cheaper than its reference CPU, but the answer is another (a trial, under a deadline none meets: 'No GPU
         # pays off: best is T4 at 2.05x ..., needs 1.78x')
         tail = "ranks first" if doc.plan.objective != "deadline" else "comes nearer the deadline"
         tail = "meets the deadline" if doc.plan.objective == "deadline" and not missed else tail
+        basis = "cost and waiting" if doc.plan.time_value_per_hour else "cost alone"
         return (
-            f"  The {escape(device_short(gpu))} pays off against {escape(_ref(gpu))} on cost alone "
+            f"  The {escape(device_short(gpu))} pays off against {escape(_ref(gpu))} on {basis} "
             f"({gpu.speedup:.2f}x, break-even {_times(gpu.break_even_speedup or 0.0, True)}), but "
             f"{escape(chosen.target)} {tail}."
         )
@@ -117,8 +118,8 @@ def _too_close_line(gpu: RankedOption) -> str:
 
 
 def _short_line(gpu: RankedOption, verdict: str | None) -> str:
-    """No GPU pays off: the GPU whose run costs least (nearest to its break-even; named without 'best': a trial read
-    'best is T4 at 1.35x' over an L4 at 1.37x), and the break-even it misses; 'likely' by rule 3."""
+    """No GPU pays off: the plan's first GPU (named without 'best': a trial read 'best is T4 at 1.35x' over an L4 at
+    1.37x), and the break-even it misses; 'likely' by rule 3."""
     be = gpu.break_even_speedup or 0.0
     needs = (
         f"needs {_times(be, True)}" if math.isfinite(be) else "no speedup pays against a free CPU"
@@ -130,20 +131,28 @@ def _short_line(gpu: RankedOption, verdict: str | None) -> str:
     return f"  No GPU pays off: {escape(device_short(gpu))} at {_speed(gpu)}, {needs}."
 
 
-def _gpu_too_close(doc: PlanDocument, gpu: RankedOption, ref: RankedOption | None) -> bool:
-    """The GPU against its reference CPU is too close to call by rule 2's own comparison (within the noise band),
-    as the plan says of any two options; a cost-decided plan only (a deadline or fastest picks otherwise)."""
-    return _gpu_verdict(doc, gpu, ref) == "too_close"
-
-
 def _gpu_verdict(doc: PlanDocument, gpu: RankedOption, ref: RankedOption | None) -> str | None:
-    """Rules 2 and 3 on the GPU against its reference CPU: 'too_close', 'likely' or 'clear'; None when the plan is
-    not decided on cost (a deadline or fastest picks otherwise)."""
-    if ref is None or doc.plan.objective != "cheapest" or gpu.point_cost is None:
+    """Rules 2 and 3 on the GPU against its reference CPU: 'too_close', 'likely' or 'clear'; None when the two are
+    not weighed by cost: under `fastest`, or a deadline one of them is not sure to meet (a review: 'likely' was
+    never said under a deadline both met)."""
+    plan = doc.plan
+    if ref is None or gpu.point_cost is None or plan.objective == "fastest":
         return None
-    pair = (gpu, ref) if gpu.pays_off_against(ref) else (ref, gpu)
+    if (
+        plan.objective == "deadline"
+        and len(eligible([gpu, ref], "deadline", plan.deadline_seconds)) < 2
+    ):
+        return None
+    tv = plan.time_value_per_hour or 0.0
+    # best first by rule 1 (both free: the faster; a review saw a local GPU at half the CPU's speed 'too close')
+    best, other = in_order([gpu, ref], "cheapest", tv)
+    return compare(best, other, "cheapest", tv).verdict
+
+
+def _beats(doc: PlanDocument, gpu: RankedOption, ref: RankedOption | None) -> bool:
+    """The GPU comes before its reference CPU by rule 1 on cost (and waiting when given): it pays off."""
     tv = doc.plan.time_value_per_hour or 0.0
-    return compare(*pair, doc.plan.objective, tv).verdict
+    return ref is not None and in_order([gpu, ref], "cheapest", tv)[0] is gpu
 
 
 def _no_gpu_line(doc: PlanDocument, chosen: RankedOption | None) -> str:

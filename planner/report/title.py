@@ -40,8 +40,11 @@ def plan_title(doc: PlanDocument) -> str:
     )
     rule = ""
     if plan.headline_time_value is not None and doc.has_both_answers:
-        rule = f"; here vs rent at ${plan.headline_time_value:g}/h of waiting" + (
-            " (default)" if doc.headline_time_value_is_default else ""
+        # the default weighs here against rent only; given, waiting ranks every option (as terse_title says)
+        rule = (
+            f"; here vs rent at ${plan.headline_time_value:g}/h of waiting (default)"
+            if doc.headline_time_value_is_default
+            else f"; waiting at ${plan.headline_time_value:g}/h"
         )
     return escape(f"{workload_what(doc)}; objective: {objective}{rule}")
 

@@ -230,7 +230,7 @@ def deadline_missed_reason(
     if fastest is best or (fastest.train_seconds or 0.0) >= (best.train_seconds or 0.0):
         return head + f"the fastest is {said}"
     return head + (
-        f"the nearest is {said}, the cheapest of those as fast as the fastest within the noise "
+        f"the pick is {said}, the cheapest of those within the noise of the fastest "
         f"({option_name(fastest)}, {sig_duration(fastest.train_seconds or 0.0)})"
     )
 

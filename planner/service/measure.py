@@ -277,7 +277,9 @@ class Measure:
             after, _ = self.bench_script(
                 workload, seconds, on_progress=on_progress, label="recheck"
             )
-        return ScriptValidation(str(script), list(args), run, est, whole_seconds, after)
+        return ScriptValidation(
+            str(script), list(args), run, est, whole_seconds, after, total_steps is not None
+        )
 
 
 def _refuse_unvalidatable(

@@ -175,6 +175,9 @@ class ScriptValidation:
     estimate: ScriptEstimate
     actual_seconds: float
     recheck: ScriptRun | None = None
+    steps_given: bool = (
+        False  # the length was given as --total-steps (not --epochs, not the run measured whole)
+    )
 
     @property
     def error_percent(self) -> float:
@@ -227,7 +230,15 @@ class ScriptValidation:
 
         own = own_steps(list(self.args))
         planned = self.estimate.total_steps
-        if own is None or abs(own[1] - planned) <= max(1.0, 0.02 * planned):
+        # only against a --total-steps given: under --epochs a script's cap (--max_steps 100000) is often never
+        # reached, and a run measured whole is its own length (a review)
+        if (
+            not self.steps_given
+            or self.measured.stopped_because == "finished"
+            or own is None
+            or own[1] <= 0
+            or abs(own[1] - planned) <= max(1.0, 0.02 * planned)
+        ):
             return None
         return own
 

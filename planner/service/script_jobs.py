@@ -106,15 +106,20 @@ _MISSING_FILE = re.compile(r"No such file or directory: '([^']+)'")
 
 
 def _here_not_there(own: str, cwd: Path) -> bool:
-    """The file the script missed is found from here and not from its folder (a trial: --workdir . was suggested for
-    an absolute path that exists nowhere). True when the error names no file: the hint may still be the fix."""
+    """The file the script missed is found from here and not from its folder, or, one it writes, its folder is (a
+    trial: --workdir . was suggested for an absolute path that exists nowhere). True when the error names no file:
+    the hint may still be the fix."""
     named = _MISSING_FILE.findall(own)
     if not named:
         return True
     missed = Path(named[-1])
-    return (
-        not missed.is_absolute() and (Path.cwd() / missed).exists() and not (cwd / missed).exists()
-    )
+    if missed.is_absolute():
+        return False
+    here, there = Path.cwd() / missed, cwd / missed
+    if here.exists():
+        return not there.exists()
+    # a file it writes (checkpoints/m.pt): its folder is here and not there (a review)
+    return here.parent.is_dir() and not there.parent.is_dir()
 
 
 # argparse's refusal of a command line that lacks what it requires (an argument given badly was given after --)

@@ -4,7 +4,6 @@ notes: docs/reference/modules.md (planner/tui/results.py)."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -26,7 +25,23 @@ from planner.tui.whatif import WhatIf
 
 # a traceback's frame line, and a file of an installed library
 _FRAME = re.compile(r'File "([^"]+)", line (\d+)')
-_LIBRARY = re.compile(r"[/\\](site-packages|dist-packages|lib[/\\]python3[^/\\]*)[/\\]")
+_LIBRARY = re.compile(
+    r"[/\\](site|dist)-packages[/\\]|[/\\]lib(64)?[/\\]python3\.\d+[/\\]|[/\\]python3\d*[/\\]lib[/\\]",
+    re.IGNORECASE,
+)
+
+
+def raised_at(traceback: list[str]) -> str:
+    """' (train.py, line 9)': where a traceback's error was raised in the user's own code, the last frame outside
+    the libraries (torch's own file says little; '<frozen genericpath>' is Python's own); '' when it has none."""
+    frames = [m for line in traceback if (m := _FRAME.match(line.strip()))]
+    frames = [m for m in frames if not m.group(1).startswith("<")]
+    where = [m for m in frames if not _LIBRARY.search(m.group(1))] or frames
+    if not where:
+        return ""
+    name = re.split(r"[/\\]", where[-1].group(1))[-1]
+    return f" ({name}, line {where[-1].group(2)})"
+
 
 if TYPE_CHECKING:
     from planner.service import (
@@ -202,12 +217,7 @@ class ResultsPane(Vertical):
         # '... its own error:' then a traceback: its last line, and where it was raised (a trial: the notification
         # with the file and line had gone, and the line alone did not say where)
         if said.endswith(":") and len(lines) > 1:
-            said = f"{said} {lines[-1]}"
-            frames = [m for line in lines if (m := _FRAME.match(line))]
-            # the user's own code: the last frame outside the libraries (torch's own file says little)
-            where = [m for m in frames if not _LIBRARY.search(m.group(1))] or frames
-            if where:
-                said += f" ({Path(where[-1].group(1)).name}, line {where[-1].group(2)})"
+            said = f"{said} {lines[-1]}{raised_at(lines)}"
         self._status(f"the estimate failed: {said} (e tries again)")
         self.app.notify(error, severity="error", timeout=30)
         self.post_message(EstimateDone())

@@ -153,10 +153,9 @@ class WorkloadPane(Vertical, can_focus=True):
         if action == "leave_editor":
             focused = self.screen.focused
             return isinstance(focused, (Input, TextArea)) and self in focused.ancestors
-        if (
-            action == "edit"
-        ):  # the pane's own key: a field takes enter itself (the footer said Edit over it)
-            return self.screen.focused is self
+        # the pane's own key: a field takes enter itself (the footer said Edit over it); a script is not edited here
+        if action == "edit":
+            return self.screen.focused is self and not self.editor.read_only
         # a script is planned as it is: no form, nothing to save (the app's rule, by its workload's kind)
         return planner_app(self).check_action(action, parameters)
 

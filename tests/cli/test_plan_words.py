@@ -136,6 +136,15 @@ def test_the_title_tells_the_default_value_of_waiting_from_one_given(run_dir):
     given = planner("plan", run_dir, "--time-value", "5").out.splitlines()[0]
     assert default.endswith("; cheapest (here vs rent: $5/h waiting)"), default
     assert given.endswith("; cheapest, waiting at $5/h"), given
+    # --explain's title (wrapped at the terminal's width: its first two lines)
+    explained = " ".join(planner("plan", run_dir, "--explain").out.split()[:40])
+    given_out = planner("plan", run_dir, "--explain", "--time-value", "5").out
+    explained_given = " ".join(given_out.split()[:40])
+    assert "; objective: cheapest; here vs rent at $5/h of waiting (default)" in explained, (
+        explained
+    )
+    assert "; objective: cheapest; waiting at $5/h" in explained_given, explained_given
+    assert "here vs rent" not in explained_given, explained_given
     assert "Not given, $5/h weighs only training here against renting" in " ".join(
         planner("plan", "--help").out.split()
     )

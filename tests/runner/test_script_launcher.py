@@ -407,8 +407,16 @@ def test_validate_runs_the_script_whole_as_the_user_would_and_compares(tmp_path)
 
     from planner.cli.measure import _script_validated
 
+    # this short run finished while measured: it is its own length, and a flag of its is not held against it
+    assert check.steps_given and check.measured.stopped_because == "finished"
+    assert replace(check, args=["300", "--max_iters=200"]).own_steps_differ is None
+    # measured in part (stopped at the budget), as a longer run is
+    check = replace(check, measured=replace(check.measured, stopped_because="budget"))
     other = replace(check, args=["300", "--max_iters=200"])
     assert other.own_steps_differ == ("--max_iters", 200)
+    # not against --epochs (a cap like --max_steps 100000 is often never reached), nor a flag of 0
+    assert replace(other, steps_given=False).own_steps_differ is None
+    assert replace(check, args=["300", "--max_iters=0"]).own_steps_differ is None
     assert other.to_json()["script_steps_flag"] == {"flag": "--max_iters", "value": 200}
     said = " ".join(_script_validated(other, "train.py"))
     assert "the script's own --max_iters 200 is not the 300 steps planned" in said, said

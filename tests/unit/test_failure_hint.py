@@ -27,7 +27,9 @@ def test_workdir_is_suggested_only_when_the_file_is_there_from_here_and_not_from
 
     assert hint("data/n.txt").endswith("give --workdir .")  # here, not in src/
     assert hint("/nonexistent/x.pt") == ""  # absolute: the folder it runs in does not matter
-    assert hint("data/missing.pt") == ""  # not here either
+    assert hint("other/missing.pt") == ""  # not here either, nor its folder
+    # a file it writes: its folder is here and not in src/ (a review: a checkpoint's path got no hint)
+    assert hint("data/missing.pt").endswith("give --workdir .")
     (cwd / "data").mkdir()
     (cwd / "data" / "n.txt").write_text("1")
     assert hint("data/n.txt") == ""  # its own folder has it: something else is wrong
@@ -35,3 +37,29 @@ def test_workdir_is_suggested_only_when_the_file_is_there_from_here_and_not_from
     assert failure_hint(
         "OSError: No such file or directory", script, Path("src/train.py"), cwd, False
     ).endswith("give --workdir .")
+
+
+def test_the_tui_names_where_the_users_own_code_raised_the_error():
+    """A failed script's line in the TUI names the file and line (the toast with the traceback goes). A review: a
+    frozen frame ('<frozen genericpath>') or the standard library on Windows was named instead of the script."""
+    from planner.tui.results import raised_at
+
+    assert (
+        raised_at(
+            [
+                "Traceback (most recent call last):",
+                '  File "/home/u/lib/python3-tools/train.py", line 9, in <module>',
+                "    size = os.path.getsize(path)",
+                '  File "<frozen genericpath>", line 50, in getsize',
+                "FileNotFoundError: [Errno 2] No such file or directory: 'x.pt'",
+            ]
+        )
+        == " (train.py, line 9)"
+    )
+    windows = [
+        '  File "C:\\proj\\train.py", line 3, in <module>',
+        '  File "C:\\Python312\\Lib\\json\\decoder.py", line 355, in raw_decode',
+        '  File "C:\\proj\\.venv\\Lib\\site-packages\\torch\\nn\\functional.py", line 2, in linear',
+    ]
+    assert raised_at(windows) == " (train.py, line 3)"
+    assert raised_at(["RuntimeError: boom"]) == ""
