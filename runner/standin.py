@@ -429,6 +429,7 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
     _autocast_kernels(standin)
     _patch_cuda(standin, on_question)
     _patch_modules(FakeTensor, standin)
+    _patch_save(FakeTensor, standin)
     _patch_pinning()
     Devices().__enter__()
     Router().__enter__()
@@ -791,6 +792,29 @@ def _patch_modules(fake_tensor: Any, standin: StandIn) -> None:
             standin.forget(old)
 
     torch.utils.swap_tensors = swap_or_set
+
+
+def _patch_save(fake_tensor: Any, standin: StandIn) -> None:
+    """torch.save of what is on the stand-in (a checkpoint's state_dict): each of its tensors read back as from a GPU
+    (counted) and written as zeros of its shape and dtype, since a FakeTensor does not pickle (a trial: a checkpoint
+    every eval failed the stand-in's run, and the plan's GPU rows fell back to the CPU run's trace)."""
+    import torch
+    from torch.utils._python_dispatch import _disable_current_modes
+    from torch.utils._pytree import tree_map
+
+    save = torch.save
+
+    def host(value: Any) -> Any:
+        if not isinstance(value, fake_tensor):
+            return value
+        standin.read_back(value.numel() * value.element_size())
+        with _disable_current_modes():
+            return torch.zeros(value.shape, dtype=value.dtype, device="cpu")
+
+    def save_on_host(obj: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
+        return save(tree_map(host, obj), f, *args, **kwargs)
+
+    torch.save = save_on_host
 
 
 def _patch_pinning() -> None:

@@ -8,6 +8,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import torch
 
 from planner.core.predict.trace import predict_trace_gpu
 from planner.core.script import OpClassWork, ScriptRun, StepTrace, standin_step
@@ -527,3 +528,38 @@ def test_a_step_whose_peak_memory_is_more_than_this_machine_has_free_is_not_run_
     why = too_slow_here(run, local_cpu_facts(), 1, 300.0, memory_bytes=peak // 2)
     assert why is not None and "more than the" in word(why) and "free here" in word(why)
     assert too_slow_here(run, local_cpu_facts(), 1, 300.0, memory_bytes=peak * 2) is None
+
+
+def test_a_checkpoint_and_an_evaluation_after_the_first_step_are_not_the_traced_step(tmp_path):
+    """A trial's GPT script evaluated and saved a checkpoint after its first optimizer step, as `it % 100 == 0`
+    does: torch.save of the stand-in's tensors failed (a FakeTensor does not pickle), and the evaluation was traced
+    as every step's. The checkpoint is written (zeros of each tensor's shape, read back as from a GPU), and the step
+    traced is a plain one."""
+    script = tmp_path / "train.py"
+    script.write_text(
+        textwrap.dedent("""
+        import torch, torch.nn as nn
+        model = nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 64)).cuda()
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        for it in range(1000):
+            x = torch.randn(32, 64, device="cuda")
+            model(x).square().mean().backward()
+            opt.step(); opt.zero_grad(set_to_none=True)
+            if it == 0:
+                with torch.no_grad():
+                    for _ in range(20):  # an evaluation: 20 forwards of a bigger batch
+                        model(torch.randn(512, 64, device="cuda"))
+                torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "it": it}, "ckpt.pt")
+    """)
+    )
+    done = run_script(
+        script, [], 1.0, tmp_path, min_steps=6, cap_seconds=120, standin={}, max_steps=6
+    )
+    assert done.result is not None and done.result["status"] == "ok", done.stderr_tail
+    saved = torch.load(tmp_path / "ckpt.pt")
+    assert saved["it"] == 0 and saved["model"]["0.weight"].shape == (256, 64)
+    assert saved["opt"]["state"][0]["exp_avg"].shape == (256, 64)  # the optimizer's state too
+    gemm = done.result["trace"]["classes"]["gemm"]["flops"]
+    # the training batch alone: each layer's forward and weight gradient, the second's input gradient (x needs none)
+    step = 5 * 2 * 32 * 64 * 256
+    assert step * 0.9 <= gemm <= step * 1.1, (gemm, step)  # not the evaluation's 20 x 512 rows
