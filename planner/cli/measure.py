@@ -239,7 +239,9 @@ def verdict_lines(why: str | None) -> list[str]:
     ]
 
 
-def script_machine_lines(check: ScriptValidation, drift: float, again: float) -> list[str]:
+def script_machine_lines(
+    check: ScriptValidation, drift: float, again: float, verdict: bool = True
+) -> list[str]:
     """Whether the machine held its speed around a script's validate run: the script measured twice (`again`: the
     second's mean step), the same steps compared window by window (planner/core/script.paired_windows)."""
     first = check.estimate.step_seconds
@@ -259,7 +261,7 @@ def script_machine_lines(check: ScriptValidation, drift: float, again: float) ->
         lines.append(
             f"            their windows' ratios spread {check.window_spread_percent:.0f}% (p10 to p90)"
         )
-    return lines + verdict_lines(check.unsteady_reason)
+    return lines + (verdict_lines(check.unsteady_reason) if verdict else [])
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -310,7 +312,8 @@ def _script_validated(check: ScriptValidation, name: str) -> list[str]:
         f"{seconds_text(check.actual_seconds)} spawn to exit: error {check.error_percent:+.1f}%, {verdict}",
         *(f"[yellow]warning[/]: {escape(warning)}" for warning in words(est.warnings)),
     ]
-    if (own := check.own_steps_differ) is not None:
+    own = check.own_steps_differ
+    if own is not None:
         lines.append(
             f"[yellow]warning[/]: the script's own {escape(own[0])} {own[1]:,} is not the {est.total_steps:,} "
             f"steps planned: if it counts optimizer steps, the run is another length than the estimate's (give "
@@ -318,5 +321,12 @@ def _script_validated(check: ScriptValidation, name: str) -> list[str]:
         )
     drift, again = check.machine_drift_percent, check.recheck_step_seconds
     if drift is not None and again is not None:
-        lines += script_machine_lines(check, drift, again)
+        # a length that differs explains an error before the machine does (a trial: 'validate again when it is
+        # quieter' under a run 1.5x the length planned)
+        lines += script_machine_lines(check, drift, again, verdict=own is None)
+    if own is not None:
+        lines.append(
+            f"            the run's length, {own[1] / max(est.total_steps, 1):.2g}x the steps planned if "
+            f"{escape(own[0])} counts them, would explain an error of that size: compare at one length"
+        )
     return lines

@@ -265,13 +265,14 @@ def with_lines(exc: SpecError, text: str) -> SpecError:
     from planner.workload.yaml_loader import key_lines
 
     lines = key_lines(text)
-    out = []
+    out: list[tuple[int, str]] = []
     for problem in exc.problems:
         where = problem.split(": ", 1)[0]
         while where and where not in lines:
             where = where[: max(where.rfind("."), where.rfind("["), 0)]
-        out.append(f"line {lines[where]}: {problem}" if where else problem)
-    return SpecError(exc.source, out, exc.hint)
+        out.append((lines[where], f"line {lines[where]}: {problem}") if where else (0, problem))
+    # in the file's order (a trial read lines 19, 15, 14); stable: one line's problems keep theirs
+    return SpecError(exc.source, [said for _, said in sorted(out, key=lambda x: x[0])], exc.hint)
 
 
 def parse_spec(data: Any, source: str = "<spec>", base_dir: Path | None = None) -> WorkloadSpec:

@@ -188,6 +188,9 @@ def early_consistency(data: dict[str, Any], said: list[str]) -> list[str]:
     d_model, heads = whole(model, "d_model"), whole(model, "heads")
     if model.get("kind") == "transformer" and d_model and heads and d_model % heads:
         out.append(f"model.d_model: must be divisible by model.heads ({heads}), got {d_model}")
+    task = samples.get("task")
+    if model.get("kind") == "transformer" and task not in (None, "language_model"):
+        out.append(f"data.task: a transformer trains as a language_model, got {brief(task)}")
     outputs = model.get("outputs")
     if samples.get("task") == "classification" and isinstance(outputs, int) and 0 < outputs < 2:
         out.append(f"model.outputs: classification needs at least 2 classes, got {outputs}")

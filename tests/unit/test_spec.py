@@ -318,3 +318,20 @@ def test_cross_field_problems_come_with_the_field_problems_in_one_pass():
     found = problems(transformer)
     assert found[0].startswith("train.precison: unknown key"), found
     assert "model.d_model: must be divisible by model.heads (12), got 100" in found, found
+
+
+def test_a_specs_problems_come_in_the_files_order_with_the_transformers_task_among_them():
+    """A trial read its problems at lines 19, 15, 14, and met 'a transformer trains as a language_model' only after
+    fixing the rest."""
+    text = (
+        "name: gpt-bad\nmodel:\n  kind: transformer\n  vocab_size: 500\n  d_model: 100\n  heads: 12\n"
+        "  layers: 0\n  seq_len: 64\ndata:\n  samples: 1000\n  task: regression\ntrain:\n  batch_size: 10\n"
+        "  epochs: 1.5\n  optimiser: adam\n"
+    )
+    with pytest.raises(SpecError) as info:
+        parse_spec_text(text, "bad.yaml")
+    found = info.value.problems
+    numbers = [int(p.split(":")[0].removeprefix("line ")) for p in found]
+    assert numbers == sorted(numbers), found
+    assert 'line 11: data.task: a transformer trains as a language_model, got "regression"' in found
+    assert any(p.startswith("line 5: model.d_model: must be divisible") for p in found), found
