@@ -103,11 +103,12 @@ def _choice(plan: Plan) -> tuple[str, str]:
     why = here_or_rent_text(
         name, best, other, rent, rec.choice_comparison, metric, tv, plan.time_value_per_hour is None
     )
-    if plan.answers[name].verdict == "too_close" and rec.choice_comparison.verdict != "too_close":
-        why += instance_too_close_text(name)
     rival, pick = _by_key(plan, rec.choice_rival), _by_key(plan, rec.choice_rival_of)
     if rival is not None and pick is not None:
         why += rival_swaps_text("here" if pick.here else "rent", rival, pick)
+    elif plan.answers[name].verdict == "too_close" and rec.choice_comparison.verdict != "too_close":
+        # not beside the rival's sentence, which names the pair (a trial read the two run together as garbled)
+        why += instance_too_close_text(name)
     return why, _caveats([here, rent])
 
 
@@ -330,7 +331,8 @@ def here_or_rent_text(
 
 def instance_too_close_text(name: str) -> str:
     return (
-        f"; which instance is too close to call (see {'If you rent' if name == 'rent' else 'Here'})"
+        f"; {'which instance to rent' if name == 'rent' else 'which way to train here'} is too close to call "
+        f"(see {'If you rent' if name == 'rent' else 'Here'})"
     )
 
 

@@ -406,6 +406,8 @@ def test_a_close_call_inside_an_answer_that_would_swap_here_and_rent_makes_the_h
         "aws:c0.xlarge:cpu:",
     )
     assert "aws:g0.xlarge is within the noise of aws:c0.xlarge" in choice_text(plan)
+    # the rival's sentence names the pair: not run together with 'which instance ... is too close' (a trial)
+    assert "which instance" not in choice_text(plan), choice_text(plan)
     doc = PlanDocument(
         WorkloadSummary("w", "mlp", "classification", 1, 1, 1, 1, 1, "fp32", "device"),
         plan,
@@ -717,3 +719,15 @@ def test_a_local_gpu_slower_than_the_free_cpu_beside_it_does_not_pay_off():
     assert line.startswith("  No GPU pays off: RTX at 0.50x the speed of local"), line
     line = _gpu_line_of([cpu, gpu(0.5)], objective="cheapest")
     assert line.startswith("  The RTX pays off: 2.00x the speed of local"), line
+
+
+def test_a_rival_that_swaps_the_headline_is_said_once_not_run_together_with_which_instance():
+    """A trial's --explain: 'likely, not certain: ...; which instance is too close to call (see If you rent); but too
+    close to call: ...': two clauses about one close call, the first ungrammatical. The rival's sentence names the
+    pair; the other goes."""
+    plan = decide(workload(1.0, 0.3, 300, [(0.3, 0.2), (0.27, 0.2)], []))
+    rec = plan.recommendation
+    assert rec.answer == "rent" and plan.answers["rent"].verdict == "too_close" and rec.choice_rival
+    said = choice_text(plan)
+    assert said.count("too close to call") == 1 and "which instance" not in said, said
+    assert "but too close to call: aws:c0.xlarge is within the noise of aws:c1.xlarge" in said, said
