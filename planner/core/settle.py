@@ -42,6 +42,14 @@ def select_benchmarks(
             o = next((o for o in predicted if o.target == target), None)
             if o is not None and all(w.target != target for w, _ in wanted):
                 wanted.append(_want(o, "too_close", winner=close.winner, runner_up=close.runner_up))
+    # the headline's rival: in its pick's place, here against rent could go either way (the plan's close-call line
+    # names it; a trial saw it named and not benchmarked)
+    head = plan.recommendation
+    rival = next((o for o in predicted if o.key == head.choice_rival), None)
+    pick = next((o for o in plan.options if o.key == head.choice_rival_of), None)
+    if rival is not None and pick is not None and all(w.target != rival.target for w, _ in wanted):
+        names = {"winner": option_name(pick), "runner_up": option_name(rival)}
+        wanted.append(_want(rival, "too_close", **names))
     wanted += gpus
     for o in cpus:
         if (

@@ -731,3 +731,24 @@ def test_a_rival_that_swaps_the_headline_is_said_once_not_run_together_with_whic
     said = choice_text(plan)
     assert said.count("too close to call") == 1 and "which instance" not in said, said
     assert "but too close to call: aws:c0.xlarge is within the noise of aws:c1.xlarge" in said, said
+
+
+def test_the_headlines_rival_is_among_the_paid_benchmarks():
+    """A trial: 'Close call: aws:c7g.2xlarge is within the noise of aws:c6i.xlarge; in its place, here against rent
+    could go either way', and the benchmarks suggested were c6i and c7i: the rival that could swap the answer was
+    not measured."""
+    from planner.core.settle import select_benchmarks
+
+    plan = decide(workload(1.0, 0.3, 300, [(0.3, 0.2), (0.29, 0.2), (0.1, 0.25)], []))
+    rec, rent = plan.recommendation, plan.answers["rent"]
+    assert rec.choice_rival == "aws:c0.xlarge:cpu:" and rec.choice_rival_of == "aws:c2.xlarge:cpu:"
+    assert rent.comparison is not None and "aws:c0.xlarge" not in rent.comparison.settle
+    chosen = select_benchmarks(plan, {o.target: 0.01 for o in plan.options}, 10.0, 5)
+    wanted = {c.target: c for c in chosen if c.benchmark}
+    assert "aws:c0.xlarge" in wanted, chosen
+    rival = wanted["aws:c0.xlarge"]
+    assert (rival.why, rival.winner, rival.runner_up) == (
+        "too_close",
+        "aws:c2.xlarge",
+        "aws:c0.xlarge",
+    )
