@@ -402,7 +402,7 @@ class Timeline:
         ] = []  # on the stand-in: the script's own CPU seconds (outside torch) at each step's end
         # steps before the one traced: past the warm-up (on the stand-in, past the first step's lazy state, and past
         # the step after it, where a script's evaluation or checkpoint "at iteration 0" falls: a trial's eval after
-        # its first optimizer step was traced as every step's, 2,194 kernels where a step has 1,174)
+        # its first optimizer step was traced as every step's, 2,194 kernels where a later step has 808)
         self.trace_after = 3 if standin is not None else max(5, min_steps // 2)
         # the op-overhead rounds are taken as the trace begins
         self.trace: dict[str, Any] = _empty_trace()

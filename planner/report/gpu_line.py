@@ -41,6 +41,8 @@ def gpu_line(doc: PlanDocument) -> str:
         return _fastest_line(gpu)
     reference = doc.reference(place)  # type: ignore[arg-type]
     verdict = _gpu_verdict(doc, gpu, reference)
+    if verdict == "too_close" and _span(gpu):
+        return _too_close_line(gpu)
     if gpu is chosen and _beats(doc, gpu, reference):
         return _chosen_line(gpu, verdict)
     missed = answer.verdict == "deadline_missed"
@@ -61,8 +63,13 @@ def gpu_line(doc: PlanDocument) -> str:
     if verdict != "too_close" and _beats(doc, gpu, reference):
         # cheaper than its reference CPU, but the answer is another (a trial, under a deadline none meets: 'No GPU
         # pays off: best is T4 at 2.05x ..., needs 1.78x')
-        tail = "ranks first" if doc.plan.objective != "deadline" else "comes nearer the deadline"
-        tail = "meets the deadline" if doc.plan.objective == "deadline" and not missed else tail
+        tail = (
+            "ranks first"
+            if doc.plan.objective != "deadline"
+            else "comes nearer the deadline"
+            if missed
+            else "meets the deadline"
+        )
         basis = "cost and waiting" if doc.plan.time_value_per_hour else "cost alone"
         return (
             f"  The {escape(device_short(gpu))} pays off against {escape(_ref(gpu))} on {basis} "
@@ -99,11 +106,9 @@ def _fastest_line(gpu: RankedOption) -> str:
 
 
 def _chosen_line(gpu: RankedOption, verdict: str | None) -> str:
-    """The answer's GPU, which pays off: plainly, 'likely' (rule 3: beyond the band, but its interval reaching
-    below the break-even; a trial: 'pays off' said flatly over 0.84-3.58x against 1.78x), or too close to call."""
+    """The answer's GPU, which pays off: plainly, or 'likely' (rule 3: beyond the band, but its interval reaching
+    below the break-even; a trial: 'pays off' said flatly over 0.84-3.58x against 1.78x)."""
     be = _times(gpu.break_even_speedup or 0.0, True)
-    if verdict == "too_close" and _span(gpu):
-        return _too_close_line(gpu)
     if verdict == "likely" and _span(gpu):
         return f"  The {escape(device_short(gpu))} likely pays off: {_speed(gpu)}{_span(gpu)}, break-even {be}."
     return f"  The {escape(device_short(gpu))} pays off: {_speed(gpu)}, break-even {be}."
@@ -124,8 +129,6 @@ def _short_line(gpu: RankedOption, verdict: str | None) -> str:
     needs = (
         f"needs {_times(be, True)}" if math.isfinite(be) else "no speedup pays against a free CPU"
     )
-    if verdict == "too_close" and _span(gpu):
-        return _too_close_line(gpu)
     if verdict == "likely" and _span(gpu):
         return f"  Likely no GPU pays off: {escape(device_short(gpu))} at {_speed(gpu)}{_span(gpu)}, {needs}."
     return f"  No GPU pays off: {escape(device_short(gpu))} at {_speed(gpu)}, {needs}."

@@ -175,9 +175,8 @@ class ScriptValidation:
     estimate: ScriptEstimate
     actual_seconds: float
     recheck: ScriptRun | None = None
-    steps_given: bool = (
-        False  # the length was given as --total-steps (not --epochs, not the run measured whole)
-    )
+    # the length was given as --total-steps (not --epochs, not the run measured whole)
+    steps_given: bool = False
 
     @property
     def error_percent(self) -> float:
