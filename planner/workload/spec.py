@@ -43,7 +43,15 @@ from planner.workload.load import (
     structure_problem,
 )
 from planner.workload.load_json import load_json
-from planner.workload.spec_messages import SpecKeys, describe, early_consistency
+from planner.workload.spec_messages import (
+    SpecKeys,
+    batch_problem,
+    classes_problem,
+    describe,
+    early_consistency,
+    heads_problem,
+    transformer_task_problem,
+)
 
 # Whole numbers in a range (planner.workload.limits.whole_number names the range in its message).
 Size = Annotated[int, BeforeValidator(lambda value: whole_number(value, MAX_SIZE))]
@@ -309,31 +317,23 @@ def parse_spec(data: Any, source: str = "<spec>", base_dir: Path | None = None) 
 
 
 def consistency_problems(spec: WorkloadSpec) -> list[str]:
-    """Cross-field rules that pydantic's per-field validation cannot see, and the derived limits."""
+    """Cross-field rules that pydantic's per-field validation cannot see, and the derived limits (their words in
+    spec_messages, shared with early_consistency)."""
     m, problems = spec.model, []
     task = spec.task
     if task == "classification" and getattr(m, "outputs", 2) < 2:
-        problems.append(
-            f"model.outputs: classification needs at least 2 classes, got {getattr(m, 'outputs', None)}"
-        )
+        problems.append(classes_problem(getattr(m, "outputs", None)))
     if isinstance(m, TransformerModel):
         if m.d_model % m.heads:
-            problems.append(
-                f"model.d_model: must be divisible by model.heads ({m.heads}), got {m.d_model}"
-            )
+            problems.append(heads_problem(m.d_model, m.heads))
         if task != "language_model":
-            problems.append(
-                f"data.task: a transformer trains as a language_model, got {brief(task)}"
-            )
+            problems.append(transformer_task_problem(task))
     elif task == "language_model":
         problems.append(
             f"data.task: language_model needs model.kind transformer, got kind {brief(m.kind)}"
         )
     if spec.train.batch_size != "full" and spec.train.batch_size > spec.data.samples:
-        problems.append(
-            f"train.batch_size: larger than data.samples ({spec.data.samples}), got {spec.train.batch_size};"
-            f' use at most {spec.data.samples} or "full"'
-        )
+        problems.append(batch_problem(spec.train.batch_size, spec.data.samples))
     return problems + size_problems(spec)
 
 

@@ -167,6 +167,22 @@ def _pattern_message(where: str, value: Any) -> str:
     return f"has the wrong format, got {brief(value)}"
 
 
+def heads_problem(d_model: int, heads: int) -> str:
+    return f"model.d_model: must be divisible by model.heads ({heads}), got {d_model}"
+
+
+def transformer_task_problem(task: Any) -> str:
+    return f"data.task: a transformer trains as a language_model, got {brief(task)}"
+
+
+def classes_problem(outputs: Any) -> str:
+    return f"model.outputs: classification needs at least 2 classes, got {outputs}"
+
+
+def batch_problem(batch: int, samples: int) -> str:
+    return f'train.batch_size: larger than data.samples ({samples}), got {batch}; use at most {samples} or "full"'
+
+
 def early_consistency(data: dict[str, Any], said: list[str]) -> list[str]:
     """The cross-field rules (spec.consistency_problems) that the raw mapping already shows, for a spec whose fields
     have problems too, so all are said in one pass (a trial fixed its field errors only to meet these next). Only
@@ -187,17 +203,15 @@ def early_consistency(data: dict[str, Any], said: list[str]) -> list[str]:
     out = []
     d_model, heads = whole(model, "d_model"), whole(model, "heads")
     if model.get("kind") == "transformer" and d_model and heads and d_model % heads:
-        out.append(f"model.d_model: must be divisible by model.heads ({heads}), got {d_model}")
+        out.append(heads_problem(d_model, heads))
     task = samples.get("task")
     if model.get("kind") == "transformer" and task not in (None, "language_model"):
-        out.append(f"data.task: a transformer trains as a language_model, got {brief(task)}")
+        out.append(transformer_task_problem(task))
     outputs = model.get("outputs")
-    if samples.get("task") == "classification" and isinstance(outputs, int) and 0 < outputs < 2:
-        out.append(f"model.outputs: classification needs at least 2 classes, got {outputs}")
+    if task == "classification" and isinstance(outputs, int) and 0 < outputs < 2:
+        out.append(classes_problem(outputs))
     batch, n = whole(train, "batch_size"), whole(samples, "samples")
     if batch and n and batch > n:
-        out.append(
-            f'train.batch_size: larger than data.samples ({n}), got {batch}; use at most {n} or "full"'
-        )
+        out.append(batch_problem(batch, n))
     named = {problem.split(": ", 1)[0] for problem in said}
     return [p for p in out if p.split(": ", 1)[0] not in named]
