@@ -217,3 +217,30 @@ def wrapped(text: Any, width: int) -> list[Any]:
             start, last = i + 1, None
     parts = text.divide(cuts)
     return [parts[0], *(Text(hang) + p[1:] for p in parts[1:])]
+
+
+# a traceback's frame line, and a file of an installed library
+_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+_LIBRARY = re.compile(
+    r"[/\\](site|dist)-packages[/\\]|[/\\]lib(64)?[/\\]python3\.\d+[/\\]|[/\\]python3\d*[/\\]lib[/\\]",
+    re.IGNORECASE,
+)
+
+
+def raised_at(traceback: list[str]) -> str:
+    """' (train.py, line 9)': where a traceback's error was raised in the user's own code, the last frame outside
+    the libraries (torch's own file says little; '<frozen genericpath>' is Python's own); '' when it has none."""
+    frames = [m for line in traceback if (m := _FRAME.match(line.strip()))]
+    frames = [m for m in frames if not m.group(1).startswith("<")]
+    where = [m for m in frames if not _LIBRARY.search(m.group(1))] or frames
+    if not where:
+        return ""
+    name = re.split(r"[/\\]", where[-1].group(1))[-1]
+    return f" ({name}, line {where[-1].group(2)})"
+
+
+def error_line(error: str) -> str:
+    """A script's error in one line: its traceback's last line and where the user's own code raised it
+    ('RuntimeError: boom (train.py, line 9)'); '' for no error."""
+    lines = [line.strip() for line in error.splitlines() if line.strip()]
+    return f"{lines[-1]}{raised_at(lines)}" if lines else ""

@@ -179,7 +179,7 @@ class Measure:
         first = None
         if names_a_gpu(path):
             first = trace_on_standins(path, args, cwd, env, cancel, on_progress, label)
-            here = _too_slow_here(first, seconds)
+            here = _too_slow_here(first.run, seconds)
             if here is not None:
                 return here
         done = _run_here(path, args, seconds, until_epoch, cancel, on_progress, label, cwd, env)
@@ -198,12 +198,8 @@ class Measure:
         assert run is not None
         if never_asks_for_a_gpu(run):
             return run  # it trains on a CPU wherever it runs: no GPU row to trace
-        gpu_run = (
-            first
-            if first is not None
-            else trace_on_standins(path, args, cwd, env, cancel, on_progress, label)
-        )
-        return replace(run, gpu_run=gpu_run)
+        traced = first or trace_on_standins(path, args, cwd, env, cancel, on_progress, label)
+        return replace(run, gpu_run=traced.run, standin_error=traced.error)
 
     @staticmethod
     def check_measured(

@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import tempfile
 import threading
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.core.script import ScriptEnv, ScriptRun, predicted_here
 from planner.core.script.timeline import StandinGpu
 from planner.errors import Cancelled, InputError, RunError
+from planner.report.text import error_line
 from planner.service.script_checks import this_cpu
 from runner.local import run_script
+from runner.script_job import own_error
 
 if TYPE_CHECKING:
     from planner.service.bench import ProgressFn
@@ -34,6 +36,15 @@ STANDIN_CAP_SECONDS = 120.0
 NO_BF16_GPU = StandinGpu("Tesla T4", (7, 5), 15_828_320_256, 40)
 
 
+@dataclass(frozen=True)
+class Traced:
+    """A script's run on the stand-in GPU: `run` (None: no step was traced there) and, when it failed there, its own
+    `error` (the traceback, as `python train.py` prints it)."""
+
+    run: ScriptRun | None
+    error: str = ""
+
+
 def predicted_only(
     path: Path,
     args: list[str],
@@ -44,9 +55,14 @@ def predicted_only(
     label: str,
 ) -> ScriptRun:
     """`--predict-only` for a script: its trace on the stand-in GPU, nothing run here (see measure_script)."""
-    first = trace_on_standins(path, args, cwd, env, cancel, on_progress, label)
+    traced = trace_on_standins(path, args, cwd, env, cancel, on_progress, label)
+    first = traced.run
     if first is None or not first.cuda_used:
-        did = "failed on the stand-in GPU" if first is None else "put nothing on the stand-in GPU"
+        did = (
+            "put nothing on the stand-in GPU"
+            if first is not None
+            else f"failed on the stand-in GPU: {error_line(traced.error) or 'no error given'}"
+        )
         raise InputError(
             f"--predict-only: {path.name} {did}: only its own run here describes it",
             hint="leave --predict-only out; --seconds bounds the measurement",
@@ -72,17 +88,20 @@ def predicted_from_standin(
     label: str,
     cannot: tuple[str, bool],
     failure: RunError,
-    traced: ScriptRun | None = None,
+    traced: Traced | None = None,
 ) -> ScriptRun:
     """The script's plan from its trace on the stand-in GPU when it cannot be measured here (`cannot`: why, and
     whether it stops on a CPU as written); `failure` (the measurement's error) is raised when the stand-in cannot
-    trace it either. `traced`: its trace, if taken."""
-    gpu_run = traced or trace_on_standins(path, args, cwd, env, cancel, on_progress, label)
+    trace it either, with the stand-in's own error when it failed there too. `traced`: its trace, if taken."""
+    traced = traced or trace_on_standins(path, args, cwd, env, cancel, on_progress, label)
+    gpu_run = traced.run
     why, stops = cannot
     here = (
         None if gpu_run is None else predicted_here(gpu_run, why, *this_cpu(gpu_run), stops=stops)
     )
     if here is None:
+        if traced.error:
+            failure.message += f"\non the stand-in GPU it failed too: {error_line(traced.error)}"
         raise failure
     return here
 
@@ -95,19 +114,20 @@ def trace_on_standins(
     cancel: threading.Event | None = None,
     on_progress: ProgressFn | None = None,
     label: str = "local",
-) -> ScriptRun | None:
+) -> Traced:
     """trace_on_standin, and, when the script asked what the GPU supports (bf16, its capability, its properties),
     again on a stand-in T4 (capability 7.5, no bf16): scripts such as nanoGPT choose fp16 and a GradScaler there,
     and the Turing and Volta rows come from that trace (`gpu_run_no_bf16` of the run returned)."""
-    gpu_run = trace_on_standin(path, args, cwd, env, cancel, on_progress, label)
+    traced = trace_on_standin(path, args, cwd, env, cancel, on_progress, label)
+    gpu_run = traced.run
     if (
         gpu_run is None
         or gpu_run.standin is None
         or not set(gpu_run.standin.asked) & {"bf16", "capability", "properties"}
     ):
-        return gpu_run
+        return traced
     older = trace_on_standin(path, args, cwd, env, cancel, on_progress, label, gpu=NO_BF16_GPU)
-    return replace(gpu_run, gpu_run_no_bf16=older)
+    return Traced(replace(gpu_run, gpu_run_no_bf16=older.run))
 
 
 def trace_on_standin(
@@ -119,10 +139,10 @@ def trace_on_standin(
     on_progress: ProgressFn | None = None,
     label: str = "local",
     gpu: StandinGpu | None = None,
-) -> ScriptRun | None:
+) -> Traced:
     """The script run again, unchanged, on the stand-in GPU (runner/standin.py): a GPU's step traced in seconds,
-    with the precision and kernels the GPU run would use, and its own host work timed as CPU time. None when it
-    failed there (its GPU rows then come from this CPU's trace, said so)."""
+    with the precision and kernels the GPU run would use, and its own host work timed as CPU time. Its run is None
+    when it traced no step there (its GPU rows then come from this CPU's trace, said so, with its error)."""
     if on_progress is not None:
         from planner.core.progress import ScriptProgress
 
@@ -144,5 +164,7 @@ def trace_on_standin(
     if cancel is not None and cancel.is_set():
         raise Cancelled(f"cancelled: the trace of {path.name} on the stand-in GPU was stopped")
     if not done.result or done.result.get("status") != "ok" or not done.result.get("trace"):
-        return None
-    return ScriptRun.from_json(done.result)
+        said = (done.stderr_tail or done.stdout_tail).strip()
+        message = str(done.result.get("message") or "") if done.result else ""
+        return Traced(None, own_error(message, said) or "it traced no step")
+    return Traced(ScriptRun.from_json(done.result))

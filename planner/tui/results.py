@@ -3,7 +3,6 @@ notes: docs/reference/modules.md (planner/tui/results.py)."""
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -14,7 +13,7 @@ from textual.widgets import DataTable, Static
 
 from planner.errors import Cancelled, PlannerError
 from planner.report.plan import shown_line, shown_options
-from planner.report.text import progress_text
+from planner.report.text import progress_text, raised_at
 from planner.service import ScriptLength
 from planner.tui.answers import Answers
 from planner.tui.chart import LEGEND, PlanChart
@@ -22,26 +21,6 @@ from planner.tui.messages import EstimateDone, PlanShown, PlanStatus, WhatIfChan
 from planner.tui.plantable import PlanTable, notes
 from planner.tui.typed import planner_app
 from planner.tui.whatif import WhatIf
-
-# a traceback's frame line, and a file of an installed library
-_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
-_LIBRARY = re.compile(
-    r"[/\\](site|dist)-packages[/\\]|[/\\]lib(64)?[/\\]python3\.\d+[/\\]|[/\\]python3\d*[/\\]lib[/\\]",
-    re.IGNORECASE,
-)
-
-
-def raised_at(traceback: list[str]) -> str:
-    """' (train.py, line 9)': where a traceback's error was raised in the user's own code, the last frame outside
-    the libraries (torch's own file says little; '<frozen genericpath>' is Python's own); '' when it has none."""
-    frames = [m for line in traceback if (m := _FRAME.match(line.strip()))]
-    frames = [m for m in frames if not m.group(1).startswith("<")]
-    where = [m for m in frames if not _LIBRARY.search(m.group(1))] or frames
-    if not where:
-        return ""
-    name = re.split(r"[/\\]", where[-1].group(1))[-1]
-    return f" ({name}, line {where[-1].group(2)})"
-
 
 if TYPE_CHECKING:
     from planner.service import (

@@ -563,3 +563,39 @@ def test_a_checkpoint_and_an_evaluation_after_the_first_step_are_not_the_traced_
     # the training batch alone: each layer's forward and weight gradient, the second's input gradient (x needs none)
     step = 5 * 2 * 32 * 64 * 256
     assert step * 0.9 <= gemm <= step * 1.1, (gemm, step)  # not the evaluation's 20 x 512 rows
+
+
+def test_a_script_that_fails_on_the_stand_in_names_its_error_where_its_gpu_rows_come_from(tmp_path):
+    """It trains here, but raises on the stand-in GPU (a CUDA-only error): its GPU rows fall back to this CPU's trace,
+    and the plan says why with the script's own error and line (it said nothing), as --predict-only's refusal does."""
+    import json
+
+    from tests.cli.helpers import planner
+
+    (tmp_path / "train.py").write_text(
+        textwrap.dedent("""
+        import torch
+        dev = "cuda" if torch.cuda.is_available() else "cpu"
+        model = torch.nn.Linear(8, 1).to(dev)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for step in range(100000):
+            loss = model(torch.randn(64, 8, device=dev)).pow(2).mean()
+            loss.backward(); opt.step(); opt.zero_grad()
+            if dev == "cuda" and step == 1:
+                raise RuntimeError("CUDA error: an illegal memory access was encountered")
+        """)
+    )
+    r = planner("estimate", tmp_path / "train.py", "--total-steps", "2000", "--json")
+    assert r.code == 0, r.err
+    failed = [w for w in json.loads(r.out)["warnings"] if w["kind"] == "standin_failed"]
+    assert len(failed) == 1 and (
+        "failed on the stand-in GPU (RuntimeError: CUDA error: an illegal memory access was "
+        "encountered (train.py, line 10)): its GPU rows come from its step as it ran on this CPU"
+    ) in " ".join(failed[0]["text"].split())
+    p = planner("estimate", tmp_path / "train.py", "--total-steps", "2000", "--predict-only")
+    assert p.code == 2 and "Traceback" not in p.err
+    assert (
+        "train.py failed on the stand-in GPU: RuntimeError: CUDA error: an illegal memory access"
+        in p.err
+    )
+    assert "(train.py, line 10)" in p.err

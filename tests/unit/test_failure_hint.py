@@ -42,7 +42,7 @@ def test_workdir_is_suggested_only_when_the_file_is_there_from_here_and_not_from
 def test_the_tui_names_where_the_users_own_code_raised_the_error():
     """A failed script's line in the TUI names the file and line (the toast with the traceback goes). A review: a
     frozen frame ('<frozen genericpath>') or the standard library on Windows was named instead of the script."""
-    from planner.tui.results import raised_at
+    from planner.report.text import raised_at
 
     assert (
         raised_at(

@@ -200,6 +200,9 @@ from planner.core.remarks.script import (
     ScriptMemory as ScriptMemory,
 )
 from planner.core.remarks.script import (
+    StandinFailed as StandinFailed,
+)
+from planner.core.remarks.script import (
     StandinMemory as StandinMemory,
 )
 from planner.core.remarks.script import (

@@ -202,6 +202,15 @@ class NoGpuRows(Remark):
 
 
 @dataclass(frozen=True)
+class StandinFailed(Remark):
+    """The script failed on the stand-in GPU (`error`: its own traceback): its GPU rows come from its step on this
+    CPU, in the precision it ran in here."""
+
+    kind: ClassVar[str] = "standin_failed"
+    error: str
+
+
+@dataclass(frozen=True)
 class StandinTrace(Remark):
     """The GPU rows rest on the script traced on a stand-in GPU (`gpu`): a step's `kernels` (`flops`, `precision`,
     `tf32`: fp32 matmuls on TF32), `host_seconds` of the script's own host work, `copies` to the device, `reads` back."""

@@ -11,6 +11,7 @@ from planner.core.remarks import (
     Remark,
     Said,
     ScriptMemory,
+    StandinFailed,
     StandinMemory,
     StandinTrace,
     StepBoundary,
@@ -92,6 +93,8 @@ def script_said(run: ScriptRun, est: ScriptEstimate, predicted: bool = True) -> 
         return said + standin_said(on, traced_step(older))
     if t is None:
         return said + Said([NoGpuRows("no_step")])
+    if run.standin_error:
+        said += Said([StandinFailed(run.standin_error)])
     said += Said(
         notes=[
             TracedStep(

@@ -256,6 +256,8 @@ class ScriptRun:
     gpu_run: ScriptRun | None = None
     # on gpu_run: traced again as a T4 (it asked about bf16): Turing/Volta rows
     gpu_run_no_bf16: ScriptRun | None = None
+    # the script failed on the stand-in GPU: its own error (its GPU rows then come from this CPU's trace)
+    standin_error: str = ""
     predicted_here: str = ""  # why it could not be measured on this CPU: its steps here are predicted (predicted_here())
     stops_here: bool = False  # predicted here because it stops on a CPU as written (CUDA hard-coded), not for its pace
     # the launcher set torch's threads to the CPUs free: threads, free_cpus, cpus

@@ -5,6 +5,7 @@ from __future__ import annotations
 from planner.core import remarks as r
 from planner.core.formats import human_bytes, rough_duration, seconds_text
 from planner.report.remarks.base import word
+from planner.report.text import error_line
 
 # one sentence whichever way it was found (a trial: Adam's script and SGD's got different words for the same)
 KEEPS_TO_THE_CPU = "the script keeps everything on the CPU"
@@ -289,6 +290,15 @@ def _gpu_asked(x: r.GpuAsked) -> str:
     return (
         f"the script asked the GPU's {asked}: the stand-in answered as {x.gpu}; on an older GPU (T4, V100: no "
         "bf16) it may choose another precision"
+    )
+
+
+@word.register
+def _standin_failed(x: r.StandinFailed) -> str:
+    return (
+        f"the script failed on the stand-in GPU ({error_line(x.error)}): its GPU rows come from its step as it ran "
+        "on this CPU, in the precision it ran in here (a GPU run's autocast, if it has one, is not seen); "
+        "run it on a GPU instance to measure one"
     )
 
 
