@@ -258,13 +258,16 @@ class SavedScriptRun:
     def again(self, length: ScriptLength | None) -> tuple[str, list[str] | None]:
         """The run again, as a suggested `planner run` names it: the script where it ran, its length, its env
         (a secret by name: its value was never journaled), and its own arguments."""
+        from planner.core.script import args_for_length
+
         job = self.job.with_length(length)
+        args = args_for_length(job.args, self.job.length, job.length)
         envs = "".join(f" --env {shlex.quote(f'{k}={v}')}" for k, v in job.env.items())
         secrets = "".join(f" --secret {shlex.quote(name)}" for name in job.secret_names)
         named = script_command(
             _from_here(job.script, job.path), job.workdir, job.total_steps, job.epochs
         )
-        return named + envs + secrets, job.args
+        return named + envs + secrets, args
 
 
 Journaled = SavedSpecRun | SavedScriptRun

@@ -76,6 +76,10 @@ def test_a_run_without_a_length_answers_per_1000_steps_then_keeps_the_first_leng
         n["text"] for n in longer["notes"]
     ]
     assert not any("what-if" in n for n in again["notes"])
+    listed = planner("plan", run_dir, "--total-steps", "8000", "--verbose")
+    said = listed.out + listed.err  # the notes name the what-if once (--verbose said it twice)
+    assert said.count("a what-if: the run's own length is 2,000 steps") == 1, said
+    assert "a plan without a length plans the run's own, and its plan.json stays that plan" in said
     here = {
         d["workload"]["total_steps"]: next(o for o in d["options"] if o["target"] == "local")
         for d in (again, longer)

@@ -13,8 +13,10 @@ from planner.core.script import (
     Moved,
     OpClassWork,
     ScriptEstimate,
+    ScriptLength,
     ScriptRun,
     StepTrace,
+    args_for_length,
     estimate_or_per_steps,
     estimate_script,
     length_disagreement,
@@ -314,6 +316,30 @@ def test_the_scripts_own_epochs_are_read_from_its_arguments_as_argparse_would_ta
         own_epochs(["--steps", "100"]) is None and own_epochs(["--epochs"]) is None
     )  # not an epoch; no value
     assert own_epochs(["--epochs", "2.5"]) is None
+
+
+def test_the_run_again_for_another_length_sets_the_scripts_own_flag_only_where_it_named_the_runs_length():
+    """`planner plan RUN --total-steps 50000` suggests `planner run ... -- --max_iters 50000`, not the journaled
+    `--max_iters 5000` (a trial: the suggested run measured the old length and planned a what-if again)."""
+    own, new = ScriptLength(5000), ScriptLength(50000)
+    assert args_for_length(["--max_iters", "5000", "--lr", "1"], own, new) == [
+        "--max_iters",
+        "50000",
+        "--lr",
+        "1",
+    ]
+    assert args_for_length(["--steps=5000"], own, new) == ["--steps=50000"]
+    # a flag that named another count counts something else (environment steps, micro-batches): left as it is
+    assert args_for_length(["--steps", "200"], own, new) == ["--steps", "200"]
+    assert args_for_length(["--max_iters", "5000"], ScriptLength(None), new) == [
+        "--max_iters",
+        "5000",
+    ]
+    assert args_for_length(["--epochs", "3"], ScriptLength(None, 3), ScriptLength(None, 9)) == [
+        "--epochs",
+        "9",
+    ]
+    assert args_for_length(["--epochs", "3"], ScriptLength(None, 3), new) == ["--epochs", "3"]
 
 
 def test_a_plan_of_another_length_than_the_scripts_own_arguments_is_warned():

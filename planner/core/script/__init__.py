@@ -29,7 +29,7 @@ from planner.core.script.job import (
     ScriptLength,
     length_free_warning,
 )
-from planner.core.script.length import own_epochs
+from planner.core.script.length import args_for_length, own_epochs
 from planner.core.script.said import script_said
 from planner.core.script.standin import (
     gpu_precision,
@@ -65,6 +65,7 @@ __all__ = [
     "Moved",
     "never_asks_for_a_gpu",
     "OpClassWork",
+    "args_for_length",
     "own_epochs",
     "paired_windows",
     "PER_STEPS",

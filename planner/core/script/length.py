@@ -8,7 +8,7 @@ import statistics
 from dataclasses import dataclass
 
 from planner.core.remarks import EpochFromLoader, FinishedInBudget, Remark
-from planner.core.script.job import RunLengthUnknown
+from planner.core.script.job import RunLengthUnknown, ScriptLength
 from planner.core.script.timeline import LoaderUnderWay, ScriptRun
 
 EPOCH_FLAGS = (
@@ -52,6 +52,35 @@ def own_steps(args: list[str]) -> tuple[str, int] | None:
     """The steps the script's own arguments name (`--steps 200`, `--max_iters=5000`; STEP_FLAGS), as own_epochs
     reads epochs. What they count is the script's: a caller may say they differ from the plan, never assume it."""
     return _own(args, STEP_FLAGS)
+
+
+def args_for_length(args: list[str], own: ScriptLength, new: ScriptLength) -> list[str]:
+    """The script's arguments for a run of length `new`: its own steps (or epochs) flag set to it where that flag
+    named the run's own length `own` (it then counts what the planner counts: `--max_iters 5000` planned as 5,000
+    steps becomes `--max_iters 50000` for 50,000); otherwise as they are, since what the flag counts is the
+    script's."""
+    for flags, was, wanted in (
+        (STEP_FLAGS, own.total_steps, new.total_steps),
+        (EPOCH_FLAGS, own.epochs, new.epochs),
+    ):
+        named = _own(args, flags)
+        if named is None or wanted is None or named[1] != was or wanted == was:
+            continue
+        args = _set_last(args, named[0], wanted)
+    return args
+
+
+def _set_last(args: list[str], flag: str, value: int) -> list[str]:
+    """`args` with the last `flag`'s value (`--flag N` or `--flag=N`) set to `value`."""
+    out = list(args)
+    for i in range(len(out) - 1, -1, -1):
+        if out[i] == flag and i + 1 < len(out):
+            out[i + 1] = str(value)
+            break
+        if out[i].startswith(f"{flag}="):
+            out[i] = f"{flag}={value}"
+            break
+    return out
 
 
 def _own(args: list[str], flags: tuple[str, ...]) -> tuple[str, int] | None:
