@@ -4,7 +4,7 @@ document_json.py). Design notes: docs/reference/modules.md (planner/core/documen
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from planner.core.decide import (
@@ -98,6 +98,8 @@ class TaskChoice:
     source: str
     written: str
     targets: list[str]
+    # none allowed: the instances with an accelerator it names at another count ('A100:8 aws:p4d.24xlarge')
+    other_counts: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

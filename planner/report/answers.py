@@ -186,5 +186,6 @@ def task_choice_lines(doc: PlanDocument) -> list[str]:
         answer,
         doc.options.region,
         name,
+        doc.task_choice.other_counts,
     )
     return [f"  [bold]Your task:[/] {escape(text)}."]

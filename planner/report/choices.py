@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from planner.core.formats import sig_money
 from planner.core.plan import BenchmarkChoice, RankedOption, device_label, option_name
+from planner.core.remarks import GpusIdle
 from planner.report.remarks import note_text, word
 from planner.report.why import result_text
 
@@ -72,14 +73,33 @@ def task_choice_text(
     answer: RankedOption | None,
     region: str,
     answer_name: str,
+    other_counts: list[str] | None = None,
 ) -> str:
     """A SkyPilot task's own pick (its resources) against the plan's answer: its best option's time and cost, and
-    their ratios to the answer's (`answer_name`: "the answer to renting", "the headline")."""
+    their ratios to the answer's (`answer_name`: "the answer to renting", "the headline"). `other_counts`: none
+    allowed, the instances with its accelerator at another count ('A100:8 aws:p4d.24xlarge')."""
     asks = f"{source} asks for {written}"
     if chosen is None:
+        if other_counts:
+            shown = ", ".join(
+                f"{count} ({target})" for count, target in (o.split(" ", 1) for o in other_counts)
+            )
+            return (
+                f"{asks}: no instance in {region} has that count, so the plan cannot price it (SkyPilot matches "
+                f"the count exactly; there: {shown})"
+            )
         return f"{asks}: no instance in {region} has it, so the plan cannot price it (the catalog's instances are in the table)"
-    what = f"{option_name(chosen)} ({device_label(chosen)})" + (
-        f", the best of the {allowed} instances it allows" if allowed > 1 else ""
+    idle = next((n for n in chosen.note if isinstance(n, GpusIdle)), None)
+    what = (
+        f"{option_name(chosen)} ({device_label(chosen)}"
+        + (
+            f", {idle.used} of its {idle.of} GPUs used, all {idle.of} priced"
+            + (": the script picks its device" if idle.script else "")
+            if idle is not None
+            else ""
+        )
+        + ")"
+        + (f", the best of the {allowed} instances it allows" if allowed > 1 else "")
     )
     if not chosen.usable:
         return f"{asks} — {what} cannot run this workload: {note_text(chosen.note)}"

@@ -93,12 +93,18 @@ def task_choice(job: ScriptJob, frame: pd.DataFrame, options: PlanOptions) -> Ta
     if job.task is None or job.task.asks is None or not job.task.asks.chooses:
         return None
     asks = job.task.asks
-    allowed = [
-        f"aws:{f.instance_type}"
-        for f in instances(frame, region=options.region, purchase=options.purchase)
-        if asks.matches(f)
-    ]
-    return TaskChoice(job.task.source, asks.written, allowed)
+    there = instances(frame, region=options.region, purchase=options.purchase)
+    allowed = [f"aws:{f.instance_type}" for f in there if asks.matches(f)]
+    names = {a.name.lower() for a in asks.accelerators}
+    # SkyPilot matches an accelerator's count exactly: A100:1 is no AWS instance, A100:8 is
+    other = sorted(
+        {
+            f"{f.gpu_name}:{f.gpu_count} aws:{f.instance_type}"
+            for f in there
+            if not allowed and f.gpu_name and f.gpu_name.lower() in names
+        }
+    )
+    return TaskChoice(job.task.source, asks.written, allowed, other)
 
 
 # the file an OSError names: "[Errno 2] No such file or directory: 'data/train.pt'"

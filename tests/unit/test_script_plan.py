@@ -454,20 +454,23 @@ def test_a_tasks_own_pick_is_priced_against_the_answer_and_shown_and_kept_in_its
     data = to_json(doc)
     assert data["task_choice"]["target"] == chosen.target
     assert from_json(data).task_choice == doc.task_choice
-    none = PlannerService()._scripts.script_plan(
-        job.__class__(
-            **{
-                **job.__dict__,
-                "task": TaskOrigin("task.yaml", task_asks({"accelerators": "H100:3"}, "task.yaml")),
-            }
-        ),
-        run,
-        est,
-        PlanOptions(),
-    )
+
+    def asking(accelerators: str):
+        task = TaskOrigin("task.yaml", task_asks({"accelerators": accelerators}, "task.yaml"))
+        again = job.__class__(**{**job.__dict__, "task": task})
+        return PlannerService()._scripts.script_plan(again, run, est, PlanOptions())
+
+    none = asking("H100:3")
+    line = dict(plan_answers(none))["task"]
+    # SkyPilot matches the count exactly: the counts AWS has are named (a trial read the table's H100 rows as it)
+    assert none.task_option is None and "no instance in us-east-1 has that count" in line
+    assert "H100:1 (aws:p5.4xlarge)" in line and "H100:8 (aws:p5.48xlarge)" in line
+    assert from_json(to_json(none)).task_choice == none.task_choice
+    # a script trains on one GPU of eight: said on the task's line, not only in the row's note
+    eight = dict(plan_answers(asking("A100:8")))["task"]
     assert (
-        none.task_option is None
-        and "no instance in us-east-1 has it" in dict(plan_answers(none))["task"]
+        "aws:p4d.24xlarge (A100, 1 of its 8 GPUs used, all 8 priced: the script picks its device)"
+        in eight
     )
 
 
