@@ -17,6 +17,7 @@ from planner.core.remarks import (
     NoGpuRows,
     PredictedHere,
 )
+from planner.core.script.length import own_epochs, own_steps
 from planner.report.remarks import word
 from planner.report.remarks.script import length_changes
 from planner.report.text import escape, seconds_text
@@ -237,23 +238,17 @@ def length_line(doc: PlanDocument, fix: bool = True) -> str:
         return f"  {escape(moves[:1].upper() + moves[1:])}." if moves else ""
     said = word(doc.length_not_given) if doc.length_not_given else ""
     script = doc.workload if isinstance(doc.workload, ScriptSummary) else None
-    epochs = _own_epochs(script.script_args or []) if said and script is not None else None
-    if epochs is not None:  # a trial: the script's own --epochs 20 was on the title, not suggested
+    args = (script.script_args or []) if said and script is not None else []
+    if (epochs := own_epochs(args)) is not None and epochs[1] > 0:
+        # a trial: the script's own --epochs 20 was on the title, not suggested
+        said += f"; its own {epochs[0]} {epochs[1]}? then give the planner --epochs {epochs[1]} too, before --"
+    elif (steps := own_steps(args)) is not None and steps[1] > 0:
+        # a trial: the script's --max_iters 5000 beside an answer per 1,000 steps (what it counts is the script's)
         said += (
-            f"; its own --epochs {epochs}? then give the planner --epochs {epochs} too, before --"
+            f"; its own {steps[0]} {steps[1]}? if it counts optimizer steps, give the planner --total-steps "
+            f"{steps[1]} too, before --"
         )
     return f"  [yellow]{escape(said[:1].upper() + said[1:])}[/]" if said else ""
-
-
-def _own_epochs(args: list[str]) -> str | None:
-    """The N of a script's own `--epochs N` (or `--epochs=N`), a whole number, or None."""
-    for i, arg in enumerate(args):
-        value = arg.split("=", 1)[1] if arg.startswith("--epochs=") else None
-        if arg == "--epochs" and i + 1 < len(args):
-            value = args[i + 1]
-        if value is not None and value.isdigit() and int(value) > 0:
-            return value
-    return None
 
 
 def terse_answer(doc: PlanDocument, careful: bool = True, length_fix: bool = True) -> list[str]:

@@ -17,6 +17,7 @@ from planner.core.script import (
     ScriptEstimate,
     ScriptRun,
     own_epochs,
+    own_steps,
     paired_windows,
     steady_step,
 )
@@ -300,9 +301,20 @@ def refuse_deadline_without_length(
     Raises InputError."""
     if deadline_seconds is None or workload.total_steps is not None or workload.epochs is not None:
         return
+    args = list(getattr(workload, "args", ()))
+    epochs, steps = own_epochs(args), own_steps(args)
+    own = (
+        f"--epochs {epochs[1]} with --deadline, before -- (the script's own {epochs[0]} {epochs[1]}); otherwise "
+        if epochs is not None
+        else f"--total-steps {steps[1]} with --deadline, before -- (the script's own {steps[0]} {steps[1]}, if it "
+        "counts optimizer steps); otherwise "
+        if steps is not None
+        else ""
+    )
     raise InputError(
         f"--deadline: a deadline of {seconds_text(deadline_seconds)} is met or missed by the whole run, and the "
         "run's length was not given",
-        hint="give --total-steps N (the optimizer steps of the whole run) or --epochs N (DataLoader epochs) with "
+        hint=f"give {own}"
+        + "--total-steps N (the optimizer steps of the whole run) or --epochs N (DataLoader epochs) with "
         "--deadline; without a deadline, a plan with no length answers per 1,000 steps",
     )

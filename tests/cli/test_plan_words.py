@@ -204,6 +204,17 @@ def test_a_plan_without_its_length_names_the_script_s_own_epochs_and_shows_the_c
     assert r.code == 0, r.err
     said = " ".join(r.out.split())
     assert "its own --epochs 20? then give the planner --epochs 20 too, before --" in said, r.out
+    # its own steps flag is offered the same way, in the script's words (what it counts is its own)
+    from planner.report.terse import length_line
+    from planner.service import PlannerService
+
+    script["args"] = ["--max_iters=5000"]
+    (run / "script.json").write_text(json.dumps(script))
+    line = " ".join(length_line(PlannerService().replan(run, None)).split())
+    assert (
+        "its own --max_iters 5000? if it counts optimizer steps, give the planner --total-steps 5000 too, "
+        "before --" in line
+    ), line
     crossed = re.search(r"rent (aws:\S+) above", said)
     assert crossed and re.search(rf"^\s+\d+\s+{re.escape(crossed.group(1))}\s", r.out, re.M), r.out
     # the rent line names another instance than the crossover: at which length it is the rent (a third trial)

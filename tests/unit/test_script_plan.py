@@ -579,3 +579,25 @@ def test_a_run_measured_whole_in_one_epoch_is_not_warned_of_time_between_epochs(
     assert any(
         isinstance(w, NoEpochBoundary) for w in estimate_script(cut, total_steps=600).warnings
     )
+
+
+def test_a_deadline_without_a_length_offers_the_scripts_own_steps_or_epochs_flag():
+    """A trial: `--deadline 1h -- --max_iters 300` was refused with '--total-steps N' beside the script's own count."""
+    from planner.errors import InputError
+    from planner.service.script_checks import refuse_deadline_without_length
+    from planner.service.workload import ScriptWorkload
+
+    def hint(*args: str) -> str:
+        with pytest.raises(InputError) as refused:
+            refuse_deadline_without_length(ScriptWorkload("gpt.py", args), 3600.0)
+        return refused.value.hint or ""
+
+    assert hint("--max_iters", "300").startswith(
+        "give --total-steps 300 with --deadline, before -- (the script's own --max_iters 300, if it counts "
+        "optimizer steps); otherwise --total-steps N"
+    )
+    assert hint("--num_epochs=4").startswith(
+        "give --epochs 4 with --deadline, before -- (the script's own --num_epochs 4)"
+    )
+    assert hint("--episodes", "5000").startswith("give --total-steps N")
+    refuse_deadline_without_length(ScriptWorkload("gpt.py", ("--max_iters", "300"), 300), 3600.0)
