@@ -10,7 +10,7 @@ from planner.core.compare import compare, eligible, in_order
 from planner.core.remarks import KindOnly, NoGpuRows
 from planner.report.plan import _times, device_short
 from planner.report.remarks.script import KEEPS_TO_THE_CPU, gpu_fix
-from planner.report.text import escape
+from planner.report.text import escape, seconds_text
 
 if TYPE_CHECKING:
     from planner.core.decide import RankedOption
@@ -42,7 +42,7 @@ def gpu_line(doc: PlanDocument) -> str:
     reference = doc.reference(place)  # type: ignore[arg-type]
     verdict = _gpu_verdict(doc, gpu, reference)
     if verdict == "too_close" and _span(gpu):
-        return _too_close_line(gpu)
+        return _too_close_line(gpu) + _same_step(gpus)
     if gpu is chosen and _beats(doc, gpu, reference):
         return _chosen_line(gpu, verdict)
     missed = answer.verdict == "deadline_missed"
@@ -76,7 +76,21 @@ def gpu_line(doc: PlanDocument) -> str:
             f"({gpu.speedup:.2f}x, break-even {_times(gpu.break_even_speedup or 0.0, True)}), but "
             f"{escape(chosen.target)} {tail}."
         )
-    return _short_line(gpu, verdict)
+    return _short_line(gpu, verdict) + _same_step(gpus)
+
+
+def _same_step(gpus: list[RankedOption]) -> str:
+    """' Every GPU's step is the same 4.13 ms: ...' when GPUs of three kinds or more (a T4 to an H200: tens of times
+    apart in arithmetic) predict one step within 2%: the step waits on the host, which no GPU speeds up (a trial saw
+    twelve identical rows with no word why)."""
+    steps = [o.step_seconds for o in gpus if o.step_seconds]
+    kinds = {o.device_name for o in gpus if o.device_name}
+    if len(kinds) < 3 or len(steps) < 3 or max(steps) > min(steps) * 1.02:
+        return ""
+    return (
+        f" Every GPU's step is the same {escape(seconds_text(min(steps)))}: it waits on the host (Python, "
+        "kernel launches, copies), which a faster GPU does not speed up."
+    )
 
 
 def _ref(gpu: RankedOption) -> str:

@@ -752,3 +752,33 @@ def test_the_headlines_rival_is_among_the_paid_benchmarks():
         "aws:c2.xlarge",
         "aws:c0.xlarge",
     )
+
+
+def test_gpus_of_every_kind_at_one_step_say_the_step_waits_on_the_host():
+    """A trial: twelve GPU rows, a T4 to an H200, all at 1.95 ms and 1.89x, with no word why. GPUs that far apart
+    predicting one step are waiting on the host: the GPU line says so; steps that differ say nothing of it."""
+    from dataclasses import replace
+
+    from planner.core.document import PlanDocument, PlanOptions, WorkloadSummary
+    from planner.report.gpu_line import gpu_line
+
+    def line(steps: list[float]) -> str:
+        gpus = [(s, p, "ampere") for s, p in zip(steps, (0.5, 1.0, 3.0), strict=True)]
+        options = workload(0.02, 0.0, 20_000, [(1.0, 0.2)], gpus)
+        names = iter(("T4", "L4", "H100"))
+        options = [
+            replace(o, device_name=next(names)) if o.device == "cuda" else o for o in options
+        ]
+        doc = PlanDocument(
+            WorkloadSummary("w", "mlp", "classification", 1, 1, 1, 1, 1, "fp32", "device"),
+            decide(options),
+            PlanOptions(),
+        )
+        return " ".join(gpu_line(doc).split())
+
+    same = line([0.0195, 0.0195, 0.0196])
+    assert (
+        "No GPU pays off" in same
+        and "Every GPU's step is the same 19.50 ms: it waits on the host" in same
+    )
+    assert "Every GPU" not in line([0.0195, 0.01, 0.004])
