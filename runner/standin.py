@@ -359,6 +359,9 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
         )
         return efficient(q, k, v, bias, True, dropout_p, is_causal, scale=scale)[0]
 
+    # factories from data (lists, arrays, scalars), which PyTorch builds with the Python dispatch keys excluded
+    DATA_FACTORIES = (torch.tensor, torch.as_tensor, torch.asarray)
+
     class Devices(TorchFunctionMode):
         """`cuda` means the stand-in; reading a stand-in tensor gives zeros; the CPU time of calls on it is counted."""
 
@@ -411,6 +414,14 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
             # no page-locked memory without a GPU: the tensor as it is
             if func is torch.Tensor.pin_memory:
                 return first, 0.0
+            if func in DATA_FACTORIES and on_standin(kwargs.get("device")):
+                # torch.tensor(data, device="cuda") builds past the dispatch modes (PyTorch excludes them while it
+                # reads the data), so the fake mode never sees it: built on the host, then copied as a GPU run would
+                on = kwargs.pop("device")
+                grad = bool(kwargs.pop("requires_grad", False))
+                host, own = self.host(func, args, kwargs)
+                out = host.to(on)
+                return (out.requires_grad_() if grad else out), own
             if not any(on_standin(a) for a in tree_leaves((args, kwargs))):
                 if top:  # the script's call, not one the stand-in's own work made: its way in was a host call's
                     standin.host_calls += 1
@@ -431,6 +442,7 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
     _patch_modules(FakeTensor, standin)
     _patch_save(FakeTensor, standin)
     _patch_pinning()
+    _patch_distributions(standin)
     Devices().__enter__()
     Router().__enter__()
     _time_grouping(standin)
@@ -815,6 +827,28 @@ def _patch_save(fake_tensor: Any, standin: StandIn) -> None:
         return save(tree_map(host, obj), f, *args, **kwargs)
 
     torch.save = save_on_host
+
+
+def _patch_distributions(standin: Any) -> None:
+    """torch.distributions checks its arguments (`constraint.check(value).all()`, read back: a sync on a GPU); on the
+    stand-in the value reads as zeros, so the check fails where the GPU run's passes (an RL agent's Categorical
+    raised ValueError). The check is counted as the read-back it is, and skipped."""
+    import torch
+    from torch.distributions import Distribution
+
+    init, empty = Distribution.__init__, torch.Size()
+
+    def checked(
+        self: Any,
+        batch_shape: Any = empty,
+        event_shape: Any = empty,
+        validate_args: bool | None = None,
+    ) -> None:
+        if Distribution._validate_args if validate_args is None else validate_args:
+            standin.read_back(1)
+        init(self, batch_shape, event_shape, validate_args=False)
+
+    Distribution.__init__ = checked  # type: ignore[method-assign]
 
 
 def _patch_pinning() -> None:

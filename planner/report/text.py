@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import re
 from functools import singledispatch
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.core.candidates import Target
@@ -227,20 +228,37 @@ _LIBRARY = re.compile(
 )
 
 
+# the planner's own launcher and stand-in GPU (runner/), whose frames stand between the script and torch
+_RUNNER = str(Path(__file__).resolve().parents[2] / "runner")
+
+
 def raised_at(traceback: list[str]) -> str:
     """' (train.py, line 9)': where a traceback's error was raised in the user's own code, the last frame outside
-    the libraries (torch's own file says little; '<frozen genericpath>' is Python's own); '' when it has none."""
+    the libraries and the planner's runner (torch's own file says little; '<frozen genericpath>' is Python's own);
+    '' when it has none."""
     frames = [m for line in traceback if (m := _FRAME.match(line.strip()))]
     frames = [m for m in frames if not m.group(1).startswith("<")]
-    where = [m for m in frames if not _LIBRARY.search(m.group(1))] or frames
+    where = [
+        m for m in frames if not _LIBRARY.search(m.group(1)) and not m.group(1).startswith(_RUNNER)
+    ] or frames
     if not where:
         return ""
     name = re.split(r"[/\\]", where[-1].group(1))[-1]
     return f" ({name}, line {where[-1].group(2)})"
 
 
-def error_line(error: str) -> str:
-    """A script's error in one line: its traceback's last line and where the user's own code raised it
-    ('RuntimeError: boom (train.py, line 9)'); '' for no error."""
-    lines = [line.strip() for line in error.splitlines() if line.strip()]
-    return f"{lines[-1]}{raised_at(lines)}" if lines else ""
+def error_line(error: str, limit: int = 200) -> str:
+    """A script's error in one line: its exception's line and where the user's own code raised it
+    ('RuntimeError: boom (train.py, line 9)'); '' for no error. The exception's line is the first unindented one
+    after the traceback's last frame, not the traceback's last line (PyTorch's NotImplementedError goes on with a
+    page of backend registrations); cut at `limit` characters."""
+    raw = [line for line in error.splitlines() if line.strip()]
+    lines = [line.strip() for line in raw]
+    if not lines:
+        return ""
+    frames = [i for i, line in enumerate(raw) if _FRAME.match(line.strip())]
+    after = raw[frames[-1] + 1 :] if frames else raw
+    said = next((line.strip() for line in after if not line[:1].isspace()), lines[-1])
+    if len(said) > limit:
+        said = said[: limit - 1].rstrip() + "…"
+    return f"{said}{raised_at(lines)}"

@@ -13,7 +13,7 @@ from textual.widgets import DataTable, Static
 
 from planner.errors import Cancelled, PlannerError
 from planner.report.plan import shown_line, shown_options
-from planner.report.text import progress_text, raised_at
+from planner.report.text import error_line, progress_text
 from planner.service import ScriptLength
 from planner.tui.answers import Answers
 from planner.tui.chart import LEGEND, PlanChart
@@ -196,7 +196,8 @@ class ResultsPane(Vertical):
         # '... its own error:' then a traceback: its last line, and where it was raised (a trial: the notification
         # with the file and line had gone, and the line alone did not say where)
         if said.endswith(":") and len(lines) > 1:
-            said = f"{said} {lines[-1]}{raised_at(lines)}"
+            below = error.strip().split("\n", 1)[1]  # the traceback under the first line
+            said = f"{said} {error_line(below)}"
         self._status(f"the estimate failed: {said} (e tries again)")
         self.app.notify(error, severity="error", timeout=30)
         self.post_message(EstimateDone())

@@ -285,7 +285,13 @@ def test_a_script_that_cannot_run_on_this_cpu_is_planned_from_its_trace_on_the_s
     # no paid benchmark of a CPU instance (it would stop there too); a CPU answer says it needs the script changed
     cpus = {o["target"] for o in plan["options"] if o["device"] == "cpu"}
     assert not any(c["target"] in cpus for c in plan["benchmark"] or [])
-    text = planner("estimate", tmp_path / "train.py", "--total-steps", "2000", "--seconds", "2").out
+    # the answer's words, from the same plan (the report layer the CLI prints through; one run less to trace)
+    from rich.text import Text
+
+    from planner.core.document_json import from_json
+    from planner.report.terse import answer_line
+
+    text = Text.from_markup(answer_line(from_json(plan))).plain
     head = next(line for line in text.splitlines() if line.startswith(("Train here", "Rent ")))
     # a CPU answer says what it needs on its own line (a trial: 'Train here: 25.0 s' for a script that crashes here)
     said = " once the script's device lines allow a CPU: "
@@ -599,3 +605,32 @@ def test_a_script_that_fails_on_the_stand_in_names_its_error_where_its_gpu_rows_
         in p.err
     )
     assert "(train.py, line 10)" in p.err
+
+
+def test_tensors_built_from_data_on_the_gpu_and_a_checked_distribution_trace_on_the_stand_in(tmp_path):
+    """`torch.tensor(data, device="cuda")` (PyTorch builds it past the dispatch modes) and a Categorical that checks
+    its logits (read back as zeros, the check failed): an RL agent failed on the stand-in with both, and its GPU
+    rows fell back to this CPU's trace. Both trace now: the data copied to the device, the check a read-back."""
+    script = tmp_path / "agent.py"
+    script.write_text(
+        textwrap.dedent("""
+        import torch
+        dev = "cuda" if torch.cuda.is_available() else "cpu"
+        policy = torch.nn.Linear(4, 2).to(dev)
+        opt = torch.optim.SGD(policy.parameters(), lr=0.1)
+        for step in range(100):
+            state = torch.tensor([[0.1, 0.2, 0.3, 0.4]] * 8, device=dev)
+            scale = torch.as_tensor([0.5, 0.5], device=dev)
+            bias = torch.tensor([1.0, 2.0], device=dev, requires_grad=True)
+            dist = torch.distributions.Categorical(logits=policy(state) * scale + bias)
+            loss = -dist.log_prob(dist.sample()).mean()
+            loss.backward(); opt.step(); opt.zero_grad()
+        """)
+    )
+    done = run_script(
+        script, [], 2.0, tmp_path, min_steps=6, cap_seconds=120, standin={}, max_steps=6
+    )
+    assert done.result is not None and done.result["status"] == "ok", done.stderr_tail
+    run = ScriptRun.from_json(done.result)
+    assert run.trace is not None and run.trace.to_device.calls >= 3  # the three tensors built from data
+    assert run.standin is not None and "agent.py:10" in run.standin.read_sites  # the Categorical's check

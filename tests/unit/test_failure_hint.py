@@ -63,3 +63,37 @@ def test_the_tui_names_where_the_users_own_code_raised_the_error():
     ]
     assert raised_at(windows) == " (train.py, line 3)"
     assert raised_at(["RuntimeError: boom"]) == ""
+
+
+def test_an_errors_line_is_the_exceptions_not_the_tracebacks_last():
+    """PyTorch's NotImplementedError goes on after its own line with a page of backend registrations: the line named
+    is the exception's (a review saw 'PythonDispatcher: registered at ...' as a stand-in failure's error)."""
+    from planner.report.text import error_line
+
+    error = "\n".join(
+        [
+            "Traceback (most recent call last):",
+            '  File "/work/reinforce.py", line 61, in main',
+            "    logits=policy(torch.tensor(state, device=device))",
+            '  File "/usr/lib/python3.11/site-packages/torch/x.py", line 418, in handle',
+            "    return func(*args, **kwargs), 0.0",
+            "NotImplementedError: Could not run 'aten::empty_strided' with arguments from the 'standin' backend.",
+            "",
+            "CPU: registered at RegisterCPU_2.cpp:2359 [kernel]",
+            "PythonDispatcher: registered at PythonFallbackKernel.cpp:196 [backend fallback]",
+        ]
+    )
+    assert error_line(error) == (
+        "NotImplementedError: Could not run 'aten::empty_strided' with arguments from the 'standin' backend. "
+        "(reinforce.py, line 61)"
+    )
+    # the planner's own stand-in between the script and torch is not where it raised
+    from planner.report.text import _RUNNER
+
+    ours = error.replace("/work/reinforce.py", "/work/train.py").replace(
+        "/usr/lib/python3.11/site-packages/torch/x.py", f"{_RUNNER}/standin.py"
+    )
+    assert error_line(ours).endswith("(train.py, line 61)")
+    assert error_line("RuntimeError: boom") == "RuntimeError: boom"
+    assert error_line("x" * 300).endswith("…") and len(error_line("x" * 300)) == 200
+    assert error_line("") == ""
