@@ -80,17 +80,17 @@ def gpu_line(doc: PlanDocument) -> str:
 
 
 def _same_step(gpus: list[RankedOption]) -> str:
-    """' Every GPU's step is the same 4.13 ms: ...' when GPUs of three kinds or more (a T4 to an H200: tens of times
+    """' Every GPU takes 4.13 ms a step: host-bound ...' when single GPUs of three kinds or more (a T4 to an H200: tens of times
     apart in arithmetic) predict one step within 2%: the step waits on the host, which no GPU speeds up (a trial saw
     twelve identical rows with no word why)."""
-    steps = [o.step_seconds for o in gpus if o.step_seconds]
-    kinds = {o.device_name for o in gpus if o.device_name}
+    one = [
+        o for o in gpus if (o.gpus_used or 1) == 1 and (o.instances or 1) == 1
+    ]  # a step each, one GPU
+    steps = [o.step_seconds for o in one if o.step_seconds]
+    kinds = {o.device_name for o in one if o.device_name}
     if len(kinds) < 3 or len(steps) < 3 or max(steps) > min(steps) * 1.02:
         return ""
-    return (
-        f" Every GPU's step is the same {escape(seconds_text(min(steps)))}: it waits on the host (Python, "
-        "kernel launches, copies), which a faster GPU does not speed up."
-    )
+    return f" Every GPU takes {escape(seconds_text(min(steps)))} a step: host-bound (Python, kernel launches)."
 
 
 def _ref(gpu: RankedOption) -> str:

@@ -247,11 +247,11 @@ def raised_at(traceback: list[str]) -> str:
     return f" ({name}, line {where[-1].group(2)})"
 
 
-def error_line(error: str, limit: int = 200) -> str:
+def error_line(error: str, limit: int = 200, raised: bool = True) -> str:
     """A script's error in one line: its exception's line and where the user's own code raised it
     ('RuntimeError: boom (train.py, line 9)'); '' for no error. The exception's line is the first unindented one
     after the traceback's last frame, not the traceback's last line (PyTorch's NotImplementedError goes on with a
-    page of backend registrations); cut at `limit` characters."""
+    page of backend registrations); cut at `limit` characters; `raised`: with where it was raised."""
     raw = [line for line in error.splitlines() if line.strip()]
     lines = [line.strip() for line in raw]
     if not lines:
@@ -261,4 +261,4 @@ def error_line(error: str, limit: int = 200) -> str:
     said = next((line.strip() for line in after if not line[:1].isspace()), lines[-1])
     if len(said) > limit:
         said = said[: limit - 1].rstrip() + "…"
-    return f"{said}{raised_at(lines)}"
+    return f"{said}{raised_at(lines)}" if raised else said

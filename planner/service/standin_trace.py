@@ -100,8 +100,10 @@ def predicted_from_standin(
         None if gpu_run is None else predicted_here(gpu_run, why, *this_cpu(gpu_run), stops=stops)
     )
     if here is None:
-        if traced.error:
-            failure.message += f"\non the stand-in GPU it failed too: {error_line(traced.error)}"
+        said = error_line(traced.error)
+        # another error there than here (the same one, said twice, says nothing more)
+        if said and error_line(traced.error, raised=False) not in failure.message:
+            failure.message += f"\non the stand-in GPU it failed too: {said}"
         raise failure
     return here
 

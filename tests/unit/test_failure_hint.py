@@ -94,6 +94,7 @@ def test_an_errors_line_is_the_exceptions_not_the_tracebacks_last():
         "/usr/lib/python3.11/site-packages/torch/x.py", f"{_RUNNER}/standin.py"
     )
     assert error_line(ours).endswith("(train.py, line 61)")
+    assert error_line(ours, raised=False).startswith("NotImplementedError: Could not run")
     assert error_line("RuntimeError: boom") == "RuntimeError: boom"
     assert error_line("x" * 300).endswith("…") and len(error_line("x" * 300)) == 200
     assert error_line("") == ""
