@@ -844,7 +844,7 @@ def _patch_distributions(standin: Any) -> None:
         event_shape: Any = empty,
         validate_args: bool | None = None,
     ) -> None:
-        if Distribution._validate_args if validate_args is None else validate_args:
+        if type(self)._validate_args if validate_args is None else validate_args:
             standin.read_back(1)
         init(self, batch_shape, event_shape, validate_args=False)
 

@@ -97,7 +97,7 @@ def _print_explained(
     # a busy measurement named once: left to the reasoning below when it names the same one
     busy = careful_option(doc)
     said = busy is not None and f"Careful: {busy.target} " in recommendation_text(doc)
-    print_lines(out, terse_answer(doc, careful=not said))
+    print_lines(out, terse_answer(doc, careful=not said, detail=True))
     print_whole(
         out, plan_table(doc, width=out.width, wide=args.wide, options=options, titled=False)
     )

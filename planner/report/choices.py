@@ -82,7 +82,7 @@ def task_choice_text(
     if chosen is None:
         if other_counts:
             shown = ", ".join(
-                f"{count} ({target})" for count, target in (o.split(" ", 1) for o in other_counts)
+                f"{count} ({target})" for count, target in (o.rsplit(" ", 1) for o in other_counts)
             )
             return (
                 f"{asks}: no instance in {region} has that count, so the plan cannot price it (SkyPilot matches "
@@ -93,8 +93,8 @@ def task_choice_text(
     what = (
         f"{option_name(chosen)} ({device_label(chosen)}"
         + (
-            f", {idle.used} of its {idle.of} GPUs used, all {idle.of} priced"
-            + (": the script picks its device" if idle.script else "")
+            f"; the {'script' if idle.script else 'run'} trains on {idle.used} of its {idle.of} GPUs, "
+            f"all {idle.of} priced"
             if idle is not None
             else ""
         )

@@ -17,9 +17,10 @@ if TYPE_CHECKING:
     from planner.core.document import PlanDocument
 
 
-def gpu_line(doc: PlanDocument) -> str:
+def gpu_line(doc: PlanDocument, detail: bool = False) -> str:
     """Rule 4 in one line, for renting (this machine's GPU when nothing is rented): the GPU that pays off, or the best
-    one and the break-even it misses."""
+    one and the break-even it misses; `detail` (--explain): why every GPU takes one step, when it does (the terse
+    answer stays in one line: it must fit 80x24 with its table)."""
     place = "rent" if doc.answer("rent") is not None else "here"
     answer = doc.answer(place)  # type: ignore[arg-type]
     chosen = doc.plan.option_of(answer) if answer is not None else None
@@ -42,7 +43,7 @@ def gpu_line(doc: PlanDocument) -> str:
     reference = doc.reference(place)  # type: ignore[arg-type]
     verdict = _gpu_verdict(doc, gpu, reference)
     if verdict == "too_close" and _span(gpu):
-        return _too_close_line(gpu) + _same_step(gpus)
+        return _too_close_line(gpu) + (_same_step(gpus) if detail else "")
     if gpu is chosen and _beats(doc, gpu, reference):
         return _chosen_line(gpu, verdict)
     missed = answer.verdict == "deadline_missed"
@@ -76,21 +77,24 @@ def gpu_line(doc: PlanDocument) -> str:
             f"({gpu.speedup:.2f}x, break-even {_times(gpu.break_even_speedup or 0.0, True)}), but "
             f"{escape(chosen.target)} {tail}."
         )
-    return _short_line(gpu, verdict) + _same_step(gpus)
+    return _short_line(gpu, verdict) + (_same_step(gpus) if detail else "")
 
 
 def _same_step(gpus: list[RankedOption]) -> str:
-    """' Every GPU takes 4.13 ms a step: host-bound ...' when single GPUs of three kinds or more (a T4 to an H200: tens of times
+    """' Each GPU takes 4.13 ms a step: it waits on the CPU ...' when single GPUs of three kinds or more (a T4 to an H200: tens of times
     apart in arithmetic) predict one step within 2%: the step waits on the host, which no GPU speeds up (a trial saw
     twelve identical rows with no word why)."""
     one = [
         o for o in gpus if (o.gpus_used or 1) == 1 and (o.instances or 1) == 1
     ]  # a step each, one GPU
     steps = [o.step_seconds for o in one if o.step_seconds]
-    kinds = {o.device_name for o in one if o.device_name}
+    kinds = {o.device_name for o in one if o.device_name and o.step_seconds}
     if len(kinds) < 3 or len(steps) < 3 or max(steps) > min(steps) * 1.02:
         return ""
-    return f" Every GPU takes {escape(seconds_text(min(steps)))} a step: host-bound (Python, kernel launches)."
+    return (
+        f" Each GPU takes {escape(seconds_text(min(steps)))} a step: it waits on the CPU (Python, kernel "
+        "launches), so a faster GPU does not help."
+    )
 
 
 def _ref(gpu: RankedOption) -> str:

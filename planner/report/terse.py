@@ -251,15 +251,18 @@ def length_line(doc: PlanDocument, fix: bool = True) -> str:
     return f"  [yellow]{escape(said[:1].upper() + said[1:])}[/]" if said else ""
 
 
-def terse_answer(doc: PlanDocument, careful: bool = True, length_fix: bool = True) -> list[str]:
+def terse_answer(
+    doc: PlanDocument, careful: bool = True, length_fix: bool = True, detail: bool = False
+) -> list[str]:
     """The answer and its reasons (markup lines): see the section's comment. `careful`: with the line on a busy
-    measurement (--explain's reasoning says it instead); `length_fix`: length_line's `fix`."""
+    measurement (--explain's reasoning says it instead); `length_fix`: length_line's `fix`; `detail` (--explain):
+    why every GPU takes one step, when it does (gpu_line)."""
     lines = [
         answer_line(doc),
         length_line(doc, length_fix),
         _here_or_rent_line(doc),
         _rival_line(doc),
-        gpu_line(doc),
+        gpu_line(doc, detail),
         _close_instances_line(doc),
         _emulated_line(doc),
         _careful_line(doc) if careful else "",

@@ -4,6 +4,7 @@ core's formatters, re-exported), bench progress lines, target labels, strict JSO
 from __future__ import annotations
 
 import functools
+import os
 import re
 from functools import singledispatch
 from pathlib import Path
@@ -229,7 +230,10 @@ _LIBRARY = re.compile(
 
 
 # the planner's own launcher and stand-in GPU (runner/), whose frames stand between the script and torch
-_RUNNER = str(Path(__file__).resolve().parents[2] / "runner")
+_RUNNER = tuple(
+    str(root / "runner") + os.sep
+    for root in dict.fromkeys((Path(__file__).parents[2], Path(__file__).resolve().parents[2]))
+)
 
 
 def raised_at(traceback: list[str]) -> str:
@@ -257,8 +261,12 @@ def error_line(error: str, limit: int = 200, raised: bool = True) -> str:
     if not lines:
         return ""
     frames = [i for i, line in enumerate(raw) if _FRAME.match(line.strip())]
-    after = raw[frames[-1] + 1 :] if frames else raw
-    said = next((line.strip() for line in after if not line[:1].isspace()), lines[-1])
+    if frames:
+        after = raw[frames[-1] + 1 :]
+        said = next((line.strip() for line in after if not line[:1].isspace()), lines[-1])
+    else:  # no traceback (sys.exit, argparse, a log): its last words, an 'error:' line first
+        words = [line for line in lines if not line.startswith("(")] or lines
+        said = next((line for line in reversed(words) if "error:" in line.lower()), words[-1])
     if len(said) > limit:
         said = said[: limit - 1].rstrip() + "…"
     return f"{said}{raised_at(lines)}" if raised else said

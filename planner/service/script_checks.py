@@ -303,6 +303,10 @@ def refuse_deadline_without_length(
         return
     args = list(getattr(workload, "args", ()))
     epochs, steps = own_epochs(args), own_steps(args)
+    epochs, steps = (
+        (epochs if epochs and epochs[1] > 0 else None),
+        (steps if steps and steps[1] > 0 else None),
+    )
     own = (
         f"--epochs {epochs[1]} with --deadline, before -- (the script's own {epochs[0]} {epochs[1]}); otherwise "
         if epochs is not None

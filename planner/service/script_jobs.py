@@ -96,12 +96,17 @@ def task_choice(job: ScriptJob, frame: pd.DataFrame, options: PlanOptions) -> Ta
     there = instances(frame, region=options.region, purchase=options.purchase)
     allowed = [f"aws:{f.instance_type}" for f in there if asks.matches(f)]
     names = {a.name.lower() for a in asks.accelerators}
-    # SkyPilot matches an accelerator's count exactly: A100:1 is no AWS instance, A100:8 is
+    asked = {(a.name.lower(), a.count) for a in asks.accelerators}
+    # SkyPilot matches an accelerator's count exactly: A100:1 is no AWS instance, A100:8 is (a count it asked for
+    # and its cpus ruled out is not one to offer)
     other = sorted(
         {
             f"{f.gpu_name}:{f.gpu_count} aws:{f.instance_type}"
             for f in there
-            if not allowed and f.gpu_name and f.gpu_name.lower() in names
+            if not allowed
+            and f.gpu_name
+            and f.gpu_name.lower() in names
+            and (f.gpu_name.lower(), f.gpu_count) not in asked
         }
     )
     return TaskChoice(job.task.source, asks.written, allowed, other)

@@ -599,8 +599,9 @@ def test_a_script_that_fails_on_the_stand_in_names_its_error_where_its_gpu_rows_
     assert r.code == 0, r.err
     failed = [w for w in json.loads(r.out)["warnings"] if w["kind"] == "standin_failed"]
     assert len(failed) == 1 and (
-        "failed on the stand-in GPU (RuntimeError: CUDA error: an illegal memory access was "
-        "encountered (train.py, line 10)): its GPU rows come from its step as it ran on this CPU"
+        "failed on the stand-in GPU, the stand-in its GPU step is traced on: RuntimeError: CUDA error: an "
+        "illegal memory access was encountered (train.py, line 10). Its GPU rows come from its step as it ran on "
+        "this CPU"
     ) in " ".join(failed[0]["text"].split())
     p = planner("estimate", tmp_path / "train.py", "--total-steps", "2000", "--predict-only")
     assert p.code == 2 and "Traceback" not in p.err

@@ -91,10 +91,16 @@ def test_an_errors_line_is_the_exceptions_not_the_tracebacks_last():
     from planner.report.text import _RUNNER
 
     ours = error.replace("/work/reinforce.py", "/work/train.py").replace(
-        "/usr/lib/python3.11/site-packages/torch/x.py", f"{_RUNNER}/standin.py"
+        "/usr/lib/python3.11/site-packages/torch/x.py", f"{_RUNNER[0]}standin.py"
     )
     assert error_line(ours).endswith("(train.py, line 61)")
     assert error_line(ours, raised=False).startswith("NotImplementedError: Could not run")
     assert error_line("RuntimeError: boom") == "RuntimeError: boom"
+    # no traceback: argparse's complaint (not its usage line), not the exit code the launcher adds
+    argparse = "usage: train.py [-h] --data DATA\ntrain.py: error: the following arguments are required: --data"
+    assert error_line(argparse + "\n(the script exited with code 2)") == (
+        "train.py: error: the following arguments are required: --data"
+    )
+    assert error_line("loading...\nno GPUs found, giving up") == "no GPUs found, giving up"
     assert error_line("x" * 300).endswith("…") and len(error_line("x" * 300)) == 200
     assert error_line("") == ""

@@ -468,10 +468,7 @@ def test_a_tasks_own_pick_is_priced_against_the_answer_and_shown_and_kept_in_its
     assert from_json(to_json(none)).task_choice == none.task_choice
     # a script trains on one GPU of eight: said on the task's line, not only in the row's note
     eight = dict(plan_answers(asking("A100:8")))["task"]
-    assert (
-        "aws:p4d.24xlarge (A100, 1 of its 8 GPUs used, all 8 priced: the script picks its device)"
-        in eight
-    )
+    assert "aws:p4d.24xlarge (A100; the script trains on 1 of its 8 GPUs, all 8 priced)" in eight
 
 
 def test_an_unknown_length_suggests_the_scripts_own_epochs_and_never_assumes_them():

@@ -296,9 +296,9 @@ def _gpu_asked(x: r.GpuAsked) -> str:
 @word.register
 def _standin_failed(x: r.StandinFailed) -> str:
     return (
-        f"the script failed on the stand-in GPU ({error_line(x.error)}): its GPU rows come from its step as it ran "
-        "on this CPU, in the precision it ran in here (a GPU run's autocast, if it has one, is not seen); "
-        "run it on a GPU instance to measure one"
+        f"the script failed on the stand-in GPU, the stand-in its GPU step is traced on: {error_line(x.error)}. "
+        "Its GPU rows come from its step as it ran on this CPU, in the precision it ran in here (a GPU run's "
+        "autocast, if it has one, is not seen)"
     )
 
 
