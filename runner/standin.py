@@ -386,6 +386,10 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
             if func is torch.Tensor.cuda:
                 func, args = torch.Tensor.to, (args[0], device, *args[1:2])
                 kwargs.pop("device", None)
+            if func is torch.device:
+                # torch.device("cuda") stays a cuda device, as the GPU run's: `device.type == "cuda"` picks its GPU
+                # branch (autocast, a GPU-only path; a trial's AMP was traced in fp32); its tensors go to the stand-in
+                return func(*args, **kwargs), 0.0
             args = tuple(to_standin(a) for a in args)
             if "device" in kwargs:
                 kwargs["device"] = to_standin(kwargs["device"])
@@ -394,6 +398,12 @@ def install(standin: StandIn, ops: Any, on_question: Any = None) -> None:
                 kwargs["pin_memory"] = False
             first = args[0] if args else None
             if isinstance(first, FakeTensor):
+                if func is torch.Tensor.numpy and on_standin(first.device):
+                    # as a GPU tensor refuses it (a trial's GPU-only bug went unseen: it read zeros)
+                    raise TypeError(
+                        "can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor "
+                        "to host memory first."
+                    )
                 if func in (torch.Tensor.tolist, torch.Tensor.numpy):
                     standin.read_back(_nbytes(first))
                     zeros = torch.zeros(first.shape, dtype=first.dtype)

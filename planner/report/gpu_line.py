@@ -19,8 +19,7 @@ if TYPE_CHECKING:
 
 def gpu_line(doc: PlanDocument, detail: bool = False) -> str:
     """Rule 4 in one line, for renting (this machine's GPU when nothing is rented): the GPU that pays off, or the best
-    one and the break-even it misses; `detail` (--explain): why every GPU takes one step, when it does (the terse
-    answer stays in one line: it must fit 80x24 with its table)."""
+    one and the break-even it misses; `detail` (--explain): why every GPU takes one step, when it does."""
     place = "rent" if doc.answer("rent") is not None else "here"
     answer = doc.answer(place)  # type: ignore[arg-type]
     chosen = doc.plan.option_of(answer) if answer is not None else None

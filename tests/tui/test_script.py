@@ -148,7 +148,7 @@ def test_a_script_run_without_a_length_answers_per_1000_steps_and_plans_the_meas
                 lambda: any(
                     "(WANDB_API_KEY) were never journaled" in n.message for n in app._notifications
                 ),
-                timeout=10,
+                timeout=30,
             )
             assert (
                 app.sub_title == "reinforce.py --episodes 100000: per 1,000 steps (its length: s)"
