@@ -649,3 +649,38 @@ def test_tensors_built_from_data_on_the_gpu_and_a_checked_distribution_trace_on_
     )  # the Categorical's check
     # AMP switched on by `device.type == "cuda"`: torch.device("cuda") stays cuda there (it read "standin": fp32)
     assert run.standin.autocast == ["bfloat16"]
+
+
+def test_a_step_whose_work_depends_on_a_value_read_back_is_said_to_differ_on_the_stand_in(tmp_path):
+    """A trial's RL agent: its action is read back (`.item()`), which reads 0 on the stand-in, so every traced
+    episode ran to its cap where episodes here end early. The plan says the stand-in's step did other work."""
+    import json
+
+    from tests.cli.helpers import planner
+
+    (tmp_path / "agent.py").write_text(
+        textwrap.dedent("""
+        import torch
+        torch.manual_seed(0)
+        dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        policy = torch.nn.Linear(4, 2).to(dev)
+        opt = torch.optim.SGD(policy.parameters(), lr=0.01)
+        for episode in range(100000):
+            logps = []
+            for t in range(40):  # action 1 ends the episode: about two steps here, all forty when it reads 0
+                dist = torch.distributions.Categorical(logits=policy(torch.ones(4, device=dev)))
+                action = dist.sample()
+                logps.append(dist.log_prob(action))
+                if action.item() == 1:
+                    break
+            loss = -torch.stack(logps).sum()
+            loss.backward(); opt.step(); opt.zero_grad()
+        """)
+    )
+    r = planner(
+        "estimate", tmp_path / "agent.py", "--total-steps", "2000", "--json", "--seconds", "1"
+    )
+    assert r.code == 0, r.err
+    differs = [w for w in json.loads(r.out)["warnings"] if w["kind"] == "standin_work_differs"]
+    assert len(differs) == 1 and differs[0]["ratio"] > 3, differs
+    assert "values read back there read as zeros" in differs[0]["text"]

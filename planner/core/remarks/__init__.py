@@ -209,6 +209,9 @@ from planner.core.remarks.script import (
     StandinTrace as StandinTrace,
 )
 from planner.core.remarks.script import (
+    StandinWorkDiffers as StandinWorkDiffers,
+)
+from planner.core.remarks.script import (
     StepBoundary as StepBoundary,
 )
 from planner.core.remarks.script import (

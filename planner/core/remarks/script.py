@@ -202,6 +202,15 @@ class NoGpuRows(Remark):
 
 
 @dataclass(frozen=True)
+class StandinWorkDiffers(Remark):
+    """The step traced on the stand-in did `ratio` x the FLOPs of a mean step measured here: what depends on a value
+    read back (zeros there) ran otherwise."""
+
+    kind: ClassVar[str] = "standin_work_differs"
+    ratio: float
+
+
+@dataclass(frozen=True)
 class StandinFailed(Remark):
     """The script failed on the stand-in GPU (`error`: its own traceback): its GPU rows come from its step on this
     CPU, in the precision it ran in here."""

@@ -14,6 +14,7 @@ from planner.core.remarks import (
     StandinFailed,
     StandinMemory,
     StandinTrace,
+    StandinWorkDiffers,
     StepBoundary,
     ThreadsFitted,
     TracedStep,
@@ -23,6 +24,9 @@ from planner.core.script.estimate import ScriptEstimate
 from planner.core.script.instances import never_asks_for_a_gpu, python_share, uses_no_gpu
 from planner.core.script.standin import StandinStep, mean_trace, standin_step, traced_step
 from planner.core.script.timeline import ScriptRun
+
+# the stand-in's step against a mean step here, in FLOPs, beyond which the two did other work
+WORK_DIFFERS = 1.5
 
 
 def standin_said(on: StandinStep, older: StandinStep | None = None) -> Said:
@@ -90,7 +94,13 @@ def script_said(run: ScriptRun, est: ScriptEstimate, predicted: bool = True) -> 
         return said + Said([NoGpuRows("nothing_on_gpu")])
     if (on := standin_step(run)) is not None:
         older = run.gpu_run.gpu_run_no_bf16 if run.gpu_run is not None else None
-        return said + standin_said(on, traced_step(older))
+        said += standin_said(on, traced_step(older))
+        # the same code did other work there: what depends on a value read back (zeros) ran otherwise (a trial's
+        # RL agent always took action 0, so each traced episode ran its 50 steps where they average 12 here)
+        ratio = on.trace.flops / t.flops if t is not None and t.flops > 0 else 1.0
+        if not 1 / WORK_DIFFERS <= ratio <= WORK_DIFFERS:
+            said += Said([StandinWorkDiffers(ratio)])
+        return said
     if t is None:
         return said + Said([NoGpuRows("no_step")])
     if run.standin_error:

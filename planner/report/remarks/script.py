@@ -294,6 +294,15 @@ def _gpu_asked(x: r.GpuAsked) -> str:
 
 
 @word.register
+def _standin_work_differs(x: r.StandinWorkDiffers) -> str:
+    return (
+        f"the step traced on the stand-in GPU did {x.ratio:.2g}x the FLOPs of a mean step here: values read back "
+        "there read as zeros, so what depends on them (an episode's length, a branch, an early stop) ran otherwise; "
+        "its GPU rows rest on that step and may be off by as much"
+    )
+
+
+@word.register
 def _standin_failed(x: r.StandinFailed) -> str:
     return (
         f"the script failed on the stand-in GPU, the stand-in its GPU step is traced on: {error_line(x.error)}. "
