@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import singledispatch
 
 from planner.core.document import PlanDocument, ScriptSummary, WorkloadSummary
+from planner.report.remarks.script import length_text
 from planner.report.text import escape, seconds_text
 
 
@@ -70,6 +71,9 @@ def _script_what(w: ScriptSummary, doc: PlanDocument, terse: bool) -> str:
     """A script's name, arguments and length, at its own batch size (a trial read "as the script runs them" as its
     length: the length is the plan's, the batch the script's)."""
     what = " ".join([w.name, *(w.script_args or [])]) + f": {script_length_text(doc, w)}"
+    if (what_if := doc.what_if_length) is not None:
+        # a re-plan of another length: the title's arguments are the run's own (a trial read them as the plan's)
+        what += f" (a what-if: its run is {length_text(*what_if.own)})"
     if terse:
         return what
     epochs = f" ({_epochs_of(w.total_steps, w.steps_per_epoch)})" if w.steps_per_epoch else ""

@@ -80,6 +80,8 @@ def test_a_run_without_a_length_answers_per_1000_steps_then_keeps_the_first_leng
     said = listed.out + listed.err  # the notes name the what-if once (--verbose said it twice)
     assert said.count("a what-if: the run's own length is 2,000 steps") == 1, said
     assert "a plan without a length plans the run's own, and its plan.json stays that plan" in said
+    # the title's arguments are the run's own: the title says the plan is a what-if (a trial read them as its)
+    assert "8,000 optimizer steps (a what-if: its run is 2,000 steps)" in listed.out.splitlines()[0]
     here = {
         d["workload"]["total_steps"]: next(o for o in d["options"] if o["target"] == "local")
         for d in (again, longer)
