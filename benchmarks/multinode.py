@@ -12,8 +12,9 @@ meets a real network, small enough to build on this machine:
 - the link shaped to a few bandwidths with `tc qdisc ... tbf` on both ends (each direction at the rate), and once
   unshaped; its TCP rate in both directions at once is measured before each bandwidth's runs (what the all-reduce
   does). Latency is NOT shaped: this kernel has no netem, so the link keeps the veth's own (a 13 us TCP round trip)
-  and the model's latency term is gloo's own per-call cost, measured (below);
-- three MLPs whose fp32 gradients are about 1, 8 and 32 MB, at the same per-rank batch.
+  and the model's latency term is the fixed cost of a step's all-reduce on this VM, measured (below);
+- three MLPs whose fp32 gradients are about 1, 8 and 32 MB, at the same per-rank batch, and mlp-tiny (1.7 KB of
+  gradients) over each link, not judged: it measures that fixed cost.
 
 Per model and link:
 
@@ -23,13 +24,15 @@ Per model and link:
                       cross-instance fabric for one rank per instance (unshaped: the veth has no line rate, so the rate
                       is the TCP rate measured on it just before)
     predicted step  = one-node step + the all-reduce of every DDP bucket (DDP's 1 MiB first bucket and 25 MiB
-                      buckets), each allreduce_seconds(bucket, fabric with gloo's fixed cost per call): NONE of it
+                      buckets), each allreduce_seconds(bucket, fabric with that fixed cost per call): NONE of it
                       assumed hidden behind backward (the headline); beside it the plan's bucket timeline
                       (parallel.overlap over the layers' backward), which hides part of it, and the headline until
                       2026-11-30 (one all-reduce of every gradient, the plan's NCCL latency constants: 52 us)
-    gloo's fixed cost per call = the median latency of the bench's fabric probe over the run's network-bound cases
-                      (about 0.4 ms: gloo's own per-call cost on this VM, which NCCL's 52 us does not describe; the
-                      same alpha-beta model, its alpha measured on the link as the plan's own loopback fit does)
+    fixed cost per call = as DDP pays it: mlp-tiny's synced step less its no_sync step less its bytes' time, the
+                      median over links and trials (1.3-1.5 ms on 2026-11-30: DDP's hooks and bucket copies, the
+                      hand-off to gloo's thread, gloo's call; NCCL's 52 us does not describe it, and the bench's bare
+                      all_reduce probe, 0.3-0.5 ms, misses DDP's share). The same alpha-beta model, its alpha measured
+                      on the link, on a model that is not judged
     measured step   = the two-node bench's step (its mean), median over --trials launches, and their spread
     scaling         = throughput of 2 nodes / 2 x throughput of 1 = one-node step / two-node step (predicted, measured)
 
@@ -102,6 +105,12 @@ def mlp(name: str, inputs: int, hidden: list[int], outputs: int = 10) -> dict:
         },
     }
 
+
+# the model's latency term measured as DDP pays it: a model whose gradients (1.7 KB) take no time to move, so its
+# synced step less its no_sync step is the fixed cost of a step's all-reduce (DDP's hooks, its bucket's copies, the
+# hand-off to gloo's thread, gloo's call). The bare all_reduce probe misses most of it: on 2026-11-30 the all-reduce
+# inside a step of mlp-1mb cost 1.7 ms more than alone, at 1 and at 3 Gbit/s alike.
+CALIBRATION = mlp("mlp-tiny", 16, [16])
 
 # fp32 gradients: 1.06 MB, 8.44 MB and 33.6 MB
 SPECS = (
@@ -579,7 +588,7 @@ class Case:
     exposed_share: list[float] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     layers: list = field(default_factory=list)
-    # gloo's fixed cost per all-reduce here: the run's median probe latency (set_alpha)
+    # the fixed cost per all-reduce here, as DDP pays it (set_alpha: mlp-tiny's synced step less its no_sync one)
     alpha: float = 0.0
 
     @property
@@ -786,21 +795,25 @@ def write_csv(cases: list[Case], path: Path, date: str) -> None:
             )
 
 
-def set_alpha(cases: list[Case]) -> None:
-    """gloo's fixed cost per all-reduce on this machine: the median of the fabric probe's latencies over the
-    network-bound cases (each probe alone is noisy: 0.3-2.7 ms on 2026-11-28), every case's if none is."""
+def set_alpha(cases: list[Case], fixed: list[float]) -> float:
+    """The fixed cost per all-reduce on this machine as DDP pays it: the median of mlp-tiny's synced step less its
+    no_sync step less its bytes' time, over every link and trial (`fixed`); without those, the median of the fabric
+    probe's latencies over the network-bound cases (a bare all_reduce: it misses DDP's own share). Returns it."""
     pool = [c for c in cases if not c.cpu_bound] or cases
     latencies = [x for c in pool for x in c.probe_latency]
-    alpha = statistics.median(latencies) if latencies else 0.0
+    alpha = (
+        statistics.median(fixed) if fixed else statistics.median(latencies) if latencies else 0.0
+    )
     for c in cases:
         c.alpha = alpha
+    return alpha
 
 
 def detail(cases: list[Case]) -> str:
     """What the two-node runs measured beside the step: the compute there, the link as gloo saw it."""
     rows = [
         "| model | link | link TCP with both nodes computing | one-node runs ms | two-node no_sync step ms | "
-        "exposed share measured | model bus Mbit/s | probe bus Mbit/s | probe latency us | model latency us: gloo's alpha (NCCL's) |",
+        "exposed share measured | model bus Mbit/s | probe bus Mbit/s | probe latency us | model latency us: DDP's fixed cost (NCCL's) |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for c in cases:
@@ -855,6 +868,36 @@ def run(args: argparse.Namespace, say) -> int:
                     f"load {load()}"
                 )
 
+        fixed: list[float] = []
+
+        def calibrate(mbit: float, rate: float) -> float:
+            """mlp-tiny over the link: its synced step less its no_sync step less its bytes' time."""
+            job, _ = job_for(CALIBRATION, 2, args.seconds)
+
+            def launch() -> dict:
+                nonlocal port
+                port += 1
+                return two_nodes(job, tmp, port)
+
+            res, _note = measured(launch, quiet, say, f"mlp-tiny over {link_name(mbit)}")
+            bits = mbit * 1e6 if mbit > 0 else rate
+            bus = Fabric(
+                ranks=2,
+                bus_bytes_per_second=bits / 8 * NET_EFFICIENCY,
+                kind="net",
+                base_latency=0.0,
+                net_hop_latency=0.0,
+            )
+            cost = (
+                res["step_seconds"]
+                - res["step_seconds_no_sync"]
+                - allreduce_seconds(float(res["gradient_bytes"]), bus)
+            )
+            say(
+                f"  mlp-tiny over {link_name(mbit)}: a step's all-reduce costs {cost * 1e6:.0f} us as DDP pays it"
+            )
+            return cost
+
         for trial in range(args.trials):
             one_node_steps(trial, "start")
             for mbit in bandwidths:
@@ -864,6 +907,7 @@ def run(args: argparse.Namespace, say) -> int:
                     f"  trial {trial + 1}: link {link_name(mbit)}: TCP {rate / 1e6:,.0f} Mbit/s each way, "
                     f"{loaded / 1e6:,.0f} with both nodes computing ({qdisc})"
                 )
+                fixed.append(calibrate(mbit, rate))
                 for spec in specs:
                     job, _ = job_for(spec, 2, args.seconds)
                     started = time.monotonic()
@@ -907,7 +951,8 @@ def run(args: argparse.Namespace, say) -> int:
         case.one_node = ones[case.model]
         case.notes += [n for n in one_notes[case.model] if n not in case.notes]
     done = list(cases.values())
-    set_alpha(done)
+    alpha = set_alpha(done, fixed)
+    probe = statistics.median([x for c in done for x in c.probe_latency] or [0.0])
     out = [
         f"Two nodes over a veth pair on this machine ({os.cpu_count()} CPUs; one rank, one torch thread per node; gloo), "
         f"{args.trials} trial(s), bench budget {args.seconds:g} s, per-rank batch {PER_RANK_BATCH}; "
@@ -916,9 +961,10 @@ def run(args: argparse.Namespace, say) -> int:
         "a quiet machine.",
         "Bandwidth shaped with tbf on both ends; latency NOT shaped (no netem in this kernel): the veth's own.",
         "Predicted two-node step = one-node step + the all-reduce of every DDP bucket (none of it hidden), each "
-        f"allreduce_seconds(bucket, Fabric(2 ranks, line rate x NET_EFFICIENCY {NET_EFFICIENCY:.2f}, latency = gloo's "
-        f"fixed cost per call: the median probe latency of the run's network-bound cases, {(done[0].alpha if done else 0) * 1e6:.0f} us "
-        "here)); unshaped: the line rate is the veth's measured TCP rate. Last column: the headline until "
+        f"allreduce_seconds(bucket, Fabric(2 ranks, line rate x NET_EFFICIENCY {NET_EFFICIENCY:.2f}, latency = the "
+        f"fixed cost per all-reduce as DDP pays it: mlp-tiny's synced step less its no_sync step, median over links and "
+        f"trials, {alpha * 1e6:.0f} us here; the bare all_reduce probe's {probe * 1e6:.0f} us misses DDP's share)); "
+        "unshaped: the line rate is the veth's measured TCP rate. Last column: the headline until "
         f"2026-11-30 (one all-reduce, NCCL's latency constants x RING_PLATEAU {RING_PLATEAU}). Spread: min-max over "
         "trials (one trial: the run's p10-p90 step). Scaling = one-node step / two-node step.",
         "",
