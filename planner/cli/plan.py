@@ -143,17 +143,17 @@ def cmd_plan(args: argparse.Namespace) -> int:
     what_if = doc.what_if_length
     print_plan(doc, args, saved=what_if is None)
     if length is not None:  # which length the run keeps, and whether this one is a what-if
-        listed = args.format == "table" and (args.explain or getattr(args, "verbose", False))
-        stderr().print(
+        if what_if is None:
+            note = (
+                f"{escape(length_text(length.total_steps, length.epochs))} kept as the run's length (its "
+                "script.json): a plan without a length plans it, another length is a what-if"
+            )
+        elif args.format == "table" and (args.explain or getattr(args, "verbose", False)):
             # the notes above name the what-if when they are listed (it was said twice)
-            "note: a plan without a length plans the run's own, and its plan.json stays that plan"
-            if what_if is not None and listed
-            else f"note: {escape(word(what_if))}; a plan without a length plans that, and its plan.json stays that plan"
-            if what_if is not None
-            else f"note: {escape(length_text(length.total_steps, length.epochs))} kept as the run's length (its script.json): a plan "
-            "without a length plans it, another length is a what-if",
-            highlight=False,
-        )
+            note = "a plan without a length plans the run's own, and its plan.json stays that plan"
+        else:
+            note = f"{escape(word(what_if))}; a plan without a length plans that, and its plan.json stays that plan"
+        stderr().print(f"note: {note}", highlight=False)
     if args.format == "table" and not args.measured_only:
         named, script_args = service.journals.saved(args.run_dir).again(length)
         _print_predicted_footer(doc, named, script_args, explain=args.explain)

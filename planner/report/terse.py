@@ -17,7 +17,7 @@ from planner.core.remarks import (
     NoGpuRows,
     PredictedHere,
 )
-from planner.core.script.length import own_epochs, own_steps
+from planner.core.script.length import own_length
 from planner.report.remarks import word
 from planner.report.remarks.script import length_changes
 from planner.report.text import escape, seconds_text
@@ -238,15 +238,15 @@ def length_line(doc: PlanDocument, fix: bool = True) -> str:
         return f"  {escape(moves[:1].upper() + moves[1:])}." if moves else ""
     said = word(doc.length_not_given) if doc.length_not_given else ""
     script = doc.workload if isinstance(doc.workload, ScriptSummary) else None
-    args = (script.script_args or []) if said and script is not None else []
-    if (epochs := own_epochs(args)) is not None and epochs[1] > 0:
-        # a trial: the script's own --epochs 20 was on the title, not suggested
-        said += f"; its own {epochs[0]} {epochs[1]}? then give the planner --epochs {epochs[1]} too, before --"
-    elif (steps := own_steps(args)) is not None and steps[1] > 0:
-        # a trial: the script's --max_iters 5000 beside an answer per 1,000 steps (what it counts is the script's)
+    # a trial: the script's own --epochs 20 was on the title, not suggested; another, its --max_iters 5000 beside an
+    # answer per 1,000 steps (what a steps flag counts is the script's)
+    own = own_length((script.script_args or []) if said and script is not None else [])
+    if own is not None:
+        given_as, flag, n = own
         said += (
-            f"; its own {steps[0]} {steps[1]}? if it counts optimizer steps, give the planner --total-steps "
-            f"{steps[1]} too, before --"
+            f"; its own {flag} {n}? "
+            + ("then" if given_as == "--epochs" else "if it counts optimizer steps,")
+            + f" give the planner {given_as} {n} too, before --"
         )
     return f"  [yellow]{escape(said[:1].upper() + said[1:])}[/]" if said else ""
 

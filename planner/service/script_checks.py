@@ -17,7 +17,7 @@ from planner.core.script import (
     ScriptEstimate,
     ScriptRun,
     own_epochs,
-    own_steps,
+    own_length,
     paired_windows,
     steady_step,
 )
@@ -301,20 +301,12 @@ def refuse_deadline_without_length(
     Raises InputError."""
     if deadline_seconds is None or workload.total_steps is not None or workload.epochs is not None:
         return
-    args = list(getattr(workload, "args", ()))
-    epochs, steps = own_epochs(args), own_steps(args)
-    epochs, steps = (
-        (epochs if epochs and epochs[1] > 0 else None),
-        (steps if steps and steps[1] > 0 else None),
-    )
-    own = (
-        f"--epochs {epochs[1]} with --deadline, before -- (the script's own {epochs[0]} {epochs[1]}); otherwise "
-        if epochs is not None
-        else f"--total-steps {steps[1]} with --deadline, before -- (the script's own {steps[0]} {steps[1]}, if it "
-        "counts optimizer steps); otherwise "
-        if steps is not None
-        else ""
-    )
+    named = own_length(list(getattr(workload, "args", ())))
+    own = ""
+    if named is not None:
+        given_as, flag, n = named
+        counts = "" if given_as == "--epochs" else ", if it counts optimizer steps"
+        own = f"{given_as} {n} with --deadline, before -- (the script's own {flag} {n}{counts}); otherwise "
     raise InputError(
         f"--deadline: a deadline of {seconds_text(deadline_seconds)} is met or missed by the whole run, and the "
         "run's length was not given",

@@ -29,7 +29,7 @@ from planner.core.script.job import (
     ScriptLength,
     length_free_warning,
 )
-from planner.core.script.length import args_for_length, own_epochs, own_steps
+from planner.core.script.length import args_for_length, own_epochs, own_length, own_steps
 from planner.core.script.said import script_said
 from planner.core.script.standin import (
     gpu_precision,
@@ -67,6 +67,7 @@ __all__ = [
     "OpClassWork",
     "args_for_length",
     "own_epochs",
+    "own_length",
     "own_steps",
     "paired_windows",
     "PER_STEPS",

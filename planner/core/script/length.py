@@ -54,6 +54,17 @@ def own_steps(args: list[str]) -> tuple[str, int] | None:
     return _own(args, STEP_FLAGS)
 
 
+def own_length(args: list[str]) -> tuple[str, str, int] | None:
+    """The whole run's length the script's own arguments name, as the planner is given it: ('--epochs', '--num_epochs',
+    20) from its epochs flag, else ('--total-steps', '--max_iters', 5000) from its steps flag (what that counts is the
+    script's: a caller says "if it counts optimizer steps"); None when they name neither above 0."""
+    for given_as, flags in (("--epochs", EPOCH_FLAGS), ("--total-steps", STEP_FLAGS)):
+        named = _own(args, flags)
+        if named is not None and named[1] > 0:
+            return given_as, *named
+    return None
+
+
 def args_for_length(args: list[str], own: ScriptLength, new: ScriptLength) -> list[str]:
     """The script's arguments for a run of length `new`: its own steps (or epochs) flag set to it where that flag
     named the run's own length `own` (it then counts what the planner counts: `--max_iters 5000` planned as 5,000
@@ -63,34 +74,30 @@ def args_for_length(args: list[str], own: ScriptLength, new: ScriptLength) -> li
         (STEP_FLAGS, own.total_steps, new.total_steps),
         (EPOCH_FLAGS, own.epochs, new.epochs),
     ):
-        named = _own(args, flags)
-        if named is None or wanted is None or named[1] != was or wanted == was:
+        found = _last(args, flags)
+        if found is None or wanted in (None, was) or not found[2].isdigit() or int(found[2]) != was:
             continue
-        args = _set_last(args, named[0], wanted)
+        at, flag, _ = found
+        inline = "=" in args[at]
+        args = list(args)
+        args[at if inline else at + 1] = f"{flag}={wanted}" if inline else str(wanted)
     return args
 
 
-def _set_last(args: list[str], flag: str, value: int) -> list[str]:
-    """`args` with the last `flag`'s value (`--flag N` or `--flag=N`) set to `value`."""
-    out = list(args)
-    for i in range(len(out) - 1, -1, -1):
-        if out[i] == flag and i + 1 < len(out):
-            out[i + 1] = str(value)
-            break
-        if out[i].startswith(f"{flag}="):
-            out[i] = f"{flag}={value}"
-            break
-    return out
-
-
-def _own(args: list[str], flags: tuple[str, ...]) -> tuple[str, int] | None:
+def _last(args: list[str], flags: tuple[str, ...]) -> tuple[int, str, str] | None:
+    """The last of `flags` given (argparse takes the last): its index, the flag, its value as written (`--flag N` or
+    `--flag=N`; '' when none follows)."""
     found = None
     for i, arg in enumerate(args):
         flag, eq, value = arg.partition("=")
         if flag in flags:
-            value = value if eq else (args[i + 1] if i + 1 < len(args) else "")
-            found = (flag, int(value)) if value.isdigit() else None
+            found = (i, flag, value if eq else (args[i + 1] if i + 1 < len(args) else ""))
     return found
+
+
+def _own(args: list[str], flags: tuple[str, ...]) -> tuple[str, int] | None:
+    found = _last(args, flags)
+    return (found[1], int(found[2])) if found is not None and found[2].isdigit() else None
 
 
 def _steps_per_epoch_from_length(run: ScriptRun) -> tuple[float, int, float] | None:
